@@ -1,0 +1,10 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  // Type checking runs once in `npm test` (tsc --noEmit); ts-jest only transpiles here.
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/fail-on-unhandled.ts'],
+  testTimeout: 20000,
+};
