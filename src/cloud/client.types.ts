@@ -1,0 +1,15 @@
+import type { AddDiskParams, AutoscalingSlot, Backup, Disk, FirewallRule } from './schemas';
+
+/** The four operations of spec 4.1–4.4. Every failure is a CloudError. */
+export interface CloudClient {
+  /** GET /virtual_machines/:id/firewall_rules (spec 4.4). */
+  listFirewallRules(vsId: number): Promise<FirewallRule[]>;
+  /** GET /virtual_machines/:id/auto_scaling (spec 4.2): six slots, placeholders kept. */
+  listAutoscaling(vsId: number): Promise<AutoscalingSlot[]>;
+  /** POST /virtual_machines/:id/disks (spec 4.3). Never retried. */
+  addDisk(vsId: number, params: AddDiskParams): Promise<Disk>;
+  /** POST /backups/:id/restore (spec 4.1). Never retried. */
+  restoreBackup(backupId: number): Promise<Backup>;
+  /** Closes the connection pool. */
+  close(): Promise<void>;
+}
