@@ -1,0 +1,193 @@
+import { z } from 'zod';
+
+// The only reader of process.env. Every problem is reported at once, each with
+// what to do; secret values never appear in a message, not even a bad one.
+
+const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
+const slackChannelId = /^[CGD][A-Z0-9]{2,}$/;
+
+const idList = (what: string, pattern: RegExp, example: string) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .refine((ids) => ids.every((id) => pattern.test(id)), {
+      message: `must be a comma-separated list of ${what} (e.g. ${example})`,
+    });
+
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be ${what} (a whole number)`)
+    .transform(Number)
+    .refine((n) => n > 0, `must be ${what} greater than 0`);
+
+const EnvSchema = z
+  .object({
+    SLACK_BOT_TOKEN: z
+      .string({ error: 'is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app' })
+      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-'),
+    SLACK_SIGNING_SECRET: z.string().optional(),
+    SLACK_APP_TOKEN: z
+      .string()
+      .refine((s) => s.startsWith('xapp-'), 'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)')
+      .optional(),
+    PORT: positiveInt('a TCP port')
+      .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
+      .default(3000),
+    SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
+    VS_API_URL: z
+      .union([z.literal('sandbox'), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })])
+      .default('sandbox'),
+    VS_ACCOUNT_ID: z.string().optional(),
+    VS_API_KEY: z.string().optional(),
+    VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
+    VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
+    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections').default(16),
+    VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+    VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+    VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+    VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
+    VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
+    VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
+    VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
+    VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SLACK_SIGNING_SECRET'],
+        message:
+          'is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
+      });
+    }
+    if (env.VS_API_URL !== 'sandbox') {
+      for (const key of ['VS_ACCOUNT_ID', 'VS_API_KEY'] as const) {
+        if (!env[key]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `is required when VS_API_URL points at a real cloud API (${key === 'VS_API_KEY' ? 'the generated API key' : 'the account id used for Basic auth'})`,
+          });
+        }
+      }
+    }
+  });
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  readonly slack: {
+    readonly botToken: string;
+    readonly signingSecret: string | undefined;
+    /** Set: Socket Mode. Unset: HTTP mode on `port`. */
+    readonly appToken: string | undefined;
+    readonly apiUrl: string | undefined;
+    readonly port: number;
+  };
+  readonly cloud: {
+    /** `sandbox` runs the simulator in-process. */
+    readonly url: string;
+    readonly accountId: string;
+    readonly apiKey: string;
+    readonly format: 'json' | 'xml';
+    readonly timeoutMs: number;
+    readonly maxConnections: number;
+  };
+  readonly roles: {
+    readonly admins: readonly string[];
+    readonly operators: readonly string[];
+    /** null: everyone is a viewer. */
+    readonly viewers: readonly string[] | null;
+    /** null: changes allowed in any channel. */
+    readonly mutationChannels: readonly string[] | null;
+    readonly groupCacheMs: number;
+  };
+  readonly auditChannel: string | undefined;
+  readonly dbPath: string;
+  readonly responseVisibility: 'in_channel' | 'ephemeral';
+  readonly logLevel: LogLevel;
+}
+
+/** Names of the settings whose values must never be shown. */
+export const SECRET_SETTINGS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_KEY'] as const;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly problems: string[]) {
+    super(`vs-chatops cannot start: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}:\n` + problems.map((p) => `  - ${p}`).join('\n') + '\nSet them in the environment or in .env (see .env.example and README.md).');
+  }
+}
+
+/** Reads and validates the settings. Empty strings count as unset. Throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
+  }
+  const parsed = EnvSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? 'environment');
+      // zod echoes no input values in these messages; ours never include them either.
+      return `${key} ${issue.message}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  const e = parsed.data;
+  const sandbox = e.VS_API_URL === 'sandbox';
+  return deepFreeze({
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      port: e.PORT,
+    },
+    cloud: {
+      url: e.VS_API_URL,
+      accountId: e.VS_ACCOUNT_ID ?? (sandbox ? SANDBOX_ACCOUNT_ID : ''),
+      apiKey: e.VS_API_KEY ?? (sandbox ? SANDBOX_API_KEY : ''),
+      format: e.VS_API_FORMAT,
+      timeoutMs: e.VS_API_TIMEOUT_MS,
+      maxConnections: e.VS_API_MAX_CONNECTIONS,
+    },
+    roles: {
+      admins: e.VS_ADMINS ?? [],
+      operators: e.VS_OPERATORS ?? [],
+      viewers: e.VS_VIEWERS ?? null,
+      mutationChannels: e.VS_MUTATION_CHANNELS ?? null,
+      groupCacheMs: e.VS_GROUP_CACHE_MS,
+    },
+    auditChannel: e.VS_AUDIT_CHANNEL,
+    dbPath: e.VS_DB_PATH,
+    responseVisibility: e.VS_RESPONSE_VISIBILITY,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+/** Credentials of the built-in sandbox; not secret, it holds no real data. */
+export const SANDBOX_ACCOUNT_ID = 'sandbox';
+export const SANDBOX_API_KEY = 'sandbox-key';
+
+/** Every secret value in the config, for log redaction. */
+export function secretValues(config: Config): string[] {
+  return [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.cloud.apiKey].filter(
+    (v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY,
+  );
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

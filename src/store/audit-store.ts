@@ -1,0 +1,44 @@
+// The audit trail and the two guards a change needs (run once per submission,
+// one change per target at a time), behind one small interface so that a
+// shared database can replace SQLite when several instances run.
+
+export type ChangeAction = 'disk_add' | 'backup_restore';
+export type ChangeOutcome = 'denied' | 'invalid' | 'failed' | 'succeeded';
+
+export interface AuditEntry {
+  /** ISO 8601 time the attempt started. */
+  at: string;
+  userId: string;
+  channelId: string | null;
+  action: ChangeAction;
+  /** What was changed, e.g. `vs:42` or `backup:9`. */
+  target: string;
+  /** What was asked for (never a secret). */
+  params: Record<string, unknown>;
+  outcome: ChangeOutcome;
+  /** HTTP status from the cloud API, when it was called. */
+  apiStatus: number | null;
+  durationMs: number;
+  /** Why it was denied or failed, in words. */
+  detail: string | null;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: number;
+}
+
+export interface AuditStore {
+  /** Appends one record, durably, and returns it with its id. */
+  record(entry: AuditEntry): AuditRecord;
+  /** The latest `limit` records, newest first. */
+  latest(limit: number): AuditRecord[];
+  /**
+   * Claims a submission key (e.g. the modal's view id) once, ever. Returns
+   * false when it was already claimed: the submission is a repeat.
+   */
+  claimSubmission(key: string, at: string): boolean;
+  /** Takes the lock on a target for `ttlMs`; false when someone else holds it. */
+  tryLock(target: string, owner: string, nowMs: number, ttlMs: number): boolean;
+  unlock(target: string, owner: string): void;
+  close(): void;
+}
