@@ -1,0 +1,56 @@
+// A small writer of Rails-style XML (what OnApp answers): typed attributes on
+// integers, booleans and timestamps, nil="true" for null, type="array" on
+// lists. Only what the sandbox needs; the client has its own reader.
+
+export type XmlScalar = string | number | boolean | null;
+export type XmlRecord = Readonly<Record<string, XmlScalar>>;
+
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+/** Fields written with type="datetime". */
+const isTimestampField = (name: string) => name.endsWith('_at');
+
+// Characters XML 1.0 cannot carry at all, even escaped.
+// eslint-disable-next-line no-control-regex
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(INVALID_XML_CHARS, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+function field(name: string, value: XmlScalar): string {
+  if (value === null) return `<${name} nil="true"/>`;
+  if (typeof value === 'boolean') return `<${name} type="boolean">${value}</${name}>`;
+  if (typeof value === 'number') {
+    return Number.isInteger(value) ? `<${name} type="integer">${value}</${name}>` : `<${name} type="float">${value}</${name}>`;
+  }
+  if (isTimestampField(name) && value !== '') return `<${name} type="datetime">${escapeXml(value)}</${name}>`;
+  return `<${name}>${escapeXml(value)}</${name}>`;
+}
+
+/** `<name>` with one child element per field, in the order given. */
+export function xmlElement(name: string, record: XmlRecord, fields: readonly string[] = Object.keys(record)): string {
+  return `<${name}>${fields.map((f) => field(f, record[f] ?? null)).join('')}</${name}>`;
+}
+
+/** A document holding one record: `<disk>…</disk>`. */
+export function xmlDocument(name: string, record: XmlRecord, fields?: readonly string[]): string {
+  return DECLARATION + xmlElement(name, record, fields);
+}
+
+/** A document holding a list: `<firewall_rules type="array"><firewall_rule>…` (self-closing when empty). */
+export function xmlList(listName: string, itemName: string, records: readonly XmlRecord[], fields?: readonly string[]): string {
+  if (records.length === 0) return `${DECLARATION}<${listName} type="array"/>`;
+  return `${DECLARATION}<${listName} type="array">${records.map((r) => xmlElement(itemName, r, fields)).join('')}</${listName}>`;
+}
+
+/** `<errors><error>message</error>…</errors>`. */
+export function xmlErrors(messages: readonly string[]): string {
+  return `${DECLARATION}<errors>${messages.map((m) => `<error>${escapeXml(m)}</error>`).join('')}</errors>`;
+}

@@ -1,0 +1,129 @@
+import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute, type Receiver } from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
+import { createChanges, createPolicy, type GroupDirectory } from '../changes';
+import type { CloudClient } from '../cloud/client.types';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import type { AuditRecord, AuditStore } from '../store/audit-store';
+import { renderAuditPost } from './blocks/messages';
+import { toBoltLogger } from './bolt-logger';
+import { slackErrorSummary } from './channel-post';
+import type { ListenerContext } from './context';
+import { registerListeners } from './listeners';
+
+export interface SlackAppDeps {
+  cloud: CloudClient;
+  store: AuditStore;
+  logger: Logger;
+  /** The cloud API is the built-in simulator: every message and modal says so. */
+  sandbox: boolean;
+  now?: () => number;
+}
+
+export interface SlackApp {
+  app: App;
+  /** Starts listening; in HTTP mode resolves with the bound port. */
+  start(port?: number): Promise<{ port: number | null }>;
+  /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+// The Web API client must not stall a listener for minutes on Slack outages.
+const WEB_API_OPTIONS: WebClientOptions = {
+  retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2000, randomize: true },
+  timeout: 10_000,
+  rejectRateLimitedCalls: false,
+};
+
+export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
+  const logger = deps.logger;
+  const now = deps.now ?? (() => Date.now());
+  const boltLogger = toBoltLogger(logger.child({ component: 'bolt' }));
+  const clientOptions: WebClientOptions = { ...WEB_API_OPTIONS, ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}) };
+  let httpServer: import('node:http').Server | undefined;
+
+  const healthz: CustomRoute = {
+    path: '/healthz',
+    method: ['GET'],
+    handler: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', mode: config.slack.appToken ? 'socket' : 'http', sandbox: deps.sandbox }));
+    },
+  };
+
+  const receiver: Receiver = config.slack.appToken
+    ? new SocketModeReceiver({
+        appToken: config.slack.appToken,
+        logger: boltLogger,
+        customRoutes: [healthz],
+        installerOptions: { port: config.slack.port, clientOptions },
+      })
+    : new HTTPReceiver({
+        signingSecret: config.slack.signingSecret ?? '',
+        endpoints: '/slack/events',
+        customRoutes: [healthz],
+        logger: boltLogger,
+        processBeforeResponse: false,
+      });
+
+  const app = new App({ token: config.slack.botToken, receiver, logger: boltLogger, clientOptions });
+
+  // Work still running after its ack; stop() waits for it.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => undefined);
+    return p;
+  };
+  app.use(async ({ next }) => {
+    await track(next());
+  });
+
+  const groups: GroupDirectory = {
+    membersOf: async (groupId) => {
+      const res = await app.client.usergroups.users.list({ usergroup: groupId });
+      return res.users ?? [];
+    },
+  };
+  const policy = createPolicy(config.roles, groups, { logger, now });
+  const auditChannel = config.auditChannel;
+  const postAudit = (record: AuditRecord) => {
+    if (!auditChannel) return;
+    const message = renderAuditPost(record);
+    void track(
+      app.client.chat.postMessage({ channel: auditChannel, text: message.text, blocks: message.blocks }).catch((error: unknown) => {
+        logger.warn('could not post the audit record to the audit channel', { channel: auditChannel, record: record.id, error: slackErrorSummary(error) });
+      }),
+    );
+  };
+  const changes = createChanges({ cloud: deps.cloud, store: deps.store, policy, now, logger, onRecorded: postAudit });
+
+  const ctx: ListenerContext = { config, cloud: deps.cloud, policy, changes, store: deps.store, logger, sandbox: deps.sandbox, now };
+  registerListeners(app, ctx);
+  app.error(async (error) => {
+    logger.error('unhandled error in a listener', { error });
+  });
+
+  return {
+    app,
+    async start(port = config.slack.port) {
+      if (config.slack.appToken) {
+        await app.start();
+        return { port: null };
+      }
+      const server = (await app.start(port)) as unknown as import('node:http').Server;
+      httpServer = server;
+      const address = server.address();
+      return { port: typeof address === 'object' && address ? address.port : port };
+    },
+    async stop(graceMs = 10_000) {
+      // Stop accepting first; idle keep-alive sockets would hold close() open.
+      const stopping = app.stop().catch((error: unknown) => logger.warn('error while stopping the receiver', { error }));
+      httpServer?.closeIdleConnections();
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([Promise.allSettled([...inFlight]), deadline]);
+      httpServer?.closeAllConnections();
+      await stopping;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { WebClient } from '@slack/web-api';
+import { request } from 'undici';
+import type { Rendered } from './blocks/mrkdwn';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+
+// Results of changes go to the channel the change was asked from. The slash
+// command's response_url works there even when the bot is not a member; when
+// it is missing or expired, chat.postMessage to the channel is the fallback.
+
+export interface Destination {
+  channelId: string | undefined;
+  responseUrl: string | undefined;
+}
+
+export async function postToChannel(config: Config, client: WebClient, to: Destination, message: Rendered, log: Logger): Promise<boolean> {
+  if (to.responseUrl && isTrustedResponseUrl(to.responseUrl, config)) {
+    try {
+      const res = await request(to.responseUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ response_type: 'in_channel', replace_original: false, ...message }),
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
+      });
+      await res.body.dump();
+      if (res.statusCode < 300) return true;
+      log.warn('response_url refused the result; posting to the channel instead', { status: res.statusCode });
+    } catch (error) {
+      log.warn('response_url unreachable; posting to the channel instead', { error: { name: (error as Error).name, message: (error as Error).message } });
+    }
+  }
+  if (!to.channelId) return false;
+  try {
+    await client.chat.postMessage({ channel: to.channelId, text: message.text, blocks: message.blocks });
+    return true;
+  } catch (error) {
+    log.warn('could not post the result to the channel', { channel: to.channelId, error: slackErrorSummary(error) });
+    return false;
+  }
+}
+
+/** Tells one user something in a channel, quietly; false when Slack would not. */
+export async function postEphemeral(client: WebClient, channelId: string | undefined, userId: string, message: Rendered, log: Logger): Promise<boolean> {
+  if (!channelId) return false;
+  try {
+    await client.chat.postEphemeral({ channel: channelId, user: userId, text: message.text, blocks: message.blocks });
+    return true;
+  } catch (error) {
+    log.warn('could not post an ephemeral message', { channel: channelId, error: slackErrorSummary(error) });
+    return false;
+  }
+}
+
+/** Only Slack's own hooks (or the configured Slack API host, for proxies and tests) get our results. */
+export function isTrustedResponseUrl(url: string, config: Config): boolean {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'https:' && u.hostname === 'hooks.slack.com') return true;
+    if (config.slack.apiUrl) return u.origin === new URL(config.slack.apiUrl).origin;
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+export function slackErrorSummary(error: unknown): { code?: string; error?: string; message: string } {
+  if (error instanceof Error) {
+    const e = error as Error & { code?: string; data?: { error?: string } };
+    return { code: e.code, error: e.data?.error, message: e.message };
+  }
+  return { message: String(error) };
+}

@@ -1,0 +1,34 @@
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Changes, Policy } from '../changes';
+import type { CloudClient } from '../cloud/client.types';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import type { AuditStore } from '../store/audit-store';
+
+/** What every listener may use; built once in createSlackApp. */
+export interface ListenerContext {
+  config: Config;
+  cloud: CloudClient;
+  policy: Policy;
+  changes: Changes;
+  store: AuditStore;
+  logger: Logger;
+  /** The bot runs on the built-in simulator: every message says so. */
+  sandbox: boolean;
+  now: () => number;
+}
+
+/** One typed `/vs …` as a subcommand handler sees it. */
+export interface Invocation {
+  userId: string;
+  channelId: string;
+  triggerId: string;
+  responseUrl: string;
+  respond: RespondFn;
+  client: WebClient;
+  log: Logger;
+}
+
+/** How a command ended, for the one log line per command. */
+export type CommandOutcome = 'ok' | 'usage' | 'denied' | 'not_found' | 'error' | 'opened';

@@ -1,0 +1,22 @@
+import { renderFirewallRules } from '../../blocks/firewall';
+import { cloudErrorMessage } from '../../cloud-error-message';
+import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import { allowedToRead } from '../../guard';
+import { replyError, replySummary } from '../../reply';
+
+export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd: { vsId: number }): Promise<CommandOutcome> {
+  if (!(await allowedToRead(ctx, inv))) return 'denied';
+  try {
+    const rules = await ctx.cloud.listFirewallRules(cmd.vsId);
+    await replySummary(ctx, inv, renderFirewallRules({ vsId: cmd.vsId, rules, page: 1, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
+    return 'ok';
+  } catch (error) {
+    return replyCloudError(ctx, inv, error, { kind: 'vs', id: cmd.vsId });
+  }
+}
+
+export async function replyCloudError(ctx: ListenerContext, inv: Pick<Invocation, 'respond' | 'log'>, error: unknown, subject: Parameters<typeof cloudErrorMessage>[1]): Promise<CommandOutcome> {
+  inv.log.warn('cloud API call failed', { error, subject });
+  await replyError(inv, cloudErrorMessage(error, subject, ctx.config.cloud.timeoutMs));
+  return (error as { kind?: unknown }).kind === 'not_found' ? 'not_found' : 'error';
+}

@@ -1,0 +1,38 @@
+import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { ChangeAction } from '../../../store/audit-store';
+import { statusModal } from '../../blocks/status-modal';
+import type { ListenerContext } from '../../context';
+import { openModal } from '../../open-modal';
+
+const NEEDED = { disk_add: 'operator', backup_restore: 'admin' } as const;
+const RANK = { none: 0, viewer: 1, operator: 2, admin: 3 } as const;
+
+/**
+ * Global shortcuts open the same forms as the commands, with the server or
+ * backup id and the channel as inputs. The role is checked now; the channel
+ * restriction, once the channel is chosen, on submission.
+ */
+export function openFromShortcut(ctx: ListenerContext, action: ChangeAction, form: (privateMetadata: string) => ModalView) {
+  return async ({ ack, shortcut, client }: AllMiddlewareArgs & SlackShortcutMiddlewareArgs): Promise<void> => {
+    await ack();
+    const userId = shortcut.user.id;
+    const log = ctx.logger.child({ user: userId, shortcut: action });
+    const started = ctx.now();
+    const role = await ctx.policy.roleOf(userId);
+    const needed = NEEDED[action];
+    let view: ModalView;
+    let outcome: string;
+    if (RANK[role] < RANK[needed]) {
+      // Audited like any denial; the door words the reason.
+      const decision = await ctx.changes.authorize({ userId, channelId: null }, action, 'shortcut');
+      view = statusModal({ title: action === 'disk_add' ? 'Add disk' : 'Restore backup', text: `:no_entry: ${decision.reason ?? `This needs the ${needed} role.`}`, sandbox: ctx.sandbox });
+      outcome = 'denied';
+    } else {
+      view = form('{}');
+      outcome = 'opened';
+    }
+    const opened = await openModal(client, shortcut.trigger_id, view, log);
+    log.info('shortcut', { outcome: opened ? outcome : 'error', ms: Math.round(ctx.now() - started) });
+  };
+}

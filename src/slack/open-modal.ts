@@ -1,0 +1,18 @@
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../log';
+import { slackErrorSummary } from './channel-post';
+
+/** Opens a modal; false (logged) when Slack refuses, e.g. an expired trigger_id. */
+export async function openModal(client: WebClient, triggerId: string, view: ModalView, log: Logger): Promise<boolean> {
+  try {
+    await client.views.open({ trigger_id: triggerId, view });
+    return true;
+  } catch (error) {
+    log.warn('could not open the modal', { error: slackErrorSummary(error) });
+    return false;
+  }
+}
+
+export const MODAL_NOT_OPENED =
+  'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
