@@ -57,28 +57,20 @@ const EnvSchema = z
     VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
     VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
-  })
-  .superRefine((env, ctx) => {
-    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SLACK_SIGNING_SECRET'],
-        message:
-          'is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode',
-      });
-    }
-    if (env.VS_API_URL !== 'sandbox') {
-      for (const key of ['VS_ACCOUNT_ID', 'VS_API_KEY'] as const) {
-        if (!env[key]) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `is required when VS_API_URL points at a real cloud API (${key === 'VS_API_KEY' ? 'the generated API key' : 'the account id used for Basic auth'})`,
-          });
-        }
-      }
-    }
   });
+
+/** Rules across variables; checked on the raw values so they are reported with every other problem. */
+function crossFieldProblems(env: Record<string, string>): string[] {
+  const problems: string[] = [];
+  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+  }
+  if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+    if (!env.VS_ACCOUNT_ID) problems.push('VS_ACCOUNT_ID is required when VS_API_URL points at a real cloud API (the account id used for Basic auth)');
+    if (!env.VS_API_KEY) problems.push('VS_API_KEY is required when VS_API_URL points at a real cloud API (the generated API key)');
+  }
+  return problems;
+}
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -133,14 +125,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
   }
   const parsed = EnvSchema.safeParse(relevant);
+  const problems = crossFieldProblems(relevant);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? 'environment');
-      // zod echoes no input values in these messages; ours never include them either.
-      return `${key} ${issue.message}`;
-    });
-    throw new ConfigError([...new Set(problems)]);
+    // zod echoes no input values in these messages; ours never include them either.
+    problems.push(...parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
   }
+  if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const sandbox = e.VS_API_URL === 'sandbox';
   return deepFreeze({

@@ -1,0 +1,95 @@
+import { ConfigError, loadConfig, secretValues } from '../src/config';
+
+const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('fills every default from PRODUCT.md for a minimal HTTP-mode setup', () => {
+    const c = loadConfig(minimalHttp);
+    expect(c.slack.port).toBe(3000);
+    expect(c.slack.appToken).toBeUndefined();
+    expect(c.cloud.url).toBe('sandbox');
+    expect(c.cloud.format).toBe('json');
+    expect(c.cloud.timeoutMs).toBe(10000);
+    expect(c.cloud.maxConnections).toBe(16);
+    expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000 });
+    expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
+    expect(c.responseVisibility).toBe('in_channel');
+    expect(c.logLevel).toBe('info');
+  });
+
+  test('parses role lists of user and group ids, trimming spaces and empty items', () => {
+    const c = loadConfig({ ...minimalHttp, VS_ADMINS: ' U0ADMIN , S0GROUP,', VS_VIEWERS: 'W0VIEW', VS_MUTATION_CHANNELS: 'C0INC,G0PRIV' });
+    expect(c.roles.admins).toEqual(['U0ADMIN', 'S0GROUP']);
+    expect(c.roles.viewers).toEqual(['W0VIEW']);
+    expect(c.roles.mutationChannels).toEqual(['C0INC', 'G0PRIV']);
+  });
+
+  test('returns a frozen object', () => {
+    const c = loadConfig(minimalHttp);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.roles.admins)).toBe(true);
+  });
+
+  test('Socket Mode needs no signing secret', () => {
+    const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' });
+    expect(c.slack.appToken).toBe('xapp-1-A');
+  });
+
+  test('empty strings count as unset', () => {
+    const c = loadConfig({ ...minimalHttp, VS_VIEWERS: '', PORT: '  ', VS_API_URL: '' });
+    expect(c.roles.viewers).toBeNull();
+    expect(c.slack.port).toBe(3000);
+    expect(c.cloud.url).toBe('sandbox');
+  });
+
+  test('reports every problem at once, each naming the variable and what to do', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      VS_API_URL: 'https://api.example.com',
+      VS_API_FORMAT: 'yaml',
+      VS_ADMINS: 'alice',
+      VS_API_TIMEOUT_MS: '0',
+      LOG_LEVEL: 'loud',
+    });
+    const joined = problems.join('\n');
+    for (const key of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PORT', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'VS_API_FORMAT', 'VS_ADMINS', 'VS_API_TIMEOUT_MS', 'LOG_LEVEL']) {
+      expect(joined).toContain(key);
+    }
+    expect(joined).toMatch(/SLACK_SIGNING_SECRET .*SLACK_APP_TOKEN/);
+  });
+
+  test('never echoes a secret value, not even a malformed one', () => {
+    const err = (() => {
+      try {
+        loadConfig({ SLACK_BOT_TOKEN: 'not-a-token-SECRET1', SLACK_APP_TOKEN: 'bad-app-SECRET2', VS_API_URL: 'https://x.example', VS_API_KEY: 'k-SECRET3' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected failure');
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).not.toMatch(/SECRET\d/);
+    expect(JSON.stringify(err.problems)).not.toMatch(/SECRET\d/);
+  });
+
+  test('real cloud API credentials are required unless the sandbox is used', () => {
+    expect(problemsOf({ ...minimalHttp, VS_API_URL: 'https://cloud.example.com' }).join('\n')).toMatch(/VS_API_KEY/);
+    const c = loadConfig({ ...minimalHttp, VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' });
+    expect(c.cloud).toMatchObject({ url: 'https://cloud.example.com', accountId: '7', apiKey: 'live-key-123' });
+  });
+
+  test('secretValues lists the tokens, signing secret and API key for redaction', () => {
+    const c = loadConfig({ ...minimalHttp, SLACK_APP_TOKEN: 'xapp-1-zzz', VS_API_URL: 'https://c.example', VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123' });
+    expect(secretValues(c).sort()).toEqual(['live-key-123', 'sig-secret-value', 'xapp-1-zzz', 'xoxb-1-abcdef'].sort());
+  });
+});
