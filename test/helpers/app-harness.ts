@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCloudClient } from '../../src/cloud/client';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { loadConfig, secretValues, type Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { createSlackApp, type SlackApp } from '../../src/slack/app';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { AuditStore } from '../../src/store/audit-store';
+import { startSlackFake, type SlackFake } from './slack-fake';
+import { interactiveBody, postToSlackEndpoint, slashCommandBody, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
+
+// The real Bolt app over its HTTP receiver, with a loopback Slack fake and the
+// sandbox cloud API on loopback: what a test drives is what runs in production.
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789';
+export const BOT_TOKEN = 'xoxb-test-bot-token-0123456789';
+export const API_KEY = 'test-cloud-api-key-0123456789';
+
+export interface Harness {
+  config: Config;
+  slack: SlackFake;
+  sandbox: Sandbox;
+  cloud: CloudClient;
+  store: AuditStore;
+  dbPath: string;
+  /** Every log line the app wrote. */
+  logs: string[];
+  eventsUrl: string;
+  /** Sends a signed `/vs <text>` and returns the HTTP answer (the ack). */
+  command(text: string, opts?: { user?: string; channel?: string; responseUrl?: string; triggerId?: string } & SlackRequestOptions): Promise<SlackHttpResponse & { responseUrl: string }>;
+  /** Sends a signed interactive payload (block_actions, view_submission, shortcut). */
+  interact(payload: unknown, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
+  /** Sends any body, signed unless told otherwise. */
+  raw(body: string, contentType: string, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  sandbox?: boolean;
+  delayMs?: number;
+  /** Point the bot at another cloud API (a fault server) instead of the sandbox. */
+  cloudUrl?: string;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const slack = await startSlackFake();
+  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
+  const dbPath = join(dir, 'audit.sqlite');
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    VS_API_URL: options.cloudUrl ?? sandbox.url,
+    VS_ACCOUNT_ID: sandbox.accountId,
+    VS_API_KEY: sandbox.apiKey,
+    VS_DB_PATH: dbPath,
+    VS_API_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
+  const cloud = createCloudClient({ ...config.cloud, url: config.cloud.url }, { logger, retry: { baseDelayMs: 5 } });
+  const store = openSqliteAuditStore(dbPath);
+  const app: SlackApp = createSlackApp(config, { cloud, store, logger, sandbox: options.sandbox ?? false });
+  const { port } = await app.start(0);
+  const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
+  const form = 'application/x-www-form-urlencoded';
+  let closed = false;
+
+  return {
+    config,
+    slack,
+    sandbox,
+    cloud,
+    store,
+    dbPath,
+    logs,
+    eventsUrl,
+    async command(text, opts = {}) {
+      const responseUrl = opts.responseUrl ?? slack.responseUrl();
+      const body = slashCommandBody({ text, user_id: opts.user, channel_id: opts.channel, response_url: responseUrl, trigger_id: opts.triggerId });
+      return { ...(await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, form, opts)), responseUrl };
+    },
+    interact: (payload, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, interactiveBody(payload), form, opts),
+    raw: (body, contentType, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, contentType, opts),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.stop(2000);
+      await cloud.close();
+      store.close();
+      await sandbox.close();
+      await slack.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

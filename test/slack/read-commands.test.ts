@@ -1,0 +1,273 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
+import { buttonClick } from '../helpers/payloads';
+
+type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[] };
+
+/** All visible text of a message, for "the user can read X" assertions. */
+function visibleText(m: Message): string {
+  return JSON.stringify(m.blocks ?? []) + '\n' + (m.text ?? '');
+}
+
+async function answerTo(h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}): Promise<Message> {
+  const before = h.slack.responses.length;
+  const res = await h.command(text, opts);
+  expect(res.status).toBe(200);
+  const posts = await h.slack.waitForResponses(before + 1);
+  return posts[before]!.body as Message;
+}
+
+describe('/vs read commands over the real Bolt app', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => {
+    h.slack.reset();
+    h.sandbox.reset();
+    h.sandbox.setDelay(0);
+  });
+
+  test('firewall posts the rules of the server in the channel', async () => {
+    const m = await answerTo(h, 'firewall 42');
+    expect(m.response_type).toBe('in_channel');
+    expect(m.blocks!.length).toBeGreaterThan(1);
+    expect(m.blocks!.length).toBeLessThanOrEqual(50);
+    const text = visibleText(m);
+    expect(text).toContain('VS 42');
+    expect(text).toContain('443');
+    expect(text).toMatch(/ACCEPT/);
+    expect(text).toMatch(/DROP/);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42/firewall_rules.json']);
+  });
+
+  test('API text is escaped, so a rule description cannot fake markup', async () => {
+    const m = await answerTo(h, 'firewall 42');
+    const text = visibleText(m);
+    expect(text).not.toContain('<public>');
+    expect(text).toContain('&lt;public&gt;');
+  });
+
+  test('a server without rules says so', async () => {
+    const m = await answerTo(h, 'firewall 43');
+    expect(m.response_type).toBe('in_channel');
+    expect(visibleText(m)).toMatch(/no firewall rules/i);
+  });
+
+  test('an unknown server gets "VS N was not found", only for the user', async () => {
+    const m = await answerTo(h, 'firewall 999');
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toContain('VS 999 was not found');
+  });
+
+  test.each(['firewall abc', 'firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add x'])('"/vs %s" gets a clear error and makes no API call', async (text) => {
+    const m = await answerTo(h, text);
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(/id|usage|\/vs/i);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test('a mistyped command suggests the closest valid one', async () => {
+    const m = await answerTo(h, 'firewal 42');
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toContain('/vs firewall 42');
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test('help and an empty command show the usage, only to the user', async () => {
+    for (const text of ['help', '']) {
+      const m = await answerTo(h, text);
+      expect(m.response_type).toBe('ephemeral');
+      expect(visibleText(m)).toContain('/vs firewall');
+      expect(visibleText(m)).toContain('/vs backup restore');
+    }
+  });
+
+  test('autoscaling (and its alias as) describes the six slots in words', async () => {
+    for (const text of ['autoscaling 42', 'as 42']) {
+      const m = await answerTo(h, text);
+      expect(m.response_type).toBe('in_channel');
+      const t = visibleText(m);
+      expect(t).toMatch(/Memory/);
+      expect(t).toMatch(/CPU/);
+      expect(t).toMatch(/Disk/);
+      expect(t).toMatch(/not configured/);
+      expect(t).toMatch(/%/);
+    }
+  });
+
+  test('templates filters the catalogue by text', async () => {
+    const m = await answerTo(h, 'templates windows');
+    const t = visibleText(m);
+    expect(t).toMatch(/Windows 2012/);
+    expect(t).not.toMatch(/CentOS/);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test('whoami tells an unconfigured workspace that nobody can change anything', async () => {
+    const m = await answerTo(h, 'whoami', { user: 'UANYONE' });
+    expect(m.response_type).toBe('ephemeral');
+    const t = visibleText(m);
+    expect(t).toMatch(/viewer/);
+    expect(t).toMatch(/nobody/i);
+  });
+
+  test('a 300-rule server pages 20 at a time and Next replaces the message in place', async () => {
+    const first = await answerTo(h, 'firewall 45');
+    expect(first.blocks!.length).toBeLessThanOrEqual(50);
+    expect(visibleText(first)).toMatch(/1.20 of 300/);
+    const next = first.blocks!.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'firewall_page_next');
+    expect(next).toBeDefined();
+    const responseUrl = h.slack.responseUrl('page');
+    const res = await h.interact(buttonClick({ user: 'UVIEWER', channel: 'CINCIDENT', actionId: 'firewall_page_next', value: next!.value!, responseUrl }));
+    expect(res.status).toBe(200);
+    const [, page2] = await h.slack.waitForResponses(2);
+    const body = page2!.body as Message;
+    expect(page2!.id).toBe('page');
+    expect(body.replace_original).toBe(true);
+    expect(visibleText(body)).toMatch(/21.40 of 300/);
+    // The page is fetched again: never a stale page.
+    expect(h.sandbox.requests.filter((r) => r.path.includes('/45/'))).toHaveLength(2);
+  });
+
+  test('a slow cloud API does not delay the ack', async () => {
+    h.sandbox.setDelay(1500);
+    const res = await h.command('firewall 42');
+    expect(res.status).toBe(200);
+    expect(h.slack.responses).toHaveLength(0); // acked before the answer exists
+    expect(res.ms).toBeLessThan(1000);
+    const [m] = await h.slack.waitForResponses(1, 5000);
+    expect((m!.body as Message).response_type).toBe('in_channel');
+  });
+
+  test('a timeout tells the user the API did not answer, and the bot keeps serving', async () => {
+    h.sandbox.setDelay(3500); // above VS_API_TIMEOUT_MS=3000
+    const m = await answerTo(h, 'firewall 42');
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(/did not answer within 3 s/);
+    h.sandbox.setDelay(0);
+    const again = await answerTo(h, 'firewall 44');
+    expect(again.response_type).toBe('in_channel');
+  });
+
+  test('one log line per command names user, channel, subcommand, outcome and duration; no secret anywhere', async () => {
+    await answerTo(h, 'firewall 42', { user: 'ULOGGED', channel: 'CLOGGED' });
+    await new Promise((r) => setTimeout(r, 50));
+    const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.msg === 'command' && r.user === 'ULOGGED');
+    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'ok' });
+    expect(typeof line!.ms).toBe('number');
+    const all = h.logs.join('\n') + JSON.stringify(h.slack.calls) + JSON.stringify(h.slack.responses);
+    for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY]) expect(all).not.toContain(secret);
+  });
+});
+
+describe('request verification', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test.each([
+    ['unsigned', { unsigned: true }],
+    ['forged', { signature: 'v0=' + '0'.repeat(64) }],
+    ['stale (replayed ten minutes later)', { timestamp: Math.floor(Date.now() / 1000) - 600 }],
+  ])('a %s request is refused with 401 and calls nothing', async (_name, opts) => {
+    h.sandbox.reset();
+    h.slack.reset();
+    const res = await h.command('firewall 42', opts);
+    expect(res.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(h.slack.responses).toHaveLength(0);
+  });
+
+  test('GET /healthz answers ok', async () => {
+    const res = await fetch(h.eventsUrl.replace('/slack/events', '/healthz'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('presentation settings', () => {
+  test('VS_RESPONSE_VISIBILITY=ephemeral keeps summaries to the user, and XML works like JSON', async () => {
+    const h = await startHarness({ env: { VS_RESPONSE_VISIBILITY: 'ephemeral', VS_API_FORMAT: 'xml' } });
+    try {
+      const m = await answerTo(h, 'firewall 42');
+      expect(m.response_type).toBe('ephemeral');
+      expect(visibleText(m)).toContain('443');
+      expect(h.sandbox.requests[0]!.path).toBe('/virtual_machines/42/firewall_rules.xml');
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('on the sandbox every summary says it is not a real cloud account', async () => {
+    const h = await startHarness({ sandbox: true });
+    try {
+      const m = await answerTo(h, 'autoscaling 42');
+      expect(visibleText(m)).toMatch(/sandbox data/i);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('errors of the cloud API reach the user as PRODUCT.md words them', () => {
+  let fault: Server;
+  let answer: (res: import('node:http').ServerResponse) => void = () => undefined;
+  let faultUrl = '';
+  beforeAll(async () => {
+    fault = createServer((req, res) => {
+      req.resume();
+      answer(res);
+    });
+    await new Promise<void>((r) => fault.listen(0, '127.0.0.1', r));
+    faultUrl = `http://127.0.0.1:${(fault.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    fault.closeAllConnections();
+    await new Promise((r) => fault.close(r));
+  });
+
+  test.each([
+    ['401', (res: import('node:http').ServerResponse) => { res.writeHead(401, { 'content-type': 'application/json' }); res.end('{"error":"Unauthorized"}'); }, /refused the request.*API key/],
+    ['403', (res: import('node:http').ServerResponse) => { res.writeHead(403, { 'content-type': 'application/json' }); res.end('{"errors":["Access denied"]}'); }, /refused the request/],
+    ['500 with an HTML page', (res: import('node:http').ServerResponse) => { res.writeHead(500, { 'content-type': 'text/html' }); res.end('<html><body><h1>Internal Server Error</h1><pre>stack at foo.rb:12</pre></body></html>'); }, /cloud API failed/],
+    ['garbage', (res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"firewall_rule": [tru'); }, /cloud API failed/],
+  ])('%s', async (_name, handler, expected) => {
+    answer = handler;
+    const h = await startHarness({ cloudUrl: faultUrl });
+    try {
+      const m = await answerTo(h, 'firewall 42');
+      expect(m.response_type).toBe('ephemeral');
+      expect(visibleText(m)).toMatch(expected);
+      expect(visibleText(m)).not.toMatch(/stack|foo\.rb/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('connection refused', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const h = await startHarness({ cloudUrl: `http://127.0.0.1:${closedPort}` });
+    try {
+      const m = await answerTo(h, 'firewall 42');
+      expect(visibleText(m)).toMatch(/did not answer within 3 s/);
+    } finally {
+      await h.close();
+    }
+  });
+});
