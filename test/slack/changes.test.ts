@@ -1,0 +1,262 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { globalShortcut, input, viewSubmission, type StateValue } from '../helpers/payloads';
+
+const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
+const CHANNEL = 'CINCIDENT';
+
+type View = { callback_id: string; private_metadata: string; blocks: { block_id?: string; element?: { action_id?: string } }[] };
+type Ack = { response_action?: string; errors?: Record<string, string>; view?: { blocks: unknown[] } };
+
+const goodDisk: Record<string, StateValue> = {
+  disk_type: input.select('SSD'),
+  disk_size: input.number('20'),
+  label: input.text('data <disk> & more'),
+  mount_point: input.text('/mnt/data'),
+  file_system: input.select('ext4'),
+  min_iops: input.number(null),
+  primary: input.check(false),
+  is_swap: input.check(false),
+  hot_attach: input.check(true),
+  add_to_linux_fstab: input.check(true),
+  add_to_freebsd_fstab: input.check(false),
+  require_format_disk: input.check(true),
+};
+
+/** Types `/vs <text>` and returns the modal Slack was asked to open. */
+async function openForm(h: Harness, text: string, user: string, channel = CHANNEL): Promise<View> {
+  const before = h.slack.callsTo('views.open').length;
+  const res = await h.command(text, { user, channel });
+  expect(res.status).toBe(200);
+  const calls = await h.slack.waitForCalls('views.open', before + 1);
+  return calls[before]!.args.view as View;
+}
+
+async function submit(h: Harness, callbackId: string, user: string, metadata: string, fields: Record<string, StateValue>, viewId = `V${Math.random().toString(36).slice(2)}`): Promise<Ack> {
+  const res = await h.interact(viewSubmission({ callbackId, viewId, user, privateMetadata: metadata, fields }));
+  expect(res.status).toBe(200);
+  return (res.body ? res.json() : {}) as Ack;
+}
+
+const diskPosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('/disks'));
+const restorePosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('/restore'));
+const settle = () => new Promise((r) => setTimeout(r, 150));
+
+describe('changes from Slack', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT' } });
+    h.slack.setGroup('SONCALL', ['UGROUPIE']);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => {
+    h.slack.reset();
+    h.slack.setGroup('SONCALL', ['UGROUPIE']);
+    h.sandbox.reset();
+  });
+
+  test('a viewer asking to add a disk is denied with the role needed, audited, and nothing opens or is called', async () => {
+    const res = await h.command('disk add 42', { user: 'UVIEWER', channel: CHANNEL });
+    expect(res.status).toBe(200);
+    const [post] = await h.slack.waitForResponses(1);
+    const body = post!.body as { response_type: string; text: string };
+    expect(body.response_type).toBe('ephemeral');
+    expect(JSON.stringify(body)).toMatch(/operator/);
+    await settle();
+    expect(h.slack.callsTo('views.open')).toHaveLength(0);
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(h.store.latest(1)[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'denied' });
+  });
+
+  test('an operator adds a disk: the API receives the spec body and the channel gets the new disk', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    expect(view.callback_id).toBe('disk_add');
+    const actionIds = view.blocks.map((b) => b.element?.action_id).filter(Boolean);
+    for (const id of Object.keys(goodDisk)) expect(actionIds).toContain(id);
+
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).not.toBe('errors');
+    const [post] = diskPosts(h);
+    expect(post!.path).toBe('/virtual_machines/42/disks.json');
+    expect(post!.body).toEqual({
+      disk: {
+        disk_type: 'SSD',
+        disk_size: '20',
+        label: 'data <disk> & more',
+        mount_point: '/mnt/data',
+        file_system: 'ext4',
+        primary: '0',
+        is_swap: 'false',
+        hot_attach: '1',
+        add_to_linux_fstab: 'true',
+        add_to_freebsd_fstab: 'false',
+        require_format_disk: '1',
+      },
+    });
+    const [result] = await h.slack.waitForResponses(1);
+    const text = JSON.stringify(result!.body);
+    expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
+    expect(text).toMatch(/20 ?GB/);
+    expect(text).toMatch(/SSD/);
+    expect(text).toContain('data &lt;disk&gt; &amp; more');
+    const record = h.store.latest(1)[0]!;
+    expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'succeeded', apiStatus: 201 });
+    expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
+    // …and the audit channel hears of it.
+    const audit = await h.slack.waitForCalls('chat.postMessage', 1);
+    expect(audit[0]!.args.channel).toBe('CAUDIT');
+  });
+
+  test('invalid input comes back inline on the fields and calls nothing', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, {
+      ...goodDisk,
+      disk_size: input.number('0'),
+      require_format_disk: input.check(false),
+      mount_point: input.text('/' + 'x'.repeat(300)),
+    });
+    expect(ack.response_action).toBe('errors');
+    expect(Object.keys(ack.errors!).sort()).toEqual(['disk_size', 'file_system', 'mount_point']);
+    expect(diskPosts(h)).toHaveLength(0);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'invalid', action: 'disk_add' });
+  });
+
+  test('the same submission delivered twice creates one disk', async () => {
+    const view = await openForm(h, 'disk add 44', 'UOPER');
+    const fields = { ...goodDisk, label: input.text('twice') };
+    await Promise.all([submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME'), submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME')]);
+    await settle();
+    expect(diskPosts(h)).toHaveLength(1);
+    await submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME');
+    await settle();
+    expect(diskPosts(h)).toHaveLength(1);
+  });
+
+  test('a forged submission by a viewer is denied at submission and calls nothing', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UVIEWER', view.private_metadata, goodDisk);
+    expect(JSON.stringify(ack)).toMatch(/operator/);
+    await settle();
+    expect(diskPosts(h)).toHaveLength(0);
+    expect(h.store.latest(1)[0]).toMatchObject({ userId: 'UVIEWER', outcome: 'denied' });
+  });
+
+  test('an admin restores a backup after typing its id again; the reason is audited', async () => {
+    const view = await openForm(h, 'backup restore 9', 'UADMIN');
+    expect(view.callback_id).toBe('backup_restore');
+    expect(JSON.stringify(view)).toMatch(/overwrit/i);
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('9'), reason: input.text('corrupt table after deploy') });
+    expect(ack.response_action).not.toBe('errors');
+    expect(restorePosts(h).map((r) => r.path)).toEqual(['/backups/9/restore.json']);
+    const [result] = await h.slack.waitForResponses(1);
+    expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
+    expect(JSON.stringify(result!.body)).toMatch(/VS 42/);
+    expect(h.store.latest(1)[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'succeeded', params: { reason: 'corrupt table after deploy' } });
+  });
+
+  test('a restore whose confirmation does not match is an inline error and calls nothing', async () => {
+    const view = await openForm(h, 'backup restore 9', 'UADMIN');
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('10'), reason: input.text('') });
+    expect(ack.response_action).toBe('errors');
+    expect(Object.keys(ack.errors!)).toEqual(['confirm']);
+    expect(restorePosts(h)).toHaveLength(0);
+  });
+
+  test('an operator cannot restore, neither by command nor by a forged submission', async () => {
+    await h.command('backup restore 9', { user: 'UOPER', channel: CHANNEL });
+    const [post] = await h.slack.waitForResponses(1);
+    expect(JSON.stringify(post!.body)).toMatch(/admin/);
+    const ack = await submit(h, 'backup_restore', 'UOPER', JSON.stringify({ channelId: CHANNEL, backupId: 9 }), { confirm: input.text('9') });
+    expect(JSON.stringify(ack)).toMatch(/admin/);
+    await settle();
+    expect(restorePosts(h)).toHaveLength(0);
+  });
+
+  test('membership of a user group listed in VS_OPERATORS grants the operator role', async () => {
+    const view = await openForm(h, 'disk add 42', 'UGROUPIE');
+    expect(view.callback_id).toBe('disk_add');
+    expect(h.slack.callsTo('usergroups.users.list')[0]!.args.usergroup).toBe('SONCALL');
+  });
+
+  test('a restore of a backup the API refuses (403) tells the user and is audited as failed', async () => {
+    const view = await openForm(h, 'backup restore 12', 'UADMIN');
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('12') });
+    expect(JSON.stringify(ack)).toMatch(/refused/);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+  });
+
+  test('/vs audit shows the latest records to admins only', async () => {
+    await h.command('audit 5', { user: 'UADMIN', channel: CHANNEL });
+    const [shown] = await h.slack.waitForResponses(1);
+    expect((shown!.body as { response_type: string }).response_type).toBe('ephemeral');
+    expect(JSON.stringify(shown!.body)).toMatch(/disk_add|Add disk|add disk/i);
+    await h.command('audit', { user: 'UOPER', channel: CHANNEL });
+    const [, denied] = await h.slack.waitForResponses(2);
+    expect(JSON.stringify(denied!.body)).toMatch(/admin/);
+  });
+
+  test('the global shortcut opens the form with server and channel inputs, and the result reaches that channel', async () => {
+    const res = await h.interact(globalShortcut({ user: 'UOPER', callbackId: 'disk_add_shortcut' }));
+    expect(res.status).toBe(200);
+    const [open] = await h.slack.waitForCalls('views.open', 1);
+    const view = open!.args.view as View;
+    const ids = view.blocks.map((b) => b.element?.action_id);
+    expect(ids).toContain('vs_id');
+    expect(ids).toContain('channel');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, { ...goodDisk, vs_id: input.text('46'), channel: input.channel('CSHORT') });
+    expect(ack.response_action).not.toBe('errors');
+    expect(diskPosts(h).map((r) => r.path)).toEqual(['/virtual_machines/46/disks.json']);
+    const posts = await h.slack.waitForCalls('chat.postMessage', 2);
+    expect(posts.map((p) => p.args.channel)).toContain('CSHORT');
+  });
+
+  test('audit records survive reopening the store', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    const reopened = openSqliteAuditStore(h.dbPath);
+    try {
+      expect(reopened.latest(1)[0]).toMatchObject({ action: 'disk_add', outcome: 'succeeded', userId: 'UOPER' });
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
+describe('channel restriction and a 422 from the API', () => {
+  let fault: Server;
+  let h: Harness;
+  beforeAll(async () => {
+    fault = createServer((req, res) => {
+      req.resume();
+      res.writeHead(422, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } }));
+    });
+    await new Promise<void>((r) => fault.listen(0, '127.0.0.1', r));
+    h = await startHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, cloudUrl: `http://127.0.0.1:${(fault.address() as AddressInfo).port}` });
+  });
+  afterAll(async () => {
+    await h.close();
+    fault.closeAllConnections();
+    await new Promise((r) => fault.close(r));
+  });
+
+  test('changes outside VS_MUTATION_CHANNELS are denied', async () => {
+    await h.command('disk add 42', { user: 'UOPER', channel: 'COTHER' });
+    const [post] = await h.slack.waitForResponses(1);
+    expect(JSON.stringify(post!.body)).toContain(CHANNEL);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'denied', channelId: 'COTHER' });
+  });
+
+  test('a 422 keeps the modal open with the API messages on the matching field and the rest on the form', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('errors');
+    expect(ack.errors!.disk_size).toMatch(/free space/);
+    expect(Object.values(ack.errors!).join(' ')).toMatch(/quota reached/);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 422 });
+  });
+});
