@@ -3,7 +3,8 @@
 // lists. Only what the sandbox needs; the client has its own reader.
 
 export type XmlScalar = string | number | boolean | null;
-export type XmlRecord = Readonly<Record<string, XmlScalar>>;
+/** Any record whose fields are all scalars (interfaces included, unlike Record<string, …>). */
+export type XmlRecord<T> = { readonly [K in keyof T]: XmlScalar };
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
@@ -35,17 +36,18 @@ function field(name: string, value: XmlScalar): string {
 }
 
 /** `<name>` with one child element per field, in the order given. */
-export function xmlElement(name: string, record: XmlRecord, fields: readonly string[] = Object.keys(record)): string {
-  return `<${name}>${fields.map((f) => field(f, record[f] ?? null)).join('')}</${name}>`;
+export function xmlElement<T extends XmlRecord<T>>(name: string, record: T, fields?: ReadonlyArray<keyof T & string>): string {
+  const names = fields ?? (Object.keys(record) as Array<keyof T & string>);
+  return `<${name}>${names.map((f) => field(f, record[f] ?? null)).join('')}</${name}>`;
 }
 
 /** A document holding one record: `<disk>…</disk>`. */
-export function xmlDocument(name: string, record: XmlRecord, fields?: readonly string[]): string {
+export function xmlDocument<T extends XmlRecord<T>>(name: string, record: T, fields?: ReadonlyArray<keyof T & string>): string {
   return DECLARATION + xmlElement(name, record, fields);
 }
 
 /** A document holding a list: `<firewall_rules type="array"><firewall_rule>…` (self-closing when empty). */
-export function xmlList(listName: string, itemName: string, records: readonly XmlRecord[], fields?: readonly string[]): string {
+export function xmlList<T extends XmlRecord<T>>(listName: string, itemName: string, records: readonly T[], fields?: ReadonlyArray<keyof T & string>): string {
   if (records.length === 0) return `${DECLARATION}<${listName} type="array"/>`;
   return `${DECLARATION}<${listName} type="array">${records.map((r) => xmlElement(itemName, r, fields)).join('')}</${listName}>`;
 }

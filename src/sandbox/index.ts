@@ -1,0 +1,15 @@
+// The cloud API simulator: in-process (VS_API_URL=sandbox, tests) or standalone (npm run sandbox).
+export { startSandbox } from './server';
+export { defaultSeed } from './seed';
+export type {
+  Sandbox,
+  SandboxOptions,
+  SandboxRequest,
+  SandboxSeed,
+  SandboxServer,
+  SandboxBackup,
+  SandboxDisk,
+  SandboxFirewallRule,
+  SandboxAutoscalingRule,
+  WireFormat,
+} from './types';
