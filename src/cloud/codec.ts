@@ -1,0 +1,244 @@
+import type { z } from 'zod';
+import { CloudError } from './errors';
+import { AutoscalingSlot, Backup, Disk, FirewallRule, type AddDiskParams } from './schemas';
+import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
+
+// One decoding path for both wire formats: body text → plain objects (JSON.parse
+// or the one XML configuration) → unwrap the spec's wrappers → the zod schemas
+// of schemas.ts. JSON and XML carrying the same data decode to equal objects.
+
+export type WireFormat = 'json' | 'xml';
+
+/** How each operation's answer is shaped on the wire (spec 4.1–4.4). */
+interface ListShape<S extends z.ZodType> {
+  kind: 'list';
+  /** XML root and JSON list name, e.g. `firewall_rules`. */
+  listName: string;
+  /** JSON wrapper key of each element and XML element name, e.g. `firewall_rule`. */
+  itemName: string;
+  schema: S;
+}
+interface ObjectShape<S extends z.ZodType> {
+  kind: 'object';
+  /** JSON wrapper key and XML root, e.g. `disk`. */
+  name: string;
+  schema: S;
+}
+
+export const Responses = {
+  firewallRules: { kind: 'list', listName: 'firewall_rules', itemName: 'firewall_rule', schema: FirewallRule },
+  autoscaling: {
+    kind: 'list',
+    listName: 'auto_scaling_configurations',
+    itemName: 'auto_scaling_configuration',
+    schema: AutoscalingSlot,
+  },
+  disk: { kind: 'object', name: 'disk', schema: Disk },
+  backup: { kind: 'object', name: 'backup', schema: Backup },
+} as const satisfies Record<string, ListShape<z.ZodType> | ObjectShape<z.ZodType>>;
+
+export type ResponseShape = (typeof Responses)[keyof typeof Responses];
+
+type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
+
+/** Decodes a successful answer. Unreadable text or a shape other than the spec's → CloudError('bad_response'). */
+export function decodeResponse<S extends ResponseShape>(format: WireFormat, text: string, shape: S): Decoded<S> {
+  const document = parseDocument(format, text);
+  if (shape.kind === 'list') {
+    const items = listItems(document, shape.listName, shape.itemName);
+    if (items === undefined) throw shapeError(`expected a list of ${shape.itemName}`);
+    const out: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const parsed = shape.schema.safeParse(unwrap(items[i], shape.itemName));
+      if (!parsed.success) throw shapeError(describeIssues(`${shape.itemName}[${i}]`, parsed.error));
+      out[i] = parsed.data;
+    }
+    return out as Decoded<S>;
+  }
+  const parsed = shape.schema.safeParse(unwrap(document, shape.name));
+  if (!parsed.success) throw shapeError(describeIssues(shape.name, parsed.error));
+  return parsed.data as Decoded<S>;
+}
+
+function parseDocument(format: WireFormat, text: string): PlainValue {
+  if (text.trim() === '') throw new CloudError('bad_response', 'the cloud API sent an empty answer');
+  if (format === 'json') {
+    try {
+      return JSON.parse(text) as PlainValue;
+    } catch {
+      throw new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON');
+    }
+  }
+  try {
+    return parseXml(text);
+  } catch (error) {
+    const detail = error instanceof XmlSyntaxError ? ` (${error.message})` : '';
+    throw new CloudError('bad_response', `the cloud API sent an answer that is not valid XML${detail}`);
+  }
+}
+
+/**
+ * The elements of a list answer. JSON: a top-level array (or, tolerated, an
+ * object holding it under the list name). XML: the root element of that name.
+ */
+function listItems(document: PlainValue, listName: string, itemName: string): PlainValue[] | undefined {
+  if (Array.isArray(document)) return document;
+  if (isObject(document)) {
+    const inner = document[listName];
+    if (Array.isArray(inner)) return inner;
+    // A one-element list sent without type="array" and without a known root.
+    if (isObject(inner) && itemName in inner) {
+      const item = inner[itemName];
+      return Array.isArray(item) ? item : item === undefined ? [] : [item];
+    }
+  }
+  return undefined;
+}
+
+/** `{ "disk": {...} }` → `{...}`; an element already unwrapped is taken as it is. */
+function unwrap(value: PlainValue | undefined, wrapper: string): PlainValue | undefined {
+  if (isObject(value)) {
+    const inner = value[wrapper];
+    if (isObject(inner) && Object.keys(value).length === 1) return inner;
+  }
+  return value;
+}
+
+function isObject(value: PlainValue | undefined): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function shapeError(detail: string): CloudError {
+  return new CloudError('bad_response', `the cloud API answered in a shape this bot does not understand: ${detail}`);
+}
+
+/** "firewall_rule[3].id: expected an integer"; zod's messages carry no input values. */
+function describeIssues(where: string, error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${[where, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+}
+
+// ---------------------------------------------------------------------------
+// Error bodies
+
+export interface ErrorDetails {
+  messages: string[];
+  fieldErrors: Record<string, string[]>;
+}
+
+const MAX_MESSAGES = 20;
+const MAX_MESSAGE_LENGTH = 300;
+/** Rails puts errors that belong to no field under `base`. */
+const NON_FIELD_KEYS: ReadonlySet<string> = new Set(['base', 'error', 'errors', 'message']);
+
+/**
+ * What an error answer says, in whatever shape it came: `{"errors": {"f": ["m"]}}`,
+ * `{"errors": ["m"]}`, `{"error": "m"}`, `<errors><error>m</error></errors>`,
+ * `<errors><f>m</f></errors>`, an HTML page (its title only) or nothing.
+ * Never throws: an unreadable error body just says nothing.
+ */
+export function parseErrorBody(text: string): ErrorDetails {
+  const details: ErrorDetails = { messages: [], fieldErrors: {} };
+  const trimmed = text.trim();
+  if (trimmed === '') return details;
+  if (/^<(!doctype\s+html|html)[\s>]/i.test(trimmed)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(trimmed)?.[1];
+    if (title) addMessage(details, decodeHtmlText(title));
+    return details;
+  }
+  let document: PlainValue;
+  try {
+    document = trimmed.startsWith('<') ? parseXml(trimmed) : (JSON.parse(trimmed) as PlainValue);
+  } catch {
+    return details;
+  }
+  collectErrors(details, isObject(document) ? (document.errors ?? document.error ?? document.message) : document);
+  return details;
+}
+
+function collectErrors(details: ErrorDetails, value: PlainValue | undefined, field?: string): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectErrors(details, v, field);
+    return;
+  }
+  if (isObject(value)) {
+    for (const [key, v] of Object.entries(value)) collectErrors(details, v, NON_FIELD_KEYS.has(key) ? field : key);
+    return;
+  }
+  const message = String(value);
+  if (field === undefined) addMessage(details, message);
+  else addFieldError(details, field, message);
+}
+
+function addMessage(details: ErrorDetails, message: string): void {
+  const clean = cleanMessage(message);
+  if (clean && details.messages.length < MAX_MESSAGES) details.messages.push(clean);
+}
+
+function addFieldError(details: ErrorDetails, field: string, message: string): void {
+  const clean = cleanMessage(message);
+  if (!clean) return;
+  const list = (details.fieldErrors[field] ??= []);
+  if (list.length < MAX_MESSAGES) list.push(clean);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]+/g;
+
+function cleanMessage(message: string): string {
+  const oneLine = message.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_MESSAGE_LENGTH ? `${oneLine.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : oneLine;
+}
+
+function decodeHtmlText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+// ---------------------------------------------------------------------------
+// The add-disk body (spec 4.3)
+
+/** Flags the spec writes as 1/0; the others are written true/false. */
+const ONE_ZERO_FLAGS: ReadonlySet<keyof AddDiskParams> = new Set(['primary', 'hot_attach', 'require_format_disk']);
+
+/** Wire order: the spec's parameter table. */
+const ADD_DISK_FIELDS: readonly (keyof AddDiskParams)[] = [
+  'disk_type',
+  'disk_size',
+  'label',
+  'primary',
+  'is_swap',
+  'mount_point',
+  'hot_attach',
+  'min_iops',
+  'add_to_linux_fstab',
+  'add_to_freebsd_fstab',
+  'require_format_disk',
+  'file_system',
+];
+
+/** The parameters as the strings the spec's JSON example sends; undefined parameters are left out. */
+export function addDiskWireFields(params: AddDiskParams): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const name of ADD_DISK_FIELDS) {
+    const value = params[name];
+    if (value === undefined) continue;
+    if (typeof value === 'boolean') fields[name] = ONE_ZERO_FLAGS.has(name) ? (value ? '1' : '0') : String(value);
+    else fields[name] = String(value);
+  }
+  return fields;
+}
+
+/** `{"disk": {...}}` or `<disk>…</disk>`. */
+export function encodeAddDiskBody(format: WireFormat, params: AddDiskParams): string {
+  const fields = addDiskWireFields(params);
+  return format === 'json' ? JSON.stringify({ disk: fields }) : writeXmlDocument('disk', fields);
+}
