@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { Backup, Disk, FirewallRule } from '../../src/cloud/schemas';
+import { defaultSeed, startSandbox, type SandboxSeed } from '../../src/sandbox';
+import { call, postJson } from './http';
+
+const listenOn = (port: number) =>
+  new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+
+describe('sandbox lifecycle', () => {
+  it('listens on 127.0.0.1 on a random port and reports its URL', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('delays every answer by the injected upstream delay, and setDelay changes it', async () => {
+    const sandbox = await startSandbox({ delayMs: 150 });
+    try {
+      let started = Date.now();
+      expect((await call(sandbox, '/virtual_machines/42/auto_scaling.json')).status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+      sandbox.setDelay(0);
+      started = Date.now();
+      await call(sandbox, '/virtual_machines/42/auto_scaling.json');
+      expect(Date.now() - started).toBeLessThan(100);
+      sandbox.setDelay(250);
+      started = Date.now();
+      expect((await call(sandbox, '/virtual_machines/42/auto_scaling.json', { auth: null })).status).toBe(401);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(240);
+      expect(() => sandbox.setDelay(-1)).toThrow(RangeError);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('restores the seed state and clears the request log on reset', async () => {
+    const sandbox = await startSandbox({ now: () => new Date('2026-03-14T09:26:53Z') });
+    try {
+      const first = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text);
+      await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } });
+      const restored = JSON.parse((await call(sandbox, '/backups/9/restore.json', { method: 'POST' })).text);
+      expect(restored.backup.updated_at).toBe('2026-03-14T09:26:53+00:00');
+      expect(sandbox.requests).toHaveLength(3);
+
+      sandbox.reset();
+      expect(sandbox.requests).toHaveLength(0);
+      const again = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text);
+      // Same id, number and identifier as the first disk after start: the state and the generator are back to the seed.
+      expect(again.disk).toEqual(first.disk);
+      expect(sandbox.requests).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('frees its port on close, even with a keep-alive connection open', async () => {
+    const sandbox = await startSandbox();
+    const port = Number(new URL(sandbox.url).port);
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    const res = await request(`${sandbox.url}/virtual_machines/42/firewall_rules.json`, {
+      dispatcher: agent,
+      headers: { authorization: `Basic ${Buffer.from('sandbox:sandbox-key').toString('base64')}` },
+    });
+    await res.body.text();
+    const started = Date.now();
+    await sandbox.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    await expect(listenOn(port)).resolves.toBeUndefined();
+    await sandbox.close(); // a second close is harmless
+    await agent.close();
+  });
+
+  it('ends a request waiting on the delay when it closes, without hanging', async () => {
+    const sandbox = await startSandbox({ delayMs: 5_000 });
+    const pending = call(sandbox, '/virtual_machines/42/firewall_rules.json');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await sandbox.close();
+    await expect(pending).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('serves a seed given by the caller without changing it', async () => {
+    const seed: SandboxSeed = { servers: [{ id: 7, label: 'tiny', firewallRules: [], autoscaling: [], disks: [] }], backups: [] };
+    const before = JSON.stringify(seed);
+    const sandbox = await startSandbox({ seed });
+    try {
+      expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(404);
+      const res = await postJson(sandbox, '/virtual_machines/7/disks.json', { disk: { disk_type: 'HDD', disk_size: 3 } });
+      expect(JSON.parse(res.text).disk).toMatchObject({ id: 1, disk_vm_number: 1, label: 'Disk 1' });
+      expect(JSON.stringify(seed)).toBe(before);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('the default seed', () => {
+  it('is the same on every call', () => {
+    expect(defaultSeed()).toEqual(defaultSeed());
+  });
+
+  it('holds servers 42 to 46 and backups 9 to 13 whose records validate against the client schemas', () => {
+    const seed = defaultSeed();
+    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46]);
+    expect(seed.backups.map((b) => b.id)).toEqual([9, 10, 11, 12, 13]);
+    for (const s of seed.servers) {
+      for (const r of s.firewallRules) expect(FirewallRule.safeParse(r).success).toBe(true);
+      for (const d of s.disks) expect(Disk.safeParse(d).success).toBe(true);
+    }
+    for (const b of seed.backups) expect(Backup.safeParse(b).success).toBe(true);
+  });
+
+  it('has unique firewall rule ids and disk ids', () => {
+    const seed = defaultSeed();
+    const ruleIds = seed.servers.flatMap((s) => s.firewallRules.map((r) => r.id));
+    const diskIds = seed.servers.flatMap((s) => s.disks.map((d) => d.id));
+    expect(new Set(ruleIds).size).toBe(ruleIds.length);
+    expect(new Set(diskIds).size).toBe(diskIds.length);
+  });
+});
+
+describe('npm run sandbox', () => {
+  it('says it is a simulator with fake data, prints URL, credentials and a curl line, answers, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../src/sandbox/main.ts'), '--port', '0'], {
+      cwd: join(__dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 8_000;
+      while (!out.includes('Ctrl-C') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toMatch(/SIMULATOR .* FAKE data \(not a real cloud account\)/);
+      const url = /URL\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      expect(url).toBeDefined();
+      expect(out).toContain(`curl -u sandbox:sandbox-key ${url}/virtual_machines/42/firewall_rules.xml`);
+      const res = await request(`${url}/virtual_machines/42/firewall_rules.xml`, {
+        headers: { authorization: `Basic ${Buffer.from('sandbox:sandbox-key').toString('base64')}` },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.text()).toContain('<firewall_rules type="array">');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(out).toContain('GET /virtual_machines/42/firewall_rules.xml → 200');
+  });
+});
