@@ -37,6 +37,12 @@ export interface AuditStore {
    * false when it was already claimed: the submission is a repeat.
    */
   claimSubmission(key: string, at: string): boolean;
+  /**
+   * Gives a claimed key back. Only for an attempt that provably changed
+   * nothing and whose form stays open to be fixed and sent again (the API
+   * rejected the parameters with a 422).
+   */
+  releaseSubmission(key: string): void;
   /** Takes the lock on a target for `ttlMs`; false when someone else holds it. */
   tryLock(target: string, owner: string, nowMs: number, ttlMs: number): boolean;
   unlock(target: string, owner: string): void;
