@@ -53,7 +53,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   const format = config.format;
 
   return {
-    listFirewallRules(vsId: number): Promise<FirewallRule[]> {
+    async listFirewallRules(vsId: number): Promise<FirewallRule[]> {
       const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
       return reads.run(
         `${format} ${path}`,
@@ -62,7 +62,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       );
     },
 
-    listAutoscaling(vsId: number): Promise<AutoscalingSlot[]> {
+    async listAutoscaling(vsId: number): Promise<AutoscalingSlot[]> {
       const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
       return reads.run(
         `${format} ${path}`,

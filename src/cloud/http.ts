@@ -222,7 +222,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
             ms: Date.now() - started,
             attempt,
           });
-          const code = error.cause instanceof Error ? (error.cause as { code?: string }).code : undefined;
+          const code = errorCode(error.cause);
           const worthRetrying = error.kind === 'network' && code !== undefined && policy.errorCodes.includes(code);
           if (worthRetrying && (await waitBeforeRetry(attempt, backoffMs(attempt)))) continue;
           throw error;

@@ -18,6 +18,8 @@ export type FixtureHandler = (req: RecordedRequest, res: ServerResponse, index: 
 export interface FixtureServer {
   url: string;
   requests: RecordedRequest[];
+  /** TCP connections accepted so far, and the most open at once. */
+  connections: { total: number; maxOpen: number };
   /** Replaces the handler for the next requests. */
   handle(handler: FixtureHandler): void;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function startFixtureServer(handler: FixtureHandler = (_req, res) =
   let current = handler;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const connections = { total: 0, maxOpen: 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -43,6 +46,8 @@ export async function startFixtureServer(handler: FixtureHandler = (_req, res) =
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
+    connections.total += 1;
+    connections.maxOpen = Math.max(connections.maxOpen, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -50,6 +55,7 @@ export async function startFixtureServer(handler: FixtureHandler = (_req, res) =
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections,
     handle(next) {
       current = next;
     },

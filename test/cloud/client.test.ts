@@ -1,0 +1,473 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { MockAgent } from 'undici';
+import { createCloudClient, type CloudClientDeps } from '../../src/cloud/client';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { CloudError, type CloudErrorKind } from '../../src/cloud/errors';
+import { parseRetryAfter } from '../../src/cloud/http';
+import { createLogger } from '../../src/log';
+import { closedPortUrl, reply, resetMidBody, startFixtureServer, type FixtureServer } from '../helpers/cloud-fixtures';
+
+const ACCOUNT_ID = 'acct-7';
+const API_KEY = 'k3y-that-must-never-leak-4f9a2c';
+const CREDENTIALS = Buffer.from(`${ACCOUNT_ID}:${API_KEY}`).toString('base64');
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+
+let server: FixtureServer;
+const clients: CloudClient[] = [];
+
+beforeEach(async () => {
+  server = await startFixtureServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server.close();
+});
+
+function client(options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number } = {}, deps: CloudClientDeps = {}) {
+  const made = createCloudClient(
+    {
+      url: options.url ?? server.url,
+      accountId: ACCOUNT_ID,
+      apiKey: API_KEY,
+      format: options.format ?? 'json',
+      timeoutMs: options.timeoutMs ?? 3000,
+      maxConnections: options.maxConnections ?? 4,
+    },
+    { retry: { baseDelayMs: 5 }, ...deps },
+  );
+  clients.push(made);
+  return made;
+}
+
+async function failure(promise: Promise<unknown>): Promise<CloudError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof CloudError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function expectKind(promise: Promise<unknown>, kind: CloudErrorKind): Promise<CloudError> {
+  const error = await failure(promise);
+  expect(error.kind).toBe(kind);
+  return error;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('what the client sends', () => {
+  it('asks for JSON with the .json suffix, JSON headers and Basic auth of account id and API key', async () => {
+    server.handle((_req, res) => reply(res, 200, fixture('firewall_rules.json')));
+    const rules = await client().listFirewallRules(42);
+    expect(rules).toHaveLength(3);
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'GET', url: '/virtual_machines/42/firewall_rules.json' });
+    expect(request!.headers).toMatchObject({
+      accept: 'application/json',
+      'content-type': 'application/json',
+      authorization: `Basic ${CREDENTIALS}`,
+    });
+  });
+
+  it('asks for XML with the .xml suffix and XML headers, and decodes the same rules', async () => {
+    server.handle((req, res) => reply(res, 200, fixture(req.url.endsWith('.xml') ? 'auto_scaling.xml' : 'auto_scaling.json')));
+    const fromXml = await client({ format: 'xml' }).listAutoscaling(42);
+    expect(server.requests[0]).toMatchObject({ url: '/virtual_machines/42/auto_scaling.xml' });
+    expect(server.requests[0]!.headers).toMatchObject({ accept: 'application/xml', 'content-type': 'application/xml' });
+    expect(fromXml).toEqual(await client({ format: 'json' }).listAutoscaling(42));
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    server.handle((_req, res) => reply(res, 200, '[]'));
+    await client({ url: `${server.url}/api/` }).listFirewallRules(7);
+    expect(server.requests[0]!.url).toBe('/api/virtual_machines/7/firewall_rules.json');
+  });
+
+  it('posts the add-disk body of spec 4.3 and returns the created disk', async () => {
+    server.handle((_req, res) => reply(res, 201, fixture('disk.json')));
+    const disk = await client().addDisk(42, { disk_type: 'SSD', disk_size: 20, primary: false, add_to_linux_fstab: true });
+    expect(disk).toMatchObject({ id: 311, disk_size: 20, built: false, locked: true });
+    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/virtual_machines/42/disks.json' });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      disk: { disk_type: 'SSD', disk_size: '20', primary: '0', add_to_linux_fstab: 'true' },
+    });
+  });
+
+  it('posts the add-disk body as XML in XML mode', async () => {
+    server.handle((_req, res) => reply(res, 201, fixture('disk.xml')));
+    const disk = await client({ format: 'xml' }).addDisk(42, { disk_type: 'HDD', disk_size: 5, hot_attach: true });
+    expect(disk.id).toBe(311);
+    expect(server.requests[0]!.url).toBe('/virtual_machines/42/disks.xml');
+    expect(server.requests[0]!.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><disk><disk_type>HDD</disk_type><disk_size>5</disk_size><hot_attach>1</hot_attach></disk>',
+    );
+  });
+
+  it('restores a backup with a body-less POST and returns the backup', async () => {
+    server.handle((_req, res) => reply(res, 200, fixture('backup.xml')));
+    const backup = await client({ format: 'xml' }).restoreBackup(9);
+    expect(backup).toMatchObject({ id: 9, target_id: 42, disk_id: 310 });
+    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/backups/9/restore.xml', body: '' });
+  });
+
+  it('refuses an id that is not a positive integer without calling the API', async () => {
+    await expect(client().listFirewallRules(-1)).rejects.toThrow(RangeError);
+    await expect(client().restoreBackup(1.5)).rejects.toThrow(RangeError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses to be built on "sandbox" instead of a URL', () => {
+    expect(() => createCloudClient({ url: 'sandbox', accountId: 'a', apiKey: 'b', format: 'json', timeoutMs: 100 })).toThrow(/http\(s\) base URL/);
+  });
+
+  it('logs one debug line per request with method, path, status, time and attempt, and no credentials', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
+    server.handle((_req, res) => reply(res, 200, '[]'));
+    await client({}, { logger }).listFirewallRules(42);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'debug', method: 'GET', path: '/virtual_machines/42/firewall_rules', status: 200, attempt: 1 });
+    expect(typeof JSON.parse(lines[0]!).ms).toBe('number');
+    expect(lines.join('\n')).not.toContain(API_KEY);
+    expect(lines.join('\n')).not.toContain(CREDENTIALS);
+  });
+});
+
+describe('status codes become error kinds', () => {
+  it('401 → unauthorized', async () => {
+    server.handle((_req, res) => reply(res, 401, '{"error": "Invalid credentials"}'));
+    const error = await expectKind(client().listFirewallRules(42), 'unauthorized');
+    expect(error).toMatchObject({ status: 401, code: 'CLOUD_UNAUTHORIZED', messages: ['Invalid credentials'], request: 'GET /virtual_machines/42/firewall_rules.json' });
+  });
+
+  it('403 → forbidden, with the API messages', async () => {
+    server.handle((_req, res) => reply(res, 403, '<errors><error>You do not have permissions for this action</error></errors>'));
+    const error = await expectKind(client({ format: 'xml' }).restoreBackup(9), 'forbidden');
+    expect(error.messages).toEqual(['You do not have permissions for this action']);
+  });
+
+  it('404 → not_found', async () => {
+    server.handle((_req, res) => reply(res, 404, '{"errors": ["Resource not found"]}'));
+    const error = await expectKind(client().listAutoscaling(999), 'not_found');
+    expect(error.status).toBe(404);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['{"errors": {"field": ["msg"]}}', '{"errors": {"disk_size": ["must be greater than or equal to 1"], "mount_point": ["is too long"]}}', [], { disk_size: ['must be greater than or equal to 1'], mount_point: ['is too long'] }],
+    ['{"errors": ["msg"]}', '{"errors": ["Disk size must be greater than or equal to 1"]}', ['Disk size must be greater than or equal to 1'], {}],
+    ['{"error": "msg"}', '{"error": "Disk type is not included in the list"}', ['Disk type is not included in the list'], {}],
+    ['<errors><error>msg</error></errors>', '<?xml version="1.0" encoding="UTF-8"?><errors><error>File system requires require_format_disk</error></errors>', ['File system requires require_format_disk'], {}],
+    ['an empty body', '', [], {}],
+  ])('422 with %s → validation with the messages and field messages', async (_shape, body, messages, fieldErrors) => {
+    server.handle((_req, res) => reply(res, 422, body));
+    const error = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'validation');
+    expect(error.messages).toEqual(messages);
+    expect(error.fieldErrors).toEqual(fieldErrors);
+  });
+
+  it('500 with an HTML page → server, keeping only the page title', async () => {
+    const page = '<!DOCTYPE html>\n<html><head><title>We\'re sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>';
+    server.handle((_req, res) => reply(res, 500, page));
+    const error = await expectKind(client().listFirewallRules(42), 'server');
+    expect(error.status).toBe(500);
+    expect(error.messages).toEqual(["We're sorry, but something went wrong (500)"]);
+    expect(JSON.stringify(error)).not.toContain('stack trace here');
+  });
+
+  it('207 Multi-Status and a 204 without a body → server, not a silent success', async () => {
+    server.handle((_req, res) => reply(res, 207, '{"errors": ["partially applied"]}'));
+    const multi = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'server');
+    expect(multi).toMatchObject({ status: 207, messages: ['partially applied'] });
+    server.handle((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    await expectKind(client().listFirewallRules(42), 'server');
+  });
+
+  it('429 on a GET with a long Retry-After → rate_limited with the wait, without waiting it out', async () => {
+    server.handle((_req, res) => reply(res, 429, '', { 'retry-after': '120' }));
+    const error = await expectKind(client().listFirewallRules(42), 'rate_limited');
+    expect(error.retryAfterSeconds).toBe(120);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('broken answers become error kinds', () => {
+  it('a server that never answers → timeout naming the seconds waited', async () => {
+    server.handle(() => undefined);
+    const started = Date.now();
+    const error = await expectKind(client({ timeoutMs: 200 }).listFirewallRules(42), 'timeout');
+    expect(error.message).toBe('the cloud API did not answer within 0.2 s');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('a body trickled byte by byte → timeout: the whole request must finish within the deadline', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const trickle = setInterval(() => (res.destroyed ? clearInterval(trickle) : res.write(' ')), 20);
+      res.on('close', () => clearInterval(trickle));
+    });
+    const started = Date.now();
+    await expectKind(client({ timeoutMs: 300 }).listFirewallRules(42), 'timeout');
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('a closed port → network, "could not connect to the cloud API (ECONNREFUSED)", retried twice for a GET', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
+    const error = await expectKind(client({ url: await closedPortUrl() }, { logger }).listFirewallRules(42), 'network');
+    expect(error.message).toBe('could not connect to the cloud API (ECONNREFUSED)');
+    expect(lines.map((l) => JSON.parse(l).attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('a connection reset in the middle of the body → network, after two retries of the GET', async () => {
+    server.handle((_req, res) => resetMidBody(res, fixture('firewall_rules.json').slice(0, 200)));
+    const error = await expectKind(client().listFirewallRules(42), 'network');
+    expect(error.message).toMatch(/^the connection to the cloud API broke off \(/);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a reset on a POST → network, not retried', async () => {
+    server.handle((_req, res) => resetMidBody(res, '{"disk": {'));
+    await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'network');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('truncated JSON → bad_response', async () => {
+    const json = fixture('firewall_rules.json');
+    server.handle((_req, res) => reply(res, 200, json.slice(0, json.length - 40)));
+    const error = await expectKind(client().listFirewallRules(42), 'bad_response');
+    expect(error.message).toMatch(/not valid JSON/);
+  });
+
+  it('truncated XML and garbage → bad_response', async () => {
+    const xml = fixture('firewall_rules.xml');
+    server.handle((_req, res) => reply(res, 200, xml.slice(0, xml.length - 40)));
+    await expectKind(client({ format: 'xml' }).listFirewallRules(42), 'bad_response');
+    server.handle((_req, res) => reply(res, 200, '\u0000\u0001garbage\u00ff'));
+    await expectKind(client().listFirewallRules(42), 'bad_response');
+  });
+
+  it('valid JSON of the wrong shape → bad_response', async () => {
+    server.handle((_req, res) => reply(res, 200, '[{"firewall_rule": {"id": "abc"}}]'));
+    const error = await expectKind(client().listFirewallRules(42), 'bad_response');
+    expect(error.message).toMatch(/firewall_rule\[0\]\.id/);
+  });
+
+  it('a body over the size cap → bad_response "too large", announced or not, without reading it all', async () => {
+    const big = JSON.stringify([{ firewall_rule: { id: 1, note: 'x'.repeat(64 * 1024) } }]);
+    server.handle((_req, res) => reply(res, 200, big));
+    const announced = await expectKind(client({}, { maxBodyBytes: 16 * 1024 }).listFirewallRules(42), 'bad_response');
+    expect(announced.message).toBe('the cloud API sent a response too large to handle (over 16 KB)');
+
+    // No content-length: 50 MB streamed in chunks; the client must stop after the cap.
+    let sent = 0;
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (sent < 50 * 1024 * 1024 && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const streamed = await expectKind(client({}, { maxBodyBytes: 256 * 1024 }).listFirewallRules(42), 'bad_response');
+    expect(streamed.message).toMatch(/too large/);
+    expect(sent).toBeLessThan(50 * 1024 * 1024);
+  });
+});
+
+describe('retries', () => {
+  it('waits out a 429 Retry-After on a GET, then succeeds', async () => {
+    server.handle((_req, res, index) =>
+      index === 0 ? reply(res, 429, '{"error": "slow down"}', { 'retry-after': '1' }) : reply(res, 200, fixture('firewall_rules.json')),
+    );
+    const started = Date.now();
+    const rules = await client({ timeoutMs: 5000 }).listFirewallRules(42);
+    expect(rules).toHaveLength(3);
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('never retries a POST on 429: rate_limited with the wait asked for', async () => {
+    server.handle((_req, res) => reply(res, 429, '', { 'retry-after': '1' }));
+    const error = await expectKind(client().restoreBackup(9), 'rate_limited');
+    expect(error.retryAfterSeconds).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a GET on 502 twice, then reports the server error', async () => {
+    server.handle((_req, res) => reply(res, 502, '<html><head><title>502 Bad Gateway</title></head></html>'));
+    const error = await expectKind(client().listFirewallRules(42), 'server');
+    expect(error).toMatchObject({ status: 502, messages: ['502 Bad Gateway'] });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('retries a GET on 503 and 504 and returns the answer that follows', async () => {
+    server.handle((_req, res, index) => (index < 2 ? reply(res, index === 0 ? 503 : 504, '') : reply(res, 200, '[]')));
+    expect(await client().listFirewallRules(42)).toEqual([]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('never retries a POST on 503', async () => {
+    server.handle((_req, res) => reply(res, 503, ''));
+    await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'server');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry 4xx answers of a GET', async () => {
+    server.handle((_req, res) => reply(res, 404, ''));
+    await expectKind(client().listFirewallRules(42), 'not_found');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2024-01-01T00:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7);
+    expect(parseRetryAfter('Mon, 01 Jan 2024 00:00:05 GMT', now)).toBe(5);
+    expect(parseRetryAfter('Sun, 31 Dec 2023 23:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('single-flight reads', () => {
+  it('serves 20 concurrent identical reads with one upstream request, each caller with its own copy', async () => {
+    server.handle(async (_req, res) => {
+      await sleep(50);
+      reply(res, 200, fixture('firewall_rules.json'));
+    });
+    const cloud = client();
+    const results = await Promise.all(Array.from({ length: 20 }, () => cloud.listFirewallRules(42)));
+    expect(server.requests).toHaveLength(1);
+    for (const rules of results) expect(rules).toEqual(results[0]);
+    results[0]![0]!.port = 'changed by one caller';
+    results[0]!.pop();
+    expect(results[1]![0]!.port).toBe('22');
+    expect(results[1]).toHaveLength(3);
+  });
+
+  it('asks again for a read that starts after the previous one settled: never a stale cache', async () => {
+    let answer = '[]';
+    server.handle((_req, res) => reply(res, 200, answer));
+    const cloud = client();
+    expect(await cloud.listFirewallRules(42)).toEqual([]);
+    answer = fixture('firewall_rules.json');
+    expect(await cloud.listFirewallRules(42)).toHaveLength(3);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('keeps different servers and different operations apart', async () => {
+    server.handle(async (req, res) => {
+      await sleep(30);
+      reply(res, 200, req.url.includes('auto_scaling') ? fixture('auto_scaling.json') : '[]');
+    });
+    const cloud = client();
+    await Promise.all([cloud.listFirewallRules(1), cloud.listFirewallRules(2), cloud.listAutoscaling(1), cloud.listFirewallRules(1)]);
+    expect(server.requests.map((r) => r.url).sort()).toEqual([
+      '/virtual_machines/1/auto_scaling.json',
+      '/virtual_machines/1/firewall_rules.json',
+      '/virtual_machines/2/firewall_rules.json',
+    ]);
+  });
+
+  it('shares a failure with everyone waiting, and the next read asks again', async () => {
+    server.handle(async (_req, res, index) => {
+      await sleep(30);
+      if (index === 0) reply(res, 404, '');
+      else reply(res, 200, '[]');
+    });
+    const cloud = client();
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => cloud.listFirewallRules(42)));
+    expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as CloudError).kind === 'not_found')).toBe(true);
+    expect(await cloud.listFirewallRules(42)).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('never merges changes: two identical add-disk calls make two requests', async () => {
+    server.handle(async (_req, res) => {
+      await sleep(30);
+      reply(res, 201, fixture('disk.json'));
+    });
+    const cloud = client();
+    await Promise.all([cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 }), cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 })]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('connections to the API', () => {
+  it('opens no more than maxConnections at once, and reuses them', async () => {
+    server.handle(async (req, res) => {
+      await sleep(40);
+      reply(res, 200, '[]');
+    });
+    const cloud = client({ maxConnections: 2 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => cloud.listFirewallRules(i + 1)));
+    expect(server.requests).toHaveLength(10);
+    expect(server.connections.maxOpen).toBeLessThanOrEqual(2);
+    expect(server.connections.total).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('the API key never leaks', () => {
+  const faults: [string, (s: FixtureServer) => void][] = [
+    ['401', (s) => s.handle((_req, res) => reply(res, 401, ''))],
+    ['a body echoing the credentials', (s) => s.handle((req, res) => reply(res, 422, JSON.stringify({ errors: { api_key: [`${API_KEY} is wrong`], base: [`bad header ${req.headers.authorization}`] } })))],
+    ['an HTML 500 echoing the key', (s) => s.handle((_req, res) => reply(res, 500, `<html><head><title>key ${API_KEY}</title></head></html>`))],
+    ['a timeout', (s) => s.handle(() => undefined)],
+    ['a reset mid-body', (s) => s.handle((_req, res) => resetMidBody(res, '[{'))],
+    ['garbage', (s) => s.handle((_req, res) => reply(res, 200, `not json ${API_KEY}`))],
+  ];
+
+  it.each(faults)('not in the error of %s, however it is printed, nor in the logs', async (_name, arrange) => {
+    arrange(server);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
+    const error = await failure(client({ timeoutMs: 250 }, { logger }).addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    const renderings = [
+      JSON.stringify(error),
+      String(error),
+      error.stack ?? '',
+      inspect(error, { depth: 10, showHidden: true }),
+      inspect(error.cause, { depth: 10, showHidden: true }),
+      JSON.stringify(error.cause ?? null),
+      JSON.stringify({ messages: error.messages, fieldErrors: error.fieldErrors }),
+      ...lines,
+    ].join('\n');
+    expect(renderings).not.toContain(API_KEY);
+    expect(renderings).not.toContain(CREDENTIALS);
+  });
+
+  it('not in the error of a refused connection', async () => {
+    const error = await failure(client({ url: await closedPortUrl() }).listFirewallRules(42));
+    const text = [JSON.stringify(error), String(error), inspect(error, { depth: 10, showHidden: true }), inspect(error.cause, { showHidden: true })].join('\n');
+    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain(CREDENTIALS);
+    expect(error.cause).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
+
+describe('with an injected dispatcher (undici MockAgent)', () => {
+  it('uses it for every request, and maps a low-level error to network', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get('http://cloud.test');
+    pool.intercept({ path: '/virtual_machines/42/firewall_rules.json', method: 'GET' }).reply(200, fixture('firewall_rules.json'));
+    pool.intercept({ path: '/backups/9/restore.json', method: 'POST' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const cloud = client({ url: 'http://cloud.test' }, { dispatcher: agent });
+    expect(await cloud.listFirewallRules(42)).toHaveLength(3);
+    const error = await expectKind(cloud.restoreBackup(9), 'network');
+    expect(error.message).toBe('the connection to the cloud API broke off (ECONNRESET)');
+    agent.assertNoPendingInterceptors();
+    await agent.close();
+  });
+});
