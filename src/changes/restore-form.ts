@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { firstMessages, type FormValidation } from './disk-form';
+
+// The restore modal: restoring overwrites a disk, so the user types the
+// backup id again. The optional reason goes into the audit record.
+
+export const MAX_REASON_LENGTH = 500;
+
+export interface RestoreFormValues {
+  confirm?: string;
+  reason?: string;
+}
+
+/** What the audit keeps of a restore; the API call itself takes only the backup id. */
+export interface RestoreParams {
+  backup_id: number;
+  reason?: string;
+}
+
+/** The restore form for one backup: `confirm` must be that backup's id. */
+export const BackupRestoreForm = (backupId: number) => {
+  const mismatch = `Type the backup id (${backupId}) to confirm that its disk will be overwritten`;
+  return z
+    .object({
+      confirm: z
+        .string({ error: mismatch })
+        .optional()
+        .refine((s) => s !== undefined && s.trim() === String(backupId), mismatch),
+      reason: z
+        .string({ error: 'Enter the reason as text' })
+        .optional()
+        .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+        .pipe(z.string().max(MAX_REASON_LENGTH, `At most ${MAX_REASON_LENGTH} characters`).optional()),
+    })
+    .transform(({ reason }): RestoreParams => (reason === undefined ? { backup_id: backupId } : { backup_id: backupId, reason }));
+};
+
+export function validateRestoreForm(backupId: number, values: RestoreFormValues): FormValidation<RestoreParams> {
+  const parsed = BackupRestoreForm(backupId).safeParse(values);
+  if (parsed.success) return { ok: true, params: parsed.data };
+  return { ok: false, fieldErrors: firstMessages(parsed.error) };
+}
