@@ -1,0 +1,191 @@
+import { createPolicy, type Action, type GroupDirectory, type Role } from '../../src/changes/policy';
+import type { Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+
+type Roles = Config['roles'];
+
+const roles = (overrides: Partial<Roles> = {}): Roles => ({
+  admins: ['UADMIN'],
+  operators: ['UOPER'],
+  viewers: ['UVIEW'],
+  mutationChannels: null,
+  groupCacheMs: 60_000,
+  ...overrides,
+});
+
+/** A user group directory that counts its calls and can be told to fail or change. */
+function fakeDirectory(initial: Record<string, string[]> = {}) {
+  const groups = new Map(Object.entries(initial));
+  const calls: string[] = [];
+  let failing = false;
+  const directory: GroupDirectory = {
+    async membersOf(groupId) {
+      calls.push(groupId);
+      await new Promise((r) => setImmediate(r));
+      if (failing) throw new Error('usergroups.users.list: ratelimited');
+      return groups.get(groupId) ?? [];
+    },
+  };
+  return {
+    directory,
+    calls,
+    set: (groupId: string, members: string[]) => groups.set(groupId, members),
+    fail: (on: boolean) => {
+      failing = on;
+    },
+  };
+}
+
+const USER_OF: Record<Role, string> = { admin: 'UADMIN', operator: 'UOPER', viewer: 'UVIEW', none: 'UNOBODY' };
+const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
+const NEEDED: Record<Action, Role> = { read: 'viewer', disk_add: 'operator', backup_restore: 'admin', audit_read: 'admin' };
+const ACTIONS: Action[] = ['read', 'disk_add', 'backup_restore', 'audit_read'];
+const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];
+type Where = 'unrestricted' | 'in an allowed channel' | 'in another channel' | 'in an unknown channel';
+const WHERE: Where[] = ['unrestricted', 'in an allowed channel', 'in another channel', 'in an unknown channel'];
+
+const table = ACTIONS.flatMap((action) =>
+  ROLES.flatMap((role) =>
+    WHERE.map((where) => {
+      const isChange = action === 'disk_add' || action === 'backup_restore';
+      const channelOk = where === 'unrestricted' || where === 'in an allowed channel' || !isChange;
+      return { action, role, where, allowed: RANK[role] >= RANK[NEEDED[action]] && channelOk };
+    }),
+  ),
+);
+
+describe('the role policy', () => {
+  test.each(table)('$action by a $role $where is allowed: $allowed', async ({ action, role, where, allowed }) => {
+    const restricted = where !== 'unrestricted';
+    const policy = createPolicy(roles({ mutationChannels: restricted ? ['CALLOWED', 'CALSO'] : null }), fakeDirectory().directory);
+    const channel = where === 'in another channel' ? 'COTHER' : where === 'in an unknown channel' ? null : 'CALLOWED';
+    const decision = await policy.can(USER_OF[role], action, channel);
+    expect(decision).toMatchObject({ allowed, role, needed: NEEDED[action] });
+    if (allowed) {
+      expect(decision.reason).toBeNull();
+    } else if (RANK[role] < RANK[NEEDED[action]]) {
+      expect(decision.reason).toContain(`needs the ${NEEDED[action]} role`);
+    } else {
+      expect(decision.reason).toContain('Changes are only allowed in <#CALLOWED>, <#CALSO>');
+    }
+  });
+
+  test('a denial names the role needed and the role the user has, in plain words', async () => {
+    const policy = createPolicy(roles(), fakeDirectory().directory);
+    expect((await policy.can('UVIEW', 'disk_add', 'C1')).reason).toBe('Adding a disk needs the operator role; you are a viewer.');
+    expect((await policy.can('UOPER', 'backup_restore', 'C1')).reason).toBe('Restoring a backup needs the admin role; you are an operator.');
+    expect((await policy.can('UNOBODY', 'read', 'C1')).reason).toBe('Reading server details needs the viewer role; you have no role.');
+  });
+
+  test('the highest role wins when a user is listed more than once', async () => {
+    const policy = createPolicy(roles({ admins: ['UX'], operators: ['UX'], viewers: ['UX'] }), fakeDirectory().directory);
+    expect(await policy.roleOf('UX')).toBe('admin');
+  });
+
+  test('with VS_VIEWERS unset everyone reads, and still nobody unlisted changes anything', async () => {
+    const policy = createPolicy(roles({ viewers: null }), fakeDirectory().directory);
+    expect(await policy.roleOf('USTRANGER')).toBe('viewer');
+    expect((await policy.can('USTRANGER', 'read', 'C1')).allowed).toBe(true);
+    expect((await policy.can('USTRANGER', 'disk_add', 'C1')).allowed).toBe(false);
+    expect(await policy.roleOf('UOPER')).toBe('operator');
+  });
+
+  test('with no configuration nobody can change anything, and the reason says why', async () => {
+    const policy = createPolicy(roles({ admins: [], operators: [], viewers: null }), fakeDirectory().directory);
+    expect(policy.changeRolesConfigured).toBe(false);
+    const decision = await policy.can('UANYONE', 'disk_add', 'C1');
+    expect(decision).toMatchObject({ allowed: false, role: 'viewer', needed: 'operator' });
+    expect(decision.reason).toMatch(/no admins or operators are configured/);
+    expect((await policy.can('UANYONE', 'read', 'C1')).allowed).toBe(true);
+    expect(createPolicy(roles(), fakeDirectory().directory).changeRolesConfigured).toBe(true);
+  });
+
+  test('allows() describes each role in words, with the channel restriction', () => {
+    const open = createPolicy(roles(), fakeDirectory().directory);
+    expect(open.allows('none')).toEqual([]);
+    expect(open.allows('viewer')).toHaveLength(1);
+    expect(open.allows('operator').join('\n')).toMatch(/add a disk/);
+    expect(open.allows('operator').join('\n')).not.toMatch(/restore/);
+    expect(open.allows('admin').join('\n')).toMatch(/restore a disk from a backup[\s\S]*audit trail/);
+    const restricted = createPolicy(roles({ mutationChannels: ['CINC'] }), fakeDirectory().directory);
+    expect(restricted.allows('operator').join('\n')).toContain('add a disk to a server (only in <#CINC>)');
+  });
+
+  describe('user groups', () => {
+    test('membership of a group listed in a role grants that role', async () => {
+      const dir = fakeDirectory({ SADMINS: ['UBOSS'], SONCALL: ['UGROUPIE', 'UBOSS'] });
+      const policy = createPolicy(roles({ admins: ['SADMINS'], operators: ['UOPER', 'SONCALL'], viewers: ['SREADERS'] }), dir.directory);
+      expect(await policy.roleOf('UBOSS')).toBe('admin');
+      expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+      expect(await policy.roleOf('UOPER')).toBe('operator');
+      expect(await policy.roleOf('USTRANGER')).toBe('none');
+    });
+
+    test('a group is looked up once for many checks, and concurrent checks share one call', async () => {
+      const dir = fakeDirectory({ SONCALL: ['UGROUPIE'] });
+      const policy = createPolicy(roles({ admins: [], operators: ['SONCALL'] }), dir.directory);
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => policy.can('UGROUPIE', 'disk_add', 'C1')));
+      expect(decisions.every((d) => d.allowed)).toBe(true);
+      await policy.roleOf('UGROUPIE');
+      expect(dir.calls).toEqual(['SONCALL']);
+    });
+
+    test('a membership change is seen once the cache time has passed, not before', async () => {
+      let clock = 1_000_000;
+      const dir = fakeDirectory({ SONCALL: ['UGROUPIE'] });
+      const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs: 30_000 }), dir.directory, { now: () => clock });
+      expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+      dir.set('SONCALL', ['UNEWCOMER']);
+      clock += 29_999;
+      expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+      expect(await policy.roleOf('UNEWCOMER')).toBe('none');
+      clock += 2;
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      expect(await policy.roleOf('UNEWCOMER')).toBe('operator');
+    });
+
+    test('a failed lookup is logged, denies (fails closed), and recovers soon after', async () => {
+      let clock = 0;
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) });
+      const dir = fakeDirectory({ SONCALL: ['UGROUPIE'] });
+      const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs: 60_000 }), dir.directory, { now: () => clock, logger, failureCacheMs: 5_000 });
+      dir.fail(true);
+      const denied = await policy.can('UGROUPIE', 'disk_add', 'C1');
+      expect(denied).toMatchObject({ allowed: false, role: 'none' });
+      expect(lines.some((l) => l.includes('"level":"warn"') && l.includes('SONCALL'))).toBe(true);
+      dir.fail(false);
+      clock += 5_001;
+      expect(await policy.can('UGROUPIE', 'disk_add', 'C1')).toMatchObject({ allowed: true, role: 'operator' });
+    });
+
+    test('a lookup that never answers counts as failed after the lookup timeout', async () => {
+      const hanging: GroupDirectory = { membersOf: () => new Promise<string[]>(() => undefined) };
+      const policy = createPolicy(roles({ operators: ['SONCALL'] }), hanging, { lookupTimeoutMs: 20 });
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+    });
+
+    test('a lookup that throws synchronously is a failure like any other, and is retried later', async () => {
+      let clock = 0;
+      let throwing = true;
+      const directory: GroupDirectory = {
+        membersOf: (groupId) => {
+          if (throwing) throw new Error('boom');
+          return Promise.resolve(groupId === 'SONCALL' ? ['UGROUPIE'] : []);
+        },
+      };
+      const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs: 1000 }), directory, { now: () => clock });
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      throwing = false;
+      clock += 1001;
+      expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+    });
+
+    test('direct listing needs no lookup at all', async () => {
+      const dir = fakeDirectory();
+      const policy = createPolicy(roles({ admins: ['UADMIN', 'SADMINS'] }), dir.directory);
+      expect(await policy.roleOf('UADMIN')).toBe('admin');
+      expect(dir.calls).toEqual([]);
+    });
+  });
+});
