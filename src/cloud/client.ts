@@ -2,8 +2,8 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
-import { decodeResponse, encodeAddDiskBody, Responses } from './codec';
-import { createCloudHttp, type RetryPolicy } from './http';
+import { decodeResponse, encodeAddDiskBody, Responses, type ResponseShape } from './codec';
+import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
 import type { AddDiskParams, AutoscalingSlot, FirewallRule } from './schemas';
 import { createSingleFlight } from './single-flight';
 
@@ -51,13 +51,15 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   });
   const reads = createSingleFlight();
   const format = config.format;
+  const decode = <S extends ResponseShape>(response: CloudHttpResponse, shape: S) =>
+    decodeResponse(format, response.text, shape, { status: response.status, request: response.request });
 
   return {
     async listFirewallRules(vsId: number): Promise<FirewallRule[]> {
       const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
       return reads.run(
         `${format} ${path}`,
-        async () => decodeResponse(format, (await http.send({ method: 'GET', path, expectedStatuses: [200] })).text, Responses.firewallRules),
+        async () => decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.firewallRules),
         copyRecords,
       );
     },
@@ -66,7 +68,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
       return reads.run(
         `${format} ${path}`,
-        async () => decodeResponse(format, (await http.send({ method: 'GET', path, expectedStatuses: [200] })).text, Responses.autoscaling),
+        async () => decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.autoscaling),
         copyRecords,
       );
     },
@@ -76,14 +78,14 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       const body = encodeAddDiskBody(format, params);
       // Spec 4.3 answers 201; 200 is what some deployments send for the same thing.
       const response = await http.send({ method: 'POST', path, body, expectedStatuses: [201, 200] });
-      return decodeResponse(format, response.text, Responses.disk);
+      return decode(response, Responses.disk);
     },
 
     async restoreBackup(backupId: number) {
       const path = `/backups/${pathId(backupId)}/restore`;
       // Spec 4.1 shows no status: any 2xx with the backup in the body is success.
       const response = await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] });
-      return decodeResponse(format, response.text, Responses.backup);
+      return decode(response, Responses.backup);
     },
 
     close: () => http.close(),

@@ -41,8 +41,26 @@ export type ResponseShape = (typeof Responses)[keyof typeof Responses];
 
 type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
 
+/** Where an answer came from, carried on the errors for logs. */
+export interface ResponseContext {
+  status?: number;
+  /** e.g. `GET /virtual_machines/42/firewall_rules.json` */
+  request?: string;
+}
+
 /** Decodes a successful answer. Unreadable text or a shape other than the spec's → CloudError('bad_response'). */
-export function decodeResponse<S extends ResponseShape>(format: WireFormat, text: string, shape: S): Decoded<S> {
+export function decodeResponse<S extends ResponseShape>(format: WireFormat, text: string, shape: S, context: ResponseContext = {}): Decoded<S> {
+  try {
+    return decodeOrThrow(format, text, shape);
+  } catch (error) {
+    if (error instanceof CloudError && (context.status !== undefined || context.request !== undefined)) {
+      throw new CloudError(error.kind, error.message, { status: context.status, request: context.request });
+    }
+    throw error;
+  }
+}
+
+function decodeOrThrow<S extends ResponseShape>(format: WireFormat, text: string, shape: S): Decoded<S> {
   const document = parseDocument(format, text);
   if (shape.kind === 'list') {
     const items = listItems(document, shape.listName, shape.itemName);

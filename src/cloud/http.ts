@@ -84,6 +84,8 @@ export interface CloudHttpResponse {
   text: string;
   /** The Retry-After header, when the API sent one. */
   retryAfter?: string;
+  /** `GET /virtual_machines/42/firewall_rules.json`: for errors raised on this answer later. */
+  request: string;
 }
 
 export interface CloudHttp {
@@ -159,7 +161,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
       cause: init.cause === undefined ? undefined : scrubbedCause(init.cause, redact),
     });
 
-  async function exchange(request: CloudRequest, wirePath: string, signal: AbortSignal): Promise<CloudHttpResponse> {
+  async function exchange(request: CloudRequest, wirePath: string, label: string, signal: AbortSignal): Promise<CloudHttpResponse> {
     const response = await dispatcher.request({
       origin,
       path: wirePath,
@@ -176,6 +178,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
     if (text === undefined && ok) {
       throw fail('bad_response', `the cloud API sent a response too large to handle (over ${formatBytes(limit)})`, {
         status: response.statusCode,
+        request: label,
       });
     }
     const retryAfter = response.headers['retry-after'];
@@ -183,6 +186,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
       status: response.statusCode,
       text: text ?? '',
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      request: label,
     };
   }
 
@@ -211,7 +215,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
         const started = Date.now();
         let response: CloudHttpResponse;
         try {
-          response = await exchange(request, wirePath, controller.signal);
+          response = await exchange(request, wirePath, label, controller.signal);
         } catch (raw) {
           const error =
             raw instanceof CloudError ? raw : transportError(raw, controller.signal, { label, seconds, fail });

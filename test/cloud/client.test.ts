@@ -244,6 +244,7 @@ describe('broken answers become error kinds', () => {
     server.handle((_req, res) => reply(res, 200, json.slice(0, json.length - 40)));
     const error = await expectKind(client().listFirewallRules(42), 'bad_response');
     expect(error.message).toMatch(/not valid JSON/);
+    expect(error).toMatchObject({ status: 200, request: 'GET /virtual_machines/42/firewall_rules.json' });
   });
 
   it('truncated XML and garbage → bad_response', async () => {
