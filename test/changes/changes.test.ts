@@ -1,0 +1,459 @@
+import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
+import { createPolicy, type GroupDirectory, type Policy } from '../../src/changes/policy';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { CloudError } from '../../src/cloud/errors';
+import type { AddDiskParams, Backup, Disk } from '../../src/cloud/schemas';
+import type { Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+import type { AuditRecord, AuditStore } from '../../src/store/audit-store';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN'],
+  operators: ['UOPER', 'SONCALL'],
+  viewers: ['UVIEW'],
+  mutationChannels: null,
+  groupCacheMs: 60_000,
+};
+
+const goodDisk = {
+  disk_type: 'SSD',
+  disk_size: '20',
+  label: 'data',
+  mount_point: '/mnt/data',
+  file_system: 'ext4',
+  primary: false,
+  is_swap: false,
+  hot_attach: true,
+  add_to_linux_fstab: true,
+  add_to_freebsd_fstab: false,
+  require_format_disk: true,
+};
+
+type Behaviour<T> = (() => Promise<T>) | undefined;
+
+/** The network edge: a cloud client that records what it was asked and answers as told. */
+function fakeCloud() {
+  const calls: ({ op: 'addDisk'; vsId: number; params: AddDiskParams } | { op: 'restoreBackup'; backupId: number })[] = [];
+  let nextDisk: Behaviour<Disk>;
+  let nextRestore: Behaviour<Backup>;
+  const cloud: Pick<CloudClient, 'addDisk' | 'restoreBackup'> = {
+    async addDisk(vsId, params) {
+      calls.push({ op: 'addDisk', vsId, params });
+      if (nextDisk) return nextDisk();
+      return { id: 900 + calls.length, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true };
+    },
+    async restoreBackup(backupId) {
+      calls.push({ op: 'restoreBackup', backupId });
+      if (nextRestore) return nextRestore();
+      return { id: backupId, target_id: 42, target_type: 'VirtualMachine', disk_id: 7 };
+    },
+  };
+  return {
+    cloud,
+    calls,
+    onAddDisk: (b: Behaviour<Disk>) => {
+      nextDisk = b;
+    },
+    onRestore: (b: Behaviour<Backup>) => {
+      nextRestore = b;
+    },
+  };
+}
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
+  const fake = fakeCloud();
+  const store: AuditStore = openSqliteAuditStore(':memory:');
+  const logLines: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
+  let clock = 1_700_000_000_000;
+  const now = () => clock;
+  const groups = overrides.groups ?? { membersOf: async () => [] };
+  const policy = overrides.policy ?? createPolicy({ ...ROLES, ...overrides.roles }, groups, { now, logger });
+  const recorded: AuditRecord[] = [];
+  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), ...overrides });
+  return {
+    ...fake,
+    store,
+    changes,
+    recorded,
+    logLines,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+let key = 0;
+const as = (userId: string, channelId: string | null = 'CINCIDENT'): SubmissionContext => ({ userId, channelId, submissionKey: `V${++key}` });
+
+describe('the changes door', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  describe('roles', () => {
+    test('a viewer submitting an add-disk form is denied: no API call, a denied record naming the role', async () => {
+      t = setup();
+      const result = await t.changes.addDisk(as('UVIEW'), 42, goodDisk);
+      expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
+      expect(t.calls).toEqual([]);
+      expect(t.store.latest(5)).toEqual([
+        expect.objectContaining({ userId: 'UVIEW', channelId: 'CINCIDENT', action: 'disk_add', target: 'vs:42', outcome: 'denied', apiStatus: null, detail: 'Adding a disk needs the operator role; you are a viewer.' }),
+      ]);
+    });
+
+    test('an operator cannot restore a backup, even with a correct confirmation', async () => {
+      t = setup();
+      const result = await t.changes.restoreBackup(as('UOPER'), 9, { confirm: '9' });
+      expect(result).toMatchObject({ outcome: 'denied', decision: { needed: 'admin' } });
+      expect(t.calls).toEqual([]);
+      expect(t.store.latest(1)[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
+    });
+
+    test('authorize records a denial when the command is typed, and records nothing when allowed', async () => {
+      t = setup();
+      expect(await t.changes.authorize({ userId: 'UVIEW', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: false, needed: 'operator' });
+      expect(await t.changes.authorize({ userId: 'UOPER', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true, reason: null });
+      expect(t.store.latest(10)).toEqual([expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} })]);
+      expect(t.recorded).toHaveLength(1);
+    });
+
+    test('the role is checked again at submission: a role lost after the form opened denies the change', async () => {
+      let members = ['UGROUPIE'];
+      t = setup({ roles: { groupCacheMs: 1000 }, groups: { membersOf: async () => members } });
+      expect(await t.changes.authorize({ userId: 'UGROUPIE', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true });
+      members = [];
+      t.advance(1001);
+      expect(await t.changes.addDisk(as('UGROUPIE'), 42, goodDisk)).toMatchObject({ outcome: 'denied' });
+      expect(t.calls).toEqual([]);
+    });
+
+    test('outside VS_MUTATION_CHANNELS, or from an unknown channel, a change is denied with the channels to use', async () => {
+      t = setup({ roles: { mutationChannels: ['CINCIDENT'] } });
+      const elsewhere = await t.changes.addDisk(as('UADMIN', 'CRANDOM'), 42, goodDisk);
+      const unknown = await t.changes.addDisk(as('UADMIN', null), 42, goodDisk);
+      for (const result of [elsewhere, unknown]) {
+        expect(result.outcome).toBe('denied');
+        if (result.outcome === 'denied') expect(result.decision.reason).toContain('<#CINCIDENT>');
+      }
+      expect(t.calls).toEqual([]);
+      expect(await t.changes.addDisk(as('UADMIN', 'CINCIDENT'), 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
+    });
+
+    test('a policy that fails is a denial, recorded, never a change', async () => {
+      const broken: Policy = {
+        changeRolesConfigured: true,
+        roleOf: async () => 'admin',
+        can: async () => {
+          throw new Error('directory exploded');
+        },
+        allows: () => [],
+      };
+      t = setup({ policy: broken });
+      const result = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
+      expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'none' } });
+      expect(t.calls).toEqual([]);
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'denied' });
+    });
+  });
+
+  describe('adding a disk', () => {
+    test('an operator adds a disk: the API gets exactly the validated parameters and the record says so', async () => {
+      t = setup();
+      const result = await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
+      const expectedParams = {
+        disk_type: 'SSD',
+        disk_size: 20,
+        label: 'data',
+        mount_point: '/mnt/data',
+        file_system: 'ext4',
+        primary: false,
+        is_swap: false,
+        hot_attach: true,
+        add_to_linux_fstab: true,
+        add_to_freebsd_fstab: false,
+        require_format_disk: true,
+      };
+      expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
+      expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
+      const [record] = t.store.latest(5);
+      expect(record).toEqual({
+        id: expect.any(Number),
+        at: new Date(1_700_000_000_000).toISOString(),
+        userId: 'UOPER',
+        channelId: 'CINCIDENT',
+        action: 'disk_add',
+        target: 'vs:42',
+        params: expectedParams,
+        outcome: 'succeeded',
+        apiStatus: 201,
+        durationMs: 0,
+        detail: expect.stringContaining('disk 901'),
+      });
+      if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
+    });
+
+    test('the duration is measured from the check to the record', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        t.advance(1234);
+        return { id: 1, disk_size: 20 };
+      });
+      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      expect(t.store.latest(1)[0]!.durationMs).toBe(1234);
+    });
+
+    test('an invalid form calls nothing, is recorded as invalid, and the same view can be fixed and sent again', async () => {
+      t = setup();
+      const ctx = as('UOPER');
+      const invalid = await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
+      expect(invalid).toMatchObject({ outcome: 'invalid', fieldErrors: { disk_size: expect.any(String), mount_point: expect.any(String) } });
+      expect(t.calls).toEqual([]);
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'invalid', apiStatus: null, params: { disk_size: '0', mount_point: 'data' }, detail: expect.stringContaining('disk_size') });
+      const fixed = await t.changes.addDisk(ctx, 42, goodDisk);
+      expect(fixed.outcome).toBe('succeeded');
+      expect(t.calls).toHaveLength(1);
+    });
+
+    test('what a user typed into a refused form is kept in the record only in bounded form', async () => {
+      t = setup();
+      await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, label: 'x'.repeat(100_000), vs_id: 'y'.repeat(1000) });
+      const { params } = t.store.latest(1)[0]!;
+      expect(String(params.label).length).toBeLessThanOrEqual(300);
+      expect(params).not.toHaveProperty('vs_id');
+    });
+
+    test('a server id that is not a positive whole number is invalid and calls nothing', async () => {
+      t = setup();
+      expect(await t.changes.addDisk(as('UOPER'), -1, goodDisk)).toMatchObject({ outcome: 'invalid', fieldErrors: { vs_id: expect.any(String) } });
+      expect(await t.changes.addDisk(as('UOPER'), 1.5, goodDisk)).toMatchObject({ outcome: 'invalid' });
+      expect(t.calls).toEqual([]);
+    });
+  });
+
+  describe('at most once, one at a time', () => {
+    test('the same submission delivered twice calls the API once and records once', async () => {
+      t = setup();
+      const ctx = as('UOPER');
+      expect((await t.changes.addDisk(ctx, 42, goodDisk)).outcome).toBe('succeeded');
+      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect(t.calls).toHaveLength(1);
+      expect(t.store.latest(10)).toHaveLength(1);
+      expect(t.recorded).toHaveLength(1);
+    });
+
+    test('the same submission delivered concurrently calls the API once', async () => {
+      t = setup();
+      const answer = deferred<Disk>();
+      t.onAddDisk(() => answer.promise);
+      const ctx = as('UOPER');
+      const both = Promise.all([t.changes.addDisk(ctx, 42, goodDisk), t.changes.addDisk({ ...ctx }, 42, goodDisk), t.changes.addDisk({ ...ctx }, 42, goodDisk)]);
+      await tick();
+      answer.resolve({ id: 5, disk_size: 20 });
+      const outcomes = (await both).map((r) => r.outcome).sort();
+      expect(outcomes).toEqual(['duplicate', 'duplicate', 'succeeded']);
+      expect(t.calls).toHaveLength(1);
+    });
+
+    test('two different changes to one server at once: the second is refused as busy and recorded as failed', async () => {
+      t = setup();
+      const answer = deferred<Disk>();
+      t.onAddDisk(() => answer.promise);
+      const first = t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      await tick();
+      const second = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
+      expect(second).toMatchObject({ outcome: 'busy', message: expect.stringContaining('VS 42') });
+      expect(t.store.latest(1)[0]).toMatchObject({ userId: 'UADMIN', outcome: 'failed', target: 'vs:42', detail: expect.stringContaining('in progress') });
+      // Another server is not blocked.
+      t.onAddDisk(undefined);
+      expect((await t.changes.addDisk(as('UADMIN'), 43, goodDisk)).outcome).toBe('succeeded');
+      answer.resolve({ id: 5, disk_size: 20 });
+      expect((await first).outcome).toBe('succeeded');
+      // Released once done.
+      expect((await t.changes.addDisk(as('UADMIN'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect(t.calls).toHaveLength(3);
+    });
+
+    test('a lock left by a holder that died is taken over after it expires', async () => {
+      t = setup({ lockTtlMs: 10_000 });
+      expect(t.store.tryLock('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('busy');
+      t.advance(10_000);
+      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+    });
+
+    test('the lock is released after a failure too', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        throw new CloudError('server', 'the cloud API failed (HTTP 500)', { status: 500 });
+      });
+      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('failed');
+      t.onAddDisk(undefined);
+      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+    });
+  });
+
+  describe('failures from the cloud API', () => {
+    test('a 422 is mapped onto the form fields it names; the rest become form errors; the view may be sent again', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        throw new CloudError('validation', 'the cloud API rejected the parameters (HTTP 422)', {
+          status: 422,
+          fieldErrors: {
+            disk_size: ['exceeds the free space of the data store'],
+            'disk[label]': ['is taken', 'is odd'],
+            base: ['quota reached for this account'],
+            data_store: ['is full'],
+          },
+          messages: ['try a smaller disk'],
+        });
+      });
+      const ctx = as('UOPER');
+      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      expect(result).toMatchObject({
+        outcome: 'failed',
+        error: { kind: 'validation', status: 422 },
+        fieldErrors: { disk_size: 'exceeds the free space of the data store', label: 'is taken; is odd' },
+        formErrors: ['quota reached for this account', 'data_store is full', 'try a smaller disk'],
+      });
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 422, params: { disk_size: 20 }, detail: expect.stringContaining('exceeds the free space') });
+      // Nothing was created, and the modal stays open: the fixed form goes through on the same view.
+      t.onAddDisk(undefined);
+      expect((await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '10' })).outcome).toBe('succeeded');
+      expect(t.calls).toHaveLength(2);
+    });
+
+    test('a timeout is recorded as failed with no status, flagged as uncertain, and the submission is not run again', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        throw new CloudError('timeout', 'the cloud API did not answer within 10 s');
+      });
+      const ctx = as('UOPER');
+      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      expect(result).toMatchObject({ outcome: 'failed', error: { kind: 'timeout' }, fieldErrors: {}, formErrors: [] });
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: null, detail: expect.stringContaining('may or may not have been applied') });
+      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect(t.calls).toHaveLength(1);
+    });
+
+    test('something other than a CloudError is still recorded, and returned as a failure rather than thrown', async () => {
+      t = setup();
+      t.onRestore(async () => {
+        throw new TypeError('Cannot read properties of undefined');
+      });
+      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
+      expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
+      expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
+    });
+  });
+
+  describe('restoring a backup', () => {
+    test('an admin restores after typing the id again; the reason is kept in the record', async () => {
+      t = setup();
+      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
+      expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
+      expect(t.calls).toEqual([{ op: 'restoreBackup', backupId: 9 }]);
+      expect(t.store.latest(1)[0]).toMatchObject({
+        action: 'backup_restore',
+        target: 'backup:9',
+        outcome: 'succeeded',
+        apiStatus: 200,
+        params: { backup_id: 9, reason: 'corrupt table after deploy' },
+      });
+    });
+
+    test('a confirmation that does not match is invalid on the confirm field and calls nothing', async () => {
+      t = setup();
+      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '10' });
+      expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
+      expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
+      expect(t.calls).toEqual([]);
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+    });
+
+    test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
+      t = setup();
+      t.onRestore(async () => {
+        throw new CloudError('forbidden', 'the cloud API refused the request (HTTP 403)', { status: 403, messages: ['You do not have permissions for this action'] });
+      });
+      const result = await t.changes.restoreBackup(as('UADMIN'), 12, { confirm: '12' });
+      expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
+      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+    });
+  });
+
+  describe('onRecorded', () => {
+    test('hears of every record, in order, after it is stored', async () => {
+      t = setup();
+      await t.changes.authorize({ userId: 'UVIEW', channelId: 'C1' }, 'backup_restore', 'backup:9');
+      await t.changes.addDisk(as('UVIEW'), 42, goodDisk);
+      await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, disk_size: 'big' });
+      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
+      expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
+      expect(t.recorded.map((r) => r.id)).toEqual(
+        t.store
+          .latest(10)
+          .map((r) => r.id)
+          .reverse(),
+      );
+    });
+
+    test('is told only after the lock is released', async () => {
+      let lockFreeWhenTold: boolean | undefined;
+      t = setup({
+        onRecorded: () => {
+          lockFreeWhenTold = t.store.tryLock('vs:42', 'probe', 1_700_000_000_000, 1);
+          t.store.unlock('vs:42', 'probe');
+        },
+      });
+      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      expect(lockFreeWhenTold).toBe(true);
+    });
+
+    test('what it throws, or rejects with, is logged and does not change the result', async () => {
+      t = setup({
+        onRecorded: () => {
+          throw new Error('audit channel not found');
+        },
+      });
+      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect(t.logLines.some((l) => l.includes('audit channel not found'))).toBe(true);
+
+      const rejecting = setup({ onRecorded: (() => Promise.reject(new Error('slack is down'))) as (r: AuditRecord) => void });
+      expect((await rejecting.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      await tick();
+      expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
+      rejecting.store.close();
+    });
+  });
+
+  test('a store that cannot write makes the door throw rather than pretend, after logging the lost entry', async () => {
+    t = setup();
+    const real = t.store;
+    const failing: AuditStore = {
+      ...real,
+      record: () => {
+        throw new Error('SQLITE_FULL: database or disk is full');
+      },
+    };
+    const changes = createChanges({ cloud: t.cloud, store: failing, policy: createPolicy(ROLES, { membersOf: async () => [] }), logger: createLogger({ write: (l) => t.logLines.push(l) }) });
+    await expect(changes.addDisk(as('UOPER'), 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
+    expect(t.logLines.some((l) => l.includes('could not write the audit record') && l.includes('vs:42'))).toBe(true);
+    // The lock was still released.
+    expect(real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+  });
+});
