@@ -44,7 +44,8 @@ export function parseXml(text: string): PlainObject {
   if (/<!DOCTYPE/i.test(text)) throw new XmlSyntaxError('XML with a DOCTYPE is not accepted');
   const validation = XMLValidator.validate(text);
   if (validation !== true) {
-    throw new XmlSyntaxError(`malformed XML (line ${validation.err.line}: ${validation.err.msg})`);
+    // Only the line: the validator's text quotes the document, which is not ours to repeat.
+    throw new XmlSyntaxError(`malformed XML at line ${validation.err.line}`);
   }
   const raw: unknown = parser.parse(text);
   if (raw === null || typeof raw !== 'object' || Object.keys(raw).length === 0) {
