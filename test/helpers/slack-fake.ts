@@ -58,8 +58,8 @@ export async function startSlackFake(): Promise<SlackFake> {
     'auth.test': () => ({ body: { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', user: 'vs-chatops', team: 'Test' } }),
     'chat.postMessage': (a) => ({ body: { ok: true, channel: a.channel, ts: `${Date.now() / 1000}`, message: { text: a.text } } }),
     'chat.postEphemeral': () => ({ body: { ok: true, message_ts: `${Date.now() / 1000}` } }),
-    'views.open': (a) => ({ body: { ok: true, view: { id: `V${calls.length}`, ...parseMaybeJson(a.view) } } }),
-    'views.update': (a) => ({ body: { ok: true, view: { id: a.view_id, ...parseMaybeJson(a.view) } } }),
+    'views.open': (a) => ({ body: { ok: true, view: { id: `V${calls.length}`, ...(parseMaybeJson(a.view) as object) } } }),
+    'views.update': (a) => ({ body: { ok: true, view: { id: a.view_id, ...(parseMaybeJson(a.view) as object) } } }),
     'usergroups.users.list': (a) => {
       const users = groups.get(String(a.usergroup));
       return users ? { body: { ok: true, users } } : { body: { ok: false, error: 'no_such_subteam' } };

@@ -1,0 +1,41 @@
+import type { Backup, Disk } from '../../cloud/schemas';
+import { context, fallback, header, safe, section, withSandbox, type Rendered } from './mrkdwn';
+
+// Results of changes, posted to the channel the change was asked from.
+
+export function renderDiskAdded({ vsId, disk, user, sandbox }: { vsId: number; disk: Disk; user: string; sandbox: boolean }): Rendered {
+  const state = disk.built ? 'built' : disk.locked ? 'being built (locked until it is ready)' : 'being built';
+  const lines = [
+    `*Disk ${disk.id}* on VS ${vsId}: ${disk.disk_size} GB${disk.disk_type ? ` ${safe(disk.disk_type, 10)}` : ''}`,
+    `Label: ${disk.label ? safe(disk.label, 255) : '_none_'}`,
+    `Mount point: ${disk.mount_point ? `\`${safe(disk.mount_point, 256)}\`` : disk.is_swap ? '_swap_' : '_none_'}`,
+    `State: ${state}`,
+  ];
+  return {
+    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${user}`),
+    blocks: withSandbox([header(`Disk added · VS ${vsId}`), section(lines.join('\n')), context(`asked by <@${safe(user, 20)}>`)], sandbox),
+  };
+}
+
+export function renderBackupRestored({ backup, user, reason, sandbox }: { backup: Backup; user: string; reason: string | null; sandbox: boolean }): Rendered {
+  const target = backup.target_id != null ? `VS ${backup.target_id}` : 'its server';
+  const os = [backup.operating_system, backup.operating_system_distro].filter(Boolean).map((s) => safe(s, 40)).join(' / ');
+  const lines = [
+    `*Backup ${backup.id}* restored onto ${target}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
+    `Size: ${backup.backup_size != null ? formatKb(backup.backup_size) : '_unknown_'}`,
+    `Operating system: ${os || '_unknown_'}`,
+    `Backup taken: ${backup.built_at ? safe(backup.built_at, 40) : '_unknown_'}`,
+  ];
+  if (reason && reason.trim()) lines.push(`Reason: ${safe(reason, 500)}`);
+  return {
+    text: fallback(`Backup ${backup.id} restored onto ${target} by ${user}`),
+    blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by <@${safe(user, 20)}>`)], sandbox),
+  };
+}
+
+/** backup_size is in KB in the observed data. */
+function formatKb(kb: number): string {
+  if (kb >= 1024 * 1024) return `${(kb / 1024 / 1024).toFixed(1)} GB`;
+  if (kb >= 1024) return `${(kb / 1024).toFixed(1)} MB`;
+  return `${kb} KB`;
+}

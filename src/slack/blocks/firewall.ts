@@ -1,0 +1,112 @@
+import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import type { FirewallRule } from '../../cloud/schemas';
+import { clock, context, fallback, header, safe, section, withSandbox, type Rendered } from './mrkdwn';
+
+export const FIREWALL_PAGE_SIZE = 20;
+
+export interface FirewallView {
+  vsId: number;
+  rules: readonly FirewallRule[];
+  /** 1-based; clamped into range. */
+  page: number;
+  fetchedAt: Date;
+  sandbox: boolean;
+}
+
+/** Button values carry the server and the page to show: "<vsId>:<page>". */
+export function parsePageButtonValue(value: string): { vsId: number; page: number } | null {
+  const m = /^([1-9][0-9]{0,15}):([1-9][0-9]{0,6})$/.exec(value);
+  if (!m) return null;
+  const vsId = Number(m[1]);
+  const page = Number(m[2]);
+  return Number.isSafeInteger(vsId) ? { vsId, page } : null;
+}
+
+/**
+ * One page of a server's rules: sorted by position, grouped by network
+ * interface, one scannable line per rule. Only the page's rules are
+ * formatted, so a 10,000-rule server costs what a 20-rule one does.
+ */
+export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: FirewallView): Rendered {
+  const total = rules.length;
+  const pages = Math.max(1, Math.ceil(total / FIREWALL_PAGE_SIZE));
+  const current = Math.min(Math.max(1, Math.trunc(page) || 1), pages);
+  const title = header(`Firewall rules · VS ${vsId}`);
+
+  if (total === 0) {
+    return {
+      text: fallback(`VS ${vsId} has no firewall rules`),
+      blocks: withSandbox([title, section(`No firewall rules are set on VS ${vsId}.`), context(`fetched ${clock(fetchedAt)}`)], sandbox),
+    };
+  }
+
+  const sorted = [...rules].sort(byInterfaceThenPosition);
+  const from = (current - 1) * FIREWALL_PAGE_SIZE;
+  const shown = sorted.slice(from, from + FIREWALL_PAGE_SIZE);
+  const range = `rules ${from + 1}–${from + shown.length} of ${total}`;
+  const interfaces = new Set(rules.map((r) => r.network_interface_id)).size;
+
+  const blocks: KnownBlock[] = [
+    title,
+    context(`${total} rule${total === 1 ? '' : 's'} on ${interfaces} network interface${interfaces === 1 ? '' : 's'} · ${range} · fetched ${clock(fetchedAt)}`),
+  ];
+  // One section per interface on this page; a section holds ≤ 3000 characters, so long ones are split.
+  let group: { nic: number; lines: string[] } | undefined;
+  const flush = () => {
+    if (!group) return;
+    for (const chunk of chunkLines(group.lines, 2900)) blocks.push(section(`*Network interface ${group.nic}*\n${chunk}`));
+  };
+  for (const rule of shown) {
+    if (group?.nic !== rule.network_interface_id) {
+      flush();
+      group = { nic: rule.network_interface_id, lines: [] };
+    }
+    group.lines.push(ruleLine(rule));
+  }
+  flush();
+  if (pages > 1) blocks.push(pager(vsId, current, pages));
+
+  const open = shown.filter((r) => r.command.toUpperCase() === 'ACCEPT').length;
+  return {
+    text: fallback(`Firewall rules of VS ${vsId}: ${range} (${open} ACCEPT, ${shown.length - open} other on this page)`),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+/** "`#3` ✅ ACCEPT TCP from any to port 443 — Allow web (enabled, logging)" */
+export function ruleLine(r: FirewallRule): string {
+  const command = r.command.toUpperCase();
+  const mark = command === 'ACCEPT' ? ':white_check_mark:' : command === 'DROP' || command === 'REJECT' ? ':no_entry:' : ':grey_question:';
+  const address = r.address ? `\`${safe(r.address, 60)}\`` : '*any*';
+  const port = r.port ? `port \`${safe(r.port, 60)}\`` : '*all ports*';
+  const extras: string[] = [];
+  if (r.enabled === false) extras.push('disabled');
+  if (r.enable_logging === true) extras.push('logging');
+  const description = r.description ? ` — ${safe(r.description, 120)}` : '';
+  return `\`#${r.position}\` ${mark} *${safe(command, 20)}* ${safe(r.protocol, 10)} from ${address} to ${port}${description}${extras.length ? ` _(${extras.join(', ')})_` : ''}`;
+}
+
+function byInterfaceThenPosition(a: FirewallRule, b: FirewallRule): number {
+  return a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id;
+}
+
+function chunkLines(lines: string[], max: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    if (current && current.length + line.length + 1 > max) {
+      chunks.push(current);
+      current = '';
+    }
+    current = current ? `${current}\n${line}` : line;
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}
+
+function pager(vsId: number, page: number, pages: number): ActionsBlock {
+  const elements: Button[] = [];
+  if (page > 1) elements.push({ type: 'button', action_id: 'firewall_page_prev', text: { type: 'plain_text', text: '← Prev' }, value: `${vsId}:${page - 1}` });
+  if (page < pages) elements.push({ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next →' }, value: `${vsId}:${page + 1}` });
+  return { type: 'actions', block_id: 'firewall_pager', elements };
+}

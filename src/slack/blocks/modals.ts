@@ -1,0 +1,133 @@
+import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
+
+// The two change forms. Each input's block_id and action_id are the name of
+// the API parameter it fills (PRODUCT.md), so validation messages keyed by
+// parameter go straight back onto the field.
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+const option = (value: string, text: string, description?: string): PlainTextOption => ({ text: plain(text), value, ...(description ? { description: plain(description) } : {}) });
+
+function input(id: string, label: string, element: InputBlock['element'], o: { optional?: boolean; hint?: string } = {}): InputBlock {
+  return { type: 'input', block_id: id, label: plain(label), element, optional: o.optional ?? false, ...(o.hint ? { hint: plain(o.hint) } : {}) };
+}
+
+function flag(id: string, text: string, description: string, checked: boolean): InputBlock {
+  const opt = option('true', text, description);
+  return input(id, text, { type: 'checkboxes', action_id: id, options: [opt], ...(checked ? { initial_options: [opt] } : {}) }, { optional: true });
+}
+
+function channelInput(): InputBlock {
+  return input(
+    'channel',
+    'Post the result in',
+    { type: 'conversations_select', action_id: 'channel', default_to_current_conversation: true, response_url_enabled: true, filter: { include: ['public', 'private'], exclude_bot_users: true } },
+    { hint: 'The channel that sees the result (and where changes must be allowed).' },
+  );
+}
+
+function idInput(id: 'vs_id' | 'backup_id', label: string, example: string): InputBlock {
+  return input(id, label, { type: 'plain_text_input', action_id: id, max_length: 16, placeholder: plain(example) });
+}
+
+export interface DiskAddModalOptions {
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  vsId?: number;
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+export function diskAddModal({ vsId, channelId, privateMetadata, sandbox }: DiskAddModalOptions): ModalView {
+  const diskType = [option('SSD', 'SSD'), option('HDD', 'HDD')];
+  const fileSystems = [option('ext4', 'ext4'), option('ext3', 'ext3')];
+  const blocks: KnownBlock[] = [];
+  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42'));
+  else blocks.push(section(`Add a disk to *VS ${vsId}*. It is created at once and built in the background.`));
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input('disk_type', 'Disk type', { type: 'static_select', action_id: 'disk_type', options: diskType, initial_option: diskType[0] }),
+    input('disk_size', 'Size (GB)', { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1', placeholder: plain('e.g. 20') }, { hint: 'Whole gigabytes, at least 1.' }),
+    input('label', 'Label', { type: 'plain_text_input', action_id: 'label', max_length: 255, placeholder: plain('e.g. data') }, { optional: true }),
+    input('mount_point', 'Mount point', { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data') }, { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' }),
+    flag('require_format_disk', 'Format the disk', 'Create a file system on the new disk', true),
+    input('file_system', 'File system', { type: 'static_select', action_id: 'file_system', options: fileSystems }, { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' }),
+    flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot on Linux servers', true),
+    flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot on FreeBSD servers', false),
+    flag('hot_attach', 'Hot attach', 'Attach without stopping the server', true),
+    flag('primary', 'Primary disk', 'Make it the primary disk of the server', false),
+    flag('is_swap', 'Swap disk', 'Use the disk as swap (no mount point, no file system)', false),
+    input('min_iops', 'Minimum IOPS', { type: 'number_input', action_id: 'min_iops', is_decimal_allowed: false, min_value: '1' }, { optional: true, hint: 'Only for storage backends that guarantee IOPS; leave empty otherwise.' }),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'disk_add',
+    private_metadata: privateMetadata,
+    title: plain(truncate(vsId === undefined ? 'Add disk' : `Add disk · VS ${vsId}`, LIMITS.modalTitle)),
+    submit: plain('Add disk'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface BackupRestoreModalOptions {
+  backupId?: number;
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+export function backupRestoreModal({ backupId, channelId, privateMetadata, sandbox }: BackupRestoreModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (backupId === undefined) blocks.push(idInput('backup_id', 'Backup id', 'e.g. 9'));
+  if (channelId === undefined) blocks.push(channelInput());
+  const which = backupId === undefined ? 'the backup' : `backup *${backupId}*`;
+  blocks.push(
+    section(`:warning: *Restoring overwrites the disk* with the contents of ${which}. Anything written to that disk since the backup was taken is lost. This cannot be undone.`),
+    input('confirm', backupId === undefined ? 'Type the backup id again to confirm' : `Type ${backupId} to confirm`, { type: 'plain_text_input', action_id: 'confirm', max_length: 16 }),
+    input('reason', 'Reason (kept in the audit trail)', { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. data corrupted by the 14:00 deploy') }, { optional: true }),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'backup_restore',
+    private_metadata: privateMetadata,
+    title: plain(truncate(backupId === undefined ? 'Restore backup' : `Restore backup ${backupId}`, LIMITS.modalTitle)),
+    submit: plain('Restore'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+type StateEntry = {
+  type?: string;
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+  selected_options?: unknown[] | null;
+  selected_conversation?: string | null;
+  selected_channel?: string | null;
+};
+
+/** Flattens view.state.values into { action_id: value }: selects to their value, checkboxes to booleans. */
+export function viewStateToValues(state: unknown): Record<string, string | boolean | undefined> {
+  const out: Record<string, string | boolean | undefined> = {};
+  if (!state || typeof state !== 'object') return out;
+  for (const block of Object.values(state as Record<string, unknown>)) {
+    if (!block || typeof block !== 'object') continue;
+    for (const [actionId, raw] of Object.entries(block as Record<string, unknown>)) {
+      if (!raw || typeof raw !== 'object') continue;
+      const e = raw as StateEntry;
+      if (e.type === 'checkboxes') out[actionId] = Array.isArray(e.selected_options) && e.selected_options.length > 0;
+      else if (e.selected_option !== undefined) out[actionId] = typeof e.selected_option?.value === 'string' ? e.selected_option.value : undefined;
+      else if (e.selected_conversation !== undefined) out[actionId] = e.selected_conversation ?? undefined;
+      else if (e.selected_channel !== undefined) out[actionId] = e.selected_channel ?? undefined;
+      else out[actionId] = typeof e.value === 'string' ? e.value : undefined;
+    }
+  }
+  return out;
+}
+
+/** Field messages as `response_action: errors` wants them: keyed by block id (= action id), within Slack's length. */
+export function fieldErrorsToBlockErrors(fieldErrors: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fieldErrors).map(([field, message]) => [field, truncate(message, LIMITS.errorMessage)]));
+}

@@ -1,0 +1,207 @@
+// The `/vs` grammar of PRODUCT.md, parsed without Slack or the network. The
+// parser never throws: whatever the text, it returns a command or an
+// `invalid` with a message for the user and, when one is close enough, the
+// valid command they probably meant.
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'firewall'; vsId: number }
+  | { kind: 'autoscaling'; vsId: number }
+  | { kind: 'templates'; filter: string }
+  | { kind: 'disk_add'; vsId: number }
+  | { kind: 'backup_restore'; backupId: number }
+  | { kind: 'whoami' }
+  | { kind: 'audit'; limit: number }
+  | {
+      kind: 'invalid';
+      /**
+       * Plain text with `code` spans. Echoed user input is cut to ~40
+       * characters, without control characters or backticks; the renderer
+       * escapes it for mrkdwn.
+       */
+      message: string;
+      /** The closest valid command, ready to type, e.g. "/vs firewall 42". */
+      suggestion?: string;
+    };
+
+export type CommandKind = Command['kind'];
+
+type Argument = 'none' | 'vs_id' | 'backup_id' | 'text' | 'count';
+
+interface CommandSpec {
+  kind: Exclude<CommandKind, 'invalid'>;
+  /** The subcommand words, lower case. */
+  words: readonly string[];
+  /** Other spellings that parse as this command. */
+  aliases: readonly string[];
+  /** Words people reach for that only earn a suggestion, e.g. "restore 9". */
+  nicknames: readonly string[];
+  argument: Argument;
+  /** How to type it, e.g. "/vs firewall <vs_id>". */
+  usage: string;
+  /** A complete example, e.g. "/vs firewall 42". */
+  example: string;
+}
+
+export const AUDIT_DEFAULT_LIMIT = 10;
+export const AUDIT_MAX_LIMIT = 50;
+export const TEMPLATE_FILTER_MAX_LENGTH = 100;
+
+export const COMMAND_SPECS: readonly CommandSpec[] = [
+  { kind: 'help', words: ['help'], aliases: [], nicknames: ['usage', '?'], argument: 'none', usage: '/vs help', example: '/vs help' },
+  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id', usage: '/vs firewall <vs_id>', example: '/vs firewall 42' },
+  { kind: 'autoscaling', words: ['autoscaling'], aliases: ['as'], nicknames: ['autoscale', 'scaling', 'auto_scaling'], argument: 'vs_id', usage: '/vs autoscaling <vs_id>', example: '/vs autoscaling 42' },
+  { kind: 'templates', words: ['templates'], aliases: [], nicknames: ['template', 'images', 'os'], argument: 'text', usage: '/vs templates [text]', example: '/vs templates ubuntu' },
+  { kind: 'disk_add', words: ['disk', 'add'], aliases: [], nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'], argument: 'vs_id', usage: '/vs disk add <vs_id>', example: '/vs disk add 42' },
+  { kind: 'backup_restore', words: ['backup', 'restore'], aliases: [], nicknames: ['restore', 'backup', 'restore backup', 'backups restore'], argument: 'backup_id', usage: '/vs backup restore <backup_id>', example: '/vs backup restore 9' },
+  { kind: 'whoami', words: ['whoami'], aliases: [], nicknames: ['who', 'me', 'role', 'whoami?'], argument: 'none', usage: '/vs whoami', example: '/vs whoami' },
+  { kind: 'audit', words: ['audit'], aliases: [], nicknames: ['log', 'audits', 'history'], argument: 'count', usage: `/vs audit [n]`, example: '/vs audit 20' },
+];
+
+/**
+ * A positive integer id, or null. ASCII digits only: no sign, exponent, hex,
+ * fraction or other scripts' digits; at most Number.MAX_SAFE_INTEGER.
+ * Accepts what modal inputs hand over too (string, number, boolean, undefined).
+ */
+export function parseId(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const digits = value.trim();
+  if (!/^[0-9]+$/.test(digits)) return null;
+  const significant = digits.replace(/^0+/, '');
+  if (significant === '' || significant.length > 16) return null;
+  const id = Number(significant);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+export function parseCommand(text: string): Command {
+  const tokens = tokenize(typeof text === 'string' ? text : '');
+  if (tokens.length === 0) return { kind: 'help' };
+  const lower = tokens.slice(0, 2).map((t) => t.toLowerCase());
+
+  for (const spec of COMMAND_SPECS) {
+    for (const words of [spec.words, ...spec.aliases.map((a) => [a])]) {
+      if (words.every((word, i) => lower[i] === word)) return parseArguments(spec, words.join(' '), tokens.slice(words.length));
+    }
+  }
+  return unknownCommand(tokens);
+}
+
+function tokenize(text: string): string[] {
+  // Slack hands over escaped text (&lt; for <); either way, split on any whitespace.
+  return text.split(/[\s\p{Cc}]+/u).filter((t) => t !== '');
+}
+
+function parseArguments(spec: CommandSpec, typed: string, args: string[]): Command {
+  const name = `/vs ${typed}`;
+  switch (spec.argument) {
+    case 'none':
+      if (args.length === 0) return { kind: spec.kind } as Command;
+      return invalid(`\`${name}\` takes no arguments; unexpected ${echo(args.join(' '))}.`, spec.example);
+    case 'vs_id':
+    case 'backup_id': {
+      const what = spec.argument === 'vs_id' ? 'server id' : 'backup id';
+      if (args.length === 0) return invalid(`\`${name}\` needs a ${what}: \`${spec.usage}\`, e.g. \`${spec.example}\`.`);
+      const id = parseId(args[0]);
+      if (id === null) return invalid(`${echo(args[0] ?? '')} is not a valid ${what}: ids are positive integers, e.g. \`${spec.example}\`.`);
+      if (args.length > 1) return invalid(`\`${name}\` takes exactly one ${what}; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, withArgument(spec, String(id)));
+      return spec.kind === 'backup_restore' ? { kind: 'backup_restore', backupId: id } : ({ kind: spec.kind, vsId: id } as Command);
+    }
+    case 'text': {
+      const filter = args.join(' ');
+      if (filter.length > TEMPLATE_FILTER_MAX_LENGTH) return invalid(`The filter is too long (at most ${TEMPLATE_FILTER_MAX_LENGTH} characters). Usage: \`${spec.usage}\`.`, '/vs templates');
+      return { kind: 'templates', filter };
+    }
+    case 'count': {
+      if (args.length === 0) return { kind: 'audit', limit: AUDIT_DEFAULT_LIMIT };
+      const limit = parseCount(args[0]);
+      if (limit === null) return invalid(`${echo(args[0] ?? '')} is not a valid number of records: give a whole number from 1 to ${AUDIT_MAX_LIMIT}, e.g. \`${spec.example}\`.`, '/vs audit');
+      if (args.length > 1) return invalid(`\`${name}\` takes at most one number; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, `/vs audit ${limit}`);
+      return { kind: 'audit', limit };
+    }
+  }
+}
+
+function parseCount(token: string | undefined): number | null {
+  const n = parseId(token);
+  return n !== null && n <= AUDIT_MAX_LIMIT ? n : null;
+}
+
+/** Finds the closest command by edit distance over its first one or two words. */
+function unknownCommand(tokens: string[]): Command {
+  let best: { spec: CommandSpec; args: string[]; distance: number } | null = null;
+  for (let take = 1; take <= Math.min(2, tokens.length); take++) {
+    const typed = tokens.slice(0, take).join(' ').toLowerCase();
+    if (typed.length > 40) continue; // nothing we know is that long: no need to measure
+    for (const spec of COMMAND_SPECS) {
+      for (const name of [spec.words.join(' '), ...spec.nicknames]) {
+        if (name.split(' ').length !== take) continue;
+        const distance = editDistance(typed, name);
+        const tolerated = name.length < 3 ? 0 : Math.max(1, Math.floor(name.length / 3));
+        if (distance > tolerated) continue;
+        if (best === null || distance < best.distance) best = { spec, args: tokens.slice(take), distance };
+      }
+    }
+  }
+  const unknown = `Unknown command ${echo(tokens.slice(0, 2).join(' '))}.`;
+  if (best === null) return invalid(`${unknown} See \`/vs help\` for what \`/vs\` can do.`);
+  return invalid(unknown, suggestionFor(best.spec, best.args));
+}
+
+function suggestionFor(spec: CommandSpec, args: string[]): string {
+  const bare = `/vs ${spec.words.join(' ')}`;
+  switch (spec.argument) {
+    case 'none':
+      return bare;
+    case 'vs_id':
+    case 'backup_id': {
+      const id = args.length === 1 ? parseId(args[0]) : null;
+      return id === null ? spec.usage : withArgument(spec, String(id));
+    }
+    case 'count': {
+      const n = args.length === 1 ? parseCount(args[0]) : null;
+      return n === null ? bare : `${bare} ${n}`;
+    }
+    case 'text': {
+      const filter = args.join(' ');
+      return filter === '' || filter.length > TEMPLATE_FILTER_MAX_LENGTH ? bare : `${bare} ${cleanEcho(filter)}`;
+    }
+  }
+}
+
+function withArgument(spec: CommandSpec, argument: string): string {
+  return `/vs ${spec.words.join(' ')} ${argument}`;
+}
+
+function invalid(message: string, suggestion?: string): Command {
+  return suggestion === undefined ? { kind: 'invalid', message } : { kind: 'invalid', message, suggestion };
+}
+
+/** User input shown back: short, one line, no control characters, no backticks to break the code span. */
+function cleanEcho(s: string, max = 40): string {
+  const cleaned = Array.from(s.slice(0, max * 4).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').replace(/`/g, "'"));
+  return cleaned.length > max ? `${cleaned.slice(0, max - 1).join('')}…` : cleaned.join('');
+}
+
+function echo(s: string): string {
+  const cleaned = cleanEcho(s);
+  return cleaned === '' ? '(empty)' : `\`${cleaned}\``;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i]!;
+      const above = d[i - 1]!;
+      let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      row[j] = value;
+    }
+  }
+  return d[rows - 1]![cols - 1]!;
+}
