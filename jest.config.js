@@ -4,7 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Type checking runs once in `npm test` (tsc --noEmit); ts-jest only transpiles here.
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   setupFilesAfterEnv: ['<rootDir>/test/helpers/fail-on-unhandled.ts'],
   testTimeout: 20000,
 };
