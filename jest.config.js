@@ -7,4 +7,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   setupFilesAfterEnv: ['<rootDir>/test/helpers/fail-on-unhandled.ts'],
   testTimeout: 20000,
+  reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };
