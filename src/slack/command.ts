@@ -127,25 +127,44 @@ function parseCount(token: string | undefined): number | null {
   return n !== null && n <= AUDIT_MAX_LIMIT ? n : null;
 }
 
-/** Finds the closest command by edit distance over its first one or two words. */
+/**
+ * Finds the closest command by edit distance over the first one or two
+ * words. A candidate whose remaining words are valid arguments wins ties, so
+ * "disk ad 3" suggests "/vs disk add 3" rather than "disk" plus junk.
+ */
 function unknownCommand(tokens: string[]): Command {
-  let best: { spec: CommandSpec; args: string[]; distance: number } | null = null;
+  let best: { spec: CommandSpec; take: number; score: number } | null = null;
   for (let take = 1; take <= Math.min(2, tokens.length); take++) {
     const typed = tokens.slice(0, take).join(' ').toLowerCase();
     if (typed.length > 40) continue; // nothing we know is that long: no need to measure
+    const args = tokens.slice(take);
     for (const spec of COMMAND_SPECS) {
       for (const name of [spec.words.join(' '), ...spec.nicknames]) {
         if (name.split(' ').length !== take) continue;
         const distance = editDistance(typed, name);
         const tolerated = name.length < 3 ? 0 : Math.max(1, Math.floor(name.length / 3));
         if (distance > tolerated) continue;
-        if (best === null || distance < best.distance) best = { spec, args: tokens.slice(take), distance };
+        const score = distance * 2 + (argumentsFit(spec, args) ? 0 : 3);
+        if (best === null || score < best.score) best = { spec, take, score };
       }
     }
   }
-  const unknown = `Unknown command ${echo(tokens.slice(0, 2).join(' '))}.`;
-  if (best === null) return invalid(`${unknown} See \`/vs help\` for what \`/vs\` can do.`);
-  return invalid(unknown, suggestionFor(best.spec, best.args));
+  if (best === null) return invalid(`Unknown command ${echo(tokens[0] ?? '')}. See \`/vs help\` for what \`/vs\` can do.`);
+  return invalid(`Unknown command ${echo(tokens.slice(0, best.take).join(' '))}.`, suggestionFor(best.spec, tokens.slice(best.take)));
+}
+
+function argumentsFit(spec: CommandSpec, args: string[]): boolean {
+  switch (spec.argument) {
+    case 'none':
+      return args.length === 0;
+    case 'vs_id':
+    case 'backup_id':
+      return args.length === 1 && parseId(args[0]) !== null;
+    case 'count':
+      return args.length === 0 || (args.length === 1 && parseCount(args[0]) !== null);
+    case 'text':
+      return args.join(' ').length <= TEMPLATE_FILTER_MAX_LENGTH;
+  }
 }
 
 function suggestionFor(spec: CommandSpec, args: string[]): string {
