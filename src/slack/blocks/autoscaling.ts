@@ -20,7 +20,7 @@ export function renderAutoscaling({ vsId, slots, sandbox }: { vsId: number; slot
     blocks.push(section(`*${name}*\nUp: ${slotWords(up, 'up')}\nDown: ${slotWords(down, 'down')}`));
   }
   return {
-    text: fallback(`Autoscaling of VS ${vsId}: ${configured} of 6 rules configured`),
+    text: fallback(`Autoscaling of VS ${vsId}: ${configured} of 6 rules configured`, sandbox),
     blocks: withSandbox(blocks, sandbox),
   };
 }

@@ -1,5 +1,5 @@
 import type { Backup, Disk } from '../../cloud/schemas';
-import { context, fallback, header, safe, section, withSandbox, type Rendered } from './mrkdwn';
+import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from.
 
@@ -7,13 +7,13 @@ export function renderDiskAdded({ vsId, disk, user, sandbox }: { vsId: number; d
   const state = disk.built ? 'built' : disk.locked ? 'being built (locked until it is ready)' : 'being built';
   const lines = [
     `*Disk ${disk.id}* on VS ${vsId}: ${disk.disk_size} GB${disk.disk_type ? ` ${safe(disk.disk_type, 10)}` : ''}`,
-    `Label: ${disk.label ? safe(disk.label, 255) : '_none_'}`,
-    `Mount point: ${disk.mount_point ? `\`${safe(disk.mount_point, 256)}\`` : disk.is_swap ? '_swap_' : '_none_'}`,
+    `Label: ${disk.label ? safe(oneLine(disk.label), 600) : '_none_'}`,
+    `Mount point: ${disk.mount_point ? `\`${safe(oneLine(disk.mount_point), 600).replace(/`/g, "'")}\`` : disk.is_swap ? '_swap_' : '_none_'}`,
     `State: ${state}`,
   ];
   return {
-    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${user}`),
-    blocks: withSandbox([header(`Disk added · VS ${vsId}`), section(lines.join('\n')), context(`asked by <@${safe(user, 20)}>`)], sandbox),
+    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${safe(user, 40)}`, sandbox),
+    blocks: withSandbox([header(`Disk added · VS ${vsId}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
   };
 }
 
@@ -28,8 +28,8 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
   ];
   if (reason && reason.trim()) lines.push(`Reason: ${safe(reason, 500)}`);
   return {
-    text: fallback(`Backup ${backup.id} restored onto ${target} by ${user}`),
-    blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by <@${safe(user, 20)}>`)], sandbox),
+    text: fallback(`Backup ${backup.id} restored onto ${target} by ${safe(user, 40)}`, sandbox),
+    blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
   };
 }
 

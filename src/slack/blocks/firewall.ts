@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import type { FirewallRule } from '../../cloud/schemas';
-import { clock, context, fallback, header, safe, section, withSandbox, type Rendered } from './mrkdwn';
+import { clock, context, fallback, header, oneLine, safe, section, withSandbox, type Rendered } from './mrkdwn';
 
 export const FIREWALL_PAGE_SIZE = 20;
 
@@ -35,7 +35,7 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
 
   if (total === 0) {
     return {
-      text: fallback(`VS ${vsId} has no firewall rules`),
+      text: fallback(`VS ${vsId} has no firewall rules`, sandbox),
       blocks: withSandbox([title, section(`No firewall rules are set on VS ${vsId}.`), context(`fetched ${clock(fetchedAt)}`)], sandbox),
     };
   }
@@ -68,7 +68,7 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
 
   const open = shown.filter((r) => r.command.toUpperCase() === 'ACCEPT').length;
   return {
-    text: fallback(`Firewall rules of VS ${vsId}: ${range} (${open} ACCEPT, ${shown.length - open} other on this page)`),
+    text: fallback(`Firewall rules of VS ${vsId}: ${range} (${open} ACCEPT, ${shown.length - open} other on this page)`, sandbox),
     blocks: withSandbox(blocks, sandbox),
   };
 }
@@ -77,13 +77,19 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
 export function ruleLine(r: FirewallRule): string {
   const command = r.command.toUpperCase();
   const mark = command === 'ACCEPT' ? ':white_check_mark:' : command === 'DROP' || command === 'REJECT' ? ':no_entry:' : ':grey_question:';
-  const address = r.address ? `\`${safe(r.address, 60)}\`` : '*any*';
-  const port = r.port ? `port \`${safe(r.port, 60)}\`` : '*all ports*';
+  // Every value is flattened to one line: a newline in API data must not start a fake rule line.
+  const address = r.address ? `\`${inCode(r.address, 60)}\`` : '*any*';
+  const port = r.port ? `port \`${inCode(r.port, 60)}\`` : '*all ports*';
   const extras: string[] = [];
   if (r.enabled === false) extras.push('disabled');
   if (r.enable_logging === true) extras.push('logging');
-  const description = r.description ? ` — ${safe(r.description, 120)}` : '';
-  return `\`#${r.position}\` ${mark} *${safe(command, 20)}* ${safe(r.protocol, 10)} from ${address} to ${port}${description}${extras.length ? ` _(${extras.join(', ')})_` : ''}`;
+  const description = r.description ? ` — ${safe(oneLine(r.description), 120)}` : '';
+  return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${extras.length ? ` _(${extras.join(', ')})_` : ''}`;
+}
+
+/** Text inside a code span: one line, escaped, and no backtick to close the span early. */
+function inCode(s: string, max: number): string {
+  return safe(oneLine(s), max).replace(/`/g, "'");
 }
 
 function byInterfaceThenPosition(a: FirewallRule, b: FirewallRule): number {

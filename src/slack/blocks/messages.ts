@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Action, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
-import { context, fallback, header, safe, section, truncate, withSandbox, type Rendered } from './mrkdwn';
+import { channelMention, code, oneLine, context, escapeKeepingChannelMentions, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 export const USAGE_LINES = [
   '`/vs firewall <vs_id>`: the firewall rules of a server',
@@ -14,24 +14,34 @@ export const USAGE_LINES = [
   '`/vs help`: this help',
 ];
 
-export function renderHelp({ sandbox }: { sandbox: boolean }): Rendered {
+export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean }): Rendered {
+  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${l}`).join('\n')}`)];
+  if (role !== undefined) blocks.push(context(`Your role: *${role}*. \`/vs whoami\` says what it allows.`));
   return {
-    text: 'vs-chatops: inspect and change virtual servers. Try /vs firewall 42',
-    blocks: withSandbox([section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${l}`).join('\n')}`)], sandbox),
+    text: fallback('vs-chatops: inspect and change virtual servers. Try /vs firewall 42', sandbox),
+    blocks: withSandbox(blocks, sandbox),
   };
 }
 
 /** Usage after a wrong command, with the closest valid one when there is one. */
+// `message` is the parser's plain text (user input already cut to ~40
+// characters); it is escaped here like any other text that echoes a user.
 export function renderUsage({ message, suggestion }: { message: string; suggestion?: string }): Rendered {
-  const hint = suggestion ? `\nDid you mean \`${safe(suggestion, 80)}\`?` : '';
+  const said = safe(message, 1000);
+  const hint = suggestion ? `\nDid you mean ${code(suggestion, 120)}?` : '';
   return {
-    text: fallback(`${message}${suggestion ? ` Did you mean ${suggestion}?` : ''}`),
-    blocks: [section(`${message}${hint}`), context(`Commands: ${USAGE_LINES.map((l) => l.split(':')[0]).join(' · ')}`)],
+    text: fallback(`${said}${suggestion ? ` Did you mean ${safe(suggestion, 120)}?` : ''}`),
+    blocks: [section(`${said}${hint}`), context(`Commands: ${USAGE_LINES.map((l) => l.split(':')[0]).join(' · ')}`)],
   };
 }
 
+/**
+ * An ephemeral error: one section. The text may quote the cloud API, so it
+ * is escaped; channel links our own messages build (`<#C…>`) are kept.
+ */
 export function renderError(text: string): Rendered {
-  return { text: fallback(text), blocks: [section(`:warning: ${text}`)] };
+  const shown = escapeKeepingChannelMentions(truncate(text, 2900));
+  return { text: fallback(shown), blocks: [section(`:warning: ${shown}`)] };
 }
 
 const ACTION_NAMES: Record<Action, string> = {
@@ -42,7 +52,7 @@ const ACTION_NAMES: Record<Action, string> = {
 };
 
 export function renderDenied({ action, needed, reason }: { action: Action; needed: Role; reason: string | null }): Rendered {
-  const text = reason ?? `${ACTION_NAMES[action]} needs the ${needed} role.`;
+  const text = escapeKeepingChannelMentions(truncate(reason ?? `${ACTION_NAMES[action]} needs the ${needed} role.`, 2000));
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
 }
 
@@ -55,20 +65,23 @@ export function renderWhoami(o: {
   sandbox: boolean;
 }): Rendered {
   const lines = [
-    `<@${safe(o.userId, 20)}>, your role is *${o.role === 'none' ? 'none' : o.role}*.`,
-    o.allows.length ? `You may: ${o.allows.join('; ')}.` : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
+    `${userMention(o.userId)}, your role is *${o.role}*.`,
+    o.allows.length ? `You may: ${escapeKeepingChannelMentions(truncate(o.allows.join('; '), 1500))}.` : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
   ];
   if (o.noChangeRolesConfigured) lines.push('No admin or operator is configured, so nobody can change anything through this bot.');
-  if (o.mutationChannels) lines.push(`Changes are allowed only in ${o.mutationChannels.map((c) => `<#${safe(c, 20)}>`).join(', ')}.`);
-  return { text: fallback(`Your role is ${o.role}`), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
+  if (o.mutationChannels) {
+    lines.push(o.mutationChannels.length ? `Changes are allowed only in ${o.mutationChannels.slice(0, 20).map(channelMention).join(', ')}${o.mutationChannels.length > 20 ? ` and ${o.mutationChannels.length - 20} more` : ''}.` : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).');
+  }
+  const summary = o.noChangeRolesConfigured ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)` : `Your role is ${o.role}`;
+  return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
 }
 
 const OUTCOME_MARK = { succeeded: ':white_check_mark:', failed: ':x:', denied: ':no_entry:', invalid: ':pencil2:' } as const;
 
 function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
-  const detail = r.detail ? ` · ${safe(r.detail, 150)}` : '';
-  return `${OUTCOME_MARK[r.outcome]} \`${safe(r.at.slice(0, 19).replace('T', ' '), 20)}\` <@${safe(r.userId, 20)}> *${safe(r.action, 20)}* ${safe(r.target, 40)} → ${r.outcome}${status} · ${r.durationMs} ms${r.channelId ? ` · <#${safe(r.channelId, 20)}>` : ''}${detail}`;
+  const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
+  return `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(r.at.slice(0, 19).replace('T', ' '), 20)} ${userMention(r.userId)} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${r.channelId ? ` · ${channelMention(r.channelId)}` : ''}${detail}`;
 }
 
 export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
@@ -91,9 +104,18 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
 
 /** One record, as posted to VS_AUDIT_CHANNEL. */
 export function renderAuditPost(r: AuditRecord): Rendered {
-  const params = truncate(JSON.stringify(r.params), 1500);
+  const params = code(compactJson(r.params), 1500);
   return {
-    text: fallback(`${r.action} ${r.target} by ${r.userId}: ${r.outcome}`),
-    blocks: [section(recordLine(r)), context(`params: \`${safe(params, 1600)}\``)],
+    text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId}: ${r.outcome}`)),
+    blocks: [section(recordLine(r)), context(`params: ${params}`)],
   };
+}
+
+/** Parameters as one compact line; never throws (cycles, BigInt). */
+function compactJson(params: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(params) ?? '{}';
+  } catch {
+    return '(parameters could not be shown)';
+  }
 }

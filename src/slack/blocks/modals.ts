@@ -37,28 +37,61 @@ export interface DiskAddModalOptions {
   channelId?: string;
   privateMetadata: string;
   sandbox: boolean;
+  /** Initial values by API parameter name (e.g. to reopen a form as it was); the defaults otherwise. */
+  values?: DiskAddInitialValues;
 }
 
-export function diskAddModal({ vsId, channelId, privateMetadata, sandbox }: DiskAddModalOptions): ModalView {
+export interface DiskAddInitialValues {
+  disk_type?: 'HDD' | 'SSD';
+  disk_size?: number;
+  label?: string;
+  mount_point?: string;
+  file_system?: 'ext3' | 'ext4';
+  min_iops?: number;
+  primary?: boolean;
+  is_swap?: boolean;
+  hot_attach?: boolean;
+  add_to_linux_fstab?: boolean;
+  add_to_freebsd_fstab?: boolean;
+  require_format_disk?: boolean;
+}
+
+/** The form's defaults: a formatted SSD, hot attached, in the Linux fstab. */
+export const DISK_ADD_DEFAULTS = {
+  disk_type: 'SSD',
+  hot_attach: true,
+  add_to_linux_fstab: true,
+  require_format_disk: true,
+  primary: false,
+  is_swap: false,
+  add_to_freebsd_fstab: false,
+} as const;
+
+const initialText = (value: string | undefined, max: number) => (value ? { initial_value: truncate(value, max) } : {});
+const initialNumber = (value: number | undefined) => (value !== undefined && Number.isSafeInteger(value) && value > 0 ? { initial_value: String(value) } : {});
+
+export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values = {} }: DiskAddModalOptions): ModalView {
+  const initial = { ...DISK_ADD_DEFAULTS, ...values };
   const diskType = [option('SSD', 'SSD'), option('HDD', 'HDD')];
   const fileSystems = [option('ext4', 'ext4'), option('ext3', 'ext3')];
+  const chosenFileSystem = fileSystems.find((o) => o.value === initial.file_system);
   const blocks: KnownBlock[] = [];
   if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42'));
   else blocks.push(section(`Add a disk to *VS ${vsId}*. It is created at once and built in the background.`));
   if (channelId === undefined) blocks.push(channelInput());
   blocks.push(
-    input('disk_type', 'Disk type', { type: 'static_select', action_id: 'disk_type', options: diskType, initial_option: diskType[0] }),
-    input('disk_size', 'Size (GB)', { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1', placeholder: plain('e.g. 20') }, { hint: 'Whole gigabytes, at least 1.' }),
-    input('label', 'Label', { type: 'plain_text_input', action_id: 'label', max_length: 255, placeholder: plain('e.g. data') }, { optional: true }),
-    input('mount_point', 'Mount point', { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data') }, { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' }),
-    flag('require_format_disk', 'Format the disk', 'Create a file system on the new disk', true),
-    input('file_system', 'File system', { type: 'static_select', action_id: 'file_system', options: fileSystems }, { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' }),
-    flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot on Linux servers', true),
-    flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot on FreeBSD servers', false),
-    flag('hot_attach', 'Hot attach', 'Attach without stopping the server', true),
-    flag('primary', 'Primary disk', 'Make it the primary disk of the server', false),
-    flag('is_swap', 'Swap disk', 'Use the disk as swap (no mount point, no file system)', false),
-    input('min_iops', 'Minimum IOPS', { type: 'number_input', action_id: 'min_iops', is_decimal_allowed: false, min_value: '1' }, { optional: true, hint: 'Only for storage backends that guarantee IOPS; leave empty otherwise.' }),
+    input('disk_type', 'Disk type', { type: 'static_select', action_id: 'disk_type', options: diskType, initial_option: diskType.find((o) => o.value === initial.disk_type) ?? diskType[0] }),
+    input('disk_size', 'Size (GB)', { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1', placeholder: plain('e.g. 20'), ...initialNumber(initial.disk_size) }, { hint: 'Whole gigabytes, at least 1.' }),
+    input('label', 'Label', { type: 'plain_text_input', action_id: 'label', max_length: 255, placeholder: plain('e.g. data'), ...initialText(initial.label, 255) }, { optional: true }),
+    input('mount_point', 'Mount point', { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data'), ...initialText(initial.mount_point, 256) }, { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' }),
+    flag('require_format_disk', 'Format the disk', 'Create a file system on the new disk', initial.require_format_disk),
+    input('file_system', 'File system', { type: 'static_select', action_id: 'file_system', options: fileSystems, ...(chosenFileSystem ? { initial_option: chosenFileSystem } : {}) }, { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' }),
+    flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot on Linux servers', initial.add_to_linux_fstab),
+    flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot on FreeBSD servers', initial.add_to_freebsd_fstab),
+    flag('hot_attach', 'Hot attach', 'Attach without stopping the server', initial.hot_attach),
+    flag('primary', 'Primary disk', 'Make it the primary disk of the server', initial.primary),
+    flag('is_swap', 'Swap disk', 'Use the disk as swap (no mount point, no file system)', initial.is_swap),
+    input('min_iops', 'Minimum IOPS', { type: 'number_input', action_id: 'min_iops', is_decimal_allowed: false, min_value: '1', ...initialNumber(initial.min_iops) }, { optional: true, hint: 'Only for storage backends that guarantee IOPS; leave empty otherwise.' }),
   );
   return {
     type: 'modal',

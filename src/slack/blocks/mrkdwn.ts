@@ -42,9 +42,13 @@ export function truncate(s: string, max: number): string {
   return cut + '…';
 }
 
-/** Escaped and cut to fit: for any untrusted text placed in mrkdwn. */
+/**
+ * Escaped and cut to fit: for any untrusted text placed in mrkdwn. `max`
+ * bounds the escaped result (what Slack counts), so one hostile `<<<<` value
+ * cannot grow fivefold past a block's limit.
+ */
 export function safe(s: string | null | undefined, max = 200): string {
-  return escapeMrkdwn(truncate(stripControl(s ?? ''), max));
+  return truncate(escapeMrkdwn(stripControl(truncate(s ?? '', max + 1))), max);
 }
 
 /** Control characters would garble a line; odd Unicode is left as it is. */
@@ -72,11 +76,42 @@ export function context(...texts: string[]): KnownBlock {
   return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn' as const, text: truncate(t, LIMITS.sectionText) })) };
 }
 
-export function fallback(text: string): string {
-  return truncate(text, LIMITS.fallbackText);
+/** Fallback `text`, marked as sandbox data when it is, and kept short. */
+export function fallback(text: string, sandbox = false): string {
+  return truncate(sandbox ? `[sandbox data] ${text}` : text, LIMITS.fallbackText);
 }
 
 /** "14:03:12 UTC" */
 export function clock(d: Date): string {
   return `${d.toISOString().slice(11, 19)} UTC`;
+}
+
+/**
+ * For our own sentences that may carry channel links built from configured
+ * channel ids (policy reasons, whoami): everything is escaped except a
+ * well-formed `<#C…>`, which renders as a link and notifies nobody.
+ */
+export function escapeKeepingChannelMentions(s: string): string {
+  return escapeMrkdwn(s).replace(/&lt;#([CG][A-Z0-9]{1,30})&gt;/g, '<#$1>');
+}
+
+/** One value, one line: newlines and control characters become spaces, so data cannot start a fake line. */
+export function oneLine(s: string): string {
+  return s.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
+}
+
+/** A mention for a real Slack user id (`U…`, `W…`); anything else is shown escaped, never as markup. */
+export function userMention(userId: string): string {
+  return /^[UW][A-Z0-9]{1,30}$/.test(userId) ? `<@${userId}>` : `\`${safe(oneLine(userId), 40).replace(/`/g, "'")}\``;
+}
+
+/** A link for a real channel id (`C…`, `G…`); anything else is shown escaped. */
+export function channelMention(channelId: string): string {
+  return /^[CG][A-Z0-9]{1,30}$/.test(channelId) ? `<#${channelId}>` : `\`${safe(oneLine(channelId), 40).replace(/`/g, "'")}\``;
+}
+
+/** Data inside an inline code span: one line, escaped, cut, and with backticks replaced so it cannot close the span. */
+export function code(s: string, max = 80): string {
+  const inner = safe(oneLine(s.slice(0, max * 2 + 1)), max).replace(/`/g, "'");
+  return inner === '' ? '` `' : `\`${inner}\``;
 }

@@ -15,12 +15,12 @@ export function renderTemplates({ templates, filter, sandbox }: { templates: rea
   const blocks: KnownBlock[] = [header('Template catalogue')];
   if (templates.length === 0) {
     blocks.push(section(`No template${shownFilter}. \`/vs templates\` lists them all.`));
-    return { text: fallback(`No template${shownFilter}`), blocks: withSandbox(blocks, sandbox) };
+    return { text: fallback(`No template${shownFilter}`, sandbox), blocks: withSandbox(blocks, sandbox) };
   }
   const lines = templates.slice(0, 60).map(
     (t) => `*${safe(t.label, 80)}* · min ${t.minMemoryMb} MB RAM · min ${t.minDiskGb} GB disk · ${safe(t.virtualization.join('/'), 20)}${t.license ? ` · licence ${safe(t.license, 20)}` : ''}`,
   );
   blocks.push(context(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`));
   for (let i = 0; i < lines.length; i += 15) blocks.push(section(lines.slice(i, i + 15).join('\n')));
-  return { text: fallback(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`), blocks: withSandbox(blocks, sandbox) };
+  return { text: fallback(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`, sandbox), blocks: withSandbox(blocks, sandbox) };
 }
