@@ -22,5 +22,6 @@ export function renderTemplates({ templates, filter, sandbox }: { templates: rea
   );
   blocks.push(context(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`));
   for (let i = 0; i < lines.length; i += 15) blocks.push(section(lines.slice(i, i + 15).join('\n')));
+  if (templates.length > lines.length) blocks.push(context(`and ${templates.length - lines.length} more: narrow the list with \`/vs templates &lt;text&gt;\``));
   return { text: fallback(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`, sandbox), blocks: withSandbox(blocks, sandbox) };
 }
