@@ -34,7 +34,8 @@ export function cloudErrorMessage(error: unknown, subject: Subject, timeoutMs: n
     case 'network':
       return `The cloud API did not answer within ${seconds} s (could not connect). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
     case 'bad_response':
-      return `The cloud API failed: its answer could not be read${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
+      // Why, in the client's own words (too large, not valid JSON/XML, an unknown shape); never the API's body.
+      return `The cloud API failed: its answer could not be read (${error.message.replace(/^the cloud API /, 'it ')})${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
     case 'server':
     default:
       return `The cloud API failed${error.status ? ` (HTTP ${error.status})` : ''}${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;

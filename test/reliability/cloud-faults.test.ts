@@ -1,0 +1,178 @@
+import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { API_KEY, startHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, eventually, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import * as faults from '../helpers/fault-cloud';
+import type { FaultCloud, FaultHandler } from '../helpers/fault-cloud';
+
+// The cloud API failing in every way we know of, end to end through the real
+// Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
+// stack trace), the bot answers the next command normally, memory stays flat.
+
+const TIMEOUT_MS = 800;
+const SECONDS = '0.8 s';
+
+const CLOUD_FAILED = /The cloud API failed/;
+const NO_ANSWER = new RegExp(`did not answer within ${SECONDS.replace('.', '\\.')}`);
+
+interface Case {
+  name: string;
+  fault: FaultHandler;
+  says: RegExp;
+}
+
+const cases: Case[] = [
+  { name: 'no answer at all (timeout)', fault: faults.hang, says: NO_ANSWER },
+  { name: 'a slow-loris answer that trickles a byte at a time', fault: faults.trickle(50), says: NO_ANSWER },
+  { name: 'the connection reset mid-body', fault: faults.resetMidBody, says: /cloud API/ },
+  { name: 'the connection reset before any answer', fault: faults.resetBeforeAnswer, says: /cloud API/ },
+  { name: 'truncated JSON', fault: faults.truncatedJson, says: CLOUD_FAILED },
+  { name: 'garbage instead of JSON', fault: faults.garbageJson, says: CLOUD_FAILED },
+  { name: 'an HTML error page with HTTP 502', fault: faults.htmlErrorPage(502), says: /The cloud API failed \(HTTP 502\)/ },
+  { name: 'an HTML page with HTTP 200', fault: faults.htmlErrorPage(200), says: CLOUD_FAILED },
+  { name: 'HTTP 500 with a JSON error', fault: faults.body(500, '{"errors":["database is down"]}'), says: /The cloud API failed \(HTTP 500\): database is down/ },
+  { name: 'HTTP 207 Multi-Status', fault: faults.multiStatus, says: /The cloud API failed \(HTTP 207\)/ },
+  { name: '429 with a Retry-After longer than worth waiting', fault: faults.rateLimited(120), says: /rate-limiting requests; try again in 120 s/ },
+  { name: '429 with a short Retry-After, every time', fault: faults.rateLimited(1), says: /rate-limiting requests; try again in 1 s/ },
+  { name: 'a 50 MB answer announced by Content-Length', fault: faults.huge(50 * 1024 * 1024, true), says: /too large/ },
+  { name: 'a 50 MB answer sent chunked', fault: faults.huge(50 * 1024 * 1024, false), says: /too large/ },
+];
+
+function expectUserMessage(m: Message, says: RegExp): void {
+  expect(m.response_type).toBe('ephemeral');
+  const text = visibleText(m);
+  expect(text).toMatch(says);
+  expect(text).not.toMatch(STACK_TRACE);
+  expect(text).not.toMatch(/<html|<!DOCTYPE|proxy\.js/i);
+}
+
+describe('cloud API faults through the real app (JSON)', () => {
+  let upstream: Sandbox;
+  let cloud: FaultCloud;
+  let h: Harness;
+  beforeAll(async () => {
+    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
+    cloud = await faults.startFaultCloud(upstream.url);
+    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await cloud.close();
+    await upstream.close();
+  });
+  beforeEach(() => {
+    cloud.heal();
+    h.slack.reset();
+    upstream.reset();
+  });
+
+  test.each(cases)('$name: the user is told, only they see it, and the next command works', async ({ fault, says }) => {
+    cloud.fail(fault);
+    const started = Date.now();
+    const m = await answerTo(h, 'firewall 42');
+    // Bounded: the deadline covers retries, so no fault holds the user much past it.
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1500);
+    expectUserMessage(m, says);
+
+    cloud.heal();
+    const next = await answerTo(h, 'firewall 42');
+    expect(next.response_type).toBe('in_channel');
+    expect(visibleText(next)).toContain('443');
+  });
+
+  test('the cloud API refusing connections, then coming back', async () => {
+    await cloud.refuse();
+    try {
+      const m = await answerTo(h, 'autoscaling 42');
+      expectUserMessage(m, /did not answer within 0\.8 s \(could not connect\)/);
+    } finally {
+      await cloud.accept();
+    }
+    const next = await answerTo(h, 'autoscaling 42');
+    expect(next.response_type).toBe('in_channel');
+    expect(visibleText(next)).toMatch(/CPU/);
+  });
+
+  test('a 50 MB answer, ten times over, does not grow the memory of the process by 50 MB', async () => {
+    const measure = () => {
+      global.gc?.();
+      return process.memoryUsage();
+    };
+    // Warm up so that first-use allocations are not counted.
+    cloud.fail(faults.huge(50 * 1024 * 1024, false));
+    await answerTo(h, 'firewall 42');
+    const before = measure();
+    for (let i = 0; i < 10; i++) {
+      cloud.fail(faults.huge(50 * 1024 * 1024, i % 2 === 0));
+      expectUserMessage(await answerTo(h, `firewall ${42 + (i % 3)}`), /too large/);
+    }
+    const after = measure();
+    expect((after.rss - before.rss) / 1024 / 1024).toBeLessThan(50);
+    expect((after.heapUsed - before.heapUsed) / 1024 / 1024).toBeLessThan(50);
+  });
+
+  test('many users hitting a hung cloud API at once all get an answer, and the bot then serves normally', async () => {
+    cloud.fail(faults.hang);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => answerTo(h, `firewall ${42 + (i % 5)}`, { user: `U${i}` })));
+    for (const m of answers) expectUserMessage(m, NO_ANSWER);
+    cloud.heal();
+    const next = await answerTo(h, 'firewall 42');
+    expect(next.response_type).toBe('in_channel');
+  });
+
+  test.each([
+    { name: 'times out', fault: faults.hang, says: NO_ANSWER },
+    { name: 'resets the connection', fault: faults.resetBeforeAnswer, says: /cloud API/ },
+    { name: 'answers 500', fault: faults.body(500, '{"errors":["boom"]}'), says: /HTTP 500/ },
+    { name: 'answers garbage', fault: faults.garbageJson, says: CLOUD_FAILED },
+  ])('an add-disk whose API call $name: sent once, the modal says so, the audit says it may have been applied', async ({ fault, says }) => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    cloud.fail(fault);
+    const before = cloud.requests.length;
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('update');
+    const text = visibleText(ack.view);
+    expect(text).toMatch(says);
+    expect(text).not.toMatch(STACK_TRACE);
+    // A change is never repeated behind the user's back.
+    expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
+    const record = h.store.latest(1)[0]!;
+    expect(record).toMatchObject({ action: 'disk_add', target: 'vs:42', outcome: 'failed', userId: 'UOPER' });
+    expect(record.detail).toMatch(/may or may not have been applied/);
+
+    cloud.heal();
+    const again = await openForm(h, 'disk add 42', 'UOPER');
+    const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
+    expect(visibleText(ok.view)).toMatch(/Done/);
+    expect(await eventually(() => h.store.latest(1)[0]?.outcome === 'succeeded')).toBe(true);
+  });
+});
+
+describe('cloud API faults through the real app (XML on the wire)', () => {
+  let upstream: Sandbox;
+  let cloud: FaultCloud;
+  let h: Harness;
+  beforeAll(async () => {
+    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
+    cloud = await faults.startFaultCloud(upstream.url);
+    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await cloud.close();
+    await upstream.close();
+  });
+
+  test.each([
+    { name: 'truncated XML', fault: faults.truncatedXml },
+    { name: 'garbage XML', fault: faults.garbageXml },
+    { name: 'JSON where XML was asked for', fault: faults.body(200, '[{"firewall_rule":{"id":1}}]') },
+    { name: 'an HTML page with HTTP 200', fault: faults.htmlErrorPage(200) },
+  ])('$name: "the cloud API failed", and the next command works', async ({ fault }) => {
+    cloud.fail(fault);
+    expectUserMessage(await answerTo(h, 'firewall 42', { channel: CHANNEL }), CLOUD_FAILED);
+    cloud.heal();
+    const next = await answerTo(h, 'firewall 42');
+    expect(next.response_type).toBe('in_channel');
+    expect(visibleText(next)).toContain('443');
+  });
+});
