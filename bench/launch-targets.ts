@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { BENCH_BOT_TOKEN, BENCH_SIGNING_SECRET } from './signed-commands';
+import { freePort, REPO_ROOT, spawnTarget, type TargetProcess } from './target-process';
+import type { BenchWorld } from './world';
+
+// The four servers of the closed loop, each in its own process, started the
+// way the bot is started: env vars of src/config.ts, `node --import tsx`.
+
+export type TargetName = 'bare-http' | 'bare-bolt' | 'minimal-same-work' | 'ours';
+
+export const TARGET_NAMES: readonly TargetName[] = ['bare-http', 'bare-bolt', 'minimal-same-work', 'ours'];
+
+function botEnv(world: BenchWorld, port: number, dbName: string): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: BENCH_BOT_TOKEN,
+    SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET,
+    SLACK_API_URL: world.fake.apiUrl,
+    PORT: String(port),
+    VS_DB_PATH: join(world.scratchDir, dbName),
+    LOG_LEVEL: 'info',
+  };
+}
+
+export interface LaunchOptions {
+  /** `--cpu-prof` for the bot's process, profiles in bench/profiles/. */
+  cpuProfile?: boolean;
+}
+
+/** A target talking to the bench's sandbox and Slack fake. `ours` is src/main.ts itself. */
+export async function launchTarget(name: TargetName, world: BenchWorld, options: LaunchOptions = {}): Promise<TargetProcess> {
+  const port = await freePort();
+  const env = {
+    ...botEnv(world, port, `${name}.sqlite`),
+    VS_API_URL: world.sandbox.url,
+    VS_ACCOUNT_ID: world.sandbox.accountId,
+    VS_API_KEY: world.sandbox.apiKey,
+  };
+  const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
+  const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];
+  return spawnTarget({ name, command: process.execPath, args: [...profiling, '--import', 'tsx', script], env, port });
+}
+
+/** `npm start` as an operator runs it: the built-in sandbox, HTTP mode, nothing else set. */
+export async function launchNpmStart(world: BenchWorld): Promise<TargetProcess> {
+  const port = await freePort();
+  return spawnTarget({
+    name: 'npm start',
+    command: 'npm',
+    args: ['start', '--silent'],
+    env: botEnv(world, port, 'npm-start.sqlite'),
+    port,
+    // npm → sh → node: the node process runs src/main.ts (sh's command line names it too).
+    servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && cmdline.includes('src/main.ts'),
+  });
+}

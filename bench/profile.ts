@@ -1,0 +1,55 @@
+// How long and how hard each scenario runs: the full run (`npm run bench`,
+// under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
+// tiny load: it only proves every scenario still produces figures).
+
+export interface BenchProfile {
+  readonly mode: 'full' | 'smoke';
+  readonly openLoop: { rate: number; seconds: number; upstreamDelayMs: number; connections: number };
+  readonly closedLoop: { connections: number; warmupSeconds: number; seconds: number; drainMs: number };
+  readonly singleFlight: { commands: number; upstreamDelayMs: number };
+  /** tinybench budget per task. */
+  readonly micro: { timeMs: number; warmupMs: number };
+  /** The sustained load of the memory scenario: same shape as the open loop. */
+  readonly sustained: { rate: number; warmupSeconds: number; seconds: number; upstreamDelayMs: number; connections: number };
+}
+
+export const FULL_PROFILE: BenchProfile = {
+  mode: 'full',
+  openLoop: { rate: 100, seconds: 20, upstreamDelayMs: 1500, connections: 10 },
+  closedLoop: { connections: 50, warmupSeconds: 3, seconds: 10, drainMs: 15_000 },
+  singleFlight: { commands: 50, upstreamDelayMs: 1500 },
+  micro: { timeMs: 1500, warmupMs: 300 },
+  sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
+};
+
+export const SMOKE_PROFILE: BenchProfile = {
+  mode: 'smoke',
+  openLoop: { rate: 20, seconds: 2, upstreamDelayMs: 100, connections: 2 },
+  closedLoop: { connections: 5, warmupSeconds: 0, seconds: 1, drainMs: 3000 },
+  singleFlight: { commands: 10, upstreamDelayMs: 300 },
+  micro: { timeMs: 50, warmupMs: 10 },
+  sustained: { rate: 20, warmupSeconds: 0, seconds: 3, upstreamDelayMs: 100, connections: 2 },
+};
+
+export interface BenchArgs {
+  profile: BenchProfile;
+  /** Where the JSON goes; bench/results.json by default. */
+  out: string | undefined;
+  /** Write a V8 CPU profile of the bot process (bench/profiles/). */
+  cpuProfile: boolean;
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  let profile: BenchProfile = argv.includes('--smoke') ? SMOKE_PROFILE : FULL_PROFILE;
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const sustain = value('--sustain-seconds');
+  if (sustain !== undefined) {
+    const seconds = Number(sustain);
+    if (!Number.isFinite(seconds) || seconds < 1) throw new Error(`--sustain-seconds must be a number of seconds ≥ 1, got ${sustain}`);
+    profile = { ...profile, sustained: { ...profile.sustained, seconds } };
+  }
+  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile') };
+}

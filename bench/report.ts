@@ -1,0 +1,111 @@
+import type { BenchResults } from './results';
+
+// The targets of issue 5, each read from the figures of this run, and the
+// table printed on stdout.
+
+export interface TargetCheck {
+  target: string;
+  figure: string;
+  pass: boolean;
+}
+
+export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
+  const o = r.openLoop;
+  const c = r.closedLoop;
+  const m = r.memoryAndStartup;
+  const messageLimit = o.upstreamDelayMs + 50;
+  return [
+    { target: 'open loop: ack p99 ≤ 25 ms', figure: `${o.ackP99Ms} ms`, pass: o.ackP99Ms <= 25 },
+    {
+      target: `open loop: command-to-message p99 ≤ upstream + 50 ms (${messageLimit} ms), every message delivered`,
+      figure: `${o.messageP99Ms} ms, ${o.missingMessages} missing, ${o.errorMessages} errors`,
+      pass: o.messageP99Ms <= messageLimit && o.missingMessages === 0 && o.errorMessages === 0,
+    },
+    { target: 'closed loop: ours ≥ 0.8 × minimal same-work', figure: `${c.oursOverMinimal} ×`, pass: c.oursOverMinimal >= 0.8 },
+    {
+      target: `${r.singleFlight.commands} identical concurrent reads → 1 upstream request`,
+      figure: `${r.singleFlight.upstreamRequests}`,
+      pass: r.singleFlight.upstreamRequests === 1 && r.singleFlight.messagesDelivered === r.singleFlight.commands,
+    },
+    { target: 'cloud client ≥ 0.8 × raw undici (JSON)', figure: `${r.cloudClient.clientOverRawJson} ×`, pass: r.cloudClient.clientOverRawJson >= 0.8 },
+    { target: 'XML decoding within 3 × of JSON', figure: `${r.cloudClient.xmlOverJsonDecode} ×`, pass: r.cloudClient.xmlOverJsonDecode <= 3 },
+    { target: 'one page of 300 rules renders in ≤ 2 ms (p99)', figure: `${r.render.page300P99Ms} ms`, pass: r.render.page300P99Ms <= 2 },
+    {
+      target: '10,000 rules: one page of blocks (≤ 50 blocks, cost far below 500 page renders)',
+      figure: `${r.render.blocks10k} blocks, ${r.render.page10kInOnePageRenders} page renders`,
+      pass: r.render.blocks10k <= 50 && r.render.page10kInOnePageRenders < 50,
+    },
+    { target: 'RSS after start ≤ 120 MB (npm start)', figure: `${m.rssAfterStartMb} MB`, pass: m.rssAfterStartMb <= 120 },
+    {
+      target: `RSS growth < 10 % over the sustained ${m.sustained.seconds} s`,
+      figure: `${m.sustained.rssGrowthPercent} %`,
+      pass: m.sustained.rssGrowthPercent < 10,
+    },
+    { target: 'healthy within 2 s of npm start', figure: `${m.startupMs} ms`, pass: m.startupMs <= 2000 },
+  ];
+}
+
+export function formatReport(results: BenchResults): string {
+  const r = results.scenarios;
+  const lines: string[] = [];
+  const section = (title: string, rows: [string, string | number][]) => {
+    lines.push('', title);
+    const width = Math.max(...rows.map(([k]) => k.length));
+    for (const [k, v] of rows) lines.push(`  ${k.padEnd(width)}  ${v}`);
+  };
+  lines.push(`vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`);
+
+  const o = r.openLoop;
+  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s, upstream delay ${o.upstreamDelayMs} ms`, [
+    ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
+    ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
+    ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
+    ['error messages / missing', `${o.errorMessages} / ${o.missingMessages}`],
+  ]);
+
+  const c = r.closedLoop;
+  lines.push('', `2. closed loop: ${c.connections} connections, ${c.seconds} s per server (commands/s)`);
+  lines.push(`  ${'server'.padEnd(18)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(9)} ${'completed/s'.padStart(12)} ${'unfinished'.padStart(11)} ${'errors'.padStart(7)}`);
+  for (const [name, t] of Object.entries(c.targets)) {
+    lines.push(`  ${name.padEnd(18)} ${String(t.ackPerSecond).padStart(8)} ${`${t.ackP99Ms} ms`.padStart(9)} ${String(t.completedPerSecond).padStart(12)} ${String(t.unfinished).padStart(11)} ${String(t.errorMessages + t.non2xx).padStart(7)}`);
+  }
+  lines.push(`  ours / minimal same-work (completed/s): ${c.oursOverMinimal} ×`);
+
+  const s = r.singleFlight;
+  section(`3. ${s.commands} identical concurrent /vs firewall 45, upstream delay ${s.upstreamDelayMs} ms`, [
+    ['requests reaching the cloud API', s.upstreamRequests],
+    ['messages delivered', s.messagesDelivered],
+  ]);
+
+  const k = r.cloudClient;
+  section(`4. cloud client alone, 300 rules of VS 45 (${k.jsonBytes} B JSON, ${k.xmlBytes} B XML), one call at a time`, [
+    ['client JSON / raw undici + JSON.parse', `${k.clientJsonPerSecond} / ${k.rawJsonPerSecond} req/s (${k.clientOverRawJson} ×)`],
+    ['client XML / raw undici + XMLParser', `${k.clientXmlPerSecond} / ${k.rawXmlPerSecond} req/s (${k.clientOverRawXml} ×)`],
+    ['decode only: JSON / XML', `${k.decodeJsonMs} / ${k.decodeXmlMs} ms (XML ${k.xmlOverJsonDecode} × JSON)`],
+  ]);
+
+  const d = r.render;
+  section('5. rendering page 1 of the firewall summary', [
+    ['300 rules mean / p99', `${d.page300MeanMs} / ${d.page300P99Ms} ms (${d.blocks300} blocks)`],
+    ['10,000 rules mean / p99', `${d.page10kMeanMs} / ${d.page10kP99Ms} ms (${d.blocks10k} blocks, ${d.bytes10k} B)`],
+    ['one page (20 rules) mean', `${d.onePageMeanMs} ms; 10,000 rules cost ${d.page10kInOnePageRenders} of these`],
+  ]);
+
+  const m = r.memoryAndStartup;
+  section('6. memory and start-up', [
+    ['npm start → healthy /healthz', `${m.startupMs} ms`],
+    ['RSS after start (npm start)', `${m.rssAfterStartMb} MB`],
+    ['RSS after start (bench bot process)', `${m.botRssAfterStartMb} MB`],
+    ['peak RSS under open-loop load', `${m.peakRssOpenLoopMb} MB`],
+    ['peak RSS after the closed loop', `${m.peakRssMb} MB`],
+    [
+      `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s (delay ${m.sustained.upstreamDelayMs} ms)`,
+      `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
+    ],
+  ]);
+
+  lines.push('', 'targets (issue 5)');
+  for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);
+  lines.push('  n/a   bounded connections and 429 Retry-After: not a load figure; covered by test/cloud/client.test.ts');
+  return lines.join('\n');
+}

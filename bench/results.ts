@@ -1,0 +1,31 @@
+import type { ClosedLoopFigures } from './scenarios/closed-loop';
+import type { CloudClientFigures } from './scenarios/cloud-client';
+import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
+import type { OpenLoopFigures } from './scenarios/open-loop';
+import type { RenderFigures } from './scenarios/render';
+import type { SingleFlightFigures } from './scenarios/single-flight';
+import type { TargetName } from './launch-targets';
+import type { TargetCheck } from './report';
+
+// The shape of bench/results.json: every figure of the table, as numbers.
+
+export interface BenchResults {
+  mode: 'full' | 'smoke';
+  startedAt: string;
+  wallSeconds: number;
+  machine: { cpus: number; cpuModel: string; node: string; platform: string; totalMemoryMb: number };
+  scenarios: {
+    openLoop: OpenLoopFigures;
+    closedLoop: { connections: number; seconds: number; targets: Record<TargetName, ClosedLoopFigures>; oursOverMinimal: number };
+    singleFlight: SingleFlightFigures;
+    cloudClient: CloudClientFigures;
+    render: RenderFigures;
+    memoryAndStartup: StartupFigures & {
+      botRssAfterStartMb: number;
+      peakRssOpenLoopMb: number;
+      peakRssMb: number;
+      sustained: SustainedFigures;
+    };
+  };
+  targets: TargetCheck[];
+}

@@ -1,0 +1,116 @@
+import { writeFileSync } from 'node:fs';
+import { cpus, platform, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
+import { parseBenchArgs } from './profile';
+import { checkTargets, formatReport } from './report';
+import type { BenchResults } from './results';
+import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
+import { runCloudClient } from './scenarios/cloud-client';
+import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
+import { runOpenLoop } from './scenarios/open-loop';
+import { runRender } from './scenarios/render';
+import { runSingleFlight } from './scenarios/single-flight';
+import { megabytes, round } from './stats';
+import { REPO_ROOT, type TargetProcess } from './target-process';
+import { startWorld } from './world';
+
+// `npm run bench` (add `--smoke` for the few-second run CI uses,
+// `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
+// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/).
+// Micro figures first, while nothing else runs; then the bot and the
+// baselines as processes of their own; the closed loop last, since it
+// overloads each server on purpose.
+
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const profile = args.profile;
+  const startedAt = new Date();
+  const started = performance.now();
+  const world = await startWorld();
+  const running = new Map<TargetName, TargetProcess>();
+
+  try {
+    progress('5. rendering one page of 300 and of 10,000 rules');
+    const render = await runRender(world, profile.micro);
+    progress('4. the cloud client alone against raw undici');
+    const cloudClient = await runCloudClient(world, profile.micro);
+    progress('6. npm start to a healthy /healthz');
+    const startup = await measureNpmStart(world);
+
+    progress(`starting ${TARGET_NAMES.join(', ')}`);
+    const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
+    launched.forEach((target, i) => running.set(TARGET_NAMES[i] as TargetName, target));
+    const bot = running.get('ours') as TargetProcess;
+    const botRssAfterStart = bot.rssBytes();
+
+    progress(`3. ${profile.singleFlight.commands} identical concurrent commands`);
+    const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
+    progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
+    const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+    const peakRssOpenLoop = bot.peakRssBytes();
+    progress(`6. sustained load for ${profile.sustained.seconds} s`);
+    const sustained = await runSustained(world, bot, profile.sustained);
+
+    const closedTargets = {} as Record<TargetName, ClosedLoopFigures>;
+    for (const name of TARGET_NAMES) {
+      progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${name}`);
+      const target = running.get(name) as TargetProcess;
+      closedTargets[name] = await runClosedLoop(world, target, profile.closedLoop, name === 'minimal-same-work' || name === 'ours');
+      // Work still queued in a server must not slow the next one down.
+      if (name !== 'ours') {
+        await target.stop();
+        running.delete(name);
+      }
+    }
+    const peakRss = bot.peakRssBytes();
+    const minimal = closedTargets['minimal-same-work'].completedPerSecond;
+
+    const scenarios: BenchResults['scenarios'] = {
+      openLoop,
+      closedLoop: {
+        connections: profile.closedLoop.connections,
+        seconds: profile.closedLoop.seconds,
+        targets: closedTargets,
+        oursOverMinimal: round(minimal > 0 ? closedTargets.ours.completedPerSecond / minimal : 0, 2),
+      },
+      singleFlight,
+      cloudClient,
+      render,
+      memoryAndStartup: {
+        ...startup,
+        botRssAfterStartMb: megabytes(botRssAfterStart),
+        peakRssOpenLoopMb: megabytes(peakRssOpenLoop),
+        peakRssMb: megabytes(peakRss),
+        sustained,
+      },
+    };
+    const cpu = cpus();
+    const results: BenchResults = {
+      mode: profile.mode,
+      startedAt: startedAt.toISOString(),
+      wallSeconds: round((performance.now() - started) / 1000, 0),
+      machine: { cpus: cpu.length, cpuModel: cpu[0]?.model.trim() ?? 'unknown', node: process.version, platform: platform(), totalMemoryMb: megabytes(totalmem()) },
+      scenarios,
+      targets: checkTargets(scenarios),
+    };
+    const out = args.out ?? join(REPO_ROOT, 'bench', 'results.json');
+    writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+    process.stdout.write(formatReport(results) + '\n');
+    progress(`figures written to ${out}`);
+  } finally {
+    await Promise.all([...running.values()].map((target) => target.stop()));
+    await world.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

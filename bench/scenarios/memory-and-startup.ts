@@ -1,0 +1,75 @@
+import { launchNpmStart } from '../launch-targets';
+import { runOpenLoop } from './open-loop';
+import type { BenchProfile } from '../profile';
+import { megabytes, round } from '../stats';
+import type { TargetProcess } from '../target-process';
+import type { BenchWorld } from '../world';
+
+// Scenario 6: `npm start` to a healthy /healthz and its resident set once
+// started; then the bot under a sustained open loop, its resident set
+// sampled every second.
+
+export interface StartupFigures {
+  startupMs: number;
+  rssAfterStartMb: number;
+}
+
+/** Settling time after /healthz first answers, before reading the resident set. */
+const SETTLE_MS = 1000;
+
+export async function measureNpmStart(world: BenchWorld): Promise<StartupFigures> {
+  const bot = await launchNpmStart(world);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return { startupMs: round(bot.startupMs, 0), rssAfterStartMb: megabytes(bot.rssBytes()) };
+  } finally {
+    await bot.stop();
+  }
+}
+
+export interface SustainedFigures {
+  seconds: number;
+  rate: number;
+  upstreamDelayMs: number;
+  rssAtStartMb: number;
+  rssAtEndMb: number;
+  rssGrowthPercent: number;
+  ackP99Ms: number;
+  messageP99Ms: number;
+  missingMessages: number;
+}
+
+export async function runSustained(world: BenchWorld, bot: TargetProcess, load: BenchProfile['sustained']): Promise<SustainedFigures> {
+  const shape = { rate: load.rate, upstreamDelayMs: load.upstreamDelayMs, connections: load.connections };
+  if (load.warmupSeconds > 0) await runOpenLoop(world, bot, { ...shape, seconds: load.warmupSeconds }, 'sustain-warm');
+  const samples: number[] = [bot.rssBytes()];
+  const sampler = setInterval(() => samples.push(bot.rssBytes()), 1000);
+  let figures;
+  try {
+    world.fake.clear();
+    figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain');
+  } finally {
+    clearInterval(sampler);
+  }
+  samples.push(bot.rssBytes());
+  // Medians of the first and last few samples: one reading can land on either side of a GC.
+  const span = Math.max(1, Math.min(5, Math.floor(samples.length / 2)));
+  const start = median(samples.slice(0, span));
+  const end = median(samples.slice(-span));
+  return {
+    seconds: load.seconds,
+    rate: load.rate,
+    upstreamDelayMs: load.upstreamDelayMs,
+    rssAtStartMb: megabytes(start),
+    rssAtEndMb: megabytes(end),
+    rssGrowthPercent: round(((end - start) / start) * 100),
+    ackP99Ms: figures.ackP99Ms,
+    messageP99Ms: figures.messageP99Ms,
+    missingMessages: figures.missingMessages,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}

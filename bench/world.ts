@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type Sandbox } from '../src/sandbox';
+import { startBenchSlackFake, type BenchSlackFake } from './slack-fake';
+
+// What every scenario shares, all in the bench process: the Slack fake, the
+// sandbox cloud API (its delay is the injectable upstream latency) and a
+// scratch directory for the bot's SQLite file.
+
+export const BENCH_CLOUD_API_KEY = 'bench-cloud-api-key-0123456789';
+
+export interface BenchWorld {
+  fake: BenchSlackFake;
+  sandbox: Sandbox;
+  scratchDir: string;
+  close(): Promise<void>;
+}
+
+export async function startWorld(): Promise<BenchWorld> {
+  const fake = await startBenchSlackFake();
+  const sandbox = await startSandbox({ port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0 });
+  const scratchDir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-'));
+  return {
+    fake,
+    sandbox,
+    scratchDir,
+    async close() {
+      await sandbox.close();
+      await fake.close();
+      rmSync(scratchDir, { recursive: true, force: true });
+    },
+  };
+}
