@@ -3,6 +3,7 @@ import type { Action, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
 import { channelMention, code, oneLine, context, escapeKeepingChannelMentions, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
 
+/** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
 export const USAGE_LINES = [
   '`/vs firewall <vs_id>`: the firewall rules of a server',
   '`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules',
@@ -15,7 +16,7 @@ export const USAGE_LINES = [
 ];
 
 export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean }): Rendered {
-  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${l}`).join('\n')}`)];
+  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
   if (role !== undefined) blocks.push(context(`Your role: *${role}*. \`/vs whoami\` says what it allows.`));
   return {
     text: fallback('vs-chatops: inspect and change virtual servers. Try /vs firewall 42', sandbox),
@@ -27,11 +28,11 @@ export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean })
 // `message` is the parser's plain text (user input already cut to ~40
 // characters); it is escaped here like any other text that echoes a user.
 export function renderUsage({ message, suggestion }: { message: string; suggestion?: string }): Rendered {
-  const said = safe(message, 1000);
+  const said = safe(message, 1000) || 'That is not a `/vs` command.';
   const hint = suggestion ? `\nDid you mean ${code(suggestion, 120)}?` : '';
   return {
     text: fallback(`${said}${suggestion ? ` Did you mean ${safe(suggestion, 120)}?` : ''}`),
-    blocks: [section(`${said}${hint}`), context(`Commands: ${USAGE_LINES.map((l) => l.split(':')[0]).join(' · ')}`)],
+    blocks: [section(`${said}${hint}`), context(`Commands: ${escapeMrkdwn(USAGE_LINES.map((l) => l.split(':')[0]).join(' · '))}`)],
   };
 }
 
