@@ -100,7 +100,7 @@ export function modalLimitProblems(v: ModalView): string[] {
   p.push(...blockLimitProblems(v.blocks as KnownBlock[]));
   for (const b of v.blocks) {
     if (b.type !== 'input') continue;
-    const e = (b as { element: Record<string, unknown> }).element;
+    const e = (b as unknown as { element: Record<string, unknown> }).element;
     const initial = e.initial_value;
     const max = e.max_length;
     if (typeof initial === 'string' && typeof max === 'number' && initial.length > max) p.push(`initial value of ${String(e.action_id)} longer than its max_length`);
