@@ -29,10 +29,13 @@ export interface SlackApp {
 }
 
 // The Web API client must not stall a listener for minutes on Slack outages.
+// A 429 is rejected at once: waiting out its Retry-After (often 30–60 s, and
+// once per retry) pauses the client's whole queue, so every listener would
+// wait, and a trigger_id is dead after 3 s anyway. Callers log it and move on.
 const WEB_API_OPTIONS: WebClientOptions = {
   retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2000, randomize: true },
   timeout: 10_000,
-  rejectRateLimitedCalls: false,
+  rejectRateLimitedCalls: true,
 };
 
 export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
