@@ -112,6 +112,7 @@ export function channelMention(channelId: string): string {
 
 /** Data inside an inline code span: one line, escaped, cut, and with backticks replaced so it cannot close the span. */
 export function code(s: string, max = 80): string {
-  const inner = safe(oneLine(s.slice(0, max * 2 + 1)), max).replace(/`/g, "'");
+  // The pre-cut must not split a surrogate pair: oneLine can shrink the rest below `max`, leaving half an emoji.
+  const inner = safe(oneLine(s.slice(0, max * 2 + 1).replace(/[\uD800-\uDBFF]$/, '')), max).replace(/`/g, "'");
   return inner === '' ? '` `' : `\`${inner}\``;
 }
