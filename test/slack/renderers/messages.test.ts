@@ -1,6 +1,6 @@
 import { renderAuditPost, renderAuditRecords, renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
 import { parseCommand } from '../../../src/slack/command';
-import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
+import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
 
 /** What Slack shows for escaped mrkdwn. */
@@ -184,6 +184,12 @@ describe('audit trail', () => {
     expect(m.text).toBe('disk_add vs:42 by U0ADMIN01: succeeded');
     expectNoDataMarkup(m, { users: ['U0ADMIN01'], channels: ['C0INCIDENT'] });
     expectWithinSlackLimits(m);
+  });
+
+  test('an emoji that falls on the parameter cut is dropped whole, never left as half a character', () => {
+    // 2,990 invisible C1 controls collapse to one space after the cut at 3,001 characters, which lands inside the emoji.
+    const m = renderAuditPost(auditRecord({ params: { label: `${'\u0085'.repeat(2990)}😀` } }));
+    expect(brokenUnicode(m)).toEqual([]);
   });
 
   test('parameters that cannot be serialised do not break the post', () => {
