@@ -1,6 +1,7 @@
 import type { InputBlock, KnownBlock, ModalView } from '@slack/types';
 import fc from 'fast-check';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
+import { statusModal } from '../../../src/slack/blocks/status-modal';
 import { validateDiskForm } from '../../../src/changes';
 import { input, stateOf } from '../../helpers/payloads';
 import { allTexts, hostileText, modalLimitProblems } from './slack-limits';
@@ -172,5 +173,26 @@ describe('fieldErrorsToBlockErrors', () => {
     expect(errors.disk_size).toBe('must be at least 1');
     expect(errors.mount_point!.length).toBeLessThanOrEqual(300);
     expect(errors.mount_point).toMatch(/…$/);
+  });
+});
+
+describe('statusModal', () => {
+  test('escapes API text once: already-escaped result text is not escaped twice; channel links survive', () => {
+    const v = statusModal({ title: 'Add disk', text: ':x: The cloud API said: <https://evil|click> & <!here>. Label data &lt;disk&gt; &amp; more, in <#CINC>', sandbox: false });
+    const text = allTexts(v.blocks as KnownBlock[]).join('\n');
+    expect(text).toContain('&lt;https://evil|click&gt; &amp; &lt;!here&gt;');
+    expect(text).toContain('data &lt;disk&gt; &amp; more');
+    expect(text).toContain('<#CINC>');
+    expect(modalLimitProblems(v)).toEqual([]);
+  });
+
+  test('keeps limits for any text', () => {
+    fc.assert(
+      fc.property(hostileText, hostileText, fc.boolean(), (title, text, sandbox) => {
+        const v = statusModal({ title: title || 'x', text, sandbox });
+        expect(modalLimitProblems(v)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
