@@ -198,7 +198,8 @@ function invalid(message: string, suggestion?: string): Command {
 
 /** User input shown back: short, one line, no control characters, no backticks to break the code span. */
 function cleanEcho(s: string, max = 40): string {
-  const cleaned = Array.from(s.slice(0, max * 4).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').replace(/`/g, "'"));
+  // The pre-cut must not split a surrogate pair: dropping invisible characters can bring half an emoji inside `max`.
+  const cleaned = Array.from(s.slice(0, max * 4).replace(/[\uD800-\uDBFF]$/, '').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').replace(/`/g, "'"));
   return cleaned.length > max ? `${cleaned.slice(0, max - 1).join('')}…` : cleaned.join('');
 }
 
