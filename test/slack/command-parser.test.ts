@@ -1,0 +1,264 @@
+import fc from 'fast-check';
+import { renderUsage } from '../../src/slack/blocks/messages';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, editDistance, parseCommand, parseId, type Command } from '../../src/slack/command';
+import { brokenUnicode, dataMarkup } from './renderers/limits';
+
+const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
+  const cmd = parseCommand(text);
+  if (cmd.kind !== 'invalid') throw new Error(`expected "${text}" to be refused, got ${JSON.stringify(cmd)}`);
+  return cmd;
+};
+
+describe('the /vs grammar of PRODUCT.md', () => {
+  test.each<[string, Command]>([
+    ['', { kind: 'help' }],
+    ['   ', { kind: 'help' }],
+    ['help', { kind: 'help' }],
+    ['firewall 42', { kind: 'firewall', vsId: 42 }],
+    ['autoscaling 42', { kind: 'autoscaling', vsId: 42 }],
+    ['as 42', { kind: 'autoscaling', vsId: 42 }],
+    ['templates', { kind: 'templates', filter: '' }],
+    ['templates ubuntu', { kind: 'templates', filter: 'ubuntu' }],
+    ['templates Windows 2012', { kind: 'templates', filter: 'Windows 2012' }],
+    ['disk add 42', { kind: 'disk_add', vsId: 42 }],
+    ['backup restore 9', { kind: 'backup_restore', backupId: 9 }],
+    ['whoami', { kind: 'whoami' }],
+    ['audit', { kind: 'audit', limit: AUDIT_DEFAULT_LIMIT }],
+    ['audit 20', { kind: 'audit', limit: 20 }],
+  ])('"/vs %s" parses', (text, expected) => {
+    expect(parseCommand(text)).toEqual(expected);
+  });
+
+  test.each<[string, Command]>([
+    ['FIREWALL 42', { kind: 'firewall', vsId: 42 }],
+    ['FireWall 42', { kind: 'firewall', vsId: 42 }],
+    ['AS 7', { kind: 'autoscaling', vsId: 7 }],
+    ['Disk ADD 3', { kind: 'disk_add', vsId: 3 }],
+    ['Backup Restore 9', { kind: 'backup_restore', backupId: 9 }],
+    ['WhoAmI', { kind: 'whoami' }],
+    ['HELP', { kind: 'help' }],
+    ['Audit 5', { kind: 'audit', limit: 5 }],
+  ])('commands ignore case: "/vs %s"', (text, expected) => {
+    expect(parseCommand(text)).toEqual(expected);
+  });
+
+  test.each<[string, Command]>([
+    ['  firewall   42  ', { kind: 'firewall', vsId: 42 }],
+    ['\tdisk \n add\t\t3 ', { kind: 'disk_add', vsId: 3 }],
+    ['firewall\u00a042', { kind: 'firewall', vsId: 42 }],
+    ['templates   ubuntu    14.04  ', { kind: 'templates', filter: 'ubuntu 14.04' }],
+    ['backup  restore  9', { kind: 'backup_restore', backupId: 9 }],
+  ].map(([text, expected]) => [JSON.stringify(text), expected] as [string, Command]))('extra whitespace is ignored: %s', (shownText, expected) => {
+    const text = JSON.parse(shownText) as string;
+    expect(parseCommand(text)).toEqual(expected);
+  });
+
+  test('the template filter keeps its case (the catalogue search decides about case)', () => {
+    expect(parseCommand('TEMPLATES Ubuntu')).toEqual({ kind: 'templates', filter: 'Ubuntu' });
+  });
+
+  test('a template filter over 100 characters is refused with the bare command suggested', () => {
+    const cmd = invalid(`templates ${'x'.repeat(101)}`);
+    expect(cmd.message).toContain('too long');
+    expect(cmd.suggestion).toBe('/vs templates');
+    expect(parseCommand(`templates ${'x'.repeat(100)}`)).toEqual({ kind: 'templates', filter: 'x'.repeat(100) });
+  });
+});
+
+describe('audit count', () => {
+  test(`defaults to ${AUDIT_DEFAULT_LIMIT}`, () => {
+    expect(parseCommand('audit')).toEqual({ kind: 'audit', limit: 10 });
+  });
+
+  test(`accepts 1 to ${AUDIT_MAX_LIMIT}`, () => {
+    expect(parseCommand('audit 1')).toEqual({ kind: 'audit', limit: 1 });
+    expect(parseCommand(`audit ${AUDIT_MAX_LIMIT}`)).toEqual({ kind: 'audit', limit: AUDIT_MAX_LIMIT });
+  });
+
+  test.each(['0', '-1', String(AUDIT_MAX_LIMIT + 1), '1000', 'ten', '2.5', '1e1'])('refuses %p and says what is allowed', (n) => {
+    const cmd = invalid(`audit ${n}`);
+    expect(cmd.message).toContain(`from 1 to ${AUDIT_MAX_LIMIT}`);
+    expect(cmd.suggestion).toBe('/vs audit');
+  });
+
+  test('refuses a second number, suggesting the first', () => {
+    expect(invalid('audit 5 6').suggestion).toBe('/vs audit 5');
+  });
+});
+
+describe('ids', () => {
+  test.each(['0', '-1', '1e3', '0x10', '+5', '4.2', '99999999999999999', '9007199254740992', '٤٢', '４２', '42abc', '4_2', '0000'])('"/vs firewall %s" is refused as not a positive integer, with no command run', (id) => {
+    const cmd = invalid(`firewall ${id}`);
+    expect(cmd.message).toContain('is not a valid server id: ids are positive integers');
+  });
+
+  test.each([
+    ['firewall', 'server id'],
+    ['as', 'server id'],
+    ['autoscaling', 'server id'],
+    ['disk add', 'server id'],
+    ['backup restore', 'backup id'],
+  ])('"/vs %s" with no id says it needs a %s and shows an example', (command, what) => {
+    const cmd = invalid(command);
+    expect(cmd.message).toContain(`needs a ${what}`);
+    expect(cmd.message).toMatch(/e\.g\. `\/vs [a-z ]+ (42|9)`/);
+  });
+
+  test('a backup id is checked the same way', () => {
+    expect(invalid('backup restore -9').message).toContain('is not a valid backup id');
+    expect(invalid('backup restore 9.0').message).toContain('is not a valid backup id');
+  });
+
+  test('one id too many is refused, suggesting the command with the first id', () => {
+    const cmd = invalid('firewall 42 43');
+    expect(cmd.message).toContain('takes exactly one server id');
+    expect(cmd.suggestion).toBe('/vs firewall 42');
+  });
+
+  test('leading zeros and the largest safe integer are read as the number they spell', () => {
+    expect(parseCommand('firewall 007')).toEqual({ kind: 'firewall', vsId: 7 });
+    expect(parseCommand('firewall 9007199254740991')).toEqual({ kind: 'firewall', vsId: 9007199254740991 });
+  });
+
+  test('parseId takes what modal inputs hand over', () => {
+    expect(parseId(' 42 ')).toBe(42);
+    expect(parseId(42)).toBe(42);
+    expect(parseId('')).toBeNull();
+    expect(parseId('   ')).toBeNull();
+    expect(parseId(undefined)).toBeNull();
+    expect(parseId(null)).toBeNull();
+    expect(parseId(true)).toBeNull();
+    expect(parseId(0)).toBeNull();
+    expect(parseId(-3)).toBeNull();
+    expect(parseId(4.2)).toBeNull();
+    expect(parseId(Number.NaN)).toBeNull();
+    expect(parseId(Number.POSITIVE_INFINITY)).toBeNull();
+    expect(parseId(2 ** 53)).toBeNull();
+  });
+});
+
+describe('did you mean', () => {
+  test.each([
+    ['firewal 42', '/vs firewall 42'],
+    ['firewll 42', '/vs firewall 42'],
+    ['fierwall 42', '/vs firewall 42'],
+    ['fw 42', '/vs firewall 42'],
+    ['disk ad 3', '/vs disk add 3'],
+    ['add disk 3', '/vs disk add 3'],
+    ['restore 9', '/vs backup restore 9'],
+    ['backup restor 9', '/vs backup restore 9'],
+    ['autoscale 42', '/vs autoscaling 42'],
+    ['autoscalling 42', '/vs autoscaling 42'],
+    ['template ubuntu', '/vs templates ubuntu'],
+    ['audti 5', '/vs audit 5'],
+    ['who', '/vs whoami'],
+    ['hlep', '/vs help'],
+    ['firewal abc', '/vs firewall <vs_id>'],
+  ])('"/vs %s" suggests "%s"', (text, suggestion) => {
+    const cmd = invalid(text);
+    expect(cmd.suggestion).toBe(suggestion);
+    expect(cmd.message).toMatch(/^Unknown command `/);
+  });
+
+  test('only the unknown words are echoed', () => {
+    expect(invalid('disk ad 3').message).toBe('Unknown command `disk ad`.');
+    expect(invalid('restore 9').message).toBe('Unknown command `restore`.');
+  });
+
+  test('nothing close enough: no suggestion, a pointer to help', () => {
+    const cmd = invalid('deploy prod');
+    expect(cmd.suggestion).toBeUndefined();
+    expect(cmd.message).toBe('Unknown command `deploy`. See `/vs help` for what `/vs` can do.');
+  });
+
+  test('arguments to a command that takes none are refused with the bare command suggested', () => {
+    expect(invalid('whoami please')).toMatchObject({ suggestion: '/vs whoami' });
+    expect(invalid('help me')).toMatchObject({ suggestion: '/vs help' });
+  });
+
+  test('edit distance counts insertions, deletions, substitutions and adjacent swaps', () => {
+    expect(editDistance('', '')).toBe(0);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('firewall', 'firewall')).toBe(0);
+    expect(editDistance('firewal', 'firewall')).toBe(1);
+    expect(editDistance('fierwall', 'firewall')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('ab', 'ba')).toBe(1);
+  });
+});
+
+describe('properties', () => {
+  /** Any text, up to 100 KB, with control characters, odd whitespace and Slack markup in it. */
+  const anyText = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.array(fc.constantFrom('firewall', 'disk', 'add', 'backup', 'restore', 'as', '42', '0', '-1', '\u0000', '\u001b[31m', '\r\n', '\u2028', '\u00a0', '\u200b', '`', '<!channel>', '<@U1>', '&lt;', '😀', '٤٢'), { maxLength: 30 }).map((a) => a.join(' ')),
+    fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 100_000 })).map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, 100_000)),
+    fc.tuple(fc.constantFrom('firewall ', 'templates ', 'firewal ', 'disk ad ', ''), fc.integer({ min: 1, max: 100_000 })).map(([head, n]) => head + 'x'.repeat(n)),
+    // invisible format characters (dropped from echoes) before an emoji, around the echo's pre-cut
+    fc.tuple(fc.constantFrom('', 'firewall ', 'audit '), fc.constantFrom('\u200b', '\u200e', '\ufeff'), fc.integer({ min: 150, max: 170 })).map(([head, cf, n]) => `${head}${cf.repeat(n)}😀😀`),
+  );
+
+  test('never throws, and always answers a command or a message for the user', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const cmd = parseCommand(text);
+        if (cmd.kind === 'invalid') expect(cmd.message.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('every positive safe integer id round-trips through every id command', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })), fc.constantFrom('firewall', 'as', 'autoscaling', 'disk add', 'backup restore'), (id, command) => {
+        const cmd = parseCommand(`${command} ${id}`);
+        expect('vsId' in cmd ? cmd.vsId : 'backupId' in cmd ? cmd.backupId : null).toBe(id);
+        expect(parseId(String(id))).toBe(id);
+        expect(parseId(id)).toBe(id);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('any token that is not plain ASCII digits is refused as an id', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !/^\s*[0-9]+\s*$/.test(s)),
+        (token) => {
+          expect(parseId(token)).toBeNull();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('any message echo stays short, one line, and reaches Slack escaped and well-formed', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const cmd = parseCommand(text);
+        if (cmd.kind !== 'invalid') return;
+        expect(cmd.message.length).toBeLessThanOrEqual(300);
+        expect(cmd.message).not.toMatch(/[\n\r\u2028\u2029]/);
+        expect((cmd.suggestion ?? '').length).toBeLessThanOrEqual(160);
+        const rendered = renderUsage(cmd);
+        expect(dataMarkup(rendered)).toEqual([]);
+        expect(brokenUnicode(rendered)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('an echo cut inside an emoji after invisible characters never leaves half of it', () => {
+    // 159 zero-width spaces are dropped after the pre-cut at 160, which lands inside the emoji.
+    for (const text of [`${'\u200b'.repeat(159)}😀`, `firewall ${'\u200b'.repeat(159)}😀`]) {
+      const rendered = renderUsage(invalid(text));
+      expect(brokenUnicode(rendered)).toEqual([]);
+    }
+  });
+
+  test('100 KB of input parses in well under a second', () => {
+    const started = performance.now();
+    for (const text of ['firewal ' + '9'.repeat(100_000), 'x'.repeat(100_000), `${'a '.repeat(50_000)}`, `templates ${'<'.repeat(100_000)}`]) parseCommand(text);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
