@@ -1,0 +1,50 @@
+// The checker the properties rely on must itself catch what Slack would refuse or act on.
+
+import { brokenUnicode, dataMarkup, messageViolations, modalViolations } from './limits';
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+describe('the Slack limit checker', () => {
+  test('accepts a plain message', () => {
+    expect(messageViolations({ text: 'hi', blocks: [section('hello')] })).toEqual([]);
+  });
+
+  test('flags too many blocks, long texts, too many fields and context elements, long buttons and empty fallback', () => {
+    const blocks = [
+      ...Array.from({ length: 48 }, () => section('x')),
+      section('x'.repeat(3001)),
+      { type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'y'.repeat(2001) })) },
+      { type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } },
+      { type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'c' })) },
+      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'b'.repeat(76) }, value: '1' }] },
+    ];
+    const problems = messageViolations({ text: '', blocks }).join('\n');
+    expect(problems).toMatch(/53 blocks > 50/);
+    expect(problems).toMatch(/text is 3001 > 3000/);
+    expect(problems).toMatch(/11 fields > 10/);
+    expect(problems).toMatch(/field 0: text is 2001 > 2000/);
+    expect(problems).toMatch(/header.*151 > 150/);
+    expect(problems).toMatch(/11 elements > 10/);
+    expect(problems).toMatch(/button text is 76 > 75/);
+    expect(problems).toMatch(/fallback text is empty/);
+  });
+
+  test('flags a modal title over 24 characters', () => {
+    expect(modalViolations({ type: 'modal', title: { type: 'plain_text', text: 'x'.repeat(25) }, blocks: [] }).join()).toMatch(/25 > 24/);
+  });
+
+  test('flags raw markup from data but allows the renderer’s own mentions of the acting user and channel', () => {
+    for (const bad of ['<!channel>', '<!here>', '<@U123>', '<#C1>', '<https://evil|click>', '<vs_id>', 'a < b']) {
+      expect(dataMarkup({ blocks: [section(bad)] })).toHaveLength(1);
+    }
+    expect(dataMarkup({ text: '<!channel>', blocks: [] })).toHaveLength(1);
+    expect(dataMarkup({ blocks: [section('by <@U0ME> in <#C0HERE>: &lt;!channel&gt; &amp;')] }, { users: ['U0ME'], channels: ['C0HERE'] })).toEqual([]);
+    expect(dataMarkup({ blocks: [section('<@U0OTHER>')] }, { users: ['U0ME'] })).toHaveLength(1);
+  });
+
+  test('flags half of an emoji', () => {
+    expect(brokenUnicode({ blocks: [section('ok 😀')] })).toEqual([]);
+    expect(brokenUnicode({ blocks: [section('cut \ud83d')] })).toHaveLength(1);
+    expect(brokenUnicode({ blocks: [section('\ude00 cut')] })).toHaveLength(1);
+  });
+});
