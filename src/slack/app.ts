@@ -1,5 +1,5 @@
-import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute, type Receiver } from '@slack/bolt';
-import type { WebClientOptions } from '@slack/web-api';
+import { App, HTTPReceiver, SocketModeReceiver, type Authorize, type CustomRoute, type Receiver } from '@slack/bolt';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { createChanges, createPolicy, type GroupDirectory } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
@@ -69,7 +69,10 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
         processBeforeResponse: false,
       });
 
-  const app = new App({ token: config.slack.botToken, receiver, logger: boltLogger, clientOptions });
+  // The bot's own client, for calls made outside a listener (group lookups, audit posts).
+  const botClient = new WebClient(config.slack.botToken, { ...clientOptions, logger: boltLogger });
+  const authorization = botAuthorization(botClient, config.slack.botToken, logger);
+  const app = new App({ authorize: authorization.authorize, receiver, logger: boltLogger, clientOptions });
 
   // Work still running after its ack; stop() waits for it.
   const inFlight = new Set<Promise<unknown>>();
@@ -84,7 +87,7 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
 
   const groups: GroupDirectory = {
     membersOf: async (groupId) => {
-      const res = await app.client.usergroups.users.list({ usergroup: groupId });
+      const res = await botClient.usergroups.users.list({ usergroup: groupId });
       return res.users ?? [];
     },
   };
@@ -94,7 +97,7 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
     if (!auditChannel) return;
     const message = renderAuditPost(record);
     void track(
-      app.client.chat.postMessage({ channel: auditChannel, text: message.text, blocks: message.blocks }).catch((error: unknown) => {
+      botClient.chat.postMessage({ channel: auditChannel, text: message.text, blocks: message.blocks }).catch((error: unknown) => {
         logger.warn('could not post the audit record to the audit channel', { channel: auditChannel, record: record.id, error: slackErrorSummary(error) });
       }),
     );
@@ -110,6 +113,7 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
   return {
     app,
     async start(port = config.slack.port) {
+      await authorization.learn();
       if (config.slack.appToken) {
         await app.start();
         return { port: null };
@@ -127,6 +131,42 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
       await Promise.race([Promise.allSettled([...inFlight]), deadline]);
       httpServer?.closeAllConnections();
       await stopping;
+    },
+  };
+}
+
+/**
+ * Bolt's default authorization (a `token` given to App) calls auth.test once,
+ * at construction, and keeps that promise forever, a rejection included: a
+ * Slack blip at start-up left the bot acking every request and running no
+ * listener until it was restarted. Here the token is always the one
+ * configured; the bot's ids (used only to ignore its own events) are learnt
+ * from auth.test when Slack answers, retried on later requests when it did
+ * not, and never awaited by a request, so the bot keeps answering through
+ * response_urls while the Web API is down.
+ */
+export function botAuthorization(client: WebClient, botToken: string, logger: Logger): { authorize: Authorize<boolean>; learn: () => Promise<void> } {
+  let identity: { botUserId?: string; botId?: string } = {};
+  let known = false;
+  let pending: Promise<void> | undefined;
+  const learn = (): Promise<void> =>
+    (pending ??= client.auth
+      .test()
+      .then((res) => {
+        identity = { ...(res.user_id ? { botUserId: res.user_id } : {}), ...(res.bot_id ? { botId: res.bot_id } : {}) };
+        known = true;
+      })
+      .catch((error: unknown) => {
+        logger.warn('auth.test failed; the bot keeps serving and tries again on the next request', { error: slackErrorSummary(error) });
+      })
+      .finally(() => {
+        pending = undefined;
+      }));
+  return {
+    learn,
+    authorize: async () => {
+      if (!known) void learn();
+      return { botToken, ...identity };
     },
   };
 }
