@@ -1,0 +1,216 @@
+import type { WebClient } from '@slack/web-api';
+import { createLogger } from '../../src/log';
+import { botAuthorization } from '../../src/slack/app';
+import { closedPortUrl } from '../helpers/cloud-fixtures';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, eventually, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { input, viewSubmission } from '../helpers/payloads';
+
+// Slack itself failing: the Web API answering ok:false, rate-limiting with a
+// long Retry-After, unreachable; response_urls that expired; a trigger that
+// expired before views.open. Each is logged with who and where, the user is
+// told whenever some way to reach them still works, nothing crashes and no
+// listener hangs.
+
+const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_AUDIT_CHANNEL: 'CAUDIT' };
+/** A listener must finish within this, whatever Slack does (2 retries with at most 2 s backoff, and no Retry-After sleeps). */
+const LISTENER_BOUND_MS = 8000;
+
+type LogLine = { level: string; msg: string; user?: string; channel?: string; outcome?: string; ms?: number; error?: unknown; [k: string]: unknown };
+const parsed = (h: Harness): LogLine[] => h.logs.map((l) => JSON.parse(l) as LogLine);
+const linesAbout = (h: Harness, msg: RegExp) => parsed(h).filter((l) => msg.test(l.msg));
+
+/** Waits for the one-line summary a command writes when it is done, and returns it. */
+async function commandDone(h: Harness, user: string, timeoutMs = LISTENER_BOUND_MS): Promise<LogLine> {
+  let line: LogLine | undefined;
+  const ok = await eventually(() => (line = parsed(h).find((l) => l.msg === 'command' && l.user === user)) !== undefined, timeoutMs);
+  if (!ok || !line) throw new Error(`the command of ${user} did not finish within ${timeoutMs} ms`);
+  return line;
+}
+
+describe('Slack Web API and response_url failures', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: ROLES });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => {
+    h.slack.reset();
+    h.sandbox.reset();
+    h.slack.setGroup('SONCALL', ['UGROUPIE']);
+    h.logs.length = 0;
+  });
+
+  test('views.open after the trigger expired: the user is told to run the command again, and it is logged with context', async () => {
+    h.slack.on('views.open', () => ({ body: { ok: false, error: 'expired_trigger_id' } }));
+    const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL });
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(/Could not open the form.*Run the command again/);
+    const [warn] = linesAbout(h, /could not open the modal/);
+    expect(warn).toMatchObject({ level: 'warn', user: 'UOPER', channel: CHANNEL });
+    expect(JSON.stringify(warn!.error)).toContain('expired_trigger_id');
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test('views.open rate-limited with Retry-After: 30 does not hold the listener for 30 s, and the user is told', async () => {
+    h.slack.on('views.open', () => ({ status: 429, headers: { 'retry-after': '30' }, body: { ok: false, error: 'ratelimited' } }));
+    const started = Date.now();
+    const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
+    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
+    expect(visibleText(m)).toMatch(/Could not open the form/);
+    expect((await commandDone(h, 'UOPER')).outcome).toBe('error');
+    // …and a rate limit on one method does not stall everything else the bot does.
+    const next = await answerTo(h, 'firewall 42', { user: 'UVIEWER' }, 3000);
+    expect(next.response_type).toBe('in_channel');
+  });
+
+  test('the Web API answering HTTP 500 to everything: bounded retries, then the user is told', async () => {
+    h.slack.on('views.open', () => ({ status: 500, body: { ok: false, error: 'internal_error' } }));
+    const started = Date.now();
+    const m = await answerTo(h, 'backup restore 9', { user: 'UADMIN', channel: CHANNEL }, LISTENER_BOUND_MS);
+    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
+    expect(visibleText(m)).toMatch(/Could not open the form/);
+    expect(h.slack.callsTo('views.open').length).toBeLessThanOrEqual(3);
+  });
+
+  test('an expired response_url (404): logged with context, no crash, and the bot keeps answering', async () => {
+    h.slack.failResponseUrl(404);
+    await h.command('firewall 42', { user: 'UVIEWER', channel: CHANNEL });
+    const done = await commandDone(h, 'UVIEWER');
+    expect(done.outcome).toBe('ok');
+    const [warn] = linesAbout(h, /could not deliver the answer to Slack/);
+    expect(warn).toMatchObject({ level: 'warn', user: 'UVIEWER', channel: CHANNEL });
+    expect(JSON.stringify(warn!.error)).toMatch(/404/);
+    h.slack.failResponseUrl(200);
+    const next = await answerTo(h, 'firewall 42');
+    expect(next.response_type).toBe('in_channel');
+  });
+
+  test('a change whose response_url expired still reaches the channel through chat.postMessage', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    h.slack.failResponseUrl(404);
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(visibleText(ack.view)).toMatch(/Done/);
+    const posts = await h.slack.waitForCalls('chat.postMessage', 2);
+    expect(posts.map((p) => p.args.channel).sort()).toEqual(['CAUDIT', CHANNEL]);
+    expect(linesAbout(h, /response_url refused the result/)[0]).toMatchObject({ level: 'warn', user: 'UOPER', channel: CHANNEL, status: 404 });
+  });
+
+  test('chat.postMessage failing (ok:false) after a change: the change is recorded, the modal says done, and the failure is logged', async () => {
+    const view = await openForm(h, 'disk add 43', 'UOPER');
+    h.slack.failResponseUrl(404);
+    h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(visibleText(ack.view)).toMatch(/Done/);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
+    expect(await eventually(() => linesAbout(h, /could not post the result to the channel/).length > 0)).toBe(true);
+    expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
+    expect(await eventually(() => linesAbout(h, /could not post the audit record/).length > 0)).toBe(true);
+  });
+
+  test('a denial at submission whose ephemeral post fails is still shown in the modal and audited', async () => {
+    h.slack.on('chat.postEphemeral', () => ({ body: { ok: false, error: 'channel_not_found' } }));
+    const ack = await submit(h, 'disk_add', 'UVIEWER', JSON.stringify({ channelId: CHANNEL, vsId: 42 }), goodDisk);
+    expect(visibleText(ack)).toMatch(/operator/);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test('usergroups.users.list failing: group members get no role from it (fail closed), and it is logged', async () => {
+    h.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    // A fresh app, so no membership is cached from earlier tests.
+    const fresh = await startHarness({ env: ROLES });
+    try {
+      fresh.slack.on('usergroups.users.list', () => ({ body: { ok: false, error: 'missing_scope' } }));
+      const m = await answerTo(fresh, 'disk add 42', { user: 'UGROUPIE', channel: CHANNEL });
+      expect(m.response_type).toBe('ephemeral');
+      expect(visibleText(m)).toMatch(/operator/);
+      expect(fresh.slack.callsTo('views.open')).toHaveLength(0);
+      expect(fresh.logs.some((l) => l.includes('could not resolve a user group') && l.includes('SONCALL'))).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a modal submission whose views.update fails after a slow change still records the change and posts the result', async () => {
+    h.sandbox.setDelay(2300);
+    try {
+      const view = await openForm(h, 'disk add 44', 'UOPER');
+      h.slack.on('views.update', () => ({ body: { ok: false, error: 'not_found' } }));
+      const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk, newViewId());
+      expect(visibleText(ack.view)).toMatch(/Working on it/);
+      expect(await eventually(() => h.store.latest(1)[0]?.target === 'vs:44', 6000)).toBe(true);
+      expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded' });
+      expect(await eventually(() => linesAbout(h, /could not update the modal/).length > 0, 3000)).toBe(true);
+      const [result] = await h.slack.waitForResponses(1, 3000);
+      expect(visibleText(result!.body)).toMatch(/20 ?GB/);
+    } finally {
+      h.sandbox.setDelay(0);
+    }
+  });
+});
+
+describe('the Slack Web API unreachable', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test('opening a form fails within bounded time, the user is told through the response_url, nothing crashes', async () => {
+    const started = Date.now();
+    const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
+    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(/Could not open the form/);
+    expect(visibleText(m)).not.toMatch(STACK_TRACE);
+    expect(h.logs.some((l) => l.includes('could not open the modal') && l.includes('UOPER'))).toBe(true);
+  });
+
+  test('a submission still executes once and is recorded, though its result cannot be posted', async () => {
+    const meta = JSON.stringify({ channelId: CHANNEL, vsId: 45 });
+    const res = await h.interact(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: meta, fields: { ...goodDisk, label: input.text('offline') } }));
+    expect(res.status).toBe(200);
+    expect(visibleText(res.json())).toMatch(/Done/);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    // The audit post and the result post fail after their bounded retries; both are logged, not thrown.
+    expect(await eventually(() => h.logs.some((l) => l.includes('could not post the audit record')), LISTENER_BOUND_MS)).toBe(true);
+    await sleep(50);
+    expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('unhandled'))).toBe(false);
+  });
+
+  test('read commands still answer: they need only the response_url', async () => {
+    const m: Message = await answerTo(h, 'firewall 42', { user: 'UVIEWER' });
+    expect(m.response_type).toBe('in_channel');
+  });
+});
+
+describe('who the bot is, learnt from auth.test', () => {
+  test('a failed auth.test at start-up is tried again later, and no request waits for it', async () => {
+    const answers: (() => Promise<unknown>)[] = [
+      () => Promise.reject(Object.assign(new Error('An HTTP protocol error occurred: statusCode = 503'), { code: 'slack_webapi_http_error' })),
+      () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, user_id: 'UBOT', bot_id: 'BBOT' }), 50)),
+    ];
+    let calls = 0;
+    const client = { auth: { test: () => answers[Math.min(calls++, answers.length - 1)]!() } } as unknown as WebClient;
+    const logs: string[] = [];
+    const auth = botAuthorization(client, 'xoxb-configured', createLogger({ write: (l) => logs.push(l) }));
+    await auth.learn();
+    expect(logs.some((l) => l.includes('auth.test failed'))).toBe(true);
+    const source = { isEnterpriseInstall: false } as Parameters<typeof auth.authorize>[0];
+    // Slack still down for us: the request is authorized with the configured token at once.
+    const started = Date.now();
+    expect(await auth.authorize(source)).toEqual({ botToken: 'xoxb-configured' });
+    expect(Date.now() - started).toBeLessThan(40);
+    await sleep(80);
+    expect(await auth.authorize(source)).toEqual({ botToken: 'xoxb-configured', botUserId: 'UBOT', botId: 'BBOT' });
+    expect(calls).toBe(2);
+    await auth.authorize(source);
+    expect(calls).toBe(2);
+  });
+});
