@@ -1,6 +1,8 @@
 import type { ModalView } from '@slack/types';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
 import { statusModal } from '../../../src/slack/blocks/status-modal';
+import { validateDiskForm } from '../../../src/changes/disk-form';
+import { input as stateInput, stateOf } from '../../helpers/payloads';
 import { modalViolations } from './limits';
 import { SANDBOX_NOTICE } from './fixtures';
 
@@ -206,5 +208,22 @@ describe('status modal', () => {
     expect(modalViolations(v as never)).toEqual([]);
     expect(JSON.stringify(v.blocks)).toContain(SANDBOX_NOTICE);
     expect(JSON.stringify(statusModal({ title: 'Add disk', text: 'ok', sandbox: false }).blocks)).not.toContain(SANDBOX_NOTICE);
+  });
+});
+
+describe('the add-disk form as it opens', () => {
+  test('submits values that the changes door accepts without edits but the size', () => {
+    const v = diskAddModal({ vsId: 1, channelId: 'C1', privateMetadata: '', sandbox: false });
+    const state: Record<string, ReturnType<typeof stateInput.text>> = {};
+    for (const b of inputs(v)) {
+      const e = b.element!;
+      const id = String(e.action_id);
+      if (e.type === 'checkboxes') state[id] = stateInput.check(Array.isArray(e.initial_options) && e.initial_options.length > 0);
+      else if (e.type === 'static_select') state[id] = stateInput.select((e.initial_option as { value: string } | undefined)?.value ?? null);
+      else if (e.type === 'number_input') state[id] = stateInput.number(id === 'disk_size' ? '10' : null);
+      else state[id] = stateInput.text(null);
+    }
+    const result = validateDiskForm(viewStateToValues(stateOf(state)));
+    expect(result).toMatchObject({ ok: true, params: { disk_type: 'SSD', disk_size: 10, hot_attach: true, add_to_linux_fstab: true, require_format_disk: true } });
   });
 });
