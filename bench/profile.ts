@@ -16,7 +16,7 @@ export interface BenchProfile {
 export const FULL_PROFILE: BenchProfile = {
   mode: 'full',
   openLoop: { rate: 100, seconds: 20, upstreamDelayMs: 1500, connections: 10 },
-  closedLoop: { connections: 50, warmupSeconds: 3, seconds: 10, drainMs: 15_000 },
+  closedLoop: { connections: 50, warmupSeconds: 2, seconds: 8, drainMs: 15_000 },
   singleFlight: { commands: 50, upstreamDelayMs: 1500 },
   micro: { timeMs: 1500, warmupMs: 300 },
   sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
@@ -24,11 +24,11 @@ export const FULL_PROFILE: BenchProfile = {
 
 export const SMOKE_PROFILE: BenchProfile = {
   mode: 'smoke',
-  openLoop: { rate: 20, seconds: 2, upstreamDelayMs: 100, connections: 2 },
+  openLoop: { rate: 20, seconds: 1, upstreamDelayMs: 100, connections: 2 },
   closedLoop: { connections: 5, warmupSeconds: 0, seconds: 1, drainMs: 3000 },
   singleFlight: { commands: 10, upstreamDelayMs: 300 },
   micro: { timeMs: 50, warmupMs: 10 },
-  sustained: { rate: 20, warmupSeconds: 0, seconds: 3, upstreamDelayMs: 100, connections: 2 },
+  sustained: { rate: 20, warmupSeconds: 0, seconds: 2, upstreamDelayMs: 100, connections: 2 },
 };
 
 export interface BenchArgs {

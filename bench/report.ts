@@ -64,10 +64,12 @@ export function formatReport(results: BenchResults): string {
   ]);
 
   const c = r.closedLoop;
-  lines.push('', `2. closed loop: ${c.connections} connections, ${c.seconds} s per server (commands/s)`);
-  lines.push(`  ${'server'.padEnd(18)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(9)} ${'completed/s'.padStart(12)} ${'unfinished'.padStart(11)} ${'errors'.padStart(7)}`);
+  lines.push('', `2. closed loop: ${c.connections} connections, ${c.seconds} s per run; end to end = closed on the message (acks for servers that post none)`);
+  lines.push(`  ${'server'.padEnd(18)} ${'completed/s'.padStart(12)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(10)} ${'failures'.padStart(9)} ${'unfinished'.padStart(11)}`);
   for (const [name, t] of Object.entries(c.targets)) {
-    lines.push(`  ${name.padEnd(18)} ${String(t.ackPerSecond).padStart(8)} ${`${t.ackP99Ms} ms`.padStart(9)} ${String(t.completedPerSecond).padStart(12)} ${String(t.unfinished).padStart(11)} ${String(t.errorMessages + t.non2xx).padStart(7)}`);
+    lines.push(
+      `  ${name.padEnd(18)} ${String(t.completedPerSecond).padStart(12)} ${`${t.completedP50Ms} ms`.padStart(10)} ${`${t.completedP99Ms} ms`.padStart(10)} ${String(t.ackPerSecond).padStart(8)} ${`${t.ackP99Ms} ms`.padStart(10)} ${String(t.failures).padStart(9)} ${String(t.unfinished).padStart(11)}`,
+    );
   }
   lines.push(`  ours / minimal same-work (completed/s): ${c.oursOverMinimal} ×`);
 

@@ -22,6 +22,8 @@ export interface BenchSlackFake {
   readonly arrivals: Map<string, ArrivedMessage>;
   /** Posts to a response_url already posted to. */
   readonly duplicates: number;
+  /** The message posted to this id's response_url, once it arrives; undefined after `timeoutMs`. */
+  arrival(id: string, timeoutMs: number): Promise<ArrivedMessage | undefined>;
   /** Resolves once every id is in `arrivals`, or after `timeoutMs` with how many are still missing. */
   waitFor(ids: Iterable<string>, timeoutMs: number): Promise<number>;
   clear(): void;
@@ -31,6 +33,7 @@ export interface BenchSlackFake {
 export async function startBenchSlackFake(): Promise<BenchSlackFake> {
   const arrivals = new Map<string, ArrivedMessage>();
   let duplicates = 0;
+  const awaited = new Map<string, (message: ArrivedMessage) => void>();
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -40,7 +43,11 @@ export async function startBenchSlackFake(): Promise<BenchSlackFake> {
       if (url.startsWith('/response/')) {
         const id = url.slice('/response/'.length);
         if (arrivals.has(id)) duplicates++;
-        else arrivals.set(id, { at: performance.now(), inChannel: isInChannel(Buffer.concat(chunks)) });
+        else {
+          const message = { at: performance.now(), inChannel: isInChannel(Buffer.concat(chunks)) };
+          arrivals.set(id, message);
+          awaited.get(id)?.(message);
+        }
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('ok');
         return;
@@ -65,6 +72,21 @@ export async function startBenchSlackFake(): Promise<BenchSlackFake> {
     arrivals,
     get duplicates() {
       return duplicates;
+    },
+    arrival(id, timeoutMs) {
+      const arrived = arrivals.get(id);
+      if (arrived) return Promise.resolve(arrived);
+      return new Promise<ArrivedMessage | undefined>((resolve) => {
+        const timer = setTimeout(() => {
+          awaited.delete(id);
+          resolve(undefined);
+        }, timeoutMs);
+        awaited.set(id, (message) => {
+          clearTimeout(timer);
+          awaited.delete(id);
+          resolve(message);
+        });
+      });
     },
     waitFor(ids, timeoutMs) {
       const wanted = [...ids];
