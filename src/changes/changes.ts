@@ -3,7 +3,7 @@ import type { CloudClient } from '../cloud/client.types';
 import { CloudError, isCloudError } from '../cloud/errors';
 import type { AddDiskParams, Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
-import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeOutcome } from '../store/audit-store';
+import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from '../store/audit-store';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { NEEDED, type Decision, type Policy } from './policy';
 import { validateRestoreForm, type RestoreFormValues, type RestoreParams } from './restore-form';
@@ -129,6 +129,16 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
   }
 
+  /** Settles a started record; like write(), a failure is logged with what was known, then thrown. */
+  function settle(started: AuditRecord, completion: ChangeCompletion, log: Logger): AuditRecord {
+    try {
+      return store.complete(started.id, completion);
+    } catch (error) {
+      log.error('could not settle the audit record', { error, record: started.id, completion });
+      throw error;
+    }
+  }
+
   function notify(record: AuditRecord, log: Logger): void {
     if (!deps.onRecorded) return;
     try {
@@ -183,6 +193,14 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
 
     try {
+      // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
+      const started = write(entry('started', audited, null, 'the cloud API call is in progress'), log);
+      const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
+        outcome,
+        apiStatus,
+        durationMs: Math.max(0, now() - startedMs),
+        detail: clip(detail, MAX_DETAIL_LENGTH),
+      });
       let value: T;
       try {
         value = await spec.call(params);
@@ -194,11 +212,11 @@ export function createChanges(deps: ChangesDeps): Changes {
           releaseQuietly(ctx.submissionKey, log);
         }
         const { fieldErrors, formErrors } = mapApiErrors(error, spec.formFields);
-        const record = write(entry('failed', audited, error.status ?? null, failureDetail(error, thrown)), log);
+        const record = settle(started, completion('failed', error.status ?? null, failureDetail(error, thrown)), log);
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record };
       }
-      const record = write(entry('succeeded', audited, spec.successStatus, spec.describe(value)), log);
+      const record = settle(started, completion('succeeded', spec.successStatus, spec.describe(value)), log);
       log.info('change succeeded', { ms: record.durationMs });
       return { outcome: 'succeeded', value, record };
     } finally {

@@ -3,7 +3,20 @@
 // shared database can replace SQLite when several instances run.
 
 export type ChangeAction = 'disk_add' | 'backup_restore';
-export type ChangeOutcome = 'denied' | 'invalid' | 'failed' | 'succeeded';
+/**
+ * `started` is written before the cloud API is called and replaced by the
+ * final outcome when it answers; a record still `started` means the bot
+ * stopped mid-call, and the change may or may not have been applied.
+ */
+export type ChangeOutcome = 'denied' | 'invalid' | 'started' | 'failed' | 'succeeded';
+
+/** What is known once a started change has ended. */
+export interface ChangeCompletion {
+  outcome: Exclude<ChangeOutcome, 'started'>;
+  apiStatus: number | null;
+  durationMs: number;
+  detail: string | null;
+}
 
 export interface AuditEntry {
   /** ISO 8601 time the attempt started. */
@@ -30,6 +43,8 @@ export interface AuditRecord extends AuditEntry {
 export interface AuditStore {
   /** Appends one record, durably, and returns it with its id. */
   record(entry: AuditEntry): AuditRecord;
+  /** Settles a `started` record with its outcome, durably, and returns it. */
+  complete(id: number, completion: ChangeCompletion): AuditRecord;
   /** The latest `limit` records, newest first. */
   latest(limit: number): AuditRecord[];
   /**

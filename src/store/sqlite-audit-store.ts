@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeOutcome } from './audit-store';
+import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from './audit-store';
 
 // The audit trail in one SQLite file. WAL with synchronous=FULL: once
 // record() returns, the row is in the log on disk, so a SIGKILL (or a power
@@ -74,6 +74,10 @@ export function openSqliteAuditStore(path: string): AuditStore {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const selectLatest = db.prepare<[number], AuditRow>('SELECT * FROM audit_records ORDER BY id DESC LIMIT ?');
+  const completeRecord = db.prepare<{ id: number; outcome: string; apiStatus: number | null; durationMs: number; detail: string | null }, AuditRow>(
+    `UPDATE audit_records SET outcome = @outcome, api_status = @apiStatus, duration_ms = @durationMs, detail = @detail
+     WHERE id = @id AND outcome = 'started' RETURNING *`,
+  );
   const insertSubmission = db.prepare<[string, string]>('INSERT OR IGNORE INTO submissions (key, at) VALUES (?, ?)');
   const deleteSubmission = db.prepare<[string]>('DELETE FROM submissions WHERE key = ?');
   // One statement: take a free lock, take over an expired one, or renew our own; otherwise change nothing.
@@ -100,6 +104,11 @@ export function openSqliteAuditStore(path: string): AuditStore {
       );
       // What a reader gets back later, not what the caller handed in (params round-trip through JSON).
       return { ...entry, params: JSON.parse(JSON.stringify(entry.params)) as Record<string, unknown>, durationMs: Math.max(0, Math.round(entry.durationMs)), id: Number(result.lastInsertRowid) };
+    },
+    complete(id: number, completion: ChangeCompletion): AuditRecord {
+      const row = completeRecord.get({ id, ...completion, durationMs: Math.max(0, Math.round(completion.durationMs)) });
+      if (!row) throw new Error(`audit record ${id} is not a started change`);
+      return toRecord(row);
     },
     latest(limit: number): AuditRecord[] {
       const n = Number.isFinite(limit) ? Math.min(MAX_LATEST, Math.max(0, Math.floor(limit))) : 0;

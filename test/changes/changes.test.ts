@@ -395,6 +395,34 @@ describe('the changes door', () => {
     });
   });
 
+  describe('on record before the call', () => {
+    test('an attempt is recorded as started while the cloud API call runs, and that same record is settled when it answers', async () => {
+      t = setup();
+      const answer = deferred<Disk>();
+      t.onAddDisk(() => answer.promise);
+      const pending = t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      await tick();
+      // A crash now would leave this: the attempt, its parameters, and no outcome yet.
+      const during = t.store.latest(5);
+      expect(during).toEqual([expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) })]);
+      expect(t.recorded).toHaveLength(0);
+      t.advance(250);
+      answer.resolve({ id: 555, disk_size: 20, built: false, locked: true });
+      const result = await pending;
+      expect(result).toMatchObject({ outcome: 'succeeded', record: { id: during[0]!.id, outcome: 'succeeded', apiStatus: 201, durationMs: 250 } });
+      expect(t.store.latest(5)).toHaveLength(1);
+      expect(t.recorded.map((r) => r.outcome)).toEqual(['succeeded']);
+    });
+
+    test('a failed call settles the started record as failed', async () => {
+      t = setup();
+      t.onAddDisk(() => Promise.reject(new CloudError('timeout', 'the cloud API did not answer within 10 s')));
+      const result = await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      expect(result.outcome).toBe('failed');
+      expect(t.store.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
+    });
+  });
+
   describe('onRecorded', () => {
     test('hears of every record, in order, after it is stored', async () => {
       t = setup();
@@ -452,6 +480,8 @@ describe('the changes door', () => {
     };
     const changes = createChanges({ cloud: t.cloud, store: failing, policy: createPolicy(ROLES, { membersOf: async () => [] }), logger: createLogger({ write: (l) => t.logLines.push(l) }) });
     await expect(changes.addDisk(as('UOPER'), 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
+    // Without a record nothing is changed: the cloud API was never called.
+    expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not write the audit record') && l.includes('vs:42'))).toBe(true);
     // The lock was still released.
     expect(real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);

@@ -133,6 +133,19 @@ describe('the SQLite audit store', () => {
     }
   });
 
+  test('a started change is settled in place, once, and the settled outcome survives reopening', () => {
+    const path = join(dir, 'audit.sqlite');
+    const store = openSqliteAuditStore(path);
+    const started = store.record(entry({ outcome: 'started', apiStatus: null, detail: 'in progress' }));
+    const done = store.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 321.4, detail: 'disk 7 scheduled' });
+    expect(done).toMatchObject({ id: started.id, outcome: 'succeeded', apiStatus: 201, durationMs: 321, detail: 'disk 7 scheduled', params: started.params });
+    expect(() => store.complete(started.id, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).toThrow(/not a started change/);
+    store.close();
+    const reopened = openSqliteAuditStore(path);
+    expect(reopened.latest(10)).toEqual([expect.objectContaining({ id: started.id, outcome: 'succeeded' })]);
+    reopened.close();
+  });
+
   test('closing twice is harmless', () => {
     const store = openSqliteAuditStore(':memory:');
     store.close();

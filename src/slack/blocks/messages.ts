@@ -77,7 +77,14 @@ export function renderWhoami(o: {
   return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
 }
 
-const OUTCOME_MARK = { succeeded: ':white_check_mark:', failed: ':x:', denied: ':no_entry:', invalid: ':pencil2:' } as const;
+const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
+  succeeded: ':white_check_mark:',
+  failed: ':x:',
+  denied: ':no_entry:',
+  invalid: ':pencil2:',
+  // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
+  started: ':hourglass_flowing_sand:',
+};
 
 function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
