@@ -316,8 +316,19 @@ export function mapApiErrors(error: CloudError, formFields: readonly string[]): 
     if (formFields.includes(field)) fieldErrors[field] = fieldErrors[field] === undefined ? text : `${fieldErrors[field]}; ${text}`;
     else formErrors.push(NON_FIELD_KEYS.has(field) ? text : `${name} ${text}`);
   }
-  for (const message of error.messages) if (message.trim() !== '' && !formErrors.includes(message)) formErrors.push(message);
+  for (const message of error.messages) {
+    if (message.trim() === '' || formErrors.includes(message)) continue;
+    // XML errors are full sentences ("disk_size must be…", Rails' "Disk size must be…"): put them on their field too.
+    const field = formFields.find((f) => leadsWithField(message, f));
+    if (field) fieldErrors[field] = fieldErrors[field] === undefined ? message : `${fieldErrors[field]}; ${message}`;
+    else formErrors.push(message);
+  }
   return { fieldErrors, formErrors };
+}
+
+function leadsWithField(message: string, field: string): boolean {
+  const lower = message.toLowerCase();
+  return [field, field.replace(/_/g, ' ')].some((name) => lower.startsWith(`${name} `));
 }
 
 /** `disk[disk_size]`, `disk.disk_size` and `disk_size` all name the field `disk_size`. */

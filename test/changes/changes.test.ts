@@ -335,6 +335,22 @@ describe('the changes door', () => {
       expect(t.calls).toHaveLength(2);
     });
 
+    test('sentence-style 422 messages (the XML form) land on the field they start with', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        throw new CloudError('validation', 'the cloud API rejected the parameters (HTTP 422)', {
+          status: 422,
+          messages: ['disk_size must be a positive integer', 'Mount point is too long (maximum is 256 characters)', 'quota reached'],
+        });
+      });
+      const result = await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      expect(result).toMatchObject({
+        outcome: 'failed',
+        fieldErrors: { disk_size: 'disk_size must be a positive integer', mount_point: 'Mount point is too long (maximum is 256 characters)' },
+        formErrors: ['quota reached'],
+      });
+    });
+
     test('a timeout is recorded as failed with no status, flagged as uncertain, and the submission is not run again', async () => {
       t = setup();
       t.onAddDisk(async () => {
