@@ -1,33 +1,22 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { renderDiskAdded } from '../../blocks/changes';
-import { viewStateToValues } from '../../blocks/modals';
-import { parseId } from '../../command';
 import type { ListenerContext } from '../../context';
-import { readMetadata } from '../../metadata';
-import { completeSubmission } from './submission';
+import { completeSubmission, readSubmittedForm } from './submission';
 
 export function diskAddSubmissionCallback(ctx: ListenerContext) {
   return async (args: AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>): Promise<void> => {
-    const { body, view } = args;
-    const userId = body.user.id; // the submitter is the only identity trusted
-    const meta = readMetadata(view.private_metadata);
-    const values = viewStateToValues(view.state.values);
-    const vsId = meta.vsId ?? parseId(values.vs_id);
-    if (vsId === null) {
-      await args.ack({ response_action: 'errors', errors: { vs_id: 'Enter the server id: a positive whole number, e.g. 42' } });
-      return;
-    }
-    const channelId = meta.channelId ?? (typeof values.channel === 'string' ? values.channel : undefined);
-    const log = ctx.logger.child({ user: userId, channel: channelId, view: 'disk_add', target: `vs:${vsId}` });
+    const form = await readSubmittedForm(args, { metaKey: 'vsId', field: 'vs_id', error: 'Enter the server id: a positive whole number, e.g. 42' });
+    if (!form) return;
+    const { userId, channelId, targetId: vsId } = form;
     await completeSubmission({
       ctx,
       args,
-      log,
+      log: ctx.logger.child({ user: userId, channel: channelId, view: 'disk_add', target: `vs:${vsId}` }),
       subject: { kind: 'vs', id: vsId },
       title: 'Add disk',
-      destination: { channelId, responseUrl: meta.responseUrl ?? body.response_urls?.[0]?.response_url },
+      destination: form.destination,
       formErrorBlock: 'disk_size',
-      run: () => ctx.changes.addDisk({ userId, channelId: channelId ?? null, submissionKey: view.id }, vsId, values),
+      run: () => ctx.changes.addDisk({ userId, channelId: channelId ?? null, submissionKey: form.submissionKey }, vsId, form.values),
       succeeded: (disk) => renderDiskAdded({ vsId, disk, user: userId, sandbox: ctx.sandbox }),
     });
   };

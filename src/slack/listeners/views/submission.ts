@@ -8,6 +8,9 @@ import { cloudErrorMessage, type Subject } from '../../cloud-error-message';
 import type { ListenerContext } from '../../context';
 import type { Logger } from '../../../log';
 import { renderError } from '../../blocks/messages';
+import { viewStateToValues } from '../../blocks/modals';
+import { parseId } from '../../command';
+import { readMetadata } from '../../metadata';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -19,7 +22,7 @@ export const SUBMISSION_ACK_BUDGET_MS = 2000;
 
 export interface Submission<T> {
   ctx: ListenerContext;
-  args: AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
+  args: SubmissionArgs;
   log: Logger;
   subject: Subject;
   /** What the change is called in titles, e.g. "Add disk". */
@@ -29,6 +32,44 @@ export interface Submission<T> {
   formErrorBlock: string;
   run: () => Promise<ChangeResult<T>>;
   succeeded: (value: T) => Rendered;
+}
+
+type SubmissionArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
+
+export interface SubmittedForm {
+  /** The submitter: the only identity trusted. */
+  userId: string;
+  values: Record<string, string | boolean | undefined>;
+  /** The server or backup: from the command (metadata) or typed into the shortcut's form. */
+  targetId: number;
+  channelId: string | undefined;
+  destination: Destination;
+  /** The same across deliveries of one submission. */
+  submissionKey: string;
+}
+
+/**
+ * Reads a change form's submission. When the target id is neither in the
+ * metadata nor a valid typed id, acks with an inline error and returns null.
+ */
+export async function readSubmittedForm(args: SubmissionArgs, target: { metaKey: 'vsId' | 'backupId'; field: 'vs_id' | 'backup_id'; error: string }): Promise<SubmittedForm | null> {
+  const { body, view } = args;
+  const meta = readMetadata(view.private_metadata);
+  const values = viewStateToValues(view.state.values);
+  const targetId = meta[target.metaKey] ?? parseId(values[target.field]);
+  if (targetId === null) {
+    await args.ack({ response_action: 'errors', errors: { [target.field]: target.error } });
+    return null;
+  }
+  const channelId = meta.channelId ?? (typeof values.channel === 'string' ? values.channel : undefined);
+  return {
+    userId: body.user.id,
+    values,
+    targetId,
+    channelId,
+    destination: { channelId, responseUrl: meta.responseUrl ?? body.response_urls?.[0]?.response_url },
+    submissionKey: view.id,
+  };
 }
 
 type Outcome<T> = ChangeResult<T> | { outcome: 'crashed' };
