@@ -10,6 +10,7 @@ import { toBoltLogger } from './bolt-logger';
 import { slackErrorSummary } from './channel-post';
 import type { ListenerContext } from './context';
 import { registerListeners } from './listeners';
+import { guardRequests, refuseUnprocessable } from './request-guard';
 
 export interface SlackAppDeps {
   cloud: CloudClient;
@@ -67,11 +68,13 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
         customRoutes: [healthz],
         logger: boltLogger,
         processBeforeResponse: false,
+        processEventErrorHandler: refuseUnprocessable(logger.child({ component: 'http' })),
       });
 
   // The bot's own client, for calls made outside a listener (group lookups, audit posts).
   const botClient = new WebClient(config.slack.botToken, { ...clientOptions, logger: boltLogger });
   const authorization = botAuthorization(botClient, config.slack.botToken, logger);
+  if (receiver instanceof HTTPReceiver) guardRequests(receiver, logger.child({ component: 'http' }));
   const app = new App({ authorize: authorization.authorize, receiver, logger: boltLogger, clientOptions });
 
   // Work still running after its ack; stop() waits for it.
