@@ -84,3 +84,21 @@ export async function eventually(check: () => boolean, timeoutMs = 5000): Promis
   }
   return true;
 }
+
+/** Types `/vs <text>` and returns what the user sees first: an answer at the response_url, or a modal. */
+export async function reactionTo(h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}, timeoutMs = 8000): Promise<{ message?: Message; modal?: View }> {
+  const responseUrl = h.slack.responseUrl();
+  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  const res = await h.command(text, { ...opts, responseUrl, triggerId });
+  if (res.status !== 200) throw new Error(`the command was answered HTTP ${res.status}`);
+  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+  const started = Date.now();
+  for (;;) {
+    const post = h.slack.responses.find((r) => r.id === id);
+    if (post) return { message: post.body as Message };
+    const call = h.slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId);
+    if (call) return { modal: call.args.view as View };
+    if (Date.now() - started > timeoutMs) throw new Error(`nothing came back for "/vs ${text.slice(0, 40)}" within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
