@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { goodDisk, newViewId, openForm, reactionTo, sleep, submit, visibleText } from '../helpers/drive';
+import { input, type StateValue } from '../helpers/payloads';
+
+// Who may do what, table-driven over the real app: every action × role ×
+// channel restriction, when the command is typed and again when the form is
+// submitted. The cloud API is called only when the policy allowed it at
+// submission; every denied change is audited.
+
+type Role = 'none' | 'viewer' | 'operator' | 'admin';
+type Action = 'read' | 'audit_read' | 'disk_add' | 'backup_restore';
+type Where = 'unrestricted' | 'allowed channel' | 'other channel';
+
+const USERS: Record<Role, string> = { none: 'UNOBODY', viewer: 'UVIEWER', operator: 'UOPER', admin: 'UADMIN' };
+const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
+const NEEDED: Record<Action, Role> = { read: 'viewer', audit_read: 'admin', disk_add: 'operator', backup_restore: 'admin' };
+const ROLES = { VS_ADMINS: USERS.admin, VS_OPERATORS: USERS.operator, VS_VIEWERS: USERS.viewer };
+const ALLOWED = 'CALLOWED';
+const OTHER = 'COTHER';
+const channelOf = (where: Where) => (where === 'other channel' ? OTHER : ALLOWED);
+
+const isChange = (a: Action) => a === 'disk_add' || a === 'backup_restore';
+const mayDo = (role: Role, action: Action, where: Where) => RANK[role] >= RANK[NEEDED[action]] && !(isChange(action) && where === 'other channel');
+
+const COMMANDS: Record<Action, string> = { read: 'firewall 42', audit_read: 'audit 3', disk_add: 'disk add 42', backup_restore: 'backup restore 9' };
+const restoreFields: Record<string, StateValue> = { confirm: input.text('9'), reason: input.text('authz table') };
+
+const roles = Object.keys(USERS) as Role[];
+const actions = Object.keys(NEEDED) as Action[];
+const places: Where[] = ['unrestricted', 'allowed channel', 'other channel'];
+const table = places.flatMap((where) => roles.flatMap((role) => actions.map((action) => ({ where, role, action, allowed: mayDo(role, action, where) }))));
+
+describe('authorization, every action × role × channel restriction', () => {
+  const harnesses = {} as Record<'unrestricted' | 'restricted', Harness>;
+  const harnessFor = (where: Where) => (where === 'unrestricted' ? harnesses.unrestricted : harnesses.restricted);
+  beforeAll(async () => {
+    harnesses.unrestricted = await startHarness({ env: ROLES });
+    harnesses.restricted = await startHarness({ env: { ...ROLES, VS_MUTATION_CHANNELS: ALLOWED } });
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(harnesses).map((h) => h.close()));
+  });
+  beforeEach(() => {
+    for (const h of Object.values(harnesses)) {
+      h.sandbox.reset();
+      h.slack.reset();
+    }
+  });
+
+  test.each(table)('command: $action by $role ($where) → allowed: $allowed', async ({ where, role, action, allowed }) => {
+    const h = harnessFor(where);
+    const before = h.store.latest(1)[0]?.id ?? 0;
+    const { message, modal } = await reactionTo(h, COMMANDS[action], { user: USERS[role], channel: channelOf(where) });
+    if (isChange(action)) {
+      expect(modal !== undefined).toBe(allowed);
+      if (!allowed) {
+        expect(message!.response_type).toBe('ephemeral');
+        expect(visibleText(message)).toMatch(where === 'other channel' && RANK[role] >= RANK[NEEDED[action]] ? new RegExp(ALLOWED) : new RegExp(NEEDED[action]));
+        const record = h.store.latest(1)[0]!;
+        expect(record.id).toBeGreaterThan(before);
+        expect(record).toMatchObject({ userId: USERS[role], action, outcome: 'denied', channelId: channelOf(where) });
+      }
+    } else if (allowed) {
+      expect(message!.response_type).toBe(action === 'read' ? 'in_channel' : 'ephemeral');
+      expect(visibleText(message)).toMatch(action === 'read' ? /443/ : /Audit trail/);
+    } else {
+      expect(message!.response_type).toBe('ephemeral');
+      expect(visibleText(message)).toMatch(new RegExp(`needs the ${NEEDED[action]} role`));
+    }
+    // Only an allowed read reaches the cloud API at command time; changes never do before submission.
+    const expectedCalls = action === 'read' && allowed ? ['GET /virtual_machines/42/firewall_rules.json'] : [];
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(expectedCalls);
+  });
+
+  const submissions = table.filter((row) => isChange(row.action));
+  test.each(submissions)('submission: $action by $role ($where) → allowed: $allowed', async ({ where, role, action, allowed }) => {
+    const h = harnessFor(where);
+    const channelId = channelOf(where);
+    // The form was opened by someone who could; the submitter is who counts.
+    const metadata = action === 'disk_add' ? { channelId, vsId: 42 } : { channelId, backupId: 9 };
+    const ack = await submit(h, action, USERS[role], JSON.stringify(metadata), action === 'disk_add' ? goodDisk : restoreFields);
+    await sleep(20);
+    const posts = h.sandbox.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(allowed ? 1 : 0);
+    const record = h.store.latest(1)[0]!;
+    expect(record).toMatchObject({ userId: USERS[role], action, channelId, outcome: allowed ? 'succeeded' : 'denied' });
+    if (!allowed) expect(visibleText(ack)).toMatch(/Nothing was changed|needs the|only allowed/);
+  });
+
+  test.each([
+    { opener: USERS.operator, submitter: USERS.viewer, action: 'disk_add' as const },
+    { opener: USERS.operator, submitter: USERS.none, action: 'disk_add' as const },
+    { opener: USERS.admin, submitter: USERS.operator, action: 'backup_restore' as const },
+  ])('a form opened by $opener and submitted by $submitter is judged by the submitter: denied, nothing called', async ({ opener, submitter, action }) => {
+    const h = harnesses.unrestricted;
+    const view = await openForm(h, COMMANDS[action], opener, ALLOWED);
+    await submit(h, action, submitter, view.private_metadata, action === 'disk_add' ? goodDisk : restoreFields);
+    await sleep(20);
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect(h.store.latest(1)[0]).toMatchObject({ userId: submitter, action, outcome: 'denied' });
+  });
+
+  test('metadata naming another channel cannot smuggle a change past the restriction', async () => {
+    const h = harnesses.restricted;
+    // Opened in the allowed channel…
+    const view = await openForm(h, 'disk add 42', USERS.operator, ALLOWED);
+    expect(view.callback_id).toBe('disk_add');
+    // …but a shortcut form with a channel input is checked against the channel chosen there.
+    const ack = await submit(h, 'disk_add', USERS.operator, '{}', { ...goodDisk, vs_id: input.text('42'), channel: input.channel(OTHER) });
+    await sleep(20);
+    expect(visibleText(ack)).toMatch(/only allowed/);
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'denied', channelId: OTHER });
+  });
+});
+
+describe('a role that changes between opening the form and submitting it', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-authz-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an operator removed from VS_OPERATORS (bot restarted on the same audit store) is denied at submission', async () => {
+    const dbPath = join(dir, 'audit.sqlite');
+    const before = await startHarness({ env: { ...ROLES, VS_DB_PATH: dbPath } });
+    let view;
+    try {
+      view = await openForm(before, 'disk add 42', USERS.operator, ALLOWED);
+    } finally {
+      await before.close();
+    }
+    const after = await startHarness({ env: { VS_ADMINS: USERS.admin, VS_DB_PATH: dbPath } });
+    try {
+      const ack = await submit(after, 'disk_add', USERS.operator, view.private_metadata, goodDisk);
+      expect(visibleText(ack)).toMatch(/needs the operator role/);
+      await sleep(20);
+      expect(after.sandbox.requests).toHaveLength(0);
+      expect(after.store.latest(1)[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', action: 'disk_add' });
+      // Both attempts are in the one audit trail: the denial at submission on top.
+      expect(after.store.latest(5).map((r) => r.outcome)).toEqual(['denied']);
+    } finally {
+      await after.close();
+    }
+  });
+
+  test('someone removed from the operators\' user group is denied at submission once the cache expires; someone added gains the role', async () => {
+    const h = await startHarness({ env: { VS_ADMINS: USERS.admin, VS_OPERATORS: 'SONCALL', VS_GROUP_CACHE_MS: '100' } });
+    try {
+      h.slack.setGroup('SONCALL', ['UONCALL1']);
+      const view = await openForm(h, 'disk add 42', 'UONCALL1', ALLOWED);
+      // The rota changes: UONCALL1 goes off call, UONCALL2 comes on.
+      h.slack.setGroup('SONCALL', ['UONCALL2']);
+      await sleep(150);
+      const ack = await submit(h, 'disk_add', 'UONCALL1', view.private_metadata, goodDisk);
+      expect(visibleText(ack)).toMatch(/needs the operator role/);
+      await sleep(20);
+      expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+      expect(h.store.latest(1)[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'denied' });
+
+      const ok = await submit(h, 'disk_add', 'UONCALL2', view.private_metadata, goodDisk, newViewId());
+      expect(visibleText(ok.view)).toMatch(/Done/);
+      expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+      expect(h.store.latest(1)[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'succeeded' });
+    } finally {
+      await h.close();
+    }
+  });
+});
