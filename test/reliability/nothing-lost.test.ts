@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { startHarness } from '../helpers/app-harness';
+import { CHANNEL, goodDisk, newViewId, openForm, sleep, submit, visibleText } from '../helpers/drive';
+import { input, viewSubmission } from '../helpers/payloads';
+import { interactiveBody, postToSlackEndpoint } from '../helpers/signed-requests';
+import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+
+// Audit records survive a crash: the real bot, as a process, makes changes;
+// each change's result reaches Slack; the process is SIGKILLed (no shutdown
+// hook, no flush); the store, reopened, holds every change that completed.
+// And a submission delivered several times at once runs once.
+
+const SECRET = 'nothing-lost-signing-secret-0123';
+const FORM = 'application/x-www-form-urlencoded';
+
+describe('the real bot, SIGKILLed after changes', () => {
+  let dir: string;
+  let slack: SlackFake;
+  let bot: SpawnedBot | undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-nothing-lost-'));
+    slack = await startSlackFake();
+  });
+  afterAll(async () => {
+    await bot?.kill('SIGKILL');
+    await slack.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('every change whose result reached Slack is in the audit trail after the crash, and duplicates ran once', async () => {
+    const dbPath = join(dir, 'data', 'audit.sqlite');
+    bot = await spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-nothing-lost-0123456789',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      VS_API_URL: 'sandbox',
+      VS_DB_PATH: dbPath,
+      VS_OPERATORS: 'UOPER',
+      LOG_LEVEL: 'info',
+    });
+    const send = (payload: unknown) => postToSlackEndpoint(bot!.eventsUrl, SECRET, interactiveBody(payload), FORM);
+    const change = (i: number, viewId = `VLOST${i}`) =>
+      viewSubmission({
+        callbackId: 'disk_add',
+        viewId,
+        user: 'UOPER',
+        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 + (i % 5), responseUrl: slack.responseUrl(`change${i}`) }),
+        fields: { ...goodDisk, disk_size: input.number(String(10 + i)), label: input.text(`lost-${i}`) },
+      });
+
+    const count = 8;
+    for (let i = 0; i < count; i++) {
+      const res = await send(change(i));
+      expect(res.status).toBe(200);
+      expect(visibleText(res.json())).toMatch(/Done/);
+    }
+    // The same submission delivered four times at once (Slack retries, a double click): one disk.
+    const twice = change(count, 'VLOSTDUP');
+    const dup = await Promise.all([0, 1, 2, 3].map(() => send(twice)));
+    expect(dup.every((r) => r.status === 200)).toBe(true);
+    // Every result reached the channel (through its response_url) before the kill.
+    const posts = await slack.waitForResponses(count + 1, 10_000);
+    await sleep(200);
+    expect(slack.responses).toHaveLength(count + 1);
+
+    const ended = await bot.kill('SIGKILL');
+    expect(ended.signal).toBe('SIGKILL');
+    bot = undefined;
+
+    const store = openSqliteAuditStore(dbPath);
+    try {
+      const records = store.latest(100);
+      const done = records.filter((r) => r.outcome === 'succeeded');
+      expect(done).toHaveLength(count + 1);
+      expect(records.filter((r) => r.outcome !== 'succeeded')).toEqual([]);
+      const labels = done.map((r) => String(r.params.label)).sort();
+      expect(labels).toEqual([...Array.from({ length: count + 1 }, (_, i) => `lost-${i}`)].sort());
+      for (const post of posts) {
+        const i = Number(post.id.replace('change', ''));
+        const record = done.find((r) => r.params.label === `lost-${i}`)!;
+        expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: `vs:${42 + (i % 5)}`, apiStatus: 201 });
+        expect(record.params.disk_size).toBe(10 + i);
+      }
+      // A redelivery after the restart is still a duplicate.
+      expect(store.claimSubmission('VLOSTDUP', new Date().toISOString())).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('concurrent submissions for one target', () => {
+  test('different forms for the same server at the same moment: one change runs, the others are told it is busy', async () => {
+    const h = await startHarness({ env: { VS_OPERATORS: 'UOPER,UOPER2,UOPER3' }, delayMs: 400 });
+    try {
+      const views = await Promise.all(['UOPER', 'UOPER2', 'UOPER3'].map((u) => openForm(h, 'disk add 44', u)));
+      const acks = await Promise.all(views.map((v, i) => submit(h, 'disk_add', ['UOPER', 'UOPER2', 'UOPER3'][i]!, v.private_metadata, goodDisk, newViewId())));
+      await sleep(100);
+      expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+      const texts = acks.map((a) => visibleText(a.view));
+      expect(texts.filter((t) => /Done/.test(t))).toHaveLength(1);
+      expect(texts.filter((t) => /in progress/.test(t))).toHaveLength(2);
+      const outcomes = h.store.latest(3).map((r) => r.outcome).sort();
+      expect(outcomes).toEqual(['failed', 'failed', 'succeeded']);
+    } finally {
+      await h.close();
+    }
+  });
+});
