@@ -75,7 +75,8 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
   const botClient = new WebClient(config.slack.botToken, { ...clientOptions, logger: boltLogger });
   const authorization = botAuthorization(botClient, config.slack.botToken, logger);
   if (receiver instanceof HTTPReceiver) guardRequests(receiver, logger.child({ component: 'http' }));
-  const app = new App({ authorize: authorization.authorize, receiver, logger: boltLogger, clientOptions });
+  // No conversation store: nothing here uses conversation context, and Bolt would touch it on every event.
+  const app = new App({ authorize: authorization.authorize, receiver, logger: boltLogger, clientOptions, convoStore: false });
 
   // Work still running after its ack; stop() waits for it.
   const inFlight = new Set<Promise<unknown>>();

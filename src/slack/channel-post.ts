@@ -1,8 +1,8 @@
 import type { WebClient } from '@slack/web-api';
-import { request } from 'undici';
 import type { Rendered } from './blocks/mrkdwn';
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { postToResponseUrl, ResponseUrlError } from './response-url';
 
 // Results of changes go to the channel the change was asked from. The slash
 // command's response_url works there even when the bot is not a member; when
@@ -16,18 +16,11 @@ export interface Destination {
 export async function postToChannel(config: Config, client: WebClient, to: Destination, message: Rendered, log: Logger): Promise<boolean> {
   if (to.responseUrl && isTrustedResponseUrl(to.responseUrl, config)) {
     try {
-      const res = await request(to.responseUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ response_type: 'in_channel', replace_original: false, ...message }),
-        headersTimeout: 5000,
-        bodyTimeout: 5000,
-      });
-      await res.body.dump();
-      if (res.statusCode < 300) return true;
-      log.warn('response_url refused the result; posting to the channel instead', { status: res.statusCode });
+      await postToResponseUrl(to.responseUrl, { response_type: 'in_channel', replace_original: false, ...message });
+      return true;
     } catch (error) {
-      log.warn('response_url unreachable; posting to the channel instead', { error: { name: (error as Error).name, message: (error as Error).message } });
+      if (error instanceof ResponseUrlError) log.warn('response_url refused the result; posting to the channel instead', { status: error.status });
+      else log.warn('response_url unreachable; posting to the channel instead', { error: slackErrorSummary(error) });
     }
   }
   if (!to.channelId) return false;

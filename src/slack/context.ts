@@ -1,10 +1,10 @@
-import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditStore } from '../store/audit-store';
+import type { Respond } from './response-url';
 
 /** What every listener may use; built once in createSlackApp. */
 export interface ListenerContext {
@@ -25,7 +25,7 @@ export interface Invocation {
   channelId: string;
   triggerId: string;
   responseUrl: string;
-  respond: RespondFn;
+  respond: Respond;
   client: WebClient;
   log: Logger;
 }

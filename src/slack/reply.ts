@@ -1,6 +1,7 @@
 import type { Rendered } from './blocks/mrkdwn';
 import { renderError } from './blocks/messages';
 import type { Invocation, ListenerContext } from './context';
+import type { ResponsePayload } from './response-url';
 
 // Every answer to a command goes through respond(); a failure to deliver
 // (expired response_url, Slack down) is logged with context, never thrown.
@@ -20,7 +21,7 @@ export async function replySummary(ctx: ListenerContext, inv: Replier, message: 
   await deliver(inv, { response_type: ctx.config.responseVisibility, replace_original: false, ...message });
 }
 
-export async function deliver(inv: Replier, payload: Parameters<Invocation['respond']>[0]): Promise<boolean> {
+export async function deliver(inv: Replier, payload: ResponsePayload): Promise<boolean> {
   try {
     await inv.respond(payload);
     return true;
@@ -30,11 +31,11 @@ export async function deliver(inv: Replier, payload: Parameters<Invocation['resp
   }
 }
 
-function describeDeliveryError(error: unknown): { name: string; message: string; status?: number } {
+function describeDeliveryError(error: unknown): { name: string; code?: string; message: string; status?: number } {
   if (error instanceof Error) {
-    const status = (error as { response?: { status?: unknown } }).response?.status;
-    // axios errors carry the request config (with the URL); keep only what explains it.
-    return { name: error.name, message: error.message, ...(typeof status === 'number' ? { status } : {}) };
+    const { code, status } = error as { code?: unknown; status?: unknown };
+    // Only what explains it: never the URL or request options.
+    return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}), ...(typeof status === 'number' ? { status } : {}) };
   }
   return { name: 'Error', message: String(error) };
 }

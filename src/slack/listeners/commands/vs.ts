@@ -3,6 +3,7 @@ import { parseCommand, type Command } from '../../command';
 import { renderUsage } from '../../blocks/messages';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
 import { replyError, replyEphemeral } from '../../reply';
+import { responder } from '../../response-url';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { backupRestoreCommand } from './backup-restore';
@@ -29,7 +30,7 @@ const handlers: { [K in Exclude<Kind, 'invalid'>]: Handler<K> } = {
 };
 
 export function vsCommandCallback(ctx: ListenerContext) {
-  return async ({ command, ack, respond, client }: AllMiddlewareArgs & SlackCommandMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, client }: AllMiddlewareArgs & SlackCommandMiddlewareArgs): Promise<void> => {
     // Ack at once with nothing: every answer goes through respond(), after.
     await ack();
     const started = ctx.now();
@@ -40,7 +41,7 @@ export function vsCommandCallback(ctx: ListenerContext) {
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       responseUrl: command.response_url,
-      respond,
+      respond: responder(command.response_url),
       client,
       log,
     };
