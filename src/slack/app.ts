@@ -117,7 +117,8 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
   return {
     app,
     async start(port = config.slack.port) {
-      await authorization.learn();
+      // Learnt in the background: a slow or unreachable Slack must not delay serving.
+      void authorization.learn();
       if (config.slack.appToken) {
         await app.start();
         return { port: null };
