@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Compiles src/ to dist/ (run by `npm ci` through "prepare"). With
+// --if-stale (run before `npm start`) it compiles only when a source file is
+// newer than the last build, so an edited tree never starts stale code and a
+// fresh one starts at once. Plain JS: it must run before anything is built.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const stamp = join(root, 'dist', '.build-stamp');
+const inputs = [join(root, 'src'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json'), join(root, 'package-lock.json')];
+
+function newestMtime(path) {
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = info.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function isStale() {
+  if (!existsSync(stamp)) return true;
+  const built = statSync(stamp).mtimeMs;
+  return inputs.some((input) => existsSync(input) && newestMtime(input) > built);
+}
+
+if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
+
+const tsc = require.resolve('typescript/bin/tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (result.status !== 0) {
+  process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');
+  process.exit(result.status ?? 1);
+}
+writeFileSync(stamp, new Date().toISOString() + '\n');
