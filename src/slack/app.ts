@@ -129,10 +129,20 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
       return { port: typeof address === 'object' && address ? address.port : port };
     },
     async stop(graceMs = 10_000) {
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      if (config.slack.appToken) {
+        // In Socket Mode acks travel over the socket, and a form's ack ("Done")
+        // comes at the end of its work: hang up only once in-flight work is done.
+        const drain = async () => {
+          while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        };
+        await Promise.race([drain(), deadline]);
+        await app.stop().catch((error: unknown) => logger.warn('error while stopping the receiver', { error }));
+        return;
+      }
       // Stop accepting first; idle keep-alive sockets would hold close() open.
       const stopping = app.stop().catch((error: unknown) => logger.warn('error while stopping the receiver', { error }));
       httpServer?.closeIdleConnections();
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
       await Promise.race([Promise.allSettled([...inFlight]), deadline]);
       httpServer?.closeAllConnections();
       await stopping;

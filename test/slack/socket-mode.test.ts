@@ -1,0 +1,196 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { createCloudClient } from '../../src/cloud/client';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { loadConfig, secretValues } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { createSlackApp, type SlackApp } from '../../src/slack/app';
+import type { AuditStore } from '../../src/store/audit-store';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
+import { viewSubmission } from '../helpers/payloads';
+import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { startSocketModeServer, type SocketModeServer } from '../helpers/socket-mode-server';
+import { freePort } from '../helpers/spawned-bot';
+
+// The bot in Socket Mode (SLACK_APP_TOKEN set), end to end on loopback: the
+// Slack fake hands out a ws:// URL from apps.connections.open, a `ws` server
+// there says hello and pushes envelopes the way Slack does, and the bot acks
+// them over the socket and answers through response_urls and the Web API.
+
+const BOT_TOKEN = 'xoxb-socket-mode-bot-token-0123456789';
+const APP_TOKEN = 'xapp-1-A1-socket-mode-app-token-0123456789';
+const API_KEY = 'socket-mode-cloud-api-key-0123456789';
+
+describe('the bot in Socket Mode', () => {
+  let dir: string;
+  let slack: SlackFake;
+  let link: SocketModeServer;
+  let sandbox: Sandbox;
+  let cloud: CloudClient;
+  let store: AuditStore;
+  let app: SlackApp;
+  let port: number;
+  let stopped = false;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-socket-mode-'));
+    slack = await startSlackFake();
+    link = await startSocketModeServer();
+    slack.on('apps.connections.open', () => ({ body: { ok: true, url: link.url } }));
+    sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
+    port = await freePort();
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(port),
+      VS_API_URL: sandbox.url,
+      VS_ACCOUNT_ID: sandbox.accountId,
+      VS_API_KEY: sandbox.apiKey,
+      VS_DB_PATH: join(dir, 'audit.sqlite'),
+      VS_OPERATORS: 'UOPER',
+      VS_API_TIMEOUT_MS: '3000',
+      LOG_LEVEL: 'debug',
+    });
+    const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
+    cloud = createCloudClient(config.cloud, { logger, retry: { baseDelayMs: 5 } });
+    store = openSqliteAuditStore(config.dbPath);
+    app = createSlackApp(config, { cloud, store, logger, sandbox: false });
+    // Resolves once the socket is open and Slack's hello arrived.
+    await expect(app.start()).resolves.toEqual({ port: null });
+  });
+
+  afterAll(async () => {
+    if (!stopped) await app?.stop(2000);
+    await cloud?.close();
+    store?.close();
+    await sandbox?.close();
+    await link?.close();
+    await slack?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('it opens the socket with the app-level token (xapp-), never the bot token', async () => {
+    const opens = slack.callsTo('apps.connections.open');
+    expect(opens).toHaveLength(1);
+    expect(opens[0]!.token).toBe(APP_TOKEN);
+    expect(link.connections()).toBe(1);
+  });
+
+  test('/vs firewall 42 over the socket is acked at once and the firewall summary reaches the response_url', async () => {
+    sandbox.setDelay(300);
+    const responseUrl = slack.responseUrl('socket-firewall');
+    const started = Date.now();
+    const envelopeId = link.send({
+      type: 'slash_commands',
+      accepts_response_payload: true,
+      payload: {
+        token: 'legacy-verification-token',
+        team_id: 'T1',
+        team_domain: 'acme',
+        channel_id: CHANNEL,
+        channel_name: 'incident-42',
+        user_id: 'UVIEWER',
+        user_name: 'someone',
+        command: '/vs',
+        text: 'firewall 42',
+        api_app_id: 'A1',
+        is_enterprise_install: 'false',
+        response_url: responseUrl,
+        trigger_id: 'trigger.socket.1',
+      },
+    });
+    const ack = await link.waitForAck(envelopeId, 2000);
+    // Acked before the slow cloud answered: Slack's 3-second limit is never at risk.
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(ack.envelope_id).toBe(envelopeId);
+
+    const [post] = await slack.waitForResponses(1, 5000);
+    expect(post!.id).toBe('socket-firewall');
+    expect(post!.body.response_type).toBe('in_channel');
+    const text = visibleText(post!.body);
+    expect(text).toContain('VS 42');
+    expect(text).toContain('443');
+    expect(text).toMatch(/ACCEPT/);
+    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toContain('GET /virtual_machines/42/firewall_rules.json');
+    sandbox.setDelay(0);
+  });
+
+  test('/healthz answers on PORT in Socket Mode and says so', async () => {
+    const res = await request(`http://127.0.0.1:${port}/healthz`);
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual({ status: 'ok', mode: 'socket', sandbox: false });
+  });
+
+  test('an operator adds a disk over the socket: the form opens, the submission is acked with "Done" on the socket, and the disk is created', async () => {
+    const triggerId = 'trigger.socket.disk';
+    const commandEnvelope = link.send({
+      type: 'slash_commands',
+      accepts_response_payload: true,
+      payload: {
+        team_id: 'T1',
+        channel_id: CHANNEL,
+        user_id: 'UOPER',
+        command: '/vs',
+        text: 'disk add 42',
+        api_app_id: 'A1',
+        response_url: slack.responseUrl('socket-disk'),
+        trigger_id: triggerId,
+      },
+    });
+    await link.waitForAck(commandEnvelope, 2000);
+    const opened = await slack.waitForCalls('views.open', 1, 5000);
+    const call = opened.find((c) => c.args.trigger_id === triggerId);
+    expect(call?.token).toBe(BOT_TOKEN);
+    const view = call!.args.view as View;
+    expect(view.callback_id).toBe('disk_add');
+
+    const before = sandbox.requests.filter((r) => r.method === 'POST').length;
+    const submission = link.send({
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: viewSubmission({ callbackId: 'disk_add', viewId: 'VSOCKET1', user: 'UOPER', privateMetadata: view.private_metadata, fields: goodDisk }),
+    });
+    const ack = await link.waitForAck(submission, 5000);
+    expect(ack.payload).toMatchObject({ response_action: 'update' });
+    expect(visibleText(ack.payload)).toMatch(/Done/);
+    const posts = sandbox.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(before + 1);
+    expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
+    const [record] = store.latest(1);
+    expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
+  });
+
+  test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
+    const opensBefore = slack.callsTo('apps.connections.open').length;
+    const [record] = store.latest(1);
+    sandbox.setDelay(500);
+    const posts = () => sandbox.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
+    const submission = link.send({
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: viewSubmission({ callbackId: 'disk_add', viewId: 'VSOCKET2', user: 'UOPER', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }), fields: goodDisk }),
+    });
+    // The change has reached the cloud, which is still answering, when the bot is told to stop.
+    expect(await eventually(() => posts() > before, 2000)).toBe(true);
+    await app.stop(3000);
+    stopped = true;
+
+    const ack = await link.waitForAck(submission, 1000);
+    expect(visibleText(ack.payload)).toMatch(/Done/);
+    expect(store.latest(1)[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
+    expect(store.latest(1)[0]!.id).not.toBe(record!.id);
+
+    await sleep(200);
+    expect(link.openConnections()).toBe(0);
+    await expect(request(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    expect(slack.callsTo('apps.connections.open')).toHaveLength(opensBefore);
+    expect(link.connections()).toBe(1);
+  });
+});
