@@ -49,7 +49,7 @@ export async function launchNpmStart(world: BenchWorld): Promise<TargetProcess> 
     args: ['start', '--silent'],
     env: botEnv(world, port, 'npm-start.sqlite'),
     port,
-    // npm → sh → node: the node process runs src/main.ts (sh's command line names it too).
-    servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && cmdline.includes('src/main.ts'),
+    // npm → sh → node: the node process runs dist/main.js (sh's command line names it too).
+    servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && /(src\/main\.ts|dist\/main\.js)/.test(cmdline),
   });
 }
