@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudClient } from '../cloud/client.types';
-import { CloudError, isCloudError } from '../cloud/errors';
+import { CloudError, isCloudError, mayHaveApplied } from '../cloud/errors';
 import type { AddDiskParams, Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from '../store/audit-store';
@@ -74,8 +74,6 @@ export const MAX_DETAIL_LENGTH = 1000;
 
 /** API error keys that name no field (Rails' `base`). */
 const NON_FIELD_KEYS = new Set(['base', 'error', 'errors', 'message', 'messages', '']);
-/** Failures after which the cloud may or may not have made the change. */
-const UNCERTAIN_KINDS: ReadonlySet<CloudError['kind']> = new Set<CloudError['kind']>(['timeout', 'network', 'bad_response', 'server']);
 
 interface ChangeSpec<P, T> {
   action: ChangeAction;
@@ -348,7 +346,7 @@ function failureDetail(error: CloudError, thrown: unknown): string {
   const parts = [isCloudError(thrown) ? error.message : `unexpected ${describeThrown(thrown)}`];
   const fields = Object.entries(error.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(', ')}`);
   if (fields.length > 0) parts.push(fields.join('; '));
-  if (UNCERTAIN_KINDS.has(error.kind) || !isCloudError(thrown)) parts.push('the change may or may not have been applied: check before retrying');
+  if (mayHaveApplied(error) || !isCloudError(thrown)) parts.push('the change may or may not have been applied: check before retrying');
   return parts.join(' — ');
 }
 

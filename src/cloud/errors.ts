@@ -65,6 +65,15 @@ export class CloudError extends Error {
   }
 }
 
+/**
+ * Failures after which a change may have been applied all the same (the
+ * request may have reached the API): a timeout, a broken connection, an
+ * unreadable or 5xx answer. The others were refused before anything changed.
+ */
+export function mayHaveApplied(error: CloudError): boolean {
+  return error.kind === 'timeout' || error.kind === 'network' || error.kind === 'bad_response' || error.kind === 'server';
+}
+
 export function isCloudError(e: unknown): e is CloudError {
   return e instanceof CloudError;
 }

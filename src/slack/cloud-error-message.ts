@@ -1,4 +1,4 @@
-import { isCloudError } from '../cloud/errors';
+import { isCloudError, mayHaveApplied } from '../cloud/errors';
 
 // The one place that turns a cloud API failure into what the user reads
 // (PRODUCT.md, "Errors the user sees"). Never a stack trace, never silence.
@@ -32,7 +32,8 @@ export function cloudErrorMessage(error: unknown, subject: Subject, timeoutMs: n
     case 'timeout':
       return `The cloud API did not answer within ${seconds} s. Try again shortly; if it keeps timing out, check the cloud provider's status.`;
     case 'network':
-      return `The cloud API did not answer within ${seconds} s (could not connect). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
+      // The client says which: "could not connect (ECONNREFUSED)" or "the connection … broke off (ECONNRESET)".
+      return `The cloud API did not answer within ${seconds} s (${networkCause(error.message)}). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
     case 'bad_response':
       // Why, in the client's own words (too large, not valid JSON/XML, an unknown shape); never the API's body.
       return `The cloud API failed: its answer could not be read (${error.message.replace(/^the cloud API /, 'it ')})${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
@@ -40,4 +41,30 @@ export function cloudErrorMessage(error: unknown, subject: Subject, timeoutMs: n
     default:
       return `The cloud API failed${error.status ? ` (HTTP ${error.status})` : ''}${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
   }
+}
+
+/**
+ * A change whose call timed out, broke off or got an unreadable or 5xx answer
+ * may have been applied all the same: the user must check, not retry blindly
+ * (a second add-disk would add a second disk).
+ */
+export function changeFailureMessage(error: unknown, subject: Subject, timeoutMs: number): string {
+  if (isCloudError(error) && !mayHaveApplied(error)) return cloudErrorMessage(error, subject, timeoutMs);
+  const seconds = Math.round(timeoutMs / 100) / 10;
+  const what = !isCloudError(error)
+    ? 'Something went wrong on our side during the change'
+    : error.kind === 'timeout'
+      ? `The cloud API did not answer within ${seconds} s`
+      : error.kind === 'network'
+        ? `The cloud API did not answer (${networkCause(error.message)})`
+        : error.kind === 'bad_response'
+          ? 'The cloud API failed: its answer could not be read'
+          : `The cloud API failed${error.status ? ` (HTTP ${error.status})` : ''}`;
+  return `${what}, so the change may or may not have been applied. Check ${subjectName(subject)} and \`/vs audit\` before trying again.`;
+}
+
+
+/** "could not connect to the cloud API (ECONNREFUSED)" → "could not connect, ECONNREFUSED". */
+function networkCause(message: string): string {
+  return message.replace(/^the /, '').replace(/ to the cloud API/, '').replace(/ \(([A-Z_0-9]+)\)$/, ', $1');
 }

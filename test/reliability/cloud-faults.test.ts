@@ -83,7 +83,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     await cloud.refuse();
     try {
       const m = await answerTo(h, 'autoscaling 42');
-      expectUserMessage(m, /did not answer within 0\.8 s \(could not connect\)/);
+      expectUserMessage(m, /did not answer within 0\.8 s \(could not connect, ECONNREFUSED\)/);
     } finally {
       await cloud.accept();
     }
@@ -132,6 +132,9 @@ describe('cloud API faults through the real app (JSON)', () => {
     expect(ack.response_action).toBe('update');
     const text = visibleText(ack.view);
     expect(text).toMatch(says);
+    // …and the user is told to check before trying again, not to retry blindly.
+    expect(text).toMatch(/may or may not have been applied\. Check VS 42/);
+    expect(text).not.toMatch(/try again (shortly|in a minute)/i);
     expect(text).not.toMatch(STACK_TRACE);
     // A change is never repeated behind the user's back.
     expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);

@@ -4,7 +4,7 @@ import type { Rendered } from '../../blocks/mrkdwn';
 import { fieldErrorsToBlockErrors } from '../../blocks/modals';
 import { statusModal } from '../../blocks/status-modal';
 import { postEphemeral, postToChannel, slackErrorSummary, type Destination } from '../../channel-post';
-import { cloudErrorMessage, type Subject } from '../../cloud-error-message';
+import { changeFailureMessage, cloudErrorMessage, type Subject } from '../../cloud-error-message';
 import type { ListenerContext } from '../../context';
 import type { Logger } from '../../../log';
 import { renderError } from '../../blocks/messages';
@@ -135,7 +135,7 @@ function statusFor<T>(s: Submission<T>, r: Outcome<T>) {
     case 'busy':
       return statusModal({ title: s.title, text: `:warning: ${r.message}\nNothing was changed. Run the command again when it has finished.`, sandbox });
     case 'failed':
-      return statusModal({ title: s.title, text: `:x: ${cloudErrorMessage(r.error, s.subject, s.ctx.config.cloud.timeoutMs)}`, sandbox });
+      return statusModal({ title: s.title, text: `:x: ${changeFailureMessage(r.error, s.subject, s.ctx.config.cloud.timeoutMs)}`, sandbox });
     case 'invalid':
       return statusModal({ title: s.title, text: `:x: The form had errors: ${Object.entries(r.fieldErrors).map(([f, m]) => `${f}: ${m}`).join('; ')}. Nothing was changed; run the command again.`, sandbox });
     case 'duplicate':
