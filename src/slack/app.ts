@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditRecord, AuditStore } from '../store/audit-store';
 import { renderAuditPost } from './blocks/messages';
+import { markSandbox } from './blocks/mrkdwn';
 import { toBoltLogger } from './bolt-logger';
 import { slackErrorSummary } from './channel-post';
 import type { ListenerContext } from './context';
@@ -99,7 +100,7 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
   const auditChannel = config.auditChannel;
   const postAudit = (record: AuditRecord) => {
     if (!auditChannel) return;
-    const message = renderAuditPost(record);
+    const message = markSandbox(renderAuditPost(record), deps.sandbox);
     void track(
       botClient.chat.postMessage({ channel: auditChannel, text: message.text, blocks: message.blocks }).catch((error: unknown) => {
         logger.warn('could not post the audit record to the audit channel', { channel: auditChannel, record: record.id, error: slackErrorSummary(error) });

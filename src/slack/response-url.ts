@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { request } from 'undici';
+import { markSandbox } from './blocks/mrkdwn';
 
 // Answers go to the response_url Slack gave with the request. Posted with
 // undici rather than Bolt's respond(), which goes through fetch: measured at
@@ -36,6 +37,7 @@ export async function postToResponseUrl(url: string, payload: ResponsePayload): 
   if (res.statusCode >= 300) throw new ResponseUrlError(res.statusCode);
 }
 
-export function responder(url: string): Respond {
-  return (payload) => postToResponseUrl(url, payload);
+/** A respond function for one response_url; on the sandbox every answer carries the notice. */
+export function responder(url: string, sandbox: boolean): Respond {
+  return (payload) => postToResponseUrl(url, markSandbox(payload, sandbox));
 }

@@ -212,7 +212,10 @@ describe('presentation settings', () => {
     const h = await startHarness({ sandbox: true });
     try {
       const m = await answerTo(h, 'autoscaling 42');
-      expect(visibleText(m)).toMatch(/sandbox data/i);
+      const notices = (msg: Message) => JSON.stringify(msg.blocks).match(/sandbox data/gi) ?? [];
+      expect(notices(m)).toHaveLength(1);
+      // Errors and usage too: nothing the bot posts on the sandbox goes unmarked, and nothing twice.
+      for (const text of ['firewall 999', 'firewal 42', 'help']) expect(notices(await answerTo(h, text))).toHaveLength(1);
     } finally {
       await h.close();
     }

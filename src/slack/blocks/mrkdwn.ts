@@ -60,8 +60,19 @@ export function sandboxNotice(): ContextBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text: ':test_tube: sandbox data — not a real cloud account' }] };
 }
 
+const SANDBOX_TEXT = sandboxNotice().elements[0] as { text: string };
+
+/** Appends the sandbox notice when on the sandbox, once: a message that has it already is left alone. */
 export function withSandbox(blocks: KnownBlock[], sandbox: boolean): KnownBlock[] {
-  return sandbox ? [...blocks, sandboxNotice()] : blocks;
+  if (!sandbox) return blocks;
+  const last = blocks[blocks.length - 1];
+  const marked = last?.type === 'context' && (last.elements[0] as { text?: string } | undefined)?.text === SANDBOX_TEXT.text;
+  return marked ? blocks : [...blocks, sandboxNotice()];
+}
+
+/** The same for a whole message: errors, usage, denials and audit posts get the notice where they are sent. */
+export function markSandbox<T extends { blocks?: KnownBlock[] }>(message: T, sandbox: boolean): T {
+  return sandbox ? { ...message, blocks: withSandbox(message.blocks ?? [], true) } : message;
 }
 
 export function section(text: string): KnownBlock {

@@ -13,7 +13,7 @@ export function firewallPageCallback(ctx: ListenerContext) {
     const userId = body.user.id;
     const channelId = body.channel?.id ?? '';
     const log = ctx.logger.child({ user: userId, channel: channelId, action: action.action_id });
-    const inv = { userId, channelId, respond: responder(body.response_url), log };
+    const inv = { userId, channelId, respond: responder(body.response_url, ctx.sandbox), log };
     const target = parsePageButtonValue(typeof action.value === 'string' ? action.value : '');
     if (!target) {
       await replyError(inv, 'That button is out of date; run `/vs firewall <vs_id>` again.');

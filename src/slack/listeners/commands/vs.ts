@@ -41,7 +41,7 @@ export function vsCommandCallback(ctx: ListenerContext) {
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       responseUrl: command.response_url,
-      respond: responder(command.response_url),
+      respond: responder(command.response_url, ctx.sandbox),
       client,
       log,
     };

@@ -8,6 +8,7 @@ import { changeFailureMessage, cloudErrorMessage, type Subject } from '../../clo
 import type { ListenerContext } from '../../context';
 import type { Logger } from '../../../log';
 import { renderError } from '../../blocks/messages';
+import { markSandbox } from '../../blocks/mrkdwn';
 import { viewStateToValues } from '../../blocks/modals';
 import { parseId } from '../../command';
 import { readMetadata } from '../../metadata';
@@ -104,7 +105,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<void> {
     const posted = await postToChannel(ctx.config, args.client, s.destination, s.succeeded(result.value), log);
     if (!posted) log.warn('the change succeeded but its result could not be posted to the channel');
   } else if (result.outcome === 'denied') {
-    await postEphemeral(args.client, s.destination.channelId, args.body.user.id, renderError(result.decision.reason ?? 'You are not allowed to do this.'), log);
+    await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderError(result.decision.reason ?? 'You are not allowed to do this.'), ctx.sandbox), log);
   }
   log.info('submission', { outcome: result.outcome, ms: Math.round(ctx.now() - started) });
 }
