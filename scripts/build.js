@@ -28,7 +28,13 @@ function isStale() {
 
 if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
-const tsc = require.resolve('typescript/bin/tsc');
+let tsc;
+try {
+  tsc = require.resolve('typescript/bin/tsc');
+} catch {
+  process.stderr.write('vs-chatops: dist/ needs building and TypeScript is not installed; run `npm ci` (with dev dependencies) first.\n');
+  process.exit(1);
+}
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {
   process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel, secrets: secretValues(config) });
+  keepServingOnStrayErrors(logger);
   const stopping = { now: false };
 
   let sandbox: Sandbox | undefined;
@@ -54,7 +55,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  keepServingOnStrayErrors(logger);
 }
 
 /** A stray rejection must not take the bot down in the middle of an incident; it is logged. */

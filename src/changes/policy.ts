@@ -45,6 +45,11 @@ export interface PolicyDeps {
 
 const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
 
+/** Whether `role` includes everything `needed` may do. */
+export function atLeast(role: Role, needed: Role): boolean {
+  return RANK[role] >= RANK[needed];
+}
+
 export const NEEDED: Record<Action, Role> = {
   read: 'viewer',
   disk_add: 'operator',

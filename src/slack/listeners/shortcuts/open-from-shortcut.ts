@@ -1,12 +1,11 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
+import { atLeast, NEEDED } from '../../../changes';
 import type { ChangeAction } from '../../../store/audit-store';
 import { statusModal } from '../../blocks/status-modal';
 import type { ListenerContext } from '../../context';
 import { openModal } from '../../open-modal';
 
-const NEEDED = { disk_add: 'operator', backup_restore: 'admin' } as const;
-const RANK = { none: 0, viewer: 1, operator: 2, admin: 3 } as const;
 
 /**
  * Global shortcuts open the same forms as the commands, with the server or
@@ -23,10 +22,17 @@ export function openFromShortcut(ctx: ListenerContext, action: ChangeAction, for
     const needed = NEEDED[action];
     let view: ModalView;
     let outcome: string;
-    if (RANK[role] < RANK[needed]) {
+    if (!atLeast(role, needed)) {
       // Audited like any denial; the door words the reason.
-      const decision = await ctx.changes.authorize({ userId, channelId: null }, action, 'shortcut');
-      view = statusModal({ title: action === 'disk_add' ? 'Add disk' : 'Restore backup', text: `:no_entry: ${decision.reason ?? `This needs the ${needed} role.`}`, sandbox: ctx.sandbox });
+      const reason = await ctx.changes.authorize({ userId, channelId: null }, action, 'shortcut').then(
+        (decision) => decision.reason,
+        (error: unknown) => {
+          // The denial stands even if it could not be written down; the user still hears of it.
+          log.error('could not record the denial', { error });
+          return null;
+        },
+      );
+      view = statusModal({ title: action === 'disk_add' ? 'Add disk' : 'Restore backup', text: `:no_entry: ${reason ?? `This needs the ${needed} role.`}`, sandbox: ctx.sandbox });
       outcome = 'denied';
     } else {
       view = form('{}');

@@ -91,13 +91,18 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<void> {
   } else {
     await args.ack({
       response_action: 'update',
-      view: statusModal({ title: s.title, text: ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; the result is also posted in the channel.', sandbox: ctx.sandbox }),
+      view: statusModal({ title: s.title, text: ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.', sandbox: ctx.sandbox }),
     });
     result = await pending;
     try {
       await args.client.views.update({ view_id: args.body.view.id, view: statusFor(s, result) });
     } catch (error) {
+      // Typically the user closed the "working" modal: tell them in the channel instead.
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
+      if (result.outcome !== 'succeeded' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
+        const text = (statusFor(s, result).blocks[0] as { text?: { text?: string } }).text?.text ?? 'The change did not go through.';
+        await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }, ctx.sandbox), log);
+      }
     }
   }
 
