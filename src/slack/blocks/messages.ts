@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { Action, Role } from '../../changes/policy';
+import { ACTION_WORDS, type Action, type Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
 import { channelMention, code, oneLine, context, escapeKeepingChannelMentions, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
 
@@ -45,15 +45,8 @@ export function renderError(text: string): Rendered {
   return { text: fallback(shown), blocks: [section(`:warning: ${shown}`)] };
 }
 
-const ACTION_NAMES: Record<Action, string> = {
-  read: 'Reading server details',
-  disk_add: 'Adding a disk',
-  backup_restore: 'Restoring a backup',
-  audit_read: 'Reading the audit trail',
-};
-
 export function renderDenied({ action, needed, reason }: { action: Action; needed: Role; reason: string | null }): Rendered {
-  const text = escapeKeepingChannelMentions(truncate(reason ?? `${ACTION_NAMES[action]} needs the ${needed} role.`, 2000));
+  const text = escapeKeepingChannelMentions(truncate(reason ?? `${ACTION_WORDS[action]} needs the ${needed} role.`, 2000));
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
 }
 
