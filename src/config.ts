@@ -4,7 +4,8 @@ import { z } from 'zod';
 // what to do; secret values never appear in a message, not even a bad one.
 
 const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
-const slackChannelId = /^[CGD][A-Z0-9]{2,}$/;
+// Public and private channels; a DM (D…) cannot be an incident or audit channel, nor be linked as one.
+const slackChannelId = /^[CG][A-Z0-9]{2,}$/;
 
 const idList = (what: string, pattern: RegExp, example: string) =>
   z

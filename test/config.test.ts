@@ -34,6 +34,11 @@ describe('loadConfig', () => {
     expect(c.roles.mutationChannels).toEqual(['C0INC', 'G0PRIV']);
   });
 
+  test('channel settings take channels (C…, G…), not DMs, so every channel named can be linked', () => {
+    expect(problemsOf({ ...minimalHttp, VS_MUTATION_CHANNELS: 'C0INC,D0DM' }).join('\n')).toMatch(/VS_MUTATION_CHANNELS/);
+    expect(problemsOf({ ...minimalHttp, VS_AUDIT_CHANNEL: 'D0DM' }).join('\n')).toMatch(/VS_AUDIT_CHANNEL/);
+  });
+
   test('returns a frozen object', () => {
     const c = loadConfig(minimalHttp);
     expect(Object.isFrozen(c)).toBe(true);

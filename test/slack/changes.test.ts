@@ -2,43 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { startHarness, type Harness } from '../helpers/app-harness';
-import { globalShortcut, input, viewSubmission, type StateValue } from '../helpers/payloads';
+import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
+import { globalShortcut, input, type StateValue } from '../helpers/payloads';
 
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
-const CHANNEL = 'CINCIDENT';
 
-type View = { callback_id: string; private_metadata: string; blocks: { block_id?: string; element?: { action_id?: string } }[] };
-type Ack = { response_action?: string; errors?: Record<string, string>; view?: { blocks: unknown[] } };
-
-const goodDisk: Record<string, StateValue> = {
-  disk_type: input.select('SSD'),
-  disk_size: input.number('20'),
-  label: input.text('data <disk> & more'),
-  mount_point: input.text('/mnt/data'),
-  file_system: input.select('ext4'),
-  min_iops: input.number(null),
-  primary: input.check(false),
-  is_swap: input.check(false),
-  hot_attach: input.check(true),
-  add_to_linux_fstab: input.check(true),
-  add_to_freebsd_fstab: input.check(false),
-  require_format_disk: input.check(true),
-};
-
-/** Types `/vs <text>` and returns the modal Slack was asked to open. */
-async function openForm(h: Harness, text: string, user: string, channel = CHANNEL): Promise<View> {
-  const before = h.slack.callsTo('views.open').length;
-  const res = await h.command(text, { user, channel });
-  expect(res.status).toBe(200);
-  const calls = await h.slack.waitForCalls('views.open', before + 1);
-  return calls[before]!.args.view as View;
-}
-
-async function submit(h: Harness, callbackId: string, user: string, metadata: string, fields: Record<string, StateValue>, viewId = `V${Math.random().toString(36).slice(2)}`): Promise<Ack> {
-  const res = await h.interact(viewSubmission({ callbackId, viewId, user, privateMetadata: metadata, fields }));
-  expect(res.status).toBe(200);
-  return (res.body ? res.json() : {}) as Ack;
-}
+// The add-disk form a user fills in, with a label that must come back escaped.
+const goodDisk: Record<string, StateValue> = { ...drivenDisk, label: input.text('data <disk> & more') };
 
 const diskPosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('/disks'));
 const restorePosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('/restore'));
