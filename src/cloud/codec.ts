@@ -4,7 +4,7 @@ import { AutoscalingSlot, Backup, Disk, FirewallRule, type AddDiskParams } from 
 import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
 // One decoding path for both wire formats: body text → plain objects (JSON.parse
-// or the one XML configuration) → unwrap the spec's wrappers → the zod schemas
+// or the XML reader of xml.ts) → unwrap the spec's wrappers → the zod schemas
 // of schemas.ts. JSON and XML carrying the same data decode to equal objects.
 
 export type WireFormat = 'json' | 'xml';
@@ -176,14 +176,17 @@ export function parseErrorBody(text: string): ErrorDetails {
   return details;
 }
 
-function collectErrors(details: ErrorDetails, value: PlainValue | undefined, field?: string): void {
-  if (value === undefined || value === null) return;
+/** Real error bodies nest two or three levels; deeper than this is not read (and cannot exhaust the stack). */
+const MAX_ERROR_DEPTH = 16;
+
+function collectErrors(details: ErrorDetails, value: PlainValue | undefined, field?: string, depth = 0): void {
+  if (value === undefined || value === null || depth > MAX_ERROR_DEPTH) return;
   if (Array.isArray(value)) {
-    for (const v of value) collectErrors(details, v, field);
+    for (const v of value) collectErrors(details, v, field, depth + 1);
     return;
   }
   if (isObject(value)) {
-    for (const [key, v] of Object.entries(value)) collectErrors(details, v, NON_FIELD_KEYS.has(key) ? field : key);
+    for (const [key, v] of Object.entries(value)) collectErrors(details, v, NON_FIELD_KEYS.has(key) ? field : key, depth + 1);
     return;
   }
   const message = String(value);

@@ -228,6 +228,13 @@ describe('parsing error bodies', () => {
     }
   });
 
+  it('survives an error body nested thousands deep, reading what sits near the top', () => {
+    const depth = 9000;
+    const xml = `<errors><error>near the top</error>${'<a>'.repeat(depth)}deep${'</a>'.repeat(depth)}</errors>`;
+    const json = `{"errors": ["near the top", ${'['.repeat(depth)}"deep"${']'.repeat(depth)}]}`;
+    for (const body of [xml, json]) expect(parseErrorBody(body).messages).toEqual(['near the top']);
+  });
+
   it('keeps messages to one line of bounded length', () => {
     const { messages } = parseErrorBody(JSON.stringify({ errors: [`line one\nline two\u0007 ${'x'.repeat(1000)}`] }));
     expect(messages[0]).toMatch(/^line one line two x+…$/);

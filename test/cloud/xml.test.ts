@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { escapeXmlText, parseXml, writeXmlDocument, XmlSyntaxError } from '../../src/cloud/xml';
+import { referenceParseXml } from './xml-reference';
 
 describe('the XML reader', () => {
   it('turns typed elements into numbers, booleans and timestamp strings', () => {
@@ -56,6 +60,40 @@ describe('the XML reader', () => {
     expect(parseXml('<r><id type="integer">twelve</id></r>')).toEqual({ r: { id: 'twelve' } });
   });
 
+  it('decodes character references, which fast-xml-parser leaves as they are', () => {
+    expect(parseXml('<r><label>&#65;&#x42;&#233; &#0; &nope;</label></r>')).toEqual({ r: { label: 'ABé &#0; &nope;' } });
+  });
+
+  it('keeps CDATA exactly as sent', () => {
+    expect(parseXml('<r><note><![CDATA[ <b>not markup</b> & ]]></note></r>')).toEqual({ r: { note: ' <b>not markup</b> & ' } });
+  });
+
+  it('makes elements named like Object properties plain own fields, touching no prototype', () => {
+    const doc = parseXml('<r><__proto__><polluted>yes</polluted></__proto__><constructor>c</constructor><toString>t</toString></r>');
+    const r = doc.r as Record<string, unknown>;
+    expect(Object.keys(r)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.getPrototypeOf(r)).toBe(Object.prototype);
+    expect(r.constructor).toBe('c');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('reads a document nested 100,000 deep without running out of stack', () => {
+    const depth = 100_000;
+    const doc = parseXml('<a>'.repeat(depth) + 'x' + '</a>'.repeat(depth));
+    let node: unknown = doc;
+    for (let k = 0; k < depth; k++) node = (node as Record<string, unknown>).a;
+    expect(node).toBe('x');
+  });
+
+  it('says where a document breaks without repeating what it says', () => {
+    expect(() => parseXml('<r>\n<secret>hunter2</secret>\n</oops>')).toThrow(/^malformed XML at line 3: an end tag that does not match its start tag$/);
+    expect(() => parseXml('<r a=hunter2/>')).toThrow(/^malformed XML at line 1: an attribute value without quotes$/);
+    expect(() => parseXml('<r/><r/>')).toThrow(/a second root element/);
+    expect(() => parseXml('<r/>hunter2')).toThrow(/text after the root element/);
+    expect(() => parseXml('<r a="1" a="2"/>')).toThrow(/an attribute given twice/);
+    expect(() => parseXml('   ')).toThrow(/no XML element found/);
+  });
+
   it('refuses truncated XML, garbage and documents with a DOCTYPE', () => {
     expect(() => parseXml('<firewall_rules type="array"><firewall_rule><id>1</id>')).toThrow(XmlSyntaxError);
     expect(() => parseXml('this is not xml {')).toThrow(XmlSyntaxError);
@@ -78,5 +116,112 @@ describe('the XML writer', () => {
 
   it('refuses element names that are not XML names', () => {
     expect(() => writeXmlDocument('disk', { 'a b': 'x' })).toThrow(/not an XML element name/);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The reader against fast-xml-parser (the reader the client used before, kept
+// in xml-reference.ts) on generated Rails-style documents, and on broken ones.
+
+interface GeneratedElement {
+  name: string;
+  attributes: [string, string][];
+  content: { kind: 'text'; text: string; cdata: boolean } | { kind: 'children'; children: GeneratedElement[] };
+}
+
+const NAMES = ['firewall_rules', 'firewall_rule', 'errors', 'error', 'id', 'port', 'address', 'label', 'disk_size', 'a', 'x-y', 'n.s', 'ns:tag'];
+const TYPES = ['integer', 'boolean', 'datetime', 'date', 'float', 'decimal', 'array', 'string'];
+const TEXT_PIECES = ['0800', '42', '-7', '1.5', 'true', 'false', '', ' ', 'a & b', '<tag>', '"q"', "it's", 'é ü 雪', '10.0.0.0/8', 'x > y', '  padded  ', '\n'];
+
+const attributeArb = fc.oneof(
+  fc.constantFrom(...TYPES).map((t): [string, string] => ['type', t]),
+  fc.constantFrom('true', 'false').map((v): [string, string] => ['nil', v]),
+  fc.constantFrom('en', 'a & b', 'GB').map((v): [string, string] => ['lang', v]),
+);
+
+const elementArb: fc.Arbitrary<GeneratedElement> = fc.letrec<{ element: GeneratedElement }>((tie) => ({
+  element: fc.record({
+    name: fc.constantFrom(...NAMES),
+    attributes: fc.uniqueArray(attributeArb, { maxLength: 2, selector: ([name]) => name }),
+    content: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.record({
+        kind: fc.constant('text' as const),
+        text: fc.array(fc.constantFrom(...TEXT_PIECES), { maxLength: 3 }).map((pieces) => pieces.join('')),
+        cdata: fc.boolean(),
+      }),
+      fc.record({ kind: fc.constant('children' as const), children: fc.array(tie('element'), { minLength: 1, maxLength: 4 }) }),
+    ),
+  }),
+})).element;
+
+const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, '&quot;');
+
+function serialize(element: GeneratedElement, gap: string): string {
+  const attributes = element.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
+  const { content } = element;
+  if (content.kind === 'text') {
+    if (content.text === '') return `<${element.name}${attributes}/>`;
+    const body = content.cdata ? `<![CDATA[${content.text}]]>` : escapeText(content.text);
+    return `<${element.name}${attributes}>${body}</${element.name}>`;
+  }
+  const children = content.children.map((child) => gap + serialize(child, gap)).join('');
+  return `<${element.name}${attributes}>${children}${gap}</${element.name}>`;
+}
+
+const documentArb = fc.record({
+  root: elementArb,
+  declaration: fc.boolean(),
+  gap: fc.constantFrom('', '\n', '\n  ', ' '),
+  comment: fc.boolean(),
+}).map(({ root, declaration, gap, comment }) =>
+  `${declaration ? '<?xml version="1.0" encoding="UTF-8"?>\n' : ''}${comment ? '<!-- generated -->' : ''}${serialize(root, gap)}${gap}`,
+);
+
+describe('the XML reader against fast-xml-parser', () => {
+  it('reads every generated Rails-style document as fast-xml-parser does', () => {
+    fc.assert(
+      fc.property(documentArb, (document) => {
+        expect(parseXml(document)).toEqual(referenceParseXml(document));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('reads the recorded answers of every operation as fast-xml-parser does', () => {
+    for (const name of ['firewall_rules', 'auto_scaling', 'disk', 'backup']) {
+      const document = readFileSync(join(__dirname, 'fixtures', `${name}.xml`), 'utf8');
+      expect(parseXml(document)).toEqual(referenceParseXml(document));
+    }
+  });
+
+  it('refuses every truncation of a document, wherever it is cut', () => {
+    fc.assert(
+      fc.property(documentArb, fc.double({ min: 0, max: 1, noNaN: true }), (document, where) => {
+        const end = document.trimEnd().length - 1;
+        const cut = document.slice(0, Math.floor(where * end));
+        expect(() => parseXml(cut)).toThrow(XmlSyntaxError);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('throws nothing but XmlSyntaxError on arbitrary text, and fast-xml-parser agrees when it parses', () => {
+    const markupish = fc.array(fc.constantFrom('<', '>', '/', 'a', 'b', ' ', '=', '"', "'", '&', ';', '!', '?', '-', '[', ']', 'CDATA', 'amp'), { maxLength: 40 });
+    fc.assert(
+      fc.property(markupish, (pieces) => {
+        const text = pieces.join('');
+        let ours: unknown;
+        try {
+          ours = parseXml(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(XmlSyntaxError);
+          return;
+        }
+        expect(ours).toEqual(referenceParseXml(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
