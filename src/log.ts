@@ -28,33 +28,52 @@ export interface LoggerOptions {
   now?: () => Date;
 }
 
+interface LoggerSettings {
+  level: LogLevel;
+  threshold: number;
+  /** Secrets as JSON writes them: lines are masked after serialisation. Longest first. */
+  maskable: readonly string[];
+  write: (line: string) => void;
+  now: () => Date;
+}
+
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
   const level = options.level ?? 'info';
-  const threshold = LEVELS[level];
-  const secrets = [...(options.secrets ?? [])].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const now = options.now ?? (() => new Date());
+  const settings: LoggerSettings = {
+    level,
+    threshold: LEVELS[level],
+    maskable: [...(options.secrets ?? [])]
+      .filter((s) => s.length > 0)
+      .sort((a, b) => b.length - a.length)
+      .map((s) => JSON.stringify(s).slice(1, -1)),
+    write: options.write ?? ((line: string) => process.stdout.write(line + '\n')),
+    now: options.now ?? (() => new Date()),
+  };
+  return loggerWith(settings, bindings);
+}
 
+/** A logger over shared settings: a child per command costs one object, not a new set-up. */
+function loggerWith(settings: LoggerSettings, bindings: LogFields): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
-    if (LEVELS[lvl] < threshold) return;
-    const record = { time: now().toISOString(), level: lvl, msg, ...bindings, ...fields };
+    if (LEVELS[lvl] < settings.threshold) return;
+    const record = { time: settings.now().toISOString(), level: lvl, msg, ...bindings, ...fields };
     let line: string;
     try {
       line = JSON.stringify(sanitize(record, new WeakSet()));
     } catch {
       line = JSON.stringify({ time: record.time, level: lvl, msg: 'unserialisable log record' });
     }
-    for (const s of secrets) line = line.split(JSON.stringify(s).slice(1, -1)).join(REDACTED);
-    write(line);
+    for (const secret of settings.maskable) if (line.includes(secret)) line = line.split(secret).join(REDACTED);
+    settings.write(line);
   };
 
   return {
-    level,
+    level: settings.level,
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (more) => createLogger(options, { ...bindings, ...more }),
+    child: (more) => loggerWith(settings, { ...bindings, ...more }),
   };
 }
 

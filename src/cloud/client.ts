@@ -4,11 +4,12 @@ import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
 import { decodeResponse, encodeAddDiskBody, Responses, type ResponseShape } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
-import type { AddDiskParams, AutoscalingSlot, FirewallRule } from './schemas';
+import type { AddDiskParams } from './schemas';
 import { createSingleFlight } from './single-flight';
 
 // The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
-// the codec (codec.ts). Reads are single-flight; changes go out exactly once.
+// the codec (codec.ts). Reads are single-flight and come back frozen, since
+// callers that overlap share them; changes go out exactly once.
 
 /** What the client needs to reach the API: Config['cloud'] with `url` resolved to a real base URL. */
 export type CloudClientConfig = Pick<Config['cloud'], 'url' | 'accountId' | 'apiKey' | 'format' | 'timeoutMs'> & {
@@ -55,21 +56,17 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     decodeResponse(format, response.text, shape, { status: response.status, request: response.request });
 
   return {
-    async listFirewallRules(vsId: number): Promise<FirewallRule[]> {
+    async listFirewallRules(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
-      return reads.run(
-        `${format} ${path}`,
-        async () => decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.firewallRules),
-        copyRecords,
+      return reads.run(`${format} ${path}`, async () =>
+        frozenRecords(decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.firewallRules)),
       );
     },
 
-    async listAutoscaling(vsId: number): Promise<AutoscalingSlot[]> {
+    async listAutoscaling(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
-      return reads.run(
-        `${format} ${path}`,
-        async () => decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.autoscaling),
-        copyRecords,
+      return reads.run(`${format} ${path}`, async () =>
+        frozenRecords(decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.autoscaling)),
       );
     },
 
@@ -98,7 +95,8 @@ function pathId(id: number): string {
   return String(id);
 }
 
-/** Records of a list are flat (scalars only), so a copy of each is a full copy. */
-function copyRecords<T extends object>(records: T[]): T[] {
-  return records.map((record) => ({ ...record }));
+/** Records of a list are flat (scalars only), so freezing each one and the list freezes it all. */
+function frozenRecords<T extends object>(records: T[]): ReadonlyArray<Readonly<T>> {
+  for (const record of records) Object.freeze(record);
+  return Object.freeze(records);
 }

@@ -2,10 +2,10 @@ import type { AddDiskParams, AutoscalingSlot, Backup, Disk, FirewallRule } from 
 
 /** The four operations of spec 4.1–4.4. Every failure is a CloudError. */
 export interface CloudClient {
-  /** GET /virtual_machines/:id/firewall_rules (spec 4.4). */
-  listFirewallRules(vsId: number): Promise<FirewallRule[]>;
-  /** GET /virtual_machines/:id/auto_scaling (spec 4.2): six slots, placeholders kept. */
-  listAutoscaling(vsId: number): Promise<AutoscalingSlot[]>;
+  /** GET /virtual_machines/:id/firewall_rules (spec 4.4). Frozen: overlapping callers share it. */
+  listFirewallRules(vsId: number): Promise<ReadonlyArray<Readonly<FirewallRule>>>;
+  /** GET /virtual_machines/:id/auto_scaling (spec 4.2): six slots, placeholders kept. Frozen, shared likewise. */
+  listAutoscaling(vsId: number): Promise<ReadonlyArray<Readonly<AutoscalingSlot>>>;
   /** POST /virtual_machines/:id/disks (spec 4.3). Never retried. */
   addDisk(vsId: number, params: AddDiskParams): Promise<Disk>;
   /** POST /backups/:id/restore (spec 4.1). Never retried. */

@@ -6,6 +6,7 @@ import { createCloudClient, type CloudClientDeps } from '../../src/cloud/client'
 import type { CloudClient } from '../../src/cloud/client.types';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors';
 import { parseRetryAfter } from '../../src/cloud/http';
+import type { AutoscalingSlot, FirewallRule } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
 import { closedPortUrl, reply, resetMidBody, startFixtureServer, type FixtureServer } from '../helpers/cloud-fixtures';
 
@@ -342,19 +343,25 @@ describe('retries', () => {
 });
 
 describe('single-flight reads', () => {
-  it('serves 20 concurrent identical reads with one upstream request, each caller with its own copy', async () => {
-    server.handle(async (_req, res) => {
+  it('serves 20 concurrent identical reads with one upstream request, sharing one frozen answer', async () => {
+    server.handle(async (req, res) => {
       await sleep(50);
-      reply(res, 200, fixture('firewall_rules.json'));
+      reply(res, 200, fixture(req.url.includes('auto_scaling') ? 'auto_scaling.json' : 'firewall_rules.json'));
     });
     const cloud = client();
     const results = await Promise.all(Array.from({ length: 20 }, () => cloud.listFirewallRules(42)));
     expect(server.requests).toHaveLength(1);
-    for (const rules of results) expect(rules).toEqual(results[0]);
-    results[0]![0]!.port = 'changed by one caller';
-    results[0]!.pop();
+    for (const rules of results) expect(rules).toBe(results[0]);
+    // No caller can change what the others see: the list and its records are frozen.
+    const shared = results[0] as FirewallRule[];
+    expect(() => {
+      (shared[0] as FirewallRule).port = 'changed by one caller';
+    }).toThrow(TypeError);
+    expect(() => shared.pop()).toThrow(TypeError);
     expect(results[1]![0]!.port).toBe('22');
     expect(results[1]).toHaveLength(3);
+    const slots = (await cloud.listAutoscaling(42)) as AutoscalingSlot[];
+    expect(Object.isFrozen(slots) && slots.every((slot) => Object.isFrozen(slot))).toBe(true);
   });
 
   it('asks again for a read that starts after the previous one settled: never a stale cache', async () => {

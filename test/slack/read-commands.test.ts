@@ -144,6 +144,26 @@ describe('/vs read commands over the real Bolt app', () => {
     expect((m!.body as Message).response_type).toBe('in_channel');
   });
 
+  test('people asking about the same server at once share one API request, and each gets the whole answer', async () => {
+    h.sandbox.setDelay(300);
+    const asks = [...Array.from({ length: 12 }, (_, i) => ({ text: 'firewall 45', user: `UASK${i}` })), { text: 'autoscaling 42', user: 'UASK12' }, { text: 'autoscaling 42', user: 'UASK13' }];
+    const acks = await Promise.all(asks.map((ask) => h.command(ask.text, { user: ask.user })));
+    expect(acks.every((a) => a.status === 200)).toBe(true);
+    const posts = await h.slack.waitForResponses(asks.length, 5000);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /virtual_machines/42/auto_scaling.json', 'GET /virtual_machines/45/firewall_rules.json']);
+    const byUrl = new Map(posts.map((p) => [p.id, p.body as Message]));
+    const firewall = acks.slice(0, 12).map((a) => byUrl.get(a.responseUrl.split("/response/")[1]!));
+    for (const m of firewall) {
+      expect(m?.response_type).toBe('in_channel');
+      expect(visibleText(m!)).toContain('VS 45');
+      expect(visibleText(m!)).toContain("rules 1–20 of 300");
+    }
+    // One answer, one page: the same blocks for everyone, "fetched at" included.
+    for (const m of firewall) expect(m!.blocks).toEqual(firewall[0]!.blocks);
+    const autoscaling = acks.slice(12).map((a) => byUrl.get(a.responseUrl.split("/response/")[1]!));
+    for (const m of autoscaling) expect(visibleText(m!)).toContain('VS 42');
+  });
+
   test('a timeout tells the user the API did not answer, and the bot keeps serving', async () => {
     h.sandbox.setDelay(3500); // above VS_API_TIMEOUT_MS=3000
     const m = await answerTo(h, 'firewall 42');

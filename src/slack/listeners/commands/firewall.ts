@@ -1,14 +1,21 @@
+import type { FirewallRule } from '../../../cloud/schemas';
 import { renderFirewallRules } from '../../blocks/firewall';
+import type { Rendered } from '../../blocks/mrkdwn';
 import { cloudErrorMessage } from '../../cloud-error-message';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
 import { allowedToRead } from '../../guard';
+import { oncePerAnswer } from '../../once-per-answer';
 import { replyError, replySummary } from '../../reply';
+
+/** Page 1 of an answer: everyone who shared the answer shares the page, "fetched at" included. */
+const firstPage = oncePerAnswer<readonly FirewallRule[], Rendered>();
 
 export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd: { vsId: number }): Promise<CommandOutcome> {
   if (!(await allowedToRead(ctx, inv))) return 'denied';
   try {
     const rules = await ctx.cloud.listFirewallRules(cmd.vsId);
-    await replySummary(ctx, inv, renderFirewallRules({ vsId: cmd.vsId, rules, page: 1, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
+    const page = firstPage(rules, () => renderFirewallRules({ vsId: cmd.vsId, rules, page: 1, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
+    await replySummary(ctx, inv, page);
     return 'ok';
   } catch (error) {
     return replyCloudError(ctx, inv, error, { kind: 'vs', id: cmd.vsId });
