@@ -4,7 +4,17 @@ import { freePort, REPO_ROOT, spawnTarget, type TargetProcess } from './target-p
 import type { BenchWorld } from './world';
 
 // The four servers of the closed loop, each in its own process, started the
-// way the bot is started: env vars of src/config.ts, `node --import tsx`.
+// way the bot is started: env vars of src/config.ts, the V8 flags of
+// `npm start`, `node --import tsx`.
+
+/**
+ * The V8 flags `npm start` runs the bot with (package.json; a test keeps the
+ * two equal). Every target gets them, so the baselines run on the same heap
+ * settings as ours. A young generation of 32 MB per semi-space: the answers of
+ * a burst are short-lived, and with the default one, scavenges copying them
+ * cost the cloud client about a tenth of its throughput (bench scenario 4).
+ */
+export const BOT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
 export type TargetName = 'bare-http' | 'bare-bolt' | 'minimal-same-work' | 'ours';
 
@@ -37,7 +47,7 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
   };
   const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
   const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];
-  return spawnTarget({ name, command: process.execPath, args: [...profiling, '--import', 'tsx', script], env, port });
+  return spawnTarget({ name, command: process.execPath, args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', script], env, port });
 }
 
 /** `npm start` as an operator runs it: the built-in sandbox, HTTP mode, nothing else set. */

@@ -4,30 +4,31 @@
 
 export interface BenchProfile {
   readonly mode: 'full' | 'smoke';
-  readonly openLoop: { rate: number; seconds: number; upstreamDelayMs: number; connections: number };
+  /** `slices`: autocannon instances the rate is spread over (bench/load.ts, runPacedLoad). */
+  readonly openLoop: { rate: number; seconds: number; upstreamDelayMs: number; connections: number; slices: number };
   readonly closedLoop: { connections: number; warmupSeconds: number; seconds: number; drainMs: number };
   readonly singleFlight: { commands: number; upstreamDelayMs: number };
-  /** tinybench budget per task. */
-  readonly micro: { timeMs: number; warmupMs: number };
-  /** The sustained load of the memory scenario: same shape as the open loop. */
+  /** tinybench budget per task; side-by-side figures take `rounds` rounds of `roundIterations` calls per task (bench/side-by-side.ts). */
+  readonly micro: { timeMs: number; warmupMs: number; rounds: number; roundIterations: number };
+  /** The sustained load of the memory scenario: the open loop's rate in autocannon's per-second bursts. */
   readonly sustained: { rate: number; warmupSeconds: number; seconds: number; upstreamDelayMs: number; connections: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
   mode: 'full',
-  openLoop: { rate: 100, seconds: 20, upstreamDelayMs: 1500, connections: 10 },
+  openLoop: { rate: 100, seconds: 20, upstreamDelayMs: 1500, connections: 10, slices: 10 },
   closedLoop: { connections: 50, warmupSeconds: 2, seconds: 8, drainMs: 15_000 },
   singleFlight: { commands: 50, upstreamDelayMs: 1500 },
-  micro: { timeMs: 1500, warmupMs: 300 },
+  micro: { timeMs: 1500, warmupMs: 300, rounds: 100, roundIterations: 20 },
   sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
   mode: 'smoke',
-  openLoop: { rate: 20, seconds: 1, upstreamDelayMs: 100, connections: 2 },
+  openLoop: { rate: 20, seconds: 1, upstreamDelayMs: 100, connections: 2, slices: 2 },
   closedLoop: { connections: 5, warmupSeconds: 0, seconds: 1, drainMs: 3000 },
   singleFlight: { commands: 10, upstreamDelayMs: 300 },
-  micro: { timeMs: 50, warmupMs: 10 },
+  micro: { timeMs: 50, warmupMs: 10, rounds: 2, roundIterations: 3 },
   sustained: { rate: 20, warmupSeconds: 0, seconds: 2, upstreamDelayMs: 100, connections: 2 },
 };
 

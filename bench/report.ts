@@ -56,7 +56,7 @@ export function formatReport(results: BenchResults): string {
   lines.push(`vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`);
 
   const o = r.openLoop;
-  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s, upstream delay ${o.upstreamDelayMs} ms`, [
+  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.arrivals === 'paced' ? 'spread over each second' : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`, [
     ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
     ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
     ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
@@ -80,7 +80,7 @@ export function formatReport(results: BenchResults): string {
   ]);
 
   const k = r.cloudClient;
-  section(`4. cloud client alone, 300 rules of VS 45 (${k.jsonBytes} B JSON, ${k.xmlBytes} B XML), one call at a time`, [
+  section(`4. cloud client alone, 300 rules of VS 45 (${k.jsonBytes} B JSON, ${k.xmlBytes} B XML), one call at a time; medians of ${k.rounds} side-by-side rounds`, [
     ['client JSON / raw undici + JSON.parse', `${k.clientJsonPerSecond} / ${k.rawJsonPerSecond} req/s (${k.clientOverRawJson} ×)`],
     ['client XML / raw undici + XMLParser', `${k.clientXmlPerSecond} / ${k.rawXmlPerSecond} req/s (${k.clientOverRawXml} ×)`],
     ['decode only: JSON / XML', `${k.decodeJsonMs} / ${k.decodeXmlMs} ms (XML ${k.xmlOverJsonDecode} × JSON)`],
@@ -101,7 +101,7 @@ export function formatReport(results: BenchResults): string {
     ['peak RSS under open-loop load', `${m.peakRssOpenLoopMb} MB`],
     ['peak RSS after the closed loop', `${m.peakRssMb} MB`],
     [
-      `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s (delay ${m.sustained.upstreamDelayMs} ms)`,
+      `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s, each second's at once (delay ${m.sustained.upstreamDelayMs} ms)`,
       `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
     ],
   ]);

@@ -1,9 +1,9 @@
 import { XMLParser } from 'fast-xml-parser';
-import { Bench, type Task } from 'tinybench';
 import { request } from 'undici';
 import { createCloudClient } from '../../src/cloud/client';
 import { decodeResponse, Responses } from '../../src/cloud/codec';
 import type { BenchProfile } from '../profile';
+import { median, medianRatio, runSideBySide } from '../side-by-side';
 import { round } from '../stats';
 import type { BenchWorld } from '../world';
 
@@ -16,6 +16,8 @@ import type { BenchWorld } from '../world';
 // client (single-flight) and flatter it.
 
 export interface CloudClientFigures {
+  /** Side-by-side rounds each figure is the median of. */
+  rounds: number;
   clientJsonPerSecond: number;
   rawJsonPerSecond: number;
   clientOverRawJson: number;
@@ -48,35 +50,36 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
   if (expected !== 300 || (await xmlClient.listFirewallRules(VS_ID)).length !== 300) throw new Error(`VS ${VS_ID} should list 300 rules, got ${expected}`);
 
   try {
-    const io = new Bench({ time: micro.timeMs, warmupTime: micro.warmupMs });
-    io.add('client json', () => jsonClient.listFirewallRules(VS_ID).then(() => undefined));
-    io.add('raw json', async () => void JSON.parse(await fetchText('json')));
-    io.add('client xml', () => xmlClient.listFirewallRules(VS_ID).then(() => undefined));
-    io.add('raw xml', async () => void xmlParser.parse(await fetchText('xml')));
-    await io.run();
-
-    const decoding = new Bench({ time: micro.timeMs, warmupTime: micro.warmupMs });
-    decoding.add('decode json', () => void decodeResponse('json', jsonText, Responses.firewallRules));
-    decoding.add('decode xml', () => void decodeResponse('xml', xmlText, Responses.firewallRules));
-    await decoding.run();
-
-    const perSecond = (bench: Bench, name: string) => 1000 / meanMs(bench, name);
-    const clientJson = perSecond(io, 'client json');
-    const rawJson = perSecond(io, 'raw json');
-    const clientXml = perSecond(io, 'client xml');
-    const rawXml = perSecond(io, 'raw xml');
-    const decodeJson = meanMs(decoding, 'decode json');
-    const decodeXml = meanMs(decoding, 'decode xml');
+    const rounds = { rounds: micro.rounds, iterations: micro.roundIterations, warmupMs: micro.warmupMs };
+    const io = await runSideBySide(
+      {
+        clientJson: () => jsonClient.listFirewallRules(VS_ID).then(() => undefined),
+        rawJson: async () => void JSON.parse(await fetchText('json')),
+        clientXml: () => xmlClient.listFirewallRules(VS_ID).then(() => undefined),
+        rawXml: async () => void xmlParser.parse(await fetchText('xml')),
+      },
+      rounds,
+    );
+    const decoding = await runSideBySide(
+      {
+        json: () => void decodeResponse('json', jsonText, Responses.firewallRules),
+        xml: () => void decodeResponse('xml', xmlText, Responses.firewallRules),
+      },
+      rounds,
+    );
+    const perSecond = (means: number[]) => 1000 / median(means);
     return {
-      clientJsonPerSecond: round(clientJson, 0),
-      rawJsonPerSecond: round(rawJson, 0),
-      clientOverRawJson: round(clientJson / rawJson, 2),
-      clientXmlPerSecond: round(clientXml, 0),
-      rawXmlPerSecond: round(rawXml, 0),
-      clientOverRawXml: round(clientXml / rawXml, 2),
-      decodeJsonMs: round(decodeJson, 3),
-      decodeXmlMs: round(decodeXml, 3),
-      xmlOverJsonDecode: round(decodeXml / decodeJson, 2),
+      rounds: micro.rounds,
+      clientJsonPerSecond: round(perSecond(io.clientJson), 0),
+      rawJsonPerSecond: round(perSecond(io.rawJson), 0),
+      // Time per call of raw over ours: the same as ours/raw in requests per second.
+      clientOverRawJson: round(medianRatio(io.rawJson, io.clientJson), 2),
+      clientXmlPerSecond: round(perSecond(io.clientXml), 0),
+      rawXmlPerSecond: round(perSecond(io.rawXml), 0),
+      clientOverRawXml: round(medianRatio(io.rawXml, io.clientXml), 2),
+      decodeJsonMs: round(median(decoding.json), 3),
+      decodeXmlMs: round(median(decoding.xml), 3),
+      xmlOverJsonDecode: round(medianRatio(decoding.xml, decoding.json), 2),
       jsonBytes: Buffer.byteLength(jsonText),
       xmlBytes: Buffer.byteLength(xmlText),
     };
@@ -84,19 +87,4 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
     await jsonClient.close();
     await xmlClient.close();
   }
-}
-
-/** Mean time of one call of a finished tinybench task, ms. */
-export function meanMs(bench: Bench, name: string): number {
-  const task: Task | undefined = bench.getTask(name);
-  const result = task?.result;
-  if (!result || !('latency' in result)) throw new Error(`tinybench task "${name}" did not complete: ${result && 'error' in result ? result.error.message : result?.state}`);
-  return result.latency.mean;
-}
-
-/** p99 time of one call of a finished tinybench task, ms. */
-export function p99Ms(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (!result || !('latency' in result)) throw new Error(`tinybench task "${name}" did not complete`);
-  return result.latency.p99;
 }

@@ -9,7 +9,8 @@ import type { BenchWorld } from '../world';
 
 // Scenario 6: `npm start` to a healthy /healthz and its resident set once
 // started; then the bot under a sustained open loop, its resident set
-// sampled every second.
+// sampled every second. The sustained load comes in per-second bursts, so the
+// run also says what a burst of 100 commands at once costs the answers.
 
 export interface StartupFigures {
   startupMs: number;
@@ -45,14 +46,15 @@ export interface SustainedFigures {
 }
 
 export async function runSustained(world: BenchWorld, bot: TargetProcess, load: BenchProfile['sustained']): Promise<SustainedFigures> {
-  const shape = { rate: load.rate, upstreamDelayMs: load.upstreamDelayMs, connections: load.connections };
-  if (load.warmupSeconds > 0) await runOpenLoop(world, bot, { ...shape, seconds: load.warmupSeconds }, 'sustain-warm');
+  // Each second's commands at once (autocannon's rate option as it is): the burst side of the open loop.
+  const shape = { rate: load.rate, upstreamDelayMs: load.upstreamDelayMs, connections: load.connections, slices: 1 };
+  if (load.warmupSeconds > 0) await runOpenLoop(world, bot, { ...shape, seconds: load.warmupSeconds }, 'sustain-warm', 'bursts');
   const samples: number[] = [bot.rssBytes()];
   const sampler = setInterval(() => samples.push(bot.rssBytes()), 1000);
   let figures;
   try {
     world.fake.clear();
-    figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain');
+    figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain', 'bursts');
   } finally {
     clearInterval(sampler);
   }

@@ -1,4 +1,4 @@
-import { runLoad } from '../load';
+import { runLoad, runPacedLoad } from '../load';
 import type { BenchProfile } from '../profile';
 import { firewallOfSeededServers, signedCommands } from '../signed-commands';
 import { percentile, round } from '../stats';
@@ -6,12 +6,13 @@ import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 
 // Scenario 1: commands arrive at a fixed rate whatever the bot does (open
-// loop, autocannon's overallRate) while every cloud API answer takes
-// `upstreamDelayMs`. The ack is the HTTP answer to Slack; command-to-message
+// loop: autocannon's overallRate, paced through the second) while every cloud
+// API answer takes `upstreamDelayMs`. The ack is the HTTP answer to Slack; command-to-message
 // runs from handing the command to the socket to its response_url POST
 // arriving at the Slack fake.
 
 export interface OpenLoopFigures {
+  arrivals: Arrivals;
   rate: number;
   seconds: number;
   upstreamDelayMs: number;
@@ -27,10 +28,16 @@ export interface OpenLoopFigures {
   missingMessages: number;
 }
 
-export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], tag = 'open'): Promise<OpenLoopFigures> {
+/**
+ * `paced`: the commands of each second arrive spread over it (runPacedLoad).
+ * `bursts`: autocannon's rate option as it is, each second's commands at once.
+ */
+export type Arrivals = 'paced' | 'bursts';
+
+export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], tag = 'open', arrivals: Arrivals = 'paced'): Promise<OpenLoopFigures> {
   world.sandbox.setDelay(load.upstreamDelayMs);
   const commands = signedCommands({ tag, text: firewallOfSeededServers, responseUrl: world.fake.responseUrl });
-  const { result, latenciesMs } = await runLoad({
+  const options = {
     url: bot.eventsUrl,
     connections: load.connections,
     overallRate: load.rate,
@@ -39,7 +46,8 @@ export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: B
     // autocannon's correction assumes a 1 ms interval at these rates and would
     // invent samples below the real ones: the raw latencies are reported.
     ignoreCoordinatedOmission: true,
-  });
+  };
+  const { result, latenciesMs } = arrivals === 'paced' ? await runPacedLoad(options, load.slices) : await runLoad(options);
   const acked = [...commands.acked].filter(([, status]) => status >= 200 && status < 300).map(([id]) => id);
   const missing = await world.fake.waitFor(acked, load.upstreamDelayMs + 10_000);
   const messageMs: number[] = [];
@@ -53,6 +61,7 @@ export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: B
   }
   world.sandbox.setDelay(0);
   return {
+    arrivals,
     rate: load.rate,
     seconds: load.seconds,
     upstreamDelayMs: load.upstreamDelayMs,

@@ -5,7 +5,7 @@ import { FIREWALL_PAGE_SIZE, renderFirewallRules } from '../../src/slack/blocks/
 import type { BenchProfile } from '../profile';
 import { round } from '../stats';
 import type { BenchWorld } from '../world';
-import { meanMs, p99Ms } from './cloud-client';
+import { meanMs, p99Ms } from '../side-by-side';
 
 // Scenario 5: page 1 of the firewall summary (renderFirewallRules) for the
 // 300 rules of VS 45 as the client decodes them, for 10,000 rules built from

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BOT_NODE_FLAGS } from '../../bench/launch-targets';
 
 // Keeps the benchmark from rotting: `npm run bench -- --smoke` runs every
 // scenario with a tiny load, and each one must come back with figures. No
@@ -44,7 +45,8 @@ describe('npm run bench -- --smoke', () => {
   it.each(['openLoop', 'closedLoop', 'singleFlight', 'cloudClient', 'render', 'memoryAndStartup'])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);
-    const notNumbers = figures.filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v));
+    // The one label among the figures: how the open loop's commands arrived.
+    const notNumbers = figures.filter(([path, v]) => (path.endsWith('.arrivals') ? v !== 'paced' && v !== 'bursts' : typeof v !== 'number' || !Number.isFinite(v)));
     expect(notNumbers).toEqual([]);
   });
 
@@ -58,6 +60,17 @@ describe('npm run bench -- --smoke', () => {
     for (const t of smoke.targets) {
       expect(typeof t.pass).toBe('boolean');
       expect(t.figure).toMatch(/\d/);
+    }
+  });
+});
+
+describe('the heap settings of the benchmark', () => {
+  it('are those `npm start` runs the bot with, for every target and for the bench process', () => {
+    const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(BOT_NODE_FLAGS.length).toBeGreaterThan(0);
+    for (const flag of BOT_NODE_FLAGS) {
+      expect(scripts.start).toContain(` ${flag} `);
+      expect(scripts.bench).toContain(` ${flag} `);
     }
   });
 });
