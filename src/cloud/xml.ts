@@ -255,7 +255,8 @@ function setOwn(out: PlainObject, name: string, value: PlainValue): void {
   else out[name] = value;
 }
 
-function typedText(value: string, type: string | undefined): PlainValue {
+/** Text of an element with Rails' `type` attribute applied. Exported for the reference reader of the tests. */
+export function typedText(value: string, type: string | undefined): PlainValue {
   switch (type) {
     case 'integer':
       if (value === '') return null;

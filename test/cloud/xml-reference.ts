@@ -1,8 +1,9 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { PlainObject, PlainValue } from '../../src/cloud/xml';
+import { typedText, type PlainObject, type PlainValue } from '../../src/cloud/xml';
 
 // The reader the client used before src/cloud/xml.ts got its own scanner:
-// fast-xml-parser (validator, then parser) and the same Rails typing rules.
+// fast-xml-parser (validator, then parser), then the same Rails typing rule
+// (typedText) as the scanner: the differential test is about structure.
 // Kept here as the oracle of the differential test in xml.test.ts, so the
 // scanner reads every document the way a mature parser does.
 
@@ -41,7 +42,7 @@ function toPlain(name: string, node: unknown): PlainValue {
   if (element[`${ATTRIBUTE_PREFIX}nil`] === 'true') return null;
   if (type === 'array' || KNOWN_LIST_ELEMENTS.has(name)) return listItems(name, element);
   const childNames = Object.keys(element).filter((k) => !k.startsWith(ATTRIBUTE_PREFIX) && k !== TEXT_NODE);
-  if (childNames.length === 0) return typedText(element[TEXT_NODE], type);
+  if (childNames.length === 0) return typedText(element[TEXT_NODE] === undefined ? '' : String(element[TEXT_NODE]), typeof type === 'string' ? type : undefined);
   const out: PlainObject = {};
   for (const child of childNames) out[child] = toPlain(child, element[child]);
   return out;
@@ -60,26 +61,4 @@ function listItems(name: string, element: Record<string, unknown>): PlainValue {
     for (const item of Array.isArray(value) ? value : [value]) items.push(toPlain(child, item));
   }
   return items;
-}
-
-function typedText(text: unknown, type: unknown): PlainValue {
-  const value = text === undefined ? '' : String(text);
-  switch (type) {
-    case 'integer':
-      if (value === '') return null;
-      return /^-?\d+$/.test(value) ? Number(value) : value;
-    case 'float':
-    case 'decimal':
-      if (value === '') return null;
-      return Number.isFinite(Number(value)) ? Number(value) : value;
-    case 'boolean':
-      if (value === 'true') return true;
-      if (value === 'false') return false;
-      return value === '' ? null : value;
-    case 'datetime':
-    case 'date':
-      return value === '' ? null : value;
-    default:
-      return value;
-  }
 }
