@@ -56,7 +56,7 @@ export function formatReport(results: BenchResults): string {
   lines.push(`vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`);
 
   const o = r.openLoop;
-  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.arrivals === 'paced' ? 'spread over each second' : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`, [
+  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.slices > 1 ? `in ${o.slices} groups spread over each second` : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`, [
     ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
     ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
     ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],

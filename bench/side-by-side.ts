@@ -1,4 +1,5 @@
 import { Bench, type Task } from 'tinybench';
+import { median } from './stats';
 
 // Micro figures compared as ratios. Tasks measured one after the other in a
 // single tinybench run are not comparable: the first one pays for JIT
@@ -35,13 +36,6 @@ export async function runSideBySide<K extends string>(tasks: Record<K, TaskFn>, 
     for (const name of names) means[name].push(meanMs(bench, name));
   }
   return means;
-}
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Median over rounds of `numerator / denominator`, both taken in the same round. */

@@ -1,4 +1,4 @@
-// Percentiles of raw samples (nearest rank), and rounding for the report.
+// Percentiles of raw samples (nearest rank), medians, and rounding for the report.
 
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;
@@ -13,3 +13,10 @@ export const round = (value: number, digits = 1): number => {
 };
 
 export const megabytes = (bytes: number): number => round(bytes / (1024 * 1024), 1);
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

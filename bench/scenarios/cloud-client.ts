@@ -3,8 +3,8 @@ import { request } from 'undici';
 import { createCloudClient } from '../../src/cloud/client';
 import { decodeResponse, Responses } from '../../src/cloud/codec';
 import type { BenchProfile } from '../profile';
-import { median, medianRatio, runSideBySide } from '../side-by-side';
-import { round } from '../stats';
+import { medianRatio, runSideBySide } from '../side-by-side';
+import { median, round } from '../stats';
 import type { BenchWorld } from '../world';
 
 // Scenario 4: the cloud client alone against the sandbox (no delay), listing

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { launchNpmStart } from '../launch-targets';
 import { runOpenLoop } from './open-loop';
 import type { BenchProfile } from '../profile';
-import { megabytes, round } from '../stats';
+import { median, megabytes, round } from '../stats';
 import { REPO_ROOT, type TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 
@@ -46,15 +46,15 @@ export interface SustainedFigures {
 }
 
 export async function runSustained(world: BenchWorld, bot: TargetProcess, load: BenchProfile['sustained']): Promise<SustainedFigures> {
-  // Each second's commands at once (autocannon's rate option as it is): the burst side of the open loop.
+  // One slice: each second's commands at once (autocannon's rate option as it is), the burst side of the open loop.
   const shape = { rate: load.rate, upstreamDelayMs: load.upstreamDelayMs, connections: load.connections, slices: 1 };
-  if (load.warmupSeconds > 0) await runOpenLoop(world, bot, { ...shape, seconds: load.warmupSeconds }, 'sustain-warm', 'bursts');
+  if (load.warmupSeconds > 0) await runOpenLoop(world, bot, { ...shape, seconds: load.warmupSeconds }, 'sustain-warm');
   const samples: number[] = [bot.rssBytes()];
   const sampler = setInterval(() => samples.push(bot.rssBytes()), 1000);
   let figures;
   try {
     world.fake.clear();
-    figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain', 'bursts');
+    figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain');
   } finally {
     clearInterval(sampler);
   }
@@ -74,9 +74,4 @@ export async function runSustained(world: BenchWorld, bot: TargetProcess, load: 
     messageP99Ms: figures.messageP99Ms,
     missingMessages: figures.missingMessages,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }

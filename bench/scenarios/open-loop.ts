@@ -1,4 +1,4 @@
-import { runLoad, runPacedLoad } from '../load';
+import { runPacedLoad } from '../load';
 import type { BenchProfile } from '../profile';
 import { firewallOfSeededServers, signedCommands } from '../signed-commands';
 import { percentile, round } from '../stats';
@@ -12,7 +12,8 @@ import type { BenchWorld } from '../world';
 // arriving at the Slack fake.
 
 export interface OpenLoopFigures {
-  arrivals: Arrivals;
+  /** Groups the commands of each second arrive in: 1 means all at once. */
+  slices: number;
   rate: number;
   seconds: number;
   upstreamDelayMs: number;
@@ -28,13 +29,8 @@ export interface OpenLoopFigures {
   missingMessages: number;
 }
 
-/**
- * `paced`: the commands of each second arrive spread over it (runPacedLoad).
- * `bursts`: autocannon's rate option as it is, each second's commands at once.
- */
-export type Arrivals = 'paced' | 'bursts';
-
-export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], tag = 'open', arrivals: Arrivals = 'paced'): Promise<OpenLoopFigures> {
+/** `load.slices` groups of commands a second (runPacedLoad); one slice is autocannon's rate option as it is, each second at once. */
+export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], tag = 'open'): Promise<OpenLoopFigures> {
   world.sandbox.setDelay(load.upstreamDelayMs);
   const commands = signedCommands({ tag, text: firewallOfSeededServers, responseUrl: world.fake.responseUrl });
   const options = {
@@ -47,7 +43,7 @@ export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: B
     // invent samples below the real ones: the raw latencies are reported.
     ignoreCoordinatedOmission: true,
   };
-  const { result, latenciesMs } = arrivals === 'paced' ? await runPacedLoad(options, load.slices) : await runLoad(options);
+  const { result, latenciesMs } = await runPacedLoad(options, load.slices);
   const acked = [...commands.acked].filter(([, status]) => status >= 200 && status < 300).map(([id]) => id);
   const missing = await world.fake.waitFor(acked, load.upstreamDelayMs + 10_000);
   const messageMs: number[] = [];
@@ -61,7 +57,7 @@ export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: B
   }
   world.sandbox.setDelay(0);
   return {
-    arrivals,
+    slices: load.slices,
     rate: load.rate,
     seconds: load.seconds,
     upstreamDelayMs: load.upstreamDelayMs,

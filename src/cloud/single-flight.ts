@@ -12,7 +12,6 @@ export interface SingleFlight {
   readonly inFlight: number;
 }
 
-
 export function createSingleFlight(): SingleFlight {
   const flights = new Map<string, Promise<unknown>>();
   return {
