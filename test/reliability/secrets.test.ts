@@ -102,8 +102,8 @@ describe('secrets stay secret under faults', () => {
     expect(h.slack.calls.every((c) => c.token === BOT_TOKEN && !JSON.stringify(c.args).includes(BOT_TOKEN))).toBe(true);
   });
 
-  test('no secret in the audit trail', () => {
-    const records = h.store.latest(200);
+  test('no secret in the audit trail', async () => {
+    const records = await h.store.latest(200);
     expect(records.length).toBeGreaterThan(10);
     expect(leaks(JSON.stringify(records))).toEqual([]);
   });

@@ -162,13 +162,13 @@ describe('the bot in Socket Mode', () => {
     const posts = sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(before + 1);
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
-    const [record] = store.latest(1);
+    const [record] = await store.latest(1);
     expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
   });
 
   test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
-    const [record] = store.latest(1);
+    const [record] = await store.latest(1);
     sandbox.setDelay(500);
     const posts = () => sandbox.requests.filter((r) => r.method === 'POST').length;
     const before = posts();
@@ -184,8 +184,8 @@ describe('the bot in Socket Mode', () => {
 
     const ack = await link.waitForAck(submission, 1000);
     expect(visibleText(ack.payload)).toMatch(/Done/);
-    expect(store.latest(1)[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
-    expect(store.latest(1)[0]!.id).not.toBe(record!.id);
+    expect((await store.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
+    expect((await store.latest(1))[0]!.id).not.toBe(record!.id);
 
     await sleep(200);
     expect(link.openConnections()).toBe(0);
