@@ -50,9 +50,14 @@ export type ChangeResult<T> =
   /** Another change holds the target; recorded as failed with this message. */
   | { outcome: 'busy'; message: string; record: AuditRecord };
 
+export interface AuthorizeOptions {
+  /** Opened from a global shortcut: the channel is chosen in the form and checked at submission; only the role is checked now. */
+  channelChosenLater?: boolean;
+}
+
 export interface Changes {
   /** The check when the command is typed, before the modal opens. A denial is recorded and returned. */
-  authorize(ctx: ChangeContext, action: ChangeAction, target: string): Promise<Decision>;
+  authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
   /** Runs one submitted change form through the door (definitions.ts says what each change is). */
   submit<T>(ctx: SubmissionContext, change: ChangeDefinition<never, T>, targetId: number, values: FormValues): Promise<ChangeResult<T>>;
   addDisk(ctx: SubmissionContext, vsId: number, values: FormValues): Promise<ChangeResult<Disk>>;
@@ -89,9 +94,9 @@ export function createChanges(deps: ChangesDeps): Changes {
   const lockTtlMs = deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
 
   /** The policy's answer; if the policy itself fails, the answer is no. */
-  async function decide(ctx: ChangeContext, action: ChangeAction, log: Logger): Promise<Decision> {
+  async function decide(ctx: ChangeContext, action: ChangeAction, log: Logger, options: AuthorizeOptions = {}): Promise<Decision> {
     try {
-      return await policy.can(ctx.userId, action, ctx.channelId);
+      return await policy.can(ctx.userId, action, ctx.channelId, options);
     } catch (error) {
       log.error('the role check failed; refusing the change', { error });
       return { allowed: false, role: 'none', needed: NEEDED[action], reason: 'Your role could not be checked just now, so nothing was changed. Try again in a minute.' };
@@ -228,10 +233,10 @@ export function createChanges(deps: ChangesDeps): Changes {
   }
 
   return {
-    async authorize(ctx, action, target) {
+    async authorize(ctx, action, target, options) {
       const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target });
       const startedMs = now();
-      const decision = await decide(ctx, action, log);
+      const decision = await decide(ctx, action, log, options);
       if (!decision.allowed) {
         const record = await write(
           {
