@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     logger.info('shutting down', { signal });
     await slack.stop();
     await cloud.close();
-    store.close();
+    await store.close();
     await sandbox?.close();
     logger.info('stopped');
     process.exit(0);

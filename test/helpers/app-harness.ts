@@ -94,7 +94,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       closed = true;
       await app.stop(2000);
       await cloud.close();
-      store.close();
+      await store.close();
       await sandbox.close();
       await slack.close();
       rmSync(dir, { recursive: true, force: true });
