@@ -22,16 +22,16 @@ export interface OutboxEntry {
   attempts: number;
 }
 
-/** What the sender needs of the store's outbox. */
+/** What the sender needs of the store's outbox (the store contract's methods of the same names). */
 export interface OutboxStorage {
   /** Due entries (oldest first), claimed by `owner` until `nowMs + leaseMs`. */
-  claimOutbox(owner: string, nowMs: number, limit: number, leaseMs: number): Promise<OutboxEntry[]>;
+  claimOutbox(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxEntry[]>;
   /** Slack took them: they are done. */
-  ackOutbox(ids: readonly number[], owner: string): Promise<void>;
-  /** Not now: due again at `untilMs`; `failed` counts an attempt. */
-  deferOutbox(ids: readonly number[], owner: string, untilMs: number, failed: boolean): Promise<void>;
+  markOutboxSent(ids: readonly number[], nowMs: number): Promise<number>;
+  /** Not now: `owner`'s entries are due again at `untilMs`, `error` kept as the reason. */
+  deferOutbox(ids: readonly number[], owner: string, untilMs: number, error: string): Promise<number>;
   /** Entries not yet sent. */
-  outboxBacklog(): Promise<number>;
+  outboxBacklog(): Promise<{ pending: number }>;
 }
 
 /** One post: a record, or one user's denials summarised. */
@@ -66,6 +66,9 @@ export interface OutboxSender {
   runOnce(): Promise<number>;
 }
 
+/** The reason kept on denials waiting for their user's window (not a failure). */
+export const GROUPED = 'grouped: one denial post per user a minute';
+
 export const OUTBOX_DEFAULTS = { batch: 20, claimMs: 60_000, denialWindowMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 5 * 60_000 } as const;
 
 export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
@@ -92,7 +95,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
 
   async function ack(ids: number[]): Promise<void> {
     try {
-      await storage.ackOutbox(ids, owner);
+      await storage.markOutboxSent(ids, now());
     } catch (error) {
       // Slack has it; remember, so that it is not sent again while the store is back in a moment.
       unacked.push(...ids);
@@ -115,7 +118,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
       const start = now();
       if (start < pausedUntil) return 0;
       forget();
-      const entries = await storage.claimOutbox(owner, start, batch, claimMs);
+      const entries = await storage.claimOutbox(owner, start, claimMs, batch);
       let acknowledged = 0;
       // In record order; one user's denials travel together, at the place of the first.
       const units: OutboxEntry[][] = [];
@@ -142,7 +145,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         if (denial) {
           const last = lastDenialPost.get(first.userId);
           if (last !== undefined && now() - last < windowMs) {
-            await storage.deferOutbox(ids, owner, last + windowMs, false);
+            await storage.deferOutbox(ids, owner, last + windowMs, GROUPED);
             continue;
           }
         }
@@ -160,15 +163,15 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         const attempts = Math.max(...unit.map((e) => e.attempts));
         const wait = result.retryAfterMs ?? backoff(attempts);
         log.warn('Slack did not take an audit post; it is retried later', { records: unit.map((e) => e.record.id), reason: result.reason, retryInMs: wait, attempts: attempts + 1 });
-        await storage.deferOutbox(ids, owner, now() + wait, true);
+        await storage.deferOutbox(ids, owner, now() + wait, result.reason);
         if (result.retryAfterMs !== undefined) {
           pausedUntil = now() + result.retryAfterMs;
           const rest = units.slice(i + 1).flat().map((e) => e.id);
-          if (rest.length > 0) await storage.deferOutbox(rest, owner, pausedUntil, false);
+          if (rest.length > 0) await storage.deferOutbox(rest, owner, pausedUntil, 'held back: Slack asked to wait (429)');
           break;
         }
       }
-      metrics?.outboxBacklog.set(await storage.outboxBacklog());
+      metrics?.outboxBacklog.set((await storage.outboxBacklog()).pending);
       return acknowledged;
     },
   };

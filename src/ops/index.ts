@@ -94,7 +94,7 @@ export function createOps(deps: OpsDeps): Ops {
           logger: log,
           now,
           lease: { store, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
-          run: sweepJob({ store, retentionDays: o.auditRetentionDays, logger: log, metrics, now, onInterrupted: recorded }),
+          run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded }),
         }),
       );
       if (deps.postAudit) {

@@ -14,17 +14,17 @@ import type { Readiness } from './readiness';
 // again when it ends, without a restart.
 
 export interface SweepStore {
-  /** Settles started records whose target lock expired before `nowMs` as interrupted; returns them. */
-  recoverInterrupted(nowMs: number): Promise<AuditRecord[]>;
-  /** Deletes audit records older than `auditBefore` and claims older than `claimsBefore` (ISO times). */
-  prune(limits: { auditBefore: string; claimsBefore: string }): Promise<unknown>;
+  /** Settles started records whose lease is no longer live at `nowMs` as interrupted (their posts queued); returns them. */
+  recoverInterrupted(nowMs: number, limit?: number): Promise<AuditRecord[]>;
+  /** Retention in bounded batches: claims older than a day, records older than the retention days. */
+  prune(nowMs: number, batch?: number): Promise<{ claims: number; records: number; housekeeping: number }>;
 }
 
-export const CLAIM_RETENTION_MS = 24 * 60 * 60_000;
+const PRUNE_BATCH = 1000;
+const PRUNE_ROUNDS = 10;
 
 export function sweepJob(deps: {
   store: SweepStore;
-  retentionDays: number;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
@@ -47,11 +47,11 @@ export function sweepJob(deps: {
       failure = error;
     }
     try {
-      const t = now();
-      await deps.store.prune({
-        auditBefore: new Date(t - deps.retentionDays * 24 * 60 * 60_000).toISOString(),
-        claimsBefore: new Date(t - CLAIM_RETENTION_MS).toISOString(),
-      });
+      // Bounded batches, a bounded number of them per round: a first run on a year of records does not hold the database.
+      for (let i = 0; i < PRUNE_ROUNDS; i++) {
+        const pruned = await deps.store.prune(now(), PRUNE_BATCH);
+        if (Math.max(pruned.claims, pruned.records, pruned.housekeeping) < PRUNE_BATCH) break;
+      }
       count('retention', 'ok');
     } catch (error) {
       count('retention', 'error');

@@ -27,7 +27,7 @@ function memoryOutbox() {
     add(record, at) {
       rows.push({ id: rows.length + 1, record, attempts: 0, dueMs: at, claimedBy: null, claimedUntil: 0, done: false });
     },
-    async claimOutbox(owner, nowMs, limit, leaseMs) {
+    async claimOutbox(owner, nowMs, leaseMs, limit) {
       if (failing) throw new Error('store down');
       const due = rows.filter((r) => !r.done && r.dueMs <= nowMs && (r.claimedBy === null || r.claimedUntil <= nowMs)).slice(0, limit);
       for (const r of due) {
@@ -36,21 +36,24 @@ function memoryOutbox() {
       }
       return due.map((r): OutboxEntry => ({ id: r.id, record: r.record, attempts: r.attempts }));
     },
-    async ackOutbox(ids, owner) {
+    async markOutboxSent(ids) {
       if (failing) throw new Error('store down');
-      for (const r of rows) if (ids.includes(r.id) && r.claimedBy === owner) r.done = true;
+      const newly = rows.filter((r) => ids.includes(r.id) && !r.done);
+      for (const r of newly) r.done = true;
+      return newly.length;
     },
-    async deferOutbox(ids, owner, untilMs, failed) {
+    async deferOutbox(ids, owner, untilMs) {
       if (failing) throw new Error('store down');
-      for (const r of rows)
-        if (ids.includes(r.id) && r.claimedBy === owner) {
-          r.dueMs = untilMs;
-          r.claimedBy = null;
-          if (failed) r.attempts += 1;
-        }
+      const mine = rows.filter((r) => ids.includes(r.id) && r.claimedBy === owner);
+      for (const r of mine) {
+        r.dueMs = untilMs;
+        r.claimedBy = null;
+        r.attempts += 1;
+      }
+      return mine.length;
     },
     async outboxBacklog() {
-      return rows.filter((r) => !r.done).length;
+      return { pending: rows.filter((r) => !r.done).length };
     },
   };
   return storage;
@@ -165,9 +168,9 @@ describe('audit outbox sender', () => {
   });
 
   test('a post Slack took while the store could not record it is not sent again', async () => {
-    const { clock, storage, posts, sender } = setup((p) => {
+    const { clock, storage, posts, sender } = setup(() => {
       storage.fail(true); // the store goes down between Slack's answer and the ack
-      return p ? { ok: true } : { ok: true };
+      return { ok: true };
     });
     storage.add(record('succeeded'), clock.ms);
     await expect(sender.runOnce()).rejects.toThrow('store down');
