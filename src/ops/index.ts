@@ -104,7 +104,7 @@ export function createOps(deps: OpsDeps): Ops {
           intervalMs: o.outboxPollMs,
           logger: log,
           now,
-          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: Math.max(10_000, 5 * o.outboxPollMs) },
+          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: Math.max(2000, 5 * o.outboxPollMs) },
           run: async () => {
             await outbox.runOnce();
           },
