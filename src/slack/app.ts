@@ -75,7 +75,7 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
   // The bot's own client, for calls made outside a listener (group lookups, audit posts).
   const botClient = new WebClient(config.slack.botToken, { ...clientOptions, logger: boltLogger });
   const authorization = botAuthorization(botClient, config.slack.botToken, logger);
-  if (receiver instanceof HTTPReceiver) guardRequests(receiver, logger.child({ component: 'http' }));
+  if (receiver instanceof HTTPReceiver) guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: logger.child({ component: 'http' }), now });
   // No conversation store: nothing here uses conversation context, and Bolt would touch it on every event.
   const app = new App({ authorize: authorization.authorize, receiver, logger: boltLogger, clientOptions, convoStore: false });
 
