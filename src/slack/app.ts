@@ -9,6 +9,7 @@ import { renderAuditPost } from './blocks/messages';
 import { markSandbox } from './blocks/mrkdwn';
 import { toBoltLogger } from './bolt-logger';
 import { slackErrorSummary } from './channel-post';
+import { explainSlackFailure } from './explain-slack-failure';
 import type { ListenerContext } from './context';
 import { registerListeners } from './listeners';
 import { guardRequests, refuseUnprocessable } from './request-guard';
@@ -121,7 +122,10 @@ export function createSlackApp(config: Config, deps: SlackAppDeps): SlackApp {
       // Learnt in the background: a slow or unreachable Slack must not delay serving.
       void authorization.learn();
       if (config.slack.appToken) {
-        await app.start();
+        // Socket Mode cannot serve without Slack: start-up fails, saying where and what to check.
+        await app.start().catch((error: unknown) => {
+          throw new Error(explainSlackFailure(error, { apiUrl: config.slack.apiUrl, method: 'apps.connections.open', token: 'SLACK_APP_TOKEN' }), { cause: error });
+        });
         return { port: null };
       }
       const server = (await app.start(port)) as unknown as import('node:http').Server;
@@ -173,7 +177,8 @@ export function botAuthorization(client: WebClient, botToken: string, logger: Lo
         known = true;
       })
       .catch((error: unknown) => {
-        logger.warn('auth.test failed; the bot keeps serving and tries again on the next request', { error: slackErrorSummary(error) });
+        const explanation = explainSlackFailure(error, { apiUrl: client.slackApiUrl, method: 'auth.test', token: 'SLACK_BOT_TOKEN' });
+        logger.warn(`auth.test failed: ${explanation}; the bot keeps serving and tries again on the next request`, { error: slackErrorSummary(error) });
       })
       .finally(() => {
         pending = undefined;
