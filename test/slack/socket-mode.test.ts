@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { createCloudClient } from '../../src/cloud/client';
-import type { CloudClient } from '../../src/cloud/client.types';
+import { composeBot, type Bot } from '../../src/compose';
 import { loadConfig, secretValues } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { createSlackApp, type SlackApp } from '../../src/slack/app';
 import type { AuditStore } from '../../src/store/audit-store';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
@@ -32,9 +30,8 @@ describe('the bot in Socket Mode', () => {
   let slack: SlackFake;
   let link: SocketModeServer;
   let sandbox: Sandbox;
-  let cloud: CloudClient;
   let store: AuditStore;
-  let app: SlackApp;
+  let app: Bot;
   let port: number;
   let stopped = false;
   const logs: string[] = [];
@@ -61,17 +58,16 @@ describe('the bot in Socket Mode', () => {
       LOG_LEVEL: 'debug',
     });
     const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-    cloud = createCloudClient(config.cloud, { logger, retry: { baseDelayMs: 5 } });
+    // The test opens the store so that it can read it after the bot has stopped.
     store = openSqliteAuditStore(config.dbPath);
-    app = createSlackApp(config, { cloud, store, logger, sandbox: false });
+    app = await composeBot(config, { logger, store, cloudDeps: { retry: { baseDelayMs: 5 } } });
     // Resolves once the socket is open and Slack's hello arrived.
     await expect(app.start()).resolves.toEqual({ port: null });
   });
 
   afterAll(async () => {
     if (!stopped) await app?.stop(2000);
-    await cloud?.close();
-    store?.close();
+    await store?.close();
     await sandbox?.close();
     await link?.close();
     await slack?.close();
