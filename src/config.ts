@@ -99,6 +99,42 @@ function plainHttpProblem(key: string, value: string | undefined, credential: st
   return `${key} uses plain http:// to ${url.hostname}, which would send ${credential} in clear: use https:// (plain http is accepted only on loopback)`;
 }
 
+/**
+ * Values of .env.example that stand for something to fill in. Taken as they
+ * are, they fail later and far away ("fetch failed", a 401, roles that match
+ * nobody); refused here, the message names the variable and what to put.
+ */
+const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
+  SLACK_BOT_TOKEN: 'the Bot User OAuth Token (xoxb-…) from "OAuth & Permissions" of your Slack app',
+  SLACK_SIGNING_SECRET: 'the Signing Secret from "Basic Information → App Credentials" of your Slack app',
+  SLACK_APP_TOKEN: 'an app-level token (xapp-…) with connections:write from "Basic Information → App-Level Tokens"',
+  VS_ACCOUNT_ID: 'the account id of your cloud API',
+  VS_API_KEY: 'the API key generated for that account',
+  VS_ADMINS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_OPERATORS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_MUTATION_CHANNELS: 'channel ids (C…, at the bottom of a channel\'s details) of your workspace',
+  VS_AUDIT_CHANNEL: 'a channel id (C…, at the bottom of a channel\'s details) of your workspace',
+};
+/** The example ids of .env.example: well-formed, but nobody's. */
+const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT']);
+/** `xoxb-...`, `<token>`, `xapp-your-app-token`, `changeme`: what a template puts where a value goes. */
+const PLACEHOLDER_TEXT = /\.\.\.|…|<[^>]*>|\byour[-_]|^(change-?me|replace-?me|placeholder|todo|x{3,})$/i;
+
+/** The variables still holding a placeholder, with their problem; never the value itself (it may be half a secret). */
+function placeholderProblems(env: Record<string, string>): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [key, hint] of Object.entries(PLACEHOLDER_HINTS)) {
+    const value = env[key];
+    if (value === undefined) continue;
+    const items = value.split(',').map((item) => item.trim());
+    if (items.some((item) => PLACEHOLDER_TEXT.test(item) || EXAMPLE_IDS.has(item))) {
+      found.set(key, `${key} still holds a placeholder from .env.example: replace it with ${hint}, or remove the line`);
+    }
+  }
+  return found;
+}
+
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
@@ -185,10 +221,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
   }
   const parsed = EnvSchema.safeParse(relevant);
-  const problems = [...emptySecurityProblems(env), ...crossFieldProblems(relevant)];
+  const placeholders = placeholderProblems(relevant);
+  const problems = [...emptySecurityProblems(env), ...placeholders.values(), ...crossFieldProblems(relevant)];
   if (!parsed.success) {
-    // zod echoes no input values in these messages; ours never include them either.
-    problems.push(...parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
+    // zod echoes no input values in these messages; ours never include them either. A placeholder's own message says it all.
+    const issues = parsed.error.issues.filter((issue) => !placeholders.has(String(issue.path[0])));
+    problems.push(...issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
