@@ -112,9 +112,9 @@ describe('the default seed', () => {
     expect(defaultSeed()).toEqual(defaultSeed());
   });
 
-  it('holds servers 42 to 46 and backups 9 to 13 whose records validate against the client schemas', () => {
+  it('holds servers 42 to 46 and 77 and backups 9 to 13 whose records validate against the client schemas', () => {
     const seed = defaultSeed();
-    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46]);
+    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46, 77]);
     expect(seed.backups.map((b) => b.id)).toEqual([9, 10, 11, 12, 13]);
     for (const s of seed.servers) {
       for (const r of s.firewallRules) expect(FirewallRule.safeParse(r).success).toBe(true);
