@@ -60,9 +60,44 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   });
 
+/**
+ * Settings that grant or restrict: present but empty (an unset template
+ * variable, `VS_VIEWERS=`) would otherwise read as unset, i.e. "everyone" or
+ * "anywhere". Such a line stops start-up instead.
+ */
+export const SECURITY_SETTINGS = ['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'] as const;
+
+function emptySecurityProblems(env: Record<string, string | undefined>): string[] {
+  return SECURITY_SETTINGS.filter((key) => env[key] !== undefined && env[key].replace(/[\s,]/g, '') === '').map(
+    (key) => `${key} is present but empty: set a value or remove the line (an empty security setting is refused, not guessed)`,
+  );
+}
+
+/** Loopback hosts, where plain http never leaves the machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** A URL that carries a credential must not send it in clear past this machine. */
+function plainHttpProblem(key: string, value: string | undefined, credential: string): string | null {
+  if (value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null; // reported by the schema
+  }
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  return `${key} uses plain http:// to ${url.hostname}, which would send ${credential} in clear: use https:// (plain http is accepted only on loopback)`;
+}
+
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
+  const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
+  const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
+  for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
   if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
     problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
   }
@@ -119,14 +154,14 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the settings. Empty strings count as unset. Throws ConfigError listing every problem. */
+/** Reads and validates the settings. Empty strings count as unset, except for SECURITY_SETTINGS. Throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const relevant: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
   }
   const parsed = EnvSchema.safeParse(relevant);
-  const problems = crossFieldProblems(relevant);
+  const problems = [...emptySecurityProblems(env), ...crossFieldProblems(relevant)];
   if (!parsed.success) {
     // zod echoes no input values in these messages; ours never include them either.
     problems.push(...parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));

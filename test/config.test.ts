@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, secretValues } from '../src/config';
 
 const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
@@ -51,8 +53,8 @@ describe('loadConfig', () => {
   });
 
   test('empty strings count as unset', () => {
-    const c = loadConfig({ ...minimalHttp, VS_VIEWERS: '', PORT: '  ', VS_API_URL: '' });
-    expect(c.roles.viewers).toBeNull();
+    const c = loadConfig({ ...minimalHttp, VS_AUDIT_CHANNEL: '', PORT: '  ', VS_API_URL: '' });
+    expect(c.auditChannel).toBeUndefined();
     expect(c.slack.port).toBe(3000);
     expect(c.cloud.url).toBe('sandbox');
   });
@@ -96,5 +98,46 @@ describe('loadConfig', () => {
   test('secretValues lists the tokens, signing secret and API key for redaction', () => {
     const c = loadConfig({ ...minimalHttp, SLACK_APP_TOKEN: 'xapp-1-zzz', VS_API_URL: 'https://c.example', VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123' });
     expect(secretValues(c).sort()).toEqual(['live-key-123', 'sig-secret-value', 'xapp-1-zzz', 'xoxb-1-abcdef'].sort());
+  });
+
+  test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])('%s present but empty or only commas stops start-up', (key) => {
+    for (const value of ['', '   ', ',', ' , ,']) {
+      const joined = problemsOf({ ...minimalHttp, [key]: value }).join('\n');
+      expect(joined).toContain(key);
+      expect(joined).toMatch(/set a value or remove the line/);
+    }
+  });
+
+  test('other empty settings still count as unset next to a security setting that is set', () => {
+    const c = loadConfig({ ...minimalHttp, VS_AUDIT_CHANNEL: '', VS_DB_PATH: ' ', VS_VIEWERS: 'U0VIEW' });
+    expect(c.auditChannel).toBeUndefined();
+    expect(c.roles.viewers).toEqual(['U0VIEW']);
+  });
+
+  test('no line of .env.example trips a start-up rule when uncommented', () => {
+    const text = readFileSync(join(__dirname, '..', '.env.example'), 'utf8');
+    const env: Record<string, string> = { ...minimalHttp };
+    for (const line of text.split('\n')) {
+      const m = /^#?\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+      if (m && !['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_URL', 'VS_ACCOUNT_ID', 'VS_API_KEY'].includes(m[1]!)) env[m[1]!] = m[2]!;
+    }
+    const security = ['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS'];
+    expect(security.filter((k) => k in env)).toEqual(security);
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  test.each([
+    ['VS_API_URL', 'http://cloud.example.com/'],
+    ['VS_API_URL', 'http://10.0.0.5:8080'],
+    ['SLACK_API_URL', 'http://slack-proxy.internal/api/'],
+  ])('%s=%s (plain http off this machine) stops start-up', (key, value) => {
+    const joined = problemsOf({ ...minimalHttp, VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123', [key]: value }).join('\n');
+    expect(joined).toMatch(new RegExp(`${key} uses plain http://`));
+    expect(joined).not.toContain('live-key-123');
+  });
+
+  test.each(['http://127.0.0.1:4010', 'http://localhost:4010/', 'http://[::1]:4010', 'https://cloud.example.com'])('%s is accepted for both URLs', (url) => {
+    const c = loadConfig({ ...minimalHttp, VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123', VS_API_URL: url, SLACK_API_URL: url });
+    expect(c.cloud.url).toBe(url);
   });
 });

@@ -118,9 +118,9 @@ export function createChanges(deps: ChangesDeps): Changes {
   }
 
   /** Writes the record before anyone is told; a failed write is logged with the whole entry, then thrown. */
-  function write(entry: AuditEntry, log: Logger): AuditRecord {
+  async function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
     try {
-      return store.record(entry);
+      return await store.record(entry);
     } catch (error) {
       log.error('could not write the audit record', { error, entry });
       throw error;
@@ -128,9 +128,9 @@ export function createChanges(deps: ChangesDeps): Changes {
   }
 
   /** Settles a started record; like write(), a failure is logged with what was known, then thrown. */
-  function settle(started: AuditRecord, completion: ChangeCompletion, log: Logger): AuditRecord {
+  async function settle(started: AuditRecord, completion: ChangeCompletion, log: Logger): Promise<AuditRecord> {
     try {
-      return store.complete(started.id, completion);
+      return await store.complete(started.id, completion);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
       throw error;
@@ -166,33 +166,33 @@ export function createChanges(deps: ChangesDeps): Changes {
     const decision = await decide(ctx, spec.action, log);
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed });
-      return { outcome: 'denied', decision, record: write(entry('denied', spec.asTyped, null, decision.reason), log) };
+      return { outcome: 'denied', decision, record: await write(entry('denied', spec.asTyped, null, decision.reason), log) };
     }
 
     const validated = spec.validate();
     if (!validated.ok) {
       const detail = `invalid form: ${Object.entries(validated.fieldErrors).map(([field, message]) => `${field}: ${message}`).join('; ')}`;
-      return { outcome: 'invalid', fieldErrors: validated.fieldErrors, record: write(entry('invalid', spec.asTyped, null, detail), log) };
+      return { outcome: 'invalid', fieldErrors: validated.fieldErrors, record: await write(entry('invalid', spec.asTyped, null, detail), log) };
     }
     const params = validated.params;
     const audited = spec.audited(params);
 
-    // Synchronous and durable: of two deliveries, however close, exactly one gets past here.
-    if (!store.claimSubmission(ctx.submissionKey, new Date(startedMs).toISOString())) {
+    // Atomic and durable: of two deliveries, however close, exactly one gets past here.
+    if (!(await store.claimSubmission(ctx.submissionKey, new Date(startedMs).toISOString()))) {
       log.info('duplicate submission ignored', { submission: ctx.submissionKey });
       return { outcome: 'duplicate' };
     }
 
     const owner = `${ctx.submissionKey}#${randomUUID()}`;
-    if (!store.tryLock(spec.target, owner, now(), lockTtlMs)) {
+    if (!(await store.tryLock(spec.target, owner, now(), lockTtlMs))) {
       const message = `Another change to ${spec.subject} is in progress; wait until it has finished.`;
       log.info('target busy', { submission: ctx.submissionKey });
-      return { outcome: 'busy', message, record: write(entry('failed', audited, null, message), log) };
+      return { outcome: 'busy', message, record: await write(entry('failed', audited, null, message), log) };
     }
 
     try {
       // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
-      const started = write(entry('started', audited, null, 'the cloud API call is in progress'), log);
+      const started = await write(entry('started', audited, null, 'the cloud API call is in progress'), log);
       const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
         outcome,
         apiStatus,
@@ -207,19 +207,19 @@ export function createChanges(deps: ChangesDeps): Changes {
         if (!isCloudError(thrown)) log.error('the cloud client threw something other than a CloudError', { error: thrown });
         if (error.kind === 'validation') {
           // The API refused the parameters and changed nothing; the modal stays open to be fixed and sent again.
-          releaseQuietly(ctx.submissionKey, log);
+          await releaseQuietly(ctx.submissionKey, log);
         }
         const { fieldErrors, formErrors } = mapApiErrors(error, spec.formFields);
-        const record = settle(started, completion('failed', error.status ?? null, failureDetail(error, thrown)), log);
+        const record = await settle(started, completion('failed', error.status ?? null, failureDetail(error, thrown)), log);
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record };
       }
-      const record = settle(started, completion('succeeded', spec.successStatus, spec.describe(value)), log);
+      const record = await settle(started, completion('succeeded', spec.successStatus, spec.describe(value)), log);
       log.info('change succeeded', { ms: record.durationMs });
       return { outcome: 'succeeded', value, record };
     } finally {
       try {
-        store.unlock(spec.target, owner);
+        await store.unlock(spec.target, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
@@ -228,9 +228,9 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
   }
 
-  function releaseQuietly(key: string, log: Logger): void {
+  async function releaseQuietly(key: string, log: Logger): Promise<void> {
     try {
-      store.releaseSubmission(key);
+      await store.releaseSubmission(key);
     } catch (error) {
       log.warn('could not release the submission key; the form must be opened again', { error });
     }
@@ -248,7 +248,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       const startedMs = now();
       const decision = await decide(ctx, action, log);
       if (!decision.allowed) {
-        const record = write(
+        const record = await write(
           {
             at: new Date(startedMs).toISOString(),
             userId: ctx.userId,

@@ -40,26 +40,31 @@ export interface AuditRecord extends AuditEntry {
   id: number;
 }
 
+/**
+ * Every method is asynchronous so that a networked database (PostgreSQL) can
+ * implement the same contract as SQLite; callers await each call and assume
+ * nothing about when it settles beyond its own promise.
+ */
 export interface AuditStore {
   /** Appends one record, durably, and returns it with its id. */
-  record(entry: AuditEntry): AuditRecord;
+  record(entry: AuditEntry): Promise<AuditRecord>;
   /** Settles a `started` record with its outcome, durably, and returns it. */
-  complete(id: number, completion: ChangeCompletion): AuditRecord;
+  complete(id: number, completion: ChangeCompletion): Promise<AuditRecord>;
   /** The latest `limit` records, newest first. */
-  latest(limit: number): AuditRecord[];
+  latest(limit: number): Promise<AuditRecord[]>;
   /**
    * Claims a submission key (e.g. the modal's view id) once, ever. Returns
    * false when it was already claimed: the submission is a repeat.
    */
-  claimSubmission(key: string, at: string): boolean;
+  claimSubmission(key: string, at: string): Promise<boolean>;
   /**
    * Gives a claimed key back. Only for an attempt that provably changed
    * nothing and whose form stays open to be fixed and sent again (the API
    * rejected the parameters with a 422).
    */
-  releaseSubmission(key: string): void;
+  releaseSubmission(key: string): Promise<void>;
   /** Takes the lock on a target for `ttlMs`; false when someone else holds it. */
-  tryLock(target: string, owner: string, nowMs: number, ttlMs: number): boolean;
-  unlock(target: string, owner: string): void;
-  close(): void;
+  tryLock(target: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean>;
+  unlock(target: string, owner: string): Promise<void>;
+  close(): Promise<void>;
 }

@@ -7,7 +7,8 @@ import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletio
 // record() returns, the row is in the log on disk, so a SIGKILL (or a power
 // cut) right after loses nothing. better-sqlite3 is synchronous, which also
 // makes claimSubmission and tryLock atomic within the process; across
-// processes SQLite's own locking (with busy_timeout) does the same.
+// processes SQLite's own locking (with busy_timeout) does the same. The
+// methods are async only to meet the contract a networked store needs.
 
 /** Ordered; each runs once, in a transaction, and bumps PRAGMA user_version. Never edit a shipped one: append. */
 export const MIGRATIONS: readonly string[] = [
@@ -89,7 +90,7 @@ export function openSqliteAuditStore(path: string): AuditStore {
   const deleteLock = db.prepare<[string, string]>('DELETE FROM locks WHERE target = ? AND owner = ?');
 
   return {
-    record(entry: AuditEntry): AuditRecord {
+    async record(entry: AuditEntry): Promise<AuditRecord> {
       const result = insertRecord.run(
         entry.at,
         entry.userId,
@@ -105,28 +106,28 @@ export function openSqliteAuditStore(path: string): AuditStore {
       // What a reader gets back later, not what the caller handed in (params round-trip through JSON).
       return { ...entry, params: JSON.parse(JSON.stringify(entry.params)) as Record<string, unknown>, durationMs: Math.max(0, Math.round(entry.durationMs)), id: Number(result.lastInsertRowid) };
     },
-    complete(id: number, completion: ChangeCompletion): AuditRecord {
+    async complete(id: number, completion: ChangeCompletion): Promise<AuditRecord> {
       const row = completeRecord.get({ id, ...completion, durationMs: Math.max(0, Math.round(completion.durationMs)) });
       if (!row) throw new Error(`audit record ${id} is not a started change`);
       return toRecord(row);
     },
-    latest(limit: number): AuditRecord[] {
+    async latest(limit: number): Promise<AuditRecord[]> {
       const n = Number.isFinite(limit) ? Math.min(MAX_LATEST, Math.max(0, Math.floor(limit))) : 0;
       return selectLatest.all(n).map(toRecord);
     },
-    claimSubmission(key: string, at: string): boolean {
+    async claimSubmission(key: string, at: string): Promise<boolean> {
       return insertSubmission.run(key, at).changes === 1;
     },
-    releaseSubmission(key: string): void {
+    async releaseSubmission(key: string): Promise<void> {
       deleteSubmission.run(key);
     },
-    tryLock(target: string, owner: string, nowMs: number, ttlMs: number): boolean {
+    async tryLock(target: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean> {
       return upsertLock.run({ target, owner, now: nowMs, expires: nowMs + Math.max(0, ttlMs) }).changes === 1;
     },
-    unlock(target: string, owner: string): void {
+    async unlock(target: string, owner: string): Promise<void> {
       deleteLock.run(target, owner);
     },
-    close(): void {
+    async close(): Promise<void> {
       if (db.open) db.close();
     },
   };

@@ -138,7 +138,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     expect(text).not.toMatch(STACK_TRACE);
     // A change is never repeated behind the user's back.
     expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
-    const record = h.store.latest(1)[0]!;
+    const record = (await h.store.latest(1))[0]!;
     expect(record).toMatchObject({ action: 'disk_add', target: 'vs:42', outcome: 'failed', userId: 'UOPER' });
     expect(record.detail).toMatch(/may or may not have been applied/);
 
@@ -146,7 +146,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Done/);
-    expect(await eventually(() => h.store.latest(1)[0]?.outcome === 'succeeded')).toBe(true);
+    expect(await eventually(async () => (await h.store.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
   });
 });
 

@@ -92,6 +92,13 @@ describe('secrets stay secret under faults', () => {
     expect(leaks(h.logs.join('\n'))).toEqual([]);
   });
 
+  test('no capability in any log line: response_urls, trigger_ids, private_metadata', () => {
+    const all = h.logs.join('\n');
+    const responseUrlPrefix = h.slack.responseUrl('x').slice(0, -1);
+    const metadata = JSON.stringify({ channelId: CHANNEL, vsId: 44 });
+    for (const capability of [responseUrlPrefix, 'trigger.', metadata, JSON.stringify(metadata).slice(1, -1)]) expect(all).not.toContain(capability);
+  });
+
   test('no secret in anything sent to Slack (Web API arguments, response_url posts, modals)', () => {
     expect(leaks(JSON.stringify(h.slack.calls.map((c) => c.args)))).toEqual([]);
     expect(leaks(JSON.stringify(h.slack.responses))).toEqual([]);
@@ -102,8 +109,8 @@ describe('secrets stay secret under faults', () => {
     expect(h.slack.calls.every((c) => c.token === BOT_TOKEN && !JSON.stringify(c.args).includes(BOT_TOKEN))).toBe(true);
   });
 
-  test('no secret in the audit trail', () => {
-    const records = h.store.latest(200);
+  test('no secret in the audit trail', async () => {
+    const records = await h.store.latest(200);
     expect(records.length).toBeGreaterThan(10);
     expect(leaks(JSON.stringify(records))).toEqual([]);
   });

@@ -58,6 +58,17 @@ describe('/vs read commands over the real Bolt app', () => {
     expect(visibleText(m)).toContain('VS 999 was not found');
   });
 
+  test('a typo in a server id is an info line without a stack trace, not a warning', async () => {
+    h.logs.length = 0;
+    await answerTo(h, 'firewall 998', { user: 'UTYPO' });
+    await new Promise((r) => setTimeout(r, 50));
+    const records = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.user === 'UTYPO');
+    const line = records.find((r) => r.kind === 'not_found');
+    expect(line).toMatchObject({ level: 'info', user: 'UTYPO', kind: 'not_found', status: 404 });
+    expect(records.filter((r) => r.level === 'warn' || r.level === 'error')).toEqual([]);
+    expect(h.logs.join('\n')).not.toMatch(/"stack"|\n\s+at /);
+  });
+
   test.each(['firewall abc', 'firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add x'])('"/vs %s" gets a clear error and makes no API call', async (text) => {
     const m = await answerTo(h, text);
     expect(m.response_type).toBe('ephemeral');

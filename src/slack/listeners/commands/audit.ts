@@ -5,6 +5,6 @@ import { replyEphemeral } from '../../reply';
 
 export async function auditCommand(ctx: ListenerContext, inv: Invocation, cmd: { limit: number }): Promise<CommandOutcome> {
   if (!(await allowedToRead(ctx, inv, 'audit_read'))) return 'denied';
-  await replyEphemeral(inv, renderAuditRecords({ records: ctx.store.latest(cmd.limit) }));
+  await replyEphemeral(inv, renderAuditRecords({ records: await ctx.store.latest(cmd.limit) }));
   return 'ok';
 }

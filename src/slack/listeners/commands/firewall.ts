@@ -1,3 +1,4 @@
+import { isCloudError } from '../../../cloud/errors';
 import type { FirewallRule } from '../../../cloud/schemas';
 import { renderFirewallRules } from '../../blocks/firewall';
 import type { Rendered } from '../../blocks/mrkdwn';
@@ -23,7 +24,9 @@ export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd
 }
 
 export async function replyCloudError(ctx: ListenerContext, inv: Pick<Invocation, 'respond' | 'log'>, error: unknown, subject: Parameters<typeof cloudErrorMessage>[1]): Promise<CommandOutcome> {
-  inv.log.warn('cloud API call failed', { error, subject });
+  // A 404 is a user's typo, not a fault of ours: one plain line, no stack trace.
+  if (isCloudError(error) && error.kind === 'not_found') inv.log.info('the cloud API has no such object', { kind: error.kind, status: error.status, request: error.request, subject });
+  else inv.log.warn('cloud API call failed', { error, subject });
   await replyError(inv, cloudErrorMessage(error, subject, ctx.config.cloud.timeoutMs));
   return (error as { kind?: unknown }).kind === 'not_found' ? 'not_found' : 'error';
 }
