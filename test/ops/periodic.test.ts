@@ -59,7 +59,7 @@ test('a holder that died (its lease not renewed) is replaced once the lease expi
 });
 
 test('a sweep settles interrupted records, hears of each once, and prunes in batches until less than a batch is left', async () => {
-  const record = { id: 7, action: 'disk_add', target: 'vs:44', outcome: 'interrupted' } as AuditRecord;
+  const record = { id: 7, action: 'disk_add', target: 'vs:44', outcome: 'interrupted' } as unknown as AuditRecord;
   const pruned = [1000, 1000, 12];
   const calls: string[] = [];
   const heard: number[] = [];
