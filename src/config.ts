@@ -57,6 +57,13 @@ const EnvSchema = z
     VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
     VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
     VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
+    VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
+    VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
+    VS_SWEEP_INTERVAL_MS: positiveInt('a time in milliseconds').default(30000),
+    VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
+    VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
+    VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
+    VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   });
 
@@ -177,6 +184,23 @@ export interface Config {
   readonly dbPath: string;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
   readonly logLevel: LogLevel;
+  /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
+  readonly ops: {
+    /** Audit records older than this many days are deleted. */
+    readonly auditRetentionDays: number;
+    /** How long a target lock lives if its holder dies; a `started` change is settled as interrupted after it. */
+    readonly lockTtlMs: number;
+    /** How often recovery and retention run (on one instance at a time). */
+    readonly sweepIntervalMs: number;
+    /** How often each instance checks that the store answers. */
+    readonly storePingMs: number;
+    /** How often the audit outbox is looked at when nothing wakes it. */
+    readonly outboxPollMs: number;
+    /** Audit posts claimed per round. */
+    readonly outboxBatch: number;
+    /** On SIGTERM, how long /readyz answers 503 before the listener closes (let the load balancer notice). */
+    readonly shutdownDelayMs: number;
+  };
 }
 
 /** Names of the settings whose values must never be shown. */
@@ -234,6 +258,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbPath: e.VS_DB_PATH,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     logLevel: e.LOG_LEVEL,
+    ops: {
+      auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
+      lockTtlMs: e.VS_LOCK_TTL_MS,
+      sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,
+      storePingMs: e.VS_STORE_PING_MS,
+      outboxPollMs: e.VS_OUTBOX_POLL_MS,
+      outboxBatch: e.VS_OUTBOX_BATCH,
+      shutdownDelayMs: e.VS_SHUTDOWN_DELAY_MS,
+    },
   });
 }
 
