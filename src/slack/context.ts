@@ -15,7 +15,7 @@ export interface ListenerContext {
   changes: Changes;
   store: AuditStore;
   logger: Logger;
-  /** The bot runs on the built-in simulator: every message says so. */
+  /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
 }
