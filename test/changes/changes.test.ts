@@ -110,7 +110,7 @@ describe('the changes door', () => {
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
       expect(t.calls).toEqual([]);
       expect(await t.store.latest(5)).toEqual([
-        expect.objectContaining({ userId: 'UVIEW', channelId: 'CINCIDENT', action: 'disk_add', target: 'vs:42', outcome: 'denied', apiStatus: null, detail: 'Adding a disk needs the operator role; you are a viewer.' }),
+        expect.objectContaining({ userId: 'UVIEW', channelId: 'CINCIDENT', action: 'disk_add', target: 'vs:42', outcome: 'denied', apiStatus: null, detail: 'role viewer, needs operator' }),
       ]);
     });
 
@@ -146,7 +146,7 @@ describe('the changes door', () => {
       const unknown = await t.changes.addDisk(as('UADMIN', null), 42, goodDisk);
       for (const result of [elsewhere, unknown]) {
         expect(result.outcome).toBe('denied');
-        if (result.outcome === 'denied') expect(result.decision.reason).toContain('<#CINCIDENT>');
+        if (result.outcome === 'denied') expect(result.decision.denial).toMatchObject({ code: 'channel', allowedChannels: ['CINCIDENT'] });
       }
       expect(t.calls).toEqual([]);
       expect(await t.changes.addDisk(as('UADMIN', 'CINCIDENT'), 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });

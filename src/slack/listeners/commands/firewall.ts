@@ -2,7 +2,7 @@ import { isCloudError } from '../../../cloud/errors';
 import type { FirewallRule } from '../../../cloud/schemas';
 import { renderFirewallRules } from '../../blocks/firewall';
 import type { Rendered } from '../../blocks/mrkdwn';
-import { cloudErrorMessage } from '../../cloud-error-message';
+import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
 import { oncePerAnswer } from '../../once-per-answer';
 import { replyError, replySummary, type Replier } from '../../reply';
