@@ -34,7 +34,7 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     processBeforeResponse: false,
     processEventErrorHandler: refuseUnprocessable(httpLogger),
   });
-  guardRequests(receiver, httpLogger);
+  guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: httpLogger });
   return receiver;
 }
 

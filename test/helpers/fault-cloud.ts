@@ -98,7 +98,7 @@ export async function startFaultCloud(upstream: string): Promise<FaultCloud> {
   };
 }
 
-async function forward(upstream: string, req: FaultRequest, res: ServerResponse): Promise<void> {
+export async function forward(upstream: string, req: FaultRequest, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const answer = await request(upstream + req.url, { method: req.method as 'GET' | 'POST', headers, body: req.method === 'GET' ? undefined : req.body });
