@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
-import { closedPortUrl } from '../helpers/cloud-fixtures';
+import { closedPortUrl } from '../helpers/cloud-fault-server';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, eventually, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
