@@ -183,7 +183,7 @@ describe('/vs read commands over the real Bolt app', () => {
     await answerTo(h, 'firewall 42', { user: 'ULOGGED', channel: 'CLOGGED' });
     await new Promise((r) => setTimeout(r, 50));
     const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.msg === 'command' && r.user === 'ULOGGED');
-    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'ok' });
+    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'succeeded' });
     expect(typeof line!.ms).toBe('number');
     const all = h.logs.join('\n') + JSON.stringify(h.slack.calls) + JSON.stringify(h.slack.responses);
     for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY]) expect(all).not.toContain(secret);
