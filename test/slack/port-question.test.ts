@@ -1,5 +1,5 @@
 import { startHarness, type Harness } from '../helpers/app-harness';
-import { blockViolations } from './renderers/limits';
+import { blockViolations } from './blocks/limits';
 
 // "Is port 443 open on VS 77?" over the real Bolt app: signed slash commands,
 // the loopback Slack fake, and the sandbox's VS 77, whose rules use every
