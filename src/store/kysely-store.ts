@@ -45,13 +45,20 @@ export const INTERRUPTED_DETAIL = 'the instance making this change stopped befor
 
 type Db = Kysely<StoreTables> | Transaction<StoreTables>;
 
-export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, options: StoreOptions, onClose?: () => Promise<void>): AuditStore {
+export interface StoreHooks {
+  /** Runs each call's work; SQLite serialises the handles one process has on one file through it. */
+  serialize?: <T>(work: () => Promise<T>) => Promise<T>;
+  onClose?: () => Promise<void>;
+}
+
+export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, options: StoreOptions, hooks: StoreHooks = {}): AuditStore {
   let closed: Promise<void> | undefined;
+  const serialize = hooks.serialize ?? (<T>(work: () => Promise<T>) => work());
 
   /** Every method's errors pass through here: an unreachable database becomes StoreUnavailableError. */
   async function guard<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await serialize(work);
     } catch (error) {
       throw storeError(error, dialect);
     }
@@ -320,7 +327,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
 
     currentFreeze: () =>
       guard(async () => {
-        const row = await db.selectFrom('freeze').selectAll().where('id', '=', 1).executeTakeFirst();
+        const row = await db.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirst();
         return row ? toFreeze(row) : null;
       }),
 
@@ -328,17 +335,17 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
       guard(() =>
         db.transaction().execute(async (trx) => {
           await trx
-            .insertInto('freeze')
+            .insertInto('change_freeze')
             .values({ id: 1, frozen_by: freeze.by, frozen_at: isoTime(freeze.at, 'at'), reason: freeze.reason })
             .onConflict((oc) => oc.column('id').doNothing())
             .execute();
-          return toFreeze(await trx.selectFrom('freeze').selectAll().where('id', '=', 1).executeTakeFirstOrThrow());
+          return toFreeze(await trx.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirstOrThrow());
         }),
       ),
 
     unfreeze: () =>
       guard(async () => {
-        const row = await db.deleteFrom('freeze').where('id', '=', 1).returningAll().executeTakeFirst();
+        const row = await db.deleteFrom('change_freeze').where('id', '=', 1).returningAll().executeTakeFirst();
         return row ? toFreeze(row) : null;
       }),
 
@@ -421,7 +428,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     close: () => {
       closed ??= (async () => {
         await db.destroy();
-        await onClose?.();
+        await hooks.onClose?.();
       })();
       return closed;
     },

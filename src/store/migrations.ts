@@ -95,7 +95,7 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
       `CREATE INDEX audit_outbox_due ON audit_outbox (next_attempt_at_ms, id) WHERE sent_at_ms IS NULL`,
       `CREATE INDEX audit_outbox_record ON audit_outbox (record_id)`,
-      `CREATE TABLE freeze (
+      `CREATE TABLE change_freeze (
          id        INTEGER PRIMARY KEY CHECK (id = 1),
          frozen_by TEXT NOT NULL,
          frozen_at TEXT NOT NULL,
@@ -137,7 +137,7 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
       `CREATE INDEX audit_outbox_due ON audit_outbox (next_attempt_at_ms, id) WHERE sent_at_ms IS NULL`,
       `CREATE INDEX audit_outbox_record ON audit_outbox (record_id)`,
-      `CREATE TABLE freeze (
+      `CREATE TABLE change_freeze (
          id        INTEGER     PRIMARY KEY CHECK (id = 1),
          frozen_by TEXT        NOT NULL,
          frozen_at TIMESTAMPTZ NOT NULL,

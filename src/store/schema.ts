@@ -77,6 +77,6 @@ export interface StoreTables {
   submissions: SubmissionsTable;
   locks: LocksTable;
   audit_outbox: AuditOutboxTable;
-  freeze: FreezeTable;
+  change_freeze: FreezeTable;
   approvals: ApprovalsTable;
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { AuditStore } from './audit-store';
 import { createKyselyStore, DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely-store';
 import { migrateSqlite } from './migrations';
@@ -41,5 +41,28 @@ export function openSqliteAuditStore(path: string, options: Partial<StoreOptions
     throw storeError(error, 'sqlite');
   }
   const kysely = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database: db }) });
-  return createKyselyStore(kysely, 'sqlite', { ...DEFAULT_STORE_OPTIONS, ...options });
+  return createKyselyStore(kysely, 'sqlite', { ...DEFAULT_STORE_OPTIONS, ...options }, inMemory ? {} : { serialize: fileQueue(resolve(path)) });
+}
+
+const queues = new Map<string, { tail: Promise<unknown> }>();
+
+/**
+ * One queue per file for the handles this process has on it. better-sqlite3
+ * waits for SQLite's write lock synchronously (busy_timeout), so a handle
+ * waiting for another handle of the same process, which is mid-transaction
+ * between two awaits, would block the very thread that must finish that
+ * transaction. Another process's handle just makes it wait.
+ */
+function fileQueue(file: string): <T>(work: () => Promise<T>) => Promise<T> {
+  let queue = queues.get(file);
+  if (!queue) {
+    queue = { tail: Promise.resolve() };
+    queues.set(file, queue);
+  }
+  const q = queue;
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const run = q.tail.then(work, work);
+    q.tail = run.catch(() => undefined);
+    return run;
+  };
 }

@@ -22,21 +22,23 @@ const PG_CONNECTION_MESSAGES = [/connection terminated/i, /timeout exceeded when
 /** SQLite result codes (better-sqlite3's `code`) that mean the file cannot be used right now. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
 
-export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+export function isUnavailable(error: unknown, depth = 0): boolean {
+  // No `instanceof Error`: errors made by Node's core (sockets) come from another realm under test runners.
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
   if (error instanceof StoreUnavailableError) return true;
-  const code = (error as { code?: unknown }).code;
+  const { code, message, errors, cause } = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code) || SQLITE_UNAVAILABLE.test(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && unavailablePostgresState(code)) return true;
   }
-  if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return true;
-  // better-sqlite3 after close(): the store was shut down under a late caller.
-  if (error instanceof TypeError && /database connection is not open/i.test(error.message)) return true;
-  // A pool error wrapping a socket error (AggregateError from dual-stack connects).
-  if (error instanceof AggregateError) return error.errors.some(isUnavailable);
-  const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined && cause !== error && isUnavailable(cause);
+  if (typeof message === 'string') {
+    if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    // better-sqlite3 after close(): the store was shut down under a late caller.
+    if (/database connection is not open/i.test(message)) return true;
+  }
+  // AggregateError from dual-stack connects: one per address tried.
+  if (Array.isArray(errors) && errors.some((e) => isUnavailable(e, depth + 1))) return true;
+  return cause !== undefined && cause !== error && isUnavailable(cause, depth + 1);
 }
 
 /** The error a store method rejects with: StoreUnavailableError for an unreachable database, the original otherwise. */
