@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport } from './report';
+import { checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     progress('6. npm start to a healthy /healthz');
     const startup = await measureNpmStart(world);
 
-    progress(`starting ${TARGET_NAMES.join(', ')}`);
+    progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
     launched.forEach((target, i) => running.set(TARGET_NAMES[i] as TargetName, target));
     const bot = running.get('ours') as TargetProcess;
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
 
     const closedTargets = {} as Record<TargetName, ClosedLoopFigures>;
     for (const name of TARGET_NAMES) {
-      progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${name}`);
+      progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${shownName(name)}`);
       const target = running.get(name) as TargetProcess;
       closedTargets[name] = await runClosedLoop(world, target, profile.closedLoop, name === 'minimal-same-work' || name === 'ours');
       // Work still queued in a server must not slow the next one down.

@@ -1,11 +1,18 @@
+import pino from 'pino';
 import type { LogLevel } from './config';
 
-// JSON lines on stdout. Every line passes through one redaction step: keys
-// that name a secret lose their value, and any known secret value is masked
-// wherever it appears (messages, error text, nested objects), at every level.
+// JSON lines through pino. What the bot's logger guarantees, at every level:
+// - keys that name a secret or a capability lose their value (any depth);
+// - capabilities inside text (a raw Slack body in a Bolt debug line, a Socket
+//   Mode URL with its ticket, a response_url) are cut out of every string;
+// - known secret values are masked wherever they appear, after
+//   serialisation, so messages, nested fields, error messages and stacks are
+//   all covered.
 
-const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const SECRET_KEY = /(authorization|token|secret|password|api_?key|cookie)/i;
+/** Keys whose values are secrets: authorization headers, tokens, secrets, passwords, cookies, API keys. */
+export const SECRET_KEY = /(authorization|token|secret|password|api[_-]?key|cookie)/i;
+/** Keys whose values are capabilities: whoever holds one can post as the bot or open a view. */
+export const CAPABILITY_KEY = /^(response_?urls?|trigger_?id|private_?metadata)$/i;
 export const REDACTED = '[REDACTED]';
 
 export type LogFields = Record<string, unknown>;
@@ -23,62 +30,83 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Values masked wherever they appear. */
   secrets?: readonly string[];
-  /** Where lines go; stdout by default. Tests pass a collector. */
+  /** Where lines go (without the newline); stdout by default. Tests pass a collector. */
   write?: (line: string) => void;
   now?: () => Date;
 }
 
-interface LoggerSettings {
-  level: LogLevel;
-  threshold: number;
-  /** Secrets as JSON writes them: lines are masked after serialisation. Longest first. */
-  maskable: readonly string[];
-  write: (line: string) => void;
-  now: () => Date;
-}
-
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
   const level = options.level ?? 'info';
-  const settings: LoggerSettings = {
-    level,
-    threshold: LEVELS[level],
-    maskable: [...(options.secrets ?? [])]
-      .filter((s) => s.length > 0)
-      .sort((a, b) => b.length - a.length)
-      .map((s) => JSON.stringify(s).slice(1, -1)),
-    write: options.write ?? ((line: string) => process.stdout.write(line + '\n')),
-    now: options.now ?? (() => new Date()),
+  const now = options.now ?? (() => new Date());
+  // Secrets as JSON writes them: lines are masked after serialisation. Longest first.
+  const maskable = [...(options.secrets ?? [])]
+    .filter((s) => s.length > 0)
+    .sort((a, b) => b.length - a.length)
+    .map((s) => JSON.stringify(s).slice(1, -1));
+  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const destination = {
+    write(chunk: string) {
+      let line = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk;
+      for (const secret of maskable) if (line.includes(secret)) line = line.split(secret).join(REDACTED);
+      write(line);
+    },
   };
-  return loggerWith(settings, bindings);
+  const root = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'msg',
+      timestamp: () => `,"time":"${now().toISOString()}"`,
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (b) => sanitize(b, new WeakSet()) as LogFields,
+        log: (fields) => sanitize(fields, new WeakSet()) as LogFields,
+      },
+      serializers: { msg: (m: unknown) => (typeof m === 'string' ? redactCapabilities(m) : m) },
+    },
+    destination,
+  );
+  return wrap(Object.keys(bindings).length > 0 ? root.child(bindings) : root, level);
 }
 
-/** A logger over shared settings: a child per command costs one object, not a new set-up. */
-function loggerWith(settings: LoggerSettings, bindings: LogFields): Logger {
-  const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
-    if (LEVELS[lvl] < settings.threshold) return;
-    const record = { time: settings.now().toISOString(), level: lvl, msg, ...bindings, ...fields };
-    let line: string;
-    try {
-      line = JSON.stringify(sanitize(record, new WeakSet()));
-    } catch {
-      line = JSON.stringify({ time: record.time, level: lvl, msg: 'unserialisable log record' });
-    }
-    for (const secret of settings.maskable) if (line.includes(secret)) line = line.split(secret).join(REDACTED);
-    settings.write(line);
-  };
-
+/** Our Logger interface (message first, then fields) over a pino logger. */
+function wrap(p: pino.Logger, level: LogLevel): Logger {
   return {
-    level: settings.level,
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-    child: (more) => loggerWith(settings, { ...bindings, ...more }),
+    level,
+    debug: (m, f) => p.debug(f ?? {}, m),
+    info: (m, f) => p.info(f ?? {}, m),
+    warn: (m, f) => p.warn(f ?? {}, m),
+    error: (m, f) => p.error(f ?? {}, m),
+    child: (more) => wrap(p.child(more), level),
   };
 }
 
-/** Makes a value JSON-safe: errors become plain objects, secret-named keys are masked, cycles cut. */
+/**
+ * Capabilities written as text: `"response_url":"…"` at any level of JSON
+ * escaping (a body inside a message inside a field), `response_url=…` in a
+ * form body, Slack's webhook URLs, and the `ticket` of a Socket Mode URL.
+ */
+const CAPABILITY_NAMES = 'response_urls?|responseUrls?|trigger_id|triggerId|private_metadata|privateMetadata';
+const IN_JSON = new RegExp(`(\\\\*)"(${CAPABILITY_NAMES})\\1"(\\s*:\\s*)\\1"(.*?)(?<!\\\\)\\1"`, 'g');
+const IN_FORM = new RegExp(`\\b(${CAPABILITY_NAMES})=[^&\\s"\\\\]*`, 'g');
+const IN_URL_ENCODED_JSON = new RegExp(`(%22(?:${CAPABILITY_NAMES})%22%3A%22).*?((?<!%5C)%22)`, 'gi');
+const HOOK_URL = /https:\/\/hooks\.slack(?:-gov)?\.com\/[^\s"'\\<>]+/g;
+const TICKET = /([?&]ticket=)[^&\s"'\\]+/g;
+const MAY_HOLD_CAPABILITY = /response_?url|responseUrl|trigger_?id|triggerId|private_?metadata|privateMetadata|hooks\.slack|ticket=/i;
+
+export function redactCapabilities(text: string): string {
+  if (!MAY_HOLD_CAPABILITY.test(text)) return text;
+  return text
+    .replace(IN_JSON, (_m, esc: string, key: string, colon: string) => `${esc}"${key}${esc}"${colon}${esc}"${REDACTED}${esc}"`)
+    .replace(IN_FORM, (_m, key: string) => `${key}=${REDACTED}`)
+    .replace(IN_URL_ENCODED_JSON, `$1${REDACTED}$2`)
+    .replace(HOOK_URL, REDACTED)
+    .replace(TICKET, `$1${REDACTED}`);
+}
+
+/** Makes a value JSON-safe: errors become plain objects, secret and capability keys are masked, strings lose capabilities, cycles cut. */
 function sanitize(value: unknown, seen: WeakSet<object>, depth = 0): unknown {
+  if (typeof value === 'string') return redactCapabilities(value);
   if (value === null || typeof value !== 'object') {
     return typeof value === 'bigint' ? value.toString() : value;
   }
@@ -86,9 +114,9 @@ function sanitize(value: unknown, seen: WeakSet<object>, depth = 0): unknown {
   seen.add(value);
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
-    const out: LogFields = { name: value.name, message: value.message };
+    const out: LogFields = { name: value.name, message: redactCapabilities(value.message) };
     if (code !== undefined) out.code = code;
-    if (value.stack) out.stack = value.stack.split('\n').slice(0, 6).join('\n');
+    if (value.stack) out.stack = redactCapabilities(value.stack.split('\n').slice(0, 6).join('\n'));
     if ('kind' in value) out.kind = (value as { kind?: unknown }).kind;
     if ('status' in value) out.status = (value as { status?: unknown }).status;
     if (value.cause !== undefined) out.cause = sanitize(value.cause, seen, depth + 1);
@@ -97,7 +125,7 @@ function sanitize(value: unknown, seen: WeakSet<object>, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => sanitize(v, seen, depth + 1));
   const out: LogFields = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEY.test(k) && v != null && v !== '' ? REDACTED : sanitize(v, seen, depth + 1);
+    out[k] = (SECRET_KEY.test(k) || CAPABILITY_KEY.test(k)) && v != null && v !== '' ? REDACTED : sanitize(v, seen, depth + 1);
   }
   return out;
 }

@@ -1,13 +1,10 @@
 import { config as loadDotenv } from 'dotenv';
-import { createCloudClient } from './cloud/client';
+import { composeBot } from './compose';
 import { ConfigError, loadConfig, secretValues, type Config } from './config';
 import { createLogger, type Logger } from './log';
-import { startSandbox, type Sandbox } from './sandbox';
-import { createSlackApp } from './slack/app';
-import { openSqliteAuditStore } from './store/sqlite-audit-store';
 
-// Composition root: config → cloud client (or the in-process sandbox) → audit
-// store → Slack app → start; and the reverse on SIGTERM/SIGINT.
+// The process: load config, compose the bot (compose.ts), start it, and stop
+// it on SIGTERM/SIGINT.
 
 async function main(): Promise<void> {
   loadDotenv({ quiet: true });
@@ -23,33 +20,21 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, secrets: secretValues(config) });
   keepServingOnStrayErrors(logger);
-  const stopping = { now: false };
 
-  let sandbox: Sandbox | undefined;
-  let cloudUrl = config.cloud.url;
-  if (config.cloud.url === 'sandbox') {
-    sandbox = await startSandbox({ port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
-    cloudUrl = sandbox.url;
-    logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
-  }
-  const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { logger: logger.child({ component: 'cloud' }) });
-  const store = openSqliteAuditStore(config.dbPath);
-  const slack = createSlackApp(config, { cloud, store, logger, sandbox: sandbox !== undefined });
-  const { port } = await slack.start();
+  const bot = await composeBot(config, { logger });
+  const { port } = await bot.start();
   logger.info('vs-chatops started', {
     mode: config.slack.appToken ? 'socket' : 'http',
     ...(port !== null ? { port, events: '/slack/events', health: '/healthz' } : { health: `:${config.slack.port}/healthz` }),
     cloudFormat: config.cloud.format,
   });
 
+  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping.now) return;
-    stopping.now = true;
+    if (stopping) return;
+    stopping = true;
     logger.info('shutting down', { signal });
-    await slack.stop();
-    await cloud.close();
-    store.close();
-    await sandbox?.close();
+    await bot.stop();
     logger.info('stopped');
     process.exit(0);
   };

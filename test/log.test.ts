@@ -1,3 +1,4 @@
+import { toBoltLogger } from '../src/slack/bolt-logger';
 import { createLogger, REDACTED } from '../src/log';
 
 function capture(level: 'debug' | 'info' = 'debug', secrets: string[] = []) {
@@ -45,5 +46,79 @@ describe('logger', () => {
     const r = records()[0] as { error: { message: string; code: string }; cyclic: { self: unknown } };
     expect(r.error).toMatchObject({ message: 'boom', code: 'E_X' });
     expect(r.cyclic.self).toBe('[…]');
+  });
+
+  test.each([
+    ['secret', ['secret', 'signingSecret', 'client_secret', 'SLACK_SIGNING_SECRET']],
+    ['password', ['password', 'dbPassword', 'PASSWORD']],
+    ['token', ['token', 'botToken', 'access_token', 'X-Slack-Token']],
+    ['authorization', ['authorization', 'Authorization', 'proxy-authorization']],
+    ['cookie', ['cookie', 'Set-Cookie', 'cookies']],
+    ['api key', ['apiKey', 'api_key', 'x-api-key', 'API_KEY', 'cloudApiKey']],
+  ])('masks every key of the %s kind, nested and in arrays too, at every level', (_kind, keys) => {
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+      const { logger, lines } = capture('debug');
+      for (const key of keys) {
+        const value = `v4lue-of-${key}`;
+        logger[level]('x', { [key]: value, nested: { deeper: { [key]: value } }, list: [{ [key]: value }] });
+        expect(lines.join('\n')).not.toContain(value);
+        expect(lines.pop()!.split(REDACTED)).toHaveLength(4);
+      }
+    }
+  });
+
+  test('keys that merely resemble secret ones keep their values', () => {
+    const { logger, records } = capture();
+    logger.info('x', { user: 'U1', keyboard: 'k', channel: 'C1', outcome: 'ok' });
+    expect(records()[0]).toMatchObject({ user: 'U1', keyboard: 'k', channel: 'C1', outcome: 'ok' });
+  });
+
+  test('masks secret values in error messages, stacks and causes', () => {
+    const { logger, lines } = capture('debug', ['s3cr3t-api-key']);
+    const cause = new Error('inner s3cr3t-api-key');
+    const error = new Error('outer s3cr3t-api-key', { cause });
+    error.stack = `Error: outer s3cr3t-api-key\n    at somewhere (s3cr3t-api-key.ts:1:1)`;
+    logger.error('failed', { error });
+    expect(lines.join('\n')).not.toContain('s3cr3t-api-key');
+    expect(JSON.parse(lines[0]!).error.cause.message).toBe(`inner ${REDACTED}`);
+  });
+
+  const responseUrl = 'https://hooks.slack.com/commands/T0001/123456/Abc9xYz';
+  const metadata = JSON.stringify({ channelId: 'C1', vsId: 42, nonce: 'm3ta' });
+  const body = { token: 'legacy', response_url: responseUrl, trigger_id: '1234.5678.trig9', view: { private_metadata: metadata, callback_id: 'disk_add' } };
+  const capabilities = [responseUrl, 'Abc9xYz', '1234.5678.trig9', 'm3ta', 'T1CKET-value'];
+
+  test('masks capabilities under their keys: response_url(s), trigger_id, private_metadata, in either spelling', () => {
+    const { logger, lines } = capture();
+    logger.info('x', { ...body, responseUrl, triggerId: '1234.5678.trig9', privateMetadata: metadata, response_urls: [{ response_url: responseUrl }] });
+    const all = lines.join('\n');
+    for (const c of capabilities) expect(all).not.toContain(c);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ response_url: REDACTED, trigger_id: REDACTED, view: { private_metadata: REDACTED, callback_id: 'disk_add' } });
+  });
+
+  test('masks capabilities inside text: a raw body in a message, JSON in JSON, a form body, a webhook URL, a Socket Mode ticket', () => {
+    const { logger, lines } = capture('debug');
+    logger.debug(JSON.stringify(body));
+    logger.debug('http request body', { details: [JSON.stringify({ view: JSON.stringify(body.view), trigger_id: body.trigger_id })] });
+    logger.debug(`form: command=%2Fvs&response_url=${encodeURIComponent(responseUrl)}&trigger_id=1234.5678.trig9&text=help`);
+    logger.debug(`payload=${encodeURIComponent(JSON.stringify(body))}`);
+    logger.warn('posting failed', { url: responseUrl, error: new Error(`POST ${responseUrl} failed`) });
+    logger.debug('http request result: {"ok":true,"url":"wss://wss-primary.slack.com/link/?ticket=T1CKET-value&app_id=A1"}');
+    const all = lines.join('\n');
+    for (const c of capabilities) expect(all).not.toContain(c);
+    expect(all).toContain('callback_id');
+    expect(all).toContain('app_id=A1');
+  });
+
+  test("Bolt's and the Web API client's debug lines go through the same masking", () => {
+    const { logger, lines } = capture('debug', ['xoxb-bot-token-1']);
+    const bolt = toBoltLogger(logger);
+    bolt.debug(JSON.stringify(body));
+    bolt.debug(`http request body: ${JSON.stringify({ trigger_id: body.trigger_id, view: JSON.stringify(body.view) })}`);
+    bolt.debug('http request headers: {"Authorization":"Bearer xoxb-bot-token-1"}');
+    bolt.error(new Error(`could not post to ${responseUrl}`));
+    const all = lines.join('\n');
+    for (const c of [...capabilities, 'xoxb-bot-token-1']) expect(all).not.toContain(c);
+    expect(lines).toHaveLength(4);
   });
 });

@@ -6,38 +6,61 @@ import type { SandboxRequest } from './types';
 // config; the data is fake and it says so.
 
 const DEFAULT_PORT = 4010;
+const USAGE = 'usage: npm run sandbox -- [--port N] [--delay MS]   (the -- passes the options on to the sandbox)';
+const OPTIONS = ['port', 'delay'] as const;
+type OptionName = (typeof OPTIONS)[number];
 
-function usage(problem: string): never {
-  process.stderr.write(`${problem}\nusage: npm run sandbox -- [--port N] [--delay MS]\n`);
-  process.exit(2);
+interface SandboxArgs {
+  port: number;
+  delayMs: number;
 }
 
-function option(args: readonly string[], name: string): string | undefined {
+/**
+ * Reads the command line; a problem (with the usage line) instead of a guess.
+ * `npm run sandbox --port 5000`, without the `--`, is npm's own option: npm
+ * keeps it (as npm_config_port in `npmConfig`) and passes only "5000" on, so a
+ * stray word or an npm_config_ value of ours is refused with the right spelling.
+ */
+function parseSandboxArgs(args: readonly string[], npmConfig: Record<string, string | undefined> = {}): SandboxArgs | { problem: string } {
+  const swallowed = OPTIONS.filter((name) => npmConfig[`npm_config_${name}`] !== undefined);
+  if (swallowed.length > 0) {
+    const value = (name: OptionName) => {
+      const v = npmConfig[`npm_config_${name}`];
+      return v === undefined || v === 'true' ? (args.find((a) => /^\d+$/.test(a)) ?? 'N') : v;
+    };
+    const meant = swallowed.map((name) => `--${name} ${value(name)}`).join(' ');
+    return { problem: `npm kept ${swallowed.map((n) => `--${n}`).join(' and ')} for itself (no -- before it): run npm run sandbox -- ${meant}` };
+  }
+  const values: Partial<Record<OptionName, string>> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
-    if (arg === `--${name}`) {
-      const value = args[i + 1];
-      if (value === undefined) usage(`--${name} needs a value`);
-      return value;
-    }
-    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3);
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    const name = OPTIONS.find((o) => o === match?.[1]);
+    if (!match || !name) return { problem: arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument "${arg}"` };
+    const value = match[2] ?? args[++i];
+    if (value === undefined) return { problem: `--${name} needs a value` };
+    values[name] = value;
   }
-  return undefined;
+  const port = wholeNumber(values.port, DEFAULT_PORT, 'port', 65535);
+  if (typeof port === 'string') return { problem: port };
+  const delayMs = wholeNumber(values.delay, 0, 'delay', 600_000);
+  if (typeof delayMs === 'string') return { problem: delayMs };
+  return { port, delayMs };
 }
 
-function wholeNumber(text: string | undefined, fallback: number, name: string, max: number): number {
+function wholeNumber(text: string | undefined, fallback: number, name: string, max: number): number | string {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) > max) usage(`--${name} must be a whole number from 0 to ${max}, got "${text}"`);
+  if (!/^\d+$/.test(text) || Number(text) > max) return `--${name} must be a whole number from 0 to ${max}, got "${text}"`;
   return Number(text);
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const known = /^--(port|delay)(=.*)?$/;
-  const unknown = args.filter((a, i) => a.startsWith('-') && !known.test(a) && !known.test(args[i - 1] ?? ''));
-  if (unknown.length > 0) usage(`unknown option ${unknown.join(' ')}`);
-  const port = wholeNumber(option(args, 'port'), DEFAULT_PORT, 'port', 65535);
-  const delayMs = wholeNumber(option(args, 'delay'), 0, 'delay', 600_000);
+  const parsed = parseSandboxArgs(process.argv.slice(2), process.env);
+  if ('problem' in parsed) {
+    process.stderr.write(`${parsed.problem}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const { port, delayMs } = parsed;
 
   let sandbox;
   try {
@@ -62,7 +85,7 @@ async function main(): Promise<void> {
       `  API key      ${apiKey}`,
       delayMs > 0 ? `  delay        ${delayMs} ms before every answer` : undefined,
       '',
-      'Seeded servers: 42 (web, 8 rules), 43 (no rules), 44 (one rule), 45 (300 rules), 46 (database).',
+      'Seeded servers: 42 (web, 8 rules), 43 (no rules), 44 (one rule), 45 (300 rules), 46 (database), 77 (every firewall rule form).',
       'Backups: 9, 10, 11 restorable; 12 marked for delete and 13 not built (both answer 403).',
       '',
       'Try:',

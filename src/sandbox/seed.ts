@@ -17,7 +17,7 @@ const BASE = Date.parse('2026-01-02T10:00:00Z');
 const at = (minutes: number): string => isoTimestamp(new Date(BASE + minutes * 60_000));
 
 type RuleInput = Pick<SandboxFirewallRule, 'id' | 'network_interface_id' | 'position' | 'address' | 'port' | 'protocol' | 'command'> &
-  Partial<Pick<SandboxFirewallRule, 'description' | 'enable_logging'>>;
+  Partial<Pick<SandboxFirewallRule, 'description' | 'enable_logging' | 'enabled'>>;
 
 function rule(random: Random, r: RuleInput, minutes: number): SandboxFirewallRule {
   return {
@@ -34,7 +34,7 @@ function rule(random: Random, r: RuleInput, minutes: number): SandboxFirewallRul
     description: r.description ?? null,
     destination_ip: null,
     enable_logging: r.enable_logging ?? null,
-    enabled: true,
+    enabled: r.enabled ?? true,
     firewall_service_id: null,
     source_port: null,
   };
@@ -184,6 +184,41 @@ function databaseServer(random: Random): SandboxServer {
   };
 }
 
+/**
+ * 77: an API gateway whose rules use every form the port question reads
+ * (`/vs firewall 77 443`): port lists, both range syntaxes, IPv4 and IPv6
+ * CIDR blocks and address ranges, empty and null port and address, disabled
+ * rules, DROP, UDP, and one port written in a form nobody can read. Its two
+ * interfaces disagree about 443 and 8443. It draws its identifiers from its
+ * own generator, so the servers above keep theirs.
+ */
+function gatewayServer(random: Random): SandboxServer {
+  const pub = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: 21 }, m);
+  const priv = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: 22 }, m);
+  return {
+    id: 77,
+    label: 'api-gateway',
+    firewallRules: [
+      pub({ id: 7701, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '22,443,8443', address: '203.0.113.0/24', description: 'Office: SSH, web and admin' }, 80),
+      pub({ id: 7702, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '8443', address: '198.51.100.1-198.51.100.20', description: 'Partner admin range' }, 81),
+      pub({ id: 7703, position: 3, command: 'DROP', protocol: 'TCP', port: '8443', address: null, description: 'Admin port closed to everyone else (off during the migration)', enabled: false }, 82),
+      pub({ id: 7704, position: 4, command: 'ACCEPT', protocol: 'TCP', port: '80,443', address: '', description: 'Public web' }, 83),
+      pub({ id: 7705, position: 5, command: 'ACCEPT', protocol: 'TCP', port: '1024:1028', address: '2001:db8:77::/48', description: 'Passive FTP from the IPv6 office' }, 84),
+      pub({ id: 7706, position: 6, command: 'ACCEPT', protocol: 'TCP', port: '5000-5010', address: '2001:db8:77::10-2001:db8:77::1f', description: 'Build agents (IPv6)' }, 85),
+      pub({ id: 7707, position: 7, command: 'ACCEPT', protocol: 'UDP', port: '53', address: '10.77.0.0/16', description: 'DNS from the private network' }, 86),
+      pub({ id: 7708, position: 8, command: 'ACCEPT', protocol: 'TCP', port: '9000;9001', address: '10.77.0.5', description: 'Metrics (port typed by hand)' }, 87),
+      pub({ id: 7709, position: 9, command: 'DROP', protocol: 'TCP', port: '', address: null, description: 'Drop all other TCP', enable_logging: true }, 88),
+      pub({ id: 7710, position: 10, command: 'DROP', protocol: 'UDP', port: null, address: '', description: 'Drop all other UDP' }, 89),
+      priv({ id: 7711, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '', address: '10.77.0.0/16', description: 'Everything from the private network' }, 90),
+      priv({ id: 7712, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '8443', address: '', description: 'Admin port for everyone (test, off)', enabled: false }, 91),
+      priv({ id: 7713, position: 3, command: 'DROP', protocol: 'TCP', port: '', address: '', description: 'Private interface: nothing else' }, 92),
+    ],
+    autoscaling: [],
+    // Disk id 100, below the others: new sandbox disks keep getting 110 onwards.
+    disks: [disk(random, { id: 100, virtual_machine_id: 77, disk_vm_number: 1, disk_type: 'SSD', disk_size: 20, label: 'api-gateway root', primary: true, mount_point: '/' }, 0)],
+  };
+}
+
 type BackupInput = Pick<SandboxBackup, 'id' | 'target_id' | 'disk_id' | 'backup_size'> &
   Partial<Pick<SandboxBackup, 'built' | 'marked_for_delete' | 'backup_type' | 'initiated' | 'note' | 'min_disk_size' | 'min_memory_size'>>;
 
@@ -231,6 +266,7 @@ function backup(random: Random, b: BackupInput, minutes: number): SandboxBackup 
  * | VS 44 | exactly one firewall rule; six placeholders |
  * | VS 45 | 300 rules over two interfaces (positions 1..150 each) |
  * | VS 46 | database server, 5 rules, all six autoscaling slots configured with up_to |
+ * | VS 77 | API gateway for the port question: 13 rules on two interfaces using every port and address form, disabled rules, one unreadable port |
  * | backup 9, 10, 11 | restorable (targets 42, 44, 46) |
  * | backup 12 | marked for delete: restore answers 403 |
  * | backup 13 | not built yet: restore answers 403 |
@@ -269,5 +305,6 @@ export function defaultSeed(): SandboxSeed {
     backup(random, { id: 12, target_id: 42, disk_id: 101, backup_size: 5_100_032, marked_for_delete: true, note: 'superseded' }, 60 * day + 120),
     backup(random, { id: 13, target_id: 46, disk_id: 107, backup_size: 0, built: false, min_disk_size: 40 }, 71 * day + 120),
   ];
+  servers.push(gatewayServer(seededRandom(0x5eed77)));
   return { servers, backups };
 }

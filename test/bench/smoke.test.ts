@@ -15,11 +15,12 @@ interface Smoke {
   targets: { target: string; figure: string; pass: boolean }[];
 }
 
-function runSmoke(out: string): Promise<void> {
+/** Resolves with what the run printed: the report on stdout, progress on stderr. */
+function runSmoke(out: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: REPO_ROOT, timeout: 90_000 }, (error, _stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: REPO_ROOT, timeout: 90_000 }, (error, stdout, stderr) => {
       if (error) fail(new Error(`the smoke run failed: ${error.message}\n${stderr}`));
-      else done();
+      else done({ stdout, stderr });
     });
   });
 }
@@ -34,9 +35,10 @@ describe('npm run bench -- --smoke', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-smoke-'));
   const out = join(dir, 'results.json');
   let smoke: Smoke;
+  let printed: { stdout: string; stderr: string };
 
   beforeAll(async () => {
-    await runSmoke(out);
+    printed = await runSmoke(out);
     smoke = JSON.parse(readFileSync(out, 'utf8')) as Smoke;
   }, 90_000);
 
@@ -52,6 +54,12 @@ describe('npm run bench -- --smoke', () => {
   it('measures every server of the closed loop', () => {
     const targets = (smoke.scenarios.closedLoop as { targets: Record<string, unknown> }).targets;
     expect(Object.keys(targets).sort()).toEqual(['bare-bolt', 'bare-http', 'minimal-same-work', 'ours']);
+  });
+
+  it('prints a report that speaks of the product, not of our issues, internal names or test files', () => {
+    expect(printed.stdout).toContain('vs-chatops / minimal same-work');
+    expect(printed.stdout).toMatch(/\n {2}vs-chatops +\d/);
+    for (const text of [printed.stdout, printed.stderr]) expect(text).not.toMatch(/issue|\bours\b|test\/|\.test\.ts/i);
   });
 
   it('reads every target of the issue from a figure', () => {

@@ -109,7 +109,7 @@ describe('the changes door', () => {
       const result = await t.changes.addDisk(as('UVIEW'), 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
       expect(t.calls).toEqual([]);
-      expect(t.store.latest(5)).toEqual([
+      expect(await t.store.latest(5)).toEqual([
         expect.objectContaining({ userId: 'UVIEW', channelId: 'CINCIDENT', action: 'disk_add', target: 'vs:42', outcome: 'denied', apiStatus: null, detail: 'Adding a disk needs the operator role; you are a viewer.' }),
       ]);
     });
@@ -119,14 +119,14 @@ describe('the changes door', () => {
       const result = await t.changes.restoreBackup(as('UOPER'), 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'denied', decision: { needed: 'admin' } });
       expect(t.calls).toEqual([]);
-      expect(t.store.latest(1)[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
+      expect((await t.store.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
     });
 
     test('authorize records a denial when the command is typed, and records nothing when allowed', async () => {
       t = setup();
       expect(await t.changes.authorize({ userId: 'UVIEW', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: false, needed: 'operator' });
       expect(await t.changes.authorize({ userId: 'UOPER', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true, reason: null });
-      expect(t.store.latest(10)).toEqual([expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} })]);
+      expect(await t.store.latest(10)).toEqual([expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} })]);
       expect(t.recorded).toHaveLength(1);
     });
 
@@ -165,7 +165,7 @@ describe('the changes door', () => {
       const result = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'none' } });
       expect(t.calls).toEqual([]);
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'denied' });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'denied' });
     });
   });
 
@@ -188,7 +188,7 @@ describe('the changes door', () => {
       };
       expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
-      const [record] = t.store.latest(5);
+      const [record] = await t.store.latest(5);
       expect(record).toEqual({
         id: expect.any(Number),
         at: new Date(1_700_000_000_000).toISOString(),
@@ -212,7 +212,7 @@ describe('the changes door', () => {
         return { id: 1, disk_size: 20 };
       });
       await t.changes.addDisk(as('UOPER'), 42, goodDisk);
-      expect(t.store.latest(1)[0]!.durationMs).toBe(1234);
+      expect((await t.store.latest(1))[0]!.durationMs).toBe(1234);
     });
 
     test('an invalid form calls nothing, is recorded as invalid, and the same view can be fixed and sent again', async () => {
@@ -221,7 +221,7 @@ describe('the changes door', () => {
       const invalid = await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
       expect(invalid).toMatchObject({ outcome: 'invalid', fieldErrors: { disk_size: expect.any(String), mount_point: expect.any(String) } });
       expect(t.calls).toEqual([]);
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'invalid', apiStatus: null, params: { disk_size: '0', mount_point: 'data' }, detail: expect.stringContaining('disk_size') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', apiStatus: null, params: { disk_size: '0', mount_point: 'data' }, detail: expect.stringContaining('disk_size') });
       const fixed = await t.changes.addDisk(ctx, 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
@@ -230,7 +230,7 @@ describe('the changes door', () => {
     test('what a user typed into a refused form is kept in the record only in bounded form', async () => {
       t = setup();
       await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, label: 'x'.repeat(100_000), vs_id: 'y'.repeat(1000) });
-      const { params } = t.store.latest(1)[0]!;
+      const { params } = (await t.store.latest(1))[0]!;
       expect(String(params.label).length).toBeLessThanOrEqual(300);
       expect(params).not.toHaveProperty('vs_id');
     });
@@ -250,7 +250,7 @@ describe('the changes door', () => {
       expect((await t.changes.addDisk(ctx, 42, goodDisk)).outcome).toBe('succeeded');
       expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
-      expect(t.store.latest(10)).toHaveLength(1);
+      expect(await t.store.latest(10)).toHaveLength(1);
       expect(t.recorded).toHaveLength(1);
     });
 
@@ -275,7 +275,7 @@ describe('the changes door', () => {
       await tick();
       const second = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
       expect(second).toMatchObject({ outcome: 'busy', message: expect.stringContaining('VS 42') });
-      expect(t.store.latest(1)[0]).toMatchObject({ userId: 'UADMIN', outcome: 'failed', target: 'vs:42', detail: expect.stringContaining('in progress') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: 'failed', target: 'vs:42', detail: expect.stringContaining('in progress') });
       // Another server is not blocked.
       t.onAddDisk(undefined);
       expect((await t.changes.addDisk(as('UADMIN'), 43, goodDisk)).outcome).toBe('succeeded');
@@ -288,7 +288,7 @@ describe('the changes door', () => {
 
     test('a lock left by a holder that died is taken over after it expires', async () => {
       t = setup({ lockTtlMs: 10_000 });
-      expect(t.store.tryLock('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect(await t.store.tryLock('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
       expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('busy');
       t.advance(10_000);
       expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
@@ -328,7 +328,7 @@ describe('the changes door', () => {
         fieldErrors: { disk_size: 'exceeds the free space of the data store', label: 'is taken; is odd' },
         formErrors: ['quota reached for this account', 'data_store is full', 'try a smaller disk'],
       });
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 422, params: { disk_size: 20 }, detail: expect.stringContaining('exceeds the free space') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422, params: { disk_size: 20 }, detail: expect.stringContaining('exceeds the free space') });
       // Nothing was created, and the modal stays open: the fixed form goes through on the same view.
       t.onAddDisk(undefined);
       expect((await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '10' })).outcome).toBe('succeeded');
@@ -359,7 +359,7 @@ describe('the changes door', () => {
       const ctx = as('UOPER');
       const result = await t.changes.addDisk(ctx, 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'failed', error: { kind: 'timeout' }, fieldErrors: {}, formErrors: [] });
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: null, detail: expect.stringContaining('may or may not have been applied') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: null, detail: expect.stringContaining('may or may not have been applied') });
       expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
     });
@@ -371,7 +371,7 @@ describe('the changes door', () => {
       });
       const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
       expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
     });
   });
@@ -382,7 +382,7 @@ describe('the changes door', () => {
       const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
       expect(t.calls).toEqual([{ op: 'restoreBackup', backupId: 9 }]);
-      expect(t.store.latest(1)[0]).toMatchObject({
+      expect((await t.store.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',
         outcome: 'succeeded',
@@ -397,7 +397,7 @@ describe('the changes door', () => {
       expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
       expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
       expect(t.calls).toEqual([]);
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
     });
 
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
@@ -407,7 +407,7 @@ describe('the changes door', () => {
       });
       const result = await t.changes.restoreBackup(as('UADMIN'), 12, { confirm: '12' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
-      expect(t.store.latest(1)[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
     });
   });
 
@@ -419,14 +419,14 @@ describe('the changes door', () => {
       const pending = t.changes.addDisk(as('UOPER'), 42, goodDisk);
       await tick();
       // A crash now would leave this: the attempt, its parameters, and no outcome yet.
-      const during = t.store.latest(5);
+      const during = await t.store.latest(5);
       expect(during).toEqual([expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) })]);
       expect(t.recorded).toHaveLength(0);
       t.advance(250);
       answer.resolve({ id: 555, disk_size: 20, built: false, locked: true });
       const result = await pending;
       expect(result).toMatchObject({ outcome: 'succeeded', record: { id: during[0]!.id, outcome: 'succeeded', apiStatus: 201, durationMs: 250 } });
-      expect(t.store.latest(5)).toHaveLength(1);
+      expect(await t.store.latest(5)).toHaveLength(1);
       expect(t.recorded.map((r) => r.outcome)).toEqual(['succeeded']);
     });
 
@@ -435,7 +435,7 @@ describe('the changes door', () => {
       t.onAddDisk(() => Promise.reject(new CloudError('timeout', 'the cloud API did not answer within 10 s')));
       const result = await t.changes.addDisk(as('UOPER'), 42, goodDisk);
       expect(result.outcome).toBe('failed');
-      expect(t.store.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
+      expect(await t.store.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
     });
   });
 
@@ -449,8 +449,7 @@ describe('the changes door', () => {
       await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
       expect(t.recorded.map((r) => r.id)).toEqual(
-        t.store
-          .latest(10)
+        (await t.store.latest(10))
           .map((r) => r.id)
           .reverse(),
       );
@@ -459,12 +458,13 @@ describe('the changes door', () => {
     test('is told only after the lock is released', async () => {
       let lockFreeWhenTold: boolean | undefined;
       t = setup({
-        onRecorded: () => {
-          lockFreeWhenTold = t.store.tryLock('vs:42', 'probe', 1_700_000_000_000, 1);
-          t.store.unlock('vs:42', 'probe');
+        onRecorded: async () => {
+          lockFreeWhenTold = await t.store.tryLock('vs:42', 'probe', 1_700_000_000_000, 1);
+          await t.store.unlock('vs:42', 'probe');
         },
       });
       await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      await tick();
       expect(lockFreeWhenTold).toBe(true);
     });
 
@@ -481,7 +481,7 @@ describe('the changes door', () => {
       expect((await rejecting.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
       await tick();
       expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
-      rejecting.store.close();
+      await rejecting.store.close();
     });
   });
 
@@ -500,6 +500,6 @@ describe('the changes door', () => {
     expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not write the audit record') && l.includes('vs:42'))).toBe(true);
     // The lock was still released.
-    expect(real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+    expect(await real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
   });
 });

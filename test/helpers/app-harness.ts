@@ -1,19 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCloudClient } from '../../src/cloud/client';
+import { composeBot } from '../../src/compose';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { createSlackApp, type SlackApp } from '../../src/slack/app';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import type { AuditStore } from '../../src/store/audit-store';
 import { startSlackFake, type SlackFake } from './slack-fake';
 import { interactiveBody, postToSlackEndpoint, slashCommandBody, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
 
-// The real Bolt app over its HTTP receiver, with a loopback Slack fake and the
-// sandbox cloud API on loopback: what a test drives is what runs in production.
+// The real bot, composed by the same composeBot() as main.ts, over its HTTP
+// receiver, with a loopback Slack fake and the sandbox cloud API on loopback:
+// what a test drives is what runs in production.
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const BOT_TOKEN = 'xoxb-test-bot-token-0123456789';
@@ -65,10 +64,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logs: string[] = [];
   const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-  const cloud = createCloudClient({ ...config.cloud, url: config.cloud.url }, { logger, retry: { baseDelayMs: 5 } });
-  const store = openSqliteAuditStore(dbPath);
-  const app: SlackApp = createSlackApp(config, { cloud, store, logger, sandbox: options.sandbox ?? false });
-  const { port } = await app.start(0);
+  const bot = await composeBot(config, { logger, cloudDeps: { retry: { baseDelayMs: 5 } }, sandboxLabel: options.sandbox ?? false });
+  const { cloud, store } = bot;
+  const { port } = await bot.start(0);
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
   const form = 'application/x-www-form-urlencoded';
   let closed = false;
@@ -92,9 +90,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       if (closed) return;
       closed = true;
-      await app.stop(2000);
-      await cloud.close();
-      store.close();
+      await bot.stop(2000);
       await sandbox.close();
       await slack.close();
       rmSync(dir, { recursive: true, force: true });

@@ -76,9 +76,9 @@ export async function submit(h: Harness, callbackId: string, user: string, metad
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` is true or `timeoutMs` passes; returns whether it became true. */
-export async function eventually(check: () => boolean, timeoutMs = 5000): Promise<boolean> {
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
   const started = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - started > timeoutMs) return false;
     await sleep(10);
   }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec';
 import { CloudError } from '../../src/cloud/errors';
@@ -113,7 +114,7 @@ describe('hostile and malformed requests to /slack/events', () => {
     expect(res.status).toBe(200);
     expect((res.json() as { response_action: string }).response_action).toBe('errors');
     expect(cloudChanges(h)).toBe(0);
-    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'invalid' });
+    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'invalid' });
   });
 
   test('100 KB of command text gets a short usage answer and no cloud call', async () => {
@@ -150,6 +151,8 @@ describe('hostile and malformed requests to /slack/events', () => {
       ['a malformed signature', { signature: 'v0=zz' }],
       ['a signature of another version', { signature: 'v1=' + 'a'.repeat(64) }],
       ['replayed 10 minutes later', { timestamp: Math.floor(Date.now() / 1000) - 600 }],
+      ['signed 10 minutes in the future', { timestamp: Math.floor(Date.now() / 1000) + 600 }],
+      ['signed 5 minutes and 30 seconds in the future', { timestamp: Math.floor(Date.now() / 1000) + 330 }],
     ])('%s → 401, nothing runs, nothing is called', async (_name, opts) => {
       const res = await h.raw(body(), FORM, opts);
       expect(res.status).toBe(401);
@@ -157,6 +160,65 @@ describe('hostile and malformed requests to /slack/events', () => {
       expect(h.slack.calls).toHaveLength(0);
       expect(h.slack.responses).toHaveLength(0);
       expect(cloudCalls(h)).toBe(0);
+    });
+
+    test('a clock up to 4 minutes ahead of ours is still accepted', async () => {
+      const m = await answerTo(h, 'firewall 42', { timestamp: Math.floor(Date.now() / 1000) + 240 });
+      expect(m.response_type).toBe('in_channel');
+    });
+
+    test('a forged request is refused for its signature before its body is parsed: 401, not 400, and no JSON.parse', async () => {
+      const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        for (const payload of [deep, '{"type":', 'null']) {
+          const res = await h.raw(`payload=${encodeURIComponent(payload)}`, FORM, { signature: 'v0=' + 'f'.repeat(64) });
+          expect(res.status).toBe(401);
+        }
+        const json = await h.raw(deep, 'application/json', { signature: 'v0=' + 'f'.repeat(64) });
+        expect(json.status).toBe(401);
+        expect(parse).not.toHaveBeenCalled();
+      } finally {
+        parse.mockRestore();
+      }
+    });
+
+    test('a body announced larger than 1 MB is refused with 413 before it is sent', async () => {
+      const res = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = httpRequest(h.eventsUrl, { method: 'POST', headers: { 'content-type': FORM, 'content-length': String(50 * 1024 * 1024), 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=' + 'a'.repeat(64) } }, (r) => {
+          r.resume();
+          resolve({ status: r.statusCode ?? 0, connection: r.headers.connection });
+        });
+        req.on('error', reject);
+        // Headers only: the answer must come without a byte of the body.
+        req.flushHeaders();
+        setTimeout(() => reject(new Error('no answer without the body')), 8000).unref();
+      });
+      expect(res).toEqual({ status: 413, connection: 'close' });
+    });
+
+    test('a chunked body that grows past 1 MB is refused with 413 once the bound is reached', async () => {
+      const res = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(h.eventsUrl, { method: 'POST', headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=' + 'a'.repeat(64) } }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        });
+        req.on('error', () => undefined);
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        let sent = 0;
+        const pump = () => {
+          while (sent < 64 && req.write(chunk)) sent += 1;
+          if (sent < 64) req.once('drain', pump);
+        };
+        pump();
+        setTimeout(() => reject(new Error('no answer')), 8000).unref();
+      });
+      expect(res).toBe(413);
+    });
+
+    test('an unsigned ssl_check from Slack is still answered 200', async () => {
+      const res = await h.raw('ssl_check=1&token=legacy', FORM, { unsigned: true });
+      expect(res.status).toBe(200);
     });
 
     test('a body changed after signing → 401', async () => {
@@ -173,7 +235,7 @@ describe('hostile and malformed requests to /slack/events', () => {
       expect(res.status).toBe(401);
       await sleep(50);
       expect(cloudChanges(h)).toBe(0);
-      expect(h.store.latest(5).filter((r) => r.userId === 'UADMIN')).toHaveLength(0);
+      expect((await h.store.latest(5)).filter((r) => r.userId === 'UADMIN')).toHaveLength(0);
     });
   });
 

@@ -73,7 +73,7 @@ describe('the real bot, SIGKILLed after changes', () => {
 
     const store = openSqliteAuditStore(dbPath);
     try {
-      const records = store.latest(100);
+      const records = await store.latest(100);
       const done = records.filter((r) => r.outcome === 'succeeded');
       expect(done).toHaveLength(count + 1);
       expect(records.filter((r) => r.outcome !== 'succeeded')).toEqual([]);
@@ -86,9 +86,9 @@ describe('the real bot, SIGKILLed after changes', () => {
         expect(record.params.disk_size).toBe(10 + i);
       }
       // A redelivery after the restart is still a duplicate.
-      expect(store.claimSubmission('VLOSTDUP', new Date().toISOString())).toBe(false);
+      expect(await store.claimSubmission('VLOSTDUP', new Date().toISOString())).toBe(false);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -104,7 +104,7 @@ describe('concurrent submissions for one target', () => {
       const texts = acks.map((a) => visibleText(a.view));
       expect(texts.filter((t) => /Done/.test(t))).toHaveLength(1);
       expect(texts.filter((t) => /in progress/.test(t))).toHaveLength(2);
-      const outcomes = h.store.latest(3).map((r) => r.outcome).sort();
+      const outcomes = (await h.store.latest(3)).map((r) => r.outcome).sort();
       expect(outcomes).toEqual(['failed', 'failed', 'succeeded']);
     } finally {
       await h.close();

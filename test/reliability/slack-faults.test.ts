@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
-import { botAuthorization } from '../../src/slack/app';
-import { closedPortUrl } from '../helpers/cloud-fixtures';
+import { botAuthorization } from '../../src/slack/bot-authorization';
+import { closedPortUrl } from '../helpers/cloud-fault-server';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, eventually, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
@@ -60,7 +60,7 @@ describe('Slack Web API and response_url failures', () => {
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
     expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
     expect(visibleText(m)).toMatch(/Could not open the form/);
-    expect((await commandDone(h, 'UOPER')).outcome).toBe('error');
+    expect((await commandDone(h, 'UOPER')).outcome).toBe('failed');
     // …and a rate limit on one method does not stall everything else the bot does.
     const next = await answerTo(h, 'firewall 42', { user: 'UVIEWER' }, 3000);
     expect(next.response_type).toBe('in_channel');
@@ -79,7 +79,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.failResponseUrl(404);
     await h.command('firewall 42', { user: 'UVIEWER', channel: CHANNEL });
     const done = await commandDone(h, 'UVIEWER');
-    expect(done.outcome).toBe('ok');
+    expect(done.outcome).toBe('succeeded');
     const [warn] = linesAbout(h, /could not deliver the answer to Slack/);
     expect(warn).toMatchObject({ level: 'warn', user: 'UVIEWER', channel: CHANNEL });
     expect(JSON.stringify(warn!.error)).toMatch(/404/);
@@ -104,7 +104,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(visibleText(ack.view)).toMatch(/Done/);
-    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
+    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
     expect(await eventually(() => linesAbout(h, /could not post the result to the channel/).length > 0)).toBe(true);
     expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
     expect(await eventually(() => linesAbout(h, /could not post the audit record/).length > 0)).toBe(true);
@@ -114,7 +114,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postEphemeral', () => ({ body: { ok: false, error: 'channel_not_found' } }));
     const ack = await submit(h, 'disk_add', 'UVIEWER', JSON.stringify({ channelId: CHANNEL, vsId: 42 }), goodDisk);
     expect(visibleText(ack)).toMatch(/operator/);
-    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
+    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
@@ -141,8 +141,8 @@ describe('Slack Web API and response_url failures', () => {
       h.slack.on('views.update', () => ({ body: { ok: false, error: 'not_found' } }));
       const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ack.view)).toMatch(/Working on it/);
-      expect(await eventually(() => h.store.latest(1)[0]?.target === 'vs:44' && h.store.latest(1)[0]?.outcome !== 'started', 6000)).toBe(true);
-      expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded' });
+      expect(await eventually(async () => (await h.store.latest(1))[0]?.target === 'vs:44' && (await h.store.latest(1))[0]?.outcome !== 'started', 6000)).toBe(true);
+      expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
       expect(await eventually(() => linesAbout(h, /could not update the modal/).length > 0, 3000)).toBe(true);
       const [result] = await h.slack.waitForResponses(1, 3000);
       expect(visibleText(result!.body)).toMatch(/20 ?GB/);
@@ -176,7 +176,7 @@ describe('the Slack Web API unreachable', () => {
     const res = await h.interact(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: meta, fields: { ...goodDisk, label: input.text('offline') } }));
     expect(res.status).toBe(200);
     expect(visibleText(res.json())).toMatch(/Done/);
-    expect(h.store.latest(1)[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
+    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // The audit post and the result post fail after their bounded retries; both are logged, not thrown.
     expect(await eventually(() => h.logs.some((l) => l.includes('could not post the audit record')), LISTENER_BOUND_MS)).toBe(true);

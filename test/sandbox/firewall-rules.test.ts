@@ -38,7 +38,7 @@ describe('GET /virtual_machines/:id/firewall_rules in JSON', () => {
   });
 
   it('gives rules that validate against the client schema', async () => {
-    for (const id of [42, 43, 44, 45, 46]) {
+    for (const id of [42, 43, 44, 45, 46, 77]) {
       const parsed = z.array(FirewallRule).safeParse(await jsonRules(id));
       expect(parsed.success).toBe(true);
     }
@@ -73,6 +73,27 @@ describe('GET /virtual_machines/:id/firewall_rules in JSON', () => {
     expect(new Set(rules.map((r) => r.command)).size).toBe(2);
     expect(new Set(rules.map((r) => r.protocol)).size).toBe(2);
     expect(new Set(rules.map((r) => r.port)).size).toBeGreaterThan(5);
+  });
+});
+
+describe('VS 77, the server for the port question', () => {
+  it('uses every port and address form, disabled rules, DROP and UDP, and one port nobody can read, on two interfaces', async () => {
+    const rules = await jsonRules(77);
+    expect(new Set(rules.map((r) => r.network_interface_id))).toEqual(new Set([21, 22]));
+    const ports = rules.map((r) => r.port);
+    expect(ports).toEqual(expect.arrayContaining(['22,443,8443', '1024:1028', '5000-5010', '', null, '9000;9001']));
+    const addresses = rules.map((r) => r.address);
+    expect(addresses).toEqual(expect.arrayContaining(['203.0.113.0/24', '198.51.100.1-198.51.100.20', '2001:db8:77::/48', '2001:db8:77::10-2001:db8:77::1f', '10.77.0.5', '', null]));
+    expect(rules.filter((r) => r.enabled === false).map((r) => r.id)).toEqual([7703, 7712]);
+    expect(new Set(rules.map((r) => r.command))).toEqual(new Set(['ACCEPT', 'DROP']));
+    expect(new Set(rules.map((r) => r.protocol))).toEqual(new Set(['TCP', 'UDP']));
+  });
+
+  it('sends the same rules in XML, without `enabled` (the XML form does not carry it)', async () => {
+    const { rules, text } = await xmlRules(77);
+    expect(rules).toHaveLength(13);
+    expect(text).not.toContain('enabled');
+    expect(rules.map((r) => typed(r.id).text)).toEqual((await jsonRules(77)).map((r) => String(r.id)));
   });
 });
 

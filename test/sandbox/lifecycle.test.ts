@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { Backup, Disk, FirewallRule } from '../../src/cloud/schemas';
 import { defaultSeed, startSandbox, type SandboxSeed } from '../../src/sandbox';
+import { freePort } from '../helpers/spawned-bot';
 import { call, postJson } from './http';
 
 const listenOn = (port: number) =>
@@ -19,6 +20,22 @@ describe('sandbox lifecycle', () => {
     try {
       expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('says it is the sandbox in every answer (X-VS-Sandbox: 1), errors included, so a bot given its URL labels its data', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const answers = [
+        await call(sandbox, '/virtual_machines/42/firewall_rules.json'),
+        await call(sandbox, '/virtual_machines/42/firewall_rules.xml', { auth: null }),
+        await call(sandbox, '/virtual_machines/999/auto_scaling.json'),
+        await call(sandbox, '/nowhere'),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 404]);
+      for (const a of answers) expect(a.headers['x-vs-sandbox']).toBe('1');
     } finally {
       await sandbox.close();
     }
@@ -111,9 +128,9 @@ describe('the default seed', () => {
     expect(defaultSeed()).toEqual(defaultSeed());
   });
 
-  it('holds servers 42 to 46 and backups 9 to 13 whose records validate against the client schemas', () => {
+  it('holds servers 42 to 46 and 77 and backups 9 to 13 whose records validate against the client schemas', () => {
     const seed = defaultSeed();
-    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46]);
+    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46, 77]);
     expect(seed.backups.map((b) => b.id)).toEqual([9, 10, 11, 12, 13]);
     for (const s of seed.servers) {
       for (const r of s.firewallRules) expect(FirewallRule.safeParse(r).success).toBe(true);
@@ -157,5 +174,64 @@ describe('npm run sandbox', () => {
     }
     expect(await exited).toBe(0);
     expect(out).toContain('GET /virtual_machines/42/firewall_rules.xml → 200');
+  });
+});
+
+describe('npm run sandbox options', () => {
+  const root = join(__dirname, '../..');
+  /** Runs a command that is expected to exit by itself; clean env, so no npm_config_ of the test run leaks in. */
+  const runToExit = (command: string, args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+  const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'src/sandbox/main.ts'), ...args]);
+  const usageLine = 'usage: npm run sandbox -- [--port N] [--delay MS]';
+
+  it('refuses `npm run sandbox --port N` (npm keeps the option) with the spelling that works, and exit status 2', async () => {
+    const port = await freePort();
+    const result = await runToExit('npm', ['run', 'sandbox', '--port', String(port)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`run npm run sandbox -- --port ${port}`);
+    expect(result.stderr).toContain(usageLine);
+    expect(result.stdout).not.toContain('URL');
+  });
+
+  it.each([
+    [['--prot', '5000'], 'unknown option --prot'],
+    [['5000'], 'unexpected argument "5000"'],
+    [['--port', '0', 'extra'], 'unexpected argument "extra"'],
+    [['--port'], '--port needs a value'],
+    [['--delay=soon'], '--delay must be a whole number from 0 to 600000, got "soon"'],
+  ])('refuses %j with "%s", the usage line and exit status 2', async (args, problem) => {
+    const result = await sandboxMain(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`${problem}\n${usageLine}   (the -- passes the options on to the sandbox)\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('listens on the port given after --', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/sandbox/main.ts'), '--port', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 8_000;
+      while (!out.includes('Ctrl-C') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain(`URL          http://127.0.0.1:${port}\n`);
+      const res = await request(`http://127.0.0.1:${port}/virtual_machines/42/auto_scaling.json`, {
+        headers: { authorization: `Basic ${Buffer.from('sandbox:sandbox-key').toString('base64')}` },
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { createCloudClient } from '../../src/cloud/client';
-import type { CloudClient } from '../../src/cloud/client.types';
+import { composeBot, type Bot } from '../../src/compose';
 import { loadConfig, secretValues } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { createSlackApp, type SlackApp } from '../../src/slack/app';
 import type { AuditStore } from '../../src/store/audit-store';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
@@ -24,24 +22,26 @@ import { freePort } from '../helpers/spawned-bot';
 const BOT_TOKEN = 'xoxb-socket-mode-bot-token-0123456789';
 const APP_TOKEN = 'xapp-1-A1-socket-mode-app-token-0123456789';
 const API_KEY = 'socket-mode-cloud-api-key-0123456789';
+// The connection URL's ticket is a capability: whoever holds it can take the bot's socket.
+const TICKET = 'socket-ticket-0123456789abcdef';
 
 describe('the bot in Socket Mode', () => {
   let dir: string;
   let slack: SlackFake;
   let link: SocketModeServer;
   let sandbox: Sandbox;
-  let cloud: CloudClient;
   let store: AuditStore;
-  let app: SlackApp;
+  let app: Bot;
   let port: number;
   let stopped = false;
   const logs: string[] = [];
+  let openedMetadata = '';
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vs-socket-mode-'));
     slack = await startSlackFake();
     link = await startSocketModeServer();
-    slack.on('apps.connections.open', () => ({ body: { ok: true, url: link.url } }));
+    slack.on('apps.connections.open', () => ({ body: { ok: true, url: `${link.url}?ticket=${TICKET}&app_id=A1` } }));
     sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
     port = await freePort();
     const config = loadConfig({
@@ -58,17 +58,16 @@ describe('the bot in Socket Mode', () => {
       LOG_LEVEL: 'debug',
     });
     const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-    cloud = createCloudClient(config.cloud, { logger, retry: { baseDelayMs: 5 } });
+    // The test opens the store so that it can read it after the bot has stopped.
     store = openSqliteAuditStore(config.dbPath);
-    app = createSlackApp(config, { cloud, store, logger, sandbox: false });
+    app = await composeBot(config, { logger, store, cloudDeps: { retry: { baseDelayMs: 5 } } });
     // Resolves once the socket is open and Slack's hello arrived.
     await expect(app.start()).resolves.toEqual({ port: null });
   });
 
   afterAll(async () => {
     if (!stopped) await app?.stop(2000);
-    await cloud?.close();
-    store?.close();
+    await store?.close();
     await sandbox?.close();
     await link?.close();
     await slack?.close();
@@ -85,7 +84,6 @@ describe('the bot in Socket Mode', () => {
   test('/vs firewall 42 over the socket is acked at once and the firewall summary reaches the response_url', async () => {
     sandbox.setDelay(300);
     const responseUrl = slack.responseUrl('socket-firewall');
-    const started = Date.now();
     const envelopeId = link.send({
       type: 'slash_commands',
       accepts_response_payload: true,
@@ -107,7 +105,7 @@ describe('the bot in Socket Mode', () => {
     });
     const ack = await link.waitForAck(envelopeId, 2000);
     // Acked before the slow cloud answered: Slack's 3-second limit is never at risk.
-    expect(Date.now() - started).toBeLessThan(300);
+    expect(slack.responses.some((r) => r.id === 'socket-firewall')).toBe(false);
     expect(ack.envelope_id).toBe(envelopeId);
 
     const [post] = await slack.waitForResponses(1, 5000);
@@ -124,7 +122,8 @@ describe('the bot in Socket Mode', () => {
   test('/healthz answers on PORT in Socket Mode and says so', async () => {
     const res = await request(`http://127.0.0.1:${port}/healthz`);
     expect(res.statusCode).toBe(200);
-    expect(await res.body.json()).toEqual({ status: 'ok', mode: 'socket', sandbox: false });
+    // The loopback sandbox has answered /vs firewall 42 above, and said what it is.
+    expect(await res.body.json()).toEqual({ status: 'ok', mode: 'socket', sandbox: true });
   });
 
   test('an operator adds a disk over the socket: the form opens, the submission is acked with "Done" on the socket, and the disk is created', async () => {
@@ -149,6 +148,7 @@ describe('the bot in Socket Mode', () => {
     expect(call?.token).toBe(BOT_TOKEN);
     const view = call!.args.view as View;
     expect(view.callback_id).toBe('disk_add');
+    openedMetadata = view.private_metadata;
 
     const before = sandbox.requests.filter((r) => r.method === 'POST').length;
     const submission = link.send({
@@ -162,13 +162,22 @@ describe('the bot in Socket Mode', () => {
     const posts = sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(before + 1);
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
-    const [record] = store.latest(1);
+    const [record] = await store.latest(1);
     expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
+  });
+
+  test('at LOG_LEVEL=debug, no log line carries a capability: the socket ticket, a response_url, a trigger_id, a private_metadata', () => {
+    expect(logs.some((l) => l.includes('"level":"debug"') && l.includes('Received a message on the WebSocket'))).toBe(true);
+    const all = logs.join('\n');
+    expect(openedMetadata).toContain('vsId');
+    for (const capability of [TICKET, slack.responseUrl('socket-firewall'), slack.responseUrl('socket-disk'), 'trigger.socket.1', 'trigger.socket.disk', openedMetadata, JSON.stringify(openedMetadata).slice(1, -1)]) {
+      expect(all).not.toContain(capability);
+    }
   });
 
   test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
-    const [record] = store.latest(1);
+    const [record] = await store.latest(1);
     sandbox.setDelay(500);
     const posts = () => sandbox.requests.filter((r) => r.method === 'POST').length;
     const before = posts();
@@ -184,8 +193,8 @@ describe('the bot in Socket Mode', () => {
 
     const ack = await link.waitForAck(submission, 1000);
     expect(visibleText(ack.payload)).toMatch(/Done/);
-    expect(store.latest(1)[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
-    expect(store.latest(1)[0]!.id).not.toBe(record!.id);
+    expect((await store.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
+    expect((await store.latest(1))[0]!.id).not.toBe(record!.id);
 
     await sleep(200);
     expect(link.openConnections()).toBe(0);

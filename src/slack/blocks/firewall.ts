@@ -43,12 +43,14 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
   const sorted = [...rules].sort(byInterfaceThenPosition);
   const from = (current - 1) * FIREWALL_PAGE_SIZE;
   const shown = sorted.slice(from, from + FIREWALL_PAGE_SIZE);
-  const range = `rules ${from + 1}–${from + shown.length} of ${total}`;
+  const counted = `${total} rule${total === 1 ? '' : 's'}`;
+  // "rules 1–1 of 1" says nothing on a one-page list: the range is shown only when there are pages.
+  const range = pages > 1 ? `rules ${from + 1}–${from + shown.length} of ${total}` : null;
   const interfaces = new Set(rules.map((r) => r.network_interface_id)).size;
 
   const blocks: KnownBlock[] = [
     title,
-    context(`${total} rule${total === 1 ? '' : 's'} on ${interfaces} network interface${interfaces === 1 ? '' : 's'} · ${range} · fetched ${clock(fetchedAt)}`),
+    context(`${counted} on ${interfaces} network interface${interfaces === 1 ? '' : 's'} · ${range ? `${range} · ` : ''}fetched ${clock(fetchedAt)}`),
   ];
   // One section per interface on this page; a section holds ≤ 3000 characters, so long ones are split.
   let group: { nic: number; lines: string[] } | undefined;
@@ -66,9 +68,8 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
   flush();
   if (pages > 1) blocks.push(pager(vsId, current, pages));
 
-  const open = shown.filter((r) => r.command.toUpperCase() === 'ACCEPT').length;
   return {
-    text: fallback(`Firewall rules of VS ${vsId}: ${range} (${open} ACCEPT, ${shown.length - open} other on this page)`, sandbox),
+    text: fallback(`Firewall rules of VS ${vsId}: ${range ?? counted} (${commandCounts(shown)}${range ? ' on this page' : ''})`, sandbox),
     blocks: withSandbox(blocks, sandbox),
   };
 }
@@ -85,6 +86,20 @@ export function ruleLine(r: FirewallRule): string {
   if (r.enable_logging === true) extras.push('logging');
   const description = r.description ? ` — ${safe(oneLine(r.description), 120)}` : '';
   return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${extras.length ? ` _(${extras.join(', ')})_` : ''}`;
+}
+
+/** "6 ACCEPT, 2 DROP": the commands as the rules name them, most frequent first. */
+function commandCounts(rules: readonly FirewallRule[]): string {
+  const counts = new Map<string, number>();
+  for (const r of rules) {
+    const command = oneLine(r.command.trim().toUpperCase()) || '(no command)';
+    counts.set(command, (counts.get(command) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .slice(0, 4)
+    .map(([command, n]) => `${n} ${safe(command, 20)}`)
+    .join(', ');
 }
 
 /** Text inside a code span: one line, escaped, and no backtick to close the span early. */

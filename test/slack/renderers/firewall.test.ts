@@ -87,10 +87,17 @@ describe('firewall rules summary', () => {
   test('one rule reads in the singular and has no pager', () => {
     const m = render([rule({ id: 1, port: '22' })]);
     expect(contextTexts(m)[0]).toContain('1 rule on 1 network interface ·');
-    expect(contextTexts(m)[0]).toContain('rules 1–1 of 1');
+    expect(contextTexts(m)[0]).not.toContain('rules 1–1 of 1');
+    expect(m.text).toBe('Firewall rules of VS 42: 1 rule (1 ACCEPT)');
     expect(ruleLines(m)).toHaveLength(1);
     expect(buttons(m)).toEqual([]);
     expectWithinSlackLimits(m);
+  });
+
+  test('the notification counts ACCEPT and DROP by name (was "0 other")', () => {
+    const m = render([rule({ id: 1, command: 'ACCEPT' }), rule({ id: 2, command: 'drop' }), rule({ id: 3, command: 'DROP' })]);
+    expect(m.text).toBe('Firewall rules of VS 42: 3 rules (2 DROP, 1 ACCEPT)');
+    expect(render(manyRules(FIREWALL_PAGE_SIZE + 1)).text).toMatch(/^Firewall rules of VS 42: rules 1–20 of 21 \(\d+ [A-Z]+(, \d+ [A-Z]+)*? on this page\)$/);
   });
 
   test(`exactly ${FIREWALL_PAGE_SIZE} rules fit on one page; one more adds a Next button`, () => {

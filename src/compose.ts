@@ -1,0 +1,175 @@
+import type { CustomRoute } from '@slack/bolt';
+import { createChanges, createPolicy, type Changes, type GroupDirectory, type Policy } from './changes';
+import { createCloudClient, type CloudClientDeps } from './cloud/client';
+import type { CloudClient } from './cloud/client.types';
+import { secretValues, type Config } from './config';
+import { createLogger, type Logger } from './log';
+import { startSandbox, type Sandbox } from './sandbox';
+import { createSlackApp, type SlackApp } from './slack/app';
+import { auditChannelPoster, type AuditSink } from './slack/audit-post';
+import { botAuthorization } from './slack/bot-authorization';
+import { toBoltLogger } from './slack/bolt-logger';
+import type { ListenerContext } from './slack/context';
+import { createInFlight } from './slack/in-flight';
+import { createReceiver, healthRoute } from './slack/receiver';
+import { createBotClient, webApiOptions } from './slack/web-api';
+import type { AuditStore } from './store/audit-store';
+import { openSqliteAuditStore } from './store/sqlite-audit-store';
+
+// The one composition root. From a Config (and, in tests, a few overrides) it
+// builds every part of the bot in order:
+//   logger → cloud API (the in-process sandbox when VS_API_URL=sandbox) → store
+//   → Slack Web API client → policy → audit sink → change door → Bolt app;
+// start() starts them and stop() stops them in reverse. main.ts and the test
+// harness both call composeBot(); nothing else builds parts.
+//
+// To add a part: build it here, after what it needs, and register its
+// lifecycle with `parts.add()` (started in order, stopped in reverse). HTTP
+// routes go into `routes`; a different audit sink replaces `auditSink`.
+
+export interface ComposeOverrides {
+  logger?: Logger;
+  now?: () => number;
+  /** A store the caller opened (and closes); default: SQLite at config.dbPath, closed by stop(). */
+  store?: AuditStore;
+  /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
+  cloudUrl?: string;
+  /** Passed to the cloud client, e.g. `{ retry: { baseDelayMs: 5 } }` in tests. */
+  cloudDeps?: Omit<CloudClientDeps, 'logger'>;
+  /** Label every message as sandbox data (true) or never (false); default: when the built-in sandbox runs or the cloud API answers as one. */
+  sandboxLabel?: boolean;
+}
+
+export interface Bot {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly cloud: CloudClient;
+  readonly store: AuditStore;
+  readonly policy: Policy;
+  readonly changes: Changes;
+  readonly slack: SlackApp;
+  /** The built-in simulator, when VS_API_URL=sandbox. */
+  readonly sandbox: Sandbox | undefined;
+  /** Starts serving; in HTTP mode resolves with the bound port. */
+  start(port?: number): Promise<{ port: number | null }>;
+  /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes every part. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A part with a life of its own: started in the order added, stopped in reverse. */
+interface Lifecycle {
+  name: string;
+  start?: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+  const now = overrides.now ?? (() => Date.now());
+  const lifecycles: Lifecycle[] = [];
+  const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
+
+  try {
+    // The cloud API.
+    let sandbox: Sandbox | undefined;
+    let cloudUrl = overrides.cloudUrl ?? config.cloud.url;
+    if (cloudUrl === 'sandbox') {
+      sandbox = await startSandbox({ port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
+      parts.add({ name: 'sandbox', stop: () => sandbox!.close() });
+      cloudUrl = sandbox.url;
+      logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
+    }
+    // Sandbox data is labelled as such when the built-in sandbox runs, and from
+    // the first answer of a cloud API that says it is one (a standalone sandbox by URL).
+    let sandboxSeen = sandbox !== undefined;
+    const sandboxLabel = () => overrides.sandboxLabel ?? sandboxSeen;
+    const onSandbox = () => {
+      if (sandboxSeen) return;
+      sandboxSeen = true;
+      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', { cloudUrl });
+    };
+    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, logger: logger.child({ component: 'cloud' }) });
+    parts.add({ name: 'cloud client', stop: () => cloud.close() });
+
+    // The store.
+    const store = overrides.store ?? openSqliteAuditStore(config.dbPath);
+    if (!overrides.store) parts.add({ name: 'store', stop: () => store.close() });
+
+    // Slack's Web API, for calls made outside a listener.
+    const boltLogger = toBoltLogger(logger.child({ component: 'bolt' }));
+    const clientOptions = webApiOptions(config);
+    const botClient = createBotClient(config, boltLogger);
+    const inFlight = createInFlight();
+
+    // The change door, with who may (policy) and who hears of each record (the audit sink).
+    const groups: GroupDirectory = {
+      membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
+    };
+    const policy = createPolicy(config.roles, groups, { logger, now });
+    const auditSink: AuditSink = auditChannelPoster({
+      client: botClient,
+      channel: config.auditChannel,
+      get sandbox() {
+        return sandboxLabel();
+      },
+      logger,
+      inFlight,
+    });
+    const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
+
+    // The Bolt app: receiver (with its routes), authorization, listeners.
+    const routes: CustomRoute[] = [healthRoute(config, sandboxLabel)];
+    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
+    const authorization = botAuthorization(botClient, config.slack.botToken, logger);
+    const context: ListenerContext = {
+      config,
+      cloud,
+      policy,
+      changes,
+      store,
+      logger,
+      // Read when each message is rendered, so the first answer of a sandbox labels its own message.
+      get sandbox() {
+        return sandboxLabel();
+      },
+      now,
+    };
+    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger });
+
+    let stopped = false;
+    return {
+      config,
+      logger,
+      cloud,
+      store,
+      policy,
+      changes,
+      slack,
+      sandbox,
+      async start(port) {
+        for (const part of lifecycles) await part.start?.();
+        return slack.start(port);
+      },
+      async stop(graceMs) {
+        if (stopped) return;
+        stopped = true;
+        await slack.stop(graceMs);
+        await stopAll(lifecycles, logger);
+      },
+    };
+  } catch (error) {
+    // A part failed to build (port in use, unwritable VS_DB_PATH): close what was built.
+    await stopAll(lifecycles, logger);
+    throw error;
+  }
+}
+
+async function stopAll(lifecycles: Lifecycle[], logger: Logger): Promise<void> {
+  for (const part of [...lifecycles].reverse()) {
+    try {
+      await part.stop();
+    } catch (error) {
+      logger.warn('error while stopping a part', { part: part.name, error });
+    }
+  }
+}

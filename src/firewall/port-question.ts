@@ -1,0 +1,172 @@
+import type { FirewallRule } from '../cloud/schemas';
+import { parseAddressForm, type IpAddress } from './address';
+import { parsePortForm, portFormIncludes } from './ports';
+import { EVERY_SOURCE, NO_SOURCE, intersect, isEmpty, sameSources, singleSource, sourcesOf, subtract, union, type SourceSet } from './sources';
+
+// "Does this traffic reach the server?" answered from a server's rules, per
+// network interface, the way the firewall reads them: in position order, the
+// first rule that matches decides. Pure: rules and a question in, data out.
+//
+// With one source the walk ends at the first rule that matches it. Without
+// one, the question is about every source: each matching rule decides for
+// the sources it covers that no rule above decided, until none are left (or
+// the list ends: those sources get the interface's default, which the API
+// does not show). A rule the bot cannot read is never guessed: it is
+// reported, and what follows it is marked as holding only if it does not apply.
+
+export type Protocol = 'tcp' | 'udp';
+export const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
+
+export interface PortQuestion {
+  port: number;
+  protocol: Protocol;
+  /** One source address; null asks about every source. */
+  source: IpAddress | null;
+}
+
+export type Action = 'accepted' | 'dropped';
+
+/** The fields the matcher reads; JSON answers carry `enabled`, XML answers do not (every rule counts as enabled). */
+export type RuleRecord = Pick<FirewallRule, 'id' | 'network_interface_id' | 'position' | 'address' | 'port' | 'protocol' | 'command'> & {
+  enabled?: boolean | null;
+};
+
+export interface Decision<R extends RuleRecord = RuleRecord> {
+  rule: R;
+  action: Action;
+  /** The rule decides for every source still undecided when it is reached (for the first decision: every source). */
+  everyoneElse: boolean;
+  /** Rules above already decided part of the sources this rule names. */
+  partly: boolean;
+  /** A rule above that the bot cannot read may decide some of these sources first. */
+  uncertain: boolean;
+}
+
+export interface UnreadableField {
+  field: 'port' | 'address' | 'protocol' | 'command';
+  /** As sent, for quoting. */
+  value: string;
+}
+
+export interface CannotTell<R extends RuleRecord = RuleRecord> {
+  rule: R;
+  fields: UnreadableField[];
+}
+
+export interface InterfaceAnswer<R extends RuleRecord = RuleRecord> {
+  networkInterfaceId: number;
+  /** In position order; with a source, at most one. */
+  decisions: Decision<R>[];
+  /** Some sources of the question reach the end of the list: the interface's default applies. */
+  reachesDefault: boolean;
+  /** …and a rule the bot cannot read may decide them first. */
+  defaultUncertain: boolean;
+  /** Enabled rules that may apply but cannot be read, in position order, before the walk ended. */
+  cannotTell: CannotTell<R>[];
+  /** Disabled rules that would have applied, skipped, before the walk ended. */
+  disabled: R[];
+  /** Enabled rules that match the traffic too, but every source they name was decided above. */
+  shadowed: R[];
+}
+
+export interface PortAnswer<R extends RuleRecord = RuleRecord> {
+  question: PortQuestion;
+  /** By network interface id, ascending; empty when the server has no rules. */
+  interfaces: InterfaceAnswer<R>[];
+}
+
+export function answerPortQuestion<R extends RuleRecord>(rules: readonly R[], question: PortQuestion): PortAnswer<R> {
+  const byInterface = new Map<number, R[]>();
+  for (const rule of rules) {
+    const list = byInterface.get(rule.network_interface_id);
+    if (list) list.push(rule);
+    else byInterface.set(rule.network_interface_id, [rule]);
+  }
+  const interfaces = [...byInterface.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([networkInterfaceId, list]) => walk(networkInterfaceId, [...list].sort((a, b) => a.position - b.position || a.id - b.id), question));
+  return { question, interfaces };
+}
+
+function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly R[], question: PortQuestion): InterfaceAnswer<R> {
+  const asked = question.source === null ? EVERY_SOURCE : singleSource(question.source);
+  let undecided = asked;
+  /** Sources a rule the bot cannot read may have decided. */
+  let maybeTaken: SourceSet = NO_SOURCE;
+  const answer: InterfaceAnswer<R> = { networkInterfaceId, decisions: [], reachesDefault: false, defaultUncertain: false, cannotTell: [], disabled: [], shadowed: [] };
+
+  for (const rule of rules) {
+    const reading = readRule(rule, question, asked);
+    if (reading.kind === 'no') continue;
+    const done = isEmpty(undecided);
+    if (rule.enabled === false) {
+      if (!done && !isEmpty(intersect(reading.sources, undecided))) answer.disabled.push(rule);
+      continue;
+    }
+    if (reading.kind === 'maybe') {
+      const reach = intersect(reading.sources, undecided);
+      if (done || isEmpty(reach)) continue;
+      answer.cannotTell.push({ rule, fields: reading.fields });
+      maybeTaken = union(maybeTaken, reach);
+      continue;
+    }
+    const decided = intersect(reading.sources, undecided);
+    if (isEmpty(decided)) {
+      answer.shadowed.push(rule);
+      continue;
+    }
+    answer.decisions.push({
+      rule,
+      action: reading.action,
+      everyoneElse: sameSources(decided, undecided),
+      partly: !sameSources(decided, reading.sources),
+      uncertain: !isEmpty(intersect(decided, maybeTaken)),
+    });
+    undecided = subtract(undecided, decided);
+  }
+  answer.reachesDefault = !isEmpty(undecided);
+  answer.defaultUncertain = !isEmpty(intersect(undecided, maybeTaken));
+  return answer;
+}
+
+type Reading =
+  | { kind: 'no' }
+  | { kind: 'yes'; sources: SourceSet; action: Action }
+  /** Applies to some of `sources` or to none: a field cannot be read. */
+  | { kind: 'maybe'; sources: SourceSet; fields: UnreadableField[] };
+
+/** Protocols a rule may name that are certainly neither TCP nor UDP. */
+const OTHER_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', 'gre', 'esp', 'ah', 'sctp', 'igmp']);
+
+/** What one rule says about the question, whatever its position. */
+export function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source)): Reading {
+  const fields: UnreadableField[] = [];
+
+  const protocol = String(rule.protocol ?? '').trim().toLowerCase();
+  if (protocol === 'tcp' || protocol === 'udp') {
+    if (protocol !== question.protocol) return { kind: 'no' };
+  } else if (OTHER_PROTOCOLS.has(protocol)) {
+    return { kind: 'no' };
+  } else {
+    fields.push({ field: 'protocol', value: String(rule.protocol ?? '') });
+  }
+
+  const port = parsePortForm(rule.port);
+  if (port.kind === 'unreadable') fields.push({ field: 'port', value: port.text });
+  else if (!portFormIncludes(port, question.port)) return { kind: 'no' };
+
+  const address = parseAddressForm(rule.address);
+  let sources = asked;
+  if (address.kind === 'unreadable') fields.push({ field: 'address', value: address.text });
+  else {
+    sources = intersect(sourcesOf(address), asked);
+    if (isEmpty(sources)) return { kind: 'no' };
+  }
+
+  const command = String(rule.command ?? '').trim().toUpperCase();
+  const action: Action | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
+  if (action === null) fields.push({ field: 'command', value: String(rule.command ?? '') });
+
+  if (fields.length > 0 || action === null) return { kind: 'maybe', sources, fields };
+  return { kind: 'yes', sources, action };
+}

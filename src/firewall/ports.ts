@@ -1,0 +1,32 @@
+// The port forms rules carry in real deployments: empty (every port), one
+// port, a list `80,443,21`, a range `1024:1028` (iptables) or `1024-1028`,
+// and lists of those. Anything else is unreadable and is quoted, never guessed.
+
+export const PORT_MAX = 65535;
+
+export type PortForm = { kind: 'all' } | { kind: 'ports'; ranges: ReadonlyArray<readonly [number, number]> } | { kind: 'unreadable'; text: string };
+
+export function parsePortForm(raw: string | null | undefined): PortForm {
+  const text = (raw ?? '').trim();
+  if (text === '') return { kind: 'all' };
+  const ranges: Array<readonly [number, number]> = [];
+  for (const item of text.split(',')) {
+    const range = parseRange(item.trim());
+    if (range === null) return { kind: 'unreadable', text: raw ?? '' };
+    ranges.push(range);
+  }
+  return { kind: 'ports', ranges };
+}
+
+function parseRange(item: string): readonly [number, number] | null {
+  const m = /^([0-9]{1,5})(?:\s*[:-]\s*([0-9]{1,5}))?$/.exec(item);
+  if (!m) return null;
+  const first = Number(m[1]);
+  const last = m[2] === undefined ? first : Number(m[2]);
+  if (first > PORT_MAX || last > PORT_MAX || first > last) return null;
+  return [first, last];
+}
+
+export function portFormIncludes(form: Exclude<PortForm, { kind: 'unreadable' }>, port: number): boolean {
+  return form.kind === 'all' || form.ranges.some(([first, last]) => first <= port && port <= last);
+}
