@@ -7,6 +7,7 @@ import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header,
 /** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
 export const USAGE_LINES = [
   '`/vs firewall <vs_id>`: the firewall rules of a server',
+  '`/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]`: does that traffic reach the server? e.g. `/vs firewall 42 443`, `/vs firewall 42 8443 from 198.51.100.9`',
   '`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules',
   '`/vs templates [text]`: the template catalogue, filtered by text',
   '`/vs disk add <vs_id>`: add a disk (operators, admins)',
@@ -75,6 +76,13 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
   invalid: ':pencil2:',
   // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
   started: ':hourglass_flowing_sand:',
+  busy: ':no_entry_sign:',
+  applied_unreadable: ':warning:',
+  interrupted: ':warning:',
+  requested: ':raised_hand:',
+  approved: ':ballot_box_with_check:',
+  rejected: ':no_entry:',
+  expired: ':hourglass:',
 };
 
 function recordLine(r: AuditRecord): string {
