@@ -176,12 +176,13 @@ export function createChanges(deps: ChangesDeps): Changes {
     const owner = `${ctx.submissionKey}#${randomUUID()}`;
     if (!(await store.tryLock(key, owner, now(), lockTtlMs))) {
       log.info('target busy', { submission: ctx.submissionKey });
-      return { outcome: 'busy', record: await write(entry('failed', audited, null, `another change to ${targetName(target)} is in progress`), log) };
+      return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetName(target)} is in progress`), log) };
     }
 
     try {
       // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
-      const started = await write(entry('started', audited, null, 'the cloud API call is in progress'), log);
+      // The lease owner lets recovery settle this record as interrupted once the lock has lapsed.
+      const started = await write({ ...entry('started', audited, null, 'the cloud API call is in progress'), leaseOwner: owner }, log);
       const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
         outcome,
         apiStatus,

@@ -267,7 +267,7 @@ describe('the changes door', () => {
       expect(t.calls).toHaveLength(1);
     });
 
-    test('two different changes to one server at once: the second is refused as busy and recorded as failed', async () => {
+    test('two different changes to one server at once: the second is refused and recorded as busy', async () => {
       t = setup();
       const answer = deferred<Disk>();
       t.onAddDisk(() => answer.promise);
@@ -275,7 +275,7 @@ describe('the changes door', () => {
       await tick();
       const second = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
       expect(second).toMatchObject({ outcome: 'busy' });
-      expect((await t.store.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: 'failed', target: 'vs:42', detail: expect.stringContaining('VS 42 is in progress') });
+      expect((await t.store.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: 'busy', target: 'vs:42', detail: expect.stringContaining('VS 42 is in progress') });
       // Another server is not blocked.
       t.onAddDisk(undefined);
       expect((await t.changes.addDisk(as('UADMIN'), 43, goodDisk)).outcome).toBe('succeeded');
