@@ -170,9 +170,10 @@ describe('the restore form', () => {
   test('the backup id typed again (spaces forgiven) confirms; the reason is kept', () => {
     expect(validateRestoreForm(9, { confirm: ' 9 ', reason: ' corrupt table ' })).toEqual({ ok: true, params: { backup_id: 9, reason: 'corrupt table' } });
     expect(validateRestoreForm(9, { confirm: '9', reason: '' })).toEqual({ ok: true, params: { backup_id: 9 } });
+    expect(validateRestoreForm(9, { confirm: '#9' })).toEqual({ ok: true, params: { backup_id: 9 } });
   });
 
-  test.each([[undefined], [''], ['10'], ['09'], ['9 9']])('confirm %j does not match backup 9', (confirm) => {
+  test.each([[undefined], [''], ['10'], ['09'], ['9 9'], ['##9'], ['# 9']])('confirm %j does not match backup 9', (confirm) => {
     expect(validateRestoreForm(9, { confirm })).toEqual({ ok: false, fieldErrors: { confirm: expect.stringContaining('(9)') } });
   });
 

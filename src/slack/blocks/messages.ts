@@ -6,6 +6,7 @@ import { channelMention, code, oneLine, context, escapeKeepingChannelMentions, e
 /** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
 export const USAGE_LINES = [
   '`/vs firewall <vs_id>`: the firewall rules of a server',
+  '`/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]`: does that traffic reach the server? e.g. `/vs firewall 42 443`, `/vs firewall 42 8443 from 198.51.100.9`',
   '`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules',
   '`/vs templates [text]`: the template catalogue, filtered by text',
   '`/vs disk add <vs_id>`: add a disk (operators, admins)',
