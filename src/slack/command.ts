@@ -3,7 +3,7 @@
 // `invalid` with a message for the user and, when one is close enough, the
 // valid command they probably meant.
 
-import { parseIp } from '../firewall/address';
+import { parseIp, unmapIpv4 } from '../firewall/address';
 import { PORT_MAX } from '../firewall/ports';
 import type { PortQuestion, Protocol } from '../firewall/port-question';
 
@@ -169,13 +169,13 @@ export function parsePortQuestion(args: readonly string[]): PortQuestion | { pro
   const [word = '', sourceText, ...extra] = rest;
   if (word.toLowerCase() !== 'from') return { problem: `Unexpected ${echo(rest.join(' '))} after the port: to name a source, write \`from <ip>\`. ${forms}` };
   if (sourceText === undefined) return { problem: `\`from\` needs one IPv4 or IPv6 address, e.g. \`from 198.51.100.9\` or \`from 2001:db8::9\`. ${forms}` };
-  const source = parseIp(sourceText);
-  if (source === null) {
+  const parsed = parseIp(sourceText);
+  if (parsed === null) {
     const why = sourceText.includes('/') || sourceText.includes('-') ? '`from` takes one address, not a block or a range: ask about one address in it' : '`from` takes one IPv4 or IPv6 address, e.g. `from 198.51.100.9` or `from 2001:db8::9`';
     return { problem: `${echo(sourceText)} is not an IP address: ${why}. ${forms}` };
   }
   if (extra.length > 0) return { problem: `The question takes one source address; unexpected ${echo(extra.join(' '))}. ${forms}` };
-  return { port, protocol, source };
+  return { port, protocol, source: unmapIpv4(parsed) };
 }
 
 /**

@@ -79,7 +79,10 @@ type Clause = { words: string; plain: string; rules: number[] };
 function verdictOf(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): Verdict {
   const clauses = q.source ? oneSourceClauses(iface) : everySourceClauses(iface);
   const shown = clauses.slice(0, MAX_CLAUSES);
-  if (clauses.length > MAX_CLAUSES) shown.push({ words: `…and ${clauses.length - MAX_CLAUSES} more (below)`, plain: `…and ${clauses.length - MAX_CLAUSES} more`, rules: [] });
+  if (clauses.length > MAX_CLAUSES) {
+    const more = `…and ${clauses.length - MAX_CLAUSES} more rules that decide for other sources`;
+    shown.push({ words: more, plain: more, rules: [] });
+  }
   const refs = (c: Clause) => (c.rules.length === 0 ? '' : ` (rule${c.rules.length > 1 ? 's' : ''} ${c.rules.map((p) => `#${p}`).join(', ')})`);
   return {
     key: shown.map((c) => c.words).join('; '),

@@ -60,6 +60,17 @@ describe('the answer to a port question', () => {
     expect(sectionTexts(m)[0]).toBe('*VS 42 · 443/tcp*: *accepted* for everyone (rule #2)');
   });
 
+  test('a long verdict is cut after six clauses, saying how many more there are; each interface lists at most six deciding rules', () => {
+    const rules = Array.from({ length: 9 }, (_, i) => rule({ id: i + 1, position: i + 1, port: '443', address: `192.0.2.${i + 1}`, command: i % 2 ? 'DROP' : 'ACCEPT' }));
+    const m = ask(rules);
+    const verdict = sectionTexts(m)[0]!;
+    expect(verdict.split('; ')).toHaveLength(7);
+    expect(verdict).toContain('*accepted* from `192.0.2.1` (rule #1); *dropped* from `192.0.2.2` (rule #2)');
+    expect(verdict.endsWith('…and 4 more rules that decide for other sources')).toBe(true);
+    expect(sectionTexts(m)[1]!.match(/^Decides:/gm)).toHaveLength(6);
+    expect(sectionTexts(m)[1]).toContain('…and 3 more rules that decide or cannot be read: see the full list');
+  });
+
   test('a server without rules: no rule decides, and the default is not shown by the API', () => {
     const m = ask([], { protocol: 'udp', port: 53 });
     expect(sectionTexts(m)[0]).toBe("*VS 42 · 53/udp*: no rule decides: VS 42 has no firewall rules, so each network interface's default applies (the API does not show it).");
