@@ -14,7 +14,7 @@ import { createInFlight } from './slack/in-flight';
 import { createReceiver, healthRoute } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import type { AuditStore } from './store/audit-store';
-import { openSqliteAuditStore } from './store/sqlite-audit-store';
+import { openStore } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot in order:
@@ -30,7 +30,7 @@ import { openSqliteAuditStore } from './store/sqlite-audit-store';
 export interface ComposeOverrides {
   logger?: Logger;
   now?: () => number;
-  /** A store the caller opened (and closes); default: SQLite at config.dbPath, closed by stop(). */
+  /** A store the caller opened (and closes); default: openStore(config) (PostgreSQL at DATABASE_URL, else SQLite at VS_DB_PATH), closed by stop(). */
   store?: AuditStore;
   /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
   cloudUrl?: string;
@@ -92,7 +92,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
-    const store = overrides.store ?? openSqliteAuditStore(config.dbPath);
+    const store = overrides.store ?? (await openStore(config, logger));
     if (!overrides.store) parts.add({ name: 'store', stop: () => store.close() });
 
     // Slack's Web API, for calls made outside a listener.

@@ -182,7 +182,8 @@ export function createChanges(deps: ChangesDeps): Changes {
 
     try {
       // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
-      const started = await write(entry('started', audited, null, 'the cloud API call is in progress'), log);
+      // The lease it runs under: once that has expired with the record still started, recovery settles it as interrupted.
+      const started = await write({ ...entry('started', audited, null, 'the cloud API call is in progress'), leaseOwner: owner }, log);
       const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
         outcome,
         apiStatus,

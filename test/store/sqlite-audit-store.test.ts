@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,37 @@ describe('the SQLite store', () => {
     } finally {
       db.close();
     }
+  });
+
+  test('three processes opening one fresh file at once: migrated once, each works, one claim wins', async () => {
+    const path = join(freshDir(), 'race', 'audit.sqlite');
+    const children = ['a', 'b', 'c'].map(
+      (name) =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'open-and-record.ts'), path, name], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+          child.on('close', (code) => resolve({ code, out, err }));
+        }),
+    );
+    const results = await Promise.all(children);
+    expect(results.map((r) => [r.code, r.err])).toEqual([
+      [0, ''],
+      [0, ''],
+      [0, ''],
+    ]);
+    expect(results.map((r) => r.out.trim()).sort()).toEqual(['claimed', 'duplicate', 'duplicate']);
+    const store = openSqliteAuditStore(path);
+    try {
+      expect((await store.latest(10)).map((r) => r.target).sort()).toEqual(['vs:a', 'vs:b', 'vs:c']);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
   });
 
   test('refuses a database written by a newer schema instead of guessing', async () => {
