@@ -4,7 +4,7 @@ import type { Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from '../store/audit-store';
 import { mapApiErrors } from './api-errors';
-import { asCloudError, bounded, clip, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
+import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { BACKUP_RESTORE, DISK_ADD, isTargetId, TARGET_ID_ERROR, targetKey, targetName, type ChangeCloud, type ChangeDefinition } from './definitions';
 import type { FormValues } from './disk-form';
 import { NEEDED, type Decision, type Policy } from './policy';
@@ -47,8 +47,8 @@ export type ChangeResult<T> =
     }
   /** The same submission was already claimed: nothing was called and nothing recorded. */
   | { outcome: 'duplicate' }
-  /** Another change holds the target; recorded as failed with this message. */
-  | { outcome: 'busy'; message: string; record: AuditRecord };
+  /** Another change holds the target; nothing was called. */
+  | { outcome: 'busy'; record: AuditRecord };
 
 export interface AuthorizeOptions {
   /** Opened from a global shortcut: the channel is chosen in the form and checked at submission; only the role is checked now. */
@@ -99,7 +99,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return await policy.can(ctx.userId, action, ctx.channelId, options);
     } catch (error) {
       log.error('the role check failed; refusing the change', { error });
-      return { allowed: false, role: 'none', needed: NEEDED[action], reason: 'Your role could not be checked just now, so nothing was changed. Try again in a minute.' };
+      return { allowed: false, action, role: 'none', needed: NEEDED[action], denial: { code: 'check_failed' } };
     }
   }
 
@@ -156,7 +156,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     const decision = await decide(ctx, change.action, log);
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed });
-      return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, decision.reason), log) };
+      return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, denialDetail(decision)), log) };
     }
 
     const validated = isTargetId(targetId) ? change.validate(targetId, values) : { ok: false as const, fieldErrors: { [change.targetField]: TARGET_ID_ERROR[change.targetKind] } };
@@ -175,9 +175,8 @@ export function createChanges(deps: ChangesDeps): Changes {
 
     const owner = `${ctx.submissionKey}#${randomUUID()}`;
     if (!(await store.tryLock(key, owner, now(), lockTtlMs))) {
-      const message = `Another change to ${targetName(target)} is in progress; wait until it has finished.`;
       log.info('target busy', { submission: ctx.submissionKey });
-      return { outcome: 'busy', message, record: await write(entry('failed', audited, null, message), log) };
+      return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetName(target)} is in progress`), log) };
     }
 
     try {
@@ -250,7 +249,7 @@ export function createChanges(deps: ChangesDeps): Changes {
             outcome: 'denied',
             apiStatus: null,
             durationMs: Math.max(0, now() - startedMs),
-            detail: decision.reason === null ? null : clip(decision.reason, MAX_DETAIL_LENGTH),
+            detail: denialDetail(decision),
           },
           log,
         );
