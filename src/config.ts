@@ -273,6 +273,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Credentials of the built-in sandbox; not secret, it holds no real data. */
 export const SANDBOX_ACCOUNT_ID = 'sandbox';
 export const SANDBOX_API_KEY = 'sandbox-key';
+/**
+ * Every answer of the sandbox carries this header (value `1`), so a bot
+ * pointed at a standalone sandbox by URL knows its data is fake.
+ */
+export const SANDBOX_HEADER = 'x-vs-sandbox';
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {

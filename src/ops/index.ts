@@ -37,7 +37,7 @@ export interface Ops {
   readonly metrics: Metrics;
   readonly readiness: Readiness;
   readonly instanceId: string;
-  routes(options: { mode: 'http' | 'socket'; sandbox: boolean }): OpsRoute[];
+  routes(options: { mode: 'http' | 'socket'; sandbox: () => boolean }): OpsRoute[];
   /** Global Bolt middleware: the Slack retry filter. */
   readonly middleware: Middleware<AnyMiddlewareArgs>[];
   /** Hooks into the Bolt app once it is built: the ack timer. */
