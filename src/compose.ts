@@ -1,5 +1,5 @@
 import type { CustomRoute } from '@slack/bolt';
-import { createChanges, createPolicy, type Changes, type GroupDirectory, type Policy } from './changes';
+import { createChanges, createPolicy, type ChannelDirectory, type Changes, type GroupDirectory, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { secretValues, type Config } from './config';
@@ -15,7 +15,7 @@ import { createOps, type Ops } from './ops';
 import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import type { AuditStore } from './store/audit-store';
-import { openSqliteAuditStore } from './store/sqlite-audit-store';
+import { openStore } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot in order:
@@ -31,7 +31,7 @@ import { openSqliteAuditStore } from './store/sqlite-audit-store';
 export interface ComposeOverrides {
   logger?: Logger;
   now?: () => number;
-  /** A store the caller opened (and closes); default: SQLite at config.dbPath, closed by stop(). */
+  /** A store the caller opened (and closes); default: openStore(config) (PostgreSQL at DATABASE_URL, else SQLite at VS_DB_PATH), closed by stop(). */
   store?: AuditStore;
   /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
   cloudUrl?: string;
@@ -95,7 +95,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
-    const store = overrides.store ?? openSqliteAuditStore(config.dbPath);
+    const store = overrides.store ?? (await openStore(config, logger));
     if (!overrides.store) parts.add({ name: 'store', stop: () => store.close() });
 
     // Slack's Web API, for calls made outside a listener.
@@ -108,7 +108,15 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const groups: GroupDirectory = {
       membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
     };
-    const policy = createPolicy(config.roles, groups, { logger, now });
+    const channels: ChannelDirectory = {
+      isMember: async (userId, channelId) => {
+        for await (const page of botClient.paginate('conversations.members', { channel: channelId, limit: 1000 })) {
+          if (((page as { members?: string[] }).members ?? []).includes(userId)) return true;
+        }
+        return false;
+      },
+    };
+    const policy = createPolicy(config.roles, groups, { channels, logger, now });
     const auditSink: AuditSink = auditChannelPoster({
       client: botClient,
       channel: config.auditChannel,
