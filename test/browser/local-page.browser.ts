@@ -140,8 +140,10 @@ describe('the forms, as the right and the wrong person', () => {
     await dialog.getByRole('textbox', { name: 'Type 9 to confirm' }).fill('9');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('data corrupted by the deploy');
     await dialog.getByRole('button', { name: 'Restore' }).click();
-    await dialog.getByText(/Done/).waitFor();
-    await dialog.getByRole('button', { name: 'Close' }).first().click();
+    // The form becomes the outcome, in place.
+    const outcome = page.getByRole('dialog', { name: 'Restore backup' });
+    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByRole('button', { name: 'Close' }).first().click();
     await expectText(lastMessage(), /Backup 9/);
     await inChannel('vs-audit');
     await expectText(lastMessage(), /backup/i);
@@ -171,10 +173,9 @@ describe('the forms, as the right and the wrong person', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'add-disk-inline-error.png') });
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
     await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await dialog.getByText(/Done/).waitFor();
+    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
     await page.keyboard.press('Escape');
-    await page.getByRole('dialog').waitFor({ state: 'detached' }).catch(() => undefined);
-    expect(await page.getByRole('dialog', { name: /Add disk/ }).isVisible()).toBe(false);
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /20 GB/);
   });
 });
@@ -201,15 +202,16 @@ describe('keyboard only', () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.press('Enter');
-    await dialog.getByText(/Done/).waitFor();
+    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /30 GB/);
     // Focus is back where it was.
     expect(await page.evaluate(() => document.activeElement?.id ?? '')).toBe('message');
   });
 });
 
-describe('what Slack would refuse is shown to the developer', () => {
+describe('the Home tab', () => {
   test('the Home tab says when the app has none', async () => {
     await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
     await page.getByText(/has no Home tab|Home/).first().waitFor();

@@ -174,8 +174,14 @@ function renderModal() {
   const open = myTopView();
   if (!open) {
     if (dialog.open) dialog.close();
-    if (ui.modalViewId && ui.lastFocus?.isConnected) ui.lastFocus.focus();
-    else if (ui.modalViewId) $('message').focus();
+    // Back where the person was (after the dialog's own focus restoring step, which otherwise leaves typing stuck in Chrome).
+    if (ui.modalViewId) {
+      const back = ui.lastFocus?.isConnected ? ui.lastFocus : $('message');
+      setTimeout(() => {
+        back.blur();
+        back.focus();
+      }, 0);
+    }
     ui.modalViewId = null;
     ui.modalHash = null;
     return;
@@ -201,11 +207,10 @@ function renderModal() {
     e.preventDefault();
     void submitModal(open, form, status);
   });
+  if (dialog.contains(document.activeElement)) document.activeElement.blur();
   dialog.replaceChildren(form);
-  dialog.oncancel = (e) => {
-    e.preventDefault();
-    closeModal();
-  };
+  // Escape closes the dialog at once (as Slack does); the stand-in is told, and the app if it asked to be.
+  dialog.oncancel = () => void closeModal();
   if (!dialog.open) dialog.showModal();
   applyErrors(open.errors ?? {});
   (dialog.querySelector('input, select, textarea') ?? dialog.querySelector('.modal-footer button'))?.focus();
@@ -275,7 +280,8 @@ function inputNode(block, open) {
     default:
       wrap.append(el('span', { class: 'label' }, label), unsupported('element', e.type ?? 'none'));
   }
-  wrap.append(hint, error);
+  if (hint) wrap.append(hint);
+  wrap.append(error);
   return wrap;
 }
 
@@ -310,11 +316,12 @@ function applyErrors(errors) {
 }
 
 async function submitModal(open, form, status) {
-  const submit = form.querySelector('button[type=submit]');
-  if (submit) submit.disabled = true;
+  // Not `disabled`: a focused button that becomes disabled leaves Chrome's keyboard input stuck after the dialog closes.
+  if (form.getAttribute('aria-busy') === 'true') return;
+  form.setAttribute('aria-busy', 'true');
   status.textContent = 'Sending…';
   const answer = await post('/local/submit', { viewId: open.id, values: readValues(form) });
-  if (submit?.isConnected) submit.disabled = false;
+  form.removeAttribute('aria-busy');
   status.textContent = '';
   if (answer.outcome === 'errors') {
     applyErrors(answer.errors ?? {})?.focus();
