@@ -58,6 +58,11 @@ const EnvSchema = z
     VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
     VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
     VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
+    DATABASE_URL: z
+      .string()
+      .refine(isPostgresUrl, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database (or postgresql://…); unset keeps SQLite at VS_DB_PATH')
+      .optional(),
+    VS_DB_MAX_CONNECTIONS: positiveInt('a number of connections').default(10),
     VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
     VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
     VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
@@ -204,6 +209,10 @@ export interface Config {
   };
   readonly auditChannel: string | undefined;
   readonly dbPath: string;
+  /** Set: the store is on PostgreSQL (several instances); unset: SQLite at dbPath. */
+  readonly databaseUrl: string | undefined;
+  /** Upper bound of the PostgreSQL connection pool of one instance. */
+  readonly dbMaxConnections: number;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
   readonly logLevel: LogLevel;
   /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
@@ -282,6 +291,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     auditChannel: e.VS_AUDIT_CHANNEL,
     dbPath: e.VS_DB_PATH,
+    databaseUrl: e.DATABASE_URL,
+    dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     logLevel: e.LOG_LEVEL,
     ops: {
@@ -299,12 +310,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Credentials of the built-in sandbox; not secret, it holds no real data. */
 export const SANDBOX_ACCOUNT_ID = 'sandbox';
 export const SANDBOX_API_KEY = 'sandbox-key';
+/**
+ * Every answer of the sandbox carries this header (value `1`), so a bot
+ * pointed at a standalone sandbox by URL knows its data is fake.
+ */
+export const SANDBOX_HEADER = 'x-vs-sandbox';
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {
-  return [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.cloud.apiKey].filter(
+  return [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.cloud.apiKey, ...databasePassword(config.databaseUrl)].filter(
     (v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY,
   );
+}
+
+function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+/** DATABASE_URL's password, as written and decoded, so that neither form reaches a log. */
+function databasePassword(databaseUrl: string | undefined): string[] {
+  if (!databaseUrl) return [];
+  try {
+    const { password } = new URL(databaseUrl);
+    return password ? [...new Set([password, decodeURIComponent(password)])] : [];
+  } catch {
+    return [];
+  }
 }
 
 function deepFreeze<T>(o: T): T {

@@ -100,6 +100,26 @@ describe('loadConfig', () => {
     expect(secretValues(c).sort()).toEqual(['live-key-123', 'sig-secret-value', 'xapp-1-zzz', 'xoxb-1-abcdef'].sort());
   });
 
+  test('DATABASE_URL selects PostgreSQL (postgres:// or postgresql://); unset keeps SQLite; the pool is bounded', () => {
+    expect(loadConfig(minimalHttp)).toMatchObject({ databaseUrl: undefined, dbMaxConnections: 10, ops: { auditRetentionDays: 400 } });
+    for (const url of ['postgres://bot:pw@db.example:5432/vs', 'postgresql://bot@db.example/vs?sslmode=require']) {
+      expect(loadConfig({ ...minimalHttp, DATABASE_URL: url, VS_DB_MAX_CONNECTIONS: '4' })).toMatchObject({ databaseUrl: url, dbMaxConnections: 4 });
+    }
+  });
+
+  test('a DATABASE_URL that is not PostgreSQL is refused without echoing it (it holds a password)', () => {
+    for (const url of ['mysql://bot:hunter2-secret@db/vs', 'db.example:5432', 'not a url hunter2-secret']) {
+      const problems = problemsOf({ ...minimalHttp, DATABASE_URL: url, VS_DB_MAX_CONNECTIONS: '0' });
+      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^DATABASE_URL must be a PostgreSQL URL/), expect.stringMatching(/^VS_DB_MAX_CONNECTIONS /)]));
+      expect(problems.join('\n')).not.toContain('hunter2');
+    }
+  });
+
+  test('secretValues masks the database password, as written and decoded', () => {
+    const c = loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:p%40ss-word-1@db.example:5432/vs' });
+    expect(secretValues(c)).toEqual(expect.arrayContaining(['p%40ss-word-1', 'p@ss-word-1']));
+  });
+
   test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])('%s present but empty or only commas stops start-up', (key) => {
     for (const value of ['', '   ', ',', ' , ,']) {
       const joined = problemsOf({ ...minimalHttp, [key]: value }).join('\n');

@@ -28,6 +28,8 @@ export interface CloudClientDeps {
   maxBodyBytes?: number;
   /** Jitter source for the backoff, [0, 1). */
   random?: () => number;
+  /** Called once, when the API first answers as the sandbox (its data is fake). */
+  onSandbox?: () => void;
 }
 
 const DEFAULT_MAX_CONNECTIONS = 16;
@@ -49,6 +51,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     logger: deps.logger,
     dispatcher: deps.dispatcher,
     random: deps.random,
+    onSandbox: deps.onSandbox,
   });
   const reads = createSingleFlight();
   const format = config.format;

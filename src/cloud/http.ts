@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { SANDBOX_HEADER } from '../config';
 import type { Logger } from '../log';
 import { parseErrorBody, type WireFormat } from './codec';
 import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
@@ -68,6 +69,8 @@ export interface CloudHttpOptions {
   dispatcher?: Dispatcher;
   /** Jitter source, [0, 1). */
   random?: () => number;
+  /** Called once, on the first answer that says it comes from the sandbox (SANDBOX_HEADER). */
+  onSandbox?: () => void;
 }
 
 export interface CloudRequest {
@@ -149,6 +152,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
     'content-type': CONTENT_TYPES[format],
   };
   const seconds = formatSeconds(timeoutMs);
+  let sandboxNoticed = false;
 
   /** Every CloudError of this module is made here, so none can carry a secret. */
   const fail = (kind: CloudErrorKind, message: string, init: CloudErrorInit): CloudError =>
@@ -172,6 +176,10 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    if (!sandboxNoticed && response.headers[SANDBOX_HEADER] !== undefined) {
+      sandboxNoticed = true;
+      options.onSandbox?.();
+    }
     const ok = response.statusCode >= 200 && response.statusCode < 300;
     const limit = ok ? maxBodyBytes : MAX_ERROR_BODY_BYTES;
     const text = await readCapped(response.body, response.headers['content-length'], limit);

@@ -10,6 +10,7 @@ import { createMetrics, observeChange, observeCloudRequest, observeCommand, type
 import { startPeriodic, type LeaseStore, type Periodic } from './periodic';
 import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
 import { storeHealthJob, sweepJob, type SweepStore } from './sweeps';
+import { watchStore } from './store-watch';
 
 // The operations side of one instance, built by the composition root: metrics,
 // readiness, the Bolt middleware that times acks and drops Slack's retries,
@@ -42,8 +43,10 @@ export interface Ops {
   cloudRequest(observation: CloudRequestObservation): void;
   /** For the command listener: one `/vs` command ended so. */
   commandEnded(command: string, outcome: string): void;
-  /** The store failed with StoreUnavailableError somewhere: report it now rather than at the next ping. */
-  storeFailed(): void;
+  /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
+  watch<S extends object>(store: S): S;
+  /** What the store just did: answered, or could not be reached. */
+  storeSeen(state: 'ok' | 'unreachable'): void;
   /** Starts the periodic work. */
   start(): void;
   /** Stops the periodic work and gives its leases back. */
@@ -63,7 +66,13 @@ export function createOps(deps: OpsDeps): Ops {
   const countChange = observeChange(metrics);
   const jobs: Periodic[] = [];
   let sender: Periodic | undefined;
-  let health: Periodic | undefined;
+  const storeSeen = (state: 'ok' | 'unreachable') => {
+    if (!readiness.setStore(state)) return;
+    if (state === 'ok') {
+      log.info('the store answers again; changes are accepted');
+      sender?.wake();
+    } else log.error('the store is unreachable: reads keep working, changes are refused until it is back');
+  };
   const recorded = (record: AuditRecord) => {
     countChange(record);
     sender?.wake();
@@ -78,13 +87,11 @@ export function createOps(deps: OpsDeps): Ops {
     recorded,
     cloudRequest: observeCloudRequest(metrics),
     commandEnded: observeCommand(metrics),
-    storeFailed() {
-      if (readiness.setStore('unreachable')) log.error('the store is unreachable: reads keep working, changes are refused until it is back');
-      health?.wake();
-    },
+    watch: (s) => watchStore(s, storeSeen),
+    storeSeen,
     start() {
       const o = config.ops;
-      health = startPeriodic({ name: 'store-health', intervalMs: o.storePingMs, logger: log, now, run: storeHealthJob({ ping: () => store.ping(), readiness, logger: log, onChange: (state) => state === 'ok' && sender?.wake() }) });
+      const health = startPeriodic({ name: 'store-health', intervalMs: o.storePingMs, logger: log, now, run: storeHealthJob({ ping: () => store.ping(), report: storeSeen }) });
       jobs.push(health);
       // A lease lives three rounds: a holder that dies is replaced within about that.
       jobs.push(

@@ -1,7 +1,6 @@
 import type { Logger } from '../log';
 import type { AuditRecord } from '../store/audit-store';
 import type { Metrics } from './metrics';
-import type { Readiness } from './readiness';
 
 // The periodic work of the store, run on one instance at a time (periodic.ts):
 //   - recovery: a `started` record whose lock has expired (its instance died
@@ -61,20 +60,15 @@ export function sweepJob(deps: {
   };
 }
 
-/** Pings the store; reports its state to readiness (and so to /readyz and the metric), logging each change. */
-export function storeHealthJob(deps: { ping: () => Promise<void>; readiness: Readiness; logger: Logger; onChange?: (state: 'ok' | 'unreachable') => void }): () => Promise<void> {
+/** Pings the store and reports what it saw. */
+export function storeHealthJob(deps: { ping: () => Promise<void>; report: (state: 'ok' | 'unreachable') => void }): () => Promise<void> {
   return async () => {
-    let state: 'ok' | 'unreachable';
     try {
       await deps.ping();
-      state = 'ok';
     } catch {
-      state = 'unreachable';
+      deps.report('unreachable');
+      return;
     }
-    if (deps.readiness.setStore(state)) {
-      if (state === 'ok') deps.logger.info('the store answers again; changes are accepted');
-      else deps.logger.error('the store is unreachable: reads keep working, changes are refused until it is back');
-      deps.onChange?.(state);
-    }
+    deps.report('ok');
   };
 }

@@ -1,7 +1,7 @@
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
-import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
-import { answerTo as answer } from '../helpers/drive';
-import { buttonClick } from '../helpers/payloads';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../../../helpers/app-harness';
+import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { answerTo as answer } from '../../../helpers/drive';
+import { buttonClick } from '../../../helpers/payloads';
 
 type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[] };
 
@@ -183,7 +183,7 @@ describe('/vs read commands over the real Bolt app', () => {
     await answerTo(h, 'firewall 42', { user: 'ULOGGED', channel: 'CLOGGED' });
     await new Promise((r) => setTimeout(r, 50));
     const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.msg === 'command' && r.user === 'ULOGGED');
-    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'ok' });
+    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'succeeded' });
     expect(typeof line!.ms).toBe('number');
     const all = h.logs.join('\n') + JSON.stringify(h.slack.calls) + JSON.stringify(h.slack.responses);
     for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY]) expect(all).not.toContain(secret);
