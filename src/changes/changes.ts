@@ -7,7 +7,7 @@ import { mapApiErrors } from './api-errors';
 import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { BACKUP_RESTORE, DISK_ADD, isTargetId, TARGET_ID_ERROR, targetKey, targetName, type ChangeCloud, type ChangeDefinition } from './definitions';
 import type { FormValues } from './disk-form';
-import { NEEDED, type Decision, type Policy } from './policy';
+import { NEEDED, type Decision, type Policy, type WhereFrom } from './policy';
 import type { RestoreFormValues } from './restore-form';
 
 // The one door every change goes through. In order:
@@ -28,6 +28,8 @@ export interface ChangeContext {
 }
 
 export interface SubmissionContext extends ChangeContext {
+  /** The channel was picked in a shortcut's form (policy.ts, WhereFrom). */
+  channelChosenInForm?: boolean;
   /** Identifies one submission across deliveries: the modal's view id. */
   submissionKey: string;
 }
@@ -50,10 +52,7 @@ export type ChangeResult<T> =
   /** Another change holds the target; nothing was called. */
   | { outcome: 'busy'; record: AuditRecord };
 
-export interface AuthorizeOptions {
-  /** Opened from a global shortcut: the channel is chosen in the form and checked at submission; only the role is checked now. */
-  channelChosenLater?: boolean;
-}
+export type AuthorizeOptions = WhereFrom;
 
 export interface Changes {
   /** The check when the command is typed, before the modal opens. A denial is recorded and returned. */
@@ -153,7 +152,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     // The form as typed, bounded, for records of changes that did not run.
     const asTyped = bounded(values, change.fields);
 
-    const decision = await decide(ctx, change.action, log);
+    const decision = await decide(ctx, change.action, log, { channelChosenInForm: ctx.channelChosenInForm });
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed });
       return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, denialDetail(decision)), log) };

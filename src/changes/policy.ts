@@ -38,10 +38,29 @@ export interface GroupDirectory {
   membersOf(groupId: string): Promise<string[]>;
 }
 
+/** Who is in a channel. The Slack side implements it with conversations.members. */
+export interface ChannelDirectory {
+  isMember(userId: string, channelId: string): Promise<boolean>;
+}
+
+/** How the channel of a request is known. */
+export interface WhereFrom {
+  /**
+   * From a global shortcut, before its form names a channel: only the role
+   * is checked now, the channel at submission.
+   */
+  channelChosenLater?: boolean;
+  /**
+   * The channel was picked in a shortcut's form, not typed in: a change must
+   * be made where the user is (a member), not merely announced there.
+   */
+  channelChosenInForm?: boolean;
+}
+
 export interface Policy {
   roleOf(userId: string): Promise<Role>;
   /** `channelId` null: unknown, which a channel restriction refuses. */
-  can(userId: string, action: Action, channelId: string | null, options?: { channelChosenLater?: boolean }): Promise<Decision>;
+  can(userId: string, action: Action, channelId: string | null, where?: WhereFrom): Promise<Decision>;
   /** What the role may do, for `/vs whoami`. */
   allows(role: Role): Action[];
   /** False when there are no admins and no operators: nobody can change anything. */
@@ -49,6 +68,8 @@ export interface Policy {
 }
 
 export interface PolicyDeps {
+  /** Needed for changes from shortcuts under VS_MUTATION_CHANNELS; without it such changes are refused. */
+  channels?: ChannelDirectory;
   now?: () => number;
   logger?: Logger;
   /** How long a failed group lookup counts as "no members" before it is tried again. */
@@ -146,18 +167,31 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     return { code: 'channel', channelId, allowedChannels: mutationChannels };
   }
 
+  /** Under VS_MUTATION_CHANNELS, a channel picked in a form counts only if the user is in it; a failed lookup is a no. */
+  async function membershipDenial(userId: string, channelId: string): Promise<Denial | null> {
+    if (mutationChannels === null) return null;
+    try {
+      if (!deps.channels) throw new Error('no channel directory');
+      const member = await withTimeout(deps.channels.isMember(userId, channelId), lookupTimeoutMs, `looking up the members of ${channelId} took more than ${lookupTimeoutMs} ms`);
+      return member ? null : { code: 'not_member', channelId };
+    } catch (error) {
+      logger?.warn('could not check channel membership; refusing the change', { channel: channelId, error });
+      return { code: 'check_failed' };
+    }
+  }
+
   return {
     changeRolesConfigured,
     roleOf,
-    async can(userId, action, channelId, options = {}) {
+    async can(userId, action, channelId, where = {}) {
       const needed = NEEDED[action];
       const role = await roleOf(userId);
       if (RANK[role] < RANK[needed]) {
         const denial: Denial = CHANGES.has(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role' };
         return { allowed: false, action, role, needed, denial };
       }
-      if (CHANGES.has(action) && !options.channelChosenLater) {
-        const denial = channelDenial(channelId);
+      if (CHANGES.has(action) && !where.channelChosenLater) {
+        const denial = channelDenial(channelId) ?? (where.channelChosenInForm && channelId !== null ? await membershipDenial(userId, channelId) : null);
         if (denial !== null) return { allowed: false, action, role, needed, denial };
       }
       return { allowed: true, action, role, needed, denial: null };

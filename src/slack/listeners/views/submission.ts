@@ -47,6 +47,8 @@ export interface SubmittedForm {
   /** The server or backup: from the command (metadata) or typed into the shortcut's form. */
   targetId: number;
   channelId: string | undefined;
+  /** Picked in a shortcut's form rather than the channel the command was typed in. */
+  channelChosenInForm: boolean;
   destination: Destination;
   /** The same across deliveries of one submission. */
   submissionKey: string;
@@ -66,12 +68,14 @@ export async function readSubmittedForm(args: SubmissionArgs, form: ChangeForm<n
     await args.ack({ response_action: 'errors', errors: { [targetField]: TARGET_ID_ERROR[targetKind] } });
     return null;
   }
+  const channelChosenInForm = meta.channelId === undefined;
   const channelId = meta.channelId ?? (typeof values.channel === 'string' ? values.channel : undefined);
   return {
     userId: body.user.id,
     values,
     targetId,
     channelId,
+    channelChosenInForm,
     destination: { channelId, responseUrl: meta.responseUrl ?? body.response_urls?.[0]?.response_url },
     submissionKey: view.id,
   };
@@ -96,7 +100,7 @@ export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeF
       title: form.title,
       destination: submitted.destination,
       formErrorBlock: form.formErrorBlock,
-      run: () => ctx.changes.submit<never>({ userId, channelId: channelId ?? null, submissionKey: submitted.submissionKey }, form.change, targetId, values),
+      run: () => ctx.changes.submit<never>({ userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey }, form.change, targetId, values),
       succeeded: (value) => form.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
     });
   };
