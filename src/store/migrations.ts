@@ -196,6 +196,8 @@ export async function migratePostgres(client: PoolClient): Promise<number[]> {
   const applied: number[] = [];
   await client.query('BEGIN');
   try {
+    // Waiting for another instance's migration, or a long one (an index on a big table), is not a stuck query.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version     INTEGER     PRIMARY KEY,
