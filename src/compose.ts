@@ -1,5 +1,5 @@
 import type { CustomRoute } from '@slack/bolt';
-import { createChanges, createPolicy, type Changes, type GroupDirectory, type Policy } from './changes';
+import { createChanges, createPolicy, type ChannelDirectory, type Changes, type GroupDirectory, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { secretValues, type Config } from './config';
@@ -105,7 +105,15 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const groups: GroupDirectory = {
       membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
     };
-    const policy = createPolicy(config.roles, groups, { logger, now });
+    const channels: ChannelDirectory = {
+      isMember: async (userId, channelId) => {
+        for await (const page of botClient.paginate('conversations.members', { channel: channelId, limit: 1000 })) {
+          if (((page as { members?: string[] }).members ?? []).includes(userId)) return true;
+        }
+        return false;
+      },
+    };
+    const policy = createPolicy(config.roles, groups, { channels, logger, now });
     const auditSink: AuditSink = auditChannelPoster({
       client: botClient,
       channel: config.auditChannel,

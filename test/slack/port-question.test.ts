@@ -1,22 +1,13 @@
 import { startHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, visibleText, type Message } from '../helpers/drive';
 import { blockViolations } from './blocks/limits';
 
 // "Is port 443 open on VS 77?" over the real Bolt app: signed slash commands,
 // the loopback Slack fake, and the sandbox's VS 77, whose rules use every
 // form the matcher reads, in JSON (with `enabled`) and in XML (without it).
 
-type Message = { response_type?: string; text?: string; blocks?: Array<{ type: string; text?: { text?: string }; elements?: Array<{ text?: string }> }> };
-
-const sections = (m: Message) => (m.blocks ?? []).filter((b) => b.type === 'section').map((b) => b.text?.text ?? '');
-const visibleText = (m: Message) => JSON.stringify(m.blocks ?? []) + '\n' + (m.text ?? '');
-
-async function answerTo(h: Harness, text: string): Promise<Message> {
-  const before = h.slack.responses.length;
-  const res = await h.command(text);
-  expect(res.status).toBe(200);
-  const posts = await h.slack.waitForResponses(before + 1);
-  return posts[before]!.body as Message;
-}
+type Section = { type: string; text?: { text?: string } };
+const sections = (m: Message) => ((m.blocks ?? []) as Section[]).filter((b) => b.type === 'section').map((b) => b.text?.text ?? '');
 
 describe.each([
   { format: 'json', visibility: 'in_channel' },
@@ -113,18 +104,8 @@ describe.each([
     expect(visibleText(m)).toContain('/vs firewall &lt;vs_id&gt; &lt;port&gt;[/tcp|/udp] [from &lt;ip&gt;]');
     expect(h.sandbox.requests).toHaveLength(0);
   });
-});
 
-describe('/vs help', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-
-  test('shows the port question', async () => {
+  test('/vs help shows the port question', async () => {
     const m = await answerTo(h, 'help');
     expect(visibleText(m)).toContain('/vs firewall &lt;vs_id&gt; &lt;port&gt;[/tcp|/udp] [from &lt;ip&gt;]');
   });

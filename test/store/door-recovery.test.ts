@@ -11,7 +11,7 @@ import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 const policy: Policy = {
   changeRolesConfigured: true,
   roleOf: async () => 'admin',
-  can: async () => ({ allowed: true, role: 'admin', needed: 'operator', reason: null }),
+  can: async () => ({ allowed: true, action: 'disk_add', role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],
 };
 

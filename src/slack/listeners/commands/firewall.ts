@@ -4,7 +4,7 @@ import { answerPortQuestion, type PortQuestion } from '../../../firewall/port-qu
 import { renderFirewallRules } from '../../blocks/firewall';
 import { renderPortAnswer } from '../../blocks/port-answer';
 import type { Rendered } from '../../blocks/mrkdwn';
-import { cloudErrorMessage } from '../../cloud-error-message';
+import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
 import { oncePerAnswer } from '../../once-per-answer';
 import { replyError, replySummary, type Replier } from '../../reply';
