@@ -153,6 +153,7 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
         return sandboxLabel();
       },
       now,
+      onRequestEnded: ops.requestEnded,
     };
     const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
 
