@@ -13,7 +13,7 @@ import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { API_KEY } from '../../test/helpers/app-harness';
 import { startInstances, waitUntil, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
-import { forward, startFaultCloud, type FaultRequest } from '../../test/helpers/fault-cloud';
+import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
 import { startSlackFake } from '../../test/helpers/slack-fake';
@@ -118,8 +118,8 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     progress('8b/c. three instances on PostgreSQL');
     const slack = await startSlackFake();
     const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
-    const cloud = await startFaultCloud(sandbox.url);
-    cloud.fail((req: FaultRequest, res: ServerResponse) => forward(sandbox.url, req, res));
+    const cloud = await startCloudFaultServer({ upstream: sandbox.url });
+    cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
     closers.push(() => cloud.close(), () => slack.close(), () => sandbox.close());
     bots = await startInstances(3, {
       SLACK_API_URL: slack.apiUrl,
