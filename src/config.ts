@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultChangeConnections } from './cloud/budget';
 
 // The only reader of process.env. Every problem is reported at once, each with
 // what to do; secret values never appear in a message, not even a bad one.
@@ -48,7 +49,12 @@ const EnvSchema = z
     VS_API_KEY: z.string().optional(),
     VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
     VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
-    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections').default(16),
+    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
+      .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
+      .default(16),
+    VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
+    VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
+    VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
     VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
@@ -95,6 +101,11 @@ function plainHttpProblem(key: string, value: string | undefined, credential: st
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
+  const total = Number(env.VS_API_MAX_CONNECTIONS ?? 16);
+  const forChanges = Number(env.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(total));
+  if (Number.isInteger(total) && Number.isInteger(forChanges) && forChanges >= total) {
+    problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
+  }
   const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
   const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
   for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
@@ -127,6 +138,10 @@ export interface Config {
     readonly format: 'json' | 'xml';
     readonly timeoutMs: number;
     readonly maxConnections: number;
+    /** Of maxConnections, kept for changes: reads never take them. */
+    readonly changeConnections: number;
+    /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
+    readonly connectionWaitMs: number;
   };
   readonly roles: {
     readonly admins: readonly string[];
@@ -140,6 +155,8 @@ export interface Config {
   readonly auditChannel: string | undefined;
   readonly dbPath: string;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
+  /** Read commands and page clicks a user may make per minute; more are refused with a message. */
+  readonly readsPerUserPerMinute: number;
   readonly logLevel: LogLevel;
 }
 
@@ -184,6 +201,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       format: e.VS_API_FORMAT,
       timeoutMs: e.VS_API_TIMEOUT_MS,
       maxConnections: e.VS_API_MAX_CONNECTIONS,
+      changeConnections: e.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(e.VS_API_MAX_CONNECTIONS),
+      connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
     },
     roles: {
       admins: e.VS_ADMINS ?? [],
@@ -195,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditChannel: e.VS_AUDIT_CHANNEL,
     dbPath: e.VS_DB_PATH,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
+    readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
   });
 }

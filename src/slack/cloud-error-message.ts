@@ -34,6 +34,8 @@ export function cloudErrorMessage(error: unknown, subject: Subject, timeoutMs: n
     case 'network':
       // The client says which: "could not connect (ECONNREFUSED)" or "the connection … broke off (ECONNRESET)".
       return `The cloud API did not answer within ${seconds} s (${networkCause(error.message)}). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
+    case 'no_connection':
+      return 'The bot has too many requests waiting on the cloud API right now, so this one was not sent and nothing changed. Try again in a moment.';
     case 'bad_response':
       // Why, in the client's own words (too large, not valid JSON/XML, an unknown shape); never the API's body.
       return `The cloud API failed: its answer could not be read (${error.message.replace(/^the cloud API /, 'it ')})${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
