@@ -24,10 +24,12 @@ function botEnv(world: BenchWorld, port: number, dbName: string): Record<string,
   return {
     SLACK_BOT_TOKEN: BENCH_BOT_TOKEN,
     SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET,
-    SLACK_API_URL: world.fake.apiUrl,
+    SLACK_API_URL: world.slack.apiUrl,
     PORT: String(port),
     VS_DB_PATH: join(world.scratchDir, dbName),
     LOG_LEVEL: 'info',
+    // The load comes from a handful of user ids; the bench measures the bot, not the per-person read limit.
+    VS_READS_PER_USER_PER_MINUTE: '1000000',
   };
 }
 
@@ -36,7 +38,7 @@ export interface LaunchOptions {
   cpuProfile?: boolean;
 }
 
-/** A target talking to the bench's sandbox and Slack fake. `ours` is src/main.ts itself. */
+/** A target talking to the bench's sandbox and Slack stand-in. `ours` is src/main.ts itself. */
 export async function launchTarget(name: TargetName, world: BenchWorld, options: LaunchOptions = {}): Promise<TargetProcess> {
   const port = await freePort();
   const env = {

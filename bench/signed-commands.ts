@@ -4,7 +4,7 @@ import { sign, slashCommandBody } from '../test/helpers/signed-requests';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
 // with a fresh timestamp and a response_url of its own for every request, so
-// the message that lands on the Slack fake can be matched with its command.
+// the message that lands on the Slack stand-in can be matched with its command.
 
 export const BENCH_SIGNING_SECRET = 'bench-signing-secret-0123456789';
 export const BENCH_BOT_TOKEN = 'xoxb-bench-bot-token-0123456789';
@@ -23,7 +23,7 @@ export interface SignedCommandOptions {
   tag: string;
   /** The text after `/vs` of the n-th command (n from 0). */
   text: (n: number) => string;
-  /** Where the response_urls point: the Slack fake. */
+  /** Where the response_urls point: the Slack stand-in. */
   responseUrl: (id: string) => string;
 }
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { BenchSlackFake } from './slack-fake';
+import type { SlackStandIn } from '../src/local/standin';
 
 // Slack's side of a slash command, for a loop closed on the message: the
 // edge passes each signed command through to the server under test and
 // answers the load generator only once the server's message reached the
-// Slack fake (or, for servers that post nothing, once the ack came). So
+// Slack stand-in (or, for servers that post nothing, once the ack came). So
 // autocannon's latency is command-to-message and its rate is commands
 // completed end to end, with exactly `connections` commands in flight.
 
@@ -25,7 +25,7 @@ export interface SlackEdgeOptions {
 
 const FORWARDED = ['content-type', 'x-slack-request-timestamp', 'x-slack-signature'] as const;
 
-export async function startSlackEdge(fake: BenchSlackFake, eventsUrl: string, options: SlackEdgeOptions): Promise<SlackEdge> {
+export async function startSlackEdge(slack: SlackStandIn, eventsUrl: string, options: SlackEdgeOptions): Promise<SlackEdge> {
   const target = new URL(eventsUrl);
   const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
 
@@ -42,7 +42,7 @@ export async function startSlackEdge(fake: BenchSlackFake, eventsUrl: string, op
     await ack.body.dump();
     if (ack.statusCode >= 300 || !options.waitForMessage) return answer(res, ack.statusCode);
     const responseUrl = new URLSearchParams(body).get('response_url') ?? '';
-    const message = await fake.arrival(responseUrl.slice(responseUrl.lastIndexOf('/') + 1), options.timeoutMs);
+    const message = await slack.arrival(responseUrl.slice(responseUrl.lastIndexOf('/') + 1), options.timeoutMs);
     // An error message is an answer, but not the one asked for.
     answer(res, message === undefined ? 504 : message.inChannel ? 200 : 502);
   }

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 
 // A server under test in a process of its own, so the load generator, the
-// Slack fake and the sandbox (all in the bench process) do not share its
+// Slack stand-in and the sandbox (all in the bench process) do not share its
 // event loop. Memory is read from /proc (Linux): VmRSS now, VmHWM the peak.
 
 export const REPO_ROOT = resolve(__dirname, '..');

@@ -2,32 +2,33 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../src/sandbox';
-import { startBenchSlackFake, type BenchSlackFake } from './slack-fake';
+import { startSlackStandIn, type SlackStandIn } from '../src/local/standin';
 
-// What every scenario shares, all in the bench process: the Slack fake, the
+// What every scenario shares, all in the bench process: the Slack stand-in, the
 // sandbox cloud API (its delay is the injectable upstream latency) and a
 // scratch directory for the bot's SQLite file.
 
 export const BENCH_CLOUD_API_KEY = 'bench-cloud-api-key-0123456789';
 
 export interface BenchWorld {
-  fake: BenchSlackFake;
+  slack: SlackStandIn;
   sandbox: Sandbox;
   scratchDir: string;
   close(): Promise<void>;
 }
 
 export async function startWorld(): Promise<BenchWorld> {
-  const fake = await startBenchSlackFake();
+  // Lenient: the load generator mints its own response_urls; only arrival times are kept.
+  const slack = await startSlackStandIn({ strict: false, keepBodies: false });
   const sandbox = await startSandbox({ port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0 });
   const scratchDir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-'));
   return {
-    fake,
+    slack,
     sandbox,
     scratchDir,
     async close() {
       await sandbox.close();
-      await fake.close();
+      await slack.close();
       rmSync(scratchDir, { recursive: true, force: true });
     },
   };

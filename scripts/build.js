@@ -3,10 +3,12 @@
 // --if-stale (run before `npm start`) it compiles only when a source file is
 // newer than the last build, so an edited tree never starts stale code and a
 // fresh one starts at once. Plain JS: it must run before anything is built.
+// With TypeScript (a dev dependency) it type-checks and compiles with tsc;
+// without it (`npm ci --omit=dev`) it transpiles with tsx's esbuild.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 
 const root = join(__dirname, '..');
 const stamp = join(root, 'dist', '.build-stamp');
@@ -32,12 +34,52 @@ let tsc;
 try {
   tsc = require.resolve('typescript/bin/tsc');
 } catch {
-  process.stderr.write('vs-chatops: dist/ needs building and TypeScript is not installed; run `npm ci` (with dev dependencies) first.\n');
-  process.exit(1);
+  tsc = undefined;
 }
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-if (result.status !== 0) {
-  process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');
-  process.exit(result.status ?? 1);
+if (tsc) {
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');
+    process.exit(result.status ?? 1);
+  }
+} else {
+  // `npm ci --omit=dev` (production): no TypeScript, so no type check here (CI did it). The
+  // sources are transpiled file by file with esbuild, which tsx (a runtime dependency) brings.
+  transpileWithEsbuild();
 }
 writeFileSync(stamp, new Date().toISOString() + '\n');
+
+function transpileWithEsbuild() {
+  let esbuild;
+  try {
+    esbuild = require(require.resolve('esbuild', { paths: [dirname(require.resolve('tsx'))] }));
+  } catch {
+    process.stderr.write('vs-chatops: dist/ needs building and neither TypeScript nor esbuild (from tsx) is installed; run `npm ci` first.\n');
+    process.exit(1);
+  }
+  const sources = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) sources.push(path);
+    }
+  };
+  walk(join(root, 'src'));
+  try {
+    esbuild.buildSync({
+      entryPoints: sources,
+      outdir: join(root, 'dist'),
+      outbase: join(root, 'src'),
+      bundle: false,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      sourcemap: true,
+      logLevel: 'warning',
+    });
+  } catch {
+    process.stderr.write('vs-chatops: the build failed (see above); nothing was started.\n');
+    process.exit(1);
+  }
+}

@@ -36,7 +36,7 @@ export interface ComposeOverrides {
   cloudUrl?: string;
   /** Passed to the cloud client, e.g. `{ retry: { baseDelayMs: 5 } }` in tests. */
   cloudDeps?: Omit<CloudClientDeps, 'logger'>;
-  /** Label every message as sandbox data; default: whether the built-in sandbox runs. */
+  /** Label every message as sandbox data (true) or never (false); default: when the built-in sandbox runs or the cloud API answers as one. */
   sandboxLabel?: boolean;
 }
 
@@ -79,8 +79,16 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
     }
-    const sandboxLabel = overrides.sandboxLabel ?? sandbox !== undefined;
-    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, logger: logger.child({ component: 'cloud' }) });
+    // Sandbox data is labelled as such when the built-in sandbox runs, and from
+    // the first answer of a cloud API that says it is one (a standalone sandbox by URL).
+    let sandboxSeen = sandbox !== undefined;
+    const sandboxLabel = () => overrides.sandboxLabel ?? sandboxSeen;
+    const onSandbox = () => {
+      if (sandboxSeen) return;
+      sandboxSeen = true;
+      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', { cloudUrl });
+    };
+    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, logger: logger.child({ component: 'cloud' }) });
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
@@ -98,14 +106,34 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
     };
     const policy = createPolicy(config.roles, groups, { logger, now });
-    const auditSink: AuditSink = auditChannelPoster({ client: botClient, channel: config.auditChannel, sandbox: sandboxLabel, logger, inFlight });
+    const auditSink: AuditSink = auditChannelPoster({
+      client: botClient,
+      channel: config.auditChannel,
+      get sandbox() {
+        return sandboxLabel();
+      },
+      logger,
+      inFlight,
+    });
     const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
     const routes: CustomRoute[] = [healthRoute(config, sandboxLabel)];
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger);
-    const context: ListenerContext = { config, cloud, policy, changes, store, logger, sandbox: sandboxLabel, now };
+    const context: ListenerContext = {
+      config,
+      cloud,
+      policy,
+      changes,
+      store,
+      logger,
+      // Read when each message is rendered, so the first answer of a sandbox labels its own message.
+      get sandbox() {
+        return sandboxLabel();
+      },
+      now,
+    };
     const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger });
 
     let stopped = false;

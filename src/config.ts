@@ -63,6 +63,13 @@ const EnvSchema = z
     VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
     VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
     VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
+    VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
+    VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
+    VS_SWEEP_INTERVAL_MS: positiveInt('a time in milliseconds').default(30000),
+    VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
+    VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
+    VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
+    VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   });
 
@@ -96,6 +103,42 @@ function plainHttpProblem(key: string, value: string | undefined, credential: st
   }
   if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
   return `${key} uses plain http:// to ${url.hostname}, which would send ${credential} in clear: use https:// (plain http is accepted only on loopback)`;
+}
+
+/**
+ * Values of .env.example that stand for something to fill in. Taken as they
+ * are, they fail later and far away ("fetch failed", a 401, roles that match
+ * nobody); refused here, the message names the variable and what to put.
+ */
+const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
+  SLACK_BOT_TOKEN: 'the Bot User OAuth Token (xoxb-…) from "OAuth & Permissions" of your Slack app',
+  SLACK_SIGNING_SECRET: 'the Signing Secret from "Basic Information → App Credentials" of your Slack app',
+  SLACK_APP_TOKEN: 'an app-level token (xapp-…) with connections:write from "Basic Information → App-Level Tokens"',
+  VS_ACCOUNT_ID: 'the account id of your cloud API',
+  VS_API_KEY: 'the API key generated for that account',
+  VS_ADMINS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_OPERATORS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
+  VS_MUTATION_CHANNELS: 'channel ids (C…, at the bottom of a channel\'s details) of your workspace',
+  VS_AUDIT_CHANNEL: 'a channel id (C…, at the bottom of a channel\'s details) of your workspace',
+};
+/** The example ids of .env.example: well-formed, but nobody's. */
+const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT']);
+/** `xoxb-...`, `<token>`, `xapp-your-app-token`, `changeme`: what a template puts where a value goes. */
+const PLACEHOLDER_TEXT = /\.\.\.|…|<[^>]*>|\byour[-_]|^(change-?me|replace-?me|placeholder|todo|x{3,})$/i;
+
+/** The variables still holding a placeholder, with their problem; never the value itself (it may be half a secret). */
+function placeholderProblems(env: Record<string, string>): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [key, hint] of Object.entries(PLACEHOLDER_HINTS)) {
+    const value = env[key];
+    if (value === undefined) continue;
+    const items = value.split(',').map((item) => item.trim());
+    if (items.some((item) => PLACEHOLDER_TEXT.test(item) || EXAMPLE_IDS.has(item))) {
+      found.set(key, `${key} still holds a placeholder from .env.example: replace it with ${hint}, or remove the line`);
+    }
+  }
+  return found;
 }
 
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
@@ -158,6 +201,23 @@ export interface Config {
   /** Read commands and page clicks a user may make per minute; more are refused with a message. */
   readonly readsPerUserPerMinute: number;
   readonly logLevel: LogLevel;
+  /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
+  readonly ops: {
+    /** Audit records older than this many days are deleted. */
+    readonly auditRetentionDays: number;
+    /** How long a target lock lives if its holder dies; a `started` change is settled as interrupted after it. */
+    readonly lockTtlMs: number;
+    /** How often recovery and retention run (on one instance at a time). */
+    readonly sweepIntervalMs: number;
+    /** How often each instance checks that the store answers. */
+    readonly storePingMs: number;
+    /** How often the audit outbox is looked at when nothing wakes it. */
+    readonly outboxPollMs: number;
+    /** Audit posts claimed per round. */
+    readonly outboxBatch: number;
+    /** On SIGTERM, how long /readyz answers 503 before the listener closes (let the load balancer notice). */
+    readonly shutdownDelayMs: number;
+  };
 }
 
 /** Names of the settings whose values must never be shown. */
@@ -178,10 +238,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
   }
   const parsed = EnvSchema.safeParse(relevant);
-  const problems = [...emptySecurityProblems(env), ...crossFieldProblems(relevant)];
+  const placeholders = placeholderProblems(relevant);
+  const problems = [...emptySecurityProblems(env), ...placeholders.values(), ...crossFieldProblems(relevant)];
   if (!parsed.success) {
-    // zod echoes no input values in these messages; ours never include them either.
-    problems.push(...parsed.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
+    // zod echoes no input values in these messages; ours never include them either. A placeholder's own message says it all.
+    const issues = parsed.error.issues.filter((issue) => !placeholders.has(String(issue.path[0])));
+    problems.push(...issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
@@ -216,12 +278,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
+    ops: {
+      auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
+      lockTtlMs: e.VS_LOCK_TTL_MS,
+      sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,
+      storePingMs: e.VS_STORE_PING_MS,
+      outboxPollMs: e.VS_OUTBOX_POLL_MS,
+      outboxBatch: e.VS_OUTBOX_BATCH,
+      shutdownDelayMs: e.VS_SHUTDOWN_DELAY_MS,
+    },
   });
 }
 
 /** Credentials of the built-in sandbox; not secret, it holds no real data. */
 export const SANDBOX_ACCOUNT_ID = 'sandbox';
 export const SANDBOX_API_KEY = 'sandbox-key';
+/**
+ * Every answer of the sandbox carries this header (value `1`), so a bot
+ * pointed at a standalone sandbox by URL knows its data is fake.
+ */
+export const SANDBOX_HEADER = 'x-vs-sandbox';
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {

@@ -117,16 +117,76 @@ describe('loadConfig', () => {
     expect(c.roles.viewers).toEqual(['U0VIEW']);
   });
 
-  test('no line of .env.example trips a start-up rule when uncommented', () => {
+  /** The lines of .env.example: those in force as it stands, and the commented `# NAME=value` ones. */
+  function envExample(): { active: Record<string, string>; commented: [string, string][] } {
     const text = readFileSync(join(__dirname, '..', '.env.example'), 'utf8');
-    const env: Record<string, string> = { ...minimalHttp };
+    const active: Record<string, string> = {};
+    const commented: [string, string][] = [];
     for (const line of text.split('\n')) {
-      const m = /^#?\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
-      if (m && !['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_URL', 'VS_ACCOUNT_ID', 'VS_API_KEY'].includes(m[1]!)) env[m[1]!] = m[2]!;
+      const m = /^(#?)\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+      if (!m) continue;
+      if (m[1]) commented.push([m[2]!, m[3]!]);
+      else active[m[2]!] = m[3]!;
     }
+    return { active, commented };
+  }
+
+  test('.env.example copied as it stands changes nothing: its lines in force are the defaults', () => {
+    const { active } = envExample();
+    expect(loadConfig({ ...minimalHttp, ...active })).toEqual(loadConfig(minimalHttp));
+  });
+
+  test('each commented line of .env.example, uncommented, works or is refused as a placeholder that names its variable', () => {
+    const { active, commented } = envExample();
     const security = ['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS'];
-    expect(security.filter((k) => k in env)).toEqual(security);
-    expect(() => loadConfig(env)).not.toThrow();
+    expect(security.filter((k) => commented.some(([name]) => name === k))).toEqual(security);
+    const refused: string[] = [];
+    for (const [name, value] of commented) {
+      let problems: string[] = [];
+      try {
+        loadConfig({ ...minimalHttp, ...active, [name]: value });
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        problems = e.problems;
+      }
+      if (problems.length === 0) continue;
+      refused.push(name);
+      expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
+    }
+    // The placeholders a newcomer meets first are among them.
+    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', ...security]));
+  });
+
+  test.each([
+    ['SLACK_BOT_TOKEN', 'xoxb-...', /Bot User OAuth Token \(xoxb-…\) from "OAuth & Permissions"/],
+    ['SLACK_BOT_TOKEN', 'xoxb-<your-token>', /Bot User OAuth Token/],
+    ['SLACK_BOT_TOKEN', 'changeme', /Bot User OAuth Token/],
+    ['SLACK_SIGNING_SECRET', '...', /Signing Secret from "Basic Information → App Credentials"/],
+    ['SLACK_APP_TOKEN', 'xapp-your-app-token', /app-level token \(xapp-…\) with connections:write/],
+    ['VS_ACCOUNT_ID', 'your-account-id', /account id of your cloud API/],
+    ['VS_API_KEY', 'your-api-key', /API key generated for that account/],
+    ['VS_API_KEY', 'your_api_key…', /API key generated for that account/],
+    ['VS_ADMINS', 'U0REAL1,U012ADMIN', /member ids \(U…/],
+    ['VS_AUDIT_CHANNEL', 'C012AUDIT', /a channel id \(C…/],
+  ])('%s=%s is refused as a placeholder: the variable, what to put instead, never the value', (key, value, hint) => {
+    const env = { ...minimalHttp, VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '1001', VS_API_KEY: 'live-key-123', [key]: value };
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${key} still holds a placeholder from \\.env\\.example: replace it with `));
+    expect(problems[0]).toMatch(hint);
+    expect(problems[0]).not.toContain(value);
+  });
+
+  test('real-looking values are not taken for placeholders', () => {
+    const c = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1234-5678-AbCdEfYourx',
+      SLACK_APP_TOKEN: 'xapp-1-A0123-4567-abcdef',
+      VS_API_URL: 'https://cloud.example.com',
+      VS_ACCOUNT_ID: 'acct-7',
+      VS_API_KEY: 'k3y-your0',
+      VS_ADMINS: 'U0120ADMIN,S0ONCALL',
+    });
+    expect(c.roles.admins).toEqual(['U0120ADMIN', 'S0ONCALL']);
   });
 
   test.each([

@@ -29,10 +29,10 @@ export interface ClosedLoopFigures {
 }
 
 export async function runClosedLoop(world: BenchWorld, target: TargetProcess, load: BenchProfile['closedLoop'], postsMessages: boolean): Promise<ClosedLoopFigures> {
-  const commands = (tag: string) => signedCommands({ tag: `${target.name}-${tag}`, text: firewallOfSeededServers, responseUrl: world.fake.responseUrl });
+  const commands = (tag: string) => signedCommands({ tag: `${target.name}-${tag}`, text: firewallOfSeededServers, responseUrl: world.slack.responseUrl });
   world.sandbox.setDelay(0);
 
-  const edge = await startSlackEdge(world.fake, target.eventsUrl, { waitForMessage: postsMessages, timeoutMs: 10_000, connections: load.connections });
+  const edge = await startSlackEdge(world.slack, target.eventsUrl, { waitForMessage: postsMessages, timeoutMs: 10_000, connections: load.connections });
   let endToEnd;
   try {
     if (load.warmupSeconds > 0) {
@@ -45,8 +45,8 @@ export async function runClosedLoop(world: BenchWorld, target: TargetProcess, lo
 
   const acksOnly = commands('ack');
   const direct = await runLoad({ url: target.eventsUrl, connections: load.connections, duration: load.seconds, requests: [acksOnly.request] });
-  const unfinished = postsMessages ? await world.fake.waitFor(acksOnly.acked.keys(), load.drainMs) : 0;
-  world.fake.clear();
+  const unfinished = postsMessages ? await world.slack.waitForArrivals(acksOnly.acked.keys(), load.drainMs) : 0;
+  world.slack.reset();
 
   const e = endToEnd.result;
   return {

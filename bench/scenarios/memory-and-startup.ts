@@ -53,7 +53,7 @@ export async function runSustained(world: BenchWorld, bot: TargetProcess, load: 
   const sampler = setInterval(() => samples.push(bot.rssBytes()), 1000);
   let figures;
   try {
-    world.fake.clear();
+    world.slack.reset();
     figures = await runOpenLoop(world, bot, { ...shape, seconds: load.seconds }, 'sustain');
   } finally {
     clearInterval(sampler);

@@ -9,7 +9,7 @@ import type { BenchWorld } from '../world';
 // loop: autocannon's overallRate, paced through the second) while every cloud
 // API answer takes `upstreamDelayMs`. The ack is the HTTP answer to Slack; command-to-message
 // runs from handing the command to the socket to its response_url POST
-// arriving at the Slack fake.
+// arriving at the Slack stand-in.
 
 export interface OpenLoopFigures {
   /** Groups the commands of each second arrive in: 1 means all at once. */
@@ -32,7 +32,7 @@ export interface OpenLoopFigures {
 /** `load.slices` groups of commands a second (runPacedLoad); one slice is autocannon's rate option as it is, each second at once. */
 export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], tag = 'open'): Promise<OpenLoopFigures> {
   world.sandbox.setDelay(load.upstreamDelayMs);
-  const commands = signedCommands({ tag, text: firewallOfSeededServers, responseUrl: world.fake.responseUrl });
+  const commands = signedCommands({ tag, text: firewallOfSeededServers, responseUrl: world.slack.responseUrl });
   const options = {
     url: bot.eventsUrl,
     connections: load.connections,
@@ -45,11 +45,11 @@ export async function runOpenLoop(world: BenchWorld, bot: TargetProcess, load: B
   };
   const { result, latenciesMs } = await runPacedLoad(options, load.slices);
   const acked = [...commands.acked].filter(([, status]) => status >= 200 && status < 300).map(([id]) => id);
-  const missing = await world.fake.waitFor(acked, load.upstreamDelayMs + 10_000);
+  const missing = await world.slack.waitForArrivals(acked, load.upstreamDelayMs + 10_000);
   const messageMs: number[] = [];
   let errorMessages = 0;
   for (const id of acked) {
-    const arrived = world.fake.arrivals.get(id);
+    const arrived = world.slack.arrivals.get(id);
     const sentAt = commands.sent.get(id);
     if (!arrived || sentAt === undefined) continue;
     if (!arrived.inChannel) errorMessages++;

@@ -18,10 +18,10 @@ export interface SingleFlightFigures {
 export async function runSingleFlight(world: BenchWorld, bot: TargetProcess, load: BenchProfile['singleFlight']): Promise<SingleFlightFigures> {
   world.sandbox.reset();
   world.sandbox.setDelay(load.upstreamDelayMs);
-  const commands = signedCommands({ tag: 'same', text: () => 'firewall 45', responseUrl: world.fake.responseUrl });
+  const commands = signedCommands({ tag: 'same', text: () => 'firewall 45', responseUrl: world.slack.responseUrl });
   // One connection per command, one command each: all N are in flight together.
   await runLoad({ url: bot.eventsUrl, connections: load.commands, amount: load.commands, requests: [commands.request] });
-  const missing = await world.fake.waitFor(commands.acked.keys(), load.upstreamDelayMs + 10_000);
+  const missing = await world.slack.waitForArrivals(commands.acked.keys(), load.upstreamDelayMs + 10_000);
   const upstreamRequests = world.sandbox.requests.filter((r) => r.path.startsWith('/virtual_machines/45/firewall_rules')).length;
   world.sandbox.setDelay(0);
   return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startSandbox } from '../../src/sandbox';
-import * as faults from '../../test/helpers/fault-cloud';
+import * as faults from '../../test/helpers/cloud-fault-server';
 import { input, buttonClick, viewSubmission, type StateValue } from '../../test/helpers/payloads';
 import { interactiveBody, postToSlackEndpoint, slashCommandBody } from '../../test/helpers/signed-requests';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
@@ -70,7 +70,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   const log = options.log ?? ((line: string) => process.stdout.write(line + '\n'));
   const dir = mkdtempSync(join(tmpdir(), 'vs-soak-'));
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
-  const cloud = await faults.startFaultCloud(sandbox.url);
+  const cloud = await faults.startCloudFaultServer({ upstream: sandbox.url });
   const slack = await startSlackFake();
   let bot: SpawnedBot | undefined;
 
@@ -102,12 +102,12 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     faults.hang,
   ];
   const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
-  cloud.fail((req, res) => {
+  cloud.handle((req, res, index) => {
     if (Math.random() < options.faultRate) {
       injected += 1;
-      return pick(menu)(req, res);
+      return pick(menu)(req, res, index);
     }
-    return forwardTo(sandbox.url, req, res);
+    return faults.forward(sandbox.url, req, res);
   });
   // …and so does Slack, a little.
   slack.on('views.open', () => (Math.random() < options.faultRate / 2 ? { body: { ok: false, error: 'expired_trigger_id' } } : undefined));
@@ -126,6 +126,8 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       VS_ADMINS: 'UADMIN',
       VS_AUDIT_CHANNEL: 'CAUDIT',
       LOG_LEVEL: 'warn',
+      // Six virtual users read far faster than people do; the soak is not about the per-person limit.
+      VS_READS_PER_USER_PER_MINUTE: '1000000',
     });
     const pid = bot.child.pid!;
     const started = Date.now();
@@ -235,16 +237,6 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     await slack.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function forwardTo(upstream: string, req: faults.FaultRequest, res: import('node:http').ServerResponse): Promise<void> {
-  const { request } = await import('undici');
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !['host', 'connection', 'content-length'].includes(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  const answer = await request(upstream + req.url, { method: req.method as 'GET' | 'POST', headers, body: req.method === 'GET' ? undefined : req.body });
-  const body = Buffer.from(await answer.body.arrayBuffer());
-  res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': String(body.length) });
-  res.end(body);
 }
 
 function waitFor<T>(slack: SlackFake, find: (s: SlackFake) => T | undefined, timeoutMs: number): Promise<T> {

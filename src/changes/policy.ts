@@ -27,7 +27,7 @@ export interface GroupDirectory {
 export interface Policy {
   roleOf(userId: string): Promise<Role>;
   /** `channelId` null: unknown, which a channel restriction refuses. */
-  can(userId: string, action: Action, channelId: string | null): Promise<Decision>;
+  can(userId: string, action: Action, channelId: string | null, options?: { channelChosenLater?: boolean }): Promise<Decision>;
   /** What the role may do, in words, for `/vs whoami`. */
   allows(role: Role): string[];
   /** False when there are no admins and no operators: nobody can change anything. */
@@ -153,7 +153,7 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
   return {
     changeRolesConfigured,
     roleOf,
-    async can(userId, action, channelId) {
+    async can(userId, action, channelId, options = {}) {
       const needed = NEEDED[action];
       const role = await roleOf(userId);
       if (RANK[role] < RANK[needed]) {
@@ -163,7 +163,7 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
             : `${ACTION_WORDS[action]} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
         return { allowed: false, role, needed, reason };
       }
-      if (CHANGES.has(action)) {
+      if (CHANGES.has(action) && !options.channelChosenLater) {
         const reason = channelReason(channelId);
         if (reason !== null) return { allowed: false, role, needed, reason };
       }

@@ -47,6 +47,8 @@ export interface CloudClientDeps {
   /** Jitter source for the backoff, [0, 1). */
   random?: () => number;
   onRequestDone?: RequestDoneObserver;
+  /** Called once, when the API first answers as the sandbox (its data is fake). */
+  onSandbox?: () => void;
 }
 
 const DEFAULT_MAX_CONNECTIONS = 16;
@@ -74,6 +76,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     logger: deps.logger,
     dispatcher: deps.dispatcher,
     random: deps.random,
+    onSandbox: deps.onSandbox,
   });
   const observed = observer(deps.onRequestDone, deps.logger);
   const reads = createSingleFlight();

@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import type { Config } from '../config';
+import { SANDBOX_HEADER, type Config } from '../config';
 import { BudgetWaitTimeout, createBudget, type ConnectionBudget } from './budget';
 import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
 
@@ -54,6 +54,8 @@ export interface TransportOptions {
   maxBodyBytes: number;
   /** A dispatcher to use instead of our own Pools (tests: MockAgent). Not closed by `close()`. */
   dispatcher?: Dispatcher;
+  /** Called once, on the first answer that says it comes from the sandbox (SANDBOX_HEADER). */
+  onSandbox?: () => void;
 }
 
 export interface Transport {
@@ -133,6 +135,7 @@ export function createTransport(options: TransportOptions): Transport {
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join('[REDACTED]'), text);
   const headers = { authorization: `Basic ${credentials}`, accept: CONTENT_TYPES[format], 'content-type': CONTENT_TYPES[format] };
   const seconds = formatSeconds(timeoutMs);
+  let sandboxNoticed = false;
 
   const fail: Fail = (kind, message, init) =>
     new CloudError(kind, redact(message), {
@@ -168,6 +171,10 @@ export function createTransport(options: TransportOptions): Transport {
         bodyTimeout: timeoutMs,
       });
       status = response.statusCode;
+      if (!sandboxNoticed && response.headers[SANDBOX_HEADER] !== undefined) {
+        sandboxNoticed = true;
+        options.onSandbox?.();
+      }
       const ok = status >= 200 && status < 300;
       const limit = ok ? maxBodyBytes : MAX_ERROR_BODY_BYTES;
       const text = await readCapped(response.body, response.headers['content-length'], limit);

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '../config';
+import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from '../config';
 import { parseBody } from './body';
 import { validateDiskParams } from './disk-params';
 import { isoTimestamp } from './random';
@@ -218,7 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (delayMs > 0) await wait(delayMs);
     if (closed || res.destroyed) return;
     const { status, body, headers } = result.answer;
-    res.writeHead(status, { 'content-type': body.contentType, 'content-length': Buffer.byteLength(body.text), ...headers });
+    res.writeHead(status, { 'content-type': body.contentType, 'content-length': Buffer.byteLength(body.text), [SANDBOX_HEADER]: '1', ...headers });
     res.end(body.text);
   }
 
@@ -235,7 +235,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) {
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', [SANDBOX_HEADER]: '1' });
         res.end(JSON.stringify({ errors: ['internal sandbox error'] }));
       }
     });

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { BotAuthorization } from './bot-authorization';
 import type { ListenerContext } from './context';
+import { explainSlackFailure } from './explain-slack-failure';
 import type { InFlight } from './in-flight';
 import { registerListeners } from './listeners';
 
@@ -52,7 +53,10 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
       // Learnt in the background: a slow or unreachable Slack must not delay serving.
       void authorization.learn();
       if (socketMode) {
-        await app.start();
+        // Socket Mode cannot serve without Slack: start-up fails, saying where and what to check.
+        await app.start().catch((error: unknown) => {
+          throw new Error(explainSlackFailure(error, { apiUrl: config.slack.apiUrl, method: 'apps.connections.open', token: 'SLACK_APP_TOKEN' }), { cause: error });
+        });
         return { port: null };
       }
       const server = (await app.start(port)) as unknown as Server;

@@ -2,6 +2,7 @@ import type { Authorize } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log';
 import { slackErrorSummary } from './channel-post';
+import { explainSlackFailure } from './explain-slack-failure';
 
 export interface BotAuthorization {
   authorize: Authorize<boolean>;
@@ -31,7 +32,8 @@ export function botAuthorization(client: WebClient, botToken: string, logger: Lo
         known = true;
       })
       .catch((error: unknown) => {
-        logger.warn('auth.test failed; the bot keeps serving and tries again on the next request', { error: slackErrorSummary(error) });
+        const explanation = explainSlackFailure(error, { apiUrl: client.slackApiUrl, method: 'auth.test', token: 'SLACK_BOT_TOKEN' });
+        logger.warn(`auth.test failed: ${explanation}; the bot keeps serving and tries again on the next request`, { error: slackErrorSummary(error) });
       })
       .finally(() => {
         pending = undefined;

@@ -4,9 +4,10 @@ import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditStore } from '../store/audit-store';
+import type { RequestOutcome } from './middleware/request';
 import type { Respond } from './response-url';
 
-/** What every listener may use; built once in createSlackApp. */
+/** What every listener may use; built once in compose.ts. */
 export interface ListenerContext {
   config: Config;
   cloud: CloudClient;
@@ -14,7 +15,7 @@ export interface ListenerContext {
   changes: Changes;
   store: AuditStore;
   logger: Logger;
-  /** The bot runs on the built-in simulator: every message says so. */
+  /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
 }
@@ -31,4 +32,4 @@ export interface Invocation {
 }
 
 /** How a command ended, for the one log line per command. */
-export type CommandOutcome = 'ok' | 'usage' | 'denied' | 'not_found' | 'error' | 'opened';
+export type CommandOutcome = RequestOutcome;

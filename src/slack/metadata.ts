@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TargetKind } from '../changes';
 
 // What a modal remembers between opening and submission. Context only: who
 // submits and what they may do is decided again from the submission itself.
@@ -24,4 +25,15 @@ export function readMetadata(raw: string | undefined): ModalMetadata {
   } catch {
     return {};
   }
+}
+
+/** The metadata key of a target kind: a server's id is `vsId`, a backup's `backupId`. */
+const TARGET_KEY = { vs: 'vsId', backup: 'backupId' } as const;
+
+export function targetMetadata(kind: TargetKind, id: number): Pick<ModalMetadata, 'vsId' | 'backupId'> {
+  return { [TARGET_KEY[kind]]: id };
+}
+
+export function targetIdIn(meta: ModalMetadata, kind: TargetKind): number | undefined {
+  return meta[TARGET_KEY[kind]];
 }

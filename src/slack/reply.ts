@@ -1,12 +1,20 @@
 import type { Rendered } from './blocks/mrkdwn';
 import { renderError } from './blocks/messages';
-import type { Invocation, ListenerContext } from './context';
-import type { ResponsePayload } from './response-url';
+import type { Logger } from '../log';
+import type { ListenerContext } from './context';
+import type { Respond, ResponsePayload } from './response-url';
 
 // Every answer to a command goes through respond(); a failure to deliver
 // (expired response_url, Slack down) is logged with context, never thrown.
 
-type Replier = Pick<Invocation, 'respond' | 'log'>;
+/** Anything that answers through a response_url; without one, the answer is logged as undeliverable. */
+export interface Replier {
+  respond: Respond | undefined;
+  log: Logger;
+}
+
+/** When a listener fails in a way it did not foresee. */
+export const SOMETHING_WENT_WRONG = 'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
 
 export async function replyEphemeral(inv: Replier, message: Rendered): Promise<void> {
   await deliver(inv, { response_type: 'ephemeral', replace_original: false, ...message });
@@ -22,6 +30,10 @@ export async function replySummary(ctx: ListenerContext, inv: Replier, message: 
 }
 
 export async function deliver(inv: Replier, payload: ResponsePayload): Promise<boolean> {
+  if (!inv.respond) {
+    inv.log.warn('could not deliver the answer: the request has no response_url');
+    return false;
+  }
   try {
     await inv.respond(payload);
     return true;

@@ -8,18 +8,18 @@ import { CloudError, type CloudErrorKind } from '../../src/cloud/errors';
 import { parseRetryAfter } from '../../src/cloud/http';
 import type { AutoscalingSlot, FirewallRule } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
-import { closedPortUrl, reply, resetMidBody, startFixtureServer, type FixtureServer } from '../helpers/cloud-fixtures';
+import { closedPortUrl, cutMidBody, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
 
 const ACCOUNT_ID = 'acct-7';
 const API_KEY = 'k3y-that-must-never-leak-4f9a2c';
 const CREDENTIALS = Buffer.from(`${ACCOUNT_ID}:${API_KEY}`).toString('base64');
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 
-let server: FixtureServer;
+let server: CloudFaultServer;
 const clients: CloudClient[] = [];
 
 beforeEach(async () => {
-  server = await startFixtureServer();
+  server = await startCloudFaultServer();
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
@@ -232,14 +232,14 @@ describe('broken answers become error kinds', () => {
   });
 
   it('a connection reset in the middle of the body → network, after two retries of the GET', async () => {
-    server.handle((_req, res) => resetMidBody(res, fixture('firewall_rules.json').slice(0, 200)));
+    server.handle((_req, res) => cutMidBody(res, fixture('firewall_rules.json').slice(0, 200)));
     const error = await expectKind(client().listFirewallRules(42), 'network');
     expect(error.message).toMatch(/^the connection to the cloud API broke off \(/);
     expect(server.requests).toHaveLength(3);
   });
 
   it('a reset on a POST → network, not retried', async () => {
-    server.handle((_req, res) => resetMidBody(res, '{"disk": {'));
+    server.handle((_req, res) => cutMidBody(res, '{"disk": {'));
     await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'network');
     expect(server.requests).toHaveLength(1);
   });
@@ -489,7 +489,7 @@ describe('a 2xx whose body cannot be read is told apart', () => {
   it.each([
     ['garbage', (res: import('node:http').ServerResponse) => reply(res, 201, '{"disk": {"id": tru')],
     ['the wrong shape', (res: import('node:http').ServerResponse) => reply(res, 201, '{"volume": {}}')],
-    ['a body that breaks off', (res: import('node:http').ServerResponse) => resetMidBody(res, '{"disk": {"id": 1')],
+    ['a body that breaks off', (res: import('node:http').ServerResponse) => cutMidBody(res, '{"disk": {"id": 1')],
   ])('201 with %s → unreadableSuccess (the change was applied, only its answer is lost)', async (_name, answer) => {
     server.handle((_req, res) => answer(res));
     const error = await failure(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
@@ -536,12 +536,12 @@ describe('the request observer (the seam for metrics)', () => {
 });
 
 describe('the API key never leaks', () => {
-  const faults: [string, (s: FixtureServer) => void][] = [
+  const faults: [string, (s: CloudFaultServer) => void][] = [
     ['401', (s) => s.handle((_req, res) => reply(res, 401, ''))],
     ['a body echoing the credentials', (s) => s.handle((req, res) => reply(res, 422, JSON.stringify({ errors: { api_key: [`${API_KEY} is wrong`], base: [`bad header ${req.headers.authorization}`] } })))],
     ['an HTML 500 echoing the key', (s) => s.handle((_req, res) => reply(res, 500, `<html><head><title>key ${API_KEY}</title></head></html>`))],
     ['a timeout', (s) => s.handle(() => undefined)],
-    ['a reset mid-body', (s) => s.handle((_req, res) => resetMidBody(res, '[{'))],
+    ['a reset mid-body', (s) => s.handle((_req, res) => cutMidBody(res, '[{'))],
     ['garbage', (s) => s.handle((_req, res) => reply(res, 200, `not json ${API_KEY}`))],
   ];
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { addDiskWireFields, decodeResponse, encodeAddDiskBody, parseErrorBody, Responses } from '../../src/cloud/codec';
 import { CloudError } from '../../src/cloud/errors';
 import { parseXml } from '../../src/cloud/xml';
-import { xmlList, xmlRecord } from '../helpers/cloud-fixtures';
+import { xmlList, xmlRecord } from '../helpers/rails-xml';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 

@@ -1,5 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { request } from 'undici';
+import { sign } from '../../src/local/signing';
+
+export { sign };
 
 // Builds requests exactly as Slack sends them: form-encoded bodies signed with
 // v0=HMAC-SHA256(signing secret, "v0:<timestamp>:<body>").
@@ -18,10 +20,6 @@ export interface SlackHttpResponse {
   body: string;
   json: () => unknown;
   ms: number;
-}
-
-export function sign(secret: string, timestamp: number, body: string): string {
-  return 'v0=' + createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
 }
 
 export async function postToSlackEndpoint(url: string, secret: string, body: string, contentType: string, options: SlackRequestOptions = {}): Promise<SlackHttpResponse> {

@@ -1,8 +1,8 @@
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { API_KEY, startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, eventually, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
-import * as faults from '../helpers/fault-cloud';
-import type { FaultCloud, FaultHandler } from '../helpers/fault-cloud';
+import * as faults from '../helpers/cloud-fault-server';
+import type { CloudFaultServer, FaultHandler } from '../helpers/cloud-fault-server';
 
 // The cloud API failing in every way we know of, end to end through the real
 // Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
@@ -47,11 +47,11 @@ function expectUserMessage(m: Message, says: RegExp): void {
 
 describe('cloud API faults through the real app (JSON)', () => {
   let upstream: Sandbox;
-  let cloud: FaultCloud;
+  let cloud: CloudFaultServer;
   let h: Harness;
   beforeAll(async () => {
     upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startFaultCloud(upstream.url);
+    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
     h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
   });
   afterAll(async () => {
@@ -66,7 +66,7 @@ describe('cloud API faults through the real app (JSON)', () => {
   });
 
   test.each(cases)('$name: the user is told, only they see it, and the next command works', async ({ fault, says }) => {
-    cloud.fail(fault);
+    cloud.handle(fault);
     const started = Date.now();
     const m = await answerTo(h, 'firewall 42');
     // Bounded: the deadline covers retries, so no fault holds the user much past it.
@@ -98,11 +98,11 @@ describe('cloud API faults through the real app (JSON)', () => {
       return process.memoryUsage();
     };
     // Warm up so that first-use allocations are not counted.
-    cloud.fail(faults.huge(50 * 1024 * 1024, false));
+    cloud.handle(faults.huge(50 * 1024 * 1024, false));
     await answerTo(h, 'firewall 42');
     const before = measure();
     for (let i = 0; i < 10; i++) {
-      cloud.fail(faults.huge(50 * 1024 * 1024, i % 2 === 0));
+      cloud.handle(faults.huge(50 * 1024 * 1024, i % 2 === 0));
       expectUserMessage(await answerTo(h, `firewall ${42 + (i % 3)}`), /too large/);
     }
     const after = measure();
@@ -111,7 +111,7 @@ describe('cloud API faults through the real app (JSON)', () => {
   });
 
   test('many users hitting a hung cloud API at once all get an answer, and the bot then serves normally', async () => {
-    cloud.fail(faults.hang);
+    cloud.handle(faults.hang);
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => answerTo(h, `firewall ${42 + (i % 5)}`, { user: `U${i}` })));
     for (const m of answers) expectUserMessage(m, NO_ANSWER);
     cloud.heal();
@@ -126,7 +126,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     { name: 'answers garbage', fault: faults.garbageJson, says: CLOUD_FAILED },
   ])('an add-disk whose API call $name: sent once, the modal says so, the audit says it may have been applied', async ({ fault, says }) => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
-    cloud.fail(fault);
+    cloud.handle(fault);
     const before = cloud.requests.length;
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(ack.response_action).toBe('update');
@@ -152,11 +152,11 @@ describe('cloud API faults through the real app (JSON)', () => {
 
 describe('cloud API faults through the real app (XML on the wire)', () => {
   let upstream: Sandbox;
-  let cloud: FaultCloud;
+  let cloud: CloudFaultServer;
   let h: Harness;
   beforeAll(async () => {
     upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startFaultCloud(upstream.url);
+    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
     h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
   });
   afterAll(async () => {
@@ -171,7 +171,7 @@ describe('cloud API faults through the real app (XML on the wire)', () => {
     { name: 'JSON where XML was asked for', fault: faults.body(200, '[{"firewall_rule":{"id":1}}]') },
     { name: 'an HTML page with HTTP 200', fault: faults.htmlErrorPage(200) },
   ])('$name: "the cloud API failed", and the next command works', async ({ fault }) => {
-    cloud.fail(fault);
+    cloud.handle(fault);
     expectUserMessage(await answerTo(h, 'firewall 42', { channel: CHANNEL }), CLOUD_FAILED);
     cloud.heal();
     const next = await answerTo(h, 'firewall 42');

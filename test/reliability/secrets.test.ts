@@ -2,8 +2,8 @@ import { inspect } from 'node:util';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, sleep, submit } from '../helpers/drive';
-import * as faults from '../helpers/fault-cloud';
-import type { FaultCloud } from '../helpers/fault-cloud';
+import * as faults from '../helpers/cloud-fault-server';
+import type { CloudFaultServer } from '../helpers/cloud-fault-server';
 
 // With LOG_LEVEL=debug and the faults of the other reliability tests, no
 // API key, bot token or signing secret shows up anywhere a person or a log
@@ -12,14 +12,14 @@ import type { FaultCloud } from '../helpers/fault-cloud';
 
 describe('secrets stay secret under faults', () => {
   let upstream: Sandbox;
-  let cloud: FaultCloud;
+  let cloud: CloudFaultServer;
   let h: Harness;
   let secrets: string[];
   const thrown: unknown[] = [];
 
   beforeAll(async () => {
     upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startFaultCloud(upstream.url);
+    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
     h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: '600', VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_AUDIT_CHANNEL: 'CAUDIT', LOG_LEVEL: 'debug' } });
     const credentials = Buffer.from(`${h.config.cloud.accountId}:${API_KEY}`).toString('base64');
     secrets = [API_KEY, credentials, BOT_TOKEN, SIGNING_SECRET];
@@ -44,7 +44,7 @@ describe('secrets stay secret under faults', () => {
       echo(500),
     ];
     for (const fault of cloudFaults) {
-      cloud.fail(fault);
+      cloud.handle(fault);
       await answerTo(h, 'firewall 42', { user: 'UOPER' });
       const view = await openForm(h, 'disk add 43', 'UOPER');
       await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);

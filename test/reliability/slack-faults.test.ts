@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
-import { closedPortUrl } from '../helpers/cloud-fixtures';
+import { closedPortUrl } from '../helpers/cloud-fault-server';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, eventually, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
@@ -60,7 +60,7 @@ describe('Slack Web API and response_url failures', () => {
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
     expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
     expect(visibleText(m)).toMatch(/Could not open the form/);
-    expect((await commandDone(h, 'UOPER')).outcome).toBe('error');
+    expect((await commandDone(h, 'UOPER')).outcome).toBe('failed');
     // …and a rate limit on one method does not stall everything else the bot does.
     const next = await answerTo(h, 'firewall 42', { user: 'UVIEWER' }, 3000);
     expect(next.response_type).toBe('in_channel');
@@ -79,7 +79,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.failResponseUrl(404);
     await h.command('firewall 42', { user: 'UVIEWER', channel: CHANNEL });
     const done = await commandDone(h, 'UVIEWER');
-    expect(done.outcome).toBe('ok');
+    expect(done.outcome).toBe('succeeded');
     const [warn] = linesAbout(h, /could not deliver the answer to Slack/);
     expect(warn).toMatchObject({ level: 'warn', user: 'UVIEWER', channel: CHANNEL });
     expect(JSON.stringify(warn!.error)).toMatch(/404/);

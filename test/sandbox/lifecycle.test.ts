@@ -25,6 +25,22 @@ describe('sandbox lifecycle', () => {
     }
   });
 
+  it('says it is the sandbox in every answer (X-VS-Sandbox: 1), errors included, so a bot given its URL labels its data', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const answers = [
+        await call(sandbox, '/virtual_machines/42/firewall_rules.json'),
+        await call(sandbox, '/virtual_machines/42/firewall_rules.xml', { auth: null }),
+        await call(sandbox, '/virtual_machines/999/auto_scaling.json'),
+        await call(sandbox, '/nowhere'),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 404]);
+      for (const a of answers) expect(a.headers['x-vs-sandbox']).toBe('1');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('delays every answer by the injected upstream delay, and setDelay changes it', async () => {
     const sandbox = await startSandbox({ delayMs: 150 });
     try {

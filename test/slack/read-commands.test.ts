@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
+import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
+import { answerTo as answer } from '../helpers/drive';
 import { buttonClick } from '../helpers/payloads';
 
 type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[] };
@@ -10,13 +10,7 @@ function visibleText(m: Message): string {
   return JSON.stringify(m.blocks ?? []) + '\n' + (m.text ?? '');
 }
 
-async function answerTo(h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}): Promise<Message> {
-  const before = h.slack.responses.length;
-  const res = await h.command(text, opts);
-  expect(res.status).toBe(200);
-  const posts = await h.slack.waitForResponses(before + 1);
-  return posts[before]!.body as Message;
-}
+const answerTo = async (h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}): Promise<Message> => (await answer(h, text, opts)) as Message;
 
 describe('/vs read commands over the real Bolt app', () => {
   let h: Harness;
@@ -189,7 +183,7 @@ describe('/vs read commands over the real Bolt app', () => {
     await answerTo(h, 'firewall 42', { user: 'ULOGGED', channel: 'CLOGGED' });
     await new Promise((r) => setTimeout(r, 50));
     const line = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.msg === 'command' && r.user === 'ULOGGED');
-    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'ok' });
+    expect(line).toMatchObject({ channel: 'CLOGGED', subcommand: 'firewall', outcome: 'succeeded' });
     expect(typeof line!.ms).toBe('number');
     const all = h.logs.join('\n') + JSON.stringify(h.slack.calls) + JSON.stringify(h.slack.responses);
     for (const secret of [BOT_TOKEN, SIGNING_SECRET, API_KEY]) expect(all).not.toContain(secret);
@@ -254,30 +248,22 @@ describe('presentation settings', () => {
 });
 
 describe('errors of the cloud API reach the user as PRODUCT.md words them', () => {
-  let fault: Server;
-  let answer: (res: import('node:http').ServerResponse) => void = () => undefined;
-  let faultUrl = '';
+  let fault: CloudFaultServer;
   beforeAll(async () => {
-    fault = createServer((req, res) => {
-      req.resume();
-      answer(res);
-    });
-    await new Promise<void>((r) => fault.listen(0, '127.0.0.1', r));
-    faultUrl = `http://127.0.0.1:${(fault.address() as AddressInfo).port}`;
+    fault = await startCloudFaultServer();
   });
   afterAll(async () => {
-    fault.closeAllConnections();
-    await new Promise((r) => fault.close(r));
+    await fault.close();
   });
 
   test.each([
-    ['401', (res: import('node:http').ServerResponse) => { res.writeHead(401, { 'content-type': 'application/json' }); res.end('{"error":"Unauthorized"}'); }, /refused the request.*API key/],
-    ['403', (res: import('node:http').ServerResponse) => { res.writeHead(403, { 'content-type': 'application/json' }); res.end('{"errors":["Access denied"]}'); }, /refused the request/],
-    ['500 with an HTML page', (res: import('node:http').ServerResponse) => { res.writeHead(500, { 'content-type': 'text/html' }); res.end('<html><body><h1>Internal Server Error</h1><pre>stack at foo.rb:12</pre></body></html>'); }, /cloud API failed/],
-    ['garbage', (res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"firewall_rule": [tru'); }, /cloud API failed/],
+    ['401', (res: import('node:http').ServerResponse) => reply(res, 401, '{"error":"Unauthorized"}'), /refused the request.*API key/],
+    ['403', (res: import('node:http').ServerResponse) => reply(res, 403, '{"errors":["Access denied"]}'), /refused the request/],
+    ['500 with an HTML page', (res: import('node:http').ServerResponse) => reply(res, 500, '<html><body><h1>Internal Server Error</h1><pre>stack at foo.rb:12</pre></body></html>'), /cloud API failed/],
+    ['garbage', (res: import('node:http').ServerResponse) => reply(res, 200, '{"firewall_rule": [tru'), /cloud API failed/],
   ])('%s', async (_name, handler, expected) => {
-    answer = handler;
-    const h = await startHarness({ cloudUrl: faultUrl });
+    fault.handle((_req, res) => handler(res));
+    const h = await startHarness({ cloudUrl: fault.url });
     try {
       const m = await answerTo(h, 'firewall 42');
       expect(m.response_type).toBe('ephemeral');
@@ -289,14 +275,7 @@ describe('errors of the cloud API reach the user as PRODUCT.md words them', () =
   });
 
   test('connection refused', async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as AddressInfo;
-        s.close(() => resolve(port));
-      });
-    });
-    const h = await startHarness({ cloudUrl: `http://127.0.0.1:${closedPort}` });
+    const h = await startHarness({ cloudUrl: await closedPortUrl() });
     try {
       const m = await answerTo(h, 'firewall 42');
       expect(visibleText(m)).toMatch(/did not answer within 3 s/);

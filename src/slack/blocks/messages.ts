@@ -126,3 +126,26 @@ function compactJson(params: Record<string, unknown>): string {
     return '(parameters could not be shown)';
   }
 }
+
+/**
+ * Several denials of one user, as one post to VS_AUDIT_CHANNEL (at most one
+ * denial post per user a minute; each denial is still its own audit record).
+ */
+export function renderDenialSummary(userId: string, records: readonly AuditRecord[]): Rendered {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    const what = `${r.action} ${r.target}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  const shown = [...counts].slice(0, 20).map(([what, n]) => `${code(what, 60)}${n > 1 ? ` ×${n}` : ''}`);
+  const more = counts.size > 20 ? ` and ${counts.size - 20} more` : '';
+  const first = records[0]?.at.slice(0, 19).replace('T', ' ') ?? '';
+  const last = records[records.length - 1]?.at.slice(0, 19).replace('T', ' ') ?? '';
+  return {
+    text: fallback(escapeMrkdwn(`${userId} was denied ${records.length} times: ${[...counts.keys()].slice(0, 20).join(', ')}`)),
+    blocks: [
+      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${code(first, 20)} to ${code(last, 20)}): ${shown.join(', ')}${more}`),
+      context('Denials are posted at most once per user a minute; `/vs audit` lists each one.'),
+    ],
+  };
+}

@@ -1,4 +1,4 @@
-import { renderAuditPost, renderAuditRecords, renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
+import { renderAuditPost, renderAuditRecords, renderDenialSummary, renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
 import { parseCommand } from '../../../src/slack/command';
 import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
@@ -197,5 +197,29 @@ describe('audit trail', () => {
     params.self = params;
     const m = renderAuditPost(auditRecord({ params }));
     expect(contextTexts(m)[0]).toContain('parameters could not be shown');
+  });
+});
+
+describe('denial summary (audit channel)', () => {
+  test("one user's denials in one post: the count, each action and target with how often, the user mentioned", () => {
+    const records = [
+      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:05.000Z' }),
+      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:20.000Z' }),
+      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', action: 'backup_restore', target: 'backup:9', at: '2026-01-01T10:00:50.000Z' }),
+    ];
+    const m = renderDenialSummary('U0MALLORY', records);
+    expect(sectionTexts(m)[0]).toContain('<@U0MALLORY> was denied *3 times*');
+    expect(sectionTexts(m)[0]).toContain('`disk_add vs:42` ×2');
+    expect(sectionTexts(m)[0]).toContain('`backup_restore backup:9`');
+    expect(sectionTexts(m)[0]).toContain('`2026-01-01 10:00:05` to `2026-01-01 10:00:50`');
+    expectNoDataMarkup(m, { users: ['U0MALLORY'] });
+    expectWithinSlackLimits(m);
+  });
+
+  test('hundreds of distinct targets stay within Slack limits', () => {
+    const records = Array.from({ length: 300 }, (_, i) => auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: `vs:${i + 1}` }));
+    const m = renderDenialSummary('U0MALLORY', records);
+    expect(sectionTexts(m)[0]).toContain('and 280 more');
+    expectWithinSlackLimits(m);
   });
 });

@@ -4,5 +4,5 @@ import { replyEphemeral } from '../../reply';
 
 export async function helpCommand(ctx: ListenerContext, inv: Invocation): Promise<CommandOutcome> {
   await replyEphemeral(inv, renderHelp({ sandbox: ctx.sandbox }));
-  return 'usage';
+  return 'succeeded';
 }

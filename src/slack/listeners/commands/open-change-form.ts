@@ -1,21 +1,26 @@
-import type { ModalView } from '@slack/types';
-import type { ChangeAction } from '../../../store/audit-store';
-import { renderDenied } from '../../blocks/messages';
+import type { ChangeForm } from '../../change-forms';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import { targetMetadata, writeMetadata } from '../../metadata';
 import { MODAL_NOT_OPENED, openModal } from '../../open-modal';
-import { replyEphemeral, replyError } from '../../reply';
+import { replyError } from '../../reply';
 
 /**
- * Opens the form of a change once the door says the user may make it. The
- * role is checked (and a denial audited) now, and again on submission.
+ * `/vs disk add 42`, `/vs backup restore 9`: opens the change's form. The
+ * needs check (the change door, which records a refusal) has already let
+ * the user through; the door checks again when the form is submitted.
  */
-export async function openChangeForm(ctx: ListenerContext, inv: Invocation, action: ChangeAction, target: string, view: ModalView): Promise<CommandOutcome> {
-  const decision = await ctx.changes.authorize({ userId: inv.userId, channelId: inv.channelId }, action, target);
-  if (!decision.allowed) {
-    await replyEphemeral(inv, renderDenied({ action, needed: decision.needed, reason: decision.reason }));
-    return 'denied';
-  }
+export function openChangeForm(ctx: ListenerContext, inv: Invocation, form: ChangeForm<never>, targetId: number): Promise<CommandOutcome> {
+  const view = form.modal({
+    targetId,
+    channelId: inv.channelId,
+    privateMetadata: writeMetadata({ channelId: inv.channelId, ...targetMetadata(form.change.targetKind, targetId), responseUrl: inv.responseUrl }),
+    sandbox: ctx.sandbox,
+  });
+  return opened(inv, view);
+}
+
+async function opened(inv: Invocation, view: ReturnType<ChangeForm['modal']>): Promise<CommandOutcome> {
   if (await openModal(inv.client, inv.triggerId, view, inv.log)) return 'opened';
   await replyError(inv, MODAL_NOT_OPENED);
-  return 'error';
+  return 'failed';
 }

@@ -1,63 +1,43 @@
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseCommand, type Command } from '../../command';
-import { renderUsage } from '../../blocks/messages';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
-import { replyError, replyEphemeral } from '../../reply';
-import { responder } from '../../response-url';
-import { auditCommand } from './audit';
-import { autoscalingCommand } from './autoscaling';
-import { backupRestoreCommand } from './backup-restore';
-import { diskAddCommand } from './disk-add';
-import { firewallCommand } from './firewall';
-import { helpCommand } from './help';
-import { templatesCommand } from './templates';
-import { whoamiCommand } from './whoami';
+import type { Invocation, ListenerContext } from '../../context';
+import { requestOf } from '../../middleware/request';
+import { replyError, SOMETHING_WENT_WRONG } from '../../reply';
+import { runCommand } from '.';
 
-type Kind = Command['kind'];
-type Handler<K extends Kind> = (ctx: ListenerContext, inv: Invocation, cmd: Extract<Command, { kind: K }>) => Promise<CommandOutcome>;
+type Args = AllMiddlewareArgs & SlackCommandMiddlewareArgs;
 
-// One handler per subcommand; each guards its own role through the policy
-// (read commands here, changes through the changes door).
-const handlers: { [K in Exclude<Kind, 'invalid'>]: Handler<K> } = {
-  help: helpCommand,
-  firewall: firewallCommand,
-  autoscaling: autoscalingCommand,
-  templates: templatesCommand,
-  whoami: whoamiCommand,
-  audit: auditCommand,
-  disk_add: diskAddCommand,
-  backup_restore: backupRestoreCommand,
-};
+/** Parses `/vs …` once, before anything else reads it. */
+export async function parseVsCommand({ command, context, next }: Args): Promise<void> {
+  (context as { command?: Command }).command = parseCommand(typeof command.text === 'string' ? command.text : '');
+  await next();
+}
 
+export function commandOf(context: Context): Command {
+  const cmd = (context as { command?: Command }).command;
+  if (!cmd) throw new Error('parseVsCommand did not run before this listener');
+  return cmd;
+}
+
+/** The `/vs` listener: acked, logged and checked by middleware already; runs the subcommand of the table. */
 export function vsCommandCallback(ctx: ListenerContext) {
-  return async ({ command, ack, client }: AllMiddlewareArgs & SlackCommandMiddlewareArgs): Promise<void> => {
-    // Ack at once with nothing: every answer goes through respond(), after.
-    await ack();
-    const started = ctx.now();
-    const cmd = parseCommand(typeof command.text === 'string' ? command.text : '');
-    const log = ctx.logger.child({ user: command.user_id, channel: command.channel_id, subcommand: cmd.kind });
+  return async ({ command, client, context }: Args): Promise<void> => {
+    const req = requestOf(context);
     const inv: Invocation = {
       userId: command.user_id,
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       responseUrl: command.response_url,
-      respond: responder(command.response_url, ctx.sandbox),
+      respond: req.respond!,
       client,
-      log,
+      log: req.log,
     };
-    let outcome: CommandOutcome = 'error';
     try {
-      if (cmd.kind === 'invalid') {
-        await replyEphemeral(inv, renderUsage({ message: cmd.message, suggestion: cmd.suggestion }));
-        outcome = 'usage';
-      } else {
-        outcome = await (handlers[cmd.kind] as Handler<typeof cmd.kind>)(ctx, inv, cmd as never);
-      }
+      req.outcome = await runCommand(ctx, inv, commandOf(context));
     } catch (error) {
-      log.error('command failed', { error });
-      await replyError(inv, 'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.');
-    } finally {
-      log.info('command', { outcome, ms: Math.round(ctx.now() - started) });
+      req.log.error('command failed', { error });
+      req.outcome = 'failed';
+      await replyError(inv, SOMETHING_WENT_WRONG);
     }
   };
 }

@@ -15,5 +15,5 @@ export async function whoamiCommand(ctx: ListenerContext, inv: Invocation): Prom
       sandbox: ctx.sandbox,
     }),
   );
-  return 'ok';
+  return 'succeeded';
 }

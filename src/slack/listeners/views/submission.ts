@@ -11,7 +11,10 @@ import { renderError } from '../../blocks/messages';
 import { markSandbox } from '../../blocks/mrkdwn';
 import { viewStateToValues } from '../../blocks/modals';
 import { parseId } from '../../command';
-import { readMetadata } from '../../metadata';
+import { readMetadata, targetIdIn } from '../../metadata';
+import { requestOf, type RequestOutcome } from '../../middleware/request';
+import type { ChangeForm } from '../../change-forms';
+import { TARGET_ID_ERROR, targetKey } from '../../../changes';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -53,13 +56,14 @@ export interface SubmittedForm {
  * Reads a change form's submission. When the target id is neither in the
  * metadata nor a valid typed id, acks with an inline error and returns null.
  */
-export async function readSubmittedForm(args: SubmissionArgs, target: { metaKey: 'vsId' | 'backupId'; field: 'vs_id' | 'backup_id'; error: string }): Promise<SubmittedForm | null> {
+export async function readSubmittedForm(args: SubmissionArgs, form: ChangeForm<never>): Promise<SubmittedForm | null> {
   const { body, view } = args;
+  const { targetKind, targetField } = form.change;
   const meta = readMetadata(view.private_metadata);
   const values = viewStateToValues(view.state.values);
-  const targetId = meta[target.metaKey] ?? parseId(values[target.field]);
+  const targetId = targetIdIn(meta, targetKind) ?? parseId(values[targetField]);
   if (targetId === null) {
-    await args.ack({ response_action: 'errors', errors: { [target.field]: target.error } });
+    await args.ack({ response_action: 'errors', errors: { [targetField]: TARGET_ID_ERROR[targetKind] } });
     return null;
   }
   const channelId = meta.channelId ?? (typeof values.channel === 'string' ? values.channel : undefined);
@@ -73,11 +77,35 @@ export async function readSubmittedForm(args: SubmissionArgs, target: { metaKey:
   };
 }
 
+/** The listener of a change form's view_submission: reads the form and runs it through the change door. */
+export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeForm<never>) {
+  return async (args: SubmissionArgs): Promise<void> => {
+    const req = requestOf(args.context);
+    const submitted = await readSubmittedForm(args, form);
+    if (!submitted) {
+      req.outcome = 'invalid';
+      return;
+    }
+    const { userId, channelId, targetId, values } = submitted;
+    const target = { kind: form.change.targetKind, id: targetId };
+    req.outcome = await completeSubmission({
+      ctx,
+      args,
+      log: req.log.child({ ...(channelId ? { channel: channelId } : {}), target: targetKey(target) }),
+      subject: target,
+      title: form.title,
+      destination: submitted.destination,
+      formErrorBlock: form.formErrorBlock,
+      run: () => ctx.changes.submit({ userId, channelId: channelId ?? null, submissionKey: submitted.submissionKey }, form.change, targetId, values),
+      succeeded: (value) => form.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
+    });
+  };
+}
+
 type Outcome<T> = ChangeResult<T> | { outcome: 'crashed' };
 
-export async function completeSubmission<T>(s: Submission<T>): Promise<void> {
+export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOutcome> {
   const { ctx, args, log } = s;
-  const started = ctx.now();
   const pending: Promise<Outcome<T>> = s.run().catch((error: unknown) => {
     log.error('change failed unexpectedly', { error });
     return { outcome: 'crashed' } as const;
@@ -112,7 +140,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<void> {
   } else if (result.outcome === 'denied') {
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderError(result.decision.reason ?? 'You are not allowed to do this.'), ctx.sandbox), log);
   }
-  log.info('submission', { outcome: result.outcome, ms: Math.round(ctx.now() - started) });
+  return result.outcome === 'crashed' ? 'failed' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

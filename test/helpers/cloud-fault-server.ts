@@ -2,30 +2,32 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 
-// A loopback stand-in for the cloud API that is healthy by default (it
-// forwards every request to an upstream, normally a sandbox) and misbehaves on
-// demand: a test sets a fault, drives the real bot, heals it, and checks the
-// bot still serves. It can also stop listening (connection refused) and come
-// back on the same port. Every request it receives is recorded.
+// The one loopback stand-in for a misbehaving cloud API. By default it
+// forwards every request to an upstream (normally a sandbox), or answers with
+// a scripted handler when there is none; a test makes it misbehave (statuses,
+// odd bodies, resets, silence), heals it, can make it refuse connections and
+// listen again on the same port. Every request and connection is recorded.
 
-export interface FaultRequest {
+export interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
 }
 
-/** Answers one request instead of the upstream. */
-export type FaultHandler = (req: FaultRequest, res: ServerResponse) => void | Promise<void>;
+/** Answers one request; gets the body already read and the index of the request (0-based). */
+export type FaultHandler = (req: RecordedRequest, res: ServerResponse, index: number) => void | Promise<void>;
 
-export interface FaultCloud {
+export interface CloudFaultServer {
   url: string;
-  requests: FaultRequest[];
-  /** Requests whose answer came from a fault, not the upstream. */
-  faulted: number;
+  requests: RecordedRequest[];
+  /** TCP connections accepted so far, and the most open at once. */
+  connections: { total: number; maxOpen: number };
+  /** Requests answered by a handler given to handle(), not by the upstream. */
+  readonly faulted: number;
   /** Every following request gets this answer, until heal(). */
-  fail(handler: FaultHandler): void;
-  /** Back to forwarding to the upstream. */
+  handle(handler: FaultHandler): void;
+  /** Back to forwarding to the upstream (or the handler it started with). */
   heal(): void;
   /** Stops listening: new connections are refused (open ones are cut). */
   refuse(): Promise<void>;
@@ -34,10 +36,12 @@ export interface FaultCloud {
   close(): Promise<void>;
 }
 
-export async function startFaultCloud(upstream: string): Promise<FaultCloud> {
+export async function startCloudFaultServer(options: { upstream?: string; handler?: FaultHandler } = {}): Promise<CloudFaultServer> {
+  const initial: FaultHandler = options.upstream ? (req, res) => forward(options.upstream!, req, res) : (options.handler ?? ((_req, res) => reply(res, 200, '[]')));
   let current: FaultHandler | undefined;
-  const requests: FaultRequest[] = [];
+  const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const connections = { total: 0, maxOpen: 0 };
   const state = { faulted: 0 };
   let server: Server = build();
   let port = 0;
@@ -47,29 +51,32 @@ export async function startFaultCloud(upstream: string): Promise<FaultCloud> {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const recorded: FaultRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         requests.push(recorded);
-        const handler = current;
-        if (handler) state.faulted += 1;
-        const answer = handler ? handler(recorded, res) : forward(upstream, recorded, res);
-        Promise.resolve(answer).catch(() => res.destroy());
+        const handler = current ?? initial;
+        if (current) state.faulted += 1;
+        Promise.resolve(handler(recorded, res, requests.length - 1)).catch(() => res.destroy());
       });
     });
     s.on('connection', (socket) => {
       sockets.add(socket);
+      connections.total += 1;
+      connections.maxOpen = Math.max(connections.maxOpen, sockets.size);
       socket.on('close', () => sockets.delete(socket));
     });
     return s;
   }
 
-  const listen = () => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      port = (server.address() as AddressInfo).port;
-      resolve();
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
     });
-  });
+  // Servers that never answer hold sockets open: end them so close() returns.
   const stop = () =>
     new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
@@ -80,10 +87,11 @@ export async function startFaultCloud(upstream: string): Promise<FaultCloud> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections,
     get faulted() {
       return state.faulted;
     },
-    fail(handler) {
+    handle(handler) {
       current = handler;
     },
     heal() {
@@ -98,7 +106,8 @@ export async function startFaultCloud(upstream: string): Promise<FaultCloud> {
   };
 }
 
-async function forward(upstream: string, req: FaultRequest, res: ServerResponse): Promise<void> {
+/** Passes a recorded request on to `upstream` and its answer back. */
+export async function forward(upstream: string, req: RecordedRequest, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const answer = await request(upstream + req.url, { method: req.method as 'GET' | 'POST', headers, body: req.method === 'GET' ? undefined : req.body });
@@ -107,30 +116,50 @@ async function forward(upstream: string, req: FaultRequest, res: ServerResponse)
   res.end(body);
 }
 
-// --- the faults -----------------------------------------------------------
+/** A port on loopback with nothing listening: connecting to it is refused. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
 
-const socketOf = (res: ServerResponse) => res.socket;
+// --- answers ----------------------------------------------------------------
+
+export function reply(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': contentTypeOf(body), 'content-length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+function contentTypeOf(body: string): string {
+  const start = body.trimStart();
+  if (start.startsWith('<!DOCTYPE html') || start.startsWith('<html')) return 'text/html';
+  return start.startsWith('<') ? 'application/xml' : 'application/json';
+}
+
+/** Sends headers and part of the body, then cuts the connection. */
+export function cutMidBody(res: ServerResponse, partialBody: string, announcedLength = 10_000): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(announcedLength) });
+  res.write(partialBody, () => res.socket?.destroy());
+}
+
+// --- the faults, as handlers -------------------------------------------------
+
+export function body(status: number, text: string, headers: Record<string, string> = {}): FaultHandler {
+  return (_req, res) => reply(res, status, text, { 'content-type': 'application/json', ...headers });
+}
 
 /** Never answers: the bot's deadline must end the wait. */
 export const hang: FaultHandler = () => new Promise<void>(() => undefined);
 
 /** Headers and half a body, then the connection is cut. */
-export const resetMidBody: FaultHandler = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
-  res.write('[{"firewall_rule":{"id":1,"command":"ACC', () => socketOf(res)?.destroy());
-};
+export const resetMidBody: FaultHandler = (_req, res) => cutMidBody(res, '[{"firewall_rule":{"id":1,"command":"ACC', 5000);
 
 /** The connection is cut before any answer. */
 export const resetBeforeAnswer: FaultHandler = (_req, res) => {
-  socketOf(res)?.destroy();
+  res.socket?.destroy();
 };
-
-export function body(status: number, text: string, headers: Record<string, string> = {}): FaultHandler {
-  return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-    res.end(text);
-  };
-}
 
 export const truncatedJson = body(200, '[{"firewall_rule":{"id":1,"command":"ACCEPT","port":"443"');
 export const garbageJson = body(200, '}{ not json at all \u0000\uFFFD');

@@ -1,0 +1,41 @@
+import { CloudError, isCloudError, mayHaveApplied } from '../cloud/errors';
+
+// What an audit record keeps in words: bounded, and never more than the
+// form's own fields.
+
+/** Strings kept in an audit record of a form that was not executed (denied, invalid) are cut to this. */
+export const MAX_AUDITED_TEXT = 300;
+export const MAX_DETAIL_LENGTH = 1000;
+
+export function asCloudError(thrown: unknown): CloudError {
+  if (isCloudError(thrown)) return thrown;
+  return new CloudError('bad_response', 'something unexpected went wrong while calling the cloud API', { cause: thrown });
+}
+
+export function failureDetail(error: CloudError, thrown: unknown): string {
+  const parts = [isCloudError(thrown) ? error.message : `unexpected ${describeThrown(thrown)}`];
+  const fields = Object.entries(error.fieldErrors).map(([field, messages]) => `${field}: ${messages.join(', ')}`);
+  if (fields.length > 0) parts.push(fields.join('; '));
+  if (mayHaveApplied(error) || !isCloudError(thrown)) parts.push('the change may or may not have been applied: check before retrying');
+  return parts.join(' — ');
+}
+
+function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return `${thrown.name}: ${clip(thrown.message, 200)}`;
+  return clip(String(thrown), 200);
+}
+
+/** Only the form's own fields, strings cut short: an audit record is not a place for 100 KB of pasted text. */
+export function bounded(values: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = values[field];
+    if (value === undefined) continue;
+    out[field] = typeof value === 'string' ? clip(value, MAX_AUDITED_TEXT) : typeof value === 'boolean' || typeof value === 'number' ? value : String(value);
+  }
+  return out;
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

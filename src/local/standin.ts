@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInteractions, type Ack, type EnteredValues, type SubmitOutcome } from './interactions';
+import { refusedOrigin, servePage } from './page-server';
+import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type ResponsePost, type SlackCall } from './state';
+import { createWebApi, type WebApiAnswer } from './web-api';
+import { CHANNELS, ONCALL_GROUP, PEOPLE, type Channel, type Person } from './workspace';
+
+// The one stand-in for Slack, used by local mode, the tests and the benchmark.
+// One loopback HTTP server holds Slack's two faces: the Web API the bot calls
+// (/api/<method>) with the response_urls it posts to (/response/<id>), and the
+// person's side (the page and its /local/ endpoints), which sends the bot
+// signed requests. Everything is recorded for tests to read; faults (429,
+// ok:false, slow answers) can be injected per method.
+
+export type MethodHandler = (args: Json) => WebApiAnswer | undefined;
+
+/** A scripted misbehaviour of one Web API method. */
+export interface Fault {
+  /** HTTP status; 429 answers `ratelimited` with Retry-After. */
+  status?: number;
+  retryAfterSeconds?: number;
+  /** Answer `{ ok: false, error }`. */
+  error?: string;
+  /** Answer only after this long (the right answer unless `error` or `status` says otherwise). */
+  delayMs?: number;
+  /** How many calls it applies to; every call when unset. */
+  times?: number;
+}
+
+export interface SlackStandInOptions {
+  port?: number;
+  /** Loopback by default; the page is never meant for other machines. */
+  host?: string;
+  /** Web API calls must carry it (invalid_auth otherwise); unset: any token. */
+  botToken?: string;
+  /** Requests to the bot are signed with it; generated when unset. */
+  signingSecret?: string;
+  /** The bot's /slack/events, if known now (else connect()). */
+  eventsUrl?: string;
+  /** Refuse ids Slack would not know (local mode). Tests that build their own payloads use lenient mode. Default true. */
+  strict?: boolean;
+  /** Serve the page and its endpoints at / (local mode). */
+  page?: boolean;
+  /** Where /healthz, /readyz and /metrics are passed on to (the bot's own port), so PORT answers them in local mode. */
+  opsUrl?: () => string | undefined;
+  people?: readonly Person[];
+  channels?: readonly Channel[];
+  /** User groups and their members; the on-call group by default. */
+  groups?: Record<string, string[]>;
+  triggerTtlMs?: number;
+  /** Keep the bodies of response_url posts (default); the benchmark keeps only arrival times. */
+  keepBodies?: boolean;
+  now?: () => number;
+}
+
+export interface SlackStandIn {
+  /** http://127.0.0.1:<port> */
+  readonly origin: string;
+  /** Base URL of the Web API, with a trailing slash, for SLACK_API_URL. */
+  readonly apiUrl: string;
+  readonly signingSecret: string;
+  readonly state: StandInState;
+  readonly calls: SlackCall[];
+  readonly responses: ResponsePost[];
+  /** When each response_url was first posted to (performance.now()), by id. */
+  readonly arrivals: Map<string, ArrivedMessage>;
+  /** Posts to a response_url already posted to. */
+  readonly duplicates: number;
+  /** A response_url not tied to any message (tests building their own payloads). */
+  responseUrl(id?: string): string;
+  callsTo(method: string): SlackCall[];
+  /** Replaces the answer of one Web API method (return undefined to fall back to the default). */
+  on(method: string, handler: MethodHandler): void;
+  fault(method: string, fault: Fault): void;
+  setGroup(groupId: string, users: string[]): void;
+  /** Makes every response_url answer with this status (e.g. 404 for an expired one). */
+  failResponseUrl(status: number): void;
+  waitForResponses(count: number, timeoutMs?: number): Promise<ResponsePost[]>;
+  waitForCalls(method: string, count: number, timeoutMs?: number): Promise<SlackCall[]>;
+  /** The first post to this response_url id, once it arrives; undefined after `timeoutMs`. */
+  arrival(id: string, timeoutMs: number): Promise<ArrivedMessage | undefined>;
+  /** Resolves once every id arrived, or after `timeoutMs` with how many are missing. */
+  waitForArrivals(ids: Iterable<string>, timeoutMs: number): Promise<number>;
+  /** Points deliveries at the bot. */
+  connect(eventsUrl: string): void;
+
+  // A person's side, as the page drives it.
+  command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
+  closeView(user: string, viewId: string): Promise<void>;
+  shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
+  openHome(user: string): Promise<Ack>;
+  /** Messages of a channel as `user` sees them. */
+  messagesIn(channel: string, user?: string): ChannelMessage[];
+  /** The view on top of `user`'s modal stack. */
+  viewOf(user: string): OpenView | undefined;
+
+  /** Forgets recorded calls, posts, scripted answers and faults. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
+  const strict = options.strict ?? true;
+  const now = options.now ?? (() => Date.now());
+  const signingSecret = options.signingSecret ?? randomBytes(24).toString('hex');
+  const state = new StandInState(options.people ?? PEOPLE, options.channels ?? CHANNELS, now, options.keepBodies ?? true);
+  for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: ['U0ONCALL'] })) state.groups.set(id, users);
+  let eventsUrl = options.eventsUrl;
+  let origin = '';
+  const handlers = new Map<string, MethodHandler>();
+  const faults = new Map<string, Fault>();
+  let responseUrlStatus = 200;
+  let minted = 0;
+
+  const webApi = createWebApi(state, { strict, triggerTtlMs: options.triggerTtlMs ?? 3000 });
+  const interactions = createInteractions(state, {
+    strict,
+    signingSecret,
+    origin: () => origin,
+    eventsUrl: () => eventsUrl,
+    ackTimeoutMs: 3000,
+    responseUrlUses: 5,
+    responseUrlTtlMs: 30 * 60_000,
+  });
+
+  async function answerWebApi(method: string, args: Json, token: string | undefined): Promise<WebApiAnswer> {
+    const call: SlackCall = { method, args, token, at: now() };
+    state.recordCall(call);
+    const fault = faults.get(method);
+    if (fault) {
+      if (fault.times !== undefined && --fault.times <= 0) faults.delete(method);
+      if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+    }
+    const answer = ((): WebApiAnswer => {
+      if (options.botToken !== undefined && token !== options.botToken) return { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } };
+      if (fault?.status === 429) return { status: 429, headers: { 'retry-after': String(fault.retryAfterSeconds ?? 30) }, body: { ok: false, error: 'ratelimited' } };
+      if (fault?.status) return { status: fault.status, body: { ok: false, error: fault.error ?? 'fatal_error' } };
+      if (fault?.error) return { body: { ok: false, error: fault.error } };
+      return handlers.get(method)?.(args) ?? webApi(method, args);
+    })();
+    call.ok = answer.body.ok === true;
+    if (typeof answer.body.error === 'string') call.error = answer.body.error;
+    return answer;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    if (options.page) {
+      const refusal = refusedOrigin(req, origin);
+      if (refusal) return send(res, 403, 'text/plain', refusal);
+    }
+    if (url.pathname.startsWith('/api/')) {
+      const raw = await readBody(req);
+      const args = parseArgs(raw, req.headers['content-type'], url.searchParams);
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '') || (typeof args.token === 'string' ? args.token : undefined);
+      const answer = await answerWebApi(url.pathname.slice('/api/'.length), args, token);
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
+      res.end(JSON.stringify(answer.body));
+      return;
+    }
+    if (url.pathname.startsWith('/response/') && req.method === 'POST') {
+      const raw = await readBody(req);
+      if (responseUrlStatus !== 200) return send(res, responseUrlStatus, 'text/plain', 'expired_url');
+      let body: Json;
+      try {
+        body = JSON.parse(raw) as Json;
+      } catch {
+        return send(res, 400, 'text/plain', 'invalid_payload');
+      }
+      const answer = interactions.respond(url.pathname.slice('/response/'.length), body);
+      return send(res, answer.status, 'text/plain', answer.text);
+    }
+    if (options.page && (await servePage(req, res, url, standIn, options.opsUrl))) return;
+    send(res, 404, 'text/plain', 'not found');
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, 'text/plain', error instanceof Error ? error.message : String(error));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const standIn: SlackStandIn = {
+    origin,
+    apiUrl: `${origin}/api/`,
+    signingSecret,
+    state,
+    calls: state.calls,
+    responses: state.responses,
+    arrivals: state.arrivals,
+    get duplicates() {
+      return state.duplicates;
+    },
+    responseUrl: (id) => `${origin}/response/${id ?? `r${++minted}`}`,
+    callsTo: (method) => state.calls.filter((c) => c.method === method),
+    on: (method, handler) => void handlers.set(method, handler),
+    fault: (method, fault) => void faults.set(method, { ...fault }),
+    setGroup: (groupId, users) => void state.groups.set(groupId, users),
+    failResponseUrl: (status) => {
+      responseUrlStatus = status;
+    },
+    waitForResponses: (count, timeoutMs = 5000) =>
+      state.waitFor(() => (state.responses.length >= count ? state.responses.slice(0, count) : undefined), () => `${count} response_url posts (got ${state.responses.length})`, timeoutMs),
+    waitForCalls: (method, count, timeoutMs = 5000) =>
+      state.waitFor(
+        () => {
+          const matching = state.calls.filter((c) => c.method === method);
+          return matching.length >= count ? matching : undefined;
+        },
+        () => `${count} calls to ${method}`,
+        timeoutMs,
+      ),
+    arrival: (id, timeoutMs) => state.waitFor(() => state.arrivals.get(id), () => `response_url ${id}`, timeoutMs).catch(() => undefined),
+    waitForArrivals(ids, timeoutMs) {
+      const wanted = [...ids];
+      const missing = () => wanted.reduce((n, id) => (state.arrivals.has(id) ? n : n + 1), 0);
+      return new Promise<number>((resolve) => {
+        if (missing() === 0) return resolve(0);
+        const finish = () => {
+          clearTimeout(timer);
+          clearInterval(poll);
+          resolve(missing());
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        // Checked a few times a second rather than on every arrival: cheap under load.
+        const poll = setInterval(() => missing() === 0 && finish(), 50);
+      });
+    },
+    connect(url) {
+      eventsUrl = url;
+    },
+    command: (user, channel, text) => interactions.command(user, channel, text),
+    async click(user, target, actionId) {
+      if ('viewId' in target) {
+        const view = state.views.get(target.viewId);
+        return view ? interactions.clickInView(user, view, actionId) : { error: 'no such view' };
+      }
+      const message = state.visibleIn(target.channel, user).find((m) => m.ts === target.ts);
+      return message ? interactions.clickInMessage(user, message, actionId) : { error: 'no such message' };
+    },
+    submit: (user, viewId, values) => interactions.submit(user, viewId, values),
+    async closeView(user, viewId) {
+      await interactions.closeView(user, viewId);
+    },
+    shortcut: (user, callbackId, channel) => interactions.shortcut(user, callbackId, channel),
+    openHome: (user) => interactions.openHome(user),
+    messagesIn: (channel, user) => state.visibleIn(channel, user),
+    viewOf(user) {
+      const stack = state.stacks.get(user) ?? [];
+      return state.views.get(stack[stack.length - 1] ?? '');
+    },
+    reset() {
+      state.calls.length = 0;
+      state.responses.length = 0;
+      state.arrivals.clear();
+      state.duplicates = 0;
+      state.refusals.length = 0;
+      state.deliveries.length = 0;
+      handlers.clear();
+      faults.clear();
+      responseUrlStatus = 200;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return standIn;
+}
+
+export function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': `${contentType}; charset=utf-8`, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+export function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new Error('request body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Web API arguments: JSON, or a form whose JSON-looking values (blocks, view) are parsed as Slack does. */
+function parseArgs(raw: string, contentType: string | undefined, query: URLSearchParams): Json {
+  if (contentType?.includes('application/json')) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      return typeof parsed === 'object' && parsed !== null ? (parsed as Json) : {};
+    } catch {
+      return {};
+    }
+  }
+  const args: Json = {};
+  for (const [k, v] of query) args[k] = parseMaybeJson(v);
+  for (const [k, v] of new URLSearchParams(raw)) args[k] = parseMaybeJson(v);
+  return args;
+}
+
+function parseMaybeJson(v: string): unknown {
+  const t = v.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return v;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return v;
+  }
+}

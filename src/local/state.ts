@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Channel, Person } from './workspace';
+
+// What the stand-in remembers: the workspace (people, channels, groups), the
+// messages and views as Slack would show them, the trigger_ids and
+// response_urls it issued, and a record of every call and post for tests.
+// Every change is also an event, which the page receives over SSE.
+
+export type Json = Record<string, unknown>;
+
+export interface ChannelMessage {
+  ts: string;
+  channel: string;
+  /** A person's id, or the bot's. */
+  author: string;
+  text: string;
+  blocks?: unknown[];
+  /** Only this person sees it ("Only visible to you"). */
+  ephemeralTo?: string;
+  /** bot: posted by the app; command: what a person typed; notice: the stand-in speaking (errors Slack would show). */
+  kind: 'bot' | 'command' | 'notice';
+  /** It replaced an earlier message in place. */
+  replaced?: boolean;
+}
+
+export interface OpenView {
+  id: string;
+  /** Whose screen it is on. */
+  user: string;
+  /** The view as Slack keeps it: the app's view plus id, hash, state. */
+  view: Json;
+  /** The conversation it was opened from, if any (default_to_current_conversation). */
+  channel?: string;
+  /** Inline errors of the last response_action: errors, by block_id. */
+  errors?: Record<string, string>;
+}
+
+/** A trigger_id handed to the bot with an interaction; it expires (3 s at Slack) and works once. */
+export interface Trigger {
+  user: string;
+  channel?: string;
+  issuedAt: number;
+  used: boolean;
+}
+
+/** A response_url handed to the bot; Slack allows 5 posts within 30 minutes. */
+export interface ResponseTarget {
+  channel: string;
+  user: string;
+  /** The message an action came from: replace_original and delete_original act on it. */
+  messageTs?: string;
+  issuedAt: number;
+  uses: number;
+}
+
+export interface SlackCall {
+  method: string;
+  /** Form or JSON arguments as sent. */
+  args: Json;
+  token: string | undefined;
+  at: number;
+  /** What the stand-in answered. */
+  ok?: boolean;
+  error?: string;
+}
+
+export interface ResponsePost {
+  /** The id in /response/:id. */
+  id: string;
+  body: Json;
+  at: number;
+}
+
+/** An answer to a response_url as a benchmark sees it: when it arrived (performance.now()) and whether it was for the channel. */
+export interface ArrivedMessage {
+  at: number;
+  inChannel: boolean;
+}
+
+/** Something Slack would refuse, as the page shows it to the developer. */
+export interface Refusal {
+  /** Method or "response_url" or "ack". */
+  source: string;
+  error: string;
+  messages: string[];
+  channel?: string;
+  user?: string;
+  at: number;
+}
+
+export interface Delivery {
+  kind: string;
+  payload: Json;
+  status: number | null;
+  /** The bot's ack body. */
+  body: string;
+  error?: string;
+  ms: number;
+}
+
+export type StandInEvent =
+  | { type: 'message'; message: ChannelMessage }
+  | { type: 'delete'; channel: string; ts: string }
+  | { type: 'view'; view: OpenView }
+  | { type: 'view_closed'; user: string; id: string }
+  | { type: 'home'; user: string; view: Json }
+  | { type: 'refusal'; refusal: Refusal };
+
+export class StandInState {
+  readonly people: Person[];
+  readonly channels: Channel[];
+  readonly groups = new Map<string, string[]>();
+  readonly messages: ChannelMessage[] = [];
+  readonly views = new Map<string, OpenView>();
+  /** Each person's modal stack, bottom first. */
+  readonly stacks = new Map<string, string[]>();
+  readonly homes = new Map<string, Json>();
+  readonly triggers = new Map<string, Trigger>();
+  readonly responseTargets = new Map<string, ResponseTarget>();
+
+  readonly calls: SlackCall[] = [];
+  readonly responses: ResponsePost[] = [];
+  readonly arrivals = new Map<string, ArrivedMessage>();
+  duplicates = 0;
+  readonly refusals: Refusal[] = [];
+  readonly deliveries: Delivery[] = [];
+
+  private readonly listeners = new Set<(e: StandInEvent) => void>();
+  private readonly waiters = new Set<() => void>();
+  private lastTs = 0;
+
+  constructor(
+    people: readonly Person[],
+    channels: readonly Channel[],
+    readonly now: () => number,
+    /** Keep the bodies of response_url posts (tests); a benchmark keeps only arrivals. */
+    readonly keepBodies: boolean,
+  ) {
+    this.people = [...people];
+    this.channels = [...channels];
+  }
+
+  person(id: string): Person | undefined {
+    return this.people.find((p) => p.id === id);
+  }
+
+  channel(id: string): Channel | undefined {
+    return this.channels.find((c) => c.id === id);
+  }
+
+  /** Message timestamps as Slack writes them ("1700000000.000100"), strictly increasing. */
+  nextTs(): string {
+    const micros = Math.max(Math.floor(this.now() * 1000), this.lastTs + 1);
+    this.lastTs = micros;
+    return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
+  }
+
+  newId(prefix: string): string {
+    return prefix + randomBytes(6).toString('hex').toUpperCase();
+  }
+
+  addMessage(m: Omit<ChannelMessage, 'ts'> & { ts?: string }): ChannelMessage {
+    const message: ChannelMessage = { ...m, ts: m.ts ?? this.nextTs() };
+    this.messages.push(message);
+    this.emit({ type: 'message', message });
+    return message;
+  }
+
+  replaceMessage(channel: string, ts: string, with_: { text: string; blocks?: unknown[] }): ChannelMessage | undefined {
+    const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
+    if (i < 0) return undefined;
+    const message: ChannelMessage = { ...this.messages[i]!, text: with_.text, blocks: with_.blocks, replaced: true };
+    this.messages[i] = message;
+    this.emit({ type: 'message', message });
+    return message;
+  }
+
+  deleteMessage(channel: string, ts: string): boolean {
+    const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
+    if (i < 0) return false;
+    this.messages.splice(i, 1);
+    this.emit({ type: 'delete', channel, ts });
+    return true;
+  }
+
+  /** Messages of a channel as `user` sees them (others' ephemeral messages left out). */
+  visibleIn(channel: string, user?: string): ChannelMessage[] {
+    return this.messages.filter((m) => m.channel === channel && (m.ephemeralTo === undefined || user === undefined || m.ephemeralTo === user));
+  }
+
+  putView(v: OpenView): void {
+    this.views.set(v.id, v);
+    this.emit({ type: 'view', view: v });
+  }
+
+  closeViews(user: string, ids: string[]): void {
+    for (const id of ids) {
+      this.views.delete(id);
+      this.emit({ type: 'view_closed', user, id });
+    }
+  }
+
+  refuse(r: Omit<Refusal, 'at'>): Refusal {
+    const refusal = { ...r, at: this.now() };
+    this.refusals.push(refusal);
+    this.emit({ type: 'refusal', refusal });
+    return refusal;
+  }
+
+  recordResponse(id: string, body: Json): void {
+    if (this.arrivals.has(id)) this.duplicates++;
+    else this.arrivals.set(id, { at: performance.now(), inChannel: body.response_type === 'in_channel' });
+    if (this.keepBodies) this.responses.push({ id, body, at: this.now() });
+    this.notify();
+  }
+
+  recordCall(call: SlackCall): void {
+    this.calls.push(call);
+    this.notify();
+  }
+
+  subscribe(listener: (e: StandInEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(e: StandInEvent): void {
+    for (const l of this.listeners) l(e);
+    this.notify();
+  }
+
+  /** Resolves with `check()`'s first defined value; rejects after `timeoutMs`. */
+  waitFor<T>(check: () => T | undefined, what: () => string, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const done = check();
+      if (done !== undefined) return resolve(done);
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`));
+      }, timeoutMs);
+      const waiter = () => {
+        const result = check();
+        if (result === undefined) return;
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(result);
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}

@@ -1,0 +1,215 @@
+import { messageProblems, viewProblems } from './block-kit';
+import type { Json, OpenView, StandInState } from './state';
+import { APP_ID, BOT_USER, TEAM } from './workspace';
+
+// The Web API methods the bot calls, answered with Slack's shapes and error
+// codes. Strict (local mode): only channels, people, trigger_ids and views the
+// stand-in knows are accepted, as at Slack. Lenient (tests that build their
+// own payloads): ids it never issued are taken as they come.
+
+export interface WebApiAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body: Json;
+}
+
+export interface WebApiOptions {
+  strict: boolean;
+  /** trigger_ids expire after this long (3 s at Slack). */
+  triggerTtlMs: number;
+}
+
+type Method = (args: Json) => WebApiAnswer;
+
+const ok = (body: Json = {}): WebApiAnswer => ({ body: { ok: true, ...body } });
+const fail = (error: string, messages?: string[]): WebApiAnswer => ({ body: { ok: false, error, ...(messages ? { response_metadata: { messages } } : {}) } });
+
+export function createWebApi(state: StandInState, options: WebApiOptions): (method: string, args: Json) => WebApiAnswer {
+  const { strict } = options;
+
+  const knownChannel = (id: unknown): id is string => typeof id === 'string' && (state.channel(id) !== undefined || (!strict && id.length > 0));
+
+  /** Checks a message's text and blocks; the error Slack would answer, or null. */
+  function messageRefusal(method: string, args: Json): WebApiAnswer | null {
+    if (typeof args.blocks === 'string') return refuse(method, args, 'invalid_blocks_format', ['[ERROR] must provide an array [json-pointer:/blocks]']);
+    const hasText = typeof args.text === 'string' && args.text.length > 0;
+    const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
+    if (!hasText && !hasBlocks && args.attachments === undefined) return refuse(method, args, 'no_text');
+    if (typeof args.text === 'string' && args.text.length > 40_000) return refuse(method, args, 'msg_too_long');
+    const problems = messageProblems({ text: args.text, blocks: args.blocks });
+    return problems.length > 0 ? refuse(method, args, 'invalid_blocks', problems) : null;
+  }
+
+  function refuse(method: string, args: Json, error: string, messages: string[] = []): WebApiAnswer {
+    state.refuse({ source: method, error, messages, ...(typeof args.channel === 'string' ? { channel: args.channel } : {}), ...(typeof args.user === 'string' ? { user: args.user } : {}) });
+    return fail(error, messages.length > 0 ? messages : undefined);
+  }
+
+  function storedView(id: string, view: Json, previous?: OpenView): Json {
+    return {
+      id,
+      team_id: TEAM.id,
+      type: view.type,
+      title: view.title,
+      submit: view.submit ?? null,
+      close: view.close ?? null,
+      blocks: view.blocks,
+      private_metadata: view.private_metadata ?? '',
+      callback_id: view.callback_id ?? '',
+      external_id: view.external_id ?? '',
+      state: { values: {} },
+      hash: `${Math.floor(state.now() / 1000)}.${state.newId('H')}`,
+      clear_on_close: view.clear_on_close ?? false,
+      notify_on_close: view.notify_on_close ?? false,
+      root_view_id: (previous?.view.root_view_id as string | undefined) ?? id,
+      previous_view_id: null,
+      app_id: APP_ID,
+      app_installed_team_id: TEAM.id,
+      bot_id: BOT_USER.botId,
+    };
+  }
+
+  /** The trigger's owner, or the error Slack would answer. */
+  function exchangeTrigger(method: string, args: Json): { user: string; channel?: string } | WebApiAnswer {
+    const id = args.trigger_id;
+    if (typeof id !== 'string' || id === '') return refuse(method, args, 'invalid_arguments', ['[ERROR] missing required field: trigger_id']);
+    const trigger = state.triggers.get(id);
+    if (!trigger) return strict ? refuse(method, args, 'invalid_trigger_id') : { user: '' };
+    if (state.now() - trigger.issuedAt > options.triggerTtlMs) return refuse(method, args, 'expired_trigger_id');
+    if (trigger.used) return refuse(method, args, 'exchanged_trigger_id');
+    trigger.used = true;
+    return { user: trigger.user, ...(trigger.channel ? { channel: trigger.channel } : {}) };
+  }
+
+  function viewRefusal(method: string, args: Json): WebApiAnswer | null {
+    if (typeof args.view !== 'object' || args.view === null) return refuse(method, args, 'invalid_arguments', ['[ERROR] missing required field: view']);
+    const problems = viewProblems(args.view);
+    return problems.length > 0 ? refuse(method, args, 'invalid_arguments', problems) : null;
+  }
+
+  const methods: Record<string, Method> = {
+    'auth.test': () => ok({ url: `https://${TEAM.domain}.slack.com/`, team: 'Local', user: BOT_USER.name, team_id: TEAM.id, user_id: BOT_USER.id, bot_id: BOT_USER.botId, is_enterprise_install: false }),
+
+    'chat.postMessage': (args) => {
+      if (!knownChannel(args.channel)) return refuse('chat.postMessage', args, 'channel_not_found');
+      const refusal = messageRefusal('chat.postMessage', args);
+      if (refusal) return refusal;
+      const m = state.addMessage({ channel: args.channel, author: BOT_USER.id, text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}), kind: 'bot' });
+      return ok({ channel: m.channel, ts: m.ts, message: { type: 'message', user: BOT_USER.id, bot_id: BOT_USER.botId, text: m.text, blocks: m.blocks, ts: m.ts } });
+    },
+
+    'chat.postEphemeral': (args) => {
+      if (!knownChannel(args.channel)) return refuse('chat.postEphemeral', args, 'channel_not_found');
+      if (typeof args.user !== 'string' || args.user === '') return refuse('chat.postEphemeral', args, 'user_not_found');
+      if (strict && !state.person(args.user)) return refuse('chat.postEphemeral', args, 'user_not_in_channel');
+      const refusal = messageRefusal('chat.postEphemeral', args);
+      if (refusal) return refusal;
+      const m = state.addMessage({ channel: args.channel, author: BOT_USER.id, text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}), ephemeralTo: args.user, kind: 'bot' });
+      return ok({ message_ts: m.ts });
+    },
+
+    'chat.update': (args) => {
+      if (!knownChannel(args.channel)) return refuse('chat.update', args, 'channel_not_found');
+      const refusal = messageRefusal('chat.update', args);
+      if (refusal) return refusal;
+      const existing = state.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
+      if (!existing) return refuse('chat.update', args, 'message_not_found');
+      if (existing.author !== BOT_USER.id || existing.ephemeralTo) return refuse('chat.update', args, 'cant_update_message');
+      state.replaceMessage(existing.channel, existing.ts, { text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
+      return ok({ channel: existing.channel, ts: existing.ts, text: args.text });
+    },
+
+    'chat.delete': (args) => {
+      if (!knownChannel(args.channel)) return refuse('chat.delete', args, 'channel_not_found');
+      return typeof args.ts === 'string' && state.deleteMessage(args.channel, args.ts) ? ok({ channel: args.channel, ts: args.ts }) : refuse('chat.delete', args, 'message_not_found');
+    },
+
+    'views.open': (args) => {
+      const owner = exchangeTrigger('views.open', args);
+      if ('body' in owner) return owner;
+      const refusal = viewRefusal('views.open', args);
+      if (refusal) return refusal;
+      const id = state.newId('V');
+      const view = storedView(id, args.view as Json);
+      const previous = state.stacks.get(owner.user) ?? [];
+      if (previous.length > 0) state.closeViews(owner.user, previous);
+      state.stacks.set(owner.user, [id]);
+      state.putView({ id, user: owner.user, view, ...(owner.channel ? { channel: owner.channel } : {}) });
+      return ok({ view });
+    },
+
+    'views.push': (args) => {
+      const owner = exchangeTrigger('views.push', args);
+      if ('body' in owner) return owner;
+      const refusal = viewRefusal('views.push', args);
+      if (refusal) return refusal;
+      const stack = state.stacks.get(owner.user) ?? [];
+      if (stack.length >= 3) return refuse('views.push', args, 'push_limit_reached');
+      const id = state.newId('V');
+      const under = state.views.get(stack[stack.length - 1] ?? '');
+      const view = { ...storedView(id, args.view as Json, under), previous_view_id: under?.id ?? null };
+      state.stacks.set(owner.user, [...stack, id]);
+      state.putView({ id, user: owner.user, view, ...(under?.channel ? { channel: under.channel } : {}) });
+      return ok({ view });
+    },
+
+    'views.update': (args) => {
+      const id = typeof args.view_id === 'string' ? args.view_id : [...state.views.values()].find((v) => args.external_id !== undefined && v.view.external_id === args.external_id)?.id;
+      if (id === undefined && args.external_id === undefined && args.view_id === undefined) return refuse('views.update', args, 'invalid_arguments', ['[ERROR] either view_id or external_id is required']);
+      const existing = id === undefined ? undefined : state.views.get(id);
+      if (!existing && strict) return refuse('views.update', args, 'not_found');
+      if (existing && typeof args.hash === 'string' && args.hash !== existing.view.hash) return refuse('views.update', args, 'hash_conflict');
+      const refusal = viewRefusal('views.update', args);
+      if (refusal) return refusal;
+      const viewId = id ?? state.newId('V');
+      const user = existing?.user ?? '';
+      const view = { ...storedView(viewId, args.view as Json, existing), root_view_id: existing?.view.root_view_id ?? viewId, previous_view_id: existing?.view.previous_view_id ?? null };
+      state.putView({ id: viewId, user, view, ...(existing?.channel ? { channel: existing.channel } : {}) });
+      return ok({ view });
+    },
+
+    'views.publish': (args) => {
+      if (typeof args.user_id !== 'string' || (strict && !state.person(args.user_id))) return refuse('views.publish', args, 'user_not_found');
+      const refusal = viewRefusal('views.publish', args);
+      if (refusal) return refusal;
+      if ((args.view as Json).type !== 'home') return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] must be a home view [json-pointer:/view/type]']);
+      const view = storedView(state.newId('V'), args.view as Json);
+      state.homes.set(args.user_id, view);
+      state.emit({ type: 'home', user: args.user_id, view });
+      return ok({ view });
+    },
+
+    'usergroups.users.list': (args) => {
+      const users = state.groups.get(String(args.usergroup));
+      return users ? ok({ users: [...users] }) : refuse('usergroups.users.list', args, 'no_such_subteam');
+    },
+
+    'usergroups.list': () => ok({ usergroups: [...state.groups.entries()].map(([id, users]) => ({ id, team_id: TEAM.id, is_usergroup: true, user_count: users.length, users: [...users] })) }),
+
+    'users.info': (args) => {
+      const person = state.person(String(args.user));
+      if (!person) return strict ? refuse('users.info', args, 'user_not_found') : ok({ user: { id: args.user, name: String(args.user), real_name: String(args.user), is_bot: false } });
+      return ok({ user: { id: person.id, team_id: TEAM.id, name: person.name, real_name: person.name, is_bot: false, tz: 'UTC' } });
+    },
+
+    'conversations.info': (args) => {
+      const channel = state.channel(String(args.channel));
+      if (!channel) return refuse('conversations.info', args, 'channel_not_found');
+      return ok({ channel: { id: channel.id, name: channel.name, is_channel: true, is_private: false, is_member: true, topic: { value: channel.topic } } });
+    },
+
+    'conversations.members': (args) => {
+      if (!knownChannel(args.channel)) return refuse('conversations.members', args, 'channel_not_found');
+      return ok({ members: [...state.people.map((p) => p.id), BOT_USER.id], response_metadata: { next_cursor: '' } });
+    },
+
+    'users.conversations': () => ok({ channels: state.channels.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: false })), response_metadata: { next_cursor: '' } }),
+  };
+
+  return (method, args) => {
+    const handler = methods[method];
+    if (handler) return handler(args);
+    // Tests that predate the stand-in expect any other method to succeed.
+    return strict ? fail('unknown_method') : ok();
+  };
+}

@@ -1,0 +1,127 @@
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import type { AuditRecord } from '../store/audit-store';
+import { createOutboxSender, OUTBOX_DEFAULTS, type OutboxStorage, type PostAudit } from './audit-outbox';
+import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
+import { createMetrics, observeChange, observeCloudRequest, observeCommand, type CloudRequestObservation, type Metrics } from './metrics';
+import { startPeriodic, type LeaseStore, type Periodic } from './periodic';
+import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
+import { storeHealthJob, sweepJob, type SweepStore } from './sweeps';
+import { watchStore } from './store-watch';
+
+// The operations side of one instance, built by the composition root: metrics,
+// readiness, the Bolt middleware that times acks and drops Slack's retries,
+// the audit outbox sender and the periodic sweeps. Everything it needs from
+// Slack (posting an audit record) and from the store comes in as functions.
+
+export type OpsStore = LeaseStore & DeliveryClaims & OutboxStorage & SweepStore & { ping(): Promise<void> };
+
+export interface OpsDeps {
+  config: Config;
+  store: OpsStore;
+  logger: Logger;
+  /** Renders and posts to VS_AUDIT_CHANNEL; unset when there is no audit channel (the outbox is not drained). */
+  postAudit?: PostAudit;
+  /** Names this instance in leases and claims. */
+  instanceId?: string;
+  now?: () => number;
+}
+
+export interface Ops {
+  readonly metrics: Metrics;
+  readonly readiness: Readiness;
+  readonly instanceId: string;
+  routes(options: { mode: 'http' | 'socket'; sandbox: boolean }): OpsRoute[];
+  /** Global Bolt middleware, in order: the ack timer, then the retry filter. */
+  readonly middleware: Middleware<AnyMiddlewareArgs>[];
+  /** For the door's onRecorded: counts the change, wakes the outbox sender. */
+  recorded(record: AuditRecord): void;
+  /** For the cloud client's observer seam. */
+  cloudRequest(observation: CloudRequestObservation): void;
+  /** For the command listener: one `/vs` command ended so. */
+  commandEnded(command: string, outcome: string): void;
+  /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
+  watch<S extends object>(store: S): S;
+  /** What the store just did: answered, or could not be reached. */
+  storeSeen(state: 'ok' | 'unreachable'): void;
+  /** Starts the periodic work. */
+  start(): void;
+  /** Stops the periodic work and gives its leases back. */
+  stop(): Promise<void>;
+}
+
+export const SWEEP_LEASE = 'ops:sweeps';
+export const OUTBOX_LEASE = 'ops:audit-outbox';
+
+export function createOps(deps: OpsDeps): Ops {
+  const { config, store, logger } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const instanceId = deps.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const log = logger.child({ component: 'ops' });
+  const metrics = createMetrics();
+  const readiness = createReadiness(metrics);
+  const countChange = observeChange(metrics);
+  const jobs: Periodic[] = [];
+  let sender: Periodic | undefined;
+  const storeSeen = (state: 'ok' | 'unreachable') => {
+    if (!readiness.setStore(state)) return;
+    if (state === 'ok') {
+      log.info('the store answers again; changes are accepted');
+      sender?.wake();
+    } else log.error('the store is unreachable: reads keep working, changes are refused until it is back');
+  };
+  const recorded = (record: AuditRecord) => {
+    countChange(record);
+    sender?.wake();
+  };
+
+  return {
+    metrics,
+    readiness,
+    instanceId,
+    routes: (options) => opsRoutes(readiness, metrics, options),
+    middleware: [timeAcks(metrics), dropRetries(store, log, { socketMode: config.slack.appToken !== undefined, now })],
+    recorded,
+    cloudRequest: observeCloudRequest(metrics),
+    commandEnded: observeCommand(metrics),
+    watch: (s) => watchStore(s, storeSeen),
+    storeSeen,
+    start() {
+      const o = config.ops;
+      const health = startPeriodic({ name: 'store-health', intervalMs: o.storePingMs, logger: log, now, run: storeHealthJob({ ping: () => store.ping(), report: storeSeen }) });
+      jobs.push(health);
+      // A lease lives three rounds: a holder that dies is replaced within about that.
+      jobs.push(
+        startPeriodic({
+          name: 'sweeps',
+          intervalMs: o.sweepIntervalMs,
+          logger: log,
+          now,
+          lease: { store, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
+          run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded }),
+        }),
+      );
+      if (deps.postAudit) {
+        const outbox = createOutboxSender({ storage: store, post: deps.postAudit, owner: instanceId, logger: log.child({ job: 'audit-outbox' }), metrics, now, batch: o.outboxBatch, claimMs: Math.max(OUTBOX_DEFAULTS.claimMs, 3 * o.outboxPollMs) });
+        sender = startPeriodic({
+          name: 'audit-outbox',
+          intervalMs: o.outboxPollMs,
+          logger: log,
+          now,
+          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: Math.max(2000, 5 * o.outboxPollMs) },
+          run: async () => {
+            await outbox.runOnce();
+          },
+        });
+        jobs.push(sender);
+      }
+    },
+    async stop() {
+      await Promise.all(jobs.map((job) => job.stop()));
+      jobs.length = 0;
+    },
+  };
+}

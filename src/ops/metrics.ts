@@ -1,0 +1,78 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+// One prom-client registry per bot (tests run several bots in one process).
+// Labels take values from closed sets only (subcommand kinds, outcomes,
+// operation names, HTTP statuses): never a user id, a channel, a target or a
+// secret, which would also make the series count unbounded.
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** `/vs` commands by subcommand and how they ended (CommandOutcome). */
+  readonly commands: Counter<'command' | 'outcome'>;
+  /** From a request reaching the listeners to its ack being sent, by kind (command, action, view, shortcut). */
+  readonly ackSeconds: Histogram<'kind'>;
+  /** Cloud API calls by operation and HTTP status (or `timeout`, `network`, `unreadable`). */
+  readonly cloudRequests: Counter<'operation' | 'status'>;
+  readonly cloudRequestSeconds: Histogram<'operation'>;
+  /** Audit records of changes by action and outcome (PRODUCT.md's vocabulary). */
+  readonly changes: Counter<'action' | 'outcome'>;
+  /** 1 while the store answers, 0 while it is unreachable. */
+  readonly storeUp: Gauge;
+  /** Audit posts waiting in the outbox (as last seen by this instance's sender). */
+  readonly outboxBacklog: Gauge;
+  /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
+  readonly auditPosts: Counter<'result'>;
+  /** Periodic sweeps run by this instance, by sweep and outcome (`ok`, `error`). */
+  readonly sweeps: Counter<'sweep' | 'outcome'>;
+  /** 1 while this instance can serve (/readyz 200), 0 while starting or stopping. */
+  readonly ready: Gauge;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaults !== false) collectDefaultMetrics({ register: registry, prefix: '' });
+  const on = { registers: [registry] };
+  return {
+    registry,
+    commands: new Counter({ name: 'vs_chatops_commands_total', help: '/vs commands by subcommand and outcome', labelNames: ['command', 'outcome'], ...on }),
+    ackSeconds: new Histogram({ name: 'vs_chatops_ack_seconds', help: 'Time from a request reaching the listeners to its ack', labelNames: ['kind'], buckets: SECONDS_BUCKETS, ...on }),
+    cloudRequests: new Counter({ name: 'vs_chatops_cloud_requests_total', help: 'Cloud API requests by operation and status', labelNames: ['operation', 'status'], ...on }),
+    cloudRequestSeconds: new Histogram({ name: 'vs_chatops_cloud_request_seconds', help: 'Cloud API request duration', labelNames: ['operation'], buckets: SECONDS_BUCKETS, ...on }),
+    changes: new Counter({ name: 'vs_chatops_changes_total', help: 'Audit records of changes by action and outcome', labelNames: ['action', 'outcome'], ...on }),
+    storeUp: new Gauge({ name: 'vs_chatops_store_up', help: '1 while the store (SQLite or PostgreSQL) answers, 0 while unreachable', ...on }),
+    outboxBacklog: new Gauge({ name: 'vs_chatops_audit_outbox_backlog', help: 'Audit posts waiting in the outbox', ...on }),
+    auditPosts: new Counter({ name: 'vs_chatops_audit_posts_total', help: 'Audit posts by result (sent, retried, grouped)', labelNames: ['result'], ...on }),
+    sweeps: new Counter({ name: 'vs_chatops_sweeps_total', help: 'Periodic sweeps run by this instance', labelNames: ['sweep', 'outcome'], ...on }),
+    ready: new Gauge({ name: 'vs_chatops_ready', help: '1 while this instance serves (/readyz 200)', ...on }),
+  };
+}
+
+/** What the cloud client reports of each request (the client's observer seam). */
+export interface CloudRequestObservation {
+  operation: string;
+  /** HTTP status, or a word for requests that got none (`timeout`, `network`). */
+  status: number | string;
+  seconds: number;
+}
+
+export function observeCloudRequest(metrics: Metrics): (observation: CloudRequestObservation) => void {
+  return ({ operation, status, seconds }) => {
+    metrics.cloudRequests.inc({ operation, status: String(status) });
+    metrics.cloudRequestSeconds.observe({ operation }, seconds);
+  };
+}
+
+/** Counts a settled audit record of a change (any outcome but `started`). */
+export function observeChange(metrics: Metrics): (record: { action: string; outcome: string }) => void {
+  return ({ action, outcome }) => {
+    if (outcome === 'started') return;
+    metrics.changes.inc({ action, outcome });
+  };
+}
+
+/** Counts one `/vs` command once it has ended. */
+export function observeCommand(metrics: Metrics): (command: string, outcome: string) => void {
+  return (command, outcome) => metrics.commands.inc({ command, outcome });
+}

@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '../helpers/drive';
+import { freePort, spawnBot } from '../helpers/spawned-bot';
+
+// Slack out of reach while the bot starts: the real process, with
+// SLACK_API_URL on a loopback port where nothing listens (connection refused).
+// The operator is told which URL failed and what to check, not "fetch failed".
+
+const BOT_TOKEN = 'xoxb-unreachable-bot-token-0123456789';
+const APP_TOKEN = 'xapp-1-A1-unreachable-app-token-0123456789';
+const SIGNING_SECRET = 'unreachable-signing-secret-0123456789';
+
+describe('Slack unreachable at start-up', () => {
+  let dir: string;
+  let refusingUrl: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-slack-unreachable-'));
+    // Bound and released at once: nothing listens there, so connecting is refused.
+    refusingUrl = `http://127.0.0.1:${await freePort()}/api/`;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const expectNoSecret = (output: string) => {
+    for (const secret of [BOT_TOKEN, APP_TOKEN, SIGNING_SECRET]) expect(output).not.toContain(secret);
+  };
+
+  it('Socket Mode: start-up stops with exit status 1, naming the URL, the reason, and the token, network and proxy to check', async () => {
+    const root = join(__dirname, '..', '..');
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        PORT: String(await freePort()),
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_APP_TOKEN: APP_TOKEN,
+        SLACK_API_URL: refusingUrl,
+        VS_DB_PATH: join(dir, 'socket.sqlite'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+
+    expect(code).toBe(1);
+    const last = stderr.trim().split('\n').pop() ?? '';
+    expect(last).toContain(`vs-chatops could not start: Slack could not be reached at ${refusingUrl}apps.connections.open (connection refused, ECONNREFUSED)`);
+    expect(last).toMatch(/network, DNS, firewall/);
+    expect(last).toMatch(/SLACK_API_URL names your proxy/);
+    expect(last).toMatch(/SLACK_APP_TOKEN is set to an app-level token \(xapp-…\)/);
+    expect(last).not.toMatch(/fetch failed|\n\s+at /);
+    expectNoSecret(stdout + stderr);
+  });
+
+  it('HTTP mode: the bot serves anyway, and the log says where auth.test failed and what to check', async () => {
+    const bot = await spawnBot({
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: refusingUrl,
+      VS_DB_PATH: join(dir, 'http.sqlite'),
+    });
+    try {
+      const warning = () => bot.output().split('\n').find((l) => l.includes('"auth.test failed: '));
+      expect(await eventually(() => warning() !== undefined, 10_000)).toBe(true);
+      const line = warning() ?? '';
+      const msg = (JSON.parse(line) as { msg: string }).msg;
+      expect(msg).toContain(`Slack could not be reached at ${refusingUrl}auth.test (connection refused, ECONNREFUSED)`);
+      expect(msg).toMatch(/network, DNS, firewall/);
+      expect(msg).toMatch(/SLACK_API_URL names your proxy/);
+      expect(msg).toMatch(/SLACK_BOT_TOKEN is set to the Bot User OAuth Token \(xoxb-…\)/);
+      expect(msg).toMatch(/the bot keeps serving/);
+      expectNoSecret(bot.output());
+    } finally {
+      expect((await bot.kill('SIGTERM')).code).toBe(0);
+    }
+  });
+});

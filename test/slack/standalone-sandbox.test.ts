@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { postToSlackEndpoint, slashCommandBody } from '../helpers/signed-requests';
+import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+
+// The bot pointed by URL at a sandbox it did not start (`npm run sandbox`,
+// then VS_API_URL=http://127.0.0.1:4010): the sandbox says what it is in every
+// answer (X-VS-Sandbox), and the bot labels what it posts as sandbox data and
+// warns in its log, once. The real bot process, signed requests over HTTP,
+// the sandbox and a Slack fake on loopback.
+
+const SECRET = 'standalone-sandbox-signing-secret-0123';
+const FORM = 'application/x-www-form-urlencoded';
+const NOTICE = 'sandbox data — not a real cloud account';
+
+describe('the bot on a standalone sandbox given by URL', () => {
+  let dir: string;
+  let slack: SlackFake;
+  let sandbox: Sandbox;
+  let bot: SpawnedBot | undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vs-standalone-sandbox-'));
+    slack = await startSlackFake();
+    sandbox = await startSandbox({ port: 0 });
+  });
+  afterAll(async () => {
+    await bot?.kill('SIGTERM');
+    await sandbox.close();
+    await slack.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const startBot = (cloudUrl: string, name: string) =>
+    spawnBot({
+      SLACK_BOT_TOKEN: 'xoxb-standalone-sandbox-0123456789',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      VS_API_URL: cloudUrl,
+      VS_ACCOUNT_ID: sandbox.accountId,
+      VS_API_KEY: sandbox.apiKey,
+      VS_DB_PATH: join(dir, `${name}.sqlite`),
+    });
+
+  /** Types `/vs <text>` as UVIEWER and returns what reached the response_url. */
+  const answerTo = async (target: SpawnedBot, text: string) => {
+    const id = `r${Math.random().toString(36).slice(2)}`;
+    const ack = await postToSlackEndpoint(target.eventsUrl, SECRET, slashCommandBody({ text, response_url: slack.responseUrl(id) }), FORM);
+    expect(ack.status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const post = slack.responses.find((r) => r.id === id);
+      if (post) return post.body as { text: string; blocks: unknown[]; response_type?: string };
+      if (Date.now() > deadline) throw new Error(`no answer to "/vs ${text}"; bot output:\n${target.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const health = async (target: SpawnedBot) => {
+    const res = await request(`http://127.0.0.1:${target.port}/healthz`);
+    return (await res.body.json()) as { sandbox: boolean };
+  };
+  const warnings = (target: SpawnedBot) => target.output().split('\n').filter((l) => l.includes('answers as the sandbox'));
+
+  it('labels the firewall summary as sandbox data from the first answer on, says so once in its log and in /healthz', async () => {
+    const standalone = (bot = await startBot(sandbox.url, 'labelled'));
+    expect(await health(standalone)).toMatchObject({ sandbox: false });
+
+    const first = await answerTo(standalone, 'firewall 42');
+    expect(first.response_type).toBe('in_channel');
+    expect(JSON.stringify(first.blocks)).toContain(NOTICE);
+    expect(first.text).toMatch(/^\[sandbox data\] Firewall rules of VS 42/);
+    // The sandbox really did answer this, with its header.
+    expect(sandbox.requests.some((r) => r.path === '/virtual_machines/42/firewall_rules.json')).toBe(true);
+
+    const second = await answerTo(standalone, 'autoscaling 42');
+    expect(JSON.stringify(second.blocks).split(NOTICE)).toHaveLength(2);
+    expect(await health(standalone)).toMatchObject({ sandbox: true });
+
+    const warned = warnings(standalone);
+    expect(warned).toHaveLength(1);
+    expect(JSON.parse(warned[0]!)).toMatchObject({ level: 'warn', cloudUrl: sandbox.url });
+    await standalone.kill('SIGTERM');
+    bot = undefined;
+  });
+
+  it('does not label answers of an API that does not say it is the sandbox', async () => {
+    // The same sandbox behind a proxy that drops the header: what a real cloud API looks like to the bot.
+    const proxy: Server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const upstream = await request(`${sandbox.url}${req.url}`, {
+        method: req.method as 'GET' | 'POST',
+        headers: { authorization: req.headers.authorization ?? '', accept: req.headers.accept ?? '', 'content-type': req.headers['content-type'] ?? 'application/json' },
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
+      const body = Buffer.from(await upstream.body.arrayBuffer());
+      res.writeHead(upstream.statusCode, { 'content-type': String(upstream.headers['content-type']), 'content-length': body.length });
+      res.end(body);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const plain = (bot = await startBot(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 'plain'));
+    try {
+      const answer = await answerTo(plain, 'firewall 42');
+      expect(answer.text).toMatch(/^Firewall rules of VS 42/);
+      expect(JSON.stringify(answer.blocks)).not.toContain(NOTICE);
+      expect(warnings(plain)).toEqual([]);
+      expect(await health(plain)).toMatchObject({ sandbox: false });
+    } finally {
+      await plain.kill('SIGTERM');
+      bot = undefined;
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+});
