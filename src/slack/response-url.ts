@@ -37,7 +37,11 @@ export async function postToResponseUrl(url: string, payload: ResponsePayload): 
   if (res.statusCode >= 300) throw new ResponseUrlError(res.statusCode);
 }
 
-/** A respond function for one response_url; on the sandbox every answer carries the notice. */
-export function responder(url: string, sandbox: boolean): Respond {
-  return (payload) => postToResponseUrl(url, markSandbox(payload, sandbox));
+/**
+ * A respond function for one response_url; on the sandbox every answer carries
+ * the notice. Asked at each answer: the cloud API may say it is the sandbox
+ * only in the answer this very message reports.
+ */
+export function responder(url: string, sandbox: () => boolean): Respond {
+  return (payload) => postToResponseUrl(url, markSandbox(payload, sandbox()));
 }

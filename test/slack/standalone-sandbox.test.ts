@@ -67,9 +67,14 @@ describe('the bot on a standalone sandbox given by URL', () => {
   };
   const warnings = (target: SpawnedBot) => target.output().split('\n').filter((l) => l.includes('answers as the sandbox'));
 
-  it('labels the firewall summary as sandbox data from the first answer on, says so once in its log and in /healthz', async () => {
+  it('labels its answers as sandbox data from the first answer on (an error, then the firewall summary), says so once in its log and in /healthz', async () => {
     const standalone = (bot = await startBot(sandbox.url, 'labelled'));
     expect(await health(standalone)).toMatchObject({ sandbox: false });
+
+    // The very first answer, an error, is labelled already: the 404 said it came from the sandbox.
+    const notFound = await answerTo(standalone, 'firewall 999');
+    expect(notFound.text).toContain('VS 999 was not found');
+    expect(JSON.stringify(notFound.blocks)).toContain(NOTICE);
 
     const first = await answerTo(standalone, 'firewall 42');
     expect(first.response_type).toBe('in_channel');

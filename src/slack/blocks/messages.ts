@@ -83,6 +83,13 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
   invalid: ':pencil2:',
   // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
   started: ':hourglass_flowing_sand:',
+  busy: ':no_entry_sign:',
+  applied_unreadable: ':warning:',
+  interrupted: ':warning:',
+  requested: ':raised_hand:',
+  approved: ':ballot_box_with_check:',
+  rejected: ':no_entry:',
+  expired: ':hourglass:',
 };
 
 function recordLine(r: AuditRecord): string {

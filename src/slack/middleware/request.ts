@@ -48,7 +48,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const state: RequestState = {
       kind,
       ...facts,
-      respond: facts.responseUrl ? responder(facts.responseUrl, ctx.sandbox) : undefined,
+      respond: facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined,
       log,
       outcome: 'failed',
     };

@@ -1,7 +1,7 @@
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
-import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
-import { answerTo as answer } from '../helpers/drive';
-import { buttonClick } from '../helpers/payloads';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../../../helpers/app-harness';
+import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { answerTo as answer } from '../../../helpers/drive';
+import { buttonClick } from '../../../helpers/payloads';
 
 type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[] };
 

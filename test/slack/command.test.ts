@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { renderUsage } from '../../src/slack/blocks/messages';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, editDistance, parseCommand, parseId, type Command } from '../../src/slack/command';
-import { brokenUnicode, dataMarkup } from './renderers/limits';
+import { brokenUnicode, dataMarkup } from './blocks/limits';
 
 const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
   const cmd = parseCommand(text);

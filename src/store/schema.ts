@@ -1,0 +1,82 @@
+import type { Generated } from 'kysely';
+
+// The tables as both dialects hand them to JavaScript. PostgreSQL's pool is
+// set up (postgres.ts) to read bigint as number, timestamptz as an ISO string
+// and json as its text, so that one typed implementation serves both.
+
+export interface AuditRecordsTable {
+  id: Generated<number>;
+  /** ISO 8601 (SQLite: text; PostgreSQL: timestamptz). */
+  at: string;
+  user_id: string;
+  channel_id: string | null;
+  action: string;
+  target: string;
+  /** JSON text. */
+  params: string;
+  outcome: string;
+  api_status: number | null;
+  duration_ms: number;
+  detail: string | null;
+  /** The target lease held while `started`. */
+  lease_owner: string | null;
+}
+
+export interface SubmissionsTable {
+  key: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+export interface LocksTable {
+  target: string;
+  owner: string;
+  expires_at_ms: number;
+}
+
+export interface AuditOutboxTable {
+  id: Generated<number>;
+  record_id: number;
+  next_attempt_at_ms: number;
+  attempts: Generated<number>;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_expires_at_ms: number | null;
+  sent_at_ms: number | null;
+}
+
+/** At most one row (id = 1) while frozen. */
+export interface FreezeTable {
+  id: number;
+  frozen_by: string;
+  frozen_at: string;
+  reason: string;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  action: string;
+  target: string;
+  /** JSON text. */
+  params: string;
+  channel_id: string;
+  requested_by: string;
+  requested_at: string;
+  expires_at_ms: number;
+  reason: string | null;
+  /** JSON text: { method, path, body }. */
+  api_request: string;
+  status: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  message_ts: string | null;
+}
+
+export interface StoreTables {
+  audit_records: AuditRecordsTable;
+  submissions: SubmissionsTable;
+  locks: LocksTable;
+  audit_outbox: AuditOutboxTable;
+  change_freeze: FreezeTable;
+  approvals: ApprovalsTable;
+}

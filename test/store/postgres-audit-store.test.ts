@@ -1,0 +1,138 @@
+import { Client } from 'pg';
+import { isStoreUnavailable, StoreUnavailableError, type AuditStore } from '../../src/store/audit-store';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
+import { createTestDatabase, createTestSchema, startPostgresServer, type PostgresServer, type TestDatabase } from '../helpers/postgres';
+import { describeStoreContract, entry } from './contract';
+
+// The contract on a real PostgreSQL server (test/helpers/postgres.ts), then
+// what only a networked database has: instances migrating at once, the
+// database going away and coming back.
+
+const databases: TestDatabase[] = [];
+async function freshDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  databases.push(database);
+  return database;
+}
+afterAll(async () => {
+  await Promise.all(databases.map((d) => d.drop()));
+});
+
+// One database for this file, a schema of its own per test (a database takes a second to create).
+let database: Promise<TestDatabase> | undefined;
+async function freshSchema(): Promise<{ url: string }> {
+  database ??= freshDatabase();
+  return { url: await createTestSchema((await database).url) };
+}
+
+describeStoreContract('PostgreSQL', {
+  async fresh() {
+    const { url } = await freshSchema();
+    return { open: (options) => openPostgresAuditStore(url, { maxConnections: 4, ...options }) };
+  },
+});
+
+async function query<T>(url: string, text: string): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+describe('the PostgreSQL store', () => {
+  test('three instances migrating one fresh database at once: each migration applied once, all three work', async () => {
+    const { url } = await freshSchema();
+    const stores = await Promise.all([openPostgresAuditStore(url), openPostgresAuditStore(url), openPostgresAuditStore(url)]);
+    try {
+      const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+      expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      await stores[0]!.record(entry());
+      expect(await stores[2]!.latest(5)).toHaveLength(1);
+      // Once more, sequentially: nothing left to do.
+      const again = await openPostgresAuditStore(url);
+      await again.close();
+      expect(await query(url, 'SELECT version FROM schema_migrations')).toHaveLength(SCHEMA_VERSION);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  test('refuses a database written by a newer schema instead of guessing', async () => {
+    const { url } = await freshSchema();
+    await (await openPostgresAuditStore(url)).close();
+    await query(url, `INSERT INTO schema_migrations (version, description) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`);
+    await expect(openPostgresAuditStore(url)).rejects.toThrow(/newer/);
+  });
+
+  test('ids, times and parameters read back as written (bigint, timestamptz and json as SQLite gives them)', async () => {
+    const { url } = await freshSchema();
+    const store = await openPostgresAuditStore(url);
+    try {
+      const written = await store.record(entry({ at: '2024-05-01T10:00:00.123Z', params: { b: 1, a: [2, { c: null }] } }));
+      const [read] = await store.latest(1);
+      expect(read).toEqual(written);
+      expect(Object.keys(read!.params)).toEqual(['b', 'a']);
+      expect(typeof read!.id).toBe('number');
+    } finally {
+      await store.close();
+    }
+  });
+
+  describe('when the database goes away', () => {
+    let server: PostgresServer;
+    let store: AuditStore;
+    beforeAll(async () => {
+      server = await startPostgresServer();
+      store = await openPostgresAuditStore(server.url, { connectTimeoutMs: 2000 });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await server?.close();
+    });
+
+    test('every call is refused with StoreUnavailableError, and the same store works again once it is back', async () => {
+      const before = await store.record(entry({ target: 'vs:1' }));
+      expect(await store.claimSubmission('V-before', '2024-05-01T10:00:00.000Z')).toBe(true);
+      await server.stop();
+
+      const refusals = await Promise.allSettled([
+        store.ping(),
+        store.record(entry({ target: 'vs:2' })),
+        store.claimSubmission('V-during', '2024-05-01T10:00:00.000Z'),
+        store.tryLock('vs:2', 'owner', 0, 1000),
+        store.latest(5),
+        store.claimOutbox('sender', 0, 30_000, 10),
+        store.recoverInterrupted(0),
+      ]);
+      for (const refusal of refusals) {
+        expect(refusal.status).toBe('rejected');
+        const reason = (refusal as PromiseRejectedResult).reason as unknown;
+        expect(reason).toBeInstanceOf(StoreUnavailableError);
+        expect(isStoreUnavailable(reason)).toBe(true);
+        expect((reason as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+        expect((reason as Error).message).not.toContain(new URL(server.url).password);
+      }
+
+      await server.start();
+      await expect(store.ping()).resolves.toBeUndefined();
+      // Nothing was written while it was down; what was written before is there.
+      expect((await store.latest(5)).map((r) => r.id)).toEqual([before.id]);
+      expect(await store.claimSubmission('V-during', '2024-05-01T10:00:00.000Z')).toBe(true);
+      expect(await store.claimSubmission('V-before', '2024-05-01T10:00:00.000Z')).toBe(false);
+    });
+
+    test('opening while the database is down is refused with StoreUnavailableError', async () => {
+      await server.stop();
+      try {
+        await expect(openPostgresAuditStore(server.url, { connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        await server.start();
+      }
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+});
