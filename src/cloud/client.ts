@@ -46,6 +46,8 @@ export interface CloudClientDeps {
   maxBodyBytes?: number;
   /** Jitter source for the backoff, [0, 1). */
   random?: () => number;
+  /** Waits before a retry; tests record the waits instead of sleeping. */
+  wait?: (ms: number) => Promise<void>;
   onRequestDone?: RequestDoneObserver;
   /** Called once, when the API first answers as the sandbox (its data is fake). */
   onSandbox?: () => void;
@@ -76,6 +78,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     logger: deps.logger,
     dispatcher: deps.dispatcher,
     random: deps.random,
+    wait: deps.wait,
     onSandbox: deps.onSandbox,
   });
   const observed = observer(deps.onRequestDone, deps.logger);

@@ -18,6 +18,8 @@ export interface CloudHttpOptions extends Omit<TransportOptions, 'maxBodyBytes'>
   logger?: Logger;
   /** Jitter source, [0, 1). */
   random?: () => number;
+  /** Waits before a retry (tests). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 export interface CloudHttp {
@@ -36,6 +38,7 @@ export function createCloudHttp(options: CloudHttpOptions): CloudHttp {
     timeoutMs: options.timeoutMs,
     logger: options.logger,
     random: options.random ?? Math.random,
+    wait: options.wait,
   });
   return { format: options.format, send, transport, close: () => transport.close() };
 }

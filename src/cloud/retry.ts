@@ -39,6 +39,8 @@ export interface RetryingOptions {
   logger?: Logger;
   /** Jitter source, [0, 1). */
   random: () => number;
+  /** Waits before a retry; tests record the waits instead of sleeping. */
+  wait?: (ms: number) => Promise<void>;
 }
 
 /** Sends a request through the transport, trying again as the policy allows, within one deadline. */
@@ -56,7 +58,7 @@ export function retrying(options: RetryingOptions): (request: CloudRequest) => P
     const waitBeforeRetry = async (attempt: number, delayMs: number): Promise<boolean> => {
       if (!retriable || attempt > policy.maxRetries) return false;
       if (delayMs >= clock.remainingMs()) return false;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await (options.wait ?? sleep)(delayMs);
       return true;
     };
 
@@ -99,6 +101,8 @@ export function retrying(options: RetryingOptions): (request: CloudRequest) => P
     }
   };
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Retry-After as whole seconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {

@@ -206,10 +206,8 @@ describe('status codes become error kinds', () => {
 describe('broken answers become error kinds', () => {
   it('a server that never answers → timeout naming the seconds waited', async () => {
     server.handle(() => undefined);
-    const started = Date.now();
     const error = await expectKind(client({ timeoutMs: 200 }).listFirewallRules(42), 'timeout');
     expect(error.message).toBe('the cloud API did not answer within 0.2 s');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('a body trickled byte by byte → timeout: the whole request must finish within the deadline', async () => {
@@ -218,9 +216,8 @@ describe('broken answers become error kinds', () => {
       const trickle = setInterval(() => (res.destroyed ? clearInterval(trickle) : res.write(' ')), 20);
       res.on('close', () => clearInterval(trickle));
     });
-    const started = Date.now();
+    // Without one deadline over the whole exchange the trickle would keep it alive past jest's timeout.
     await expectKind(client({ timeoutMs: 300 }).listFirewallRules(42), 'timeout');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('a closed port → network, "could not connect to the cloud API (ECONNREFUSED)", retried twice for a GET', async () => {
@@ -297,11 +294,11 @@ describe('retries', () => {
     server.handle((_req, res, index) =>
       index === 0 ? reply(res, 429, '{"error": "slow down"}', { 'retry-after': '1' }) : reply(res, 200, fixture('firewall_rules.json')),
     );
-    const started = Date.now();
-    const rules = await client({ timeoutMs: 5000 }).listFirewallRules(42);
+    const waits: number[] = [];
+    const rules = await client({ timeoutMs: 5000 }, { wait: async (ms) => void waits.push(ms) }).listFirewallRules(42);
     expect(rules).toHaveLength(3);
     expect(server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(waits).toEqual([1000]);
   });
 
   it('never retries a POST on 429: rate_limited with the wait asked for', async () => {
