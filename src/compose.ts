@@ -1,8 +1,9 @@
 import type { CustomRoute } from '@slack/bolt';
-import { createChanges, createPolicy, type Changes, type GroupDirectory, type Policy } from './changes';
+import { createChanges, createPolicy, type ChannelDirectory, type Changes, type GroupDirectory, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { secretValues, type Config } from './config';
+import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
@@ -11,10 +12,11 @@ import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { createInFlight } from './slack/in-flight';
-import { createReceiver, healthRoute } from './slack/receiver';
+import { createOps, type Ops } from './ops';
+import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import type { AuditStore } from './store/audit-store';
-import { openSqliteAuditStore } from './store/sqlite-audit-store';
+import { openStore } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot in order:
@@ -30,7 +32,7 @@ import { openSqliteAuditStore } from './store/sqlite-audit-store';
 export interface ComposeOverrides {
   logger?: Logger;
   now?: () => number;
-  /** A store the caller opened (and closes); default: SQLite at config.dbPath, closed by stop(). */
+  /** A store the caller opened (and closes); default: openStore(config) (PostgreSQL at DATABASE_URL, else SQLite at VS_DB_PATH), closed by stop(). */
   store?: AuditStore;
   /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
   cloudUrl?: string;
@@ -50,6 +52,8 @@ export interface Bot {
   readonly slack: SlackApp;
   /** The built-in simulator, when VS_API_URL=sandbox. */
   readonly sandbox: Sandbox | undefined;
+  /** Metrics, readiness, the audit outbox sender and the sweeps. */
+  readonly ops: Ops;
   /** Starts serving; in HTTP mode resolves with the bound port. */
   start(port?: number): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes every part. */
@@ -63,11 +67,15 @@ interface Lifecycle {
   stop: () => Promise<void>;
 }
 
-export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+export async function composeBot(loaded: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
+  const logger = overrides.logger ?? createLogger({ level: loaded.logLevel, secrets: secretValues(loaded) });
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
+  // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
+  const local = loaded.mode === 'local' ? localMode(loaded, logger) : undefined;
+  if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
+  const config = local?.config ?? loaded;
 
   try {
     // The cloud API.
@@ -92,7 +100,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
-    const store = overrides.store ?? openSqliteAuditStore(config.dbPath);
+    const store = overrides.store ?? (await openStore(config, logger));
     if (!overrides.store) parts.add({ name: 'store', stop: () => store.close() });
 
     // Slack's Web API, for calls made outside a listener.
@@ -105,7 +113,15 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const groups: GroupDirectory = {
       membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
     };
-    const policy = createPolicy(config.roles, groups, { logger, now });
+    const channels: ChannelDirectory = {
+      isMember: async (userId, channelId) => {
+        for await (const page of botClient.paginate('conversations.members', { channel: channelId, limit: 1000 })) {
+          if (((page as { members?: string[] }).members ?? []).includes(userId)) return true;
+        }
+        return false;
+      },
+    };
+    const policy = createPolicy(config.roles, groups, { channels, logger, now });
     const auditSink: AuditSink = auditChannelPoster({
       client: botClient,
       channel: config.auditChannel,
@@ -117,8 +133,12 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     });
     const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
 
+    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter.
+    const ops = createOps({ config, logger, claims: store, now });
+    parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+
     // The Bolt app: receiver (with its routes), authorization, listeners.
-    const routes: CustomRoute[] = [healthRoute(config, sandboxLabel)];
+    const routes: CustomRoute[] = ops.routes({ mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandboxLabel });
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger);
     const context: ListenerContext = {
@@ -134,7 +154,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       },
       now,
     };
-    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger });
+    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
 
     let stopped = false;
     return {
@@ -146,13 +166,20 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       changes,
       slack,
       sandbox,
+      ops,
       async start(port) {
         for (const part of lifecycles) await part.start?.();
-        return slack.start(port);
+        const started = await slack.start(local?.listen ?? port);
+        if (local && started.port !== null) local.connect(started.port);
+        ops.readiness.markReady();
+        return started;
       },
       async stop(graceMs) {
         if (stopped) return;
         stopped = true;
+        // /readyz turns 503 first, so that a load balancer stops sending; then in-flight work finishes.
+        ops.readiness.markStopping();
+        if (config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
         await slack.stop(graceMs);
         await stopAll(lifecycles, logger);
       },

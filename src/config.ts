@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { defaultChangeConnections } from './cloud/budget';
 
@@ -31,8 +32,9 @@ const positiveInt = (what: string) =>
 const EnvSchema = z
   .object({
     SLACK_BOT_TOKEN: z
-      .string({ error: 'is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app' })
-      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-'),
+      .string()
+      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-')
+      .optional(),
     SLACK_SIGNING_SECRET: z.string().optional(),
     SLACK_APP_TOKEN: z
       .string()
@@ -62,6 +64,11 @@ const EnvSchema = z
     VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
     VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
     VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
+    DATABASE_URL: z
+      .string()
+      .refine(isPostgresUrl, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database (or postgresql://…); unset keeps SQLite at VS_DB_PATH')
+      .optional(),
+    VS_DB_MAX_CONNECTIONS: positiveInt('a number of connections').default(10),
     VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
     VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
     VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
@@ -152,8 +159,18 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
   const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
   for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
-  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+  if (modeOf(env) === 'local') {
+    if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+      problems.push(
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+      );
+    }
+  } else {
+    // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
+    if (!env.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)');
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+    }
   }
   if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
     if (!env.VS_ACCOUNT_ID) problems.push('VS_ACCOUNT_ID is required when VS_API_URL points at a real cloud API (the account id used for Basic auth)');
@@ -164,7 +181,17 @@ function crossFieldProblems(env: Record<string, string>): string[] {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
+export type Mode = 'http' | 'socket' | 'local';
+
+function modeOf(env: Record<string, string>): Mode {
+  if (env.SLACK_APP_TOKEN) return 'socket';
+  if (env.SLACK_BOT_TOKEN || env.SLACK_SIGNING_SECRET) return 'http';
+  return 'local';
+}
+
 export interface Config {
+  readonly mode: Mode;
   readonly slack: {
     readonly botToken: string;
     readonly signingSecret: string | undefined;
@@ -197,6 +224,10 @@ export interface Config {
   };
   readonly auditChannel: string | undefined;
   readonly dbPath: string;
+  /** Set: the store is on PostgreSQL (several instances); unset: SQLite at dbPath. */
+  readonly databaseUrl: string | undefined;
+  /** Upper bound of the PostgreSQL connection pool of one instance. */
+  readonly dbMaxConnections: number;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
   /** Read commands and page clicks a user may make per minute; more are refused with a message. */
   readonly readsPerUserPerMinute: number;
@@ -248,12 +279,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const sandbox = e.VS_API_URL === 'sandbox';
+  const mode = modeOf(relevant);
+  // Local mode: the stand-in for Slack listens on PORT; the bot's credentials for it are made up per run.
+  const local = mode === 'local';
   return deepFreeze({
+    mode,
     slack: {
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
+      botToken: local ? `xoxb-local-${randomBytes(18).toString('hex')}` : (e.SLACK_BOT_TOKEN ?? ''),
+      signingSecret: local ? randomBytes(24).toString('hex') : e.SLACK_SIGNING_SECRET,
       appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
+      apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
       port: e.PORT,
     },
     cloud: {
@@ -275,6 +310,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     auditChannel: e.VS_AUDIT_CHANNEL,
     dbPath: e.VS_DB_PATH,
+    databaseUrl: e.DATABASE_URL,
+    dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
@@ -301,9 +338,29 @@ export const SANDBOX_HEADER = 'x-vs-sandbox';
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {
-  return [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.cloud.apiKey].filter(
+  return [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.cloud.apiKey, ...databasePassword(config.databaseUrl)].filter(
     (v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY,
   );
+}
+
+function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+/** DATABASE_URL's password, as written and decoded, so that neither form reaches a log. */
+function databasePassword(databaseUrl: string | undefined): string[] {
+  if (!databaseUrl) return [];
+  try {
+    const { password } = new URL(databaseUrl);
+    return password ? [...new Set([password, decodeURIComponent(password)])] : [];
+  } catch {
+    return [];
+  }
 }
 
 function deepFreeze<T>(o: T): T {

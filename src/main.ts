@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const bot = await composeBot(config, { logger });
   const { port } = await bot.start();
   logger.info('vs-chatops started', {
-    mode: config.slack.appToken ? 'socket' : 'http',
+    mode: config.mode,
     ...(port !== null ? { port, events: '/slack/events', health: '/healthz' } : { health: `:${config.slack.port}/healthz` }),
     cloudFormat: config.cloud.format,
   });
@@ -49,7 +49,18 @@ function keepServingOnStrayErrors(logger: Logger): void {
 
 main().catch((error: unknown) => {
   // Start-up failures (port in use, unwritable VS_DB_PATH): one clear line, no stack trace.
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`vs-chatops could not start: ${message}\n`);
+  process.stderr.write(`vs-chatops could not start: ${startFailure(error)}\n`);
   process.exit(1);
 });
+
+/** What went wrong, in the operator's terms where we know them (a busy port is the usual first one). */
+function startFailure(error: unknown): string {
+  const e = (error ?? {}) as { code?: unknown; syscall?: unknown; port?: unknown };
+  if (e.syscall === 'listen' && e.code === 'EADDRINUSE') {
+    return `port ${String(e.port)} is already in use (another vs-chatops, or another server): stop that one, or set PORT to a free port`;
+  }
+  if (e.syscall === 'listen' && e.code === 'EACCES') {
+    return `this process may not listen on port ${String(e.port)}: set PORT to a port above 1023`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

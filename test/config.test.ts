@@ -103,6 +103,26 @@ describe('loadConfig', () => {
     expect(secretValues(c).sort()).toEqual(['live-key-123', 'sig-secret-value', 'xapp-1-zzz', 'xoxb-1-abcdef'].sort());
   });
 
+  test('DATABASE_URL selects PostgreSQL (postgres:// or postgresql://); unset keeps SQLite; the pool is bounded', () => {
+    expect(loadConfig(minimalHttp)).toMatchObject({ databaseUrl: undefined, dbMaxConnections: 10, ops: { auditRetentionDays: 400 } });
+    for (const url of ['postgres://bot:pw@db.example:5432/vs', 'postgresql://bot@db.example/vs?sslmode=require']) {
+      expect(loadConfig({ ...minimalHttp, DATABASE_URL: url, VS_DB_MAX_CONNECTIONS: '4' })).toMatchObject({ databaseUrl: url, dbMaxConnections: 4 });
+    }
+  });
+
+  test('a DATABASE_URL that is not PostgreSQL is refused without echoing it (it holds a password)', () => {
+    for (const url of ['mysql://bot:hunter2-secret@db/vs', 'db.example:5432', 'not a url hunter2-secret']) {
+      const problems = problemsOf({ ...minimalHttp, DATABASE_URL: url, VS_DB_MAX_CONNECTIONS: '0' });
+      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^DATABASE_URL must be a PostgreSQL URL/), expect.stringMatching(/^VS_DB_MAX_CONNECTIONS /)]));
+      expect(problems.join('\n')).not.toContain('hunter2');
+    }
+  });
+
+  test('secretValues masks the database password, as written and decoded', () => {
+    const c = loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:p%40ss-word-1@db.example:5432/vs' });
+    expect(secretValues(c)).toEqual(expect.arrayContaining(['p%40ss-word-1', 'p@ss-word-1']));
+  });
+
   test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])('%s present but empty or only commas stops start-up', (key) => {
     for (const value of ['', '   ', ',', ' , ,']) {
       const joined = problemsOf({ ...minimalHttp, [key]: value }).join('\n');
@@ -210,5 +230,40 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '8', VS_API_CHANGE_CONNECTIONS: '8' }).join('\n')).toMatch(/VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS \(8\)/);
     expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '1' }).join('\n')).toMatch(/VS_API_MAX_CONNECTIONS must be at least 2/);
     expect(problemsOf({ ...minimalHttp, VS_API_CONNECTION_WAIT_MS: '0', VS_READS_PER_USER_PER_MINUTE: 'lots' }).join('\n')).toMatch(/VS_API_CONNECTION_WAIT_MS[\s\S]*VS_READS_PER_USER_PER_MINUTE|VS_READS_PER_USER_PER_MINUTE[\s\S]*VS_API_CONNECTION_WAIT_MS/);
+  });
+});
+
+describe('mode', () => {
+  test('bot token + signing secret: HTTP; + app token: Socket Mode', () => {
+    expect(loadConfig(minimalHttp).mode).toBe('http');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' }).mode).toBe('socket');
+  });
+
+  test('no Slack variable at all: local mode, with credentials made up per run and the Web API on the loopback stand-in', () => {
+    const a = loadConfig({ PORT: '4321' });
+    const b = loadConfig({ SLACK_BOT_TOKEN: '', SLACK_SIGNING_SECRET: ' ' });
+    expect(a.mode).toBe('local');
+    expect(b.mode).toBe('local');
+    expect(a.slack.botToken).toMatch(/^xoxb-local-[0-9a-f]{36}$/);
+    expect(a.slack.signingSecret).toMatch(/^[0-9a-f]{48}$/);
+    expect(a.slack.botToken).not.toBe(b.slack.botToken);
+    expect(a.slack.signingSecret).not.toBe(b.slack.signingSecret);
+    expect(a.slack.apiUrl).toBe('http://127.0.0.1:4321/api/');
+    expect(a.cloud.url).toBe('sandbox');
+  });
+
+  test.each([
+    ['only a bot token', { SLACK_BOT_TOKEN: 'xoxb-1' }, /SLACK_SIGNING_SECRET is required/],
+    ['only a signing secret', { SLACK_SIGNING_SECRET: 'sig' }, /SLACK_BOT_TOKEN is required/],
+    ['only an app token', { SLACK_APP_TOKEN: 'xapp-1-A' }, /SLACK_BOT_TOKEN is required/],
+  ])('half-configured Slack (%s) stops start-up with the configuration error, not local mode', (_name, env, expected) => {
+    expect(problemsOf(env).join('\n')).toMatch(expected);
+  });
+
+  test('a real VS_API_URL with no Slack variable stops start-up and says why', () => {
+    const joined = problemsOf({ VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' }).join('\n');
+    expect(joined).toMatch(/VS_API_URL names a real cloud API/);
+    expect(joined).toMatch(/local mode runs on the sandbox only/);
+    expect(joined).not.toContain('live-key-123');
   });
 });

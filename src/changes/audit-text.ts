@@ -1,4 +1,5 @@
 import { CloudError, isCloudError, mayHaveApplied } from '../cloud/errors';
+import type { Decision } from './policy';
 
 // What an audit record keeps in words: bounded, and never more than the
 // form's own fields.
@@ -38,4 +39,23 @@ export function bounded(values: Record<string, unknown>, fields: readonly string
 
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A refusal in the audit's words (not the user's: src/slack/blocks words those). */
+export function denialDetail(decision: Decision): string | null {
+  const { denial, role, needed } = decision;
+  switch (denial?.code) {
+    case 'role':
+      return `role ${role}, needs ${needed}`;
+    case 'no_change_roles':
+      return `needs ${needed}; no admins or operators are configured`;
+    case 'channel':
+      return `channel ${denial.channelId ?? 'unknown'} is not in VS_MUTATION_CHANNELS (${denial.allowedChannels.join(', ') || 'none'})`;
+    case 'not_member':
+      return `from a shortcut, for channel ${denial.channelId}, which the user is not a member of`;
+    case 'check_failed':
+      return 'the role check failed';
+    default:
+      return null;
+  }
 }

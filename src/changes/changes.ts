@@ -4,10 +4,10 @@ import type { Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from '../store/audit-store';
 import { mapApiErrors } from './api-errors';
-import { asCloudError, bounded, clip, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
+import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { BACKUP_RESTORE, DISK_ADD, isTargetId, TARGET_ID_ERROR, targetKey, targetName, type ChangeCloud, type ChangeDefinition } from './definitions';
 import type { FormValues } from './disk-form';
-import { NEEDED, type Decision, type Policy } from './policy';
+import { NEEDED, type Decision, type Policy, type WhereFrom } from './policy';
 import type { RestoreFormValues } from './restore-form';
 
 // The one door every change goes through. In order:
@@ -28,6 +28,8 @@ export interface ChangeContext {
 }
 
 export interface SubmissionContext extends ChangeContext {
+  /** The channel was picked in a shortcut's form (policy.ts, WhereFrom). */
+  channelChosenInForm?: boolean;
   /** Identifies one submission across deliveries: the modal's view id. */
   submissionKey: string;
 }
@@ -47,13 +49,10 @@ export type ChangeResult<T> =
     }
   /** The same submission was already claimed: nothing was called and nothing recorded. */
   | { outcome: 'duplicate' }
-  /** Another change holds the target; recorded as failed with this message. */
-  | { outcome: 'busy'; message: string; record: AuditRecord };
+  /** Another change holds the target; nothing was called. */
+  | { outcome: 'busy'; record: AuditRecord };
 
-export interface AuthorizeOptions {
-  /** Opened from a global shortcut: the channel is chosen in the form and checked at submission; only the role is checked now. */
-  channelChosenLater?: boolean;
-}
+export type AuthorizeOptions = WhereFrom;
 
 export interface Changes {
   /** The check when the command is typed, before the modal opens. A denial is recorded and returned. */
@@ -99,7 +98,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return await policy.can(ctx.userId, action, ctx.channelId, options);
     } catch (error) {
       log.error('the role check failed; refusing the change', { error });
-      return { allowed: false, role: 'none', needed: NEEDED[action], reason: 'Your role could not be checked just now, so nothing was changed. Try again in a minute.' };
+      return { allowed: false, action, role: 'none', needed: NEEDED[action], denial: { code: 'check_failed' } };
     }
   }
 
@@ -153,10 +152,10 @@ export function createChanges(deps: ChangesDeps): Changes {
     // The form as typed, bounded, for records of changes that did not run.
     const asTyped = bounded(values, change.fields);
 
-    const decision = await decide(ctx, change.action, log);
+    const decision = await decide(ctx, change.action, log, { channelChosenInForm: ctx.channelChosenInForm });
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed });
-      return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, decision.reason), log) };
+      return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, denialDetail(decision)), log) };
     }
 
     const validated = isTargetId(targetId) ? change.validate(targetId, values) : { ok: false as const, fieldErrors: { [change.targetField]: TARGET_ID_ERROR[change.targetKind] } };
@@ -175,14 +174,14 @@ export function createChanges(deps: ChangesDeps): Changes {
 
     const owner = `${ctx.submissionKey}#${randomUUID()}`;
     if (!(await store.tryLock(key, owner, now(), lockTtlMs))) {
-      const message = `Another change to ${targetName(target)} is in progress; wait until it has finished.`;
       log.info('target busy', { submission: ctx.submissionKey });
-      return { outcome: 'busy', message, record: await write(entry('failed', audited, null, message), log) };
+      return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetName(target)} is in progress`), log) };
     }
 
     try {
       // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
-      const started = await write(entry('started', audited, null, 'the cloud API call is in progress'), log);
+      // The lease it runs under: once that has expired with the record still started, recovery settles it as interrupted.
+      const started = await write({ ...entry('started', audited, null, 'the cloud API call is in progress'), leaseOwner: owner }, log);
       const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
         outcome,
         apiStatus,
@@ -249,7 +248,7 @@ export function createChanges(deps: ChangesDeps): Changes {
             outcome: 'denied',
             apiStatus: null,
             durationMs: Math.max(0, now() - startedMs),
-            detail: decision.reason === null ? null : clip(decision.reason, MAX_DETAIL_LENGTH),
+            detail: denialDetail(decision),
           },
           log,
         );

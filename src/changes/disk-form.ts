@@ -96,7 +96,7 @@ export const DiskAddForm = DiskAddFormFields.superRefine(
     if (swap && form.mount_point !== undefined) ctx.addIssue({ code: 'custom', path: ['mount_point'], message: 'A swap disk has no mount point' });
     if (swap && form.file_system !== undefined) ctx.addIssue({ code: 'custom', path: ['file_system'], message: 'A swap disk has no file system' });
     if (form.file_system !== undefined && form.require_format_disk !== true) {
-      ctx.addIssue({ code: 'custom', path: ['file_system'], message: 'A file system is only set when the disk is formatted: tick require format disk' });
+      ctx.addIssue({ code: 'custom', path: ['file_system'], message: 'A file system is only set when the disk is formatted: tick “Format the disk”' });
     }
     if (swap && form.primary === true) ctx.addIssue({ code: 'custom', path: ['is_swap'], message: 'A primary disk cannot be a swap disk' });
   },

@@ -9,14 +9,28 @@ import type { Logger } from '../log';
 export type Role = 'none' | 'viewer' | 'operator' | 'admin';
 export type Action = 'read' | 'disk_add' | 'backup_restore' | 'audit_read';
 
+/** Why a change or a read was refused, as data; src/slack/blocks words it. */
+export type Denial =
+  /** The user's role is below the one needed. */
+  | { code: 'role' }
+  /** The role needed is a change role, and nobody has one (no VS_ADMINS, no VS_OPERATORS). */
+  | { code: 'no_change_roles' }
+  /** Asked outside VS_MUTATION_CHANNELS (channelId null: from an unknown channel). */
+  | { code: 'channel'; channelId: string | null; allowedChannels: readonly string[] }
+  /** From a shortcut, for a channel the user is not a member of. */
+  | { code: 'not_member'; channelId: string }
+  /** The check itself failed (the directory or the store); the answer is no. */
+  | { code: 'check_failed' };
+
 export interface Decision {
   allowed: boolean;
+  action: Action;
   /** The user's role at the time of the check. */
   role: Role;
   /** The role the action needs. */
   needed: Role;
-  /** Why not, in words the user reads; null when allowed. */
-  reason: string | null;
+  /** Why not; null when allowed. */
+  denial: Denial | null;
 }
 
 /** Members of a user group (S…). The Slack side implements it with usergroups.users.list. */
@@ -24,17 +38,38 @@ export interface GroupDirectory {
   membersOf(groupId: string): Promise<string[]>;
 }
 
+/** Who is in a channel. The Slack side implements it with conversations.members. */
+export interface ChannelDirectory {
+  isMember(userId: string, channelId: string): Promise<boolean>;
+}
+
+/** How the channel of a request is known. */
+export interface WhereFrom {
+  /**
+   * From a global shortcut, before its form names a channel: only the role
+   * is checked now, the channel at submission.
+   */
+  channelChosenLater?: boolean;
+  /**
+   * The channel was picked in a shortcut's form, not typed in: a change must
+   * be made where the user is (a member), not merely announced there.
+   */
+  channelChosenInForm?: boolean;
+}
+
 export interface Policy {
   roleOf(userId: string): Promise<Role>;
   /** `channelId` null: unknown, which a channel restriction refuses. */
-  can(userId: string, action: Action, channelId: string | null, options?: { channelChosenLater?: boolean }): Promise<Decision>;
-  /** What the role may do, in words, for `/vs whoami`. */
-  allows(role: Role): string[];
+  can(userId: string, action: Action, channelId: string | null, where?: WhereFrom): Promise<Decision>;
+  /** What the role may do, for `/vs whoami`. */
+  allows(role: Role): Action[];
   /** False when there are no admins and no operators: nobody can change anything. */
   readonly changeRolesConfigured: boolean;
 }
 
 export interface PolicyDeps {
+  /** Needed for changes from shortcuts under VS_MUTATION_CHANNELS; without it such changes are refused. */
+  channels?: ChannelDirectory;
   now?: () => number;
   logger?: Logger;
   /** How long a failed group lookup counts as "no members" before it is tried again. */
@@ -59,28 +94,12 @@ export const NEEDED: Record<Action, Role> = {
 
 const CHANGES: ReadonlySet<Action> = new Set<Action>(['disk_add', 'backup_restore']);
 
-/** The action as the subject of a sentence. */
-export const ACTION_WORDS: Record<Action, string> = {
-  read: 'Reading server details',
-  disk_add: 'Adding a disk',
-  backup_restore: 'Restoring a backup',
-  audit_read: 'Reading the audit trail',
-};
-
-const ROLE_WITH_ARTICLE: Record<Role, string> = {
-  none: 'you have no role',
-  viewer: 'you are a viewer',
-  operator: 'you are an operator',
-  admin: 'you are an admin',
-};
-
 /** A failed lookup is retried this soon at most (or sooner, if the cache time is shorter). */
 export const DEFAULT_FAILURE_CACHE_MS = 5000;
 
 export const DEFAULT_LOOKUP_TIMEOUT_MS = 15_000;
 
 const isGroupId = (id: string) => id.startsWith('S');
-export const channelMention = (channelId: string) => `<#${channelId}>`;
 
 interface CachedGroup {
   members: ReadonlySet<string>;
@@ -142,40 +161,43 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     return 'none';
   }
 
-  function channelReason(channelId: string | null): string | null {
+  function channelDenial(channelId: string | null): Denial | null {
     if (mutationChannels === null) return null;
     if (channelId !== null && mutationChannels.includes(channelId)) return null;
-    const where = mutationChannels.length > 0 ? mutationChannels.map(channelMention).join(', ') : 'no channel';
-    const here = channelId === null ? 'the channel of this request is not known' : 'this is not one of them';
-    return `Changes are only allowed in ${where}; ${here}.`;
+    return { code: 'channel', channelId, allowedChannels: mutationChannels };
+  }
+
+  /** Under VS_MUTATION_CHANNELS, a channel picked in a form counts only if the user is in it; a failed lookup is a no. */
+  async function membershipDenial(userId: string, channelId: string): Promise<Denial | null> {
+    if (mutationChannels === null) return null;
+    try {
+      if (!deps.channels) throw new Error('no channel directory');
+      const member = await withTimeout(deps.channels.isMember(userId, channelId), lookupTimeoutMs, `looking up the members of ${channelId} took more than ${lookupTimeoutMs} ms`);
+      return member ? null : { code: 'not_member', channelId };
+    } catch (error) {
+      logger?.warn('could not check channel membership; refusing the change', { channel: channelId, error });
+      return { code: 'check_failed' };
+    }
   }
 
   return {
     changeRolesConfigured,
     roleOf,
-    async can(userId, action, channelId, options = {}) {
+    async can(userId, action, channelId, where = {}) {
       const needed = NEEDED[action];
       const role = await roleOf(userId);
       if (RANK[role] < RANK[needed]) {
-        const reason =
-          CHANGES.has(action) && !changeRolesConfigured
-            ? `${ACTION_WORDS[action]} needs the ${needed} role, and nobody has it: no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.`
-            : `${ACTION_WORDS[action]} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
-        return { allowed: false, role, needed, reason };
+        const denial: Denial = CHANGES.has(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role' };
+        return { allowed: false, action, role, needed, denial };
       }
-      if (CHANGES.has(action) && !options.channelChosenLater) {
-        const reason = channelReason(channelId);
-        if (reason !== null) return { allowed: false, role, needed, reason };
+      if (CHANGES.has(action) && !where.channelChosenLater) {
+        const denial = channelDenial(channelId) ?? (where.channelChosenInForm && channelId !== null ? await membershipDenial(userId, channelId) : null);
+        if (denial !== null) return { allowed: false, action, role, needed, denial };
       }
-      return { allowed: true, role, needed, reason: null };
+      return { allowed: true, action, role, needed, denial: null };
     },
     allows(role) {
-      const where = mutationChannels === null ? '' : ` (only in ${mutationChannels.length > 0 ? mutationChannels.map(channelMention).join(', ') : 'no channel'})`;
-      const out: string[] = [];
-      if (RANK[role] >= RANK.viewer) out.push('read firewall rules, autoscaling rules and the template catalogue');
-      if (RANK[role] >= RANK.operator) out.push(`add a disk to a server${where}`);
-      if (RANK[role] >= RANK.admin) out.push(`restore a disk from a backup${where}`, 'read the audit trail');
-      return out;
+      return (Object.keys(NEEDED) as Action[]).filter((action) => RANK[role] >= RANK[NEEDED[action]]);
     },
   };
 }

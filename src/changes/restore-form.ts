@@ -25,7 +25,8 @@ export const BackupRestoreForm = (backupId: number) => {
       confirm: z
         .string({ error: mismatch })
         .optional()
-        .refine((s) => s !== undefined && s.trim() === String(backupId), mismatch),
+        // Ids may be written with a leading # everywhere (PRODUCT.md), the confirmation too.
+        .refine((s) => s !== undefined && s.trim().replace(/^#/, '') === String(backupId), mismatch),
       reason: z
         .string({ error: 'Enter the reason as text' })
         .optional()

@@ -78,6 +78,14 @@ function parseIpv6(text: string): bigint | null {
   return groups.reduce((value, group) => (value << 16n) | group, 0n);
 }
 
+/**
+ * An IPv4-mapped IPv6 address (::ffff:192.0.2.1) as the IPv4 address it
+ * stands for: such traffic reaches a server as IPv4, so IPv4 rules decide it.
+ */
+export function unmapIpv4(ip: IpAddress): IpAddress {
+  return ip.family === 6 && ip.value >> 32n === 0xffffn ? { family: 4, value: ip.value & 0xffffffffn } : ip;
+}
+
 /** Canonical text: dotted quad, or RFC 5952 (lower case, longest run of zero groups as `::`). */
 export function formatIp({ family, value }: IpAddress): string {
   if (family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');

@@ -35,58 +35,73 @@ export function sameSources(a: SourceSet, b: SourceSet): boolean {
   return FAMILIES.every((f) => a[f].length === b[f].length && a[f].every(([x, y], i) => x === b[f][i]![0] && y === b[f][i]![1]));
 }
 
+// The walk keeps one growing set (what is still undecided) and meets it with
+// one rule at a time (one or two intervals): every operation walks the short
+// side and finds its place in the long one by binary search, so a server with
+// 10,000 rules costs milliseconds, not the seconds a pairwise scan would.
+
 export function intersect(a: SourceSet, b: SourceSet): SourceSet {
   return perFamily(a, b, (xs, ys) => {
+    const [short, long] = xs.length <= ys.length ? [xs, ys] : [ys, xs];
     const out: Interval[] = [];
-    for (const [x0, x1] of xs) {
-      for (const [y0, y1] of ys) {
-        const lo = x0 > y0 ? x0 : y0;
-        const hi = x1 < y1 ? x1 : y1;
-        if (lo <= hi) out.push([lo, hi]);
+    for (const [lo, hi] of short) {
+      for (let i = firstEndingFrom(long, lo); i < long.length && long[i]![0] <= hi; i++) {
+        const [x0, x1] = long[i]!;
+        out.push([x0 > lo ? x0 : lo, x1 < hi ? x1 : hi]);
       }
     }
-    return normalise(out);
+    return out;
   });
 }
 
+/** `a` without `b`; cheap when `b` is a few intervals, whatever the size of `a`. */
 export function subtract(a: SourceSet, b: SourceSet): SourceSet {
   return perFamily(a, b, (xs, ys) => {
-    let rest: Interval[] = [...xs];
-    for (const [y0, y1] of ys) {
-      const next: Interval[] = [];
-      for (const [x0, x1] of rest) {
-        if (y1 < x0 || y0 > x1) {
-          next.push([x0, x1]);
-          continue;
-        }
-        if (x0 < y0) next.push([x0, y0 - 1n]);
-        if (y1 < x1) next.push([y1 + 1n, x1]);
-      }
-      rest = next;
+    let rest: readonly Interval[] = xs;
+    for (const [lo, hi] of ys) {
+      const first = firstEndingFrom(rest, lo);
+      let last = first;
+      while (last < rest.length && rest[last]![0] <= hi) last++;
+      if (first === last) continue;
+      const pieces: Interval[] = [];
+      const [x0] = rest[first]!;
+      const [, x1] = rest[last - 1]!;
+      if (x0 < lo) pieces.push([x0, lo - 1n]);
+      if (x1 > hi) pieces.push([hi + 1n, x1]);
+      rest = rest.slice(0, first).concat(pieces, rest.slice(last));
     }
     return rest;
   });
 }
 
+/** `a` with `b` added; cheap when `b` is a few intervals. */
 export function union(a: SourceSet, b: SourceSet): SourceSet {
-  return perFamily(a, b, (xs, ys) => normalise([...xs, ...ys]));
-}
-
-function perFamily(a: SourceSet, b: SourceSet, op: (xs: readonly Interval[], ys: readonly Interval[]) => Interval[]): SourceSet {
-  return { 4: op(a[4], b[4]), 6: op(a[6], b[6]) };
-}
-
-/** Sorted, with overlapping and touching intervals merged. */
-function normalise(intervals: Interval[]): Interval[] {
-  const sorted = [...intervals].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-  const out: Array<[bigint, bigint]> = [];
-  for (const [lo, hi] of sorted) {
-    const last = out[out.length - 1];
-    if (last && lo <= last[1] + 1n) {
-      if (hi > last[1]) last[1] = hi;
-    } else {
-      out.push([lo, hi]);
+  return perFamily(a, b, (xs, ys) => {
+    let all: readonly Interval[] = xs;
+    for (const [lo, hi] of ys) {
+      // Touching intervals merge too: start one below, end one above.
+      const first = firstEndingFrom(all, lo === 0n ? 0n : lo - 1n);
+      let last = first;
+      while (last < all.length && all[last]![0] <= hi + 1n) last++;
+      const merged: Interval = first === last ? [lo, hi] : [all[first]![0] < lo ? all[first]![0] : lo, all[last - 1]![1] > hi ? all[last - 1]![1] : hi];
+      all = all.slice(0, first).concat([merged], all.slice(last));
     }
+    return all;
+  });
+}
+
+/** The index of the first interval that ends at or after `value` (sorted, disjoint intervals). */
+function firstEndingFrom(intervals: readonly Interval[], value: bigint): number {
+  let low = 0;
+  let high = intervals.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (intervals[mid]![1] < value) low = mid + 1;
+    else high = mid;
   }
-  return out;
+  return low;
+}
+
+function perFamily(a: SourceSet, b: SourceSet, op: (xs: readonly Interval[], ys: readonly Interval[]) => readonly Interval[]): SourceSet {
+  return { 4: op(a[4], b[4]), 6: op(a[6], b[6]) };
 }

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       `  API key      ${apiKey}`,
       delayMs > 0 ? `  delay        ${delayMs} ms before every answer` : undefined,
       '',
-      'Seeded servers: 42 (web, 8 rules), 43 (no rules), 44 (one rule), 45 (300 rules), 46 (database), 77 (every firewall rule form).',
+      'Seeded servers: 42 (web, 8 rules), 43 (no rules), 44 (one rule), 45 (300 rules), 46 (database), 77 (every firewall rule form: /vs firewall 77 443).',
       'Backups: 9, 10, 11 restorable; 12 marked for delete and 13 not built (both answer 403).',
       '',
       'Try:',

@@ -40,6 +40,11 @@ function rule(random: Random, r: RuleInput, minutes: number): SandboxFirewallRul
   };
 }
 
+/** A rule maker for one network interface. */
+function onInterface(random: Random, nic: number) {
+  return (r: Omit<RuleInput, 'network_interface_id'>, minutes: number) => rule(random, { ...r, network_interface_id: nic }, minutes);
+}
+
 type DiskInput = Pick<SandboxDisk, 'id' | 'virtual_machine_id' | 'disk_vm_number' | 'disk_type' | 'disk_size' | 'label'> &
   Partial<Pick<SandboxDisk, 'primary' | 'is_swap' | 'mount_point' | 'file_system' | 'has_autobackups'>>;
 
@@ -86,7 +91,7 @@ function scaling(
 /** 42: a public web server behind a typical host firewall. */
 function webServer(random: Random): SandboxServer {
   const nic = 3;
-  const r = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: nic }, m);
+  const r = onInterface(random, nic);
   return {
     id: 42,
     label: 'web-1.prod',
@@ -157,7 +162,7 @@ function bigServer(random: Random): SandboxServer {
 /** 46: a PostgreSQL primary; every autoscaling slot configured, each capped by up_to. */
 function databaseServer(random: Random): SandboxServer {
   const nic = 10;
-  const r = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: nic }, m);
+  const r = onInterface(random, nic);
   return {
     id: 46,
     label: 'db-primary',
@@ -193,8 +198,8 @@ function databaseServer(random: Random): SandboxServer {
  * own generator, so the servers above keep theirs.
  */
 function gatewayServer(random: Random): SandboxServer {
-  const pub = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: 21 }, m);
-  const priv = (x: Omit<RuleInput, 'network_interface_id'>, m: number) => rule(random, { ...x, network_interface_id: 22 }, m);
+  const pub = onInterface(random, 21);
+  const priv = onInterface(random, 22);
   return {
     id: 77,
     label: 'api-gateway',

@@ -32,7 +32,12 @@ export interface ChangeForm<T = unknown> {
   /** What the change is called in titles of status modals. */
   title: string;
   modal(o: ChangeFormModal): ModalView;
-  /** The input under which messages about the whole form are shown (Slack attaches modal errors to inputs only). */
+  /**
+   * An input present in every variant of the form, under which messages about
+   * the whole form are shown when the submitted view does not list its blocks
+   * (the first input is used when it does): Slack attaches modal errors to
+   * inputs only.
+   */
   formErrorBlock: string;
   /** The result posted to the channel. */
   renderResult(o: { value: T; targetId: number; userId: string; values: FormValues; sandbox: boolean }): Rendered;
@@ -44,7 +49,7 @@ const diskAdd: ChangeForm<import('../cloud/schemas').Disk> = {
   shortcutId: 'disk_add_shortcut',
   title: 'Add disk',
   modal: ({ targetId, ...rest }) => diskAddModal({ vsId: targetId, ...rest }),
-  formErrorBlock: 'disk_size',
+  formErrorBlock: 'disk_type',
   renderResult: ({ value, targetId, userId, sandbox }) => renderDiskAdded({ vsId: targetId, disk: value, user: userId, sandbox }),
 };
 

@@ -3,9 +3,14 @@
 // `invalid` with a message for the user and, when one is close enough, the
 // valid command they probably meant.
 
+import { parseIp, unmapIpv4 } from '../firewall/address';
+import { PORT_MAX } from '../firewall/ports';
+import type { PortQuestion, Protocol } from '../firewall/port-question';
+
 export type Command =
   | { kind: 'help' }
-  | { kind: 'firewall'; vsId: number }
+  /** With a question: "does this traffic reach the server?"; without: the rule list. */
+  | { kind: 'firewall'; vsId: number; question?: PortQuestion }
   | { kind: 'autoscaling'; vsId: number }
   | { kind: 'templates'; filter: string }
   | { kind: 'disk_add'; vsId: number }
@@ -26,7 +31,7 @@ export type Command =
 
 export type CommandKind = Command['kind'];
 
-type Argument = 'none' | 'vs_id' | 'backup_id' | 'text' | 'count';
+type Argument = 'none' | 'vs_id' | 'vs_id_question' | 'backup_id' | 'text' | 'count';
 
 interface CommandSpec {
   kind: Exclude<CommandKind, 'invalid'>;
@@ -49,7 +54,7 @@ export const TEMPLATE_FILTER_MAX_LENGTH = 100;
 
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   { kind: 'help', words: ['help'], aliases: [], nicknames: ['usage', '?'], argument: 'none', usage: '/vs help', example: '/vs help' },
-  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id', usage: '/vs firewall <vs_id>', example: '/vs firewall 42' },
+  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id_question', usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]', example: '/vs firewall 42' },
   { kind: 'autoscaling', words: ['autoscaling'], aliases: ['as'], nicknames: ['autoscale', 'scaling', 'auto_scaling'], argument: 'vs_id', usage: '/vs autoscaling <vs_id>', example: '/vs autoscaling 42' },
   { kind: 'templates', words: ['templates'], aliases: [], nicknames: ['template', 'images', 'os'], argument: 'text', usage: '/vs templates [text]', example: '/vs templates ubuntu' },
   { kind: 'disk_add', words: ['disk', 'add'], aliases: [], nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'], argument: 'vs_id', usage: '/vs disk add <vs_id>', example: '/vs disk add 42' },
@@ -58,15 +63,20 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   { kind: 'audit', words: ['audit'], aliases: [], nicknames: ['log', 'audits', 'history'], argument: 'count', usage: `/vs audit [n]`, example: '/vs audit 20' },
 ];
 
+/** The port question's forms, for error messages. */
+export const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]';
+const PORT_QUESTION_EXAMPLES = '`/vs firewall 42 443`, `… 53/udp`, `… 8443 from 198.51.100.9`';
+
 /**
- * A positive integer id, or null. ASCII digits only: no sign, exponent, hex,
- * fraction or other scripts' digits; at most Number.MAX_SAFE_INTEGER.
- * Accepts what modal inputs hand over too (string, number, boolean, undefined).
+ * A positive integer id, or null. ASCII digits only, after one optional `#`
+ * (people write "#42"): no sign, exponent, hex, fraction or other scripts'
+ * digits; at most Number.MAX_SAFE_INTEGER. Accepts what modal inputs hand
+ * over too (string, number, boolean, undefined).
  */
 export function parseId(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
   if (typeof value !== 'string') return null;
-  const digits = value.trim();
+  const digits = value.trim().replace(/^#/, '');
   if (!/^[0-9]+$/.test(digits)) return null;
   const significant = digits.replace(/^0+/, '');
   if (significant === '' || significant.length > 16) return null;
@@ -107,6 +117,14 @@ function parseArguments(spec: CommandSpec, typed: string, args: string[]): Comma
       if (args.length > 1) return invalid(`\`${name}\` takes exactly one ${what}; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, withArgument(spec, String(id)));
       return spec.kind === 'backup_restore' ? { kind: 'backup_restore', backupId: id } : ({ kind: spec.kind, vsId: id } as Command);
     }
+    case 'vs_id_question': {
+      if (args.length === 0) return invalid(`\`${name}\` needs a server id: \`/vs firewall <vs_id>\`, e.g. \`${spec.example}\`; to ask about a port, ${PORT_QUESTION_EXAMPLES}.`);
+      const id = parseId(args[0]);
+      if (id === null) return invalid(`${echo(args[0] ?? '')} is not a valid server id: ids are positive integers, e.g. \`${spec.example}\`.`);
+      if (args.length === 1) return { kind: 'firewall', vsId: id };
+      const question = parsePortQuestion(args.slice(1));
+      return 'problem' in question ? invalid(question.problem) : { kind: 'firewall', vsId: id, question };
+    }
     case 'text': {
       const filter = args.join(' ');
       if (filter.length > TEMPLATE_FILTER_MAX_LENGTH) return invalid(`The filter is too long (at most ${TEMPLATE_FILTER_MAX_LENGTH} characters). Usage: \`${spec.usage}\`.`, '/vs templates');
@@ -122,9 +140,42 @@ function parseArguments(spec: CommandSpec, typed: string, args: string[]): Comma
   }
 }
 
+/** A whole number of records from 1; more than AUDIT_MAX_LIMIT is capped, not refused. */
 function parseCount(token: string | undefined): number | null {
-  const n = parseId(token);
-  return n !== null && n <= AUDIT_MAX_LIMIT ? n : null;
+  if (token === undefined || !/^[0-9]+$/.test(token)) return null;
+  const significant = token.replace(/^0+/, '');
+  if (significant === '') return null;
+  return significant.length > 3 ? AUDIT_MAX_LIMIT : Math.min(Number(significant), AUDIT_MAX_LIMIT);
+}
+
+/**
+ * `<port>[/tcp|/udp] [from <ip>]`: one port from 1 to 65535, TCP unless the
+ * question names UDP, and at most one source address, IPv4 or IPv6. Each
+ * refusal names the accepted forms.
+ */
+export function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: string } {
+  const forms = `Usage: \`${PORT_QUESTION_USAGE}\`, e.g. ${PORT_QUESTION_EXAMPLES}.`;
+  const [portText = '', ...rest] = args;
+  const m = /^([0-9]+)(?:\/([^/]*))?$/.exec(portText);
+  if (!m) return { problem: `${echo(portText)} is not a port: give one port from 1 to ${PORT_MAX}, optionally with /tcp or /udp. ${forms}` };
+  const digits = m[1]!.replace(/^0+/, '');
+  const port = digits.length > 5 ? Infinity : Number(digits);
+  if (!(port >= 1 && port <= PORT_MAX)) return { problem: `${echo(m[1]!)} is not a port: ports are whole numbers from 1 to ${PORT_MAX}. ${forms}` };
+  const protocolText = (m[2] ?? 'tcp').toLowerCase();
+  if (protocolText !== 'tcp' && protocolText !== 'udp') return { problem: `${echo(m[2] ?? '')} is not a protocol the question takes: write /tcp or /udp after the port (TCP when none is given). ${forms}` };
+  const protocol: Protocol = protocolText;
+  if (rest.length === 0) return { port, protocol, source: null };
+
+  const [word = '', sourceText, ...extra] = rest;
+  if (word.toLowerCase() !== 'from') return { problem: `Unexpected ${echo(rest.join(' '))} after the port: to name a source, write \`from <ip>\`. ${forms}` };
+  if (sourceText === undefined) return { problem: `\`from\` needs one IPv4 or IPv6 address, e.g. \`from 198.51.100.9\` or \`from 2001:db8::9\`. ${forms}` };
+  const parsed = parseIp(sourceText);
+  if (parsed === null) {
+    const why = sourceText.includes('/') || sourceText.includes('-') ? '`from` takes one address, not a block or a range: ask about one address in it' : '`from` takes one IPv4 or IPv6 address, e.g. `from 198.51.100.9` or `from 2001:db8::9`';
+    return { problem: `${echo(sourceText)} is not an IP address: ${why}. ${forms}` };
+  }
+  if (extra.length > 0) return { problem: `The question takes one source address; unexpected ${echo(extra.join(' '))}. ${forms}` };
+  return { port, protocol, source: unmapIpv4(parsed) };
 }
 
 /**
@@ -160,6 +211,8 @@ function argumentsFit(spec: CommandSpec, args: string[]): boolean {
     case 'vs_id':
     case 'backup_id':
       return args.length === 1 && parseId(args[0]) !== null;
+    case 'vs_id_question':
+      return args.length >= 1 && parseId(args[0]) !== null && (args.length === 1 || !('problem' in parsePortQuestion(args.slice(1))));
     case 'count':
       return args.length === 0 || (args.length === 1 && parseCount(args[0]) !== null);
     case 'text':
@@ -176,6 +229,12 @@ function suggestionFor(spec: CommandSpec, args: string[]): string {
     case 'backup_id': {
       const id = args.length === 1 ? parseId(args[0]) : null;
       return id === null ? spec.usage : withArgument(spec, String(id));
+    }
+    case 'vs_id_question': {
+      const id = args.length >= 1 ? parseId(args[0]) : null;
+      if (id === null) return `${bare} <vs_id>`;
+      // The question is echoed only when it parses: it is then digits, /tcp|/udp, "from" and an address.
+      return args.length > 1 && !('problem' in parsePortQuestion(args.slice(1))) ? `${bare} ${id} ${args.slice(1).join(' ')}` : withArgument(spec, String(id));
     }
     case 'count': {
       const n = args.length === 1 ? parseCount(args[0]) : null;

@@ -55,7 +55,7 @@ describe('the add-disk form', () => {
     expect(errorsOf({ ...good, disk_size: '0', require_format_disk: false, mount_point: '/' + 'x'.repeat(300) })).toEqual({
       disk_size: 'Enter a whole number of GB, at least 1',
       mount_point: 'At most 256 characters',
-      file_system: expect.stringMatching(/require format disk/),
+      file_system: expect.stringMatching(/Format the disk/),
     });
   });
 
@@ -73,7 +73,7 @@ describe('the add-disk form', () => {
     ['mount_point', { mount_point: '/mnt/my data' }, 'No spaces or control characters in a mount point'],
     ['mount_point', { mount_point: '/mnt/\tdata' }, 'No spaces or control characters in a mount point'],
     ['file_system', { file_system: 'xfs' }, 'Choose ext3 or ext4'],
-    ['file_system', { require_format_disk: undefined }, 'A file system is only set when the disk is formatted: tick require format disk'],
+    ['file_system', { require_format_disk: undefined }, 'A file system is only set when the disk is formatted: tick “Format the disk”'],
     ['min_iops', { min_iops: '0' }, 'Enter a whole number of IOPS, at least 1'],
     ['min_iops', { min_iops: 'fast' }, 'Enter a whole number of IOPS, at least 1'],
     ['mount_point', { is_swap: true, file_system: undefined }, 'A swap disk has no mount point'],
@@ -170,9 +170,10 @@ describe('the restore form', () => {
   test('the backup id typed again (spaces forgiven) confirms; the reason is kept', () => {
     expect(validateRestoreForm(9, { confirm: ' 9 ', reason: ' corrupt table ' })).toEqual({ ok: true, params: { backup_id: 9, reason: 'corrupt table' } });
     expect(validateRestoreForm(9, { confirm: '9', reason: '' })).toEqual({ ok: true, params: { backup_id: 9 } });
+    expect(validateRestoreForm(9, { confirm: '#9' })).toEqual({ ok: true, params: { backup_id: 9 } });
   });
 
-  test.each([[undefined], [''], ['10'], ['09'], ['9 9']])('confirm %j does not match backup 9', (confirm) => {
+  test.each([[undefined], [''], ['10'], ['09'], ['9 9'], ['##9'], ['# 9']])('confirm %j does not match backup 9', (confirm) => {
     expect(validateRestoreForm(9, { confirm })).toEqual({ ok: false, fieldErrors: { confirm: expect.stringContaining('(9)') } });
   });
 

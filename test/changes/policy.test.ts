@@ -1,5 +1,6 @@
 import { createPolicy, type Action, type GroupDirectory, type Role } from '../../src/changes/policy';
 import type { Config } from '../../src/config';
+import { allowsText, denialText } from '../../src/slack/blocks/denials';
 import { createLogger } from '../../src/log';
 
 type Roles = Config['roles'];
@@ -62,19 +63,19 @@ describe('the role policy', () => {
     const decision = await policy.can(USER_OF[role], action, channel);
     expect(decision).toMatchObject({ allowed, role, needed: NEEDED[action] });
     if (allowed) {
-      expect(decision.reason).toBeNull();
+      expect(decision.denial).toBeNull();
     } else if (RANK[role] < RANK[NEEDED[action]]) {
-      expect(decision.reason).toContain(`needs the ${NEEDED[action]} role`);
+      expect(denialText(decision)).toContain(`needs the ${NEEDED[action]} role`);
     } else {
-      expect(decision.reason).toContain('Changes are only allowed in <#CALLOWED>, <#CALSO>');
+      expect(denialText(decision)).toContain('Changes are only allowed in <#CALLOWED>, <#CALSO>');
     }
   });
 
   test('a denial names the role needed and the role the user has, in plain words', async () => {
     const policy = createPolicy(roles(), fakeDirectory().directory);
-    expect((await policy.can('UVIEW', 'disk_add', 'C1')).reason).toBe('Adding a disk needs the operator role; you are a viewer.');
-    expect((await policy.can('UOPER', 'backup_restore', 'C1')).reason).toBe('Restoring a backup needs the admin role; you are an operator.');
-    expect((await policy.can('UNOBODY', 'read', 'C1')).reason).toBe('Reading server details needs the viewer role; you have no role.');
+    expect(denialText(await policy.can('UVIEW', 'disk_add', 'C1'))).toBe('Adding a disk needs the operator role; you are a viewer.');
+    expect(denialText(await policy.can('UOPER', 'backup_restore', 'C1'))).toBe('Restoring a backup needs the admin role; you are an operator.');
+    expect(denialText(await policy.can('UNOBODY', 'read', 'C1'))).toBe('Reading server details needs the viewer role; you have no role.');
   });
 
   test('the highest role wins when a user is listed more than once', async () => {
@@ -95,7 +96,7 @@ describe('the role policy', () => {
     expect(policy.changeRolesConfigured).toBe(false);
     const decision = await policy.can('UANYONE', 'disk_add', 'C1');
     expect(decision).toMatchObject({ allowed: false, role: 'viewer', needed: 'operator' });
-    expect(decision.reason).toMatch(/no admins or operators are configured/);
+    expect(denialText(decision)).toMatch(/no admins or operators are configured/);
     expect((await policy.can('UANYONE', 'read', 'C1')).allowed).toBe(true);
     expect(createPolicy(roles(), fakeDirectory().directory).changeRolesConfigured).toBe(true);
   });
@@ -103,12 +104,13 @@ describe('the role policy', () => {
   test('allows() describes each role in words, with the channel restriction', () => {
     const open = createPolicy(roles(), fakeDirectory().directory);
     expect(open.allows('none')).toEqual([]);
+    const words = (policy: typeof open, role: Role, channels: string[] | null = null) => allowsText(policy.allows(role), channels);
     expect(open.allows('viewer')).toHaveLength(1);
-    expect(open.allows('operator').join('\n')).toMatch(/add a disk/);
-    expect(open.allows('operator').join('\n')).not.toMatch(/restore/);
-    expect(open.allows('admin').join('\n')).toMatch(/restore a disk from a backup[\s\S]*audit trail/);
+    expect(words(open, 'operator').join('\n')).toMatch(/add a disk/);
+    expect(words(open, 'operator').join('\n')).not.toMatch(/restore/);
+    expect(words(open, 'admin').join('\n')).toMatch(/restore a disk from a backup[\s\S]*audit trail/);
     const restricted = createPolicy(roles({ mutationChannels: ['CINC'] }), fakeDirectory().directory);
-    expect(restricted.allows('operator').join('\n')).toContain('add a disk to a server (only in <#CINC>)');
+    expect(words(restricted, 'operator', ['CINC']).join('\n')).toContain('add a disk to a server (only in <#CINC>)');
   });
 
   describe('user groups', () => {

@@ -115,6 +115,34 @@ describe('authorization, every action × role × channel restriction', () => {
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
     expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: OTHER });
   });
+
+  test('from a shortcut, a change is made only in an allowed channel the user is a member of: picking it is not enough', async () => {
+    const h = harnesses.restricted;
+    const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
+    h.slack.on('conversations.members', (args) => ({ body: { ok: true, members: args.channel === ALLOWED ? ['USOMEONE'] : [], response_metadata: { next_cursor: '' } } }));
+    const refused = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm);
+    await sleep(20);
+    expect(visibleText(refused)).toMatch(/you are not a member of/);
+    expect(h.slack.callsTo('conversations.members').map((c) => c.args.channel)).toEqual([ALLOWED]);
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect((await h.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', channelId: ALLOWED, detail: expect.stringContaining('not a member') });
+
+    h.slack.on('conversations.members', () => ({ body: { ok: true, members: ['USOMEONE', USERS.operator], response_metadata: { next_cursor: '' } } }));
+    const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
+    expect(visibleText(done)).toMatch(/Done/);
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect((await h.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
+  });
+
+  test('from a shortcut, when Slack cannot say who is in the channel, the change is refused and recorded', async () => {
+    const h = harnesses.restricted;
+    h.slack.on('conversations.members', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    const refused = await submit(h, 'disk_add', USERS.operator, '{}', { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) });
+    await sleep(20);
+    expect(visibleText(refused)).toMatch(/could not be checked/);
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: ALLOWED });
+  });
 });
 
 describe('a role that changes between opening the form and submitting it', () => {

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { startHarness, type Harness } from '../helpers/app-harness';
+import { reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
 import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
 import { globalShortcut, input, type StateValue } from '../helpers/payloads';
 
@@ -203,21 +202,16 @@ describe('changes from Slack', () => {
 });
 
 describe('channel restriction and a 422 from the API', () => {
-  let fault: Server;
+  let fault: CloudFaultServer;
   let h: Harness;
+  let answer = { errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } } as unknown;
   beforeAll(async () => {
-    fault = createServer((req, res) => {
-      req.resume();
-      res.writeHead(422, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } }));
-    });
-    await new Promise<void>((r) => fault.listen(0, '127.0.0.1', r));
-    h = await startHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, cloudUrl: `http://127.0.0.1:${(fault.address() as AddressInfo).port}` });
+    fault = await startCloudFaultServer({ handler: (_req, res) => reply(res, 422, JSON.stringify(answer), { 'content-type': 'application/json' }) });
+    h = await startHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, cloudUrl: fault.url });
   });
   afterAll(async () => {
     await h.close();
-    fault.closeAllConnections();
-    await new Promise((r) => fault.close(r));
+    await fault.close();
   });
 
   test('changes outside VS_MUTATION_CHANNELS are denied', async () => {
@@ -228,11 +222,31 @@ describe('channel restriction and a 422 from the API', () => {
   });
 
   test('a 422 keeps the modal open with the API messages on the matching field and the rest on the form', async () => {
+    answer = { errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } };
     const view = await openForm(h, 'disk add 42', 'UOPER');
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(ack.response_action).toBe('errors');
     expect(ack.errors!.disk_size).toMatch(/free space/);
     expect(Object.values(ack.errors!).join(' ')).toMatch(/quota reached/);
     expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422 });
+  });
+
+  test('a 422 message naming another field (label) lands on that field, not on the size', async () => {
+    answer = { errors: { label: ['has already been taken'] } };
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('errors');
+    expect(ack.errors).toEqual({ label: 'has already been taken' });
+  });
+
+  test('a 422 message that names no field is said about the whole form, not put on the size field', async () => {
+    answer = { errors: { base: ['quota reached for this account'] } };
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('errors');
+    expect(ack.errors!.disk_size).toBeUndefined();
+    expect(Object.values(ack.errors!)).toEqual(['The cloud API refused the request: quota reached for this account']);
+    // The form stays open with what the user typed: an errors answer changes nothing else in the view.
+    expect(ack.view).toBeUndefined();
   });
 });

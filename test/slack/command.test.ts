@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { renderUsage } from '../../src/slack/blocks/messages';
+import { formatIp, parseIp, unmapIpv4 } from '../../src/firewall/address';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, editDistance, parseCommand, parseId, type Command } from '../../src/slack/command';
 import { brokenUnicode, dataMarkup } from './blocks/limits';
 
@@ -75,7 +76,11 @@ describe('audit count', () => {
     expect(parseCommand(`audit ${AUDIT_MAX_LIMIT}`)).toEqual({ kind: 'audit', limit: AUDIT_MAX_LIMIT });
   });
 
-  test.each(['0', '-1', String(AUDIT_MAX_LIMIT + 1), '1000', 'ten', '2.5', '1e1'])('refuses %p and says what is allowed', (n) => {
+  test.each([String(AUDIT_MAX_LIMIT + 1), '500', '1000', '99999999999999999999999'])(`caps %p at ${AUDIT_MAX_LIMIT} instead of refusing it`, (n) => {
+    expect(parseCommand(`audit ${n}`)).toEqual({ kind: 'audit', limit: AUDIT_MAX_LIMIT });
+  });
+
+  test.each(['0', '-1', 'ten', '2.5', '1e1', '#5'])('refuses %p and says what is allowed', (n) => {
     const cmd = invalid(`audit ${n}`);
     expect(cmd.message).toContain(`from 1 to ${AUDIT_MAX_LIMIT}`);
     expect(cmd.suggestion).toBe('/vs audit');
@@ -110,9 +115,22 @@ describe('ids', () => {
   });
 
   test('one id too many is refused, suggesting the command with the first id', () => {
-    const cmd = invalid('firewall 42 43');
+    const cmd = invalid('autoscaling 42 43');
     expect(cmd.message).toContain('takes exactly one server id');
-    expect(cmd.suggestion).toBe('/vs firewall 42');
+    expect(cmd.suggestion).toBe('/vs autoscaling 42');
+  });
+
+  test.each([
+    ['firewall #42', { kind: 'firewall', vsId: 42 }],
+    ['as #7', { kind: 'autoscaling', vsId: 7 }],
+    ['disk add #3', { kind: 'disk_add', vsId: 3 }],
+    ['backup restore #9', { kind: 'backup_restore', backupId: 9 }],
+  ])('a leading # is accepted wherever an id is taken: "/vs %s"', (text, expected) => {
+    expect(parseCommand(text)).toEqual(expected);
+  });
+
+  test.each(['##42', '#', '#-1', '#0', '4#2', '# 42'])('"/vs firewall %s" is refused: one # and then a positive integer', (id) => {
+    expect(parseCommand(`firewall ${id}`).kind).toBe('invalid');
   });
 
   test('leading zeros and the largest safe integer are read as the number they spell', () => {
@@ -134,6 +152,67 @@ describe('ids', () => {
     expect(parseId(Number.NaN)).toBeNull();
     expect(parseId(Number.POSITIVE_INFINITY)).toBeNull();
     expect(parseId(2 ** 53)).toBeNull();
+  });
+});
+
+describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]', () => {
+  const question = (text: string) => {
+    const cmd = parseCommand(text);
+    if (cmd.kind !== 'firewall' || !cmd.question) throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+    return { vsId: cmd.vsId, port: cmd.question.port, protocol: cmd.question.protocol, source: cmd.question.source && formatIp(cmd.question.source) };
+  };
+
+  test.each([
+    ['firewall 42 443', { vsId: 42, port: 443, protocol: 'tcp', source: null }],
+    ['firewall 42 53/udp', { vsId: 42, port: 53, protocol: 'udp', source: null }],
+    ['firewall 42 53/UDP', { vsId: 42, port: 53, protocol: 'udp', source: null }],
+    ['firewall 42 22/tcp', { vsId: 42, port: 22, protocol: 'tcp', source: null }],
+    ['firewall 42 8443 from 198.51.100.9', { vsId: 42, port: 8443, protocol: 'tcp', source: '198.51.100.9' }],
+    ['FIREWALL #42 8443 FROM 198.51.100.9', { vsId: 42, port: 8443, protocol: 'tcp', source: '198.51.100.9' }],
+    ['firewall 77 1026 from 2001:DB8:77:0::1', { vsId: 77, port: 1026, protocol: 'tcp', source: '2001:db8:77::1' }],
+    // An IPv4-mapped IPv6 address arrives as IPv4: IPv4 rules decide it.
+    ['firewall 42 65535/udp from ::ffff:192.0.2.1', { vsId: 42, port: 65535, protocol: 'udp', source: '192.0.2.1' }],
+    ['firewall 42 443 from ::ffff:0:c000:201', { vsId: 42, port: 443, protocol: 'tcp', source: '::ffff:0:c000:201' }],
+    ['firewall 42 1', { vsId: 42, port: 1, protocol: 'tcp', source: null }],
+    ['firewall 42 43', { vsId: 42, port: 43, protocol: 'tcp', source: null }],
+  ])('"/vs %s" asks the question', (text, expected) => {
+    expect(question(text)).toEqual(expected);
+  });
+
+  test.each([
+    ['firewall 42 99999', '`99999` is not a port: ports are whole numbers from 1 to 65535'],
+    ['firewall 42 0', '`0` is not a port'],
+    ['firewall 42 80-90', '`80-90` is not a port'],
+    ['firewall 42 https', '`https` is not a port'],
+    ['firewall 42 443/icmp', '`icmp` is not a protocol the question takes: write /tcp or /udp'],
+    ['firewall 42 443/', 'is not a protocol the question takes'],
+    ['firewall 42 443 from 300.1.1.1', '`300.1.1.1` is not an IP address: `from` takes one IPv4 or IPv6 address'],
+    ['firewall 42 443 from 10.0.0.0/8', '`from` takes one address, not a block or a range'],
+    ['firewall 42 443 from fe80::1%eth0', '`fe80::1%eth0` is not an IP address'],
+    ['firewall 42 443 from', '`from` needs one IPv4 or IPv6 address'],
+    ['firewall 42 443 to 10.0.0.1', 'Unexpected `to 10.0.0.1` after the port'],
+    ['firewall 42 443 from 10.0.0.1 10.0.0.2', 'The question takes one source address'],
+  ])('"/vs %s" is refused, naming the accepted forms', (text, said) => {
+    const cmd = invalid(text);
+    expect(cmd.message).toContain(said);
+    expect(cmd.message).toContain('`/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]`');
+    expect(cmd.message).toContain('`/vs firewall 42 443`');
+    expect(cmd.suggestion).toBeUndefined();
+  });
+
+  test('a mistyped command keeps a valid question in its suggestion', () => {
+    expect(invalid('firewal 42 53/udp from 10.0.0.1').suggestion).toBe('/vs firewall 42 53/udp from 10.0.0.1');
+    expect(invalid('firewal 42 99999').suggestion).toBe('/vs firewall 42');
+  });
+
+  test('every port from 1 to 65535, with or without a protocol, round-trips', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 65535 }), fc.constantFrom('', '/tcp', '/udp', '/TCP'), fc.option(fc.oneof(fc.ipV4(), fc.ipV6()), { nil: null }), (port, suffix, source) => {
+        const q = question(`firewall 42 ${port}${suffix}${source ? ` from ${source}` : ''}`);
+        expect(q).toEqual({ vsId: 42, port, protocol: suffix.toLowerCase() === '/udp' ? 'udp' : 'tcp', source: source && formatIp(unmapIpv4(parseIp(source)!)) });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -223,7 +302,7 @@ describe('properties', () => {
   test('any token that is not plain ASCII digits is refused as an id', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !/^\s*[0-9]+\s*$/.test(s)),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !/^\s*#?[0-9]+\s*$/.test(s)),
         (token) => {
           expect(parseId(token)).toBeNull();
         },

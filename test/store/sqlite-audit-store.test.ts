@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { describeStoreContract, entry } from './contract';
 
@@ -28,6 +28,31 @@ describeStoreContract('SQLite', {
   },
 });
 
+/** What the first release (schema version 1, c703b78) wrote, as it wrote it. */
+const FIRST_RELEASE_SCHEMA = `CREATE TABLE audit_records (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     at          TEXT    NOT NULL,
+     user_id     TEXT    NOT NULL,
+     channel_id  TEXT,
+     action      TEXT    NOT NULL,
+     target      TEXT    NOT NULL,
+     params      TEXT    NOT NULL,
+     outcome     TEXT    NOT NULL,
+     api_status  INTEGER,
+     duration_ms INTEGER NOT NULL,
+     detail      TEXT
+   );
+   CREATE INDEX audit_records_target ON audit_records (target, id);
+   CREATE TABLE submissions (
+     key TEXT PRIMARY KEY,
+     at  TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE locks (
+     target        TEXT PRIMARY KEY,
+     owner         TEXT NOT NULL,
+     expires_at_ms INTEGER NOT NULL
+   ) WITHOUT ROWID;`;
+
 describe('the SQLite store', () => {
   test('creates its directory, runs every migration once, and reopening changes nothing', async () => {
     const path = join(freshDir(), 'nested', 'deeper', 'audit.sqlite');
@@ -44,6 +69,37 @@ describe('the SQLite store', () => {
     }
   });
 
+  test('three processes opening one fresh file at once: migrated once, each works, one claim wins', async () => {
+    const path = join(freshDir(), 'race', 'audit.sqlite');
+    const children = ['a', 'b', 'c'].map(
+      (name) =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'open-and-record.ts'), path, name], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+          child.on('close', (code) => resolve({ code, out, err }));
+        }),
+    );
+    const results = await Promise.all(children);
+    expect(results.map((r) => [r.code, r.err])).toEqual([
+      [0, ''],
+      [0, ''],
+      [0, ''],
+    ]);
+    expect(results.map((r) => r.out.trim()).sort()).toEqual(['claimed', 'duplicate', 'duplicate']);
+    const store = openSqliteAuditStore(path);
+    try {
+      expect((await store.latest(10)).map((r) => r.target).sort()).toEqual(['vs:a', 'vs:b', 'vs:c']);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+
   test('refuses a database written by a newer schema instead of guessing', async () => {
     const path = join(freshDir(), 'audit.sqlite');
     await openSqliteAuditStore(path).close();
@@ -57,7 +113,7 @@ describe('the SQLite store', () => {
     const path = join(freshDir(), 'old.sqlite');
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
-    for (const statement of MIGRATIONS[0]!.sqlite) old.exec(statement);
+    old.exec(FIRST_RELEASE_SCHEMA);
     old.pragma('user_version = 1');
     old.prepare(
       `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)

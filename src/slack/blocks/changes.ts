@@ -12,7 +12,7 @@ export function renderDiskAdded({ vsId, disk, user, sandbox }: { vsId: number; d
     `State: ${state}`,
   ];
   return {
-    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${safe(user, 40)}`, sandbox),
+    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${userMention(user)}`, sandbox),
     blocks: withSandbox([header(`Disk added · VS ${vsId}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
   };
 }
@@ -26,9 +26,10 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
     `Operating system: ${os || '_unknown_'}`,
     `Backup taken: ${backup.built_at ? safe(backup.built_at, 40) : '_unknown_'}`,
   ];
-  if (reason && reason.trim()) lines.push(`Reason: ${safe(reason, 500)}`);
+  // Free text from a user: one line, quoted, and said to be theirs, so it cannot pass for the bot's own lines.
+  if (reason && reason.trim()) lines.push(`Reason given by ${userMention(user)}: “${safe(oneLine(reason).trim(), 500)}”`);
   return {
-    text: fallback(`Backup ${backup.id} restored onto ${target} by ${safe(user, 40)}`, sandbox),
+    text: fallback(`Backup ${backup.id} restored onto ${target} by ${userMention(user)}`, sandbox),
     blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
   };
 }

@@ -111,7 +111,8 @@ function byInterfaceThenPosition(a: FirewallRule, b: FirewallRule): number {
   return a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id;
 }
 
-function chunkLines(lines: string[], max: number): string[] {
+/** Lines joined into chunks of at most `max` characters, for sections (≤ 3000 each). */
+export function chunkLines(lines: string[], max: number): string[] {
   const chunks: string[] = [];
   let current = '';
   for (const line of lines) {

@@ -1,11 +1,13 @@
 import type { KnownBlock } from '@slack/types';
-import { ACTION_WORDS, type Action, type Role } from '../../changes/policy';
+import type { Action, Decision, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
-import { channelMention, code, oneLine, context, escapeKeepingChannelMentions, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { allowsText, channelList, denialText } from './denials';
+import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 /** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
 export const USAGE_LINES = [
   '`/vs firewall <vs_id>`: the firewall rules of a server',
+  '`/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]`: does that traffic reach the server? e.g. `/vs firewall 42 443`, `/vs firewall 42 8443 from 198.51.100.9`',
   '`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules',
   '`/vs templates [text]`: the template catalogue, filtered by text',
   '`/vs disk add <vs_id>`: add a disk (operators, admins)',
@@ -36,17 +38,14 @@ export function renderUsage({ message, suggestion }: { message: string; suggesti
   };
 }
 
-/**
- * An ephemeral error: one section. The text may quote the cloud API, so it
- * is escaped; channel links our own messages build (`<#C…>`) are kept.
- */
+/** An ephemeral error: one section. The text may quote the cloud API, so all of it is escaped. */
 export function renderError(text: string): Rendered {
-  const shown = escapeKeepingChannelMentions(truncate(text, 2900));
+  const shown = safe(text, 2900);
   return { text: fallback(shown), blocks: [section(`:warning: ${shown}`)] };
 }
 
-export function renderDenied({ action, needed, reason }: { action: Action; needed: Role; reason: string | null }): Rendered {
-  const text = escapeKeepingChannelMentions(truncate(reason ?? `${ACTION_WORDS[action]} needs the ${needed} role.`, 2000));
+export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
+  const text = truncate(denialText(decision), 2000);
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
 }
 
@@ -59,18 +58,18 @@ export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: nu
 export function renderWhoami(o: {
   userId: string;
   role: Role;
-  allows: string[];
+  allows: Action[];
   mutationChannels: string[] | null;
   noChangeRolesConfigured: boolean;
   sandbox: boolean;
 }): Rendered {
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
-    o.allows.length ? `You may: ${escapeKeepingChannelMentions(truncate(o.allows.join('; '), 1500))}.` : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
+    o.allows.length ? `You may: ${truncate(allowsText(o.allows, o.mutationChannels).join('; '), 1500)}.` : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
   ];
   if (o.noChangeRolesConfigured) lines.push('No admin or operator is configured, so nobody can change anything through this bot.');
   if (o.mutationChannels) {
-    lines.push(o.mutationChannels.length ? `Changes are allowed only in ${o.mutationChannels.slice(0, 20).map(channelMention).join(', ')}${o.mutationChannels.length > 20 ? ` and ${o.mutationChannels.length - 20} more` : ''}.` : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).');
+    lines.push(o.mutationChannels.length ? `Changes are allowed only in ${channelList(o.mutationChannels)}.` : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).');
   }
   const summary = o.noChangeRolesConfigured ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)` : `Your role is ${o.role}`;
   return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };

@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { NEEDED, type Action, type Decision } from '../../changes';
 import type { ChangeAction } from '../../store/audit-store';
+import { denialText } from '../blocks/denials';
 import { renderDenied, renderReadLimited } from '../blocks/messages';
 import { statusModal } from '../blocks/status-modal';
 import type { ListenerContext } from '../context';
@@ -69,24 +70,24 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
           req.outcome = 'failed';
           return;
         }
-        decision = { allowed: false, role: 'none', needed: NEEDED[need.opens], reason: null };
+        decision = { allowed: false, action: need.opens, role: 'none', needed: NEEDED[need.opens], denial: null };
       }
     }
     if (decision.allowed) return args.next();
     req.outcome = 'denied';
     const action: Action = typeof need === 'string' ? need : need.opens;
     req.log.info('denied', { action, role: decision.role, needed: decision.needed });
-    await tellDenied(ctx, args, req, action, decision, title);
+    await tellDenied(ctx, args, req, decision, title);
   };
 }
 
-async function tellDenied(ctx: ListenerContext, args: Args, req: RequestState, action: Action, decision: Decision, title: string | undefined): Promise<void> {
+async function tellDenied(ctx: ListenerContext, args: Args, req: RequestState, decision: Decision, title: string | undefined): Promise<void> {
   if (req.respond) {
-    await replyEphemeral(req, renderDenied({ action, needed: decision.needed, reason: decision.reason }));
+    await replyEphemeral(req, renderDenied(decision));
     return;
   }
   if (req.triggerId) {
-    const view = statusModal({ title: title ?? 'vs-chatops', text: `:no_entry: ${decision.reason ?? `This needs the ${decision.needed} role.`}`, sandbox: ctx.sandbox });
+    const view = statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox: ctx.sandbox });
     if (!(await openModal(args.client, req.triggerId, view, req.log))) req.outcome = 'failed';
   }
 }

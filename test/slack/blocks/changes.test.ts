@@ -10,7 +10,7 @@ describe('disk added summary', () => {
     expect(headerText(m)).toBe('Disk added · VS 42');
     expect(sectionTexts(m)[0]).toBe('*Disk 77* on VS 42: 20 GB SSD\nLabel: data\nMount point: `/mnt/data`\nState: built');
     expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
-    expect(m.text).toBe(`Disk 77 (20 GB) added to VS 42 by ${USER}`);
+    expect(m.text).toBe(`Disk 77 (20 GB) added to VS 42 by <@${USER}>`);
     expectWithinSlackLimits(m);
     expectNoDataMarkup(m, { users: [USER] });
   });
@@ -54,11 +54,11 @@ describe('backup restored summary', () => {
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
         'Backup taken: 2024-05-05T02:00:00Z',
-        'Reason: data corrupted by the 14:00 deploy',
+        `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
     expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
-    expect(m.text).toBe(`Backup 9 restored onto VS 42 by ${USER}`);
+    expect(m.text).toBe(`Backup 9 restored onto VS 42 by <@${USER}>`);
     expectWithinSlackLimits(m);
     expectNoDataMarkup(m, { users: [USER] });
   });
@@ -84,8 +84,15 @@ describe('backup restored summary', () => {
 
   test('a hostile reason and OS name are escaped', () => {
     const m = renderBackupRestored({ backup: backup({ operating_system: '<#C1>', built_at: '<https://evil|click>' }), user: USER, reason: '<!channel> restored & <@U123>', sandbox: false });
-    expect(sectionTexts(m)[0]).toContain('Reason: &lt;!channel&gt; restored &amp; &lt;@U123&gt;');
+    expect(sectionTexts(m)[0]).toContain(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt;”`);
     expectNoDataMarkup(m, { users: [USER] });
+  });
+
+  test('a reason with line breaks stays on its one quoted line: it cannot add lines of its own', () => {
+    const m = renderBackupRestored({ backup: backup(), user: USER, reason: 'routine\n*Approved by the CTO*\r\nState: verified', sandbox: false });
+    const lines = sectionTexts(m)[0]!.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[4]).toBe(`Reason given by <@${USER}>: “routine *Approved by the CTO* State: verified”`);
   });
 
   test('a reason of any length keeps the message within Slack limits', () => {

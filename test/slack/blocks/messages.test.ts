@@ -78,11 +78,11 @@ describe('usage after a wrong command', () => {
 });
 
 describe('whoami', () => {
-  const base = { userId: 'U0ALICE01', role: 'viewer' as const, allows: ['read commands'], mutationChannels: null, noChangeRolesConfigured: false, sandbox: false };
+  const base = { userId: 'U0ALICE01', role: 'viewer' as const, allows: ['read' as const], mutationChannels: null, noChangeRolesConfigured: false, sandbox: false };
 
   test('mentions the user and says their role and what it allows', () => {
     const m = renderWhoami(base);
-    expect(sectionTexts(m)[0]).toBe('<@U0ALICE01>, your role is *viewer*.\nYou may: read commands.');
+    expect(sectionTexts(m)[0]).toBe('<@U0ALICE01>, your role is *viewer*.\nYou may: read firewall rules, autoscaling rules and the template catalogue.');
     expectNoDataMarkup(m, { users: ['U0ALICE01'] });
     expectWithinSlackLimits(m);
   });
@@ -127,15 +127,15 @@ describe('denied', () => {
     ['audit_read', 'admin', 'Reading the audit trail needs the admin role.'],
     ['read', 'viewer', 'Reading server details needs the viewer role.'],
   ] as const)('%s names the role it needs', (action, needed, sentence) => {
-    const m = renderDenied({ action, needed, reason: null });
+    const m = renderDenied({ action, role: 'none', needed, denial: null });
     expect(sectionTexts(m)[0]).toBe(`:no_entry: ${sentence}`);
     expect(m.text).toBe(sentence);
     expect(contextTexts(m)[0]).toContain('/vs whoami');
     expectWithinSlackLimits(m);
   });
 
-  test('a policy reason is shown as given, with channel links kept and anything else escaped', () => {
-    const m = renderDenied({ action: 'disk_add', needed: 'operator', reason: 'Changes are allowed only in <#C0INCIDENT>; <!channel> & <@U1> are not links' });
+  test('a channel refusal links the allowed channels and shows anything else escaped', () => {
+    const m = renderDenied({ action: 'disk_add', role: 'operator', needed: 'operator', denial: { code: 'channel', channelId: 'C0OTHER', allowedChannels: ['C0INCIDENT', '<!channel> & <@U1>'] } });
     expect(sectionTexts(m)[0]).toContain('<#C0INCIDENT>');
     expect(sectionTexts(m)[0]).toContain('&lt;!channel&gt; &amp; &lt;@U1&gt;');
     expectNoDataMarkup(m, { channels: ['C0INCIDENT'] });

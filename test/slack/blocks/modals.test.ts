@@ -195,7 +195,7 @@ describe('field errors shown on the form', () => {
 
 describe('status modal', () => {
   test('shows the outcome with a Close button, title cut to 24 characters', () => {
-    const v = statusModal({ title: 'Restore backup 9007199254740991', text: ':white_check_mark: Done.', sandbox: false });
+    const v = statusModal({ title: 'Restore backup 9007199254740991', mrkdwn: ':white_check_mark: Done.', sandbox: false });
     expect(v.title.text.length).toBeLessThanOrEqual(24);
     expect(v.close?.text).toBe('Close');
     expect(v.submit).toBeUndefined();
@@ -204,10 +204,10 @@ describe('status modal', () => {
   });
 
   test('long text stays within a section and the sandbox notice appears only on the sandbox', () => {
-    const v = statusModal({ title: 'Add disk', text: 'x'.repeat(10_000), sandbox: true });
+    const v = statusModal({ title: 'Add disk', mrkdwn: 'x'.repeat(10_000), sandbox: true });
     expect(modalViolations(v as never)).toEqual([]);
     expect(JSON.stringify(v.blocks)).toContain(SANDBOX_NOTICE);
-    expect(JSON.stringify(statusModal({ title: 'Add disk', text: 'ok', sandbox: false }).blocks)).not.toContain(SANDBOX_NOTICE);
+    expect(JSON.stringify(statusModal({ title: 'Add disk', mrkdwn: 'ok', sandbox: false }).blocks)).not.toContain(SANDBOX_NOTICE);
   });
 });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { channelMention, code, escapeKeepingChannelMentions, escapeMrkdwn, fallback, safe, sandboxNotice, truncate, userMention } from '../../../src/slack/blocks/mrkdwn';
+import { channelMention, code, escapeMrkdwn, fallback, safe, sandboxNotice, truncate, userMention } from '../../../src/slack/blocks/mrkdwn';
 
 describe('mrkdwn helpers', () => {
   test('escapeMrkdwn turns & < > into entities and nothing else', () => {
@@ -23,7 +23,6 @@ describe('mrkdwn helpers', () => {
     expect(userMention('<!channel>')).toBe('`&lt;!channel&gt;`');
     expect(channelMention('C0123')).toBe('<#C0123>');
     expect(channelMention('C1>|x')).not.toContain('<#');
-    expect(escapeKeepingChannelMentions('in <#C1> not <!here>')).toBe('in <#C1> not &lt;!here&gt;');
   });
 
   test('code keeps data inside its span', () => {

@@ -1,8 +1,10 @@
 import { isCloudError } from '../../../cloud/errors';
 import type { FirewallRule } from '../../../cloud/schemas';
+import { answerPortQuestion, type PortQuestion } from '../../../firewall/port-question';
 import { renderFirewallRules } from '../../blocks/firewall';
+import { renderPortAnswer } from '../../blocks/port-answer';
 import type { Rendered } from '../../blocks/mrkdwn';
-import { cloudErrorMessage } from '../../cloud-error-message';
+import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
 import { oncePerAnswer } from '../../once-per-answer';
 import { replyError, replySummary, type Replier } from '../../reply';
@@ -10,9 +12,14 @@ import { replyError, replySummary, type Replier } from '../../reply';
 /** Page 1 of an answer: everyone who shared the answer shares the page, "fetched at" included. */
 const firstPage = oncePerAnswer<readonly FirewallRule[], Rendered>();
 
-export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd: { vsId: number }): Promise<CommandOutcome> {
+export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd: { vsId: number; question?: PortQuestion }): Promise<CommandOutcome> {
   try {
     const rules = await ctx.cloud.listFirewallRules(cmd.vsId);
+    if (cmd.question) {
+      const answer = answerPortQuestion(rules, cmd.question);
+      await replySummary(ctx, inv, renderPortAnswer({ vsId: cmd.vsId, answer, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
+      return 'succeeded';
+    }
     const page = firstPage(rules, () => renderFirewallRules({ vsId: cmd.vsId, rules, page: 1, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
     await replySummary(ctx, inv, page);
     return 'succeeded';

@@ -1,0 +1,44 @@
+import type { ChangeResult, Target } from '../../changes';
+import { changeFailureMessage } from './cloud-errors';
+import { denialText } from './denials';
+import { escapeMrkdwn, safe } from './mrkdwn';
+
+// What the form's window says once a submission has an outcome, as mrkdwn for
+// statusModal; and the words of the moments in between.
+
+export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' };
+
+export const WORKING_TEXT =
+  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+
+/** `result`: the result's own summary (mrkdwn), shown under "Done". */
+export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number; result?: string }): string {
+  switch (r.outcome) {
+    case 'succeeded':
+      return `:white_check_mark: Done. The result is posted in the channel.${o.result ? `\n\n${o.result}` : ''}`;
+    case 'denied':
+      return `:no_entry: ${denialText(r.decision)}\nNothing was changed.`;
+    case 'busy':
+      return `:warning: ${busyText(o.target)}\nNothing was changed. Run the command again when it has finished.`;
+    case 'failed':
+      return `:x: ${safe(changeFailureMessage(r.error, o.target, o.timeoutMs), 2500)}`;
+    case 'invalid':
+      return `:x: The form had errors: ${safe(Object.entries(r.fieldErrors).map(([f, m]) => `${f}: ${m}`).join('; '), 2000)}. Nothing was changed; run the command again.`;
+    case 'duplicate':
+      return 'This form was already submitted; its result is posted in the channel.';
+    case 'crashed':
+      return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
+  }
+}
+
+export function busyText(target: Target): string {
+  return `Another change to ${target.kind === 'vs' ? 'VS' : 'backup'} ${target.id} is in progress; wait until it has finished.`;
+}
+
+/** API messages that name no field of the form: said about the whole form (Slack shows them under its first input). */
+export function formLevelError(messages: readonly string[]): string {
+  return `The cloud API refused the request: ${messages.join('; ')}`;
+}
+
+/** Plain text for an ephemeral message when the window was closed before the outcome came. */
+export const plainOutcome = escapeMrkdwn;

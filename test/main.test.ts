@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// `npm start` failing at start-up says what to do, in one line, without a stack trace.
+
+describe('start-up', () => {
+  it('on a port already in use stops with exit status 1, naming the port and PORT', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vs-main-'));
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const root = join(__dirname, '..');
+      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          PORT: String(port),
+          SLACK_BOT_TOKEN: 'xoxb-busy-port-0123456789',
+          SLACK_SIGNING_SECRET: 'busy-port-signing-secret',
+          // Slack itself is not needed to find the port busy; keep the bot from reaching out.
+          SLACK_API_URL: 'http://127.0.0.1:1/api/',
+          VS_DB_PATH: join(dir, 'audit.sqlite'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `vs-chatops could not start: port ${port} is already in use (another vs-chatops, or another server): stop that one, or set PORT to a free port\n`,
+      );
+    } finally {
+      busy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
