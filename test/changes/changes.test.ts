@@ -388,6 +388,8 @@ describe('the changes door', () => {
         outcome: 'succeeded',
         apiStatus: 200,
         params: { backup_id: 9, reason: 'corrupt table after deploy' },
+        // The API's target_type "VirtualMachine" is a VS in every word the bot says.
+        detail: 'backup 9 restored onto VS 42, disk 7',
       });
     });
 
