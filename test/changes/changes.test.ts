@@ -351,6 +351,20 @@ describe('the changes door', () => {
       });
     });
 
+    test('a 2xx whose answer cannot be read is recorded as applied_unreadable, not failed, and the submission is not run again', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        // What the client throws for a 201 with an unreadable body (CloudError.unreadableSuccess).
+        throw Object.assign(new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON', { status: 201 }), { unreadableSuccess: true });
+      });
+      const ctx = as('UOPER');
+      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      expect(result).toMatchObject({ outcome: 'applied_unreadable', error: { kind: 'bad_response', status: 201 } });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
+      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect(t.calls).toHaveLength(1);
+    });
+
     test('a timeout is recorded as failed with no status, flagged as uncertain, and the submission is not run again', async () => {
       t = setup();
       t.onAddDisk(async () => {
