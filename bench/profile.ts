@@ -12,6 +12,8 @@ export interface BenchProfile {
   readonly micro: { timeMs: number; warmupMs: number; rounds: number; roundIterations: number };
   /** The sustained load of the memory scenario: the open loop's rate in autocannon's per-second bursts. */
   readonly sustained: { rate: number; warmupSeconds: number; seconds: number; upstreamDelayMs: number; connections: number };
+  /** Local mode: commands typed on the page, one after the other. */
+  readonly localMode: { commands: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -21,6 +23,7 @@ export const FULL_PROFILE: BenchProfile = {
   singleFlight: { commands: 50, upstreamDelayMs: 1500 },
   micro: { timeMs: 1500, warmupMs: 300, rounds: 100, roundIterations: 20 },
   sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
+  localMode: { commands: 200 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -30,6 +33,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   singleFlight: { commands: 10, upstreamDelayMs: 300 },
   micro: { timeMs: 50, warmupMs: 10, rounds: 2, roundIterations: 3 },
   sustained: { rate: 20, warmupSeconds: 0, seconds: 2, upstreamDelayMs: 100, connections: 2 },
+  localMode: { commands: 10 },
 };
 
 export interface BenchArgs {

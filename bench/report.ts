@@ -43,6 +43,9 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
       pass: m.sustained.rssGrowthPercent < 10,
     },
     { target: 'healthy within 2 s of npm start', figure: `${m.startupMs} ms`, pass: m.startupMs <= 2000 },
+    { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
+    { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
+    { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
   ];
 }
 
@@ -110,6 +113,13 @@ export function formatReport(results: BenchResults): string {
       `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s, each second's at once (delay ${m.sustained.upstreamDelayMs} ms)`,
       `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
     ],
+  ]);
+
+  const l = r.localMode;
+  section('7. local mode (npm start with no Slack variable: the page and the bot behind it)', [
+    ['npm start → page usable', `${l.startupMs} ms`],
+    ['RSS after start', `${l.rssAfterStartMb} MB`],
+    [`${l.commands} commands typed on the page, one at a time → message on its event stream, p50 / p99`, `${l.messageP50Ms} / ${l.messageP99Ms} ms`],
   ]);
 
   lines.push('', 'targets');

@@ -1,5 +1,6 @@
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { CloudClientFigures } from './scenarios/cloud-client';
+import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
@@ -26,6 +27,7 @@ export interface BenchResults {
       peakRssMb: number;
       sustained: SustainedFigures;
     };
+    localMode: LocalModeFigures;
   };
   targets: TargetCheck[];
 }

@@ -7,6 +7,7 @@ import { parseBenchArgs } from './profile';
 import { checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
+import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
     const cloudClient = await runCloudClient(world, profile.micro);
     progress('6. npm start to a healthy /healthz');
     const startup = await measureNpmStart(world);
+    progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
+    const localMode = await runLocalMode(world, profile.localMode);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
         peakRssMb: megabytes(peakRss),
         sustained,
       },
+      localMode,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -3,6 +3,7 @@ import { createChanges, createPolicy, type ChannelDirectory, type Changes, type 
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { secretValues, type Config } from './config';
+import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
@@ -63,11 +64,15 @@ interface Lifecycle {
   stop: () => Promise<void>;
 }
 
-export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+export async function composeBot(loaded: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
+  const logger = overrides.logger ?? createLogger({ level: loaded.logLevel, secrets: secretValues(loaded) });
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
+  // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
+  const local = loaded.mode === 'local' ? localMode(loaded, logger) : undefined;
+  if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
+  const config = local?.config ?? loaded;
 
   try {
     // The cloud API.
@@ -156,7 +161,9 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       sandbox,
       async start(port) {
         for (const part of lifecycles) await part.start?.();
-        return slack.start(port);
+        const started = await slack.start(local?.listen ?? port);
+        if (local && started.port !== null) local.connect(started.port);
+        return started;
       },
       async stop(graceMs) {
         if (stopped) return;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 // The only reader of process.env. Every problem is reported at once, each with
@@ -30,8 +31,9 @@ const positiveInt = (what: string) =>
 const EnvSchema = z
   .object({
     SLACK_BOT_TOKEN: z
-      .string({ error: 'is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app' })
-      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-'),
+      .string()
+      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-')
+      .optional(),
     SLACK_SIGNING_SECRET: z.string().optional(),
     SLACK_APP_TOKEN: z
       .string()
@@ -146,8 +148,18 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
   const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
   for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
-  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+  if (modeOf(env) === 'local') {
+    if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+      problems.push(
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+      );
+    }
+  } else {
+    // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
+    if (!env.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)');
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+    }
   }
   if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
     if (!env.VS_ACCOUNT_ID) problems.push('VS_ACCOUNT_ID is required when VS_API_URL points at a real cloud API (the account id used for Basic auth)');
@@ -158,7 +170,17 @@ function crossFieldProblems(env: Record<string, string>): string[] {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
+export type Mode = 'http' | 'socket' | 'local';
+
+function modeOf(env: Record<string, string>): Mode {
+  if (env.SLACK_APP_TOKEN) return 'socket';
+  if (env.SLACK_BOT_TOKEN || env.SLACK_SIGNING_SECRET) return 'http';
+  return 'local';
+}
+
 export interface Config {
+  readonly mode: Mode;
   readonly slack: {
     readonly botToken: string;
     readonly signingSecret: string | undefined;
@@ -240,12 +262,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const sandbox = e.VS_API_URL === 'sandbox';
+  const mode = modeOf(relevant);
+  // Local mode: the stand-in for Slack listens on PORT; the bot's credentials for it are made up per run.
+  const local = mode === 'local';
   return deepFreeze({
+    mode,
     slack: {
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
+      botToken: local ? `xoxb-local-${randomBytes(18).toString('hex')}` : (e.SLACK_BOT_TOKEN ?? ''),
+      signingSecret: local ? randomBytes(24).toString('hex') : e.SLACK_SIGNING_SECRET,
       appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
+      apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
       port: e.PORT,
     },
     cloud: {

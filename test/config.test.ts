@@ -221,3 +221,38 @@ describe('loadConfig', () => {
     expect(c.cloud.url).toBe(url);
   });
 });
+
+describe('mode', () => {
+  test('bot token + signing secret: HTTP; + app token: Socket Mode', () => {
+    expect(loadConfig(minimalHttp).mode).toBe('http');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' }).mode).toBe('socket');
+  });
+
+  test('no Slack variable at all: local mode, with credentials made up per run and the Web API on the loopback stand-in', () => {
+    const a = loadConfig({ PORT: '4321' });
+    const b = loadConfig({ SLACK_BOT_TOKEN: '', SLACK_SIGNING_SECRET: ' ' });
+    expect(a.mode).toBe('local');
+    expect(b.mode).toBe('local');
+    expect(a.slack.botToken).toMatch(/^xoxb-local-[0-9a-f]{36}$/);
+    expect(a.slack.signingSecret).toMatch(/^[0-9a-f]{48}$/);
+    expect(a.slack.botToken).not.toBe(b.slack.botToken);
+    expect(a.slack.signingSecret).not.toBe(b.slack.signingSecret);
+    expect(a.slack.apiUrl).toBe('http://127.0.0.1:4321/api/');
+    expect(a.cloud.url).toBe('sandbox');
+  });
+
+  test.each([
+    ['only a bot token', { SLACK_BOT_TOKEN: 'xoxb-1' }, /SLACK_SIGNING_SECRET is required/],
+    ['only a signing secret', { SLACK_SIGNING_SECRET: 'sig' }, /SLACK_BOT_TOKEN is required/],
+    ['only an app token', { SLACK_APP_TOKEN: 'xapp-1-A' }, /SLACK_BOT_TOKEN is required/],
+  ])('half-configured Slack (%s) stops start-up with the configuration error, not local mode', (_name, env, expected) => {
+    expect(problemsOf(env).join('\n')).toMatch(expected);
+  });
+
+  test('a real VS_API_URL with no Slack variable stops start-up and says why', () => {
+    const joined = problemsOf({ VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' }).join('\n');
+    expect(joined).toMatch(/VS_API_URL names a real cloud API/);
+    expect(joined).toMatch(/local mode runs on the sandbox only/);
+    expect(joined).not.toContain('live-key-123');
+  });
+});

@@ -202,7 +202,11 @@ function addMessage(details: ErrorDetails, message: string): void {
 function addFieldError(details: ErrorDetails, field: string, message: string): void {
   const clean = cleanMessage(message);
   if (!clean) return;
-  const list = (details.fieldErrors[field] ??= []);
+  // Field names come from the API: "toString" is a field like any other, not Object's method, and
+  // "__proto__" cannot be an own key of a plain object, so its message is kept as a general one.
+  if (field === '__proto__') return addMessage(details, `${field}: ${message}`);
+  const fields = details.fieldErrors;
+  const list = Object.hasOwn(fields, field) ? fields[field]! : (fields[field] = []);
   if (list.length < MAX_MESSAGES) list.push(clean);
 }
 

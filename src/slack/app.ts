@@ -26,8 +26,8 @@ export interface SlackAppParts {
 
 export interface SlackApp {
   app: App;
-  /** Starts listening; in HTTP mode resolves with the bound port. */
-  start(port?: number): Promise<{ port: number | null }>;
+  /** Starts listening (on a port, or a port and host); in HTTP mode resolves with the bound port. */
+  start(listen?: number | { port: number; host: string }): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -49,7 +49,7 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
 
   return {
     app,
-    async start(port = config.slack.port) {
+    async start(listen = config.slack.port) {
       // Learnt in the background: a slow or unreachable Slack must not delay serving.
       void authorization.learn();
       if (socketMode) {
@@ -59,10 +59,10 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
         });
         return { port: null };
       }
-      const server = (await app.start(port)) as unknown as Server;
+      const server = (await app.start(listen)) as unknown as Server;
       httpServer = server;
       const address = server.address();
-      return { port: typeof address === 'object' && address ? address.port : port };
+      return { port: typeof address === 'object' && address ? address.port : typeof listen === 'number' ? listen : listen.port };
     },
     async stop(graceMs = 10_000) {
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());

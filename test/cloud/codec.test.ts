@@ -198,6 +198,17 @@ describe('parsing error bodies', () => {
     });
   });
 
+  it('takes field names that are also names on Object (toString, constructor, __proto__) as plain names', () => {
+    const details = parseErrorBody('{"errors": {"toString": ["is odd"], "constructor": ["too"], "__proto__": ["and this"], "label": ["is long"]}}');
+    expect(details.messages).toEqual(['__proto__: and this']);
+    expect(Object.entries(details.fieldErrors)).toEqual([
+      ['toString', ['is odd']],
+      ['constructor', ['too']],
+      ['label', ['is long']],
+    ]);
+    expect(Object.getPrototypeOf(details.fieldErrors)).toBe(Object.prototype);
+  });
+
   it('reads messages from {"errors": ["msg"]} and {"error": "msg"}', () => {
     expect(parseErrorBody('{"errors": ["Disk size can\'t be blank", "Disk type is invalid"]}')).toEqual({
       messages: ["Disk size can't be blank", 'Disk type is invalid'],
