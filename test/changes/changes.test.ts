@@ -173,19 +173,8 @@ describe('the changes door', () => {
     test('an operator adds a disk: the API gets exactly the validated parameters and the record says so', async () => {
       t = setup();
       const result = await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
-      const expectedParams = {
-        disk_type: 'SSD',
-        disk_size: 20,
-        label: 'data',
-        mount_point: '/mnt/data',
-        file_system: 'ext4',
-        primary: false,
-        is_swap: false,
-        hot_attach: true,
-        add_to_linux_fstab: true,
-        add_to_freebsd_fstab: false,
-        require_format_disk: true,
-      };
+      // The form as typed, with the size read as a number.
+      const expectedParams = { ...goodDisk, disk_size: 20 };
       expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
       const [record] = await t.store.latest(5);
