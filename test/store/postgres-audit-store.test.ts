@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { isStoreUnavailable, StoreUnavailableError, type AuditStore } from '../../src/store/audit-store';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
 import { createTestDatabase, createTestSchema, startPostgresServer, type PostgresServer, type TestDatabase } from '../helpers/postgres';
 import { describeStoreContract, entry } from './contract';
@@ -58,6 +58,30 @@ describe('the PostgreSQL store', () => {
       expect(await query(url, 'SELECT version FROM schema_migrations')).toHaveLength(SCHEMA_VERSION);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  test('an instance waits for another one migrating, however long that takes, then finds nothing to do', async () => {
+    const { url } = await freshSchema();
+    await (await openPostgresAuditStore(url)).close();
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Another instance is migrating: it holds the lock longer than a statement may run.
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      let opened = false;
+      const opening = openPostgresAuditStore(url, { statementTimeoutMs: 100 }).then((store) => {
+        opened = true;
+        return store;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(opened).toBe(false);
+      await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      const store = await opening;
+      await store.ping();
+      await store.close();
+    } finally {
+      await holder.end();
     }
   });
 

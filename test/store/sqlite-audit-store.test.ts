@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { describeStoreContract, entry } from './contract';
 
@@ -27,6 +27,31 @@ describeStoreContract('SQLite', {
     return { open: async (options) => openSqliteAuditStore(path, options) };
   },
 });
+
+/** What the first release (schema version 1, c703b78) wrote, as it wrote it. */
+const FIRST_RELEASE_SCHEMA = `CREATE TABLE audit_records (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     at          TEXT    NOT NULL,
+     user_id     TEXT    NOT NULL,
+     channel_id  TEXT,
+     action      TEXT    NOT NULL,
+     target      TEXT    NOT NULL,
+     params      TEXT    NOT NULL,
+     outcome     TEXT    NOT NULL,
+     api_status  INTEGER,
+     duration_ms INTEGER NOT NULL,
+     detail      TEXT
+   );
+   CREATE INDEX audit_records_target ON audit_records (target, id);
+   CREATE TABLE submissions (
+     key TEXT PRIMARY KEY,
+     at  TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE locks (
+     target        TEXT PRIMARY KEY,
+     owner         TEXT NOT NULL,
+     expires_at_ms INTEGER NOT NULL
+   ) WITHOUT ROWID;`;
 
 describe('the SQLite store', () => {
   test('creates its directory, runs every migration once, and reopening changes nothing', async () => {
@@ -88,7 +113,7 @@ describe('the SQLite store', () => {
     const path = join(freshDir(), 'old.sqlite');
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
-    for (const statement of MIGRATIONS[0]!.sqlite) old.exec(statement);
+    old.exec(FIRST_RELEASE_SCHEMA);
     old.pragma('user_version = 1');
     old.prepare(
       `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
