@@ -92,6 +92,11 @@ export function fallback(text: string, sandbox = false): string {
   return truncate(sandbox ? `[sandbox data] ${text}` : text, LIMITS.fallbackText);
 }
 
+/** "2024-05-06 14:03:12 UTC", from an ISO 8601 time in UTC (audit records). */
+export function utcTime(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** "14:03:12 UTC" */
 export function clock(d: Date): string {
   return `${d.toISOString().slice(11, 19)} UTC`;
