@@ -46,6 +46,11 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
     { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
     { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
+    {
+      target: `hostile unsigned traffic at ${r.hostileTraffic.rate}/s: signed ack p99 ≤ 25 ms, every hostile request refused`,
+      figure: `${r.hostileTraffic.openLoop.ackP99Ms} ms; ${hostileRefused(r.hostileTraffic)} of ${r.hostileTraffic.sent} refused`,
+      pass: r.hostileTraffic.openLoop.ackP99Ms <= 25 && hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent && r.hostileTraffic.openLoop.missingMessages === 0,
+    },
     ...severalInstancesTargets(r.severalInstances),
   ];
 }
@@ -63,6 +68,11 @@ function severalInstancesTargets(s: BenchResults['scenarios']['severalInstances'
     },
     { target: `open loop over ${s.openLoop.instances} instances on PostgreSQL: ack p99 ≤ 25 ms`, figure: `${s.openLoop.ackP99Ms} ms`, pass: s.openLoop.ackP99Ms <= 25 && s.openLoop.non2xx === 0 },
   ];
+}
+
+/** Hostile requests answered 401 or 413 (a connection closed on an over-limit body counts as refused too). */
+function hostileRefused(h: BenchResults['scenarios']['hostileTraffic']): number {
+  return (h.answers['401'] ?? 0) + (h.answers['413'] ?? 0) + (h.answers.error ?? 0);
 }
 
 /** How a target is named in print: the bot under test is the product. */
@@ -138,9 +148,17 @@ export function formatReport(results: BenchResults): string {
     [`${l.commands} commands typed on the page, one at a time → message on its event stream, p50 / p99`, `${l.messageP50Ms} / ${l.messageP99Ms} ms`],
   ]);
 
+  const h = r.hostileTraffic;
+  section(`8. hostile unsigned traffic: ${h.rate}/s (≈1 MB nested 450,000 deep, malformed, announced 50 MB) beside the open loop of scenario 1`, [
+    ['hostile requests sent, answers', `${h.sent}: ${Object.entries(h.answers).map(([status, n]) => `${status} × ${n}`).join(', ')}`],
+    ['signed commands acked', `${h.openLoop.commandsAcked} (${h.openLoop.non2xx} not 2xx)`],
+    ['signed ack p50 / p99', `${h.openLoop.ackP50Ms} / ${h.openLoop.ackP99Ms} ms`],
+    ['command-to-message p50 / p99', `${h.openLoop.messageP50Ms} / ${h.openLoop.messageP99Ms} ms, ${h.openLoop.missingMessages} missing`],
+  ]);
+
   const si = r.severalInstances;
   const cp = (f: typeof si.changePath.sqlite) => `${f.changesPerSecond} changes/s; door overhead p50 / p99 ${f.overheadP50Ms} / ${f.overheadP99Ms} ms`;
-  section(`8. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`, [
+  section(`9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`, [
     ['change path on SQLite', cp(si.changePath.sqlite)],
     ['change path on PostgreSQL', cp(si.changePath.postgres)],
     [`${si.duplicateStorm.deliveries} deliveries of one submission over ${si.duplicateStorm.instances} instances`, `${si.duplicateStorm.apiCalls} API call, ${si.duplicateStorm.answered} answered`],

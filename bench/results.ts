@@ -1,4 +1,5 @@
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
+import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
@@ -30,6 +31,7 @@ export interface BenchResults {
     };
     localMode: LocalModeFigures;
     severalInstances: SeveralInstancesFigures;
+    hostileTraffic: HostileTrafficFigures;
   };
   targets: TargetCheck[];
 }

@@ -19,7 +19,7 @@ import { startPostgresServer, type PostgresServer } from '../../test/helpers/pos
 import { startSlackFake } from '../../test/helpers/slack-fake';
 import { percentile, round } from '../stats';
 
-// Scenario 8: several instances on one PostgreSQL.
+// Scenario 9: several instances on one PostgreSQL.
 //   a. the change path through the door (policy, claim, lock, started record,
 //      settled record with its queued audit post, unlock) on SQLite and on
 //      PostgreSQL, submissions to distinct servers, `concurrency` at a time:
@@ -104,18 +104,18 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
   let bots: Instance[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   try {
-    progress('8a. the change path on SQLite');
+    progress('9a. the change path on SQLite');
     const sqlite = openSqliteAuditStore(join(dir, 'bench.sqlite'));
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
     const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer()).url;
-    progress('8a. the change path on PostgreSQL');
+    progress('9a. the change path on PostgreSQL');
     const postgres = await openPostgresAuditStore(url);
     const postgresFigures = await changePath(postgres, load);
     await postgres.close();
 
-    progress('8b/c. three instances on PostgreSQL');
+    progress('9b/c. three instances on PostgreSQL');
     const slack = await startSlackFake();
     const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
     const cloud = await startCloudFaultServer({ upstream: sandbox.url });

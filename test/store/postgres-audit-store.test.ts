@@ -85,6 +85,22 @@ describe('the PostgreSQL store', () => {
     }
   });
 
+  test('the pool is bounded: a burst of calls shares at most maxConnections connections', async () => {
+    const { url } = await freshSchema();
+    const tagged = new URL(url);
+    tagged.searchParams.set('application_name', 'vs-pool-bound-test');
+    const store = await openPostgresAuditStore(tagged.toString(), { maxConnections: 3 });
+    try {
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? store.record(entry({ target: `vs:${i}` })) : store.claimSubmission(`V${i}`, '2024-05-01T10:00:00.000Z'))));
+      expect(results).toHaveLength(60);
+      const [row] = await query<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = 'vs-pool-bound-test'");
+      expect(Number(row?.count)).toBeGreaterThan(0);
+      expect(Number(row?.count)).toBeLessThanOrEqual(3);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('refuses a database written by a newer schema instead of guessing', async () => {
     const { url } = await freshSchema();
     await (await openPostgresAuditStore(url)).close();

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StoreUnavailableError } from '../../src/store/audit-store';
 import { SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { describeStoreContract, entry } from './contract';
@@ -98,6 +99,25 @@ describe('the SQLite store', () => {
     const db = new Database(path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
+  });
+
+  test('a file another process keeps locked past the busy timeout: calls are refused with StoreUnavailableError, and work again once it is free', async () => {
+    const path = join(freshDir(), 'locked.sqlite');
+    const store = openSqliteAuditStore(path, { busyTimeoutMs: 50 });
+    try {
+      await store.record(entry({ target: 'vs:1' }));
+      const other = new Database(path);
+      other.exec('BEGIN EXCLUSIVE');
+      const refused = await store.record(entry({ target: 'vs:2' })).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect((refused as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+      other.exec('COMMIT');
+      other.close();
+      await store.record(entry({ target: 'vs:3' }));
+      expect((await store.latest(5)).map((r) => r.target)).toEqual(['vs:3', 'vs:1']);
+    } finally {
+      await store.close();
+    }
   });
 
   test('refuses a database written by a newer schema instead of guessing', async () => {
