@@ -64,6 +64,16 @@ async function type(command: string): Promise<Locator> {
   return lastMessage();
 }
 
+/** Types a command that opens a form and returns the form (a dialog named by its title). */
+async function openForm(command: string, title: string): Promise<Locator> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(command);
+  await box.press('Enter');
+  const dialog = page.getByRole('dialog', { name: title });
+  await dialog.waitFor();
+  return dialog;
+}
+
 describe('every command', () => {
   beforeAll(async () => {
     await as(/Ada/);
@@ -135,10 +145,7 @@ describe('the forms, as the right and the wrong person', () => {
 
   test('an admin restores a backup through its form; the audit channel gets the record', async () => {
     await as(/Ada/);
-    await page.getByRole('textbox', { name: 'Message' }).fill('/vs backup restore 9');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Restore backup 9' });
-    await dialog.waitFor();
+    const dialog = await openForm('/vs backup restore 9', 'Restore backup 9');
     await dialog.getByRole('textbox', { name: 'Type 9 to confirm' }).fill('9');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('data corrupted by the deploy');
     await dialog.getByRole('button', { name: 'Restore' }).click();
@@ -156,10 +163,7 @@ describe('the forms, as the right and the wrong person', () => {
 
   test('the on-call group member (an operator through the group) adds a disk; a wrong field is shown inline first', async () => {
     await as(/Omar/);
-    await page.getByRole('textbox', { name: 'Message' }).fill('/vs disk add 42');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Add disk · VS 42' });
-    await dialog.waitFor();
+    const dialog = await openForm('/vs disk add 42', 'Add disk · VS 42');
     await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('20');
     await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).check();
