@@ -12,7 +12,8 @@ import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { createInFlight } from './slack/in-flight';
-import { createReceiver, healthRoute } from './slack/receiver';
+import { createOps, type Ops } from './ops';
+import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import type { AuditStore } from './store/audit-store';
 import { openStore } from './store';
@@ -51,6 +52,8 @@ export interface Bot {
   readonly slack: SlackApp;
   /** The built-in simulator, when VS_API_URL=sandbox. */
   readonly sandbox: Sandbox | undefined;
+  /** Metrics, readiness, the audit outbox sender and the sweeps. */
+  readonly ops: Ops;
   /** Starts serving; in HTTP mode resolves with the bound port. */
   start(port?: number): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes every part. */
@@ -130,8 +133,12 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
     });
     const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
 
+    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter.
+    const ops = createOps({ config, logger, claims: store, now });
+    parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+
     // The Bolt app: receiver (with its routes), authorization, listeners.
-    const routes: CustomRoute[] = [healthRoute(config, sandboxLabel)];
+    const routes: CustomRoute[] = ops.routes({ mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandboxLabel });
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger);
     const context: ListenerContext = {
@@ -147,7 +154,7 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       },
       now,
     };
-    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger });
+    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
 
     let stopped = false;
     return {
@@ -159,15 +166,20 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       changes,
       slack,
       sandbox,
+      ops,
       async start(port) {
         for (const part of lifecycles) await part.start?.();
         const started = await slack.start(local?.listen ?? port);
         if (local && started.port !== null) local.connect(started.port);
+        ops.readiness.markReady();
         return started;
       },
       async stop(graceMs) {
         if (stopped) return;
         stopped = true;
+        // /readyz turns 503 first, so that a load balancer stops sending; then in-flight work finishes.
+        ops.readiness.markStopping();
+        if (config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
         await slack.stop(graceMs);
         await stopAll(lifecycles, logger);
       },

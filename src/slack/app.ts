@@ -1,4 +1,4 @@
-import { App, type Receiver } from '@slack/bolt';
+import { App, type AnyMiddlewareArgs, type Middleware, type Receiver } from '@slack/bolt';
 import type { Logger as BoltLogger } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Server } from 'node:http';
@@ -22,6 +22,10 @@ export interface SlackAppParts {
   inFlight: InFlight;
   context: ListenerContext;
   logger: Logger;
+  /** Global middleware run before every listener (the Slack retry filter). */
+  middleware?: readonly Middleware<AnyMiddlewareArgs>[];
+  /** Called with the app once built (the ack timer hooks in here). */
+  instrument?: (app: App) => void;
 }
 
 export interface SlackApp {
@@ -42,6 +46,8 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
   app.use(async ({ next }) => {
     await inFlight.track(next());
   });
+  for (const middleware of parts.middleware ?? []) app.use(middleware);
+  parts.instrument?.(app);
   registerListeners(app, parts.context);
   app.error(async (error) => {
     logger.error('unhandled error in a listener', { error });

@@ -7,6 +7,7 @@ import { changeOutcomeText, formLevelError, WORKING_TEXT, type SubmissionOutcome
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import type { ListenerContext } from '../../context';
 import type { Logger } from '../../../log';
+import { renderAppliedUnreadable } from '../../blocks/changes';
 import { renderDenied } from '../../blocks/messages';
 import { markSandbox, section } from '../../blocks/mrkdwn';
 import { viewStateToValues } from '../../blocks/modals';
@@ -126,16 +127,17 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
     } catch (error) {
       // Typically the user closed the "working" modal: tell them in the channel instead.
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
-      if (result.outcome !== 'succeeded' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
+      if (result.outcome !== 'succeeded' && result.outcome !== 'applied_unreadable' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
         const text = outcomeText(s, result);
         await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox({ text, blocks: [section(text)] }, ctx.sandbox), log);
       }
     }
   }
 
-  if (result.outcome === 'succeeded') {
-    const posted = await postToChannel(ctx.config, args.client, s.destination, s.succeeded(result.value), log);
-    if (!posted) log.warn('the change succeeded but its result could not be posted to the channel');
+  if (result.outcome === 'succeeded' || result.outcome === 'applied_unreadable') {
+    const message = result.outcome === 'succeeded' ? s.succeeded(result.value) : renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
+    const posted = await postToChannel(ctx.config, args.client, s.destination, message, log);
+    if (!posted) log.warn('the change was applied but its result could not be posted to the channel');
   } else if (result.outcome === 'denied') {
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderDenied(result.decision), ctx.sandbox), log);
   }
