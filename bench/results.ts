@@ -1,4 +1,5 @@
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
+import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
@@ -28,6 +29,7 @@ export interface BenchResults {
       sustained: SustainedFigures;
     };
     localMode: LocalModeFigures;
+    hostileTraffic: HostileTrafficFigures;
   };
   targets: TargetCheck[];
 }

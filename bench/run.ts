@@ -9,6 +9,7 @@ import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
+import { runHostileTraffic } from './scenarios/hostile-traffic';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
+    progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, beside the open loop of scenario 1`);
+    const hostileTraffic = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
 
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
         sustained,
       },
       localMode,
+      hostileTraffic,
     };
     const cpu = cpus();
     const results: BenchResults = {
