@@ -46,6 +46,8 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
     { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
     { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
+    { target: 'change path: the door’s own overhead p99 ≤ 5 ms on SQLite', figure: `${r.changePath.sqlite.overheadP99Ms} ms`, pass: r.changePath.sqlite.overheadP99Ms <= 5 },
+    { target: 'change path: the door’s own overhead p99 ≤ 15 ms on PostgreSQL', figure: `${r.changePath.postgres.overheadP99Ms} ms`, pass: r.changePath.postgres.overheadP99Ms <= 15 },
   ];
 }
 
@@ -120,6 +122,14 @@ export function formatReport(results: BenchResults): string {
     ['npm start → page usable', `${l.startupMs} ms`],
     ['RSS after start', `${l.rssAfterStartMb} MB`],
     [`${l.commands} commands typed on the page, one at a time → message on its event stream, p50 / p99`, `${l.messageP50Ms} / ${l.messageP99Ms} ms`],
+  ]);
+
+  const p = r.changePath;
+  section(`8. the change path: the door and the store, a cloud API answering at once, ${p.changes} changes to distinct servers`, [
+    ['SQLite: overhead p50 / p99 (one at a time)', `${p.sqlite.overheadP50Ms} / ${p.sqlite.overheadP99Ms} ms`],
+    [`SQLite: changes/s (${p.concurrency} at once)`, `${p.sqlite.changesPerSecond}`],
+    ['PostgreSQL (loopback, fsync on): overhead p50 / p99', `${p.postgres.overheadP50Ms} / ${p.postgres.overheadP99Ms} ms`],
+    [`PostgreSQL: changes/s (${p.concurrency} at once)`, `${p.postgres.changesPerSecond}`],
   ]);
 
   lines.push('', 'targets');

@@ -1,3 +1,4 @@
+import type { ChangePathFigures } from './scenarios/change-path';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { LocalModeFigures } from './scenarios/local-mode';
@@ -28,6 +29,7 @@ export interface BenchResults {
       sustained: SustainedFigures;
     };
     localMode: LocalModeFigures;
+    changePath: ChangePathFigures;
   };
   targets: TargetCheck[];
 }

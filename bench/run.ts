@@ -6,6 +6,7 @@ import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
 import { checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
+import { runChangePath } from './scenarios/change-path';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
+    progress(`8. the change path (door and store) on SQLite and PostgreSQL: ${profile.changePath.changes} changes one at a time, then ${profile.changePath.concurrency} at once`);
+    const changePath = await runChangePath(profile.changePath);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
         sustained,
       },
       localMode,
+      changePath,
     };
     const cpu = cpus();
     const results: BenchResults = {
