@@ -46,9 +46,19 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
     { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
     { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
+    {
+      target: `hostile unsigned traffic at ${r.hostileTraffic.rate}/s: signed ack p99 ≤ 25 ms, every hostile request refused`,
+      figure: `${r.hostileTraffic.openLoop.ackP99Ms} ms; ${hostileRefused(r.hostileTraffic)} of ${r.hostileTraffic.sent} refused`,
+      pass: r.hostileTraffic.openLoop.ackP99Ms <= 25 && hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent && r.hostileTraffic.openLoop.missingMessages === 0,
+    },
     { target: 'change path: the door’s own overhead p99 ≤ 5 ms on SQLite', figure: `${r.changePath.sqlite.overheadP99Ms} ms`, pass: r.changePath.sqlite.overheadP99Ms <= 5 },
     { target: 'change path: the door’s own overhead p99 ≤ 15 ms on PostgreSQL', figure: `${r.changePath.postgres.overheadP99Ms} ms`, pass: r.changePath.postgres.overheadP99Ms <= 15 },
   ];
+}
+
+/** Hostile requests answered 401 or 413 (a connection closed on an over-limit body counts as refused too). */
+function hostileRefused(h: BenchResults['scenarios']['hostileTraffic']): number {
+  return (h.answers['401'] ?? 0) + (h.answers['413'] ?? 0) + (h.answers.error ?? 0);
 }
 
 /** How a target is named in print: the bot under test is the product. */
@@ -124,8 +134,16 @@ export function formatReport(results: BenchResults): string {
     [`${l.commands} commands typed on the page, one at a time → message on its event stream, p50 / p99`, `${l.messageP50Ms} / ${l.messageP99Ms} ms`],
   ]);
 
+  const h = r.hostileTraffic;
+  section(`8. hostile unsigned traffic: ${h.rate}/s (≈1 MB nested 450,000 deep, malformed, announced 50 MB) beside the open loop of scenario 1`, [
+    ['hostile requests sent, answers', `${h.sent}: ${Object.entries(h.answers).map(([status, n]) => `${status} × ${n}`).join(', ')}`],
+    ['signed commands acked', `${h.openLoop.commandsAcked} (${h.openLoop.non2xx} not 2xx)`],
+    ['signed ack p50 / p99', `${h.openLoop.ackP50Ms} / ${h.openLoop.ackP99Ms} ms`],
+    ['command-to-message p50 / p99', `${h.openLoop.messageP50Ms} / ${h.openLoop.messageP99Ms} ms, ${h.openLoop.missingMessages} missing`],
+  ]);
+
   const p = r.changePath;
-  section(`8. the change path: the door and the store, a cloud API answering at once, ${p.changes} changes to distinct servers`, [
+  section(`9. the change path: the door and the store, a cloud API answering at once, ${p.changes} changes to distinct servers`, [
     ['SQLite: overhead p50 / p99 (one at a time)', `${p.sqlite.overheadP50Ms} / ${p.sqlite.overheadP99Ms} ms`],
     [`SQLite: changes/s (${p.concurrency} at once)`, `${p.sqlite.changesPerSecond}`],
     ['PostgreSQL (loopback, fsync on): overhead p50 / p99', `${p.postgres.overheadP50Ms} / ${p.postgres.overheadP99Ms} ms`],

@@ -1,5 +1,6 @@
 import type { ChangePathFigures } from './scenarios/change-path';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
+import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
@@ -29,6 +30,7 @@ export interface BenchResults {
       sustained: SustainedFigures;
     };
     localMode: LocalModeFigures;
+    hostileTraffic: HostileTrafficFigures;
     changePath: ChangePathFigures;
   };
   targets: TargetCheck[];

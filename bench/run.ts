@@ -10,6 +10,7 @@ import { runChangePath } from './scenarios/change-path';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
+import { runHostileTraffic } from './scenarios/hostile-traffic';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
-    progress(`8. the change path (door and store) on SQLite and PostgreSQL: ${profile.changePath.changes} changes one at a time, then ${profile.changePath.concurrency} at once`);
+    progress(`9. the change path (door and store) on SQLite and PostgreSQL: ${profile.changePath.changes} changes one at a time, then ${profile.changePath.concurrency} at once`);
     const changePath = await runChangePath(profile.changePath);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
+    progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, beside the open loop of scenario 1`);
+    const hostileTraffic = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
 
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
         sustained,
       },
       localMode,
+      hostileTraffic,
       changePath,
     };
     const cpu = cpus();

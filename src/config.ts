@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { defaultChangeConnections } from './cloud/budget';
 
 // The only reader of process.env. Every problem is reported at once, each with
 // what to do; secret values never appear in a message, not even a bad one.
@@ -50,7 +51,12 @@ const EnvSchema = z
     VS_API_KEY: z.string().optional(),
     VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
     VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
-    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections').default(16),
+    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
+      .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
+      .default(16),
+    VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
+    VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
+    VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
     VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
@@ -145,6 +151,11 @@ function placeholderProblems(env: Record<string, string>): Map<string, string> {
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
+  const total = Number(env.VS_API_MAX_CONNECTIONS ?? 16);
+  const forChanges = Number(env.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(total));
+  if (Number.isInteger(total) && Number.isInteger(forChanges) && forChanges >= total) {
+    problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
+  }
   const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
   const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
   for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
@@ -197,6 +208,10 @@ export interface Config {
     readonly format: 'json' | 'xml';
     readonly timeoutMs: number;
     readonly maxConnections: number;
+    /** Of maxConnections, kept for changes: reads never take them. */
+    readonly changeConnections: number;
+    /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
+    readonly connectionWaitMs: number;
   };
   readonly roles: {
     readonly admins: readonly string[];
@@ -214,6 +229,8 @@ export interface Config {
   /** Upper bound of the PostgreSQL connection pool of one instance. */
   readonly dbMaxConnections: number;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
+  /** Read commands and page clicks a user may make per minute; more are refused with a message. */
+  readonly readsPerUserPerMinute: number;
   readonly logLevel: LogLevel;
   /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
   readonly ops: {
@@ -281,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       format: e.VS_API_FORMAT,
       timeoutMs: e.VS_API_TIMEOUT_MS,
       maxConnections: e.VS_API_MAX_CONNECTIONS,
+      changeConnections: e.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(e.VS_API_MAX_CONNECTIONS),
+      connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
     },
     roles: {
       admins: e.VS_ADMINS ?? [],
@@ -294,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
+    readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     ops: {
       auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,

@@ -23,6 +23,9 @@ describe('loadConfig', () => {
     expect(c.cloud.format).toBe('json');
     expect(c.cloud.timeoutMs).toBe(10000);
     expect(c.cloud.maxConnections).toBe(16);
+    expect(c.cloud.changeConnections).toBe(4);
+    expect(c.cloud.connectionWaitMs).toBe(5000);
+    expect(c.readsPerUserPerMinute).toBe(30);
     expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000 });
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');
@@ -219,6 +222,14 @@ describe('loadConfig', () => {
   test.each(['http://127.0.0.1:4010', 'http://localhost:4010/', 'http://[::1]:4010', 'https://cloud.example.com'])('%s is accepted for both URLs', (url) => {
     const c = loadConfig({ ...minimalHttp, VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123', VS_API_URL: url, SLACK_API_URL: url });
     expect(c.cloud.url).toBe(url);
+  });
+
+  test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {
+    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '4' }).cloud.changeConnections).toBe(2);
+    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({ maxConnections: 40, changeConnections: 10 });
+    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '8', VS_API_CHANGE_CONNECTIONS: '8' }).join('\n')).toMatch(/VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS \(8\)/);
+    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '1' }).join('\n')).toMatch(/VS_API_MAX_CONNECTIONS must be at least 2/);
+    expect(problemsOf({ ...minimalHttp, VS_API_CONNECTION_WAIT_MS: '0', VS_READS_PER_USER_PER_MINUTE: 'lots' }).join('\n')).toMatch(/VS_API_CONNECTION_WAIT_MS[\s\S]*VS_READS_PER_USER_PER_MINUTE|VS_READS_PER_USER_PER_MINUTE[\s\S]*VS_API_CONNECTION_WAIT_MS/);
   });
 });
 

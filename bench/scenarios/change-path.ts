@@ -12,7 +12,7 @@ import { createTestDatabase, startPostgresServer } from '../../test/helpers/post
 import type { BenchProfile } from '../profile';
 import { percentile, round } from '../stats';
 
-// Scenario 8: the change path through the real door and the real store, with
+// Scenario 9: the change path through the real door and the real store, with
 // a cloud API that answers at once, so that what is timed is the door's own
 // work: policy, validation, the submission claim, the target lease, the
 // `started` record, its settlement with its audit post queued, the release.

@@ -1,7 +1,7 @@
 import type { ChangeResult, Target } from '../../changes';
 import { changeFailureMessage, targetTitle } from './cloud-errors';
 import { denialText } from './denials';
-import { escapeMrkdwn, safe } from './mrkdwn';
+import { safe } from './mrkdwn';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
@@ -46,6 +46,3 @@ export function busyText(target: Target): string {
 export function formLevelError(messages: readonly string[]): string {
   return `The cloud API refused the request: ${messages.join('; ')}`;
 }
-
-/** Plain text for an ephemeral message when the window was closed before the outcome came. */
-export const plainOutcome = escapeMrkdwn;

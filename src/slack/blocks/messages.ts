@@ -49,6 +49,12 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
 }
 
+/** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
+export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: number; retryInSeconds: number }): Rendered {
+  const text = `You have asked for ${perMinute} reads in the last minute, the most allowed per person. Try again in ${retryInSeconds} s.`;
+  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')] };
+}
+
 export function renderWhoami(o: {
   userId: string;
   role: Role;

@@ -102,15 +102,6 @@ export function clock(d: Date): string {
   return `${d.toISOString().slice(11, 19)} UTC`;
 }
 
-/**
- * For our own sentences that may carry channel links built from configured
- * channel ids (policy reasons, whoami): everything is escaped except a
- * well-formed `<#C…>`, which renders as a link and notifies nobody.
- */
-export function escapeKeepingChannelMentions(s: string): string {
-  return escapeMrkdwn(s).replace(/&lt;#([CG][A-Z0-9]{1,30})&gt;/g, '<#$1>');
-}
-
 /** One value, one line: newlines and control characters become spaces, so data cannot start a fake line. */
 export function oneLine(s: string): string {
   return s.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
