@@ -1,4 +1,3 @@
-import type { ChangePathFigures } from './scenarios/change-path';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -6,6 +5,7 @@ import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
+import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { TargetName } from './launch-targets';
 import type { TargetCheck } from './report';
@@ -30,8 +30,8 @@ export interface BenchResults {
       sustained: SustainedFigures;
     };
     localMode: LocalModeFigures;
+    severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
-    changePath: ChangePathFigures;
   };
   targets: TargetCheck[];
 }
