@@ -7,6 +7,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { AuditRecord, AuditStore } from '../../src/store/audit-store';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { goodDiskForm } from './fixtures';
 
 const ROLES: Config['roles'] = {
   admins: ['UADMIN'],
@@ -16,19 +17,7 @@ const ROLES: Config['roles'] = {
   groupCacheMs: 60_000,
 };
 
-const goodDisk = {
-  disk_type: 'SSD',
-  disk_size: '20',
-  label: 'data',
-  mount_point: '/mnt/data',
-  file_system: 'ext4',
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-};
+const goodDisk = goodDiskForm;
 
 type Behaviour<T> = (() => Promise<T>) | undefined;
 
