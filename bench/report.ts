@@ -43,7 +43,36 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
       pass: m.sustained.rssGrowthPercent < 10,
     },
     { target: 'healthy within 2 s of npm start', figure: `${m.startupMs} ms`, pass: m.startupMs <= 2000 },
+    { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
+    { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
+    { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
+    {
+      target: `hostile unsigned traffic at ${r.hostileTraffic.rate}/s: signed ack p99 ≤ 25 ms, every hostile request refused`,
+      figure: `${r.hostileTraffic.openLoop.ackP99Ms} ms; ${hostileRefused(r.hostileTraffic)} of ${r.hostileTraffic.sent} refused`,
+      pass: r.hostileTraffic.openLoop.ackP99Ms <= 25 && hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent && r.hostileTraffic.openLoop.missingMessages === 0,
+    },
+    ...severalInstancesTargets(r.severalInstances),
   ];
+}
+
+function severalInstancesTargets(s: BenchResults['scenarios']['severalInstances']): TargetCheck[] {
+  const { sqlite, postgres } = s.changePath;
+  const storm = s.duplicateStorm;
+  return [
+    { target: 'change path on SQLite: door overhead p99 ≤ 5 ms', figure: `${sqlite.overheadP99Ms} ms (${sqlite.changesPerSecond} changes/s)`, pass: sqlite.overheadP99Ms <= 5 },
+    { target: 'change path on PostgreSQL: door overhead p99 ≤ 15 ms', figure: `${postgres.overheadP99Ms} ms (${postgres.changesPerSecond} changes/s)`, pass: postgres.overheadP99Ms <= 15 },
+    {
+      target: `duplicate storm: ${storm.deliveries} deliveries of one submission over ${storm.instances} instances → 1 API call, every delivery answered`,
+      figure: `${storm.apiCalls} call, ${storm.answered} answered`,
+      pass: storm.apiCalls === 1 && storm.answered === storm.deliveries,
+    },
+    { target: `open loop over ${s.openLoop.instances} instances on PostgreSQL: ack p99 ≤ 25 ms`, figure: `${s.openLoop.ackP99Ms} ms`, pass: s.openLoop.ackP99Ms <= 25 && s.openLoop.non2xx === 0 },
+  ];
+}
+
+/** Hostile requests answered 401 or 413 (a connection closed on an over-limit body counts as refused too). */
+function hostileRefused(h: BenchResults['scenarios']['hostileTraffic']): number {
+  return (h.answers['401'] ?? 0) + (h.answers['413'] ?? 0) + (h.answers.error ?? 0);
 }
 
 /** How a target is named in print: the bot under test is the product. */
@@ -110,6 +139,30 @@ export function formatReport(results: BenchResults): string {
       `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s, each second's at once (delay ${m.sustained.upstreamDelayMs} ms)`,
       `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
     ],
+  ]);
+
+  const l = r.localMode;
+  section('7. local mode (npm start with no Slack variable: the page and the bot behind it)', [
+    ['npm start → page usable', `${l.startupMs} ms`],
+    ['RSS after start', `${l.rssAfterStartMb} MB`],
+    [`${l.commands} commands typed on the page, one at a time → message on its event stream, p50 / p99`, `${l.messageP50Ms} / ${l.messageP99Ms} ms`],
+  ]);
+
+  const h = r.hostileTraffic;
+  section(`8. hostile unsigned traffic: ${h.rate}/s (≈1 MB nested 450,000 deep, malformed, announced 50 MB) beside the open loop of scenario 1`, [
+    ['hostile requests sent, answers', `${h.sent}: ${Object.entries(h.answers).map(([status, n]) => `${status} × ${n}`).join(', ')}`],
+    ['signed commands acked', `${h.openLoop.commandsAcked} (${h.openLoop.non2xx} not 2xx)`],
+    ['signed ack p50 / p99', `${h.openLoop.ackP50Ms} / ${h.openLoop.ackP99Ms} ms`],
+    ['command-to-message p50 / p99', `${h.openLoop.messageP50Ms} / ${h.openLoop.messageP99Ms} ms, ${h.openLoop.missingMessages} missing`],
+  ]);
+
+  const si = r.severalInstances;
+  const cp = (f: typeof si.changePath.sqlite) => `${f.changesPerSecond} changes/s; door overhead p50 / p99 ${f.overheadP50Ms} / ${f.overheadP99Ms} ms`;
+  section(`9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`, [
+    ['change path on SQLite', cp(si.changePath.sqlite)],
+    ['change path on PostgreSQL', cp(si.changePath.postgres)],
+    [`${si.duplicateStorm.deliveries} deliveries of one submission over ${si.duplicateStorm.instances} instances`, `${si.duplicateStorm.apiCalls} API call, ${si.duplicateStorm.answered} answered`],
+    [`open loop ${si.openLoop.rate}/s for ${si.openLoop.seconds} s, round robin`, `${si.openLoop.acked} acked (${si.openLoop.non2xx} not 2xx), ack p50 / p99 ${si.openLoop.ackP50Ms} / ${si.openLoop.ackP99Ms} ms`],
   ]);
 
   lines.push('', 'targets');

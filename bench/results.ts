@@ -1,8 +1,11 @@
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
+import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
+import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
+import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { TargetName } from './launch-targets';
 import type { TargetCheck } from './report';
@@ -26,6 +29,9 @@ export interface BenchResults {
       peakRssMb: number;
       sustained: SustainedFigures;
     };
+    localMode: LocalModeFigures;
+    severalInstances: SeveralInstancesFigures;
+    hostileTraffic: HostileTrafficFigures;
   };
   targets: TargetCheck[];
 }

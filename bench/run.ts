@@ -7,10 +7,13 @@ import { parseBenchArgs } from './profile';
 import { checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
+import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
+import { runHostileTraffic } from './scenarios/hostile-traffic';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
+import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -40,6 +43,10 @@ async function main(): Promise<void> {
     const cloudClient = await runCloudClient(world, profile.micro);
     progress('6. npm start to a healthy /healthz');
     const startup = await measureNpmStart(world);
+    progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
+    const localMode = await runLocalMode(world, profile.localMode);
+    progress('9. several instances on PostgreSQL: the change path, a duplicate storm, the open loop over three');
+    const severalInstances = await runSeveralInstances(profile.severalInstances, progress);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -52,6 +59,8 @@ async function main(): Promise<void> {
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
+    progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, beside the open loop of scenario 1`);
+    const hostileTraffic = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
 
@@ -87,6 +96,9 @@ async function main(): Promise<void> {
         peakRssMb: megabytes(peakRss),
         sustained,
       },
+      localMode,
+      severalInstances,
+      hostileTraffic,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -28,8 +28,9 @@ async function main(): Promise<void> {
       `outcomes        ${Object.entries(report.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `faults injected ${report.faultsInjected}`,
       `latency         p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms`,
-      `bot RSS (MB)    ${report.rssMb.map((s) => `${s.at}s:${s.mb}`).join(' ')}`,
-      `memory          ${report.memory.firstMb} → ${report.memory.lastMb} MB after warm-up (${report.memory.judged ? (report.memory.flat ? 'flat' : 'GREW') : 'not judged on runs under 60 s'})`,
+      `bot RSS (MB)    ${report.memorySamples.map((s) => `${s.at}s:${s.rssMb}`).join(' ')}`,
+      `heap after GC   ${report.memorySamples.map((s) => `${s.at}s:${s.heapAfterGcMb ?? '?'}`).join(' ')}`,
+      `memory          heap after GC ${report.memory.heapAfterGcMb.start} → ${report.memory.heapAfterGcMb.end} MB after warm-up (${report.memory.judged ? (report.memory.flat ? 'flat' : 'GREW') : 'not judged on runs under 60 s'}); RSS peaks per quarter ${report.memory.rssPeaksMb.join(' → ')} MB, plateau ${report.memory.rssPlateauMb} MB`,
       `unexplained     ${report.unexplained.count}${report.unexplained.examples.length ? '\n  ' + report.unexplained.examples.join('\n  ') : ''}`,
       `verdict         ${report.verdict.ok ? 'OK' : 'FAIL: ' + report.verdict.reasons.join('; ')}`,
     ];

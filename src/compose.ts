@@ -3,15 +3,17 @@ import { createChanges, createPolicy, type ChannelDirectory, type Changes, type 
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { secretValues, type Config } from './config';
+import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
-import { auditChannelPoster, type AuditSink } from './slack/audit-post';
+import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { createInFlight } from './slack/in-flight';
-import { createReceiver, healthRoute } from './slack/receiver';
+import { createOps, type Ops } from './ops';
+import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import type { AuditStore } from './store/audit-store';
 import { openStore } from './store';
@@ -19,13 +21,14 @@ import { openStore } from './store';
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot in order:
 //   logger → cloud API (the in-process sandbox when VS_API_URL=sandbox) → store
-//   → Slack Web API client → policy → audit sink → change door → Bolt app;
+//   → Slack Web API client → policy → ops (metrics, readiness, audit outbox,
+//   sweeps) → change door → Bolt app;
 // start() starts them and stop() stops them in reverse. main.ts and the test
 // harness both call composeBot(); nothing else builds parts.
 //
 // To add a part: build it here, after what it needs, and register its
 // lifecycle with `parts.add()` (started in order, stopped in reverse). HTTP
-// routes go into `routes`; a different audit sink replaces `auditSink`.
+// routes go into `routes`; audit posts go through the outbox (`postAudit`).
 
 export interface ComposeOverrides {
   logger?: Logger;
@@ -50,6 +53,8 @@ export interface Bot {
   readonly slack: SlackApp;
   /** The built-in simulator, when VS_API_URL=sandbox. */
   readonly sandbox: Sandbox | undefined;
+  /** Metrics, readiness, the audit outbox sender and the sweeps. */
+  readonly ops: Ops;
   /** Starts serving; in HTTP mode resolves with the bound port. */
   start(port?: number): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes every part. */
@@ -63,11 +68,15 @@ interface Lifecycle {
   stop: () => Promise<void>;
 }
 
-export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+export async function composeBot(loaded: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
+  const logger = overrides.logger ?? createLogger({ level: loaded.logLevel, secrets: secretValues(loaded) });
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
+  // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
+  const local = loaded.mode === 'local' ? localMode(loaded, logger) : undefined;
+  if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
+  const config = local?.config ?? loaded;
 
   try {
     // The cloud API.
@@ -114,19 +123,18 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       },
     };
     const policy = createPolicy(config.roles, groups, { channels, logger, now });
-    const auditSink: AuditSink = auditChannelPoster({
-      client: botClient,
-      channel: config.auditChannel,
-      get sandbox() {
-        return sandboxLabel();
-      },
-      logger,
-      inFlight,
-    });
-    const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
+
+    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
+    // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
+    const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
+    const ops = createOps({ config, logger, claims: store, store, postAudit, now });
+    parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+    // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
+    const watchedStore = ops.watch(store);
+    const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
-    const routes: CustomRoute[] = [healthRoute(config, sandboxLabel)];
+    const routes: CustomRoute[] = ops.routes({ mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandboxLabel });
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger);
     const context: ListenerContext = {
@@ -134,15 +142,16 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloud,
       policy,
       changes,
-      store,
+      store: watchedStore,
       logger,
       // Read when each message is rendered, so the first answer of a sandbox labels its own message.
       get sandbox() {
         return sandboxLabel();
       },
       now,
+      onRequestEnded: ops.requestEnded,
     };
-    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger });
+    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
 
     let stopped = false;
     return {
@@ -154,13 +163,20 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       changes,
       slack,
       sandbox,
+      ops,
       async start(port) {
         for (const part of lifecycles) await part.start?.();
-        return slack.start(port);
+        const started = await slack.start(local?.listen ?? port);
+        if (local && started.port !== null) local.connect(started.port);
+        ops.readiness.markReady();
+        return started;
       },
       async stop(graceMs) {
         if (stopped) return;
         stopped = true;
+        // /readyz turns 503 first, so that a load balancer stops sending; then in-flight work finishes.
+        ops.readiness.markStopping();
+        if (config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
         await slack.stop(graceMs);
         await stopAll(lifecycles, logger);
       },

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { defaultChangeConnections } from './cloud/budget';
 
 // The only reader of process.env. Every problem is reported at once, each with
 // what to do; secret values never appear in a message, not even a bad one.
@@ -30,8 +32,9 @@ const positiveInt = (what: string) =>
 const EnvSchema = z
   .object({
     SLACK_BOT_TOKEN: z
-      .string({ error: 'is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app' })
-      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-'),
+      .string()
+      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-')
+      .optional(),
     SLACK_SIGNING_SECRET: z.string().optional(),
     SLACK_APP_TOKEN: z
       .string()
@@ -48,7 +51,12 @@ const EnvSchema = z
     VS_API_KEY: z.string().optional(),
     VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
     VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
-    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections').default(16),
+    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
+      .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
+      .default(16),
+    VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
+    VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
+    VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
     VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
     VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
@@ -143,11 +151,26 @@ function placeholderProblems(env: Record<string, string>): Map<string, string> {
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
+  const total = Number(env.VS_API_MAX_CONNECTIONS ?? 16);
+  const forChanges = Number(env.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(total));
+  if (Number.isInteger(total) && Number.isInteger(forChanges) && forChanges >= total) {
+    problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
+  }
   const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
   const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
   for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
-  if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
-    problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+  if (modeOf(env) === 'local') {
+    if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+      problems.push(
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+      );
+    }
+  } else {
+    // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
+    if (!env.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)');
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
+    }
   }
   if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
     if (!env.VS_ACCOUNT_ID) problems.push('VS_ACCOUNT_ID is required when VS_API_URL points at a real cloud API (the account id used for Basic auth)');
@@ -158,7 +181,17 @@ function crossFieldProblems(env: Record<string, string>): string[] {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
+export type Mode = 'http' | 'socket' | 'local';
+
+function modeOf(env: Record<string, string>): Mode {
+  if (env.SLACK_APP_TOKEN) return 'socket';
+  if (env.SLACK_BOT_TOKEN || env.SLACK_SIGNING_SECRET) return 'http';
+  return 'local';
+}
+
 export interface Config {
+  readonly mode: Mode;
   readonly slack: {
     readonly botToken: string;
     readonly signingSecret: string | undefined;
@@ -175,6 +208,10 @@ export interface Config {
     readonly format: 'json' | 'xml';
     readonly timeoutMs: number;
     readonly maxConnections: number;
+    /** Of maxConnections, kept for changes: reads never take them. */
+    readonly changeConnections: number;
+    /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
+    readonly connectionWaitMs: number;
   };
   readonly roles: {
     readonly admins: readonly string[];
@@ -192,6 +229,8 @@ export interface Config {
   /** Upper bound of the PostgreSQL connection pool of one instance. */
   readonly dbMaxConnections: number;
   readonly responseVisibility: 'in_channel' | 'ephemeral';
+  /** Read commands and page clicks a user may make per minute; more are refused with a message. */
+  readonly readsPerUserPerMinute: number;
   readonly logLevel: LogLevel;
   /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
   readonly ops: {
@@ -240,12 +279,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const sandbox = e.VS_API_URL === 'sandbox';
+  const mode = modeOf(relevant);
+  // Local mode: the stand-in for Slack listens on PORT; the bot's credentials for it are made up per run.
+  const local = mode === 'local';
   return deepFreeze({
+    mode,
     slack: {
-      botToken: e.SLACK_BOT_TOKEN,
-      signingSecret: e.SLACK_SIGNING_SECRET,
+      botToken: local ? `xoxb-local-${randomBytes(18).toString('hex')}` : (e.SLACK_BOT_TOKEN ?? ''),
+      signingSecret: local ? randomBytes(24).toString('hex') : e.SLACK_SIGNING_SECRET,
       appToken: e.SLACK_APP_TOKEN,
-      apiUrl: e.SLACK_API_URL,
+      apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
       port: e.PORT,
     },
     cloud: {
@@ -255,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       format: e.VS_API_FORMAT,
       timeoutMs: e.VS_API_TIMEOUT_MS,
       maxConnections: e.VS_API_MAX_CONNECTIONS,
+      changeConnections: e.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(e.VS_API_MAX_CONNECTIONS),
+      connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
     },
     roles: {
       admins: e.VS_ADMINS ?? [],
@@ -268,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
+    readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     ops: {
       auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,

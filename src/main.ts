@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const bot = await composeBot(config, { logger });
   const { port } = await bot.start();
   logger.info('vs-chatops started', {
-    mode: config.slack.appToken ? 'socket' : 'http',
+    mode: config.mode,
     ...(port !== null ? { port, events: '/slack/events', health: '/healthz' } : { health: `:${config.slack.port}/healthz` }),
     cloudFormat: config.cloud.format,
   });

@@ -23,6 +23,9 @@ describe('loadConfig', () => {
     expect(c.cloud.format).toBe('json');
     expect(c.cloud.timeoutMs).toBe(10000);
     expect(c.cloud.maxConnections).toBe(16);
+    expect(c.cloud.changeConnections).toBe(4);
+    expect(c.cloud.connectionWaitMs).toBe(5000);
+    expect(c.readsPerUserPerMinute).toBe(30);
     expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000 });
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');
@@ -219,5 +222,48 @@ describe('loadConfig', () => {
   test.each(['http://127.0.0.1:4010', 'http://localhost:4010/', 'http://[::1]:4010', 'https://cloud.example.com'])('%s is accepted for both URLs', (url) => {
     const c = loadConfig({ ...minimalHttp, VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123', VS_API_URL: url, SLACK_API_URL: url });
     expect(c.cloud.url).toBe(url);
+  });
+
+  test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {
+    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '4' }).cloud.changeConnections).toBe(2);
+    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({ maxConnections: 40, changeConnections: 10 });
+    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '8', VS_API_CHANGE_CONNECTIONS: '8' }).join('\n')).toMatch(/VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS \(8\)/);
+    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '1' }).join('\n')).toMatch(/VS_API_MAX_CONNECTIONS must be at least 2/);
+    expect(problemsOf({ ...minimalHttp, VS_API_CONNECTION_WAIT_MS: '0', VS_READS_PER_USER_PER_MINUTE: 'lots' }).join('\n')).toMatch(/VS_API_CONNECTION_WAIT_MS[\s\S]*VS_READS_PER_USER_PER_MINUTE|VS_READS_PER_USER_PER_MINUTE[\s\S]*VS_API_CONNECTION_WAIT_MS/);
+  });
+});
+
+describe('mode', () => {
+  test('bot token + signing secret: HTTP; + app token: Socket Mode', () => {
+    expect(loadConfig(minimalHttp).mode).toBe('http');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' }).mode).toBe('socket');
+  });
+
+  test('no Slack variable at all: local mode, with credentials made up per run and the Web API on the loopback stand-in', () => {
+    const a = loadConfig({ PORT: '4321' });
+    const b = loadConfig({ SLACK_BOT_TOKEN: '', SLACK_SIGNING_SECRET: ' ' });
+    expect(a.mode).toBe('local');
+    expect(b.mode).toBe('local');
+    expect(a.slack.botToken).toMatch(/^xoxb-local-[0-9a-f]{36}$/);
+    expect(a.slack.signingSecret).toMatch(/^[0-9a-f]{48}$/);
+    expect(a.slack.botToken).not.toBe(b.slack.botToken);
+    expect(a.slack.signingSecret).not.toBe(b.slack.signingSecret);
+    expect(a.slack.apiUrl).toBe('http://127.0.0.1:4321/api/');
+    expect(a.cloud.url).toBe('sandbox');
+  });
+
+  test.each([
+    ['only a bot token', { SLACK_BOT_TOKEN: 'xoxb-1' }, /SLACK_SIGNING_SECRET is required/],
+    ['only a signing secret', { SLACK_SIGNING_SECRET: 'sig' }, /SLACK_BOT_TOKEN is required/],
+    ['only an app token', { SLACK_APP_TOKEN: 'xapp-1-A' }, /SLACK_BOT_TOKEN is required/],
+  ])('half-configured Slack (%s) stops start-up with the configuration error, not local mode', (_name, env, expected) => {
+    expect(problemsOf(env).join('\n')).toMatch(expected);
+  });
+
+  test('a real VS_API_URL with no Slack variable stops start-up and says why', () => {
+    const joined = problemsOf({ VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' }).join('\n');
+    expect(joined).toMatch(/VS_API_URL names a real cloud API/);
+    expect(joined).toMatch(/local mode runs on the sandbox only/);
+    expect(joined).not.toContain('live-key-123');
   });
 });

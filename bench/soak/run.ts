@@ -8,6 +8,7 @@ import { input, buttonClick, viewSubmission, type StateValue } from '../../test/
 import { interactiveBody, postToSlackEndpoint, slashCommandBody } from '../../test/helpers/signed-requests';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
+import { judgeMemory, type MemorySample, type MemoryVerdict } from './memory';
 
 // The soak: the real bot as a process (`node --import tsx src/main.ts`, HTTP
 // mode), a loopback Slack fake, and a cloud API that is the sandbox behind a
@@ -16,7 +17,8 @@ import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
 // and then. Every outcome a user would see is classified; an outcome that no
 // injected fault explains (no answer, a 5xx, a stack trace, "something went
 // wrong on our side", an error logged as unhandled, the process dying) is an
-// unexplained error. The bot's RSS is sampled from outside the process.
+// unexplained error. The bot's RSS is sampled from outside the process, and
+// its heap after a forced GC through a probe preloaded into it (memory.ts).
 
 export interface SoakOptions {
   seconds: number;
@@ -24,7 +26,7 @@ export interface SoakOptions {
   users: number;
   /** Share of cloud API requests that get a fault, 0..1. */
   faultRate: number;
-  /** How often RSS is sampled and a progress line printed. */
+  /** How often memory is sampled and a progress line printed. */
   sampleEverySeconds: number;
   log?: (line: string) => void;
 }
@@ -43,8 +45,8 @@ export interface SoakReport {
   unexplained: { count: number; examples: string[] };
   faultsInjected: number;
   latencyMs: { p50: number; p99: number; max: number };
-  rssMb: { at: number; mb: number }[];
-  memory: { firstMb: number; lastMb: number; growthMb: number; flat: boolean; judged: boolean };
+  memorySamples: MemorySample[];
+  memory: MemoryVerdict;
   verdict: { ok: boolean; reasons: string[] };
 }
 
@@ -78,7 +80,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   const unexplained: string[] = [];
   const latencies: number[] = [];
   const byKind: Record<Kind, number> = { read: 0, page: 0, change: 0, restore: 0 };
-  const rss: { at: number; mb: number }[] = [];
+  const memorySamples: MemorySample[] = [];
   let requests = 0;
   let injected = 0;
   const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
@@ -126,18 +128,27 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       VS_ADMINS: 'UADMIN',
       VS_AUDIT_CHANNEL: 'CAUDIT',
       LOG_LEVEL: 'warn',
-    });
+      // Six virtual users read far faster than people do; the soak is not about the per-person limit.
+      VS_READS_PER_USER_PER_MINUTE: '1000000',
+    }, { nodeArgs: ['--expose-gc', '--require', join(__dirname, 'heap-probe.cjs')] });
     const pid = bot.child.pid!;
     const started = Date.now();
     const deadline = started + options.seconds * 1000;
-    rss.push({ at: 0, mb: rssMb(pid) });
+    const probe = heapProbe(bot);
+    const sample = async () => {
+      const at = Math.round((Date.now() - started) / 1000);
+      const rssNow = rssMb(pid);
+      const heapAfterGcMb = await probe();
+      memorySamples.push({ at, rssMb: rssNow, ...(heapAfterGcMb !== undefined ? { heapAfterGcMb } : {}) });
+      return { at, rssNow, heapAfterGcMb };
+    };
+    await sample();
 
     const sampler = setInterval(() => {
-      const at = Math.round((Date.now() - started) / 1000);
-      const mb = rssMb(pid);
-      rss.push({ at, mb });
-      const p = percentiles(latencies);
-      log(`[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${mb}MB`);
+      void sample().then(({ at, rssNow, heapAfterGcMb }) => {
+        const p = percentiles(latencies);
+        log(`[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`);
+      });
     }, options.sampleEverySeconds * 1000);
 
     const answerAt = (id: string, timeoutMs: number) => waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body as Record<string, unknown> | undefined, timeoutMs);
@@ -198,7 +209,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
 
     await Promise.all(Array.from({ length: options.users }, (_, n) => user(n)));
     clearInterval(sampler);
-    rss.push({ at: Math.round((Date.now() - started) / 1000), mb: rssMb(pid) });
+    await sample();
 
     // The bot's own account of trouble: anything logged as unhandled is unexplained.
     for (const line of bot.output().split('\n')) {
@@ -213,8 +224,8 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     // Every cloud error a user saw must come from an injected fault (single-flight may share one among readers).
     if (errorsShown > 0 && injected === 0) reasons.push('cloud errors were shown though no fault was injected');
 
-    const memory = judgeMemory(rss, options.seconds);
-    if (memory.judged && !memory.flat) reasons.push(`memory grew ${memory.growthMb} MB`);
+    const memory = judgeMemory(memorySamples, options.seconds);
+    if (memory.judged && !memory.flat) reasons.push(`the heap after GC grew ${memory.heapAfterGcMb.growth} MB`);
     const report: SoakReport = {
       seconds: options.seconds,
       requests,
@@ -223,7 +234,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       unexplained: { count: unexplainedCount, examples: unexplained },
       faultsInjected: injected,
       latencyMs: percentiles(latencies),
-      rssMb: rss,
+      memorySamples,
       memory,
       verdict: { ok: reasons.length === 0, reasons },
     };
@@ -274,16 +285,23 @@ function percentiles(values: number[]): { p50: number; p99: number; max: number 
 }
 
 /**
- * Flat memory: after a warm-up (the first third), RSS at the end is within
- * 20% (at least 40 MB) of RSS after the warm-up. Judged only on runs of a
- * minute or more; shorter ones report it without a verdict.
+ * Asks the bot's heap probe (SIGUSR2) for its heap after a forced GC and
+ * reads the answer from its stderr; undefined if none comes within a second.
  */
-function judgeMemory(samples: { at: number; mb: number }[], seconds: number): SoakReport['memory'] {
-  const warm = samples.filter((s) => s.at >= seconds / 3);
-  const first = (warm[0] ?? samples[0])?.mb ?? 0;
-  const tail = samples.slice(-3).map((s) => s.mb);
-  const last = tail.length ? Math.min(...tail) : first;
-  const growthMb = last - first;
-  const judged = seconds >= 60 && samples.length >= 6;
-  return { firstMb: first, lastMb: last, growthMb, flat: growthMb <= Math.max(40, first * 0.2), judged };
+function heapProbe(bot: SpawnedBot): () => Promise<number | undefined> {
+  let seen = 0;
+  return async () => {
+    const before = bot.output().length;
+    bot.child.kill('SIGUSR2');
+    for (let waited = 0; waited < 1000; waited += 20) {
+      const lines = bot.output().slice(Math.max(before, seen)).match(/\[heap-probe\] (\{.*\})/g);
+      if (lines && lines.length > 0) {
+        seen = bot.output().length;
+        const last = JSON.parse(lines[lines.length - 1]!.slice('[heap-probe] '.length)) as { heapUsedMb: number };
+        return last.heapUsedMb;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return undefined;
+  };
 }

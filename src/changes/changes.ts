@@ -47,6 +47,8 @@ export type ChangeResult<T> =
       formErrors: string[];
       record: AuditRecord;
     }
+  /** The API accepted the change (2xx) but its answer could not be read: applied, details unknown. */
+  | { outcome: 'applied_unreadable'; error: CloudError; record: AuditRecord }
   /** The same submission was already claimed: nothing was called and nothing recorded. */
   | { outcome: 'duplicate' }
   /** Another change holds the target; nothing was called. */
@@ -118,7 +120,9 @@ export function createChanges(deps: ChangesDeps): Changes {
       return await store.complete(started.id, completion);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
-      throw error;
+      // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
+      // The record stays `started` and is settled as interrupted once its lease expires.
+      throw new Error('the change was sent to the cloud API but its outcome could not be recorded', { cause: error });
     }
   }
 
@@ -194,6 +198,12 @@ export function createChanges(deps: ChangesDeps): Changes {
       } catch (thrown) {
         const error = asCloudError(thrown);
         if (!isCloudError(thrown)) log.error('the cloud client threw something other than a CloudError', { error: thrown });
+        if (appliedUnreadably(error)) {
+          const detail = `applied: the cloud API answered HTTP ${error.status ?? '2xx'}, but its answer could not be read (${error.message})`;
+          const record = await settle(started, completion('applied_unreadable', error.status ?? null, detail), log);
+          log.warn('change applied, answer unreadable', { kind: error.kind, status: error.status });
+          return { outcome: 'applied_unreadable', error, record };
+        }
         if (error.kind === 'validation') {
           // The API refused the parameters and changed nothing; the modal stays open to be fixed and sent again.
           await releaseQuietly(ctx.submissionKey, log);
@@ -261,6 +271,11 @@ export function createChanges(deps: ChangesDeps): Changes {
     addDisk: (ctx, vsId, values) => submit(ctx, DISK_ADD, vsId, values),
     restoreBackup: (ctx, backupId, values) => submit(ctx, BACKUP_RESTORE, backupId, { confirm: values.confirm, reason: values.reason }),
   };
+}
+
+/** The cloud client's word that a 2xx came back whose body could not be read (CloudError.unreadableSuccess). */
+function appliedUnreadably(error: CloudError): boolean {
+  return (error as { unreadableSuccess?: unknown }).unreadableSuccess === true;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

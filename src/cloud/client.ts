@@ -6,6 +6,8 @@ import { decodeResponse, encodeAddDiskBody, Responses, type ResponseShape } from
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
 import type { AddDiskParams } from './schemas';
 import { createSingleFlight } from './single-flight';
+import { CloudError } from './errors';
+import { defaultChangeConnections } from './budget';
 
 // The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
 // the codec (codec.ts). Reads are single-flight and come back frozen, since
@@ -13,14 +15,30 @@ import { createSingleFlight } from './single-flight';
 
 /** What the client needs to reach the API: Config['cloud'] with `url` resolved to a real base URL. */
 export type CloudClientConfig = Pick<Config['cloud'], 'url' | 'accountId' | 'apiKey' | 'format' | 'timeoutMs'> & {
-  /** Upper bound on connections to the API; default 16. */
+  /** Upper bound on connections to the API, reads and changes together; default 16. */
   readonly maxConnections?: number;
+  /** Of those, kept for changes (reads never take them); default 4, at most half. */
+  readonly changeConnections?: number;
+  /** How long a request may wait for a connection of its budget before it fails unsent (`no_connection`); default 5000. */
+  readonly connectionWaitMs?: number;
 };
+
+/** The four operations, as named in metrics and logs. */
+export type CloudOperation = 'list_firewall_rules' | 'list_autoscaling' | 'add_disk' | 'restore_backup';
+
+/**
+ * Told once per operation when it settles, retries included: the HTTP status
+ * of the answer as a string ("200", "404"), or the failure kind when no status
+ * came back ("timeout", "network", "no_connection"), and the seconds it took.
+ * The seam for metrics (vs_chatops_cloud_requests_total{operation,status},
+ * vs_chatops_cloud_request_seconds); it must not throw, and is not awaited.
+ */
+export type RequestDoneObserver = (operation: CloudOperation, status: string, seconds: number) => void;
 
 export interface CloudClientDeps {
   /** Gets one debug line per request (method, path, status, ms, attempt). */
   logger?: Logger;
-  /** Used instead of the client's own Pool (tests: MockAgent); the caller closes it. */
+  /** Used instead of the client's own Pools (tests: MockAgent); the caller closes it. */
   dispatcher?: Dispatcher;
   /** Overrides of DEFAULT_RETRY_POLICY, e.g. `{ baseDelayMs: 5 }` in tests. */
   retry?: Partial<RetryPolicy>;
@@ -28,31 +46,42 @@ export interface CloudClientDeps {
   maxBodyBytes?: number;
   /** Jitter source for the backoff, [0, 1). */
   random?: () => number;
+  /** Waits before a retry; tests record the waits instead of sleeping. */
+  wait?: (ms: number) => Promise<void>;
+  onRequestDone?: RequestDoneObserver;
   /** Called once, when the API first answers as the sandbox (its data is fake). */
   onSandbox?: () => void;
 }
 
 const DEFAULT_MAX_CONNECTIONS = 16;
+const DEFAULT_CONNECTION_WAIT_MS = 5000;
 
 export function createCloudClient(config: CloudClientConfig, deps: CloudClientDeps = {}): CloudClient {
   if (!/^https?:\/\//.test(config.url)) {
     // `sandbox` must have been replaced by the simulator's URL by the composition root.
     throw new Error(`the cloud client needs an http(s) base URL, not "${config.url}"`);
   }
+  const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const changeConnections = config.changeConnections ?? defaultChangeConnections(maxConnections);
+  if (changeConnections >= maxConnections) throw new RangeError(`changeConnections (${changeConnections}) must be less than maxConnections (${maxConnections})`);
   const http = createCloudHttp({
     baseUrl: config.url,
     accountId: config.accountId,
     apiKey: config.apiKey,
     format: config.format,
     timeoutMs: config.timeoutMs,
-    maxConnections: config.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    readConnections: maxConnections - changeConnections,
+    changeConnections,
+    connectionWaitMs: config.connectionWaitMs ?? DEFAULT_CONNECTION_WAIT_MS,
     maxBodyBytes: deps.maxBodyBytes,
     retry: deps.retry,
     logger: deps.logger,
     dispatcher: deps.dispatcher,
     random: deps.random,
+    wait: deps.wait,
     onSandbox: deps.onSandbox,
   });
+  const observed = observer(deps.onRequestDone, deps.logger);
   const reads = createSingleFlight();
   const format = config.format;
   const decode = <S extends ResponseShape>(response: CloudHttpResponse, shape: S) =>
@@ -61,15 +90,15 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   return {
     async listFirewallRules(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
-      return reads.run(`${format} ${path}`, async () =>
-        frozenRecords(decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.firewallRules)),
+      return reads.run(`${format} ${path}`, () =>
+        observed('list_firewall_rules', async (seen) => frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.firewallRules))),
       );
     },
 
     async listAutoscaling(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
-      return reads.run(`${format} ${path}`, async () =>
-        frozenRecords(decode(await http.send({ method: 'GET', path, expectedStatuses: [200] }), Responses.autoscaling)),
+      return reads.run(`${format} ${path}`, () =>
+        observed('list_autoscaling', async (seen) => frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.autoscaling))),
       );
     },
 
@@ -77,18 +106,44 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       const path = `/virtual_machines/${pathId(vsId)}/disks`;
       const body = encodeAddDiskBody(format, params);
       // Spec 4.3 answers 201; 200 is what some deployments send for the same thing.
-      const response = await http.send({ method: 'POST', path, body, expectedStatuses: [201, 200] });
-      return decode(response, Responses.disk);
+      return observed('add_disk', async (seen) => decode(seen(await http.send({ method: 'POST', path, body, expectedStatuses: [201, 200] })), Responses.disk));
     },
 
     async restoreBackup(backupId: number) {
       const path = `/backups/${pathId(backupId)}/restore`;
       // Spec 4.1 shows no status: any 2xx with the backup in the body is success.
-      const response = await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] });
-      return decode(response, Responses.backup);
+      return observed('restore_backup', async (seen) => decode(seen(await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] })), Responses.backup));
     },
 
     close: () => http.close(),
+  };
+}
+
+/** Times an operation and tells the observer how it ended; an observer that throws is logged, never felt by the caller. */
+function observer(onDone: RequestDoneObserver | undefined, logger: Logger | undefined) {
+  const ignore = <R>(response: R) => response;
+  return async <T>(operation: CloudOperation, run: (seen: <R extends { status: number }>(response: R) => R) => Promise<T>): Promise<T> => {
+    if (!onDone) return run(ignore);
+    let status: number | undefined;
+    const started = performance.now();
+    const tell = (status: string) => {
+      try {
+        onDone(operation, status, (performance.now() - started) / 1000);
+      } catch (error) {
+        logger?.warn('the cloud request observer failed', { error });
+      }
+    };
+    try {
+      const result = await run((response) => {
+        status = response.status;
+        return response;
+      });
+      tell(String(status));
+      return result;
+    } catch (error) {
+      tell(error instanceof CloudError ? String(error.status ?? status ?? error.kind) : 'error');
+      throw error;
+    }
   };
 }
 

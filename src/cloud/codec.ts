@@ -153,7 +153,8 @@ const NON_FIELD_KEYS: ReadonlySet<string> = new Set(['base', 'error', 'errors', 
 
 /**
  * What an error answer says, in whatever shape it came: `{"errors": {"f": ["m"]}}`,
- * `{"errors": ["m"]}`, `{"error": "m"}`, `<errors><error>m</error></errors>`,
+ * `{"errors": ["m"]}`, `{"error": "m"}`, a bare `{"f": ["m"]}` (older OnApp),
+ * `<errors><error>m</error></errors>`, `<hash><f>m</f></hash>`,
  * `<errors><f>m</f></errors>`, an HTML page (its title only) or nothing.
  * Never throws: an unreadable error body just says nothing.
  */
@@ -172,8 +173,27 @@ export function parseErrorBody(text: string): ErrorDetails {
   } catch {
     return details;
   }
-  collectErrors(details, isObject(document) ? (document.errors ?? document.error ?? document.message) : document);
+  const wrapped = isObject(document) ? (document.errors ?? document.error ?? document.message) : document;
+  const bare = wrapped === undefined ? bareFieldHash(document) : undefined;
+  collectErrors(details, bare ?? wrapped);
   return details;
+}
+
+/**
+ * Older OnApp versions answer 422 with the model's errors and no wrapper:
+ * `{"label": ["has already been taken"]}`, or in XML Rails' `<hash>` of the
+ * same (`<hash><label type="array"><label>…</label></label></hash>`). Such a
+ * body is read as field errors when every value is a message or a list of
+ * messages, so unrelated JSON is not mistaken for one.
+ */
+function bareFieldHash(document: PlainValue): PlainObject | undefined {
+  if (!isObject(document)) return undefined;
+  const keys = Object.keys(document);
+  const inner = keys.length === 1 && keys[0] === 'hash' ? document.hash : document;
+  if (!isObject(inner) || Object.keys(inner).length === 0) return undefined;
+  const messages = (v: PlainValue | undefined): boolean =>
+    typeof v === 'string' || (Array.isArray(v) && v.every((m) => typeof m === 'string')) || (isObject(v) && Object.values(v).every(messages));
+  return Object.values(inner).every(messages) ? inner : undefined;
 }
 
 /** Real error bodies nest two or three levels; deeper than this is not read (and cannot exhaust the stack). */

@@ -8,6 +8,7 @@ export type CloudErrorKind =
   | 'server' // 5xx and other unexpected statuses
   | 'timeout' // no answer within VS_API_TIMEOUT_MS
   | 'network' // refused, reset, DNS
+  | 'no_connection' // not sent: no connection of its budget came free within VS_API_CONNECTION_WAIT_MS
   | 'bad_response'; // unparsable, too large, or not the shape of the spec
 
 export interface CloudErrorInit {
@@ -36,6 +37,14 @@ export class CloudError extends Error {
   readonly fieldErrors: Record<string, string[]>;
   readonly retryAfterSeconds: number | undefined;
   readonly request: string | undefined;
+  /**
+   * The API answered 2xx, but its body could not be read (not the spec's
+   * shape, not JSON/XML, too large, or the connection broke off after the
+   * status line). What was asked was done: a change was applied, only its
+   * answer is lost. The door records such a change as `applied_unreadable`.
+   * Set on `bad_response`, `network` and `timeout` errors whose status is 2xx.
+   */
+  readonly unreadableSuccess: boolean;
 
   constructor(
     readonly kind: CloudErrorKind,
@@ -49,6 +58,7 @@ export class CloudError extends Error {
     this.fieldErrors = init.fieldErrors ?? {};
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.request = init.request;
+    this.unreadableSuccess = (kind === 'bad_response' || kind === 'network' || kind === 'timeout') && init.status !== undefined && init.status >= 200 && init.status < 300;
   }
 
   toJSON() {
@@ -61,6 +71,7 @@ export class CloudError extends Error {
       messages: this.messages,
       fieldErrors: this.fieldErrors,
       request: this.request,
+      unreadableSuccess: this.unreadableSuccess,
     };
   }
 }
@@ -69,8 +80,10 @@ export class CloudError extends Error {
  * Failures after which a change may have been applied all the same (the
  * request may have reached the API): a timeout, a broken connection, an
  * unreadable or 5xx answer. The others were refused before anything changed.
+ * When `unreadableSuccess` is set, the change was applied: see there.
  */
 export function mayHaveApplied(error: CloudError): boolean {
+  // `no_connection` is absent: such a request was never sent.
   return error.kind === 'timeout' || error.kind === 'network' || error.kind === 'bad_response' || error.kind === 'server';
 }
 

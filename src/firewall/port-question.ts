@@ -15,7 +15,6 @@ import { EVERY_SOURCE, NO_SOURCE, intersect, isEmpty, sameSources, singleSource,
 // reported, and what follows it is marked as holding only if it does not apply.
 
 export type Protocol = 'tcp' | 'udp';
-export const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
 
 export interface PortQuestion {
   port: number;
@@ -24,7 +23,8 @@ export interface PortQuestion {
   source: IpAddress | null;
 }
 
-export type Action = 'accepted' | 'dropped';
+/** What a rule does to the traffic it matches (nftables' word for accept and drop). */
+export type Verdict = 'accepted' | 'dropped';
 
 /** The fields the matcher reads; JSON answers carry `enabled`, XML answers do not (every rule counts as enabled). */
 export type RuleRecord = Pick<FirewallRule, 'id' | 'network_interface_id' | 'position' | 'address' | 'port' | 'protocol' | 'command'> & {
@@ -33,7 +33,7 @@ export type RuleRecord = Pick<FirewallRule, 'id' | 'network_interface_id' | 'pos
 
 export interface Decision<R extends RuleRecord = RuleRecord> {
   rule: R;
-  action: Action;
+  verdict: Verdict;
   /** The rule decides for every source still undecided when it is reached (for the first decision: every source). */
   everyoneElse: boolean;
   /** Rules above already decided part of the sources this rule names. */
@@ -118,7 +118,7 @@ function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly 
     }
     answer.decisions.push({
       rule,
-      action: reading.action,
+      verdict: reading.verdict,
       everyoneElse: sameSources(decided, undecided),
       partly: !sameSources(decided, reading.sources),
       uncertain: !isEmpty(intersect(decided, maybeTaken)),
@@ -133,7 +133,7 @@ function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly 
 
 type Reading =
   | { kind: 'no' }
-  | { kind: 'yes'; sources: SourceSet; action: Action }
+  | { kind: 'yes'; sources: SourceSet; verdict: Verdict }
   /** Applies to some of `sources` or to none: a field cannot be read. */
   | { kind: 'maybe'; sources: SourceSet; fields: UnreadableField[] };
 
@@ -141,7 +141,7 @@ type Reading =
 const OTHER_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', 'gre', 'esp', 'ah', 'sctp', 'igmp']);
 
 /** What one rule says about the question, whatever its position. */
-export function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source)): Reading {
+function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source)): Reading {
   const fields: UnreadableField[] = [];
 
   const protocol = String(rule.protocol ?? '').trim().toLowerCase();
@@ -166,9 +166,9 @@ export function readRule(rule: RuleRecord, question: PortQuestion, asked: Source
   }
 
   const command = String(rule.command ?? '').trim().toUpperCase();
-  const action: Action | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
-  if (action === null) fields.push({ field: 'command', value: String(rule.command ?? '') });
+  const verdict: Verdict | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
+  if (verdict === null) fields.push({ field: 'command', value: String(rule.command ?? '') });
 
-  if (fields.length > 0 || action === null) return { kind: 'maybe', sources, fields };
-  return { kind: 'yes', sources, action };
+  if (fields.length > 0 || verdict === null) return { kind: 'maybe', sources, fields };
+  return { kind: 'yes', sources, verdict };
 }

@@ -156,7 +156,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (url.pathname.startsWith('/api/')) {
       const raw = await readBody(req);
       const args = parseArgs(raw, req.headers['content-type'], url.searchParams);
-      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '') || (typeof args.token === 'string' ? args.token : undefined);
+      const token = (req.headers.authorization ?? '').replace(/^Bearer\s*/, '') || (typeof args.token === 'string' ? args.token : undefined);
       const answer = await answerWebApi(url.pathname.slice('/api/'.length), args, token);
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
       res.end(JSON.stringify(answer.body));

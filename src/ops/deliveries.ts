@@ -1,9 +1,8 @@
-import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import type { AnyMiddlewareArgs, Middleware, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log';
 import type { Metrics } from './metrics';
 
-// Global Bolt middleware of the operations side: the ack timer, and Slack's
-// retries. Slack redelivers an event (HTTP `X-Slack-Retry-Num`, Socket Mode
+// The operations side's hooks into Bolt: the ack timer, and Slack's retries. Slack redelivers an event (HTTP `X-Slack-Retry-Num`, Socket Mode
 // `retry_attempt`) when it missed the ack, possibly to another instance. Every
 // first delivery notes its id in the store after the fact (never on the ack
 // path); a retry waits for the store's answer and is dropped when the first
@@ -25,36 +24,56 @@ export function deliveryKey(body: Body): string | null {
   return null;
 }
 
-function kindOf(args: AnyMiddlewareArgs): string {
-  if ('command' in args && args.command) return 'command';
-  if ('view' in args && args.view) return 'view';
-  if ('shortcut' in args && args.shortcut) return 'shortcut';
-  if ('action' in args && args.action) return 'action';
-  if ('options' in args && args.options) return 'options';
-  return 'event';
+function kindOf(body: Body): string {
+  if (typeof body.command === 'string') return 'command';
+  switch (body.type) {
+    case 'view_submission':
+    case 'view_closed':
+      return 'view';
+    case 'block_actions':
+      return 'action';
+    case 'shortcut':
+    case 'message_action':
+      return 'shortcut';
+    case 'block_suggestion':
+      return 'options';
+    default:
+      return 'event';
+  }
 }
 
-/** Times each ack (vs_chatops_ack_seconds{kind}) by wrapping the ack the listeners call. */
-export function timeAcks(metrics: Metrics, now: () => number = () => performance.now()): Middleware<AnyMiddlewareArgs> {
-  return async (args) => {
-    const a = args as AnyMiddlewareArgs & { ack?: (...rest: unknown[]) => Promise<void> };
-    const original = a.ack;
-    if (typeof original === 'function') {
-      const started = now();
-      const kind = kindOf(args);
-      let timed = false;
-      a.ack = async (...rest: unknown[]) => {
+/** The seam between a receiver and the app: every delivery passes through processEvent with its ack. */
+interface EventProcessor {
+  processEvent(event: ReceiverEvent): Promise<void>;
+}
+
+/**
+ * Times each ack (vs_chatops_ack_seconds{kind}): from the receiver handing
+ * the delivery to the app (signature checked, body read) to the ack being
+ * sent, in HTTP and Socket Mode alike. Middleware cannot do it: Bolt gives
+ * each middleware a copy of the arguments, so a wrapped ack would not reach
+ * the listener.
+ */
+export function timeAcks(app: EventProcessor, metrics: Metrics, now: () => number = () => performance.now()): void {
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = (event) => {
+    const started = now();
+    const kind = kindOf(event.body as Body);
+    let timed = false;
+    const ack = event.ack;
+    return processEvent({
+      ...event,
+      ack: async (response) => {
         try {
-          await original(...rest);
+          await ack(response);
         } finally {
           if (!timed) {
             timed = true;
             metrics.ackSeconds.observe({ kind }, (now() - started) / 1000);
           }
         }
-      };
-    }
-    await args.next();
+      },
+    });
   };
 }
 

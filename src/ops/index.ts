@@ -1,4 +1,4 @@
-import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import type { AnyMiddlewareArgs, Middleware, ReceiverEvent } from '@slack/bolt';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
@@ -21,8 +21,11 @@ export type OpsStore = LeaseStore & DeliveryClaims & OutboxStorage & SweepStore 
 
 export interface OpsDeps {
   config: Config;
-  store: OpsStore;
   logger: Logger;
+  /** Where first deliveries are noted so that Slack's retries are recognised on any instance. */
+  claims: DeliveryClaims;
+  /** The store's leases, outbox, sweeps and ping; without it there is no periodic work. */
+  store?: OpsStore;
   /** Renders and posts to VS_AUDIT_CHANNEL; unset when there is no audit channel (the outbox is not drained). */
   postAudit?: PostAudit;
   /** Names this instance in leases and claims. */
@@ -34,15 +37,17 @@ export interface Ops {
   readonly metrics: Metrics;
   readonly readiness: Readiness;
   readonly instanceId: string;
-  routes(options: { mode: 'http' | 'socket'; sandbox: boolean }): OpsRoute[];
-  /** Global Bolt middleware, in order: the ack timer, then the retry filter. */
+  routes(options: { mode: 'http' | 'socket'; sandbox: () => boolean }): OpsRoute[];
+  /** Global Bolt middleware: the Slack retry filter. */
   readonly middleware: Middleware<AnyMiddlewareArgs>[];
+  /** Hooks into the Bolt app once it is built: the ack timer. */
+  instrument(app: { processEvent(event: ReceiverEvent): Promise<void> }): void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
   recorded(record: AuditRecord): void;
   /** For the cloud client's observer seam. */
   cloudRequest(observation: CloudRequestObservation): void;
-  /** For the command listener: one `/vs` command ended so. */
-  commandEnded(command: string, outcome: string): void;
+  /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
+  requestEnded(request: { kind: string; outcome: string; labels: Record<string, unknown> }): void;
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
@@ -64,6 +69,7 @@ export function createOps(deps: OpsDeps): Ops {
   const metrics = createMetrics();
   const readiness = createReadiness(metrics);
   const countChange = observeChange(metrics);
+  const countCommand = observeCommand(metrics);
   const jobs: Periodic[] = [];
   let sender: Periodic | undefined;
   const storeSeen = (state: 'ok' | 'unreachable') => {
@@ -83,13 +89,17 @@ export function createOps(deps: OpsDeps): Ops {
     readiness,
     instanceId,
     routes: (options) => opsRoutes(readiness, metrics, options),
-    middleware: [timeAcks(metrics), dropRetries(store, log, { socketMode: config.slack.appToken !== undefined, now })],
+    instrument: (app) => timeAcks(app, metrics),
+    middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now })],
     recorded,
     cloudRequest: observeCloudRequest(metrics),
-    commandEnded: observeCommand(metrics),
+    requestEnded: ({ kind, outcome, labels }) => {
+      if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
+    },
     watch: (s) => watchStore(s, storeSeen),
     storeSeen,
     start() {
+      if (!store) return;
       const o = config.ops;
       const health = startPeriodic({ name: 'store-health', intervalMs: o.storePingMs, logger: log, now, run: storeHealthJob({ ping: () => store.ping(), report: storeSeen }) });
       jobs.push(health);

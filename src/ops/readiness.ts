@@ -59,7 +59,8 @@ export interface OpsRoute {
 
 export interface OpsRouteOptions {
   mode: 'http' | 'socket';
-  sandbox: boolean;
+  /** Whether the cloud API is the built-in sandbox (read when asked: it can be learnt after start). */
+  sandbox: () => boolean;
 }
 
 /** GET /healthz, /readyz and /metrics; served on PORT in HTTP and in Socket Mode. */
@@ -72,7 +73,7 @@ export function opsRoutes(readiness: Readiness, metrics: Metrics, options: OpsRo
     {
       path: '/healthz',
       method: ['GET'],
-      handler: (_req, res) => json(res, 200, { status: 'ok', mode: options.mode, sandbox: options.sandbox }),
+      handler: (_req, res) => json(res, 200, { status: 'ok', mode: options.mode, sandbox: options.sandbox() }),
     },
     {
       path: '/readyz',

@@ -1,4 +1,4 @@
-import { App, type Receiver } from '@slack/bolt';
+import { App, type AnyMiddlewareArgs, type Middleware, type Receiver } from '@slack/bolt';
 import type { Logger as BoltLogger } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Server } from 'node:http';
@@ -22,12 +22,16 @@ export interface SlackAppParts {
   inFlight: InFlight;
   context: ListenerContext;
   logger: Logger;
+  /** Global middleware run before every listener (the Slack retry filter). */
+  middleware?: readonly Middleware<AnyMiddlewareArgs>[];
+  /** Called with the app once built (the ack timer hooks in here). */
+  instrument?: (app: App) => void;
 }
 
 export interface SlackApp {
   app: App;
-  /** Starts listening; in HTTP mode resolves with the bound port. */
-  start(port?: number): Promise<{ port: number | null }>;
+  /** Starts listening (on a port, or a port and host); in HTTP mode resolves with the bound port. */
+  start(listen?: number | { port: number; host: string }): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -42,6 +46,8 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
   app.use(async ({ next }) => {
     await inFlight.track(next());
   });
+  for (const middleware of parts.middleware ?? []) app.use(middleware);
+  parts.instrument?.(app);
   registerListeners(app, parts.context);
   app.error(async (error) => {
     logger.error('unhandled error in a listener', { error });
@@ -49,7 +55,7 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
 
   return {
     app,
-    async start(port = config.slack.port) {
+    async start(listen = config.slack.port) {
       // Learnt in the background: a slow or unreachable Slack must not delay serving.
       void authorization.learn();
       if (socketMode) {
@@ -59,10 +65,10 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
         });
         return { port: null };
       }
-      const server = (await app.start(port)) as unknown as Server;
+      const server = (await app.start(listen)) as unknown as Server;
       httpServer = server;
       const address = server.address();
-      return { port: typeof address === 'object' && address ? address.port : port };
+      return { port: typeof address === 'object' && address ? address.port : typeof listen === 'number' ? listen : listen.port };
     },
     async stop(graceMs = 10_000) {
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());

@@ -64,7 +64,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
 ];
 
 /** The port question's forms, for error messages. */
-export const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]';
+const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]';
 const PORT_QUESTION_EXAMPLES = '`/vs firewall 42 443`, `… 53/udp`, `… 8443 from 198.51.100.9`';
 
 /**
@@ -153,7 +153,7 @@ function parseCount(token: string | undefined): number | null {
  * question names UDP, and at most one source address, IPv4 or IPv6. Each
  * refusal names the accepted forms.
  */
-export function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: string } {
+function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: string } {
   const forms = `Usage: \`${PORT_QUESTION_USAGE}\`, e.g. ${PORT_QUESTION_EXAMPLES}.`;
   const [portText = '', ...rest] = args;
   const m = /^([0-9]+)(?:\/([^/]*))?$/.exec(portText);

@@ -37,15 +37,3 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
   guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: httpLogger });
   return receiver;
 }
-
-/** GET /healthz: the process is up and serving. */
-export function healthRoute(config: Config, sandbox: () => boolean): CustomRoute {
-  return {
-    path: '/healthz',
-    method: ['GET'],
-    handler: (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'ok', mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandbox() }));
-    },
-  };
-}

@@ -5,23 +5,7 @@ import { SCHEMA_VERSION } from './migrations';
 import { openPostgresAuditStore } from './postgres-audit-store';
 import { openSqliteAuditStore } from './sqlite-audit-store';
 
-export type {
-  Approval,
-  ApprovalDecision,
-  ApprovalRequest,
-  ApprovalStatus,
-  AuditEntry,
-  AuditRecord,
-  AuditStore,
-  ChangeAction,
-  ChangeCompletion,
-  ChangeOutcome,
-  Freeze,
-  OutboxBacklog,
-  OutboxItem,
-  PruneResult,
-} from './audit-store';
-export { CHANGE_OUTCOMES, isStoreUnavailable, StoreUnavailableError, STORE_UNAVAILABLE } from './audit-store';
+// The contract and its types: ./audit-store.
 
 /**
  * The store the configuration asks for: PostgreSQL when DATABASE_URL is set

@@ -63,6 +63,10 @@ export async function openPostgresAuditStore(url: string, options: Partial<Postg
   });
   // An idle connection that dies (the server restarted) must not crash the process; the pool replaces it.
   pool.on('error', (error) => settings.logger?.warn('a pooled database connection failed; a new one is made on next use', { error: describe(error) }));
+  // So must one that dies while checked out between two statements (the server was stopped): the pool
+  // listens only to idle clients, and an 'error' nobody listens to ends the process. The statement in
+  // flight, or the next one, fails with StoreUnavailableError.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     const client = await pool.connect();
     try {

@@ -21,7 +21,7 @@ export const BUSY_TIMEOUT_MS = 5000;
  * store at `path`; `:memory:` for a throwaway one. Synchronous: SQLite needs
  * no round trip to open.
  */
-export function openSqliteAuditStore(path: string, options: Partial<StoreOptions> = {}): AuditStore {
+export function openSqliteAuditStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number } = {}): AuditStore {
   const inMemory = path === ':memory:' || path === '';
   let db: Database.Database;
   try {
@@ -31,7 +31,7 @@ export function openSqliteAuditStore(path: string, options: Partial<StoreOptions
     throw storeError(error, 'sqlite');
   }
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS))}`);
     if (!inMemory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { AuditRecord, AuditStore } from '../../src/store/audit-store';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { goodDiskForm } from './fixtures';
 
 const ROLES: Config['roles'] = {
   admins: ['UADMIN'],
@@ -16,19 +17,7 @@ const ROLES: Config['roles'] = {
   groupCacheMs: 60_000,
 };
 
-const goodDisk = {
-  disk_type: 'SSD',
-  disk_size: '20',
-  label: 'data',
-  mount_point: '/mnt/data',
-  file_system: 'ext4',
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-};
+const goodDisk = goodDiskForm;
 
 type Behaviour<T> = (() => Promise<T>) | undefined;
 
@@ -173,19 +162,8 @@ describe('the changes door', () => {
     test('an operator adds a disk: the API gets exactly the validated parameters and the record says so', async () => {
       t = setup();
       const result = await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
-      const expectedParams = {
-        disk_type: 'SSD',
-        disk_size: 20,
-        label: 'data',
-        mount_point: '/mnt/data',
-        file_system: 'ext4',
-        primary: false,
-        is_swap: false,
-        hot_attach: true,
-        add_to_linux_fstab: true,
-        add_to_freebsd_fstab: false,
-        require_format_disk: true,
-      };
+      // The form as typed, with the size read as a number.
+      const expectedParams = { ...goodDisk, disk_size: 20 };
       expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
       const [record] = await t.store.latest(5);
@@ -351,6 +329,20 @@ describe('the changes door', () => {
       });
     });
 
+    test('a 2xx whose answer cannot be read is recorded as applied_unreadable, not failed, and the submission is not run again', async () => {
+      t = setup();
+      t.onAddDisk(async () => {
+        // What the client throws for a 201 with an unreadable body (CloudError.unreadableSuccess).
+        throw Object.assign(new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON', { status: 201 }), { unreadableSuccess: true });
+      });
+      const ctx = as('UOPER');
+      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      expect(result).toMatchObject({ outcome: 'applied_unreadable', error: { kind: 'bad_response', status: 201 } });
+      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
+      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect(t.calls).toHaveLength(1);
+    });
+
     test('a timeout is recorded as failed with no status, flagged as uncertain, and the submission is not run again', async () => {
       t = setup();
       t.onAddDisk(async () => {
@@ -388,6 +380,8 @@ describe('the changes door', () => {
         outcome: 'succeeded',
         apiStatus: 200,
         params: { backup_id: 9, reason: 'corrupt table after deploy' },
+        // The API's target_type "VirtualMachine" is a VS in every word the bot says.
+        detail: 'backup 9 restored onto VS 42, disk 7',
       });
     });
 

@@ -2,21 +2,9 @@ import fc from 'fast-check';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValues } from '../../src/changes/disk-form';
 import { validateRestoreForm } from '../../src/changes/restore-form';
 import { AddDiskParams } from '../../src/cloud/schemas';
+import { goodDiskForm } from './fixtures';
 
-const good: FormValues = {
-  disk_type: 'SSD',
-  disk_size: '20',
-  label: 'data',
-  mount_point: '/mnt/data',
-  file_system: 'ext4',
-  min_iops: undefined,
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-};
+const good: FormValues = { ...goodDiskForm, min_iops: undefined };
 
 const errorsOf = (values: FormValues) => {
   const result = validateDiskForm(values);
@@ -28,20 +16,7 @@ describe('the add-disk form', () => {
   test('a complete form becomes exactly the API parameters, numbers as numbers and unknown keys dropped', () => {
     expect(validateDiskForm({ ...good, vs_id: '42', channel: 'C1', min_iops: ' 300 ' })).toEqual({
       ok: true,
-      params: {
-        disk_type: 'SSD',
-        disk_size: 20,
-        label: 'data',
-        mount_point: '/mnt/data',
-        file_system: 'ext4',
-        min_iops: 300,
-        primary: false,
-        is_swap: false,
-        hot_attach: true,
-        add_to_linux_fstab: true,
-        add_to_freebsd_fstab: false,
-        require_format_disk: true,
-      },
+      params: { ...goodDiskForm, disk_size: 20, min_iops: 300 },
     });
   });
 

@@ -26,7 +26,7 @@ afterEach(async () => {
   await server.close();
 });
 
-function client(options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number } = {}, deps: CloudClientDeps = {}) {
+function client(options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number; changeConnections?: number; connectionWaitMs?: number } = {}, deps: CloudClientDeps = {}) {
   const made = createCloudClient(
     {
       url: options.url ?? server.url,
@@ -35,6 +35,8 @@ function client(options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: nu
       format: options.format ?? 'json',
       timeoutMs: options.timeoutMs ?? 3000,
       maxConnections: options.maxConnections ?? 4,
+      changeConnections: options.changeConnections,
+      connectionWaitMs: options.connectionWaitMs,
     },
     { retry: { baseDelayMs: 5 }, ...deps },
   );
@@ -164,6 +166,8 @@ describe('status codes become error kinds', () => {
     ['{"error": "msg"}', '{"error": "Disk type is not included in the list"}', ['Disk type is not included in the list'], {}],
     ['<errors><error>msg</error></errors>', '<?xml version="1.0" encoding="UTF-8"?><errors><error>File system requires require_format_disk</error></errors>', ['File system requires require_format_disk'], {}],
     ['an empty body', '', [], {}],
+    ['a bare field hash (older OnApp)', '{"label":["has already been taken"]}', [], { label: ['has already been taken'] }],
+    ['a bare XML hash (older OnApp)', '<?xml version="1.0" encoding="UTF-8"?><hash><identifier type="array"><identifier>has already been taken</identifier></identifier></hash>', [], { identifier: ['has already been taken'] }],
   ])('422 with %s → validation with the messages and field messages', async (_shape, body, messages, fieldErrors) => {
     server.handle((_req, res) => reply(res, 422, body));
     const error = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'validation');
@@ -202,10 +206,8 @@ describe('status codes become error kinds', () => {
 describe('broken answers become error kinds', () => {
   it('a server that never answers → timeout naming the seconds waited', async () => {
     server.handle(() => undefined);
-    const started = Date.now();
     const error = await expectKind(client({ timeoutMs: 200 }).listFirewallRules(42), 'timeout');
     expect(error.message).toBe('the cloud API did not answer within 0.2 s');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('a body trickled byte by byte → timeout: the whole request must finish within the deadline', async () => {
@@ -214,9 +216,8 @@ describe('broken answers become error kinds', () => {
       const trickle = setInterval(() => (res.destroyed ? clearInterval(trickle) : res.write(' ')), 20);
       res.on('close', () => clearInterval(trickle));
     });
-    const started = Date.now();
+    // Without one deadline over the whole exchange the trickle would keep it alive past jest's timeout.
     await expectKind(client({ timeoutMs: 300 }).listFirewallRules(42), 'timeout');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('a closed port → network, "could not connect to the cloud API (ECONNREFUSED)", retried twice for a GET', async () => {
@@ -293,11 +294,11 @@ describe('retries', () => {
     server.handle((_req, res, index) =>
       index === 0 ? reply(res, 429, '{"error": "slow down"}', { 'retry-after': '1' }) : reply(res, 200, fixture('firewall_rules.json')),
     );
-    const started = Date.now();
-    const rules = await client({ timeoutMs: 5000 }).listFirewallRules(42);
+    const waits: number[] = [];
+    const rules = await client({ timeoutMs: 5000 }, { wait: async (ms) => void waits.push(ms) }).listFirewallRules(42);
     expect(rules).toHaveLength(3);
     expect(server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(waits).toEqual([1000]);
   });
 
   it('never retries a POST on 429: rate_limited with the wait asked for', async () => {
@@ -421,6 +422,113 @@ describe('connections to the API', () => {
     expect(server.requests).toHaveLength(10);
     expect(server.connections.maxOpen).toBeLessThanOrEqual(2);
     expect(server.connections.total).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('connection budgets: reads cannot starve changes', () => {
+  /** A server whose GETs hang until released; POSTs answer at once. */
+  function holdReads() {
+    const held: (() => void)[] = [];
+    server.handle((req, res) => {
+      if (req.method === 'POST') return reply(res, 201, fixture('disk.json'));
+      held.push(() => reply(res, 200, '[]'));
+    });
+    return { release: () => held.splice(0).forEach((r) => r()), held };
+  }
+
+  it('with every read connection busy on slow reads, a change still gets its own connection and is applied', async () => {
+    const slow = holdReads();
+    const cloud = client({ maxConnections: 4, changeConnections: 1, connectionWaitMs: 5000 });
+    const reads = Array.from({ length: 6 }, (_, i) => cloud.listFirewallRules(i + 1));
+    while (slow.held.length < 3) await sleep(5);
+    const disk = await cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 });
+    expect(disk.id).toBeGreaterThan(0);
+    // The change went out while the reads were still waiting: 3 held, 3 queued behind them.
+    expect(slow.held).toHaveLength(3);
+    expect(server.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'POST']);
+    while (server.requests.length < 7 || slow.held.length > 0) {
+      slow.release();
+      await sleep(5);
+    }
+    await Promise.all(reads);
+  });
+
+  it('a read that finds no read connection free within the wait bound fails as no_connection, unsent, with its own message', async () => {
+    const slow = holdReads();
+    const cloud = client({ maxConnections: 2, changeConnections: 1, connectionWaitMs: 50 });
+    const first = cloud.listFirewallRules(1);
+    while (slow.held.length < 1) await sleep(5);
+    const error = await expectKind(cloud.listAutoscaling(2), 'no_connection');
+    expect(error.message).toMatch(/^no connection to the cloud API came free within 0\.1 s .*not sent/);
+    expect(error.unreadableSuccess).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    slow.release();
+    await first;
+  });
+
+  it("a request's deadline starts when it is sent: time spent waiting for a connection does not count", async () => {
+    let answered = 0;
+    server.handle(async (_req, res) => {
+      await sleep(250);
+      answered += 1;
+      reply(res, 200, '[]');
+    });
+    // One read connection, a 400 ms deadline, and three reads at once: the last waits ~500 ms before it is sent.
+    const cloud = client({ maxConnections: 2, changeConnections: 1, timeoutMs: 400, connectionWaitMs: 5000 });
+    const results = await Promise.allSettled([1, 2, 3].map((id) => cloud.listFirewallRules(id)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(answered).toBe(3);
+    expect(server.connections.maxOpen).toBe(1);
+  });
+});
+
+describe('a 2xx whose body cannot be read is told apart', () => {
+  it.each([
+    ['garbage', (res: import('node:http').ServerResponse) => reply(res, 201, '{"disk": {"id": tru')],
+    ['the wrong shape', (res: import('node:http').ServerResponse) => reply(res, 201, '{"volume": {}}')],
+    ['a body that breaks off', (res: import('node:http').ServerResponse) => cutMidBody(res, '{"disk": {"id": 1')],
+  ])('201 with %s → unreadableSuccess (the change was applied, only its answer is lost)', async (_name, answer) => {
+    server.handle((_req, res) => answer(res));
+    const error = await failure(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    expect(error.unreadableSuccess).toBe(true);
+    expect([200, 201]).toContain(error.status);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ unreadableSuccess: true });
+  });
+
+  it.each([
+    ['422', 422, '{"errors": ["no"]}'],
+    ['500 with garbage', 500, '{"disk": tru'],
+  ])('%s → not unreadableSuccess', async (_name, status, body) => {
+    server.handle((_req, res) => reply(res, status, body));
+    const error = await failure(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    expect(error.unreadableSuccess).toBe(false);
+  });
+
+  it('a refused connection is not unreadableSuccess', async () => {
+    const error = await failure(client({ url: await closedPortUrl() }).addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    expect(error).toMatchObject({ kind: 'network', unreadableSuccess: false });
+  });
+});
+
+describe('the request observer (the seam for metrics)', () => {
+  it('is told each operation once, with its HTTP status or failure kind and its seconds; a throwing observer changes nothing', async () => {
+    const seen: [string, string, number][] = [];
+    server.handle((req, res) => (req.method === 'POST' ? reply(res, 422, '{"errors": ["no"]}') : req.url.includes('/auto_scaling') ? reply(res, 200, 'garbage') : reply(res, 200, '[]')));
+    const cloud = client({}, { onRequestDone: (operation, status, seconds) => seen.push([operation, status, seconds]) });
+    await cloud.listFirewallRules(42);
+    await failure(cloud.listAutoscaling(42));
+    await failure(cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    await failure(client({ url: await closedPortUrl() }, { onRequestDone: (o, s, t) => seen.push([o, s, t]) }).restoreBackup(9));
+    expect(seen.map(([o, s]) => [o, s])).toEqual([
+      ['list_firewall_rules', '200'],
+      ['list_autoscaling', '200'],
+      ['add_disk', '422'],
+      ['restore_backup', 'network'],
+    ]);
+    expect(seen.every(([, , seconds]) => seconds >= 0)).toBe(true);
+    const throwing = client({}, { onRequestDone: () => { throw new Error('metrics broke'); } });
+    server.handle((_req, res) => reply(res, 200, '[]'));
+    await expect(throwing.listFirewallRules(43)).resolves.toEqual([]);
   });
 });
 

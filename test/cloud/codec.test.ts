@@ -217,6 +217,26 @@ describe('parsing error bodies', () => {
     expect(parseErrorBody('{"error": "Access denied"}')).toEqual({ messages: ['Access denied'], fieldErrors: {} });
   });
 
+  it('reads the bare field hash of older OnApp versions (no errors wrapper) as field errors, in JSON and XML', () => {
+    expect(parseErrorBody('{"label":["has already been taken"]}')).toEqual({ messages: [], fieldErrors: { label: ['has already been taken'] } });
+    expect(parseErrorBody('{"identifier":["has already been taken","is invalid"],"disk_size":"must be positive"}')).toEqual({
+      messages: [],
+      fieldErrors: { identifier: ['has already been taken', 'is invalid'], disk_size: ['must be positive'] },
+    });
+    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<hash>\n  <label type="array">\n    <label>has already been taken</label>\n  </label>\n</hash>\n';
+    expect(parseErrorBody(xml)).toEqual({ messages: [], fieldErrors: { label: ['has already been taken'] } });
+    expect(parseErrorBody('<hash><identifier type="array"><identifier>has already been taken</identifier></identifier></hash>')).toEqual({
+      messages: [],
+      fieldErrors: { identifier: ['has already been taken'] },
+    });
+  });
+
+  it('does not mistake other JSON for a bare field hash', () => {
+    for (const body of ['{"status":500,"ok":false}', '{"label":[1,2]}', '{}', '{"hash":{"n":3}}']) {
+      expect(parseErrorBody(body)).toEqual({ messages: [], fieldErrors: {} });
+    }
+  });
+
   it('reads <errors><error>msg</error></errors> and field-named XML errors', () => {
     expect(parseErrorBody('<?xml version="1.0"?><errors><error>Disk size must be positive</error></errors>')).toEqual({
       messages: ['Disk size must be positive'],

@@ -15,7 +15,7 @@ interface Spec {
   protocol: Protocol;
   ports: PortSpec;
   address: AddressSpec;
-  action: 'ACCEPT' | 'DROP';
+  command: 'ACCEPT' | 'DROP';
   enabled: boolean | null;
 }
 
@@ -68,7 +68,7 @@ function specsArbitrary(maxRules: number) {
         protocol: fc.constantFrom<Protocol>('tcp', 'udp'),
         ports: portSpec,
         address: addressSpec,
-        action: fc.constantFrom<'ACCEPT' | 'DROP'>('ACCEPT', 'DROP'),
+        command: fc.constantFrom<'ACCEPT' | 'DROP'>('ACCEPT', 'DROP'),
         enabled: fc.constantFrom<boolean | null>(true, true, true, false, null),
       }),
       { minLength: 1, maxLength: maxRules },
@@ -86,7 +86,7 @@ function toRecord(s: Spec, i: number): RuleRecord {
     protocol: s.protocol.toUpperCase(),
     port: portText,
     address: s.address.text,
-    command: s.action,
+    command: s.command,
     enabled: s.enabled,
   };
 }
@@ -111,7 +111,7 @@ describe('the port question, against an oracle', () => {
           const enabled = matching.filter(({ s }) => s.enabled !== false);
           const deciding = enabled[0];
           const iface = answer.interfaces.find((a) => a.networkInterfaceId === nic)!;
-          expect(iface.decisions.map((d) => [d.rule.id, d.action])).toEqual(deciding ? [[deciding.r.id, deciding.s.action === 'ACCEPT' ? 'accepted' : 'dropped']] : []);
+          expect(iface.decisions.map((d) => [d.rule.id, d.verdict])).toEqual(deciding ? [[deciding.r.id, deciding.s.command === 'ACCEPT' ? 'accepted' : 'dropped']] : []);
           expect(iface.reachesDefault).toBe(deciding === undefined);
           expect(iface.shadowed.map((r) => r.id)).toEqual(enabled.slice(1).map(({ r }) => r.id));
           const before = deciding ? deciding.s.position : Infinity;
@@ -156,7 +156,7 @@ describe('properties of the forms', () => {
       fc.property(anyPort, anyProtocol, anySource, fc.constantFrom('', null, '  '), fc.constantFrom('', null), fc.constantFrom('ACCEPT', 'DROP', 'accept', 'drop'), (p, protocol, src, emptyPort, emptyAddress, command) => {
         const rule: RuleRecord = { id: 1, network_interface_id: 1, position: 1, protocol: protocol.toUpperCase(), port: emptyPort, address: emptyAddress, command };
         const iface = answerPortQuestion([rule], { port: p, protocol, source: src }).interfaces[0]!;
-        expect(iface.decisions).toEqual([{ rule, action: command.toUpperCase() === 'ACCEPT' ? 'accepted' : 'dropped', everyoneElse: true, partly: false, uncertain: false }]);
+        expect(iface.decisions).toEqual([{ rule, verdict: command.toUpperCase() === 'ACCEPT' ? 'accepted' : 'dropped', everyoneElse: true, partly: false, uncertain: false }]);
         // With the port named, the empty address still matches every source.
         const named = answerPortQuestion([{ ...rule, port: String(p) }], { port: p, protocol, source: src }).interfaces[0]!;
         expect(named.decisions.map((d) => d.rule.id)).toEqual([1]);

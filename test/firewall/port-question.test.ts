@@ -12,7 +12,7 @@ describe('the port question: examples a network engineer would check', () => {
     const everyone = rule({ position: 3, port: '443,8443', command: 'DROP' });
     const later = rule({ position: 4, port: '' });
     const [iface] = answerPortQuestion([later, everyone, blocked, office], { port: 443, protocol: 'tcp', source: null }).interfaces;
-    expect(iface!.decisions.map((d) => [d.rule.position, d.action, d.everyoneElse])).toEqual([
+    expect(iface!.decisions.map((d) => [d.rule.position, d.verdict, d.everyoneElse])).toEqual([
       [1, 'accepted', false],
       [2, 'dropped', false],
       [3, 'dropped', true],
@@ -71,7 +71,7 @@ describe('the port question: examples a network engineer would check', () => {
     const xml = rule({ position: 2, port: '53', protocol: 'udp' });
     const [iface] = answerPortQuestion([off, xml], { port: 53, protocol: 'udp', source: from('10.0.0.1') }).interfaces;
     expect(iface!.disabled).toEqual([off]);
-    expect(iface!.decisions.map((d) => [d.rule, d.action])).toEqual([[xml, 'accepted']]);
+    expect(iface!.decisions.map((d) => [d.rule, d.verdict])).toEqual([[xml, 'accepted']]);
   });
 
   test('a protocol the rule names that is neither TCP nor UDP does not match; one it cannot read is quoted', () => {
@@ -87,7 +87,7 @@ describe('the port question: examples a network engineer would check', () => {
   test('interfaces are answered separately, in id order', () => {
     const rules = [rule({ position: 1, network_interface_id: 9, port: '443', command: 'DROP' }), rule({ position: 1, network_interface_id: 8, port: '443' })];
     const answer = answerPortQuestion(rules, { port: 443, protocol: 'tcp', source: null });
-    expect(answer.interfaces.map((i) => [i.networkInterfaceId, i.decisions[0]!.action])).toEqual([
+    expect(answer.interfaces.map((i) => [i.networkInterfaceId, i.decisions[0]!.verdict])).toEqual([
       [8, 'accepted'],
       [9, 'dropped'],
     ]);

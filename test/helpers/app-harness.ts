@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeBot } from '../../src/compose';
+import { composeBot, type Bot } from '../../src/compose';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
@@ -20,6 +20,8 @@ export const API_KEY = 'test-cloud-api-key-0123456789';
 
 export interface Harness {
   config: Config;
+  /** The composed bot (its parts, e.g. ops for readiness and metrics). */
+  bot: Bot;
   slack: SlackFake;
   sandbox: Sandbox;
   cloud: CloudClient;
@@ -60,6 +62,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     VS_DB_PATH: dbPath,
     VS_API_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'debug',
+    // Tests send many reads as one user; the limit has tests of its own (test/slack/read-limit.test.ts).
+    VS_READS_PER_USER_PER_MINUTE: '100000',
     ...options.env,
   });
   const logs: string[] = [];
@@ -73,6 +77,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   return {
     config,
+    bot,
     slack,
     sandbox,
     cloud,

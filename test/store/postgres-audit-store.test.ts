@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { isStoreUnavailable, StoreUnavailableError, type AuditStore } from '../../src/store/audit-store';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
 import { createTestDatabase, createTestSchema, startPostgresServer, type PostgresServer, type TestDatabase } from '../helpers/postgres';
 import { describeStoreContract, entry } from './contract';
@@ -58,6 +58,46 @@ describe('the PostgreSQL store', () => {
       expect(await query(url, 'SELECT version FROM schema_migrations')).toHaveLength(SCHEMA_VERSION);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  test('an instance waits for another one migrating, however long that takes, then finds nothing to do', async () => {
+    const { url } = await freshSchema();
+    await (await openPostgresAuditStore(url)).close();
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Another instance is migrating: it holds the lock longer than a statement may run.
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      let opened = false;
+      const opening = openPostgresAuditStore(url, { statementTimeoutMs: 100 }).then((store) => {
+        opened = true;
+        return store;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(opened).toBe(false);
+      await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      const store = await opening;
+      await store.ping();
+      await store.close();
+    } finally {
+      await holder.end();
+    }
+  });
+
+  test('the pool is bounded: a burst of calls shares at most maxConnections connections', async () => {
+    const { url } = await freshSchema();
+    const tagged = new URL(url);
+    tagged.searchParams.set('application_name', 'vs-pool-bound-test');
+    const store = await openPostgresAuditStore(tagged.toString(), { maxConnections: 3 });
+    try {
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? store.record(entry({ target: `vs:${i}` })) : store.claimSubmission(`V${i}`, '2024-05-01T10:00:00.000Z'))));
+      expect(results).toHaveLength(60);
+      const [row] = await query<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = 'vs-pool-bound-test'");
+      expect(Number(row?.count)).toBeGreaterThan(0);
+      expect(Number(row?.count)).toBeLessThanOrEqual(3);
+    } finally {
+      await store.close();
     }
   });
 

@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { StoreUnavailableError } from '../../src/store/audit-store';
+import { SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 import { describeStoreContract, entry } from './contract';
 
@@ -27,6 +28,31 @@ describeStoreContract('SQLite', {
     return { open: async (options) => openSqliteAuditStore(path, options) };
   },
 });
+
+/** What the first release (schema version 1, c703b78) wrote, as it wrote it. */
+const FIRST_RELEASE_SCHEMA = `CREATE TABLE audit_records (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     at          TEXT    NOT NULL,
+     user_id     TEXT    NOT NULL,
+     channel_id  TEXT,
+     action      TEXT    NOT NULL,
+     target      TEXT    NOT NULL,
+     params      TEXT    NOT NULL,
+     outcome     TEXT    NOT NULL,
+     api_status  INTEGER,
+     duration_ms INTEGER NOT NULL,
+     detail      TEXT
+   );
+   CREATE INDEX audit_records_target ON audit_records (target, id);
+   CREATE TABLE submissions (
+     key TEXT PRIMARY KEY,
+     at  TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE locks (
+     target        TEXT PRIMARY KEY,
+     owner         TEXT NOT NULL,
+     expires_at_ms INTEGER NOT NULL
+   ) WITHOUT ROWID;`;
 
 describe('the SQLite store', () => {
   test('creates its directory, runs every migration once, and reopening changes nothing', async () => {
@@ -75,6 +101,25 @@ describe('the SQLite store', () => {
     db.close();
   });
 
+  test('a file another process keeps locked past the busy timeout: calls are refused with StoreUnavailableError, and work again once it is free', async () => {
+    const path = join(freshDir(), 'locked.sqlite');
+    const store = openSqliteAuditStore(path, { busyTimeoutMs: 50 });
+    try {
+      await store.record(entry({ target: 'vs:1' }));
+      const other = new Database(path);
+      other.exec('BEGIN EXCLUSIVE');
+      const refused = await store.record(entry({ target: 'vs:2' })).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect((refused as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
+      other.exec('COMMIT');
+      other.close();
+      await store.record(entry({ target: 'vs:3' }));
+      expect((await store.latest(5)).map((r) => r.target)).toEqual(['vs:3', 'vs:1']);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('refuses a database written by a newer schema instead of guessing', async () => {
     const path = join(freshDir(), 'audit.sqlite');
     await openSqliteAuditStore(path).close();
@@ -88,7 +133,7 @@ describe('the SQLite store', () => {
     const path = join(freshDir(), 'old.sqlite');
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
-    for (const statement of MIGRATIONS[0]!.sqlite) old.exec(statement);
+    old.exec(FIRST_RELEASE_SCHEMA);
     old.pragma('user_version = 1');
     old.prepare(
       `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)

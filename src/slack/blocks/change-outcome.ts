@@ -1,12 +1,16 @@
 import type { ChangeResult, Target } from '../../changes';
-import { changeFailureMessage } from './cloud-errors';
+import { changeFailureMessage, targetTitle } from './cloud-errors';
 import { denialText } from './denials';
-import { escapeMrkdwn, safe } from './mrkdwn';
+import { safe } from './mrkdwn';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
 
-export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' };
+/** `unrecorded`: the store could not be reached before anything was sent, so nothing was changed. */
+export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' };
+
+/** PRODUCT.md: the audit store is unreachable. */
+export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
 export const WORKING_TEXT =
   ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
@@ -24,11 +28,20 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return `:x: ${safe(changeFailureMessage(r.error, o.target, o.timeoutMs), 2500)}`;
     case 'invalid':
       return `:x: The form had errors: ${safe(Object.entries(r.fieldErrors).map(([f, m]) => `${f}: ${m}`).join('; '), 2000)}. Nothing was changed; run the command again.`;
+    case 'applied_unreadable':
+      return `:white_check_mark: Applied. ${appliedUnreadableText(o.target, r.error.status)} The result is posted in the channel.`;
     case 'duplicate':
       return 'This form was already submitted; its result is posted in the channel.';
+    case 'unrecorded':
+      return UNRECORDED_TEXT;
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }
+}
+
+/** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
+export function appliedUnreadableText(target: Target, status: number | undefined): string {
+  return `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
 }
 
 export function busyText(target: Target): string {
@@ -39,6 +52,3 @@ export function busyText(target: Target): string {
 export function formLevelError(messages: readonly string[]): string {
   return `The cloud API refused the request: ${messages.join('; ')}`;
 }
-
-/** Plain text for an ephemeral message when the window was closed before the outcome came. */
-export const plainOutcome = escapeMrkdwn;

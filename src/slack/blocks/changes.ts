@@ -1,4 +1,7 @@
+import type { Target } from '../../changes';
 import type { Backup, Disk } from '../../cloud/schemas';
+import { appliedUnreadableText } from './change-outcome';
+import { targetTitle } from './cloud-errors';
 import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from.
@@ -31,6 +34,14 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
   return {
     text: fallback(`Backup ${backup.id} restored onto ${target} by ${userMention(user)}`, sandbox),
     blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
+  };
+}
+
+/** A change the cloud API accepted (2xx) with an answer that could not be read. */
+export function renderAppliedUnreadable({ title, target, user, status, sandbox }: { title: string; target: Target; user: string; status: number | undefined; sandbox: boolean }): Rendered {
+  return {
+    text: fallback(`${title} on ${targetTitle(target)} by ${userMention(user)}: applied, but the cloud API's answer could not be read`, sandbox),
+    blocks: withSandbox([header(`${title} · ${targetTitle(target)} · applied`), section(appliedUnreadableText(target, status)), context(`asked by ${userMention(user)}`)], sandbox),
   };
 }
 

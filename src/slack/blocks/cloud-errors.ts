@@ -34,6 +34,8 @@ export function cloudErrorMessage(error: unknown, target: Target, timeoutMs: num
       return `The cloud API did not answer within ${seconds(timeoutMs)} s. Try again shortly; if it keeps timing out, check the cloud provider's status.`;
     case 'network':
       return `The cloud API did not answer within ${seconds(timeoutMs)} s (${networkCause(error)}). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
+    case 'no_connection':
+      return 'The bot has too many requests waiting on the cloud API right now, so this one was not sent and nothing changed. Try again in a moment.';
     case 'bad_response':
       // Why, in the client's own words (too large, not valid JSON/XML, an unknown shape); never the API's body.
       return `The cloud API failed: its answer could not be read (${error.message})${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;

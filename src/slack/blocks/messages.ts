@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
 import { allowsText, channelList, denialText } from './denials';
-import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered, utcTime } from './mrkdwn';
 
 /** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
 export const USAGE_LINES = [
@@ -49,6 +49,12 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
 }
 
+/** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
+export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: number; retryInSeconds: number }): Rendered {
+  const text = `You have asked for ${perMinute} reads in the last minute, the most allowed per person. Try again in ${retryInSeconds} s.`;
+  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')] };
+}
+
 export function renderWhoami(o: {
   userId: string;
   role: Role;
@@ -88,7 +94,7 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
 function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
-  return `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(r.at.slice(0, 19).replace('T', ' '), 20)} ${userMention(r.userId)} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${r.channelId ? ` · ${channelMention(r.channelId)}` : ''}${detail}`;
+  return `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${r.channelId ? ` · ${channelMention(r.channelId)}` : ''}${detail}`;
 }
 
 export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
@@ -139,12 +145,12 @@ export function renderDenialSummary(userId: string, records: readonly AuditRecor
   }
   const shown = [...counts].slice(0, 20).map(([what, n]) => `${code(what, 60)}${n > 1 ? ` ×${n}` : ''}`);
   const more = counts.size > 20 ? ` and ${counts.size - 20} more` : '';
-  const first = records[0]?.at.slice(0, 19).replace('T', ' ') ?? '';
-  const last = records[records.length - 1]?.at.slice(0, 19).replace('T', ' ') ?? '';
+  const first = records[0] ? utcTime(records[0].at) : '';
+  const last = records.length > 0 ? utcTime(records[records.length - 1]!.at) : '';
   return {
     text: fallback(escapeMrkdwn(`${userId} was denied ${records.length} times: ${[...counts.keys()].slice(0, 20).join(', ')}`)),
     blocks: [
-      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${code(first, 20)} to ${code(last, 20)}): ${shown.join(', ')}${more}`),
+      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${code(first, 30)} to ${code(last, 30)}): ${shown.join(', ')}${more}`),
       context('Denials are posted at most once per user a minute; `/vs audit` lists each one.'),
     ],
   };

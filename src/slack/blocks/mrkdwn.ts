@@ -92,18 +92,14 @@ export function fallback(text: string, sandbox = false): string {
   return truncate(sandbox ? `[sandbox data] ${text}` : text, LIMITS.fallbackText);
 }
 
+/** "2024-05-06 14:03:12 UTC", from an ISO 8601 time in UTC (audit records). */
+export function utcTime(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 /** "14:03:12 UTC" */
 export function clock(d: Date): string {
   return `${d.toISOString().slice(11, 19)} UTC`;
-}
-
-/**
- * For our own sentences that may carry channel links built from configured
- * channel ids (policy reasons, whoami): everything is escaped except a
- * well-formed `<#C…>`, which renders as a link and notifies nobody.
- */
-export function escapeKeepingChannelMentions(s: string): string {
-  return escapeMrkdwn(s).replace(/&lt;#([CG][A-Z0-9]{1,30})&gt;/g, '<#$1>');
 }
 
 /** One value, one line: newlines and control characters become spaces, so data cannot start a fake line. */

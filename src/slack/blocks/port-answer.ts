@@ -23,7 +23,7 @@ const MAX_LINES_PER_KIND = 6;
 const MAX_CLAUSES = 6;
 const NO_DEFAULT_SHOWN = "the interface's default applies (the API does not show it)";
 
-export function describeQuestion(q: PortQuestion): string {
+function describeQuestion(q: PortQuestion): string {
   return `${q.port}/${q.protocol}${q.source ? ` from ${formatIp(q.source)}` : ''}`;
 }
 
@@ -65,7 +65,7 @@ export function renderPortAnswer({ vsId, answer, fetchedAt, sandbox }: PortAnswe
   return { text: fallback(text, sandbox), blocks: withSandbox(blocks, sandbox) };
 }
 
-interface Verdict {
+interface VerdictLine {
   /** Compared across interfaces: the same words whatever the rule numbers. */
   key: string;
   withRules: string;
@@ -76,7 +76,7 @@ interface Verdict {
 
 type Clause = { words: string; plain: string; rules: number[] };
 
-function verdictOf(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): Verdict {
+function verdictOf(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): VerdictLine {
   const clauses = q.source ? oneSourceClauses(iface) : everySourceClauses(iface);
   const shown = clauses.slice(0, MAX_CLAUSES);
   if (clauses.length > MAX_CLAUSES) {
@@ -95,7 +95,7 @@ function verdictOf(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): Verdi
 function oneSourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
   const decision = iface.decisions[0];
   const outcome: Clause = decision
-    ? { words: `*${decision.action}*`, plain: decision.action, rules: [decision.rule.position] }
+    ? { words: `*${decision.verdict}*`, plain: decision.verdict, rules: [decision.rule.position] }
     : { words: `no rule decides: ${NO_DEFAULT_SHOWN}`, plain: `no rule decides: ${NO_DEFAULT_SHOWN}`, rules: [] };
   if (iface.cannotTell.length === 0) return [outcome];
   const unread = iface.cannotTell.map((c) => `#${c.rule.position}`);
@@ -106,10 +106,10 @@ function oneSourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
 function everySourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
   const { decisions, cannotTell, reachesDefault } = iface;
   // Everyone gets the same answer, by one rule or several: say it once.
-  const actions = new Set(decisions.map((d) => d.action));
-  if (cannotTell.length === 0 && !reachesDefault && actions.size === 1) {
-    const action = decisions[0]!.action;
-    return [{ words: `*${action}* for everyone`, plain: `${action} for everyone`, rules: decisions.map((d) => d.rule.position) }];
+  const verdicts = new Set(decisions.map((d) => d.verdict));
+  if (cannotTell.length === 0 && !reachesDefault && verdicts.size === 1) {
+    const verdict = decisions[0]!.verdict;
+    return [{ words: `*${verdict}* for everyone`, plain: `${verdict} for everyone`, rules: decisions.map((d) => d.rule.position) }];
   }
   const steps = [...decisions.map((d) => ({ position: d.rule.position, d })), ...cannotTell.map((c) => ({ position: c.rule.position, c }))].sort((a, b) => a.position - b.position);
   // "for everyone" only when nothing came before: after a rule the bot cannot read, it is "everyone else".
@@ -124,11 +124,11 @@ function everySourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
 function decisionClause(d: Decision<FirewallRule>, first: boolean): Clause {
   if (d.everyoneElse) {
     const who = first ? 'for everyone' : 'for everyone else';
-    return { words: `*${d.action}* ${who}`, plain: `${d.action} ${who}`, rules: [d.rule.position] };
+    return { words: `*${d.verdict}* ${who}`, plain: `${d.verdict} ${who}`, rules: [d.rule.position] };
   }
   const address = d.rule.address ?? '';
   const partly = d.partly ? ' (where not decided above)' : '';
-  return { words: `*${d.action}* from ${code(address, 60)}${partly}`, plain: `${d.action} from ${safe(address, 60)}${partly}`, rules: [d.rule.position] };
+  return { words: `*${d.verdict}* from ${code(address, 60)}${partly}`, plain: `${d.verdict} from ${safe(address, 60)}${partly}`, rules: [d.rule.position] };
 }
 
 function cannotTellClause(c: CannotTell<FirewallRule>): Clause {

@@ -2,11 +2,12 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { NEEDED, type Action, type Decision } from '../../changes';
 import type { ChangeAction } from '../../store/audit-store';
 import { denialText } from '../blocks/denials';
-import { renderDenied } from '../blocks/messages';
+import { renderDenied, renderReadLimited } from '../blocks/messages';
 import { statusModal } from '../blocks/status-modal';
 import type { ListenerContext } from '../context';
 import { openModal } from '../open-modal';
 import { replyEphemeral, replyError, SOMETHING_WENT_WRONG } from '../reply';
+import { readLimiterOf } from '../read-limit';
 import { requestOf, type RequestState } from './request';
 
 // The one role check of the Slack side. Every command, button, shortcut and
@@ -43,6 +44,17 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     const req = requestOf(args.context);
     const { need, target, title } = needOf(args);
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
+    if (typeof need === 'string') {
+      // Reads per person are bounded before anything is asked of the policy or the cloud API.
+      const waitSeconds = readLimiterOf(ctx).take(req.userId);
+      if (waitSeconds > 0) {
+        req.outcome = 'denied';
+        const perMinute = ctx.config.readsPerUserPerMinute;
+        req.log.info('read limit reached', { action: need, perMinute, retryInSeconds: waitSeconds });
+        if (req.respond) await replyEphemeral(req, renderReadLimited({ perMinute, retryInSeconds: waitSeconds }));
+        return;
+      }
+    }
     let decision: Decision;
     if (typeof need === 'string') {
       decision = await ctx.policy.can(req.userId, need, req.channelId);

@@ -1,4 +1,4 @@
-import { renderBackupRestored, renderDiskAdded } from '../../../src/slack/blocks/changes';
+import { renderAppliedUnreadable, renderBackupRestored, renderDiskAdded } from '../../../src/slack/blocks/changes';
 import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { backup, contextTexts, disk, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
 
@@ -104,5 +104,16 @@ describe('backup restored summary', () => {
   test('the sandbox notice appears only on sandbox data', () => {
     expect(visible(renderBackupRestored({ backup: backup(), user: USER, reason: null, sandbox: true }))).toContain(SANDBOX_NOTICE);
     expect(visible(renderBackupRestored({ backup: backup(), user: USER, reason: null, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
+  });
+});
+
+describe('applied, answer unreadable', () => {
+  test('tells the channel the change was applied, that its details are unknown, and who asked', () => {
+    const m = renderAppliedUnreadable({ title: 'Add disk', target: { kind: 'vs', id: 42 }, user: USER, status: 201, sandbox: false });
+    expect(headerText(m)).toBe('Add disk · VS 42 · applied');
+    expect(sectionTexts(m)[0]).toBe('The cloud API accepted the change (HTTP 201), but its answer could not be read, so its details are not known here: check VS 42 before changing it again.');
+    expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
+    expectWithinSlackLimits(m);
+    expectNoDataMarkup(m, { users: [USER] });
   });
 });

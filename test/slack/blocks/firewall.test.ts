@@ -159,17 +159,14 @@ describe('firewall rules summary', () => {
     });
   });
 
-  test('10,000 rules render just one page of blocks, quickly', () => {
+  test('10,000 rules render just one page of blocks (its speed: bench scenario 5)', () => {
     const rules = manyRules(10_000);
-    const started = performance.now();
     const m = render(rules, 250);
-    const elapsed = performance.now() - started;
     expect(ruleLines(m)).toHaveLength(20);
     expect(contextTexts(m)[0]).toContain('rules 4981–5000 of 10000');
     expect(buttons(m).map((b) => b.value)).toEqual(['42:249', '42:251']);
     expect(m.blocks.length).toBeLessThanOrEqual(50);
     expectWithinSlackLimits(m);
-    expect(elapsed).toBeLessThan(500);
   });
 
   test('a page whose rules sit on 20 different interfaces still fits in 50 blocks', () => {

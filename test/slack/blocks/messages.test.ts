@@ -156,8 +156,8 @@ describe('audit trail', () => {
     const m = renderAuditRecords({ records: [auditRecord(), auditRecord({ id: 2, outcome: 'denied', apiStatus: null, detail: 'needs the operator role', userId: 'U0BOB0001' })] });
     expect(headerText(m)).toBe('Audit trail · latest 2');
     const [first, second] = sectionTexts(m)[0]!.split('\n');
-    expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');
-    expect(second).toBe(':no_entry: `2024-05-06 14:03:12` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · <#C0INCIDENT> · needs the operator role');
+    expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12 UTC` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');
+    expect(second).toBe(':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · <#C0INCIDENT> · needs the operator role');
     expect(m.text).toBe('Latest 2 audit records');
     expectNoDataMarkup(m, { users: ['U0ADMIN01', 'U0BOB0001'], channels: ['C0INCIDENT'] });
   });
@@ -211,7 +211,7 @@ describe('denial summary (audit channel)', () => {
     expect(sectionTexts(m)[0]).toContain('<@U0MALLORY> was denied *3 times*');
     expect(sectionTexts(m)[0]).toContain('`disk_add vs:42` ×2');
     expect(sectionTexts(m)[0]).toContain('`backup_restore backup:9`');
-    expect(sectionTexts(m)[0]).toContain('`2026-01-01 10:00:05` to `2026-01-01 10:00:50`');
+    expect(sectionTexts(m)[0]).toContain('`2026-01-01 10:00:05 UTC` to `2026-01-01 10:00:50 UTC`');
     expectNoDataMarkup(m, { users: ['U0MALLORY'] });
     expectWithinSlackLimits(m);
   });

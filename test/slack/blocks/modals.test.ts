@@ -1,6 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
 import { statusModal } from '../../../src/slack/blocks/status-modal';
+import { CHANGE_FORMS } from '../../../src/slack/change-forms';
 import { validateDiskForm } from '../../../src/changes/disk-form';
 import { input as stateInput, stateOf } from '../../helpers/payloads';
 import { modalViolations } from './limits';
@@ -63,21 +64,6 @@ describe('add-disk modal', () => {
     }
   });
 
-  test.each([1, 42, 99_999, 9_007_199_254_740_991])('the title stays within 24 characters for VS %p', (vsId) => {
-    const v = diskAddModal({ vsId, channelId: 'C1', privateMetadata: '', sandbox: true });
-    expect(v.title.text.length).toBeLessThanOrEqual(24);
-    expect(modalViolations(v as never)).toEqual([]);
-  });
-
-  test('both variants are valid for Slack', () => {
-    expect(modalViolations(fromCommand as never)).toEqual([]);
-    expect(modalViolations(fromShortcut as never)).toEqual([]);
-  });
-
-  test('the sandbox notice is shown only on the sandbox', () => {
-    expect(allText(diskAddModal({ vsId: 1, channelId: 'C1', privateMetadata: '', sandbox: true }))).toContain(SANDBOX_NOTICE);
-    expect(allText(fromCommand)).not.toContain(SANDBOX_NOTICE);
-  });
 });
 
 describe('restore-backup modal', () => {
@@ -112,8 +98,15 @@ describe('restore-backup modal', () => {
     expect(fromShortcut.title.text).toBe('Restore backup');
   });
 
-  test.each([9, 123_456_789, 9_007_199_254_740_991])('the title stays within 24 characters for backup %p', (backupId) => {
-    const v = backupRestoreModal({ backupId, channelId: 'C1', privateMetadata: '', sandbox: true });
+});
+
+// What holds for every row of the table of change forms, from the command (with a target and a channel) and from the shortcut.
+describe.each(Object.values(CHANGE_FORMS).map((form) => [form.callbackId, form] as const))('the %s form', (_id, form) => {
+  const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false });
+  const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false });
+
+  test.each([1, 9, 42, 99_999, 123_456_789, 9_007_199_254_740_991])('the title stays within 24 characters for target %p', (targetId) => {
+    const v = form.modal({ targetId, channelId: 'C1', privateMetadata: '', sandbox: true });
     expect(v.title.text.length).toBeLessThanOrEqual(24);
     expect(modalViolations(v as never)).toEqual([]);
   });
@@ -124,8 +117,15 @@ describe('restore-backup modal', () => {
   });
 
   test('the sandbox notice is shown only on the sandbox', () => {
-    expect(allText(backupRestoreModal({ backupId: 9, channelId: 'C1', privateMetadata: '', sandbox: true }))).toContain(SANDBOX_NOTICE);
+    expect(allText(form.modal({ targetId: 9, channelId: 'C1', privateMetadata: '', sandbox: true }))).toContain(SANDBOX_NOTICE);
     expect(allText(fromCommand)).not.toContain(SANDBOX_NOTICE);
+  });
+
+  test('the input that carries messages about the whole form is in both variants, and the shortcut asks for the target', () => {
+    expect(inputIds(fromCommand)).toContain(form.formErrorBlock);
+    expect(inputIds(fromShortcut)).toContain(form.formErrorBlock);
+    expect(inputIds(fromShortcut)).toContain(form.change.targetField);
+    expect(fromShortcut.callback_id).toBe(form.callbackId);
   });
 });
 

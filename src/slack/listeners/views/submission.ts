@@ -7,6 +7,7 @@ import { changeOutcomeText, formLevelError, WORKING_TEXT, type SubmissionOutcome
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import type { ListenerContext } from '../../context';
 import type { Logger } from '../../../log';
+import { renderAppliedUnreadable } from '../../blocks/changes';
 import { renderDenied } from '../../blocks/messages';
 import { markSandbox, section } from '../../blocks/mrkdwn';
 import { viewStateToValues } from '../../blocks/modals';
@@ -15,6 +16,7 @@ import { readMetadata, targetIdIn } from '../../metadata';
 import { requestOf, type RequestOutcome } from '../../middleware/request';
 import type { ChangeForm } from '../../change-forms';
 import { TARGET_ID_ERROR, targetKey, type ChangeResult, type Target } from '../../../changes';
+import { isStoreUnavailable } from '../../../store/audit-store';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -108,9 +110,13 @@ export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeF
 
 export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOutcome> {
   const { ctx, args, log } = s;
-  const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown) => {
+  const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown): SubmissionOutcome<T> => {
+    if (isStoreUnavailable(error)) {
+      log.warn('change refused: the store is unreachable, so it could not be recorded', { error });
+      return { outcome: 'unrecorded' };
+    }
     log.error('change failed unexpectedly', { error });
-    return { outcome: 'crashed' } as const;
+    return { outcome: 'crashed' };
   });
   const early = await Promise.race([pending, delay(SUBMISSION_ACK_BUDGET_MS).then(() => undefined)]);
 
@@ -126,20 +132,21 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
     } catch (error) {
       // Typically the user closed the "working" modal: tell them in the channel instead.
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
-      if (result.outcome !== 'succeeded' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
+      if (result.outcome !== 'succeeded' && result.outcome !== 'applied_unreadable' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
         const text = outcomeText(s, result);
         await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox({ text, blocks: [section(text)] }, ctx.sandbox), log);
       }
     }
   }
 
-  if (result.outcome === 'succeeded') {
-    const posted = await postToChannel(ctx.config, args.client, s.destination, s.succeeded(result.value), log);
-    if (!posted) log.warn('the change succeeded but its result could not be posted to the channel');
+  if (result.outcome === 'succeeded' || result.outcome === 'applied_unreadable') {
+    const message = result.outcome === 'succeeded' ? s.succeeded(result.value) : renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
+    const posted = await postToChannel(ctx.config, args.client, s.destination, message, log);
+    if (!posted) log.warn('the change was applied but its result could not be posted to the channel');
   } else if (result.outcome === 'denied') {
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderDenied(result.decision), ctx.sandbox), log);
   }
-  return result.outcome === 'crashed' ? 'failed' : result.outcome;
+  return result.outcome === 'crashed' ? 'failed' : result.outcome === 'unrecorded' ? 'failed' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

@@ -144,7 +144,6 @@ describe('/vs read commands over the real Bolt app', () => {
     const res = await h.command('firewall 42');
     expect(res.status).toBe(200);
     expect(h.slack.responses).toHaveLength(0); // acked before the answer exists
-    expect(res.ms).toBeLessThan(1000);
     const [m] = await h.slack.waitForResponses(1, 5000);
     expect((m!.body as Message).response_type).toBe('in_channel');
   });

@@ -1,6 +1,6 @@
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, visibleText, type Message } from '../helpers/drive';
-import { blockViolations } from './blocks/limits';
+import { startHarness, type Harness } from '../../../helpers/app-harness';
+import { answerTo, visibleText, type Message } from '../../../helpers/drive';
+import { blockViolations } from '../../blocks/limits';
 
 // "Is port 443 open on VS 77?" over the real Bolt app: signed slash commands,
 // the loopback Slack fake, and the sandbox's VS 77, whose rules use every

@@ -1,0 +1,460 @@
+// The local page: a Slack-like window onto the stand-in. It shows what the
+// stand-in holds (channels, messages, modals, the Home tab), sends what a
+// person does to the stand-in's /local/ endpoints, and follows every change
+// over server-sent events. No framework and no build step.
+
+import { el, mrkdwn, renderBlocks, renderElement, textObject, unsupported } from './blocks.js';
+
+const $ = (id) => document.getElementById(id);
+const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [] };
+const ui = { me: '', channel: '', showing: 'channel', modalViewId: null, modalHash: null, lastFocus: null };
+
+const ctx = {
+  person: (id) => (id === data.bot?.id ? { name: data.bot.name } : data.people.find((p) => p.id === id)),
+  channel: (id) => data.channels.find((c) => c.id === id),
+  group: (id) => (id === 'S0ONCALL' ? 'oncall-infra' : id),
+  openChannel: (id) => (data.channels.some((c) => c.id === id) ? showChannel(id) : undefined),
+};
+
+async function post(path, body) {
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: ui.me, ...body }) });
+  return res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
+}
+
+// --- sidebar ------------------------------------------------------------------
+
+function renderSidebar() {
+  const select = $('person');
+  select.replaceChildren(...data.people.map((p) => el('option', { value: p.id, selected: p.id === ui.me }, p.name)));
+  const me = data.people.find((p) => p.id === ui.me);
+  $('person-role').textContent = me ? `Role here: ${me.role}` : '';
+  $('channels').replaceChildren(
+    ...data.channels.map((c) =>
+      el('li', {}, el('button', { type: 'button', class: 'nav-item', 'aria-current': ui.showing === 'channel' && c.id === ui.channel ? 'page' : false, onclick: () => showChannel(c.id) }, `# ${c.name}`)),
+    ),
+  );
+  $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
+}
+
+function showChannel(id) {
+  ui.channel = id;
+  ui.showing = 'channel';
+  renderAll();
+  $('message').focus();
+}
+
+async function showHome() {
+  ui.showing = 'home';
+  renderAll();
+  const answer = await post('/local/home', {});
+  if (answer.home) data.homes[ui.me] = answer.home;
+  renderHome();
+}
+
+// --- messages -----------------------------------------------------------------
+
+const visible = (m) => m.channel === ui.channel && (m.ephemeralTo === undefined || m.ephemeralTo === ui.me);
+const timeOf = (ts) => new Date(Number(ts) * 1000).toISOString().slice(11, 16);
+const messageId = (m) => `m-${m.channel}-${m.ts.replace('.', '-')}`;
+
+function messageNode(m) {
+  const author = ctx.person(m.author);
+  const isBot = m.author === data.bot?.id;
+  const name = m.kind === 'notice' ? 'Slackbot' : isBot ? data.bot.name : (author?.name ?? m.author);
+  const body = el('div', { class: 'message-body' });
+  if (m.kind === 'command') body.append(el('code', { class: 'command' }, m.text));
+  else if (Array.isArray(m.blocks) && m.blocks.length > 0) body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => act(m, element, button) }));
+  else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
+  return el(
+    'article',
+    { class: `message ${m.ephemeralTo ? 'ephemeral' : ''} ${m.kind}`, id: messageId(m), 'aria-label': `${name} at ${timeOf(m.ts)}` },
+    el('div', { class: `avatar ${isBot ? 'avatar-bot' : ''}`, 'aria-hidden': 'true' }, isBot ? 'VS' : name.slice(0, 1)),
+    el(
+      'div',
+      { class: 'message-main' },
+      el('div', { class: 'message-meta' }, el('span', { class: 'author' }, name), isBot ? el('span', { class: 'app-badge' }, 'APP') : null, el('time', { class: 'time' }, timeOf(m.ts)), m.replaced ? el('span', { class: 'edited' }, '(updated)') : null),
+      m.ephemeralTo && m.kind !== 'command' ? el('div', { class: 'only-you' }, 'Only visible to you') : null,
+      body,
+    ),
+  );
+}
+
+function renderMessages() {
+  const list = $('messages');
+  const shown = data.messages.filter(visible);
+  list.setAttribute('aria-label', `Messages in #${ctx.channel(ui.channel)?.name ?? ''}`);
+  list.replaceChildren(...(shown.length > 0 ? shown.map(messageNode) : [el('p', { class: 'empty' }, 'No messages yet. Try /vs firewall 42.')]));
+  list.scrollTop = list.scrollHeight;
+}
+
+/** A new or replaced message, in place; focus stays on the button it had, if that button is still there. */
+function upsertMessage(m) {
+  const i = data.messages.findIndex((x) => x.channel === m.channel && x.ts === m.ts);
+  if (i >= 0) data.messages[i] = m;
+  else data.messages.push(m);
+  if (ui.showing !== 'channel' || !visible(m)) return;
+  const list = $('messages');
+  const existing = document.getElementById(messageId(m));
+  const node = messageNode(m);
+  if (existing) {
+    const focusedText = existing.contains(document.activeElement) ? document.activeElement.textContent : null;
+    existing.replaceWith(node);
+    if (focusedText !== null) [...node.querySelectorAll('button')].find((b) => b.textContent === focusedText)?.focus();
+  } else {
+    list.querySelector('.empty')?.remove();
+    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
+    list.append(node);
+    if (atBottom || m.author === ui.me || m.ephemeralTo === ui.me) list.scrollTop = list.scrollHeight;
+  }
+}
+
+async function act(message, element, button) {
+  if (element.confirm && !(await confirmDialog(element.confirm))) return;
+  if (element.url) window.open(element.url, '_blank', 'noopener');
+  button.disabled = true;
+  const answer = message.viewId ? await post('/local/action', { viewId: message.viewId, actionId: element.action_id }) : await post('/local/action', { channel: message.channel, ts: message.ts, actionId: element.action_id });
+  if (button.isConnected) button.disabled = false;
+  if (!answer.ok) showStatus(`The button did not work: ${answer.error}`);
+}
+
+function confirmDialog(c) {
+  const dialog = $('confirm');
+  return new Promise((resolve) => {
+    const done = (yes) => {
+      dialog.close();
+      resolve(yes);
+    };
+    dialog.replaceChildren(
+      el('h2', { id: 'confirm-title', class: 'modal-title' }, textObject(c.title, ctx)),
+      el('div', { class: 'modal-body' }, textObject(c.text, ctx)),
+      el('div', { class: 'modal-footer' }, el('button', { type: 'button', class: 'btn btn-default', onclick: () => done(false) }, c.deny?.text ?? 'Cancel'), el('button', { type: 'button', class: `btn ${c.style === 'danger' ? 'btn-danger' : 'btn-primary'}`, onclick: () => done(true) }, c.confirm?.text ?? 'Yes')),
+    );
+    dialog.oncancel = (e) => {
+      e.preventDefault();
+      done(false);
+    };
+    dialog.showModal();
+  });
+}
+
+function showStatus(text) {
+  const notice = { channel: ui.channel, ts: String(Date.now() / 1000), author: 'page', text, ephemeralTo: ui.me, kind: 'notice' };
+  upsertMessage(notice);
+}
+
+// --- what Slack would refuse ----------------------------------------------------
+
+function renderRefusals() {
+  const section = $('refusals');
+  const relevant = data.refusals.filter((r) => (r.channel === undefined || r.channel === ui.channel) && (r.user === undefined || r.user === ui.me || r.channel !== undefined)).slice(-3);
+  section.hidden = relevant.length === 0;
+  section.replaceChildren(
+    ...relevant.map((r) =>
+      el(
+        'div',
+        { class: 'refusal', role: 'alert' },
+        el('strong', {}, `Slack would refuse this ${r.source === 'response_url' ? 'response_url post' : r.source}: `),
+        el('code', {}, r.error),
+        r.messages?.length ? el('ul', {}, r.messages.slice(0, 5).map((m) => el('li', {}, m))) : null,
+      ),
+    ),
+    el('button', { type: 'button', class: 'btn btn-default btn-small', onclick: () => ((data.refusals = []), renderRefusals()) }, 'Dismiss'),
+  );
+}
+
+// --- modals -------------------------------------------------------------------
+
+function myTopView() {
+  const mine = [...data.views.values()].filter((v) => v.user === ui.me);
+  return mine[mine.length - 1];
+}
+
+function renderModal() {
+  const dialog = $('modal');
+  const open = myTopView();
+  if (!open) {
+    if (dialog.open) dialog.close();
+    // Back where the person was (after the dialog's own focus restoring step, which otherwise leaves typing stuck in Chrome).
+    if (ui.modalViewId) {
+      const back = ui.lastFocus?.isConnected ? ui.lastFocus : $('message');
+      setTimeout(() => {
+        back.blur();
+        back.focus();
+      }, 0);
+    }
+    ui.modalViewId = null;
+    ui.modalHash = null;
+    return;
+  }
+  if (open.id === ui.modalViewId && open.view.hash === ui.modalHash) {
+    // Same content: only the inline errors changed; what was typed stays.
+    applyErrors(open.errors ?? {});
+    return;
+  }
+  if (!dialog.open) ui.lastFocus = document.activeElement;
+  ui.modalViewId = open.id;
+  ui.modalHash = open.view.hash;
+  const view = open.view;
+  const form = el('form', { class: 'modal-form', novalidate: true });
+  const status = el('p', { class: 'form-status', role: 'status' });
+  form.append(
+    el('div', { class: 'modal-header' }, el('h2', { id: 'modal-title', class: 'modal-title' }, view.title?.text ?? ''), el('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close', onclick: () => closeModal() }, '×')),
+    el('div', { class: 'modal-body' }, renderBlocks(view.blocks, { ...ctx, input: (block) => inputNode(block, open), onAction: (_block, element, button) => act({ viewId: open.id }, element, button) })),
+    status,
+    el('div', { class: 'modal-footer' }, el('button', { type: 'button', class: 'btn btn-default', onclick: () => closeModal() }, view.close?.text ?? 'Close'), view.submit ? el('button', { type: 'submit', class: 'btn btn-primary' }, view.submit.text) : null),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void submitModal(open, form, status);
+  });
+  if (dialog.contains(document.activeElement)) document.activeElement.blur();
+  dialog.replaceChildren(form);
+  // Escape closes the dialog at once (as Slack does); the stand-in is told, and the app if it asked to be.
+  dialog.oncancel = () => void closeModal();
+  if (!dialog.open) dialog.showModal();
+  applyErrors(open.errors ?? {});
+  (dialog.querySelector('input, select, textarea') ?? dialog.querySelector('.modal-footer button'))?.focus();
+}
+
+async function closeModal() {
+  if (!ui.modalViewId) return;
+  await post('/local/close', { viewId: ui.modalViewId });
+}
+
+const fieldId = (blockId) => `f-${blockId}`;
+
+function inputNode(block, open) {
+  const e = block.element ?? {};
+  const id = fieldId(block.block_id);
+  const hintId = block.hint ? `h-${block.block_id}` : null;
+  const errorId = `e-${block.block_id}`;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ');
+  const label = block.label?.text ?? '';
+  const optional = block.optional ? el('span', { class: 'optional' }, ' (optional)') : null;
+  const wrap = el('div', { class: 'b-input', 'data-block': block.block_id, 'data-type': e.type });
+  const hint = hintId ? el('p', { class: 'hint', id: hintId }, textObject(block.hint, ctx)) : null;
+  const error = el('p', { class: 'field-error', id: errorId, hidden: true });
+  const options = e.options ?? [];
+  switch (e.type) {
+    case 'plain_text_input': {
+      const attrs = { id, name: block.block_id, 'aria-describedby': describedBy, maxlength: e.max_length, placeholder: e.placeholder?.text, 'aria-required': block.optional ? false : 'true' };
+      const field = e.multiline ? el('textarea', { ...attrs, rows: 3 }) : el('input', { ...attrs, type: 'text' });
+      field.value = e.initial_value ?? '';
+      wrap.append(el('label', { for: id }, label, optional), field);
+      break;
+    }
+    case 'number_input': {
+      const field = el('input', { id, name: block.block_id, type: 'text', inputmode: e.is_decimal_allowed ? 'decimal' : 'numeric', 'aria-describedby': describedBy, placeholder: e.placeholder?.text, 'aria-required': block.optional ? false : 'true' });
+      field.value = e.initial_value ?? '';
+      wrap.append(el('label', { for: id }, label, optional), field);
+      break;
+    }
+    case 'static_select':
+    case 'conversations_select':
+    case 'channels_select':
+    case 'users_select': {
+      const choices =
+        e.type === 'static_select'
+          ? options.map((o) => ({ value: o.value, text: o.text?.text ?? o.value }))
+          : e.type === 'users_select'
+            ? data.people.map((p) => ({ value: p.id, text: p.name }))
+            : data.channels.map((c) => ({ value: c.id, text: `# ${c.name}` }));
+      const initial = e.initial_option?.value ?? e.initial_conversation ?? e.initial_channel ?? e.initial_user ?? (e.default_to_current_conversation ? (open.channel ?? ui.channel) : undefined);
+      const field = el('select', { id, name: block.block_id, 'aria-describedby': describedBy, 'aria-required': block.optional ? false : 'true' }, el('option', { value: '' }, e.placeholder?.text ?? 'Choose…'), choices.map((c) => el('option', { value: c.value, selected: c.value === initial }, c.text)));
+      wrap.append(el('label', { for: id }, label, optional), field);
+      break;
+    }
+    case 'checkboxes':
+    case 'radio_buttons': {
+      const initial = new Set([...(e.initial_options ?? []), ...(e.initial_option ? [e.initial_option] : [])].map((o) => o.value));
+      const fieldset = el('fieldset', { id, 'aria-describedby': describedBy }, el('legend', {}, label, optional));
+      options.forEach((o, i) => {
+        const optionId = `${id}-${i}`;
+        const descId = o.description ? `${optionId}-d` : null;
+        const box = el('input', { type: e.type === 'checkboxes' ? 'checkbox' : 'radio', id: optionId, name: block.block_id, value: o.value, checked: initial.has(o.value), 'aria-describedby': [descId, errorId].filter(Boolean).join(' ') });
+        fieldset.append(el('div', { class: 'choice' }, box, el('label', { for: optionId }, o.text?.text ?? o.value), descId ? el('span', { class: 'choice-description', id: descId }, o.description.text) : null));
+      });
+      wrap.append(fieldset);
+      break;
+    }
+    default:
+      wrap.append(el('span', { class: 'label' }, label), unsupported('element', e.type ?? 'none'));
+  }
+  if (hint) wrap.append(hint);
+  wrap.append(error);
+  return wrap;
+}
+
+function readValues(form) {
+  const values = {};
+  for (const wrap of form.querySelectorAll('.b-input')) {
+    const blockId = wrap.dataset.block;
+    const type = wrap.dataset.type;
+    if (type === 'checkboxes') values[blockId] = [...wrap.querySelectorAll('input:checked')].map((b) => b.value);
+    else if (type === 'radio_buttons') values[blockId] = wrap.querySelector('input:checked')?.value ?? null;
+    else {
+      const field = wrap.querySelector('input, select, textarea');
+      if (field) values[blockId] = field.value === '' ? null : field.value;
+    }
+  }
+  return values;
+}
+
+function applyErrors(errors) {
+  const dialog = $('modal');
+  let first = null;
+  for (const wrap of dialog.querySelectorAll('.b-input')) {
+    const message = errors[wrap.dataset.block];
+    const error = wrap.querySelector('.field-error');
+    error.textContent = message ?? '';
+    error.hidden = !message;
+    wrap.classList.toggle('has-error', Boolean(message));
+    for (const field of wrap.querySelectorAll('input, select, textarea, fieldset')) field.setAttribute('aria-invalid', message ? 'true' : 'false');
+    if (message && !first) first = wrap.querySelector('input, select, textarea');
+  }
+  return first;
+}
+
+async function submitModal(open, form, status) {
+  // Not `disabled`: a focused button that becomes disabled leaves Chrome's keyboard input stuck after the dialog closes.
+  if (form.getAttribute('aria-busy') === 'true') return;
+  form.setAttribute('aria-busy', 'true');
+  status.textContent = 'Sending…';
+  const answer = await post('/local/submit', { viewId: open.id, values: readValues(form) });
+  form.removeAttribute('aria-busy');
+  status.textContent = '';
+  if (answer.outcome === 'errors') {
+    applyErrors(answer.errors ?? {})?.focus();
+    status.textContent = 'Some fields need attention.';
+  } else if (answer.outcome === 'failed') {
+    status.setAttribute('role', 'alert');
+    status.textContent = answer.error ?? 'We had some trouble connecting. Try again?';
+  }
+}
+
+// --- Home tab -------------------------------------------------------------------
+
+function renderHome() {
+  const view = data.homes[ui.me];
+  $('home-body').replaceChildren(
+    view ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => act({ viewId: view.id }, element, button) }) : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
+  );
+}
+
+// --- the whole window -----------------------------------------------------------
+
+function renderAll() {
+  renderSidebar();
+  const inChannel = ui.showing === 'channel';
+  const channel = ctx.channel(ui.channel);
+  $('channel-title').textContent = inChannel ? `# ${channel?.name ?? ''}` : 'vs-chatops · Home';
+  $('channel-topic').textContent = inChannel ? (channel?.topic ?? '') : 'The app’s Home tab, as you see it';
+  $('messages').hidden = !inChannel;
+  $('composer').hidden = !inChannel;
+  $('composer-hint').hidden = !inChannel;
+  $('home').hidden = inChannel;
+  if (inChannel) renderMessages();
+  else renderHome();
+  renderRefusals();
+  renderModal();
+}
+
+async function load() {
+  const snapshot = await (await fetch('/local/state')).json();
+  data.people = snapshot.people;
+  data.channels = snapshot.channels;
+  data.bot = snapshot.bot;
+  data.messages = snapshot.messages;
+  data.views = new Map(snapshot.views.map((v) => [v.id, v]));
+  data.homes = snapshot.homes;
+  data.refusals = snapshot.refusals;
+  ui.me ||= data.people[0]?.id ?? '';
+  ui.channel ||= data.channels[0]?.id ?? '';
+  renderAll();
+}
+
+function follow() {
+  const events = new EventSource('/local/events');
+  const on = (type, handle) => events.addEventListener(type, (e) => handle(JSON.parse(e.data)));
+  on('message', ({ message }) => upsertMessage(message));
+  on('delete', ({ channel, ts }) => {
+    data.messages = data.messages.filter((m) => !(m.channel === channel && m.ts === ts));
+    document.getElementById(messageId({ channel, ts }))?.remove();
+  });
+  on('view', ({ view }) => {
+    data.views.delete(view.id);
+    data.views.set(view.id, view);
+    if (view.user === ui.me) renderModal();
+  });
+  on('view_closed', ({ id, user }) => {
+    data.views.delete(id);
+    if (user === ui.me) renderModal();
+  });
+  on('home', ({ user, view }) => {
+    data.homes[user] = view;
+    if (user === ui.me && ui.showing === 'home') renderHome();
+  });
+  on('refusal', ({ refusal }) => {
+    data.refusals.push(refusal);
+    renderRefusals();
+  });
+  // After a lost connection, catch up with everything missed.
+  let lost = false;
+  events.onerror = () => (lost = true);
+  events.onopen = () => {
+    if (lost) void load();
+    lost = false;
+  };
+}
+
+function wire() {
+  $('person').addEventListener('change', (e) => {
+    ui.me = e.target.value;
+    ui.modalViewId = null;
+    renderAll();
+  });
+  $('home-tab').addEventListener('click', () => void showHome());
+  $('composer').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const input = $('message');
+    const text = input.value.trim();
+    if (!text) return;
+    if (!/^\/vs(\s|$)/.test(text)) {
+      showStatus('Only /vs commands reach the app here: try /vs help.');
+      return;
+    }
+    input.value = '';
+    const answer = await post('/local/command', { channel: ui.channel, text });
+    if (!answer.ok && answer.error && !/dispatch_failed|operation_timeout/.test(answer.error)) showStatus(`The command was not sent: ${answer.error}`);
+  });
+  const menuButton = $('shortcuts-button');
+  const menu = $('shortcuts-menu');
+  const setMenu = (open) => {
+    menu.hidden = !open;
+    menuButton.setAttribute('aria-expanded', String(open));
+    if (open) menu.querySelector('button')?.focus();
+  };
+  menuButton.addEventListener('click', () => setMenu(menu.hidden));
+  menu.addEventListener('keydown', (e) => {
+    const items = [...menu.querySelectorAll('button')];
+    const i = items.indexOf(document.activeElement);
+    if (e.key === 'Escape') {
+      setMenu(false);
+      menuButton.focus();
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+    }
+  });
+  for (const item of menu.querySelectorAll('button')) {
+    item.addEventListener('click', async () => {
+      setMenu(false);
+      const answer = await post('/local/shortcut', { callbackId: item.dataset.callback, channel: ui.channel });
+      if (!answer.ok) showStatus(`The shortcut did not work: ${answer.error}`);
+    });
+  }
+}
+
+wire();
+await load();
+follow();

@@ -1,0 +1,162 @@
+// Block Kit to DOM, for the local page: the blocks and elements the bot sends,
+// and mrkdwn (bold, italic, strike, code, links, mentions, emoji names).
+// Built with DOM calls only (never innerHTML), so nothing the bot or the cloud
+// API writes can become markup. What it cannot render is shown as such.
+
+const EMOJI = {
+  white_check_mark: '✅', heavy_check_mark: '✔️', x: '❌', warning: '⚠️', no_entry: '⛔', no_entry_sign: '🚫',
+  hourglass_flowing_sand: '⏳', hourglass: '⌛', test_tube: '🧪', grey_question: '❔', question: '❓', exclamation: '❗',
+  pencil2: '✏️', memo: '📝', lock: '🔒', unlock: '🔓', fire: '🔥', floppy_disk: '💾', cd: '💿', package: '📦',
+  arrow_up: '⬆️', arrow_down: '⬇️', arrow_right: '➡️', arrow_left: '⬅️', red_circle: '🔴', large_green_circle: '🟢',
+  large_yellow_circle: '🟡', large_blue_circle: '🔵', white_circle: '⚪', black_circle: '⚫', information_source: 'ℹ️',
+  mag: '🔍', shield: '🛡️', rotating_light: '🚨', wrench: '🔧', gear: '⚙️', zap: '⚡', bust_in_silhouette: '👤',
+  busts_in_silhouette: '👥', clipboard: '📋', chart_with_upwards_trend: '📈', chart_with_downwards_trend: '📉',
+  computer: '💻', globe_with_meridians: '🌐', tada: '🎉', thumbsup: '👍', '+1': '👍', eyes: '👀', stopwatch: '⏱️',
+  arrows_counterclockwise: '🔄', construction: '🚧', card_file_box: '🗃️', house: '🏠', robot_face: '🤖',
+};
+
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+};
+export { el };
+
+/** Slack escapes &, < and > in text; shown as the characters they stand for. */
+const unescape = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** A note that something was not rendered, never a silent drop. */
+export function unsupported(what, type) {
+  return el('div', { class: 'unsupported', role: 'note' }, `unsupported ${what}: ${type}`);
+}
+
+/** mrkdwn → DOM. `ctx` resolves mentions: { person(id), channel(id), openChannel(id) }. */
+export function mrkdwn(text, ctx) {
+  const out = document.createDocumentFragment();
+  const parts = String(text).split(/(```[\s\S]*?```)/);
+  for (const part of parts) {
+    if (part.startsWith('```') && part.endsWith('```') && part.length >= 6) out.append(el('pre', {}, el('code', { text: unescape(part.slice(3, -3)) })));
+    else inline(part, out, ctx);
+  }
+  return out;
+}
+
+// Earliest match wins; at one position, code before links before styles.
+const INLINE = /`([^`\n]+)`|<([^<>\n]+)>|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])|(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])|:([a-z][a-z0-9_+-]*):|(\n)|^&gt; ?(.*)$/gm;
+
+function inline(text, parent, ctx) {
+  let last = 0;
+  for (const m of text.matchAll(INLINE)) {
+    if (m.index > last) parent.append(unescape(text.slice(last, m.index)));
+    last = m.index + m[0].length;
+    const [, code, angle, bold, italic, strike, emoji, newline, quote] = m;
+    if (code !== undefined) parent.append(el('code', { text: unescape(code) }));
+    else if (angle !== undefined) parent.append(link(angle, ctx));
+    else if (bold !== undefined) inline(bold, parent.appendChild(el('strong')), ctx);
+    else if (italic !== undefined) inline(italic, parent.appendChild(el('em')), ctx);
+    else if (strike !== undefined) inline(strike, parent.appendChild(el('s')), ctx);
+    else if (emoji !== undefined) parent.append(EMOJI[emoji] ? emojiNode(emoji) : `:${emoji}:`);
+    else if (newline !== undefined) parent.append(el('br'));
+    else if (quote !== undefined) inline(quote, parent.appendChild(el('blockquote')), ctx);
+  }
+  if (last < text.length) parent.append(unescape(text.slice(last)));
+}
+
+const emojiNode = (name) => el('span', { class: 'emoji', role: 'img', 'aria-label': name.replace(/_/g, ' '), title: `:${name}:`, text: EMOJI[name] });
+
+function link(inner, ctx) {
+  const [target, label] = inner.split('|', 2);
+  if (target.startsWith('@')) {
+    const person = ctx.person(target.slice(1));
+    return el('span', { class: 'mention', text: `@${person ? person.name : target.slice(1)}` });
+  }
+  if (target.startsWith('#')) {
+    const id = target.slice(1);
+    const channel = ctx.channel(id);
+    const name = channel ? channel.name : label ?? id;
+    return el('button', { type: 'button', class: 'mention channel-link', onclick: () => ctx.openChannel(id) }, `#${name}`);
+  }
+  if (target.startsWith('!')) {
+    const [kind, id] = target.slice(1).split('^');
+    const name = kind === 'subteam' ? (label ?? ctx.group?.(id) ?? id) : kind;
+    return el('span', { class: 'mention', text: `@${name}` });
+  }
+  if (/^(https?:|mailto:)/.test(target)) return el('a', { href: target, target: '_blank', rel: 'noopener noreferrer', text: unescape(label ?? target) });
+  return document.createTextNode(unescape(`<${inner}>`));
+}
+
+/** A text object: plain_text as text (emoji names resolved), mrkdwn parsed. */
+export function textObject(t, ctx) {
+  if (!t || typeof t.text !== 'string') return document.createTextNode('');
+  if (t.type === 'mrkdwn') return mrkdwn(t.text, ctx);
+  const frag = document.createDocumentFragment();
+  let last = 0;
+  if (t.emoji !== false) {
+    for (const m of t.text.matchAll(/:([a-z][a-z0-9_+-]*):/g)) {
+      if (!EMOJI[m[1]]) continue;
+      frag.append(t.text.slice(last, m.index), emojiNode(m[1]));
+      last = m.index + m[0].length;
+    }
+  }
+  frag.append(t.text.slice(last));
+  return frag;
+}
+
+const plain = (t) => (t && typeof t.text === 'string' ? t.text : '');
+
+/**
+ * Renders message or view blocks. `ctx` also carries `onAction(block, element)`
+ * for buttons and, in modals, `input(block)` for input blocks.
+ */
+export function renderBlocks(blocks, ctx) {
+  const frag = document.createDocumentFragment();
+  for (const block of blocks ?? []) frag.append(renderBlock(block, ctx));
+  return frag;
+}
+
+function renderBlock(block, ctx) {
+  switch (block.type) {
+    case 'header':
+      return el('div', { class: 'b-header', role: 'heading', 'aria-level': '3' }, textObject(block.text, ctx));
+    case 'section': {
+      const body = el('div', { class: 'b-section-body' });
+      if (block.text) body.append(el('div', { class: 'b-text' }, textObject(block.text, ctx)));
+      if (Array.isArray(block.fields)) body.append(el('div', { class: 'b-fields' }, block.fields.map((f) => el('div', { class: 'b-field' }, textObject(f, ctx)))));
+      const section = el('div', { class: 'b-section' }, body);
+      if (block.accessory) section.append(el('div', { class: 'b-accessory' }, renderElement(block, block.accessory, ctx)));
+      return section;
+    }
+    case 'context':
+      return el('div', { class: 'b-context' }, (block.elements ?? []).map((e) => (e.type === 'image' ? el('img', { src: safeImage(e.image_url), alt: e.alt_text ?? '', class: 'b-context-image' }) : el('span', {}, textObject(e, ctx)))));
+    case 'divider':
+      return el('hr', { class: 'b-divider' });
+    case 'actions':
+      return el('div', { class: 'b-actions' }, (block.elements ?? []).map((e) => renderElement(block, e, ctx)));
+    case 'image':
+      return el('figure', { class: 'b-image' }, el('img', { src: safeImage(block.image_url), alt: block.alt_text ?? '' }), block.title ? el('figcaption', {}, textObject(block.title, ctx)) : null);
+    case 'input':
+      return ctx.input ? ctx.input(block) : unsupported('block', 'input outside a modal');
+    default:
+      return unsupported('block', block.type);
+  }
+}
+
+// Only images the page itself serves or inline data: the CSP would block others anyway.
+const safeImage = (url) => (typeof url === 'string' && url.startsWith('data:image/') ? url : '');
+
+export function renderElement(block, element, ctx) {
+  if (element.type === 'button') {
+    const button = el('button', { type: 'button', class: `btn ${element.style ? `btn-${element.style}` : 'btn-default'}` }, plain(element.text));
+    if (element.url) button.setAttribute('data-url', element.url);
+    button.addEventListener('click', () => ctx.onAction(block, element, button));
+    return button;
+  }
+  return unsupported('element', element.type);
+}

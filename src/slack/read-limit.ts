@@ -1,0 +1,55 @@
+import type { ListenerContext } from './context';
+
+// Reads per user: a token bucket of `perMinute` reads, refilled evenly over a
+// minute. One person (or one script with a user's token) clicking Next in a
+// loop cannot keep the read connections busy for everyone else.
+
+export interface ReadLimiter {
+  /** Takes one read for `userId`: 0 when allowed, otherwise the whole seconds until the next one is. */
+  take(userId: string): number;
+}
+
+/** Buckets kept at most; full ones (idle users) are dropped first when it is reached. */
+const MAX_USERS = 10_000;
+
+export function createReadLimiter(perMinute: number, now: () => number): ReadLimiter {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const refillPerMs = perMinute / 60_000;
+  const refill = (b: { tokens: number; at: number }, t: number) => {
+    b.tokens = Math.min(perMinute, b.tokens + (t - b.at) * refillPerMs);
+    b.at = t;
+  };
+  return {
+    take(userId) {
+      const t = now();
+      let bucket = buckets.get(userId);
+      if (!bucket) {
+        if (buckets.size >= MAX_USERS) {
+          for (const [id, b] of buckets) {
+            refill(b, t);
+            if (b.tokens >= perMinute) buckets.delete(id);
+          }
+        }
+        bucket = { tokens: perMinute, at: t };
+        buckets.set(userId, bucket);
+      }
+      refill(bucket, t);
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000));
+    },
+  };
+}
+
+/** One limiter per running app (its config), so tests and instances in one process do not share buckets. */
+const limiters = new WeakMap<object, ReadLimiter>();
+export function readLimiterOf(ctx: Pick<ListenerContext, 'config' | 'now'>): ReadLimiter {
+  let limiter = limiters.get(ctx.config);
+  if (!limiter) {
+    limiter = createReadLimiter(ctx.config.readsPerUserPerMinute, ctx.now);
+    limiters.set(ctx.config, limiter);
+  }
+  return limiter;
+}

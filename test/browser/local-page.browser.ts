@@ -1,0 +1,296 @@
+/// <reference lib="dom" />
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+
+// The local page in a real browser (Debian's chromium, headless), driven the
+// way a person does: found by role and accessible name, never by CSS class.
+// The bot is started as `npm start` starts it with no Slack variable.
+
+const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let bot: SpawnedBot;
+let dir: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  bot = await spawnBot({ VS_DB_PATH: join(dir, 'audit.sqlite') });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  await page.goto(`http://127.0.0.1:${bot.port}/`);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await bot?.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const messages = () => page.getByRole('log');
+const lastMessage = () => messages().getByRole('article').last();
+
+async function as(person: RegExp) {
+  const select = page.getByLabel('Person');
+  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
+  if (!option) throw new Error(`no person ${person}`);
+  await select.selectOption({ label: option });
+}
+
+async function inChannel(name: string) {
+  await page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: `# ${name}` }).click();
+}
+
+/** Types a command in the message box and waits for the app's answer. */
+async function type(command: string): Promise<Locator> {
+  const before = await messages().getByRole('article').count();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(command);
+  await box.press('Enter');
+  // The command itself shows first (only to its author), then the answer.
+  await messages().getByRole('article').nth(before + 1).waitFor();
+  return lastMessage();
+}
+
+/** Types a command that opens a form and returns the form (a dialog named by its title). */
+async function openForm(command: string, title: string): Promise<Locator> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(command);
+  await box.press('Enter');
+  const dialog = page.getByRole('dialog', { name: title });
+  await dialog.waitFor();
+  return dialog;
+}
+
+describe('every command', () => {
+  beforeAll(async () => {
+    await as(/Ada/);
+    await inChannel('incident-42');
+  });
+
+  test('/vs help shows the usage, only to the person', async () => {
+    const answer = await type('/vs help');
+    await expectText(answer, /\/vs firewall/);
+    await expectText(answer, /Only visible to you/);
+  });
+
+  test('/vs firewall 42 renders the rules from their Block Kit, for the channel', async () => {
+    const answer = await type('/vs firewall 42');
+    await answer.getByRole('heading', { name: 'Firewall rules · VS 42' }).waitFor();
+    await expectText(answer, /ACCEPT/);
+    expect(await answer.getByText('Only visible to you').count()).toBe(0);
+    // mrkdwn: bold and code spans are rendered, not shown as asterisks and backticks.
+    expect(await answer.locator('strong').count()).toBeGreaterThan(0);
+    expect(await answer.locator('code').count()).toBeGreaterThan(0);
+    expect(await answer.textContent()).not.toMatch(/\*ACCEPT\*|`/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'firewall.png') });
+  });
+
+  test.each([
+    ['/vs autoscaling 42', /Memory/],
+    ['/vs as 42', /CPU/],
+    ['/vs templates windows', /Windows/],
+    ['/vs whoami', /admin/],
+    ['/vs audit 5', /audit|No changes|record/i],
+    ['/vs firewal 42', /Did you mean/],
+    ['/vs firewall abc', /id/],
+  ])('%s answers', async (command, expected) => {
+    await expectText(await type(command), expected);
+  });
+});
+
+describe('paging', () => {
+  test('Next replaces the summary in place', async () => {
+    await as(/Vera/);
+    await inChannel('general');
+    const summary = await type('/vs firewall 45');
+    await expectText(summary, /rules 1–20 of 300/);
+    const count = await messages().getByRole('article').count();
+    await summary.getByRole('button', { name: 'Next' }).click();
+    await expectText(lastMessage(), /rules 21–40 of 300/);
+    expect(await messages().getByRole('article').count()).toBe(count);
+  });
+});
+
+describe('the forms, as the right and the wrong person', () => {
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('a viewer asking for the add-disk form is told which role it needs, only them', async () => {
+    await as(/Vera/);
+    const answer = await type('/vs disk add 42');
+    await expectText(answer, /operator/);
+    await expectText(answer, /Only visible to you/);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+
+  test('an operator asking for the restore form is told it needs an admin', async () => {
+    await as(/Otto/);
+    const answer = await type('/vs backup restore 9');
+    await expectText(answer, /admin/);
+  });
+
+  test('an admin restores a backup through its form; the audit channel gets the record', async () => {
+    await as(/Ada/);
+    const dialog = await openForm('/vs backup restore 9', 'Restore backup 9');
+    await dialog.getByRole('textbox', { name: 'Type 9 to confirm' }).fill('9');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('data corrupted by the deploy');
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    // The form becomes the outcome, in place.
+    const outcome = page.getByRole('dialog', { name: 'Restore backup' });
+    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByRole('button', { name: 'Close' }).first().click();
+    await expectText(lastMessage(), /Backup 9/);
+    await inChannel('vs-audit');
+    await expectText(lastMessage(), /backup/i);
+    await expectText(lastMessage(), /succeeded/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'audit-channel.png') });
+    await inChannel('incident-42');
+  });
+
+  test('the on-call group member (an operator through the group) adds a disk; a wrong field is shown inline first', async () => {
+    await as(/Omar/);
+    const dialog = await openForm('/vs disk add 42', 'Add disk · VS 42');
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('20');
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
+    await dialog.getByRole('checkbox', { name: 'Swap disk' }).check();
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    const mountPoint = dialog.getByRole('textbox', { name: /Mount point/ });
+    await dialog.getByText(/swap disk has no mount point/i).waitFor();
+    // The error is attached to its field, and what was typed is kept.
+    const describedBy = (await mountPoint.getAttribute('aria-describedby')) ?? '';
+    const described = await Promise.all(describedBy.split(' ').map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(described.join(' ')).toMatch(/swap disk has no mount point/i);
+    expect(await mountPoint.getAttribute('aria-invalid')).toBe('true');
+    expect(await mountPoint.inputValue()).toBe('/mnt/data');
+    await page.screenshot({ path: join(SCREENSHOTS, 'add-disk-inline-error.png') });
+    await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await expectText(lastMessage(), /20 GB/);
+  });
+});
+
+describe('keyboard only', () => {
+  test('the add-disk form can be opened, filled and sent without a mouse', async () => {
+    await as(/Otto/);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.focus();
+    await page.keyboard.type('/vs disk add 43');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Add disk · VS 43' });
+    await dialog.waitFor();
+    // Focus starts in the form: Tab through to the size, type, then on to the submit button.
+    for (let i = 0; i < 30; i++) {
+      const name = await page.evaluate(() => document.activeElement?.id ?? '');
+      if (name === 'f-disk_size') break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type('30');
+    for (let i = 0; i < 40; i++) {
+      const label = await page.evaluate(() => document.activeElement?.textContent ?? '');
+      if (label === 'Add disk') break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await expectText(lastMessage(), /30 GB/);
+    // Focus is back where it was.
+    expect(await page.evaluate(() => document.activeElement?.id ?? '')).toBe('message');
+  });
+});
+
+describe('the Home tab', () => {
+  test('the Home tab says when the app has none', async () => {
+    await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
+    await page.getByText(/has no Home tab|Home/).first().waitFor();
+    await inChannel('incident-42');
+  });
+});
+
+describe('the renderer, on a stand-in alone (no bot): what the app posts is shown as Slack shows it', () => {
+  const TOKEN = 'xoxb-browser-test';
+  let standIn: SlackStandIn;
+  let alone: Page;
+  const api = async (method: string, args: unknown) => {
+    const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
+    return (await res.body.json()) as { ok: boolean; error?: string };
+  };
+
+  beforeAll(async () => {
+    standIn = await startSlackStandIn({ botToken: TOKEN, page: true });
+    alone = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await alone.goto(`${standIn.origin}/`);
+    await alone.getByRole('textbox', { name: 'Message' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await alone?.close();
+    await standIn?.close();
+  });
+
+  test('mrkdwn, mentions, emoji, an ephemeral message, a confirmation dialog, and an unsupported block named', async () => {
+    expect(
+      await api('chat.postMessage', {
+        channel: 'C0INCIDENT',
+        text: 'fallback',
+        blocks: [
+          { type: 'section', text: { type: 'mrkdwn', text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;' } },
+          { type: 'actions', elements: [{ type: 'button', action_id: 'danger', style: 'danger', text: { type: 'plain_text', text: 'Delete' }, confirm: { title: { type: 'plain_text', text: 'Really?' }, text: { type: 'mrkdwn', text: 'It cannot be undone.' }, confirm: { type: 'plain_text', text: 'Yes, delete' }, deny: { type: 'plain_text', text: 'Keep it' } } }] },
+          { type: 'video', title: { type: 'plain_text', text: 'v' }, video_url: 'https://example.com/v', thumbnail_url: 'https://example.com/t.png', alt_text: 'v' },
+        ],
+      }),
+    ).toMatchObject({ ok: true });
+    expect(await api('chat.postEphemeral', { channel: 'C0INCIDENT', user: 'U0ADMIN', text: 'for Ada only' })).toMatchObject({ ok: true });
+    const log = alone.getByRole('log');
+    const message = log.getByRole('article').filter({ hasText: 'bold' });
+    await message.waitFor();
+    expect(await message.locator('strong').first().textContent()).toBe('bold');
+    expect(await message.locator('em').first().textContent()).toBe('italic');
+    expect(await message.locator('s').first().textContent()).toBe('gone');
+    expect(await message.getByRole('link', { name: 'a link' }).getAttribute('href')).toBe('https://example.com');
+    await message.getByText('@Ada (admin)').waitFor();
+    await message.getByRole('button', { name: '#vs-audit' }).waitFor();
+    await message.getByRole('img', { name: 'white check mark' }).waitFor();
+    await message.getByText('<escaped>').waitFor();
+    await message.getByText('unsupported block: video').waitFor();
+    await log.getByRole('article').filter({ hasText: 'for Ada only' }).getByText('Only visible to you').waitFor();
+
+    await message.getByRole('button', { name: 'Delete' }).click();
+    const confirm = alone.getByRole('dialog', { name: 'Really?' });
+    await confirm.getByText('It cannot be undone.').waitFor();
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    // Kept: nothing was sent to the app.
+    expect(standIn.state.deliveries).toHaveLength(0);
+  });
+
+  test('what Slack would refuse is shown to the developer, with Slack’s error code', async () => {
+    const refused = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) });
+    expect(refused).toMatchObject({ ok: false, error: 'invalid_blocks' });
+    const alert = alone.getByRole('alert').filter({ hasText: 'invalid_blocks' });
+    await alert.waitFor();
+    await alert.getByText('[ERROR] must be less than 51 items [json-pointer:/blocks]').waitFor();
+  });
+});
+
+async function expectText(locator: Locator, pattern: RegExp): Promise<void> {
+  await locator.filter({ hasText: pattern }).first().waitFor({ timeout: 8000 });
+}

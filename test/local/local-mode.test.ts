@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+
+// Local mode at the protocol level: the bot started as `npm start` starts it
+// with no Slack variable at all, driven through the stand-in's own endpoints
+// (what the page calls), and read back from the stand-in's state.
+
+type Message = { ts: string; channel: string; author: string; text: string; blocks?: Block[]; ephemeralTo?: string; kind: string; replaced?: boolean };
+type Block = { type: string; block_id?: string; text?: { text: string }; elements?: { action_id?: string; text?: string | { text: string } }[] };
+type View = { id: string; user: string; view: { callback_id: string; title: { text: string }; blocks: Block[] }; errors?: Record<string, string> };
+type State = { messages: Message[]; views: View[]; refusals: { source: string; error: string }[] };
+
+let bot: SpawnedBot;
+let dir: string;
+let page: string;
+
+async function call(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await request(page + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.body.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { text };
+  }
+  return { status: res.statusCode, json };
+}
+
+async function state(): Promise<State> {
+  const res = await request(`${page}/local/state`);
+  return (await res.body.json()) as State;
+}
+
+async function until<T>(find: (s: State) => T | undefined, what: string, timeoutMs = 8000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const found = find(await state());
+    if (found !== undefined) return found;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const textOf = (m: { blocks?: unknown; text?: string }) => JSON.stringify(m.blocks ?? []) + m.text;
+const fromBot = (s: State, channel: string, test: (m: Message) => boolean) => s.messages.find((m) => m.channel === channel && m.kind === 'bot' && test(m));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-local-'));
+  // No Slack variable at all: local mode.
+  bot = await spawnBot({ VS_DB_PATH: join(dir, 'audit.sqlite') });
+  page = `http://127.0.0.1:${bot.port}`;
+});
+
+afterAll(async () => {
+  await bot?.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('start-up prints the page address and nothing of the made-up credentials', () => {
+  expect(bot.output()).toContain(`Open http://127.0.0.1:${bot.port}/ to try vs-chatops without Slack`);
+  expect(bot.output()).not.toMatch(/xoxb-local-/);
+});
+
+test('a command typed on the page comes back as the rendered message, in the channel', async () => {
+  const sent = await call('/local/command', { user: 'U0VIEWER', channel: 'C0INCIDENT', text: '/vs firewall 42' });
+  expect(sent).toMatchObject({ status: 200, json: { ok: true } });
+  const m = await until((s) => fromBot(s, 'C0INCIDENT', (x) => textOf(x).includes('Firewall rules · VS 42')), 'the firewall summary');
+  expect(m.ephemeralTo).toBeUndefined();
+  expect(m.blocks![0]).toMatchObject({ type: 'header', text: { text: 'Firewall rules · VS 42' } });
+  expect(textOf(m)).toContain('sandbox data');
+});
+
+test('Next replaces the message in place with the next page', async () => {
+  await call('/local/command', { user: 'U0VIEWER', channel: 'C0GENERAL', text: 'firewall 45' });
+  const first = await until((s) => fromBot(s, 'C0GENERAL', (x) => textOf(x).includes('rules 1–20 of 300')), 'page 1');
+  const clicked = await call('/local/action', { user: 'U0VIEWER', channel: 'C0GENERAL', ts: first.ts, actionId: 'firewall_page_next' });
+  expect(clicked.json).toMatchObject({ ok: true });
+  const second = await until((s) => fromBot(s, 'C0GENERAL', (x) => x.ts === first.ts && textOf(x).includes('rules 21–40 of 300')), 'page 2 in place');
+  expect(second.replaced).toBe(true);
+  const s = await state();
+  expect(s.messages.filter((x) => x.channel === 'C0GENERAL' && x.kind === 'bot')).toHaveLength(1);
+});
+
+test('the wrong person is told, only them, that the form needs a role', async () => {
+  await call('/local/command', { user: 'U0VIEWER', channel: 'C0INCIDENT', text: 'backup restore 9' });
+  const denial = await until((s) => fromBot(s, 'C0INCIDENT', (x) => x.ephemeralTo === 'U0VIEWER' && /admin/.test(textOf(x)) && /restor/i.test(textOf(x))), 'the denial');
+  expect(denial.ephemeralTo).toBe('U0VIEWER');
+  expect((await state()).views.filter((v) => v.user === 'U0VIEWER')).toHaveLength(0);
+});
+
+test('the add-disk form: opened, refused inline, fixed, submitted; the channel gets the disk and the audit channel the record', async () => {
+  await call('/local/command', { user: 'U0OPERATOR', channel: 'C0INCIDENT', text: 'disk add 42' });
+  const opened = await until((s) => s.views.find((v) => v.user === 'U0OPERATOR' && v.view.callback_id === 'disk_add'), 'the add-disk modal');
+  expect(opened.view.title.text).toBe('Add disk · VS 42');
+
+  const values = {
+    disk_type: 'SSD',
+    disk_size: '20',
+    label: 'data',
+    mount_point: '/mnt/data',
+    require_format_disk: ['true'],
+    file_system: 'ext4',
+    add_to_linux_fstab: ['true'],
+    hot_attach: ['true'],
+    is_swap: ['true'],
+  };
+  const refused = await call('/local/submit', { user: 'U0OPERATOR', viewId: opened.id, values });
+  expect(refused.json).toMatchObject({ ok: true, outcome: 'errors' });
+  expect((refused.json.errors as Record<string, string>).mount_point).toMatch(/swap disk has no mount point/);
+  const shown = await until((s) => s.views.find((v) => v.id === opened.id && v.errors?.mount_point), 'the inline error');
+  expect(shown.errors!.mount_point).toMatch(/swap/);
+
+  const fixed = await call('/local/submit', { user: 'U0OPERATOR', viewId: opened.id, values: { ...values, is_swap: [] } });
+  expect(fixed.json.outcome === 'updated' || fixed.json.outcome === 'closed').toBe(true);
+  const result = await until((s) => fromBot(s, 'C0INCIDENT', (x) => !x.ephemeralTo && /added to VS 42|Disk \d+/.test(textOf(x)) && textOf(x).includes('20 GB')), 'the new disk in the channel');
+  expect(textOf(result)).toContain('20 GB');
+  const record = await until((s) => fromBot(s, 'C0AUDIT', (x) => /succeeded/.test(textOf(x)) && /disk/i.test(textOf(x))), 'the audit record');
+  expect(textOf(record)).toMatch(/42/);
+});
+
+test('requests from another origin or for another host are refused, and nothing happens', async () => {
+  const before = (await state()).messages.length;
+  const other = await call('/local/command', { user: 'U0ADMIN', channel: 'C0INCIDENT', text: 'whoami' }, { origin: 'http://evil.example' });
+  expect(other.status).toBe(403);
+  const rebound = await call('/local/command', { user: 'U0ADMIN', channel: 'C0INCIDENT', text: 'whoami' }, { host: `evil.example:${bot.port}` });
+  expect(rebound.status).toBe(403);
+  const form = await request(`${page}/local/command`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user=U0ADMIN&channel=C0INCIDENT&text=whoami' });
+  expect(form.statusCode).toBe(415);
+  await form.body.dump();
+  const res = await request(`${page}/`, { headers: { origin: 'http://evil.example' } });
+  expect(res.statusCode).toBe(403);
+  expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  await res.body.dump();
+  await new Promise((r) => setTimeout(r, 200));
+  expect((await state()).messages.length).toBe(before);
+});
+
+test('the page itself is served to its own origin', async () => {
+  const res = await request(`${page}/`);
+  expect(res.statusCode).toBe(200);
+  expect(String(res.headers['content-security-policy'])).toContain("default-src 'self'");
+  expect(await res.body.text()).toMatch(/<html/i);
+});
+
+describe('start-up refusals', () => {
+  const run = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const root = join(__dirname, '..', '..');
+      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('exit', (code) => resolve({ code, output }));
+    });
+
+  test('a real VS_API_URL with no Slack variable stops start-up and says why', async () => {
+    const { code, output } = await run({ VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' });
+    expect(code).toBe(2);
+    expect(output).toMatch(/local mode runs on the sandbox only/);
+    expect(output).not.toContain('live-key-123');
+    expect(output).not.toContain('Open http');
+  });
+
+  test('a half-configured Slack app stops start-up with the configuration error', async () => {
+    const { code, output } = await run({ SLACK_BOT_TOKEN: 'xoxb-1-abc' });
+    expect(code).toBe(2);
+    expect(output).toMatch(/SLACK_SIGNING_SECRET is required/);
+    expect(output).not.toContain('Open http');
+  });
+});

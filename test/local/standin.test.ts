@@ -1,0 +1,242 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { sign } from '../../src/local/signing';
+import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+
+// The stand-in refuses what Slack refuses, with Slack's error codes, and
+// behaves as Slack does towards the bot: signed requests, trigger_ids that
+// expire, response_url semantics, acks of view submissions, injected faults.
+
+const TOKEN = 'xoxb-standin-test';
+let clock = 1_700_000_000_000;
+let standIn: SlackStandIn;
+let bot: Server;
+let botAnswer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '' });
+const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+
+async function api(method: string, args: Record<string, unknown>, token = TOKEN) {
+  const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(args) });
+  return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
+}
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+beforeAll(async () => {
+  bot = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      const answer = botAnswer(body);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body);
+    });
+  });
+  await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r));
+  standIn = await startSlackStandIn({ botToken: TOKEN, signingSecret: 'shh', now: () => clock, eventsUrl: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events` });
+});
+
+afterAll(async () => {
+  await standIn.close();
+  bot.closeAllConnections();
+  await new Promise((r) => bot.close(r));
+});
+
+beforeEach(() => {
+  standIn.reset();
+  received.length = 0;
+  botAnswer = () => ({ status: 200, body: '' });
+});
+
+describe('Block Kit limits and bad arguments, refused with Slack’s error codes', () => {
+  test('51 blocks in a message: invalid_blocks, with the pointer Slack names, shown to the developer', async () => {
+    const res = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks: Array.from({ length: 51 }, () => section('row')) });
+    expect(res.body).toMatchObject({ ok: false, error: 'invalid_blocks' });
+    expect((res.body.response_metadata as { messages: string[] }).messages).toContain('[ERROR] must be less than 51 items [json-pointer:/blocks]');
+    expect(standIn.state.refusals.at(-1)).toMatchObject({ source: 'chat.postMessage', error: 'invalid_blocks', channel: 'C0INCIDENT' });
+    expect(standIn.messagesIn('C0INCIDENT')).toHaveLength(0);
+  });
+
+  test.each([
+    ['section text over 3000', [section('x'.repeat(3001))], '/blocks/0/text/text'],
+    ['11 fields', [{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' })) }], '/blocks/0/fields'],
+    ['header over 150', [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }], '/blocks/0/text/text'],
+    ['a mrkdwn header', [{ type: 'header', text: { type: 'mrkdwn', text: 'h' } }], '/blocks/0/text/type'],
+    ['button text over 75', [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b'.repeat(76) } }] }], '/blocks/0/elements/0/text/text'],
+    ['a button style Slack does not know', [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b' }, style: 'green' }] }], '/blocks/0/elements/0/style'],
+    ['an unknown block type', [{ type: 'carousel' }], '/blocks/0/type'],
+    ['an input block in a message', [{ type: 'input', label: { type: 'plain_text', text: 'l' }, element: { type: 'plain_text_input' } }], '/blocks/0/type'],
+  ])('%s', async (_name, blocks, pointer) => {
+    const res = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks });
+    expect(res.body.error).toBe('invalid_blocks');
+    expect(JSON.stringify(res.body.response_metadata)).toContain(`[json-pointer:${pointer}]`);
+  });
+
+  test('text over 40,000 characters: msg_too_long; no text at all: no_text; an unknown channel: channel_not_found', async () => {
+    expect((await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x'.repeat(40_001) })).body.error).toBe('msg_too_long');
+    expect((await api('chat.postMessage', { channel: 'C0INCIDENT' })).body.error).toBe('no_text');
+    expect((await api('chat.postMessage', { channel: 'C0NOWHERE', text: 'x' })).body.error).toBe('channel_not_found');
+  });
+
+  test('a wrong token: invalid_auth; none: not_authed', async () => {
+    expect((await api('auth.test', {}, 'xoxb-wrong')).body.error).toBe('invalid_auth');
+    expect((await api('auth.test', {}, '')).body.error).toBe('not_authed');
+    expect((await api('auth.test', {})).body).toMatchObject({ ok: true, user_id: 'U0VSCHATOPS' });
+  });
+
+  test('a modal title over 24 characters: invalid_arguments', async () => {
+    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const res = await api('views.open', { trigger_id: triggerId, view: { type: 'modal', title: { type: 'plain_text', text: 'A title far longer than Slack allows' }, blocks: [] } });
+    expect(res.body.error).toBe('invalid_arguments');
+    expect(JSON.stringify(res.body.response_metadata)).toContain('[json-pointer:/title/text]');
+  });
+});
+
+describe('trigger_ids', () => {
+  const modal = { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, submit: { type: 'plain_text', text: 'Add' }, blocks: [{ type: 'input', block_id: 'size', label: { type: 'plain_text', text: 'Size' }, element: { type: 'number_input', action_id: 'size', is_decimal_allowed: false } }] };
+
+  test('work once, within 3 s, for the person who acted', async () => {
+    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const opened = await api('views.open', { trigger_id: triggerId, view: modal });
+    expect(opened.body).toMatchObject({ ok: true, view: { type: 'modal', state: { values: {} } } });
+    expect(standIn.viewOf('U0OPERATOR')?.view.title).toEqual(modal.title);
+    expect((await api('views.open', { trigger_id: triggerId, view: modal })).body.error).toBe('exchanged_trigger_id');
+  });
+
+  test('expire after 3 s; one never issued is invalid', async () => {
+    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    clock += 3001;
+    expect((await api('views.open', { trigger_id: triggerId, view: modal })).body.error).toBe('expired_trigger_id');
+    expect((await api('views.open', { trigger_id: '123.456.abc', view: modal })).body.error).toBe('invalid_trigger_id');
+  });
+});
+
+describe('requests to the bot', () => {
+  test('are signed as Slack signs them', async () => {
+    await standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
+    const [request_] = received;
+    const timestamp = Number(request_!.headers['x-slack-request-timestamp']);
+    expect(request_!.headers['x-slack-signature']).toBe(sign('shh', timestamp, request_!.body));
+    const form = new URLSearchParams(request_!.body);
+    expect(form.get('command')).toBe('/vs');
+    expect(form.get('text')).toBe('firewall 42');
+    expect(form.get('response_url')).toMatch(new RegExp(`^${standIn.origin}/response/`));
+  });
+
+  test('an ack that is not 200 is told to the person, as Slack does', async () => {
+    botAnswer = () => ({ status: 500, body: '' });
+    await standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
+    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').at(-1)).toMatchObject({ kind: 'notice', ephemeralTo: 'U0VIEWER', text: '/vs failed with the error "dispatch_failed"' });
+  });
+});
+
+describe('response_url semantics', () => {
+  async function postTo(url: string, body: unknown) {
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.statusCode, text: await res.body.text() };
+  }
+
+  test('ephemeral by default, in_channel for everyone, replace_original in place, delete_original removes', async () => {
+    const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'firewall 45');
+    expect(await postTo(responseUrl, { text: 'just you' })).toEqual({ status: 200, text: 'ok' });
+    expect(standIn.messagesIn('C0GENERAL', 'U0ADMIN').map((m) => m.text)).not.toContain('just you');
+    expect(await postTo(responseUrl, { response_type: 'in_channel', text: 'page 1', blocks: [section('page 1'), { type: 'actions', elements: [{ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next' }, value: '45:2' }] }] })).toMatchObject({ status: 200 });
+    const summary = standIn.messagesIn('C0GENERAL', 'U0ADMIN').find((m) => m.text === 'page 1')!;
+    // A click on Next gets a response_url tied to that message.
+    await standIn.click('U0VIEWER', { channel: 'C0GENERAL', ts: summary.ts }, 'firewall_page_next');
+    const click = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as { response_url: string; actions: { action_id: string; value: string }[]; container: { message_ts: string } };
+    expect(click.actions[0]).toMatchObject({ action_id: 'firewall_page_next', value: '45:2' });
+    expect(click.container.message_ts).toBe(summary.ts);
+    await postTo(click.response_url, { replace_original: true, text: 'page 2' });
+    const after = standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot');
+    expect(after.map((m) => [m.ts, m.text, m.replaced])).toEqual([[summary.ts, 'page 2', true]]);
+    await postTo(click.response_url, { delete_original: true });
+    expect(standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot')).toHaveLength(0);
+  });
+
+  test('invalid blocks: 400 invalid_blocks; a URL never issued: 404; used five times: 404 used_url', async () => {
+    const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'help');
+    expect(await postTo(responseUrl, { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] })).toEqual({ status: 400, text: 'invalid_blocks' });
+    expect((await postTo(`${standIn.origin}/response/RNEVER`, { text: 'x' })).status).toBe(404);
+    for (let i = 0; i < 5; i++) expect((await postTo(responseUrl, { text: `answer ${i}` })).status).toBe(200);
+    expect(await postTo(responseUrl, { text: 'sixth' })).toEqual({ status: 404, text: 'used_url' });
+  });
+});
+
+describe('view submissions and their acks', () => {
+  const form = {
+    type: 'modal',
+    callback_id: 'disk_add',
+    title: { type: 'plain_text', text: 'Add disk' },
+    submit: { type: 'plain_text', text: 'Add' },
+    blocks: [
+      { type: 'input', block_id: 'disk_size', label: { type: 'plain_text', text: 'Size (GB)' }, element: { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1' } },
+      { type: 'input', block_id: 'is_swap', optional: true, label: { type: 'plain_text', text: 'Swap' }, element: { type: 'checkboxes', action_id: 'is_swap', options: [{ text: { type: 'plain_text', text: 'Swap' }, value: 'true' }] } },
+    ],
+  };
+
+  async function open(): Promise<string> {
+    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const res = await api('views.open', { trigger_id: triggerId, view: form });
+    return (res.body.view as { id: string }).id;
+  }
+
+  test('a required field left empty or a number below its minimum never reaches the app', async () => {
+    const viewId = await open();
+    received.length = 0;
+    expect(await standIn.submit('U0OPERATOR', viewId, {})).toMatchObject({ outcome: 'errors', errors: { disk_size: 'Please complete this required field.' } });
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '0' })).toMatchObject({ outcome: 'errors', errors: { disk_size: expect.stringMatching(/1 or more/) } });
+    expect(received).toHaveLength(0);
+  });
+
+  test('the state reaches the app as Slack shapes it; errors are shown, update replaces, an empty ack closes', async () => {
+    const viewId = await open();
+    botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'errors', errors: { disk_size: 'Too big' } }) });
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20', is_swap: ['true'] })).toMatchObject({ outcome: 'errors', errors: { disk_size: 'Too big' } });
+    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as { type: string; view: { id: string; state: { values: Record<string, Record<string, unknown>> } } };
+    expect(payload.type).toBe('view_submission');
+    expect(payload.view.state.values).toEqual({
+      disk_size: { disk_size: { type: 'number_input', value: '20' } },
+      is_swap: { is_swap: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Swap' }, value: 'true' }] } },
+    });
+    expect(standIn.viewOf('U0OPERATOR')?.errors).toEqual({ disk_size: 'Too big' });
+
+    botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'errors', errors: { nowhere: 'x' } }) });
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'failed' });
+    expect(standIn.state.refusals.at(-1)).toMatchObject({ error: 'invalid_arguments' });
+
+    botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'update', view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, close: { type: 'plain_text', text: 'Close' }, blocks: [section('Working…')] } }) });
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'updated' });
+    expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Working…')]);
+    expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, blocks: [section('Done')] } })).body.ok).toBe(true);
+    expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Done')]);
+
+    await standIn.closeView('U0OPERATOR', viewId);
+    expect(standIn.viewOf('U0OPERATOR')).toBeUndefined();
+    expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe('not_found');
+  });
+});
+
+describe('fault injection', () => {
+  test('429 with Retry-After, ok:false with a given error, a slow answer, and only as many times as asked', async () => {
+    standIn.fault('chat.postMessage', { status: 429, retryAfterSeconds: 7, times: 1 });
+    const limited = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('7');
+    expect(limited.body).toEqual({ ok: false, error: 'ratelimited' });
+    expect((await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x' })).body.ok).toBe(true);
+
+    standIn.fault('usergroups.users.list', { error: 'fatal_error' });
+    expect((await api('usergroups.users.list', { usergroup: 'S0ONCALL' })).body).toEqual({ ok: false, error: 'fatal_error' });
+
+    standIn.fault('auth.test', { delayMs: 150, times: 1 });
+    const started = Date.now();
+    const slow = api('auth.test', {});
+    const first = await Promise.race([slow.then(() => 'answer'), new Promise((r) => setTimeout(() => r('still waiting'), 50))]);
+    expect(first).toBe('still waiting');
+    expect((await slow).body.ok).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(standIn.callsTo('auth.test').map((c) => c.ok)).toEqual([true]);
+  });
+});

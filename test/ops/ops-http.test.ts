@@ -1,0 +1,92 @@
+import { request } from 'undici';
+import { createLogger } from '../../src/log';
+import { deliveryKey, dropRetries } from '../../src/ops/deliveries';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, eventually } from '../helpers/drive';
+
+// The operations side of the real bot over HTTP: acks timed into metrics,
+// Slack's retries recognised, /readyz turning 503 before the listener closes.
+
+describe('the bot over HTTP', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { VS_SHUTDOWN_DELAY_MS: '400' } });
+  });
+  afterAll(() => h.close());
+
+  const origin = () => h.eventsUrl.replace('/slack/events', '');
+
+  test('a command is acked and counted: vs_chatops_ack_seconds, vs_chatops_commands_total by subcommand and outcome', async () => {
+    await answerTo(h, 'firewall 42');
+    await answerTo(h, 'firewall 999999');
+    const text = await (await request(`${origin()}/metrics`)).body.text();
+    expect(text).toMatch(/^vs_chatops_ack_seconds_count\{kind="command"\} [1-9]/m);
+    expect(text).toContain('vs_chatops_commands_total{command="firewall",outcome="succeeded"} 1');
+    expect(text).toContain('vs_chatops_commands_total{command="firewall",outcome="not_found"} 1');
+  });
+
+  test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {
+    const event = JSON.stringify({ type: 'event_callback', team_id: 'T1', api_app_id: 'A1', event_id: `Ev${Date.now()}`, event_time: 1, event: { type: 'app_home_opened', user: 'UVIEWER', channel: 'D1', tab: 'home' } });
+    expect((await h.raw(event, 'application/json')).status).toBe(200);
+    // The first delivery is noted after the fact; the retry comes seconds later in real life.
+    await eventually(async () => (await h.store.claimSubmission(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false, 3000);
+    expect((await h.raw(event, 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
+    expect(await eventually(() => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+  });
+
+  test('on shutdown /readyz answers 503 while the listener still serves, then the listener closes', async () => {
+    expect((await request(`${origin()}/readyz`)).statusCode).toBe(200);
+    const stopping = h.bot.stop(2000);
+    const during = await request(`${origin()}/readyz`);
+    expect(during.statusCode).toBe(503);
+    expect(await during.body.json()).toEqual({ status: 'stopping', store: 'ok' });
+    await stopping;
+    await expect(request(`${origin()}/readyz`)).rejects.toThrow();
+  });
+});
+
+describe('dropRetries', () => {
+  const quiet = createLogger({ level: 'error', write: () => undefined });
+  const claimed = new Set<string>();
+  let broken = false;
+  const claims = {
+    async claimSubmission(key: string) {
+      if (broken) throw new Error('store down');
+      if (claimed.has(key)) return false;
+      claimed.add(key);
+      return true;
+    },
+  };
+  async function deliver(body: Record<string, unknown>, retryNum?: number, socketMode = false) {
+    const seen = { next: 0, ack: 0 };
+    await dropRetries(claims, quiet, { socketMode })({
+      body,
+      context: retryNum === undefined ? {} : { retryNum },
+      next: async () => void seen.next++,
+      ack: async () => void seen.ack++,
+    } as never);
+    await new Promise((r) => setImmediate(r));
+    return seen;
+  }
+
+  test('a retry of an event that arrived is acked and dropped; a retry of one that never arrived is handled', async () => {
+    expect(await deliver({ event_id: 'Ev1' })).toEqual({ next: 1, ack: 0 });
+    expect(await deliver({ event_id: 'Ev1' }, 1)).toEqual({ next: 0, ack: 1 });
+    expect(await deliver({ event_id: 'Ev2' }, 1)).toEqual({ next: 1, ack: 0 });
+    expect(await deliver({ event_id: 'Ev2' }, 2)).toEqual({ next: 0, ack: 1 });
+  });
+
+  test('over Socket Mode a retried command (same trigger id) is dropped; over HTTP first commands are not noted', async () => {
+    expect(await deliver({ command: '/vs', trigger_id: 't1' }, undefined, true)).toEqual({ next: 1, ack: 0 });
+    expect(await deliver({ command: '/vs', trigger_id: 't1' }, 1, true)).toEqual({ next: 0, ack: 1 });
+    await deliver({ command: '/vs', trigger_id: 't2' });
+    expect(claimed.has('delivery:trigger:t2')).toBe(false);
+  });
+
+  test('submissions are left to the door; when the store cannot tell, a retry is handled', async () => {
+    expect(deliveryKey({ type: 'view_submission', trigger_id: 't3', view: { id: 'V1' } })).toBeNull();
+    broken = true;
+    expect(await deliver({ event_id: 'Ev1' }, 3)).toEqual({ next: 1, ack: 0 });
+    broken = false;
+  });
+});
