@@ -97,7 +97,10 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       sandboxSeen = true;
       logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', { cloudUrl });
     };
-    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, logger: logger.child({ component: 'cloud' }) });
+    // Each request is counted in the metrics of ops, built below once the store is open.
+    let countCloudRequest: Ops['cloudRequest'] | undefined;
+    const onRequestDone = (operation: string, status: string, seconds: number) => countCloudRequest?.({ operation, status, seconds });
+    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, onRequestDone, logger: logger.child({ component: 'cloud' }) });
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
@@ -128,6 +131,7 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
     const ops = createOps({ config, logger, claims: store, store, postAudit, now });
+    countCloudRequest = ops.cloudRequest;
     parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);

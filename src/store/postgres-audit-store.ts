@@ -19,6 +19,12 @@ export interface PostgresStoreOptions extends StoreOptions {
   connectTimeoutMs: number;
   /** The server cancels a statement running longer than this. */
   statementTimeoutMs: number;
+  /**
+   * This side gives up on an answer after this long (a database that went
+   * silent, e.g. behind a network partition, where the server's own timeout
+   * cannot fire). Default: statementTimeoutMs + 5 s.
+   */
+  answerTimeoutMs?: number;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -58,6 +64,7 @@ export async function openPostgresAuditStore(url: string, options: Partial<Postg
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     statement_timeout: settings.statementTimeoutMs,
+    query_timeout: settings.answerTimeoutMs ?? settings.statementTimeoutMs + 5000,
     application_name: 'vs-chatops',
     types,
   });

@@ -83,6 +83,13 @@ async function openDiskForm(bot: Instance, vsId: number): Promise<string> {
   return (call!.args.view as { private_metadata: string }).private_metadata;
 }
 
+/** vs_chatops_changes_total{action="disk_add",outcome} summed over the instances' /metrics. */
+async function counted(outcome: string, over: Instance[] = bots): Promise<number> {
+  const texts = await Promise.all(over.map((b) => b.metrics()));
+  const pattern = new RegExp(`^vs_chatops_changes_total\\{action="disk_add",outcome="${outcome}"\\} (\\d+)$`, 'm');
+  return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
+}
+
 const submission = (metadata: string, viewId = newViewId()) => viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
 
 test('reads are answered by every instance', async () => {
@@ -117,6 +124,7 @@ test('three changes to one server from three instances: one runs, the others are
   expect(busy).toHaveLength(2);
   await waitUntil(() => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, 15_000, 'the audit posts of the three attempts');
   expect(diskPosts(43)).toHaveLength(1);
+  expect(await counted('busy')).toBe(2);
 });
 
 test('an instance killed during a change: another settles it as interrupted once its lock expires, posted once', async () => {
@@ -130,6 +138,7 @@ test('an instance killed during a change: another settles it as interrupted once
   // Sweeps keep running on the survivors: still one post.
   await new Promise((r) => setTimeout(r, 1500));
   expect(auditPostsAbout('vs:44', 'interrupted')).toBe(1);
+  expect(await counted('interrupted', bots.slice(0, 2))).toBe(1);
   held.get('44')?.destroy();
   held.delete('44');
   bots = bots.slice(0, 2);
