@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, secretValues } from '../src/config';
+import { ConfigError, loadConfig, secretValues, SETTING_NAMES } from '../src/config';
 
 const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
 
@@ -174,7 +174,18 @@ describe('loadConfig', () => {
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
     // The placeholders a newcomer meets first are among them.
-    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', ...security]));
+    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'DATABASE_URL', ...security]));
+  });
+
+  test('.env.example and the configuration table of README.md name every variable the bot reads, and no other', () => {
+    const { active, commented } = envExample();
+    const inExample = new Set([...Object.keys(active), ...commented.map(([name]) => name)]);
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| variable | meaning | default |')).split('\n\n')[0]!;
+    const inReadme = new Set(table.split('\n').slice(2).flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    const read = [...SETTING_NAMES].sort();
+    expect([...inExample].sort()).toEqual(read);
+    expect([...inReadme].sort()).toEqual(read);
   });
 
   test.each([
