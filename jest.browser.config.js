@@ -1,11 +1,15 @@
+// `npm run test:browser`: the local page in headless Chromium (Debian's, /usr/bin/chromium). Not part of `npm test`;
+// no PostgreSQL either: the page's tests need none.
+const base = require('./jest.config.js');
+
 /** @type {import('jest').Config} */
-// `npm run test:browser`: the local page in headless Chromium (Debian's, /usr/bin/chromium). Not part of `npm test`.
 module.exports = {
-  testEnvironment: 'node',
+  ...base,
   roots: ['<rootDir>/test/browser'],
   testMatch: ['**/*.browser.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  setupFilesAfterEnv: ['<rootDir>/test/helpers/fail-on-unhandled.ts'],
+  globalSetup: undefined,
+  globalTeardown: undefined,
+  reporters: ['default'],
   testTimeout: 30000,
   maxWorkers: 1,
 };

@@ -14,6 +14,8 @@ export interface BenchProfile {
   readonly sustained: { rate: number; warmupSeconds: number; seconds: number; upstreamDelayMs: number; connections: number };
   /** Local mode: commands typed on the page, one after the other. */
   readonly localMode: { commands: number };
+  /** Several instances on PostgreSQL (bench/scenarios/several-instances.ts). */
+  readonly severalInstances: { changes: number; concurrency: number; deliveries: number; rate: number; seconds: number };
   /** Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1). */
   readonly hostile: { rate: number };
 }
@@ -26,6 +28,7 @@ export const FULL_PROFILE: BenchProfile = {
   micro: { timeMs: 1500, warmupMs: 300, rounds: 100, roundIterations: 20 },
   sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
   localMode: { commands: 200 },
+  severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20 },
 };
 
@@ -37,6 +40,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   micro: { timeMs: 50, warmupMs: 10, rounds: 2, roundIterations: 3 },
   sustained: { rate: 20, warmupSeconds: 0, seconds: 2, upstreamDelayMs: 100, connections: 2 },
   localMode: { commands: 10 },
+  severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20 },
 };
 

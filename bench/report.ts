@@ -51,6 +51,22 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
       figure: `${r.hostileTraffic.openLoop.ackP99Ms} ms; ${hostileRefused(r.hostileTraffic)} of ${r.hostileTraffic.sent} refused`,
       pass: r.hostileTraffic.openLoop.ackP99Ms <= 25 && hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent && r.hostileTraffic.openLoop.missingMessages === 0,
     },
+    ...severalInstancesTargets(r.severalInstances),
+  ];
+}
+
+function severalInstancesTargets(s: BenchResults['scenarios']['severalInstances']): TargetCheck[] {
+  const { sqlite, postgres } = s.changePath;
+  const storm = s.duplicateStorm;
+  return [
+    { target: 'change path on SQLite: door overhead p99 ≤ 5 ms', figure: `${sqlite.overheadP99Ms} ms (${sqlite.changesPerSecond} changes/s)`, pass: sqlite.overheadP99Ms <= 5 },
+    { target: 'change path on PostgreSQL: door overhead p99 ≤ 15 ms', figure: `${postgres.overheadP99Ms} ms (${postgres.changesPerSecond} changes/s)`, pass: postgres.overheadP99Ms <= 15 },
+    {
+      target: `duplicate storm: ${storm.deliveries} deliveries of one submission over ${storm.instances} instances → 1 API call, every delivery answered`,
+      figure: `${storm.apiCalls} call, ${storm.answered} answered`,
+      pass: storm.apiCalls === 1 && storm.answered === storm.deliveries,
+    },
+    { target: `open loop over ${s.openLoop.instances} instances on PostgreSQL: ack p99 ≤ 25 ms`, figure: `${s.openLoop.ackP99Ms} ms`, pass: s.openLoop.ackP99Ms <= 25 && s.openLoop.non2xx === 0 },
   ];
 }
 
@@ -138,6 +154,15 @@ export function formatReport(results: BenchResults): string {
     ['signed commands acked', `${h.openLoop.commandsAcked} (${h.openLoop.non2xx} not 2xx)`],
     ['signed ack p50 / p99', `${h.openLoop.ackP50Ms} / ${h.openLoop.ackP99Ms} ms`],
     ['command-to-message p50 / p99', `${h.openLoop.messageP50Ms} / ${h.openLoop.messageP99Ms} ms, ${h.openLoop.missingMessages} missing`],
+  ]);
+
+  const si = r.severalInstances;
+  const cp = (f: typeof si.changePath.sqlite) => `${f.changesPerSecond} changes/s; door overhead p50 / p99 ${f.overheadP50Ms} / ${f.overheadP99Ms} ms`;
+  section(`9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`, [
+    ['change path on SQLite', cp(si.changePath.sqlite)],
+    ['change path on PostgreSQL', cp(si.changePath.postgres)],
+    [`${si.duplicateStorm.deliveries} deliveries of one submission over ${si.duplicateStorm.instances} instances`, `${si.duplicateStorm.apiCalls} API call, ${si.duplicateStorm.answered} answered`],
+    [`open loop ${si.openLoop.rate}/s for ${si.openLoop.seconds} s, round robin`, `${si.openLoop.acked} acked (${si.openLoop.non2xx} not 2xx), ack p50 / p99 ${si.openLoop.ackP50Ms} / ${si.openLoop.ackP99Ms} ms`],
   ]);
 
   lines.push('', 'targets');

@@ -5,6 +5,7 @@ import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
+import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { TargetName } from './launch-targets';
 import type { TargetCheck } from './report';
@@ -29,6 +30,7 @@ export interface BenchResults {
       sustained: SustainedFigures;
     };
     localMode: LocalModeFigures;
+    severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
   };
   targets: TargetCheck[];

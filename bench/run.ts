@@ -13,6 +13,7 @@ import { runHostileTraffic } from './scenarios/hostile-traffic';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
+import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
+    progress('9. several instances on PostgreSQL: the change path, a duplicate storm, the open loop over three');
+    const severalInstances = await runSeveralInstances(profile.severalInstances, progress);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
         sustained,
       },
       localMode,
+      severalInstances,
       hostileTraffic,
     };
     const cpu = cpus();

@@ -7,7 +7,7 @@ import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
-import { auditChannelPoster, type AuditSink } from './slack/audit-post';
+import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
@@ -21,13 +21,14 @@ import { openStore } from './store';
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot in order:
 //   logger → cloud API (the in-process sandbox when VS_API_URL=sandbox) → store
-//   → Slack Web API client → policy → audit sink → change door → Bolt app;
+//   → Slack Web API client → policy → ops (metrics, readiness, audit outbox,
+//   sweeps) → change door → Bolt app;
 // start() starts them and stop() stops them in reverse. main.ts and the test
 // harness both call composeBot(); nothing else builds parts.
 //
 // To add a part: build it here, after what it needs, and register its
 // lifecycle with `parts.add()` (started in order, stopped in reverse). HTTP
-// routes go into `routes`; a different audit sink replaces `auditSink`.
+// routes go into `routes`; audit posts go through the outbox (`postAudit`).
 
 export interface ComposeOverrides {
   logger?: Logger;
@@ -96,7 +97,10 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       sandboxSeen = true;
       logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', { cloudUrl });
     };
-    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, logger: logger.child({ component: 'cloud' }) });
+    // Each request is counted in the metrics of ops, built below once the store is open.
+    let countCloudRequest: Ops['cloudRequest'] | undefined;
+    const onRequestDone = (operation: string, status: string, seconds: number) => countCloudRequest?.({ operation, status, seconds });
+    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, onRequestDone, logger: logger.child({ component: 'cloud' }) });
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
@@ -122,20 +126,16 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       },
     };
     const policy = createPolicy(config.roles, groups, { channels, logger, now });
-    const auditSink: AuditSink = auditChannelPoster({
-      client: botClient,
-      channel: config.auditChannel,
-      get sandbox() {
-        return sandboxLabel();
-      },
-      logger,
-      inFlight,
-    });
-    const changes = createChanges({ cloud, store, policy, now, logger, onRecorded: auditSink });
 
-    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter.
-    const ops = createOps({ config, logger, claims: store, now });
+    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
+    // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
+    const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
+    const ops = createOps({ config, logger, claims: store, store, postAudit, now });
+    countCloudRequest = ops.cloudRequest;
     parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+    // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
+    const watchedStore = ops.watch(store);
+    const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
     const routes: CustomRoute[] = ops.routes({ mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandboxLabel });
@@ -146,13 +146,14 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       cloud,
       policy,
       changes,
-      store,
+      store: watchedStore,
       logger,
       // Read when each message is rendered, so the first answer of a sandbox labels its own message.
       get sandbox() {
         return sandboxLabel();
       },
       now,
+      onRequestEnded: ops.requestEnded,
     };
     const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
 

@@ -120,7 +120,9 @@ export function createChanges(deps: ChangesDeps): Changes {
       return await store.complete(started.id, completion);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
-      throw error;
+      // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
+      // The record stays `started` and is settled as interrupted once its lease expires.
+      throw new Error('the change was sent to the cloud API but its outcome could not be recorded', { cause: error });
     }
   }
 

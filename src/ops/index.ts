@@ -46,8 +46,8 @@ export interface Ops {
   recorded(record: AuditRecord): void;
   /** For the cloud client's observer seam. */
   cloudRequest(observation: CloudRequestObservation): void;
-  /** For the command listener: one `/vs` command ended so. */
-  commandEnded(command: string, outcome: string): void;
+  /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
+  requestEnded(request: { kind: string; outcome: string; labels: Record<string, unknown> }): void;
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
@@ -69,6 +69,7 @@ export function createOps(deps: OpsDeps): Ops {
   const metrics = createMetrics();
   const readiness = createReadiness(metrics);
   const countChange = observeChange(metrics);
+  const countCommand = observeCommand(metrics);
   const jobs: Periodic[] = [];
   let sender: Periodic | undefined;
   const storeSeen = (state: 'ok' | 'unreachable') => {
@@ -92,7 +93,9 @@ export function createOps(deps: OpsDeps): Ops {
     middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now })],
     recorded,
     cloudRequest: observeCloudRequest(metrics),
-    commandEnded: observeCommand(metrics),
+    requestEnded: ({ kind, outcome, labels }) => {
+      if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
+    },
     watch: (s) => watchStore(s, storeSeen),
     storeSeen,
     start() {

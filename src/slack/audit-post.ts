@@ -1,27 +1,27 @@
-import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../log';
-import type { AuditRecord } from '../store/audit-store';
-import { renderAuditPost } from './blocks/messages';
+import type { Logger as BoltLogger } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import type { Config } from '../config';
+import { postFailure, type PostAudit } from '../ops/audit-outbox';
+import { renderAuditPost, renderDenialSummary } from './blocks/messages';
 import { markSandbox } from './blocks/mrkdwn';
-import { slackErrorSummary } from './channel-post';
-import type { InFlight } from './in-flight';
-
-/** Hears of each audit record once it is written (the door's onRecorded). */
-export type AuditSink = (record: AuditRecord) => void;
+import { webApiOptions } from './web-api';
 
 /**
- * Posts each record to VS_AUDIT_CHANNEL as it is written, once, best effort:
- * a failed post is logged and dropped. (A durable outbox replaces this sink.)
+ * How the audit outbox (src/ops/audit-outbox.ts) posts to VS_AUDIT_CHANNEL:
+ * rendered here, sent with a client of its own that neither retries nor
+ * waits out a 429, since the outbox does both, durably, and must learn of
+ * Slack's Retry-After rather than sit in a queue behind it.
  */
-export function auditChannelPoster(parts: { client: WebClient; channel: string | undefined; sandbox: boolean; logger: Logger; inFlight: InFlight }): AuditSink {
-  const { client, channel, logger } = parts;
-  return (record) => {
-    if (!channel) return;
-    const message = markSandbox(renderAuditPost(record), parts.sandbox);
-    void parts.inFlight.track(
-      client.chat.postMessage({ channel, text: message.text, blocks: message.blocks }).catch((error: unknown) => {
-        logger.warn('could not post the audit record to the audit channel', { channel, record: record.id, error: slackErrorSummary(error) });
-      }),
-    );
+export function auditChannelPoster(config: Config, parts: { channel: string; sandbox: () => boolean; logger: BoltLogger }): PostAudit {
+  const client = new WebClient(config.slack.botToken, { ...webApiOptions(config), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger: parts.logger });
+  return async (post) => {
+    const rendered = post.kind === 'record' ? renderAuditPost(post.record) : renderDenialSummary(post.userId, post.records);
+    const message = markSandbox(rendered, parts.sandbox());
+    try {
+      await client.chat.postMessage({ channel: parts.channel, text: message.text, blocks: message.blocks });
+      return { ok: true };
+    } catch (error) {
+      return postFailure(error);
+    }
   };
 }

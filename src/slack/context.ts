@@ -18,6 +18,8 @@ export interface ListenerContext {
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
+  /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
+  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
 /** One typed `/vs …` as a subcommand handler sees it. */

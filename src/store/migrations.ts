@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryConfig, QueryResultRow } from 'pg';
 
 // Versioned schema, one history for both dialects: version N means the same
 // tables on SQLite and on PostgreSQL. Migrations run at start-up, one
@@ -145,6 +145,9 @@ export function migrateSqlite(db: Database.Database): void {
   }).immediate();
 }
 
+/** setTimeout's largest delay (about 24 days): "no timeout" for pg, where 0 means "the pool's default". */
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** Any fixed number; the lock only serialises vs-chatops instances migrating one database. */
 export const MIGRATION_LOCK_KEY = 7_346_520_911;
 
@@ -154,28 +157,34 @@ export const MIGRATION_LOCK_KEY = 7_346_520_911;
  * waits, then finds every version applied. Returns the versions applied.
  */
 export async function migratePostgres(client: PoolClient): Promise<number[]> {
+  // Waiting for another instance's migration, or a long one (an index on a big table), is not a stuck
+  // query: neither the server's statement timeout nor the pool's answer timeout applies here.
+  const run = <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) => {
+    // pg reads query_timeout per query too; @types/pg does not list it there.
+    const config: QueryConfig & { query_timeout: number } = { text, values, query_timeout: NO_TIMEOUT_MS };
+    return client.query<R>(config);
+  };
   const applied: number[] = [];
-  await client.query('BEGIN');
+  await run('BEGIN');
   try {
-    // Waiting for another instance's migration, or a long one (an index on a big table), is not a stuck query.
-    await client.query('SET LOCAL statement_timeout = 0');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    await run('SET LOCAL statement_timeout = 0');
+    await run('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await run(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version     INTEGER     PRIMARY KEY,
       description TEXT        NOT NULL,
       applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
     )`);
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+    const { rows } = await run<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
     const version = Number(rows[0]?.version ?? 0);
     if (version > SCHEMA_VERSION) throw newerSchema(version, 'DATABASE_URL');
     for (const migration of MIGRATIONS.slice(version)) {
-      for (const statement of migration.postgres) await client.query(statement);
-      await client.query('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+      for (const statement of migration.postgres) await run(statement);
+      await run('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
       applied.push(migration.version);
     }
-    await client.query('COMMIT');
+    await run('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await run('ROLLBACK').catch(() => undefined);
     throw error;
   }
   return applied;

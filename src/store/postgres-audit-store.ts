@@ -19,6 +19,12 @@ export interface PostgresStoreOptions extends StoreOptions {
   connectTimeoutMs: number;
   /** The server cancels a statement running longer than this. */
   statementTimeoutMs: number;
+  /**
+   * This side gives up on an answer after this long (a database that went
+   * silent, e.g. behind a network partition, where the server's own timeout
+   * cannot fire). Default: statementTimeoutMs + 5 s.
+   */
+  answerTimeoutMs?: number;
   logger?: Pick<Logger, 'warn'>;
 }
 
@@ -58,11 +64,16 @@ export async function openPostgresAuditStore(url: string, options: Partial<Postg
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     statement_timeout: settings.statementTimeoutMs,
+    query_timeout: settings.answerTimeoutMs ?? settings.statementTimeoutMs + 5000,
     application_name: 'vs-chatops',
     types,
   });
   // An idle connection that dies (the server restarted) must not crash the process; the pool replaces it.
   pool.on('error', (error) => settings.logger?.warn('a pooled database connection failed; a new one is made on next use', { error: describe(error) }));
+  // So must one that dies while checked out between two statements (the server was stopped): the pool
+  // listens only to idle clients, and an 'error' nobody listens to ends the process. The statement in
+  // flight, or the next one, fails with StoreUnavailableError.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     const client = await pool.connect();
     try {

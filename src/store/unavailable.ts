@@ -16,8 +16,8 @@ function unavailablePostgresState(state: string): boolean {
   return state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03' || state === '53300' || state === '57014';
 }
 
-/** pg reports a lost or unobtainable connection with these messages and no code. */
-const PG_CONNECTION_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection error and is not queryable/i, /client was closed and is not queryable/i, /cannot use a pool after calling end/i];
+/** pg reports a lost, silent or unobtainable connection with these messages and no code. */
+const PG_CONNECTION_MESSAGES = [/connection terminated/i, /query read timeout/i, /timeout exceeded when trying to connect/i, /connection error and is not queryable/i, /client was closed and is not queryable/i, /cannot use a pool after calling end/i];
 
 /** SQLite result codes (better-sqlite3's `code`) that mean the file cannot be used right now. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PROTOCOL)/;

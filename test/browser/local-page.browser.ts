@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
 import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 
 // The local page in a real browser (Debian's chromium, headless), driven the
@@ -60,6 +62,16 @@ async function type(command: string): Promise<Locator> {
   // The command itself shows first (only to its author), then the answer.
   await messages().getByRole('article').nth(before + 1).waitFor();
   return lastMessage();
+}
+
+/** Types a command that opens a form and returns the form (a dialog named by its title). */
+async function openForm(command: string, title: string): Promise<Locator> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(command);
+  await box.press('Enter');
+  const dialog = page.getByRole('dialog', { name: title });
+  await dialog.waitFor();
+  return dialog;
 }
 
 describe('every command', () => {
@@ -133,10 +145,7 @@ describe('the forms, as the right and the wrong person', () => {
 
   test('an admin restores a backup through its form; the audit channel gets the record', async () => {
     await as(/Ada/);
-    await page.getByRole('textbox', { name: 'Message' }).fill('/vs backup restore 9');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Restore backup 9' });
-    await dialog.waitFor();
+    const dialog = await openForm('/vs backup restore 9', 'Restore backup 9');
     await dialog.getByRole('textbox', { name: 'Type 9 to confirm' }).fill('9');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('data corrupted by the deploy');
     await dialog.getByRole('button', { name: 'Restore' }).click();
@@ -154,10 +163,7 @@ describe('the forms, as the right and the wrong person', () => {
 
   test('the on-call group member (an operator through the group) adds a disk; a wrong field is shown inline first', async () => {
     await as(/Omar/);
-    await page.getByRole('textbox', { name: 'Message' }).fill('/vs disk add 42');
-    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Add disk · VS 42' });
-    await dialog.waitFor();
+    const dialog = await openForm('/vs disk add 42', 'Add disk · VS 42');
     await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('20');
     await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).check();
@@ -216,6 +222,72 @@ describe('the Home tab', () => {
     await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
     await page.getByText(/has no Home tab|Home/).first().waitFor();
     await inChannel('incident-42');
+  });
+});
+
+describe('the renderer, on a stand-in alone (no bot): what the app posts is shown as Slack shows it', () => {
+  const TOKEN = 'xoxb-browser-test';
+  let standIn: SlackStandIn;
+  let alone: Page;
+  const api = async (method: string, args: unknown) => {
+    const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
+    return (await res.body.json()) as { ok: boolean; error?: string };
+  };
+
+  beforeAll(async () => {
+    standIn = await startSlackStandIn({ botToken: TOKEN, page: true });
+    alone = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await alone.goto(`${standIn.origin}/`);
+    await alone.getByRole('textbox', { name: 'Message' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await alone?.close();
+    await standIn?.close();
+  });
+
+  test('mrkdwn, mentions, emoji, an ephemeral message, a confirmation dialog, and an unsupported block named', async () => {
+    expect(
+      await api('chat.postMessage', {
+        channel: 'C0INCIDENT',
+        text: 'fallback',
+        blocks: [
+          { type: 'section', text: { type: 'mrkdwn', text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;' } },
+          { type: 'actions', elements: [{ type: 'button', action_id: 'danger', style: 'danger', text: { type: 'plain_text', text: 'Delete' }, confirm: { title: { type: 'plain_text', text: 'Really?' }, text: { type: 'mrkdwn', text: 'It cannot be undone.' }, confirm: { type: 'plain_text', text: 'Yes, delete' }, deny: { type: 'plain_text', text: 'Keep it' } } }] },
+          { type: 'video', title: { type: 'plain_text', text: 'v' }, video_url: 'https://example.com/v', thumbnail_url: 'https://example.com/t.png', alt_text: 'v' },
+        ],
+      }),
+    ).toMatchObject({ ok: true });
+    expect(await api('chat.postEphemeral', { channel: 'C0INCIDENT', user: 'U0ADMIN', text: 'for Ada only' })).toMatchObject({ ok: true });
+    const log = alone.getByRole('log');
+    const message = log.getByRole('article').filter({ hasText: 'bold' });
+    await message.waitFor();
+    expect(await message.locator('strong').first().textContent()).toBe('bold');
+    expect(await message.locator('em').first().textContent()).toBe('italic');
+    expect(await message.locator('s').first().textContent()).toBe('gone');
+    expect(await message.getByRole('link', { name: 'a link' }).getAttribute('href')).toBe('https://example.com');
+    await message.getByText('@Ada (admin)').waitFor();
+    await message.getByRole('button', { name: '#vs-audit' }).waitFor();
+    await message.getByRole('img', { name: 'white check mark' }).waitFor();
+    await message.getByText('<escaped>').waitFor();
+    await message.getByText('unsupported block: video').waitFor();
+    await log.getByRole('article').filter({ hasText: 'for Ada only' }).getByText('Only visible to you').waitFor();
+
+    await message.getByRole('button', { name: 'Delete' }).click();
+    const confirm = alone.getByRole('dialog', { name: 'Really?' });
+    await confirm.getByText('It cannot be undone.').waitFor();
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    // Kept: nothing was sent to the app.
+    expect(standIn.state.deliveries).toHaveLength(0);
+  });
+
+  test('what Slack would refuse is shown to the developer, with Slack’s error code', async () => {
+    const refused = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) });
+    expect(refused).toMatchObject({ ok: false, error: 'invalid_blocks' });
+    const alert = alone.getByRole('alert').filter({ hasText: 'invalid_blocks' });
+    await alert.waitFor();
+    await alert.getByText('[ERROR] must be less than 51 items [json-pointer:/blocks]').waitFor();
   });
 });
 

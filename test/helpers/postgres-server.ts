@@ -5,6 +5,9 @@
 // root); this process then runs the server itself, so that it can stop and
 // start it on request (tests of a database outage).
 //
+// `--durable`: PostgreSQL's own defaults (fsync on), for benchmarks; tests
+// run without fsync.
+//
 // Protocol: prints `ready <url>` once the server accepts connections; reads
 // lines on stdin: `stop` (prints `stopped`), `start` (prints `started`). When
 // stdin closes (the parent exited, however it exited), or on SIGTERM/SIGINT,
@@ -38,6 +41,7 @@ function postgresUser(): { uid: number; gid: number } | Record<string, never> {
 }
 
 async function main(): Promise<void> {
+  const durable = process.argv.includes('--durable');
   // mkdtemp makes 0700 folders; the postgres user must be able to reach its data folder inside.
   const folder = mkdtempSync(join(tmpdir(), 'vs-test-pg-'));
   chmodSync(folder, 0o755);
@@ -105,8 +109,8 @@ async function main(): Promise<void> {
         [
           '-D', dataDir,
           '-p', String(port),
-          // Tests need no durability across a machine crash; they need speed and room for several pools.
-          '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+          // Tests need no durability across a machine crash, but speed (a benchmark asks for `--durable`).
+          ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
           '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
         ],
         { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },

@@ -54,10 +54,11 @@ const START_TIMEOUT_MS = 60_000;
  * Starts a PostgreSQL server in a child process that stops it and deletes
  * its data when this process exits, however it exits. `detach`: the child
  * does not keep the event loop alive (jest's globalSetup: the run must be able
- * to end even if teardown never comes).
+ * to end even if teardown never comes). `durable`: fsync on, as in production
+ * (tests run without it, for speed; benchmarks want it).
  */
-export async function startPostgresServer(options: { detach?: boolean } = {}): Promise<PostgresServer> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT], {
+export async function startPostgresServer(options: { detach?: boolean; durable?: boolean } = {}): Promise<PostgresServer> {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', SERVER_SCRIPT, ...(options.durable ? ['--durable'] : [])], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env },
   });

@@ -16,10 +16,16 @@ describe('the bot over HTTP', () => {
 
   const origin = () => h.eventsUrl.replace('/slack/events', '');
 
-  test('a command is acked, and its ack is counted in vs_chatops_ack_seconds', async () => {
+  test('a command is acked and counted: vs_chatops_ack_seconds, vs_chatops_commands_total by subcommand and outcome', async () => {
     await answerTo(h, 'firewall 42');
+    await answerTo(h, 'firewall 999999');
     const text = await (await request(`${origin()}/metrics`)).body.text();
     expect(text).toMatch(/^vs_chatops_ack_seconds_count\{kind="command"\} [1-9]/m);
+    expect(text).toContain('vs_chatops_commands_total{command="firewall",outcome="succeeded"} 1');
+    expect(text).toContain('vs_chatops_commands_total{command="firewall",outcome="not_found"} 1');
+    expect(text).toContain('vs_chatops_cloud_requests_total{operation="list_firewall_rules",status="200"} 1');
+    expect(text).toContain('vs_chatops_cloud_requests_total{operation="list_firewall_rules",status="404"} 1');
+    expect(text).toMatch(/^vs_chatops_cloud_request_seconds_count\{operation="list_firewall_rules"\} 2$/m);
   });
 
   test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {

@@ -1,3 +1,4 @@
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { isStoreUnavailable, StoreUnavailableError, type AuditStore } from '../../src/store/audit-store';
 import { MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
@@ -41,6 +42,53 @@ async function query<T>(url: string, text: string): Promise<T[]> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A TCP proxy in front of PostgreSQL that can go silent: connections stay
+ * open and new ones are accepted, but nothing passes until restore(), when
+ * what was held back is delivered (as TCP would after a partition heals).
+ */
+async function partitionableProxy(target: URL): Promise<{ url: string; silence(): void; restore(): void; close(): Promise<void> }> {
+  let silent = false;
+  const held: (() => void)[] = [];
+  const sockets = new Set<Socket>();
+  const relay = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (silent) held.push(() => to.write(chunk));
+      else to.write(chunk);
+    });
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    relay(client, upstream);
+    relay(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target.toString());
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    silence: () => {
+      silent = true;
+    },
+    restore: () => {
+      silent = false;
+      for (const deliver of held.splice(0)) deliver();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 describe('the PostgreSQL store', () => {
@@ -119,6 +167,27 @@ describe('the PostgreSQL store', () => {
       expect(typeof read!.id).toBe('number');
     } finally {
       await store.close();
+    }
+  });
+
+  test('a database gone silent (a network partition): calls are refused after the answer timeout, and work again once it answers', async () => {
+    const { url } = await freshSchema();
+    const proxy = await partitionableProxy(new URL(url));
+    const store = await openPostgresAuditStore(proxy.url, { answerTimeoutMs: 300, connectTimeoutMs: 1000 });
+    try {
+      await store.record(entry({ target: 'vs:1' }));
+      proxy.silence();
+      for (const call of [store.ping(), store.claimSubmission('V-silent', '2024-05-01T10:00:00.000Z'), store.latest(1)]) {
+        const refusal = await call.catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(StoreUnavailableError);
+      }
+      proxy.restore();
+      await expect(store.ping()).resolves.toBeUndefined();
+      await store.record(entry({ target: 'vs:2' }));
+      expect((await store.latest(10)).map((r) => r.target)).toContain('vs:2');
+    } finally {
+      await store.close();
+      await proxy.close();
     }
   });
 

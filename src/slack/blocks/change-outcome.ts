@@ -6,7 +6,11 @@ import { safe } from './mrkdwn';
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
 
-export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' };
+/** `unrecorded`: the store could not be reached before anything was sent, so nothing was changed. */
+export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' };
+
+/** PRODUCT.md: the audit store is unreachable. */
+export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
 export const WORKING_TEXT =
   ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
@@ -28,6 +32,8 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return `:white_check_mark: Applied. ${appliedUnreadableText(o.target, r.error.status)} The result is posted in the channel.`;
     case 'duplicate':
       return 'This form was already submitted; its result is posted in the channel.';
+    case 'unrecorded':
+      return UNRECORDED_TEXT;
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }

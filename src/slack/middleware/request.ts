@@ -44,7 +44,8 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await (args.ack as () => Promise<void>)();
-    const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...fields(args) });
+    const labels = fields(args);
+    const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels });
     const state: RequestState = {
       kind,
       ...facts,
@@ -57,6 +58,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
       await args.next();
     } finally {
       log.info(kind, { outcome: state.outcome, ms: Math.round(ctx.now() - started) });
+      ctx.onRequestEnded?.({ kind, outcome: state.outcome, labels });
     }
   };
 }

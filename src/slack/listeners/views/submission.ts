@@ -16,6 +16,7 @@ import { readMetadata, targetIdIn } from '../../metadata';
 import { requestOf, type RequestOutcome } from '../../middleware/request';
 import type { ChangeForm } from '../../change-forms';
 import { TARGET_ID_ERROR, targetKey, type ChangeResult, type Target } from '../../../changes';
+import { isStoreUnavailable } from '../../../store/audit-store';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -109,9 +110,13 @@ export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeF
 
 export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOutcome> {
   const { ctx, args, log } = s;
-  const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown) => {
+  const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown): SubmissionOutcome<T> => {
+    if (isStoreUnavailable(error)) {
+      log.warn('change refused: the store is unreachable, so it could not be recorded', { error });
+      return { outcome: 'unrecorded' };
+    }
     log.error('change failed unexpectedly', { error });
-    return { outcome: 'crashed' } as const;
+    return { outcome: 'crashed' };
   });
   const early = await Promise.race([pending, delay(SUBMISSION_ACK_BUDGET_MS).then(() => undefined)]);
 
@@ -141,7 +146,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
   } else if (result.outcome === 'denied') {
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderDenied(result.decision), ctx.sandbox), log);
   }
-  return result.outcome === 'crashed' ? 'failed' : result.outcome;
+  return result.outcome === 'crashed' ? 'failed' : result.outcome === 'unrecorded' ? 'failed' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

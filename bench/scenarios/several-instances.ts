@@ -1,0 +1,186 @@
+import type { ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createChanges, createPolicy } from '../../src/changes';
+import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
+import { createLogger } from '../../src/log';
+import { startSandbox } from '../../src/sandbox';
+import type { AuditStore } from '../../src/store/audit-store';
+import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
+import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { API_KEY } from '../../test/helpers/app-harness';
+import { startInstances, waitUntil, type Instance } from '../../test/helpers/cluster';
+import { goodDisk, newViewId } from '../../test/helpers/drive';
+import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
+import { viewSubmission } from '../../test/helpers/payloads';
+import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
+import { startSlackFake } from '../../test/helpers/slack-fake';
+import { percentile, round } from '../stats';
+
+// Scenario 9: several instances on one PostgreSQL.
+//   a. the change path through the door (policy, claim, lock, started record,
+//      settled record with its queued audit post, unlock) on SQLite and on
+//      PostgreSQL, submissions to distinct servers: changes/s with
+//      `concurrency` in flight, and the door's own overhead per change (its
+//      time minus the cloud call's, which answers at once here) measured one
+//      change at a time, after a warm-up;
+//   b. a duplicate storm: one submission delivered `deliveries` times, spread
+//      over three bot processes at once: API calls made, deliveries answered;
+//   c. the open loop over three instances on PostgreSQL: `/vs firewall`
+//      at `rate`/s, round robin, the ack latency (the HTTP answer to Slack).
+
+export interface ChangePathFigures {
+  changes: number;
+  concurrency: number;
+  changesPerSecond: number;
+  overheadP50Ms: number;
+  overheadP99Ms: number;
+}
+
+export interface SeveralInstancesFigures {
+  changePath: { sqlite: ChangePathFigures; postgres: ChangePathFigures };
+  duplicateStorm: { deliveries: number; instances: number; apiCalls: number; answered: number };
+  openLoop: { instances: number; rate: number; seconds: number; acked: number; non2xx: number; ackP50Ms: number; ackP99Ms: number };
+}
+
+export interface SeveralInstancesLoad {
+  changes: number;
+  concurrency: number;
+  deliveries: number;
+  rate: number;
+  seconds: number;
+}
+
+const USER = 'UBENCH';
+const quiet = createLogger({ level: 'error', write: () => undefined });
+
+async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
+  let cloudMs = 0;
+  const cloud = {
+    async addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
+      const t = performance.now();
+      const disk = { id: vsId, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true } as Disk;
+      cloudMs += performance.now() - t;
+      return disk;
+    },
+    async restoreBackup(): Promise<never> {
+      throw new Error('not used');
+    },
+  };
+  const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
+  const changes = createChanges({ cloud, store, policy, logger: quiet });
+  const values = { disk_type: 'SSD', disk_size: '20', label: 'bench', mount_point: '/mnt/bench', file_system: 'ext4', primary: false, is_swap: false, hot_attach: true, add_to_linux_fstab: true, add_to_freebsd_fstab: false, require_format_disk: true };
+  const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+  let next = 0;
+  /** Runs `count` changes, `concurrency` at a time; returns each one's door overhead (its time minus the cloud call's). */
+  const pass = async (count: number, concurrency: number): Promise<number[]> => {
+    const overheads: number[] = [];
+    const end = next + count;
+    const worker = async () => {
+      while (next < end) {
+        const i = next++;
+        const before = cloudMs;
+        const t = performance.now();
+        const result = await changes.addDisk({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, base + i, values);
+        const spent = performance.now() - t;
+        if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
+        overheads.push(spent - (cloudMs - before));
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return overheads;
+  };
+  await pass(Math.min(50, load.changes), 1); // warm-up: JIT, prepared statements, pool connections
+  // Throughput: `concurrency` submissions in flight, as from several users at once.
+  const started = performance.now();
+  await pass(load.changes, load.concurrency);
+  const seconds = (performance.now() - started) / 1000;
+  // The door's own overhead: one change at a time, so that no other change's work is counted in it.
+  const overheads = await pass(Math.max(20, Math.floor(load.changes / 2)), 1);
+  return {
+    changes: load.changes,
+    concurrency: load.concurrency,
+    changesPerSecond: round(load.changes / seconds, 0),
+    overheadP50Ms: round(percentile(overheads, 50), 2),
+    overheadP99Ms: round(percentile(overheads, 99), 2),
+  };
+}
+
+export async function runSeveralInstances(load: SeveralInstancesLoad, progress: (message: string) => void): Promise<SeveralInstancesFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-bench-instances-'));
+  let pg: PostgresServer | undefined;
+  let bots: Instance[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    progress('9a. the change path on SQLite');
+    const sqlite = openSqliteAuditStore(join(dir, 'bench.sqlite'));
+    const sqliteFigures = await changePath(sqlite, load);
+    await sqlite.close();
+
+    const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer()).url;
+    progress('9a. the change path on PostgreSQL');
+    const postgres = await openPostgresAuditStore(url);
+    const postgresFigures = await changePath(postgres, load);
+    await postgres.close();
+
+    progress('9b/c. three instances on PostgreSQL');
+    const slack = await startSlackFake();
+    const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
+    const cloud = await startCloudFaultServer({ upstream: sandbox.url });
+    cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
+    closers.push(() => cloud.close(), () => slack.close(), () => sandbox.close());
+    bots = await startInstances(3, {
+      SLACK_API_URL: slack.apiUrl,
+      VS_API_URL: cloud.url,
+      VS_ACCOUNT_ID: sandbox.accountId,
+      VS_API_KEY: sandbox.apiKey,
+      DATABASE_URL: url,
+      VS_OPERATORS: USER,
+      LOG_LEVEL: 'warn',
+    });
+
+    // b. The storm: the form opened once, its submission delivered `deliveries` times over the three.
+    const triggerId = `trigger.storm.${Date.now()}`;
+    await bots[0]!.command('disk add 42', { user: USER, responseUrl: slack.responseUrl(), triggerId });
+    await waitUntil(() => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), 10_000, 'the form to open');
+    const view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)!.args.view as { private_metadata: string };
+    const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: USER, privateMetadata: view.private_metadata, fields: goodDisk });
+    const diskPosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/virtual_machines/42/disks')).length;
+    const before = diskPosts();
+    const answers = await Promise.all(Array.from({ length: load.deliveries }, (_, i) => bots[i % bots.length]!.interact(payload).then((a) => a.status, () => 0)));
+    await new Promise((r) => setTimeout(r, 500));
+    const duplicateStorm = { deliveries: load.deliveries, instances: bots.length, apiCalls: diskPosts() - before, answered: answers.filter((s) => s === 200).length };
+
+    // c. The open loop, round robin over the three.
+    const latencies: number[] = [];
+    let non2xx = 0;
+    const pending: Promise<void>[] = [];
+    const total = load.rate * load.seconds;
+    const start = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / load.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const bot = bots[i % bots.length]!;
+      pending.push(
+        bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
+          (res) => {
+            if (res.status === 200) latencies.push(res.ms);
+            else non2xx++;
+          },
+          () => void non2xx++,
+        ),
+      );
+    }
+    await Promise.all(pending);
+    const openLoop = { instances: bots.length, rate: load.rate, seconds: load.seconds, acked: latencies.length, non2xx, ackP50Ms: round(percentile(latencies, 50), 2), ackP99Ms: round(percentile(latencies, 99), 2) };
+    return { changePath: { sqlite: sqliteFigures, postgres: postgresFigures }, duplicateStorm, openLoop };
+  } finally {
+    await Promise.all(bots.map((b) => b.bot.kill('SIGTERM')));
+    for (const close of closers) await close().catch(() => undefined);
+    await pg?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,186 @@
+import type { ServerResponse } from 'node:http';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { API_KEY } from '../helpers/app-harness';
+import { startInstances, waitUntil, type Instance } from '../helpers/cluster';
+import { goodDisk, newViewId } from '../helpers/drive';
+import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
+import { viewSubmission } from '../helpers/payloads';
+import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
+import type { SlackCall } from '../../src/local/state';
+import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+
+// Three bot processes on one PostgreSQL, as behind a load balancer: requests
+// spread over them, duplicate deliveries, contention, an instance killed in
+// the middle of a change, the database stopped and started, Slack answering
+// 429 to audit posts. Lease and sweep intervals are shortened by settings.
+
+const OPERATOR = 'UOPER';
+const AUDIT = 'CAUDIT';
+const LOCK_TTL_MS = 2500;
+
+let pg: PostgresServer;
+let slack: SlackFake;
+let sandbox: Sandbox;
+let cloud: CloudFaultServer;
+let bots: Instance[];
+/** POSTs to /virtual_machines/<id>/disks held open until released (an instance killed mid-call). */
+const held = new Map<string, ServerResponse>();
+/** Servers whose disk POSTs answer only after this many ms. */
+const slow = new Map<string, number>();
+
+const diskPosts = (vsId: number) => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith(`/virtual_machines/${vsId}/disks`));
+/** Audit posts Slack refused (429): recorded by the fake like any call, so they are subtracted. */
+const refused: string[] = [];
+const about = (text: string, target: string, outcome: string) => text.includes(target) && text.includes(outcome);
+const auditPostsAbout = (target: string, outcome: string) =>
+  slack.callsTo('chat.postMessage').filter((c) => c.args.channel === AUDIT && about(JSON.stringify(c.args), target, outcome)).length - refused.filter((text) => about(text, target, outcome)).length;
+
+beforeAll(async () => {
+  [pg, slack, sandbox] = await Promise.all([startPostgresServer(), startSlackFake(), startSandbox({ port: 0, apiKey: API_KEY })]);
+  cloud = await startCloudFaultServer({ upstream: sandbox.url });
+  cloud.handle((req: RecordedRequest, res: ServerResponse) => {
+    const vs = /^\/virtual_machines\/(\d+)\/disks/.exec(req.url)?.[1];
+    if (req.method === 'POST' && vs !== undefined && held.has(vs)) {
+      held.set(vs, res);
+      return new Promise<void>(() => undefined);
+    }
+    const ms = vs !== undefined && req.method === 'POST' ? slow.get(vs) : undefined;
+    if (ms) return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => forward(sandbox.url, req, res));
+    return forward(sandbox.url, req, res);
+  });
+  bots = await startInstances(3, {
+    SLACK_API_URL: slack.apiUrl,
+    VS_API_URL: cloud.url,
+    VS_ACCOUNT_ID: sandbox.accountId,
+    VS_API_KEY: sandbox.apiKey,
+    VS_API_TIMEOUT_MS: '20000',
+    DATABASE_URL: pg.url,
+    VS_OPERATORS: OPERATOR,
+    VS_AUDIT_CHANNEL: AUDIT,
+    VS_LOCK_TTL_MS: String(LOCK_TTL_MS),
+    VS_SWEEP_INTERVAL_MS: '300',
+    VS_STORE_PING_MS: '200',
+    VS_OUTBOX_POLL_MS: '100',
+    LOG_LEVEL: 'info',
+  });
+}, 90_000);
+
+afterAll(async () => {
+  if (process.env.CLUSTER_DEBUG) for (const b of bots ?? []) process.stderr.write(`--- ${b.name}\n${b.bot.output().slice(-6000)}\n`);
+  for (const res of held.values()) res.destroy?.();
+  await Promise.all((bots ?? []).map((b) => b.bot.kill('SIGKILL')));
+  await Promise.all([cloud?.close(), slack?.close(), sandbox?.close()]);
+  await pg?.close();
+});
+
+/** Opens the add-disk form on one instance and returns its private_metadata. */
+async function openDiskForm(bot: Instance, vsId: number): Promise<string> {
+  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  const res = await bot.command(`disk add ${vsId}`, { user: OPERATOR, responseUrl: slack.responseUrl(), triggerId });
+  expect(res.status).toBe(200);
+  let call: SlackCall | undefined;
+  await waitUntil(() => (call = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)) !== undefined, 10_000, 'the form to open');
+  return (call!.args.view as { private_metadata: string }).private_metadata;
+}
+
+/** vs_chatops_changes_total{action="disk_add",outcome} summed over the instances' /metrics. */
+async function counted(outcome: string, over: Instance[] = bots): Promise<number> {
+  const texts = await Promise.all(over.map((b) => b.metrics()));
+  const pattern = new RegExp(`^vs_chatops_changes_total\\{action="disk_add",outcome="${outcome}"\\} (\\d+)$`, 'm');
+  return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
+}
+
+const submission = (metadata: string, viewId = newViewId()) => viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
+
+test('reads are answered by every instance', async () => {
+  const answers = await Promise.all(
+    bots.map(async (bot) => {
+      const responseUrl = slack.responseUrl();
+      expect((await bot.command('firewall 42', { user: OPERATOR, responseUrl })).status).toBe(200);
+      const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+      await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `${bot.name}'s answer`);
+      return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
+    }),
+  );
+  for (const answer of answers) expect(answer).toContain('VS 42');
+});
+
+test('one submission delivered to three instances at once calls the API once, and every delivery is answered', async () => {
+  const metadata = await openDiskForm(bots[0]!, 42);
+  const payload = submission(metadata);
+  const answers = await Promise.all(bots.map((bot) => bot.interact(payload)));
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+  await waitUntil(() => auditPostsAbout('vs:42', 'succeeded') >= 1, 10_000, 'the audit post of the change');
+  expect(diskPosts(42)).toHaveLength(1);
+});
+
+test('three changes to one server from three instances: one runs, the others are told it is busy', async () => {
+  slow.set('43', 1500);
+  const metadata = await Promise.all(bots.map((bot) => openDiskForm(bot, 43)));
+  const answers = await Promise.all(bots.map((bot, i) => bot.interact(submission(metadata[i]!))));
+  slow.delete('43');
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+  const busy = answers.filter((a) => a.body.includes('is in progress'));
+  expect(busy).toHaveLength(2);
+  await waitUntil(() => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, 15_000, 'the audit posts of the three attempts');
+  expect(diskPosts(43)).toHaveLength(1);
+  expect(await counted('busy')).toBe(2);
+});
+
+test('an instance killed during a change: another settles it as interrupted once its lock expires, posted once', async () => {
+  held.set('44', undefined as unknown as ServerResponse);
+  const victim = bots[2]!;
+  const metadata = await openDiskForm(victim, 44);
+  void victim.interact(submission(metadata)).catch(() => undefined);
+  await waitUntil(() => diskPosts(44).length === 1, 10_000, 'the cloud call to start');
+  await victim.bot.kill('SIGKILL');
+  await waitUntil(() => auditPostsAbout('vs:44', 'interrupted') >= 1, LOCK_TTL_MS + 15_000, 'the interrupted record to be posted');
+  // Sweeps keep running on the survivors: still one post.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(auditPostsAbout('vs:44', 'interrupted')).toBe(1);
+  expect(await counted('interrupted', bots.slice(0, 2))).toBe(1);
+  held.get('44')?.destroy();
+  held.delete('44');
+  bots = bots.slice(0, 2);
+}, 40_000);
+
+test('the database stopped and started: reads answer, changes are refused then accepted, /readyz says so', async () => {
+  await pg.stop();
+  await waitUntil(async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'), 10_000, '/readyz to name the store unreachable');
+  expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 0$/m);
+
+  const responseUrl = slack.responseUrl();
+  await bots[1]!.command('firewall 45', { user: OPERATOR, responseUrl });
+  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+  await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, 'the read to be answered');
+  expect(JSON.stringify(slack.responses.find((r) => r.id === id)!.body)).toContain('VS 45');
+
+  const metadata = await openDiskForm(bots[0]!, 45);
+  const refusedAnswer = await bots[0]!.interact(submission(metadata));
+  expect(refusedAnswer.body).toContain('Nothing can be changed right now, because it could not be recorded; nothing was changed');
+  expect(diskPosts(45)).toHaveLength(0);
+
+  await pg.start();
+  await waitUntil(async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'), 15_000, '/readyz to name the store ok again');
+  expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 1$/m);
+  const accepted = await bots[1]!.interact(submission(await openDiskForm(bots[1]!, 45)));
+  expect(accepted.status).toBe(200);
+  await waitUntil(() => diskPosts(45).length === 1, 10_000, 'the change to run');
+}, 40_000);
+
+test('audit posts while Slack answers 429 for a while: each is posted exactly once', async () => {
+  let limited = 0;
+  slack.on('chat.postMessage', (args) => {
+    if (args.channel !== AUDIT || limited >= 4) return undefined;
+    limited++;
+    refused.push(JSON.stringify(args));
+    return { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } };
+  });
+  // Servers of the sandbox no other test changes.
+  const targets = [46, 77];
+  for (const [i, vs] of targets.entries()) await bots[i % bots.length]!.interact(submission(await openDiskForm(bots[i % bots.length]!, vs)));
+  await waitUntil(() => targets.every((vs) => auditPostsAbout(`vs:${vs}`, 'succeeded') >= 1), 20_000, 'both audit posts');
+  await new Promise((r) => setTimeout(r, 1500));
+  for (const vs of targets) expect(auditPostsAbout(`vs:${vs}`, 'succeeded')).toBe(1);
+  expect(limited).toBe(4);
+}, 40_000);
