@@ -80,6 +80,9 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
   });
 
+/** Every variable the bot reads; README's configuration table and .env.example name each (test/config.test.ts). */
+export const SETTING_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
+
 /**
  * Settings that grant or restrict: present but empty (an unset template
  * variable, `VS_VIEWERS=`) would otherwise read as unset, i.e. "everyone" or
@@ -128,6 +131,7 @@ const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
   VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
   VS_MUTATION_CHANNELS: 'channel ids (C…, at the bottom of a channel\'s details) of your workspace',
   VS_AUDIT_CHANNEL: 'a channel id (C…, at the bottom of a channel\'s details) of your workspace',
+  DATABASE_URL: 'the URL of your PostgreSQL database (postgres://user:password@host:5432/database)',
 };
 /** The example ids of .env.example: well-formed, but nobody's. */
 const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT']);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, secretValues } from '../src/config';
+import { ConfigError, loadConfig, secretValues, SETTING_NAMES } from '../src/config';
 
 const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
 
@@ -30,6 +30,24 @@ describe('loadConfig', () => {
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');
     expect(c.logLevel).toBe('info');
+  });
+
+  test('operations settings: documented defaults, overridable, whole milliseconds; a bad one is named', () => {
+    expect(loadConfig(minimalHttp).ops).toEqual({
+      auditRetentionDays: 400,
+      lockTtlMs: 300000,
+      sweepIntervalMs: 30000,
+      storePingMs: 5000,
+      outboxPollMs: 1000,
+      outboxBatch: 20,
+      shutdownDelayMs: 0,
+    });
+    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '2500', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
+    expect(c.ops).toMatchObject({ lockTtlMs: 2500, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
+    const problems = problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '0', VS_STORE_PING_MS: '1.5s', VS_SHUTDOWN_DELAY_MS: '-1' });
+    expect(problems.some((p) => p.startsWith('VS_LOCK_TTL_MS'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('VS_STORE_PING_MS'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('VS_SHUTDOWN_DELAY_MS'))).toBe(true);
   });
 
   test('parses role lists of user and group ids, trimming spaces and empty items', () => {
@@ -174,7 +192,18 @@ describe('loadConfig', () => {
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
     // The placeholders a newcomer meets first are among them.
-    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', ...security]));
+    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'DATABASE_URL', ...security]));
+  });
+
+  test('.env.example and the configuration table of README.md name every variable the bot reads, and no other', () => {
+    const { active, commented } = envExample();
+    const inExample = new Set([...Object.keys(active), ...commented.map(([name]) => name)]);
+    const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| variable | meaning | default |')).split('\n\n')[0]!;
+    const inReadme = new Set(table.split('\n').slice(2).flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    const read = [...SETTING_NAMES].sort();
+    expect([...inExample].sort()).toEqual(read);
+    expect([...inReadme].sort()).toEqual(read);
   });
 
   test.each([
