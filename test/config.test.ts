@@ -32,6 +32,24 @@ describe('loadConfig', () => {
     expect(c.logLevel).toBe('info');
   });
 
+  test('operations settings: documented defaults, overridable, whole milliseconds; a bad one is named', () => {
+    expect(loadConfig(minimalHttp).ops).toEqual({
+      auditRetentionDays: 400,
+      lockTtlMs: 300000,
+      sweepIntervalMs: 30000,
+      storePingMs: 5000,
+      outboxPollMs: 1000,
+      outboxBatch: 20,
+      shutdownDelayMs: 0,
+    });
+    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '2500', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
+    expect(c.ops).toMatchObject({ lockTtlMs: 2500, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
+    const problems = problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '0', VS_STORE_PING_MS: '1.5s', VS_SHUTDOWN_DELAY_MS: '-1' });
+    expect(problems.some((p) => p.startsWith('VS_LOCK_TTL_MS'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('VS_STORE_PING_MS'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('VS_SHUTDOWN_DELAY_MS'))).toBe(true);
+  });
+
   test('parses role lists of user and group ids, trimming spaces and empty items', () => {
     const c = loadConfig({ ...minimalHttp, VS_ADMINS: ' U0ADMIN , S0GROUP,', VS_VIEWERS: 'W0VIEW', VS_MUTATION_CHANNELS: 'C0INC,G0PRIV' });
     expect(c.roles.admins).toEqual(['U0ADMIN', 'S0GROUP']);

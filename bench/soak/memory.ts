@@ -45,10 +45,8 @@ export function judgeMemory(samples: readonly MemorySample[], seconds: number): 
   };
 }
 
+/** Four windows of (nearly) equal length; fewer when there are fewer than four samples. */
 function quarters<T>(xs: readonly T[]): T[][] {
-  if (xs.length === 0) return [];
-  const size = Math.max(1, Math.ceil(xs.length / 4));
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
-  return out;
+  const n = Math.min(4, xs.length);
+  return Array.from({ length: n }, (_, i) => xs.slice(Math.round((i * xs.length) / n), Math.round(((i + 1) * xs.length) / n)));
 }

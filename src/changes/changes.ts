@@ -198,7 +198,8 @@ export function createChanges(deps: ChangesDeps): Changes {
       } catch (thrown) {
         const error = asCloudError(thrown);
         if (!isCloudError(thrown)) log.error('the cloud client threw something other than a CloudError', { error: thrown });
-        if (appliedUnreadably(error)) {
+        if (error.unreadableSuccess) {
+          // A 2xx whose body could not be read: the change was applied.
           const detail = `applied: the cloud API answered HTTP ${error.status ?? '2xx'}, but its answer could not be read (${error.message})`;
           const record = await settle(started, completion('applied_unreadable', error.status ?? null, detail), log);
           log.warn('change applied, answer unreadable', { kind: error.kind, status: error.status });
@@ -271,11 +272,6 @@ export function createChanges(deps: ChangesDeps): Changes {
     addDisk: (ctx, vsId, values) => submit(ctx, DISK_ADD, vsId, values),
     restoreBackup: (ctx, backupId, values) => submit(ctx, BACKUP_RESTORE, backupId, { confirm: values.confirm, reason: values.reason }),
   };
-}
-
-/** The cloud client's word that a 2xx came back whose body could not be read (CloudError.unreadableSuccess). */
-function appliedUnreadably(error: CloudError): boolean {
-  return (error as { unreadableSuccess?: unknown }).unreadableSuccess === true;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { readBody, send } from './http';
 import type { SlackStandIn } from './standin';
-import { readBody, send } from './standin';
 import type { StandInEvent } from './state';
 import { BOT_USER } from './workspace';
 

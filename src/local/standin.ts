@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInteractions, type Ack, type EnteredValues, type SubmitOutcome } from './interactions';
+import { readBody, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
 import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type ResponsePost, type SlackCall } from './state';
 import { createWebApi, type WebApiAnswer } from './web-api';
@@ -281,29 +282,6 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       }),
   };
   return standIn;
-}
-
-export function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': `${contentType}; charset=utf-8`, 'content-length': String(Buffer.byteLength(body)) });
-  res.end(body);
-}
-
-export function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new Error('request body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** Web API arguments: JSON, or a form whose JSON-looking values (blocks, view) are parsed as Slack does. */

@@ -11,14 +11,14 @@ export interface Metrics {
   readonly commands: Counter<'command' | 'outcome'>;
   /** From a request reaching the listeners to its ack being sent, by kind (command, action, view, shortcut). */
   readonly ackSeconds: Histogram<'kind'>;
-  /** Cloud API calls by operation and HTTP status (or `timeout`, `network`, `unreadable`). */
+  /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
   /** Audit records of changes by action and outcome (PRODUCT.md's vocabulary). */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
-  /** Audit posts waiting in the outbox (as last seen by this instance's sender). */
+  /** Audit posts waiting in the outbox (every instance reads it with each store ping; the sender after each round). */
   readonly outboxBacklog: Gauge;
   /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
   readonly auditPosts: Counter<'result'>;
@@ -52,7 +52,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
 /** What the cloud client reports of each request (the client's observer seam). */
 export interface CloudRequestObservation {
   operation: string;
-  /** HTTP status, or a word for requests that got none (`timeout`, `network`). */
+  /** HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
   status: number | string;
   seconds: number;
 }

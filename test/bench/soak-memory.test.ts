@@ -23,6 +23,12 @@ describe('the soak memory verdict', () => {
     expect(verdict.heapAfterGcMb.growth).toBeGreaterThan(10);
   });
 
+  test('the quarters are of (nearly) equal length, so the plateau is not read from one sample', () => {
+    const rss = [173, 180, 174, 180, 175, 176, 170, 172, 168, 171];
+    const samples = rss.map((rssMb, i) => ({ at: 40 + i * 10, rssMb, heapAfterGcMb: 33 }));
+    expect(judgeMemory(samples, 120).rssPeaksMb).toEqual([180, 180, 176, 171]);
+  });
+
   test('the plateau is the peak RSS of the last quarter, after growth has stopped', () => {
     const samples = run(120, (i) => Math.min(230, 150 + i * 10), () => 42);
     expect(judgeMemory(samples, 120)).toMatchObject({ flat: true, rssPlateauMb: 230 });

@@ -186,6 +186,30 @@ describe('the forms, as the right and the wrong person', () => {
   });
 });
 
+describe('global shortcuts', () => {
+  test('the add-disk shortcut asks for the server and the channel, and the result goes to the channel chosen', async () => {
+    await as(/Otto/);
+    await inChannel('incident-42');
+    await page.getByRole('button', { name: 'Shortcuts' }).click();
+    await page.getByRole('menuitem', { name: 'Add a disk to a server' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add disk' });
+    await dialog.waitFor();
+    // The channel defaults to the one being looked at; another is chosen.
+    const channel = dialog.getByRole('combobox', { name: 'Post the result in' });
+    expect(await channel.locator('option:checked').textContent()).toBe('# incident-42');
+    await channel.selectOption({ label: '# general' });
+    await dialog.getByRole('textbox', { name: 'Server (VS) id' }).fill('44');
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('15');
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page.keyboard.press('Escape');
+    await inChannel('general');
+    await expectText(lastMessage(), /VS 44/);
+    await expectText(lastMessage(), /15 GB/);
+    await inChannel('incident-42');
+  });
+});
+
 describe('keyboard only', () => {
   test('the add-disk form can be opened, filled and sent without a mouse', async () => {
     await as(/Otto/);

@@ -333,7 +333,7 @@ describe('the changes door', () => {
       t = setup();
       t.onAddDisk(async () => {
         // What the client throws for a 201 with an unreadable body (CloudError.unreadableSuccess).
-        throw Object.assign(new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON', { status: 201 }), { unreadableSuccess: true });
+        throw new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON', { status: 201 });
       });
       const ctx = as('UOPER');
       const result = await t.changes.addDisk(ctx, 42, goodDisk);

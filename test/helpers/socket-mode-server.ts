@@ -25,7 +25,8 @@ export interface SocketModeServer {
   /** Resolves once the bot is connected (and was sent `hello`). */
   waitForConnection(timeoutMs?: number): Promise<void>;
   /** Sends an envelope to the connected bot; returns its envelope_id. */
-  send(envelope: { type: string; payload: unknown; accepts_response_payload?: boolean; envelope_id?: string }): string;
+  /** `retry_attempt`: Slack's redelivery of an envelope it got no ack for (0 on the first delivery). */
+  send(envelope: { type: string; payload: unknown; accepts_response_payload?: boolean; envelope_id?: string; retry_attempt?: number; retry_reason?: string }): string;
   /** Resolves with the bot's ack of `envelopeId` (or rejects after timeoutMs). */
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketModeMessage>;
   close(): Promise<void>;

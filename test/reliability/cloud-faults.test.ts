@@ -121,7 +121,6 @@ describe('cloud API faults through the real app (JSON)', () => {
     { name: 'times out', fault: faults.hang, says: NO_ANSWER },
     { name: 'resets the connection', fault: faults.resetBeforeAnswer, says: /cloud API/ },
     { name: 'answers 500', fault: faults.body(500, '{"errors":["boom"]}'), says: /HTTP 500/ },
-    { name: 'answers garbage', fault: faults.garbageJson, says: CLOUD_FAILED },
   ])('an add-disk whose API call $name: sent once, the modal says so, the audit says it may have been applied', async ({ fault, says }) => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     cloud.handle(fault);
@@ -145,6 +144,23 @@ describe('cloud API faults through the real app (JSON)', () => {
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Done/);
     expect(await eventually(async () => (await h.store.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
+  });
+
+  test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    cloud.handle(faults.garbageJson);
+    const before = cloud.requests.length;
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('update');
+    const text = visibleText(ack.view);
+    expect(text).toMatch(/Applied\. The cloud API accepted the change \(HTTP 200\), but its answer could not be read/);
+    expect(text).not.toMatch(/failed|may or may not/);
+    expect(text).not.toMatch(STACK_TRACE);
+    expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect((await h.store.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:42', outcome: 'applied_unreadable', apiStatus: 200, userId: 'UOPER' });
+    // The channel hears that it was applied.
+    expect(await eventually(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')))).toBe(true);
+    cloud.heal();
   });
 });
 

@@ -239,6 +239,14 @@ describe('channel restriction and a 422 from the API', () => {
     expect(ack.errors).toEqual({ label: 'has already been taken' });
   });
 
+  test('the bare field hash of older OnApp versions (no errors wrapper) lands on the field it names', async () => {
+    answer = { label: ['has already been taken'] };
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    expect(ack.response_action).toBe('errors');
+    expect(ack.errors).toEqual({ label: 'has already been taken' });
+  });
+
   test('a 422 message that names no field is said about the whole form, not put on the size field', async () => {
     answer = { errors: { base: ['quota reached for this account'] } };
     const view = await openForm(h, 'disk add 42', 'UOPER');

@@ -135,6 +135,17 @@ describe('the bot in Socket Mode', () => {
     expect(await metrics.body.text()).toContain('# TYPE vs_chatops_ack_seconds histogram');
   });
 
+  test('a slash command Slack redelivers (retry_attempt) after the bot saw it is acked and not run again', async () => {
+    const payload = { team_id: 'T1', channel_id: CHANNEL, user_id: 'UOPER', command: '/vs', text: 'firewall 43', api_app_id: 'A1', response_url: slack.responseUrl('socket-retried'), trigger_id: 'trigger.socket.retried' };
+    await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
+    expect(await eventually(() => slack.responses.some((r) => r.id === 'socket-retried'), 5000)).toBe(true);
+    const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
+    await link.waitForAck(retry, 2000);
+    expect(await eventually(() => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+    await sleep(300);
+    expect(slack.responses.filter((r) => r.id === 'socket-retried')).toHaveLength(1);
+  });
+
   test('an operator adds a disk over the socket: the form opens, the submission is acked with "Done" on the socket, and the disk is created', async () => {
     const triggerId = 'trigger.socket.disk';
     const commandEnvelope = link.send({

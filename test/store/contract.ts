@@ -65,8 +65,11 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
       opened.push(store);
       return store;
     }
+    // Each test's instances are closed when it ends: pools left open would add up on the shared server.
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
     afterAll(async () => {
-      await Promise.all(opened.map((s) => s.close()));
       await harness.cleanup?.();
     });
 
