@@ -179,7 +179,11 @@ describe('the forms, as the right and the wrong person', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'add-disk-inline-error.png') });
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
     await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    const outcome = page.getByRole('dialog', { name: 'Add disk' });
+    await outcome.getByText(/Done/).waitFor();
+    // The outcome can only be closed: nothing of the form is left.
+    expect(await outcome.getByRole('button', { name: 'Add disk' }).count()).toBe(0);
+    expect(await outcome.getByRole('textbox').count()).toBe(0);
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /20 GB/);
