@@ -101,7 +101,17 @@ export function createOps(deps: OpsDeps): Ops {
     start() {
       if (!store) return;
       const o = config.ops;
-      const health = startPeriodic({ name: 'store-health', intervalMs: o.storePingMs, logger: log, now, run: storeHealthJob({ ping: () => store.ping(), report: storeSeen }) });
+      const health = startPeriodic({
+        name: 'store-health',
+        intervalMs: o.storePingMs,
+        logger: log,
+        now,
+        run: async () => {
+          await storeHealthJob({ ping: () => store.ping(), report: storeSeen })();
+          // Every instance reports the backlog, not only the one sending (which also updates it after each round).
+          if (deps.postAudit && readiness.store === 'ok') metrics.outboxBacklog.set((await store.outboxBacklog()).pending);
+        },
+      });
       jobs.push(health);
       // A lease lives three rounds: a holder that dies is replaced within about that.
       jobs.push(

@@ -18,7 +18,7 @@ export interface Metrics {
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
-  /** Audit posts waiting in the outbox (as last seen by this instance's sender). */
+  /** Audit posts waiting in the outbox (every instance reads it with each store ping; the sender after each round). */
   readonly outboxBacklog: Gauge;
   /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
   readonly auditPosts: Counter<'result'>;

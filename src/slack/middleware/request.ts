@@ -10,8 +10,12 @@ import { responder, type Respond } from '../response-url';
 
 export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission';
 
-/** How a request ended: PRODUCT.md's outcomes, plus `opened` for a form that was opened. */
-export type RequestOutcome = 'succeeded' | 'invalid' | 'denied' | 'failed' | 'not_found' | 'opened' | 'busy' | 'applied_unreadable' | 'duplicate' | 'started';
+/**
+ * How a request ended, in PRODUCT.md's outcomes, plus three that are not
+ * outcomes of a change: `not_found` (the id names nothing), `opened` (a
+ * form was opened), `duplicate` (a repeated submission, which did nothing).
+ */
+export type RequestOutcome = 'succeeded' | 'invalid' | 'denied' | 'failed' | 'busy' | 'applied_unreadable' | 'not_found' | 'opened' | 'duplicate';
 
 export interface RequestState {
   kind: RequestKind;
