@@ -16,7 +16,8 @@ import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 
 const OPERATOR = 'UOPER';
 const AUDIT = 'CAUDIT';
-const LOCK_TTL_MS = 2500;
+// Longer than any cloud call of these tests (the slow one takes 2 s), short enough to wait for.
+const LOCK_TTL_MS = 4000;
 
 let pg: PostgresServer;
 let slack: SlackFake;
@@ -115,7 +116,7 @@ test('one submission delivered to three instances at once calls the API once, an
 });
 
 test('three changes to one server from three instances: one runs, the others are told it is busy', async () => {
-  slow.set('43', 1500);
+  slow.set('43', 2000);
   const metadata = await Promise.all(bots.map((bot) => openDiskForm(bot, 43)));
   const answers = await Promise.all(bots.map((bot, i) => bot.interact(submission(metadata[i]!))));
   slow.delete('43');
