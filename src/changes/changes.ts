@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
-import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeCompletion, ChangeOutcome } from '../store/audit-store';
+import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeBeginning, ChangeCompletion, ChangeOutcome, Lease } from '../store/audit-store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { BACKUP_RESTORE, DISK_ADD, isTargetId, TARGET_ID_ERROR, targetKey, targetName, type ChangeCloud, type ChangeDefinition } from './definitions';
@@ -13,11 +13,12 @@ import type { RestoreFormValues } from './restore-form';
 // The one door every change goes through. In order:
 //   1. policy, for the submitting user (the only identity trusted), now;
 //   2. validation (an invalid form burns nothing: the user fixes it and sends the same view again);
-//   3. the submission key is claimed, durably, so a second delivery never reaches the API;
-//   4. the target is locked, so two changes to one server or backup never run at once;
-//   5. the cloud API is called;
-//   6. the attempt is recorded (before anything is returned);
-//   7. the lock is released; 8. onRecorded hears of the record.
+//   3. in one transaction: the submission key is claimed, so a second delivery never reaches the API;
+//      the target is leased, so two changes to one server or backup never run at once; the attempt is
+//      on record as started;
+//   4. the cloud API is called;
+//   5. the attempt is settled and the lease ended, in one transaction (before anything is returned);
+//   6. onRecorded hears of the record.
 // Every path that reaches a decision writes one audit record, except a
 // duplicate delivery, which did nothing and writes nothing.
 
@@ -114,10 +115,20 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
   }
 
-  /** Settles a started record; like write(), a failure is logged with what was known, then thrown. */
-  async function settle(started: AuditRecord, completion: ChangeCompletion, log: Logger): Promise<AuditRecord> {
+  /** Claims, leases and records `started` in one transaction; like write(), a failure is logged with the entry, then thrown. */
+  async function begin(submissionKey: string, at: string, lease: Lease, started: AuditEntry, log: Logger): Promise<ChangeBeginning> {
     try {
-      return await store.complete(started.id, completion);
+      return await store.beginChange({ submissionKey, at, lease, started });
+    } catch (error) {
+      log.error('could not start the change on record', { error, entry: started });
+      throw error;
+    }
+  }
+
+  /** Settles a started record and ends its lease; like write(), a failure is logged with what was known, then thrown. */
+  async function settle(started: AuditRecord, completion: ChangeCompletion, lease: { target: string; owner: string }, log: Logger): Promise<AuditRecord> {
+    try {
+      return await store.complete(started.id, completion, lease);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
       // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
@@ -170,22 +181,30 @@ export function createChanges(deps: ChangesDeps): Changes {
     const params = validated.params;
     const audited = change.audited(params);
 
-    // Atomic and durable: of two deliveries, however close, exactly one gets past here.
-    if (!(await store.claimSubmission(ctx.submissionKey, new Date(startedMs).toISOString()))) {
+    // One transaction, atomic and durable: the submission claimed (of two deliveries, however close, exactly one
+    // gets past here), the target leased, and the attempt on record as started before the call (if the process
+    // dies mid-call, it is still there; once its lease has expired, recovery settles it as interrupted).
+    const owner = `${ctx.submissionKey}#${randomUUID()}`;
+    const lease = { target: key, owner };
+    const begun = await begin(ctx.submissionKey, new Date(startedMs).toISOString(), { ...lease, nowMs: now(), ttlMs: lockTtlMs }, entry('started', audited, null, 'the cloud API call is in progress'), log);
+    if (begun.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: ctx.submissionKey });
       return { outcome: 'duplicate' };
     }
-
-    const owner = `${ctx.submissionKey}#${randomUUID()}`;
-    if (!(await store.tryLock(key, owner, now(), lockTtlMs))) {
+    if (begun.outcome === 'busy') {
       log.info('target busy', { submission: ctx.submissionKey });
       return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetName(target)} is in progress`), log) };
     }
 
+    const started = begun.record;
+    let released = false;
+    /** Settles the record and ends the lease in one transaction. */
+    const settleAndRelease = async (completion: ChangeCompletion) => {
+      const record = await settle(started, completion, lease, log);
+      released = true;
+      return record;
+    };
     try {
-      // On record before the call: if the process dies mid-call, the attempt is still there, marked started.
-      // The lease it runs under: once that has expired with the record still started, recovery settles it as interrupted.
-      const started = await write({ ...entry('started', audited, null, 'the cloud API call is in progress'), leaseOwner: owner }, log);
       const completion = (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): ChangeCompletion => ({
         outcome,
         apiStatus,
@@ -201,7 +220,7 @@ export function createChanges(deps: ChangesDeps): Changes {
         if (error.unreadableSuccess) {
           // A 2xx whose body could not be read: the change was applied.
           const detail = `applied: the cloud API answered HTTP ${error.status ?? '2xx'}, but its answer could not be read (${error.message})`;
-          const record = await settle(started, completion('applied_unreadable', error.status ?? null, detail), log);
+          const record = await settleAndRelease(completion('applied_unreadable', error.status ?? null, detail));
           log.warn('change applied, answer unreadable', { kind: error.kind, status: error.status });
           return { outcome: 'applied_unreadable', error, record };
         }
@@ -210,16 +229,16 @@ export function createChanges(deps: ChangesDeps): Changes {
           await releaseQuietly(ctx.submissionKey, log);
         }
         const { fieldErrors, formErrors } = mapApiErrors(error, change.apiFields);
-        const record = await settle(started, completion('failed', error.status ?? null, failureDetail(error, thrown)), log);
+        const record = await settleAndRelease(completion('failed', error.status ?? null, failureDetail(error, thrown)));
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record };
       }
-      const record = await settle(started, completion('succeeded', change.successStatus, change.describe(targetId, value)), log);
+      const record = await settleAndRelease(completion('succeeded', change.successStatus, change.describe(targetId, value)));
       log.info('change succeeded', { ms: record.durationMs });
       return { outcome: 'succeeded', value, record };
     } finally {
       try {
-        await store.unlock(key, owner);
+        if (!released) await store.unlock(key, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }

@@ -327,13 +327,13 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
         if (problems.length > 0) return fail('We had some trouble connecting. Try again?', ack, 'invalid_arguments', problems);
         const next = answer.view as Json;
         if (answer.response_action === 'update') {
-          state.putView({ id: viewId, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...view, ...next, id: viewId, state: { values: {} }, hash: state.newId('H'), private_metadata: next.private_metadata ?? '', callback_id: next.callback_id ?? '' } });
+          state.putView({ id: viewId, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...state.storedView(viewId, next, open), previous_view_id: open.view.previous_view_id ?? null } });
           return { outcome: 'updated', ack };
         }
         if (stack.length >= 3) return fail('We had some trouble connecting. Try again?', ack, 'push_limit_reached');
         const id = state.newId('V');
         state.stacks.set(userId, [...stack, id]);
-        state.putView({ id, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...next, id, state: { values: {} }, hash: state.newId('H'), root_view_id: open.view.root_view_id, previous_view_id: viewId } });
+        state.putView({ id, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...state.storedView(id, next, open), previous_view_id: viewId } });
         return { outcome: 'pushed', ack };
       }
       case 'clear':

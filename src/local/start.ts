@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { startSlackStandIn, type SlackStandIn } from './standin';
-import { AUDIT_CHANNEL_ID, CHANNELS, LOCAL_ROLES, type Channel } from './workspace';
+import { AUDIT_CHANNEL_ID, CHANNELS, LOCAL_ROLES, PEOPLE, type Channel } from './workspace';
 
 // Local mode: the stand-in for Slack and its page on PORT (loopback), and the
 // bot, unchanged, in HTTP mode on a loopback port of its own. The bot's
@@ -33,6 +33,8 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
   for (const id of [config.auditChannel, ...(config.roles.mutationChannels ?? [])]) {
     if (id && !channels.some((c) => c.id === id)) channels.push({ id, name: id === config.auditChannel ? 'audit' : id.toLowerCase(), topic: 'from the configuration' });
   }
+  // With roles configured, the page does not claim the make-believe ones.
+  const people = rolesConfigured ? PEOPLE.map((p) => ({ ...p, name: p.name.replace(/ \(.*\)$/, ''), role: 'as configured (VS_ADMINS, VS_OPERATORS, VS_VIEWERS)' })) : PEOPLE;
   let standIn: SlackStandIn | undefined;
   let botOrigin: string | undefined;
   return {
@@ -49,6 +51,7 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         strict: true,
         page: true,
+        people,
         channels,
         opsUrl: () => botOrigin,
       });

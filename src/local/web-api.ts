@@ -1,6 +1,6 @@
 import { messageProblems, viewProblems } from './block-kit';
-import type { Json, OpenView, StandInState } from './state';
-import { APP_ID, BOT_USER, TEAM } from './workspace';
+import type { Json, StandInState } from './state';
+import { BOT_USER, TEAM } from './workspace';
 
 // The Web API methods the bot calls, answered with Slack's shapes and error
 // codes. Strict (local mode): only channels, people, trigger_ids and views the
@@ -43,30 +43,6 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
   function refuse(method: string, args: Json, error: string, messages: string[] = []): WebApiAnswer {
     state.refuse({ source: method, error, messages, ...(typeof args.channel === 'string' ? { channel: args.channel } : {}), ...(typeof args.user === 'string' ? { user: args.user } : {}) });
     return fail(error, messages.length > 0 ? messages : undefined);
-  }
-
-  function storedView(id: string, view: Json, previous?: OpenView): Json {
-    return {
-      id,
-      team_id: TEAM.id,
-      type: view.type,
-      title: view.title,
-      submit: view.submit ?? null,
-      close: view.close ?? null,
-      blocks: view.blocks,
-      private_metadata: view.private_metadata ?? '',
-      callback_id: view.callback_id ?? '',
-      external_id: view.external_id ?? '',
-      state: { values: {} },
-      hash: `${Math.floor(state.now() / 1000)}.${state.newId('H')}`,
-      clear_on_close: view.clear_on_close ?? false,
-      notify_on_close: view.notify_on_close ?? false,
-      root_view_id: (previous?.view.root_view_id as string | undefined) ?? id,
-      previous_view_id: null,
-      app_id: APP_ID,
-      app_installed_team_id: TEAM.id,
-      bot_id: BOT_USER.botId,
-    };
   }
 
   /** The trigger's owner, or the error Slack would answer. */
@@ -130,7 +106,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const refusal = viewRefusal('views.open', args);
       if (refusal) return refusal;
       const id = state.newId('V');
-      const view = storedView(id, args.view as Json);
+      const view = state.storedView(id, args.view as Json);
       const previous = state.stacks.get(owner.user) ?? [];
       if (previous.length > 0) state.closeViews(owner.user, previous);
       state.stacks.set(owner.user, [id]);
@@ -147,7 +123,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (stack.length >= 3) return refuse('views.push', args, 'push_limit_reached');
       const id = state.newId('V');
       const under = state.views.get(stack[stack.length - 1] ?? '');
-      const view = { ...storedView(id, args.view as Json, under), previous_view_id: under?.id ?? null };
+      const view = { ...state.storedView(id, args.view as Json, under), previous_view_id: under?.id ?? null };
       state.stacks.set(owner.user, [...stack, id]);
       state.putView({ id, user: owner.user, view, ...(under?.channel ? { channel: under.channel } : {}) });
       return ok({ view });
@@ -163,7 +139,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (refusal) return refusal;
       const viewId = id ?? state.newId('V');
       const user = existing?.user ?? '';
-      const view = { ...storedView(viewId, args.view as Json, existing), root_view_id: existing?.view.root_view_id ?? viewId, previous_view_id: existing?.view.previous_view_id ?? null };
+      const view = { ...state.storedView(viewId, args.view as Json, existing), root_view_id: existing?.view.root_view_id ?? viewId, previous_view_id: existing?.view.previous_view_id ?? null };
       state.putView({ id: viewId, user, view, ...(existing?.channel ? { channel: existing.channel } : {}) });
       return ok({ view });
     },
@@ -173,7 +149,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const refusal = viewRefusal('views.publish', args);
       if (refusal) return refusal;
       if ((args.view as Json).type !== 'home') return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] must be a home view [json-pointer:/view/type]']);
-      const view = storedView(state.newId('V'), args.view as Json);
+      const view = state.storedView(state.newId('V'), args.view as Json);
       state.homes.set(args.user_id, view);
       state.emit({ type: 'home', user: args.user_id, view });
       return ok({ view });

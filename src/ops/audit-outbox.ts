@@ -53,6 +53,11 @@ export interface OutboxSenderOptions {
   batch?: number;
   /** How long a claim lasts before another sender may take the entry. */
   claimMs?: number;
+  /**
+   * A round stops posting after this long and gives the rest back for the next round, so that
+   * it ends well within the sender's lease (a slow Slack must not let a second sender start).
+   */
+  maxRoundMs?: number;
   /** Denials by one user: one post per window. */
   denialWindowMs?: number;
   /** Backoff after the n-th failure: base·2ⁿ, capped, with jitter. */
@@ -66,10 +71,13 @@ export interface OutboxSender {
   runOnce(): Promise<number>;
 }
 
+/** The reason kept on posts a round had no time left for (not a failure). */
+export const ROUND_OVER = 'not sent: the round ran out of time; sent in the next one';
+
 /** The reason kept on denials waiting for their user's window (not a failure). */
 export const GROUPED = 'grouped: one denial post per user a minute';
 
-export const OUTBOX_DEFAULTS = { batch: 20, claimMs: 60_000, denialWindowMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 5 * 60_000 } as const;
+export const OUTBOX_DEFAULTS = { batch: 20, claimMs: 60_000, maxRoundMs: 5_000, denialWindowMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 5 * 60_000 } as const;
 
 export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const { storage, post, owner, metrics } = options;
@@ -77,6 +85,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const random = options.random ?? Math.random;
   const batch = options.batch ?? OUTBOX_DEFAULTS.batch;
   const claimMs = options.claimMs ?? OUTBOX_DEFAULTS.claimMs;
+  const maxRoundMs = options.maxRoundMs ?? OUTBOX_DEFAULTS.maxRoundMs;
   const windowMs = options.denialWindowMs ?? OUTBOX_DEFAULTS.denialWindowMs;
   const baseMs = options.backoffBaseMs ?? OUTBOX_DEFAULTS.backoffBaseMs;
   const maxMs = options.backoffMaxMs ?? OUTBOX_DEFAULTS.backoffMaxMs;
@@ -138,6 +147,11 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
       }
 
       for (let i = 0; i < units.length; i++) {
+        if (now() - start >= maxRoundMs) {
+          // Out of time: the rest is due again at once, for the next round (which renews the lease first).
+          await storage.deferOutbox(units.slice(i).flat().map((e) => e.id), owner, now(), ROUND_OVER);
+          break;
+        }
         const unit = units[i]!;
         const ids = unit.map((e) => e.id);
         const first = unit[0]!.record;

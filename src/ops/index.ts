@@ -125,13 +125,26 @@ export function createOps(deps: OpsDeps): Ops {
         }),
       );
       if (deps.postAudit) {
-        const outbox = createOutboxSender({ storage: store, post: deps.postAudit, owner: instanceId, logger: log.child({ job: 'audit-outbox' }), metrics, now, batch: o.outboxBatch, claimMs: Math.max(OUTBOX_DEFAULTS.claimMs, 3 * o.outboxPollMs) });
+        // The lease outlives a round by a margin: a round stops posting at half the lease, and the next
+        // one renews it first. Claims outlive both, so a post is never in two senders' hands.
+        const leaseMs = Math.max(10_000, 5 * o.outboxPollMs);
+        const outbox = createOutboxSender({
+          storage: store,
+          post: deps.postAudit,
+          owner: instanceId,
+          logger: log.child({ job: 'audit-outbox' }),
+          metrics,
+          now,
+          batch: o.outboxBatch,
+          maxRoundMs: leaseMs / 2,
+          claimMs: Math.max(OUTBOX_DEFAULTS.claimMs, 2 * leaseMs),
+        });
         sender = startPeriodic({
           name: 'audit-outbox',
           intervalMs: o.outboxPollMs,
           logger: log,
           now,
-          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: Math.max(2000, 5 * o.outboxPollMs) },
+          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: leaseMs },
           run: async () => {
             await outbox.runOnce();
           },

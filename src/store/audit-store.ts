@@ -150,6 +150,17 @@ export interface Approval extends ApprovalRequest {
   messageTs: string | null;
 }
 
+/** A target lease: `owner` holds `target` until `nowMs + ttlMs`. */
+export interface Lease {
+  target: string;
+  owner: string;
+  nowMs: number;
+  ttlMs: number;
+}
+
+/** What beginChange did: claimed, leased and recorded the attempt as `started`, or nothing past the claim. */
+export type ChangeBeginning = { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' };
+
 /** How the store settles a decision: the first decisive click wins, across instances. */
 export type ApprovalDecision = { won: true; approval: Approval } | { won: false; approval: Approval | null };
 
@@ -193,8 +204,17 @@ export interface AuditStore {
    * Settles a `started` record with its outcome, durably, enqueuing its post,
    * and returns it. Also settles one already recovered as `interrupted` (a
    * late answer is the truth; it is posted again). Throws for any other id.
+   * `release`: ends that lease in the same transaction (as unlock would).
    */
-  complete(id: number, completion: ChangeCompletion): Promise<AuditRecord>;
+  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }): Promise<AuditRecord>;
+  /**
+   * The start of a change, in one transaction (one commit instead of three):
+   * claims `submissionKey` (else `duplicate`, nothing written); takes the
+   * lease (else `busy`: the claim is kept, nothing else written); records
+   * `started` (its lease owner: `lease.owner`) and returns it. The same
+   * guarantees as claimSubmission, tryLock and record in that order.
+   */
+  beginChange(begin: { submissionKey: string; at: string; lease: Lease; started: AuditEntry }): Promise<ChangeBeginning>;
   /** The latest `limit` (at most 1000) records, newest first; only `userId`'s when given. */
   latest(limit: number, filter?: { userId?: string }): Promise<AuditRecord[]>;
 

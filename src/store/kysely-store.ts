@@ -8,9 +8,11 @@ import type {
   AuditRecord,
   AuditStore,
   ChangeAction,
+  ChangeBeginning,
   ChangeCompletion,
   ChangeOutcome,
   Freeze,
+  Lease,
   OutboxItem,
   PruneResult,
 } from './audit-store';
@@ -78,19 +80,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
 
     record: (entry: AuditEntry) =>
       guard(async () => {
-        const row = {
-          at: isoTime(entry.at, 'at'),
-          user_id: entry.userId,
-          channel_id: entry.channelId,
-          action: entry.action,
-          target: entry.target,
-          params: JSON.stringify(entry.params ?? {}),
-          outcome: entry.outcome,
-          api_status: entry.apiStatus,
-          duration_ms: wholeMs(entry.durationMs),
-          detail: entry.detail,
-          lease_owner: entry.outcome === 'started' ? (entry.leaseOwner ?? null) : null,
-        };
+        const row = recordRow(entry);
         const posted = entry.outcome !== 'started' && options.auditPosts;
         const insert = async (trx: Db) => {
           const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
@@ -100,7 +90,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
         return posted ? db.transaction().execute(insert) : insert(db);
       }),
 
-    complete: (id: number, completion: ChangeCompletion) =>
+    complete: (id: number, completion: ChangeCompletion, release?: { target: string; owner: string }) =>
       guard(() =>
         db.transaction().execute(async (trx) => {
           const row = await trx
@@ -118,7 +108,20 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
             .executeTakeFirst();
           if (!row) throw new Error(`audit record ${id} is not a started change`);
           await enqueue(trx, [row.id]);
+          if (release) await trx.deleteFrom('locks').where('target', '=', release.target).where('owner', '=', release.owner).execute();
           return toRecord(row);
+        }),
+      ),
+
+    beginChange: ({ submissionKey, at, lease, started }) =>
+      guard(() =>
+        db.transaction().execute(async (trx): Promise<ChangeBeginning> => {
+          if (!(await claim(trx, submissionKey, at))) return { outcome: 'duplicate' };
+          // The claim stays when the target is busy, as it would have after claimSubmission.
+          if (!(await takeLease(trx, lease))) return { outcome: 'busy' };
+          const row = recordRow({ ...started, outcome: 'started', leaseOwner: lease.owner });
+          const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
+          return { outcome: 'started', record: toRecord({ ...row, id: Number(id) }) };
         }),
       ),
 
@@ -131,36 +134,14 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
         return (await query.execute()).map(toRecord);
       }),
 
-    claimSubmission: (key: string, at: string) =>
-      guard(async () => {
-        const result = await db
-          .insertInto('submissions')
-          .values({ key, at: isoTime(at, 'at') })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .executeTakeFirst();
-        return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-      }),
+    claimSubmission: (key: string, at: string) => guard(() => claim(db, key, at)),
 
     releaseSubmission: (key: string) =>
       guard(async () => {
         await db.deleteFrom('submissions').where('key', '=', key).execute();
       }),
 
-    tryLock: (target: string, owner: string, nowMs: number, ttlMs: number) =>
-      guard(async () => {
-        // One statement: take a free lease, take over an expired one, or renew our own; otherwise change nothing.
-        const result = await db
-          .insertInto('locks')
-          .values({ target, owner, expires_at_ms: wholeMs(nowMs) + wholeMs(ttlMs) })
-          .onConflict((oc) =>
-            oc
-              .column('target')
-              .doUpdateSet({ owner: (eb) => eb.ref('excluded.owner'), expires_at_ms: (eb) => eb.ref('excluded.expires_at_ms') })
-              .where((eb) => eb.or([eb('locks.expires_at_ms', '<=', wholeMs(nowMs)), eb('locks.owner', '=', owner)])),
-          )
-          .executeTakeFirst();
-        return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-      }),
+    tryLock: (target: string, owner: string, nowMs: number, ttlMs: number) => guard(() => takeLease(db, { target, owner, nowMs, ttlMs })),
 
     unlock: (target: string, owner: string) =>
       guard(async () => {
@@ -434,6 +415,47 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     },
   };
   return store;
+}
+
+/** Claims a submission key once: of concurrent claims, the unique key lets exactly one insert. */
+async function claim(db: Db, key: string, at: string): Promise<boolean> {
+  const result = await db
+    .insertInto('submissions')
+    .values({ key, at: isoTime(at, 'at') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** One statement: take a free lease, take over an expired one, or renew our own; otherwise change nothing. */
+async function takeLease(db: Db, { target, owner, nowMs, ttlMs }: Lease): Promise<boolean> {
+  const result = await db
+    .insertInto('locks')
+    .values({ target, owner, expires_at_ms: wholeMs(nowMs) + wholeMs(ttlMs) })
+    .onConflict((oc) =>
+      oc
+        .column('target')
+        .doUpdateSet({ owner: (eb) => eb.ref('excluded.owner'), expires_at_ms: (eb) => eb.ref('excluded.expires_at_ms') })
+        .where((eb) => eb.or([eb('locks.expires_at_ms', '<=', wholeMs(nowMs)), eb('locks.owner', '=', owner)])),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+function recordRow(entry: AuditEntry) {
+  return {
+    at: isoTime(entry.at, 'at'),
+    user_id: entry.userId,
+    channel_id: entry.channelId,
+    action: entry.action,
+    target: entry.target,
+    params: JSON.stringify(entry.params ?? {}),
+    outcome: entry.outcome,
+    api_status: entry.apiStatus,
+    duration_ms: wholeMs(entry.durationMs),
+    detail: entry.detail,
+    lease_owner: entry.outcome === 'started' ? (entry.leaseOwner ?? null) : null,
+  };
 }
 
 /** Times are stored as ISO 8601 with milliseconds, so that text comparison (SQLite) orders them. */

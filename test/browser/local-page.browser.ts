@@ -179,7 +179,11 @@ describe('the forms, as the right and the wrong person', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'add-disk-inline-error.png') });
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
     await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    const outcome = page.getByRole('dialog', { name: 'Add disk' });
+    await outcome.getByText(/Done/).waitFor();
+    // The outcome can only be closed: nothing of the form is left.
+    expect(await outcome.getByRole('button', { name: 'Add disk' }).count()).toBe(0);
+    expect(await outcome.getByRole('textbox').count()).toBe(0);
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /20 GB/);
@@ -255,7 +259,7 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
   let alone: Page;
   const api = async (method: string, args: unknown) => {
     const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
-    return (await res.body.json()) as { ok: boolean; error?: string };
+    return (await res.body.json()) as { ok: boolean; error?: string; view?: { id: string } };
   };
 
   beforeAll(async () => {
@@ -304,6 +308,19 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     await confirm.waitFor({ state: 'hidden' });
     // Kept: nothing was sent to the app.
     expect(standIn.state.deliveries).toHaveLength(0);
+  });
+
+  test('a modal is updated live: "working…" then the outcome, in the same dialog', async () => {
+    const { triggerId } = await standIn.command('U0ADMIN', 'C0INCIDENT', 'backup restore 9');
+    const modal = (text: string) => ({ type: 'modal', title: { type: 'plain_text', text: 'Restore backup' }, close: { type: 'plain_text', text: 'Close' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
+    const opened = await api('views.open', { trigger_id: triggerId, view: modal(':hourglass_flowing_sand: Working on it') });
+    const dialog = alone.getByRole('dialog', { name: 'Restore backup' });
+    await dialog.getByText('Working on it').waitFor();
+    expect(await api('views.update', { view_id: opened.view!.id, view: modal(':white_check_mark: Done') })).toMatchObject({ ok: true });
+    await dialog.getByText('Done').waitFor();
+    expect(await dialog.getByText('Working on it').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Close' }).last().click();
+    await dialog.waitFor({ state: 'hidden' });
   });
 
   test('what Slack would refuse is shown to the developer, with Slack’s error code', async () => {

@@ -482,18 +482,16 @@ describe('the changes door', () => {
   test('a store that cannot write makes the door throw rather than pretend, after logging the lost entry', async () => {
     t = setup();
     const real = t.store;
-    const failing: AuditStore = {
-      ...real,
-      record: () => {
-        throw new Error('SQLITE_FULL: database or disk is full');
-      },
+    const full = () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
     };
+    const failing: AuditStore = { ...real, record: full, beginChange: full };
     const changes = createChanges({ cloud: t.cloud, store: failing, policy: createPolicy(ROLES, { membersOf: async () => [] }), logger: createLogger({ write: (l) => t.logLines.push(l) }) });
     await expect(changes.addDisk(as('UOPER'), 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.
     expect(t.calls).toEqual([]);
-    expect(t.logLines.some((l) => l.includes('could not write the audit record') && l.includes('vs:42'))).toBe(true);
-    // The lock was still released.
+    expect(t.logLines.some((l) => l.includes('could not start the change on record') && l.includes('vs:42'))).toBe(true);
+    // No lease is left behind (the start is one transaction).
     expect(await real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
   });
 });

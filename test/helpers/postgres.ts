@@ -126,6 +126,9 @@ export async function startPostgresServer(options: { detach?: boolean; durable?:
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         if (exited) return resolve();
+        // Detached (unref'd) children do not keep the loop alive: without this, jest's process
+        // ended in the middle of globalTeardown with status 0, whatever the tests' outcome.
+        child.ref();
         child.once('exit', () => resolve());
         child.stdin.end();
       });

@@ -146,6 +146,34 @@ test('the page itself is served to its own origin', async () => {
   expect(await res.body.text()).toMatch(/<html/i);
 });
 
+test('configured roles replace the make-believe ones', async () => {
+  const configured = await spawnBot({ VS_DB_PATH: join(dir, 'configured.sqlite'), VS_ADMINS: 'U0VIEWER' });
+  try {
+    const origin = `http://127.0.0.1:${configured.port}`;
+    const post = async (text: string, user: string) => {
+      const res = await request(`${origin}/local/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, channel: 'C0INCIDENT', text }) });
+      await res.body.dump();
+    };
+    const answerFor = async (user: string, pattern: RegExp) => {
+      const started = Date.now();
+      for (;;) {
+        const s = (await (await request(`${origin}/local/state`)).body.json()) as State & { people: { id: string; name: string }[] };
+        const found = s.messages.find((m) => m.kind === 'bot' && m.ephemeralTo === user && pattern.test(textOf(m)));
+        if (found) return { found, people: s.people };
+        if (Date.now() - started > 8000) throw new Error(`no answer matching ${pattern} for ${user}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    await post('whoami', 'U0VIEWER');
+    await answerFor('U0VIEWER', /admin/);
+    await post('disk add 42', 'U0ADMIN');
+    const { people } = await answerFor('U0ADMIN', /needs the operator role/);
+    expect(people.find((p) => p.id === 'U0ADMIN')?.name).toBe('Ada');
+  } finally {
+    await configured.kill();
+  }
+});
+
 describe('start-up refusals', () => {
   const run = (env: Record<string, string>) =>
     new Promise<{ code: number | null; output: string }>((resolve) => {

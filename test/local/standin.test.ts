@@ -209,6 +209,9 @@ describe('view submissions and their acks', () => {
     botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'update', view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, close: { type: 'plain_text', text: 'Close' }, blocks: [section('Working…')] } }) });
     expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'updated' });
     expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Working…')]);
+    // The new view replaces the old one whole: no submit button left over from the form.
+    expect(standIn.viewOf('U0OPERATOR')?.view.submit).toBeNull();
+    expect(standIn.viewOf('U0OPERATOR')?.id).toBe(viewId);
     expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, blocks: [section('Done')] } })).body.ok).toBe(true);
     expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Done')]);
 

@@ -64,7 +64,7 @@ function record(outcome: ChangeOutcome, userId = 'U1'): AuditRecord {
   return { id: nextId++, at: new Date(0).toISOString(), userId, channelId: 'C1', action: 'disk_add', target: 'vs:42', params: {}, outcome, apiStatus: null, durationMs: 1, detail: null };
 }
 
-function setup(answer: (post: AuditPost) => PostResult = () => ({ ok: true })) {
+function setup(answer: (post: AuditPost) => PostResult = () => ({ ok: true }), extra: { maxRoundMs?: number } = {}) {
   const clock = { ms: 1_000_000 };
   const storage = memoryOutbox();
   const posts: AuditPost[] = [];
@@ -83,6 +83,7 @@ function setup(answer: (post: AuditPost) => PostResult = () => ({ ok: true })) {
     random: () => 1,
     backoffBaseMs: 1000,
     backoffMaxMs: 60_000,
+    ...extra,
   });
   return { clock, storage, posts, sender, metrics };
 }
@@ -180,6 +181,26 @@ describe('audit outbox sender', () => {
     await sender.runOnce();
     expect(posts).toHaveLength(1);
     expect(storage.rows[0]!.done).toBe(true);
+  });
+});
+
+describe('audit outbox sender, slow Slack', () => {
+  test('a round stops posting once its time is up and gives the rest back; the next round sends them, each once, in order', async () => {
+    const tick = { clock: { ms: 0 } };
+    const { clock, storage, posts, sender } = setup(
+      () => {
+        tick.clock.ms += 400; // each post takes 400 ms of the sender's clock
+        return { ok: true };
+      },
+      { maxRoundMs: 1000 },
+    );
+    tick.clock = clock;
+    const records = Array.from({ length: 5 }, () => record('succeeded'));
+    for (const r of records) storage.add(r, clock.ms);
+    expect(await sender.runOnce()).toBe(3); // posted at +0, +400, +800; at +1200 the round is over
+    expect(storage.rows.filter((r) => !r.done).map((r) => r.claimedBy)).toEqual([null, null]);
+    expect(await sender.runOnce()).toBe(2);
+    expect(ids(posts)).toEqual(records.map((r) => r.id));
   });
 });
 

@@ -191,6 +191,46 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
       });
     });
 
+    describe('the start and end of a change, one transaction each', () => {
+      const begin = (store: AuditStore, key: string, target: string, owner: string, nowMs = 0) =>
+        store.beginChange({ submissionKey: key, at: '2024-05-01T10:00:00.000Z', lease: { target, owner, nowMs, ttlMs: 1000 }, started: entry({ target, outcome: 'started', apiStatus: null }) });
+
+      test('claims, leases and records started at once; a repeat is a duplicate, another change to the target is busy and keeps its claim', async () => {
+        const store = await one();
+        const first = await begin(store, 'V1', 'vs:42', 'V1#a');
+        expect(first).toEqual({ outcome: 'started', record: expect.objectContaining({ outcome: 'started', target: 'vs:42', id: expect.any(Number) }) });
+        expect(await store.claimSubmission('V1', '2024-05-01T10:00:00.000Z')).toBe(false);
+        expect(await store.tryLock('vs:42', 'someone', 500, 1000)).toBe(false);
+        expect(await begin(store, 'V1', 'vs:43', 'V1#b')).toEqual({ outcome: 'duplicate' });
+        expect(await begin(store, 'V2', 'vs:42', 'V2#a', 500)).toEqual({ outcome: 'busy' });
+        expect(await store.claimSubmission('V2', '2024-05-01T10:00:00.000Z')).toBe(false);
+        expect((await store.latest(10)).map((r) => r.id)).toEqual([first.outcome === 'started' ? first.record.id : -1]);
+        // Its lease is what recovery goes by.
+        expect(await store.recoverInterrupted(999)).toEqual([]);
+        expect((await store.recoverInterrupted(1000)).map((r) => r.target)).toEqual(['vs:42']);
+      });
+
+      test('completing with the lease ends it in the same transaction', async () => {
+        const store = await one();
+        const begun = await begin(store, 'V1', 'vs:42', 'V1#a');
+        if (begun.outcome !== 'started') throw new Error('not started');
+        await store.complete(begun.record.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 5, detail: null }, { target: 'vs:42', owner: 'V1#a' });
+        expect(await store.tryLock('vs:42', 'next', 1, 1000)).toBe(true);
+        expect((await store.claimOutbox('sender', 1, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
+      });
+
+      test('many deliveries of one submission and many submissions to one target, from three instances: one change starts each time', async () => {
+        const { stores } = await instances(3);
+        const same = await Promise.all(Array.from({ length: 24 }, (_, i) => begin(stores[i % 3]!, 'V-storm', `vs:${i}`, `storm-${i}`)));
+        expect(same.filter((b) => b.outcome === 'started')).toHaveLength(1);
+        expect(same.filter((b) => b.outcome === 'duplicate')).toHaveLength(23);
+        const contended = await Promise.all(Array.from({ length: 24 }, (_, i) => begin(stores[i % 3]!, `V-${i}`, 'vs:7', `owner-${i}`)));
+        expect(contended.filter((b) => b.outcome === 'started')).toHaveLength(1);
+        expect(contended.filter((b) => b.outcome === 'busy')).toHaveLength(23);
+        expect(await stores[0]!.latest(100)).toHaveLength(2);
+      });
+    });
+
     describe('recovery of interrupted changes', () => {
       test('a started record is settled as interrupted once its lease has expired, returned and posted once, and a late answer still settles it', async () => {
         const store = await one();
