@@ -46,26 +46,29 @@ interface CommandSpec {
   usage: string;
   /** A complete example, e.g. "/vs firewall 42". */
   example: string;
+  /** The lines `/vs help` shows for it (mrkdwn before escaping): the one place the usage is written. */
+  help: readonly string[];
 }
 
 export const AUDIT_DEFAULT_LIMIT = 10;
 export const AUDIT_MAX_LIMIT = 50;
 export const TEMPLATE_FILTER_MAX_LENGTH = 100;
 
+const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]';
+const PORT_QUESTION_EXAMPLES = '`/vs firewall 42 443`, `… 53/udp`, `… 8443 from 198.51.100.9`';
+
 export const COMMAND_SPECS: readonly CommandSpec[] = [
-  { kind: 'help', words: ['help'], aliases: [], nicknames: ['usage', '?'], argument: 'none', usage: '/vs help', example: '/vs help' },
-  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id_question', usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]', example: '/vs firewall 42' },
-  { kind: 'autoscaling', words: ['autoscaling'], aliases: ['as'], nicknames: ['autoscale', 'scaling', 'auto_scaling'], argument: 'vs_id', usage: '/vs autoscaling <vs_id>', example: '/vs autoscaling 42' },
-  { kind: 'templates', words: ['templates'], aliases: [], nicknames: ['template', 'images', 'os'], argument: 'text', usage: '/vs templates [text]', example: '/vs templates ubuntu' },
-  { kind: 'disk_add', words: ['disk', 'add'], aliases: [], nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'], argument: 'vs_id', usage: '/vs disk add <vs_id>', example: '/vs disk add 42' },
-  { kind: 'backup_restore', words: ['backup', 'restore'], aliases: [], nicknames: ['restore', 'backup', 'restore backup', 'backups restore'], argument: 'backup_id', usage: '/vs backup restore <backup_id>', example: '/vs backup restore 9' },
-  { kind: 'whoami', words: ['whoami'], aliases: [], nicknames: ['who', 'me', 'role', 'whoami?'], argument: 'none', usage: '/vs whoami', example: '/vs whoami' },
-  { kind: 'audit', words: ['audit'], aliases: [], nicknames: ['log', 'audits', 'history'], argument: 'count', usage: `/vs audit [n]`, example: '/vs audit 20' },
+  { kind: 'help', words: ['help'], aliases: [], nicknames: ['usage', '?'], argument: 'none', usage: '/vs help', example: '/vs help', help: ['`/vs help`: this help'] },
+  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id_question', usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]', example: '/vs firewall 42', help: ['`/vs firewall <vs_id>`: the firewall rules of a server', `\`${PORT_QUESTION_USAGE}\`: does that traffic reach the server? e.g. ${PORT_QUESTION_EXAMPLES}`] },
+  { kind: 'autoscaling', words: ['autoscaling'], aliases: ['as'], nicknames: ['autoscale', 'scaling', 'auto_scaling'], argument: 'vs_id', usage: '/vs autoscaling <vs_id>', example: '/vs autoscaling 42', help: ['`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules'] },
+  { kind: 'templates', words: ['templates'], aliases: [], nicknames: ['template', 'images', 'os'], argument: 'text', usage: '/vs templates [text]', example: '/vs templates ubuntu', help: ['`/vs templates [text]`: the template catalogue, filtered by text'] },
+  { kind: 'disk_add', words: ['disk', 'add'], aliases: [], nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'], argument: 'vs_id', usage: '/vs disk add <vs_id>', example: '/vs disk add 42', help: ['`/vs disk add <vs_id>`: add a disk (operators, admins)'] },
+  { kind: 'backup_restore', words: ['backup', 'restore'], aliases: [], nicknames: ['restore', 'backup', 'restore backup', 'backups restore'], argument: 'backup_id', usage: '/vs backup restore <backup_id>', example: '/vs backup restore 9', help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'] },
+  { kind: 'whoami', words: ['whoami'], aliases: [], nicknames: ['who', 'me', 'role', 'whoami?'], argument: 'none', usage: '/vs whoami', example: '/vs whoami', help: ['`/vs whoami`: your role and what it allows'] },
+  { kind: 'audit', words: ['audit'], aliases: [], nicknames: ['log', 'audits', 'history'], argument: 'count', usage: `/vs audit [n]`, example: '/vs audit 20', help: ['`/vs audit [n]`: the latest audit records (admins)'] },
 ];
 
 /** The port question's forms, for error messages. */
-const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]';
-const PORT_QUESTION_EXAMPLES = '`/vs firewall 42 443`, `… 53/udp`, `… 8443 from 198.51.100.9`';
 
 /**
  * A positive integer id, or null. ASCII digits only, after one optional `#`

@@ -1,21 +1,12 @@
 import type { KnownBlock } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
+import { COMMAND_SPECS } from '../command';
 import { allowsText, channelList, denialText } from './denials';
 import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered, utcTime } from './mrkdwn';
 
-/** Usage in plain text; `<vs_id>` and the like are escaped where they are rendered. */
-export const USAGE_LINES = [
-  '`/vs firewall <vs_id>`: the firewall rules of a server',
-  '`/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]`: does that traffic reach the server? e.g. `/vs firewall 42 443`, `/vs firewall 42 8443 from 198.51.100.9`',
-  '`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules',
-  '`/vs templates [text]`: the template catalogue, filtered by text',
-  '`/vs disk add <vs_id>`: add a disk (operators, admins)',
-  '`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)',
-  '`/vs whoami`: your role and what it allows',
-  '`/vs audit [n]`: the latest audit records (admins)',
-  '`/vs help`: this help',
-];
+/** Usage in plain text, from the command table (help last); `<vs_id>` and the like are escaped where they are rendered. */
+export const USAGE_LINES: readonly string[] = [...COMMAND_SPECS.filter((spec) => spec.kind !== 'help'), ...COMMAND_SPECS.filter((spec) => spec.kind === 'help')].flatMap((spec) => spec.help);
 
 export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean }): Rendered {
   const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
