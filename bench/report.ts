@@ -44,12 +44,19 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     },
     { target: 'healthy within 2 s of npm start', figure: `${m.startupMs} ms`, pass: m.startupMs <= 2000 },
     { target: 'local mode: npm start to the page usable ≤ 2 s', figure: `${r.localMode.startupMs} ms`, pass: r.localMode.startupMs <= 2000 },
-    { target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)', figure: `${r.localMode.messageP99Ms} ms`, pass: r.localMode.messageP99Ms <= 100 },
+    {
+      target: 'local mode: a command typed on the page to its message ≤ 100 ms (p99)',
+      figure: `${r.localMode.messageP99Ms} ms`,
+      pass: r.localMode.messageP99Ms <= 100,
+    },
     { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
     {
       target: `hostile unsigned traffic at ${r.hostileTraffic.rate}/s: signed ack p99 ≤ 25 ms, every hostile request refused`,
       figure: `${r.hostileTraffic.openLoop.ackP99Ms} ms; ${hostileRefused(r.hostileTraffic)} of ${r.hostileTraffic.sent} refused`,
-      pass: r.hostileTraffic.openLoop.ackP99Ms <= 25 && hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent && r.hostileTraffic.openLoop.missingMessages === 0,
+      pass:
+        r.hostileTraffic.openLoop.ackP99Ms <= 25 &&
+        hostileRefused(r.hostileTraffic) === r.hostileTraffic.sent &&
+        r.hostileTraffic.openLoop.missingMessages === 0,
     },
     ...severalInstancesTargets(r.severalInstances),
   ];
@@ -59,14 +66,26 @@ function severalInstancesTargets(s: BenchResults['scenarios']['severalInstances'
   const { sqlite, postgres } = s.changePath;
   const storm = s.duplicateStorm;
   return [
-    { target: 'change path on SQLite: door overhead p99 ≤ 5 ms', figure: `${sqlite.overheadP99Ms} ms (${sqlite.changesPerSecond} changes/s)`, pass: sqlite.overheadP99Ms <= 5 },
-    { target: 'change path on PostgreSQL: door overhead p99 ≤ 15 ms', figure: `${postgres.overheadP99Ms} ms (${postgres.changesPerSecond} changes/s)`, pass: postgres.overheadP99Ms <= 15 },
+    {
+      target: 'change path on SQLite: door overhead p99 ≤ 5 ms',
+      figure: `${sqlite.overheadP99Ms} ms (${sqlite.changesPerSecond} changes/s)`,
+      pass: sqlite.overheadP99Ms <= 5,
+    },
+    {
+      target: 'change path on PostgreSQL: door overhead p99 ≤ 15 ms',
+      figure: `${postgres.overheadP99Ms} ms (${postgres.changesPerSecond} changes/s)`,
+      pass: postgres.overheadP99Ms <= 15,
+    },
     {
       target: `duplicate storm: ${storm.deliveries} deliveries of one submission over ${storm.instances} instances → 1 API call, every delivery answered`,
       figure: `${storm.apiCalls} call, ${storm.answered} answered`,
       pass: storm.apiCalls === 1 && storm.answered === storm.deliveries,
     },
-    { target: `open loop over ${s.openLoop.instances} instances on PostgreSQL: ack p99 ≤ 25 ms`, figure: `${s.openLoop.ackP99Ms} ms`, pass: s.openLoop.ackP99Ms <= 25 && s.openLoop.non2xx === 0 },
+    {
+      target: `open loop over ${s.openLoop.instances} instances on PostgreSQL: ack p99 ≤ 25 ms`,
+      figure: `${s.openLoop.ackP99Ms} ms`,
+      pass: s.openLoop.ackP99Ms <= 25 && s.openLoop.non2xx === 0,
+    },
   ];
 }
 
@@ -88,19 +107,26 @@ export function formatReport(results: BenchResults): string {
     const width = Math.max(...rows.map(([k]) => k.length));
     for (const [k, v] of rows) lines.push(`  ${k.padEnd(width)}  ${v}`);
   };
-  lines.push(`vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`);
+  lines.push(
+    `vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`,
+  );
 
   const o = r.openLoop;
-  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.slices > 1 ? `in ${o.slices} groups spread over each second` : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`, [
-    ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
-    ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
-    ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
-    ['error messages / missing', `${o.errorMessages} / ${o.missingMessages}`],
-  ]);
+  section(
+    `1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.slices > 1 ? `in ${o.slices} groups spread over each second` : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`,
+    [
+      ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
+      ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
+      ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
+      ['error messages / missing', `${o.errorMessages} / ${o.missingMessages}`],
+    ],
+  );
 
   const c = r.closedLoop;
   lines.push('', `2. closed loop: ${c.connections} connections, ${c.seconds} s per run; end to end = closed on the message (acks for servers that post none)`);
-  lines.push(`  ${'server'.padEnd(18)} ${'completed/s'.padStart(12)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(10)} ${'failures'.padStart(9)} ${'unfinished'.padStart(11)}`);
+  lines.push(
+    `  ${'server'.padEnd(18)} ${'completed/s'.padStart(12)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(10)} ${'failures'.padStart(9)} ${'unfinished'.padStart(11)}`,
+  );
   for (const [name, t] of Object.entries(c.targets)) {
     lines.push(
       `  ${shownName(name).padEnd(18)} ${String(t.completedPerSecond).padStart(12)} ${`${t.completedP50Ms} ms`.padStart(10)} ${`${t.completedP99Ms} ms`.padStart(10)} ${String(t.ackPerSecond).padStart(8)} ${`${t.ackP99Ms} ms`.padStart(10)} ${String(t.failures).padStart(9)} ${String(t.unfinished).padStart(11)}`,
@@ -115,11 +141,14 @@ export function formatReport(results: BenchResults): string {
   ]);
 
   const k = r.cloudClient;
-  section(`4. cloud client alone, 300 rules of VS 45 (${k.jsonBytes} B JSON, ${k.xmlBytes} B XML), one call at a time; medians of ${k.rounds} side-by-side rounds`, [
-    ['client JSON / raw undici + JSON.parse', `${k.clientJsonPerSecond} / ${k.rawJsonPerSecond} req/s (${k.clientOverRawJson} ×)`],
-    ['client XML / raw undici + XMLParser', `${k.clientXmlPerSecond} / ${k.rawXmlPerSecond} req/s (${k.clientOverRawXml} ×)`],
-    ['decode only: JSON / XML', `${k.decodeJsonMs} / ${k.decodeXmlMs} ms (XML ${k.xmlOverJsonDecode} × JSON)`],
-  ]);
+  section(
+    `4. cloud client alone, 300 rules of VS 45 (${k.jsonBytes} B JSON, ${k.xmlBytes} B XML), one call at a time; medians of ${k.rounds} side-by-side rounds`,
+    [
+      ['client JSON / raw undici + JSON.parse', `${k.clientJsonPerSecond} / ${k.rawJsonPerSecond} req/s (${k.clientOverRawJson} ×)`],
+      ['client XML / raw undici + XMLParser', `${k.clientXmlPerSecond} / ${k.rawXmlPerSecond} req/s (${k.clientOverRawXml} ×)`],
+      ['decode only: JSON / XML', `${k.decodeJsonMs} / ${k.decodeXmlMs} ms (XML ${k.xmlOverJsonDecode} × JSON)`],
+    ],
+  );
 
   const d = r.render;
   section('5. rendering page 1 of the firewall summary', [
@@ -150,7 +179,12 @@ export function formatReport(results: BenchResults): string {
 
   const h = r.hostileTraffic;
   section(`8. hostile unsigned traffic: ${h.rate}/s (≈1 MB nested 450,000 deep, malformed, announced 50 MB) beside the open loop of scenario 1`, [
-    ['hostile requests sent, answers', `${h.sent}: ${Object.entries(h.answers).map(([status, n]) => `${status} × ${n}`).join(', ')}`],
+    [
+      'hostile requests sent, answers',
+      `${h.sent}: ${Object.entries(h.answers)
+        .map(([status, n]) => `${status} × ${n}`)
+        .join(', ')}`,
+    ],
     ['signed commands acked', `${h.openLoop.commandsAcked} (${h.openLoop.non2xx} not 2xx)`],
     ['signed ack p50 / p99', `${h.openLoop.ackP50Ms} / ${h.openLoop.ackP99Ms} ms`],
     ['command-to-message p50 / p99', `${h.openLoop.messageP50Ms} / ${h.openLoop.messageP99Ms} ms, ${h.openLoop.missingMessages} missing`],
@@ -158,12 +192,21 @@ export function formatReport(results: BenchResults): string {
 
   const si = r.severalInstances;
   const cp = (f: typeof si.changePath.sqlite) => `${f.changesPerSecond} changes/s; door overhead p50 / p99 ${f.overheadP50Ms} / ${f.overheadP99Ms} ms`;
-  section(`9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`, [
-    ['change path on SQLite', cp(si.changePath.sqlite)],
-    ['change path on PostgreSQL', cp(si.changePath.postgres)],
-    [`${si.duplicateStorm.deliveries} deliveries of one submission over ${si.duplicateStorm.instances} instances`, `${si.duplicateStorm.apiCalls} API call, ${si.duplicateStorm.answered} answered`],
-    [`open loop ${si.openLoop.rate}/s for ${si.openLoop.seconds} s, round robin`, `${si.openLoop.acked} acked (${si.openLoop.non2xx} not 2xx), ack p50 / p99 ${si.openLoop.ackP50Ms} / ${si.openLoop.ackP99Ms} ms`],
-  ]);
+  section(
+    `9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`,
+    [
+      ['change path on SQLite', cp(si.changePath.sqlite)],
+      ['change path on PostgreSQL', cp(si.changePath.postgres)],
+      [
+        `${si.duplicateStorm.deliveries} deliveries of one submission over ${si.duplicateStorm.instances} instances`,
+        `${si.duplicateStorm.apiCalls} API call, ${si.duplicateStorm.answered} answered`,
+      ],
+      [
+        `open loop ${si.openLoop.rate}/s for ${si.openLoop.seconds} s, round robin`,
+        `${si.openLoop.acked} acked (${si.openLoop.non2xx} not 2xx), ack p50 / p99 ${si.openLoop.ackP50Ms} / ${si.openLoop.ackP99Ms} ms`,
+      ],
+    ],
+  );
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

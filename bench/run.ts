@@ -105,7 +105,13 @@ async function main(): Promise<void> {
       mode: profile.mode,
       startedAt: startedAt.toISOString(),
       wallSeconds: round((performance.now() - started) / 1000, 0),
-      machine: { cpus: cpu.length, cpuModel: cpu[0]?.model.trim() ?? 'unknown', node: process.version, platform: platform(), totalMemoryMb: megabytes(totalmem()) },
+      machine: {
+        cpus: cpu.length,
+        cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+        node: process.version,
+        platform: platform(),
+        totalMemoryMb: megabytes(totalmem()),
+      },
       scenarios,
       targets: checkTargets(scenarios),
     };

@@ -47,7 +47,8 @@ export function medianRatio(numerator: readonly number[], denominator: readonly 
 export function meanMs(bench: Bench, name: string): number {
   const task: Task | undefined = bench.getTask(name);
   const result = task?.result;
-  if (!result || !('latency' in result)) throw new Error(`tinybench task "${name}" did not complete: ${result && 'error' in result ? result.error.message : result?.state}`);
+  if (!result || !('latency' in result))
+    throw new Error(`tinybench task "${name}" did not complete: ${result && 'error' in result ? result.error.message : result?.state}`);
   return result.latency.mean;
 }
 

@@ -19,13 +19,24 @@ async function main(): Promise<void> {
   }
   const json = process.argv.includes('--json');
   process.stdout.write(`[soak] ${seconds}s, ${users} users, fault rate ${faultRate}: reads, pages, disk adds, restores on the real bot process\n`);
-  const report = await runSoak({ seconds, users, faultRate, sampleEverySeconds: Math.max(2, Math.min(10, Math.round(seconds / 12))), log: json ? () => undefined : undefined });
+  const report = await runSoak({
+    seconds,
+    users,
+    faultRate,
+    sampleEverySeconds: Math.max(2, Math.min(10, Math.round(seconds / 12))),
+    log: json ? () => undefined : undefined,
+  });
   if (json) {
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } else {
     const lines = [
-      `requests        ${report.requests} (${Object.entries(report.byKind).map(([k, v]) => `${k} ${v}`).join(', ')})`,
-      `outcomes        ${Object.entries(report.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `requests        ${report.requests} (${Object.entries(report.byKind)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+      `outcomes        ${Object.entries(report.outcomes)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
       `faults injected ${report.faultsInjected}`,
       `latency         p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms`,
       `bot RSS (MB)    ${report.memorySamples.map((s) => `${s.at}s:${s.rssMb}`).join(' ')}`,

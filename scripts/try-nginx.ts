@@ -58,7 +58,11 @@ async function main(): Promise<void> {
     const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
     const cloud = await startCloudFaultServer({ upstream: sandbox.url });
     cloud.handle((req, res) => forward(sandbox.url, req, res)); // records every request, answers as the sandbox
-    closers.push(() => cloud.close(), () => slack.close(), () => sandbox.close());
+    closers.push(
+      () => cloud.close(),
+      () => slack.close(),
+      () => sandbox.close(),
+    );
 
     say('starting three instances on one PostgreSQL');
     bots = await startInstances(3, {
@@ -78,9 +82,21 @@ async function main(): Promise<void> {
 
     const listen = await freePort();
     const conf = join(dir, 'nginx.conf');
-    writeFileSync(conf, loopbackConfig(bots.map((b) => b.bot.port), listen));
-    execFileSync(nginxBinary(), ['-t', '-p', dir, '-c', conf, '-g', `pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'logs', 'error.log')};`], { stdio: 'pipe' });
-    nginx = spawn(nginxBinary(), ['-p', dir, '-c', conf, '-g', `daemon off; pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'logs', 'error.log')}; user root;`], { stdio: 'inherit' });
+    writeFileSync(
+      conf,
+      loopbackConfig(
+        bots.map((b) => b.bot.port),
+        listen,
+      ),
+    );
+    execFileSync(nginxBinary(), ['-t', '-p', dir, '-c', conf, '-g', `pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'logs', 'error.log')};`], {
+      stdio: 'pipe',
+    });
+    nginx = spawn(
+      nginxBinary(),
+      ['-p', dir, '-c', conf, '-g', `daemon off; pid ${join(dir, 'nginx.pid')}; error_log ${join(dir, 'logs', 'error.log')}; user root;`],
+      { stdio: 'inherit' },
+    );
     const url = `http://127.0.0.1:${listen}/slack/events`;
     await waitUntil(async () => (await request(url, { method: 'GET' }).then((r) => r.body.dump().then(() => r.statusCode))) > 0, 10_000, 'nginx to listen');
     say(`nginx listens on ${url}, in front of ports ${bots.map((b) => b.bot.port).join(', ')}`);
@@ -98,11 +114,19 @@ async function main(): Promise<void> {
     const results = await Promise.all(Array.from({ length: 12 }, () => answered('firewall 42')));
     check(results.every(Boolean), '12 signed `/vs firewall 42` through nginx: each acked 200 and answered');
     const served = bots.map((b, i) => (b.bot.output().match(/"msg":"command"/g) ?? []).length - before[i]!);
-    check(served.every((n) => n > 0), `spread over the three instances (${served.join(' / ')})`);
+    check(
+      served.every((n) => n > 0),
+      `spread over the three instances (${served.join(' / ')})`,
+    );
 
     // One form submission delivered three times through the balancer: one API call.
     const triggerId = `trigger.${Date.now()}`;
-    await postToSlackEndpoint(url, SIGNING_SECRET, slashCommandBody({ text: 'disk add 42', user_id: OPERATOR, response_url: slack.responseUrl(), trigger_id: triggerId }), FORM);
+    await postToSlackEndpoint(
+      url,
+      SIGNING_SECRET,
+      slashCommandBody({ text: 'disk add 42', user_id: OPERATOR, response_url: slack.responseUrl(), trigger_id: triggerId }),
+      FORM,
+    );
     await waitUntil(() => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), 10_000, 'the form to open');
     const view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)!.args.view as { private_metadata: string };
     const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: OPERATOR, privateMetadata: view.private_metadata, fields: goodDisk });

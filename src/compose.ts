@@ -95,12 +95,17 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
     const onSandbox = () => {
       if (sandboxSeen) return;
       sandboxSeen = true;
-      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', { cloudUrl });
+      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', {
+        cloudUrl,
+      });
     };
     // Each request is counted in the metrics of ops, built below once the store is open.
     let countCloudRequest: Ops['cloudRequest'] | undefined;
     const onRequestDone = (operation: string, status: string, seconds: number) => countCloudRequest?.({ operation, status, seconds });
-    const cloud = createCloudClient({ ...config.cloud, url: cloudUrl }, { ...overrides.cloudDeps, onSandbox, onRequestDone, logger: logger.child({ component: 'cloud' }) });
+    const cloud = createCloudClient(
+      { ...config.cloud, url: cloudUrl },
+      { ...overrides.cloudDeps, onSandbox, onRequestDone, logger: logger.child({ component: 'cloud' }) },
+    );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
     // The store.
@@ -155,7 +160,18 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       now,
       onRequestEnded: ops.requestEnded,
     };
-    const slack = createSlackApp({ config, receiver, authorization, boltLogger, clientOptions, inFlight, context, logger, middleware: ops.middleware, instrument: ops.instrument });
+    const slack = createSlackApp({
+      config,
+      receiver,
+      authorization,
+      boltLogger,
+      clientOptions,
+      inFlight,
+      context,
+      logger,
+      middleware: ops.middleware,
+      instrument: ops.instrument,
+    });
 
     let stopped = false;
     return {

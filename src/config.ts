@@ -29,56 +29,55 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
-const EnvSchema = z
-  .object({
-    SLACK_BOT_TOKEN: z
-      .string()
-      .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-')
-      .optional(),
-    SLACK_SIGNING_SECRET: z.string().optional(),
-    SLACK_APP_TOKEN: z
-      .string()
-      .refine((s) => s.startsWith('xapp-'), 'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)')
-      .optional(),
-    PORT: positiveInt('a TCP port')
-      .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
-      .default(3000),
-    SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
-    VS_API_URL: z
-      .union([z.literal('sandbox'), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })])
-      .default('sandbox'),
-    VS_ACCOUNT_ID: z.string().optional(),
-    VS_API_KEY: z.string().optional(),
-    VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
-    VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
-    VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
-      .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
-      .default(16),
-    VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
-    VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
-    VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
-    VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
-    VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
-    VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
-    VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
-    VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
-    VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
-    VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
-    DATABASE_URL: z
-      .string()
-      .refine(isPostgresUrl, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database (or postgresql://…); unset keeps SQLite at VS_DB_PATH')
-      .optional(),
-    VS_DB_MAX_CONNECTIONS: positiveInt('a number of connections').default(10),
-    VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
-    VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
-    VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
-    VS_SWEEP_INTERVAL_MS: positiveInt('a time in milliseconds').default(30000),
-    VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
-    VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
-    VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
-    VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
-  });
+const EnvSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string()
+    .refine((s) => s.startsWith('xoxb-'), 'must be a bot token starting with xoxb-')
+    .optional(),
+  SLACK_SIGNING_SECRET: z.string().optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .refine((s) => s.startsWith('xapp-'), 'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)')
+    .optional(),
+  PORT: positiveInt('a TCP port')
+    .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
+    .default(3000),
+  SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
+  VS_API_URL: z
+    .union([z.literal('sandbox'), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })])
+    .default('sandbox'),
+  VS_ACCOUNT_ID: z.string().optional(),
+  VS_API_KEY: z.string().optional(),
+  VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
+  VS_API_TIMEOUT_MS: positiveInt('a timeout in milliseconds').default(10000),
+  VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
+    .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
+    .default(16),
+  VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
+  VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
+  VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
+  VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+  VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+  VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
+  VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
+  VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
+  VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
+  VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
+  DATABASE_URL: z
+    .string()
+    .refine(isPostgresUrl, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database (or postgresql://…); unset keeps SQLite at VS_DB_PATH')
+    .optional(),
+  VS_DB_MAX_CONNECTIONS: positiveInt('a number of connections').default(10),
+  VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
+  VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
+  VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
+  VS_SWEEP_INTERVAL_MS: positiveInt('a time in milliseconds').default(30000),
+  VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
+  VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
+  VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
+  VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
+});
 
 /** Every variable the bot reads; README's configuration table and .env.example name each (test/config.test.ts). */
 export const SETTING_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
@@ -129,8 +128,8 @@ const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
   VS_ADMINS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
   VS_OPERATORS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
   VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
-  VS_MUTATION_CHANNELS: 'channel ids (C…, at the bottom of a channel\'s details) of your workspace',
-  VS_AUDIT_CHANNEL: 'a channel id (C…, at the bottom of a channel\'s details) of your workspace',
+  VS_MUTATION_CHANNELS: "channel ids (C…, at the bottom of a channel's details) of your workspace",
+  VS_AUDIT_CHANNEL: "a channel id (C…, at the bottom of a channel's details) of your workspace",
   DATABASE_URL: 'the URL of your PostgreSQL database (postgres://user:password@host:5432/database)',
 };
 /** The example ids of .env.example: well-formed, but nobody's. */
@@ -171,7 +170,10 @@ function crossFieldProblems(env: Record<string, string>): string[] {
     }
   } else {
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
-    if (!env.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)');
+    if (!env.SLACK_BOT_TOKEN)
+      problems.push(
+        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)',
+      );
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
     }
@@ -262,7 +264,11 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   constructor(readonly problems: string[]) {
-    super(`vs-chatops cannot start: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}:\n` + problems.map((p) => `  - ${p}`).join('\n') + '\nSet them in the environment or in .env (see .env.example and README.md).');
+    super(
+      `vs-chatops cannot start: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}:\n` +
+        problems.map((p) => `  - ${p}`).join('\n') +
+        '\nSet them in the environment or in .env (see .env.example and README.md).',
+    );
   }
 }
 

@@ -90,7 +90,17 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'loud',
     });
     const joined = problems.join('\n');
-    for (const key of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PORT', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'VS_API_FORMAT', 'VS_ADMINS', 'VS_API_TIMEOUT_MS', 'LOG_LEVEL']) {
+    for (const key of [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'PORT',
+      'VS_ACCOUNT_ID',
+      'VS_API_KEY',
+      'VS_API_FORMAT',
+      'VS_ADMINS',
+      'VS_API_TIMEOUT_MS',
+      'LOG_LEVEL',
+    ]) {
       expect(joined).toContain(key);
     }
     expect(joined).toMatch(/SLACK_SIGNING_SECRET .*SLACK_APP_TOKEN/);
@@ -131,7 +141,9 @@ describe('loadConfig', () => {
   test('a DATABASE_URL that is not PostgreSQL is refused without echoing it (it holds a password)', () => {
     for (const url of ['mysql://bot:hunter2-secret@db/vs', 'db.example:5432', 'not a url hunter2-secret']) {
       const problems = problemsOf({ ...minimalHttp, DATABASE_URL: url, VS_DB_MAX_CONNECTIONS: '0' });
-      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^DATABASE_URL must be a PostgreSQL URL/), expect.stringMatching(/^VS_DB_MAX_CONNECTIONS /)]));
+      expect(problems).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^DATABASE_URL must be a PostgreSQL URL/), expect.stringMatching(/^VS_DB_MAX_CONNECTIONS /)]),
+      );
       expect(problems.join('\n')).not.toContain('hunter2');
     }
   });
@@ -141,13 +153,16 @@ describe('loadConfig', () => {
     expect(secretValues(c)).toEqual(expect.arrayContaining(['p%40ss-word-1', 'p@ss-word-1']));
   });
 
-  test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])('%s present but empty or only commas stops start-up', (key) => {
-    for (const value of ['', '   ', ',', ' , ,']) {
-      const joined = problemsOf({ ...minimalHttp, [key]: value }).join('\n');
-      expect(joined).toContain(key);
-      expect(joined).toMatch(/set a value or remove the line/);
-    }
-  });
+  test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])(
+    '%s present but empty or only commas stops start-up',
+    (key) => {
+      for (const value of ['', '   ', ',', ' , ,']) {
+        const joined = problemsOf({ ...minimalHttp, [key]: value }).join('\n');
+        expect(joined).toContain(key);
+        expect(joined).toMatch(/set a value or remove the line/);
+      }
+    },
+  );
 
   test('other empty settings still count as unset next to a security setting that is set', () => {
     const c = loadConfig({ ...minimalHttp, VS_AUDIT_CHANNEL: '', VS_DB_PATH: ' ', VS_VIEWERS: 'U0VIEW' });
@@ -192,7 +207,9 @@ describe('loadConfig', () => {
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
     // The placeholders a newcomer meets first are among them.
-    expect(refused).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'DATABASE_URL', ...security]));
+    expect(refused).toEqual(
+      expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_ACCOUNT_ID', 'VS_API_KEY', 'DATABASE_URL', ...security]),
+    );
   });
 
   test('.env.example and the configuration table of README.md name every variable the bot reads, and no other', () => {
@@ -200,7 +217,12 @@ describe('loadConfig', () => {
     const inExample = new Set([...Object.keys(active), ...commented.map(([name]) => name)]);
     const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('| variable | meaning | default |')).split('\n\n')[0]!;
-    const inReadme = new Set(table.split('\n').slice(2).flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    const inReadme = new Set(
+      table
+        .split('\n')
+        .slice(2)
+        .flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)),
+    );
     const read = [...SETTING_NAMES].sort();
     expect([...inExample].sort()).toEqual(read);
     expect([...inReadme].sort()).toEqual(read);
@@ -255,10 +277,17 @@ describe('loadConfig', () => {
 
   test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {
     expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '4' }).cloud.changeConnections).toBe(2);
-    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({ maxConnections: 40, changeConnections: 10 });
-    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '8', VS_API_CHANGE_CONNECTIONS: '8' }).join('\n')).toMatch(/VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS \(8\)/);
+    expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({
+      maxConnections: 40,
+      changeConnections: 10,
+    });
+    expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '8', VS_API_CHANGE_CONNECTIONS: '8' }).join('\n')).toMatch(
+      /VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS \(8\)/,
+    );
     expect(problemsOf({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '1' }).join('\n')).toMatch(/VS_API_MAX_CONNECTIONS must be at least 2/);
-    expect(problemsOf({ ...minimalHttp, VS_API_CONNECTION_WAIT_MS: '0', VS_READS_PER_USER_PER_MINUTE: 'lots' }).join('\n')).toMatch(/VS_API_CONNECTION_WAIT_MS[\s\S]*VS_READS_PER_USER_PER_MINUTE|VS_READS_PER_USER_PER_MINUTE[\s\S]*VS_API_CONNECTION_WAIT_MS/);
+    expect(problemsOf({ ...minimalHttp, VS_API_CONNECTION_WAIT_MS: '0', VS_READS_PER_USER_PER_MINUTE: 'lots' }).join('\n')).toMatch(
+      /VS_API_CONNECTION_WAIT_MS[\s\S]*VS_READS_PER_USER_PER_MINUTE|VS_READS_PER_USER_PER_MINUTE[\s\S]*VS_API_CONNECTION_WAIT_MS/,
+    );
   });
 });
 

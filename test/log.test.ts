@@ -93,7 +93,11 @@ describe('logger', () => {
     logger.info('x', { ...body, responseUrl, triggerId: '1234.5678.trig9', privateMetadata: metadata, response_urls: [{ response_url: responseUrl }] });
     const all = lines.join('\n');
     for (const c of capabilities) expect(all).not.toContain(c);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ response_url: REDACTED, trigger_id: REDACTED, view: { private_metadata: REDACTED, callback_id: 'disk_add' } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      response_url: REDACTED,
+      trigger_id: REDACTED,
+      view: { private_metadata: REDACTED, callback_id: 'disk_add' },
+    });
   });
 
   test('masks capabilities inside text: a raw body in a message, JSON in JSON, a form body, a webhook URL, a Socket Mode ticket', () => {

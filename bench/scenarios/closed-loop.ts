@@ -28,7 +28,12 @@ export interface ClosedLoopFigures {
   unfinished: number;
 }
 
-export async function runClosedLoop(world: BenchWorld, target: TargetProcess, load: BenchProfile['closedLoop'], postsMessages: boolean): Promise<ClosedLoopFigures> {
+export async function runClosedLoop(
+  world: BenchWorld,
+  target: TargetProcess,
+  load: BenchProfile['closedLoop'],
+  postsMessages: boolean,
+): Promise<ClosedLoopFigures> {
   const commands = (tag: string) => signedCommands({ tag: `${target.name}-${tag}`, text: firewallOfSeededServers, responseUrl: world.slack.responseUrl });
   world.sandbox.setDelay(0);
 

@@ -53,7 +53,12 @@ function sendHostile(url: URL, shape: ReturnType<typeof hostileBodies>[number]):
   });
 }
 
-export async function runHostileTraffic(world: BenchWorld, bot: TargetProcess, load: BenchProfile['openLoop'], hostile: BenchProfile['hostile']): Promise<HostileTrafficFigures> {
+export async function runHostileTraffic(
+  world: BenchWorld,
+  bot: TargetProcess,
+  load: BenchProfile['openLoop'],
+  hostile: BenchProfile['hostile'],
+): Promise<HostileTrafficFigures> {
   const url = new URL(bot.eventsUrl);
   const bodies = hostileBodies();
   const answers: Record<string, number> = {};

@@ -43,7 +43,13 @@ export async function runLocalMode(world: BenchWorld, load: BenchProfile['localM
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const rssAfterStartMb = megabytes(target.rssBytes());
     const latencies = await typeCommands(target.origin, load.commands);
-    return { startupMs, rssAfterStartMb, commands: latencies.length, messageP50Ms: round(percentile(latencies, 50)), messageP99Ms: round(percentile(latencies, 99)) };
+    return {
+      startupMs,
+      rssAfterStartMb,
+      commands: latencies.length,
+      messageP50Ms: round(percentile(latencies, 50)),
+      messageP99Ms: round(percentile(latencies, 99)),
+    };
   } finally {
     await target.stop();
   }

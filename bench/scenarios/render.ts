@@ -26,7 +26,13 @@ export interface RenderFigures {
 }
 
 export async function runRender(world: BenchWorld, micro: BenchProfile['micro']): Promise<RenderFigures> {
-  const client = createCloudClient({ url: world.sandbox.url, accountId: world.sandbox.accountId, apiKey: world.sandbox.apiKey, format: 'json', timeoutMs: 10_000 });
+  const client = createCloudClient({
+    url: world.sandbox.url,
+    accountId: world.sandbox.accountId,
+    apiKey: world.sandbox.apiKey,
+    format: 'json',
+    timeoutMs: 10_000,
+  });
   const rules300 = await client.listFirewallRules(45);
   await client.close();
   const rules10k = manyRules(rules300, 10_000);

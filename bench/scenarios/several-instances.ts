@@ -72,7 +72,19 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
   };
   const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
   const changes = createChanges({ cloud, store, policy, logger: quiet });
-  const values = { disk_type: 'SSD', disk_size: '20', label: 'bench', mount_point: '/mnt/bench', file_system: 'ext4', primary: false, is_swap: false, hot_attach: true, add_to_linux_fstab: true, add_to_freebsd_fstab: false, require_format_disk: true };
+  const values = {
+    disk_type: 'SSD',
+    disk_size: '20',
+    label: 'bench',
+    mount_point: '/mnt/bench',
+    file_system: 'ext4',
+    primary: false,
+    is_swap: false,
+    hot_attach: true,
+    add_to_linux_fstab: true,
+    add_to_freebsd_fstab: false,
+    require_format_disk: true,
+  };
   const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
   let next = 0;
   /** Runs `count` changes, `concurrency` at a time; returns each one's door overhead (its time minus the cloud call's). */
@@ -131,7 +143,11 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
     const cloud = await startCloudFaultServer({ upstream: sandbox.url });
     cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
-    closers.push(() => cloud.close(), () => slack.close(), () => sandbox.close());
+    closers.push(
+      () => cloud.close(),
+      () => slack.close(),
+      () => sandbox.close(),
+    );
     bots = await startInstances(3, {
       SLACK_API_URL: slack.apiUrl,
       VS_API_URL: cloud.url,
@@ -152,9 +168,21 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: USER, privateMetadata: view.private_metadata, fields: goodDisk });
     const diskPosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/virtual_machines/42/disks')).length;
     const before = diskPosts();
-    const answers = await Promise.all(Array.from({ length: load.deliveries }, (_, i) => bots[i % bots.length]!.interact(payload).then((a) => a.status, () => 0)));
+    const answers = await Promise.all(
+      Array.from({ length: load.deliveries }, (_, i) =>
+        bots[i % bots.length]!.interact(payload).then(
+          (a) => a.status,
+          () => 0,
+        ),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 500));
-    const duplicateStorm = { deliveries: load.deliveries, instances: bots.length, apiCalls: diskPosts() - before, answered: answers.filter((s) => s === 200).length };
+    const duplicateStorm = {
+      deliveries: load.deliveries,
+      instances: bots.length,
+      apiCalls: diskPosts() - before,
+      answered: answers.filter((s) => s === 200).length,
+    };
 
     // c. The open loop, round robin over the three.
     const latencies: number[] = [];
@@ -178,7 +206,15 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
       );
     }
     await Promise.all(pending);
-    const openLoop = { instances: bots.length, rate: load.rate, seconds: load.seconds, acked: latencies.length, non2xx, ackP50Ms: round(percentile(latencies, 50), 2), ackP99Ms: round(percentile(latencies, 99), 2) };
+    const openLoop = {
+      instances: bots.length,
+      rate: load.rate,
+      seconds: load.seconds,
+      acked: latencies.length,
+      non2xx,
+      ackP50Ms: round(percentile(latencies, 50), 2),
+      ackP99Ms: round(percentile(latencies, 99), 2),
+    };
     return { changePath: { sqlite: sqliteFigures, postgres: postgresFigures }, duplicateStorm, openLoop };
   } finally {
     await Promise.all(bots.map((b) => b.bot.kill('SIGTERM')));

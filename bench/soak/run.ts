@@ -115,22 +115,25 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   slack.on('views.open', () => (Math.random() < options.faultRate / 2 ? { body: { ok: false, error: 'expired_trigger_id' } } : undefined));
 
   try {
-    bot = await spawnBot({
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      VS_API_URL: cloud.url,
-      VS_ACCOUNT_ID: sandbox.accountId,
-      VS_API_KEY: API_KEY,
-      VS_API_TIMEOUT_MS: '1500',
-      VS_DB_PATH: join(dir, 'audit.sqlite'),
-      VS_OPERATORS: 'UOPER1,UOPER2,UOPER3',
-      VS_ADMINS: 'UADMIN',
-      VS_AUDIT_CHANNEL: 'CAUDIT',
-      LOG_LEVEL: 'warn',
-      // Six virtual users read far faster than people do; the soak is not about the per-person limit.
-      VS_READS_PER_USER_PER_MINUTE: '1000000',
-    }, { nodeArgs: ['--expose-gc', '--require', join(__dirname, 'heap-probe.cjs')] });
+    bot = await spawnBot(
+      {
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        VS_API_URL: cloud.url,
+        VS_ACCOUNT_ID: sandbox.accountId,
+        VS_API_KEY: API_KEY,
+        VS_API_TIMEOUT_MS: '1500',
+        VS_DB_PATH: join(dir, 'audit.sqlite'),
+        VS_OPERATORS: 'UOPER1,UOPER2,UOPER3',
+        VS_ADMINS: 'UADMIN',
+        VS_AUDIT_CHANNEL: 'CAUDIT',
+        LOG_LEVEL: 'warn',
+        // Six virtual users read far faster than people do; the soak is not about the per-person limit.
+        VS_READS_PER_USER_PER_MINUTE: '1000000',
+      },
+      { nodeArgs: ['--expose-gc', '--require', join(__dirname, 'heap-probe.cjs')] },
+    );
     const pid = bot.child.pid!;
     const started = Date.now();
     const deadline = started + options.seconds * 1000;
@@ -147,11 +150,14 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     const sampler = setInterval(() => {
       void sample().then(({ at, rssNow, heapAfterGcMb }) => {
         const p = percentiles(latencies);
-        log(`[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`);
+        log(
+          `[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`,
+        );
       });
     }, options.sampleEverySeconds * 1000);
 
-    const answerAt = (id: string, timeoutMs: number) => waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body as Record<string, unknown> | undefined, timeoutMs);
+    const answerAt = (id: string, timeoutMs: number) =>
+      waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body as Record<string, unknown> | undefined, timeoutMs);
     let seq = 0;
 
     const user = async (n: number) => {
@@ -165,12 +171,40 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
         try {
           let seen: unknown;
           if (kind === 'read') {
-            const text = pick(['firewall 42', 'firewall 45', 'autoscaling 42', 'as 44', 'templates', 'templates centos', 'whoami', 'firewall 999', 'firewall x']);
-            const ack = await postToSlackEndpoint(bot!.eventsUrl, SECRET, slashCommandBody({ text, user_id: `UVIEW${n}`, channel_id: 'CSOAK', response_url: slack.responseUrl(id) }), FORM);
+            const text = pick([
+              'firewall 42',
+              'firewall 45',
+              'autoscaling 42',
+              'as 44',
+              'templates',
+              'templates centos',
+              'whoami',
+              'firewall 999',
+              'firewall x',
+            ]);
+            const ack = await postToSlackEndpoint(
+              bot!.eventsUrl,
+              SECRET,
+              slashCommandBody({ text, user_id: `UVIEW${n}`, channel_id: 'CSOAK', response_url: slack.responseUrl(id) }),
+              FORM,
+            );
             if (ack.status !== 200) throw new Error(`ack HTTP ${ack.status}`);
             seen = await answerAt(id, 6000);
           } else if (kind === 'page') {
-            const ack = await postToSlackEndpoint(bot!.eventsUrl, SECRET, interactiveBody(buttonClick({ user: `UVIEW${n}`, channel: 'CSOAK', actionId: 'firewall_page_next', value: `45:${2 + (seq % 10)}`, responseUrl: slack.responseUrl(id) })), FORM);
+            const ack = await postToSlackEndpoint(
+              bot!.eventsUrl,
+              SECRET,
+              interactiveBody(
+                buttonClick({
+                  user: `UVIEW${n}`,
+                  channel: 'CSOAK',
+                  actionId: 'firewall_page_next',
+                  value: `45:${2 + (seq % 10)}`,
+                  responseUrl: slack.responseUrl(id),
+                }),
+              ),
+              FORM,
+            );
             if (ack.status !== 200) throw new Error(`ack HTTP ${ack.status}`);
             seen = await answerAt(id, 6000);
           } else {
@@ -179,15 +213,38 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
             const userId = restore ? 'UADMIN' : pick(['UOPER1', 'UOPER2', 'UOPER3']);
             const triggerId = `trigger.${id}`;
             const text = restore ? `backup restore ${pick([9, 10, 11])}` : `disk add ${pick([42, 43, 44, 46])}`;
-            const ack = await postToSlackEndpoint(bot!.eventsUrl, SECRET, slashCommandBody({ text, user_id: userId, channel_id: 'CSOAK', response_url: slack.responseUrl(id), trigger_id: triggerId }), FORM);
+            const ack = await postToSlackEndpoint(
+              bot!.eventsUrl,
+              SECRET,
+              slashCommandBody({ text, user_id: userId, channel_id: 'CSOAK', response_url: slack.responseUrl(id), trigger_id: triggerId }),
+              FORM,
+            );
             if (ack.status !== 200) throw new Error(`ack HTTP ${ack.status}`);
-            const opened = await waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body ?? s.calls.find((c) => c.method === 'views.open' && c.args.trigger_id === triggerId)?.args.view, 6000);
+            const opened = await waitFor(
+              slack,
+              (s) => s.responses.find((r) => r.id === id)?.body ?? s.calls.find((c) => c.method === 'views.open' && c.args.trigger_id === triggerId)?.args.view,
+              6000,
+            );
             const view = opened as { callback_id?: string; private_metadata?: string };
             if (!view.callback_id) {
               seen = opened; // the user was told the form could not open
             } else {
-              const fields: Record<string, StateValue> = restore ? { confirm: input.text(text.split(' ').pop()!), reason: input.text('soak') } : { disk_type: input.select('SSD'), disk_size: input.number(String(1 + (seq % 50))), label: input.text(`soak ${id}`), require_format_disk: input.check(false) };
-              const res = await postToSlackEndpoint(bot!.eventsUrl, SECRET, interactiveBody(viewSubmission({ callbackId: view.callback_id, viewId: `V${id}`, user: userId, privateMetadata: view.private_metadata ?? '{}', fields })), FORM);
+              const fields: Record<string, StateValue> = restore
+                ? { confirm: input.text(text.split(' ').pop()!), reason: input.text('soak') }
+                : {
+                    disk_type: input.select('SSD'),
+                    disk_size: input.number(String(1 + (seq % 50))),
+                    label: input.text(`soak ${id}`),
+                    require_format_disk: input.check(false),
+                  };
+              const res = await postToSlackEndpoint(
+                bot!.eventsUrl,
+                SECRET,
+                interactiveBody(
+                  viewSubmission({ callbackId: view.callback_id, viewId: `V${id}`, user: userId, privateMetadata: view.private_metadata ?? '{}', fields }),
+                ),
+                FORM,
+              );
               if (res.status !== 200) throw new Error(`submission HTTP ${res.status}`);
               seen = res.body ? res.json() : {};
             }
@@ -217,7 +274,9 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     }
     if (bot.child.exitCode !== null || bot.child.signalCode !== null) unexplain('the bot process died');
 
-    const errorsShown = Object.entries(outcomes).filter(([k]) => k.startsWith('cloud_')).reduce((n, [, v]) => n + v, 0);
+    const errorsShown = Object.entries(outcomes)
+      .filter(([k]) => k.startsWith('cloud_'))
+      .reduce((n, [, v]) => n + v, 0);
     const reasons: string[] = [];
     const unexplainedCount = outcomes.unexplained ?? 0;
     if (unexplainedCount > 0) reasons.push(`${unexplainedCount} unexplained error(s)`);
@@ -294,7 +353,10 @@ function heapProbe(bot: SpawnedBot): () => Promise<number | undefined> {
     const before = bot.output().length;
     bot.child.kill('SIGUSR2');
     for (let waited = 0; waited < 1000; waited += 20) {
-      const lines = bot.output().slice(Math.max(before, seen)).match(/\[heap-probe\] (\{.*\})/g);
+      const lines = bot
+        .output()
+        .slice(Math.max(before, seen))
+        .match(/\[heap-probe\] (\{.*\})/g);
       if (lines && lines.length > 0) {
         seen = bot.output().length;
         const last = JSON.parse(lines[lines.length - 1]!.slice('[heap-probe] '.length)) as { heapUsedMb: number };

@@ -173,9 +173,13 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision, record: await write(entry('denied', asTyped, null, denialDetail(decision)), log) };
     }
 
-    const validated = isTargetId(targetId) ? change.validate(targetId, values) : { ok: false as const, fieldErrors: { [change.targetField]: TARGET_ID_ERROR[change.targetKind] } };
+    const validated = isTargetId(targetId)
+      ? change.validate(targetId, values)
+      : { ok: false as const, fieldErrors: { [change.targetField]: TARGET_ID_ERROR[change.targetKind] } };
     if (!validated.ok) {
-      const detail = `invalid form: ${Object.entries(validated.fieldErrors).map(([field, message]) => `${field}: ${message}`).join('; ')}`;
+      const detail = `invalid form: ${Object.entries(validated.fieldErrors)
+        .map(([field, message]) => `${field}: ${message}`)
+        .join('; ')}`;
       return { outcome: 'invalid', fieldErrors: validated.fieldErrors, record: await write(entry('invalid', asTyped, null, detail), log) };
     }
     const params = validated.params;
@@ -186,7 +190,13 @@ export function createChanges(deps: ChangesDeps): Changes {
     // dies mid-call, it is still there; once its lease has expired, recovery settles it as interrupted).
     const owner = `${ctx.submissionKey}#${randomUUID()}`;
     const lease = { target: key, owner };
-    const begun = await begin(ctx.submissionKey, new Date(startedMs).toISOString(), { ...lease, nowMs: now(), ttlMs: lockTtlMs }, entry('started', audited, null, 'the cloud API call is in progress'), log);
+    const begun = await begin(
+      ctx.submissionKey,
+      new Date(startedMs).toISOString(),
+      { ...lease, nowMs: now(), ttlMs: lockTtlMs },
+      entry('started', audited, null, 'the cloud API call is in progress'),
+      log,
+    );
     if (begun.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: ctx.submissionKey });
       return { outcome: 'duplicate' };
@@ -243,7 +253,8 @@ export function createChanges(deps: ChangesDeps): Changes {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
       const heldMs = now() - startedMs;
-      if (heldMs > lockTtlMs) log.warn('the change took longer than the target lock lives; another change may have started meanwhile', { heldMs, ttlMs: lockTtlMs });
+      if (heldMs > lockTtlMs)
+        log.warn('the change took longer than the target lock lives; another change may have started meanwhile', { heldMs, ttlMs: lockTtlMs });
     }
   }
 

@@ -42,11 +42,7 @@ const textInput = (notText: string) =>
 
 /** A whole number typed into a number input (Slack sends it as a string). */
 const wholeNumber = (message: string, min: number, max: number, tooLarge: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, message)
-    .transform(Number)
-    .pipe(z.number().min(min, message).max(max, tooLarge));
+  z.string().regex(/^\d+$/, message).transform(Number).pipe(z.number().min(min, message).max(max, tooLarge));
 
 const checkbox = z.boolean({ error: 'Expected a checkbox value' }).optional();
 

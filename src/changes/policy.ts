@@ -172,7 +172,11 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     if (mutationChannels === null) return null;
     try {
       if (!deps.channels) throw new Error('no channel directory');
-      const member = await withTimeout(deps.channels.isMember(userId, channelId), lookupTimeoutMs, `looking up the members of ${channelId} took more than ${lookupTimeoutMs} ms`);
+      const member = await withTimeout(
+        deps.channels.isMember(userId, channelId),
+        lookupTimeoutMs,
+        `looking up the members of ${channelId} took more than ${lookupTimeoutMs} ms`,
+      );
       return member ? null : { code: 'not_member', channelId };
     } catch (error) {
       logger?.warn('could not check channel membership; refusing the change', { channel: channelId, error });

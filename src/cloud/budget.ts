@@ -58,11 +58,14 @@ export function createBudget(size: number): ConnectionBudget {
             resolve(release);
           },
         };
-        const timer = setTimeout(() => {
-          const at = line.indexOf(waiter);
-          if (at >= 0) line.splice(at, 1);
-          reject(new BudgetWaitTimeout(`no connection came free within ${waitMs} ms`));
-        }, Math.max(0, waitMs));
+        const timer = setTimeout(
+          () => {
+            const at = line.indexOf(waiter);
+            if (at >= 0) line.splice(at, 1);
+            reject(new BudgetWaitTimeout(`no connection came free within ${waitMs} ms`));
+          },
+          Math.max(0, waitMs),
+        );
         line.push(waiter);
       });
     },

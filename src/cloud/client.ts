@@ -63,7 +63,8 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   }
   const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const changeConnections = config.changeConnections ?? defaultChangeConnections(maxConnections);
-  if (changeConnections >= maxConnections) throw new RangeError(`changeConnections (${changeConnections}) must be less than maxConnections (${maxConnections})`);
+  if (changeConnections >= maxConnections)
+    throw new RangeError(`changeConnections (${changeConnections}) must be less than maxConnections (${maxConnections})`);
   const http = createCloudHttp({
     baseUrl: config.url,
     accountId: config.accountId,
@@ -91,14 +92,18 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     async listFirewallRules(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
       return reads.run(`${format} ${path}`, () =>
-        observed('list_firewall_rules', async (seen) => frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.firewallRules))),
+        observed('list_firewall_rules', async (seen) =>
+          frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.firewallRules)),
+        ),
       );
     },
 
     async listAutoscaling(vsId: number) {
       const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
       return reads.run(`${format} ${path}`, () =>
-        observed('list_autoscaling', async (seen) => frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.autoscaling))),
+        observed('list_autoscaling', async (seen) =>
+          frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.autoscaling)),
+        ),
       );
     },
 
@@ -112,7 +117,9 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     async restoreBackup(backupId: number) {
       const path = `/backups/${pathId(backupId)}/restore`;
       // Spec 4.1 shows no status: any 2xx with the backup in the body is success.
-      return observed('restore_backup', async (seen) => decode(seen(await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] })), Responses.backup));
+      return observed('restore_backup', async (seen) =>
+        decode(seen(await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] })), Responses.backup),
+      );
     },
 
     close: () => http.close(),

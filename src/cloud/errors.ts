@@ -58,7 +58,8 @@ export class CloudError extends Error {
     this.fieldErrors = init.fieldErrors ?? {};
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.request = init.request;
-    this.unreadableSuccess = (kind === 'bad_response' || kind === 'network' || kind === 'timeout') && init.status !== undefined && init.status >= 200 && init.status < 300;
+    this.unreadableSuccess =
+      (kind === 'bad_response' || kind === 'network' || kind === 'timeout') && init.status !== undefined && init.status >= 200 && init.status < 300;
   }
 
   toJSON() {

@@ -20,7 +20,10 @@ export function statusError(response: CloudHttpResponse, request: CloudRequest, 
     case 404:
       return fail('not_found', `the cloud API has no such resource (HTTP 404)${said}`, init);
     case 429:
-      return fail('rate_limited', `the cloud API is rate-limiting requests (HTTP 429)${said}`, { ...init, retryAfterSeconds: parseRetryAfter(response.retryAfter) });
+      return fail('rate_limited', `the cloud API is rate-limiting requests (HTTP 429)${said}`, {
+        ...init,
+        retryAfterSeconds: parseRetryAfter(response.retryAfter),
+      });
     default:
       if (status >= 500) return fail('server', `the cloud API failed (HTTP ${status})${said}`, init);
       // 204 where a body is needed, 207 Multi-Status, redirects, other 4xx: not an answer we can use.

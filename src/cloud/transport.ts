@@ -155,7 +155,11 @@ export function createTransport(options: TransportOptions): Transport {
     } catch (error) {
       if (!(error instanceof BudgetWaitTimeout)) throw error;
       const waited = formatSeconds(options.connectionWaitMs);
-      throw fail('no_connection', `no connection to the cloud API came free within ${waited} s (all ${budgets[budgetClass].size} for ${budgetClass}s are busy); the request was not sent`, { request: what });
+      throw fail(
+        'no_connection',
+        `no connection to the cloud API came free within ${waited} s (all ${budgets[budgetClass].size} for ${budgetClass}s are busy); the request was not sent`,
+        { request: what },
+      );
     }
     clock.start();
     let status: number | undefined;
@@ -212,7 +216,10 @@ function transportError(raw: unknown, signal: AbortSignal, context: { label: str
     return context.fail('timeout', `the cloud API did not answer within ${context.seconds} s`, { ...at, cause: withCode(cause, code ?? 'TIMEOUT') });
   }
   const shown = code ?? cause.name;
-  const message = code !== undefined && CONNECT_ERROR_CODES.has(code) ? `could not connect to the cloud API (${shown})` : `the connection to the cloud API broke off (${shown})`;
+  const message =
+    code !== undefined && CONNECT_ERROR_CODES.has(code)
+      ? `could not connect to the cloud API (${shown})`
+      : `the connection to the cloud API broke off (${shown})`;
   return context.fail('network', message, { ...at, cause: withCode(cause, code) });
 }
 

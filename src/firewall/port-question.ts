@@ -84,7 +84,13 @@ export function answerPortQuestion<R extends RuleRecord>(rules: readonly R[], qu
   }
   const interfaces = [...byInterface.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([networkInterfaceId, list]) => walk(networkInterfaceId, [...list].sort((a, b) => a.position - b.position || a.id - b.id), question));
+    .map(([networkInterfaceId, list]) =>
+      walk(
+        networkInterfaceId,
+        [...list].sort((a, b) => a.position - b.position || a.id - b.id),
+        question,
+      ),
+    );
   return { question, interfaces };
 }
 
@@ -93,7 +99,15 @@ function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly 
   let undecided = asked;
   /** Sources a rule the bot cannot read may have decided. */
   let maybeTaken: SourceSet = NO_SOURCE;
-  const answer: InterfaceAnswer<R> = { networkInterfaceId, decisions: [], reachesDefault: false, defaultUncertain: false, cannotTell: [], disabled: [], shadowed: [] };
+  const answer: InterfaceAnswer<R> = {
+    networkInterfaceId,
+    decisions: [],
+    reachesDefault: false,
+    defaultUncertain: false,
+    cannotTell: [],
+    disabled: [],
+    shadowed: [],
+  };
 
   for (const rule of rules) {
     const reading = readRule(rule, question, asked);
@@ -141,10 +155,16 @@ type Reading =
 const OTHER_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', 'gre', 'esp', 'ah', 'sctp', 'igmp']);
 
 /** What one rule says about the question, whatever its position. */
-function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source)): Reading {
+function readRule(
+  rule: RuleRecord,
+  question: PortQuestion,
+  asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source),
+): Reading {
   const fields: UnreadableField[] = [];
 
-  const protocol = String(rule.protocol ?? '').trim().toLowerCase();
+  const protocol = String(rule.protocol ?? '')
+    .trim()
+    .toLowerCase();
   if (protocol === 'tcp' || protocol === 'udp') {
     if (protocol !== question.protocol) return { kind: 'no' };
   } else if (OTHER_PROTOCOLS.has(protocol)) {
@@ -165,7 +185,9 @@ function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet = q
     if (isEmpty(sources)) return { kind: 'no' };
   }
 
-  const command = String(rule.command ?? '').trim().toUpperCase();
+  const command = String(rule.command ?? '')
+    .trim()
+    .toUpperCase();
   const verdict: Verdict | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
   if (verdict === null) fields.push({ field: 'command', value: String(rule.command ?? '') });
 

@@ -40,8 +40,44 @@ const L = BLOCK_KIT_LIMITS;
 
 const MESSAGE_BLOCKS = new Set(['section', 'header', 'context', 'divider', 'actions', 'image', 'rich_text', 'video', 'file', 'markdown']);
 const VIEW_BLOCKS = new Set([...MESSAGE_BLOCKS, 'input']);
-const ACTION_ELEMENTS = new Set(['button', 'static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select', 'multi_static_select', 'overflow', 'datepicker', 'timepicker', 'checkboxes', 'radio_buttons', 'plain_text_input', 'number_input']);
-const INPUT_ELEMENTS = new Set(['plain_text_input', 'number_input', 'static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select', 'multi_static_select', 'multi_users_select', 'multi_conversations_select', 'multi_channels_select', 'checkboxes', 'radio_buttons', 'datepicker', 'timepicker', 'datetimepicker', 'email_text_input', 'url_text_input', 'rich_text_input', 'file_input']);
+const ACTION_ELEMENTS = new Set([
+  'button',
+  'static_select',
+  'external_select',
+  'users_select',
+  'conversations_select',
+  'channels_select',
+  'multi_static_select',
+  'overflow',
+  'datepicker',
+  'timepicker',
+  'checkboxes',
+  'radio_buttons',
+  'plain_text_input',
+  'number_input',
+]);
+const INPUT_ELEMENTS = new Set([
+  'plain_text_input',
+  'number_input',
+  'static_select',
+  'external_select',
+  'users_select',
+  'conversations_select',
+  'channels_select',
+  'multi_static_select',
+  'multi_users_select',
+  'multi_conversations_select',
+  'multi_channels_select',
+  'checkboxes',
+  'radio_buttons',
+  'datepicker',
+  'timepicker',
+  'datetimepicker',
+  'email_text_input',
+  'url_text_input',
+  'rich_text_input',
+  'file_input',
+]);
 
 class Problems {
   readonly list: string[] = [];
@@ -73,7 +109,8 @@ class Problems {
 /** Problems with a message's blocks and text (chat.postMessage, chat.postEphemeral, response_url). Empty: Slack takes it. */
 export function messageProblems(message: { text?: unknown; blocks?: unknown }): string[] {
   const p = new Problems();
-  if (message.text !== undefined && typeof message.text === 'string' && message.text.length > L.messageText) p.add('/text', `must be less than ${L.messageText + 1} characters`);
+  if (message.text !== undefined && typeof message.text === 'string' && message.text.length > L.messageText)
+    p.add('/text', `must be less than ${L.messageText + 1} characters`);
   if (message.blocks !== undefined) blocksProblems(p, message.blocks, '/blocks', MESSAGE_BLOCKS, L.messageBlocks);
   return p.list;
 }
@@ -191,7 +228,8 @@ function elementProblems(p: Problems, element: unknown, at: string, allowed: Set
       p.text(element.text, `${at}/text`, { max: L.buttonText, plainOnly: true });
       p.string(element.value, `${at}/value`, L.buttonValue);
       p.string(element.url, `${at}/url`, L.url);
-      if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger') p.add(`${at}/style`, 'must be one of ["primary", "danger"]');
+      if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger')
+        p.add(`${at}/style`, 'must be one of ["primary", "danger"]');
       return;
     case 'static_select':
     case 'multi_static_select':
@@ -201,7 +239,8 @@ function elementProblems(p: Problems, element: unknown, at: string, allowed: Set
       return optionsProblems(p, element, at, L.choiceOptions);
     case 'plain_text_input': {
       const max = element.max_length;
-      if (max !== undefined && (typeof max !== 'number' || max < 1 || max > L.textInputLength)) p.add(`${at}/max_length`, `must be between 1 and ${L.textInputLength}`);
+      if (max !== undefined && (typeof max !== 'number' || max < 1 || max > L.textInputLength))
+        p.add(`${at}/max_length`, `must be between 1 and ${L.textInputLength}`);
       p.string(element.initial_value, `${at}/initial_value`, typeof max === 'number' ? max : L.textInputLength);
       return;
     }

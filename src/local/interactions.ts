@@ -41,7 +41,13 @@ export type EnteredValues = Record<string, string | string[] | null | undefined>
 type InputElement = Json & { type: string; action_id?: string };
 
 const user = (id: string) => ({ id, username: id.toLowerCase(), name: id.toLowerCase(), team_id: TEAM.id });
-const common = () => ({ team: { id: TEAM.id, domain: TEAM.domain }, api_app_id: APP_ID, token: 'local-verification-token', is_enterprise_install: false, enterprise: null });
+const common = () => ({
+  team: { id: TEAM.id, domain: TEAM.domain },
+  api_app_id: APP_ID,
+  token: 'local-verification-token',
+  is_enterprise_install: false,
+  enterprise: null,
+});
 
 export function createInteractions(state: StandInState, o: InteractionOptions) {
   function issueTrigger(userId: string, channel?: string): string {
@@ -68,7 +74,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     try {
       const res = await request(url, {
         method: 'POST',
-        headers: { 'content-type': contentType, 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': sign(o.signingSecret, timestamp, body), 'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' },
+        headers: {
+          'content-type': contentType,
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': sign(o.signingSecret, timestamp, body),
+          'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+        },
         body,
         headersTimeout: o.ackTimeoutMs,
         bodyTimeout: o.ackTimeoutMs,
@@ -183,7 +194,9 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
       container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: message.ephemeralTo !== undefined },
       trigger_id: issueTrigger(userId, message.channel),
       channel: { id: message.channel, name: state.channel(message.channel)?.name ?? message.channel },
-      ...(message.ephemeralTo === undefined ? { message: { type: 'message', user: message.author, bot_id: BOT_USER.botId, text: message.text, blocks: message.blocks, ts: message.ts } } : {}),
+      ...(message.ephemeralTo === undefined
+        ? { message: { type: 'message', user: message.author, bot_id: BOT_USER.botId, text: message.text, blocks: message.blocks, ts: message.ts } }
+        : {}),
       state: { values: {} },
       response_url: responseUrl,
       actions: [actionOf(block, element)],
@@ -209,11 +222,26 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   }
 
   function actionOf(block: Json, element: Json): Json {
-    return { type: element.type, block_id: block.block_id ?? state.newId('B'), action_id: element.action_id, text: element.text, ...(element.value !== undefined ? { value: element.value } : {}), ...(element.style ? { style: element.style } : {}), action_ts: String(state.now() / 1000) };
+    return {
+      type: element.type,
+      block_id: block.block_id ?? state.newId('B'),
+      action_id: element.action_id,
+      text: element.text,
+      ...(element.value !== undefined ? { value: element.value } : {}),
+      ...(element.style ? { style: element.style } : {}),
+      action_ts: String(state.now() / 1000),
+    };
   }
 
   /** The view's state.values from what was entered, with the problems Slack finds before sending anything (required fields, numbers, lengths). */
-  function readInputs(view: Json, entered: EnteredValues): { values: Record<string, Record<string, Json>>; errors: Record<string, string>; responseUrls: { block_id: string; action_id: string; channel_id: string }[] } {
+  function readInputs(
+    view: Json,
+    entered: EnteredValues,
+  ): {
+    values: Record<string, Record<string, Json>>;
+    errors: Record<string, string>;
+    responseUrls: { block_id: string; action_id: string; channel_id: string }[];
+  } {
     const values: Record<string, Record<string, Json>> = {};
     const errors: Record<string, string> = {};
     const responseUrls: { block_id: string; action_id: string; channel_id: string }[] = [];
@@ -232,7 +260,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
       switch (element.type) {
         case 'plain_text_input': {
           const t = text ?? '';
-          if (!empty && typeof element.min_length === 'number' && t.length < element.min_length) errors[blockId] = `Must be at least ${element.min_length} characters.`;
+          if (!empty && typeof element.min_length === 'number' && t.length < element.min_length)
+            errors[blockId] = `Must be at least ${element.min_length} characters.`;
           if (typeof element.max_length === 'number' && t.length > element.max_length) errors[blockId] = `Must be ${element.max_length} characters or fewer.`;
           entry = { type: element.type, value: empty ? null : t };
           break;
@@ -240,9 +269,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
         case 'number_input': {
           if (!empty) {
             const n = Number(text);
-            if (!Number.isFinite(n) || (element.is_decimal_allowed !== true && !/^-?\d+$/.test(String(text).trim()))) errors[blockId] = element.is_decimal_allowed === true ? 'Enter a number.' : 'Enter a whole number.';
-            else if (element.min_value !== undefined && n < Number(element.min_value)) errors[blockId] = `Enter a number that is ${String(element.min_value)} or more.`;
-            else if (element.max_value !== undefined && n > Number(element.max_value)) errors[blockId] = `Enter a number that is ${String(element.max_value)} or less.`;
+            if (!Number.isFinite(n) || (element.is_decimal_allowed !== true && !/^-?\d+$/.test(String(text).trim())))
+              errors[blockId] = element.is_decimal_allowed === true ? 'Enter a number.' : 'Enter a whole number.';
+            else if (element.min_value !== undefined && n < Number(element.min_value))
+              errors[blockId] = `Enter a number that is ${String(element.min_value)} or more.`;
+            else if (element.max_value !== undefined && n > Number(element.max_value))
+              errors[blockId] = `Enter a number that is ${String(element.max_value)} or less.`;
           }
           entry = { type: element.type, value: empty ? null : String(text).trim() };
           break;
@@ -300,7 +332,10 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const stack = state.stacks.get(userId) ?? [];
     if (ack.body.trim() === '') {
       // An empty ack closes the view (and shows the one under it, if any).
-      state.stacks.set(userId, stack.filter((id) => id !== viewId));
+      state.stacks.set(
+        userId,
+        stack.filter((id) => id !== viewId),
+      );
       state.closeViews(userId, [viewId]);
       return { outcome: 'closed', ack };
     }
@@ -315,9 +350,21 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
         const errs = (answer.errors ?? {}) as Record<string, string>;
         const inputIds = new Set(((open.view.blocks as Json[]) ?? []).filter((b) => b.type === 'input').map((b) => String(b.block_id)));
         const unknown = Object.keys(errs).filter((k) => !inputIds.has(k));
-        if (unknown.length > 0) return fail('We had some trouble connecting. Try again?', ack, 'invalid_arguments', unknown.map((k) => `[ERROR] errors names ${k}, which is not an input block of the view [json-pointer:/errors/${k}]`));
+        if (unknown.length > 0)
+          return fail(
+            'We had some trouble connecting. Try again?',
+            ack,
+            'invalid_arguments',
+            unknown.map((k) => `[ERROR] errors names ${k}, which is not an input block of the view [json-pointer:/errors/${k}]`),
+          );
         const tooLong = Object.entries(errs).filter(([, m]) => typeof m !== 'string' || m.length > 300);
-        if (tooLong.length > 0) return fail('We had some trouble connecting. Try again?', ack, 'invalid_arguments', tooLong.map(([k]) => `[ERROR] must be less than 301 characters [json-pointer:/errors/${k}]`));
+        if (tooLong.length > 0)
+          return fail(
+            'We had some trouble connecting. Try again?',
+            ack,
+            'invalid_arguments',
+            tooLong.map(([k]) => `[ERROR] must be less than 301 characters [json-pointer:/errors/${k}]`),
+          );
         state.putView({ ...open, view, errors: errs });
         return { outcome: 'errors', errors: errs, ack };
       }
@@ -327,13 +374,23 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
         if (problems.length > 0) return fail('We had some trouble connecting. Try again?', ack, 'invalid_arguments', problems);
         const next = answer.view as Json;
         if (answer.response_action === 'update') {
-          state.putView({ id: viewId, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...state.storedView(viewId, next, open), previous_view_id: open.view.previous_view_id ?? null } });
+          state.putView({
+            id: viewId,
+            user: userId,
+            ...(open.channel ? { channel: open.channel } : {}),
+            view: { ...state.storedView(viewId, next, open), previous_view_id: open.view.previous_view_id ?? null },
+          });
           return { outcome: 'updated', ack };
         }
         if (stack.length >= 3) return fail('We had some trouble connecting. Try again?', ack, 'push_limit_reached');
         const id = state.newId('V');
         state.stacks.set(userId, [...stack, id]);
-        state.putView({ id, user: userId, ...(open.channel ? { channel: open.channel } : {}), view: { ...state.storedView(id, next, open), previous_view_id: viewId } });
+        state.putView({
+          id,
+          user: userId,
+          ...(open.channel ? { channel: open.channel } : {}),
+          view: { ...state.storedView(id, next, open), previous_view_id: viewId },
+        });
         return { outcome: 'pushed', ack };
       }
       case 'clear':
@@ -341,7 +398,10 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
         state.closeViews(userId, stack);
         return { outcome: 'cleared', ack };
       default:
-        state.stacks.set(userId, stack.filter((id) => id !== viewId));
+        state.stacks.set(
+          userId,
+          stack.filter((id) => id !== viewId),
+        );
         state.closeViews(userId, [viewId]);
         return { outcome: 'closed', ack };
     }
@@ -363,7 +423,14 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   }
 
   async function shortcut(userId: string, callbackId: string, channel?: string): Promise<Ack> {
-    const payload = { type: 'shortcut', ...common(), user: user(userId), callback_id: callbackId, trigger_id: issueTrigger(userId, channel), action_ts: String(state.now() / 1000) };
+    const payload = {
+      type: 'shortcut',
+      ...common(),
+      user: user(userId),
+      callback_id: callbackId,
+      trigger_id: issueTrigger(userId, channel),
+      action_ts: String(state.now() / 1000),
+    };
     const ack = await interactive('shortcut', payload);
     if (ack.error && channel) notice(channel, userId, `The shortcut failed with the error "${ack.error}"`);
     return ack;
@@ -374,7 +441,14 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
       token: 'local-verification-token',
       team_id: TEAM.id,
       api_app_id: APP_ID,
-      event: { type: 'app_home_opened', user: userId, channel: `D${userId.slice(1)}`, tab: 'home', event_ts: String(state.now() / 1000), ...(state.homes.has(userId) ? { view: state.homes.get(userId) } : {}) },
+      event: {
+        type: 'app_home_opened',
+        user: userId,
+        channel: `D${userId.slice(1)}`,
+        tab: 'home',
+        event_ts: String(state.now() / 1000),
+        ...(state.homes.has(userId) ? { view: state.homes.get(userId) } : {}),
+      },
       type: 'event_callback',
       event_id: state.newId('Ev'),
       event_time: Math.floor(state.now() / 1000),

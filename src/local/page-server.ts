@@ -48,19 +48,30 @@ export function refusedOrigin(req: IncomingMessage, origin: string): string | nu
 }
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
 
 /** Serves the page and its endpoints; false when the path is not one of them. */
-export async function servePage(req: IncomingMessage, res: ServerResponse, url: URL, standIn: SlackStandIn, opsUrl?: () => string | undefined): Promise<boolean> {
+export async function servePage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  standIn: SlackStandIn,
+  opsUrl?: () => string | undefined,
+): Promise<boolean> {
   const path = url.pathname;
   if (req.method === 'GET' && STATIC[path]) {
     const name = STATIC[path]!;
     const body = pageFile(name);
-    res.writeHead(200, { 'content-type': `${TYPES[name.split('.').pop()!]}; charset=utf-8`, 'content-length': String(Buffer.byteLength(body)), ...SECURITY_HEADERS });
+    res.writeHead(200, {
+      'content-type': `${TYPES[name.split('.').pop()!]}; charset=utf-8`,
+      'content-length': String(Buffer.byteLength(body)),
+      ...SECURITY_HEADERS,
+    });
     res.end(body);
     return true;
   }
@@ -124,7 +135,10 @@ export async function servePage(req: IncomingMessage, res: ServerResponse, url: 
       const target = str('viewId') ? { viewId: str('viewId') } : channel ? { channel, ts: str('ts') } : undefined;
       if (!target) return badRequest(res, 'channel and ts, or viewId, are required');
       const result = await standIn.click(user, target, str('actionId'));
-      sendJson(res, 200, { ok: !result.error && !result.ack?.error, ...(result.error || result.ack?.error ? { error: result.error ?? result.ack?.error } : {}) });
+      sendJson(res, 200, {
+        ok: !result.error && !result.ack?.error,
+        ...(result.error || result.ack?.error ? { error: result.error ?? result.ack?.error } : {}),
+      });
       return true;
     }
     case '/local/submit': {
@@ -177,7 +191,12 @@ export function snapshot(standIn: SlackStandIn) {
 }
 
 function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: SlackStandIn): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-content-type-options': 'nosniff',
+  });
   res.write(': connected\n\n');
   const unsubscribe = standIn.state.subscribe((e: StandInEvent) => {
     res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);

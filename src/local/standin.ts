@@ -138,7 +138,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     }
     const answer = ((): WebApiAnswer => {
       if (options.botToken !== undefined && token !== options.botToken) return { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } };
-      if (fault?.status === 429) return { status: 429, headers: { 'retry-after': String(fault.retryAfterSeconds ?? 30) }, body: { ok: false, error: 'ratelimited' } };
+      if (fault?.status === 429)
+        return { status: 429, headers: { 'retry-after': String(fault.retryAfterSeconds ?? 30) }, body: { ok: false, error: 'ratelimited' } };
       if (fault?.status) return { status: fault.status, body: { ok: false, error: fault.error ?? 'fatal_error' } };
       if (fault?.error) return { body: { ok: false, error: fault.error } };
       return handlers.get(method)?.(args) ?? webApi(method, args);
@@ -215,7 +216,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       responseUrlStatus = status;
     },
     waitForResponses: (count, timeoutMs = 5000) =>
-      state.waitFor(() => (state.responses.length >= count ? state.responses.slice(0, count) : undefined), () => `${count} response_url posts (got ${state.responses.length})`, timeoutMs),
+      state.waitFor(
+        () => (state.responses.length >= count ? state.responses.slice(0, count) : undefined),
+        () => `${count} response_url posts (got ${state.responses.length})`,
+        timeoutMs,
+      ),
     waitForCalls: (method, count, timeoutMs = 5000) =>
       state.waitFor(
         () => {
@@ -225,7 +230,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         () => `${count} calls to ${method}`,
         timeoutMs,
       ),
-    arrival: (id, timeoutMs) => state.waitFor(() => state.arrivals.get(id), () => `response_url ${id}`, timeoutMs).catch(() => undefined),
+    arrival: (id, timeoutMs) =>
+      state
+        .waitFor(
+          () => state.arrivals.get(id),
+          () => `response_url ${id}`,
+          timeoutMs,
+        )
+        .catch(() => undefined),
     waitForArrivals(ids, timeoutMs) {
       const wanted = [...ids];
       const missing = () => wanted.reduce((n, id) => (state.arrivals.has(id) ? n : n + 1), 0);

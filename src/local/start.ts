@@ -31,10 +31,13 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
   // Channels named in the configuration exist in the make-believe workspace too.
   const channels: Channel[] = [...CHANNELS];
   for (const id of [config.auditChannel, ...(config.roles.mutationChannels ?? [])]) {
-    if (id && !channels.some((c) => c.id === id)) channels.push({ id, name: id === config.auditChannel ? 'audit' : id.toLowerCase(), topic: 'from the configuration' });
+    if (id && !channels.some((c) => c.id === id))
+      channels.push({ id, name: id === config.auditChannel ? 'audit' : id.toLowerCase(), topic: 'from the configuration' });
   }
   // With roles configured, the page does not claim the make-believe ones.
-  const people = rolesConfigured ? PEOPLE.map((p) => ({ ...p, name: p.name.replace(/ \(.*\)$/, ''), role: 'as configured (VS_ADMINS, VS_OPERATORS, VS_VIEWERS)' })) : PEOPLE;
+  const people = rolesConfigured
+    ? PEOPLE.map((p) => ({ ...p, name: p.name.replace(/ \(.*\)$/, ''), role: 'as configured (VS_ADMINS, VS_OPERATORS, VS_VIEWERS)' }))
+    : PEOPLE;
   let standIn: SlackStandIn | undefined;
   let botOrigin: string | undefined;
   return {
@@ -55,7 +58,9 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
         channels,
         opsUrl: () => botOrigin,
       });
-      logger.warn('local mode: no Slack variable is set, so the bot talks to an embedded stand-in for Slack on loopback, with make-believe people', { page: `${standIn.origin}/` });
+      logger.warn('local mode: no Slack variable is set, so the bot talks to an embedded stand-in for Slack on loopback, with make-believe people', {
+        page: `${standIn.origin}/`,
+      });
     },
     connect(botPort) {
       botOrigin = `http://127.0.0.1:${botPort}`;

@@ -41,7 +41,13 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
   }
 
   function refuse(method: string, args: Json, error: string, messages: string[] = []): WebApiAnswer {
-    state.refuse({ source: method, error, messages, ...(typeof args.channel === 'string' ? { channel: args.channel } : {}), ...(typeof args.user === 'string' ? { user: args.user } : {}) });
+    state.refuse({
+      source: method,
+      error,
+      messages,
+      ...(typeof args.channel === 'string' ? { channel: args.channel } : {}),
+      ...(typeof args.user === 'string' ? { user: args.user } : {}),
+    });
     return fail(error, messages.length > 0 ? messages : undefined);
   }
 
@@ -64,14 +70,33 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
   }
 
   const methods: Record<string, Method> = {
-    'auth.test': () => ok({ url: `https://${TEAM.domain}.slack.com/`, team: 'Local', user: BOT_USER.name, team_id: TEAM.id, user_id: BOT_USER.id, bot_id: BOT_USER.botId, is_enterprise_install: false }),
+    'auth.test': () =>
+      ok({
+        url: `https://${TEAM.domain}.slack.com/`,
+        team: 'Local',
+        user: BOT_USER.name,
+        team_id: TEAM.id,
+        user_id: BOT_USER.id,
+        bot_id: BOT_USER.botId,
+        is_enterprise_install: false,
+      }),
 
     'chat.postMessage': (args) => {
       if (!knownChannel(args.channel)) return refuse('chat.postMessage', args, 'channel_not_found');
       const refusal = messageRefusal('chat.postMessage', args);
       if (refusal) return refusal;
-      const m = state.addMessage({ channel: args.channel, author: BOT_USER.id, text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}), kind: 'bot' });
-      return ok({ channel: m.channel, ts: m.ts, message: { type: 'message', user: BOT_USER.id, bot_id: BOT_USER.botId, text: m.text, blocks: m.blocks, ts: m.ts } });
+      const m = state.addMessage({
+        channel: args.channel,
+        author: BOT_USER.id,
+        text: String(args.text ?? ''),
+        ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
+        kind: 'bot',
+      });
+      return ok({
+        channel: m.channel,
+        ts: m.ts,
+        message: { type: 'message', user: BOT_USER.id, bot_id: BOT_USER.botId, text: m.text, blocks: m.blocks, ts: m.ts },
+      });
     },
 
     'chat.postEphemeral': (args) => {
@@ -80,7 +105,14 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (strict && !state.person(args.user)) return refuse('chat.postEphemeral', args, 'user_not_in_channel');
       const refusal = messageRefusal('chat.postEphemeral', args);
       if (refusal) return refusal;
-      const m = state.addMessage({ channel: args.channel, author: BOT_USER.id, text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}), ephemeralTo: args.user, kind: 'bot' });
+      const m = state.addMessage({
+        channel: args.channel,
+        author: BOT_USER.id,
+        text: String(args.text ?? ''),
+        ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
+        ephemeralTo: args.user,
+        kind: 'bot',
+      });
       return ok({ message_ts: m.ts });
     },
 
@@ -97,7 +129,9 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
 
     'chat.delete': (args) => {
       if (!knownChannel(args.channel)) return refuse('chat.delete', args, 'channel_not_found');
-      return typeof args.ts === 'string' && state.deleteMessage(args.channel, args.ts) ? ok({ channel: args.channel, ts: args.ts }) : refuse('chat.delete', args, 'message_not_found');
+      return typeof args.ts === 'string' && state.deleteMessage(args.channel, args.ts)
+        ? ok({ channel: args.channel, ts: args.ts })
+        : refuse('chat.delete', args, 'message_not_found');
     },
 
     'views.open': (args) => {
@@ -130,8 +164,12 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
     },
 
     'views.update': (args) => {
-      const id = typeof args.view_id === 'string' ? args.view_id : [...state.views.values()].find((v) => args.external_id !== undefined && v.view.external_id === args.external_id)?.id;
-      if (id === undefined && args.external_id === undefined && args.view_id === undefined) return refuse('views.update', args, 'invalid_arguments', ['[ERROR] either view_id or external_id is required']);
+      const id =
+        typeof args.view_id === 'string'
+          ? args.view_id
+          : [...state.views.values()].find((v) => args.external_id !== undefined && v.view.external_id === args.external_id)?.id;
+      if (id === undefined && args.external_id === undefined && args.view_id === undefined)
+        return refuse('views.update', args, 'invalid_arguments', ['[ERROR] either view_id or external_id is required']);
       const existing = id === undefined ? undefined : state.views.get(id);
       if (!existing && strict) return refuse('views.update', args, 'not_found');
       if (existing && typeof args.hash === 'string' && args.hash !== existing.view.hash) return refuse('views.update', args, 'hash_conflict');
@@ -139,7 +177,11 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (refusal) return refusal;
       const viewId = id ?? state.newId('V');
       const user = existing?.user ?? '';
-      const view = { ...state.storedView(viewId, args.view as Json, existing), root_view_id: existing?.view.root_view_id ?? viewId, previous_view_id: existing?.view.previous_view_id ?? null };
+      const view = {
+        ...state.storedView(viewId, args.view as Json, existing),
+        root_view_id: existing?.view.root_view_id ?? viewId,
+        previous_view_id: existing?.view.previous_view_id ?? null,
+      };
       state.putView({ id: viewId, user, view, ...(existing?.channel ? { channel: existing.channel } : {}) });
       return ok({ view });
     },
@@ -148,7 +190,8 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (typeof args.user_id !== 'string' || (strict && !state.person(args.user_id))) return refuse('views.publish', args, 'user_not_found');
       const refusal = viewRefusal('views.publish', args);
       if (refusal) return refusal;
-      if ((args.view as Json).type !== 'home') return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] must be a home view [json-pointer:/view/type]']);
+      if ((args.view as Json).type !== 'home')
+        return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] must be a home view [json-pointer:/view/type]']);
       const view = state.storedView(state.newId('V'), args.view as Json);
       state.homes.set(args.user_id, view);
       state.emit({ type: 'home', user: args.user_id, view });
@@ -160,11 +203,23 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return users ? ok({ users: [...users] }) : refuse('usergroups.users.list', args, 'no_such_subteam');
     },
 
-    'usergroups.list': () => ok({ usergroups: [...state.groups.entries()].map(([id, users]) => ({ id, team_id: TEAM.id, is_usergroup: true, user_count: users.length, users: [...users] })) }),
+    'usergroups.list': () =>
+      ok({
+        usergroups: [...state.groups.entries()].map(([id, users]) => ({
+          id,
+          team_id: TEAM.id,
+          is_usergroup: true,
+          user_count: users.length,
+          users: [...users],
+        })),
+      }),
 
     'users.info': (args) => {
       const person = state.person(String(args.user));
-      if (!person) return strict ? refuse('users.info', args, 'user_not_found') : ok({ user: { id: args.user, name: String(args.user), real_name: String(args.user), is_bot: false } });
+      if (!person)
+        return strict
+          ? refuse('users.info', args, 'user_not_found')
+          : ok({ user: { id: args.user, name: String(args.user), real_name: String(args.user), is_bot: false } });
       return ok({ user: { id: person.id, team_id: TEAM.id, name: person.name, real_name: person.name, is_bot: false, tz: 'UTC' } });
     },
 
@@ -179,7 +234,8 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return ok({ members: [...state.people.map((p) => p.id), BOT_USER.id], response_metadata: { next_cursor: '' } });
     },
 
-    'users.conversations': () => ok({ channels: state.channels.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: false })), response_metadata: { next_cursor: '' } }),
+    'users.conversations': () =>
+      ok({ channels: state.channels.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: false })), response_metadata: { next_cursor: '' } }),
   };
 
   return (method, args) => {

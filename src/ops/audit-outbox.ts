@@ -77,7 +77,14 @@ export const ROUND_OVER = 'not sent: the round ran out of time; sent in the next
 /** The reason kept on denials waiting for their user's window (not a failure). */
 export const GROUPED = 'grouped: one denial post per user a minute';
 
-export const OUTBOX_DEFAULTS = { batch: 20, claimMs: 60_000, maxRoundMs: 5_000, denialWindowMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 5 * 60_000 } as const;
+export const OUTBOX_DEFAULTS = {
+  batch: 20,
+  claimMs: 60_000,
+  maxRoundMs: 5_000,
+  denialWindowMs: 60_000,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 5 * 60_000,
+} as const;
 
 export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const { storage, post, owner, metrics } = options;
@@ -149,7 +156,15 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
       for (let i = 0; i < units.length; i++) {
         if (now() - start >= maxRoundMs) {
           // Out of time: the rest is due again at once, for the next round (which renews the lease first).
-          await storage.deferOutbox(units.slice(i).flat().map((e) => e.id), owner, now(), ROUND_OVER);
+          await storage.deferOutbox(
+            units
+              .slice(i)
+              .flat()
+              .map((e) => e.id),
+            owner,
+            now(),
+            ROUND_OVER,
+          );
           break;
         }
         const unit = units[i]!;
@@ -163,7 +178,9 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
             continue;
           }
         }
-        const result = await post(denial && unit.length > 1 ? { kind: 'denials', userId: first.userId, records: unit.map((e) => e.record) } : { kind: 'record', record: first });
+        const result = await post(
+          denial && unit.length > 1 ? { kind: 'denials', userId: first.userId, records: unit.map((e) => e.record) } : { kind: 'record', record: first },
+        );
         if (result.ok) {
           if (denial) lastDenialPost.set(first.userId, now());
           metrics?.auditPosts.inc({ result: 'sent' });
@@ -176,11 +193,19 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         metrics?.auditPosts.inc({ result: 'retried' });
         const attempts = Math.max(...unit.map((e) => e.attempts));
         const wait = result.retryAfterMs ?? backoff(attempts);
-        log.warn('Slack did not take an audit post; it is retried later', { records: unit.map((e) => e.record.id), reason: result.reason, retryInMs: wait, attempts: attempts + 1 });
+        log.warn('Slack did not take an audit post; it is retried later', {
+          records: unit.map((e) => e.record.id),
+          reason: result.reason,
+          retryInMs: wait,
+          attempts: attempts + 1,
+        });
         await storage.deferOutbox(ids, owner, now() + wait, result.reason);
         if (result.retryAfterMs !== undefined) {
           pausedUntil = now() + result.retryAfterMs;
-          const rest = units.slice(i + 1).flat().map((e) => e.id);
+          const rest = units
+            .slice(i + 1)
+            .flat()
+            .map((e) => e.id);
           if (rest.length > 0) await storage.deferOutbox(rest, owner, pausedUntil, 'held back: Slack asked to wait (429)');
           break;
         }

@@ -100,7 +100,10 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: { s
       fresh = true;
     }
     if (fresh) return args.next();
-    logger.info('Slack retried a delivery that already arrived; not handled again', { retry: retryNum, reason: (args.context as { retryReason?: unknown }).retryReason });
+    logger.info('Slack retried a delivery that already arrived; not handled again', {
+      retry: retryNum,
+      reason: (args.context as { retryReason?: unknown }).retryReason,
+    });
     const ack = (args as { ack?: () => Promise<void> }).ack;
     if (typeof ack === 'function') await ack();
   };

@@ -37,7 +37,11 @@ export function sweepJob(deps: {
     try {
       const interrupted = await deps.store.recoverInterrupted(now());
       for (const record of interrupted) {
-        deps.logger.warn('a change was interrupted: its instance stopped during the cloud call; it may or may not have been applied', { record: record.id, action: record.action, target: record.target });
+        deps.logger.warn('a change was interrupted: its instance stopped during the cloud call; it may or may not have been applied', {
+          record: record.id,
+          action: record.action,
+          target: record.target,
+        });
         deps.onInterrupted?.(record);
       }
       count('recovery', 'ok');

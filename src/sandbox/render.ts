@@ -23,17 +23,7 @@ const json = (value: unknown): Body => ({ contentType: 'application/json; charse
 const xml = (text: string): Body => ({ contentType: 'application/xml; charset=utf-8', text });
 
 /** The XML form of a firewall rule carries only this subset of spec 2.4, in this order. */
-export const FIREWALL_XML_FIELDS = [
-  'address',
-  'created_at',
-  'command',
-  'id',
-  'network_interface_id',
-  'port',
-  'position',
-  'protocol',
-  'updated_at',
-] as const;
+export const FIREWALL_XML_FIELDS = ['address', 'created_at', 'command', 'id', 'network_interface_id', 'port', 'position', 'protocol', 'updated_at'] as const;
 
 export function firewallRules(rules: readonly SandboxFirewallRule[], format: WireFormat): Body {
   const sorted = [...rules].sort((a, b) => a.network_interface_id - b.network_interface_id || a.position - b.position);

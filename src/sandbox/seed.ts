@@ -1,12 +1,5 @@
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
-import type {
-  SandboxAutoscalingRule,
-  SandboxBackup,
-  SandboxDisk,
-  SandboxFirewallRule,
-  SandboxSeed,
-  SandboxServer,
-} from './types';
+import type { SandboxAutoscalingRule, SandboxBackup, SandboxDisk, SandboxFirewallRule, SandboxSeed, SandboxServer } from './types';
 
 // Fake but realistic data, the same on every run: fixed timestamps, a seeded
 // generator for identifiers. Each server exercises something the bot must
@@ -96,10 +89,33 @@ function webServer(random: Random): SandboxServer {
     id: 42,
     label: 'web-1.prod',
     firewallRules: [
-      r({ id: 12, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '22', address: '203.0.113.0/24', description: 'SSH from the office', enable_logging: true }, 0),
+      r(
+        {
+          id: 12,
+          position: 1,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '22',
+          address: '203.0.113.0/24',
+          description: 'SSH from the office',
+          enable_logging: true,
+        },
+        0,
+      ),
       r({ id: 13, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '80', address: '' }, 1),
       r({ id: 14, position: 3, command: 'ACCEPT', protocol: 'TCP', port: '443', address: null, description: 'Allow web <public> & health checks' }, 2),
-      r({ id: 15, position: 4, command: 'ACCEPT', protocol: 'TCP', port: '8000:8100', address: '10.20.0.0/16', description: 'App ports from the private network' }, 3),
+      r(
+        {
+          id: 15,
+          position: 4,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '8000:8100',
+          address: '10.20.0.0/16',
+          description: 'App ports from the private network',
+        },
+        3,
+      ),
       r({ id: 16, position: 5, command: 'ACCEPT', protocol: 'UDP', port: '53,123', address: '10.20.0.2/32', description: 'DNS and NTP from the resolver' }, 4),
       r({ id: 17, position: 6, command: 'DROP', protocol: 'TCP', port: '3306', address: null, description: 'No MySQL from outside', enable_logging: true }, 5),
       r({ id: 18, position: 7, command: 'ACCEPT', protocol: 'UDP', port: '161', address: '198.51.100.7/32' }, 6),
@@ -111,7 +127,21 @@ function webServer(random: Random): SandboxServer {
       scaling(3, 'cpu', 'up', 80, 10, 1, null, 32),
     ],
     disks: [
-      disk(random, { id: 101, virtual_machine_id: 42, disk_vm_number: 1, disk_type: 'SSD', disk_size: 20, label: 'web-1 root', primary: true, mount_point: '/', has_autobackups: true }, 0),
+      disk(
+        random,
+        {
+          id: 101,
+          virtual_machine_id: 42,
+          disk_vm_number: 1,
+          disk_type: 'SSD',
+          disk_size: 20,
+          label: 'web-1 root',
+          primary: true,
+          mount_point: '/',
+          has_autobackups: true,
+        },
+        0,
+      ),
       disk(random, { id: 102, virtual_machine_id: 42, disk_vm_number: 2, disk_type: 'SSD', disk_size: 2, label: 'web-1 swap', is_swap: true }, 0),
     ],
   };
@@ -155,7 +185,13 @@ function bigServer(random: Random): SandboxServer {
     label: 'edge-lb-1',
     firewallRules: rules,
     autoscaling: [scaling(4, 'cpu', 'up', 75, 5, 2, null, 40)],
-    disks: [disk(random, { id: 106, virtual_machine_id: 45, disk_vm_number: 1, disk_type: 'SSD', disk_size: 10, label: 'edge-lb-1 root', primary: true, mount_point: '/' }, 0)],
+    disks: [
+      disk(
+        random,
+        { id: 106, virtual_machine_id: 45, disk_vm_number: 1, disk_type: 'SSD', disk_size: 10, label: 'edge-lb-1 root', primary: true, mount_point: '/' },
+        0,
+      ),
+    ],
   };
 }
 
@@ -182,9 +218,26 @@ function databaseServer(random: Random): SandboxServer {
       scaling(10, 'disk', 'down', 10, 1440, 10, 100, 55),
     ],
     disks: [
-      disk(random, { id: 107, virtual_machine_id: 46, disk_vm_number: 1, disk_type: 'SSD', disk_size: 40, label: 'db-primary root', primary: true, mount_point: '/' }, 0),
+      disk(
+        random,
+        { id: 107, virtual_machine_id: 46, disk_vm_number: 1, disk_type: 'SSD', disk_size: 40, label: 'db-primary root', primary: true, mount_point: '/' },
+        0,
+      ),
       disk(random, { id: 108, virtual_machine_id: 46, disk_vm_number: 2, disk_type: 'SSD', disk_size: 4, label: 'db-primary swap', is_swap: true }, 0),
-      disk(random, { id: 109, virtual_machine_id: 46, disk_vm_number: 3, disk_type: 'SSD', disk_size: 200, label: 'pgdata', mount_point: '/var/lib/postgresql', has_autobackups: true }, 0),
+      disk(
+        random,
+        {
+          id: 109,
+          virtual_machine_id: 46,
+          disk_vm_number: 3,
+          disk_type: 'SSD',
+          disk_size: 200,
+          label: 'pgdata',
+          mount_point: '/var/lib/postgresql',
+          has_autobackups: true,
+        },
+        0,
+      ),
     ],
   };
 }
@@ -204,23 +257,95 @@ function gatewayServer(random: Random): SandboxServer {
     id: 77,
     label: 'api-gateway',
     firewallRules: [
-      pub({ id: 7701, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '22,443,8443', address: '203.0.113.0/24', description: 'Office: SSH, web and admin' }, 80),
-      pub({ id: 7702, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '8443', address: '198.51.100.1-198.51.100.20', description: 'Partner admin range' }, 81),
-      pub({ id: 7703, position: 3, command: 'DROP', protocol: 'TCP', port: '8443', address: null, description: 'Admin port closed to everyone else (off during the migration)', enabled: false }, 82),
+      pub(
+        {
+          id: 7701,
+          position: 1,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '22,443,8443',
+          address: '203.0.113.0/24',
+          description: 'Office: SSH, web and admin',
+        },
+        80,
+      ),
+      pub(
+        { id: 7702, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '8443', address: '198.51.100.1-198.51.100.20', description: 'Partner admin range' },
+        81,
+      ),
+      pub(
+        {
+          id: 7703,
+          position: 3,
+          command: 'DROP',
+          protocol: 'TCP',
+          port: '8443',
+          address: null,
+          description: 'Admin port closed to everyone else (off during the migration)',
+          enabled: false,
+        },
+        82,
+      ),
       pub({ id: 7704, position: 4, command: 'ACCEPT', protocol: 'TCP', port: '80,443', address: '', description: 'Public web' }, 83),
-      pub({ id: 7705, position: 5, command: 'ACCEPT', protocol: 'TCP', port: '1024:1028', address: '2001:db8:77::/48', description: 'Passive FTP from the IPv6 office' }, 84),
-      pub({ id: 7706, position: 6, command: 'ACCEPT', protocol: 'TCP', port: '5000-5010', address: '2001:db8:77::10-2001:db8:77::1f', description: 'Build agents (IPv6)' }, 85),
+      pub(
+        {
+          id: 7705,
+          position: 5,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '1024:1028',
+          address: '2001:db8:77::/48',
+          description: 'Passive FTP from the IPv6 office',
+        },
+        84,
+      ),
+      pub(
+        {
+          id: 7706,
+          position: 6,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '5000-5010',
+          address: '2001:db8:77::10-2001:db8:77::1f',
+          description: 'Build agents (IPv6)',
+        },
+        85,
+      ),
       pub({ id: 7707, position: 7, command: 'ACCEPT', protocol: 'UDP', port: '53', address: '10.77.0.0/16', description: 'DNS from the private network' }, 86),
-      pub({ id: 7708, position: 8, command: 'ACCEPT', protocol: 'TCP', port: '9000;9001', address: '10.77.0.5', description: 'Metrics (port typed by hand)' }, 87),
+      pub(
+        { id: 7708, position: 8, command: 'ACCEPT', protocol: 'TCP', port: '9000;9001', address: '10.77.0.5', description: 'Metrics (port typed by hand)' },
+        87,
+      ),
       pub({ id: 7709, position: 9, command: 'DROP', protocol: 'TCP', port: '', address: null, description: 'Drop all other TCP', enable_logging: true }, 88),
       pub({ id: 7710, position: 10, command: 'DROP', protocol: 'UDP', port: null, address: '', description: 'Drop all other UDP' }, 89),
-      priv({ id: 7711, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '', address: '10.77.0.0/16', description: 'Everything from the private network' }, 90),
-      priv({ id: 7712, position: 2, command: 'ACCEPT', protocol: 'TCP', port: '8443', address: '', description: 'Admin port for everyone (test, off)', enabled: false }, 91),
+      priv(
+        { id: 7711, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '', address: '10.77.0.0/16', description: 'Everything from the private network' },
+        90,
+      ),
+      priv(
+        {
+          id: 7712,
+          position: 2,
+          command: 'ACCEPT',
+          protocol: 'TCP',
+          port: '8443',
+          address: '',
+          description: 'Admin port for everyone (test, off)',
+          enabled: false,
+        },
+        91,
+      ),
       priv({ id: 7713, position: 3, command: 'DROP', protocol: 'TCP', port: '', address: '', description: 'Private interface: nothing else' }, 92),
     ],
     autoscaling: [],
     // Disk id 100, below the others: new sandbox disks keep getting 110 onwards.
-    disks: [disk(random, { id: 100, virtual_machine_id: 77, disk_vm_number: 1, disk_type: 'SSD', disk_size: 20, label: 'api-gateway root', primary: true, mount_point: '/' }, 0)],
+    disks: [
+      disk(
+        random,
+        { id: 100, virtual_machine_id: 77, disk_vm_number: 1, disk_type: 'SSD', disk_size: 20, label: 'api-gateway root', primary: true, mount_point: '/' },
+        0,
+      ),
+    ],
   };
 }
 
@@ -286,7 +411,20 @@ export function defaultSeed(): SandboxSeed {
       firewallRules: [],
       autoscaling: [],
       disks: [
-        disk(random, { id: 103, virtual_machine_id: 43, disk_vm_number: 1, disk_type: 'HDD', disk_size: 50, label: 'batch-worker-3 root', primary: true, mount_point: '/' }, 0),
+        disk(
+          random,
+          {
+            id: 103,
+            virtual_machine_id: 43,
+            disk_vm_number: 1,
+            disk_type: 'HDD',
+            disk_size: 50,
+            label: 'batch-worker-3 root',
+            primary: true,
+            mount_point: '/',
+          },
+          0,
+        ),
         disk(random, { id: 104, virtual_machine_id: 43, disk_vm_number: 2, disk_type: 'HDD', disk_size: 4, label: 'batch-worker-3 swap', is_swap: true }, 0),
       ],
     },
@@ -294,10 +432,29 @@ export function defaultSeed(): SandboxSeed {
       id: 44,
       label: 'bastion',
       firewallRules: [
-        rule(random, { id: 20, network_interface_id: 4, position: 1, command: 'ACCEPT', protocol: 'TCP', port: '22', address: '192.0.2.10/32', description: 'SSH from the VPN gateway' }, 20),
+        rule(
+          random,
+          {
+            id: 20,
+            network_interface_id: 4,
+            position: 1,
+            command: 'ACCEPT',
+            protocol: 'TCP',
+            port: '22',
+            address: '192.0.2.10/32',
+            description: 'SSH from the VPN gateway',
+          },
+          20,
+        ),
       ],
       autoscaling: [],
-      disks: [disk(random, { id: 105, virtual_machine_id: 44, disk_vm_number: 1, disk_type: 'SSD', disk_size: 10, label: 'bastion root', primary: true, mount_point: '/' }, 0)],
+      disks: [
+        disk(
+          random,
+          { id: 105, virtual_machine_id: 44, disk_vm_number: 1, disk_type: 'SSD', disk_size: 10, label: 'bastion root', primary: true, mount_point: '/' },
+          0,
+        ),
+      ],
     },
     bigServer(random),
     databaseServer(random),
@@ -306,7 +463,11 @@ export function defaultSeed(): SandboxSeed {
   const backups: SandboxBackup[] = [
     backup(random, { id: 9, target_id: 42, disk_id: 101, backup_size: 5_242_880, note: 'nightly' }, 70 * day + 120),
     backup(random, { id: 10, target_id: 44, disk_id: 105, backup_size: 1_887_437, min_disk_size: 10 }, 70 * day + 125),
-    backup(random, { id: 11, target_id: 46, disk_id: 109, backup_size: 73_400_320, min_disk_size: 200, min_memory_size: 4096, backup_type: 'normal', initiated: 'auto' }, 70 * day + 130),
+    backup(
+      random,
+      { id: 11, target_id: 46, disk_id: 109, backup_size: 73_400_320, min_disk_size: 200, min_memory_size: 4096, backup_type: 'normal', initiated: 'auto' },
+      70 * day + 130,
+    ),
     backup(random, { id: 12, target_id: 42, disk_id: 101, backup_size: 5_100_032, marked_for_delete: true, note: 'superseded' }, 60 * day + 120),
     backup(random, { id: 13, target_id: 46, disk_id: 107, backup_size: 0, built: false, min_disk_size: 40 }, 71 * day + 120),
   ];

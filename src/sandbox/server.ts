@@ -132,7 +132,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         if (!server) return notFound(`VirtualMachine ${id}`, format);
         const wrapper = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).disk : undefined;
         if (wrapper === null || typeof wrapper !== 'object' || Array.isArray(wrapper)) {
-          return { status: 422, body: render.fieldErrors({ disk: ['is required: send the parameters inside a "disk" object (JSON) or a <disk> element (XML)'] }, format) };
+          return {
+            status: 422,
+            body: render.fieldErrors({ disk: ['is required: send the parameters inside a "disk" object (JSON) or a <disk> element (XML)'] }, format),
+          };
         }
         const result = validateDiskParams(wrapper as Record<string, unknown>);
         if (!result.ok) return { status: 422, body: render.fieldErrors(result.errors, format) };
@@ -173,11 +176,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   function answer(req: IncomingMessage, path: string, format: WireFormat, raw: string | 'too_large'): { answer: Answer; body: unknown } {
     const auth = authorized(req.headers.authorization, expectedCredentials);
     if (auth !== true) {
-      const message =
-        auth === 'missing'
-          ? 'Authentication required: send HTTP Basic auth as <account_id>:<api_key>'
-          : 'Invalid account id or API key';
-      return { answer: { status: 401, body: render.singleError(message, format), headers: { 'www-authenticate': 'Basic realm="vs-chatops sandbox"' } }, body: null };
+      const message = auth === 'missing' ? 'Authentication required: send HTTP Basic auth as <account_id>:<api_key>' : 'Invalid account id or API key';
+      return {
+        answer: { status: 401, body: render.singleError(message, format), headers: { 'www-authenticate': 'Basic realm="vs-chatops sandbox"' } },
+        body: null,
+      };
     }
     if (raw === 'too_large') return { answer: { status: 413, body: render.errorList(['request body too large'], format) }, body: null };
     const parsed = parseBody(raw, req.headers['content-type']);

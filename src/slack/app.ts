@@ -61,7 +61,9 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
       if (socketMode) {
         // Socket Mode cannot serve without Slack: start-up fails, saying where and what to check.
         await app.start().catch((error: unknown) => {
-          throw new Error(explainSlackFailure(error, { apiUrl: config.slack.apiUrl, method: 'apps.connections.open', token: 'SLACK_APP_TOKEN' }), { cause: error });
+          throw new Error(explainSlackFailure(error, { apiUrl: config.slack.apiUrl, method: 'apps.connections.open', token: 'SLACK_APP_TOKEN' }), {
+            cause: error,
+          });
         });
         return { port: null };
       }

@@ -13,7 +13,12 @@ import { webApiOptions } from './web-api';
  * Slack's Retry-After rather than sit in a queue behind it.
  */
 export function auditChannelPoster(config: Config, parts: { channel: string; sandbox: () => boolean; logger: BoltLogger }): PostAudit {
-  const client = new WebClient(config.slack.botToken, { ...webApiOptions(config), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger: parts.logger });
+  const client = new WebClient(config.slack.botToken, {
+    ...webApiOptions(config),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logger: parts.logger,
+  });
   return async (post) => {
     const rendered = post.kind === 'record' ? renderAuditPost(post.record) : renderDenialSummary(post.userId, post.records);
     const message = markSandbox(rendered, parts.sandbox());

@@ -8,7 +8,7 @@ export function toBoltLogger(logger: Logger): BoltLogger {
   let name = 'bolt';
   const line = (args: unknown[]) => {
     const [first, ...rest] = args;
-    const msg = typeof first === 'string' ? first : first instanceof Error ? first.message : JSON.stringify(first) ?? '';
+    const msg = typeof first === 'string' ? first : first instanceof Error ? first.message : (JSON.stringify(first) ?? '');
     const fields: Record<string, unknown> = { component: name };
     const extras = first instanceof Error ? [first, ...rest] : rest;
     if (extras.length > 0) fields.details = extras.map((x) => (typeof x === 'string' ? x : x));

@@ -60,7 +60,8 @@ const backupRestore: ChangeForm<import('../cloud/schemas').Backup> = {
   title: 'Restore backup',
   modal: ({ targetId, ...rest }) => backupRestoreModal({ backupId: targetId, ...rest }),
   formErrorBlock: 'confirm',
-  renderResult: ({ value, userId, values, sandbox }) => renderBackupRestored({ backup: value, user: userId, reason: typeof values.reason === 'string' ? values.reason : null, sandbox }),
+  renderResult: ({ value, userId, values, sandbox }) =>
+    renderBackupRestored({ backup: value, user: userId, reason: typeof values.reason === 'string' ? values.reason : null, sandbox }),
 };
 
 export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<never> } = {

@@ -58,14 +58,89 @@ const PORT_QUESTION_USAGE = '/vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]'
 const PORT_QUESTION_EXAMPLES = '`/vs firewall 42 443`, `… 53/udp`, `… 8443 from 198.51.100.9`';
 
 export const COMMAND_SPECS: readonly CommandSpec[] = [
-  { kind: 'help', words: ['help'], aliases: [], nicknames: ['usage', '?'], argument: 'none', usage: '/vs help', example: '/vs help', help: ['`/vs help`: this help'] },
-  { kind: 'firewall', words: ['firewall'], aliases: [], nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'], argument: 'vs_id_question', usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]', example: '/vs firewall 42', help: ['`/vs firewall <vs_id>`: the firewall rules of a server', `\`${PORT_QUESTION_USAGE}\`: does that traffic reach the server? e.g. ${PORT_QUESTION_EXAMPLES}`] },
-  { kind: 'autoscaling', words: ['autoscaling'], aliases: ['as'], nicknames: ['autoscale', 'scaling', 'auto_scaling'], argument: 'vs_id', usage: '/vs autoscaling <vs_id>', example: '/vs autoscaling 42', help: ['`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules'] },
-  { kind: 'templates', words: ['templates'], aliases: [], nicknames: ['template', 'images', 'os'], argument: 'text', usage: '/vs templates [text]', example: '/vs templates ubuntu', help: ['`/vs templates [text]`: the template catalogue, filtered by text'] },
-  { kind: 'disk_add', words: ['disk', 'add'], aliases: [], nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'], argument: 'vs_id', usage: '/vs disk add <vs_id>', example: '/vs disk add 42', help: ['`/vs disk add <vs_id>`: add a disk (operators, admins)'] },
-  { kind: 'backup_restore', words: ['backup', 'restore'], aliases: [], nicknames: ['restore', 'backup', 'restore backup', 'backups restore'], argument: 'backup_id', usage: '/vs backup restore <backup_id>', example: '/vs backup restore 9', help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'] },
-  { kind: 'whoami', words: ['whoami'], aliases: [], nicknames: ['who', 'me', 'role', 'whoami?'], argument: 'none', usage: '/vs whoami', example: '/vs whoami', help: ['`/vs whoami`: your role and what it allows'] },
-  { kind: 'audit', words: ['audit'], aliases: [], nicknames: ['log', 'audits', 'history'], argument: 'count', usage: `/vs audit [n]`, example: '/vs audit 20', help: ['`/vs audit [n]`: the latest audit records (admins)'] },
+  {
+    kind: 'help',
+    words: ['help'],
+    aliases: [],
+    nicknames: ['usage', '?'],
+    argument: 'none',
+    usage: '/vs help',
+    example: '/vs help',
+    help: ['`/vs help`: this help'],
+  },
+  {
+    kind: 'firewall',
+    words: ['firewall'],
+    aliases: [],
+    nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'],
+    argument: 'vs_id_question',
+    usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]',
+    example: '/vs firewall 42',
+    help: [
+      '`/vs firewall <vs_id>`: the firewall rules of a server',
+      `\`${PORT_QUESTION_USAGE}\`: does that traffic reach the server? e.g. ${PORT_QUESTION_EXAMPLES}`,
+    ],
+  },
+  {
+    kind: 'autoscaling',
+    words: ['autoscaling'],
+    aliases: ['as'],
+    nicknames: ['autoscale', 'scaling', 'auto_scaling'],
+    argument: 'vs_id',
+    usage: '/vs autoscaling <vs_id>',
+    example: '/vs autoscaling 42',
+    help: ['`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules'],
+  },
+  {
+    kind: 'templates',
+    words: ['templates'],
+    aliases: [],
+    nicknames: ['template', 'images', 'os'],
+    argument: 'text',
+    usage: '/vs templates [text]',
+    example: '/vs templates ubuntu',
+    help: ['`/vs templates [text]`: the template catalogue, filtered by text'],
+  },
+  {
+    kind: 'disk_add',
+    words: ['disk', 'add'],
+    aliases: [],
+    nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'],
+    argument: 'vs_id',
+    usage: '/vs disk add <vs_id>',
+    example: '/vs disk add 42',
+    help: ['`/vs disk add <vs_id>`: add a disk (operators, admins)'],
+  },
+  {
+    kind: 'backup_restore',
+    words: ['backup', 'restore'],
+    aliases: [],
+    nicknames: ['restore', 'backup', 'restore backup', 'backups restore'],
+    argument: 'backup_id',
+    usage: '/vs backup restore <backup_id>',
+    example: '/vs backup restore 9',
+    help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'],
+  },
+  {
+    kind: 'whoami',
+    words: ['whoami'],
+    aliases: [],
+    nicknames: ['who', 'me', 'role', 'whoami?'],
+    argument: 'none',
+    usage: '/vs whoami',
+    example: '/vs whoami',
+    help: ['`/vs whoami`: your role and what it allows'],
+  },
+  {
+    kind: 'audit',
+    words: ['audit'],
+    aliases: [],
+    nicknames: ['log', 'audits', 'history'],
+    argument: 'count',
+    usage: `/vs audit [n]`,
+    example: '/vs audit 20',
+    help: ['`/vs audit [n]`: the latest audit records (admins)'],
+  },
 ];
 
 /** The port question's forms, for error messages. */
@@ -117,11 +192,16 @@ function parseArguments(spec: CommandSpec, typed: string, args: string[]): Comma
       if (args.length === 0) return invalid(`\`${name}\` needs a ${what}: \`${spec.usage}\`, e.g. \`${spec.example}\`.`);
       const id = parseId(args[0]);
       if (id === null) return invalid(`${echo(args[0] ?? '')} is not a valid ${what}: ids are positive integers, e.g. \`${spec.example}\`.`);
-      if (args.length > 1) return invalid(`\`${name}\` takes exactly one ${what}; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, withArgument(spec, String(id)));
+      if (args.length > 1)
+        return invalid(
+          `\`${name}\` takes exactly one ${what}; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`,
+          withArgument(spec, String(id)),
+        );
       return spec.kind === 'backup_restore' ? { kind: 'backup_restore', backupId: id } : ({ kind: spec.kind, vsId: id } as Command);
     }
     case 'vs_id_question': {
-      if (args.length === 0) return invalid(`\`${name}\` needs a server id: \`/vs firewall <vs_id>\`, e.g. \`${spec.example}\`; to ask about a port, ${PORT_QUESTION_EXAMPLES}.`);
+      if (args.length === 0)
+        return invalid(`\`${name}\` needs a server id: \`/vs firewall <vs_id>\`, e.g. \`${spec.example}\`; to ask about a port, ${PORT_QUESTION_EXAMPLES}.`);
       const id = parseId(args[0]);
       if (id === null) return invalid(`${echo(args[0] ?? '')} is not a valid server id: ids are positive integers, e.g. \`${spec.example}\`.`);
       if (args.length === 1) return { kind: 'firewall', vsId: id };
@@ -130,14 +210,20 @@ function parseArguments(spec: CommandSpec, typed: string, args: string[]): Comma
     }
     case 'text': {
       const filter = args.join(' ');
-      if (filter.length > TEMPLATE_FILTER_MAX_LENGTH) return invalid(`The filter is too long (at most ${TEMPLATE_FILTER_MAX_LENGTH} characters). Usage: \`${spec.usage}\`.`, '/vs templates');
+      if (filter.length > TEMPLATE_FILTER_MAX_LENGTH)
+        return invalid(`The filter is too long (at most ${TEMPLATE_FILTER_MAX_LENGTH} characters). Usage: \`${spec.usage}\`.`, '/vs templates');
       return { kind: 'templates', filter };
     }
     case 'count': {
       if (args.length === 0) return { kind: 'audit', limit: AUDIT_DEFAULT_LIMIT };
       const limit = parseCount(args[0]);
-      if (limit === null) return invalid(`${echo(args[0] ?? '')} is not a valid number of records: give a whole number from 1 to ${AUDIT_MAX_LIMIT}, e.g. \`${spec.example}\`.`, '/vs audit');
-      if (args.length > 1) return invalid(`\`${name}\` takes at most one number; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, `/vs audit ${limit}`);
+      if (limit === null)
+        return invalid(
+          `${echo(args[0] ?? '')} is not a valid number of records: give a whole number from 1 to ${AUDIT_MAX_LIMIT}, e.g. \`${spec.example}\`.`,
+          '/vs audit',
+        );
+      if (args.length > 1)
+        return invalid(`\`${name}\` takes at most one number; unexpected ${echo(args.slice(1).join(' '))}. Usage: \`${spec.usage}\`.`, `/vs audit ${limit}`);
       return { kind: 'audit', limit };
     }
   }
@@ -165,7 +251,8 @@ function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: s
   const port = digits.length > 5 ? Infinity : Number(digits);
   if (!(port >= 1 && port <= PORT_MAX)) return { problem: `${echo(m[1]!)} is not a port: ports are whole numbers from 1 to ${PORT_MAX}. ${forms}` };
   const protocolText = (m[2] ?? 'tcp').toLowerCase();
-  if (protocolText !== 'tcp' && protocolText !== 'udp') return { problem: `${echo(m[2] ?? '')} is not a protocol the question takes: write /tcp or /udp after the port (TCP when none is given). ${forms}` };
+  if (protocolText !== 'tcp' && protocolText !== 'udp')
+    return { problem: `${echo(m[2] ?? '')} is not a protocol the question takes: write /tcp or /udp after the port (TCP when none is given). ${forms}` };
   const protocol: Protocol = protocolText;
   if (rest.length === 0) return { port, protocol, source: null };
 
@@ -174,7 +261,10 @@ function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: s
   if (sourceText === undefined) return { problem: `\`from\` needs one IPv4 or IPv6 address, e.g. \`from 198.51.100.9\` or \`from 2001:db8::9\`. ${forms}` };
   const parsed = parseIp(sourceText);
   if (parsed === null) {
-    const why = sourceText.includes('/') || sourceText.includes('-') ? '`from` takes one address, not a block or a range: ask about one address in it' : '`from` takes one IPv4 or IPv6 address, e.g. `from 198.51.100.9` or `from 2001:db8::9`';
+    const why =
+      sourceText.includes('/') || sourceText.includes('-')
+        ? '`from` takes one address, not a block or a range: ask about one address in it'
+        : '`from` takes one IPv4 or IPv6 address, e.g. `from 198.51.100.9` or `from 2001:db8::9`';
     return { problem: `${echo(sourceText)} is not an IP address: ${why}. ${forms}` };
   }
   if (extra.length > 0) return { problem: `The question takes one source address; unexpected ${echo(extra.join(' '))}. ${forms}` };
@@ -261,7 +351,13 @@ function invalid(message: string, suggestion?: string): Command {
 /** User input shown back: short, one line, no control characters, no backticks to break the code span. */
 function cleanEcho(s: string, max = 40): string {
   // The pre-cut must not split a surrogate pair: dropping invisible characters can bring half an emoji inside `max`.
-  const cleaned = Array.from(s.slice(0, max * 4).replace(/[\uD800-\uDBFF]$/, '').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').replace(/`/g, "'"));
+  const cleaned = Array.from(
+    s
+      .slice(0, max * 4)
+      .replace(/[\uD800-\uDBFF]$/, '')
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '')
+      .replace(/`/g, "'"),
+  );
   return cleaned.length > max ? `${cleaned.slice(0, max - 1).join('')}…` : cleaned.join('');
 }
 

@@ -26,7 +26,15 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** Platform errors that mean the token itself is wrong. */
-const TOKEN_ERRORS: ReadonlySet<string> = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'missing_scope']);
+const TOKEN_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+  'missing_scope',
+]);
 
 const WHERE_TO_FIND: Readonly<Record<SlackTokenSetting, string>> = {
   SLACK_BOT_TOKEN: 'the Bot User OAuth Token (xoxb-…) under "OAuth & Permissions" of your Slack app',

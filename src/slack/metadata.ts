@@ -5,7 +5,10 @@ import type { TargetKind } from '../changes';
 // submits and what they may do is decided again from the submission itself.
 export const ModalMetadata = z.object({
   /** Channel the command was typed in; absent when opened from a shortcut. */
-  channelId: z.string().regex(/^[CGD][A-Z0-9]+$/).optional(),
+  channelId: z
+    .string()
+    .regex(/^[CGD][A-Z0-9]+$/)
+    .optional(),
   vsId: z.number().int().positive().optional(),
   backupId: z.number().int().positive().optional(),
   /** The slash command's response_url, to post the result where it was asked. */

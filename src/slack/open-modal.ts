@@ -14,5 +14,4 @@ export async function openModal(client: WebClient, triggerId: string, view: Moda
   }
 }
 
-export const MODAL_NOT_OPENED =
-  'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
+export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';

@@ -14,7 +14,8 @@ export interface Replier {
 }
 
 /** When a listener fails in a way it did not foresee. */
-export const SOMETHING_WENT_WRONG = 'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
+export const SOMETHING_WENT_WRONG =
+  'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
 
 export async function replyEphemeral(inv: Replier, message: Rendered): Promise<void> {
   await deliver(inv, { response_type: 'ephemeral', replace_original: false, ...message });

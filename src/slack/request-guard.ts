@@ -67,7 +67,8 @@ export function malformedReason(raw: string, contentType: string | undefined): s
       return 'a payload that is not JSON';
     }
     if (!isPlain(payload) || typeof payload.type !== 'string') return 'a payload that is not an object with a type';
-    if (['view_submission', 'view_closed', 'block_actions', 'shortcut', 'message_action', 'block_suggestion'].includes(payload.type) && !hasUser(payload)) return `a ${payload.type} without a user`;
+    if (['view_submission', 'view_closed', 'block_actions', 'shortcut', 'message_action', 'block_suggestion'].includes(payload.type) && !hasUser(payload))
+      return `a ${payload.type} without a user`;
     if (payload.type.startsWith('view_') && !isPlain(payload.view)) return `a ${payload.type} without a view`;
     if (payload.type === 'block_actions' && !Array.isArray(payload.actions)) return 'a block_actions without actions';
     return null;
@@ -103,7 +104,8 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
     const announced = Number(req.headers['content-length'] ?? 0);
     if (announced > limit) return refuse(res, 413, refusals, 'a body larger than the limit');
     const headersReason = unsignedHeadersReason(req.headers, now());
-    const maybeSslCheck = headersReason === 'no request timestamp' && req.headers['content-type'] === 'application/x-www-form-urlencoded' && announced <= SSL_CHECK_LIMIT;
+    const maybeSslCheck =
+      headersReason === 'no request timestamp' && req.headers['content-type'] === 'application/x-www-form-urlencoded' && announced <= SSL_CHECK_LIMIT;
     if (headersReason !== null && !maybeSslCheck) return refuse(res, 401, refusals, headersReason);
 
     readBounded(req, maybeSslCheck ? SSL_CHECK_LIMIT : limit)

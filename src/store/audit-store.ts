@@ -18,18 +18,7 @@ export type ChangeAction = 'disk_add' | 'backup_restore';
  * applied). `requested`…`expired` are the steps of an approval.
  */
 export type ChangeOutcome =
-  | 'denied'
-  | 'invalid'
-  | 'busy'
-  | 'started'
-  | 'succeeded'
-  | 'failed'
-  | 'applied_unreadable'
-  | 'interrupted'
-  | 'requested'
-  | 'approved'
-  | 'rejected'
-  | 'expired';
+  'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | 'requested' | 'approved' | 'rejected' | 'expired';
 
 export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'denied',

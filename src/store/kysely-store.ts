@@ -43,7 +43,8 @@ export const CLAIM_RETENTION_MS = DAY_MS;
 export const DEFAULT_PRUNE_BATCH = 5000;
 export const DEFAULT_RECOVERY_LIMIT = 100;
 export const MAX_OUTBOX_ERROR_LENGTH = 1000;
-export const INTERRUPTED_DETAIL = 'the instance making this change stopped before the cloud API answered; the change may or may not have been applied: check before retrying';
+export const INTERRUPTED_DETAIL =
+  'the instance making this change stopped before the cloud API answered; the change may or may not have been applied: check before retrying';
 
 type Db = Kysely<StoreTables> | Transaction<StoreTables>;
 
@@ -71,7 +72,9 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     // Due at once (0): the sender picks it up on its next round.
     await trx
       .insertInto('audit_outbox')
-      .values(recordIds.map((id) => ({ record_id: id, next_attempt_at_ms: 0, last_error: null, lease_owner: null, lease_expires_at_ms: null, sent_at_ms: null })))
+      .values(
+        recordIds.map((id) => ({ record_id: id, next_attempt_at_ms: 0, last_error: null, lease_owner: null, lease_expires_at_ms: null, sent_at_ms: null })),
+      )
       .execute();
   }
 
@@ -291,9 +294,20 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
         });
         const sent = await db
           .deleteFrom('audit_outbox')
-          .where('id', 'in', db.selectFrom('audit_outbox').select('id').where('sent_at_ms', '<', now - CLAIM_RETENTION_MS).limit(n))
+          .where(
+            'id',
+            'in',
+            db
+              .selectFrom('audit_outbox')
+              .select('id')
+              .where('sent_at_ms', '<', now - CLAIM_RETENTION_MS)
+              .limit(n),
+          )
           .executeTakeFirst();
-        const locks = await db.deleteFrom('locks').where('expires_at_ms', '<', now - CLAIM_RETENTION_MS).executeTakeFirst();
+        const locks = await db
+          .deleteFrom('locks')
+          .where('expires_at_ms', '<', now - CLAIM_RETENTION_MS)
+          .executeTakeFirst();
         return {
           claims: Number(claims.numDeletedRows),
           records: Number(records.numDeletedRows),

@@ -5,7 +5,18 @@ import { StoreUnavailableError } from './audit-store';
 // a constraint. Anything not listed passes through unchanged.
 
 /** Node socket errors: the server is down, unreachable or went away. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EHOSTDOWN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'EHOSTDOWN',
+]);
 
 /**
  * PostgreSQL SQLSTATEs: class 08 (connection exception); 57P01–57P03 (the
@@ -17,7 +28,14 @@ function unavailablePostgresState(state: string): boolean {
 }
 
 /** pg reports a lost, silent or unobtainable connection with these messages and no code. */
-const PG_CONNECTION_MESSAGES = [/connection terminated/i, /query read timeout/i, /timeout exceeded when trying to connect/i, /connection error and is not queryable/i, /client was closed and is not queryable/i, /cannot use a pool after calling end/i];
+const PG_CONNECTION_MESSAGES = [
+  /connection terminated/i,
+  /query read timeout/i,
+  /timeout exceeded when trying to connect/i,
+  /connection error and is not queryable/i,
+  /client was closed and is not queryable/i,
+  /cannot use a pool after calling end/i,
+];
 
 /** SQLite result codes (better-sqlite3's `code`) that mean the file cannot be used right now. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PROTOCOL)/;

@@ -50,7 +50,10 @@ async function as(person: RegExp) {
 }
 
 async function inChannel(name: string) {
-  await page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: `# ${name}` }).click();
+  await page
+    .getByRole('navigation', { name: 'Channels' })
+    .getByRole('button', { name: `# ${name}` })
+    .click();
 }
 
 /** Types a command in the message box and waits for the app's answer. */
@@ -60,7 +63,10 @@ async function type(command: string): Promise<Locator> {
   await box.fill(command);
   await box.press('Enter');
   // The command itself shows first (only to its author), then the answer.
-  await messages().getByRole('article').nth(before + 1).waitFor();
+  await messages()
+    .getByRole('article')
+    .nth(before + 1)
+    .waitFor();
   return lastMessage();
 }
 
@@ -248,7 +254,10 @@ describe('keyboard only', () => {
 describe('the Home tab', () => {
   test('the Home tab says when the app has none', async () => {
     await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
-    await page.getByText(/has no Home tab|Home/).first().waitFor();
+    await page
+      .getByText(/has no Home tab|Home/)
+      .first()
+      .waitFor();
     await inChannel('incident-42');
   });
 });
@@ -258,7 +267,11 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
   let standIn: SlackStandIn;
   let alone: Page;
   const api = async (method: string, args: unknown) => {
-    const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
+    const res = await request(`${standIn.apiUrl}${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify(args),
+    });
     return (await res.body.json()) as { ok: boolean; error?: string; view?: { id: string } };
   };
 
@@ -280,9 +293,37 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
         channel: 'C0INCIDENT',
         text: 'fallback',
         blocks: [
-          { type: 'section', text: { type: 'mrkdwn', text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;' } },
-          { type: 'actions', elements: [{ type: 'button', action_id: 'danger', style: 'danger', text: { type: 'plain_text', text: 'Delete' }, confirm: { title: { type: 'plain_text', text: 'Really?' }, text: { type: 'mrkdwn', text: 'It cannot be undone.' }, confirm: { type: 'plain_text', text: 'Yes, delete' }, deny: { type: 'plain_text', text: 'Keep it' } } }] },
-          { type: 'video', title: { type: 'plain_text', text: 'v' }, video_url: 'https://example.com/v', thumbnail_url: 'https://example.com/t.png', alt_text: 'v' },
+          {
+            type: 'section',
+            text: {
+              type: 'mrkdwn',
+              text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;',
+            },
+          },
+          {
+            type: 'actions',
+            elements: [
+              {
+                type: 'button',
+                action_id: 'danger',
+                style: 'danger',
+                text: { type: 'plain_text', text: 'Delete' },
+                confirm: {
+                  title: { type: 'plain_text', text: 'Really?' },
+                  text: { type: 'mrkdwn', text: 'It cannot be undone.' },
+                  confirm: { type: 'plain_text', text: 'Yes, delete' },
+                  deny: { type: 'plain_text', text: 'Keep it' },
+                },
+              },
+            ],
+          },
+          {
+            type: 'video',
+            title: { type: 'plain_text', text: 'v' },
+            video_url: 'https://example.com/v',
+            thumbnail_url: 'https://example.com/t.png',
+            alt_text: 'v',
+          },
         ],
       }),
     ).toMatchObject({ ok: true });
@@ -312,7 +353,12 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
 
   test('a modal is updated live: "working…" then the outcome, in the same dialog', async () => {
     const { triggerId } = await standIn.command('U0ADMIN', 'C0INCIDENT', 'backup restore 9');
-    const modal = (text: string) => ({ type: 'modal', title: { type: 'plain_text', text: 'Restore backup' }, close: { type: 'plain_text', text: 'Close' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
+    const modal = (text: string) => ({
+      type: 'modal',
+      title: { type: 'plain_text', text: 'Restore backup' },
+      close: { type: 'plain_text', text: 'Close' },
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+    });
     const opened = await api('views.open', { trigger_id: triggerId, view: modal(':hourglass_flowing_sand: Working on it') });
     const dialog = alone.getByRole('dialog', { name: 'Restore backup' });
     await dialog.getByText('Working on it').waitFor();

@@ -99,7 +99,15 @@ describe('the changes door', () => {
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
       expect(t.calls).toEqual([]);
       expect(await t.store.latest(5)).toEqual([
-        expect.objectContaining({ userId: 'UVIEW', channelId: 'CINCIDENT', action: 'disk_add', target: 'vs:42', outcome: 'denied', apiStatus: null, detail: 'role viewer, needs operator' }),
+        expect.objectContaining({
+          userId: 'UVIEW',
+          channelId: 'CINCIDENT',
+          action: 'disk_add',
+          target: 'vs:42',
+          outcome: 'denied',
+          apiStatus: null,
+          detail: 'role viewer, needs operator',
+        }),
       ]);
     });
 
@@ -115,7 +123,9 @@ describe('the changes door', () => {
       t = setup();
       expect(await t.changes.authorize({ userId: 'UVIEW', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: false, needed: 'operator' });
       expect(await t.changes.authorize({ userId: 'UOPER', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true, denial: null });
-      expect(await t.store.latest(10)).toEqual([expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} })]);
+      expect(await t.store.latest(10)).toEqual([
+        expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} }),
+      ]);
       expect(t.recorded).toHaveLength(1);
     });
 
@@ -199,7 +209,12 @@ describe('the changes door', () => {
       const invalid = await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
       expect(invalid).toMatchObject({ outcome: 'invalid', fieldErrors: { disk_size: expect.any(String), mount_point: expect.any(String) } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', apiStatus: null, params: { disk_size: '0', mount_point: 'data' }, detail: expect.stringContaining('disk_size') });
+      expect((await t.store.latest(1))[0]).toMatchObject({
+        outcome: 'invalid',
+        apiStatus: null,
+        params: { disk_size: '0', mount_point: 'data' },
+        detail: expect.stringContaining('disk_size'),
+      });
       const fixed = await t.changes.addDisk(ctx, 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
@@ -237,7 +252,11 @@ describe('the changes door', () => {
       const answer = deferred<Disk>();
       t.onAddDisk(() => answer.promise);
       const ctx = as('UOPER');
-      const both = Promise.all([t.changes.addDisk(ctx, 42, goodDisk), t.changes.addDisk({ ...ctx }, 42, goodDisk), t.changes.addDisk({ ...ctx }, 42, goodDisk)]);
+      const both = Promise.all([
+        t.changes.addDisk(ctx, 42, goodDisk),
+        t.changes.addDisk({ ...ctx }, 42, goodDisk),
+        t.changes.addDisk({ ...ctx }, 42, goodDisk),
+      ]);
       await tick();
       answer.resolve({ id: 5, disk_size: 20 });
       const outcomes = (await both).map((r) => r.outcome).sort();
@@ -253,7 +272,12 @@ describe('the changes door', () => {
       await tick();
       const second = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
       expect(second).toMatchObject({ outcome: 'busy' });
-      expect((await t.store.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: 'busy', target: 'vs:42', detail: expect.stringContaining('VS 42 is in progress') });
+      expect((await t.store.latest(1))[0]).toMatchObject({
+        userId: 'UADMIN',
+        outcome: 'busy',
+        target: 'vs:42',
+        detail: expect.stringContaining('VS 42 is in progress'),
+      });
       // Another server is not blocked.
       t.onAddDisk(undefined);
       expect((await t.changes.addDisk(as('UADMIN'), 43, goodDisk)).outcome).toBe('succeeded');
@@ -306,7 +330,12 @@ describe('the changes door', () => {
         fieldErrors: { disk_size: 'exceeds the free space of the data store', label: 'is taken; is odd' },
         formErrors: ['quota reached for this account', 'data_store is full', 'try a smaller disk'],
       });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422, params: { disk_size: 20 }, detail: expect.stringContaining('exceeds the free space') });
+      expect((await t.store.latest(1))[0]).toMatchObject({
+        outcome: 'failed',
+        apiStatus: 422,
+        params: { disk_size: 20 },
+        detail: expect.stringContaining('exceeds the free space'),
+      });
       // Nothing was created, and the modal stays open: the fixed form goes through on the same view.
       t.onAddDisk(undefined);
       expect((await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '10' })).outcome).toBe('succeeded');
@@ -351,7 +380,11 @@ describe('the changes door', () => {
       const ctx = as('UOPER');
       const result = await t.changes.addDisk(ctx, 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'failed', error: { kind: 'timeout' }, fieldErrors: {}, formErrors: [] });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: null, detail: expect.stringContaining('may or may not have been applied') });
+      expect((await t.store.latest(1))[0]).toMatchObject({
+        outcome: 'failed',
+        apiStatus: null,
+        detail: expect.stringContaining('may or may not have been applied'),
+      });
       expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
     });
@@ -397,7 +430,10 @@ describe('the changes door', () => {
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
       t = setup();
       t.onRestore(async () => {
-        throw new CloudError('forbidden', 'the cloud API refused the request (HTTP 403)', { status: 403, messages: ['You do not have permissions for this action'] });
+        throw new CloudError('forbidden', 'the cloud API refused the request (HTTP 403)', {
+          status: 403,
+          messages: ['You do not have permissions for this action'],
+        });
       });
       const result = await t.changes.restoreBackup(as('UADMIN'), 12, { confirm: '12' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
@@ -414,7 +450,9 @@ describe('the changes door', () => {
       await tick();
       // A crash now would leave this: the attempt, its parameters, and no outcome yet.
       const during = await t.store.latest(5);
-      expect(during).toEqual([expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) })]);
+      expect(during).toEqual([
+        expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) }),
+      ]);
       expect(t.recorded).toHaveLength(0);
       t.advance(250);
       answer.resolve({ id: 555, disk_size: 20, built: false, locked: true });
@@ -442,11 +480,7 @@ describe('the changes door', () => {
       await t.changes.addDisk(as('UOPER'), 42, goodDisk);
       await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
-      expect(t.recorded.map((r) => r.id)).toEqual(
-        (await t.store.latest(10))
-          .map((r) => r.id)
-          .reverse(),
-      );
+      expect(t.recorded.map((r) => r.id)).toEqual((await t.store.latest(10)).map((r) => r.id).reverse());
     });
 
     test('is told only after the lock is released', async () => {
@@ -486,7 +520,12 @@ describe('the changes door', () => {
       throw new Error('SQLITE_FULL: database or disk is full');
     };
     const failing: AuditStore = { ...real, record: full, beginChange: full };
-    const changes = createChanges({ cloud: t.cloud, store: failing, policy: createPolicy(ROLES, { membersOf: async () => [] }), logger: createLogger({ write: (l) => t.logLines.push(l) }) });
+    const changes = createChanges({
+      cloud: t.cloud,
+      store: failing,
+      policy: createPolicy(ROLES, { membersOf: async () => [] }),
+      logger: createLogger({ write: (l) => t.logLines.push(l) }),
+    });
     await expect(changes.addDisk(as('UOPER'), 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.
     expect(t.calls).toEqual([]);

@@ -26,7 +26,10 @@ afterEach(async () => {
   await server.close();
 });
 
-function client(options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number; changeConnections?: number; connectionWaitMs?: number } = {}, deps: CloudClientDeps = {}) {
+function client(
+  options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number; changeConnections?: number; connectionWaitMs?: number } = {},
+  deps: CloudClientDeps = {},
+) {
   const made = createCloudClient(
     {
       url: options.url ?? server.url,
@@ -144,7 +147,12 @@ describe('status codes become error kinds', () => {
   it('401 → unauthorized', async () => {
     server.handle((_req, res) => reply(res, 401, '{"error": "Invalid credentials"}'));
     const error = await expectKind(client().listFirewallRules(42), 'unauthorized');
-    expect(error).toMatchObject({ status: 401, code: 'CLOUD_UNAUTHORIZED', messages: ['Invalid credentials'], request: 'GET /virtual_machines/42/firewall_rules.json' });
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'CLOUD_UNAUTHORIZED',
+      messages: ['Invalid credentials'],
+      request: 'GET /virtual_machines/42/firewall_rules.json',
+    });
   });
 
   it('403 → forbidden, with the API messages', async () => {
@@ -161,13 +169,28 @@ describe('status codes become error kinds', () => {
   });
 
   it.each([
-    ['{"errors": {"field": ["msg"]}}', '{"errors": {"disk_size": ["must be greater than or equal to 1"], "mount_point": ["is too long"]}}', [], { disk_size: ['must be greater than or equal to 1'], mount_point: ['is too long'] }],
+    [
+      '{"errors": {"field": ["msg"]}}',
+      '{"errors": {"disk_size": ["must be greater than or equal to 1"], "mount_point": ["is too long"]}}',
+      [],
+      { disk_size: ['must be greater than or equal to 1'], mount_point: ['is too long'] },
+    ],
     ['{"errors": ["msg"]}', '{"errors": ["Disk size must be greater than or equal to 1"]}', ['Disk size must be greater than or equal to 1'], {}],
     ['{"error": "msg"}', '{"error": "Disk type is not included in the list"}', ['Disk type is not included in the list'], {}],
-    ['<errors><error>msg</error></errors>', '<?xml version="1.0" encoding="UTF-8"?><errors><error>File system requires require_format_disk</error></errors>', ['File system requires require_format_disk'], {}],
+    [
+      '<errors><error>msg</error></errors>',
+      '<?xml version="1.0" encoding="UTF-8"?><errors><error>File system requires require_format_disk</error></errors>',
+      ['File system requires require_format_disk'],
+      {},
+    ],
     ['an empty body', '', [], {}],
     ['a bare field hash (older OnApp)', '{"label":["has already been taken"]}', [], { label: ['has already been taken'] }],
-    ['a bare XML hash (older OnApp)', '<?xml version="1.0" encoding="UTF-8"?><hash><identifier type="array"><identifier>has already been taken</identifier></identifier></hash>', [], { identifier: ['has already been taken'] }],
+    [
+      'a bare XML hash (older OnApp)',
+      '<?xml version="1.0" encoding="UTF-8"?><hash><identifier type="array"><identifier>has already been taken</identifier></identifier></hash>',
+      [],
+      { identifier: ['has already been taken'] },
+    ],
   ])('422 with %s → validation with the messages and field messages', async (_shape, body, messages, fieldErrors) => {
     server.handle((_req, res) => reply(res, 422, body));
     const error = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'validation');
@@ -176,7 +199,8 @@ describe('status codes become error kinds', () => {
   });
 
   it('500 with an HTML page → server, keeping only the page title', async () => {
-    const page = '<!DOCTYPE html>\n<html><head><title>We\'re sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>';
+    const page =
+      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>";
     server.handle((_req, res) => reply(res, 500, page));
     const error = await expectKind(client().listFirewallRules(42), 'server');
     expect(error.status).toBe(500);
@@ -513,7 +537,9 @@ describe('a 2xx whose body cannot be read is told apart', () => {
 describe('the request observer (the seam for metrics)', () => {
   it('is told each operation once, with its HTTP status or failure kind and its seconds; a throwing observer changes nothing', async () => {
     const seen: [string, string, number][] = [];
-    server.handle((req, res) => (req.method === 'POST' ? reply(res, 422, '{"errors": ["no"]}') : req.url.includes('/auto_scaling') ? reply(res, 200, 'garbage') : reply(res, 200, '[]')));
+    server.handle((req, res) =>
+      req.method === 'POST' ? reply(res, 422, '{"errors": ["no"]}') : req.url.includes('/auto_scaling') ? reply(res, 200, 'garbage') : reply(res, 200, '[]'),
+    );
     const cloud = client({}, { onRequestDone: (operation, status, seconds) => seen.push([operation, status, seconds]) });
     await cloud.listFirewallRules(42);
     await failure(cloud.listAutoscaling(42));
@@ -526,7 +552,14 @@ describe('the request observer (the seam for metrics)', () => {
       ['restore_backup', 'network'],
     ]);
     expect(seen.every(([, , seconds]) => seconds >= 0)).toBe(true);
-    const throwing = client({}, { onRequestDone: () => { throw new Error('metrics broke'); } });
+    const throwing = client(
+      {},
+      {
+        onRequestDone: () => {
+          throw new Error('metrics broke');
+        },
+      },
+    );
     server.handle((_req, res) => reply(res, 200, '[]'));
     await expect(throwing.listFirewallRules(43)).resolves.toEqual([]);
   });
@@ -535,7 +568,13 @@ describe('the request observer (the seam for metrics)', () => {
 describe('the API key never leaks', () => {
   const faults: [string, (s: CloudFaultServer) => void][] = [
     ['401', (s) => s.handle((_req, res) => reply(res, 401, ''))],
-    ['a body echoing the credentials', (s) => s.handle((req, res) => reply(res, 422, JSON.stringify({ errors: { api_key: [`${API_KEY} is wrong`], base: [`bad header ${req.headers.authorization}`] } })))],
+    [
+      'a body echoing the credentials',
+      (s) =>
+        s.handle((req, res) =>
+          reply(res, 422, JSON.stringify({ errors: { api_key: [`${API_KEY} is wrong`], base: [`bad header ${req.headers.authorization}`] } })),
+        ),
+    ],
     ['an HTML 500 echoing the key', (s) => s.handle((_req, res) => reply(res, 500, `<html><head><title>key ${API_KEY}</title></head></html>`))],
     ['a timeout', (s) => s.handle(() => undefined)],
     ['a reset mid-body', (s) => s.handle((_req, res) => cutMidBody(res, '[{'))],

@@ -70,7 +70,8 @@ describe('decoding firewall rules', () => {
   });
 
   it('reads a list of one rule in XML as a list, with or without type="array"', () => {
-    const one = '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position><protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
+    const one =
+      '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position><protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
     for (const doc of [`<firewall_rules type="array">${one}</firewall_rules>`, `<firewall_rules>${one}</firewall_rules>`]) {
       expect(decodeResponse('xml', doc, Responses.firewallRules)).toEqual([
         { id: 1, network_interface_id: 5, position: 1, protocol: 'TCP', command: 'ACCEPT', address: null, port: null },
@@ -158,7 +159,11 @@ describe('the property: any list of rules decodes the same from JSON and from XM
     id: fc.integer({ min: 1, max: 2 ** 31 }),
     network_interface_id: fc.integer({ min: 1, max: 100000 }),
     position: fc.integer({ min: 0, max: 10000 }),
-    address: fc.oneof(fc.constant(null), fc.ipV4().map((ip) => `${ip}/24`), text),
+    address: fc.oneof(
+      fc.constant(null),
+      fc.ipV4().map((ip) => `${ip}/24`),
+      text,
+    ),
     port: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 65535 }).map(String), fc.constant('0800'), fc.constant('1000:2000'), text),
     protocol: fc.constantFrom('TCP', 'UDP'),
     command: fc.constantFrom('ACCEPT', 'DROP'),
@@ -249,7 +254,8 @@ describe('parsing error bodies', () => {
   });
 
   it('takes only the title of an HTML error page', () => {
-    const page = '<!DOCTYPE html><html><head><title>We&#39;re sorry, but something went wrong (500)</title></head><body><script>x()</script><h1>Oops</h1></body></html>';
+    const page =
+      '<!DOCTYPE html><html><head><title>We&#39;re sorry, but something went wrong (500)</title></head><body><script>x()</script><h1>Oops</h1></body></html>';
     expect(parseErrorBody(page)).toEqual({ messages: ["We're sorry, but something went wrong (500)"], fieldErrors: {} });
   });
 

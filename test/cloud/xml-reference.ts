@@ -42,7 +42,8 @@ function toPlain(name: string, node: unknown): PlainValue {
   if (element[`${ATTRIBUTE_PREFIX}nil`] === 'true') return null;
   if (type === 'array' || KNOWN_LIST_ELEMENTS.has(name)) return listItems(name, element);
   const childNames = Object.keys(element).filter((k) => !k.startsWith(ATTRIBUTE_PREFIX) && k !== TEXT_NODE);
-  if (childNames.length === 0) return typedText(element[TEXT_NODE] === undefined ? '' : String(element[TEXT_NODE]), typeof type === 'string' ? type : undefined);
+  if (childNames.length === 0)
+    return typedText(element[TEXT_NODE] === undefined ? '' : String(element[TEXT_NODE]), typeof type === 'string' ? type : undefined);
   const out: PlainObject = {};
   for (const child of childNames) out[child] = toPlain(child, element[child]);
   return out;

@@ -170,14 +170,17 @@ function serialize(element: GeneratedElement, gap: string): string {
   return `<${element.name}${attributes}>${children}${gap}</${element.name}>`;
 }
 
-const documentArb = fc.record({
-  root: elementArb,
-  declaration: fc.boolean(),
-  gap: fc.constantFrom('', '\n', '\n  ', ' '),
-  comment: fc.boolean(),
-}).map(({ root, declaration, gap, comment }) =>
-  `${declaration ? '<?xml version="1.0" encoding="UTF-8"?>\n' : ''}${comment ? '<!-- generated -->' : ''}${serialize(root, gap)}${gap}`,
-);
+const documentArb = fc
+  .record({
+    root: elementArb,
+    declaration: fc.boolean(),
+    gap: fc.constantFrom('', '\n', '\n  ', ' '),
+    comment: fc.boolean(),
+  })
+  .map(
+    ({ root, declaration, gap, comment }) =>
+      `${declaration ? '<?xml version="1.0" encoding="UTF-8"?>\n' : ''}${comment ? '<!-- generated -->' : ''}${serialize(root, gap)}${gap}`,
+  );
 
 describe('the XML reader against fast-xml-parser', () => {
   it('reads every generated Rails-style document as fast-xml-parser does', () => {
@@ -208,7 +211,9 @@ describe('the XML reader against fast-xml-parser', () => {
   });
 
   it('throws nothing but XmlSyntaxError on arbitrary text, and fast-xml-parser agrees when it parses', () => {
-    const markupish = fc.array(fc.constantFrom('<', '>', '/', 'a', 'b', ' ', '=', '"', "'", '&', ';', '!', '?', '-', '[', ']', 'CDATA', 'amp'), { maxLength: 40 });
+    const markupish = fc.array(fc.constantFrom('<', '>', '/', 'a', 'b', ' ', '=', '"', "'", '&', ';', '!', '?', '-', '[', ']', 'CDATA', 'amp'), {
+      maxLength: 40,
+    });
     fc.assert(
       fc.property(markupish, (pieces) => {
         const text = pieces.join('');

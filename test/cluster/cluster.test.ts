@@ -34,7 +34,8 @@ const diskPosts = (vsId: number) => cloud.requests.filter((r) => r.method === 'P
 const refused: string[] = [];
 const about = (text: string, target: string, outcome: string) => text.includes(target) && text.includes(outcome);
 const auditPostsAbout = (target: string, outcome: string) =>
-  slack.callsTo('chat.postMessage').filter((c) => c.args.channel === AUDIT && about(JSON.stringify(c.args), target, outcome)).length - refused.filter((text) => about(text, target, outcome)).length;
+  slack.callsTo('chat.postMessage').filter((c) => c.args.channel === AUDIT && about(JSON.stringify(c.args), target, outcome)).length -
+  refused.filter((text) => about(text, target, outcome)).length;
 
 beforeAll(async () => {
   [pg, slack, sandbox] = await Promise.all([startPostgresServer(), startSlackFake(), startSandbox({ port: 0, apiKey: API_KEY })]);
@@ -91,7 +92,8 @@ async function counted(outcome: string, over: Instance[] = bots): Promise<number
   return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
 }
 
-const submission = (metadata: string, viewId = newViewId()) => viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
+const submission = (metadata: string, viewId = newViewId()) =>
+  viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
 
 test('reads are answered by every instance', async () => {
   const answers = await Promise.all(
@@ -147,7 +149,11 @@ test('an instance killed during a change: another settles it as interrupted once
 
 test('the database stopped and started: reads answer, changes are refused then accepted, /readyz says so', async () => {
   await pg.stop();
-  await waitUntil(async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'), 10_000, '/readyz to name the store unreachable');
+  await waitUntil(
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'),
+    10_000,
+    '/readyz to name the store unreachable',
+  );
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 0$/m);
 
   const responseUrl = slack.responseUrl();
@@ -162,7 +168,11 @@ test('the database stopped and started: reads answer, changes are refused then a
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();
-  await waitUntil(async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'), 15_000, '/readyz to name the store ok again');
+  await waitUntil(
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'),
+    15_000,
+    '/readyz to name the store ok again',
+  );
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 1$/m);
   const accepted = await bots[1]!.interact(submission(await openDiskForm(bots[1]!, 45)));
   expect(accepted.status).toBe(200);

@@ -17,13 +17,31 @@ describe('IP addresses', () => {
     expect(parseIp(text)).toEqual({ family: 6, value });
   });
 
-  test.each(['1:2:3:4:5:6:7:8:9', '1::2::3', 'fe80::1%eth0', '12345::', ':1', '1:', ':::', 'g::', '1:2:3:4:5:6:7::8:9', '1.2.3.4::', '::1.2.3', '[::1]', ' ::1', '::256.0.0.1'])('IPv6-looking %p is not an address', (text) => {
+  test.each([
+    '1:2:3:4:5:6:7:8:9',
+    '1::2::3',
+    'fe80::1%eth0',
+    '12345::',
+    ':1',
+    '1:',
+    ':::',
+    'g::',
+    '1:2:3:4:5:6:7::8:9',
+    '1.2.3.4::',
+    '::1.2.3',
+    '[::1]',
+    ' ::1',
+    '::256.0.0.1',
+  ])('IPv6-looking %p is not an address', (text) => {
     expect(parseIp(text)).toBeNull();
   });
 
-  test.each(['300.1.1.1', '1.2.3', '1.2.3.4.5', '010.0.0.1', '1.2.3.-4', '1.2.3.4 ', '', '0x7f.0.0.1', '１.2.3.4'])('IPv4-looking %p is not an address', (text) => {
-    expect(parseIp(text)).toBeNull();
-  });
+  test.each(['300.1.1.1', '1.2.3', '1.2.3.4.5', '010.0.0.1', '1.2.3.-4', '1.2.3.4 ', '', '0x7f.0.0.1', '１.2.3.4'])(
+    'IPv4-looking %p is not an address',
+    (text) => {
+      expect(parseIp(text)).toBeNull();
+    },
+  );
 
   test('IPv6 is written back in RFC 5952 form', () => {
     expect(formatIp(parseIp('2001:0DB8:0:0:0:0:0:0001')!)).toBe('2001:db8::1');
@@ -66,11 +84,33 @@ describe('address forms of a rule', () => {
   });
 
   test('an IPv6 block and an IPv6 range', () => {
-    expect(parseAddressForm('2001:db8::/32')).toEqual({ kind: 'interval', family: 6, first: 0x20010db8n << 96n, last: (0x20010db8n << 96n) | ((1n << 96n) - 1n) });
-    expect(parseAddressForm('2001:db8::1-2001:db8::ff')).toEqual({ kind: 'interval', family: 6, first: (0x20010db8n << 96n) | 1n, last: (0x20010db8n << 96n) | 0xffn });
+    expect(parseAddressForm('2001:db8::/32')).toEqual({
+      kind: 'interval',
+      family: 6,
+      first: 0x20010db8n << 96n,
+      last: (0x20010db8n << 96n) | ((1n << 96n) - 1n),
+    });
+    expect(parseAddressForm('2001:db8::1-2001:db8::ff')).toEqual({
+      kind: 'interval',
+      family: 6,
+      first: (0x20010db8n << 96n) | 1n,
+      last: (0x20010db8n << 96n) | 0xffn,
+    });
   });
 
-  test.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.9-10.0.0.1', '10.0.0.1-2001:db8::1', '10.0.0.1-', 'any', 'office', '10.0.0.0/8,192.168.0.0/16', '10.0.0.*'])('%p cannot be read', (text) => {
+  test.each([
+    '10.0.0.0/33',
+    '2001:db8::/129',
+    '10.0.0.0/',
+    '10.0.0.0/8/8',
+    '10.0.0.9-10.0.0.1',
+    '10.0.0.1-2001:db8::1',
+    '10.0.0.1-',
+    'any',
+    'office',
+    '10.0.0.0/8,192.168.0.0/16',
+    '10.0.0.*',
+  ])('%p cannot be read', (text) => {
     expect(parseAddressForm(text)).toEqual({ kind: 'unreadable', text });
   });
 
@@ -99,11 +139,39 @@ describe('port forms of a rule', () => {
     [null, { kind: 'all' }],
     ['', { kind: 'all' }],
     ['443', { kind: 'ports', ranges: [[443, 443]] }],
-    ['80,443,21', { kind: 'ports', ranges: [[80, 80], [443, 443], [21, 21]] }],
-    ['80, 443', { kind: 'ports', ranges: [[80, 80], [443, 443]] }],
+    [
+      '80,443,21',
+      {
+        kind: 'ports',
+        ranges: [
+          [80, 80],
+          [443, 443],
+          [21, 21],
+        ],
+      },
+    ],
+    [
+      '80, 443',
+      {
+        kind: 'ports',
+        ranges: [
+          [80, 80],
+          [443, 443],
+        ],
+      },
+    ],
     ['1024:1028', { kind: 'ports', ranges: [[1024, 1028]] }],
     ['1024-1028', { kind: 'ports', ranges: [[1024, 1028]] }],
-    ['22,8000:8100', { kind: 'ports', ranges: [[22, 22], [8000, 8100]] }],
+    [
+      '22,8000:8100',
+      {
+        kind: 'ports',
+        ranges: [
+          [22, 22],
+          [8000, 8100],
+        ],
+      },
+    ],
   ])('%p is read', (text, form) => {
     expect(parsePortForm(text)).toEqual(form);
   });

@@ -38,7 +38,9 @@ const source = fc.tuple(family, offset).map(([f, o]) => ip(f, (f === 4 ? V4_BASE
 const portSpec: fc.Arbitrary<PortSpec> = fc.oneof(
   fc.constantFrom<PortSpec>({ kind: 'all', text: '' }, { kind: 'all', text: null }),
   fc.uniqueArray(port, { minLength: 1, maxLength: 4 }).map((ports): PortSpec => ({ kind: 'list', ports })),
-  fc.tuple(port, port, fc.constantFrom<':' | '-'>(':', '-')).map(([a, b, sep]): PortSpec => ({ kind: 'range', first: Math.min(a, b), last: Math.max(a, b), sep })),
+  fc
+    .tuple(port, port, fc.constantFrom<':' | '-'>(':', '-'))
+    .map(([a, b, sep]): PortSpec => ({ kind: 'range', first: Math.min(a, b), last: Math.max(a, b), sep })),
 );
 
 const addressSpec: fc.Arbitrary<AddressSpec> = fc.oneof(
@@ -73,12 +75,18 @@ function specsArbitrary(maxRules: number) {
       }),
       { minLength: 1, maxLength: maxRules },
     )
-    .chain((rules) => fc.shuffledSubarray(rules.map((_, i) => i + 1), { minLength: rules.length, maxLength: rules.length }).map((positions) => rules.map((r, i): Spec => ({ ...r, position: positions[i]! }))));
+    .chain((rules) =>
+      fc
+        .shuffledSubarray(
+          rules.map((_, i) => i + 1),
+          { minLength: rules.length, maxLength: rules.length },
+        )
+        .map((positions) => rules.map((r, i): Spec => ({ ...r, position: positions[i]! }))),
+    );
 }
 
 function toRecord(s: Spec, i: number): RuleRecord {
-  const portText =
-    s.ports.kind === 'all' ? s.ports.text : s.ports.kind === 'list' ? s.ports.ports.join(',') : `${s.ports.first}${s.ports.sep}${s.ports.last}`;
+  const portText = s.ports.kind === 'all' ? s.ports.text : s.ports.kind === 'list' ? s.ports.ports.join(',') : `${s.ports.first}${s.ports.sep}${s.ports.last}`;
   return {
     id: 100 + i,
     network_interface_id: s.nic,
@@ -106,12 +114,17 @@ describe('the port question, against an oracle', () => {
         const records = specs.map(toRecord);
         const answer = answerPortQuestion(records, q);
         for (const nic of [...new Set(specs.map((s) => s.nic))]) {
-          const ordered = specs.map((s, i) => ({ s, r: records[i]! })).filter(({ s }) => s.nic === nic).sort((a, b) => a.s.position - b.s.position);
+          const ordered = specs
+            .map((s, i) => ({ s, r: records[i]! }))
+            .filter(({ s }) => s.nic === nic)
+            .sort((a, b) => a.s.position - b.s.position);
           const matching = ordered.filter(({ s }) => oracleMatches(s, q));
           const enabled = matching.filter(({ s }) => s.enabled !== false);
           const deciding = enabled[0];
           const iface = answer.interfaces.find((a) => a.networkInterfaceId === nic)!;
-          expect(iface.decisions.map((d) => [d.rule.id, d.verdict])).toEqual(deciding ? [[deciding.r.id, deciding.s.command === 'ACCEPT' ? 'accepted' : 'dropped']] : []);
+          expect(iface.decisions.map((d) => [d.rule.id, d.verdict])).toEqual(
+            deciding ? [[deciding.r.id, deciding.s.command === 'ACCEPT' ? 'accepted' : 'dropped']] : [],
+          );
           expect(iface.reachesDefault).toBe(deciding === undefined);
           expect(iface.shadowed.map((r) => r.id)).toEqual(enabled.slice(1).map(({ r }) => r.id));
           const before = deciding ? deciding.s.position : Infinity;
@@ -153,14 +166,32 @@ describe('properties of the forms', () => {
 
   test('a rule with an empty port matches every port, and one with an empty address every source, IPv4 and IPv6', () => {
     fc.assert(
-      fc.property(anyPort, anyProtocol, anySource, fc.constantFrom('', null, '  '), fc.constantFrom('', null), fc.constantFrom('ACCEPT', 'DROP', 'accept', 'drop'), (p, protocol, src, emptyPort, emptyAddress, command) => {
-        const rule: RuleRecord = { id: 1, network_interface_id: 1, position: 1, protocol: protocol.toUpperCase(), port: emptyPort, address: emptyAddress, command };
-        const iface = answerPortQuestion([rule], { port: p, protocol, source: src }).interfaces[0]!;
-        expect(iface.decisions).toEqual([{ rule, verdict: command.toUpperCase() === 'ACCEPT' ? 'accepted' : 'dropped', everyoneElse: true, partly: false, uncertain: false }]);
-        // With the port named, the empty address still matches every source.
-        const named = answerPortQuestion([{ ...rule, port: String(p) }], { port: p, protocol, source: src }).interfaces[0]!;
-        expect(named.decisions.map((d) => d.rule.id)).toEqual([1]);
-      }),
+      fc.property(
+        anyPort,
+        anyProtocol,
+        anySource,
+        fc.constantFrom('', null, '  '),
+        fc.constantFrom('', null),
+        fc.constantFrom('ACCEPT', 'DROP', 'accept', 'drop'),
+        (p, protocol, src, emptyPort, emptyAddress, command) => {
+          const rule: RuleRecord = {
+            id: 1,
+            network_interface_id: 1,
+            position: 1,
+            protocol: protocol.toUpperCase(),
+            port: emptyPort,
+            address: emptyAddress,
+            command,
+          };
+          const iface = answerPortQuestion([rule], { port: p, protocol, source: src }).interfaces[0]!;
+          expect(iface.decisions).toEqual([
+            { rule, verdict: command.toUpperCase() === 'ACCEPT' ? 'accepted' : 'dropped', everyoneElse: true, partly: false, uncertain: false },
+          ]);
+          // With the port named, the empty address still matches every source.
+          const named = answerPortQuestion([{ ...rule, port: String(p) }], { port: p, protocol, source: src }).interfaces[0]!;
+          expect(named.decisions.map((d) => d.rule.id)).toEqual([1]);
+        },
+      ),
     );
   });
 
@@ -181,7 +212,11 @@ describe('properties of the forms', () => {
         const max = (1n << BigInt(b.bits)) - 1n;
         const src = nearEdge && edge >= 0n && edge <= max ? { family: b.network.family, value: edge } : randomSource;
         const ask = (address: string) =>
-          answerPortQuestion([{ id: 1, network_interface_id: 1, position: 1, protocol: 'TCP', port: '443', address, command: 'ACCEPT' }], { port: 443, protocol: 'tcp', source: src }).interfaces[0]!.decisions.length;
+          answerPortQuestion([{ id: 1, network_interface_id: 1, position: 1, protocol: 'TCP', port: '443', address, command: 'ACCEPT' }], {
+            port: 443,
+            protocol: 'tcp',
+            source: src,
+          }).interfaces[0]!.decisions.length;
         expect(ask(cidr)).toBe(ask(range));
         expect(ask(cidr)).toBe(src.family === b.network.family && first <= src.value && src.value <= last ? 1 : 0);
       }),
@@ -191,19 +226,31 @@ describe('properties of the forms', () => {
 
   test('a port list matches exactly its members', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(anyPort, { minLength: 1, maxLength: 8 }), anyPort, fc.boolean(), fc.constantFrom(',', ', '), (members, other, askMember, sep) => {
-        const asked = askMember ? members[other % members.length]! : other;
-        const rule: RuleRecord = { id: 1, network_interface_id: 1, position: 1, protocol: 'UDP', port: members.join(sep), address: null, command: 'DROP' };
-        const iface = answerPortQuestion([rule], { port: asked, protocol: 'udp', source: null }).interfaces[0]!;
-        expect(iface.decisions.length).toBe(members.includes(asked) ? 1 : 0);
-        expect(iface.cannotTell).toEqual([]);
-      }),
+      fc.property(
+        fc.uniqueArray(anyPort, { minLength: 1, maxLength: 8 }),
+        anyPort,
+        fc.boolean(),
+        fc.constantFrom(',', ', '),
+        (members, other, askMember, sep) => {
+          const asked = askMember ? members[other % members.length]! : other;
+          const rule: RuleRecord = { id: 1, network_interface_id: 1, position: 1, protocol: 'UDP', port: members.join(sep), address: null, command: 'DROP' };
+          const iface = answerPortQuestion([rule], { port: asked, protocol: 'udp', source: null }).interfaces[0]!;
+          expect(iface.decisions.length).toBe(members.includes(asked) ? 1 : 0);
+          expect(iface.cannotTell).toEqual([]);
+        },
+      ),
     );
   });
 
   test('a port or address in a form the bot does not know gives "cannot tell" with the value quoted, and what follows holds only if that rule does not apply', () => {
-    const badPort = fc.oneof(fc.constantFrom('80;443', 'https', '1024:', ':1024', '*', '443/tcp', '65536', '1028:1024', 'all'), fc.string({ maxLength: 10 }).map((s) => `x${s}`));
-    const badAddress = fc.oneof(fc.constantFrom('any', 'office', '10.0.0.0/33', '010.0.0.1', '10.0.0.*', 'fe80::1%eth0', '10.0.0.9-10.0.0.1', '10.0.0.0/8,192.168.0.0/16'), fc.string({ maxLength: 10 }).map((s) => `host-${s}`));
+    const badPort = fc.oneof(
+      fc.constantFrom('80;443', 'https', '1024:', ':1024', '*', '443/tcp', '65536', '1028:1024', 'all'),
+      fc.string({ maxLength: 10 }).map((s) => `x${s}`),
+    );
+    const badAddress = fc.oneof(
+      fc.constantFrom('any', 'office', '10.0.0.0/33', '010.0.0.1', '10.0.0.*', 'fe80::1%eth0', '10.0.0.9-10.0.0.1', '10.0.0.0/8,192.168.0.0/16'),
+      fc.string({ maxLength: 10 }).map((s) => `host-${s}`),
+    );
     const badCommand = fc.constantFrom('REJECT', 'LOG', '', 'ALLOW');
     const unreadable = fc.oneof(
       badPort.map((value) => ({ field: 'port' as const, value, rule: { port: value } })),

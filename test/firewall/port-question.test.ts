@@ -2,7 +2,15 @@ import { parseIp } from '../../src/firewall/address';
 import { answerPortQuestion, type RuleRecord } from '../../src/firewall/port-question';
 
 let nextId = 1;
-const rule = (r: Partial<RuleRecord> & Pick<RuleRecord, 'position'>): RuleRecord => ({ id: nextId++, network_interface_id: 1, protocol: 'TCP', port: '', address: null, command: 'ACCEPT', ...r });
+const rule = (r: Partial<RuleRecord> & Pick<RuleRecord, 'position'>): RuleRecord => ({
+  id: nextId++,
+  network_interface_id: 1,
+  protocol: 'TCP',
+  port: '',
+  address: null,
+  command: 'ACCEPT',
+  ...r,
+});
 const from = (text: string) => parseIp(text)!;
 
 describe('the port question: examples a network engineer would check', () => {
@@ -40,7 +48,11 @@ describe('the port question: examples a network engineer would check', () => {
   });
 
   test('IPv4 rules never match an IPv6 source, and the other way round; an empty address matches both', () => {
-    const rules = [rule({ position: 1, port: '443', address: '0.0.0.0/0', command: 'DROP' }), rule({ position: 2, port: '443', address: '::/0' }), rule({ position: 3, port: '443', command: 'DROP' })];
+    const rules = [
+      rule({ position: 1, port: '443', address: '0.0.0.0/0', command: 'DROP' }),
+      rule({ position: 2, port: '443', address: '::/0' }),
+      rule({ position: 3, port: '443', command: 'DROP' }),
+    ];
     const decide = (src: string) => answerPortQuestion(rules, { port: 443, protocol: 'tcp', source: from(src) }).interfaces[0]!.decisions[0]!.rule.position;
     expect(decide('192.0.2.1')).toBe(1);
     expect(decide('2001:db8::1')).toBe(2);
@@ -58,7 +70,8 @@ describe('the port question: examples a network engineer would check', () => {
       rule({ position: 2, port: '8443', address: '2001:db8::10-2001:db8::1f' }),
       rule({ position: 3, port: '8443', address: '2001:DB8:0:0:0:0:0:2' }),
     ];
-    const decide = (src: string) => answerPortQuestion(rules, { port: 8443, protocol: 'tcp', source: from(src) }).interfaces[0]!.decisions[0]?.rule.position ?? null;
+    const decide = (src: string) =>
+      answerPortQuestion(rules, { port: 8443, protocol: 'tcp', source: from(src) }).interfaces[0]!.decisions[0]?.rule.position ?? null;
     expect(decide('2001:db8:0:1:ffff:ffff:ffff:ffff')).toBe(1);
     expect(decide('2001:db8:0:2::')).toBeNull();
     expect(decide('2001:db8::1f')).toBe(2);

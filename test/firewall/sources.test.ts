@@ -4,12 +4,15 @@ import { intersect, isEmpty, NO_SOURCE, sameSources, subtract, union, type Sourc
 // Source sets against a plain membership model over a small range of addresses.
 
 const SPAN = 48;
-const interval = fc.tuple(fc.integer({ min: 0, max: SPAN - 1 }), fc.integer({ min: 0, max: SPAN - 1 })).map(([a, b]) => [BigInt(Math.min(a, b)), BigInt(Math.max(a, b))] as const);
+const interval = fc
+  .tuple(fc.integer({ min: 0, max: SPAN - 1 }), fc.integer({ min: 0, max: SPAN - 1 }))
+  .map(([a, b]) => [BigInt(Math.min(a, b)), BigInt(Math.max(a, b))] as const);
 const intervals = fc.array(interval, { maxLength: 8 });
 
 /** Built by adding interval after interval, as the walk does. */
 const build = (list: ReadonlyArray<readonly [bigint, bigint]>): SourceSet => list.reduce<SourceSet>((set, i) => union(set, { 4: [i], 6: [] }), NO_SOURCE);
-const members = (list: ReadonlyArray<readonly [bigint, bigint]>) => new Set(Array.from({ length: SPAN }, (_, v) => BigInt(v)).filter((v) => list.some(([lo, hi]) => lo <= v && v <= hi)));
+const members = (list: ReadonlyArray<readonly [bigint, bigint]>) =>
+  new Set(Array.from({ length: SPAN }, (_, v) => BigInt(v)).filter((v) => list.some(([lo, hi]) => lo <= v && v <= hi)));
 const membersOf = (s: SourceSet) => members(s[4]);
 /** Sorted, disjoint, and not touching (touching intervals are merged). */
 const wellFormed = (s: SourceSet) => s[4].every(([lo, hi], i) => lo <= hi && (i === 0 || s[4][i - 1]![1] + 1n < lo));

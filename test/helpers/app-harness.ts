@@ -31,7 +31,10 @@ export interface Harness {
   logs: string[];
   eventsUrl: string;
   /** Sends a signed `/vs <text>` and returns the HTTP answer (the ack). */
-  command(text: string, opts?: { user?: string; channel?: string; responseUrl?: string; triggerId?: string } & SlackRequestOptions): Promise<SlackHttpResponse & { responseUrl: string }>;
+  command(
+    text: string,
+    opts?: { user?: string; channel?: string; responseUrl?: string; triggerId?: string } & SlackRequestOptions,
+  ): Promise<SlackHttpResponse & { responseUrl: string }>;
   /** Sends a signed interactive payload (block_actions, view_submission, shortcut). */
   interact(payload: unknown, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
   /** Sends any body, signed unless told otherwise. */

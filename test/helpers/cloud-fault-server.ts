@@ -37,7 +37,9 @@ export interface CloudFaultServer {
 }
 
 export async function startCloudFaultServer(options: { upstream?: string; handler?: FaultHandler } = {}): Promise<CloudFaultServer> {
-  const initial: FaultHandler = options.upstream ? (req, res) => forward(options.upstream!, req, res) : (options.handler ?? ((_req, res) => reply(res, 200, '[]')));
+  const initial: FaultHandler = options.upstream
+    ? (req, res) => forward(options.upstream!, req, res)
+    : (options.handler ?? ((_req, res) => reply(res, 200, '[]')));
   let current: FaultHandler | undefined;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -109,7 +111,8 @@ export async function startCloudFaultServer(options: { upstream?: string; handle
 /** Passes a recorded request on to `upstream` and its answer back. */
 export async function forward(upstream: string, req: RecordedRequest, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const answer = await request(upstream + req.url, { method: req.method as 'GET' | 'POST', headers, body: req.method === 'GET' ? undefined : req.body });
   const body = Buffer.from(await answer.body.arrayBuffer());
   res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': String(body.length) });
@@ -163,10 +166,16 @@ export const resetBeforeAnswer: FaultHandler = (_req, res) => {
 
 export const truncatedJson = body(200, '[{"firewall_rule":{"id":1,"command":"ACCEPT","port":"443"');
 export const garbageJson = body(200, '}{ not json at all \u0000\uFFFD');
-export const truncatedXml = body(200, '<?xml version="1.0"?><firewall_rules type="array"><firewall_rule><id type="integer">1</id>', { 'content-type': 'application/xml' });
+export const truncatedXml = body(200, '<?xml version="1.0"?><firewall_rules type="array"><firewall_rule><id type="integer">1</id>', {
+  'content-type': 'application/xml',
+});
 export const garbageXml = body(200, '<<?xml <firewall_rules>>&&&</oops>', { 'content-type': 'application/xml' });
 export const htmlErrorPage = (status: number) =>
-  body(status, `<!DOCTYPE html><html><head><title>${status} Bad Gateway</title></head><body><h1>Bad Gateway</h1><pre>upstream connect error\n    at Proxy.forward (/srv/lb/proxy.js:12:3)</pre></body></html>`, { 'content-type': 'text/html' });
+  body(
+    status,
+    `<!DOCTYPE html><html><head><title>${status} Bad Gateway</title></head><body><h1>Bad Gateway</h1><pre>upstream connect error\n    at Proxy.forward (/srv/lb/proxy.js:12:3)</pre></body></html>`,
+    { 'content-type': 'text/html' },
+  );
 export const multiStatus = body(207, '{"status":"partial"}');
 export const rateLimited = (retryAfterSeconds: number) => body(429, '{"errors":["Too many requests"]}', { 'retry-after': String(retryAfterSeconds) });
 

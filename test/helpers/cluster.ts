@@ -39,7 +39,12 @@ export function instance(name: string, bot: SpawnedBot): Instance {
     bot,
     eventsUrl: bot.eventsUrl,
     command: (text, opts) =>
-      postToSlackEndpoint(bot.eventsUrl, SIGNING_SECRET, slashCommandBody({ text, user_id: opts.user, channel_id: opts.channel, response_url: opts.responseUrl, trigger_id: opts.triggerId }), FORM),
+      postToSlackEndpoint(
+        bot.eventsUrl,
+        SIGNING_SECRET,
+        slashCommandBody({ text, user_id: opts.user, channel_id: opts.channel, response_url: opts.responseUrl, trigger_id: opts.triggerId }),
+        FORM,
+      ),
     interact: (payload) => postToSlackEndpoint(bot.eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM),
     async readyz() {
       const res = await request(`${origin}/readyz`, { headersTimeout: 2000, bodyTimeout: 2000 });

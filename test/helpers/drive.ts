@@ -67,7 +67,14 @@ let views = 0;
 export const newViewId = () => `V${process.pid}x${++views}x${Math.random().toString(36).slice(2, 8)}`;
 
 /** Submits a form as `user` and returns the ack Slack would read. */
-export async function submit(h: Harness, callbackId: string, user: string, metadata: string, fields: Record<string, StateValue>, viewId = newViewId()): Promise<Ack> {
+export async function submit(
+  h: Harness,
+  callbackId: string,
+  user: string,
+  metadata: string,
+  fields: Record<string, StateValue>,
+  viewId = newViewId(),
+): Promise<Ack> {
   const res = await h.interact(viewSubmission({ callbackId, viewId, user, privateMetadata: metadata, fields }));
   if (res.status !== 200) throw new Error(`the submission was answered HTTP ${res.status}`);
   return (res.body ? res.json() : {}) as Ack;
@@ -86,7 +93,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 }
 
 /** Types `/vs <text>` and returns what the user sees first: an answer at the response_url, or a modal. */
-export async function reactionTo(h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}, timeoutMs = 8000): Promise<{ message?: Message; modal?: View }> {
+export async function reactionTo(
+  h: Harness,
+  text: string,
+  opts: Parameters<Harness['command']>[1] = {},
+  timeoutMs = 8000,
+): Promise<{ message?: Message; modal?: View }> {
   const responseUrl = h.slack.responseUrl();
   const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
   const res = await h.command(text, { ...opts, responseUrl, triggerId });

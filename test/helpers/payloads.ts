@@ -10,7 +10,10 @@ export type StateValue =
 export const input = {
   text: (value: string | null): StateValue => ({ type: 'plain_text_input', value }),
   number: (value: string | null): StateValue => ({ type: 'number_input', value }),
-  select: (value: string | null): StateValue => ({ type: 'static_select', selected_option: value === null ? null : { value, text: { type: 'plain_text', text: value } } }),
+  select: (value: string | null): StateValue => ({
+    type: 'static_select',
+    selected_option: value === null ? null : { value, text: { type: 'plain_text', text: value } },
+  }),
   check: (on: boolean): StateValue => ({ type: 'checkboxes', selected_options: on ? [{ value: 'true', text: { type: 'plain_text', text: 'yes' } }] : [] }),
   channel: (id: string | null): StateValue => ({ type: 'conversations_select', selected_conversation: id }),
 };

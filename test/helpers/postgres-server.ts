@@ -107,11 +107,18 @@ async function main(): Promise<void> {
       const child = spawn(
         binaries.postgres,
         [
-          '-D', dataDir,
-          '-p', String(port),
+          '-D',
+          dataDir,
+          '-p',
+          String(port),
           // Tests need no durability across a machine crash, but speed (a benchmark asks for `--durable`).
           ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
-          '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+          '-c',
+          'max_connections=300',
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'unix_socket_directories=',
         ],
         { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
       );

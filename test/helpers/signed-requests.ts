@@ -24,7 +24,13 @@ export interface SlackHttpResponse {
   ms: number;
 }
 
-export async function postToSlackEndpoint(url: string, secret: string, body: string, contentType: string, options: SlackRequestOptions = {}): Promise<SlackHttpResponse> {
+export async function postToSlackEndpoint(
+  url: string,
+  secret: string,
+  body: string,
+  contentType: string,
+  options: SlackRequestOptions = {},
+): Promise<SlackHttpResponse> {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
   if (!options.unsigned) {

@@ -26,7 +26,14 @@ export interface SocketModeServer {
   waitForConnection(timeoutMs?: number): Promise<void>;
   /** Sends an envelope to the connected bot; returns its envelope_id. */
   /** `retry_attempt`: Slack's redelivery of an envelope it got no ack for (0 on the first delivery). */
-  send(envelope: { type: string; payload: unknown; accepts_response_payload?: boolean; envelope_id?: string; retry_attempt?: number; retry_reason?: string }): string;
+  send(envelope: {
+    type: string;
+    payload: unknown;
+    accepts_response_payload?: boolean;
+    envelope_id?: string;
+    retry_attempt?: number;
+    retry_reason?: string;
+  }): string;
   /** Resolves with the bot's ack of `envelopeId` (or rejects after timeoutMs). */
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<SocketModeMessage>;
   close(): Promise<void>;
@@ -104,7 +111,8 @@ export async function startSocketModeServer(): Promise<SocketModeServer> {
       open[0]!.send(JSON.stringify({ accepts_response_payload: false, ...envelope, envelope_id: envelopeId }));
       return envelopeId;
     },
-    waitForAck: (envelopeId, timeoutMs = 3000) => waitFor(() => received.find((m) => m.envelope_id === envelopeId), `the ack of envelope ${envelopeId}`, timeoutMs),
+    waitForAck: (envelopeId, timeoutMs = 3000) =>
+      waitFor(() => received.find((m) => m.envelope_id === envelopeId), `the ack of envelope ${envelopeId}`, timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.terminate();

@@ -87,7 +87,10 @@ test('Next replaces the message in place with the next page', async () => {
 
 test('the wrong person is told, only them, that the form needs a role', async () => {
   await call('/local/command', { user: 'U0VIEWER', channel: 'C0INCIDENT', text: 'backup restore 9' });
-  const denial = await until((s) => fromBot(s, 'C0INCIDENT', (x) => x.ephemeralTo === 'U0VIEWER' && /admin/.test(textOf(x)) && /restor/i.test(textOf(x))), 'the denial');
+  const denial = await until(
+    (s) => fromBot(s, 'C0INCIDENT', (x) => x.ephemeralTo === 'U0VIEWER' && /admin/.test(textOf(x)) && /restor/i.test(textOf(x))),
+    'the denial',
+  );
   expect(denial.ephemeralTo).toBe('U0VIEWER');
   expect((await state()).views.filter((v) => v.user === 'U0VIEWER')).toHaveLength(0);
 });
@@ -116,7 +119,10 @@ test('the add-disk form: opened, refused inline, fixed, submitted; the channel g
 
   const fixed = await call('/local/submit', { user: 'U0OPERATOR', viewId: opened.id, values: { ...values, is_swap: [] } });
   expect(fixed.json.outcome === 'updated' || fixed.json.outcome === 'closed').toBe(true);
-  const result = await until((s) => fromBot(s, 'C0INCIDENT', (x) => !x.ephemeralTo && /added to VS 42|Disk \d+/.test(textOf(x)) && textOf(x).includes('20 GB')), 'the new disk in the channel');
+  const result = await until(
+    (s) => fromBot(s, 'C0INCIDENT', (x) => !x.ephemeralTo && /added to VS 42|Disk \d+/.test(textOf(x)) && textOf(x).includes('20 GB')),
+    'the new disk in the channel',
+  );
   expect(textOf(result)).toContain('20 GB');
   const record = await until((s) => fromBot(s, 'C0AUDIT', (x) => /succeeded/.test(textOf(x)) && /disk/i.test(textOf(x))), 'the audit record');
   expect(textOf(record)).toMatch(/42/);
@@ -128,7 +134,11 @@ test('requests from another origin or for another host are refused, and nothing 
   expect(other.status).toBe(403);
   const rebound = await call('/local/command', { user: 'U0ADMIN', channel: 'C0INCIDENT', text: 'whoami' }, { host: `evil.example:${bot.port}` });
   expect(rebound.status).toBe(403);
-  const form = await request(`${page}/local/command`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user=U0ADMIN&channel=C0INCIDENT&text=whoami' });
+  const form = await request(`${page}/local/command`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'user=U0ADMIN&channel=C0INCIDENT&text=whoami',
+  });
   expect(form.statusCode).toBe(415);
   await form.body.dump();
   const res = await request(`${page}/`, { headers: { origin: 'http://evil.example' } });
@@ -151,7 +161,11 @@ test('configured roles replace the make-believe ones', async () => {
   try {
     const origin = `http://127.0.0.1:${configured.port}`;
     const post = async (text: string, user: string) => {
-      const res = await request(`${origin}/local/command`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, channel: 'C0INCIDENT', text }) });
+      const res = await request(`${origin}/local/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user, channel: 'C0INCIDENT', text }),
+      });
       await res.body.dump();
     };
     const answerFor = async (user: string, pattern: RegExp) => {
@@ -178,7 +192,11 @@ describe('start-up refusals', () => {
   const run = (env: Record<string, string>) =>
     new Promise<{ code: number | null; output: string }>((resolve) => {
       const root = join(__dirname, '..', '..');
-      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -16,7 +16,11 @@ let botAnswer: (body: string) => { status: number; body: string } = () => ({ sta
 const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 
 async function api(method: string, args: Record<string, unknown>, token = TOKEN) {
-  const res = await request(`${standIn.apiUrl}${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(args) });
+  const res = await request(`${standIn.apiUrl}${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(args),
+  });
   return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
 }
 
@@ -34,7 +38,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r));
-  standIn = await startSlackStandIn({ botToken: TOKEN, signingSecret: 'shh', now: () => clock, eventsUrl: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events` });
+  standIn = await startSlackStandIn({
+    botToken: TOKEN,
+    signingSecret: 'shh',
+    now: () => clock,
+    eventsUrl: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events`,
+  });
 });
 
 afterAll(async () => {
@@ -63,8 +72,16 @@ describe('Block Kit limits and bad arguments, refused with Slack’s error codes
     ['11 fields', [{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' })) }], '/blocks/0/fields'],
     ['header over 150', [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }], '/blocks/0/text/text'],
     ['a mrkdwn header', [{ type: 'header', text: { type: 'mrkdwn', text: 'h' } }], '/blocks/0/text/type'],
-    ['button text over 75', [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b'.repeat(76) } }] }], '/blocks/0/elements/0/text/text'],
-    ['a button style Slack does not know', [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b' }, style: 'green' }] }], '/blocks/0/elements/0/style'],
+    [
+      'button text over 75',
+      [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b'.repeat(76) } }] }],
+      '/blocks/0/elements/0/text/text',
+    ],
+    [
+      'a button style Slack does not know',
+      [{ type: 'actions', elements: [{ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'b' }, style: 'green' }] }],
+      '/blocks/0/elements/0/style',
+    ],
     ['an unknown block type', [{ type: 'carousel' }], '/blocks/0/type'],
     ['an input block in a message', [{ type: 'input', label: { type: 'plain_text', text: 'l' }, element: { type: 'plain_text_input' } }], '/blocks/0/type'],
   ])('%s', async (_name, blocks, pointer) => {
@@ -87,14 +104,29 @@ describe('Block Kit limits and bad arguments, refused with Slack’s error codes
 
   test('a modal title over 24 characters: invalid_arguments', async () => {
     const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
-    const res = await api('views.open', { trigger_id: triggerId, view: { type: 'modal', title: { type: 'plain_text', text: 'A title far longer than Slack allows' }, blocks: [] } });
+    const res = await api('views.open', {
+      trigger_id: triggerId,
+      view: { type: 'modal', title: { type: 'plain_text', text: 'A title far longer than Slack allows' }, blocks: [] },
+    });
     expect(res.body.error).toBe('invalid_arguments');
     expect(JSON.stringify(res.body.response_metadata)).toContain('[json-pointer:/title/text]');
   });
 });
 
 describe('trigger_ids', () => {
-  const modal = { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, submit: { type: 'plain_text', text: 'Add' }, blocks: [{ type: 'input', block_id: 'size', label: { type: 'plain_text', text: 'Size' }, element: { type: 'number_input', action_id: 'size', is_decimal_allowed: false } }] };
+  const modal = {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Add disk' },
+    submit: { type: 'plain_text', text: 'Add' },
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'size',
+        label: { type: 'plain_text', text: 'Size' },
+        element: { type: 'number_input', action_id: 'size', is_decimal_allowed: false },
+      },
+    ],
+  };
 
   test('work once, within 3 s, for the person who acted', async () => {
     const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
@@ -127,7 +159,11 @@ describe('requests to the bot', () => {
   test('an ack that is not 200 is told to the person, as Slack does', async () => {
     botAnswer = () => ({ status: 500, body: '' });
     await standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
-    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').at(-1)).toMatchObject({ kind: 'notice', ephemeralTo: 'U0VIEWER', text: '/vs failed with the error "dispatch_failed"' });
+    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').at(-1)).toMatchObject({
+      kind: 'notice',
+      ephemeralTo: 'U0VIEWER',
+      text: '/vs failed with the error "dispatch_failed"',
+    });
   });
 });
 
@@ -141,11 +177,24 @@ describe('response_url semantics', () => {
     const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'firewall 45');
     expect(await postTo(responseUrl, { text: 'just you' })).toEqual({ status: 200, text: 'ok' });
     expect(standIn.messagesIn('C0GENERAL', 'U0ADMIN').map((m) => m.text)).not.toContain('just you');
-    expect(await postTo(responseUrl, { response_type: 'in_channel', text: 'page 1', blocks: [section('page 1'), { type: 'actions', elements: [{ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next' }, value: '45:2' }] }] })).toMatchObject({ status: 200 });
+    expect(
+      await postTo(responseUrl, {
+        response_type: 'in_channel',
+        text: 'page 1',
+        blocks: [
+          section('page 1'),
+          { type: 'actions', elements: [{ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next' }, value: '45:2' }] },
+        ],
+      }),
+    ).toMatchObject({ status: 200 });
     const summary = standIn.messagesIn('C0GENERAL', 'U0ADMIN').find((m) => m.text === 'page 1')!;
     // A click on Next gets a response_url tied to that message.
     await standIn.click('U0VIEWER', { channel: 'C0GENERAL', ts: summary.ts }, 'firewall_page_next');
-    const click = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as { response_url: string; actions: { action_id: string; value: string }[]; container: { message_ts: string } };
+    const click = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as {
+      response_url: string;
+      actions: { action_id: string; value: string }[];
+      container: { message_ts: string };
+    };
     expect(click.actions[0]).toMatchObject({ action_id: 'firewall_page_next', value: '45:2' });
     expect(click.container.message_ts).toBe(summary.ts);
     await postTo(click.response_url, { replace_original: true, text: 'page 2' });
@@ -157,7 +206,10 @@ describe('response_url semantics', () => {
 
   test('invalid blocks: 400 invalid_blocks; a URL never issued: 404; used five times: 404 used_url', async () => {
     const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'help');
-    expect(await postTo(responseUrl, { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] })).toEqual({ status: 400, text: 'invalid_blocks' });
+    expect(await postTo(responseUrl, { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] })).toEqual({
+      status: 400,
+      text: 'invalid_blocks',
+    });
     expect((await postTo(`${standIn.origin}/response/RNEVER`, { text: 'x' })).status).toBe(404);
     for (let i = 0; i < 5; i++) expect((await postTo(responseUrl, { text: `answer ${i}` })).status).toBe(200);
     expect(await postTo(responseUrl, { text: 'sixth' })).toEqual({ status: 404, text: 'used_url' });
@@ -171,8 +223,19 @@ describe('view submissions and their acks', () => {
     title: { type: 'plain_text', text: 'Add disk' },
     submit: { type: 'plain_text', text: 'Add' },
     blocks: [
-      { type: 'input', block_id: 'disk_size', label: { type: 'plain_text', text: 'Size (GB)' }, element: { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1' } },
-      { type: 'input', block_id: 'is_swap', optional: true, label: { type: 'plain_text', text: 'Swap' }, element: { type: 'checkboxes', action_id: 'is_swap', options: [{ text: { type: 'plain_text', text: 'Swap' }, value: 'true' }] } },
+      {
+        type: 'input',
+        block_id: 'disk_size',
+        label: { type: 'plain_text', text: 'Size (GB)' },
+        element: { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1' },
+      },
+      {
+        type: 'input',
+        block_id: 'is_swap',
+        optional: true,
+        label: { type: 'plain_text', text: 'Swap' },
+        element: { type: 'checkboxes', action_id: 'is_swap', options: [{ text: { type: 'plain_text', text: 'Swap' }, value: 'true' }] },
+      },
     ],
   };
 
@@ -186,15 +249,24 @@ describe('view submissions and their acks', () => {
     const viewId = await open();
     received.length = 0;
     expect(await standIn.submit('U0OPERATOR', viewId, {})).toMatchObject({ outcome: 'errors', errors: { disk_size: 'Please complete this required field.' } });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '0' })).toMatchObject({ outcome: 'errors', errors: { disk_size: expect.stringMatching(/1 or more/) } });
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '0' })).toMatchObject({
+      outcome: 'errors',
+      errors: { disk_size: expect.stringMatching(/1 or more/) },
+    });
     expect(received).toHaveLength(0);
   });
 
   test('the state reaches the app as Slack shapes it; errors are shown, update replaces, an empty ack closes', async () => {
     const viewId = await open();
     botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'errors', errors: { disk_size: 'Too big' } }) });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20', is_swap: ['true'] })).toMatchObject({ outcome: 'errors', errors: { disk_size: 'Too big' } });
-    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as { type: string; view: { id: string; state: { values: Record<string, Record<string, unknown>> } } };
+    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20', is_swap: ['true'] })).toMatchObject({
+      outcome: 'errors',
+      errors: { disk_size: 'Too big' },
+    });
+    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as {
+      type: string;
+      view: { id: string; state: { values: Record<string, Record<string, unknown>> } };
+    };
     expect(payload.type).toBe('view_submission');
     expect(payload.view.state.values).toEqual({
       disk_size: { disk_size: { type: 'number_input', value: '20' } },
@@ -206,18 +278,29 @@ describe('view submissions and their acks', () => {
     expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'failed' });
     expect(standIn.state.refusals.at(-1)).toMatchObject({ error: 'invalid_arguments' });
 
-    botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'update', view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, close: { type: 'plain_text', text: 'Close' }, blocks: [section('Working…')] } }) });
+    botAnswer = () => ({
+      status: 200,
+      body: JSON.stringify({
+        response_action: 'update',
+        view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, close: { type: 'plain_text', text: 'Close' }, blocks: [section('Working…')] },
+      }),
+    });
     expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'updated' });
     expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Working…')]);
     // The new view replaces the old one whole: no submit button left over from the form.
     expect(standIn.viewOf('U0OPERATOR')?.view.submit).toBeNull();
     expect(standIn.viewOf('U0OPERATOR')?.id).toBe(viewId);
-    expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, blocks: [section('Done')] } })).body.ok).toBe(true);
+    expect(
+      (await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, blocks: [section('Done')] } })).body
+        .ok,
+    ).toBe(true);
     expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Done')]);
 
     await standIn.closeView('U0OPERATOR', viewId);
     expect(standIn.viewOf('U0OPERATOR')).toBeUndefined();
-    expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe('not_found');
+    expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe(
+      'not_found',
+    );
   });
 });
 

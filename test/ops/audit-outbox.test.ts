@@ -61,7 +61,19 @@ function memoryOutbox() {
 
 let nextId = 1;
 function record(outcome: ChangeOutcome, userId = 'U1'): AuditRecord {
-  return { id: nextId++, at: new Date(0).toISOString(), userId, channelId: 'C1', action: 'disk_add', target: 'vs:42', params: {}, outcome, apiStatus: null, durationMs: 1, detail: null };
+  return {
+    id: nextId++,
+    at: new Date(0).toISOString(),
+    userId,
+    channelId: 'C1',
+    action: 'disk_add',
+    target: 'vs:42',
+    params: {},
+    outcome,
+    apiStatus: null,
+    durationMs: 1,
+    detail: null,
+  };
 }
 
 function setup(answer: (post: AuditPost) => PostResult = () => ({ ok: true }), extra: { maxRoundMs?: number } = {}) {
@@ -99,7 +111,7 @@ describe('audit outbox sender', () => {
     expect(await sender.runOnce()).toBe(0);
     expect(ids(posts)).toEqual(records.map((r) => r.id));
     expect(storage.rows.every((r) => r.done)).toBe(true);
-    expect((await metrics.registry.getSingleMetricAsString('vs_chatops_audit_outbox_backlog'))).toMatch(/backlog 0$/m);
+    expect(await metrics.registry.getSingleMetricAsString('vs_chatops_audit_outbox_backlog')).toMatch(/backlog 0$/m);
   });
 
   test('a 429 waits for Retry-After, holds back everything else meanwhile, then each record is posted exactly once', async () => {

@@ -29,10 +29,20 @@ describe('the bot over HTTP', () => {
   });
 
   test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {
-    const event = JSON.stringify({ type: 'event_callback', team_id: 'T1', api_app_id: 'A1', event_id: `Ev${Date.now()}`, event_time: 1, event: { type: 'app_home_opened', user: 'UVIEWER', channel: 'D1', tab: 'home' } });
+    const event = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      event_id: `Ev${Date.now()}`,
+      event_time: 1,
+      event: { type: 'app_home_opened', user: 'UVIEWER', channel: 'D1', tab: 'home' },
+    });
     expect((await h.raw(event, 'application/json')).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
-    await eventually(async () => (await h.store.claimSubmission(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false, 3000);
+    await eventually(
+      async () => (await h.store.claimSubmission(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false,
+      3000,
+    );
     expect((await h.raw(event, 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
     expect(await eventually(() => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
   });

@@ -33,7 +33,13 @@ test('of two instances only the lease holder runs the job; when it stops, the ot
   const store = memoryLeases();
   const runs = { a: 0, b: 0 };
   const job = (name: 'a' | 'b') =>
-    startPeriodic({ name: 'sweeps', intervalMs: 10, logger: quiet, run: async () => void runs[name]++, lease: { store, name: 'ops:sweeps', owner: name, ttlMs: 60_000 } });
+    startPeriodic({
+      name: 'sweeps',
+      intervalMs: 10,
+      logger: quiet,
+      run: async () => void runs[name]++,
+      lease: { store, name: 'ops:sweeps', owner: name, ttlMs: 60_000 },
+    });
   const a = job('a');
   expect(await until(() => runs.a >= 3)).toBe(true);
   const b = job('b');
@@ -50,7 +56,14 @@ test('a holder that died (its lease not renewed) is replaced once the lease expi
   let clock = 1_000;
   await store.tryLock('ops:sweeps', 'dead', clock, 5_000);
   let runs = 0;
-  const job = startPeriodic({ name: 'sweeps', intervalMs: 5, logger: quiet, now: () => clock, run: async () => void runs++, lease: { store, name: 'ops:sweeps', owner: 'alive', ttlMs: 5_000 } });
+  const job = startPeriodic({
+    name: 'sweeps',
+    intervalMs: 5,
+    logger: quiet,
+    now: () => clock,
+    run: async () => void runs++,
+    lease: { store, name: 'ops:sweeps', owner: 'alive', ttlMs: 5_000 },
+  });
   await new Promise((r) => setTimeout(r, 50));
   expect(runs).toBe(0);
   clock += 5_000;

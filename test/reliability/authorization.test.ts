@@ -58,7 +58,9 @@ describe('authorization, every action × role × channel restriction', () => {
       expect(modal !== undefined).toBe(allowed);
       if (!allowed) {
         expect(message!.response_type).toBe('ephemeral');
-        expect(visibleText(message)).toMatch(where === 'other channel' && RANK[role] >= RANK[NEEDED[action]] ? new RegExp(ALLOWED) : new RegExp(NEEDED[action]));
+        expect(visibleText(message)).toMatch(
+          where === 'other channel' && RANK[role] >= RANK[NEEDED[action]] ? new RegExp(ALLOWED) : new RegExp(NEEDED[action]),
+        );
         const record = (await h.store.latest(1))[0]!;
         expect(record.id).toBeGreaterThan(before);
         expect(record).toMatchObject({ userId: USERS[role], action, outcome: 'denied', channelId: channelOf(where) });
@@ -119,13 +121,20 @@ describe('authorization, every action × role × channel restriction', () => {
   test('from a shortcut, a change is made only in an allowed channel the user is a member of: picking it is not enough', async () => {
     const h = harnesses.restricted;
     const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
-    h.slack.on('conversations.members', (args) => ({ body: { ok: true, members: args.channel === ALLOWED ? ['USOMEONE'] : [], response_metadata: { next_cursor: '' } } }));
+    h.slack.on('conversations.members', (args) => ({
+      body: { ok: true, members: args.channel === ALLOWED ? ['USOMEONE'] : [], response_metadata: { next_cursor: '' } },
+    }));
     const refused = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm);
     await sleep(20);
     expect(visibleText(refused)).toMatch(/you are not a member of/);
     expect(h.slack.callsTo('conversations.members').map((c) => c.args.channel)).toEqual([ALLOWED]);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', channelId: ALLOWED, detail: expect.stringContaining('not a member') });
+    expect((await h.store.latest(1))[0]).toMatchObject({
+      userId: USERS.operator,
+      outcome: 'denied',
+      channelId: ALLOWED,
+      detail: expect.stringContaining('not a member'),
+    });
 
     h.slack.on('conversations.members', () => ({ body: { ok: true, members: ['USOMEONE', USERS.operator], response_metadata: { next_cursor: '' } } }));
     const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
@@ -177,7 +186,7 @@ describe('a role that changes between opening the form and submitting it', () =>
     }
   });
 
-  test('someone removed from the operators\' user group is denied at submission once the cache expires; someone added gains the role', async () => {
+  test("someone removed from the operators' user group is denied at submission once the cache expires; someone added gains the role", async () => {
     const h = await startHarness({ env: { VS_ADMINS: USERS.admin, VS_OPERATORS: 'SONCALL', VS_GROUP_CACHE_MS: '100' } });
     try {
       h.slack.setGroup('SONCALL', ['UONCALL1']);

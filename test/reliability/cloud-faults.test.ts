@@ -29,7 +29,11 @@ const cases: Case[] = [
   { name: 'garbage instead of JSON', fault: faults.garbageJson, says: CLOUD_FAILED },
   { name: 'an HTML error page with HTTP 502', fault: faults.htmlErrorPage(502), says: /The cloud API failed \(HTTP 502\)/ },
   { name: 'an HTML page with HTTP 200', fault: faults.htmlErrorPage(200), says: CLOUD_FAILED },
-  { name: 'HTTP 500 with a JSON error', fault: faults.body(500, '{"errors":["database is down"]}'), says: /The cloud API failed \(HTTP 500\): database is down/ },
+  {
+    name: 'HTTP 500 with a JSON error',
+    fault: faults.body(500, '{"errors":["database is down"]}'),
+    says: /The cloud API failed \(HTTP 500\): database is down/,
+  },
   { name: 'HTTP 207 Multi-Status', fault: faults.multiStatus, says: /The cloud API failed \(HTTP 207\)/ },
   { name: '429 with a Retry-After longer than worth waiting', fault: faults.rateLimited(120), says: /rate-limiting requests; try again in 120 s/ },
   { name: '429 with a short Retry-After, every time', fault: faults.rateLimited(1), says: /rate-limiting requests; try again in 1 s/ },

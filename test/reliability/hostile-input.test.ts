@@ -36,7 +36,16 @@ describe('hostile and malformed requests to /slack/events', () => {
     expect(m.response_type).toBe('in_channel');
   });
 
-  const submissionOf = (over: Record<string, unknown>) => ({ ...viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }), fields: goodDisk }), ...over });
+  const submissionOf = (over: Record<string, unknown>) => ({
+    ...viewSubmission({
+      callbackId: 'disk_add',
+      viewId: newViewId(),
+      user: 'UOPER',
+      privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
+      fields: goodDisk,
+    }),
+    ...over,
+  });
   const viewOf = (over: Record<string, unknown>) => {
     const s = submissionOf({});
     return { ...s, view: { ...s.view, ...over } };
@@ -62,17 +71,42 @@ describe('hostile and malformed requests to /slack/events', () => {
     ['a view_submission whose state is a string', interactiveBody(viewOf({ state: 'values' })), FORM],
     ['a view_submission whose state values are numbers', interactiveBody(viewOf({ state: { values: { disk_size: 5, disk_type: [1] } } })), FORM],
     ['a view_submission with metadata that is not JSON', interactiveBody(viewOf({ private_metadata: '{"vsId":' })), FORM],
-    ['a view_submission with metadata naming a negative server', interactiveBody(viewOf({ private_metadata: JSON.stringify({ vsId: -4, channelId: CHANNEL }) })), FORM],
+    [
+      'a view_submission with metadata naming a negative server',
+      interactiveBody(viewOf({ private_metadata: JSON.stringify({ vsId: -4, channelId: CHANNEL }) })),
+      FORM,
+    ],
     ['a view_submission with an unknown callback id', interactiveBody(viewOf({ callback_id: 'drop_database' })), FORM],
-    ['a block action with an unknown action id', interactiveBody({ ...buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'delete_server', value: '42', responseUrl: 'http://127.0.0.1:1/x' }) }), FORM],
-    ['a block action with no actions', interactiveBody({ ...buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'firewall_page_next', value: '42', responseUrl: 'http://127.0.0.1:1/x' }), actions: [] }), FORM],
-    ['a firewall page button whose value is garbage', interactiveBody(buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'firewall_page_next', value: '{"vs":"42; DROP TABLE"}', responseUrl: 'http://127.0.0.1:1/x' })), FORM],
+    [
+      'a block action with an unknown action id',
+      interactiveBody({ ...buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'delete_server', value: '42', responseUrl: 'http://127.0.0.1:1/x' }) }),
+      FORM,
+    ],
+    [
+      'a block action with no actions',
+      interactiveBody({
+        ...buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'firewall_page_next', value: '42', responseUrl: 'http://127.0.0.1:1/x' }),
+        actions: [],
+      }),
+      FORM,
+    ],
+    [
+      'a firewall page button whose value is garbage',
+      interactiveBody(
+        buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'firewall_page_next', value: '{"vs":"42; DROP TABLE"}', responseUrl: 'http://127.0.0.1:1/x' }),
+      ),
+      FORM,
+    ],
     ['a shortcut with an unknown callback id', interactiveBody(globalShortcut({ user: 'UOPER', callbackId: 'rm_rf' })), FORM],
     ['a shortcut without a user', interactiveBody({ ...globalShortcut({ user: 'UOPER', callbackId: 'disk_add_shortcut' }), user: undefined }), FORM],
     ['an interactive payload of an unknown type', interactiveBody({ type: 'workflow_step_edit', user: { id: 'UOPER' } }), FORM],
     ['a slash command without user, channel or text', new URLSearchParams({ command: '/vs', team_id: 'T1' }).toString(), FORM],
     ['a slash command of another app', slashCommandBody({ text: 'disk add 42', command: '/rm', user_id: 'UOPER', response_url: 'http://127.0.0.1:1/x' }), FORM],
-    ['a slash command whose response_url points elsewhere', slashCommandBody({ text: 'help', user_id: 'UOPER', response_url: 'http://169.254.169.254/latest/meta-data' }), FORM],
+    [
+      'a slash command whose response_url points elsewhere',
+      slashCommandBody({ text: 'help', user_id: 'UOPER', response_url: 'http://169.254.169.254/latest/meta-data' }),
+      FORM,
+    ],
   ];
 
   // Sent all at once (requests no listener acks are answered by Bolt after its 3 s wait).
@@ -102,15 +136,35 @@ describe('hostile and malformed requests to /slack/events', () => {
   });
 
   test('payloads that cannot come from Slack are refused with 400 before Bolt reads them, and logged', () => {
-    for (const name of ['payload that is not JSON', 'payload that is JSON null', 'payload that is a JSON array', 'a view_submission without a view', 'a view_submission without a user', 'a JSON body that is not an object']) {
+    for (const name of [
+      'payload that is not JSON',
+      'payload that is JSON null',
+      'payload that is a JSON array',
+      'a view_submission without a view',
+      'a view_submission without a user',
+      'a JSON body that is not an object',
+    ]) {
       expect([name, answers.get(name)!.status]).toEqual([name, 400]);
     }
     expect(h.logs.some((l) => l.includes('refused a malformed request'))).toBe(true);
   });
 
   test('a submission with the wrong types in the form is refused on the fields and changes nothing', async () => {
-    const weird = { disk_type: input.select('NVMe; rm -rf /'), disk_size: input.number('1e9'), label: input.text('\u0000\u202e\u{1F4A5}'), mount_point: input.text('../../etc') };
-    const res = await h.interact(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }), fields: weird }));
+    const weird = {
+      disk_type: input.select('NVMe; rm -rf /'),
+      disk_size: input.number('1e9'),
+      label: input.text('\u0000\u202e\u{1F4A5}'),
+      mount_point: input.text('../../etc'),
+    };
+    const res = await h.interact(
+      viewSubmission({
+        callbackId: 'disk_add',
+        viewId: newViewId(),
+        user: 'UOPER',
+        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
+        fields: weird,
+      }),
+    );
     expect(res.status).toBe(200);
     expect((res.json() as { response_action: string }).response_action).toBe('errors');
     expect(cloudChanges(h)).toBe(0);
@@ -185,10 +239,22 @@ describe('hostile and malformed requests to /slack/events', () => {
 
     test('a body announced larger than 1 MB is refused with 413 before it is sent', async () => {
       const res = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        const req = httpRequest(h.eventsUrl, { method: 'POST', headers: { 'content-type': FORM, 'content-length': String(50 * 1024 * 1024), 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=' + 'a'.repeat(64) } }, (r) => {
-          r.resume();
-          resolve({ status: r.statusCode ?? 0, connection: r.headers.connection });
-        });
+        const req = httpRequest(
+          h.eventsUrl,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': FORM,
+              'content-length': String(50 * 1024 * 1024),
+              'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+              'x-slack-signature': 'v0=' + 'a'.repeat(64),
+            },
+          },
+          (r) => {
+            r.resume();
+            resolve({ status: r.statusCode ?? 0, connection: r.headers.connection });
+          },
+        );
         req.on('error', reject);
         // Headers only: the answer must come without a byte of the body.
         req.flushHeaders();
@@ -199,10 +265,17 @@ describe('hostile and malformed requests to /slack/events', () => {
 
     test('a chunked body that grows past 1 MB is refused with 413 once the bound is reached', async () => {
       const res = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest(h.eventsUrl, { method: 'POST', headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=' + 'a'.repeat(64) } }, (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
-        });
+        const req = httpRequest(
+          h.eventsUrl,
+          {
+            method: 'POST',
+            headers: { 'content-type': FORM, 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=' + 'a'.repeat(64) },
+          },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          },
+        );
         req.on('error', () => undefined);
         const chunk = Buffer.alloc(64 * 1024, 'a');
         let sent = 0;
@@ -230,7 +303,15 @@ describe('hostile and malformed requests to /slack/events', () => {
     });
 
     test('a forged view_submission (valid payload, wrong signature) changes nothing', async () => {
-      const payload = interactiveBody(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UADMIN', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }), fields: goodDisk }));
+      const payload = interactiveBody(
+        viewSubmission({
+          callbackId: 'disk_add',
+          viewId: newViewId(),
+          user: 'UADMIN',
+          privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
+          fields: goodDisk,
+        }),
+      );
       const res = await h.raw(payload, FORM, { signature: 'v0=' + '0'.repeat(64) });
       expect(res.status).toBe(401);
       await sleep(50);
@@ -240,7 +321,15 @@ describe('hostile and malformed requests to /slack/events', () => {
   });
 
   test('a signed submission replayed within the signature window executes once', async () => {
-    const body = interactiveBody(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }), fields: goodDisk }));
+    const body = interactiveBody(
+      viewSubmission({
+        callbackId: 'disk_add',
+        viewId: newViewId(),
+        user: 'UOPER',
+        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }),
+        fields: goodDisk,
+      }),
+    );
     const ts = Math.floor(Date.now() / 1000);
     const signature = sign(SIGNING_SECRET, ts, body);
     const answers = await Promise.all([0, 1, 2].map(() => h.raw(body, FORM, { signature, timestamp: ts })));
@@ -265,7 +354,10 @@ describe('properties over arbitrary input', () => {
       fc.string({ maxLength: 200, unit: 'binary' }),
       fc.string({ maxLength: 200, unit: 'grapheme' }),
       fc
-        .tuple(fc.constantFrom('firewall', 'as', 'autoscaling', 'templates', 'disk add', 'backup restore', 'audit', 'whoami', 'help', 'disk', 'backup'), fc.oneof(fc.integer({ min: -5, max: 1e6 }).map(String), fc.string({ maxLength: 30 })))
+        .tuple(
+          fc.constantFrom('firewall', 'as', 'autoscaling', 'templates', 'disk add', 'backup restore', 'audit', 'whoami', 'help', 'disk', 'backup'),
+          fc.oneof(fc.integer({ min: -5, max: 1e6 }).map(String), fc.string({ maxLength: 30 })),
+        )
         .map(([a, b]) => `${a} ${b}`),
     );
     const user = fc.constantFrom('UADMIN', 'UOPER', 'UVIEWER', 'W123', '', 'U<@x>');
@@ -289,7 +381,16 @@ describe('properties over arbitrary input', () => {
   test('any JSON as an interactive payload: 200 or 4xx, never a cloud call', async () => {
     const payload = fc.oneof(
       fc.jsonValue(),
-      fc.record({ type: fc.constantFrom('view_submission', 'block_actions', 'shortcut', 'message_action', 'view_closed'), user: fc.oneof(fc.record({ id: fc.string() }), fc.jsonValue()), view: fc.jsonValue(), actions: fc.jsonValue(), callback_id: fc.string() }, { requiredKeys: ['type'] }),
+      fc.record(
+        {
+          type: fc.constantFrom('view_submission', 'block_actions', 'shortcut', 'message_action', 'view_closed'),
+          user: fc.oneof(fc.record({ id: fc.string() }), fc.jsonValue()),
+          view: fc.jsonValue(),
+          actions: fc.jsonValue(),
+          callback_id: fc.string(),
+        },
+        { requiredKeys: ['type'] },
+      ),
     );
     // 25 at a time: a well-formed payload no listener takes is answered only after Bolt's 3 s wait.
     await fc.assert(
@@ -317,9 +418,16 @@ describe('properties of the decoders', () => {
   };
 
   test('decodeResponse of any string, in either format, for any operation, throws nothing but CloudError', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ firewall_rules: v, disk: v })), xmlish());
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.json(),
+      fc.jsonValue().map((v) => JSON.stringify({ firewall_rules: v, disk: v })),
+      xmlish(),
+    );
     fc.assert(
-      fc.property(fc.constantFrom('json' as const, 'xml' as const), fc.constantFrom(...shapes), text, (format, shape, t) => onlyCloudErrors(() => decodeResponse(format, t, shape))),
+      fc.property(fc.constantFrom('json' as const, 'xml' as const), fc.constantFrom(...shapes), text, (format, shape, t) =>
+        onlyCloudErrors(() => decodeResponse(format, t, shape)),
+      ),
       { numRuns: 400 },
     );
   });
@@ -338,7 +446,19 @@ describe('properties of the decoders', () => {
 
 /** Strings that look like the XML the API sends, broken in arbitrary ways. */
 function xmlish(): fc.Arbitrary<string> {
-  const tag = fc.constantFrom('firewall_rules', 'firewall_rule', 'disk', 'backup', 'id', 'errors', 'error', 'auto_scaling_configurations', '!DOCTYPE x', '?xml version="1.0"?', '![CDATA[');
+  const tag = fc.constantFrom(
+    'firewall_rules',
+    'firewall_rule',
+    'disk',
+    'backup',
+    'id',
+    'errors',
+    'error',
+    'auto_scaling_configurations',
+    '!DOCTYPE x',
+    '?xml version="1.0"?',
+    '![CDATA[',
+  );
   const attr = fc.constantFrom('', ' type="array"', ' type="integer"', ' nil="true"', ' type="boolean"', ' type="datetime"', ' xmlns:x="y"');
   const piece = fc.oneof(
     fc.tuple(tag, attr).map(([t, a]) => `<${t}${a}>`),

@@ -20,16 +20,21 @@ describe('secrets stay secret under faults', () => {
   beforeAll(async () => {
     upstream = await startSandbox({ port: 0, apiKey: API_KEY });
     cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: '600', VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_AUDIT_CHANNEL: 'CAUDIT', LOG_LEVEL: 'debug' } });
+    h = await startHarness({
+      cloudUrl: cloud.url,
+      env: { VS_API_TIMEOUT_MS: '600', VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_AUDIT_CHANNEL: 'CAUDIT', LOG_LEVEL: 'debug' },
+    });
     const credentials = Buffer.from(`${h.config.cloud.accountId}:${API_KEY}`).toString('base64');
     secrets = [API_KEY, credentials, BOT_TOKEN, SIGNING_SECRET];
 
     // A hostile or broken upstream that echoes the request's credentials back in its answers.
-    const echo = (status: number): faults.FaultHandler => (req, res) => {
-      const text = JSON.stringify({ errors: [`bad credentials: ${req.headers.authorization} (key ${API_KEY})`], disk_size: [`${API_KEY}`] });
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-      res.end(text);
-    };
+    const echo =
+      (status: number): faults.FaultHandler =>
+      (req, res) => {
+        const text = JSON.stringify({ errors: [`bad credentials: ${req.headers.authorization} (key ${API_KEY})`], disk_size: [`${API_KEY}`] });
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        res.end(text);
+      };
     const cloudFaults: faults.FaultHandler[] = [
       faults.hang,
       faults.resetMidBody,
@@ -118,7 +123,14 @@ describe('secrets stay secret under faults', () => {
   test('no secret in thrown errors, however they are printed', () => {
     for (const error of thrown) {
       const e = error as Error;
-      const views = [String(e), e.message, e.stack ?? '', JSON.stringify(e), inspect(e, { depth: 10, showHidden: true }), inspect(e.cause, { depth: 10, showHidden: true })];
+      const views = [
+        String(e),
+        e.message,
+        e.stack ?? '',
+        JSON.stringify(e),
+        inspect(e, { depth: 10, showHidden: true }),
+        inspect(e.cause, { depth: 10, showHidden: true }),
+      ];
       expect(leaks(views.join('\n'))).toEqual([]);
     }
   });

@@ -141,7 +141,9 @@ describe('Slack Web API and response_url failures', () => {
       h.slack.on('views.update', () => ({ body: { ok: false, error: 'not_found' } }));
       const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ack.view)).toMatch(/Working on it/);
-      expect(await eventually(async () => (await h.store.latest(1))[0]?.target === 'vs:44' && (await h.store.latest(1))[0]?.outcome !== 'started', 6000)).toBe(true);
+      expect(await eventually(async () => (await h.store.latest(1))[0]?.target === 'vs:44' && (await h.store.latest(1))[0]?.outcome !== 'started', 6000)).toBe(
+        true,
+      );
       expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
       expect(await eventually(() => linesAbout(h, /could not update the modal/).length > 0, 3000)).toBe(true);
       const [result] = await h.slack.waitForResponses(1, 3000);
@@ -171,7 +173,15 @@ describe('the Slack Web API unreachable', () => {
 
   test('a submission still executes once and is recorded, though its result cannot be posted', async () => {
     const meta = JSON.stringify({ channelId: CHANNEL, vsId: 45 });
-    const res = await h.interact(viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: meta, fields: { ...goodDisk, label: input.text('offline') } }));
+    const res = await h.interact(
+      viewSubmission({
+        callbackId: 'disk_add',
+        viewId: newViewId(),
+        user: 'UOPER',
+        privateMetadata: meta,
+        fields: { ...goodDisk, label: input.text('offline') },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(visibleText(res.json())).toMatch(/Done/);
     expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });

@@ -10,9 +10,27 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const SLOT_ORDER = [
-  ['memory', 'up'], ['memory', 'down'], ['cpu', 'up'], ['cpu', 'down'], ['disk', 'up'], ['disk', 'down'],
+  ['memory', 'up'],
+  ['memory', 'down'],
+  ['cpu', 'up'],
+  ['cpu', 'down'],
+  ['disk', 'up'],
+  ['disk', 'down'],
 ];
-const FIELDS = ['id', 'virtual_machine_id', 'resource', 'scale_type', 'limit_trigger', 'for_minutes', 'adjust_units', 'up_to', 'above', 'add_units', 'created_at', 'updated_at'];
+const FIELDS = [
+  'id',
+  'virtual_machine_id',
+  'resource',
+  'scale_type',
+  'limit_trigger',
+  'for_minutes',
+  'adjust_units',
+  'up_to',
+  'above',
+  'add_units',
+  'created_at',
+  'updated_at',
+];
 
 async function slots(vsId: number): Promise<Array<Record<string, unknown>>> {
   const res = await call(sandbox, `/virtual_machines/${vsId}/auto_scaling.json`);
@@ -61,7 +79,12 @@ describe('GET /virtual_machines/:id/auto_scaling in JSON', () => {
   it('validates against the client schema, placeholders recognisable as not configured', async () => {
     const parsed = z.array(AutoscalingSlot).parse(await slots(42));
     expect(parsed.map((s) => s.configured)).toEqual([true, true, true, false, false, false]);
-    expect(z.array(AutoscalingSlot).parse(await slots(46)).every((s) => s.configured)).toBe(true);
+    expect(
+      z
+        .array(AutoscalingSlot)
+        .parse(await slots(46))
+        .every((s) => s.configured),
+    ).toBe(true);
   });
 });
 

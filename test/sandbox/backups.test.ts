@@ -11,10 +11,34 @@ afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 
 const BACKUP_FIELDS = [
-  'id', 'identifier', 'user_id', 'target_id', 'target_type', 'template_id', 'backup_server_id', 'backup_size', 'backup_type', 'initiated',
-  'data_store_type', 'operating_system', 'operating_system_distro', 'min_disk_size', 'min_memory_size', 'built', 'built_at', 'locked',
-  'marked_for_delete', 'allow_resize_without_reboot', 'allowed_hot_migrate', 'allowed_swap', 'created_at', 'updated_at', 'iqn', 'note',
-  'volume_id', 'disk_id',
+  'id',
+  'identifier',
+  'user_id',
+  'target_id',
+  'target_type',
+  'template_id',
+  'backup_server_id',
+  'backup_size',
+  'backup_type',
+  'initiated',
+  'data_store_type',
+  'operating_system',
+  'operating_system_distro',
+  'min_disk_size',
+  'min_memory_size',
+  'built',
+  'built_at',
+  'locked',
+  'marked_for_delete',
+  'allow_resize_without_reboot',
+  'allowed_hot_migrate',
+  'allowed_swap',
+  'created_at',
+  'updated_at',
+  'iqn',
+  'note',
+  'volume_id',
+  'disk_id',
 ];
 
 const restore = (id: number, suffix: '.json' | '.xml' = '.json') => call(sandbox, `/backups/${id}/restore${suffix}`, { method: 'POST' });
@@ -26,15 +50,26 @@ describe('POST /backups/:id/restore', () => {
     const backup = (JSON.parse(res.text) as { backup: Record<string, unknown> }).backup;
     expect(Object.keys(backup)).toEqual(BACKUP_FIELDS);
     expect(backup).toMatchObject({
-      id: 9, target_id: 42, target_type: 'VirtualMachine', disk_id: 101, built: true, marked_for_delete: false,
-      operating_system: 'Linux', operating_system_distro: 'ubuntu', backup_size: 5242880, updated_at: '2026-03-14T09:26:53+00:00',
+      id: 9,
+      target_id: 42,
+      target_type: 'VirtualMachine',
+      disk_id: 101,
+      built: true,
+      marked_for_delete: false,
+      operating_system: 'Linux',
+      operating_system_distro: 'ubuntu',
+      backup_size: 5242880,
+      updated_at: '2026-03-14T09:26:53+00:00',
     });
     expect(backup.built_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
     expect(Backup.safeParse(backup).success).toBe(true);
   });
 
   it('restores the backups of the bastion and the database server too', async () => {
-    for (const [id, target] of [[10, 44], [11, 46]] as const) {
+    for (const [id, target] of [
+      [10, 44],
+      [11, 46],
+    ] as const) {
       const res = await restore(id);
       expect(res.status).toBe(200);
       expect(JSON.parse(res.text).backup).toMatchObject({ id, target_id: target });

@@ -11,9 +11,28 @@ afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 
 const DISK_FIELDS = [
-  'id', 'identifier', 'virtual_machine_id', 'disk_vm_number', 'disk_type', 'disk_size', 'label', 'primary', 'is_swap', 'mount_point',
-  'file_system', 'add_to_linux_fstab', 'add_to_freebsd_fstab', 'built', 'locked', 'burst_bw', 'max_bw', 'has_autobackups', 'iqn',
-  'volume_id', 'created_at', 'updated_at',
+  'id',
+  'identifier',
+  'virtual_machine_id',
+  'disk_vm_number',
+  'disk_type',
+  'disk_size',
+  'label',
+  'primary',
+  'is_swap',
+  'mount_point',
+  'file_system',
+  'add_to_linux_fstab',
+  'add_to_freebsd_fstab',
+  'built',
+  'locked',
+  'burst_bw',
+  'max_bw',
+  'has_autobackups',
+  'iqn',
+  'volume_id',
+  'created_at',
+  'updated_at',
 ];
 
 async function addJson(body: unknown, vsId = 42) {
@@ -24,15 +43,40 @@ async function addJson(body: unknown, vsId = 42) {
 describe('POST /virtual_machines/:id/disks', () => {
   it('creates a disk from the spec example with string values and answers 201 with every disk field', async () => {
     const { status, body } = await addJson({
-      disk: { disk_type: 'SSD', disk_size: '20', label: 'data', primary: '0', is_swap: 'false', mount_point: '/data', hot_attach: '1', add_to_linux_fstab: 'true', require_format_disk: '1', file_system: 'ext4', min_iops: '100' },
+      disk: {
+        disk_type: 'SSD',
+        disk_size: '20',
+        label: 'data',
+        primary: '0',
+        is_swap: 'false',
+        mount_point: '/data',
+        hot_attach: '1',
+        add_to_linux_fstab: 'true',
+        require_format_disk: '1',
+        file_system: 'ext4',
+        min_iops: '100',
+      },
     });
     expect(status).toBe(201);
     const disk = body.disk as Record<string, unknown>;
     expect(Object.keys(disk)).toEqual(DISK_FIELDS);
     expect(disk).toMatchObject({
-      id: 110, virtual_machine_id: 42, disk_vm_number: 3, disk_type: 'SSD', disk_size: 20, label: 'data', primary: false, is_swap: false,
-      mount_point: '/data', file_system: 'ext4', add_to_linux_fstab: true, add_to_freebsd_fstab: false, built: false, locked: true,
-      created_at: '2026-03-14T09:26:53+00:00', updated_at: '2026-03-14T09:26:53+00:00',
+      id: 110,
+      virtual_machine_id: 42,
+      disk_vm_number: 3,
+      disk_type: 'SSD',
+      disk_size: 20,
+      label: 'data',
+      primary: false,
+      is_swap: false,
+      mount_point: '/data',
+      file_system: 'ext4',
+      add_to_linux_fstab: true,
+      add_to_freebsd_fstab: false,
+      built: false,
+      locked: true,
+      created_at: '2026-03-14T09:26:53+00:00',
+      updated_at: '2026-03-14T09:26:53+00:00',
     });
     expect(disk.identifier).toMatch(/^[a-z0-9]{14}$/);
     expect(Disk.safeParse(disk).success).toBe(true);
@@ -80,7 +124,15 @@ describe('POST /virtual_machines/:id/disks', () => {
     expect(disk.label).toBe('scratch <tmp> & "x"');
     expect(res.text).toContain('<label>scratch &lt;tmp&gt; &amp; &quot;x&quot;</label>');
     expect(sandbox.requests[0]?.body).toEqual({
-      disk: { disk_type: 'SSD', disk_size: '50', label: 'scratch <tmp> & "x"', require_format_disk: '1', file_system: 'ext3', add_to_linux_fstab: 'true', mount_point: null },
+      disk: {
+        disk_type: 'SSD',
+        disk_size: '50',
+        label: 'scratch <tmp> & "x"',
+        require_format_disk: '1',
+        file_system: 'ext3',
+        add_to_linux_fstab: 'true',
+        mount_point: null,
+      },
     });
   });
 
@@ -115,7 +167,11 @@ describe('POST /virtual_machines/:id/disks with bad parameters', () => {
     ['disk_size is text', { ...valid, disk_size: 'twenty' }, { disk_size: ['must be a positive integer'] }],
     ['mount_point is over 256 characters', { ...valid, mount_point: '/' + 'm'.repeat(256) }, { mount_point: ['is too long (maximum is 256 characters)'] }],
     ['file_system comes without require_format_disk', { ...valid, file_system: 'ext4' }, { file_system: ['can only be set when require_format_disk is 1'] }],
-    ['file_system comes with require_format_disk 0', { ...valid, file_system: 'ext4', require_format_disk: '0' }, { file_system: ['can only be set when require_format_disk is 1'] }],
+    [
+      'file_system comes with require_format_disk 0',
+      { ...valid, file_system: 'ext4', require_format_disk: '0' },
+      { file_system: ['can only be set when require_format_disk is 1'] },
+    ],
     ['file_system is not ext3 or ext4', { ...valid, file_system: 'xfs', require_format_disk: '1' }, { file_system: ['must be ext3 or ext4'] }],
     ['min_iops is not a positive integer', { ...valid, min_iops: '-1' }, { min_iops: ['must be a positive integer'] }],
     ['a 1/0 flag has another value', { ...valid, primary: 'yes' }, { primary: ['must be 1 or 0'] }],
@@ -131,7 +187,11 @@ describe('POST /virtual_machines/:id/disks with bad parameters', () => {
   });
 
   it('answers 422 in XML with one error element per message, prefixed with the field', async () => {
-    const res = await postXml(sandbox, '/virtual_machines/42/disks.xml', '<disk><disk_type>SSD</disk_type><disk_size>0</disk_size><file_system>zfs</file_system></disk>');
+    const res = await postXml(
+      sandbox,
+      '/virtual_machines/42/disks.xml',
+      '<disk><disk_type>SSD</disk_type><disk_size>0</disk_size><file_system>zfs</file_system></disk>',
+    );
     expect(res.status).toBe(422);
     expect(parseXml(res.text).errors).toEqual({
       error: ['disk_size must be a positive integer', 'file_system must be ext3 or ext4', 'file_system can only be set when require_format_disk is 1'],
@@ -139,7 +199,11 @@ describe('POST /virtual_machines/:id/disks with bad parameters', () => {
   });
 
   it('answers 422 for a body that is not JSON, one that is not XML, and one without the disk wrapper', async () => {
-    const notJson = await call(sandbox, '/virtual_machines/42/disks.json', { method: 'POST', body: '{"disk": {', headers: { 'content-type': 'application/json' } });
+    const notJson = await call(sandbox, '/virtual_machines/42/disks.json', {
+      method: 'POST',
+      body: '{"disk": {',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(422);
     expect(JSON.parse(notJson.text)).toEqual({ errors: { base: ['the request body is not valid JSON'] } });
     const notXml = await postXml(sandbox, '/virtual_machines/42/disks.xml', '<disk><disk_type>SSD</disk>');

@@ -10,8 +10,22 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const ALL_FIELDS = [
-  'id', 'identifier', 'network_interface_id', 'position', 'address', 'port', 'protocol', 'command', 'created_at', 'updated_at',
-  'description', 'destination_ip', 'enable_logging', 'enabled', 'firewall_service_id', 'source_port',
+  'id',
+  'identifier',
+  'network_interface_id',
+  'position',
+  'address',
+  'port',
+  'protocol',
+  'command',
+  'created_at',
+  'updated_at',
+  'description',
+  'destination_ip',
+  'enable_logging',
+  'enabled',
+  'firewall_service_id',
+  'source_port',
 ].sort();
 const XML_SUBSET = ['position', 'address', 'created_at', 'command', 'updated_at', 'port', 'protocol', 'id', 'network_interface_id'].sort();
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
@@ -83,7 +97,9 @@ describe('VS 77, the server for the port question', () => {
     const ports = rules.map((r) => r.port);
     expect(ports).toEqual(expect.arrayContaining(['22,443,8443', '1024:1028', '5000-5010', '', null, '9000;9001']));
     const addresses = rules.map((r) => r.address);
-    expect(addresses).toEqual(expect.arrayContaining(['203.0.113.0/24', '198.51.100.1-198.51.100.20', '2001:db8:77::/48', '2001:db8:77::10-2001:db8:77::1f', '10.77.0.5', '', null]));
+    expect(addresses).toEqual(
+      expect.arrayContaining(['203.0.113.0/24', '198.51.100.1-198.51.100.20', '2001:db8:77::/48', '2001:db8:77::10-2001:db8:77::1f', '10.77.0.5', '', null]),
+    );
     expect(rules.filter((r) => r.enabled === false).map((r) => r.id)).toEqual([7703, 7712]);
     expect(new Set(rules.map((r) => r.command))).toEqual(new Set(['ACCEPT', 'DROP']));
     expect(new Set(rules.map((r) => r.protocol))).toEqual(new Set(['TCP', 'UDP']));

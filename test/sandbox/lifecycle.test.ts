@@ -100,7 +100,10 @@ describe('sandbox lifecycle', () => {
     const pending = call(sandbox, '/virtual_machines/42/firewall_rules.json');
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The close itself settles the request (a 5 s delay would outlive the test's wait otherwise).
-    const settled = pending.then(() => 'answered', () => 'ended');
+    const settled = pending.then(
+      () => 'answered',
+      () => 'ended',
+    );
     await sandbox.close();
     expect(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 4_000))])).toBe('ended');
   });

@@ -97,7 +97,10 @@ describe('changes from Slack', () => {
   test('the same submission delivered twice creates one disk', async () => {
     const view = await openForm(h, 'disk add 44', 'UOPER');
     const fields = { ...goodDisk, label: input.text('twice') };
-    await Promise.all([submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME'), submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME')]);
+    await Promise.all([
+      submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME'),
+      submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME'),
+    ]);
     await settle();
     expect(diskPosts(h)).toHaveLength(1);
     await submit(h, 'disk_add', 'UOPER', view.private_metadata, fields, 'VSAME');
@@ -118,13 +121,21 @@ describe('changes from Slack', () => {
     const view = await openForm(h, 'backup restore 9', 'UADMIN');
     expect(view.callback_id).toBe('backup_restore');
     expect(JSON.stringify(view)).toMatch(/overwrit/i);
-    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('9'), reason: input.text('corrupt table after deploy') });
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, {
+      confirm: input.text('9'),
+      reason: input.text('corrupt table after deploy'),
+    });
     expect(ack.response_action).not.toBe('errors');
     expect(restorePosts(h).map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const [result] = await h.slack.waitForResponses(1);
     expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
     expect(JSON.stringify(result!.body)).toMatch(/VS 42/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'succeeded', params: { reason: 'corrupt table after deploy' } });
+    expect((await h.store.latest(1))[0]).toMatchObject({
+      action: 'backup_restore',
+      target: 'backup:9',
+      outcome: 'succeeded',
+      params: { reason: 'corrupt table after deploy' },
+    });
   });
 
   test('a restore whose confirmation does not match is an inline error and calls nothing', async () => {

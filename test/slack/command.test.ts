@@ -43,13 +43,15 @@ describe('the /vs grammar of PRODUCT.md', () => {
     expect(parseCommand(text)).toEqual(expected);
   });
 
-  test.each<[string, Command]>([
-    ['  firewall   42  ', { kind: 'firewall', vsId: 42 }],
-    ['\tdisk \n add\t\t3 ', { kind: 'disk_add', vsId: 3 }],
-    ['firewall\u00a042', { kind: 'firewall', vsId: 42 }],
-    ['templates   ubuntu    14.04  ', { kind: 'templates', filter: 'ubuntu 14.04' }],
-    ['backup  restore  9', { kind: 'backup_restore', backupId: 9 }],
-  ].map(([text, expected]) => [JSON.stringify(text), expected] as [string, Command]))('extra whitespace is ignored: %s', (shownText, expected) => {
+  test.each<[string, Command]>(
+    [
+      ['  firewall   42  ', { kind: 'firewall', vsId: 42 }],
+      ['\tdisk \n add\t\t3 ', { kind: 'disk_add', vsId: 3 }],
+      ['firewall\u00a042', { kind: 'firewall', vsId: 42 }],
+      ['templates   ubuntu    14.04  ', { kind: 'templates', filter: 'ubuntu 14.04' }],
+      ['backup  restore  9', { kind: 'backup_restore', backupId: 9 }],
+    ].map(([text, expected]) => [JSON.stringify(text), expected] as [string, Command]),
+  )('extra whitespace is ignored: %s', (shownText, expected) => {
     const text = JSON.parse(shownText) as string;
     expect(parseCommand(text)).toEqual(expected);
   });
@@ -92,10 +94,13 @@ describe('audit count', () => {
 });
 
 describe('ids', () => {
-  test.each(['0', '-1', '1e3', '0x10', '+5', '4.2', '99999999999999999', '9007199254740992', '٤٢', '４２', '42abc', '4_2', '0000'])('"/vs firewall %s" is refused as not a positive integer, with no command run', (id) => {
-    const cmd = invalid(`firewall ${id}`);
-    expect(cmd.message).toContain('is not a valid server id: ids are positive integers');
-  });
+  test.each(['0', '-1', '1e3', '0x10', '+5', '4.2', '99999999999999999', '9007199254740992', '٤٢', '４２', '42abc', '4_2', '0000'])(
+    '"/vs firewall %s" is refused as not a positive integer, with no command run',
+    (id) => {
+      const cmd = invalid(`firewall ${id}`);
+      expect(cmd.message).toContain('is not a valid server id: ids are positive integers');
+    },
+  );
 
   test.each([
     ['firewall', 'server id'],
@@ -158,7 +163,8 @@ describe('ids', () => {
 describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]', () => {
   const question = (text: string) => {
     const cmd = parseCommand(text);
-    if (cmd.kind !== 'firewall' || !cmd.question) throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+    if (cmd.kind !== 'firewall' || !cmd.question)
+      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
     return { vsId: cmd.vsId, port: cmd.question.port, protocol: cmd.question.protocol, source: cmd.question.source && formatIp(cmd.question.source) };
   };
 
@@ -207,10 +213,20 @@ describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]'
 
   test('every port from 1 to 65535, with or without a protocol, round-trips', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 65535 }), fc.constantFrom('', '/tcp', '/udp', '/TCP'), fc.option(fc.oneof(fc.ipV4(), fc.ipV6()), { nil: null }), (port, suffix, source) => {
-        const q = question(`firewall 42 ${port}${suffix}${source ? ` from ${source}` : ''}`);
-        expect(q).toEqual({ vsId: 42, port, protocol: suffix.toLowerCase() === '/udp' ? 'udp' : 'tcp', source: source && formatIp(unmapIpv4(parseIp(source)!)) });
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 65535 }),
+        fc.constantFrom('', '/tcp', '/udp', '/TCP'),
+        fc.option(fc.oneof(fc.ipV4(), fc.ipV6()), { nil: null }),
+        (port, suffix, source) => {
+          const q = question(`firewall 42 ${port}${suffix}${source ? ` from ${source}` : ''}`);
+          expect(q).toEqual({
+            vsId: 42,
+            port,
+            protocol: suffix.toLowerCase() === '/udp' ? 'udp' : 'tcp',
+            source: source && formatIp(unmapIpv4(parseIp(source)!)),
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -270,11 +286,44 @@ describe('properties', () => {
   /** Any text, up to 100 KB, with control characters, odd whitespace and Slack markup in it. */
   const anyText = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 300 }),
-    fc.array(fc.constantFrom('firewall', 'disk', 'add', 'backup', 'restore', 'as', '42', '0', '-1', '\u0000', '\u001b[31m', '\r\n', '\u2028', '\u00a0', '\u200b', '`', '<!channel>', '<@U1>', '&lt;', '😀', '٤٢'), { maxLength: 30 }).map((a) => a.join(' ')),
-    fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 100_000 })).map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, 100_000)),
-    fc.tuple(fc.constantFrom('firewall ', 'templates ', 'firewal ', 'disk ad ', ''), fc.integer({ min: 1, max: 100_000 })).map(([head, n]) => head + 'x'.repeat(n)),
+    fc
+      .array(
+        fc.constantFrom(
+          'firewall',
+          'disk',
+          'add',
+          'backup',
+          'restore',
+          'as',
+          '42',
+          '0',
+          '-1',
+          '\u0000',
+          '\u001b[31m',
+          '\r\n',
+          '\u2028',
+          '\u00a0',
+          '\u200b',
+          '`',
+          '<!channel>',
+          '<@U1>',
+          '&lt;',
+          '😀',
+          '٤٢',
+        ),
+        { maxLength: 30 },
+      )
+      .map((a) => a.join(' ')),
+    fc
+      .tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 100_000 }))
+      .map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, 100_000)),
+    fc
+      .tuple(fc.constantFrom('firewall ', 'templates ', 'firewal ', 'disk ad ', ''), fc.integer({ min: 1, max: 100_000 }))
+      .map(([head, n]) => head + 'x'.repeat(n)),
     // invisible format characters (dropped from echoes) before an emoji, around the echo's pre-cut
-    fc.tuple(fc.constantFrom('', 'firewall ', 'audit '), fc.constantFrom('\u200b', '\u200e', '\ufeff'), fc.integer({ min: 150, max: 170 })).map(([head, cf, n]) => `${head}${cf.repeat(n)}😀😀`),
+    fc
+      .tuple(fc.constantFrom('', 'firewall ', 'audit '), fc.constantFrom('\u200b', '\u200e', '\ufeff'), fc.integer({ min: 150, max: 170 }))
+      .map(([head, cf, n]) => `${head}${cf.repeat(n)}😀😀`),
   );
 
   test('never throws, and always answers a command or a message for the user', () => {
@@ -289,12 +338,16 @@ describe('properties', () => {
 
   test('every positive safe integer id round-trips through every id command', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })), fc.constantFrom('firewall', 'as', 'autoscaling', 'disk add', 'backup restore'), (id, command) => {
-        const cmd = parseCommand(`${command} ${id}`);
-        expect('vsId' in cmd ? cmd.vsId : 'backupId' in cmd ? cmd.backupId : null).toBe(id);
-        expect(parseId(String(id))).toBe(id);
-        expect(parseId(id)).toBe(id);
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
+        fc.constantFrom('firewall', 'as', 'autoscaling', 'disk add', 'backup restore'),
+        (id, command) => {
+          const cmd = parseCommand(`${command} ${id}`);
+          expect('vsId' in cmd ? cmd.vsId : 'backupId' in cmd ? cmd.backupId : null).toBe(id);
+          expect(parseId(String(id))).toBe(id);
+          expect(parseId(id)).toBe(id);
+        },
+      ),
       { numRuns: 300 },
     );
   });

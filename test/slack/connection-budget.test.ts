@@ -20,7 +20,10 @@ test('a slow read holds the only read connection: the next read is not sent and 
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(visibleText(ack.view)).toMatch(/Done/);
     expect((await slow).response_type).toBe('in_channel');
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /virtual_machines/42/firewall_rules.json', 'POST /virtual_machines/44/disks.json']);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /virtual_machines/42/firewall_rules.json',
+      'POST /virtual_machines/44/disks.json',
+    ]);
   } finally {
     await h.close();
   }

@@ -67,7 +67,11 @@ describe('Slack unreachable at start-up', () => {
       VS_DB_PATH: join(dir, 'http.sqlite'),
     });
     try {
-      const warning = () => bot.output().split('\n').find((l) => l.includes('"auth.test failed: '));
+      const warning = () =>
+        bot
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"auth.test failed: '));
       expect(await eventually(() => warning() !== undefined, 10_000)).toBe(true);
       const line = warning() ?? '';
       const msg = (JSON.parse(line) as { msg: string }).msg;

@@ -136,7 +136,16 @@ describe('the bot in Socket Mode', () => {
   });
 
   test('a slash command Slack redelivers (retry_attempt) after the bot saw it is acked and not run again', async () => {
-    const payload = { team_id: 'T1', channel_id: CHANNEL, user_id: 'UOPER', command: '/vs', text: 'firewall 43', api_app_id: 'A1', response_url: slack.responseUrl('socket-retried'), trigger_id: 'trigger.socket.retried' };
+    const payload = {
+      team_id: 'T1',
+      channel_id: CHANNEL,
+      user_id: 'UOPER',
+      command: '/vs',
+      text: 'firewall 43',
+      api_app_id: 'A1',
+      response_url: slack.responseUrl('socket-retried'),
+      trigger_id: 'trigger.socket.retried',
+    };
     await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
     expect(await eventually(() => slack.responses.some((r) => r.id === 'socket-retried'), 5000)).toBe(true);
     const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
@@ -190,7 +199,15 @@ describe('the bot in Socket Mode', () => {
     expect(logs.some((l) => l.includes('"level":"debug"') && l.includes('Received a message on the WebSocket'))).toBe(true);
     const all = logs.join('\n');
     expect(openedMetadata).toContain('vsId');
-    for (const capability of [TICKET, slack.responseUrl('socket-firewall'), slack.responseUrl('socket-disk'), 'trigger.socket.1', 'trigger.socket.disk', openedMetadata, JSON.stringify(openedMetadata).slice(1, -1)]) {
+    for (const capability of [
+      TICKET,
+      slack.responseUrl('socket-firewall'),
+      slack.responseUrl('socket-disk'),
+      'trigger.socket.1',
+      'trigger.socket.disk',
+      openedMetadata,
+      JSON.stringify(openedMetadata).slice(1, -1),
+    ]) {
       expect(all).not.toContain(capability);
     }
   });
@@ -204,7 +221,13 @@ describe('the bot in Socket Mode', () => {
     const submission = link.send({
       type: 'interactive',
       accepts_response_payload: true,
-      payload: viewSubmission({ callbackId: 'disk_add', viewId: 'VSOCKET2', user: 'UOPER', privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }), fields: goodDisk }),
+      payload: viewSubmission({
+        callbackId: 'disk_add',
+        viewId: 'VSOCKET2',
+        user: 'UOPER',
+        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }),
+        fields: goodDisk,
+      }),
     });
     // The change has reached the cloud, which is still answering, when the bot is told to stop.
     expect(await eventually(() => posts() > before, 2000)).toBe(true);

@@ -65,7 +65,11 @@ describe('the bot on a standalone sandbox given by URL', () => {
     const res = await request(`http://127.0.0.1:${target.port}/healthz`);
     return (await res.body.json()) as { sandbox: boolean };
   };
-  const warnings = (target: SpawnedBot) => target.output().split('\n').filter((l) => l.includes('answers as the sandbox'));
+  const warnings = (target: SpawnedBot) =>
+    target
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('answers as the sandbox'));
 
   it('labels its answers as sandbox data from the first answer on (an error, then the firewall summary), says so once in its log and in /healthz', async () => {
     const standalone = (bot = await startBot(sandbox.url, 'labelled'));
@@ -101,7 +105,11 @@ describe('the bot on a standalone sandbox given by URL', () => {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const upstream = await request(`${sandbox.url}${req.url}`, {
         method: req.method as 'GET' | 'POST',
-        headers: { authorization: req.headers.authorization ?? '', accept: req.headers.accept ?? '', 'content-type': req.headers['content-type'] ?? 'application/json' },
+        headers: {
+          authorization: req.headers.authorization ?? '',
+          accept: req.headers.accept ?? '',
+          'content-type': req.headers['content-type'] ?? 'application/json',
+        },
         body: chunks.length ? Buffer.concat(chunks) : undefined,
       });
       const body = Buffer.from(await upstream.body.arrayBuffer());

@@ -81,7 +81,11 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         await store.close();
         const reopened = await track(location.open());
         expect(await reopened.latest(10)).toEqual([written]);
-        expect(written).toMatchObject({ id: expect.any(Number), at: '2024-05-01T10:00:00.000Z', params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] } });
+        expect(written).toMatchObject({
+          id: expect.any(Number),
+          at: '2024-05-01T10:00:00.000Z',
+          params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] },
+        });
         expect(written.id).toBeGreaterThan(0);
       });
 
@@ -103,7 +107,15 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         for (const outcome of ['invalid', 'busy', 'applied_unreadable', 'requested', 'approved', 'rejected', 'expired'] as const) {
           await store.record(entry({ outcome }));
         }
-        expect((await store.latest(7)).map((r) => r.outcome).reverse()).toEqual(['invalid', 'busy', 'applied_unreadable', 'requested', 'approved', 'rejected', 'expired']);
+        expect((await store.latest(7)).map((r) => r.outcome).reverse()).toEqual([
+          'invalid',
+          'busy',
+          'applied_unreadable',
+          'requested',
+          'approved',
+          'rejected',
+          'expired',
+        ]);
       });
 
       test('a started change is settled in place, once, and the settled outcome survives reopening', async () => {
@@ -111,7 +123,14 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         const store = await location.open();
         const started = await store.record(entry({ outcome: 'started', apiStatus: null, detail: 'in progress' }));
         const done = await store.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 321.4, detail: 'disk 7 scheduled' });
-        expect(done).toMatchObject({ id: started.id, outcome: 'succeeded', apiStatus: 201, durationMs: 321, detail: 'disk 7 scheduled', params: started.params });
+        expect(done).toMatchObject({
+          id: started.id,
+          outcome: 'succeeded',
+          apiStatus: 201,
+          durationMs: 321,
+          detail: 'disk 7 scheduled',
+          params: started.params,
+        });
         await expect(store.complete(started.id, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(/not a started change/);
         await expect(store.complete(999_999, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(/not a started change/);
         await store.close();
@@ -193,7 +212,12 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
 
     describe('the start and end of a change, one transaction each', () => {
       const begin = (store: AuditStore, key: string, target: string, owner: string, nowMs = 0) =>
-        store.beginChange({ submissionKey: key, at: '2024-05-01T10:00:00.000Z', lease: { target, owner, nowMs, ttlMs: 1000 }, started: entry({ target, outcome: 'started', apiStatus: null }) });
+        store.beginChange({
+          submissionKey: key,
+          at: '2024-05-01T10:00:00.000Z',
+          lease: { target, owner, nowMs, ttlMs: 1000 },
+          started: entry({ target, outcome: 'started', apiStatus: null }),
+        });
 
       test('claims, leases and records started at once; a repeat is a duplicate, another change to the target is busy and keeps its claim', async () => {
         const store = await one();
@@ -247,7 +271,10 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         // The instance was only slow, not dead: its answer is the truth, and is posted too.
         const late = await store.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 9000, detail: 'disk 7 scheduled' });
         expect(late.outcome).toBe('succeeded');
-        await store.markOutboxSent(posts.map((p) => p.id), 7000);
+        await store.markOutboxSent(
+          posts.map((p) => p.id),
+          7000,
+        );
         expect((await store.claimOutbox('sender', 8000, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
       });
 
@@ -278,7 +305,12 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
           await a.tryLock(`vs:${i}`, `owner-${i}`, 0, 1000);
           ids.push((await a.record(entry({ target: `vs:${i}`, outcome: 'started', leaseOwner: `owner-${i}` }))).id);
         }
-        const results = await Promise.all([a.recoverInterrupted(5000, 7), b.recoverInterrupted(5000, 7), a.recoverInterrupted(5000, 7), b.recoverInterrupted(5000, 7)]);
+        const results = await Promise.all([
+          a.recoverInterrupted(5000, 7),
+          b.recoverInterrupted(5000, 7),
+          a.recoverInterrupted(5000, 7),
+          b.recoverInterrupted(5000, 7),
+        ]);
         const more = await Promise.all([a.recoverInterrupted(5000), b.recoverInterrupted(5000)]);
         const settled = [...results, ...more].flat().map((r) => r.id);
         expect(settled.sort((x, y) => x - y)).toEqual(ids);
@@ -438,7 +470,15 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         const { stores } = await instances(2);
         const [a, b] = stores as [AuditStore, AuditStore];
         const requested = await a.requestApproval(approvalRequest());
-        expect(requested).toMatchObject({ id: 'A1', status: 'requested', decidedBy: null, decidedAt: null, messageTs: null, params: { backup_id: 9, reason: 'disk corrupted' }, apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null } });
+        expect(requested).toMatchObject({
+          id: 'A1',
+          status: 'requested',
+          decidedBy: null,
+          decidedAt: null,
+          messageTs: null,
+          params: { backup_id: 9, reason: 'disk corrupted' },
+          apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
+        });
         await a.setApprovalMessage('A1', '1714557600.000100');
         expect(await b.openApprovals(5000)).toEqual([{ ...requested, messageTs: '1714557600.000100' }]);
         const clicks = await Promise.all([
@@ -452,7 +492,10 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         for (const loser of clicks.filter((c) => !c.won)) expect(loser.approval).toEqual(decided);
         expect(await a.getApproval('A1')).toEqual(decided);
         expect(await a.openApprovals(5000)).toEqual([]);
-        expect(await a.decideApproval('missing', { status: 'approved', by: 'U1', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).toEqual({ won: false, approval: null });
+        expect(await a.decideApproval('missing', { status: 'approved', by: 'U1', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).toEqual({
+          won: false,
+          approval: null,
+        });
       });
 
       test('an approval request past its expiry cannot be decided, and is expired once', async () => {

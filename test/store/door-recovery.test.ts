@@ -19,7 +19,13 @@ test('a change left hanging is settled as interrupted once its own lease expires
   const store = openSqliteAuditStore(':memory:');
   let clock = 1_000_000;
   const hanging = new Promise<Disk>(() => undefined);
-  const changes = createChanges({ store, policy, now: () => clock, lockTtlMs: 1000, cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) } });
+  const changes = createChanges({
+    store,
+    policy,
+    now: () => clock,
+    lockTtlMs: 1000,
+    cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) },
+  });
   try {
     void changes.addDisk({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 42, { disk_type: 'SSD', disk_size: '20' });
     await new Promise((resolve) => setTimeout(resolve, 50));

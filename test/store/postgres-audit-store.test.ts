@@ -139,7 +139,9 @@ describe('the PostgreSQL store', () => {
     tagged.searchParams.set('application_name', 'vs-pool-bound-test');
     const store = await openPostgresAuditStore(tagged.toString(), { maxConnections: 3 });
     try {
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? store.record(entry({ target: `vs:${i}` })) : store.claimSubmission(`V${i}`, '2024-05-01T10:00:00.000Z'))));
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? store.record(entry({ target: `vs:${i}` })) : store.claimSubmission(`V${i}`, '2024-05-01T10:00:00.000Z'))),
+      );
       expect(results).toHaveLength(60);
       const [row] = await query<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = 'vs-pool-bound-test'");
       expect(Number(row?.count)).toBeGreaterThan(0);

@@ -75,7 +75,9 @@ describe('the SQLite store', () => {
     const children = ['a', 'b', 'c'].map(
       (name) =>
         new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'open-and-record.ts'), path, name], { stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'open-and-record.ts'), path, name], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           let out = '';
           let err = '';
           child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -135,10 +137,12 @@ describe('the SQLite store', () => {
     old.pragma('journal_mode = WAL');
     old.exec(FIRST_RELEASE_SCHEMA);
     old.pragma('user_version = 1');
-    old.prepare(
-      `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
+    old
+      .prepare(
+        `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
        VALUES ('2024-01-02T03:04:05.678Z', 'UOLD', 'COLD', 'backup_restore', 'backup:9', '{"backup_id":9,"reason":"old"}', 'started', NULL, 0, 'the cloud API call is in progress')`,
-    ).run();
+      )
+      .run();
     old.prepare(`INSERT INTO submissions (key, at) VALUES ('V-old', '2024-01-02T03:04:05.678Z')`).run();
     old.close();
 

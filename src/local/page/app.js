@@ -30,7 +30,20 @@ function renderSidebar() {
   $('person-role').textContent = me ? `Role here: ${me.role}` : '';
   $('channels').replaceChildren(
     ...data.channels.map((c) =>
-      el('li', {}, el('button', { type: 'button', class: 'nav-item', 'aria-current': ui.showing === 'channel' && c.id === ui.channel ? 'page' : false, onclick: () => showChannel(c.id) }, `# ${c.name}`)),
+      el(
+        'li',
+        {},
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'nav-item',
+            'aria-current': ui.showing === 'channel' && c.id === ui.channel ? 'page' : false,
+            onclick: () => showChannel(c.id),
+          },
+          `# ${c.name}`,
+        ),
+      ),
     ),
   );
   $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
@@ -63,7 +76,8 @@ function messageNode(m) {
   const name = m.kind === 'notice' ? 'Slackbot' : isBot ? data.bot.name : (author?.name ?? m.author);
   const body = el('div', { class: 'message-body' });
   if (m.kind === 'command') body.append(el('code', { class: 'command' }, m.text));
-  else if (Array.isArray(m.blocks) && m.blocks.length > 0) body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => act(m, element, button) }));
+  else if (Array.isArray(m.blocks) && m.blocks.length > 0)
+    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => act(m, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
   return el(
     'article',
@@ -72,7 +86,14 @@ function messageNode(m) {
     el(
       'div',
       { class: 'message-main' },
-      el('div', { class: 'message-meta' }, el('span', { class: 'author' }, name), isBot ? el('span', { class: 'app-badge' }, 'APP') : null, el('time', { class: 'time' }, timeOf(m.ts)), m.replaced ? el('span', { class: 'edited' }, '(updated)') : null),
+      el(
+        'div',
+        { class: 'message-meta' },
+        el('span', { class: 'author' }, name),
+        isBot ? el('span', { class: 'app-badge' }, 'APP') : null,
+        el('time', { class: 'time' }, timeOf(m.ts)),
+        m.replaced ? el('span', { class: 'edited' }, '(updated)') : null,
+      ),
       m.ephemeralTo && m.kind !== 'command' ? el('div', { class: 'only-you' }, 'Only visible to you') : null,
       body,
     ),
@@ -112,7 +133,9 @@ async function act(message, element, button) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   if (element.url) window.open(element.url, '_blank', 'noopener');
   button.disabled = true;
-  const answer = message.viewId ? await post('/local/action', { viewId: message.viewId, actionId: element.action_id }) : await post('/local/action', { channel: message.channel, ts: message.ts, actionId: element.action_id });
+  const answer = message.viewId
+    ? await post('/local/action', { viewId: message.viewId, actionId: element.action_id })
+    : await post('/local/action', { channel: message.channel, ts: message.ts, actionId: element.action_id });
   if (button.isConnected) button.disabled = false;
   if (!answer.ok) showStatus(`The button did not work: ${answer.error}`);
 }
@@ -127,7 +150,16 @@ function confirmDialog(c) {
     dialog.replaceChildren(
       el('h2', { id: 'confirm-title', class: 'modal-title' }, textObject(c.title, ctx)),
       el('div', { class: 'modal-body' }, textObject(c.text, ctx)),
-      el('div', { class: 'modal-footer' }, el('button', { type: 'button', class: 'btn btn-default', onclick: () => done(false) }, c.deny?.text ?? 'Cancel'), el('button', { type: 'button', class: `btn ${c.style === 'danger' ? 'btn-danger' : 'btn-primary'}`, onclick: () => done(true) }, c.confirm?.text ?? 'Yes')),
+      el(
+        'div',
+        { class: 'modal-footer' },
+        el('button', { type: 'button', class: 'btn btn-default', onclick: () => done(false) }, c.deny?.text ?? 'Cancel'),
+        el(
+          'button',
+          { type: 'button', class: `btn ${c.style === 'danger' ? 'btn-danger' : 'btn-primary'}`, onclick: () => done(true) },
+          c.confirm?.text ?? 'Yes',
+        ),
+      ),
     );
     dialog.oncancel = (e) => {
       e.preventDefault();
@@ -146,7 +178,9 @@ function showStatus(text) {
 
 function renderRefusals() {
   const section = $('refusals');
-  const relevant = data.refusals.filter((r) => (r.channel === undefined || r.channel === ui.channel) && (r.user === undefined || r.user === ui.me || r.channel !== undefined)).slice(-3);
+  const relevant = data.refusals
+    .filter((r) => (r.channel === undefined || r.channel === ui.channel) && (r.user === undefined || r.user === ui.me || r.channel !== undefined))
+    .slice(-3);
   section.hidden = relevant.length === 0;
   section.replaceChildren(
     ...relevant.map((r) =>
@@ -155,7 +189,13 @@ function renderRefusals() {
         { class: 'refusal', role: 'alert' },
         el('strong', {}, `Slack would refuse this ${r.source === 'response_url' ? 'response_url post' : r.source}: `),
         el('code', {}, r.error),
-        r.messages?.length ? el('ul', {}, r.messages.slice(0, 5).map((m) => el('li', {}, m))) : null,
+        r.messages?.length
+          ? el(
+              'ul',
+              {},
+              r.messages.slice(0, 5).map((m) => el('li', {}, m)),
+            )
+          : null,
       ),
     ),
     el('button', { type: 'button', class: 'btn btn-default btn-small', onclick: () => ((data.refusals = []), renderRefusals()) }, 'Dismiss'),
@@ -198,10 +238,28 @@ function renderModal() {
   const form = el('form', { class: 'modal-form', novalidate: true });
   const status = el('p', { class: 'form-status', role: 'status' });
   form.append(
-    el('div', { class: 'modal-header' }, el('h2', { id: 'modal-title', class: 'modal-title' }, view.title?.text ?? ''), el('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close', onclick: () => closeModal() }, '×')),
-    el('div', { class: 'modal-body' }, renderBlocks(view.blocks, { ...ctx, input: (block) => inputNode(block, open), onAction: (_block, element, button) => act({ viewId: open.id }, element, button) })),
+    el(
+      'div',
+      { class: 'modal-header' },
+      el('h2', { id: 'modal-title', class: 'modal-title' }, view.title?.text ?? ''),
+      el('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close', onclick: () => closeModal() }, '×'),
+    ),
+    el(
+      'div',
+      { class: 'modal-body' },
+      renderBlocks(view.blocks, {
+        ...ctx,
+        input: (block) => inputNode(block, open),
+        onAction: (_block, element, button) => act({ viewId: open.id }, element, button),
+      }),
+    ),
     status,
-    el('div', { class: 'modal-footer' }, el('button', { type: 'button', class: 'btn btn-default', onclick: () => closeModal() }, view.close?.text ?? 'Close'), view.submit ? el('button', { type: 'submit', class: 'btn btn-primary' }, view.submit.text) : null),
+    el(
+      'div',
+      { class: 'modal-footer' },
+      el('button', { type: 'button', class: 'btn btn-default', onclick: () => closeModal() }, view.close?.text ?? 'Close'),
+      view.submit ? el('button', { type: 'submit', class: 'btn btn-primary' }, view.submit.text) : null,
+    ),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -237,14 +295,29 @@ function inputNode(block, open) {
   const options = e.options ?? [];
   switch (e.type) {
     case 'plain_text_input': {
-      const attrs = { id, name: block.block_id, 'aria-describedby': describedBy, maxlength: e.max_length, placeholder: e.placeholder?.text, 'aria-required': block.optional ? false : 'true' };
+      const attrs = {
+        id,
+        name: block.block_id,
+        'aria-describedby': describedBy,
+        maxlength: e.max_length,
+        placeholder: e.placeholder?.text,
+        'aria-required': block.optional ? false : 'true',
+      };
       const field = e.multiline ? el('textarea', { ...attrs, rows: 3 }) : el('input', { ...attrs, type: 'text' });
       field.value = e.initial_value ?? '';
       wrap.append(el('label', { for: id }, label, optional), field);
       break;
     }
     case 'number_input': {
-      const field = el('input', { id, name: block.block_id, type: 'text', inputmode: e.is_decimal_allowed ? 'decimal' : 'numeric', 'aria-describedby': describedBy, placeholder: e.placeholder?.text, 'aria-required': block.optional ? false : 'true' });
+      const field = el('input', {
+        id,
+        name: block.block_id,
+        type: 'text',
+        inputmode: e.is_decimal_allowed ? 'decimal' : 'numeric',
+        'aria-describedby': describedBy,
+        placeholder: e.placeholder?.text,
+        'aria-required': block.optional ? false : 'true',
+      });
       field.value = e.initial_value ?? '';
       wrap.append(el('label', { for: id }, label, optional), field);
       break;
@@ -259,8 +332,18 @@ function inputNode(block, open) {
           : e.type === 'users_select'
             ? data.people.map((p) => ({ value: p.id, text: p.name }))
             : data.channels.map((c) => ({ value: c.id, text: `# ${c.name}` }));
-      const initial = e.initial_option?.value ?? e.initial_conversation ?? e.initial_channel ?? e.initial_user ?? (e.default_to_current_conversation ? (open.channel ?? ui.channel) : undefined);
-      const field = el('select', { id, name: block.block_id, 'aria-describedby': describedBy, 'aria-required': block.optional ? false : 'true' }, el('option', { value: '' }, e.placeholder?.text ?? 'Choose…'), choices.map((c) => el('option', { value: c.value, selected: c.value === initial }, c.text)));
+      const initial =
+        e.initial_option?.value ??
+        e.initial_conversation ??
+        e.initial_channel ??
+        e.initial_user ??
+        (e.default_to_current_conversation ? (open.channel ?? ui.channel) : undefined);
+      const field = el(
+        'select',
+        { id, name: block.block_id, 'aria-describedby': describedBy, 'aria-required': block.optional ? false : 'true' },
+        el('option', { value: '' }, e.placeholder?.text ?? 'Choose…'),
+        choices.map((c) => el('option', { value: c.value, selected: c.value === initial }, c.text)),
+      );
       wrap.append(el('label', { for: id }, label, optional), field);
       break;
     }
@@ -271,8 +354,23 @@ function inputNode(block, open) {
       options.forEach((o, i) => {
         const optionId = `${id}-${i}`;
         const descId = o.description ? `${optionId}-d` : null;
-        const box = el('input', { type: e.type === 'checkboxes' ? 'checkbox' : 'radio', id: optionId, name: block.block_id, value: o.value, checked: initial.has(o.value), 'aria-describedby': [descId, errorId].filter(Boolean).join(' ') });
-        fieldset.append(el('div', { class: 'choice' }, box, el('label', { for: optionId }, o.text?.text ?? o.value), descId ? el('span', { class: 'choice-description', id: descId }, o.description.text) : null));
+        const box = el('input', {
+          type: e.type === 'checkboxes' ? 'checkbox' : 'radio',
+          id: optionId,
+          name: block.block_id,
+          value: o.value,
+          checked: initial.has(o.value),
+          'aria-describedby': [descId, errorId].filter(Boolean).join(' '),
+        });
+        fieldset.append(
+          el(
+            'div',
+            { class: 'choice' },
+            box,
+            el('label', { for: optionId }, o.text?.text ?? o.value),
+            descId ? el('span', { class: 'choice-description', id: descId }, o.description.text) : null,
+          ),
+        );
       });
       wrap.append(fieldset);
       break;
@@ -337,7 +435,9 @@ async function submitModal(open, form, status) {
 function renderHome() {
   const view = data.homes[ui.me];
   $('home-body').replaceChildren(
-    view ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => act({ viewId: view.id }, element, button) }) : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
+    view
+      ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => act({ viewId: view.id }, element, button) })
+      : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
   );
 }
 

@@ -4,15 +4,60 @@
 // API writes can become markup. What it cannot render is shown as such.
 
 const EMOJI = {
-  white_check_mark: '✅', heavy_check_mark: '✔️', x: '❌', warning: '⚠️', no_entry: '⛔', no_entry_sign: '🚫',
-  hourglass_flowing_sand: '⏳', hourglass: '⌛', test_tube: '🧪', grey_question: '❔', question: '❓', exclamation: '❗',
-  pencil2: '✏️', memo: '📝', lock: '🔒', unlock: '🔓', fire: '🔥', floppy_disk: '💾', cd: '💿', package: '📦',
-  arrow_up: '⬆️', arrow_down: '⬇️', arrow_right: '➡️', arrow_left: '⬅️', red_circle: '🔴', large_green_circle: '🟢',
-  large_yellow_circle: '🟡', large_blue_circle: '🔵', white_circle: '⚪', black_circle: '⚫', information_source: 'ℹ️',
-  mag: '🔍', shield: '🛡️', rotating_light: '🚨', wrench: '🔧', gear: '⚙️', zap: '⚡', bust_in_silhouette: '👤',
-  busts_in_silhouette: '👥', clipboard: '📋', chart_with_upwards_trend: '📈', chart_with_downwards_trend: '📉',
-  computer: '💻', globe_with_meridians: '🌐', tada: '🎉', thumbsup: '👍', '+1': '👍', eyes: '👀', stopwatch: '⏱️',
-  arrows_counterclockwise: '🔄', construction: '🚧', card_file_box: '🗃️', house: '🏠', robot_face: '🤖',
+  white_check_mark: '✅',
+  heavy_check_mark: '✔️',
+  x: '❌',
+  warning: '⚠️',
+  no_entry: '⛔',
+  no_entry_sign: '🚫',
+  hourglass_flowing_sand: '⏳',
+  hourglass: '⌛',
+  test_tube: '🧪',
+  grey_question: '❔',
+  question: '❓',
+  exclamation: '❗',
+  pencil2: '✏️',
+  memo: '📝',
+  lock: '🔒',
+  unlock: '🔓',
+  fire: '🔥',
+  floppy_disk: '💾',
+  cd: '💿',
+  package: '📦',
+  arrow_up: '⬆️',
+  arrow_down: '⬇️',
+  arrow_right: '➡️',
+  arrow_left: '⬅️',
+  red_circle: '🔴',
+  large_green_circle: '🟢',
+  large_yellow_circle: '🟡',
+  large_blue_circle: '🔵',
+  white_circle: '⚪',
+  black_circle: '⚫',
+  information_source: 'ℹ️',
+  mag: '🔍',
+  shield: '🛡️',
+  rotating_light: '🚨',
+  wrench: '🔧',
+  gear: '⚙️',
+  zap: '⚡',
+  bust_in_silhouette: '👤',
+  busts_in_silhouette: '👥',
+  clipboard: '📋',
+  chart_with_upwards_trend: '📈',
+  chart_with_downwards_trend: '📉',
+  computer: '💻',
+  globe_with_meridians: '🌐',
+  tada: '🎉',
+  thumbsup: '👍',
+  '+1': '👍',
+  eyes: '👀',
+  stopwatch: '⏱️',
+  arrows_counterclockwise: '🔄',
+  construction: '🚧',
+  card_file_box: '🗃️',
+  house: '🏠',
+  robot_face: '🤖',
 };
 
 const el = (tag, attrs = {}, ...children) => {
@@ -49,7 +94,8 @@ export function mrkdwn(text, ctx) {
 }
 
 // Earliest match wins; at one position, code before links before styles.
-const INLINE = /`([^`\n]+)`|<([^<>\n]+)>|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])|(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])|:([a-z][a-z0-9_+-]*):|(\n)|^&gt; ?(.*)$/gm;
+const INLINE =
+  /`([^`\n]+)`|<([^<>\n]+)>|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])|(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])|:([a-z][a-z0-9_+-]*):|(\n)|^&gt; ?(.*)$/gm;
 
 function inline(text, parent, ctx) {
   let last = 0;
@@ -80,7 +126,7 @@ function link(inner, ctx) {
   if (target.startsWith('#')) {
     const id = target.slice(1);
     const channel = ctx.channel(id);
-    const name = channel ? channel.name : label ?? id;
+    const name = channel ? channel.name : (label ?? id);
     return el('button', { type: 'button', class: 'mention channel-link', onclick: () => ctx.openChannel(id) }, `#${name}`);
   }
   if (target.startsWith('!')) {
@@ -128,19 +174,41 @@ function renderBlock(block, ctx) {
     case 'section': {
       const body = el('div', { class: 'b-section-body' });
       if (block.text) body.append(el('div', { class: 'b-text' }, textObject(block.text, ctx)));
-      if (Array.isArray(block.fields)) body.append(el('div', { class: 'b-fields' }, block.fields.map((f) => el('div', { class: 'b-field' }, textObject(f, ctx)))));
+      if (Array.isArray(block.fields))
+        body.append(
+          el(
+            'div',
+            { class: 'b-fields' },
+            block.fields.map((f) => el('div', { class: 'b-field' }, textObject(f, ctx))),
+          ),
+        );
       const section = el('div', { class: 'b-section' }, body);
       if (block.accessory) section.append(el('div', { class: 'b-accessory' }, renderElement(block, block.accessory, ctx)));
       return section;
     }
     case 'context':
-      return el('div', { class: 'b-context' }, (block.elements ?? []).map((e) => (e.type === 'image' ? el('img', { src: safeImage(e.image_url), alt: e.alt_text ?? '', class: 'b-context-image' }) : el('span', {}, textObject(e, ctx)))));
+      return el(
+        'div',
+        { class: 'b-context' },
+        (block.elements ?? []).map((e) =>
+          e.type === 'image' ? el('img', { src: safeImage(e.image_url), alt: e.alt_text ?? '', class: 'b-context-image' }) : el('span', {}, textObject(e, ctx)),
+        ),
+      );
     case 'divider':
       return el('hr', { class: 'b-divider' });
     case 'actions':
-      return el('div', { class: 'b-actions' }, (block.elements ?? []).map((e) => renderElement(block, e, ctx)));
+      return el(
+        'div',
+        { class: 'b-actions' },
+        (block.elements ?? []).map((e) => renderElement(block, e, ctx)),
+      );
     case 'image':
-      return el('figure', { class: 'b-image' }, el('img', { src: safeImage(block.image_url), alt: block.alt_text ?? '' }), block.title ? el('figcaption', {}, textObject(block.title, ctx)) : null);
+      return el(
+        'figure',
+        { class: 'b-image' },
+        el('img', { src: safeImage(block.image_url), alt: block.alt_text ?? '' }),
+        block.title ? el('figcaption', {}, textObject(block.title, ctx)) : null,
+      );
     case 'input':
       return ctx.input ? ctx.input(block) : unsupported('block', 'input outside a modal');
     default:

@@ -27,7 +27,12 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
     case 'failed':
       return `:x: ${safe(changeFailureMessage(r.error, o.target, o.timeoutMs), 2500)}`;
     case 'invalid':
-      return `:x: The form had errors: ${safe(Object.entries(r.fieldErrors).map(([f, m]) => `${f}: ${m}`).join('; '), 2000)}. Nothing was changed; run the command again.`;
+      return `:x: The form had errors: ${safe(
+        Object.entries(r.fieldErrors)
+          .map(([f, m]) => `${f}: ${m}`)
+          .join('; '),
+        2000,
+      )}. Nothing was changed; run the command again.`;
     case 'applied_unreadable':
       return `:white_check_mark: Applied. ${appliedUnreadableText(o.target, r.error.status)} The result is posted in the channel.`;
     case 'duplicate':

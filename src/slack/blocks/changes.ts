@@ -22,7 +22,10 @@ export function renderDiskAdded({ vsId, disk, user, sandbox }: { vsId: number; d
 
 export function renderBackupRestored({ backup, user, reason, sandbox }: { backup: Backup; user: string; reason: string | null; sandbox: boolean }): Rendered {
   const target = backup.target_id != null ? `VS ${backup.target_id}` : 'its server';
-  const os = [backup.operating_system, backup.operating_system_distro].filter(Boolean).map((s) => safe(s, 40)).join(' / ');
+  const os = [backup.operating_system, backup.operating_system_distro]
+    .filter(Boolean)
+    .map((s) => safe(s, 40))
+    .join(' / ');
   const lines = [
     `*Backup ${backup.id}* restored onto ${target}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
     `Size: ${backup.backup_size != null ? formatKb(backup.backup_size) : '_unknown_'}`,
@@ -38,10 +41,25 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
 }
 
 /** A change the cloud API accepted (2xx) with an answer that could not be read. */
-export function renderAppliedUnreadable({ title, target, user, status, sandbox }: { title: string; target: Target; user: string; status: number | undefined; sandbox: boolean }): Rendered {
+export function renderAppliedUnreadable({
+  title,
+  target,
+  user,
+  status,
+  sandbox,
+}: {
+  title: string;
+  target: Target;
+  user: string;
+  status: number | undefined;
+  sandbox: boolean;
+}): Rendered {
   return {
     text: fallback(`${title} on ${targetTitle(target)} by ${userMention(user)}: applied, but the cloud API's answer could not be read`, sandbox),
-    blocks: withSandbox([header(`${title} · ${targetTitle(target)} · applied`), section(appliedUnreadableText(target, status)), context(`asked by ${userMention(user)}`)], sandbox),
+    blocks: withSandbox(
+      [header(`${title} · ${targetTitle(target)} · applied`), section(appliedUnreadableText(target, status)), context(`asked by ${userMention(user)}`)],
+      sandbox,
+    ),
   };
 }
 

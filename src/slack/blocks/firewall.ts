@@ -129,6 +129,7 @@ export function chunkLines(lines: string[], max: number): string[] {
 function pager(vsId: number, page: number, pages: number): ActionsBlock {
   const elements: Button[] = [];
   if (page > 1) elements.push({ type: 'button', action_id: 'firewall_page_prev', text: { type: 'plain_text', text: '← Prev' }, value: `${vsId}:${page - 1}` });
-  if (page < pages) elements.push({ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next →' }, value: `${vsId}:${page + 1}` });
+  if (page < pages)
+    elements.push({ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next →' }, value: `${vsId}:${page + 1}` });
   return { type: 'actions', block_id: 'firewall_pager', elements };
 }

@@ -3,10 +3,28 @@ import type { Action, Decision, Role } from '../../changes/policy';
 import type { AuditRecord } from '../../store/audit-store';
 import { COMMAND_SPECS } from '../command';
 import { allowsText, channelList, denialText } from './denials';
-import { channelMention, code, oneLine, context, escapeMrkdwn, fallback, header, safe, section, truncate, userMention, withSandbox, type Rendered, utcTime } from './mrkdwn';
+import {
+  channelMention,
+  code,
+  oneLine,
+  context,
+  escapeMrkdwn,
+  fallback,
+  header,
+  safe,
+  section,
+  truncate,
+  userMention,
+  withSandbox,
+  type Rendered,
+  utcTime,
+} from './mrkdwn';
 
 /** Usage in plain text, from the command table (help last); `<vs_id>` and the like are escaped where they are rendered. */
-export const USAGE_LINES: readonly string[] = [...COMMAND_SPECS.filter((spec) => spec.kind !== 'help'), ...COMMAND_SPECS.filter((spec) => spec.kind === 'help')].flatMap((spec) => spec.help);
+export const USAGE_LINES: readonly string[] = [
+  ...COMMAND_SPECS.filter((spec) => spec.kind !== 'help'),
+  ...COMMAND_SPECS.filter((spec) => spec.kind === 'help'),
+].flatMap((spec) => spec.help);
 
 export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean }): Rendered {
   const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
@@ -37,13 +55,19 @@ export function renderError(text: string): Rendered {
 
 export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
   const text = truncate(denialText(decision), 2000);
-  return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')] };
+  return {
+    text: fallback(text),
+    blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')],
+  };
 }
 
 /** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
 export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: number; retryInSeconds: number }): Rendered {
   const text = `You have asked for ${perMinute} reads in the last minute, the most allowed per person. Try again in ${retryInSeconds} s.`;
-  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')] };
+  return {
+    text: fallback(text),
+    blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')],
+  };
 }
 
 export function renderWhoami(o: {
@@ -56,13 +80,21 @@ export function renderWhoami(o: {
 }): Rendered {
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
-    o.allows.length ? `You may: ${truncate(allowsText(o.allows, o.mutationChannels).join('; '), 1500)}.` : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
+    o.allows.length
+      ? `You may: ${truncate(allowsText(o.allows, o.mutationChannels).join('; '), 1500)}.`
+      : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
   ];
   if (o.noChangeRolesConfigured) lines.push('No admin or operator is configured, so nobody can change anything through this bot.');
   if (o.mutationChannels) {
-    lines.push(o.mutationChannels.length ? `Changes are allowed only in ${channelList(o.mutationChannels)}.` : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).');
+    lines.push(
+      o.mutationChannels.length
+        ? `Changes are allowed only in ${channelList(o.mutationChannels)}.`
+        : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
+    );
   }
-  const summary = o.noChangeRolesConfigured ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)` : `Your role is ${o.role}`;
+  const summary = o.noChangeRolesConfigured
+    ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
+    : `Your role is ${o.role}`;
   return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
 }
 

@@ -6,7 +6,11 @@ import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 // parameter go straight back onto the field.
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
-const option = (value: string, text: string, description?: string): PlainTextOption => ({ text: plain(text), value, ...(description ? { description: plain(description) } : {}) });
+const option = (value: string, text: string, description?: string): PlainTextOption => ({
+  text: plain(text),
+  value,
+  ...(description ? { description: plain(description) } : {}),
+});
 
 function input(id: string, label: string, element: InputBlock['element'], o: { optional?: boolean; hint?: string } = {}): InputBlock {
   return { type: 'input', block_id: id, label: plain(label), element, optional: o.optional ?? false, ...(o.hint ? { hint: plain(o.hint) } : {}) };
@@ -21,7 +25,13 @@ function channelInput(): InputBlock {
   return input(
     'channel',
     'Post the result in',
-    { type: 'conversations_select', action_id: 'channel', default_to_current_conversation: true, response_url_enabled: true, filter: { include: ['public', 'private'], exclude_bot_users: true } },
+    {
+      type: 'conversations_select',
+      action_id: 'channel',
+      default_to_current_conversation: true,
+      response_url_enabled: true,
+      filter: { include: ['public', 'private'], exclude_bot_users: true },
+    },
     { hint: 'The channel that sees the result (and where changes must be allowed).' },
   );
 }
@@ -80,18 +90,55 @@ export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values
   else blocks.push(section(`Add a disk to *VS ${vsId}*. It is created at once and built in the background.`));
   if (channelId === undefined) blocks.push(channelInput());
   blocks.push(
-    input('disk_type', 'Disk type', { type: 'static_select', action_id: 'disk_type', options: diskType, initial_option: diskType.find((o) => o.value === initial.disk_type) ?? diskType[0] }),
-    input('disk_size', 'Size (GB)', { type: 'number_input', action_id: 'disk_size', is_decimal_allowed: false, min_value: '1', placeholder: plain('e.g. 20'), ...initialNumber(initial.disk_size) }, { hint: 'Whole gigabytes, at least 1.' }),
-    input('label', 'Label', { type: 'plain_text_input', action_id: 'label', max_length: 255, placeholder: plain('e.g. data'), ...initialText(initial.label, 255) }, { optional: true }),
-    input('mount_point', 'Mount point', { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data'), ...initialText(initial.mount_point, 256) }, { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' }),
+    input('disk_type', 'Disk type', {
+      type: 'static_select',
+      action_id: 'disk_type',
+      options: diskType,
+      initial_option: diskType.find((o) => o.value === initial.disk_type) ?? diskType[0],
+    }),
+    input(
+      'disk_size',
+      'Size (GB)',
+      {
+        type: 'number_input',
+        action_id: 'disk_size',
+        is_decimal_allowed: false,
+        min_value: '1',
+        placeholder: plain('e.g. 20'),
+        ...initialNumber(initial.disk_size),
+      },
+      { hint: 'Whole gigabytes, at least 1.' },
+    ),
+    input(
+      'label',
+      'Label',
+      { type: 'plain_text_input', action_id: 'label', max_length: 255, placeholder: plain('e.g. data'), ...initialText(initial.label, 255) },
+      { optional: true },
+    ),
+    input(
+      'mount_point',
+      'Mount point',
+      { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data'), ...initialText(initial.mount_point, 256) },
+      { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' },
+    ),
     flag('require_format_disk', 'Format the disk', 'Create a file system on the new disk', initial.require_format_disk),
-    input('file_system', 'File system', { type: 'static_select', action_id: 'file_system', options: fileSystems, ...(chosenFileSystem ? { initial_option: chosenFileSystem } : {}) }, { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' }),
+    input(
+      'file_system',
+      'File system',
+      { type: 'static_select', action_id: 'file_system', options: fileSystems, ...(chosenFileSystem ? { initial_option: chosenFileSystem } : {}) },
+      { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' },
+    ),
     flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot on Linux servers', initial.add_to_linux_fstab),
     flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot on FreeBSD servers', initial.add_to_freebsd_fstab),
     flag('hot_attach', 'Hot attach', 'Attach without stopping the server', initial.hot_attach),
     flag('primary', 'Primary disk', 'Make it the primary disk of the server', initial.primary),
     flag('is_swap', 'Swap disk', 'Use the disk as swap (no mount point, no file system)', initial.is_swap),
-    input('min_iops', 'Minimum IOPS', { type: 'number_input', action_id: 'min_iops', is_decimal_allowed: false, min_value: '1', ...initialNumber(initial.min_iops) }, { optional: true, hint: 'Only for storage backends that guarantee IOPS; leave empty otherwise.' }),
+    input(
+      'min_iops',
+      'Minimum IOPS',
+      { type: 'number_input', action_id: 'min_iops', is_decimal_allowed: false, min_value: '1', ...initialNumber(initial.min_iops) },
+      { optional: true, hint: 'Only for storage backends that guarantee IOPS; leave empty otherwise.' },
+    ),
   );
   return {
     type: 'modal',
@@ -117,9 +164,20 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
   if (channelId === undefined) blocks.push(channelInput());
   const which = backupId === undefined ? 'the backup' : `backup *${backupId}*`;
   blocks.push(
-    section(`:warning: *Restoring overwrites the disk* with the contents of ${which}. Anything written to that disk since the backup was taken is lost. This cannot be undone.`),
-    input('confirm', backupId === undefined ? 'Type the backup id again to confirm' : `Type ${backupId} to confirm`, { type: 'plain_text_input', action_id: 'confirm', max_length: 16 }),
-    input('reason', 'Reason (kept in the audit trail)', { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. data corrupted by the 14:00 deploy') }, { optional: true }),
+    section(
+      `:warning: *Restoring overwrites the disk* with the contents of ${which}. Anything written to that disk since the backup was taken is lost. This cannot be undone.`,
+    ),
+    input('confirm', backupId === undefined ? 'Type the backup id again to confirm' : `Type ${backupId} to confirm`, {
+      type: 'plain_text_input',
+      action_id: 'confirm',
+      max_length: 16,
+    }),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. data corrupted by the 14:00 deploy') },
+      { optional: true },
+    ),
   );
   return {
     type: 'modal',

@@ -30,7 +30,9 @@ function describeQuestion(q: PortQuestion): string {
 export function renderPortAnswer({ vsId, answer, fetchedAt, sandbox }: PortAnswerView): Rendered {
   const asked = describeQuestion(answer.question);
   const title = `VS ${vsId} · ${asked}`;
-  const footer = context(`Rules apply in position order; the first that matches decides. All rules: ${code(`/vs firewall ${vsId}`)} · fetched ${clock(fetchedAt)}`);
+  const footer = context(
+    `Rules apply in position order; the first that matches decides. All rules: ${code(`/vs firewall ${vsId}`)} · fetched ${clock(fetchedAt)}`,
+  );
 
   if (answer.interfaces.length === 0) {
     const verdict = `no rule decides: VS ${vsId} has no firewall rules, so each network interface's default applies (the API does not show it)`;
@@ -60,7 +62,10 @@ export function renderPortAnswer({ vsId, answer, fetchedAt, sandbox }: PortAnswe
     const [first, ...rest] = chunkLines([`*Network interface ${iface.networkInterfaceId}*`, ...detailLines(iface, answer.question)], 2900);
     blocks.push(section(first!), ...rest.map(section));
   }
-  if (answer.interfaces.length > MAX_INTERFACES) blocks.push(context(`${answer.interfaces.length - MAX_INTERFACES} more network interfaces are not shown here: ${code(`/vs firewall ${vsId}`)} lists every rule.`));
+  if (answer.interfaces.length > MAX_INTERFACES)
+    blocks.push(
+      context(`${answer.interfaces.length - MAX_INTERFACES} more network interfaces are not shown here: ${code(`/vs firewall ${vsId}`)} lists every rule.`),
+    );
   blocks.push(footer);
   return { text: fallback(text, sandbox), blocks: withSandbox(blocks, sandbox) };
 }
@@ -99,7 +104,8 @@ function oneSourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
     : { words: `no rule decides: ${NO_DEFAULT_SHOWN}`, plain: `no rule decides: ${NO_DEFAULT_SHOWN}`, rules: [] };
   if (iface.cannotTell.length === 0) return [outcome];
   const unread = iface.cannotTell.map((c) => `#${c.rule.position}`);
-  const which = unread.length === 1 ? `rule ${unread[0]} cannot be read; if it does not apply` : `rules ${unread.join(', ')} cannot be read; if they do not apply`;
+  const which =
+    unread.length === 1 ? `rule ${unread[0]} cannot be read; if it does not apply` : `rules ${unread.join(', ')} cannot be read; if they do not apply`;
   return [{ words: `*cannot tell*: ${which}, ${outcome.words}`, plain: `cannot tell: ${which}, ${outcome.plain}`, rules: outcome.rules }];
 }
 
@@ -111,7 +117,9 @@ function everySourceClauses(iface: InterfaceAnswer<FirewallRule>): Clause[] {
     const verdict = decisions[0]!.verdict;
     return [{ words: `*${verdict}* for everyone`, plain: `${verdict} for everyone`, rules: decisions.map((d) => d.rule.position) }];
   }
-  const steps = [...decisions.map((d) => ({ position: d.rule.position, d })), ...cannotTell.map((c) => ({ position: c.rule.position, c }))].sort((a, b) => a.position - b.position);
+  const steps = [...decisions.map((d) => ({ position: d.rule.position, d })), ...cannotTell.map((c) => ({ position: c.rule.position, c }))].sort(
+    (a, b) => a.position - b.position,
+  );
   // "for everyone" only when nothing came before: after a rule the bot cannot read, it is "everyone else".
   const clauses = steps.map((step, i) => ('d' in step ? decisionClause(step.d, i === 0) : cannotTellClause(step.c)));
   if (reachesDefault) {
@@ -145,17 +153,27 @@ function detailLines(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): str
     lines.push(...items.slice(0, MAX_LINES_PER_KIND).map(line));
     if (items.length > MAX_LINES_PER_KIND) lines.push(more(items.length - MAX_LINES_PER_KIND));
   };
-  const steps = [...iface.decisions.map((d) => ({ kind: 'decides' as const, rule: d.rule, d })), ...iface.cannotTell.map((c) => ({ kind: 'unread' as const, rule: c.rule, c }))].sort((a, b) => a.rule.position - b.rule.position);
+  const steps = [
+    ...iface.decisions.map((d) => ({ kind: 'decides' as const, rule: d.rule, d })),
+    ...iface.cannotTell.map((c) => ({ kind: 'unread' as const, rule: c.rule, c })),
+  ].sort((a, b) => a.rule.position - b.rule.position);
   capped(
     steps,
-    (s) => (s.kind === 'decides' ? `Decides: ${withId(s.rule)}` : `:grey_question: Cannot be read: ${withId(s.rule)} — ${s.c.fields.map((f) => `its ${f.field} ${code(f.value, 60)}`).join(' and ')} is not a form the bot reads, so what follows holds only if it does not apply`),
+    (s) =>
+      s.kind === 'decides'
+        ? `Decides: ${withId(s.rule)}`
+        : `:grey_question: Cannot be read: ${withId(s.rule)} — ${s.c.fields.map((f) => `its ${f.field} ${code(f.value, 60)}`).join(' and ')} is not a form the bot reads, so what follows holds only if it does not apply`,
     (n) => `…and ${n} more rules that decide or cannot be read: see the full list`,
   );
   if (iface.reachesDefault) {
     const who = q.source ? 'this source' : iface.decisions.length === 0 && iface.cannotTell.length === 0 ? 'anyone' : 'anyone else';
     lines.push(`No rule decides for ${who}: ${NO_DEFAULT_SHOWN}.`);
   }
-  capped(iface.disabled, (r) => `_Skipped, disabled:_ ${withId(r)}`, (n) => `_…and ${n} more disabled rules that would match_`);
+  capped(
+    iface.disabled,
+    (r) => `_Skipped, disabled:_ ${withId(r)}`,
+    (n) => `_…and ${n} more disabled rules that would match_`,
+  );
   if (iface.shadowed.length > 0) {
     const refs = iface.shadowed.slice(0, 10).map((r) => `\`#${r.position}\` (id ${r.id})`);
     const more = iface.shadowed.length > 10 ? ` and ${iface.shadowed.length - 10} more` : '';

@@ -61,7 +61,9 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     } else {
       try {
         // From a shortcut the channel is chosen in the form: only the role is checked now.
-        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', { channelChosenLater: req.kind === 'shortcut' });
+        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', {
+          channelChosenLater: req.kind === 'shortcut',
+        });
       } catch (error) {
         // Only a refusal is written down, so this is one that could not be.
         req.log.error('could not record the denial', { error });

@@ -56,7 +56,11 @@ describe('autoscaling summary', () => {
 
   test('no slots at all still shows the three resources, all not configured', () => {
     const m = render([]);
-    expect(sectionTexts(m).join('\n').match(/not configured/g)).toHaveLength(6);
+    expect(
+      sectionTexts(m)
+        .join('\n')
+        .match(/not configured/g),
+    ).toHaveLength(6);
     expect(m.text).toContain('0 of 6');
     expectWithinSlackLimits(m);
   });

@@ -64,14 +64,20 @@ describe('backup restored summary', () => {
   });
 
   test('sizes are shown in KB, MB or GB as fits', () => {
-    const size = (kb: number) => sectionTexts(renderBackupRestored({ backup: backup({ backup_size: kb }), user: USER, reason: null, sandbox: false }))[0]!.split('\n')[1];
+    const size = (kb: number) =>
+      sectionTexts(renderBackupRestored({ backup: backup({ backup_size: kb }), user: USER, reason: null, sandbox: false }))[0]!.split('\n')[1];
     expect(size(512)).toBe('Size: 512 KB');
     expect(size(1536)).toBe('Size: 1.5 MB');
     expect(size(1024 * 1024)).toBe('Size: 1.0 GB');
   });
 
   test('missing details read "unknown" rather than "null"', () => {
-    const m = renderBackupRestored({ backup: backup({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }), user: USER, reason: null, sandbox: false });
+    const m = renderBackupRestored({
+      backup: backup({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }),
+      user: USER,
+      reason: null,
+      sandbox: false,
+    });
     const text = sectionTexts(m)[0]!;
     expect(text).toBe('*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_');
     expect(visible(m)).not.toMatch(/null|undefined/);
@@ -83,7 +89,12 @@ describe('backup restored summary', () => {
   });
 
   test('a hostile reason and OS name are escaped', () => {
-    const m = renderBackupRestored({ backup: backup({ operating_system: '<#C1>', built_at: '<https://evil|click>' }), user: USER, reason: '<!channel> restored & <@U123>', sandbox: false });
+    const m = renderBackupRestored({
+      backup: backup({ operating_system: '<#C1>', built_at: '<https://evil|click>' }),
+      user: USER,
+      reason: '<!channel> restored & <@U123>',
+      sandbox: false,
+    });
     expect(sectionTexts(m)[0]).toContain(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt;”`);
     expectNoDataMarkup(m, { users: [USER] });
   });
@@ -111,7 +122,9 @@ describe('applied, answer unreadable', () => {
   test('tells the channel the change was applied, that its details are unknown, and who asked', () => {
     const m = renderAppliedUnreadable({ title: 'Add disk', target: { kind: 'vs', id: 42 }, user: USER, status: 201, sandbox: false });
     expect(headerText(m)).toBe('Add disk · VS 42 · applied');
-    expect(sectionTexts(m)[0]).toBe('The cloud API accepted the change (HTTP 201), but its answer could not be read, so its details are not known here: check VS 42 before changing it again.');
+    expect(sectionTexts(m)[0]).toBe(
+      'The cloud API accepted the change (HTTP 201), but its answer could not be read, so its details are not known here: check VS 42 before changing it again.',
+    );
     expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
     expectWithinSlackLimits(m);
     expectNoDataMarkup(m, { users: [USER] });

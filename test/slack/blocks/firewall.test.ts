@@ -189,10 +189,24 @@ describe('page button values', () => {
     expect(parsePageButtonValue('9007199254740991:1')).toEqual({ vsId: 9007199254740991, page: 1 });
   });
 
-  test.each(['', '42', '42:', ':3', '0:1', '42:0', '-1:2', '42:-1', '42:1.5', '42:3:4', ' 42:3', '42:3 ', '1e3:1', '9007199254740993:1', '٤٢:1', '42:12345678'])(
-    'a forged or broken value %p is refused',
-    (value) => {
-      expect(parsePageButtonValue(value)).toBeNull();
-    },
-  );
+  test.each([
+    '',
+    '42',
+    '42:',
+    ':3',
+    '0:1',
+    '42:0',
+    '-1:2',
+    '42:-1',
+    '42:1.5',
+    '42:3:4',
+    ' 42:3',
+    '42:3 ',
+    '1e3:1',
+    '9007199254740993:1',
+    '٤٢:1',
+    '42:12345678',
+  ])('a forged or broken value %p is refused', (value) => {
+    expect(parsePageButtonValue(value)).toBeNull();
+  });
 });

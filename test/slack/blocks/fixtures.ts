@@ -28,7 +28,17 @@ export function placeholder(resource: string, scale_type: string): AutoscalingSl
 }
 
 export function disk(raw: Partial<Record<string, unknown>> = {}): Disk {
-  return Disk.parse({ id: 77, virtual_machine_id: 42, disk_size: 20, disk_type: 'SSD', label: 'data', mount_point: '/mnt/data', built: false, locked: true, ...raw });
+  return Disk.parse({
+    id: 77,
+    virtual_machine_id: 42,
+    disk_size: 20,
+    disk_type: 'SSD',
+    label: 'data',
+    mount_point: '/mnt/data',
+    built: false,
+    locked: true,
+    ...raw,
+  });
 }
 
 export function backup(raw: Partial<Record<string, unknown>> = {}): Backup {
@@ -63,12 +73,20 @@ export function auditRecord(o: Partial<AuditRecord> = {}): AuditRecord {
   };
 }
 
-type AnyBlock = { type: string; block_id?: string; text?: { text: string }; elements?: { type: string; text?: string | { text: string }; value?: string; action_id?: string }[] };
+type AnyBlock = {
+  type: string;
+  block_id?: string;
+  text?: { text: string };
+  elements?: { type: string; text?: string | { text: string }; value?: string; action_id?: string }[];
+};
 
 export const blocksOf = (m: Rendered): AnyBlock[] => m.blocks as unknown as AnyBlock[];
 
 /** Section texts, in order. */
-export const sectionTexts = (m: Rendered): string[] => blocksOf(m).filter((b) => b.type === 'section').map((b) => b.text?.text ?? '');
+export const sectionTexts = (m: Rendered): string[] =>
+  blocksOf(m)
+    .filter((b) => b.type === 'section')
+    .map((b) => b.text?.text ?? '');
 
 /** Context texts, in order. */
 export const contextTexts = (m: Rendered): string[] =>
@@ -79,7 +97,10 @@ export const contextTexts = (m: Rendered): string[] =>
 export const headerText = (m: Rendered): string | undefined => blocksOf(m).find((b) => b.type === 'header')?.text?.text;
 
 /** Everything a reader sees, joined. */
-export const visible = (m: Rendered): string => [...blocksOf(m).flatMap((b) => [b.text?.text ?? '', ...(b.elements ?? []).map((e) => (typeof e.text === 'string' ? e.text : (e.text?.text ?? '')))])].join('\n');
+export const visible = (m: Rendered): string =>
+  [...blocksOf(m).flatMap((b) => [b.text?.text ?? '', ...(b.elements ?? []).map((e) => (typeof e.text === 'string' ? e.text : (e.text?.text ?? '')))])].join(
+    '\n',
+  );
 
 export const buttons = (m: Rendered) =>
   blocksOf(m)

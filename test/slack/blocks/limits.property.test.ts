@@ -17,7 +17,11 @@ const FETCHED_AT = new Date('2024-05-06T14:03:12Z');
 
 /** Limits, markup and Unicode, reported together so a counterexample says everything that is wrong. */
 function problems(m: Rendered, allowed: { users?: string[]; channels?: string[] } = {}): string[] {
-  return [...messageViolations(m), ...dataMarkup(m, allowed).map((s) => `data markup: ${s}`), ...brokenUnicode(m).map((t) => `broken Unicode in ${JSON.stringify(t.slice(0, 60))}`)];
+  return [
+    ...messageViolations(m),
+    ...dataMarkup(m, allowed).map((s) => `data markup: ${s}`),
+    ...brokenUnicode(m).map((t) => `broken Unicode in ${JSON.stringify(t.slice(0, 60))}`),
+  ];
 }
 
 function expectClean(m: Rendered, allowed: { users?: string[]; channels?: string[] } = {}): void {
@@ -48,7 +52,10 @@ const ruleTemplate = fc
  * fresh ids and spread positions and interfaces.
  */
 const ruleList = fc
-  .tuple(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 10_000 })), fc.array(ruleTemplate, { minLength: 1, maxLength: 4 }))
+  .tuple(
+    fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 10_000 })),
+    fc.array(ruleTemplate, { minLength: 1, maxLength: 4 }),
+  )
   .map(([size, templates]) =>
     Array.from({ length: size }, (_, i): FirewallRule => {
       const t = templates[i % templates.length]!;
@@ -63,7 +70,9 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
         const m = renderFirewallRules({ vsId: 42, rules, page, fetchedAt: FETCHED_AT, sandbox });
         expectClean(m);
         // only one page of rules is shown, and every button leads to a real page
-        const lines = (m.blocks as { type: string; text?: { text: string } }[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n').filter((l) => l.startsWith('`#')));
+        const lines = (m.blocks as { type: string; text?: { text: string } }[])
+          .filter((b) => b.type === 'section')
+          .flatMap((b) => b.text!.text.split('\n').filter((l) => l.startsWith('`#')));
         expect(lines.length).toBeLessThanOrEqual(FIREWALL_PAGE_SIZE);
         const pages = Math.max(1, Math.ceil(rules.length / FIREWALL_PAGE_SIZE));
         for (const block of m.blocks) {
@@ -193,7 +202,9 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
   test('usage: whatever was typed after /vs', () => {
     const typed = fc.oneof(
       hostileString(),
-      fc.tuple(fc.constantFrom('firewal', 'firewall', 'as', 'disk ad', 'restore', 'audit', 'whoami', 'templates', 'backup restore', 'help'), hostileString(200)).map(([w, rest]) => `${w} ${rest}`),
+      fc
+        .tuple(fc.constantFrom('firewal', 'firewall', 'as', 'disk ad', 'restore', 'audit', 'whoami', 'templates', 'backup restore', 'help'), hostileString(200))
+        .map(([w, rest]) => `${w} ${rest}`),
       fc.array(fc.constantFrom(...INJECTIONS, 'firewall', '42', ' ', '\t'), { maxLength: 20 }).map((parts) => parts.join(' ')),
     );
     fc.assert(

@@ -210,10 +210,14 @@ export function hostileString(maxLength = 5000): fc.Arbitrary<string> {
     { weight: 3, arbitrary: fc.constantFrom(...INJECTIONS) },
   );
   const built = fc.array(pieces, { maxLength: 12 }).map((parts) => parts.join(''));
-  const huge = fc.tuple(fc.constantFrom(...INJECTIONS, 'a', '😀', '<'), fc.integer({ min: 1, max: maxLength })).map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)));
+  const huge = fc
+    .tuple(fc.constantFrom(...INJECTIONS, 'a', '😀', '<'), fc.integer({ min: 1, max: maxLength }))
+    .map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)));
   const plain = fc.string({ unit: 'binary', maxLength });
   // Cut to maxLength without leaving half of a surrogate pair: the input stays well-formed Unicode.
-  return fc.oneof({ weight: 4, arbitrary: built }, { weight: 1, arbitrary: huge }, { weight: 1, arbitrary: plain }).map((s) => (s.length > maxLength ? s.slice(0, maxLength) : s).replace(/[\uD800-\uDBFF]$/, ''));
+  return fc
+    .oneof({ weight: 4, arbitrary: built }, { weight: 1, arbitrary: huge }, { weight: 1, arbitrary: plain })
+    .map((s) => (s.length > maxLength ? s.slice(0, maxLength) : s).replace(/[\uD800-\uDBFF]$/, ''));
 }
 
 /** A Slack user id such as the one Slack gives for the acting user. */

@@ -1,4 +1,13 @@
-import { renderAuditPost, renderAuditRecords, renderDenialSummary, renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
+import {
+  renderAuditPost,
+  renderAuditRecords,
+  renderDenialSummary,
+  renderDenied,
+  renderError,
+  renderHelp,
+  renderUsage,
+  renderWhoami,
+} from '../../../src/slack/blocks/messages';
 import { parseCommand } from '../../../src/slack/command';
 import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
@@ -7,7 +16,17 @@ import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, vi
 const shown = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 /** Every command of PRODUCT.md's table, as a user would type it. */
-const PRODUCT_COMMANDS = ['/vs help', '/vs firewall <vs_id>', '/vs autoscaling <vs_id>', '/vs as', '/vs templates [text]', '/vs disk add <vs_id>', '/vs backup restore <backup_id>', '/vs whoami', '/vs audit [n]'];
+const PRODUCT_COMMANDS = [
+  '/vs help',
+  '/vs firewall <vs_id>',
+  '/vs autoscaling <vs_id>',
+  '/vs as',
+  '/vs templates [text]',
+  '/vs disk add <vs_id>',
+  '/vs backup restore <backup_id>',
+  '/vs whoami',
+  '/vs audit [n]',
+];
 
 const usageFor = (text: string) => {
   const cmd = parseCommand(text);
@@ -78,7 +97,14 @@ describe('usage after a wrong command', () => {
 });
 
 describe('whoami', () => {
-  const base = { userId: 'U0ALICE01', role: 'viewer' as const, allows: ['read' as const], mutationChannels: null, noChangeRolesConfigured: false, sandbox: false };
+  const base = {
+    userId: 'U0ALICE01',
+    role: 'viewer' as const,
+    allows: ['read' as const],
+    mutationChannels: null,
+    noChangeRolesConfigured: false,
+    sandbox: false,
+  };
 
   test('mentions the user and says their role and what it allows', () => {
     const m = renderWhoami(base);
@@ -94,7 +120,9 @@ describe('whoami', () => {
   });
 
   test('a user with no role is told how to get one', () => {
-    expect(sectionTexts(renderWhoami({ ...base, role: 'none', allows: [] }))[0]).toContain('You may not use the read commands: ask an admin to add you to VS_VIEWERS.');
+    expect(sectionTexts(renderWhoami({ ...base, role: 'none', allows: [] }))[0]).toContain(
+      'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
+    );
   });
 
   test('names the channels changes are limited to', () => {
@@ -135,7 +163,12 @@ describe('denied', () => {
   });
 
   test('a channel refusal links the allowed channels and shows anything else escaped', () => {
-    const m = renderDenied({ action: 'disk_add', role: 'operator', needed: 'operator', denial: { code: 'channel', channelId: 'C0OTHER', allowedChannels: ['C0INCIDENT', '<!channel> & <@U1>'] } });
+    const m = renderDenied({
+      action: 'disk_add',
+      role: 'operator',
+      needed: 'operator',
+      denial: { code: 'channel', channelId: 'C0OTHER', allowedChannels: ['C0INCIDENT', '<!channel> & <@U1>'] },
+    });
     expect(sectionTexts(m)[0]).toContain('<#C0INCIDENT>');
     expect(sectionTexts(m)[0]).toContain('&lt;!channel&gt; &amp; &lt;@U1&gt;');
     expectNoDataMarkup(m, { channels: ['C0INCIDENT'] });
@@ -153,7 +186,9 @@ describe('errors', () => {
 
 describe('audit trail', () => {
   test('lists the latest records: outcome, time, user, action, target, API status, duration and channel', () => {
-    const m = renderAuditRecords({ records: [auditRecord(), auditRecord({ id: 2, outcome: 'denied', apiStatus: null, detail: 'needs the operator role', userId: 'U0BOB0001' })] });
+    const m = renderAuditRecords({
+      records: [auditRecord(), auditRecord({ id: 2, outcome: 'denied', apiStatus: null, detail: 'needs the operator role', userId: 'U0BOB0001' })],
+    });
     expect(headerText(m)).toBe('Audit trail · latest 2');
     const [first, second] = sectionTexts(m)[0]!.split('\n');
     expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12 UTC` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');

@@ -7,7 +7,15 @@ import { input as stateInput, stateOf } from '../../helpers/payloads';
 import { modalViolations } from './limits';
 import { SANDBOX_NOTICE } from './fixtures';
 
-type Block = { type: string; block_id?: string; optional?: boolean; label?: { text: string }; text?: { text: string }; elements?: { text: string }[]; element?: Record<string, unknown> & { action_id?: string; type?: string } };
+type Block = {
+  type: string;
+  block_id?: string;
+  optional?: boolean;
+  label?: { text: string };
+  text?: { text: string };
+  elements?: { text: string }[];
+  element?: Record<string, unknown> & { action_id?: string; type?: string };
+};
 
 const blocksOf = (v: ModalView) => v.blocks as unknown as Block[];
 const inputs = (v: ModalView) => blocksOf(v).filter((b) => b.type === 'input');
@@ -15,7 +23,20 @@ const inputIds = (v: ModalView) => inputs(v).map((b) => b.block_id);
 const input = (v: ModalView, id: string) => inputs(v).find((b) => b.block_id === id)!;
 const allText = (v: ModalView) => JSON.stringify(v.blocks);
 
-const DISK_FIELDS = ['disk_type', 'disk_size', 'label', 'mount_point', 'primary', 'is_swap', 'hot_attach', 'add_to_linux_fstab', 'add_to_freebsd_fstab', 'require_format_disk', 'file_system', 'min_iops'];
+const DISK_FIELDS = [
+  'disk_type',
+  'disk_size',
+  'label',
+  'mount_point',
+  'primary',
+  'is_swap',
+  'hot_attach',
+  'add_to_linux_fstab',
+  'add_to_freebsd_fstab',
+  'require_format_disk',
+  'file_system',
+  'min_iops',
+];
 
 describe('add-disk modal', () => {
   const fromCommand = diskAddModal({ vsId: 42, channelId: 'C0INCIDENT', privateMetadata: '{"vsId":42}', sandbox: false });
@@ -63,7 +84,6 @@ describe('add-disk modal', () => {
       expect(input(fromCommand, id).element?.type).toBe('checkboxes');
     }
   });
-
 });
 
 describe('restore-backup modal', () => {
@@ -97,7 +117,6 @@ describe('restore-backup modal', () => {
     for (const b of inputs(fromShortcut)) expect(b.element?.action_id).toBe(b.block_id);
     expect(fromShortcut.title.text).toBe('Restore backup');
   });
-
 });
 
 // What holds for every row of the table of change forms, from the command (with a target and a channel) and from the shortcut.
@@ -138,7 +157,9 @@ describe('reading a submitted form', () => {
     disk_size: { disk_size: { type: 'number_input', value: '20' } },
     label: { label: { type: 'plain_text_input', value: null } },
     mount_point: { mount_point: { type: 'plain_text_input', value: '/mnt/data' } },
-    require_format_disk: { require_format_disk: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Format the disk' }, value: 'true' }] } },
+    require_format_disk: {
+      require_format_disk: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Format the disk' }, value: 'true' }] },
+    },
     file_system: { file_system: { type: 'static_select', selected_option: null } },
     add_to_linux_fstab: { add_to_linux_fstab: { type: 'checkboxes', selected_options: [] } },
     primary: { primary: { type: 'checkboxes', selected_options: null } },
@@ -167,19 +188,28 @@ describe('reading a submitted form', () => {
   });
 
   test('a restore form with a multiline reason keeps the text as typed', () => {
-    const values = viewStateToValues({ confirm: { confirm: { type: 'plain_text_input', value: '9' } }, reason: { reason: { type: 'plain_text_input', value: 'corrupt\n<!channel>' } } });
+    const values = viewStateToValues({
+      confirm: { confirm: { type: 'plain_text_input', value: '9' } },
+      reason: { reason: { type: 'plain_text_input', value: 'corrupt\n<!channel>' } },
+    });
     expect(values).toEqual({ confirm: '9', reason: 'corrupt\n<!channel>' });
   });
 
-  test.each([undefined, null, 'state', 42, [], { a: null }, { a: 'x' }, { a: { b: null } }, { a: { b: 'text' } }])('a malformed state %p gives no values rather than throwing', (bad) => {
-    expect(() => viewStateToValues(bad)).not.toThrow();
-    expect(Object.values(viewStateToValues(bad)).filter((v) => v !== undefined)).toEqual([]);
-  });
+  test.each([undefined, null, 'state', 42, [], { a: null }, { a: 'x' }, { a: { b: null } }, { a: { b: 'text' } }])(
+    'a malformed state %p gives no values rather than throwing',
+    (bad) => {
+      expect(() => viewStateToValues(bad)).not.toThrow();
+      expect(Object.values(viewStateToValues(bad)).filter((v) => v !== undefined)).toEqual([]);
+    },
+  );
 });
 
 describe('field errors shown on the form', () => {
   test('keep the field names as block ids so Slack puts each message under its input', () => {
-    expect(fieldErrorsToBlockErrors({ disk_size: 'must be at least 1', mount_point: 'must be an absolute path' })).toEqual({ disk_size: 'must be at least 1', mount_point: 'must be an absolute path' });
+    expect(fieldErrorsToBlockErrors({ disk_size: 'must be at least 1', mount_point: 'must be an absolute path' })).toEqual({
+      disk_size: 'must be at least 1',
+      mount_point: 'must be an absolute path',
+    });
   });
 
   test('cut long messages to what Slack accepts', () => {
@@ -224,6 +254,9 @@ describe('the add-disk form as it opens', () => {
       else state[id] = stateInput.text(null);
     }
     const result = validateDiskForm(viewStateToValues(stateOf(state)));
-    expect(result).toMatchObject({ ok: true, params: { disk_type: 'SSD', disk_size: 10, hot_attach: true, add_to_linux_fstab: true, require_format_disk: true } });
+    expect(result).toMatchObject({
+      ok: true,
+      params: { disk_type: 'SSD', disk_size: 10, hot_attach: true, add_to_linux_fstab: true, require_format_disk: true },
+    });
   });
 });

@@ -24,7 +24,9 @@ describe('the answer to a port question', () => {
   });
 
   test('the deciding rule is named by its position on its interface and its id, quoted as the rule list shows it', () => {
-    const m = ask([rule({ id: 14, position: 3, port: '443', description: 'Allow web' }), rule({ id: 19, position: 8, command: 'DROP' })], { from: '198.51.100.9' });
+    const m = ask([rule({ id: 14, position: 3, port: '443', description: 'Allow web' }), rule({ id: 19, position: 8, command: 'DROP' })], {
+      from: '198.51.100.9',
+    });
     expect(sectionTexts(m)[0]).toBe('*VS 42 · 443/tcp from 198.51.100.9*: *accepted* (rule #3)');
     expect(sectionTexts(m)[1]).toBe(
       '*Network interface 1*\nDecides: `#3` :white_check_mark: *ACCEPT* TCP from *any* to port `443` — Allow web · id 14\n_Also match further down, never reached for this traffic:_ `#8` (id 19)',
@@ -34,17 +36,28 @@ describe('the answer to a port question', () => {
 
   test('interfaces that disagree get a verdict line each; interfaces that agree share one', () => {
     const disagree = ask([rule({ id: 1, network_interface_id: 21, port: '443' }), rule({ id: 2, network_interface_id: 22, port: '443', command: 'DROP' })]);
-    expect(sectionTexts(disagree)[0]).toBe('*VS 42 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rule #1)\n• network interface 22: *dropped* for everyone (rule #2)');
+    expect(sectionTexts(disagree)[0]).toBe(
+      '*VS 42 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rule #1)\n• network interface 22: *dropped* for everyone (rule #2)',
+    );
     const agree = ask([rule({ id: 1, network_interface_id: 21, position: 4, port: '443' }), rule({ id: 2, network_interface_id: 22, position: 9, port: '' })]);
     expect(sectionTexts(agree)[0]).toBe('*VS 42 · 443/tcp*: *accepted* for everyone, on both network interfaces');
-    expect(sectionTexts(agree).slice(1).map((t) => t.split('\n')[1]?.slice(0, 13))).toEqual(['Decides: `#4`', 'Decides: `#9`']);
+    expect(
+      sectionTexts(agree)
+        .slice(1)
+        .map((t) => t.split('\n')[1]?.slice(0, 13)),
+    ).toEqual(['Decides: `#4`', 'Decides: `#9`']);
   });
 
   test('a rule the bot cannot read says "cannot tell", quotes what it cannot read, and what follows holds only if it does not apply', () => {
-    const m = ask([rule({ id: 8, position: 1, port: '9000;9001', address: '10.77.0.5' }), rule({ id: 9, position: 2, command: 'DROP' })], { port: 9000, from: '10.77.0.5' });
+    const m = ask([rule({ id: 8, position: 1, port: '9000;9001', address: '10.77.0.5' }), rule({ id: 9, position: 2, command: 'DROP' })], {
+      port: 9000,
+      from: '10.77.0.5',
+    });
     expect(sectionTexts(m)[0]).toBe('*VS 42 · 9000/tcp from 10.77.0.5*: *cannot tell*: rule #1 cannot be read; if it does not apply, *dropped* (rule #2)');
     expect(sectionTexts(m)[1]).toContain('its port `9000;9001` is not a form the bot reads');
-    const everyone = ask([rule({ id: 8, position: 1, port: '9000;9001', address: '10.77.0.5' }), rule({ id: 9, position: 2, command: 'DROP' })], { port: 9000 });
+    const everyone = ask([rule({ id: 8, position: 1, port: '9000;9001', address: '10.77.0.5' }), rule({ id: 9, position: 2, command: 'DROP' })], {
+      port: 9000,
+    });
     expect(sectionTexts(everyone)[0]).toBe('*VS 42 · 9000/tcp*: *cannot tell* for `10.77.0.5` (rule #1); *dropped* for everyone else (rule #2)');
   });
 
@@ -61,7 +74,9 @@ describe('the answer to a port question', () => {
   });
 
   test('a long verdict is cut after six clauses, saying how many more there are; each interface lists at most six deciding rules', () => {
-    const rules = Array.from({ length: 9 }, (_, i) => rule({ id: i + 1, position: i + 1, port: '443', address: `192.0.2.${i + 1}`, command: i % 2 ? 'DROP' : 'ACCEPT' }));
+    const rules = Array.from({ length: 9 }, (_, i) =>
+      rule({ id: i + 1, position: i + 1, port: '443', address: `192.0.2.${i + 1}`, command: i % 2 ? 'DROP' : 'ACCEPT' }),
+    );
     const m = ask(rules);
     const verdict = sectionTexts(m)[0]!;
     expect(verdict.split('; ')).toHaveLength(7);
@@ -73,7 +88,9 @@ describe('the answer to a port question', () => {
 
   test('a server without rules: no rule decides, and the default is not shown by the API', () => {
     const m = ask([], { protocol: 'udp', port: 53 });
-    expect(sectionTexts(m)[0]).toBe("*VS 42 · 53/udp*: no rule decides: VS 42 has no firewall rules, so each network interface's default applies (the API does not show it).");
+    expect(sectionTexts(m)[0]).toBe(
+      "*VS 42 · 53/udp*: no rule decides: VS 42 has no firewall rules, so each network interface's default applies (the API does not show it).",
+    );
   });
 
   test('on the sandbox the notice closes the message and the notification says so', () => {

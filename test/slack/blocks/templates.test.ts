@@ -46,7 +46,13 @@ describe('template catalogue', () => {
   });
 
   test('a long catalogue is split into sections that stay within Slack limits', () => {
-    const templates = Array.from({ length: 200 }, (_, i) => ({ label: `Distro ${i} ${'x'.repeat(100)}`, minMemoryMb: 512, minDiskGb: 5, virtualization: ['KVM'], license: null }));
+    const templates = Array.from({ length: 200 }, (_, i) => ({
+      label: `Distro ${i} ${'x'.repeat(100)}`,
+      minMemoryMb: 512,
+      minDiskGb: 5,
+      virtualization: ['KVM'],
+      license: null,
+    }));
     const m = renderTemplates({ templates, filter: '', sandbox: true });
     expect(contextTexts(m)[0]).toBe('200 templates');
     expectWithinSlackLimits(m);

@@ -17,7 +17,10 @@ export function firewallPageCallback(ctx: ListenerContext) {
     }
     try {
       const rules = await ctx.cloud.listFirewallRules(target.vsId);
-      await deliver(req, { replace_original: true, ...renderFirewallRules({ vsId: target.vsId, rules, page: target.page, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }) });
+      await deliver(req, {
+        replace_original: true,
+        ...renderFirewallRules({ vsId: target.vsId, rules, page: target.page, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }),
+      });
       req.outcome = 'succeeded';
     } catch (error) {
       req.outcome = await replyCloudError(ctx, req, error, { kind: 'vs', id: target.vsId });

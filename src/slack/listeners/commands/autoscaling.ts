@@ -11,7 +11,11 @@ const summary = oncePerAnswer<readonly AutoscalingSlot[], Rendered>();
 export async function autoscalingCommand(ctx: ListenerContext, inv: Invocation, cmd: { vsId: number }): Promise<CommandOutcome> {
   try {
     const slots = await ctx.cloud.listAutoscaling(cmd.vsId);
-    await replySummary(ctx, inv, summary(slots, () => renderAutoscaling({ vsId: cmd.vsId, slots, sandbox: ctx.sandbox })));
+    await replySummary(
+      ctx,
+      inv,
+      summary(slots, () => renderAutoscaling({ vsId: cmd.vsId, slots, sandbox: ctx.sandbox })),
+    );
     return 'succeeded';
   } catch (error) {
     return replyCloudError(ctx, inv, error, { kind: 'vs', id: cmd.vsId });

@@ -28,9 +28,15 @@ export async function firewallCommand(ctx: ListenerContext, inv: Invocation, cmd
   }
 }
 
-export async function replyCloudError(ctx: ListenerContext, inv: Replier, error: unknown, subject: Parameters<typeof cloudErrorMessage>[1]): Promise<CommandOutcome> {
+export async function replyCloudError(
+  ctx: ListenerContext,
+  inv: Replier,
+  error: unknown,
+  subject: Parameters<typeof cloudErrorMessage>[1],
+): Promise<CommandOutcome> {
   // A 404 is a user's typo, not a fault of ours: one plain line, no stack trace.
-  if (isCloudError(error) && error.kind === 'not_found') inv.log.info('the cloud API has no such object', { kind: error.kind, status: error.status, request: error.request, subject });
+  if (isCloudError(error) && error.kind === 'not_found')
+    inv.log.info('the cloud API has no such object', { kind: error.kind, status: error.status, request: error.request, subject });
   else inv.log.warn('cloud API call failed', { error, subject });
   await replyError(inv, cloudErrorMessage(error, subject, ctx.config.cloud.timeoutMs));
   return (error as { kind?: unknown }).kind === 'not_found' ? 'not_found' : 'failed';

@@ -102,7 +102,13 @@ export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeF
       title: form.title,
       destination: submitted.destination,
       formErrorBlock: form.formErrorBlock,
-      run: () => ctx.changes.submit<never>({ userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey }, form.change, targetId, values),
+      run: () =>
+        ctx.changes.submit<never>(
+          { userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey },
+          form.change,
+          targetId,
+          values,
+        ),
       succeeded: (value) => form.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
     });
   };
@@ -140,7 +146,10 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
   }
 
   if (result.outcome === 'succeeded' || result.outcome === 'applied_unreadable') {
-    const message = result.outcome === 'succeeded' ? s.succeeded(result.value) : renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
+    const message =
+      result.outcome === 'succeeded'
+        ? s.succeeded(result.value)
+        : renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
     const posted = await postToChannel(ctx.config, args.client, s.destination, message, log);
     if (!posted) log.warn('the change was applied but its result could not be posted to the channel');
   } else if (result.outcome === 'denied') {
@@ -168,7 +177,11 @@ function ackFor<T>(s: Submission<T>, r: SubmissionOutcome<T>): AckPayload {
 }
 
 function outcomeText<T>(s: Submission<T>, r: SubmissionOutcome<T>): string {
-  return changeOutcomeText(r, { target: s.target, timeoutMs: s.ctx.config.cloud.timeoutMs, result: r.outcome === 'succeeded' ? s.succeeded(r.value).text : undefined });
+  return changeOutcomeText(r, {
+    target: s.target,
+    timeoutMs: s.ctx.config.cloud.timeoutMs,
+    result: r.outcome === 'succeeded' ? s.succeeded(r.value).text : undefined,
+  });
 }
 
 function statusFor<T>(s: Submission<T>, r: SubmissionOutcome<T>) {
@@ -177,7 +190,9 @@ function statusFor<T>(s: Submission<T>, r: SubmissionOutcome<T>) {
 
 /** The block id of the view's first input. */
 function firstInputBlock(view: { blocks?: unknown[] }): string | undefined {
-  const block = (view.blocks ?? []).find((b): b is { type: 'input'; block_id: string } => (b as { type?: unknown }).type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string');
+  const block = (view.blocks ?? []).find(
+    (b): b is { type: 'input'; block_id: string } => (b as { type?: unknown }).type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string',
+  );
   return block?.block_id;
 }
 

@@ -41,7 +41,9 @@ describe.each([
   test('"from the partner" gets a one-line answer: an address range lets it in on 21; on 22 the rule that would is disabled (JSON only)', async () => {
     const m = await answerTo(h, 'firewall #77 8443 from 198.51.100.9');
     if (format === 'json') {
-      expect(sections(m)[0]).toBe('*VS 77 · 8443/tcp from 198.51.100.9*: the network interfaces disagree\n• network interface 21: *accepted* (rule #2)\n• network interface 22: *dropped* (rule #3)');
+      expect(sections(m)[0]).toBe(
+        '*VS 77 · 8443/tcp from 198.51.100.9*: the network interfaces disagree\n• network interface 21: *accepted* (rule #2)\n• network interface 22: *dropped* (rule #3)',
+      );
       expect(m.text).toContain('interface 21: accepted (rule #2)');
     } else {
       expect(sections(m)[0]).toBe('*VS 77 · 8443/tcp from 198.51.100.9*: *accepted*, on both network interfaces');

@@ -3,7 +3,12 @@ import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } fr
 import { answerTo as answer } from '../../../helpers/drive';
 import { buttonClick } from '../../../helpers/payloads';
 
-type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[] };
+type Message = {
+  response_type?: string;
+  replace_original?: boolean;
+  text?: string;
+  blocks?: { type: string; text?: { text?: string }; elements?: { text?: string | { text?: string }; action_id?: string; value?: string }[] }[];
+};
 
 /** All visible text of a message, for "the user can read X" assertions. */
 function visibleText(m: Message): string {
@@ -69,12 +74,15 @@ describe('/vs read commands over the real Bolt app', () => {
     expect(h.logs.join('\n')).not.toMatch(/"stack"|\n\s+at /);
   });
 
-  test.each(['firewall abc', 'firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add x'])('"/vs %s" gets a clear error and makes no API call', async (text) => {
-    const m = await answerTo(h, text);
-    expect(m.response_type).toBe('ephemeral');
-    expect(visibleText(m)).toMatch(/id|usage|\/vs/i);
-    expect(h.sandbox.requests).toHaveLength(0);
-  });
+  test.each(['firewall abc', 'firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add x'])(
+    '"/vs %s" gets a clear error and makes no API call',
+    async (text) => {
+      const m = await answerTo(h, text);
+      expect(m.response_type).toBe('ephemeral');
+      expect(visibleText(m)).toMatch(/id|usage|\/vs/i);
+      expect(h.sandbox.requests).toHaveLength(0);
+    },
+  );
 
   test('a mistyped command suggests the closest valid one', async () => {
     const m = await answerTo(h, 'firewal 42');
@@ -150,21 +158,28 @@ describe('/vs read commands over the real Bolt app', () => {
 
   test('people asking about the same server at once share one API request, and each gets the whole answer', async () => {
     h.sandbox.setDelay(300);
-    const asks = [...Array.from({ length: 12 }, (_, i) => ({ text: 'firewall 45', user: `UASK${i}` })), { text: 'autoscaling 42', user: 'UASK12' }, { text: 'autoscaling 42', user: 'UASK13' }];
+    const asks = [
+      ...Array.from({ length: 12 }, (_, i) => ({ text: 'firewall 45', user: `UASK${i}` })),
+      { text: 'autoscaling 42', user: 'UASK12' },
+      { text: 'autoscaling 42', user: 'UASK13' },
+    ];
     const acks = await Promise.all(asks.map((ask) => h.command(ask.text, { user: ask.user })));
     expect(acks.every((a) => a.status === 200)).toBe(true);
     const posts = await h.slack.waitForResponses(asks.length, 5000);
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /virtual_machines/42/auto_scaling.json', 'GET /virtual_machines/45/firewall_rules.json']);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /virtual_machines/42/auto_scaling.json',
+      'GET /virtual_machines/45/firewall_rules.json',
+    ]);
     const byUrl = new Map(posts.map((p) => [p.id, p.body as Message]));
-    const firewall = acks.slice(0, 12).map((a) => byUrl.get(a.responseUrl.split("/response/")[1]!));
+    const firewall = acks.slice(0, 12).map((a) => byUrl.get(a.responseUrl.split('/response/')[1]!));
     for (const m of firewall) {
       expect(m?.response_type).toBe('in_channel');
       expect(visibleText(m!)).toContain('VS 45');
-      expect(visibleText(m!)).toContain("rules 1–20 of 300");
+      expect(visibleText(m!)).toContain('rules 1–20 of 300');
     }
     // One answer, one page: the same blocks for everyone, "fetched at" included.
     for (const m of firewall) expect(m!.blocks).toEqual(firewall[0]!.blocks);
-    const autoscaling = acks.slice(12).map((a) => byUrl.get(a.responseUrl.split("/response/")[1]!));
+    const autoscaling = acks.slice(12).map((a) => byUrl.get(a.responseUrl.split('/response/')[1]!));
     for (const m of autoscaling) expect(visibleText(m!)).toContain('VS 42');
   });
 
@@ -258,7 +273,11 @@ describe('errors of the cloud API reach the user as PRODUCT.md words them', () =
   test.each([
     ['401', (res: import('node:http').ServerResponse) => reply(res, 401, '{"error":"Unauthorized"}'), /refused the request.*API key/],
     ['403', (res: import('node:http').ServerResponse) => reply(res, 403, '{"errors":["Access denied"]}'), /refused the request/],
-    ['500 with an HTML page', (res: import('node:http').ServerResponse) => reply(res, 500, '<html><body><h1>Internal Server Error</h1><pre>stack at foo.rb:12</pre></body></html>'), /cloud API failed/],
+    [
+      '500 with an HTML page',
+      (res: import('node:http').ServerResponse) => reply(res, 500, '<html><body><h1>Internal Server Error</h1><pre>stack at foo.rb:12</pre></body></html>'),
+      /cloud API failed/,
+    ],
     ['garbage', (res: import('node:http').ServerResponse) => reply(res, 200, '{"firewall_rule": [tru'), /cloud API failed/],
   ])('%s', async (_name, handler, expected) => {
     fault.handle((_req, res) => handler(res));
