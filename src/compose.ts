@@ -64,7 +64,7 @@ export interface Bot {
 /** A part with a life of its own: started in the order added, stopped in reverse. */
 interface Lifecycle {
   name: string;
-  start?: () => Promise<void>;
+  start?: () => void | Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -137,7 +137,7 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
     const ops = createOps({ config, logger, claims: store, store, postAudit, now });
     countCloudRequest = ops.cloudRequest;
-    parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+    parts.add({ name: 'ops', start: () => ops.start(), stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);
     const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });

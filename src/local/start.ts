@@ -15,10 +15,10 @@ export interface LocalMode {
   readonly listen: { port: number; host: string };
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
-  start(): Promise<void>;
+  readonly start: () => Promise<void>;
   /** Points the stand-in at the bot once it listens, and prints the page's address. */
   connect(botPort: number): void;
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 export function localMode(loaded: Config, logger: Logger, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): LocalMode {

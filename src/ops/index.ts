@@ -41,13 +41,14 @@ export interface Ops {
   /** Global Bolt middleware: the Slack retry filter. */
   readonly middleware: Middleware<AnyMiddlewareArgs>[];
   /** Hooks into the Bolt app once it is built: the ack timer. */
-  instrument(app: { processEvent(event: ReceiverEvent): Promise<void> }): void;
+  readonly instrument: (app: { processEvent(event: ReceiverEvent): Promise<void> }) => void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
-  recorded(record: AuditRecord): void;
+  readonly recorded: (record: AuditRecord) => void;
   /** For the cloud client's observer seam. */
-  cloudRequest(observation: CloudRequestObservation): void;
+  readonly cloudRequest: (observation: CloudRequestObservation) => void;
   /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
-  requestEnded(request: { kind: string; outcome: string; labels: Record<string, unknown> }): void;
+  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */

@@ -60,6 +60,7 @@ export function sweepJob(deps: {
       count('retention', 'error');
       failure ??= error;
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the first failure as the store threw it
     if (failure !== undefined) throw failure;
   };
 }
