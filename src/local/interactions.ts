@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
 import { sign } from './signing';
-import type { ChannelMessage, Json, OpenView, StandInState } from './state';
+import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
 import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Slack's side of the conversation with the bot: what a person does (a slash
@@ -118,7 +118,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     state.recordResponse(id, body);
     if (!target) return { status: 200, text: 'ok' };
     target.uses += 1;
-    const content = { text: String(body.text ?? ''), ...(Array.isArray(body.blocks) ? { blocks: body.blocks } : {}) };
+    const content = { text: textOf(body.text), ...(Array.isArray(body.blocks) ? { blocks: body.blocks } : {}) };
     if (body.delete_original === true) {
       if (target.messageTs) state.deleteMessage(target.channel, target.messageTs);
     } else if (body.replace_original === true && target.messageTs && state.replaceMessage(target.channel, target.messageTs, content)) {
@@ -272,9 +272,9 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
             if (!Number.isFinite(n) || (element.is_decimal_allowed !== true && !/^-?\d+$/.test(String(text).trim())))
               errors[blockId] = element.is_decimal_allowed === true ? 'Enter a number.' : 'Enter a whole number.';
             else if (element.min_value !== undefined && n < Number(element.min_value))
-              errors[blockId] = `Enter a number that is ${String(element.min_value)} or more.`;
+              errors[blockId] = `Enter a number that is ${textOf(element.min_value)} or more.`;
             else if (element.max_value !== undefined && n > Number(element.max_value))
-              errors[blockId] = `Enter a number that is ${String(element.max_value)} or less.`;
+              errors[blockId] = `Enter a number that is ${textOf(element.max_value)} or less.`;
           }
           entry = { type: element.type, value: empty ? null : String(text).trim() };
           break;

@@ -64,8 +64,8 @@ export async function servePage(
   opsUrl?: () => string | undefined,
 ): Promise<boolean> {
   const path = url.pathname;
-  if (req.method === 'GET' && STATIC[path]) {
-    const name = STATIC[path]!;
+  const name = STATIC[path];
+  if (req.method === 'GET' && name) {
     const body = pageFile(name);
     res.writeHead(200, {
       'content-type': `${TYPES[name.split('.').pop()!]}; charset=utf-8`,
@@ -122,7 +122,7 @@ export async function servePage(
     sendJson(res, 400, { ok: false, error: 'channel_not_found' });
     return true;
   }
-  const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+  const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
   switch (path) {
     case '/local/command': {
       if (!channel) return badRequest(res, 'channel is required');

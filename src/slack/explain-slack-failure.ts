@@ -56,7 +56,7 @@ export function explainSlackFailure(error: unknown, call: { apiUrl: string | und
     return `Slack answered ${slackError} to ${url}: check ${call.token} (${WHERE_TO_FIND[call.token]}) and the app's settings`;
   }
   if (e.code === 'slack_webapi_http_error') {
-    return `Slack's Web API at ${url} answered HTTP ${String(e.statusCode ?? '?')}: check SLACK_API_URL (unset means ${DEFAULT_SLACK_API_URL}) and any proxy in between; if it persists, Slack's status page`;
+    return `Slack's Web API at ${url} answered HTTP ${typeof e.statusCode === 'number' ? e.statusCode : '?'}: check SLACK_API_URL (unset means ${DEFAULT_SLACK_API_URL}) and any proxy in between; if it persists, Slack's status page`;
   }
   const reason = networkReason(e.code === 'slack_webapi_request_error' ? e.original : error);
   return (

@@ -161,10 +161,11 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
             .selectFrom('audit_records as r')
             .select('r.id')
             .where('r.outcome', '=', 'started')
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom('locks as l')
+            .where((eb) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('locks as l')
                     .select('l.target')
                     .whereRef('l.target', '=', 'r.target')
                     .where('l.expires_at_ms', '>', now)
@@ -507,6 +508,8 @@ function toFreeze(row: { frozen_by: string; frozen_at: string; reason: string })
   return { by: row.frozen_by, at: row.frozen_at, reason: row.reason };
 }
 
+const textOrEmpty = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 function toApproval(row: Selectable<ApprovalsTable>): Approval {
   const apiRequest = parseObject(row.api_request);
   return {
@@ -519,7 +522,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     requestedAt: row.requested_at,
     expiresAtMs: Number(row.expires_at_ms),
     reason: row.reason,
-    apiRequest: { method: String(apiRequest.method ?? ''), path: String(apiRequest.path ?? ''), body: apiRequest.body ?? null },
+    apiRequest: { method: textOrEmpty(apiRequest.method), path: textOrEmpty(apiRequest.path), body: apiRequest.body ?? null },
     status: row.status as ApprovalStatus,
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,

@@ -47,7 +47,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
   return async (args: Args): Promise<void> => {
     const started = ctx.now();
     const facts = factsOf(args);
-    if (kind !== 'submission' && 'ack' in args && args.ack) await (args.ack as () => Promise<void>)();
+    if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
     const labels = fields(args);
     const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels });
     const state: RequestState = {

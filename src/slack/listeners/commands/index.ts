@@ -39,7 +39,7 @@ export const COMMANDS: { readonly [K in Kind]: Row<K> } = {
 };
 
 function rowOf<K extends Kind>(cmd: Of<K>): Row<K> {
-  return COMMANDS[cmd.kind as K];
+  return COMMANDS[cmd.kind];
 }
 
 /** What the parsed subcommand needs, for the needs middleware. */
