@@ -156,8 +156,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       });
     }, options.sampleEverySeconds * 1000);
 
-    const answerAt = (id: string, timeoutMs: number) =>
-      waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body as Record<string, unknown> | undefined, timeoutMs);
+    const answerAt = (id: string, timeoutMs: number) => waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body, timeoutMs);
     let seq = 0;
 
     const user = async (n: number) => {

@@ -70,7 +70,7 @@ export interface SlackStandIn {
   /** Posts to a response_url already posted to. */
   readonly duplicates: number;
   /** A response_url not tied to any message (tests building their own payloads). */
-  responseUrl(id?: string): string;
+  readonly responseUrl: (id?: string) => string;
   callsTo(method: string): SlackCall[];
   /** Replaces the answer of one Web API method (return undefined to fall back to the default). */
   on(method: string, handler: MethodHandler): void;
