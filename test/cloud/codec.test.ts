@@ -191,7 +191,7 @@ describe('the property: any list of rules decodes the same from JSON and from XM
 
 /** What survives an XML round trip unchanged: no control characters, no surrounding spaces. */
 function xmlSafe(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   return s.replace(/[\u0000-\u001F\u007F\uFFFE\uFFFF]/g, '').trim();
 }
 

@@ -105,7 +105,7 @@ const ids = (posts: AuditPost[]) => posts.flatMap((p) => (p.kind === 'record' ? 
 describe('audit outbox sender', () => {
   test('posts each record once, in order, and acknowledges it', async () => {
     const { clock, storage, posts, sender, metrics } = setup();
-    const records = [record('succeeded'), record('failed'), record('interrupted' as ChangeOutcome)];
+    const records = [record('succeeded'), record('failed'), record('interrupted')];
     for (const r of records) storage.add(r, clock.ms);
     expect(await sender.runOnce()).toBe(3);
     expect(await sender.runOnce()).toBe(0);

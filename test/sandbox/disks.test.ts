@@ -143,7 +143,7 @@ describe('POST /virtual_machines/:id/disks', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.status).toBe(201);
-    expect(JSON.parse(res.text).disk).toMatchObject({ disk_type: 'HDD', disk_size: 8, label: 'from curl' });
+    expect(JSON.parse(res.text)).toMatchObject({ disk: { disk_type: 'HDD', disk_size: 8, label: 'from curl' } });
   });
 
   it('answers 404 for an unknown server', async () => {

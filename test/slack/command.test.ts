@@ -164,7 +164,7 @@ describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]'
   const question = (text: string) => {
     const cmd = parseCommand(text);
     if (cmd.kind !== 'firewall' || !cmd.question)
-      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     return { vsId: cmd.vsId, port: cmd.question.port, protocol: cmd.question.protocol, source: cmd.question.source && formatIp(cmd.question.source) };
   };
 

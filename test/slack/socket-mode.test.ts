@@ -74,7 +74,7 @@ describe('the bot in Socket Mode', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('it opens the socket with the app-level token (xapp-), never the bot token', async () => {
+  test('it opens the socket with the app-level token (xapp-), never the bot token', () => {
     const opens = slack.callsTo('apps.connections.open');
     expect(opens).toHaveLength(1);
     expect(opens[0]!.token).toBe(APP_TOKEN);

@@ -488,7 +488,7 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
         ]);
         const winners = clicks.filter((c) => c.won);
         expect(winners).toHaveLength(1);
-        const decided = winners[0]!.approval!;
+        const decided = winners[0]!.approval;
         for (const loser of clicks.filter((c) => !c.won)) expect(loser.approval).toEqual(decided);
         expect(await a.getApproval('A1')).toEqual(decided);
         expect(await a.openApprovals(5000)).toEqual([]);

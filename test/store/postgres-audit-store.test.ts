@@ -98,8 +98,8 @@ describe('the PostgreSQL store', () => {
     try {
       const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
       expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
-      await stores[0]!.record(entry());
-      expect(await stores[2]!.latest(5)).toHaveLength(1);
+      await stores[0].record(entry());
+      expect(await stores[2].latest(5)).toHaveLength(1);
       // Once more, sequentially: nothing left to do.
       const again = await openPostgresAuditStore(url);
       await again.close();
