@@ -165,14 +165,17 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   if (modeOf(env) === 'local') {
     if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
       problems.push(
-        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins ' +
+          'must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, ' +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
       );
     }
   } else {
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(
-        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)',
+        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app ' +
+          '(or unset every SLACK_ variable to try the bot locally, without Slack)',
       );
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');

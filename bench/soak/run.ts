@@ -151,7 +151,8 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       void sample().then(({ at, rssNow, heapAfterGcMb }) => {
         const p = percentiles(latencies);
         log(
-          `[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`,
+          `[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} ` +
+            `p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`,
         );
       });
     }, options.sampleEverySeconds * 1000);

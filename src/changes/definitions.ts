@@ -68,7 +68,9 @@ export const BACKUP_RESTORE: ChangeDefinition<RestoreParams, Backup> = {
   call: (cloud, backupId) => cloud.restoreBackup(backupId),
   successStatus: 200,
   describe: (_backupId, backup) =>
-    `backup ${backup.id} restored${backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : ''}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
+    `backup ${backup.id} restored` +
+    (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
+    (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
 };
 
 export const CHANGE_DEFINITIONS: { readonly [A in ChangeAction]: ChangeDefinition<never, unknown> } = {

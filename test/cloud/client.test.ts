@@ -200,7 +200,8 @@ describe('status codes become error kinds', () => {
 
   it('500 with an HTML page → server, keeping only the page title', async () => {
     const page =
-      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>";
+      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title>" +
+      '<style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>';
     server.handle((_req, res) => reply(res, 500, page));
     const error = await expectKind(client().listFirewallRules(42), 'server');
     expect(error.status).toBe(500);

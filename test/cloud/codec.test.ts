@@ -71,7 +71,8 @@ describe('decoding firewall rules', () => {
 
   it('reads a list of one rule in XML as a list, with or without type="array"', () => {
     const one =
-      '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position><protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
+      '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position>' +
+      '<protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
     for (const doc of [`<firewall_rules type="array">${one}</firewall_rules>`, `<firewall_rules>${one}</firewall_rules>`]) {
       expect(decodeResponse('xml', doc, Responses.firewallRules)).toEqual([
         { id: 1, network_interface_id: 5, position: 1, protocol: 'TCP', command: 'ACCEPT', address: null, port: null },

@@ -153,7 +153,7 @@ describe('the default seed', () => {
 });
 
 describe('npm run sandbox', () => {
-  it('listens on the port given after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, and stops on SIGTERM', async () => {
+  it('listens on the port after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, stops on SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../src/sandbox/main.ts'), '--port', String(port)], {
       cwd: join(__dirname, '../..'),

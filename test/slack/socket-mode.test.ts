@@ -212,7 +212,7 @@ describe('the bot in Socket Mode', () => {
     }
   });
 
-  test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
+  test('stopping while a disk form is applied: the "Done" ack still reaches Slack over the socket, then socket and health port close for good', async () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
     const [record] = await store.latest(1);
     sandbox.setDelay(500);

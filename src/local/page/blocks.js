@@ -121,8 +121,19 @@ export function mrkdwn(text, ctx) {
 }
 
 // Earliest match wins; at one position, code before links before styles.
-const INLINE =
-  /`([^`\n]+)`|<([^<>\n]+)>|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])|(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])|:([a-z][a-z0-9_+-]*):|(\n)|^&gt; ?(.*)$/gm;
+const INLINE = new RegExp(
+  [
+    /`([^`\n]+)`/.source, // code
+    /<([^<>\n]+)>/.source, // a link or a mention
+    /(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/.source, // bold
+    /(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])/.source, // italic
+    /(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])/.source, // strike
+    /:([a-z][a-z0-9_+-]*):/.source, // an emoji name
+    /(\n)/.source, // a line break
+    /^&gt; ?(.*)$/.source, // a quote
+  ].join('|'),
+  'gm',
+);
 
 /**
  * @param {string} text

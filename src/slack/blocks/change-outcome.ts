@@ -13,7 +13,8 @@ export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { 
 export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
 export const WORKING_TEXT =
-  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; ' +
+  'a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
 
 /** `result`: the result's own summary (mrkdwn), shown under "Done". */
 export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number; result?: string }): string {
@@ -46,7 +47,8 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
 
 /** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
 export function appliedUnreadableText(target: Target, status: number | undefined): string {
-  return `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
+  const accepted = `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}`;
+  return `${accepted}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
 }
 
 export function busyText(target: Target): string {
