@@ -38,6 +38,16 @@ export type SubmitOutcome =
 /** What a person entered in a modal, by block_id: text, a chosen option value, several values (checkboxes), or nothing. */
 export type EnteredValues = Record<string, string | string[] | null | undefined>;
 
+/** A person's side of the stand-in, as the page (and tests) drive it. */
+export interface PersonSide {
+  command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
+  closeView(user: string, viewId: string): Promise<void>;
+  shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
+  openHome(user: string): Promise<Ack>;
+}
+
 type InputElement = Json & { type: string; action_id?: string };
 
 const user = (id: string) => ({ id, username: id.toLowerCase(), name: id.toLowerCase(), team_id: TEAM.id });

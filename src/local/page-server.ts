@@ -3,14 +3,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { readBody, send } from './http';
-import type { SlackStandIn } from './standin';
-import type { StandInEvent } from './state';
+import type { PersonSide } from './interactions';
+import type { StandInEvent, StandInState } from './state';
 import { BOT_USER } from './workspace';
 
 // The person's side of the stand-in: the page (static files, no build step),
 // its state and event stream (server-sent events), and the endpoints its
 // buttons call. Loopback only, and only for pages served from here: a request
 // naming another host or coming from another origin is refused (no CORS).
+
+/** What the page needs of the stand-in: what it holds, and a person's side of it. */
+export interface PageStandIn extends PersonSide {
+  readonly state: StandInState;
+}
 
 const STATIC: Record<string, string> = {
   '/': 'index.html',
@@ -68,7 +73,7 @@ export async function servePage(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  standIn: SlackStandIn,
+  standIn: PageStandIn,
   opsUrl?: () => string | undefined,
 ): Promise<boolean> {
   const path = url.pathname;
@@ -185,7 +190,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Everything the page shows, for its first paint. */
-export function snapshot(standIn: SlackStandIn) {
+export function snapshot(standIn: PageStandIn) {
   const s = standIn.state;
   return {
     bot: BOT_USER,
@@ -198,7 +203,7 @@ export function snapshot(standIn: SlackStandIn) {
   };
 }
 
-function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: SlackStandIn): void {
+function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: PageStandIn): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
