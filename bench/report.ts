@@ -1,14 +1,8 @@
-import type { BenchResults } from './results';
+import type { BenchResults, TargetCheck } from './results';
 
 // The benchmark's targets, each read from the figures of this run, and the
 // table printed on stdout. What is printed speaks of the product: the bot is
 // "vs-chatops", never an internal name.
-
-export interface TargetCheck {
-  target: string;
-  figure: string;
-  pass: boolean;
-}
 
 export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
   const o = r.openLoop;
