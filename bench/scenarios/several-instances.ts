@@ -96,7 +96,7 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
         const i = next++;
         const before = cloudMs;
         const t = performance.now();
-        const result = await changes.addDisk({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, base + i, values);
+        const result = await changes.submit({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, 'disk_add', base + i, values);
         const spent = performance.now() - t;
         if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
         overheads.push(spent - (cloudMs - before));

@@ -1,13 +1,19 @@
-import type { ChangeResult, Target } from '../../changes';
-import { changeFailureMessage, targetTitle } from './cloud-errors';
+import { targetTitle, type ChangeResult, type Target } from '../../changes';
+import { appliedUnreadableText } from './changes';
+import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
 import { safe } from './mrkdwn';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
 
-/** `unrecorded`: the store could not be reached before anything was sent, so nothing was changed. */
-export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' };
+/**
+ * What the door answered, or why it could not: `unrecorded`, the store could
+ * not be reached before anything was sent, so nothing was changed;
+ * `not_recorded`, the change was sent to the cloud API but its outcome could
+ * not be written; `crashed`, anything else.
+ */
+export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' } | { outcome: 'not_recorded' };
 
 /** PRODUCT.md: the audit store is unreachable. */
 export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
@@ -39,18 +45,15 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return 'This form was already submitted; its result is posted in the channel.';
     case 'unrecorded':
       return UNRECORDED_TEXT;
+    case 'not_recorded':
+      return `:warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`;
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }
 }
 
-/** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
-export function appliedUnreadableText(target: Target, status: number | undefined): string {
-  return `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
-}
-
 export function busyText(target: Target): string {
-  return `Another change to ${target.kind === 'vs' ? 'VS' : 'backup'} ${target.id} is in progress; wait until it has finished.`;
+  return `Another change to ${targetTitle(target)} is in progress; wait until it has finished.`;
 }
 
 /** API messages that name no field of the form: said about the whole form (Slack shows them under its first input). */

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { renderUsage } from '../../src/slack/blocks/messages';
-import { formatIp, parseIp, unmapIpv4 } from '../../src/firewall/address';
-import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, editDistance, parseCommand, parseId, type Command } from '../../src/slack/command';
-import { brokenUnicode, dataMarkup } from './blocks/limits';
+import { renderUsage } from '../../../../src/slack/blocks/messages';
+import { formatIp, parseIp, unmapIpv4 } from '../../../../src/firewall/address';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, parseCommand, USAGE_LINES, type Command } from '../../../../src/slack/listeners/commands';
+import { editDistance, parseId } from '../../../../src/slack/listeners/commands/grammar';
+import { brokenUnicode, dataMarkup } from '../../blocks/limits';
 
 const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
   const cmd = parseCommand(text);
@@ -372,7 +373,7 @@ describe('properties', () => {
         expect(cmd.message.length).toBeLessThanOrEqual(300);
         expect(cmd.message).not.toMatch(/[\n\r\u2028\u2029]/);
         expect((cmd.suggestion ?? '').length).toBeLessThanOrEqual(160);
-        const rendered = renderUsage(cmd);
+        const rendered = renderUsage({ ...cmd, commands: USAGE_LINES });
         expect(dataMarkup(rendered)).toEqual([]);
         expect(brokenUnicode(rendered)).toEqual([]);
       }),
@@ -383,7 +384,7 @@ describe('properties', () => {
   test('an echo cut inside an emoji after invisible characters never leaves half of it', () => {
     // 159 zero-width spaces are dropped after the pre-cut at 160, which lands inside the emoji.
     for (const text of [`${'\u200b'.repeat(159)}😀`, `firewall ${'\u200b'.repeat(159)}😀`]) {
-      const rendered = renderUsage(invalid(text));
+      const rendered = renderUsage({ ...invalid(text), commands: USAGE_LINES });
       expect(brokenUnicode(rendered)).toEqual([]);
     }
   });
