@@ -2,7 +2,7 @@ import { targetTitle, type ChangeResult, type Target } from '../../changes';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
-import { safe } from './mrkdwn';
+import { markSandbox, safe, section, type Rendered } from './mrkdwn';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
@@ -20,6 +20,11 @@ export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it
 
 export const WORKING_TEXT =
   ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+
+/** The outcome told in the channel, to the submitter only, when the form's window was closed before it came. */
+export function renderOutcomeNotice(mrkdwn: string, sandbox: boolean): Rendered {
+  return markSandbox({ text: mrkdwn, blocks: [section(mrkdwn)] }, sandbox);
+}
 
 /** `result`: the result's own summary (mrkdwn), shown under "Done". */
 export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number; result?: string }): string {

@@ -11,13 +11,16 @@ import { openFromShortcut } from './open-from-shortcut';
 export type ShortcutArgs = AllMiddlewareArgs & SlackShortcutMiddlewareArgs;
 
 export interface ShortcutRow extends ListenerRow<ShortcutArgs> {
+  /** As manifest.yml declares it, and the local page's shortcut menu lists it. */
   callbackId: string;
+  name: string;
+  description: string;
 }
 
 export const SHORTCUTS: readonly ShortcutRow[] = CHANGE_ACTIONS.map((action) => {
   const form = CHANGE_FORMS[action];
   return {
-    callbackId: form.shortcut.callbackId,
+    ...form.shortcut,
     needs: { need: { opens: action }, target: 'shortcut', title: form.title },
     run: (ctx, req) => openFromShortcut(ctx, req, action),
   };

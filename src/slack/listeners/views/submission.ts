@@ -3,12 +3,12 @@ import { CHANGES, isOutcomeNotRecorded, TARGET_KINDS, targetKey, type ChangeActi
 import type { Logger } from '../../../log';
 import { isStoreUnavailable } from '../../../store/audit-store';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
-import { changeOutcomeText, formLevelError, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
+import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
 import { renderAppliedUnreadable } from '../../blocks/changes';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { renderDenied } from '../../blocks/messages';
 import { fieldErrorsToBlockErrors, viewStateToValues } from '../../blocks/modals';
-import { markSandbox, section, type Rendered } from '../../blocks/mrkdwn';
+import { markSandbox, type Rendered } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
 import { postEphemeral, postToChannel, slackErrorSummary, type Destination } from '../../channel-post';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
@@ -138,7 +138,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
       if (result.outcome !== 'succeeded' && result.outcome !== 'applied_unreadable' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
         const text = outcomeText(s, result);
-        await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox({ text, blocks: [section(text)] }, ctx.sandbox), log);
+        await postEphemeral(args.client, s.destination.channelId, args.body.user.id, renderOutcomeNotice(text, ctx.sandbox), log);
       }
     }
   }

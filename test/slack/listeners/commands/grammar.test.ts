@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { renderUsage } from '../../../../src/slack/blocks/messages';
 import { formatIp, parseIp, unmapIpv4 } from '../../../../src/firewall/address';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, parseCommand, USAGE_LINES, type Command } from '../../../../src/slack/listeners/commands';
-import { editDistance, parseId } from '../../../../src/slack/listeners/commands/grammar';
+import { editDistance, findRow, freeText, parseId, tokenize, unknownCommand } from '../../../../src/slack/listeners/commands/grammar';
+import { subcommand } from '../../../../src/slack/listeners/commands/subcommand';
 import { brokenUnicode, dataMarkup } from '../../blocks/limits';
 
 const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
@@ -280,6 +281,43 @@ describe('did you mean', () => {
     expect(editDistance('fierwall', 'firewall')).toBe(1);
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('ab', 'ba')).toBe(1);
+  });
+});
+
+describe('a required free text (the grammar of `/vs freeze <reason>`, whose row comes with approvals)', () => {
+  const freeze = subcommand({
+    kind: 'freeze',
+    words: ['freeze'],
+    nicknames: ['frozen'],
+    argument: freeText({ what: 'reason', max: 200, required: true }, (reason) => ({ reason })),
+    usage: '/vs freeze <reason>',
+    example: '/vs freeze deploy in progress',
+    help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze`'],
+    needs: 'everyone',
+    run: () => Promise.resolve('succeeded'),
+  });
+  const read = (text: string) => {
+    const tokens = tokenize(text);
+    const found = findRow([freeze], tokens);
+    return found ? found.row.read(found.args, found.quoted) : unknownCommand([freeze], tokens);
+  };
+
+  test('reads the rest of the line as the reason, spacing normalised, case kept', () => {
+    expect(read('FREEZE  Deploy in   progress')).toMatchObject({ ok: true, value: { command: { kind: 'freeze', reason: 'Deploy in progress' } } });
+  });
+
+  test('refuses a freeze without a reason, showing how to give one', () => {
+    expect(read('freeze')).toEqual({ ok: false, message: '`/vs freeze` needs a reason: `/vs freeze <reason>`, e.g. `/vs freeze deploy in progress`.' });
+  });
+
+  test('refuses a reason over its length, suggesting the bare command', () => {
+    expect(read(`freeze ${'x'.repeat(201)}`)).toMatchObject({ ok: false, message: expect.stringContaining('The reason is too long (at most 200 characters)') });
+    expect(read(`freeze ${'x'.repeat(200)}`)).toMatchObject({ ok: true });
+  });
+
+  test('a misspelt freeze suggests the command with its reason, or its usage when there is none', () => {
+    expect(read('freez deploy')).toEqual({ ok: false, message: 'Unknown command `freez`.', suggestion: '/vs freeze deploy' });
+    expect(read('frozen')).toEqual({ ok: false, message: 'Unknown command `frozen`.', suggestion: '/vs freeze <reason>' });
   });
 });
 
