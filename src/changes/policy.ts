@@ -11,7 +11,7 @@ import { atLeast, type Role } from './roles';
 export type { Role } from './roles';
 export { atLeast } from './roles';
 
-/** What is not a change: reading servers, reading the audit trail. */
+/** What the policy decides that is not a change through the door: reading servers, reading the audit trail. */
 export type ReadAction = 'read' | 'audit_read';
 /** Everything the policy is asked about: a read, or one of the changes of definitions.ts. */
 export type Action = ReadAction | ChangeAction;

@@ -1,4 +1,4 @@
-import { CHANGES, targetKey, type ChangeAction } from '../../../changes';
+import { CHANGES, targetKey, type ChangeAction, type ReadAction } from '../../../changes';
 import type { Quoted } from '../../blocks/grammar';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import type { NeedOf } from '../../middleware/needs';
@@ -13,8 +13,8 @@ import { openChangeForm } from './open-change-form';
 /** Runs a subcommand with the arguments its grammar read. */
 export type CommandListener<A> = (ctx: ListenerContext, req: SlackRequest, args: A) => Promise<Outcome>;
 
-/** The needs of a row that runs a listener (a change form's row needs what its change needs). */
-export type CommandNeed = 'everyone' | 'read' | 'audit_read';
+/** The needs of a row that runs a listener: everyone, or an action the policy decides (a change form's row needs what its change needs). */
+export type CommandNeed = 'everyone' | ReadAction;
 
 type Does<A> =
   /** Runs its listener once the needs middleware has let the user through. */
