@@ -8,7 +8,7 @@ import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { firewallCommand } from './firewall';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
-import { subcommand, type Reading } from './subcommand';
+import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { whoamiCommand } from './whoami';
 
@@ -121,7 +121,6 @@ export const COMMANDS = [
 ];
 
 type Row = (typeof COMMANDS)[number];
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** A line that is not a `/vs` command: the message says why, `suggestion` is the closest valid command, ready to type. */
 export type InvalidCommand = {
@@ -132,8 +131,7 @@ export type InvalidCommand = {
 };
 
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
-export type Command =
-  (Row extends { read(...args: never[]): infer R } ? (R extends { ok: true; value: Reading<infer C> } ? Simplify<C> : never) : never) | InvalidCommand;
+export type Command = CommandOf<Row> | InvalidCommand;
 
 /** What every subcommand's help says, in the table's order: `/vs help` and the usage after a wrong command show it. */
 export const USAGE_LINES: readonly string[] = COMMANDS.flatMap((row) => row.help);

@@ -45,6 +45,11 @@ export type Subcommand<K extends string, A extends object> = SubcommandSpec<K, A
   read(args: readonly string[], quoted: Quoted): Read<Reading<{ kind: K } & A>>;
 };
 
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The command a row reads: its kind and the fields its grammar reads. */
+export type CommandOf<R> = R extends Subcommand<infer K, infer A> ? Simplify<{ kind: K } & A> : never;
+
 export function subcommand<K extends string, A extends object>(spec: SubcommandSpec<K, A>): Subcommand<K, A> {
   const bind = (args: A): Reading<{ kind: K } & A> => {
     const command = { kind: spec.kind, ...args };
