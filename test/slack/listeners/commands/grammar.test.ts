@@ -166,7 +166,7 @@ describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]'
   const question = (text: string) => {
     const cmd = parseCommand(text);
     if (cmd.kind !== 'firewall' || !cmd.question)
-      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     return { vsId: cmd.vsId, port: cmd.question.port, protocol: cmd.question.protocol, source: cmd.question.source && formatIp(cmd.question.source) };
   };
 
@@ -311,7 +311,9 @@ describe('a required free text (the grammar of `/vs freeze <reason>`, whose row 
   });
 
   test('refuses a reason over its length, suggesting the bare command', () => {
-    expect(read(`freeze ${'x'.repeat(201)}`)).toMatchObject({ ok: false, message: expect.stringContaining('The reason is too long (at most 200 characters)') });
+    const tooLong = read(`freeze ${'x'.repeat(201)}`);
+    expect(tooLong).toMatchObject({ ok: false, suggestion: '/vs freeze' });
+    expect(tooLong.ok ? '' : tooLong.message).toContain('The reason is too long (at most 200 characters)');
     expect(read(`freeze ${'x'.repeat(200)}`)).toMatchObject({ ok: true });
   });
 
