@@ -7,7 +7,6 @@ import { statusModal } from '../blocks/status-modal';
 import type { ListenerContext } from '../context';
 import { openModal } from '../open-modal';
 import { replyEphemeral, replyError, SOMETHING_WENT_WRONG } from '../reply';
-import { readLimiterOf } from '../read-limit';
 import { requestOf, type RequestState } from './request';
 
 // The one role check of the Slack side. Every command, button, shortcut and
@@ -46,7 +45,7 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
     if (typeof need === 'string') {
       // Reads per person are bounded before anything is asked of the policy or the cloud API.
-      const waitSeconds = readLimiterOf(ctx).take(req.userId);
+      const waitSeconds = ctx.readLimiter.take(req.userId);
       if (waitSeconds > 0) {
         req.outcome = 'denied';
         const perMinute = ctx.config.readsPerUserPerMinute;
