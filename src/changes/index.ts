@@ -1,16 +1,7 @@
 // The one door for changes: who may (policy), what each change is
 // (definitions), what is valid (forms), and the execution that claims,
 // locks, calls and records (changes).
-export {
-  createChanges,
-  DEFAULT_LOCK_TTL_MS,
-  type Changes,
-  type ChangesDeps,
-  type AuthorizeOptions,
-  type ChangeContext,
-  type ChangeResult,
-  type SubmissionContext,
-} from './changes';
+export { createChanges, type Changes, type ChangesDeps, type AuthorizeOptions, type ChangeContext, type ChangeResult, type SubmissionContext } from './changes';
 export { mapApiErrors } from './api-errors';
 export { BACKUP_RESTORE, CHANGE_DEFINITIONS, DISK_ADD, TARGET_ID_ERROR, targetKey, type ChangeDefinition, type Target, type TargetKind } from './definitions';
 export {
