@@ -133,16 +133,20 @@ function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** A setting's URL; null when unset or malformed (which the schema reports). */
+function urlOf(value: string | undefined): URL | null {
+  if (value === undefined) return null;
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
 /** A URL that carries a credential must not send it in clear past this machine. */
 function plainHttpProblem(key: string, value: string | undefined, credential: string): string | null {
-  if (value === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null; // reported by the schema
-  }
-  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  const url = urlOf(value);
+  if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
   return `${key} uses plain http:// to ${url.hostname}, which would send ${credential} in clear: use https:// (plain http is accepted only on loopback)`;
 }
 
@@ -200,14 +204,8 @@ function defaultChangeConnections(maxConnections: number): number {
  * refused, with what to do instead.
  */
 function userInfoProblem(key: 'SLACK_API_URL' | 'VS_API_URL', value: string | undefined): string | null {
-  if (value === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null; // reported by the schema
-  }
-  if (url.username === '' && url.password === '') return null;
+  const url = urlOf(value);
+  if (!url || (url.username === '' && url.password === '')) return null;
   const instead =
     key === 'SLACK_API_URL'
       ? "Slack's Web API client refuses such URLs, and the bot sends no proxy credentials (it does not read HTTPS_PROXY or HTTP_PROXY): give the proxy's plain https:// URL and let the proxy admit this host without a password (e.g. by its address)"
@@ -423,23 +421,21 @@ export function secretValues(config: Config): string[] {
 }
 
 function isPostgresUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
-  } catch {
-    return false;
-  }
+  const protocol = urlOf(value)?.protocol;
+  return protocol === 'postgres:' || protocol === 'postgresql:';
 }
 
 /** DATABASE_URL's password, as written and decoded, so that neither form reaches a log. */
 function databasePassword(databaseUrl: string | undefined): string[] {
-  if (!databaseUrl) return [];
+  const password = urlOf(databaseUrl)?.password;
+  if (!password) return [];
+  let decoded = password;
   try {
-    const { password } = new URL(databaseUrl);
-    return password ? [...new Set([password, decodeURIComponent(password)])] : [];
+    decoded = decodeURIComponent(password);
   } catch {
-    return [];
+    // A stray % (not an escape): the password as written is all there is.
   }
+  return [...new Set([password, decoded])];
 }
 
 type DeepReadonly<T> = T extends readonly (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;

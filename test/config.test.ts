@@ -151,6 +151,8 @@ describe('loadConfig', () => {
   test('secretValues masks the database password, as written and decoded', () => {
     const c = loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:p%40ss-word-1@db.example:5432/vs' });
     expect(secretValues(c)).toEqual(expect.arrayContaining(['p%40ss-word-1', 'p@ss-word-1']));
+    // A % that escapes nothing: the password as written.
+    expect(secretValues(loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:pass%zz-word@db.example:5432/vs' }))).toContain('pass%zz-word');
   });
 
   test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])(
