@@ -2,6 +2,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { createChanges, createPolicy, type Changes, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
+import { createSandboxLabel } from './cloud/sandbox-label';
 import { secretValues, type Config } from './config';
 import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
@@ -96,20 +97,11 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
     }
-    // Sandbox data is labelled as such when the built-in sandbox runs, and from
-    // the first answer of a cloud API that says it is one (a standalone sandbox by URL).
-    let sandboxSeen = sandbox !== undefined;
-    const sandboxLabel = () => overrides.sandboxLabel ?? sandboxSeen;
-    const onSandbox = () => {
-      if (sandboxSeen) return;
-      sandboxSeen = true;
-      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', {
-        cloudUrl,
-      });
-    };
+    const label = createSandboxLabel({ builtIn: sandbox !== undefined, forced: overrides.sandboxLabel, cloudUrl, logger });
+    const sandboxLabel = () => label.on;
     const cloud = createCloudClient(
       { ...config.cloud, url: cloudUrl },
-      { ...overrides.cloudDeps, onSandbox, onRequestDone: observeCloudRequest(metrics), logger: logger.child({ component: 'cloud' }) },
+      { ...overrides.cloudDeps, onSandbox: label.noticed, onRequestDone: observeCloudRequest(metrics), logger: logger.child({ component: 'cloud' }) },
     );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
@@ -149,7 +141,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       logger,
       // Read when each message is rendered, so the first answer of a sandbox labels its own message.
       get sandbox() {
-        return sandboxLabel();
+        return label.on;
       },
       now,
       readLimiter: createReadLimiter(config.readsPerUserPerMinute, now),
