@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChanges, createPolicy } from '../../src/changes';
 import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
 import type { AuditStore } from '../../src/store/audit-store';
@@ -71,7 +72,7 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
     },
   };
   const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
-  const changes = createChanges({ cloud, store, policy, logger: quiet });
+  const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
   const values = {
     disk_type: 'SSD',
     disk_size: '20',

@@ -72,11 +72,9 @@ export interface ChangesDeps {
   logger?: Logger;
   /** Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). What it throws is logged and dropped. */
   onRecorded?: (record: AuditRecord) => void;
-  /** How long a target lock lives if its holder dies; longer than any cloud call. */
-  lockTtlMs?: number;
+  /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
+  lockTtlMs: number;
 }
-
-export const DEFAULT_LOCK_TTL_MS = 5 * 60_000;
 
 const noopLogger: Logger = {
   level: 'error',
@@ -91,7 +89,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   const { cloud, store, policy } = deps;
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger ?? noopLogger;
-  const lockTtlMs = deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
+  const { lockTtlMs } = deps;
 
   /** The policy's answer; if the policy itself fails, the answer is no. */
   async function decide(ctx: ChangeContext, action: ChangeAction, log: Logger, options: AuthorizeOptions = {}): Promise<Decision> {

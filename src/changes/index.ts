@@ -1,16 +1,7 @@
 // The one door for changes: who may (policy), what each change is (the table
 // of definitions), what is valid (forms), and the execution that claims,
 // locks, calls and records (changes).
-export {
-  createChanges,
-  DEFAULT_LOCK_TTL_MS,
-  type Changes,
-  type ChangesDeps,
-  type AuthorizeOptions,
-  type ChangeContext,
-  type ChangeResult,
-  type SubmissionContext,
-} from './changes';
+export { createChanges, type Changes, type ChangesDeps, type AuthorizeOptions, type ChangeContext, type ChangeResult, type SubmissionContext } from './changes';
 export { mapApiErrors } from './api-errors';
 export {
   CHANGE_ACTIONS,

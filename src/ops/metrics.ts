@@ -73,17 +73,10 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   };
 }
 
-/** What the cloud client reports of each request (the client's observer seam). */
-export interface CloudRequestObservation {
-  operation: string;
-  /** HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
-  status: number | string;
-  seconds: number;
-}
-
-export function observeCloudRequest(metrics: Metrics): (observation: CloudRequestObservation) => void {
-  return ({ operation, status, seconds }) => {
-    metrics.cloudRequests.inc({ operation, status: String(status) });
+/** The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
+export function observeCloudRequest(metrics: Metrics): (operation: string, status: string, seconds: number) => void {
+  return (operation, status, seconds) => {
+    metrics.cloudRequests.inc({ operation, status });
     metrics.cloudRequestSeconds.observe({ operation }, seconds);
   };
 }

@@ -4,6 +4,7 @@ import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditStore } from '../store/audit-store';
+import type { ReadLimiter } from './read-limit';
 import type { Respond } from './response-url';
 
 // What every listener receives: the listener context, built once in
@@ -21,6 +22,8 @@ export interface ListenerContext {
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
+  /** Reads per user (VS_READS_PER_USER_PER_MINUTE), one limiter per running app. */
+  readLimiter: ReadLimiter;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }

@@ -62,6 +62,9 @@ function deferred<T>() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Longer than any call of these tests. */
+const LOCK_TTL_MS = 60_000;
+
 function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
   const fake = fakeCloud();
   const store: AuditStore = openSqliteAuditStore(':memory:');
@@ -72,7 +75,7 @@ function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles
   const groups = overrides.groups ?? { membersOf: async () => [] };
   const policy = overrides.policy ?? createPolicy({ ...ROLES, ...overrides.roles }, groups, { now, logger });
   const recorded: AuditRecord[] = [];
-  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), ...overrides });
+  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), lockTtlMs: LOCK_TTL_MS, ...overrides });
   return {
     ...fake,
     store,
@@ -525,6 +528,7 @@ describe('the changes door', () => {
       store: failing,
       policy: createPolicy(ROLES, { membersOf: async () => [] }),
       logger: createLogger({ write: (l) => t.logLines.push(l) }),
+      lockTtlMs: LOCK_TTL_MS,
     });
     await expect(changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.

@@ -3,7 +3,6 @@ import { neededRole, type ChangeAction, type Decision, type ReadAction } from '.
 import { renderDenied, renderDeniedModal, renderReadLimited, SOMETHING_WENT_WRONG } from '../blocks/messages';
 import type { ListenerContext, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
-import { readLimiterOf } from '../read-limit';
 import { replyEphemeral, replyError } from '../reply';
 import { requestOf } from './request';
 
@@ -42,7 +41,7 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
     if (typeof need === 'string') {
       // Reads per person are bounded before anything is asked of the policy or the cloud API.
-      const waitSeconds = readLimiterOf(ctx).take(req.userId);
+      const waitSeconds = ctx.readLimiter.take(req.userId);
       if (waitSeconds > 0) {
         req.outcome = 'denied';
         const perMinute = ctx.config.readsPerUserPerMinute;
