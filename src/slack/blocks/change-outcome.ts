@@ -18,6 +18,10 @@ export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { 
 /** PRODUCT.md: the audit store is unreachable. */
 export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
+/** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */
+export const NOTHING_DONE_TEXT =
+  ':x: Something went wrong on our side before anything was done; nothing was changed. Try again, and tell the bot operator if it repeats.';
+
 export const WORKING_TEXT =
   ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
 

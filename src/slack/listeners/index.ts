@@ -23,7 +23,7 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
     parseVsCommand,
     readRequest(ctx, 'command', ({ context }) => ({ subcommand: commandOf(context).command.kind })),
     checkNeeds(ctx, ({ context }) => commandOf(context).need),
-    runRow(ctx, (ctx, req, { context }) => commandOf(context).run(ctx, req)),
+    runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
   );
 
   for (const row of ACTIONS) {
@@ -31,7 +31,7 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
       { type: 'block_actions', action_id: row.actionId },
       readRequest(ctx, 'action', (args) => ({ action_id: 'action' in args ? (args.action as { action_id?: string }).action_id : undefined })),
       checkNeeds(ctx, () => row.needs),
-      runRow(ctx, row.run),
+      runRow(ctx, row),
     );
   }
 
@@ -40,7 +40,7 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
       row.callbackId,
       readRequest(ctx, 'shortcut', () => ({ shortcut: row.callbackId })),
       checkNeeds(ctx, () => row.needs),
-      runRow(ctx, row.run),
+      runRow(ctx, row),
     );
   }
 
@@ -49,7 +49,7 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
       { callback_id: row.callbackId, type: 'view_submission' },
       readRequest(ctx, 'submission', () => ({ view: row.callbackId })),
       checkNeeds(ctx, () => row.needs),
-      runRow(ctx, row.run),
+      runRow(ctx, row),
     );
   }
 }

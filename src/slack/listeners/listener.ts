@@ -16,6 +16,8 @@ export type Listener<Args> = (ctx: ListenerContext, req: SlackRequest, args: Arg
 export interface ListenerRow<Args> {
   needs: NeedOf;
   run: Listener<Args>;
+  /** How to answer when the row cannot run at all (its middleware did not run): a form must still be acked. */
+  unready?: (ctx: ListenerContext, args: Args) => Promise<void>;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ListenerRow<Args> {
  * a response_url), never left silent; a missing middleware is logged by its
  * code, apart from a crash of the listener itself.
  */
-export function runRow<Args extends AnyMiddlewareArgs & AllMiddlewareArgs>(ctx: ListenerContext, run: Listener<Args>) {
+export function runRow<Args extends AnyMiddlewareArgs & AllMiddlewareArgs>(ctx: ListenerContext, { run, unready }: Pick<ListenerRow<Args>, 'run' | 'unready'>) {
   return async (args: Args): Promise<void> => {
     let req: SlackRequest;
     try {
@@ -32,6 +34,7 @@ export function runRow<Args extends AnyMiddlewareArgs & AllMiddlewareArgs>(ctx: 
     } catch (error) {
       if (!isMiddlewareMissing(error)) throw error;
       ctx.logger.error('a listener ran without its middleware; nothing was done', { code: error.code, middleware: error.middleware });
+      await unready?.(ctx, args);
       return;
     }
     try {

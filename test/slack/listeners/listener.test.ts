@@ -4,6 +4,7 @@ import type { ListenerContext } from '../../../src/slack/context';
 import { isMiddlewareMissing, MiddlewareMissingError, SlackErrorCode } from '../../../src/slack/errors';
 import { commandOf } from '../../../src/slack/listeners/commands';
 import { runRow } from '../../../src/slack/listeners/listener';
+import { VIEWS } from '../../../src/slack/listeners/views';
 import { requestOf } from '../../../src/slack/middleware/request';
 
 // A listener that runs without the middleware its registration puts before it
@@ -31,18 +32,30 @@ describe('a listener without its middleware', () => {
 
   test('a row run without readRequest runs nothing and logs the code, not a crash', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ write: (line) => lines.push(line) });
-    // Only the logger is reached on this path.
-    const ctx = { logger } as Partial<ListenerContext> as ListenerContext;
+    const ctx = { logger: createLogger({ write: (line) => lines.push(line) }), sandbox: false } as Partial<ListenerContext> as ListenerContext;
     let ran = false;
-    const listener = runRow(ctx, () => {
-      ran = true;
-      return Promise.resolve('succeeded');
+    const listener = runRow(ctx, {
+      run: () => {
+        ran = true;
+        return Promise.resolve('succeeded');
+      },
     });
     await expect(listener({ context: { isEnterpriseInstall: false } } as Parameters<typeof listener>[0])).resolves.toBeUndefined();
     expect(ran).toBe(false);
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ level: 'error', code: 'vs_slack_middleware_missing', middleware: 'readRequest' }),
     ]);
+  });
+
+  test('a form submitted to a row without its middleware is still answered: nothing was done, nothing was changed', async () => {
+    const lines: string[] = [];
+    const ctx = { logger: createLogger({ write: (line) => lines.push(line) }), sandbox: false } as Partial<ListenerContext> as ListenerContext;
+    const acks: unknown[] = [];
+    const listener = runRow(ctx, VIEWS[0]!);
+    const args = { context: { isEnterpriseInstall: false }, ack: (answer: unknown) => Promise.resolve(void acks.push(answer)) };
+    await listener(args as unknown as Parameters<typeof listener>[0]);
+    expect(acks).toEqual([{ response_action: 'update', view: expect.objectContaining({ type: 'modal' }) as unknown }]);
+    expect(JSON.stringify(acks)).toContain('before anything was done; nothing was changed');
+    expect(lines.join('\n')).toContain('"code":"vs_slack_middleware_missing"');
   });
 });

@@ -1,5 +1,7 @@
 import { CHANGE_ACTIONS } from '../../../changes';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { NOTHING_DONE_TEXT } from '../../blocks/change-outcome';
+import { statusModal } from '../../blocks/status-modal';
 import type { ListenerRow } from '../listener';
 import { submitChangeForm, type SubmissionArgs } from './submission';
 
@@ -15,4 +17,6 @@ export const VIEWS: readonly ViewRow[] = CHANGE_ACTIONS.map((action) => ({
   callbackId: CHANGE_FORMS[action].callbackId,
   needs: { need: { submits: action } },
   run: (ctx, req, args) => submitChangeForm(ctx, req, action, args),
+  unready: (ctx, { ack }) =>
+    ack({ response_action: 'update', view: statusModal({ title: CHANGE_FORMS[action].title, mrkdwn: NOTHING_DONE_TEXT, sandbox: ctx.sandbox }) }),
 }));
