@@ -1,15 +1,14 @@
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
-import { renderHelp, renderUsage } from '../../blocks/messages';
-import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { MiddlewareMissingError } from '../../errors';
-import { replyEphemeral } from '../../reply';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { firewallCommand } from './firewall';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
+import { helpCommand } from './help';
 import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
+import { usageCommand } from './usage';
 import { whoamiCommand } from './whoami';
 
 // The table of `/vs` subcommands: one row each, with its words, its argument
@@ -116,7 +115,7 @@ export const COMMANDS = [
     help: ['`/vs help`: this help'],
     whenEmpty: true,
     needs: 'everyone',
-    run: helpCommand,
+    run: (ctx, req) => helpCommand(ctx, req, USAGE_LINES),
   }),
 ];
 
@@ -155,18 +154,7 @@ export function parseCommand(text: string): Command {
 
 function invalidCommand({ message, suggestion }: Refusal): Reading<Command> {
   const command: InvalidCommand = suggestion === undefined ? { kind: 'invalid', message } : { kind: 'invalid', message, suggestion };
-  return { command, need: { need: 'everyone' }, run: (_ctx, req) => usageCommand(req, command) };
-}
-
-async function helpCommand(ctx: ListenerContext, req: SlackRequest): Promise<Outcome> {
-  await replyEphemeral(req, renderHelp({ commands: USAGE_LINES, sandbox: ctx.sandbox }));
-  return 'succeeded';
-}
-
-/** Anything that is not a `/vs` command: the usage, with the closest valid command. */
-async function usageCommand(req: SlackRequest, cmd: InvalidCommand): Promise<Outcome> {
-  await replyEphemeral(req, renderUsage({ message: cmd.message, suggestion: cmd.suggestion, commands: USAGE_LINES }));
-  return 'invalid';
+  return { command, need: { need: 'everyone' }, run: (_ctx, req) => usageCommand(req, command, USAGE_LINES) };
 }
 
 type CommandArgs = AllMiddlewareArgs & SlackCommandMiddlewareArgs;
