@@ -56,7 +56,10 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
     case 'unrecorded':
       return UNRECORDED_TEXT;
     case 'not_recorded':
-      return `:warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`;
+      return (
+        ':warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ' +
+        `Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`
+      );
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }
