@@ -20,8 +20,6 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      // A `let` read by a closure before its one assignment cannot become a `const` without a temporal-dead-zone error.
-      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
 
       '@eslint-community/eslint-comments/require-description': ['error', { ignore: ['eslint-enable'] }],
       '@eslint-community/eslint-comments/no-unused-disable': 'error',
