@@ -1,6 +1,6 @@
 import type { CloudClient } from '../cloud/client.types';
 import type { AddDiskParams, Backup, Disk } from '../cloud/schemas';
-import type { ChangeAction } from '../store/audit-store';
+import type { ChangeAction } from '../store';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { validateRestoreForm, type RestoreParams } from './restore-form';
 

@@ -1,6 +1,6 @@
 import type { ModalView } from '@slack/types';
 import { BACKUP_RESTORE, DISK_ADD, type ChangeDefinition, type FormValues } from '../changes';
-import type { ChangeAction } from '../store/audit-store';
+import type { ChangeAction } from '../store';
 import { renderBackupRestored, renderDiskAdded } from './blocks/changes';
 import { backupRestoreModal, diskAddModal } from './blocks/modals';
 import type { Rendered } from './blocks/mrkdwn';

@@ -40,7 +40,7 @@ describe('the bot over HTTP', () => {
     expect((await h.raw(event, 'application/json')).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
     await eventually(
-      async () => (await h.store.claimSubmission(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false,
+      async () => (await h.store.claims.claim(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false,
       3000,
     );
     expect((await h.raw(event, 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
@@ -63,7 +63,7 @@ describe('dropRetries', () => {
   const claimed = new Set<string>();
   let broken = false;
   const claims = {
-    async claimSubmission(key: string) {
+    async claim(key: string) {
       if (broken) throw new Error('store down');
       if (claimed.has(key)) return false;
       claimed.add(key);

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes/policy';
-import type { AuditRecord } from '../../store/audit-store';
+import type { AuditRecord } from '../../store';
 import { COMMAND_SPECS } from '../command';
 import { allowsText, channelList, denialText } from './denials';
 import {

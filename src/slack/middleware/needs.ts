@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { NEEDED, type Action, type Decision } from '../../changes';
-import type { ChangeAction } from '../../store/audit-store';
+import type { ChangeAction } from '../../store';
 import { denialText } from '../blocks/denials';
 import { renderDenied, renderReadLimited } from '../blocks/messages';
 import { statusModal } from '../blocks/status-modal';

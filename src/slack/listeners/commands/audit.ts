@@ -3,6 +3,6 @@ import type { CommandOutcome, Invocation, ListenerContext } from '../../context'
 import { replyEphemeral } from '../../reply';
 
 export async function auditCommand(ctx: ListenerContext, inv: Invocation, cmd: { limit: number }): Promise<CommandOutcome> {
-  await replyEphemeral(inv, renderAuditRecords({ records: await ctx.store.latest(cmd.limit) }));
+  await replyEphemeral(inv, renderAuditRecords({ records: await ctx.store.audit.latest(cmd.limit) }));
   return 'succeeded';
 }

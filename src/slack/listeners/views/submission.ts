@@ -16,7 +16,7 @@ import { readMetadata, targetIdIn } from '../../metadata';
 import { requestOf, type RequestOutcome } from '../../middleware/request';
 import type { ChangeForm } from '../../change-forms';
 import { TARGET_ID_ERROR, targetKey, type ChangeResult, type Target } from '../../../changes';
-import { isStoreUnavailable } from '../../../store/audit-store';
+import { isStoreUnavailable } from '../../../store';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
