@@ -57,7 +57,7 @@ export function timeAcks(app: EventProcessor, metrics: Metrics, now: () => numbe
   const processEvent = app.processEvent.bind(app);
   app.processEvent = (event) => {
     const started = now();
-    const kind = kindOf(event.body as Body);
+    const kind = kindOf(event.body);
     let timed = false;
     const ack = event.ack;
     return processEvent({

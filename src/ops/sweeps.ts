@@ -32,7 +32,8 @@ export function sweepJob(deps: {
   const now = deps.now ?? (() => Date.now());
   const count = (sweep: string, outcome: 'ok' | 'error') => deps.metrics?.sweeps.inc({ sweep, outcome });
   return async () => {
-    let failure: unknown;
+    let failure: Error | undefined;
+    const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
     try {
       const interrupted = await deps.store.audit.recoverInterrupted(now());
       for (const record of interrupted) {
@@ -46,7 +47,7 @@ export function sweepJob(deps: {
       count('recovery', 'ok');
     } catch (error) {
       count('recovery', 'error');
-      failure = error;
+      failure = asError(error);
     }
     try {
       // Bounded batches, a bounded number of them per round: a first run on a year of records does not hold the database.
@@ -57,7 +58,7 @@ export function sweepJob(deps: {
       count('retention', 'ok');
     } catch (error) {
       count('retention', 'error');
-      failure ??= error;
+      failure ??= asError(error);
     }
     if (failure !== undefined) throw failure;
   };

@@ -51,7 +51,7 @@ const types: pg.CustomTypesConfig = {
     if (oid === INT8) return (value: string) => Number(value);
     if (oid === TIMESTAMPTZ) return (value: string) => parseTimestamptz(value).toISOString();
     if (oid === JSON_OID) return (value: string) => value;
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 

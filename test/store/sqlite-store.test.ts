@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreUnavailableError } from '../../src/store';
-import { SCHEMA_VERSION } from '../../src/store/migrations';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { describeStoreContract } from './contract';
 import { entry } from './contract/entries';
@@ -65,7 +65,7 @@ describe('the SQLite store', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(['approvals', 'audit_outbox', 'audit_records', 'change_freeze', 'locks', 'submissions']));
+      expect(tables).toEqual(expect.arrayContaining(['approvals', 'audit_outbox', 'audit_records', 'change_freeze', 'locks', 'rate_buckets', 'submissions']));
     } finally {
       db.close();
     }
@@ -172,6 +172,39 @@ describe('the SQLite store', () => {
     const db = new Database(path, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();
+  });
+
+  test('a file at schema version 2 with posts pending: migration 3 puts each user’s pending denials in a group, other posts stay their own', async () => {
+    const path = join(freshDir(), 'v2.sqlite');
+    const old = new Database(path);
+    for (const migration of MIGRATIONS.slice(0, 2)) for (const statement of migration.sqlite) old.exec(statement);
+    old.pragma('user_version = 2');
+    const insert = old.prepare(
+      `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
+       VALUES ('2024-05-01T10:00:00.000Z', ?, 'C1', 'disk_add', 'vs:42', '{}', ?, NULL, 1, NULL)`,
+    );
+    const outbox = old.prepare('INSERT INTO audit_outbox (record_id, next_attempt_at_ms, sent_at_ms) VALUES (?, 0, ?)');
+    for (const [user, outcome, sent] of [
+      ['UVIEWER', 'denied', null],
+      ['UOPER', 'succeeded', null],
+      ['UVIEWER', 'denied', 5],
+      ['UVIEWER', 'denied', null],
+    ] as const) {
+      outbox.run(insert.run(user, outcome).lastInsertRowid, sent);
+    }
+    old.close();
+
+    const store = openSqliteStore(path);
+    try {
+      const claimed = await store.outbox.claim('me', 0, 30_000, 10);
+      expect(claimed.map((p) => [p.record.id, p.group])).toEqual([
+        [2, null],
+        [1, 'denials:UVIEWER'],
+        [4, 'denials:UVIEWER'],
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 
   test('every change completed before the process is SIGKILLed is found after reopening', async () => {

@@ -4,6 +4,8 @@ import type { ChangeAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
 import { isoTime, parseObject, wholeMs, type SliceDeps } from './rows';
 
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 function toApproval(row: Selectable<ApprovalsTable>): Approval {
   const apiRequest = parseObject(row.api_request);
   return {
@@ -16,7 +18,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     requestedAt: row.requested_at,
     expiresAtMs: Number(row.expires_at_ms),
     reason: row.reason,
-    apiRequest: { method: String(apiRequest.method ?? ''), path: String(apiRequest.path ?? ''), body: apiRequest.body ?? null },
+    apiRequest: { method: text(apiRequest.method), path: text(apiRequest.path), body: apiRequest.body ?? null },
     status: row.status as ApprovalStatus,
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,

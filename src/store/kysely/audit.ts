@@ -65,10 +65,11 @@ export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
           .selectFrom('audit_records as r')
           .select('r.id')
           .where('r.outcome', '=', 'started')
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('locks as l')
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('locks as l')
                   .select('l.target')
                   .whereRef('l.target', '=', 'r.target')
                   .where('l.expires_at_ms', '>', now)

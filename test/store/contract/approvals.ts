@@ -26,7 +26,7 @@ export function approvalsContract({ instances }: ContractStores): void {
     ]);
     const winners = clicks.filter((c) => c.won);
     expect(winners).toHaveLength(1);
-    const decided = winners[0]!.approval!;
+    const decided = winners[0]!.approval;
     for (const loser of clicks.filter((c) => !c.won)) expect(loser.approval).toEqual(decided);
     expect(await a.approvals.get('A1')).toEqual(decided);
     expect(await a.approvals.open(5000)).toEqual([]);

@@ -19,7 +19,7 @@ import { storeContract } from './store';
 
 export interface StoreLocation {
   /** Opens one more handle ("instance") on this location's database. */
-  open(options?: Partial<StoreOptions>): Promise<Store>;
+  open: (options?: Partial<StoreOptions>) => Promise<Store>;
 }
 
 export interface StoreContractHarness {
@@ -32,11 +32,11 @@ export interface StoreContractHarness {
 /** What each part of the contract gets: stores on fresh databases, closed after each test. */
 export interface ContractStores {
   /** A fresh database whose every opened handle is closed after the test (closing twice is harmless). */
-  fresh(): Promise<StoreLocation>;
+  fresh: () => Promise<StoreLocation>;
   /** `count` instances on one fresh database. */
-  instances(count: number, options?: Partial<StoreOptions>): Promise<Store[]>;
+  instances: (count: number, options?: Partial<StoreOptions>) => Promise<Store[]>;
   /** One instance on a fresh database. */
-  one(options?: Partial<StoreOptions>): Promise<Store>;
+  one: (options?: Partial<StoreOptions>) => Promise<Store>;
 }
 
 export function describeStoreContract(name: string, harness: StoreContractHarness): void {

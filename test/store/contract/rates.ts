@@ -1,4 +1,3 @@
-import type { Store } from '../../../src/store';
 import type { ContractStores } from './index';
 
 // Rates: a token bucket per key shared by every instance: `limit` at once,
@@ -35,7 +34,7 @@ export function ratesContract({ one, instances }: ContractStores): void {
     expect(answers.filter((a) => a.allowed)).toHaveLength(6);
     for (const refused of answers.filter((a) => !a.allowed)) expect(refused.retryInMs).toBe(10_000);
     // Each instance sees the same bucket.
-    for (const store of stores as Store[]) expect((await store.rates.take('reads:USPREAD', 6, MINUTE, T0 + 1)).allowed).toBe(false);
+    for (const store of stores) expect((await store.rates.take('reads:USPREAD', 6, MINUTE, T0 + 1)).allowed).toBe(false);
   });
 
   test('a lower limit applies at once; a time before the last take counts as that time', async () => {
