@@ -16,9 +16,6 @@ import type { Metrics } from './metrics';
 // One instance sends at a time (a lease, see periodic.ts): Slack's rate limit
 // is per channel, and the window then holds across instances.
 
-/** What the sender needs of the store: its outbox slice. */
-export type OutboxStorage = Pick<Outbox, 'claim' | 'markSent' | 'defer' | 'holdBack' | 'backlog'>;
-
 /** One post: a record, or one user's denials summarised. */
 export type AuditPost = { kind: 'record'; record: AuditRecord } | { kind: 'denials'; userId: string; records: readonly AuditRecord[] };
 
@@ -28,7 +25,8 @@ export type PostResult = { ok: true } | { ok: false; reason: string; retryAfterM
 export type PostAudit = (post: AuditPost) => Promise<PostResult>;
 
 export interface OutboxSenderOptions {
-  outbox: OutboxStorage;
+  /** The store's outbox slice. */
+  outbox: Outbox;
   post: PostAudit;
   owner: string;
   logger: Logger;

@@ -8,7 +8,7 @@ import type { Store } from './store';
 // The store: its contract (store.ts, one file per slice) and the one way the
 // composition root opens it. Callers import the contract from here.
 
-export type { Store, StoreSlice } from './store';
+export type { Store } from './store';
 export type { AuditEntry, AuditRecord, AuditTrail, ChangeAction, ChangeBeginning, ChangeCompletion, ChangeOutcome } from './audit';
 export { CHANGE_OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';

@@ -47,6 +47,3 @@ export interface Store {
   /** Closes the database (pool); safe to call twice. */
   close(): Promise<void>;
 }
-
-/** The slices, by name: what a caller picks from. */
-export type StoreSlice = Exclude<keyof Store, 'dialect' | 'ping' | 'close'>;

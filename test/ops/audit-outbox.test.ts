@@ -1,7 +1,7 @@
 import { createLogger } from '../../src/log';
-import { createOutboxSender, postFailure, type AuditPost, type OutboxSenderOptions, type OutboxStorage, type PostResult } from '../../src/ops/audit-outbox';
+import { createOutboxSender, postFailure, type AuditPost, type OutboxSenderOptions, type PostResult } from '../../src/ops/audit-outbox';
 import { createMetrics } from '../../src/ops/metrics';
-import type { AuditRecord, ChangeOutcome, OutboxItem, Store } from '../../src/store';
+import type { AuditRecord, ChangeOutcome, Outbox, OutboxItem, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 
 // The sender's rules, each on its own: posts acknowledged only after Slack
@@ -13,13 +13,13 @@ import { openSqliteStore } from '../../src/store/sqlite';
 const T0 = 1_700_000_000_000;
 const quiet = createLogger({ level: 'error', write: () => undefined });
 
-type Call = [method: keyof OutboxStorage, ...args: unknown[]];
+type Call = [method: keyof Outbox, ...args: unknown[]];
 
 /** An outbox that records each call and can be made to fail like an unreachable store. */
-function recording(outbox: OutboxStorage) {
+function recording(outbox: Outbox) {
   const calls: Call[] = [];
   const state = { failing: false };
-  const spy = {} as OutboxStorage;
+  const spy = {} as Outbox;
   for (const method of ['claim', 'markSent', 'defer', 'holdBack', 'backlog'] as const) {
     (spy as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
       calls.push([method, ...args]);
@@ -302,7 +302,7 @@ describe('the audit outbox sender’s backoff', () => {
   function scripted(items: OutboxItem[]) {
     let given = false;
     const deferred: { ids: readonly number[]; untilMs: number }[] = [];
-    const outbox: OutboxStorage = {
+    const outbox: Outbox = {
       claim: async () => {
         if (given) return [];
         given = true;

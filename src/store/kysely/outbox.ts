@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder, type UpdateObject } from 'kysely';
 import type { AuditRecord } from '../audit';
 import { DEFAULT_GROUP_LIMIT, type Outbox, type OutboxItem } from '../outbox';
 import type { StoreTables } from '../schema';
@@ -45,6 +45,18 @@ export function kyselyOutbox({ db, dialect }: SliceDeps): Outbox {
   // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
   // SQLite has one writer at a time, which serialises claims by itself.
   const locked = <O>(query: OutboxQuery<O>): OutboxQuery<O> => (dialect === 'postgres' ? query.forUpdate().skipLocked() : query);
+
+  /** Updates those of `ids` not yet sent (and, given an owner, still claimed by it); returns how many. */
+  const unsent = async (ids: readonly number[], owner: string | null, set: UpdateObject<StoreTables, 'audit_outbox'>): Promise<number> => {
+    if (ids.length === 0) return 0;
+    let update = db
+      .updateTable('audit_outbox')
+      .set(set)
+      .where('id', 'in', [...ids])
+      .where('sent_at_ms', 'is', null);
+    if (owner !== null) update = update.where('lease_owner', '=', owner);
+    return Number((await update.executeTakeFirst()).numUpdatedRows);
+  };
 
   return {
     claim: async (owner, nowMs, leaseMs, limit, groupLimit = DEFAULT_GROUP_LIMIT) => {
@@ -114,46 +126,18 @@ export function kyselyOutbox({ db, dialect }: SliceDeps): Outbox {
       });
     },
 
-    markSent: async (ids, nowMs) => {
-      if (ids.length === 0) return 0;
-      const result = await db
-        .updateTable('audit_outbox')
-        .set({ sent_at_ms: wholeMs(nowMs), lease_owner: null, lease_expires_at_ms: null })
-        .where('id', 'in', [...ids])
-        .where('sent_at_ms', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
+    markSent: (ids, nowMs) => unsent(ids, null, { sent_at_ms: wholeMs(nowMs), lease_owner: null, lease_expires_at_ms: null }),
 
-    defer: async (ids, owner, untilMs, error) => {
-      if (ids.length === 0) return 0;
-      const result = await db
-        .updateTable('audit_outbox')
-        .set((eb) => ({
-          next_attempt_at_ms: wholeMs(untilMs),
-          attempts: eb('attempts', '+', 1),
-          last_error: clip(error, MAX_OUTBOX_ERROR_LENGTH),
-          lease_owner: null,
-          lease_expires_at_ms: null,
-        }))
-        .where('id', 'in', [...ids])
-        .where('lease_owner', '=', owner)
-        .where('sent_at_ms', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
+    defer: (ids, owner, untilMs, error) =>
+      unsent(ids, owner, {
+        next_attempt_at_ms: wholeMs(untilMs),
+        attempts: sql<number>`attempts + 1`,
+        last_error: clip(error, MAX_OUTBOX_ERROR_LENGTH),
+        lease_owner: null,
+        lease_expires_at_ms: null,
+      }),
 
-    holdBack: async (ids, owner, untilMs) => {
-      if (ids.length === 0) return 0;
-      const result = await db
-        .updateTable('audit_outbox')
-        .set({ next_attempt_at_ms: wholeMs(untilMs), lease_owner: null, lease_expires_at_ms: null })
-        .where('id', 'in', [...ids])
-        .where('lease_owner', '=', owner)
-        .where('sent_at_ms', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
+    holdBack: (ids, owner, untilMs) => unsent(ids, owner, { next_attempt_at_ms: wholeMs(untilMs), lease_owner: null, lease_expires_at_ms: null }),
 
     backlog: async () => {
       const row = await db

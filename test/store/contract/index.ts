@@ -5,6 +5,7 @@ import { auditContract } from './audit';
 import { claimsContract } from './claims';
 import { freezeContract } from './freeze';
 import { leasesContract } from './leases';
+import { migrationsContract } from './migrations';
 import { outboxContract } from './outbox';
 import { ratesContract } from './rates';
 import { retentionContract } from './retention';
@@ -25,6 +26,8 @@ export interface StoreLocation {
 export interface StoreContractHarness {
   /** A fresh, empty database. */
   fresh(): Promise<StoreLocation>;
+  /** A fresh database at schema `version` (the shipped migrations up to it, applied as shipped), `seed` run on it. */
+  freshAt(version: number, seed: readonly string[]): Promise<StoreLocation>;
   /** Called once after the suite (drop what fresh() made). */
   cleanup?(): Promise<void>;
 }
@@ -33,6 +36,8 @@ export interface StoreContractHarness {
 export interface ContractStores {
   /** A fresh database whose every opened handle is closed after the test (closing twice is harmless). */
   fresh: () => Promise<StoreLocation>;
+  /** The same, at an older schema version with `seed` written in it: opening it migrates it forward. */
+  freshAt: (version: number, seed: readonly string[]) => Promise<StoreLocation>;
   /** `count` instances on one fresh database. */
   instances: (count: number, options?: Partial<StoreOptions>) => Promise<Store[]>;
   /** One instance on a fresh database. */
@@ -42,23 +47,22 @@ export interface ContractStores {
 export function describeStoreContract(name: string, harness: StoreContractHarness): void {
   describe(`the store contract on ${name}`, () => {
     const opened: Store[] = [];
-    const fresh = async (): Promise<StoreLocation> => {
-      const location = await harness.fresh();
-      return {
-        open: async (options) => {
-          const store = await location.open(options);
-          opened.push(store);
-          return store;
-        },
-      };
-    };
+    const tracked = (location: StoreLocation): StoreLocation => ({
+      open: async (options) => {
+        const store = await location.open(options);
+        opened.push(store);
+        return store;
+      },
+    });
+    const fresh = async () => tracked(await harness.fresh());
+    const freshAt = async (version: number, seed: readonly string[]) => tracked(await harness.freshAt(version, seed));
     const instances = async (count: number, options?: Partial<StoreOptions>) => {
       const location = await fresh();
       const stores: Store[] = [];
       for (let i = 0; i < count; i++) stores.push(await location.open(options));
       return stores;
     };
-    const stores: ContractStores = { fresh, instances, one: async (options) => (await instances(1, options))[0]! };
+    const stores: ContractStores = { fresh, freshAt, instances, one: async (options) => (await instances(1, options))[0]! };
     // Each test's instances are closed when it ends: pools left open would add up on the shared server.
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((s) => s.close()));
@@ -76,5 +80,6 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     describe('freeze', () => freezeContract(stores));
     describe('rates', () => ratesContract(stores));
     describe('the store as a whole', () => storeContract(stores));
+    describe('migrations', () => migrationsContract(stores));
   });
 }
