@@ -96,7 +96,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const baseMs = options.backoffBaseMs ?? OUTBOX_DEFAULTS.backoffBaseMs;
   const maxMs = options.backoffMaxMs ?? OUTBOX_DEFAULTS.backoffMaxMs;
   const log = options.logger;
-  /** When each group's last post went out (this sender's memory; a new sender may post one more). */
+  /** When each group's last post went out, while its window lasts (this sender's memory; a new sender may post one more). */
   const lastGroupPost = new Map<string, number>();
   /** Posted but not yet acknowledged (the store failed): acknowledged before anything else is sent. */
   let unacked: number[] = [];
@@ -119,6 +119,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
     }
   }
 
+  /** Each round forgets the windows that are over: a group still here is inside its window. */
   function forget(): void {
     const cutoff = now() - windowMs;
     for (const [group, at] of lastGroupPost) if (at <= cutoff) lastGroupPost.delete(group);
@@ -148,7 +149,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         const first = unit[0]!;
         if (first.group !== null) {
           const last = lastGroupPost.get(first.group);
-          if (last !== undefined && now() - last < windowMs) {
+          if (last !== undefined) {
             // Inside the group's window: held back until it ends, then sent as one summary.
             await outbox.holdBack(ids, owner, last + windowMs);
             continue;
@@ -159,7 +160,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         if (result.ok) {
           if (first.group !== null) lastGroupPost.set(first.group, now());
           metrics?.auditPosts.inc({ result: 'sent' });
-          if (unit.length > 1) metrics?.auditPosts.inc({ result: 'grouped' }, unit.length - 1);
+          metrics?.auditPosts.inc({ result: 'grouped' }, unit.length - 1);
           await ack(ids);
           acknowledged += ids.length;
           continue;
@@ -197,7 +198,8 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
 export function postFailure(error: unknown): Extract<PostResult, { ok: false }> {
   const e = (error ?? {}) as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown }; message?: unknown };
   if (e.code === 'slack_webapi_rate_limited_error') {
-    const seconds = typeof e.retryAfter === 'number' && Number.isFinite(e.retryAfter) && e.retryAfter >= 0 ? e.retryAfter : 1;
+    // Less than a second (none, negative, not a number) waits a second.
+    const seconds = Number.isFinite(e.retryAfter) ? Number(e.retryAfter) : 1;
     return { ok: false, reason: 'ratelimited', retryAfterMs: Math.max(1000, seconds * 1000) };
   }
   if (e.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string') return { ok: false, reason: e.data.error };

@@ -142,9 +142,11 @@ describe('the audit outbox sender', () => {
     const t = setup(() => (limited-- > 0 ? { ok: false, reason: 'ratelimited', retryAfterMs: 30_000 } : { ok: true }));
     const records = [await t.add('succeeded'), await t.add('failed'), await t.add('busy')];
     expect(await t.sender.runOnce()).toBe(0);
-    const [first, ...rest] = (await t.store.outbox.claim('probe', T0 + 30_000, 1, 10)).map((p) => p.id);
-    expect(callsOf(t.calls, 'defer')).toEqual([[[first], 'me', T0 + 30_000, 'ratelimited']]);
-    expect(callsOf(t.calls, 'holdBack')).toEqual([[rest, 'me', T0 + 30_000]]);
+    const [refused, ...deferred] = callsOf(t.calls, 'defer')[0]!;
+    const [rest, ...held] = callsOf(t.calls, 'holdBack')[0]!;
+    expect(deferred).toEqual(['me', T0 + 30_000, 'ratelimited']);
+    expect(held).toEqual(['me', T0 + 30_000]);
+    expect([...(refused as number[]), ...(rest as number[])].sort()).toEqual([1, 2, 3]);
     expect(await t.backlogGauge()).toBe(3);
 
     t.clock.ms = T0 + 29_999;
@@ -152,7 +154,7 @@ describe('the audit outbox sender', () => {
     expect(await t.sender.runOnce()).toBe(0);
     expect(callsOf(t.calls, 'claim')).toHaveLength(claimsBefore);
 
-    t.clock.ms = T0 + 30_001; // the probe's own claim above lasted 1 ms
+    t.clock.ms = T0 + 30_000;
     expect(await t.sender.runOnce()).toBe(3);
     expect(ids(t.posts)).toEqual(records.map((r) => r.id));
     // Only the refused post counted an attempt.
@@ -290,6 +292,44 @@ describe('the audit outbox sender', () => {
     expect(await t.store.outbox.backlog()).toEqual({ pending: 0, oldestAt: null });
   });
 
+  test('without metrics it posts, groups and retries all the same', async () => {
+    const t = setup();
+    let refuse = true;
+    const sender = createOutboxSender({
+      outbox: t.store.outbox,
+      post: async (p) => {
+        if (refuse) return { ok: false, reason: 'fatal_error' };
+        t.posts.push(p);
+        return { ok: true };
+      },
+      owner: 'bare',
+      logger: quiet,
+      now: () => t.clock.ms,
+      random: () => 1,
+    });
+    const change = await t.add('succeeded');
+    const denials = [await t.add('denied', 'UVIEWER'), await t.add('denied', 'UVIEWER')];
+    expect(await sender.runOnce()).toBe(0);
+    refuse = false;
+    t.clock.ms += 1000;
+    expect(await sender.runOnce()).toBe(3);
+    expect(t.posts).toEqual([
+      { kind: 'record', record: change },
+      { kind: 'denials', userId: 'UVIEWER', records: denials },
+    ]);
+  });
+
+  test('without a clock of its own it claims at the time of day', async () => {
+    const store = openSqliteStore(':memory:');
+    stores.push(store);
+    const { spy, calls } = recording(store.outbox);
+    const before = Date.now();
+    await createOutboxSender({ outbox: spy, post: async () => ({ ok: true }), owner: 'me', logger: quiet }).runOnce();
+    const at = callsOf(calls, 'claim')[0]![1];
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
+  });
+
   test('a round with nothing to acknowledge from before starts with its claim', async () => {
     const t = setup();
     await t.sender.runOnce();
@@ -414,6 +454,8 @@ describe('postFailure', () => {
   test('a platform error carries its code; other coded errors their code; anything else is unexpected', () => {
     expect(postFailure({ code: 'slack_webapi_platform_error', data: { error: 'not_in_channel' } })).toEqual({ ok: false, reason: 'not_in_channel' });
     expect(postFailure({ code: 'slack_webapi_platform_error', data: {} })).toEqual({ ok: false, reason: 'slack_webapi_platform_error' });
+    expect(postFailure({ code: 'slack_webapi_platform_error' })).toEqual({ ok: false, reason: 'slack_webapi_platform_error' });
+    expect(postFailure({ code: 'slack_webapi_request_error', data: { error: 'not_in_channel' } })).toEqual({ ok: false, reason: 'slack_webapi_request_error' });
     expect(postFailure({ code: 'slack_webapi_request_error' })).toEqual({ ok: false, reason: 'slack_webapi_request_error' });
     expect(postFailure(new Error('boom'))).toEqual({ ok: false, reason: 'unexpected error' });
     expect(postFailure(undefined)).toEqual({ ok: false, reason: 'unexpected error' });
