@@ -33,7 +33,7 @@ export interface OutboxSenderOptions {
   metrics?: Metrics;
   now?: () => number;
   /** Posts claimed per round (a group counts as one). */
-  batch?: number;
+  batch: number;
   /** How long a claim lasts before another sender may take the entry. */
   claimMs?: number;
   /**
@@ -55,7 +55,6 @@ export interface OutboxSender {
 }
 
 export const OUTBOX_DEFAULTS = {
-  batch: 20,
   claimMs: 60_000,
   maxRoundMs: 5_000,
   denialWindowMs: 60_000,
@@ -89,7 +88,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const { outbox, post, owner, metrics } = options;
   const now = options.now ?? (() => Date.now());
   const random = options.random ?? Math.random;
-  const batch = options.batch ?? OUTBOX_DEFAULTS.batch;
+  const { batch } = options;
   const claimMs = options.claimMs ?? OUTBOX_DEFAULTS.claimMs;
   const maxRoundMs = options.maxRoundMs ?? OUTBOX_DEFAULTS.maxRoundMs;
   const windowMs = options.denialWindowMs ?? OUTBOX_DEFAULTS.denialWindowMs;

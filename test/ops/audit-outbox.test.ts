@@ -51,6 +51,7 @@ function setup(answer: (post: AuditPost) => PostResult | Promise<PostResult> = (
       return result;
     },
     owner: 'me',
+    batch: 20,
     logger: createLogger({ level: 'debug', write: (line) => logs.push(line) }),
     metrics,
     now: () => clock.ms,
@@ -303,6 +304,7 @@ describe('the audit outbox sender', () => {
         return { ok: true };
       },
       owner: 'bare',
+      batch: 20,
       logger: quiet,
       now: () => t.clock.ms,
       random: () => 1,
@@ -324,7 +326,7 @@ describe('the audit outbox sender', () => {
     stores.push(store);
     const { spy, calls } = recording(store.outbox);
     const before = Date.now();
-    await createOutboxSender({ outbox: spy, post: async () => ({ ok: true }), owner: 'me', logger: quiet }).runOnce();
+    await createOutboxSender({ outbox: spy, post: async () => ({ ok: true }), owner: 'me', batch: 20, logger: quiet }).runOnce();
     const at = callsOf(calls, 'claim')[0]![1];
     expect(at).toBeGreaterThanOrEqual(before);
     expect(at).toBeLessThanOrEqual(Date.now());
@@ -383,6 +385,7 @@ describe('the audit outbox sender’s backoff', () => {
       outbox,
       post: async () => ({ ok: false, reason: 'fatal_error' }),
       owner: 'me',
+      batch: 20,
       logger: quiet,
       now: () => T0,
       random: () => options.random,
@@ -419,6 +422,7 @@ describe('the audit outbox sender’s backoff', () => {
         return { ok: false, reason: 'fatal_error' };
       },
       owner: 'me',
+      batch: 20,
       logger: quiet,
       now: () => T0,
       random: () => 1,
@@ -430,7 +434,7 @@ describe('the audit outbox sender’s backoff', () => {
 
   test('the defaults: a second, doubling, up to five minutes', async () => {
     const { outbox, deferred } = scripted([item(1, 0), item(2, 20)]);
-    const sender = createOutboxSender({ outbox, post: async () => ({ ok: false, reason: 'x' }), owner: 'me', logger: quiet, now: () => T0, random: () => 1 });
+    const sender = createOutboxSender({ outbox, post: async () => ({ ok: false, reason: 'x' }), owner: 'me', batch: 20, logger: quiet, now: () => T0, random: () => 1 });
     await sender.runOnce();
     expect(deferred.map((d) => d.untilMs - T0)).toEqual([1000, 300_000]);
   });
