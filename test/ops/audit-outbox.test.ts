@@ -434,7 +434,15 @@ describe('the audit outbox sender’s backoff', () => {
 
   test('the defaults: a second, doubling, up to five minutes', async () => {
     const { outbox, deferred } = scripted([item(1, 0), item(2, 20)]);
-    const sender = createOutboxSender({ outbox, post: async () => ({ ok: false, reason: 'x' }), owner: 'me', batch: 20, logger: quiet, now: () => T0, random: () => 1 });
+    const sender = createOutboxSender({
+      outbox,
+      post: async () => ({ ok: false, reason: 'x' }),
+      owner: 'me',
+      batch: 20,
+      logger: quiet,
+      now: () => T0,
+      random: () => 1,
+    });
     await sender.runOnce();
     expect(deferred.map((d) => d.untilMs - T0)).toEqual([1000, 300_000]);
   });
