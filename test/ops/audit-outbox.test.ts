@@ -298,10 +298,10 @@ describe('the audit outbox sender', () => {
     let refuse = true;
     const sender = createOutboxSender({
       outbox: t.store.outbox,
-      post: async (p) => {
-        if (refuse) return { ok: false, reason: 'fatal_error' };
+      post: (p) => {
+        if (refuse) return Promise.resolve({ ok: false, reason: 'fatal_error' });
         t.posts.push(p);
-        return { ok: true };
+        return Promise.resolve({ ok: true });
       },
       owner: 'bare',
       batch: 20,
@@ -326,7 +326,7 @@ describe('the audit outbox sender', () => {
     stores.push(store);
     const { spy, calls } = recording(store.outbox);
     const before = Date.now();
-    await createOutboxSender({ outbox: spy, post: async () => ({ ok: true }), owner: 'me', batch: 20, logger: quiet }).runOnce();
+    await createOutboxSender({ outbox: spy, post: () => Promise.resolve({ ok: true }), owner: 'me', batch: 20, logger: quiet }).runOnce();
     const at = callsOf(calls, 'claim')[0]![1];
     expect(at).toBeGreaterThanOrEqual(before);
     expect(at).toBeLessThanOrEqual(Date.now());
@@ -345,18 +345,18 @@ describe('the audit outbox sender’s backoff', () => {
     let given = false;
     const deferred: { ids: readonly number[]; untilMs: number }[] = [];
     const outbox: Outbox = {
-      claim: async () => {
-        if (given) return [];
+      claim: () => {
+        const claimed = given ? [] : items;
         given = true;
-        return items;
+        return Promise.resolve(claimed);
       },
-      markSent: async (ids) => ids.length,
-      defer: async (ids, _owner, untilMs) => {
+      markSent: (ids) => Promise.resolve(ids.length),
+      defer: (ids, _owner, untilMs) => {
         deferred.push({ ids, untilMs });
-        return ids.length;
+        return Promise.resolve(ids.length);
       },
-      holdBack: async (ids) => ids.length,
-      backlog: async () => ({ pending: items.length, oldestAt: null }),
+      holdBack: (ids) => Promise.resolve(ids.length),
+      backlog: () => Promise.resolve({ pending: items.length, oldestAt: null }),
     };
     return { outbox, deferred };
   }
@@ -383,7 +383,7 @@ describe('the audit outbox sender’s backoff', () => {
     const { outbox, deferred } = scripted(items);
     const sender = createOutboxSender({
       outbox,
-      post: async () => ({ ok: false, reason: 'fatal_error' }),
+      post: () => Promise.resolve({ ok: false, reason: 'fatal_error' }),
       owner: 'me',
       batch: 20,
       logger: quiet,
@@ -417,9 +417,9 @@ describe('the audit outbox sender’s backoff', () => {
     const posted: AuditPost[] = [];
     const sender = createOutboxSender({
       outbox,
-      post: async (p) => {
+      post: (p) => {
         posted.push(p);
-        return { ok: false, reason: 'fatal_error' };
+        return Promise.resolve({ ok: false, reason: 'fatal_error' });
       },
       owner: 'me',
       batch: 20,
@@ -436,7 +436,7 @@ describe('the audit outbox sender’s backoff', () => {
     const { outbox, deferred } = scripted([item(1, 0), item(2, 20)]);
     const sender = createOutboxSender({
       outbox,
-      post: async () => ({ ok: false, reason: 'x' }),
+      post: () => Promise.resolve({ ok: false, reason: 'x' }),
       owner: 'me',
       batch: 20,
       logger: quiet,

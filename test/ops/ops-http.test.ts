@@ -63,11 +63,11 @@ describe('dropRetries', () => {
   const claimed = new Set<string>();
   let broken = false;
   const claims = {
-    async claim(key: string) {
-      if (broken) throw new Error('store down');
-      if (claimed.has(key)) return false;
+    claim(key: string) {
+      if (broken) return Promise.reject(new Error('store down'));
+      const fresh = !claimed.has(key);
       claimed.add(key);
-      return true;
+      return Promise.resolve(fresh);
     },
   };
   async function deliver(body: Record<string, unknown>, retryNum?: number, socketMode = false) {
@@ -75,8 +75,8 @@ describe('dropRetries', () => {
     await dropRetries(claims, quiet, { socketMode })({
       body,
       context: retryNum === undefined ? {} : { retryNum },
-      next: async () => void seen.next++,
-      ack: async () => void seen.ack++,
+      next: () => Promise.resolve(void seen.next++),
+      ack: () => Promise.resolve(void seen.ack++),
     } as never);
     await new Promise((r) => setImmediate(r));
     return seen;

@@ -12,14 +12,15 @@ const quiet = createLogger({ level: 'error', write: () => undefined });
 function memoryLeases(): Leases {
   const leases = new Map<string, { owner: string; until: number }>();
   return {
-    async take(name, owner, nowMs, ttlMs) {
+    take(name, owner, nowMs, ttlMs) {
       const held = leases.get(name);
-      if (held && held.owner !== owner && held.until > nowMs) return false;
+      if (held && held.owner !== owner && held.until > nowMs) return Promise.resolve(false);
       leases.set(name, { owner, until: nowMs + ttlMs });
-      return true;
+      return Promise.resolve(true);
     },
-    async release(name, owner) {
+    release(name, owner) {
       if (leases.get(name)?.owner === owner) leases.delete(name);
+      return Promise.resolve();
     },
   };
 }
@@ -37,7 +38,7 @@ test('of two instances only the lease holder runs the job; when it stops, the ot
       name: 'sweeps',
       intervalMs: 10,
       logger: quiet,
-      run: async () => void runs[name]++,
+      run: () => Promise.resolve(void runs[name]++),
       lease: { leases, name: 'ops:sweeps', owner: name, ttlMs: 60_000 },
     });
   const a = job('a');
@@ -61,7 +62,7 @@ test('a holder that died (its lease not renewed) is replaced once the lease expi
     intervalMs: 5,
     logger: quiet,
     now: () => clock,
-    run: async () => void runs++,
+    run: () => Promise.resolve(void runs++),
     lease: { leases, name: 'ops:sweeps', owner: 'alive', ttlMs: 5_000 },
   });
   await new Promise((r) => setTimeout(r, 50));
@@ -80,15 +81,15 @@ test('a sweep settles interrupted records, hears of each once, and prunes in bat
   const sweep = sweepJob({
     store: {
       audit: {
-        async recoverInterrupted() {
+        recoverInterrupted() {
           calls.push('recover');
-          return calls.filter((c) => c === 'recover').length === 1 ? [record] : [];
+          return Promise.resolve(calls.filter((c) => c === 'recover').length === 1 ? [record] : []);
         },
       },
       retention: {
-        async prune() {
+        prune() {
           calls.push('prune');
-          return { claims: 0, records: pruned.shift() ?? 0, housekeeping: 0 };
+          return Promise.resolve({ claims: 0, records: pruned.shift() ?? 0, housekeeping: 0 });
         },
       },
     },

@@ -49,7 +49,7 @@ test('/readyz: 503 while starting, 200 naming the store once ready, 200 with the
   expect((await get('/metrics')).text).toMatch(/^vs_chatops_store_up 1$/m);
   readiness.markStopping();
   expect((await get('/readyz')).status).toBe(503);
-  expect(JSON.parse((await get('/readyz')).text).status).toBe('stopping');
+  expect(JSON.parse((await get('/readyz')).text)).toMatchObject({ status: 'stopping' });
   expect((await get('/metrics')).text).toMatch(/^vs_chatops_ready 0$/m);
   expect((await get('/healthz')).status).toBe(200);
 });
@@ -79,12 +79,9 @@ test('a watched store reports unreachable on StoreUnavailableError and ok on the
   const seen: string[] = [];
   let down = true;
   const store = {
-    async ping() {
-      if (down) throw Object.assign(new Error('The store cannot reach the PostgreSQL database'), { code: 'STORE_UNAVAILABLE' });
-    },
-    async broken() {
-      throw new Error('a bug');
-    },
+    ping: () =>
+      down ? Promise.reject(Object.assign(new Error('The store cannot reach the PostgreSQL database'), { code: 'STORE_UNAVAILABLE' })) : Promise.resolve(),
+    broken: () => Promise.reject(new Error('a bug')),
   };
   const watched = watchStore(store, (state) => seen.push(state));
   await expect(watched.ping()).rejects.toThrow('cannot reach');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StoreUnavailableError } from '../../src/store';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { describeStoreContract } from './contract';
+import { describeStoreContract, type StoreLocation } from './contract';
 import { entry } from './contract/entries';
 
 // The contract on a real SQLite file, then what only SQLite has: its file,
@@ -23,19 +23,19 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Opens handles on one SQLite file, as the instances of one deployment would. */
+const handlesOn = (path: string): StoreLocation => ({ open: (options) => Promise.resolve(openSqliteStore(path, options)) });
+
 describeStoreContract('SQLite', {
-  async fresh() {
-    const path = join(freshDir(), 'store.sqlite');
-    return { open: async (options) => openSqliteStore(path, options) };
-  },
-  async freshAt(version, seed) {
+  fresh: () => Promise.resolve(handlesOn(join(freshDir(), 'store.sqlite'))),
+  freshAt(version, seed) {
     const path = join(freshDir(), 'store.sqlite');
     const db = new Database(path);
     for (const migration of MIGRATIONS.slice(0, version)) for (const statement of migration.sqlite) db.exec(statement);
     db.pragma(`user_version = ${version}`);
     for (const statement of seed) db.exec(statement);
     db.close();
-    return { open: async (options) => openSqliteStore(path, options) };
+    return Promise.resolve(handlesOn(path));
   },
 });
 
