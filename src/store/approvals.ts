@@ -1,4 +1,4 @@
-import type { ChangeAction } from './audit';
+import type { RecordedAction } from './audit';
 
 // Approvals: a change that waits for a second person (PRODUCT.md
 // "Approvals"). The first decisive click wins, across instances.
@@ -9,7 +9,7 @@ export type ApprovalStatus = 'requested' | 'approved' | 'rejected' | 'expired';
 export interface ApprovalRequest {
   /** Unique, e.g. a UUID; the buttons' value. */
   id: string;
-  action: ChangeAction;
+  action: RecordedAction;
   target: string;
   /** The validated parameters the change will run with. */
   params: Record<string, unknown>;

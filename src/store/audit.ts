@@ -7,11 +7,14 @@ import type { Lease } from './leases';
 
 /**
  * The actions the store has records of, as the store's own string-literal
- * type: the one place in src/store that spells them (every other store file
- * imports it from here). The vocabulary is the change door's; this line is
- * what points the store at it.
+ * type (the store imports nothing of src/changes): the one place in src/store
+ * that spells them; every other store file imports it from here. The
+ * vocabulary is the door's (`ChangeAction`, src/changes/definitions.ts), and
+ * the door writing its actions into records keeps the two in step: a change
+ * added there and not here does not compile. Deriving it from src/changes is
+ * this one line.
  */
-export type ChangeAction = 'disk_add' | 'backup_restore';
+export type RecordedAction = 'disk_add' | 'backup_restore';
 
 /**
  * One vocabulary for records, messages and metrics (PRODUCT.md "Audit").
@@ -51,7 +54,7 @@ export interface AuditEntry {
   at: string;
   userId: string;
   channelId: string | null;
-  action: ChangeAction;
+  action: RecordedAction;
   /** What was changed, e.g. `vs:42` or `backup:9`. */
   target: string;
   /** What was asked for (never a secret). */

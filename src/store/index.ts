@@ -9,7 +9,7 @@ import type { Store } from './store';
 // composition root opens it. Callers import the contract from here.
 
 export type { Store } from './store';
-export type { AuditEntry, AuditRecord, AuditTrail, ChangeAction, ChangeBeginning, ChangeCompletion, ChangeOutcome } from './audit';
+export type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning, ChangeCompletion, ChangeOutcome, RecordedAction } from './audit';
 export { CHANGE_OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Approval, ApprovalDecision, Approvals, ApprovalStatus } from '../approvals';
-import type { ChangeAction } from '../audit';
+import type { RecordedAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
 import { isoTime, parseObject, wholeMs, type SliceDeps } from './rows';
 
@@ -10,7 +10,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
   const apiRequest = parseObject(row.api_request);
   return {
     id: row.id,
-    action: row.action as ChangeAction,
+    action: row.action as RecordedAction,
     target: row.target,
     params: parseObject(row.params),
     channelId: row.channel_id,

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AuditEntry, AuditRecord, ChangeAction, ChangeOutcome } from '../audit';
+import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome } from '../audit';
 import type { AuditRecordsTable, StoreTables } from '../schema';
 
 // What every slice's queries share: the handle (the database or a
@@ -73,7 +73,7 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     at: row.at,
     userId: row.user_id,
     channelId: row.channel_id,
-    action: row.action as ChangeAction,
+    action: row.action as RecordedAction,
     target: row.target,
     params: parseObject(row.params),
     outcome: row.outcome as ChangeOutcome,
