@@ -379,19 +379,27 @@ describe('the audit outbox sender’s backoff', () => {
       detail: null,
     },
   });
-  async function waitAfter(items: OutboxItem[], options: { random: number; baseMs?: number; maxMs?: number }): Promise<number> {
+  /** A sender that Slack refuses every post of, on a scripted outbox handing out `items`; what it posted and deferred. */
+  function refused(items: OutboxItem[], options: Partial<OutboxSenderOptions> = {}) {
     const { outbox, deferred } = scripted(items);
+    const posted: AuditPost[] = [];
     const sender = createOutboxSender({
       outbox,
-      post: () => Promise.resolve({ ok: false, reason: 'fatal_error' }),
+      post: (p) => {
+        posted.push(p);
+        return Promise.resolve({ ok: false, reason: 'fatal_error' });
+      },
       owner: 'me',
       batch: 20,
       logger: quiet,
       now: () => T0,
-      random: () => options.random,
-      backoffBaseMs: options.baseMs ?? 1000,
-      backoffMaxMs: options.maxMs ?? 60_000,
+      random: () => 1,
+      ...options,
     });
+    return { sender, deferred, posted };
+  }
+  async function waitAfter(items: OutboxItem[], options: { random: number; baseMs?: number; maxMs?: number }): Promise<number> {
+    const { sender, deferred } = refused(items, { random: () => options.random, backoffBaseMs: options.baseMs ?? 1000, backoffMaxMs: options.maxMs ?? 60_000 });
     await sender.runOnce();
     expect(deferred).toHaveLength(1);
     return deferred[0]!.untilMs - T0;
@@ -413,36 +421,14 @@ describe('the audit outbox sender’s backoff', () => {
   });
 
   test('a group waits the backoff of its most-tried post, and is deferred whole', async () => {
-    const { outbox, deferred } = scripted([item(1, 1, 'denials:U1'), item(2, 4, 'denials:U1'), item(3, 0, 'denials:U1')]);
-    const posted: AuditPost[] = [];
-    const sender = createOutboxSender({
-      outbox,
-      post: (p) => {
-        posted.push(p);
-        return Promise.resolve({ ok: false, reason: 'fatal_error' });
-      },
-      owner: 'me',
-      batch: 20,
-      logger: quiet,
-      now: () => T0,
-      random: () => 1,
-    });
+    const { sender, deferred, posted } = refused([item(1, 1, 'denials:U1'), item(2, 4, 'denials:U1'), item(3, 0, 'denials:U1')]);
     await sender.runOnce();
     expect(posted.map((p) => p.kind)).toEqual(['denials']);
     expect(deferred).toEqual([{ ids: [1, 2, 3], untilMs: T0 + 16_000 }]);
   });
 
   test('the defaults: a second, doubling, up to five minutes', async () => {
-    const { outbox, deferred } = scripted([item(1, 0), item(2, 20)]);
-    const sender = createOutboxSender({
-      outbox,
-      post: () => Promise.resolve({ ok: false, reason: 'x' }),
-      owner: 'me',
-      batch: 20,
-      logger: quiet,
-      now: () => T0,
-      random: () => 1,
-    });
+    const { sender, deferred } = refused([item(1, 0), item(2, 20)], { backoffBaseMs: undefined, backoffMaxMs: undefined });
     await sender.runOnce();
     expect(deferred.map((d) => d.untilMs - T0)).toEqual([1000, 300_000]);
   });
