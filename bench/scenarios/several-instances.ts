@@ -8,9 +8,9 @@ import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
-import type { AuditStore } from '../../src/store/audit-store';
-import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { Store } from '../../src/store';
+import { openPostgresStore } from '../../src/store/postgres';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { API_KEY } from '../../test/helpers/app-harness';
 import { startInstances, waitUntil, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
@@ -58,7 +58,7 @@ export interface SeveralInstancesLoad {
 const USER = 'UBENCH';
 const quiet = createLogger({ level: 'error', write: () => undefined });
 
-async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
+async function changePath(store: Store, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
   let cloudMs = 0;
   const cloud = {
     addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
@@ -132,13 +132,13 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
   const closers: (() => Promise<unknown>)[] = [];
   try {
     progress('9a. the change path on SQLite');
-    const sqlite = openSqliteAuditStore(join(dir, 'bench.sqlite'));
+    const sqlite = openSqliteStore(join(dir, 'bench.sqlite'));
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
     const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer({ durable: true })).url;
     progress('9a. the change path on PostgreSQL');
-    const postgres = await openPostgresAuditStore(url);
+    const postgres = await openPostgresStore(url);
     const postgresFigures = await changePath(postgres, load);
     await postgres.close();
 

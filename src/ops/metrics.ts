@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeAction } from '../changes';
-import type { ChangeOutcome } from '../store/audit-store';
+import type { ChangeOutcome } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
 // Labels take values from closed sets only (subcommand kinds, outcomes,

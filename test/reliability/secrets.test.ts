@@ -115,7 +115,7 @@ describe('secrets stay secret under faults', () => {
   });
 
   test('no secret in the audit trail', async () => {
-    const records = await h.store.latest(200);
+    const records = await h.store.audit.latest(200);
     expect(records.length).toBeGreaterThan(10);
     expect(leaks(JSON.stringify(records))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes';
-import type { AuditRecord } from '../../store/audit-store';
+import type { AuditRecord } from '../../store';
 import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
