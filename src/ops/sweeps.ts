@@ -60,7 +60,6 @@ export function sweepJob(deps: {
       count('retention', 'error');
       failure ??= asError(error);
     }
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the first failure as the store threw it
     if (failure !== undefined) throw failure;
   };
 }
