@@ -61,17 +61,20 @@ const quiet = createLogger({ level: 'error', write: () => undefined });
 async function changePath(store: Store, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
   let cloudMs = 0;
   const cloud = {
-    async addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
+    addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
       const t = performance.now();
       const disk = { id: vsId, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true } as Disk;
       cloudMs += performance.now() - t;
-      return disk;
+      return Promise.resolve(disk);
     },
-    async restoreBackup(): Promise<never> {
-      throw new Error('not used');
+    restoreBackup(): Promise<never> {
+      return Promise.reject(new Error('not used'));
     },
   };
-  const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
+  const policy = createPolicy(
+    { admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 },
+    { membersOf: () => Promise.resolve([]) },
+  );
   const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
   const values = {
     disk_type: 'SSD',

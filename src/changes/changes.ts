@@ -71,8 +71,11 @@ export interface ChangesDeps {
   policy: Policy;
   now?: () => number;
   logger?: Logger;
-  /** Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). What it throws is logged and dropped. */
-  onRecorded?: (record: AuditRecord) => void;
+  /**
+   * Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). Never awaited: what it
+   * throws, or the promise it returns rejects with, is logged and dropped.
+   */
+  onRecorded?: (record: AuditRecord) => unknown;
   /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
   lockTtlMs: number;
 }

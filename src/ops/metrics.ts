@@ -73,7 +73,10 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   };
 }
 
-/** The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
+/**
+ * The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that
+ * got none (`timeout`, `network`, `no_connection`…).
+ */
 export function observeCloudRequest(metrics: Metrics): (operation: string, status: string, seconds: number) => void {
   return (operation, status, seconds) => {
     metrics.cloudRequests.inc({ operation, status });

@@ -74,7 +74,7 @@ describe('the bot in Socket Mode', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('it opens the socket with the app-level token (xapp-), never the bot token', async () => {
+  test('it opens the socket with the app-level token (xapp-), never the bot token', () => {
     const opens = slack.callsTo('apps.connections.open');
     expect(opens).toHaveLength(1);
     expect(opens[0]!.token).toBe(APP_TOKEN);
@@ -212,7 +212,7 @@ describe('the bot in Socket Mode', () => {
     }
   });
 
-  test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
+  test('stopping while a disk form is applied: the "Done" ack still reaches Slack over the socket, then socket and health port close for good', async () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
     const [record] = await store.audit.latest(1);
     sandbox.setDelay(500);

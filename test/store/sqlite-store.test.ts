@@ -157,7 +157,8 @@ describe('the SQLite store', () => {
     old
       .prepare(
         `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
-       VALUES ('2024-01-02T03:04:05.678Z', 'UOLD', 'COLD', 'backup_restore', 'backup:9', '{"backup_id":9,"reason":"old"}', 'started', NULL, 0, 'the cloud API call is in progress')`,
+       VALUES ('2024-01-02T03:04:05.678Z', 'UOLD', 'COLD', 'backup_restore', 'backup:9', '{"backup_id":9,"reason":"old"}',
+               'started', NULL, 0, 'the cloud API call is in progress')`,
       )
       .run();
     old.prepare(`INSERT INTO submissions (key, at) VALUES ('V-old', '2024-01-02T03:04:05.678Z')`).run();

@@ -13,7 +13,7 @@ export function outboxContract({ fresh, one, instances }: ContractStores): void 
     await a.audit.record(entry({ outcome: 'started' }));
     expect(await a.outbox.backlog()).toEqual({ pending: 1, oldestAt: failed.at });
     const claimed = await a.outbox.claim('a', 1000, 30_000, 10);
-    expect(claimed).toEqual([{ id: expect.any(Number) as number, record: failed, attempts: 0, lastError: null, group: null }]);
+    expect(claimed).toEqual([{ id: expect.any(Number), record: failed, attempts: 0, lastError: null, group: null }]);
     expect(await b.outbox.claim('b', 2000, 30_000, 10)).toEqual([]);
     // a died without acknowledging: after its lease, b gets the post.
     const retaken = await b.outbox.claim('b', 31_000, 30_000, 10);
