@@ -240,7 +240,7 @@ describe('the audit outbox sender', () => {
     expect(callsOf(t.calls, 'holdBack')).toHaveLength(3);
   });
 
-  test('thousands of one viewer’s denials, a change is posted next round; the denials follow, one post a minute', async () => {
+  test('thousands of one viewer’s denials: a change is posted next round; the denials follow, one post a minute', async () => {
     const t = setup();
     const denied: number[] = [];
     for (let i = 0; i < 2500; i++) denied.push((await t.add('denied', 'UVIEWER', `vs:${i}`)).id);
