@@ -170,7 +170,7 @@ describe('the audit outbox sender', () => {
     expect(callsOf(t.calls, 'defer')).toHaveLength(1);
   });
 
-  test('a round stops posting once its time is up and holds the rest, due at once and uncounted; the next round sends them, each once, in order', async () => {
+  test('a round stops posting when its time is up and holds the rest back, due at once, uncounted; the next round sends them once, in order', async () => {
     const t = setup(
       () => {
         t.clock.ms += 500; // each post takes half a second of the sender's clock
@@ -200,7 +200,7 @@ describe('the audit outbox sender', () => {
     expect(ids(t.posts)).toEqual([record.id]);
   });
 
-  test('one user’s denials: one post a window; those inside it are held until it ends and go out as one summary; changes are never held back', async () => {
+  test('one user’s denials: one post a window; those inside it are held back and go out as one summary; changes are never held back', async () => {
     const t = setup();
     const first = await t.add('denied', 'UMALLORY');
     const other = await t.add('denied', 'UOTHER');
@@ -240,7 +240,7 @@ describe('the audit outbox sender', () => {
     expect(callsOf(t.calls, 'holdBack')).toHaveLength(3);
   });
 
-  test('a viewer’s thousands of denials, then a change: the change goes out next round; denials follow, a post a minute, each record in one', async () => {
+  test('thousands of one viewer’s denials: a change is posted next round; the denials follow, one post a minute', async () => {
     const t = setup();
     const denied: number[] = [];
     for (let i = 0; i < 2500; i++) denied.push((await t.add('denied', 'UVIEWER', `vs:${i}`)).id);
