@@ -1,4 +1,4 @@
-import type { ContractStores } from './harness';
+import type { ContractStores } from './types';
 
 // The freeze: at most one, kept across restarts until lifted.
 

@@ -1,6 +1,5 @@
 import type { StoreOptions } from '../../../src/store/kysely/rows';
 import type { Store } from '../../../src/store';
-import type { ContractStores, StoreContractHarness, StoreLocation } from './harness';
 import { approvalsContract } from './approvals';
 import { auditContract } from './audit';
 import { claimsContract } from './claims';
@@ -11,8 +10,9 @@ import { outboxContract } from './outbox';
 import { ratesContract } from './rates';
 import { retentionContract } from './retention';
 import { storeContract } from './store';
+import type { ContractStores, StoreContractHarness, StoreLocation } from './types';
 
-export type { ContractStores, StoreContractHarness, StoreLocation } from './harness';
+export type { ContractStores, StoreContractHarness, StoreLocation } from './types';
 
 // The store contract, once, for every implementation, in one part per slice:
 // sqlite-store.test.ts and postgres-store.test.ts run every part against a

@@ -1,4 +1,4 @@
-import type { ContractStores } from './harness';
+import type { ContractStores } from './types';
 
 // The store as a whole: its health check and its end.
 

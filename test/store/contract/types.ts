@@ -1,7 +1,7 @@
-import type { Store } from '../../../src/store';
 import type { StoreOptions } from '../../../src/store/kysely/rows';
+import type { Store } from '../../../src/store';
 
-// What the store contract runs on: a harness per implementation (index.ts), and the stores each part gets.
+// What the parts of the store contract share: the harness an implementation's test gives, and the stores each part gets.
 
 export interface StoreLocation {
   /** Opens one more handle ("instance") on this location's database. */
