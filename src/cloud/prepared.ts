@@ -58,3 +58,11 @@ export function samePreparedRequest(a: PreparedRequest, b: { operation?: string;
 export function requestLine(request: Pick<PreparedRequest, 'method' | 'path'>): string {
   return `${request.method} ${request.path}`;
 }
+
+/** The preparing half of a client, for a sender of its own: tests and the benchmark send prepared requests to a fake, prepared as the client would. */
+export function preparing(format: WireFormat) {
+  return {
+    prepareAddDisk: (vsId: number, params: AddDiskParams) => prepareAddDisk(format, vsId, params),
+    prepareRestoreBackup: (backupId: number) => prepareRestoreBackup(format, backupId),
+  };
+}

@@ -1,4 +1,5 @@
 import { createChanges } from '../../src/changes/changes';
+import { preparing } from '../../src/cloud/prepared';
 import type { Policy } from '../../src/changes/policy';
 import type { Disk } from '../../src/cloud/schemas';
 import { openSqliteStore } from '../../src/store/sqlite';
@@ -24,7 +25,8 @@ test('a change left hanging is settled as interrupted once its own lease expires
     policy,
     now: () => clock,
     lockTtlMs: 1000,
-    cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) },
+    // Every request hangs: its instance never hears back.
+    cloud: { ...preparing('json'), send: () => hanging },
   });
   try {
     void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });

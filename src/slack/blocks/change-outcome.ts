@@ -1,4 +1,5 @@
-import { targetTitle, type ChangeResult, type Target } from '../../changes';
+import { isChangeAction, neededRole, targetTitle, type ChangeResult, type Target } from '../../changes';
+import { requestedText } from './approvals';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
@@ -53,6 +54,14 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return `:white_check_mark: Applied. ${appliedUnreadableText(o.target, r.error.status)} The result is posted in the channel.`;
     case 'duplicate':
       return 'This form was already submitted; its result is posted in the channel.';
+    case 'requested': {
+      const { approval } = r;
+      return requestedText({
+        channelId: approval.channelId,
+        expiresAtMs: approval.expiresAtMs,
+        needed: isChangeAction(approval.action) ? neededRole(approval.action) : 'admin',
+      });
+    }
     case 'unrecorded':
       return UNRECORDED_TEXT;
     case 'not_recorded':
