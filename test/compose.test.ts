@@ -153,7 +153,7 @@ describe('start-up while PostgreSQL is down', () => {
       // The database answers: the next try opens the store (migrations run), and the bot is ready without a restart.
       await gate.open();
       await steps.next();
-      await expect(started).resolves.toEqual({ port: expect.any(Number) as number });
+      await expect(started).resolves.toEqual({ port: expect.any(Number) });
       expect(await get(`${origin}/readyz`)).toEqual({ status: 200, body: { status: 'ready', store: 'ok' } });
       expect(logs.some((l) => l.includes('"msg":"the store answers; start-up goes on"') && l.includes('"tries":3'))).toBe(true);
       expect(steps.pauses).toEqual([1000, 2000]);

@@ -65,7 +65,7 @@ describe('start-up', () => {
     try {
       const ready = await request(`http://127.0.0.1:${bot.port}/readyz`);
       expect(ready.statusCode).toBe(503);
-      expect(await ready.body.json()).toEqual({ status: 'starting', store: expect.stringMatching(/^(ok|unreachable)$/) as string });
+      expect(await ready.body.json()).toEqual({ status: 'starting', store: expect.stringMatching(/^(ok|unreachable)$/) });
       const tried = () => bot.output().includes('waiting for the store: The store cannot reach the PostgreSQL database (DATABASE_URL) (ECONNREFUSED)');
       expect(await eventually(tried, 10_000)).toBe(true);
       const waiting = await request(`http://127.0.0.1:${bot.port}/readyz`);
