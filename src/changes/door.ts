@@ -7,6 +7,7 @@ import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
 import { OutcomeNotRecordedError } from './errors';
+import { keepLease } from './keep-lease';
 import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
 import { targetKey, targetTitle, type Target } from './targets';
 
@@ -62,7 +63,7 @@ export interface DoorDeps {
    * throws, or the promise it returns rejects with, is logged and dropped.
    */
   onRecorded?: (record: AuditRecord) => unknown;
-  /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
+  /** How long a target lock lives if its holder dies (VS_LOCK_TTL_MS); a live holder keeps it while the call runs (keep-lease.ts). */
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
   newId?: () => string;
@@ -205,6 +206,7 @@ export function createDoor(deps: DoorDeps) {
     }
 
     const record = begun.record;
+    const keeper = keepLease(store.leases, lease, lockTtlMs, now, log);
     let released = false;
     /** Settles the record and ends the lease in one transaction. */
     const settle = async (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): Promise<AuditRecord> => {
@@ -247,14 +249,12 @@ export function createDoor(deps: DoorDeps) {
       log.info('change succeeded', { ms: settled.durationMs });
       return { outcome: 'succeeded', value, record: settled };
     } finally {
+      keeper.stop();
       try {
         if (!released) await store.leases.release(key, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
-      const heldMs = now() - run.startedMs;
-      if (heldMs > lockTtlMs)
-        log.warn('the change took longer than the target lock lives; another change may have started meanwhile', { heldMs, ttlMs: lockTtlMs });
     }
   }
 
