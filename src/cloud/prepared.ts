@@ -49,9 +49,9 @@ export function prepareRestoreBackup(format: WireFormat, backupId: number): Prep
   return { operation: 'restore_backup', method: 'POST', path: `/backups/${pathId(backupId)}/restore.${format}`, body: null };
 }
 
-/** Whether two prepared requests would put the same bytes on the wire (the same operation, method, path and body). */
-export function samePreparedRequest(a: PreparedRequest, b: { operation?: string; method: string; path: string; body: string | null }): boolean {
-  return a.operation === b.operation && a.method === b.method && a.path === b.path && a.body === b.body;
+/** Whether a prepared request puts the same bytes on the wire as `b` (a request as recorded): the same method, path and body. */
+export function samePreparedRequest(a: PreparedRequest, b: { method: string; path: string; body: string | null }): boolean {
+  return a.method === b.method && a.path === b.path && a.body === b.body;
 }
 
 /** `POST /backups/9/restore.json`: how a prepared request is named in errors and logs. */
