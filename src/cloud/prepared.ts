@@ -54,11 +54,6 @@ export function samePreparedRequest(a: PreparedRequest, b: { method: string; pat
   return a.method === b.method && a.path === b.path && a.body === b.body;
 }
 
-/** `POST /backups/9/restore.json`: how a prepared request is named in errors and logs. */
-export function requestLine(request: Pick<PreparedRequest, 'method' | 'path'>): string {
-  return `${request.method} ${request.path}`;
-}
-
 /** The preparing half of a client, for a sender of its own: tests and the benchmark send prepared requests to a fake, prepared as the client would. */
 export function preparing(format: WireFormat) {
   return {

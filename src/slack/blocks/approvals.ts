@@ -5,7 +5,21 @@ import { isStoreUnavailable } from '../../store';
 import type { Approval, RecordedRequest } from '../../store';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
-import { channelMention, code, context, fallback, oneLine, safe, section, slackTime, truncate, userMention, withSandbox, type Rendered } from './mrkdwn';
+import {
+  channelMention,
+  code,
+  context,
+  escapeMrkdwn,
+  fallback,
+  oneLine,
+  safe,
+  section,
+  slackTime,
+  truncate,
+  userMention,
+  withSandbox,
+  type Rendered,
+} from './mrkdwn';
 
 // The approval request (PRODUCT.md "Approvals"), posted in the channel the
 // change was asked from and updated in place by whichever instance settles
@@ -53,6 +67,7 @@ function asked(f: ApprovalFacts): string {
 /** The open request, with its buttons. */
 export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const { approval } = f;
+  const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
   const approve: Button = {
     type: 'button',
     action_id: APPROVE_ACTION_ID,
@@ -76,7 +91,7 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
     context(`A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.`),
   ];
   return {
-    text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)}. ${requestText(approval.apiRequest)}`, f.sandbox),
+    text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
     blocks: withSandbox(blocks, f.sandbox),
   };
 }
