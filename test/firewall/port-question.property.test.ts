@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { formatIp, parseIp, type IpAddress } from '../../src/firewall/address';
-import { answerPortQuestion, type PortQuestion, type Protocol, type RuleRecord } from '../../src/firewall/port-question';
+import { answerPortQuestion, type Protocol, type RuleRecord } from '../../src/firewall/port-question';
 
 // The matcher against an oracle that never reads text: rules are generated as
 // structured specs (which ports, which sources), written out in the forms real
