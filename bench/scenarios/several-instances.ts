@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChanges, createPolicy } from '../../src/changes';
 import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
 import type { AuditStore } from '../../src/store/audit-store';
@@ -71,7 +72,7 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
     },
   };
   const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
-  const changes = createChanges({ cloud, store, policy, logger: quiet });
+  const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
   const values = {
     disk_type: 'SSD',
     disk_size: '20',
@@ -96,7 +97,7 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
         const i = next++;
         const before = cloudMs;
         const t = performance.now();
-        const result = await changes.addDisk({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, base + i, values);
+        const result = await changes.submit({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, 'disk_add', base + i, values);
         const spent = performance.now() - t;
         if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
         overheads.push(spent - (cloudMs - before));

@@ -76,6 +76,8 @@ export interface SlackStandIn {
   on(method: string, handler: MethodHandler): void;
   fault(method: string, fault: Fault): void;
   setGroup(groupId: string, users: string[]): void;
+  /** Sets who is in a channel (conversations.members, users.conversations), adding the channel if it is new. */
+  setChannelMembers(channelId: string, members: readonly string[]): void;
   /** Makes every response_url answer with this status (e.g. 404 for an expired one). */
   failResponseUrl(status: number): void;
   waitForResponses(count: number, timeoutMs?: number): Promise<ResponsePost[]>;
@@ -212,6 +214,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     on: (method, handler) => void handlers.set(method, handler),
     fault: (method, fault) => void faults.set(method, { ...fault }),
     setGroup: (groupId, users) => void state.groups.set(groupId, users),
+    setChannelMembers: (channelId, members) => state.setMembers(channelId, members),
     failResponseUrl: (status) => {
       responseUrlStatus = status;
     },

@@ -50,7 +50,7 @@ export interface OutboxSenderOptions {
   metrics?: Metrics;
   now?: () => number;
   /** Entries claimed per round. */
-  batch?: number;
+  batch: number;
   /** How long a claim lasts before another sender may take the entry. */
   claimMs?: number;
   /**
@@ -78,7 +78,6 @@ export const ROUND_OVER = 'not sent: the round ran out of time; sent in the next
 export const GROUPED = 'grouped: one denial post per user a minute';
 
 export const OUTBOX_DEFAULTS = {
-  batch: 20,
   claimMs: 60_000,
   maxRoundMs: 5_000,
   denialWindowMs: 60_000,
@@ -90,7 +89,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
   const { storage, post, owner, metrics } = options;
   const now = options.now ?? (() => Date.now());
   const random = options.random ?? Math.random;
-  const batch = options.batch ?? OUTBOX_DEFAULTS.batch;
+  const { batch } = options;
   const claimMs = options.claimMs ?? OUTBOX_DEFAULTS.claimMs;
   const maxRoundMs = options.maxRoundMs ?? OUTBOX_DEFAULTS.maxRoundMs;
   const windowMs = options.denialWindowMs ?? OUTBOX_DEFAULTS.denialWindowMs;

@@ -30,6 +30,7 @@ function client(
   options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number; changeConnections?: number; connectionWaitMs?: number } = {},
   deps: CloudClientDeps = {},
 ) {
+  const maxConnections = options.maxConnections ?? 4;
   const made = createCloudClient(
     {
       url: options.url ?? server.url,
@@ -37,9 +38,9 @@ function client(
       apiKey: API_KEY,
       format: options.format ?? 'json',
       timeoutMs: options.timeoutMs ?? 3000,
-      maxConnections: options.maxConnections ?? 4,
-      changeConnections: options.changeConnections,
-      connectionWaitMs: options.connectionWaitMs,
+      maxConnections,
+      changeConnections: options.changeConnections ?? Math.floor(maxConnections / 2),
+      connectionWaitMs: options.connectionWaitMs ?? 5000,
     },
     { retry: { baseDelayMs: 5 }, ...deps },
   );
@@ -127,7 +128,8 @@ describe('what the client sends', () => {
   });
 
   it('refuses to be built on "sandbox" instead of a URL', () => {
-    expect(() => createCloudClient({ url: 'sandbox', accountId: 'a', apiKey: 'b', format: 'json', timeoutMs: 100 })).toThrow(/http\(s\) base URL/);
+    const settings = { accountId: 'a', apiKey: 'b', format: 'json', timeoutMs: 100, maxConnections: 4, changeConnections: 2, connectionWaitMs: 100 } as const;
+    expect(() => createCloudClient({ ...settings, url: 'sandbox' })).toThrow(/http\(s\) base URL/);
   });
 
   it('logs one debug line per request with method, path, status, time and attempt, and no credentials', async () => {

@@ -89,6 +89,7 @@ function setup(answer: (post: AuditPost) => PostResult = () => ({ ok: true }), e
       return result;
     },
     owner: 'me',
+    batch: 20,
     logger: createLogger({ level: 'error', write: () => undefined }),
     metrics,
     now: () => clock.ms,

@@ -52,7 +52,7 @@ test('/metrics: Prometheus text with the product metrics and the process default
   observeCommand(metrics)('firewall', 'ok');
   observeChange(metrics)({ action: 'disk_add', outcome: 'succeeded' });
   observeChange(metrics)({ action: 'disk_add', outcome: 'started' });
-  observeCloudRequest(metrics)({ operation: 'listFirewallRules', status: 200, seconds: 0.012 });
+  observeCloudRequest(metrics)('listFirewallRules', '200', 0.012);
   metrics.ackSeconds.observe({ kind: 'command' }, 0.003);
   const m = await get('/metrics');
   expect(m.status).toBe(200);

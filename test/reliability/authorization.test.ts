@@ -121,13 +121,11 @@ describe('authorization, every action × role × channel restriction', () => {
   test('from a shortcut, a change is made only in an allowed channel the user is a member of: picking it is not enough', async () => {
     const h = harnesses.restricted;
     const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
-    h.slack.on('conversations.members', (args) => ({
-      body: { ok: true, members: args.channel === ALLOWED ? ['USOMEONE'] : [], response_metadata: { next_cursor: '' } },
-    }));
+    h.slack.setChannelMembers(ALLOWED, ['USOMEONE']);
     const refused = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm);
     await sleep(20);
     expect(visibleText(refused)).toMatch(/you are not a member of/);
-    expect(h.slack.callsTo('conversations.members').map((c) => c.args.channel)).toEqual([ALLOWED]);
+    expect(h.slack.callsTo('users.conversations').map((c) => c.args.user)).toEqual([USERS.operator]);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
     expect((await h.store.latest(1))[0]).toMatchObject({
       userId: USERS.operator,
@@ -136,16 +134,32 @@ describe('authorization, every action × role × channel restriction', () => {
       detail: expect.stringContaining('not a member'),
     });
 
-    h.slack.on('conversations.members', () => ({ body: { ok: true, members: ['USOMEONE', USERS.operator], response_metadata: { next_cursor: '' } } }));
+    h.slack.setChannelMembers(ALLOWED, ['USOMEONE', USERS.operator]);
     const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
     expect(visibleText(done)).toMatch(/Done/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     expect((await h.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
   });
 
+  test('from a shortcut, membership of a 50,000-member channel is checked in one Web API call, member or not', async () => {
+    const h = harnesses.restricted;
+    const others = Array.from({ length: 49_999 }, (_, i) => `UMEMBER${String(i).padStart(5, '0')}`);
+    const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
+
+    h.slack.setChannelMembers(ALLOWED, [...others, USERS.operator]);
+    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm))).toMatch(/Done/);
+    expect(h.slack.callsTo('users.conversations')).toHaveLength(1);
+
+    h.slack.reset();
+    h.slack.setChannelMembers(ALLOWED, [...others, 'USOMEONE']);
+    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId()))).toMatch(/you are not a member of/);
+    expect(h.slack.callsTo('users.conversations')).toHaveLength(1);
+    expect(h.slack.callsTo('conversations.members')).toHaveLength(0);
+  });
+
   test('from a shortcut, when Slack cannot say who is in the channel, the change is refused and recorded', async () => {
     const h = harnesses.restricted;
-    h.slack.on('conversations.members', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    h.slack.fault('users.conversations', { error: 'missing_scope' });
     const refused = await submit(h, 'disk_add', USERS.operator, '{}', { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) });
     await sleep(20);
     expect(visibleText(refused)).toMatch(/could not be checked/);

@@ -200,6 +200,25 @@ describe('changes from Slack', () => {
     expect(posts.map((p) => p.args.channel)).toContain('CSHORT');
   });
 
+  test('a change sent to the cloud API whose outcome cannot be recorded is told as such, not as a crash', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const complete = h.store.complete.bind(h.store);
+    h.store.complete = () => Promise.reject(new Error('disk I/O error'));
+    try {
+      const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+      expect(diskPosts(h)).toHaveLength(1);
+      expect(ack.response_action).toBe('update');
+      const said = JSON.stringify(ack.view);
+      expect(said).toContain('The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.');
+      expect(said).toContain('Check VS 42');
+      expect(said).not.toContain('Something went wrong');
+      expect(h.logs.some((l) => l.includes('"code":"vs_change_outcome_not_recorded"'))).toBe(true);
+      expect((await h.store.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'started' });
+    } finally {
+      h.store.complete = complete;
+    }
+  });
+
   test('audit records survive reopening the store', async () => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);

@@ -27,7 +27,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
     cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) },
   });
   try {
-    void changes.addDisk({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 42, { disk_type: 'SSD', disk_size: '20' });
+    void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const [first] = await store.latest(1);
     expect(first).toMatchObject({ outcome: 'started', target: 'vs:42' });
@@ -35,7 +35,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
 
     // The lease ran out; a newer change to VS 42 takes the lock over and hangs too.
     clock += 1500;
-    void changes.addDisk({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V2' }, 42, { disk_type: 'SSD', disk_size: '30' });
+    void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V2' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '30' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const [second] = await store.latest(1);
     expect(second).toMatchObject({ outcome: 'started', target: 'vs:42', params: expect.objectContaining({ disk_size: 30 }) });

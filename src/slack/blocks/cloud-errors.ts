@@ -1,15 +1,10 @@
-import type { Target } from '../../changes';
+import { targetTitle, type Target } from '../../changes';
 import { isCloudError, mayHaveApplied, type CloudError } from '../../cloud/errors';
 
 // The one place that turns a cloud API failure into what the user reads
 // (PRODUCT.md, "Errors the user sees"), from the error's data: its kind,
 // status, the API's own messages and the low-level cause's code. Plain text:
 // renderers escape it where they place it. Never a stack trace, never silence.
-
-/** "VS 42", "Backup 9": a target at the start of a sentence. */
-export function targetTitle(target: Target): string {
-  return target.kind === 'vs' ? `VS ${target.id}` : `Backup ${target.id}`;
-}
 
 export function cloudErrorMessage(error: unknown, target: Target, timeoutMs: number): string {
   if (!isCloudError(error)) {
