@@ -108,9 +108,9 @@ export function formatIp({ family, value }: IpAddress): string {
 
 /** A rule's address: empty or null is every source; otherwise one address, a CIDR block or a range. */
 export function parseAddressForm(raw: string | null | undefined): AddressForm {
-  const text = raw?.trim() ?? '';
-  if (raw == null || text === '') return { kind: 'all' };
-  const unreadable: AddressForm = { kind: 'unreadable', text: raw };
+  const text = raw?.trim();
+  if (!text) return { kind: 'all' };
+  const unreadable: AddressForm = { kind: 'unreadable', text: raw! };
 
   const slash = text.split('/');
   if (slash.length === 2) {

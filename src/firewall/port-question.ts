@@ -158,15 +158,17 @@ const OTHER_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', 'gre', 'esp', 'a
 function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet): Reading {
   const fields: UnreadableField[] = [];
 
-  const protocol = String(rule.protocol ?? '')
-    .trim()
-    .toLowerCase();
+  // As sent, for quoting; the schema makes both strings, and a missing one is quoted as empty.
+  const protocolText = String(rule.protocol ?? '');
+  const commandText = String(rule.command ?? '');
+
+  const protocol = protocolText.trim().toLowerCase();
   if (protocol === 'tcp' || protocol === 'udp') {
     if (protocol !== question.protocol) return { kind: 'no' };
   } else if (OTHER_PROTOCOLS.has(protocol)) {
     return { kind: 'no' };
   } else {
-    fields.push({ field: 'protocol', value: String(rule.protocol ?? '') });
+    fields.push({ field: 'protocol', value: protocolText });
   }
 
   const port = parsePortForm(rule.port);
@@ -181,11 +183,9 @@ function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet): R
     if (isEmpty(sources)) return { kind: 'no' };
   }
 
-  const command = String(rule.command ?? '')
-    .trim()
-    .toUpperCase();
+  const command = commandText.trim().toUpperCase();
   const verdict: Verdict | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
-  if (verdict === null) return { kind: 'maybe', sources, fields: [...fields, { field: 'command', value: String(rule.command ?? '') }] };
+  if (verdict === null) return { kind: 'maybe', sources, fields: [...fields, { field: 'command', value: commandText }] };
   if (fields.length > 0) return { kind: 'maybe', sources, fields };
   return { kind: 'yes', sources, verdict };
 }

@@ -193,6 +193,9 @@ describe('the role policy', () => {
       expect(lines[0]).toContain('no channel directory');
       expect(lines[1]).toContain('conversations.members: ratelimited');
       expect(lines[2]).toContain('looking up the members of CINC took more than 20 ms');
+      // Without a logger, the same refusal.
+      const unlogged = createPolicy(restricted, fakeDirectory().directory, { channels: failing });
+      expect((await unlogged.can('UOPER', 'disk_add', 'CINC', inForm)).denial).toEqual({ code: 'check_failed' });
     });
   });
 
@@ -341,7 +344,7 @@ describe('the role policy', () => {
       let clock = 0;
       const lines: string[] = [];
       const logger = createLogger({ write: (line) => lines.push(line) });
-      let answer: unknown = null;
+      let answer: unknown = { members: ['UGROUPIE'] };
       const calls: string[] = [];
       const directory: GroupDirectory = {
         membersOf: (groupId) => {
