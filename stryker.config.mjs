@@ -17,6 +17,7 @@ const TARGETS = {
   'src/slack/request-guard.ts': ['test/slack/request-guard.test.ts'],
   'src/slack/middleware/needs.ts': ['test/slack/middleware/needs.test.ts'],
   'src/changes/policy.ts': ['test/changes/policy.test.ts'],
+  'src/changes/roles.ts': ['test/changes/policy.test.ts'],
   'src/changes/changes.ts': ['test/changes/changes.test.ts'],
   'src/ops/audit-outbox.ts': ['test/ops/audit-outbox.test.ts'],
   'src/firewall/address.ts': ['test/firewall/address.test.ts'],
