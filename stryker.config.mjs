@@ -44,6 +44,8 @@ export default {
     configFile: 'jest.config.js',
     config: {
       testMatch: testFiles.map((file) => `<rootDir>/${file}`),
+      // All of src/ in jest's map, so that --findRelatedTests follows imports through other directories.
+      roots: ['<rootDir>/test', '<rootDir>/src'],
       // None of the listed tests needs PostgreSQL: no server per mutant (null, not undefined, survives Stryker's JSON).
       globalSetup: null,
       globalTeardown: null,
