@@ -19,8 +19,7 @@ import { createInFlight } from './slack/in-flight';
 import { createReadLimiter } from './slack/read-limit';
 import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
-import type { AuditStore } from './store/audit-store';
-import { openStore } from './store';
+import { openStore, type Store } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -41,7 +40,7 @@ export interface ComposeOverrides {
   logger?: Logger;
   now?: () => number;
   /** A store the caller opened (and closes); default: openStore(config) (PostgreSQL at DATABASE_URL, else SQLite at VS_DB_PATH), closed by stop(). */
-  store?: AuditStore;
+  store?: Store;
   /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
   cloudUrl?: string;
   /** Passed to the cloud client, e.g. `{ retry: { baseDelayMs: 5 } }` in tests. */
@@ -54,7 +53,7 @@ export interface Bot {
   readonly config: Config;
   readonly logger: Logger;
   readonly cloud: CloudClient;
-  readonly store: AuditStore;
+  readonly store: Store;
   readonly policy: Policy;
   readonly changes: Changes;
   readonly slack: SlackApp;
@@ -121,7 +120,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // Operations: readiness, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
-    const ops = createOps({ config, logger, metrics, claims: store, store, postAudit, now });
+    const ops = createOps({ config, logger, metrics, claims: store.claims, store, postAudit, now });
     parts.add({ name: 'ops', start: () => ops.start(), stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);

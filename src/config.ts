@@ -208,8 +208,10 @@ function userInfoProblem(key: 'SLACK_API_URL' | 'VS_API_URL', value: string | un
   if (!url || (url.username === '' && url.password === '')) return null;
   const instead =
     key === 'SLACK_API_URL'
-      ? "Slack's Web API client refuses such URLs, and the bot sends no proxy credentials (it does not read HTTPS_PROXY or HTTP_PROXY): give the proxy's plain https:// URL and let the proxy admit this host without a password (e.g. by its address)"
-      : 'the cloud API is authenticated with VS_ACCOUNT_ID and VS_API_KEY (HTTP Basic), and the bot sends no proxy credentials (it does not read HTTPS_PROXY or HTTP_PROXY): remove the user info from the URL';
+      ? "Slack's Web API client refuses such URLs, and the bot sends no proxy credentials (it does not read HTTPS_PROXY or HTTP_PROXY): " +
+        "give the proxy's plain https:// URL and let the proxy admit this host without a password (e.g. by its address)"
+      : 'the cloud API is authenticated with VS_ACCOUNT_ID and VS_API_KEY (HTTP Basic), and the bot sends no proxy credentials ' +
+        '(it does not read HTTPS_PROXY or HTTP_PROXY): remove the user info from the URL';
   return `${key} carries a user name or password (user:password@…), which would be written to logs: ${instead}`;
 }
 
@@ -234,19 +236,24 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   if (modeOf(env) === 'local') {
     if (realApi) {
       problems.push(
-        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins ' +
+          'must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, ' +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
       );
     }
     if (env.DATABASE_URL !== undefined) {
       problems.push(
-        `DATABASE_URL is set, but no Slack variable is, which means local mode: its make-believe people must never write to a real audit trail, so local mode connects to no database and keeps its own SQLite file (${LOCAL_MODE.dbPath}). Remove DATABASE_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack`,
+        'DATABASE_URL is set, but no Slack variable is, which means local mode: its make-believe people must never write to a real audit trail, ' +
+          `so local mode connects to no database and keeps its own SQLite file (${LOCAL_MODE.dbPath}). Remove DATABASE_URL to try the bot locally, ` +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
       );
     }
   } else {
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(
-        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)',
+        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app ' +
+          '(or unset every SLACK_ variable to try the bot locally, without Slack)',
       );
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
@@ -261,7 +268,8 @@ function crossFieldProblems(env: Record<string, string>): string[] {
 
 /** Refused until issue 17 lands (see crossFieldProblems). */
 const APPROVALS_NOT_BUILT =
-  "VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: the changes it names would run without anyone's approval. Remove the line to start";
+  'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
+  "the changes it names would run without anyone's approval. Remove the line to start";
 
 /** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
 export type Mode = 'http' | 'socket' | 'local';

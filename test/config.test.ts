@@ -310,7 +310,8 @@ describe('loadConfig', () => {
   test('approvals are not built in this version: VS_APPROVALS naming any action stops start-up and says so', () => {
     for (const value of ['disk_add', 'disk_add,backup_restore', ' backup_restore ,']) {
       expect(problemsOf({ ...minimalHttp, VS_APPROVALS: value })).toEqual([
-        "VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: the changes it names would run without anyone's approval. Remove the line to start",
+        'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
+          "the changes it names would run without anyone's approval. Remove the line to start",
       ]);
     }
   });

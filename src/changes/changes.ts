@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { Logger } from '../log';
-import type { AuditEntry, AuditRecord, AuditStore, ChangeBeginning, ChangeCompletion, ChangeOutcome, Lease } from '../store/audit-store';
+import type { AuditEntry, AuditRecord, ChangeBeginning, ChangeCompletion, ChangeOutcome, Lease, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeValue } from './definitions';
@@ -66,12 +66,16 @@ export interface Changes {
 
 export interface ChangesDeps {
   cloud: ChangeCloud;
-  store: AuditStore;
+  /** The audit trail (records, the start and end of a change), submission claims and target leases. */
+  store: Pick<Store, 'audit' | 'claims' | 'leases'>;
   policy: Policy;
   now?: () => number;
   logger?: Logger;
-  /** Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). What it throws is logged and dropped. */
-  onRecorded?: (record: AuditRecord) => void;
+  /**
+   * Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). Never awaited: what it
+   * throws, or the promise it returns rejects with, is logged and dropped.
+   */
+  onRecorded?: (record: AuditRecord) => unknown;
   /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
   lockTtlMs: number;
 }
@@ -104,7 +108,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   /** Writes the record before anyone is told; a failed write is logged with the whole entry, then thrown. */
   async function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
     try {
-      return await store.record(entry);
+      return await store.audit.record(entry);
     } catch (error) {
       log.error('could not write the audit record', { error, entry });
       throw error;
@@ -114,7 +118,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   /** Claims, leases and records `started` in one transaction; like write(), a failure is logged with the entry, then thrown. */
   async function begin(submissionKey: string, at: string, lease: Lease, started: AuditEntry, log: Logger): Promise<ChangeBeginning> {
     try {
-      return await store.beginChange({ submissionKey, at, lease, started });
+      return await store.audit.beginChange({ submissionKey, at, lease, started });
     } catch (error) {
       log.error('could not start the change on record', { error, entry: started });
       throw error;
@@ -124,7 +128,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   /** Settles a started record and ends its lease; like write(), a failure is logged with what was known, then thrown. */
   async function settle(started: AuditRecord, completion: ChangeCompletion, lease: { target: string; owner: string }, log: Logger): Promise<AuditRecord> {
     try {
-      return await store.complete(started.id, completion, lease);
+      return await store.audit.complete(started.id, completion, lease);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
       // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
@@ -245,7 +249,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'succeeded', value, record };
     } finally {
       try {
-        if (!released) await store.unlock(key, owner);
+        if (!released) await store.leases.release(key, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
@@ -257,7 +261,7 @@ export function createChanges(deps: ChangesDeps): Changes {
 
   async function releaseQuietly(key: string, log: Logger): Promise<void> {
     try {
-      await store.releaseSubmission(key);
+      await store.claims.release(key);
     } catch (error) {
       log.warn('could not release the submission key; the form must be opened again', { error });
     }

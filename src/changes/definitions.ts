@@ -61,7 +61,9 @@ const DEFINITIONS = {
     call: (cloud, backupId): Promise<Backup> => cloud.restoreBackup(backupId),
     successStatus: 200,
     describe: (_backupId, backup) =>
-      `backup ${backup.id} restored${backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : ''}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
+      `backup ${backup.id} restored` +
+      (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
+      (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
   }),
 };
 

@@ -9,6 +9,12 @@ import { APP_ID, BOT_USER, TEAM, type Channel, type Person } from './workspace';
 
 export type Json = Record<string, unknown>;
 
+/** A field Slack reads as text: a string as it is, a number or a boolean written out, anything else as no text. */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
 export interface ChannelMessage {
   ts: string;
   channel: string;
@@ -196,7 +202,8 @@ export class StandInState {
       hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`,
       clear_on_close: view.clear_on_close ?? false,
       notify_on_close: view.notify_on_close ?? false,
-      root_view_id: (previous?.view.root_view_id as string | undefined) ?? id,
+      root_view_id: previous?.view.root_view_id ?? id,
+
       previous_view_id: null,
       app_id: APP_ID,
       app_installed_team_id: TEAM.id,

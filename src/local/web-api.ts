@@ -1,5 +1,5 @@
 import { messageProblems, viewProblems } from './block-kit';
-import type { Json, StandInState } from './state';
+import { textOf, type Json, type StandInState } from './state';
 import { BOT_USER, TEAM } from './workspace';
 
 // The Web API methods the bot calls, answered with Slack's shapes and error
@@ -106,7 +106,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const m = state.addMessage({
         channel: args.channel,
         author: BOT_USER.id,
-        text: String(args.text ?? ''),
+        text: textOf(args.text),
         ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
         kind: 'bot',
       });
@@ -126,7 +126,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const m = state.addMessage({
         channel: args.channel,
         author: BOT_USER.id,
-        text: String(args.text ?? ''),
+        text: textOf(args.text),
         ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
         ephemeralTo: args.user,
         kind: 'bot',
@@ -141,7 +141,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const existing = state.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
       if (!existing) return refuse('chat.update', args, 'message_not_found');
       if (existing.author !== BOT_USER.id || existing.ephemeralTo) return refuse('chat.update', args, 'cant_update_message');
-      state.replaceMessage(existing.channel, existing.ts, { text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
+      state.replaceMessage(existing.channel, existing.ts, { text: textOf(args.text), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
       return ok({ channel: existing.channel, ts: existing.ts, text: args.text });
     },
 

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditRecord } from '../store/audit-store';
-import { createOutboxSender, OUTBOX_DEFAULTS, type OutboxStorage, type PostAudit } from './audit-outbox';
+import type { AuditRecord, Store } from '../store';
+import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
 import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
-import { startPeriodic, type LeaseStore, type Periodic } from './periodic';
+import { startPeriodic, type Periodic } from './periodic';
 import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
 import { storeHealthJob, sweepJob, type SweepStore } from './sweeps';
 import { watchStore } from './store-watch';
@@ -17,7 +17,8 @@ import { watchStore } from './store-watch';
 // the audit outbox sender and the periodic sweeps. Everything it needs from
 // Slack (posting an audit record) and from the store comes in as functions.
 
-export type OpsStore = LeaseStore & DeliveryClaims & OutboxStorage & SweepStore & { ping(): Promise<void> };
+/** The slices ops uses: leases (one instance per job), the outbox, recovery and retention, and ping. */
+export type OpsStore = Pick<Store, 'leases' | 'outbox' | 'retention' | 'ping'> & SweepStore;
 
 export interface OpsDeps {
   config: Config;
@@ -107,7 +108,7 @@ export function createOps(deps: OpsDeps): Ops {
         run: async () => {
           await storeHealthJob({ ping: () => store.ping(), report: storeSeen })();
           // Every instance reports the backlog, not only the one sending (which also updates it after each round).
-          if (deps.postAudit && readiness.store === 'ok') metrics.outboxBacklog.set((await store.outboxBacklog()).pending);
+          if (deps.postAudit && readiness.store === 'ok') metrics.outboxBacklog.set((await store.outbox.backlog()).pending);
         },
       });
       jobs.push(health);
@@ -118,7 +119,7 @@ export function createOps(deps: OpsDeps): Ops {
           intervalMs: o.sweepIntervalMs,
           logger: log,
           now,
-          lease: { store, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
+          lease: { leases: store.leases, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
           run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded }),
         }),
       );
@@ -127,7 +128,7 @@ export function createOps(deps: OpsDeps): Ops {
         // one renews it first. Claims outlive both, so a post is never in two senders' hands.
         const leaseMs = Math.max(10_000, 5 * o.outboxPollMs);
         const outbox = createOutboxSender({
-          storage: store,
+          outbox: store.outbox,
           post: deps.postAudit,
           owner: instanceId,
           logger: log.child({ job: 'audit-outbox' }),
@@ -142,7 +143,7 @@ export function createOps(deps: OpsDeps): Ops {
           intervalMs: o.outboxPollMs,
           logger: log,
           now,
-          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: leaseMs },
+          lease: { leases: store.leases, name: OUTBOX_LEASE, owner: instanceId, ttlMs: leaseMs },
           run: async () => {
             await outbox.runOnce();
           },

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeAction } from '../changes';
-import type { ChangeOutcome } from '../store/audit-store';
+import type { ChangeOutcome } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
 // Labels take values from closed sets only (subcommand kinds, outcomes,
@@ -73,7 +73,10 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   };
 }
 
-/** The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
+/**
+ * The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that
+ * got none (`timeout`, `network`, `no_connection`…).
+ */
 export function observeCloudRequest(metrics: Metrics): (operation: string, status: string, seconds: number) => void {
   return (operation, status, seconds) => {
     metrics.cloudRequests.inc({ operation, status });

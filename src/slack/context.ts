@@ -3,7 +3,7 @@ import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditStore } from '../store/audit-store';
+import type { Store } from '../store';
 import type { ReadLimiter } from './read-limit';
 import type { Respond } from './response-url';
 
@@ -17,7 +17,8 @@ export interface ListenerContext {
   cloud: CloudClient;
   policy: Policy;
   changes: Changes;
-  store: AuditStore;
+  /** The slices listeners read (`/vs audit`); changes go through `changes`. */
+  store: Pick<Store, 'audit'>;
   logger: Logger;
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;

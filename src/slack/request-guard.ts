@@ -182,14 +182,14 @@ type ProcessEventErrorHandler = NonNullable<ConstructorParameters<typeof HTTPRec
  * 500, and the error logged with its details, which Bolt keeps for debug.
  */
 export function refuseUnprocessable(logger: Logger): ProcessEventErrorHandler {
-  return async ({ error, response }) => {
+  return ({ error, response }) => {
     if (response.headersSent) {
       logger.error('a request failed after it was acknowledged', { error });
-      return false;
+      return Promise.resolve(false);
     }
     logger.warn('refused a request Bolt could not process', { error });
     response.writeHead(400);
     response.end();
-    return true;
+    return Promise.resolve(true);
   };
 }

@@ -5,8 +5,8 @@ import { CloudError } from '../../src/cloud/errors';
 import type { AddDiskParams, Backup, Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
-import type { AuditRecord, AuditStore } from '../../src/store/audit-store';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { AuditRecord, Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { goodDiskForm } from './fixtures';
 
 const ROLES: Config['roles'] = {
@@ -67,7 +67,7 @@ const LOCK_TTL_MS = 60_000;
 
 function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
   const fake = fakeCloud();
-  const store: AuditStore = openSqliteAuditStore(':memory:');
+  const store: Store = openSqliteStore(':memory:');
   const logLines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   let clock = 1_700_000_000_000;
@@ -101,7 +101,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UVIEW'), 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
       expect(t.calls).toEqual([]);
-      expect(await t.store.latest(5)).toEqual([
+      expect(await t.store.audit.latest(5)).toEqual([
         expect.objectContaining({
           userId: 'UVIEW',
           channelId: 'CINCIDENT',
@@ -119,14 +119,14 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UOPER'), 'backup_restore', 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'denied', decision: { needed: 'admin' } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
     });
 
     test('authorize records a denial when the command is typed, and records nothing when allowed', async () => {
       t = setup();
       expect(await t.changes.authorize({ userId: 'UVIEW', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: false, needed: 'operator' });
       expect(await t.changes.authorize({ userId: 'UOPER', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true, denial: null });
-      expect(await t.store.latest(10)).toEqual([
+      expect(await t.store.audit.latest(10)).toEqual([
         expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} }),
       ]);
       expect(t.recorded).toHaveLength(1);
@@ -167,7 +167,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'none' } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'denied' });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied' });
     });
   });
 
@@ -179,7 +179,7 @@ describe('the changes door', () => {
       const expectedParams = { ...goodDisk, disk_size: 20 };
       expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
-      const [record] = await t.store.latest(5);
+      const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
         id: expect.any(Number),
         at: new Date(1_700_000_000_000).toISOString(),
@@ -203,7 +203,7 @@ describe('the changes door', () => {
         return { id: 1, disk_size: 20 };
       });
       await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
-      expect((await t.store.latest(1))[0]!.durationMs).toBe(1234);
+      expect((await t.store.audit.latest(1))[0]!.durationMs).toBe(1234);
     });
 
     test('an invalid form calls nothing, is recorded as invalid, and the same view can be fixed and sent again', async () => {
@@ -212,7 +212,7 @@ describe('the changes door', () => {
       const invalid = await t.changes.submit(ctx, 'disk_add', 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
       expect(invalid).toMatchObject({ outcome: 'invalid', fieldErrors: { disk_size: expect.any(String), mount_point: expect.any(String) } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'invalid',
         apiStatus: null,
         params: { disk_size: '0', mount_point: 'data' },
@@ -226,7 +226,7 @@ describe('the changes door', () => {
     test('what a user typed into a refused form is kept in the record only in bounded form', async () => {
       t = setup();
       await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, label: 'x'.repeat(100_000), vs_id: 'y'.repeat(1000) });
-      const { params } = (await t.store.latest(1))[0]!;
+      const { params } = (await t.store.audit.latest(1))[0]!;
       expect(String(params.label).length).toBeLessThanOrEqual(300);
       expect(params).not.toHaveProperty('vs_id');
     });
@@ -246,7 +246,7 @@ describe('the changes door', () => {
       expect((await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       expect(await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
-      expect(await t.store.latest(10)).toHaveLength(1);
+      expect(await t.store.audit.latest(10)).toHaveLength(1);
       expect(t.recorded).toHaveLength(1);
     });
 
@@ -275,7 +275,7 @@ describe('the changes door', () => {
       await tick();
       const second = await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk);
       expect(second).toMatchObject({ outcome: 'busy' });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         userId: 'UADMIN',
         outcome: 'busy',
         target: 'vs:42',
@@ -293,7 +293,7 @@ describe('the changes door', () => {
 
     test('a lock left by a holder that died is taken over after it expires', async () => {
       t = setup({ lockTtlMs: 10_000 });
-      expect(await t.store.tryLock('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect(await t.store.leases.take('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('busy');
       t.advance(10_000);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
@@ -333,7 +333,7 @@ describe('the changes door', () => {
         fieldErrors: { disk_size: 'exceeds the free space of the data store', label: 'is taken; is odd' },
         formErrors: ['quota reached for this account', 'data_store is full', 'try a smaller disk'],
       });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'failed',
         apiStatus: 422,
         params: { disk_size: 20 },
@@ -370,7 +370,7 @@ describe('the changes door', () => {
       const ctx = as('UOPER');
       const result = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'applied_unreadable', error: { kind: 'bad_response', status: 201 } });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
       expect(await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
     });
@@ -383,7 +383,7 @@ describe('the changes door', () => {
       const ctx = as('UOPER');
       const result = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'failed', error: { kind: 'timeout' }, fieldErrors: {}, formErrors: [] });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'failed',
         apiStatus: null,
         detail: expect.stringContaining('may or may not have been applied'),
@@ -399,7 +399,7 @@ describe('the changes door', () => {
       });
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
       expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
     });
   });
@@ -410,7 +410,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
       expect(t.calls).toEqual([{ op: 'restoreBackup', backupId: 9 }]);
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',
         outcome: 'succeeded',
@@ -427,7 +427,7 @@ describe('the changes door', () => {
       expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
       expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
     });
 
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
@@ -440,7 +440,7 @@ describe('the changes door', () => {
       });
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
     });
   });
 
@@ -452,7 +452,7 @@ describe('the changes door', () => {
       const pending = t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       await tick();
       // A crash now would leave this: the attempt, its parameters, and no outcome yet.
-      const during = await t.store.latest(5);
+      const during = await t.store.audit.latest(5);
       expect(during).toEqual([
         expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) }),
       ]);
@@ -461,7 +461,7 @@ describe('the changes door', () => {
       answer.resolve({ id: 555, disk_size: 20, built: false, locked: true });
       const result = await pending;
       expect(result).toMatchObject({ outcome: 'succeeded', record: { id: during[0]!.id, outcome: 'succeeded', apiStatus: 201, durationMs: 250 } });
-      expect(await t.store.latest(5)).toHaveLength(1);
+      expect(await t.store.audit.latest(5)).toHaveLength(1);
       expect(t.recorded.map((r) => r.outcome)).toEqual(['succeeded']);
     });
 
@@ -470,7 +470,7 @@ describe('the changes door', () => {
       t.onAddDisk(() => Promise.reject(new CloudError('timeout', 'the cloud API did not answer within 10 s')));
       const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       expect(result.outcome).toBe('failed');
-      expect(await t.store.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
+      expect(await t.store.audit.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
     });
   });
 
@@ -483,15 +483,15 @@ describe('the changes door', () => {
       await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
-      expect(t.recorded.map((r) => r.id)).toEqual((await t.store.latest(10)).map((r) => r.id).reverse());
+      expect(t.recorded.map((r) => r.id)).toEqual((await t.store.audit.latest(10)).map((r) => r.id).reverse());
     });
 
     test('is told only after the lock is released', async () => {
       let lockFreeWhenTold: boolean | undefined;
       t = setup({
         onRecorded: async () => {
-          lockFreeWhenTold = await t.store.tryLock('vs:42', 'probe', 1_700_000_000_000, 1);
-          await t.store.unlock('vs:42', 'probe');
+          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', 1_700_000_000_000, 1);
+          await t.store.leases.release('vs:42', 'probe');
         },
       });
       await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
@@ -508,7 +508,7 @@ describe('the changes door', () => {
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       expect(t.logLines.some((l) => l.includes('audit channel not found'))).toBe(true);
 
-      const rejecting = setup({ onRecorded: (() => Promise.reject(new Error('slack is down'))) as (r: AuditRecord) => void });
+      const rejecting = setup({ onRecorded: () => Promise.reject(new Error('slack is down')) });
       expect((await rejecting.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       await tick();
       expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
@@ -522,7 +522,7 @@ describe('the changes door', () => {
     const full = () => {
       throw new Error('SQLITE_FULL: database or disk is full');
     };
-    const failing: AuditStore = { ...real, record: full, beginChange: full };
+    const failing: Store = { ...real, audit: { ...real.audit, record: full, beginChange: full } };
     const changes = createChanges({
       cloud: t.cloud,
       store: failing,
@@ -535,6 +535,6 @@ describe('the changes door', () => {
     expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not start the change on record') && l.includes('vs:42'))).toBe(true);
     // No lease is left behind (the start is one transaction).
-    expect(await real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+    expect(await real.leases.take('vs:42', 'probe', Date.now(), 1000)).toBe(true);
   });
 });

@@ -139,7 +139,7 @@ describe('what the client sends', () => {
     await client({}, { logger }).listFirewallRules(42);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'debug', method: 'GET', path: '/virtual_machines/42/firewall_rules', status: 200, attempt: 1 });
-    expect(typeof JSON.parse(lines[0]!).ms).toBe('number');
+    expect(JSON.parse(lines[0]!)).toHaveProperty('ms', expect.any(Number));
     expect(lines.join('\n')).not.toContain(API_KEY);
     expect(lines.join('\n')).not.toContain(CREDENTIALS);
   });
@@ -202,7 +202,8 @@ describe('status codes become error kinds', () => {
 
   it('500 with an HTML page → server, keeping only the page title', async () => {
     const page =
-      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>";
+      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title>" +
+      '<style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>';
     server.handle((_req, res) => reply(res, 500, page));
     const error = await expectKind(client().listFirewallRules(42), 'server');
     expect(error.status).toBe(500);
@@ -251,7 +252,7 @@ describe('broken answers become error kinds', () => {
     const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
     const error = await expectKind(client({ url: await closedPortUrl() }, { logger }).listFirewallRules(42), 'network');
     expect(error.message).toBe('could not connect to the cloud API (ECONNREFUSED)');
-    expect(lines.map((l) => JSON.parse(l).attempt)).toEqual([1, 2, 3]);
+    expect(lines.map((l) => (JSON.parse(l) as { attempt: unknown }).attempt)).toEqual([1, 2, 3]);
   });
 
   it('a connection reset in the middle of the body → network, after two retries of the GET', async () => {

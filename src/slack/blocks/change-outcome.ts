@@ -23,7 +23,8 @@ export const NOTHING_DONE_TEXT =
   ':x: Something went wrong on our side before anything was done; nothing was changed. Try again, and tell the bot operator if it repeats.';
 
 export const WORKING_TEXT =
-  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; ' +
+  'a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
 
 /** The outcome told in the channel, to the submitter only, when the form's window was closed before it came. */
 export function renderOutcomeNotice(mrkdwn: string, sandbox: boolean): Rendered {
@@ -55,7 +56,10 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
     case 'unrecorded':
       return UNRECORDED_TEXT;
     case 'not_recorded':
-      return `:warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`;
+      return (
+        ':warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ' +
+        `Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`
+      );
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }

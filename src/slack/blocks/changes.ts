@@ -40,7 +40,8 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
 
 /** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
 export function appliedUnreadableText(target: Target, status: number | undefined): string {
-  return `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
+  const accepted = `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}`;
+  return `${accepted}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
 }
 
 /** A change the cloud API accepted (2xx) with an answer that could not be read. */

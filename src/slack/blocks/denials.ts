@@ -37,9 +37,14 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
     case 'role':
       return `${actionWords(action)} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
     case 'no_change_roles':
-      return `${actionWords(action)} needs the ${needed} role, and nobody has it: no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.`;
-    case 'channel':
-      return `Changes are only allowed in ${channelList(denial.allowedChannels)}; ${denial.channelId === null ? 'the channel of this request is not known' : 'this is not one of them'}.`;
+      return (
+        `${actionWords(action)} needs the ${needed} role, and nobody has it: ` +
+        'no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.'
+      );
+    case 'channel': {
+      const here = denial.channelId === null ? 'the channel of this request is not known' : 'this is not one of them';
+      return `Changes are only allowed in ${channelList(denial.allowedChannels)}; ${here}.`;
+    }
     case 'not_member':
       return `From a shortcut, a change is allowed only in a channel you are a member of; you are not a member of ${channelMention(denial.channelId)}.`;
     case 'check_failed':

@@ -1,6 +1,6 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes';
-import type { AuditRecord } from '../../store/audit-store';
+import type { AuditRecord } from '../../store';
 import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
@@ -130,7 +130,9 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
 function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
-  return `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${r.channelId ? ` · ${channelMention(r.channelId)}` : ''}${detail}`;
+  const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
+  const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)}`;
+  return `${who} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${where}${detail}`;
 }
 
 export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {

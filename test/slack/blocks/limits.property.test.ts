@@ -10,7 +10,7 @@ import { renderAuditPost, renderAuditRecords, renderUsage } from '../../../src/s
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 import { renderTemplates } from '../../../src/slack/blocks/templates';
 import { parseCommand, USAGE_LINES } from '../../../src/slack/listeners/commands';
-import type { AuditRecord } from '../../../src/store/audit-store';
+import type { AuditRecord } from '../../../src/store';
 import { brokenUnicode, dataMarkup, describeProblems, hostileString, INJECTIONS, messageViolations, slackChannelId, slackUserId } from './limits';
 
 const FETCHED_AT = new Date('2024-05-06T14:03:12Z');

@@ -194,7 +194,9 @@ describe('audit trail', () => {
     expect(headerText(m)).toBe('Audit trail · latest 2');
     const [first, second] = sectionTexts(m)[0]!.split('\n');
     expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12 UTC` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');
-    expect(second).toBe(':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · <#C0INCIDENT> · needs the operator role');
+    expect(second).toBe(
+      ':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · ' + '<#C0INCIDENT> · needs the operator role',
+    );
     expect(m.text).toBe('Latest 2 audit records');
     expectNoDataMarkup(m, { users: ['U0ADMIN01', 'U0BOB0001'], channels: ['C0INCIDENT'] });
   });

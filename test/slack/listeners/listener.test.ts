@@ -54,7 +54,7 @@ describe('a listener without its middleware', () => {
     const listener = runRow(ctx, VIEWS[0]!);
     const args = { context: { isEnterpriseInstall: false }, ack: (answer: unknown) => Promise.resolve(void acks.push(answer)) };
     await listener(args as unknown as Parameters<typeof listener>[0]);
-    expect(acks).toEqual([{ response_action: 'update', view: expect.objectContaining({ type: 'modal' }) as unknown }]);
+    expect(acks).toEqual([{ response_action: 'update', view: expect.objectContaining({ type: 'modal' }) }]);
     expect(JSON.stringify(acks)).toContain('before anything was done; nothing was changed');
     expect(lines.join('\n')).toContain('"code":"vs_slack_middleware_missing"');
   });

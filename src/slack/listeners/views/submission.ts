@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { CHANGES, isOutcomeNotRecorded, TARGET_KINDS, targetKey, type ChangeAction, type ChangeResult, type Target } from '../../../changes';
 import type { Logger } from '../../../log';
-import { isStoreUnavailable } from '../../../store/audit-store';
+import { isStoreUnavailable } from '../../../store';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
 import { renderAppliedUnreadable } from '../../blocks/changes';
