@@ -96,6 +96,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
     }
+    // The control panel whose server links are unfurled: VS_PANEL_URL, or the address the cloud API is reached at (the sandbox's own).
+    const panelUrl = config.panelUrl ?? new URL(cloudUrl).origin;
     const label = createSandboxLabel({ builtIn: sandbox !== undefined, forced: overrides.sandboxLabel, cloudUrl, logger });
     const sandboxLabel = () => label.on;
     const cloud = createCloudClient(
@@ -134,6 +136,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const context: ListenerContext = {
       config,
       cloud,
+      panelUrl,
       policy,
       changes,
       store: watchedStore,
