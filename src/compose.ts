@@ -176,7 +176,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       async start(port) {
         for (const part of lifecycles) await part.start?.();
         const started = await slack.start(local?.listen ?? port);
-        if (local && started.port !== null) local.connect(started.port);
+        // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
+        if (local && started.port !== null) local.connect(started.port, { url: panelUrl, servers: sandbox?.serverIds() ?? [] });
         ops.readiness.markReady();
         return started;
       },
