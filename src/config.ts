@@ -76,8 +76,9 @@ const EnvSchema = z.object({
   VS_PANEL_URL: z
     .url({ protocol: /^https?$/, error: 'must be the http(s) base URL of the control panel, e.g. https://cloud.example.com' })
     .refine((s) => {
-      const url = new URL(s);
-      return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+      // Not a URL at all is the check above's to report.
+      const url = urlOf(s);
+      return url === null || (url.username === '' && url.password === '' && url.search === '' && url.hash === '');
     }, 'must be a base URL without user info, query or fragment, e.g. https://cloud.example.com')
     .transform(panelBase)
     .optional(),
