@@ -473,7 +473,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
 
   async function post(userId: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }> {
     const links = linksOf(text, state.unfurlDomains);
-    const message = state.addMessage({ channel, author: userId, text, kind: 'person', ...(links.length > 0 ? { links: links.map((l) => l.url) } : {}) });
+    const message = state.addMessage({ channel, author: userId, text, kind: 'post', ...(links.length > 0 ? { links: links.map((l) => l.url) } : {}) });
     if (links.length === 0) return { message };
     // chat.unfurl may name the message by channel and ts, or by this id.
     const unfurlId = `${channel}.${message.ts}.${state.newId('').toLowerCase()}`;

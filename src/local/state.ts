@@ -25,10 +25,10 @@ export interface ChannelMessage {
   /** Only this person sees it ("Only visible to you"). */
   ephemeralTo?: string;
   /**
-   * bot: posted by the app; command: a slash command a person typed; person: a message a person posted;
+   * bot: posted by the app; command: a slash command a person typed; post: a message a person posted;
    * notice: the stand-in speaking (errors Slack would show).
    */
-  kind: 'bot' | 'command' | 'person' | 'notice';
+  kind: 'bot' | 'command' | 'post' | 'notice';
   /** It replaced an earlier message in place. */
   replaced?: boolean;
   /** The links of the app's unfurl domains it holds, as link_shared told the app of them. */

@@ -167,7 +167,7 @@ test("a control-panel link posted on the page unfurls into the server's card; th
   const sent = await call('/local/message', { user: 'U0VIEWER', channel: 'C0GENERAL', text: `is ${url} open?` });
   expect(sent).toMatchObject({ status: 200, json: { ok: true } });
   type Unfurled = Message & { unfurls?: Record<string, { blocks: Block[] }> };
-  const message = await until((s) => (s.messages as Unfurled[]).find((m) => m.kind === 'person' && m.unfurls?.[url]), 'the unfurl');
+  const message = await until((s) => (s.messages as Unfurled[]).find((m) => m.kind === 'post' && m.unfurls?.[url]), 'the unfurl');
   expect(message.author).toBe('U0VIEWER');
   expect(textOf(message.unfurls![url]!)).toContain('*VS 44*');
   expect(textOf(message.unfurls![url]!)).toContain('sandbox data');

@@ -92,7 +92,7 @@ describe('a message with links of the unfurl domain', () => {
       },
     });
     expect(event!.event.unfurl_id).toEqual(expect.any(String));
-    expect(standIn.messagesIn('C0INCIDENT').at(-1)).toMatchObject({ kind: 'person', author: 'U0VIEWER', ts: message.ts });
+    expect(standIn.messagesIn('C0INCIDENT').at(-1)).toMatchObject({ kind: 'post', author: 'U0VIEWER', ts: message.ts });
   });
 
   test('a message without such links is posted, and the app hears nothing of it', async () => {

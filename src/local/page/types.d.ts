@@ -86,7 +86,7 @@ export interface Message {
   text: string;
   blocks?: Block[];
   ephemeralTo?: string;
-  kind: 'bot' | 'command' | 'person' | 'notice';
+  kind: 'bot' | 'command' | 'post' | 'notice';
   replaced?: boolean;
   /** The app's unfurls of the message's links (chat.unfurl), by link. */
   unfurls?: Record<string, { blocks?: Block[] }>;
