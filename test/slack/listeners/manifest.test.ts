@@ -13,6 +13,7 @@ const root = join(__dirname, '../../..');
 const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
 const page = readFileSync(join(root, 'src/local/page/index.html'), 'utf8');
 const pageScript = readFileSync(join(root, 'src/local/page/app.js'), 'utf8');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The lines of one section one level down in the manifest (under features, oauth_config or settings), e.g. `shortcuts`. */
 function section(name: string): string {
@@ -55,9 +56,12 @@ describe('manifest.yml', () => {
     for (const row of EVENTS) expect(scopes).toEqual(expect.arrayContaining([...row.scopes]));
   });
 
-  test('names an unfurl domain for the control-panel links that link_shared unfurls', () => {
+  test('names one unfurl domain, a host for the control-panel links link_shared unfurls, which the README says to replace', () => {
     expect(EVENTS.map((row) => row.event)).toContain('link_shared');
-    expect(listItems(section('unfurl_domains'))).toEqual(['cloud.example.com']);
+    const domains = listItems(section('unfurl_domains'));
+    expect(domains).toHaveLength(1);
+    expect(domains[0]).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
+    expect(readme).toMatch(new RegExp(`replace \`${domains[0]!.replace(/\./g, '\\.')}\` under \`unfurl_domains\``));
   });
 });
 
