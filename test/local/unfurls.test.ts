@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { linksOf } from '../../src/local/events';
 import { sign } from '../../src/local/signing';
-import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+import type { SlackStandIn } from '../../src/local/standin';
+import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '../helpers/standin-with-bot';
 
 // Link unfurls as the stand-in does them, Slack's way: a person's message
 // with links of the app's unfurl domains reaches the app as a signed
@@ -14,8 +13,8 @@ import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
 const TOKEN = 'xoxb-unfurl-test';
 const PANEL = 'https://panel.example.com';
 let standIn: SlackStandIn;
-let bot: Server;
-const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+let slack: StandInWithBot;
+let received: ReceivedRequest[];
 
 async function api(method: string, args: Record<string, unknown>) {
   const res = await request(`${standIn.apiUrl}${method}`, {
@@ -34,33 +33,13 @@ type LinkShared = {
 const card = (text: string) => ({ blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
 
 beforeAll(async () => {
-  bot = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r));
-  standIn = await startSlackStandIn({
-    botToken: TOKEN,
-    signingSecret: 'shh',
-    panel: { url: PANEL, servers: [42, 43] },
-    eventsUrl: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events`,
-  });
+  slack = await startStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', panel: { url: PANEL, servers: [42, 43] } });
+  ({ standIn, received } = slack);
 });
 
-afterAll(async () => {
-  await standIn.close();
-  bot.closeAllConnections();
-  await new Promise((r) => bot.close(r));
-});
+afterAll(() => slack.close());
 
-beforeEach(() => {
-  standIn.reset();
-  received.length = 0;
-});
+beforeEach(() => slack.reset());
 
 /** Posts as Vera in #incident; returns the message and the link_shared the app received (if any). */
 async function post(text: string) {
