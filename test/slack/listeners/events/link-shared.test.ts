@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { startHarness, type Harness } from '../../../helpers/app-harness';
 import { body, forward, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
 import { answerTo } from '../../../helpers/drive';
@@ -50,6 +51,26 @@ async function loggedOutcomes(h: Harness, matches: (line: Record<string, unknown
 }
 
 const loggedOutcome = async (h: Harness, matches: (line: Record<string, unknown>) => boolean) => (await loggedOutcomes(h, matches, 1))[0]!;
+
+/**
+ * Resolves once the bot has claimed each of these events as a first delivery (src/ops/deliveries.ts), read from its
+ * SQLite file. A listener waits for its claim after the ack; from there to joining the reads in flight it waits on
+ * nothing but promises already settled, so by the next turn of the event loop every one of them has joined.
+ */
+async function untilClaimed(h: Harness, eventIds: string[]): Promise<void> {
+  const db = new Database(h.dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const keys = eventIds.map((id) => `delivery:event:${id}`);
+    const count = db.prepare<string[], { n: number }>(`SELECT count(*) AS n FROM submissions WHERE key IN (${keys.map(() => '?').join(', ')})`);
+    for (let waited = 0; count.get(...keys)!.n < keys.length; waited += 5) {
+      if (waited > 5000) throw new Error('the bot did not claim every delivery within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    db.close();
+  }
+}
 
 const cardsOf = (s: Settled): Unfurls => (s.unfurls[0]?.args.unfurls ?? {}) as Unfurls;
 const textOf = (card: { blocks: unknown[] } | undefined): string => JSON.stringify(card?.blocks ?? null);
@@ -250,7 +271,7 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
   });
 
   test('50 unfurls of one link at once make one cloud call per resource', async () => {
-    // The API holds its answers until every event is acked: each listener has joined the reads in flight by then.
+    // The API holds its answers until every listener has joined the reads in flight (see untilClaimed).
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     fault.handle(async (req, res) => {
@@ -259,8 +280,13 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
     });
     const url = `${panel}/virtual_machines/42`;
     const users = Array.from({ length: 50 }, (_, i) => `UCROWD${i}`);
-    const acks = await Promise.all(users.map((user, i) => h.raw(JSON.stringify(linkShared({ user, channel: `CCROWD${i}`, urls: [url] })), 'application/json')));
+    const events = users.map((user, i) => linkShared({ user, channel: `CCROWD${i}`, urls: [url] }));
+    const acks = await Promise.all(events.map((event) => h.raw(JSON.stringify(event), 'application/json')));
     expect(acks.map((a) => a.status)).toEqual(users.map(() => 200));
+    await untilClaimed(
+      h,
+      events.map((event) => String(event.event_id)),
+    );
     release();
     const outcomes = await loggedOutcomes(h, (line) => users.includes(String(line.user)), users.length);
     expect(outcomes).toEqual(users.map(() => 'succeeded'));
