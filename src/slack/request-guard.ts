@@ -174,7 +174,8 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
     const reads = announced <= limits.largeBodyBytes ? smallReads : largeReads;
     if (!reads.take()) return refuse(res, 503, refusals, 'too many bodies read at once before their signature is checked', { 'retry-after': retryAfter });
 
-    readBounded(req, maybeSslCheck ? SSL_CHECK_LIMIT : bodyLimit, limits.bodyIdleTimeoutMs)
+    // An SSL check's length is already known to be within SSL_CHECK_LIMIT.
+    readBounded(req, bodyLimit, limits.bodyIdleTimeoutMs)
       .finally(() => reads.release())
       .then((read) => {
         if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
