@@ -73,18 +73,13 @@ type Plain = Record<string, unknown>;
 const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasUser = (p: Plain) => isPlain(p.user) && typeof p.user.id === 'string';
 
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const v = headers[name];
-  return typeof v === 'string' ? v : undefined;
-};
-
 /** Why the headers alone show the request is not from Slack, or null when its body is worth reading. */
 export function unsignedHeadersReason(headers: IncomingHttpHeaders, nowMs: number): string | null {
-  const timestamp = header(headers, 'x-slack-request-timestamp');
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return 'no request timestamp';
+  // A header missing or sent twice reads as "undefined" or "a,b", which no pattern below accepts.
+  const timestamp = String(headers['x-slack-request-timestamp']);
+  if (!/^\d{1,12}$/.test(timestamp)) return 'no request timestamp';
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return 'a timestamp more than 5 minutes from now';
-  const signature = header(headers, 'x-slack-signature');
-  if (signature === undefined || !/^v0=[0-9a-f]{64}$/.test(signature)) return 'no v0 signature';
+  if (!/^v0=[0-9a-f]{64}$/.test(String(headers['x-slack-signature']))) return 'no v0 signature';
   return null;
 }
 
@@ -196,7 +191,8 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
         (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
         inner(req, res);
       })
-      // The client went away mid-body (or the server cut it): nothing to answer.
+      // The client went away mid-body (Node has closed the connection already), or the listener behind
+      // threw: never leave a connection waiting for an answer that will not come.
       .catch(() => res.destroy());
   };
 }

@@ -250,12 +250,15 @@ afterEach(async () => {
 });
 
 /** The guard in front of a listener that answers 200 "inner", on a real HTTPReceiver's server. */
-async function startGuarded(options: { limits?: Partial<UnverifiedLimits>; now?: () => number } = {}): Promise<Guarded> {
+async function startGuarded(
+  options: { limits?: Partial<UnverifiedLimits>; now?: () => number; listener?: (req: IncomingMessage, res: ServerResponse) => void } = {},
+): Promise<Guarded> {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
   const receiver = new HTTPReceiver({ signingSecret: SECRET, logger: toBoltLogger(logger) });
   const passed: string[] = [];
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (options.listener) return options.listener(req, res);
     passed.push((req as IncomingMessage & { rawBody?: Buffer }).rawBody?.toString() ?? `${req.method ?? ''} without a body`);
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '5' }).end('inner');
   };
@@ -335,17 +338,18 @@ describe('the request guard, in front of the receiver', () => {
   describe('refused from the headers, before a byte of the body is read', () => {
     // Only the head is sent: an answer proves the body was not waited for.
     test.each([
-      ['a non-numeric timestamp', 401, { 'x-slack-request-timestamp': '123x' }],
-      ['a malformed signature, however large the body', 401, { 'x-slack-signature': 'v0=zz', 'content-length': 900 * 1024 }],
-      ['a timestamp 301 s ahead', 401, { 'x-slack-request-timestamp': T + 301 }],
-      ['a body announced one byte over the limit', 413, { 'content-length': BODY_LIMIT + 1 }],
-    ])('%s → %i', async (_name, status, headers) => {
+      ['a non-numeric timestamp', 401, { 'x-slack-request-timestamp': '123x' }, 'no request timestamp'],
+      ['a malformed signature, however large the body', 401, { 'x-slack-signature': 'v0=zz', 'content-length': 900 * 1024 }, 'no v0 signature'],
+      ['a timestamp 301 s ahead', 401, { 'x-slack-request-timestamp': T + 301 }, 'a timestamp more than 5 minutes from now'],
+      ['a body announced one byte over the limit', 413, { 'content-length': BODY_LIMIT + 1 }, 'a body larger than the limit'],
+    ])('%s → %i', async (_name, status, headers, reason) => {
       const g = await startGuarded();
       const c = open(g.port, lookingSigned(100 * 1024, headers));
       const res = await answerOf(c);
       expect([res.status, res.headers.connection, res.headers['content-length']]).toEqual([status, 'close', '0']);
       await closeOf(c);
       expect(g.passed).toEqual([]);
+      expect(refusalCounts(g.logs)).toEqual([{ [reason]: 1 }]);
     });
 
     test.each([
@@ -378,6 +382,7 @@ describe('the request guard, in front of the receiver', () => {
       const exact = await answerOf(open(g.port, chunked(commandOf(BODY_LIMIT))));
       const over = await answerOf(open(g.port, chunked(commandOf(BODY_LIMIT + 1))));
       expect([exact.status, over.status]).toEqual([200, 413]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'a body larger than the limit': 1 }]);
       expect(g.passed.map((b) => b.length)).toEqual([BODY_LIMIT]);
     });
 
@@ -397,6 +402,7 @@ describe('the request guard, in front of the receiver', () => {
       const refused = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': other.length }) + other));
       const passed = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': sslCheck.length }) + sslCheck));
       expect([refused.status, passed.status]).toEqual([401, 200]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'no request timestamp': 1 }]);
       expect(g.passed).toEqual([sslCheck]);
     });
 
@@ -428,6 +434,18 @@ describe('the request guard, in front of the receiver', () => {
       expect(res.status).toBe(200);
       expect(g.passed.map((b) => b.length)).toEqual([body.length]);
     });
+  });
+
+  test('when the listener behind throws, the connection is closed rather than left waiting', async () => {
+    const g = await startGuarded({
+      listener: () => {
+        throw new Error('the listener failed');
+      },
+    });
+    const body = command();
+    const c = open(g.port, signedHead(body) + body);
+    await closeOf(c);
+    await expect(c.answer).rejects.toThrow('closed without an answer');
   });
 
   describe('bodies read at once before their signature is checked', () => {
@@ -596,6 +614,7 @@ describe('refuseUnprocessable: what escapes Bolt', () => {
       const res = await answerOf(open(s.port, head({}, 'POST')));
       expect(res.status).toBe(400);
       expect(handled).toBe(true);
+      expect(logs.join('\n')).toContain('payload.user is undefined');
       expect(logs.map((l) => JSON.parse(l) as { level: string; msg: string })).toEqual([
         expect.objectContaining({ level: 'warn', msg: 'refused a request Bolt could not process' }),
       ]);
@@ -617,6 +636,7 @@ describe('refuseUnprocessable: what escapes Bolt', () => {
       const res = await answerOf(open(s.port, head({}, 'POST')));
       expect(res.status).toBe(200);
       expect(handled).toBe(false);
+      expect(logs.join('\n')).toContain('late');
       expect(logs.map((l) => JSON.parse(l) as { level: string; msg: string })).toEqual([
         expect.objectContaining({ level: 'error', msg: 'a request failed after it was acknowledged' }),
       ]);
