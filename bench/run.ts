@@ -3,7 +3,7 @@ import { cpus, platform, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
-import { parseBenchArgs } from './profile';
+import { parseBenchArgs, type AloneScenario, type BenchArgs } from './profile';
 import { checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
@@ -21,7 +21,8 @@ import { startWorld } from './world';
 
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
-// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/).
+// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
+// `--only open-loop|single-flight|hostile-traffic` for that scenario alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -30,6 +31,7 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
+  if (args.only) return runAlone(args.only, args);
   const profile = args.profile;
   const startedAt = new Date();
   const started = performance.now();
@@ -121,6 +123,31 @@ async function main(): Promise<void> {
     progress(`figures written to ${out}`);
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
+    await world.close();
+  }
+}
+
+/** One scenario that needs only the bot, against the bot alone: its figures as JSON on stdout (and in `--out`). */
+async function runAlone(scenario: AloneScenario, args: BenchArgs): Promise<void> {
+  const { profile } = args;
+  const world = await startWorld();
+  let bot: TargetProcess | undefined;
+  try {
+    bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    progress(`${scenario} alone (${profile.mode})`);
+    let figures: unknown;
+    if (scenario === 'open-loop') figures = await runOpenLoop(world, bot, profile.openLoop);
+    else if (scenario === 'single-flight') figures = await runSingleFlight(world, bot, profile.singleFlight);
+    else {
+      // As in the full run: the open loop first (the bot warmed, the figures to compare with), then beside the hostile traffic.
+      const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+      figures = { openLoop, hostileTraffic: await runHostileTraffic(world, bot, profile.openLoop, profile.hostile) };
+    }
+    const json = JSON.stringify({ mode: profile.mode, startedAt: new Date().toISOString(), scenario, figures }, null, 2);
+    if (args.out) writeFileSync(args.out, json + '\n');
+    process.stdout.write(json + '\n');
+  } finally {
+    await bot?.stop();
     await world.close();
   }
 }

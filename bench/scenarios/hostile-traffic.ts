@@ -1,5 +1,7 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import type { BenchProfile } from '../profile';
+import { megabytes } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 import { runOpenLoop, type OpenLoopFigures } from './open-loop';
@@ -10,13 +12,30 @@ import { runOpenLoop, type OpenLoopFigures } from './open-loop';
 // well-formed (wrong) signature, so the bot must read its body and check it;
 // bodies just under the 1 MB bound (a JSON array nested 450,000 deep, a form
 // payload of the same kind), malformed JSON, and bodies announced over the
-// bound. Signed commands' ack p99 must stay within the open loop's 25 ms.
+// bound. Beside them, stalled bodies: `stalledConnections` connections that
+// look signed the same way, announce 1 MB and send all of it but the last
+// byte, then wait; each one the bot closes is opened again `stalledReopenMs`
+// later (5 s, the Retry-After of its 503), so the bot faces them through the
+// whole open loop. Signed commands' ack p99 must stay within the open loop's
+// 25 ms; the bot's RSS growth over the scenario is reported.
+
+export interface StalledBodiesFigures {
+  connections: number;
+  /** Connections opened in all (the first ones, and those opened again). */
+  opened: number;
+  /** How the bot ended them: by status ("503", "408"), "closed" without an answer, "held" still open at the end. */
+  answers: Record<string, number>;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
+}
 
 export interface HostileTrafficFigures {
   rate: number;
   sent: number;
-  /** Answers to the hostile requests by status ("401", "413", "error" for a dropped connection). */
+  /** Answers to the hostile requests by status ("401", "413", "503" while stalled bodies hold every place, "error" for a dropped connection). */
   answers: Record<string, number>;
+  stalled: StalledBodiesFigures;
   /** The open loop beside it. */
   openLoop: OpenLoopFigures;
 }
@@ -53,6 +72,57 @@ function sendHostile(url: URL, shape: ReturnType<typeof hostileBodies>[number]):
   });
 }
 
+const STALLED_BODY_BYTES = 1024 * 1024;
+/** Shared by every stalled connection: a socket keeps a reference to what it writes, not a copy. */
+const STALLED_BODY = Buffer.alloc(STALLED_BODY_BYTES - 1, 'a');
+
+/** Keeps `count` stalled bodies in front of the bot until stopped; what the bot answered each one is counted. */
+function holdStalledBodies(url: URL, count: number, reopenAfterMs: number): { opened: () => number; stop: () => Record<string, number> } {
+  const answers: Record<string, number> = {};
+  const open = new Set<ReturnType<typeof connect>>();
+  let opened = 0;
+  let stopped = false;
+  const one = () => {
+    if (stopped) return;
+    opened += 1;
+    const socket = connect(Number(url.port), url.hostname);
+    open.add(socket);
+    let status = '';
+    socket.on('data', (chunk: Buffer) => (status ||= chunk.toString('latin1').split(' ')[1] ?? 'closed'));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      open.delete(socket);
+      if (stopped) return;
+      answers[status || 'closed'] = (answers[status || 'closed'] ?? 0) + 1;
+      setTimeout(one, reopenAfterMs);
+    });
+    socket.write(
+      [
+        `POST ${url.pathname} HTTP/1.1`,
+        `host: ${url.host}`,
+        'content-type: application/json',
+        `content-length: ${STALLED_BODY_BYTES}`,
+        `x-slack-request-timestamp: ${Math.floor(Date.now() / 1000)}`,
+        `x-slack-signature: v0=${'ab'.repeat(32)}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    socket.write(STALLED_BODY);
+  };
+  for (let i = 0; i < count; i++) one();
+  return {
+    opened: () => opened,
+    stop() {
+      if (stopped) return answers;
+      stopped = true;
+      answers.held = open.size;
+      for (const socket of open) socket.destroy();
+      return answers;
+    },
+  };
+}
+
 export async function runHostileTraffic(
   world: BenchWorld,
   bot: TargetProcess,
@@ -61,6 +131,10 @@ export async function runHostileTraffic(
 ): Promise<HostileTrafficFigures> {
   const url = new URL(bot.eventsUrl);
   const bodies = hostileBodies();
+  const rssBefore = bot.rssBytes();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, bot.rssBytes())), 200);
+  const stalled = holdStalledBodies(url, hostile.stalledConnections, hostile.stalledReopenMs);
   const answers: Record<string, number> = {};
   const inFlight: Promise<void>[] = [];
   let sent = 0;
@@ -80,9 +154,26 @@ export async function runHostileTraffic(
   })();
   try {
     const openLoop = await runOpenLoop(world, bot, load, 'hostile');
-    return { rate: hostile.rate, sent, answers, openLoop };
+    const stalledAnswers = stalled.stop();
+    rssPeak = Math.max(rssPeak, bot.rssBytes());
+    return {
+      rate: hostile.rate,
+      sent,
+      answers,
+      stalled: {
+        connections: hostile.stalledConnections,
+        opened: stalled.opened(),
+        answers: stalledAnswers,
+        rssBeforeMb: megabytes(rssBefore),
+        rssPeakMb: megabytes(rssPeak),
+        rssGrowthMb: megabytes(rssPeak - rssBefore),
+      },
+      openLoop,
+    };
   } finally {
     stop = true;
+    stalled.stop();
+    clearInterval(sampler);
     await pacer;
     await Promise.all(inFlight);
   }
