@@ -18,7 +18,7 @@ export interface BenchProfile {
   readonly severalInstances: { changes: number; concurrency: number; deliveries: number; rate: number; seconds: number };
   /**
    * Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1), and
-   * connections held with a stalled 1 MB body, each one the bot closes opened again `stalledReopenMs` later.
+   * connections held with a stalled 1 MB body, each one the bot closes opened again `stalledReopenMs` later on average.
    */
   readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
 }

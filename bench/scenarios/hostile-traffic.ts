@@ -1,10 +1,10 @@
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import type { BenchProfile } from '../profile';
 import { megabytes } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 import { runOpenLoop, type OpenLoopFigures } from './open-loop';
+import { startStalledBodies, type StalledBodiesOutcome } from './stalled-bodies';
 
 // Scenario 8: the open loop of scenario 1 again, while unsigned requests hit
 // /slack/events at `rate` a second. They are the costliest an attacker can
@@ -14,17 +14,13 @@ import { runOpenLoop, type OpenLoopFigures } from './open-loop';
 // payload of the same kind), malformed JSON, and bodies announced over the
 // bound. Beside them, stalled bodies: `stalledConnections` connections that
 // look signed the same way, announce 1 MB and send all of it but the last
-// byte, then wait; each one the bot closes is opened again `stalledReopenMs`
-// later (5 s, the Retry-After of its 503), so the bot faces them through the
-// whole open loop. Signed commands' ack p99 must stay within the open loop's
+// byte, then wait; each one the bot closes is opened again about
+// `stalledReopenMs` later (5 s, the Retry-After of its 503), so the bot faces
+// them through the whole open loop. Signed commands' ack p99 must stay within the open loop's
 // 25 ms; the bot's RSS growth over the scenario is reported.
 
-export interface StalledBodiesFigures {
+export interface StalledBodiesFigures extends StalledBodiesOutcome {
   connections: number;
-  /** Connections opened in all (the first ones, and those opened again). */
-  opened: number;
-  /** How the bot ended them: by status ("503", "408"), "closed" without an answer, "held" still open at the end. */
-  answers: Record<string, number>;
   rssBeforeMb: number;
   rssPeakMb: number;
   rssGrowthMb: number;
@@ -72,57 +68,6 @@ function sendHostile(url: URL, shape: ReturnType<typeof hostileBodies>[number]):
   });
 }
 
-const STALLED_BODY_BYTES = 1024 * 1024;
-/** Shared by every stalled connection: a socket keeps a reference to what it writes, not a copy. */
-const STALLED_BODY = Buffer.alloc(STALLED_BODY_BYTES - 1, 'a');
-
-/** Keeps `count` stalled bodies in front of the bot until stopped; what the bot answered each one is counted. */
-function holdStalledBodies(url: URL, count: number, reopenAfterMs: number): { opened: () => number; stop: () => Record<string, number> } {
-  const answers: Record<string, number> = {};
-  const open = new Set<ReturnType<typeof connect>>();
-  let opened = 0;
-  let stopped = false;
-  const one = () => {
-    if (stopped) return;
-    opened += 1;
-    const socket = connect(Number(url.port), url.hostname);
-    open.add(socket);
-    let status = '';
-    socket.on('data', (chunk: Buffer) => (status ||= chunk.toString('latin1').split(' ')[1] ?? 'closed'));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      open.delete(socket);
-      if (stopped) return;
-      answers[status || 'closed'] = (answers[status || 'closed'] ?? 0) + 1;
-      setTimeout(one, reopenAfterMs);
-    });
-    socket.write(
-      [
-        `POST ${url.pathname} HTTP/1.1`,
-        `host: ${url.host}`,
-        'content-type: application/json',
-        `content-length: ${STALLED_BODY_BYTES}`,
-        `x-slack-request-timestamp: ${Math.floor(Date.now() / 1000)}`,
-        `x-slack-signature: v0=${'ab'.repeat(32)}`,
-        '',
-        '',
-      ].join('\r\n'),
-    );
-    socket.write(STALLED_BODY);
-  };
-  for (let i = 0; i < count; i++) one();
-  return {
-    opened: () => opened,
-    stop() {
-      if (stopped) return answers;
-      stopped = true;
-      answers.held = open.size;
-      for (const socket of open) socket.destroy();
-      return answers;
-    },
-  };
-}
-
 export async function runHostileTraffic(
   world: BenchWorld,
   bot: TargetProcess,
@@ -134,7 +79,8 @@ export async function runHostileTraffic(
   const rssBefore = bot.rssBytes();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, bot.rssBytes())), 200);
-  const stalled = holdStalledBodies(url, hostile.stalledConnections, hostile.stalledReopenMs);
+  const stalled = startStalledBodies({ url: bot.eventsUrl, connections: hostile.stalledConnections, reopenAfterMs: hostile.stalledReopenMs });
+  let stalledOutcome: Promise<StalledBodiesOutcome> | undefined;
   const answers: Record<string, number> = {};
   const inFlight: Promise<void>[] = [];
   let sent = 0;
@@ -154,7 +100,8 @@ export async function runHostileTraffic(
   })();
   try {
     const openLoop = await runOpenLoop(world, bot, load, 'hostile');
-    const stalledAnswers = stalled.stop();
+    stalledOutcome = stalled.stop();
+    const { opened, answers: stalledAnswers } = await stalledOutcome;
     rssPeak = Math.max(rssPeak, bot.rssBytes());
     return {
       rate: hostile.rate,
@@ -162,7 +109,7 @@ export async function runHostileTraffic(
       answers,
       stalled: {
         connections: hostile.stalledConnections,
-        opened: stalled.opened(),
+        opened,
         answers: stalledAnswers,
         rssBeforeMb: megabytes(rssBefore),
         rssPeakMb: megabytes(rssPeak),
@@ -172,7 +119,7 @@ export async function runHostileTraffic(
     };
   } finally {
     stop = true;
-    stalled.stop();
+    await (stalledOutcome ?? stalled.stop());
     clearInterval(sampler);
     await pacer;
     await Promise.all(inFlight);
