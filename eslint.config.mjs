@@ -1,5 +1,7 @@
-// ESLint: typescript-eslint's type-checked rules over src, test, bench and scripts;
-// Prettier owns layout (eslint-config-prettier turns off the rules that would fight it).
+// ESLint: typescript-eslint's type-checked rules over src, test, bench and scripts (and the local page's
+// JavaScript, type-checked through src/local/page/tsconfig.json); Prettier owns layout (eslint-config-prettier
+// turns off the rules that would fight it). Every eslint-disable says why, on its own line.
+import comments from '@eslint-community/eslint-plugin-eslint-comments/configs';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -9,6 +11,7 @@ export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'reports/', '.stryker-tmp/', 'node_modules/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  comments.recommended,
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -17,11 +20,38 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@eslint-community/eslint-comments/require-description': ['error', { ignore: ['eslint-enable'] }],
+      '@eslint-community/eslint-comments/no-unused-disable': 'error',
     },
   },
   {
+    // Test doubles stand in for async contracts (stores, policies, cloud clients): written `async`, a double's throw is
+    // a rejection, as in the real implementation, even when the double has nothing to await.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/require-await': 'off' },
+  },
+  {
+    // The local page runs in the browser, as ES modules; its types come from its own tsconfig (lib DOM, checkJs).
+    files: ['src/local/page/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
+  },
+  {
+    // Plain JavaScript run by node as it is (the build script, jest's configs, this file): in no tsconfig, so not type-checked.
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: ['src/local/page/**'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // Those .js files are CommonJS (package.json has no "type": "module"): require() is how they import.
+    files: ['**/*.js', '**/*.cjs'],
+    ignores: ['src/local/page/**'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   prettier,
+  {
+    // Prettier breaks code at 160 columns but never a string or a comment: this keeps those within 160 too.
+    // (Core's max-len is deprecated in favour of @stylistic's and stays in ESLint until version 11.)
+    rules: { 'max-len': ['error', { code: 160, tabWidth: 2 }] },
+  },
 );

@@ -1,14 +1,8 @@
-import type { BenchResults } from './results';
+import type { BenchResults, TargetCheck } from './results';
 
 // The benchmark's targets, each read from the figures of this run, and the
 // table printed on stdout. What is printed speaks of the product: the bot is
 // "vs-chatops", never an internal name.
-
-export interface TargetCheck {
-  target: string;
-  figure: string;
-  pass: boolean;
-}
 
 export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
   const o = r.openLoop;
@@ -112,29 +106,29 @@ export function formatReport(results: BenchResults): string {
     const width = Math.max(...rows.map(([k]) => k.length));
     for (const [k, v] of rows) lines.push(`  ${k.padEnd(width)}  ${v}`);
   };
-  lines.push(
-    `vs-chatops benchmark (${results.mode}) · ${results.machine.cpus} × ${results.machine.cpuModel} · node ${results.machine.node} · ${results.wallSeconds} s`,
-  );
+  const machine = results.machine;
+  lines.push(`vs-chatops benchmark (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · node ${machine.node} · ${results.wallSeconds} s`);
 
   const o = r.openLoop;
-  section(
-    `1. open loop: ${o.rate} commands/s for ${o.seconds} s (${o.slices > 1 ? `in ${o.slices} groups spread over each second` : 'each second at once'}), upstream delay ${o.upstreamDelayMs} ms`,
-    [
-      ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
-      ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
-      ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
-      ['error messages / missing', `${o.errorMessages} / ${o.missingMessages}`],
-    ],
-  );
+  const arrivals = o.slices > 1 ? `in ${o.slices} groups spread over each second` : 'each second at once';
+  section(`1. open loop: ${o.rate} commands/s for ${o.seconds} s (${arrivals}), upstream delay ${o.upstreamDelayMs} ms`, [
+    ['commands acked', `${o.commandsAcked} (${o.non2xx} not 2xx)`],
+    ['ack p50 / p99', `${o.ackP50Ms} / ${o.ackP99Ms} ms`],
+    ['command-to-message p50 / p99', `${o.messageP50Ms} / ${o.messageP99Ms} ms`],
+    ['error messages / missing', `${o.errorMessages} / ${o.missingMessages}`],
+  ]);
 
   const c = r.closedLoop;
   lines.push('', `2. closed loop: ${c.connections} connections, ${c.seconds} s per run; end to end = closed on the message (acks for servers that post none)`);
-  lines.push(
-    `  ${'server'.padEnd(18)} ${'completed/s'.padStart(12)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'acks/s'.padStart(8)} ${'ack p99'.padStart(10)} ${'failures'.padStart(9)} ${'unfinished'.padStart(11)}`,
-  );
+  // The server's name left-aligned, the figures right-aligned, each in its column.
+  const widths = [18, 12, 10, 10, 8, 10, 9, 11];
+  const tableRow = (cells: (string | number)[]) =>
+    '  ' + cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i] ?? 0) : String(cell).padStart(widths[i] ?? 0))).join(' ');
+  lines.push(tableRow(['server', 'completed/s', 'p50', 'p99', 'acks/s', 'ack p99', 'failures', 'unfinished']));
   for (const [name, t] of Object.entries(c.targets)) {
+    const ms = (value: number) => `${value} ms`;
     lines.push(
-      `  ${shownName(name).padEnd(18)} ${String(t.completedPerSecond).padStart(12)} ${`${t.completedP50Ms} ms`.padStart(10)} ${`${t.completedP99Ms} ms`.padStart(10)} ${String(t.ackPerSecond).padStart(8)} ${`${t.ackP99Ms} ms`.padStart(10)} ${String(t.failures).padStart(9)} ${String(t.unfinished).padStart(11)}`,
+      tableRow([shownName(name), t.completedPerSecond, ms(t.completedP50Ms), ms(t.completedP99Ms), t.ackPerSecond, ms(t.ackP99Ms), t.failures, t.unfinished]),
     );
   }
   lines.push(`  vs-chatops / minimal same-work (completed/s): ${c.oursOverMinimal} ×`);
@@ -171,7 +165,8 @@ export function formatReport(results: BenchResults): string {
     ['peak RSS after the closed loop', `${m.peakRssMb} MB`],
     [
       `sustained ${m.sustained.rate}/s for ${m.sustained.seconds} s, each second's at once (delay ${m.sustained.upstreamDelayMs} ms)`,
-      `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
+      `RSS ${m.sustained.rssAtStartMb} → ${m.sustained.rssAtEndMb} MB (${m.sustained.rssGrowthPercent} %), ` +
+        `ack p99 ${m.sustained.ackP99Ms} ms, message p99 ${m.sustained.messageP99Ms} ms, ${m.sustained.missingMessages} missing`,
     ],
   ]);
 
@@ -203,7 +198,8 @@ export function formatReport(results: BenchResults): string {
   const si = r.severalInstances;
   const cp = (f: typeof si.changePath.sqlite) => `${f.changesPerSecond} changes/s; door overhead p50 / p99 ${f.overheadP50Ms} / ${f.overheadP99Ms} ms`;
   section(
-    `9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`,
+    `9. several instances: the change path (${si.changePath.sqlite.changes} adds to distinct servers, ${si.changePath.sqlite.concurrency} at a time, ` +
+      `the cloud call excluded), a duplicate storm, the open loop over ${si.openLoop.instances} instances on PostgreSQL`,
     [
       ['change path on SQLite', cp(si.changePath.sqlite)],
       ['change path on PostgreSQL', cp(si.changePath.postgres)],

@@ -8,9 +8,15 @@ import type { RenderFigures } from './scenarios/render';
 import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { TargetName } from './launch-targets';
-import type { TargetCheck } from './report';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
+
+/** One of the benchmark's targets, read from this run's figures (bench/report.ts checks them). */
+export interface TargetCheck {
+  target: string;
+  figure: string;
+  pass: boolean;
+}
 
 export interface BenchResults {
   mode: 'full' | 'smoke';

@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   if (json) {
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } else {
+    const heapVerdict = report.memory.judged ? (report.memory.flat ? 'flat' : 'GREW') : 'not judged on runs under 60 s';
     const lines = [
       `requests        ${report.requests} (${Object.entries(report.byKind)
         .map(([k, v]) => `${k} ${v}`)
@@ -41,7 +42,8 @@ async function main(): Promise<void> {
       `latency         p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms`,
       `bot RSS (MB)    ${report.memorySamples.map((s) => `${s.at}s:${s.rssMb}`).join(' ')}`,
       `heap after GC   ${report.memorySamples.map((s) => `${s.at}s:${s.heapAfterGcMb ?? '?'}`).join(' ')}`,
-      `memory          heap after GC ${report.memory.heapAfterGcMb.start} → ${report.memory.heapAfterGcMb.end} MB after warm-up (${report.memory.judged ? (report.memory.flat ? 'flat' : 'GREW') : 'not judged on runs under 60 s'}); RSS peaks per quarter ${report.memory.rssPeaksMb.join(' → ')} MB, plateau ${report.memory.rssPlateauMb} MB`,
+      `memory          heap after GC ${report.memory.heapAfterGcMb.start} → ${report.memory.heapAfterGcMb.end} MB after warm-up (${heapVerdict}); ` +
+        `RSS peaks per quarter ${report.memory.rssPeaksMb.join(' → ')} MB, plateau ${report.memory.rssPlateauMb} MB`,
       `unexplained     ${report.unexplained.count}${report.unexplained.examples.length ? '\n  ' + report.unexplained.examples.join('\n  ') : ''}`,
       `verdict         ${report.verdict.ok ? 'OK' : 'FAIL: ' + report.verdict.reasons.join('; ')}`,
     ];

@@ -64,7 +64,7 @@ export async function spawnTarget(options: SpawnTargetOptions): Promise<TargetPr
     await waitHealthy(origin, child, options.readyTimeoutMs ?? 20_000);
   } catch (error) {
     killGroup(child, 'SIGKILL');
-    throw new Error(`${options.name} did not start: ${(error as Error).message}\n${stderr.trim()}`);
+    throw new Error(`${options.name} did not start: ${(error as Error).message}\n${stderr.trim()}`, { cause: error });
   }
   const startupMs = performance.now() - started;
   const pid = servingPid(child.pid ?? 0, options.servingProcess);

@@ -1,30 +1,36 @@
 import type { CustomRoute } from '@slack/bolt';
-import { createChanges, createPolicy, type ChannelDirectory, type Changes, type GroupDirectory, type Policy } from './changes';
+import { createChanges, createPolicy, type Changes, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
+import { createSandboxLabel } from './cloud/sandbox-label';
 import { secretValues, type Config } from './config';
 import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
+import { createOps, type Ops } from './ops';
+import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
 import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
+import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { createOps, type Ops } from './ops';
+import { createReadLimiter } from './slack/read-limit';
 import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
-import type { AuditStore } from './store/audit-store';
-import { openStore } from './store';
+import { openStore, type Store } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
-// builds every part of the bot in order:
-//   logger → cloud API (the in-process sandbox when VS_API_URL=sandbox) → store
-//   → Slack Web API client → policy → ops (metrics, readiness, audit outbox,
-//   sweeps) → change door → Bolt app;
+// builds every part of the bot, each after what it needs, and nothing else
+// does:
+//   logger → (local mode: the stand-in for Slack) → metrics → cloud API (the
+//   in-process sandbox when VS_API_URL=sandbox) → store → Slack Web API
+//   client and directories → policy → ops (readiness, audit outbox, sweeps)
+//   → change door → read limiter → Bolt app;
 // start() starts them and stop() stops them in reverse. main.ts and the test
-// harness both call composeBot(); nothing else builds parts.
+// harness both call composeBot(). It only wires: adapters live with what they
+// adapt (src/slack/directories.ts), settings are shaped in config.ts.
 //
 // To add a part: build it here, after what it needs, and register its
 // lifecycle with `parts.add()` (started in order, stopped in reverse). HTTP
@@ -34,7 +40,7 @@ export interface ComposeOverrides {
   logger?: Logger;
   now?: () => number;
   /** A store the caller opened (and closes); default: openStore(config) (PostgreSQL at DATABASE_URL, else SQLite at VS_DB_PATH), closed by stop(). */
-  store?: AuditStore;
+  store?: Store;
   /** The cloud API's base URL instead of config.cloud.url (a fault server, a sandbox started by the test). */
   cloudUrl?: string;
   /** Passed to the cloud client, e.g. `{ retry: { baseDelayMs: 5 } }` in tests. */
@@ -47,7 +53,7 @@ export interface Bot {
   readonly config: Config;
   readonly logger: Logger;
   readonly cloud: CloudClient;
-  readonly store: AuditStore;
+  readonly store: Store;
   readonly policy: Policy;
   readonly changes: Changes;
   readonly slack: SlackApp;
@@ -64,21 +70,23 @@ export interface Bot {
 /** A part with a life of its own: started in the order added, stopped in reverse. */
 interface Lifecycle {
   name: string;
-  start?: () => Promise<void>;
+  start?: () => Promise<void> | void;
   stop: () => Promise<void>;
 }
 
-export async function composeBot(loaded: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
-  const logger = overrides.logger ?? createLogger({ level: loaded.logLevel, secrets: secretValues(loaded) });
+export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
   // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
-  const local = loaded.mode === 'local' ? localMode(loaded, logger) : undefined;
+  const local = config.mode === 'local' ? localMode(config, logger) : undefined;
   if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
-  const config = local?.config ?? loaded;
 
   try {
+    // Metrics first: the cloud client counts every request into them.
+    const metrics = createMetrics();
+
     // The cloud API.
     let sandbox: Sandbox | undefined;
     let cloudUrl = overrides.cloudUrl ?? config.cloud.url;
@@ -88,23 +96,11 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
     }
-    // Sandbox data is labelled as such when the built-in sandbox runs, and from
-    // the first answer of a cloud API that says it is one (a standalone sandbox by URL).
-    let sandboxSeen = sandbox !== undefined;
-    const sandboxLabel = () => overrides.sandboxLabel ?? sandboxSeen;
-    const onSandbox = () => {
-      if (sandboxSeen) return;
-      sandboxSeen = true;
-      logger.warn('the cloud API at VS_API_URL answers as the sandbox: its servers are fake, not a real cloud account; messages now say "sandbox data"', {
-        cloudUrl,
-      });
-    };
-    // Each request is counted in the metrics of ops, built below once the store is open.
-    let countCloudRequest: Ops['cloudRequest'] | undefined;
-    const onRequestDone = (operation: string, status: string, seconds: number) => countCloudRequest?.({ operation, status, seconds });
+    const label = createSandboxLabel({ builtIn: sandbox !== undefined, forced: overrides.sandboxLabel, cloudUrl, logger });
+    const sandboxLabel = () => label.on;
     const cloud = createCloudClient(
       { ...config.cloud, url: cloudUrl },
-      { ...overrides.cloudDeps, onSandbox, onRequestDone, logger: logger.child({ component: 'cloud' }) },
+      { ...overrides.cloudDeps, onSandbox: label.noticed, onRequestDone: observeCloudRequest(metrics), logger: logger.child({ component: 'cloud' }) },
     );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
@@ -118,28 +114,17 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
     const botClient = createBotClient(config, boltLogger);
     const inFlight = createInFlight();
 
-    // The change door, with who may (policy) and who hears of each record (the audit sink).
-    const groups: GroupDirectory = {
-      membersOf: async (groupId) => (await botClient.usergroups.users.list({ usergroup: groupId })).users ?? [],
-    };
-    const channels: ChannelDirectory = {
-      isMember: async (userId, channelId) => {
-        for await (const page of botClient.paginate('conversations.members', { channel: channelId, limit: 1000 })) {
-          if (((page as { members?: string[] }).members ?? []).includes(userId)) return true;
-        }
-        return false;
-      },
-    };
-    const policy = createPolicy(config.roles, groups, { channels, logger, now });
+    // Who may (policy): roles from the config, user groups and channel membership from Slack.
+    const policy = createPolicy(config.roles, slackGroupDirectory(botClient), { channels: slackChannelDirectory(botClient), logger, now });
 
-    // Operations: metrics, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
+    // Operations: readiness, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
-    const ops = createOps({ config, logger, claims: store, store, postAudit, now });
-    countCloudRequest = ops.cloudRequest;
-    parts.add({ name: 'ops', start: async () => ops.start(), stop: () => ops.stop() });
+    const ops = createOps({ config, logger, metrics, claims: store.claims, store, postAudit, now });
+    parts.add({ name: 'ops', start: () => ops.start(), stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);
+    // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
@@ -155,9 +140,10 @@ export async function composeBot(loaded: Config, overrides: ComposeOverrides = {
       logger,
       // Read when each message is rendered, so the first answer of a sandbox labels its own message.
       get sandbox() {
-        return sandboxLabel();
+        return label.on;
       },
       now,
+      readLimiter: createReadLimiter(config.readsPerUserPerMinute, now),
       onRequestEnded: ops.requestEnded,
     };
     const slack = createSlackApp({

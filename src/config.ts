@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { defaultChangeConnections } from './cloud/budget';
 
-// The only reader of process.env. Every problem is reported at once, each with
-// what to do; secret values never appear in a message, not even a bad one.
+// The only reader of process.env. One zod schema names every setting once,
+// with its default; its transform shapes the frozen Config, whose type is
+// inferred from it. Adding a setting is one line in EnvSchema, one field in
+// the transform, plus its row in README's table and its line in .env.example
+// (test/config.test.ts checks both). Every problem is reported at once, each
+// with what to do; secret values never appear in a message, not even a bad one.
 
 const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
 // Public and private channels; a DM (D…) cannot be an incident or audit channel, nor be linked as one.
@@ -29,6 +32,31 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
+/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS; issue 17 builds the feature). */
+const APPROVABLE_ACTIONS = ['disk_add', 'backup_restore'] as const;
+
+const actionList = z
+  .string()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z.enum(APPROVABLE_ACTIONS, {
+        error: (issue) => `names an unknown action "${String(issue.input)}": the actions that can need approval are ${APPROVABLE_ACTIONS.join(', ')}`,
+      }),
+    ),
+  );
+
+const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
+export type LogLevel = z.infer<typeof LogLevel>;
+
+/** VS_API_URL's value that runs the built-in simulator in-process. */
+const SANDBOX = 'sandbox';
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string()
@@ -43,9 +71,7 @@ const EnvSchema = z.object({
     .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
     .default(3000),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
-  VS_API_URL: z
-    .union([z.literal('sandbox'), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })])
-    .default('sandbox'),
+  VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
   VS_ACCOUNT_ID: z.string().optional(),
   VS_API_KEY: z.string().optional(),
   VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
@@ -53,6 +79,7 @@ const EnvSchema = z.object({
   VS_API_MAX_CONNECTIONS: positiveInt('a number of connections')
     .refine((n) => n >= 2, 'must be at least 2 (one for reads, one kept for changes)')
     .default(16),
+  /** Unset: defaultChangeConnections(VS_API_MAX_CONNECTIONS). */
   VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
   VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
   VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
@@ -61,6 +88,8 @@ const EnvSchema = z.object({
   VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
   VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
+  VS_APPROVALS: actionList.optional(),
+  VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
   VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
   DATABASE_URL: z
@@ -76,8 +105,11 @@ const EnvSchema = z.object({
   VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
   VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
   VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' }).default('info'),
+  LOG_LEVEL: LogLevel.default('info'),
 });
+
+type Env = z.output<typeof EnvSchema>;
+type SettingName = keyof typeof EnvSchema.shape;
 
 /** Every variable the bot reads; README's configuration table and .env.example name each (test/config.test.ts). */
 export const SETTING_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
@@ -101,16 +133,20 @@ function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** A setting's URL; null when unset or malformed (which the schema reports). */
+function urlOf(value: string | undefined): URL | null {
+  if (value === undefined) return null;
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
 /** A URL that carries a credential must not send it in clear past this machine. */
 function plainHttpProblem(key: string, value: string | undefined, credential: string): string | null {
-  if (value === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null; // reported by the schema
-  }
-  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  const url = urlOf(value);
+  if (!url || url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
   return `${key} uses plain http:// to ${url.hostname}, which would send ${credential} in clear: use https:// (plain http is accepted only on loopback)`;
 }
 
@@ -151,111 +187,197 @@ function placeholderProblems(env: Record<string, string>): Map<string, string> {
   return found;
 }
 
+/** One setting as the schema reads it alone (its default when unset); undefined when invalid, which the schema reports. */
+function settingValue<K extends SettingName>(key: K, env: Record<string, string>): Env[K] | undefined {
+  const read = EnvSchema.shape[key].safeParse(env[key]);
+  return read.success ? (read.data as Env[K]) : undefined;
+}
+
+/** Connections kept for changes when VS_API_CHANGE_CONNECTIONS is unset: 4, and at most half of the total. */
+function defaultChangeConnections(maxConnections: number): number {
+  return Math.max(1, Math.min(4, Math.floor(maxConnections / 2)));
+}
+
+/**
+ * A URL with user info (`user:password@`) would carry it into every line
+ * that quotes the URL (undici's own errors do), and nothing of ours reads it:
+ * refused, with what to do instead.
+ */
+function userInfoProblem(key: 'SLACK_API_URL' | 'VS_API_URL', value: string | undefined): string | null {
+  const url = urlOf(value);
+  if (!url || (url.username === '' && url.password === '')) return null;
+  const instead =
+    key === 'SLACK_API_URL'
+      ? "Slack's Web API client refuses such URLs, and the bot sends no proxy credentials (it does not read HTTPS_PROXY or HTTP_PROXY): " +
+        "give the proxy's plain https:// URL and let the proxy admit this host without a password (e.g. by its address)"
+      : 'the cloud API is authenticated with VS_ACCOUNT_ID and VS_API_KEY (HTTP Basic), and the bot sends no proxy credentials ' +
+        '(it does not read HTTPS_PROXY or HTTP_PROXY): remove the user info from the URL';
+  return `${key} carries a user name or password (user:password@…), which would be written to logs: ${instead}`;
+}
+
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
-  const total = Number(env.VS_API_MAX_CONNECTIONS ?? 16);
-  const forChanges = Number(env.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(total));
-  if (Number.isInteger(total) && Number.isInteger(forChanges) && forChanges >= total) {
+  // Issue 17 builds approvals; until it lands, VS_APPROVALS must not start as if changes waited for anyone. Remove this line then.
+  if (env.VS_APPROVALS?.replace(/[\s,]/g, '')) problems.push(APPROVALS_NOT_BUILT);
+  const total = settingValue('VS_API_MAX_CONNECTIONS', env);
+  const forChanges = settingValue('VS_API_CHANGE_CONNECTIONS', env) ?? (total === undefined ? undefined : defaultChangeConnections(total));
+  if (total !== undefined && forChanges !== undefined && forChanges >= total) {
     problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
   }
-  const apiProblem = env.VS_API_URL === 'sandbox' ? null : plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key');
-  const slackProblem = plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token');
-  for (const p of [apiProblem, slackProblem]) if (p) problems.push(p);
+  const realApi = env.VS_API_URL !== undefined && env.VS_API_URL !== SANDBOX;
+  const urlProblems = [
+    realApi ? plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key') : null,
+    plainHttpProblem('SLACK_API_URL', env.SLACK_API_URL, 'the bot token'),
+    realApi ? userInfoProblem('VS_API_URL', env.VS_API_URL) : null,
+    userInfoProblem('SLACK_API_URL', env.SLACK_API_URL),
+  ];
+  for (const p of urlProblems) if (p) problems.push(p);
   if (modeOf(env) === 'local') {
-    if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+    if (realApi) {
       problems.push(
-        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+        'VS_API_URL names a real cloud API, but no Slack variable is set, which means local mode: a page on loopback whose make-believe admins ' +
+          'must never reach real servers, so local mode runs on the sandbox only. Remove VS_API_URL to try the bot locally, ' +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+      );
+    }
+    if (env.DATABASE_URL !== undefined) {
+      problems.push(
+        'DATABASE_URL is set, but no Slack variable is, which means local mode: its make-believe people must never write to a real audit trail, ' +
+          `so local mode connects to no database and keeps its own SQLite file (${LOCAL_MODE.dbPath}). Remove DATABASE_URL to try the bot locally, ` +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
       );
     }
   } else {
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(
-        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app (or unset every SLACK_ variable to try the bot locally, without Slack)',
+        'SLACK_BOT_TOKEN is required: the bot token (xoxb-…) from "OAuth & Permissions" of your Slack app ' +
+          '(or unset every SLACK_ variable to try the bot locally, without Slack)',
       );
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       problems.push('SLACK_SIGNING_SECRET is required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN to use Socket Mode');
     }
   }
-  if ((env.VS_API_URL ?? 'sandbox') !== 'sandbox') {
+  if (realApi) {
     if (!env.VS_ACCOUNT_ID) problems.push('VS_ACCOUNT_ID is required when VS_API_URL points at a real cloud API (the account id used for Basic auth)');
     if (!env.VS_API_KEY) problems.push('VS_API_KEY is required when VS_API_URL points at a real cloud API (the generated API key)');
   }
   return problems;
 }
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** Refused until issue 17 lands (see crossFieldProblems). */
+const APPROVALS_NOT_BUILT =
+  'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
+  "the changes it names would run without anyone's approval. Remove the line to start";
 
 /** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
 export type Mode = 'http' | 'socket' | 'local';
 
-function modeOf(env: Record<string, string>): Mode {
+function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET'>): Mode {
   if (env.SLACK_APP_TOKEN) return 'socket';
   if (env.SLACK_BOT_TOKEN || env.SLACK_SIGNING_SECRET) return 'http';
   return 'local';
 }
 
-export interface Config {
-  readonly mode: Mode;
-  readonly slack: {
-    readonly botToken: string;
-    readonly signingSecret: string | undefined;
-    /** Set: Socket Mode. Unset: HTTP mode on `port`. */
-    readonly appToken: string | undefined;
-    readonly apiUrl: string | undefined;
-    readonly port: number;
-  };
-  readonly cloud: {
-    /** `sandbox` runs the simulator in-process. */
-    readonly url: string;
-    readonly accountId: string;
-    readonly apiKey: string;
-    readonly format: 'json' | 'xml';
-    readonly timeoutMs: number;
-    readonly maxConnections: number;
-    /** Of maxConnections, kept for changes: reads never take them. */
-    readonly changeConnections: number;
-    /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
-    readonly connectionWaitMs: number;
-  };
-  readonly roles: {
-    readonly admins: readonly string[];
-    readonly operators: readonly string[];
-    /** null: everyone is a viewer. */
-    readonly viewers: readonly string[] | null;
-    /** null: changes allowed in any channel. */
-    readonly mutationChannels: readonly string[] | null;
-    readonly groupCacheMs: number;
-  };
-  readonly auditChannel: string | undefined;
-  readonly dbPath: string;
-  /** Set: the store is on PostgreSQL (several instances); unset: SQLite at dbPath. */
-  readonly databaseUrl: string | undefined;
-  /** Upper bound of the PostgreSQL connection pool of one instance. */
-  readonly dbMaxConnections: number;
-  readonly responseVisibility: 'in_channel' | 'ephemeral';
-  /** Read commands and page clicks a user may make per minute; more are refused with a message. */
-  readonly readsPerUserPerMinute: number;
-  readonly logLevel: LogLevel;
-  /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
-  readonly ops: {
-    /** Audit records older than this many days are deleted. */
-    readonly auditRetentionDays: number;
-    /** How long a target lock lives if its holder dies; a `started` change is settled as interrupted after it. */
-    readonly lockTtlMs: number;
-    /** How often recovery and retention run (on one instance at a time). */
-    readonly sweepIntervalMs: number;
-    /** How often each instance checks that the store answers. */
-    readonly storePingMs: number;
-    /** How often the audit outbox is looked at when nothing wakes it. */
-    readonly outboxPollMs: number;
-    /** Audit posts claimed per round. */
-    readonly outboxBatch: number;
-    /** On SIGTERM, how long /readyz answers 503 before the listener closes (let the load balancer notice). */
-    readonly shutdownDelayMs: number;
-  };
+/**
+ * Local mode's own settings: the make-believe workspace of src/local (whose
+ * people, group and channels carry these ids) and a store no deployment
+ * uses. VS_DB_PATH is not read in local mode; DATABASE_URL stops it.
+ */
+export const LOCAL_MODE = {
+  dbPath: './data/local-mode/vs-chatops.sqlite',
+  /** The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada admin, Otto and the on-call group operators, everyone a viewer. */
+  admins: ['U0ADMIN'] as readonly string[],
+  operators: ['U0OPERATOR', 'S0ONCALL'] as readonly string[],
+  /** VS_AUDIT_CHANNEL unless one is configured. */
+  auditChannel: 'C0AUDIT',
+} as const;
+
+/** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
+function shape(e: Env) {
+  const mode = modeOf(e);
+  const local = mode === 'local';
+  const sandbox = e.VS_API_URL === SANDBOX;
+  const madeUpRoles = local && e.VS_ADMINS === undefined && e.VS_OPERATORS === undefined && e.VS_VIEWERS === undefined;
+  return deepFreeze({
+    mode,
+    slack: {
+      /** Local mode: made up per run, for the embedded stand-in (never printed). */
+      botToken: local ? `xoxb-local-${randomBytes(18).toString('hex')}` : (e.SLACK_BOT_TOKEN ?? ''),
+      signingSecret: local ? randomBytes(24).toString('hex') : e.SLACK_SIGNING_SECRET,
+      /** Set: Socket Mode. Unset: HTTP mode on `port`. */
+      appToken: e.SLACK_APP_TOKEN,
+      /** Local mode: the stand-in's Web API, on PORT. */
+      apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
+      port: e.PORT,
+    },
+    cloud: {
+      /** `sandbox` runs the simulator in-process. */
+      url: e.VS_API_URL,
+      accountId: e.VS_ACCOUNT_ID ?? (sandbox ? SANDBOX_ACCOUNT_ID : ''),
+      apiKey: e.VS_API_KEY ?? (sandbox ? SANDBOX_API_KEY : ''),
+      format: e.VS_API_FORMAT,
+      timeoutMs: e.VS_API_TIMEOUT_MS,
+      /** Upper bound on connections to the API, reads and changes together. */
+      maxConnections: e.VS_API_MAX_CONNECTIONS,
+      /** Of maxConnections, kept for changes: reads never take them. */
+      changeConnections: e.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(e.VS_API_MAX_CONNECTIONS),
+      /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
+      connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
+    },
+    roles: {
+      admins: madeUpRoles ? [...LOCAL_MODE.admins] : (e.VS_ADMINS ?? []),
+      operators: madeUpRoles ? [...LOCAL_MODE.operators] : (e.VS_OPERATORS ?? []),
+      /** null: everyone is a viewer. */
+      viewers: e.VS_VIEWERS ?? null,
+      /** null: changes allowed in any channel. */
+      mutationChannels: e.VS_MUTATION_CHANNELS ?? null,
+      groupCacheMs: e.VS_GROUP_CACHE_MS,
+    },
+    /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
+    madeUpRoles,
+    /** Changes that wait for a second person's approval (issue 17), and how long a request for one stays open. */
+    approvals: {
+      actions: e.VS_APPROVALS ?? [],
+      ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
+    },
+    auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
+    /** Local mode: its own file, whatever VS_DB_PATH says. */
+    dbPath: local ? LOCAL_MODE.dbPath : e.VS_DB_PATH,
+    /** Set: the store is on PostgreSQL (several instances); unset: SQLite at dbPath. Never set in local mode. */
+    databaseUrl: e.DATABASE_URL,
+    /** Upper bound of the PostgreSQL connection pool of one instance. */
+    dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
+    responseVisibility: e.VS_RESPONSE_VISIBILITY,
+    /** Read commands and page clicks a user may make per minute; more are refused with a message. */
+    readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
+    logLevel: e.LOG_LEVEL,
+    /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
+    ops: {
+      /** Audit records older than this many days are deleted. */
+      auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
+      /** How long a target lock lives if its holder dies; a `started` change is settled as interrupted after it. */
+      lockTtlMs: e.VS_LOCK_TTL_MS,
+      /** How often recovery and retention run (on one instance at a time). */
+      sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,
+      /** How often each instance checks that the store answers. */
+      storePingMs: e.VS_STORE_PING_MS,
+      /** How often the audit outbox is looked at when nothing wakes it. */
+      outboxPollMs: e.VS_OUTBOX_POLL_MS,
+      /** Audit posts claimed per round. */
+      outboxBatch: e.VS_OUTBOX_BATCH,
+      /** On SIGTERM, how long /readyz answers 503 before the listener closes (let the load balancer notice). */
+      shutdownDelayMs: e.VS_SHUTDOWN_DELAY_MS,
+    },
+  });
 }
+
+/** The environment in, the shaped and frozen Config out. */
+const Settings = EnvSchema.transform(shape);
+
+/** What the bot runs with; read-only all the way down. */
+export type Config = z.output<typeof Settings>;
 
 /** Names of the settings whose values must never be shown. */
 export const SECRET_SETTINGS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_KEY'] as const;
@@ -278,7 +400,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && value.trim() !== '') relevant[key] = value.trim();
   }
-  const parsed = EnvSchema.safeParse(relevant);
+  const parsed = Settings.safeParse(relevant);
   const placeholders = placeholderProblems(relevant);
   const problems = [...emptySecurityProblems(env), ...placeholders.values(), ...crossFieldProblems(relevant)];
   if (!parsed.success) {
@@ -287,54 +409,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(...issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`));
   }
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
-  const e = parsed.data;
-  const sandbox = e.VS_API_URL === 'sandbox';
-  const mode = modeOf(relevant);
-  // Local mode: the stand-in for Slack listens on PORT; the bot's credentials for it are made up per run.
-  const local = mode === 'local';
-  return deepFreeze({
-    mode,
-    slack: {
-      botToken: local ? `xoxb-local-${randomBytes(18).toString('hex')}` : (e.SLACK_BOT_TOKEN ?? ''),
-      signingSecret: local ? randomBytes(24).toString('hex') : e.SLACK_SIGNING_SECRET,
-      appToken: e.SLACK_APP_TOKEN,
-      apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
-      port: e.PORT,
-    },
-    cloud: {
-      url: e.VS_API_URL,
-      accountId: e.VS_ACCOUNT_ID ?? (sandbox ? SANDBOX_ACCOUNT_ID : ''),
-      apiKey: e.VS_API_KEY ?? (sandbox ? SANDBOX_API_KEY : ''),
-      format: e.VS_API_FORMAT,
-      timeoutMs: e.VS_API_TIMEOUT_MS,
-      maxConnections: e.VS_API_MAX_CONNECTIONS,
-      changeConnections: e.VS_API_CHANGE_CONNECTIONS ?? defaultChangeConnections(e.VS_API_MAX_CONNECTIONS),
-      connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
-    },
-    roles: {
-      admins: e.VS_ADMINS ?? [],
-      operators: e.VS_OPERATORS ?? [],
-      viewers: e.VS_VIEWERS ?? null,
-      mutationChannels: e.VS_MUTATION_CHANNELS ?? null,
-      groupCacheMs: e.VS_GROUP_CACHE_MS,
-    },
-    auditChannel: e.VS_AUDIT_CHANNEL,
-    dbPath: e.VS_DB_PATH,
-    databaseUrl: e.DATABASE_URL,
-    dbMaxConnections: e.VS_DB_MAX_CONNECTIONS,
-    responseVisibility: e.VS_RESPONSE_VISIBILITY,
-    readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
-    logLevel: e.LOG_LEVEL,
-    ops: {
-      auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
-      lockTtlMs: e.VS_LOCK_TTL_MS,
-      sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,
-      storePingMs: e.VS_STORE_PING_MS,
-      outboxPollMs: e.VS_OUTBOX_POLL_MS,
-      outboxBatch: e.VS_OUTBOX_BATCH,
-      shutdownDelayMs: e.VS_SHUTDOWN_DELAY_MS,
-    },
-  });
+  return parsed.data;
 }
 
 /** Credentials of the built-in sandbox; not secret, it holds no real data. */
@@ -354,29 +429,29 @@ export function secretValues(config: Config): string[] {
 }
 
 function isPostgresUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
-  } catch {
-    return false;
-  }
+  const protocol = urlOf(value)?.protocol;
+  return protocol === 'postgres:' || protocol === 'postgresql:';
 }
 
 /** DATABASE_URL's password, as written and decoded, so that neither form reaches a log. */
 function databasePassword(databaseUrl: string | undefined): string[] {
-  if (!databaseUrl) return [];
+  const password = urlOf(databaseUrl)?.password;
+  if (!password) return [];
+  let decoded = password;
   try {
-    const { password } = new URL(databaseUrl);
-    return password ? [...new Set([password, decodeURIComponent(password)])] : [];
+    decoded = decodeURIComponent(password);
   } catch {
-    return [];
+    // A stray % (not an escape): the password as written is all there is.
   }
+  return [...new Set([password, decoded])];
 }
 
-function deepFreeze<T>(o: T): T {
+type DeepReadonly<T> = T extends readonly (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+function deepFreeze<T>(o: T): DeepReadonly<T> {
   if (o && typeof o === 'object') {
     for (const v of Object.values(o)) deepFreeze(v);
     Object.freeze(o);
   }
-  return o;
+  return o as DeepReadonly<T>;
 }

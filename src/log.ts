@@ -7,7 +7,10 @@ import type { LogLevel } from './config';
 //   Mode URL with its ticket, a response_url) are cut out of every string;
 // - known secret values are masked wherever they appear, after
 //   serialisation, so messages, nested fields, error messages and stacks are
-//   all covered.
+//   all covered;
+// - so is the password of any URL (`scheme://user:password@host`), which
+//   undici's errors quote whole, whoever logs them (Bolt, the Web API client,
+//   our own lines).
 
 /** Keys whose values are secrets: authorization headers, tokens, secrets, passwords, cookies, API keys. */
 export const SECRET_KEY = /(authorization|token|secret|password|api[_-]?key|cookie)/i;
@@ -48,7 +51,7 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
     write(chunk: string) {
       let line = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk;
       for (const secret of maskable) if (line.includes(secret)) line = line.split(secret).join(REDACTED);
-      write(line);
+      write(maskUrlPasswords(line));
     },
   };
   const root = pino(
@@ -102,6 +105,19 @@ export function redactCapabilities(text: string): string {
     .replace(IN_URL_ENCODED_JSON, `$1${REDACTED}$2`)
     .replace(HOOK_URL, REDACTED)
     .replace(TICKET, `$1${REDACTED}`);
+}
+
+/**
+ * The user info of a URL up to its last `@` (a password may hold one):
+ * `https://user:secret@host` → `https://user:[REDACTED]@host`. Stops at what
+ * ends a URL in text or in a JSON line (space, quote, backslash, /?#).
+ */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'\\]*:)[^\s/?#"'\\]*@/gi;
+
+/** Masks the password of every URL in `text`; for lines written outside the logger too (main.ts's start-up failure). */
+export function maskUrlPasswords(text: string): string {
+  if (!text.includes('@') || !text.includes('://')) return text;
+  return text.replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
 
 /** Makes a value JSON-safe: errors become plain objects, secret and capability keys are masked, strings lose capabilities, cycles cut. */

@@ -1,7 +1,7 @@
 import { config as loadDotenv } from 'dotenv';
 import { composeBot } from './compose';
 import { ConfigError, loadConfig, secretValues, type Config } from './config';
-import { createLogger, type Logger } from './log';
+import { createLogger, maskUrlPasswords, type Logger } from './log';
 
 // The process: load config, compose the bot (compose.ts), start it, and stop
 // it on SIGTERM/SIGINT.
@@ -49,7 +49,7 @@ function keepServingOnStrayErrors(logger: Logger): void {
 
 main().catch((error: unknown) => {
   // Start-up failures (port in use, unwritable VS_DB_PATH): one clear line, no stack trace.
-  process.stderr.write(`vs-chatops could not start: ${startFailure(error)}\n`);
+  process.stderr.write(`vs-chatops could not start: ${maskUrlPasswords(startFailure(error))}\n`);
   process.exit(1);
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, secretValues, SETTING_NAMES } from '../src/config';
+import { ConfigError, loadConfig, LOCAL_MODE, secretValues, SETTING_NAMES } from '../src/config';
 
 const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
 
@@ -151,6 +151,8 @@ describe('loadConfig', () => {
   test('secretValues masks the database password, as written and decoded', () => {
     const c = loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:p%40ss-word-1@db.example:5432/vs' });
     expect(secretValues(c)).toEqual(expect.arrayContaining(['p%40ss-word-1', 'p@ss-word-1']));
+    // A % that escapes nothing: the password as written.
+    expect(secretValues(loadConfig({ ...minimalHttp, DATABASE_URL: 'postgres://bot:pass%zz-word@db.example:5432/vs' }))).toContain('pass%zz-word');
   });
 
   test.each(['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS', 'VS_APPROVALS'])(
@@ -203,6 +205,11 @@ describe('loadConfig', () => {
         problems = e.problems;
       }
       if (problems.length === 0) continue;
+      if (name === 'VS_APPROVALS') {
+        // Until approvals are built (issue 17), naming any action stops start-up, saying so.
+        expect(problems).toEqual([expect.stringMatching(/^VS_APPROVALS is set, but approvals are not built into this version/)]);
+        continue;
+      }
       refused.push(name);
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
@@ -275,6 +282,40 @@ describe('loadConfig', () => {
     expect(c.cloud.url).toBe(url);
   });
 
+  test.each([
+    ['SLACK_API_URL', 'https://proxy-user:hunter2-secret@slack-proxy.example/api/', /does not read HTTPS_PROXY or HTTP_PROXY.*without a password/],
+    ['SLACK_API_URL', 'https://only-a-user@slack-proxy.example/api/', /plain https:\/\/ URL/],
+    ['VS_API_URL', 'https://acct:hunter2-secret@cloud.example.com/', /VS_ACCOUNT_ID and VS_API_KEY.*remove the user info/],
+  ])('%s with user info (%s) stops start-up, says what to do instead, and never echoes it', (key, url, instead) => {
+    const problems = problemsOf({ ...minimalHttp, VS_ACCOUNT_ID: '1', VS_API_KEY: 'live-key-123', [key]: url });
+    expect(problems).toEqual([
+      expect.stringMatching(new RegExp(`^${key} carries a user name or password \\(user:password@…\\), which would be written to logs: `)),
+    ]);
+    expect(problems[0]).toMatch(instead);
+    expect(problems.join('\n')).not.toMatch(/hunter2|proxy-user|only-a-user|acct:/);
+  });
+
+  test('approvals: unset by default with a 30-minute request time; an unknown action is named with the valid ones', () => {
+    expect(loadConfig(minimalHttp).approvals).toEqual({ actions: [], ttlMs: 30 * 60_000 });
+    expect(loadConfig({ ...minimalHttp, VS_APPROVAL_TTL_MIN: '5' }).approvals.ttlMs).toBe(5 * 60_000);
+    const problems = problemsOf({ ...minimalHttp, VS_APPROVALS: 'disk_add, disk_remove', VS_APPROVAL_TTL_MIN: '0' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'VS_APPROVALS names an unknown action "disk_remove": the actions that can need approval are disk_add, backup_restore',
+        expect.stringMatching(/^VS_APPROVAL_TTL_MIN must be a time in minutes greater than 0/),
+      ]),
+    );
+  });
+
+  test('approvals are not built in this version: VS_APPROVALS naming any action stops start-up and says so', () => {
+    for (const value of ['disk_add', 'disk_add,backup_restore', ' backup_restore ,']) {
+      expect(problemsOf({ ...minimalHttp, VS_APPROVALS: value })).toEqual([
+        'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
+          "the changes it names would run without anyone's approval. Remove the line to start",
+      ]);
+    }
+  });
+
   test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {
     expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '4' }).cloud.changeConnections).toBe(2);
     expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({
@@ -308,6 +349,28 @@ describe('mode', () => {
     expect(a.slack.signingSecret).not.toBe(b.slack.signingSecret);
     expect(a.slack.apiUrl).toBe('http://127.0.0.1:4321/api/');
     expect(a.cloud.url).toBe('sandbox');
+  });
+
+  test('local mode keeps its own SQLite file whatever VS_DB_PATH says, with the make-believe roles and audit channel unless configured', () => {
+    const a = loadConfig({ VS_DB_PATH: './data/vs-chatops.sqlite' });
+    expect(a.dbPath).toBe(LOCAL_MODE.dbPath);
+    expect(a.dbPath).not.toBe(loadConfig(minimalHttp).dbPath);
+    expect(a.databaseUrl).toBeUndefined();
+    expect(a).toMatchObject({
+      madeUpRoles: true,
+      auditChannel: 'C0AUDIT',
+      roles: { admins: ['U0ADMIN'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+    });
+    const b = loadConfig({ VS_VIEWERS: 'U0VIEWER', VS_AUDIT_CHANNEL: 'C0OTHER' });
+    expect(b).toMatchObject({ madeUpRoles: false, auditChannel: 'C0OTHER', roles: { admins: [], operators: [], viewers: ['U0VIEWER'] } });
+    expect(loadConfig(minimalHttp)).toMatchObject({ madeUpRoles: false, auditChannel: undefined });
+  });
+
+  test('local mode with DATABASE_URL stops start-up, naming it and never its password', () => {
+    const problems = problemsOf({ DATABASE_URL: 'postgres://bot:hunter2-secret@db.example:5432/vs' });
+    expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL is set, but no Slack variable is, which means local mode: .*connects to no database/)]);
+    expect(problems[0]).toContain(LOCAL_MODE.dbPath);
+    expect(problems[0]).not.toContain('hunter2');
   });
 
   test.each([

@@ -1,5 +1,6 @@
+import { WebClient } from '@slack/web-api';
 import { toBoltLogger } from '../src/slack/bolt-logger';
-import { createLogger, REDACTED } from '../src/log';
+import { createLogger, maskUrlPasswords, REDACTED } from '../src/log';
 
 function capture(level: 'debug' | 'info' = 'debug', secrets: string[] = []) {
   const lines: string[] = [];
@@ -29,6 +30,35 @@ describe('logger', () => {
     expect(all).not.toContain('xoxb-secret-token');
     expect(all).not.toContain('api-key-xyz');
     expect(all).toContain(REDACTED);
+  });
+
+  test("a URL's password never reaches a line: undici's error through the Web API client's own logging and ours", async () => {
+    const { logger, lines } = capture('debug');
+    // Nothing listens on port 9; undici refuses the URL before connecting anyway.
+    const client = new WebClient('xoxb-1', {
+      slackApiUrl: 'http://proxy-user:hunter2-secret@127.0.0.1:9/api/',
+      retryConfig: { retries: 0 },
+      logger: toBoltLogger(logger.child({ component: 'bolt' })),
+    });
+    const error = await client.auth.test().then(
+      () => new Error('expected a failure'),
+      (e: unknown) => e as Error,
+    );
+    expect(error.message).toContain('hunter2-secret');
+    logger.error('the Slack call failed', { error });
+    logger.warn(`copied into the message: ${error.message}`);
+    const all = lines.join('\n');
+    expect(all).toContain(`http://proxy-user:${REDACTED}@127.0.0.1:9/api/auth.test`);
+    expect(all).not.toContain('hunter2');
+  });
+
+  test.each([
+    ['postgres://bot:p%40ss@db:5432/vs', `postgres://bot:${REDACTED}@db:5432/vs`],
+    ['at https://u:p@ss@host/x today', `at https://u:${REDACTED}@host/x today`],
+    ['"url":"https://u:pw@h/a","next":"x@y"', `"url":"https://u:${REDACTED}@h/a","next":"x@y"`],
+    ['https://host:8443/path@v1 and mail@example.com', 'https://host:8443/path@v1 and mail@example.com'],
+  ])('maskUrlPasswords(%s)', (text, masked) => {
+    expect(maskUrlPasswords(text)).toBe(masked);
   });
 
   test('masks fields whose names say they hold a secret', () => {
@@ -80,7 +110,7 @@ describe('logger', () => {
     error.stack = `Error: outer s3cr3t-api-key\n    at somewhere (s3cr3t-api-key.ts:1:1)`;
     logger.error('failed', { error });
     expect(lines.join('\n')).not.toContain('s3cr3t-api-key');
-    expect(JSON.parse(lines[0]!).error.cause.message).toBe(`inner ${REDACTED}`);
+    expect(JSON.parse(lines[0]!)).toHaveProperty(['error', 'cause', 'message'], `inner ${REDACTED}`);
   });
 
   const responseUrl = 'https://hooks.slack.com/commands/T0001/123456/Abc9xYz';

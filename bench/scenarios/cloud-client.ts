@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { request } from 'undici';
 import { createCloudClient } from '../../src/cloud/client';
+import { loadConfig } from '../../src/config';
 import { decodeResponse, Responses } from '../../src/cloud/codec';
 import type { BenchProfile } from '../profile';
 import { medianRatio, runSideBySide } from '../side-by-side';
@@ -36,7 +37,8 @@ const VS_ID = 45;
 export async function runCloudClient(world: BenchWorld, micro: BenchProfile['micro']): Promise<CloudClientFigures> {
   const { sandbox } = world;
   sandbox.setDelay(0);
-  const base = { url: sandbox.url, accountId: sandbox.accountId, apiKey: sandbox.apiKey, timeoutMs: 10_000, maxConnections: 16 };
+  // The shipped connection settings (config's defaults), on the sandbox.
+  const base = { ...loadConfig({}).cloud, url: sandbox.url, accountId: sandbox.accountId, apiKey: sandbox.apiKey, timeoutMs: 10_000 };
   const jsonClient = createCloudClient({ ...base, format: 'json' });
   const xmlClient = createCloudClient({ ...base, format: 'xml' });
   const headers = { authorization: `Basic ${Buffer.from(`${sandbox.accountId}:${sandbox.apiKey}`).toString('base64')}` };

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import type { BenchProfile } from '../profile';
@@ -29,9 +28,9 @@ export async function runLocalMode(world: BenchWorld, load: BenchProfile['localM
     name: 'npm start (local mode)',
     command: 'npm',
     args: ['start', '--silent'],
-    // No Slack variable: local mode.
+    // No Slack variable: local mode, with its own store (./data/local-mode/ of the project, as for anyone trying it; reads only).
     // One person types every command: the bench measures the page and the bot, not the per-person read limit.
-    env: { PORT: String(port), VS_DB_PATH: join(world.scratchDir, 'local-mode.sqlite'), LOG_LEVEL: 'warn', VS_READS_PER_USER_PER_MINUTE: '1000000' },
+    env: { PORT: String(port), LOG_LEVEL: 'warn', VS_READS_PER_USER_PER_MINUTE: '1000000' },
     port,
     servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && /(src\/main\.ts|dist\/main\.js)/.test(cmdline),
   });

@@ -1,5 +1,6 @@
 import { Bench } from 'tinybench';
 import { createCloudClient } from '../../src/cloud/client';
+import { loadConfig } from '../../src/config';
 import type { FirewallRule } from '../../src/cloud/schemas';
 import { FIREWALL_PAGE_SIZE, renderFirewallRules } from '../../src/slack/blocks/firewall';
 import type { BenchProfile } from '../profile';
@@ -27,6 +28,8 @@ export interface RenderFigures {
 
 export async function runRender(world: BenchWorld, micro: BenchProfile['micro']): Promise<RenderFigures> {
   const client = createCloudClient({
+    // The shipped connection settings (config's defaults).
+    ...loadConfig({}).cloud,
     url: world.sandbox.url,
     accountId: world.sandbox.accountId,
     apiKey: world.sandbox.apiKey,

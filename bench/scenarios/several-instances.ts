@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChanges, createPolicy } from '../../src/changes';
 import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
-import type { AuditStore } from '../../src/store/audit-store';
-import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { Store } from '../../src/store';
+import { openPostgresStore } from '../../src/store/postgres';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { API_KEY } from '../../test/helpers/app-harness';
 import { startInstances, waitUntil, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
@@ -57,21 +58,24 @@ export interface SeveralInstancesLoad {
 const USER = 'UBENCH';
 const quiet = createLogger({ level: 'error', write: () => undefined });
 
-async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
+async function changePath(store: Store, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
   let cloudMs = 0;
   const cloud = {
-    async addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
+    addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
       const t = performance.now();
       const disk = { id: vsId, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true } as Disk;
       cloudMs += performance.now() - t;
-      return disk;
+      return Promise.resolve(disk);
     },
-    async restoreBackup(): Promise<never> {
-      throw new Error('not used');
+    restoreBackup(): Promise<never> {
+      return Promise.reject(new Error('not used'));
     },
   };
-  const policy = createPolicy({ admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 }, { membersOf: async () => [] });
-  const changes = createChanges({ cloud, store, policy, logger: quiet });
+  const policy = createPolicy(
+    { admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 },
+    { membersOf: () => Promise.resolve([]) },
+  );
+  const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
   const values = {
     disk_type: 'SSD',
     disk_size: '20',
@@ -96,7 +100,7 @@ async function changePath(store: AuditStore, load: SeveralInstancesLoad): Promis
         const i = next++;
         const before = cloudMs;
         const t = performance.now();
-        const result = await changes.addDisk({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, base + i, values);
+        const result = await changes.submit({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, 'disk_add', base + i, values);
         const spent = performance.now() - t;
         if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
         overheads.push(spent - (cloudMs - before));
@@ -128,13 +132,13 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
   const closers: (() => Promise<unknown>)[] = [];
   try {
     progress('9a. the change path on SQLite');
-    const sqlite = openSqliteAuditStore(join(dir, 'bench.sqlite'));
+    const sqlite = openSqliteStore(join(dir, 'bench.sqlite'));
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
     const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer({ durable: true })).url;
     progress('9a. the change path on PostgreSQL');
-    const postgres = await openPostgresAuditStore(url);
+    const postgres = await openPostgresStore(url);
     const postgresFigures = await changePath(postgres, load);
     await postgres.close();
 

@@ -151,13 +151,13 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       void sample().then(({ at, rssNow, heapAfterGcMb }) => {
         const p = percentiles(latencies);
         log(
-          `[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`,
+          `[soak] ${at}s requests=${requests} unexplained=${outcomes.unexplained ?? 0} faults=${injected} ` +
+            `p99=${p.p99}ms rss=${rssNow}MB heap-after-gc=${heapAfterGcMb ?? '?'}MB`,
         );
       });
     }, options.sampleEverySeconds * 1000);
 
-    const answerAt = (id: string, timeoutMs: number) =>
-      waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body as Record<string, unknown> | undefined, timeoutMs);
+    const answerAt = (id: string, timeoutMs: number) => waitFor(slack, (s) => s.responses.find((r) => r.id === id)?.body, timeoutMs);
     let seq = 0;
 
     const user = async (n: number) => {

@@ -32,7 +32,12 @@ export function bounded(values: Record<string, unknown>, fields: readonly string
   for (const field of fields) {
     const value = values[field];
     if (value === undefined) continue;
-    out[field] = typeof value === 'string' ? clip(value, MAX_AUDITED_TEXT) : typeof value === 'boolean' || typeof value === 'number' ? value : String(value);
+    out[field] =
+      typeof value === 'string'
+        ? clip(value, MAX_AUDITED_TEXT)
+        : typeof value === 'boolean' || typeof value === 'number'
+          ? value
+          : clip(JSON.stringify(value), MAX_AUDITED_TEXT);
   }
   return out;
 }

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
-import type { Backup, Disk } from '../cloud/schemas';
 import type { Logger } from '../log';
-import type { AuditEntry, AuditRecord, AuditStore, ChangeAction, ChangeBeginning, ChangeCompletion, ChangeOutcome, Lease } from '../store/audit-store';
+import type { AuditEntry, AuditRecord, ChangeBeginning, ChangeCompletion, ChangeOutcome, Lease, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
-import { BACKUP_RESTORE, DISK_ADD, isTargetId, TARGET_ID_ERROR, targetKey, targetName, type ChangeCloud, type ChangeDefinition } from './definitions';
+import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeValue } from './definitions';
 import type { FormValues } from './disk-form';
-import { NEEDED, type Decision, type Policy, type WhereFrom } from './policy';
-import type { RestoreFormValues } from './restore-form';
+import { OutcomeNotRecordedError } from './errors';
+import { neededRole, type Decision, type Policy, type WhereFrom } from './policy';
+import { isTargetId, TARGET_KINDS, targetKey, targetTitle } from './targets';
 
 // The one door every change goes through. In order:
 //   1. policy, for the submitting user (the only identity trusted), now;
@@ -60,25 +60,25 @@ export type AuthorizeOptions = WhereFrom;
 export interface Changes {
   /** The check when the command is typed, before the modal opens. A denial is recorded and returned. */
   authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
-  /** Runs one submitted change form through the door (definitions.ts says what each change is). */
-  submit<T>(ctx: SubmissionContext, change: ChangeDefinition<never, T>, targetId: number, values: FormValues): Promise<ChangeResult<T>>;
-  addDisk(ctx: SubmissionContext, vsId: number, values: FormValues): Promise<ChangeResult<Disk>>;
-  restoreBackup(ctx: SubmissionContext, backupId: number, values: RestoreFormValues): Promise<ChangeResult<Backup>>;
+  /** Runs one submitted change form through the door (the table of definitions.ts says what each change is). */
+  submit<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>>;
 }
 
 export interface ChangesDeps {
   cloud: ChangeCloud;
-  store: AuditStore;
+  /** The audit trail (records, the start and end of a change), submission claims and target leases. */
+  store: Pick<Store, 'audit' | 'claims' | 'leases'>;
   policy: Policy;
   now?: () => number;
   logger?: Logger;
-  /** Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). What it throws is logged and dropped. */
-  onRecorded?: (record: AuditRecord) => void;
-  /** How long a target lock lives if its holder dies; longer than any cloud call. */
-  lockTtlMs?: number;
+  /**
+   * Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). Never awaited: what it
+   * throws, or the promise it returns rejects with, is logged and dropped.
+   */
+  onRecorded?: (record: AuditRecord) => unknown;
+  /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
+  lockTtlMs: number;
 }
-
-export const DEFAULT_LOCK_TTL_MS = 5 * 60_000;
 
 const noopLogger: Logger = {
   level: 'error',
@@ -93,7 +93,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   const { cloud, store, policy } = deps;
   const now = deps.now ?? (() => Date.now());
   const logger = deps.logger ?? noopLogger;
-  const lockTtlMs = deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
+  const { lockTtlMs } = deps;
 
   /** The policy's answer; if the policy itself fails, the answer is no. */
   async function decide(ctx: ChangeContext, action: ChangeAction, log: Logger, options: AuthorizeOptions = {}): Promise<Decision> {
@@ -101,14 +101,14 @@ export function createChanges(deps: ChangesDeps): Changes {
       return await policy.can(ctx.userId, action, ctx.channelId, options);
     } catch (error) {
       log.error('the role check failed; refusing the change', { error });
-      return { allowed: false, action, role: 'none', needed: NEEDED[action], denial: { code: 'check_failed' } };
+      return { allowed: false, action, role: 'none', needed: neededRole(action), denial: { code: 'check_failed' } };
     }
   }
 
   /** Writes the record before anyone is told; a failed write is logged with the whole entry, then thrown. */
   async function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
     try {
-      return await store.record(entry);
+      return await store.audit.record(entry);
     } catch (error) {
       log.error('could not write the audit record', { error, entry });
       throw error;
@@ -118,7 +118,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   /** Claims, leases and records `started` in one transaction; like write(), a failure is logged with the entry, then thrown. */
   async function begin(submissionKey: string, at: string, lease: Lease, started: AuditEntry, log: Logger): Promise<ChangeBeginning> {
     try {
-      return await store.beginChange({ submissionKey, at, lease, started });
+      return await store.audit.beginChange({ submissionKey, at, lease, started });
     } catch (error) {
       log.error('could not start the change on record', { error, entry: started });
       throw error;
@@ -128,12 +128,12 @@ export function createChanges(deps: ChangesDeps): Changes {
   /** Settles a started record and ends its lease; like write(), a failure is logged with what was known, then thrown. */
   async function settle(started: AuditRecord, completion: ChangeCompletion, lease: { target: string; owner: string }, log: Logger): Promise<AuditRecord> {
     try {
-      return await store.complete(started.id, completion, lease);
+      return await store.audit.complete(started.id, completion, lease);
     } catch (error) {
       log.error('could not settle the audit record', { error, record: started.id, completion });
       // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
       // The record stays `started` and is settled as interrupted once its lease expires.
-      throw new Error('the change was sent to the cloud API but its outcome could not be recorded', { cause: error });
+      throw new OutcomeNotRecordedError({ cause: error });
     }
   }
 
@@ -147,7 +147,8 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
   }
 
-  async function run<P, T>(ctx: SubmissionContext, change: ChangeDefinition<P, T>, targetId: number, values: FormValues): Promise<ChangeResult<T>> {
+  async function run<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>> {
+    const change = CHANGES[action];
     const target = { kind: change.targetKind, id: targetId };
     const key = targetKey(target);
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action: change.action, target: key });
@@ -175,7 +176,7 @@ export function createChanges(deps: ChangesDeps): Changes {
 
     const validated = isTargetId(targetId)
       ? change.validate(targetId, values)
-      : { ok: false as const, fieldErrors: { [change.targetField]: TARGET_ID_ERROR[change.targetKind] } };
+      : { ok: false as const, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
     if (!validated.ok) {
       const detail = `invalid form: ${Object.entries(validated.fieldErrors)
         .map(([field, message]) => `${field}: ${message}`)
@@ -203,7 +204,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
     if (begun.outcome === 'busy') {
       log.info('target busy', { submission: ctx.submissionKey });
-      return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetName(target)} is in progress`), log) };
+      return { outcome: 'busy', record: await write(entry('busy', audited, null, `another change to ${targetTitle(target)} is in progress`), log) };
     }
 
     const started = begun.record;
@@ -221,7 +222,7 @@ export function createChanges(deps: ChangesDeps): Changes {
         durationMs: Math.max(0, now() - startedMs),
         detail: clip(detail, MAX_DETAIL_LENGTH),
       });
-      let value: T;
+      let value: ChangeValue<A>;
       try {
         value = await change.call(cloud, targetId, params);
       } catch (thrown) {
@@ -248,7 +249,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'succeeded', value, record };
     } finally {
       try {
-        if (!released) await store.unlock(key, owner);
+        if (!released) await store.leases.release(key, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
@@ -260,14 +261,19 @@ export function createChanges(deps: ChangesDeps): Changes {
 
   async function releaseQuietly(key: string, log: Logger): Promise<void> {
     try {
-      await store.releaseSubmission(key);
+      await store.claims.release(key);
     } catch (error) {
       log.warn('could not release the submission key; the form must be opened again', { error });
     }
   }
 
-  async function submit<P, T>(ctx: SubmissionContext, change: ChangeDefinition<P, T>, targetId: number, values: FormValues): Promise<ChangeResult<T>> {
-    const result = await run(ctx, change, targetId, values);
+  async function submit<A extends ChangeAction>(
+    ctx: SubmissionContext,
+    action: A,
+    targetId: number,
+    values: FormValues,
+  ): Promise<ChangeResult<ChangeValue<A>>> {
+    const result = await run(ctx, action, targetId, values);
     if ('record' in result) notify(result.record, logger);
     return result;
   }
@@ -298,9 +304,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return decision;
     },
 
-    submit: (ctx, change, targetId, values) => submit(ctx, change, targetId, values),
-    addDisk: (ctx, vsId, values) => submit(ctx, DISK_ADD, vsId, values),
-    restoreBackup: (ctx, backupId, values) => submit(ctx, BACKUP_RESTORE, backupId, { confirm: values.confirm, reason: values.reason }),
+    submit,
   };
 }
 

@@ -1,30 +1,26 @@
 import type { CloudClient } from '../cloud/client.types';
 import type { AddDiskParams, Backup, Disk } from '../cloud/schemas';
-import type { ChangeAction } from '../store/audit-store';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { validateRestoreForm, type RestoreParams } from './restore-form';
+import type { Role } from './roles';
+import { TARGET_KINDS, type TargetKind } from './targets';
 
-// What each change is, as data the door runs: what it changes, how its form
-// is validated, which API call makes it and how the audit describes it. To add
-// a change: add a definition here and a row to the Slack table of change
-// forms (src/slack/change-forms.ts).
-
-export type TargetKind = 'vs' | 'backup';
-
-/** What a change is about: a server or a backup, by id. */
-export interface Target {
-  kind: TargetKind;
-  id: number;
-}
+// The one table of changes: what each is about, who may make it, how its form
+// is validated, which API call makes it and how the audit describes it. The
+// door runs a row (changes.ts); the policy reads what each needs; ChangeAction
+// is the table's keys. To add a change: a row here, and its Slack form (a row
+// of CHANGE_FORMS, src/slack/blocks/change-forms.ts), which the compiler asks for.
 
 export type ChangeCloud = Pick<CloudClient, 'addDisk' | 'restoreBackup'>;
 
-export interface ChangeDefinition<P = unknown, T = unknown> {
-  action: ChangeAction;
+/** One change. `P`: its validated parameters; `T`: what the cloud API call returns. */
+export interface ChangeDefinition<A extends string, P, T> {
+  /** Its name in records, metrics and callback ids; the key of its row. */
+  action: A;
   targetKind: TargetKind;
-  /** The form input that carries the target id when the form is opened from a shortcut. */
-  targetField: 'vs_id' | 'backup_id';
-  /** Form fields kept (bounded) in records of attempts that did not run, and that an API field message may land on. */
+  /** The role it needs. */
+  needed: Role;
+  /** Form fields kept (bounded) in records of attempts that did not run. */
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
@@ -38,52 +34,65 @@ export interface ChangeDefinition<P = unknown, T = unknown> {
   describe(targetId: number, value: T): string;
 }
 
-/** The audit's name of a target: `vs:42`, `backup:9`. */
-export const targetKey = (target: Target): string => `${target.kind}:${target.id}`;
+/** Checks one row and keeps its own types: what its form validates to, what its call returns. */
+const defineChange = <A extends string, P, T>(definition: ChangeDefinition<A, P, T>): ChangeDefinition<A, P, T> => definition;
 
-/** The words for a target in audit details: "VS 42", "backup 9". */
-export const targetName = (target: Target): string => (target.kind === 'vs' ? `VS ${target.id}` : `backup ${target.id}`);
-
-export const DISK_ADD: ChangeDefinition<AddDiskParams, Disk> = {
-  action: 'disk_add',
-  targetKind: 'vs',
-  targetField: 'vs_id',
-  fields: DISK_FORM_FIELDS,
-  apiFields: DISK_FORM_FIELDS,
-  validate: (_vsId, values) => validateDiskForm(values),
-  audited: (params) => ({ ...params }),
-  call: (cloud, vsId, params) => cloud.addDisk(vsId, params),
-  successStatus: 201,
-  describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
+const DEFINITIONS = {
+  disk_add: defineChange({
+    action: 'disk_add',
+    targetKind: 'vs',
+    needed: 'operator',
+    fields: DISK_FORM_FIELDS,
+    apiFields: DISK_FORM_FIELDS,
+    validate: (_vsId, values) => validateDiskForm(values),
+    audited: (params: AddDiskParams) => ({ ...params }),
+    call: (cloud, vsId, params): Promise<Disk> => cloud.addDisk(vsId, params),
+    successStatus: 201,
+    describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
+  }),
+  backup_restore: defineChange({
+    action: 'backup_restore',
+    targetKind: 'backup',
+    needed: 'admin',
+    fields: ['confirm', 'reason'],
+    apiFields: [],
+    validate: (backupId, values) => validateRestoreForm(backupId, { confirm: text(values.confirm), reason: text(values.reason) }),
+    audited: (params: RestoreParams) => ({ ...params }),
+    call: (cloud, backupId): Promise<Backup> => cloud.restoreBackup(backupId),
+    successStatus: 200,
+    describe: (_backupId, backup) =>
+      `backup ${backup.id} restored` +
+      (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
+      (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
+  }),
 };
 
-export const BACKUP_RESTORE: ChangeDefinition<RestoreParams, Backup> = {
-  action: 'backup_restore',
-  targetKind: 'backup',
-  targetField: 'backup_id',
-  fields: ['confirm', 'reason'],
-  apiFields: [],
-  validate: (backupId, values) => validateRestoreForm(backupId, { confirm: text(values.confirm), reason: text(values.reason) }),
-  audited: (params) => ({ ...params }),
-  call: (cloud, backupId) => cloud.restoreBackup(backupId),
-  successStatus: 200,
-  describe: (_backupId, backup) =>
-    `backup ${backup.id} restored${backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : ''}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
-};
+type Definitions = typeof DEFINITIONS;
 
-export const CHANGE_DEFINITIONS: { readonly [A in ChangeAction]: ChangeDefinition<never, unknown> } = {
-  disk_add: DISK_ADD as ChangeDefinition<never, unknown>,
-  backup_restore: BACKUP_RESTORE as ChangeDefinition<never, unknown>,
-};
+/** Every change there is: the keys of the table. */
+export type ChangeAction = keyof Definitions;
+/** What a change's form validates to. */
+export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _T> ? P : never;
+/** What a change's cloud API call returns (its result renderer's input). */
+export type ChangeValue<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer T> ? T : never;
+
+/**
+ * The table, typed so that a row looked up by a generic action keeps its own
+ * parameter and value types (TypeScript's "correlated unions", #47109): the
+ * door runs any row without a cast. A row filed under another action's key
+ * does not compile.
+ */
+export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeValue<A>> } = DEFINITIONS;
+
+export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).map((change) => change.action);
+
+export function isChangeAction(action: string): action is ChangeAction {
+  return CHANGE_ACTIONS.some((a) => a === action);
+}
+
+/** The form input that carries a change's target id when its form is opened from a shortcut. */
+export const targetFieldOf = (action: ChangeAction): string => TARGET_KINDS[CHANGES[action].targetKind].field;
 
 function text(value: string | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
-
-/** The form error for a missing or malformed target id (a shortcut's form asks for it). */
-export const TARGET_ID_ERROR: Record<TargetKind, string> = {
-  vs: 'Enter the server id: a positive whole number, e.g. 42',
-  backup: 'Enter the backup id: a positive whole number, e.g. 9',
-};
-
-export const isTargetId = (n: number): boolean => Number.isSafeInteger(n) && n > 0;

@@ -29,8 +29,9 @@ export const MAX_MIN_IOPS = 10_000_000;
 export const MAX_LABEL_LENGTH = 255;
 export const MAX_MOUNT_POINT_LENGTH = 256;
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001F\u007F-\u009F]/;
 
 /** A text input: blank and absent mean "not given"; surrounding spaces are not part of the value. */
@@ -121,7 +122,7 @@ export function validateDiskForm(values: FormValues): FormValidation<AddDiskPara
 export function firstMessages(error: z.ZodError): Record<string, string> {
   const flat = z.flattenError(error);
   const out: Record<string, string> = {};
-  for (const [field, messages] of Object.entries(flat.fieldErrors as Record<string, string[] | undefined>)) {
+  for (const [field, messages] of Object.entries<string[] | undefined>(flat.fieldErrors)) {
     const first = messages?.[0];
     if (first !== undefined) out[field] = first;
   }

@@ -1,26 +1,31 @@
-// The one door for changes: who may (policy), what each change is
-// (definitions), what is valid (forms), and the execution that claims,
+// The one door for changes: who may (policy), what each change is (the table
+// of definitions), what is valid (forms), and the execution that claims,
 // locks, calls and records (changes).
-export {
-  createChanges,
-  DEFAULT_LOCK_TTL_MS,
-  type Changes,
-  type ChangesDeps,
-  type AuthorizeOptions,
-  type ChangeContext,
-  type ChangeResult,
-  type SubmissionContext,
-} from './changes';
+export { createChanges, type Changes, type ChangesDeps, type AuthorizeOptions, type ChangeContext, type ChangeResult, type SubmissionContext } from './changes';
 export { mapApiErrors } from './api-errors';
-export { BACKUP_RESTORE, CHANGE_DEFINITIONS, DISK_ADD, TARGET_ID_ERROR, targetKey, type ChangeDefinition, type Target, type TargetKind } from './definitions';
+export {
+  CHANGE_ACTIONS,
+  CHANGES,
+  isChangeAction,
+  targetFieldOf,
+  type ChangeAction,
+  type ChangeCloud,
+  type ChangeDefinition,
+  type ChangeParams,
+  type ChangeValue,
+} from './definitions';
+export { ChangeErrorCode, isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
+export { isTargetId, TARGET_KINDS, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {
   createPolicy,
   atLeast,
-  NEEDED,
+  ACTIONS,
+  neededRole,
   type Action,
   type ChannelDirectory,
   type Decision,
   type Denial,
+  type ReadAction,
   type WhereFrom,
   type GroupDirectory,
   type Policy,

@@ -1,13 +1,20 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { CHANGE_ACTIONS, CHANGES, isChangeAction, type ChangeAction } from './definitions';
+import { atLeast, type Role } from './roles';
 
 // Who may do what, decided in one place. Roles come from user ids and
 // user-group ids in the config; groups are resolved through the directory
 // (Slack's usergroups.users.list) and cached briefly, so "whoever is in
 // @oncall-infra right now" works. Every doubt resolves to "no".
 
-export type Role = 'none' | 'viewer' | 'operator' | 'admin';
-export type Action = 'read' | 'disk_add' | 'backup_restore' | 'audit_read';
+export type { Role } from './roles';
+export { atLeast } from './roles';
+
+/** What the policy decides that is not a change through the door: reading servers, reading the audit trail. */
+export type ReadAction = 'read' | 'audit_read';
+/** Everything the policy is asked about: a read, or one of the changes of definitions.ts. */
+export type Action = ReadAction | ChangeAction;
 
 /** Why a change or a read was refused, as data; src/slack/blocks words it. */
 export type Denial =
@@ -78,21 +85,15 @@ export interface PolicyDeps {
   lookupTimeoutMs?: number;
 }
 
-const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
+const READS_NEED: Record<ReadAction, Role> = { read: 'viewer', audit_read: 'admin' };
 
-/** Whether `role` includes everything `needed` may do. */
-export function atLeast(role: Role, needed: Role): boolean {
-  return RANK[role] >= RANK[needed];
+/** Every action, in the order `/vs whoami` lists them. */
+export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read'];
+
+/** The role an action needs: a read's is here, a change's in its definition. */
+export function neededRole(action: Action): Role {
+  return isChangeAction(action) ? CHANGES[action].needed : READS_NEED[action];
 }
-
-export const NEEDED: Record<Action, Role> = {
-  read: 'viewer',
-  disk_add: 'operator',
-  backup_restore: 'admin',
-  audit_read: 'admin',
-};
-
-const CHANGES: ReadonlySet<Action> = new Set<Action>(['disk_add', 'backup_restore']);
 
 /** A failed lookup is retried this soon at most (or sooner, if the cache time is shorter). */
 export const DEFAULT_FAILURE_CACHE_MS = 5000;
@@ -188,20 +189,20 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     changeRolesConfigured,
     roleOf,
     async can(userId, action, channelId, where = {}) {
-      const needed = NEEDED[action];
+      const needed = neededRole(action);
       const role = await roleOf(userId);
-      if (RANK[role] < RANK[needed]) {
-        const denial: Denial = CHANGES.has(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role' };
+      if (!atLeast(role, needed)) {
+        const denial: Denial = isChangeAction(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role' };
         return { allowed: false, action, role, needed, denial };
       }
-      if (CHANGES.has(action) && !where.channelChosenLater) {
+      if (isChangeAction(action) && !where.channelChosenLater) {
         const denial = channelDenial(channelId) ?? (where.channelChosenInForm && channelId !== null ? await membershipDenial(userId, channelId) : null);
         if (denial !== null) return { allowed: false, action, role, needed, denial };
       }
       return { allowed: true, action, role, needed, denial: null };
     },
     allows(role) {
-      return (Object.keys(NEEDED) as Action[]).filter((action) => RANK[role] >= RANK[NEEDED[action]]);
+      return ACTIONS.filter((action) => atLeast(role, neededRole(action)));
     },
   };
 }

@@ -4,11 +4,6 @@
 // each have their own budget, so a burst of slow reads cannot make a change
 // wait, and the wait for a connection is never counted in a request's deadline.
 
-/** Connections kept for changes when not configured: 4, and at most half of the total. */
-export function defaultChangeConnections(maxConnections: number): number {
-  return Math.max(1, Math.min(4, Math.floor(maxConnections / 2)));
-}
-
 export class BudgetWaitTimeout extends Error {
   override readonly name = 'BudgetWaitTimeout';
 }

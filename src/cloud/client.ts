@@ -7,21 +7,13 @@ import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './htt
 import type { AddDiskParams } from './schemas';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
-import { defaultChangeConnections } from './budget';
 
 // The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
 // the codec (codec.ts). Reads are single-flight and come back frozen, since
 // callers that overlap share them; changes go out exactly once.
 
-/** What the client needs to reach the API: Config['cloud'] with `url` resolved to a real base URL. */
-export type CloudClientConfig = Pick<Config['cloud'], 'url' | 'accountId' | 'apiKey' | 'format' | 'timeoutMs'> & {
-  /** Upper bound on connections to the API, reads and changes together; default 16. */
-  readonly maxConnections?: number;
-  /** Of those, kept for changes (reads never take them); default 4, at most half. */
-  readonly changeConnections?: number;
-  /** How long a request may wait for a connection of its budget before it fails unsent (`no_connection`); default 5000. */
-  readonly connectionWaitMs?: number;
-};
+/** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
+export type CloudClientConfig = Config['cloud'];
 
 /** The four operations, as named in metrics and logs. */
 export type CloudOperation = 'list_firewall_rules' | 'list_autoscaling' | 'add_disk' | 'restore_backup';
@@ -53,16 +45,12 @@ export interface CloudClientDeps {
   onSandbox?: () => void;
 }
 
-const DEFAULT_MAX_CONNECTIONS = 16;
-const DEFAULT_CONNECTION_WAIT_MS = 5000;
-
 export function createCloudClient(config: CloudClientConfig, deps: CloudClientDeps = {}): CloudClient {
   if (!/^https?:\/\//.test(config.url)) {
     // `sandbox` must have been replaced by the simulator's URL by the composition root.
     throw new Error(`the cloud client needs an http(s) base URL, not "${config.url}"`);
   }
-  const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const changeConnections = config.changeConnections ?? defaultChangeConnections(maxConnections);
+  const { maxConnections, changeConnections } = config;
   if (changeConnections >= maxConnections)
     throw new RangeError(`changeConnections (${changeConnections}) must be less than maxConnections (${maxConnections})`);
   const http = createCloudHttp({
@@ -73,7 +61,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     timeoutMs: config.timeoutMs,
     readConnections: maxConnections - changeConnections,
     changeConnections,
-    connectionWaitMs: config.connectionWaitMs ?? DEFAULT_CONNECTION_WAIT_MS,
+    connectionWaitMs: config.connectionWaitMs,
     maxBodyBytes: deps.maxBodyBytes,
     retry: deps.retry,
     logger: deps.logger,

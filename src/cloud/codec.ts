@@ -230,7 +230,7 @@ function addFieldError(details: ErrorDetails, field: string, message: string): v
   if (list.length < MAX_MESSAGES) list.push(clean);
 }
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]+/g;
 
 function cleanMessage(message: string): string {

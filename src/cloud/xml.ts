@@ -242,7 +242,7 @@ function objectOf(names: string[], values: PlainValue[]): PlainObject {
     } else if (repeated?.has(name)) {
       (out[name] as PlainValue[]).push(value);
     } else {
-      setOwn(out, name, [out[name] as PlainValue, value]);
+      setOwn(out, name, [out[name], value]);
       (repeated ??= new Set()).add(name);
     }
   }
@@ -329,7 +329,7 @@ function lineAt(text: string, at: number): number {
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 // Characters XML 1.0 cannot carry, even escaped: dropped rather than sent broken.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CHARACTERS_XML_CANNOT_CARRY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 export function escapeXmlText(text: string): string {

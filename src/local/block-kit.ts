@@ -267,7 +267,8 @@ function optionsProblems(p: Problems, element: Json, at: string, max: number): v
     if (o.description !== undefined) p.text(o.description, `${at}/options/${i}/description`, { max: L.optionText });
     return o.value;
   });
-  const initial = [element.initial_option, ...(Array.isArray(element.initial_options) ? element.initial_options : [])].filter((o) => o !== undefined);
+  const initialOptions: unknown[] = Array.isArray(element.initial_options) ? element.initial_options : [];
+  const initial = [element.initial_option, ...initialOptions].filter((o) => o !== undefined);
   for (const o of initial) {
     if (!isObject(o) || !values.includes(o.value)) p.add(`${at}/initial_option`, 'must match one of the options');
   }

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
 import { sign } from './signing';
-import type { ChannelMessage, Json, OpenView, StandInState } from './state';
+import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
 import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Slack's side of the conversation with the bot: what a person does (a slash
@@ -37,6 +37,16 @@ export type SubmitOutcome =
 
 /** What a person entered in a modal, by block_id: text, a chosen option value, several values (checkboxes), or nothing. */
 export type EnteredValues = Record<string, string | string[] | null | undefined>;
+
+/** A person's side of the stand-in, as the page (and tests) drive it. */
+export interface PersonSide {
+  command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
+  closeView(user: string, viewId: string): Promise<void>;
+  shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
+  openHome(user: string): Promise<Ack>;
+}
 
 type InputElement = Json & { type: string; action_id?: string };
 
@@ -118,7 +128,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     state.recordResponse(id, body);
     if (!target) return { status: 200, text: 'ok' };
     target.uses += 1;
-    const content = { text: String(body.text ?? ''), ...(Array.isArray(body.blocks) ? { blocks: body.blocks } : {}) };
+    const content = { text: textOf(body.text), ...(Array.isArray(body.blocks) ? { blocks: body.blocks } : {}) };
     if (body.delete_original === true) {
       if (target.messageTs) state.deleteMessage(target.channel, target.messageTs);
     } else if (body.replace_original === true && target.messageTs && state.replaceMessage(target.channel, target.messageTs, content)) {
@@ -272,9 +282,9 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
             if (!Number.isFinite(n) || (element.is_decimal_allowed !== true && !/^-?\d+$/.test(String(text).trim())))
               errors[blockId] = element.is_decimal_allowed === true ? 'Enter a number.' : 'Enter a whole number.';
             else if (element.min_value !== undefined && n < Number(element.min_value))
-              errors[blockId] = `Enter a number that is ${String(element.min_value)} or more.`;
+              errors[blockId] = `Enter a number that is ${textOf(element.min_value)} or more.`;
             else if (element.max_value !== undefined && n > Number(element.max_value))
-              errors[blockId] = `Enter a number that is ${String(element.max_value)} or less.`;
+              errors[blockId] = `Enter a number that is ${textOf(element.max_value)} or less.`;
           }
           entry = { type: element.type, value: empty ? null : String(text).trim() };
           break;

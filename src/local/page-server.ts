@@ -3,14 +3,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { readBody, send } from './http';
-import type { SlackStandIn } from './standin';
-import type { StandInEvent } from './state';
+import type { PersonSide } from './interactions';
+import type { StandInEvent, StandInState } from './state';
 import { BOT_USER } from './workspace';
 
 // The person's side of the stand-in: the page (static files, no build step),
 // its state and event stream (server-sent events), and the endpoints its
 // buttons call. Loopback only, and only for pages served from here: a request
 // naming another host or coming from another origin is refused (no CORS).
+
+/** What the page needs of the stand-in: what it holds, and a person's side of it. */
+export interface PageStandIn extends PersonSide {
+  readonly state: StandInState;
+}
 
 const STATIC: Record<string, string> = {
   '/': 'index.html',
@@ -48,8 +53,16 @@ export function refusedOrigin(req: IncomingMessage, origin: string): string | nu
 }
 
 const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+  'content-security-policy': [
+    "default-src 'self'",
+    "img-src 'self' data:",
+    "style-src 'self'",
+    "script-src 'self'",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join('; '),
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -60,12 +73,12 @@ export async function servePage(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  standIn: SlackStandIn,
+  standIn: PageStandIn,
   opsUrl?: () => string | undefined,
 ): Promise<boolean> {
   const path = url.pathname;
-  if (req.method === 'GET' && STATIC[path]) {
-    const name = STATIC[path]!;
+  const name = STATIC[path];
+  if (req.method === 'GET' && name) {
     const body = pageFile(name);
     res.writeHead(200, {
       'content-type': `${TYPES[name.split('.').pop()!]}; charset=utf-8`,
@@ -122,7 +135,7 @@ export async function servePage(
     sendJson(res, 400, { ok: false, error: 'channel_not_found' });
     return true;
   }
-  const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+  const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
   switch (path) {
     case '/local/command': {
       if (!channel) return badRequest(res, 'channel is required');
@@ -177,7 +190,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Everything the page shows, for its first paint. */
-export function snapshot(standIn: SlackStandIn) {
+export function snapshot(standIn: PageStandIn) {
   const s = standIn.state;
   return {
     bot: BOT_USER,
@@ -190,7 +203,7 @@ export function snapshot(standIn: SlackStandIn) {
   };
 }
 
-function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: SlackStandIn): void {
+function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: PageStandIn): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInteractions, type Ack, type EnteredValues, type SubmitOutcome } from './interactions';
+import { createInteractions, type PersonSide } from './interactions';
 import { readBody, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
 import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type ResponsePost, type SlackCall } from './state';
@@ -56,7 +56,7 @@ export interface SlackStandInOptions {
   now?: () => number;
 }
 
-export interface SlackStandIn {
+export interface SlackStandIn extends PersonSide {
   /** http://127.0.0.1:<port> */
   readonly origin: string;
   /** Base URL of the Web API, with a trailing slash, for SLACK_API_URL. */
@@ -70,12 +70,14 @@ export interface SlackStandIn {
   /** Posts to a response_url already posted to. */
   readonly duplicates: number;
   /** A response_url not tied to any message (tests building their own payloads). */
-  responseUrl(id?: string): string;
+  readonly responseUrl: (id?: string) => string;
   callsTo(method: string): SlackCall[];
   /** Replaces the answer of one Web API method (return undefined to fall back to the default). */
   on(method: string, handler: MethodHandler): void;
   fault(method: string, fault: Fault): void;
   setGroup(groupId: string, users: string[]): void;
+  /** Sets who is in a channel (conversations.members, users.conversations), adding the channel if it is new. */
+  setChannelMembers(channelId: string, members: readonly string[]): void;
   /** Makes every response_url answer with this status (e.g. 404 for an expired one). */
   failResponseUrl(status: number): void;
   waitForResponses(count: number, timeoutMs?: number): Promise<ResponsePost[]>;
@@ -87,13 +89,7 @@ export interface SlackStandIn {
   /** Points deliveries at the bot. */
   connect(eventsUrl: string): void;
 
-  // A person's side, as the page drives it.
-  command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
-  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
-  submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
-  closeView(user: string, viewId: string): Promise<void>;
-  shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
-  openHome(user: string): Promise<Ack>;
+  // A person's side (PersonSide: command, click, submit, closeView, shortcut, openHome), and what that person sees.
   /** Messages of a channel as `user` sees them. */
   messagesIn(channel: string, user?: string): ChannelMessage[];
   /** The view on top of `user`'s modal stack. */
@@ -212,6 +208,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     on: (method, handler) => void handlers.set(method, handler),
     fault: (method, fault) => void faults.set(method, { ...fault }),
     setGroup: (groupId, users) => void state.groups.set(groupId, users),
+    setChannelMembers: (channelId, members) => state.setMembers(channelId, members),
     failResponseUrl: (status) => {
       responseUrlStatus = status;
     },

@@ -1,33 +1,25 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { startSlackStandIn, type SlackStandIn } from './standin';
-import { AUDIT_CHANNEL_ID, CHANNELS, LOCAL_ROLES, PEOPLE, type Channel } from './workspace';
+import { CHANNELS, PEOPLE, type Channel } from './workspace';
 
 // Local mode: the stand-in for Slack and its page on PORT (loopback), and the
-// bot, unchanged, in HTTP mode on a loopback port of its own. The bot's
-// config is the loaded one, with the stand-in's people given roles when none
-// are configured and the stand-in's audit channel when none is.
+// bot, unchanged, in HTTP mode on a loopback port of its own. The settings
+// (made-up credentials, roles, audit channel, the store's own file) are
+// config's (LOCAL_MODE); this only builds the make-believe workspace to match.
 
 export interface LocalMode {
-  /** The config the bot runs with. */
-  readonly config: Config;
   /** Where the bot listens: loopback, any free port. */
   readonly listen: { port: number; host: string };
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
-  start(): Promise<void>;
+  readonly start: () => Promise<void>;
   /** Points the stand-in at the bot once it listens, and prints the page's address. */
   connect(botPort: number): void;
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
-export function localMode(loaded: Config, logger: Logger, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): LocalMode {
-  const rolesConfigured = loaded.roles.admins.length > 0 || loaded.roles.operators.length > 0 || loaded.roles.viewers !== null;
-  const config: Config = {
-    ...loaded,
-    roles: rolesConfigured ? loaded.roles : { ...loaded.roles, ...LOCAL_ROLES },
-    auditChannel: loaded.auditChannel ?? AUDIT_CHANNEL_ID,
-  };
+export function localMode(config: Config, logger: Logger, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): LocalMode {
   // Channels named in the configuration exist in the make-believe workspace too.
   const channels: Channel[] = [...CHANNELS];
   for (const id of [config.auditChannel, ...(config.roles.mutationChannels ?? [])]) {
@@ -35,20 +27,19 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
       channels.push({ id, name: id === config.auditChannel ? 'audit' : id.toLowerCase(), topic: 'from the configuration' });
   }
   // With roles configured, the page does not claim the make-believe ones.
-  const people = rolesConfigured
-    ? PEOPLE.map((p) => ({ ...p, name: p.name.replace(/ \(.*\)$/, ''), role: 'as configured (VS_ADMINS, VS_OPERATORS, VS_VIEWERS)' }))
-    : PEOPLE;
+  const people = config.madeUpRoles
+    ? PEOPLE
+    : PEOPLE.map((p) => ({ ...p, name: p.name.replace(/ \(.*\)$/, ''), role: 'as configured (VS_ADMINS, VS_OPERATORS, VS_VIEWERS)' }));
   let standIn: SlackStandIn | undefined;
   let botOrigin: string | undefined;
   return {
-    config,
     listen: { port: 0, host: '127.0.0.1' },
     get standIn() {
       return standIn;
     },
     async start() {
       standIn = await startSlackStandIn({
-        port: loaded.slack.port,
+        port: config.slack.port,
         host: '127.0.0.1',
         botToken: config.slack.botToken,
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
@@ -60,6 +51,8 @@ export function localMode(loaded: Config, logger: Logger, print: (line: string) 
       });
       logger.warn('local mode: no Slack variable is set, so the bot talks to an embedded stand-in for Slack on loopback, with make-believe people', {
         page: `${standIn.origin}/`,
+        // Its own file, never a deployment's: VS_DB_PATH is not read in local mode.
+        store: config.dbPath,
       });
     },
     connect(botPort) {

@@ -9,6 +9,12 @@ import { APP_ID, BOT_USER, TEAM, type Channel, type Person } from './workspace';
 
 export type Json = Record<string, unknown>;
 
+/** A field Slack reads as text: a string as it is, a number or a boolean written out, anything else as no text. */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
 export interface ChannelMessage {
   ts: string;
   channel: string;
@@ -126,6 +132,8 @@ export class StandInState {
   readonly refusals: Refusal[] = [];
   readonly deliveries: Delivery[] = [];
 
+  /** Members of the channels that have a list of their own (a Set too, so that a 50,000-member channel answers at once). */
+  private readonly channelMembers = new Map<string, { list: readonly string[]; set: ReadonlySet<string> }>();
   private readonly listeners = new Set<(e: StandInEvent) => void>();
   private readonly waiters = new Set<() => void>();
   private lastTs = 0;
@@ -139,6 +147,23 @@ export class StandInState {
   ) {
     this.people = [...people];
     this.channels = [...channels];
+    for (const c of channels) if (c.members) this.setMembers(c.id, c.members);
+  }
+
+  /** Who is in a channel, in the order Slack lists them. */
+  membersOf(channelId: string): readonly string[] {
+    return this.channelMembers.get(channelId)?.list ?? [...this.people.map((p) => p.id), BOT_USER.id];
+  }
+
+  isMember(channelId: string, userId: string): boolean {
+    const own = this.channelMembers.get(channelId);
+    return own ? own.set.has(userId) : userId === BOT_USER.id || this.person(userId) !== undefined;
+  }
+
+  /** Sets who is in a channel, adding the channel to the workspace if it is new. */
+  setMembers(channelId: string, members: readonly string[]): void {
+    this.channelMembers.set(channelId, { list: [...members], set: new Set(members) });
+    if (!this.channel(channelId)) this.channels.push({ id: channelId, name: channelId.toLowerCase(), topic: '' });
   }
 
   person(id: string): Person | undefined {
@@ -177,7 +202,8 @@ export class StandInState {
       hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`,
       clear_on_close: view.clear_on_close ?? false,
       notify_on_close: view.notify_on_close ?? false,
-      root_view_id: (previous?.view.root_view_id as string | undefined) ?? id,
+      root_view_id: previous?.view.root_view_id ?? id,
+
       previous_view_id: null,
       app_id: APP_ID,
       app_installed_team_id: TEAM.id,

@@ -1,5 +1,5 @@
 import { messageProblems, viewProblems } from './block-kit';
-import type { Json, StandInState } from './state';
+import { textOf, type Json, type StandInState } from './state';
 import { BOT_USER, TEAM } from './workspace';
 
 // The Web API methods the bot calls, answered with Slack's shapes and error
@@ -20,6 +20,24 @@ export interface WebApiOptions {
 }
 
 type Method = (args: Json) => WebApiAnswer;
+
+/** Slack's page sizes: 100 unless `limit` says otherwise, and never more than 1000. */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
+
+/** One page of a cursor-paginated list, as Slack pages it: `next_cursor` is empty on the last page. */
+function pageOf<T>(items: readonly T[], args: Json): { items: T[]; nextCursor: string } | { error: string } {
+  const limit = args.limit === undefined ? DEFAULT_PAGE : Number(args.limit);
+  if (!Number.isInteger(limit) || limit < 0) return { error: 'invalid_limit' };
+  let from = 0;
+  if (typeof args.cursor === 'string' && args.cursor !== '') {
+    const offset = /^offset:(\d+)$/.exec(Buffer.from(args.cursor, 'base64').toString('utf8'));
+    if (!offset) return { error: 'invalid_cursor' };
+    from = Number(offset[1]);
+  }
+  const to = from + Math.min(limit === 0 ? DEFAULT_PAGE : limit, MAX_PAGE);
+  return { items: items.slice(from, to), nextCursor: to < items.length ? Buffer.from(`offset:${to}`).toString('base64') : '' };
+}
 
 const ok = (body: Json = {}): WebApiAnswer => ({ body: { ok: true, ...body } });
 const fail = (error: string, messages?: string[]): WebApiAnswer => ({ body: { ok: false, error, ...(messages ? { response_metadata: { messages } } : {}) } });
@@ -88,7 +106,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const m = state.addMessage({
         channel: args.channel,
         author: BOT_USER.id,
-        text: String(args.text ?? ''),
+        text: textOf(args.text),
         ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
         kind: 'bot',
       });
@@ -108,7 +126,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const m = state.addMessage({
         channel: args.channel,
         author: BOT_USER.id,
-        text: String(args.text ?? ''),
+        text: textOf(args.text),
         ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
         ephemeralTo: args.user,
         kind: 'bot',
@@ -123,7 +141,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const existing = state.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
       if (!existing) return refuse('chat.update', args, 'message_not_found');
       if (existing.author !== BOT_USER.id || existing.ephemeralTo) return refuse('chat.update', args, 'cant_update_message');
-      state.replaceMessage(existing.channel, existing.ts, { text: String(args.text ?? ''), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
+      state.replaceMessage(existing.channel, existing.ts, { text: textOf(args.text), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
       return ok({ channel: existing.channel, ts: existing.ts, text: args.text });
     },
 
@@ -231,11 +249,25 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
 
     'conversations.members': (args) => {
       if (!knownChannel(args.channel)) return refuse('conversations.members', args, 'channel_not_found');
-      return ok({ members: [...state.people.map((p) => p.id), BOT_USER.id], response_metadata: { next_cursor: '' } });
+      const page = pageOf(state.membersOf(args.channel), args);
+      if ('error' in page) return refuse('conversations.members', args, page.error);
+      return ok({ members: page.items, response_metadata: { next_cursor: page.nextCursor } });
     },
 
-    'users.conversations': () =>
-      ok({ channels: state.channels.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: false })), response_metadata: { next_cursor: '' } }),
+    // The channels a person is in (`user`; the bot when unset), of the types asked for (public_channel by default).
+    // Every channel of the stand-in is public.
+    'users.conversations': (args) => {
+      const user = typeof args.user === 'string' && args.user !== '' ? args.user : BOT_USER.id;
+      if (strict && user !== BOT_USER.id && !state.person(user)) return refuse('users.conversations', args, 'user_not_found');
+      const types = typeof args.types === 'string' ? args.types.split(',').map((t) => t.trim()) : ['public_channel'];
+      const channels = types.includes('public_channel') ? state.channels.filter((c) => state.isMember(c.id, user)) : [];
+      const page = pageOf(channels, args);
+      if ('error' in page) return refuse('users.conversations', args, page.error);
+      return ok({
+        channels: page.items.map((c) => ({ id: c.id, name: c.name, is_channel: true, is_private: false, is_archived: false })),
+        response_metadata: { next_cursor: page.nextCursor },
+      });
+    },
   };
 
   return (method, args) => {

@@ -1,6 +1,9 @@
+import { LOCAL_MODE } from '../config';
+
 // The make-believe workspace of local mode: its people, channels and the
 // on-call user group. Ids follow Slack's shapes so the bot's config rules
-// (U…, S…, C… ids) take them as they are.
+// (U…, S…, C… ids) take them as they are; the roles and the audit channel
+// local mode gives them are config's (LOCAL_MODE), on these ids.
 
 export interface Person {
   id: string;
@@ -14,6 +17,8 @@ export interface Channel {
   name: string;
   /** Shown under the channel name. */
   topic: string;
+  /** Who is in it, in the order Slack lists them; unset: every person of the workspace, and the bot. */
+  members?: readonly string[];
 }
 
 export const BOT_USER = { id: 'U0VSCHATOPS', botId: 'B0VSCHATOPS', name: 'vs-chatops' } as const;
@@ -32,19 +37,5 @@ export const PEOPLE: readonly Person[] = [
 export const CHANNELS: readonly Channel[] = [
   { id: 'C0INCIDENT', name: 'incident-42', topic: 'VS 42 is slow: investigating' },
   { id: 'C0GENERAL', name: 'general', topic: 'Everyone' },
-  { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' },
+  { id: LOCAL_MODE.auditChannel, name: 'vs-audit', topic: 'Every change the bot makes, recorded' },
 ];
-
-/**
- * The roles local mode gives its people when none are configured: Ada admin,
- * Otto operator, the on-call group (Omar) operator through its group id, and
- * everyone a viewer. So every command and form can be tried by the right and
- * by the wrong person.
- */
-export const LOCAL_ROLES = {
-  admins: ['U0ADMIN'],
-  operators: ['U0OPERATOR', ONCALL_GROUP.id],
-  viewers: null,
-} as const;
-
-export const AUDIT_CHANNEL_ID = 'C0AUDIT';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { AuditRecord } from '../store/audit-store';
+import type { AuditRecord, Outbox, OutboxItem } from '../store';
 import type { Metrics } from './metrics';
 
 // Sends the outbox of audit posts to VS_AUDIT_CHANNEL. The store writes an
@@ -10,29 +10,11 @@ import type { Metrics } from './metrics';
 //     happens only if the instance dies between Slack's answer and the ack;
 //   - a refusal or failure defers the entry with exponential backoff, a 429
 //     for Slack's Retry-After (and nothing else is sent meanwhile);
-//   - denials are grouped per user: at most one post per user a window
-//     (a minute), the ones that come inside it wait and go out as one summary.
+//   - a group (one user's denials, claimed together by the store, after every
+//     other post) goes out as one post, at most one a window (a minute); what
+//     comes inside the window is held back and goes out as one summary after.
 // One instance sends at a time (a lease, see periodic.ts): Slack's rate limit
-// is per channel, and the per-user window then holds across instances.
-
-export interface OutboxEntry {
-  id: number;
-  record: AuditRecord;
-  /** Failed attempts so far. */
-  attempts: number;
-}
-
-/** What the sender needs of the store's outbox (the store contract's methods of the same names). */
-export interface OutboxStorage {
-  /** Due entries (oldest first), claimed by `owner` until `nowMs + leaseMs`. */
-  claimOutbox(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<OutboxEntry[]>;
-  /** Slack took them: they are done. */
-  markOutboxSent(ids: readonly number[], nowMs: number): Promise<number>;
-  /** Not now: `owner`'s entries are due again at `untilMs`, `error` kept as the reason. */
-  deferOutbox(ids: readonly number[], owner: string, untilMs: number, error: string): Promise<number>;
-  /** Entries not yet sent. */
-  outboxBacklog(): Promise<{ pending: number }>;
-}
+// is per channel, and the window then holds across instances.
 
 /** One post: a record, or one user's denials summarised. */
 export type AuditPost = { kind: 'record'; record: AuditRecord } | { kind: 'denials'; userId: string; records: readonly AuditRecord[] };
@@ -43,14 +25,15 @@ export type PostResult = { ok: true } | { ok: false; reason: string; retryAfterM
 export type PostAudit = (post: AuditPost) => Promise<PostResult>;
 
 export interface OutboxSenderOptions {
-  storage: OutboxStorage;
+  /** The store's outbox slice. */
+  outbox: Outbox;
   post: PostAudit;
   owner: string;
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
-  /** Entries claimed per round. */
-  batch?: number;
+  /** Posts claimed per round (a group counts as one). */
+  batch: number;
   /** How long a claim lasts before another sender may take the entry. */
   claimMs?: number;
   /**
@@ -58,7 +41,7 @@ export interface OutboxSenderOptions {
    * it ends well within the sender's lease (a slow Slack must not let a second sender start).
    */
   maxRoundMs?: number;
-  /** Denials by one user: one post per window. */
+  /** A group (one user's denials): one post per window. */
   denialWindowMs?: number;
   /** Backoff after the n-th failure: base·2ⁿ, capped, with jitter. */
   backoffBaseMs?: number;
@@ -67,18 +50,11 @@ export interface OutboxSenderOptions {
 }
 
 export interface OutboxSender {
-  /** One round: claim, post, acknowledge or defer. Resolves with how many entries were acknowledged. */
+  /** One round: claim, post, acknowledge, defer or hold back. Resolves with how many entries were acknowledged. */
   runOnce(): Promise<number>;
 }
 
-/** The reason kept on posts a round had no time left for (not a failure). */
-export const ROUND_OVER = 'not sent: the round ran out of time; sent in the next one';
-
-/** The reason kept on denials waiting for their user's window (not a failure). */
-export const GROUPED = 'grouped: one denial post per user a minute';
-
 export const OUTBOX_DEFAULTS = {
-  batch: 20,
   claimMs: 60_000,
   maxRoundMs: 5_000,
   denialWindowMs: 60_000,
@@ -86,24 +62,47 @@ export const OUTBOX_DEFAULTS = {
   backoffMaxMs: 5 * 60_000,
 } as const;
 
+/** Claimed entries in the order claimed, one group's entries together: each unit is one post. */
+function postsOf(items: readonly OutboxItem[]): OutboxItem[][] {
+  const units: OutboxItem[][] = [];
+  const groups = new Map<string, OutboxItem[]>();
+  for (const item of items) {
+    if (item.group === null) {
+      units.push([item]);
+      continue;
+    }
+    const unit = groups.get(item.group);
+    if (unit) unit.push(item);
+    else {
+      const fresh = [item];
+      groups.set(item.group, fresh);
+      units.push(fresh);
+    }
+  }
+  return units;
+}
+
+const idsOf = (units: readonly OutboxItem[][]) => units.flat().map((e) => e.id);
+
 export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
-  const { storage, post, owner, metrics } = options;
+  const { outbox, post, owner, metrics } = options;
   const now = options.now ?? (() => Date.now());
   const random = options.random ?? Math.random;
-  const batch = options.batch ?? OUTBOX_DEFAULTS.batch;
+  const { batch } = options;
   const claimMs = options.claimMs ?? OUTBOX_DEFAULTS.claimMs;
   const maxRoundMs = options.maxRoundMs ?? OUTBOX_DEFAULTS.maxRoundMs;
   const windowMs = options.denialWindowMs ?? OUTBOX_DEFAULTS.denialWindowMs;
   const baseMs = options.backoffBaseMs ?? OUTBOX_DEFAULTS.backoffBaseMs;
   const maxMs = options.backoffMaxMs ?? OUTBOX_DEFAULTS.backoffMaxMs;
   const log = options.logger;
-  /** When each user's last denial post went out (this sender's memory; a new sender may post one more). */
-  const lastDenialPost = new Map<string, number>();
+  /** When each group's last post went out, while its window lasts (this sender's memory; a new sender may post one more). */
+  const lastGroupPost = new Map<string, number>();
   /** Posted but not yet acknowledged (the store failed): acknowledged before anything else is sent. */
   let unacked: number[] = [];
   /** Slack said 429: nothing is sent before this. */
   let pausedUntil = 0;
 
+  /** Half to all of base·2ⁿ, capped: senders that failed together do not retry together. */
   const backoff = (attempts: number) => {
     const ms = Math.min(maxMs, baseMs * 2 ** Math.min(attempts, 30));
     return Math.round(ms / 2 + (random() * ms) / 2);
@@ -111,7 +110,7 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
 
   async function ack(ids: number[]): Promise<void> {
     try {
-      await storage.markOutboxSent(ids, now());
+      await outbox.markSent(ids, now());
     } catch (error) {
       // Slack has it; remember, so that it is not sent again while the store is back in a moment.
       unacked.push(...ids);
@@ -119,9 +118,10 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
     }
   }
 
+  /** Each round forgets the windows that are over: a group still here is inside its window. */
   function forget(): void {
     const cutoff = now() - windowMs;
-    for (const [user, at] of lastDenialPost) if (at <= cutoff) lastDenialPost.delete(user);
+    for (const [group, at] of lastGroupPost) if (at <= cutoff) lastGroupPost.delete(group);
   }
 
   return {
@@ -134,57 +134,32 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
       const start = now();
       if (start < pausedUntil) return 0;
       forget();
-      const entries = await storage.claimOutbox(owner, start, claimMs, batch);
+      const units = postsOf(await outbox.claim(owner, start, claimMs, batch));
       let acknowledged = 0;
-      // In record order; one user's denials travel together, at the place of the first.
-      const units: OutboxEntry[][] = [];
-      const denialsOf = new Map<string, OutboxEntry[]>();
-      for (const entry of entries) {
-        if (entry.record.outcome !== 'denied') {
-          units.push([entry]);
-          continue;
-        }
-        const group = denialsOf.get(entry.record.userId);
-        if (group) group.push(entry);
-        else {
-          const fresh = [entry];
-          denialsOf.set(entry.record.userId, fresh);
-          units.push(fresh);
-        }
-      }
 
       for (let i = 0; i < units.length; i++) {
         if (now() - start >= maxRoundMs) {
           // Out of time: the rest is due again at once, for the next round (which renews the lease first).
-          await storage.deferOutbox(
-            units
-              .slice(i)
-              .flat()
-              .map((e) => e.id),
-            owner,
-            now(),
-            ROUND_OVER,
-          );
+          await outbox.holdBack(idsOf(units.slice(i)), owner, now());
           break;
         }
         const unit = units[i]!;
         const ids = unit.map((e) => e.id);
-        const first = unit[0]!.record;
-        const denial = first.outcome === 'denied';
-        if (denial) {
-          const last = lastDenialPost.get(first.userId);
-          if (last !== undefined && now() - last < windowMs) {
-            await storage.deferOutbox(ids, owner, last + windowMs, GROUPED);
+        const first = unit[0]!;
+        if (first.group !== null) {
+          const last = lastGroupPost.get(first.group);
+          if (last !== undefined) {
+            // Inside the group's window: held back until it ends, then sent as one summary.
+            await outbox.holdBack(ids, owner, last + windowMs);
             continue;
           }
         }
-        const result = await post(
-          denial && unit.length > 1 ? { kind: 'denials', userId: first.userId, records: unit.map((e) => e.record) } : { kind: 'record', record: first },
-        );
+        const records = unit.map((e) => e.record);
+        const result = await post(unit.length > 1 ? { kind: 'denials', userId: first.record.userId, records } : { kind: 'record', record: first.record });
         if (result.ok) {
-          if (denial) lastDenialPost.set(first.userId, now());
+          if (first.group !== null) lastGroupPost.set(first.group, now());
           metrics?.auditPosts.inc({ result: 'sent' });
-          if (unit.length > 1) metrics?.auditPosts.inc({ result: 'grouped' }, unit.length - 1);
+          metrics?.auditPosts.inc({ result: 'grouped' }, unit.length - 1);
           await ack(ids);
           acknowledged += ids.length;
           continue;
@@ -194,23 +169,20 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
         const attempts = Math.max(...unit.map((e) => e.attempts));
         const wait = result.retryAfterMs ?? backoff(attempts);
         log.warn('Slack did not take an audit post; it is retried later', {
-          records: unit.map((e) => e.record.id),
+          records: records.map((r) => r.id),
           reason: result.reason,
           retryInMs: wait,
           attempts: attempts + 1,
         });
-        await storage.deferOutbox(ids, owner, now() + wait, result.reason);
+        await outbox.defer(ids, owner, now() + wait, result.reason);
         if (result.retryAfterMs !== undefined) {
           pausedUntil = now() + result.retryAfterMs;
-          const rest = units
-            .slice(i + 1)
-            .flat()
-            .map((e) => e.id);
-          if (rest.length > 0) await storage.deferOutbox(rest, owner, pausedUntil, 'held back: Slack asked to wait (429)');
+          const rest = idsOf(units.slice(i + 1));
+          if (rest.length > 0) await outbox.holdBack(rest, owner, pausedUntil);
           break;
         }
       }
-      metrics?.outboxBacklog.set((await storage.outboxBacklog()).pending);
+      metrics?.outboxBacklog.set((await outbox.backlog()).pending);
       return acknowledged;
     },
   };
@@ -225,7 +197,8 @@ export function createOutboxSender(options: OutboxSenderOptions): OutboxSender {
 export function postFailure(error: unknown): Extract<PostResult, { ok: false }> {
   const e = (error ?? {}) as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown }; message?: unknown };
   if (e.code === 'slack_webapi_rate_limited_error') {
-    const seconds = typeof e.retryAfter === 'number' && Number.isFinite(e.retryAfter) && e.retryAfter >= 0 ? e.retryAfter : 1;
+    // Less than a second (none, negative, not a number) waits a second.
+    const seconds = Number.isFinite(e.retryAfter) ? Number(e.retryAfter) : 1;
     return { ok: false, reason: 'ratelimited', retryAfterMs: Math.max(1000, seconds * 1000) };
   }
   if (e.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string') return { ok: false, reason: e.data.error };

@@ -1,5 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log';
+import type { SubmissionClaims } from '../store';
 import type { Metrics } from './metrics';
 
 // The operations side's hooks into Bolt: the ack timer, and Slack's retries. Slack redelivers an event (HTTP `X-Slack-Retry-Num`, Socket Mode
@@ -9,10 +10,8 @@ import type { Metrics } from './metrics';
 // delivery was seen. Form submissions need none of this: the door claims
 // each one once.
 
-export interface DeliveryClaims {
-  /** Claims a key once, ever; false when it was claimed before. */
-  claimSubmission(key: string, at: string): Promise<boolean>;
-}
+/** Where first deliveries are noted: the store's claims (a key is claimed once, ever). */
+export type DeliveryClaims = Pick<SubmissionClaims, 'claim'>;
 
 type Body = Record<string, unknown>;
 
@@ -58,7 +57,7 @@ export function timeAcks(app: EventProcessor, metrics: Metrics, now: () => numbe
   const processEvent = app.processEvent.bind(app);
   app.processEvent = (event) => {
     const started = now();
-    const kind = kindOf(event.body as Body);
+    const kind = kindOf(event.body);
     let timed = false;
     const ack = event.ack;
     return processEvent({
@@ -89,12 +88,12 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: { s
     if (typeof retryNum !== 'number' || retryNum < 1) {
       // A first delivery: noted after the fact, never awaited on the ack path. Over HTTP Slack
       // retries events only; over Socket Mode any envelope.
-      if (options.socketMode || key.startsWith('delivery:event:')) claims.claimSubmission(key, at).catch(() => undefined);
+      if (options.socketMode || key.startsWith('delivery:event:')) claims.claim(key, at).catch(() => undefined);
       return args.next();
     }
     let fresh: boolean;
     try {
-      fresh = await claims.claimSubmission(key, at);
+      fresh = await claims.claim(key, at);
     } catch {
       // The store cannot tell: serve the retry (reads are harmless, and changes are refused while it is down).
       fresh = true;

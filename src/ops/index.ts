@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditRecord } from '../store/audit-store';
-import { createOutboxSender, OUTBOX_DEFAULTS, type OutboxStorage, type PostAudit } from './audit-outbox';
+import type { AuditRecord, Store } from '../store';
+import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
 import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
-import { createMetrics, observeChange, observeCloudRequest, observeCommand, type CloudRequestObservation, type Metrics } from './metrics';
-import { startPeriodic, type LeaseStore, type Periodic } from './periodic';
+import { observeChange, observeCommand, type Metrics } from './metrics';
+import { startPeriodic, type Periodic } from './periodic';
 import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
 import { storeHealthJob, sweepJob, type SweepStore } from './sweeps';
 import { watchStore } from './store-watch';
@@ -17,11 +17,14 @@ import { watchStore } from './store-watch';
 // the audit outbox sender and the periodic sweeps. Everything it needs from
 // Slack (posting an audit record) and from the store comes in as functions.
 
-export type OpsStore = LeaseStore & DeliveryClaims & OutboxStorage & SweepStore & { ping(): Promise<void> };
+/** The slices ops uses: leases (one instance per job), the outbox, recovery and retention, and ping. */
+export type OpsStore = Pick<Store, 'leases' | 'outbox' | 'retention' | 'ping'> & SweepStore;
 
 export interface OpsDeps {
   config: Config;
   logger: Logger;
+  /** The one registry, built first by the composition root (the cloud client counts into it too). */
+  metrics: Metrics;
   /** Where first deliveries are noted so that Slack's retries are recognised on any instance. */
   claims: DeliveryClaims;
   /** The store's leases, outbox, sweeps and ping; without it there is no periodic work. */
@@ -41,13 +44,11 @@ export interface Ops {
   /** Global Bolt middleware: the Slack retry filter. */
   readonly middleware: Middleware<AnyMiddlewareArgs>[];
   /** Hooks into the Bolt app once it is built: the ack timer. */
-  instrument(app: { processEvent(event: ReceiverEvent): Promise<void> }): void;
+  readonly instrument: (app: { processEvent(event: ReceiverEvent): Promise<void> }) => void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
-  recorded(record: AuditRecord): void;
-  /** For the cloud client's observer seam. */
-  cloudRequest(observation: CloudRequestObservation): void;
+  readonly recorded: (record: AuditRecord) => void;
   /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
-  requestEnded(request: { kind: string; outcome: string; labels: Record<string, unknown> }): void;
+  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
@@ -62,11 +63,10 @@ export const SWEEP_LEASE = 'ops:sweeps';
 export const OUTBOX_LEASE = 'ops:audit-outbox';
 
 export function createOps(deps: OpsDeps): Ops {
-  const { config, store, logger } = deps;
+  const { config, store, logger, metrics } = deps;
   const now = deps.now ?? (() => Date.now());
   const instanceId = deps.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const log = logger.child({ component: 'ops' });
-  const metrics = createMetrics();
   const readiness = createReadiness(metrics);
   const countChange = observeChange(metrics);
   const countCommand = observeCommand(metrics);
@@ -92,7 +92,6 @@ export function createOps(deps: OpsDeps): Ops {
     instrument: (app) => timeAcks(app, metrics),
     middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now })],
     recorded,
-    cloudRequest: observeCloudRequest(metrics),
     requestEnded: ({ kind, outcome, labels }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
     },
@@ -109,7 +108,7 @@ export function createOps(deps: OpsDeps): Ops {
         run: async () => {
           await storeHealthJob({ ping: () => store.ping(), report: storeSeen })();
           // Every instance reports the backlog, not only the one sending (which also updates it after each round).
-          if (deps.postAudit && readiness.store === 'ok') metrics.outboxBacklog.set((await store.outboxBacklog()).pending);
+          if (deps.postAudit && readiness.store === 'ok') metrics.outboxBacklog.set((await store.outbox.backlog()).pending);
         },
       });
       jobs.push(health);
@@ -120,7 +119,7 @@ export function createOps(deps: OpsDeps): Ops {
           intervalMs: o.sweepIntervalMs,
           logger: log,
           now,
-          lease: { store, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
+          lease: { leases: store.leases, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
           run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded }),
         }),
       );
@@ -129,7 +128,7 @@ export function createOps(deps: OpsDeps): Ops {
         // one renews it first. Claims outlive both, so a post is never in two senders' hands.
         const leaseMs = Math.max(10_000, 5 * o.outboxPollMs);
         const outbox = createOutboxSender({
-          storage: store,
+          outbox: store.outbox,
           post: deps.postAudit,
           owner: instanceId,
           logger: log.child({ job: 'audit-outbox' }),
@@ -144,7 +143,7 @@ export function createOps(deps: OpsDeps): Ops {
           intervalMs: o.outboxPollMs,
           logger: log,
           now,
-          lease: { store, name: OUTBOX_LEASE, owner: instanceId, ttlMs: leaseMs },
+          lease: { leases: store.leases, name: OUTBOX_LEASE, owner: instanceId, ttlMs: leaseMs },
           run: async () => {
             await outbox.runOnce();
           },

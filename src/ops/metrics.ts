@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChangeAction } from '../changes';
+import type { ChangeOutcome } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
 // Labels take values from closed sets only (subcommand kinds, outcomes,
@@ -7,14 +9,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 export interface Metrics {
   readonly registry: Registry;
-  /** `/vs` commands by subcommand and how they ended (CommandOutcome). */
+  /** `/vs` commands by subcommand (a kind of the command table) and how they ended (the request's outcome). */
   readonly commands: Counter<'command' | 'outcome'>;
   /** From a request reaching the listeners to its ack being sent, by kind (command, action, view, shortcut). */
   readonly ackSeconds: Histogram<'kind'>;
   /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
-  /** Audit records of changes by action and outcome (PRODUCT.md's vocabulary). */
+  /** Audit records of changes by action (a key of the table of changes) and outcome (PRODUCT.md's vocabulary). */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
@@ -71,23 +73,19 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
   };
 }
 
-/** What the cloud client reports of each request (the client's observer seam). */
-export interface CloudRequestObservation {
-  operation: string;
-  /** HTTP status, or the error kind for requests that got none (`timeout`, `network`, `no_connection`…). */
-  status: number | string;
-  seconds: number;
-}
-
-export function observeCloudRequest(metrics: Metrics): (observation: CloudRequestObservation) => void {
-  return ({ operation, status, seconds }) => {
-    metrics.cloudRequests.inc({ operation, status: String(status) });
+/**
+ * The cloud client's observer seam (its RequestDoneObserver): the HTTP status, or the error kind for requests that
+ * got none (`timeout`, `network`, `no_connection`…).
+ */
+export function observeCloudRequest(metrics: Metrics): (operation: string, status: string, seconds: number) => void {
+  return (operation, status, seconds) => {
+    metrics.cloudRequests.inc({ operation, status });
     metrics.cloudRequestSeconds.observe({ operation }, seconds);
   };
 }
 
 /** Counts a settled audit record of a change (any outcome but `started`). */
-export function observeChange(metrics: Metrics): (record: { action: string; outcome: string }) => void {
+export function observeChange(metrics: Metrics): (record: { action: ChangeAction; outcome: ChangeOutcome }) => void {
   return ({ action, outcome }) => {
     if (outcome === 'started') return;
     metrics.changes.inc({ action, outcome });

@@ -1,15 +1,10 @@
 import type { Logger } from '../log';
+import type { Leases } from '../store';
 
 // A job that runs every `intervalMs` (or sooner when woken), optionally on one
 // instance at a time: it runs only while this instance holds a lease in the
 // store, renewed on each round. The lease outlives a round by a margin, so a
 // dead holder is replaced once its lease expires; a stopped one gives it back.
-
-export interface LeaseStore {
-  /** Takes, renews (same owner) or takes over (expired) the lease; false while someone else holds it. */
-  tryLock(name: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean>;
-  unlock(name: string, owner: string): Promise<void>;
-}
 
 export interface PeriodicOptions {
   name: string;
@@ -17,7 +12,7 @@ export interface PeriodicOptions {
   run: () => Promise<void>;
   logger: Logger;
   /** Set: one instance at a time, the one holding this lease. */
-  lease?: { store: LeaseStore; name: string; owner: string; ttlMs: number };
+  lease?: { leases: Pick<Leases, 'take' | 'release'>; name: string; owner: string; ttlMs: number };
   now?: () => number;
 }
 
@@ -51,7 +46,7 @@ export function startPeriodic(options: PeriodicOptions): Periodic {
     const lease = options.lease;
     if (lease) {
       try {
-        const held = await lease.store.tryLock(lease.name, lease.owner, now(), lease.ttlMs);
+        const held = await lease.leases.take(lease.name, lease.owner, now(), lease.ttlMs);
         if (held !== leading) log.info(held ? 'took the lease; running here' : 'another instance holds the lease', { job: options.name });
         leading = held;
       } catch {
@@ -102,7 +97,7 @@ export function startPeriodic(options: PeriodicOptions): Periodic {
       if (timer) clearTimeout(timer);
       await running?.catch(() => undefined);
       const lease = options.lease;
-      if (lease && leading) await lease.store.unlock(lease.name, lease.owner).catch(() => undefined);
+      if (lease && leading) await lease.leases.release(lease.name, lease.owner).catch(() => undefined);
       leading = false;
     },
   };

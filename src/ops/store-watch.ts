@@ -1,9 +1,10 @@
 // A store as every caller sees it, reporting what its answers say about the
 // database: any method rejecting with StoreUnavailableError reports it
 // unreachable at once (the periodic ping would say so only on its next
-// round), any answer reports it reachable. The store itself is unchanged.
+// round), any answer reports it reachable. The methods of nested slices
+// (`store.audit.record`) are watched alike. The store itself is unchanged.
 
-/** StoreUnavailableError's code (src/store/audit-store.ts); matched by code so no import cycle forms. */
+/** StoreUnavailableError's code (src/store/unavailable.ts); matched by code so no import cycle forms. */
 const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
 
 export function isStoreUnavailableError(error: unknown): boolean {
@@ -11,24 +12,34 @@ export function isStoreUnavailableError(error: unknown): boolean {
 }
 
 export function watchStore<S extends object>(store: S, report: (state: 'ok' | 'unreachable') => void): S {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || property === 'close') return value;
-      return (...args: unknown[]) => {
-        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.then(
-          (answer: unknown) => {
-            report('ok');
-            return answer;
-          },
-          (error: unknown) => {
-            if (isStoreUnavailableError(error)) report('unreachable');
-            throw error;
-          },
-        );
-      };
-    },
-  });
+  const watched = new WeakMap<object, object>();
+  const watch = <T extends object>(target: T): T => {
+    const known = watched.get(target);
+    if (known) return known as T;
+    const proxy = new Proxy(target, {
+      get(object, property, receiver) {
+        const value: unknown = Reflect.get(object, property, receiver);
+        // A slice: watched too (the same proxy each time it is read).
+        if (typeof value === 'object' && value !== null) return watch(value);
+        if (typeof value !== 'function' || property === 'close') return value;
+        return (...args: unknown[]) => {
+          const result: unknown = (value as (...a: unknown[]) => unknown).apply(object, args);
+          if (!(result instanceof Promise)) return result;
+          return result.then(
+            (answer: unknown) => {
+              report('ok');
+              return answer;
+            },
+            (error: unknown) => {
+              if (isStoreUnavailableError(error)) report('unreachable');
+              throw error;
+            },
+          );
+        };
+      },
+    });
+    watched.set(target, proxy);
+    return proxy;
+  };
+  return watch(store);
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { AuditRecord } from '../store/audit-store';
+import type { AuditRecord, AuditTrail, Retention } from '../store';
 import type { Metrics } from './metrics';
 
 // The periodic work of the store, run on one instance at a time (periodic.ts):
@@ -12,11 +12,10 @@ import type { Metrics } from './metrics';
 // /readyz and vs_chatops_store_up say `unreachable` during an outage and `ok`
 // again when it ends, without a restart.
 
+/** What the sweeps need of the store: recovery (the audit trail's) and retention. */
 export interface SweepStore {
-  /** Settles started records whose lease is no longer live at `nowMs` as interrupted (their posts queued); returns them. */
-  recoverInterrupted(nowMs: number, limit?: number): Promise<AuditRecord[]>;
-  /** Retention in bounded batches: claims older than a day, records older than the retention days. */
-  prune(nowMs: number, batch?: number): Promise<{ claims: number; records: number; housekeeping: number }>;
+  audit: Pick<AuditTrail, 'recoverInterrupted'>;
+  retention: Retention;
 }
 
 const PRUNE_BATCH = 1000;
@@ -33,9 +32,10 @@ export function sweepJob(deps: {
   const now = deps.now ?? (() => Date.now());
   const count = (sweep: string, outcome: 'ok' | 'error') => deps.metrics?.sweeps.inc({ sweep, outcome });
   return async () => {
-    let failure: unknown;
+    let failure: Error | undefined;
+    const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
     try {
-      const interrupted = await deps.store.recoverInterrupted(now());
+      const interrupted = await deps.store.audit.recoverInterrupted(now());
       for (const record of interrupted) {
         deps.logger.warn('a change was interrupted: its instance stopped during the cloud call; it may or may not have been applied', {
           record: record.id,
@@ -47,18 +47,18 @@ export function sweepJob(deps: {
       count('recovery', 'ok');
     } catch (error) {
       count('recovery', 'error');
-      failure = error;
+      failure = asError(error);
     }
     try {
       // Bounded batches, a bounded number of them per round: a first run on a year of records does not hold the database.
       for (let i = 0; i < PRUNE_ROUNDS; i++) {
-        const pruned = await deps.store.prune(now(), PRUNE_BATCH);
+        const pruned = await deps.store.retention.prune(now(), PRUNE_BATCH);
         if (Math.max(pruned.claims, pruned.records, pruned.housekeeping) < PRUNE_BATCH) break;
       }
       count('retention', 'ok');
     } catch (error) {
       count('retention', 'error');
-      failure ??= error;
+      failure ??= asError(error);
     }
     if (failure !== undefined) throw failure;
   };

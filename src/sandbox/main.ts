@@ -76,6 +76,7 @@ async function main(): Promise<void> {
   }
   const { url, accountId, apiKey } = sandbox;
   const auth = `${accountId}:${apiKey}`;
+  const exampleDisk = JSON.stringify({ disk: { disk_type: 'SSD', disk_size: '20', label: 'data' } });
   process.stdout.write(
     [
       'vs-chatops sandbox: a SIMULATOR of the cloud API with FAKE data (not a real cloud account).',
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
       `  curl -u ${auth} ${url}/virtual_machines/42/firewall_rules.xml`,
       `  curl -u ${auth} ${url}/virtual_machines/42/firewall_rules.json`,
       `  curl -u ${auth} ${url}/virtual_machines/46/auto_scaling.json`,
-      `  curl -u ${auth} -H 'Content-Type: application/json' -d '{"disk":{"disk_type":"SSD","disk_size":"20","label":"data"}}' ${url}/virtual_machines/42/disks.json`,
+      `  curl -u ${auth} -H 'Content-Type: application/json' -d '${exampleDisk}' ${url}/virtual_machines/42/disks.json`,
       `  curl -u ${auth} -X POST ${url}/backups/9/restore.json`,
       '',
       'Then point the bot at it: VS_API_URL=' + url + ` VS_ACCOUNT_ID=${accountId} VS_API_KEY=${apiKey}`,

@@ -391,7 +391,8 @@ function backup(random: Random, b: BackupInput, minutes: number): SandboxBackup 
  *
  * | id | what it exercises |
  * |---|---|
- * | VS 42 | web server: 8 rules, ACCEPT/DROP, TCP/UDP, ranged and listed ports, "" and null address, a description with `<` and `&`; memory up/down and cpu up configured, 3 placeholders |
+ * | VS 42 | web server: 8 rules, ACCEPT/DROP, TCP/UDP, ranged and listed ports, "" and null address, a description with `<` and `&`; |
+ * |       | memory up/down and cpu up configured, 3 placeholders |
  * | VS 43 | no firewall rules; six autoscaling placeholders |
  * | VS 44 | exactly one firewall rule; six placeholders |
  * | VS 45 | 300 rules over two interfaces (positions 1..150 each) |

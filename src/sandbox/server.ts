@@ -71,7 +71,8 @@ function loggedHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function readBody(req: IncomingMessage): Promise<string | 'too_large'> {
+/** The body as text, or null when it is over MAX_BODY_BYTES. */
+function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -81,7 +82,7 @@ function readBody(req: IncomingMessage): Promise<string | 'too_large'> {
       if (size > MAX_BODY_BYTES) tooLarge = true;
       else chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? 'too_large' : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }
@@ -173,7 +174,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return allow.length > 0 ? { allow } : undefined;
   }
 
-  function answer(req: IncomingMessage, path: string, format: WireFormat, raw: string | 'too_large'): { answer: Answer; body: unknown } {
+  function answer(req: IncomingMessage, path: string, format: WireFormat, raw: string | null): { answer: Answer; body: unknown } {
     const auth = authorized(req.headers.authorization, expectedCredentials);
     if (auth !== true) {
       const message = auth === 'missing' ? 'Authentication required: send HTTP Basic auth as <account_id>:<api_key>' : 'Invalid account id or API key';
@@ -182,7 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         body: null,
       };
     }
-    if (raw === 'too_large') return { answer: { status: 413, body: render.errorList(['request body too large'], format) }, body: null };
+    if (raw === null) return { answer: { status: 413, body: render.errorList(['request body too large'], format) }, body: null };
     const parsed = parseBody(raw, req.headers['content-type']);
     const body = parsed.ok ? parsed.value : null;
     const method = (req.method ?? 'GET').toUpperCase();

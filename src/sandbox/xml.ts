@@ -12,7 +12,7 @@ const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const isTimestampField = (name: string) => name.endsWith('_at');
 
 // Characters XML 1.0 cannot carry at all, even escaped.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 export function escapeXml(text: string): string {

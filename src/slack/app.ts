@@ -49,8 +49,9 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
   for (const middleware of parts.middleware ?? []) app.use(middleware);
   parts.instrument?.(app);
   registerListeners(app, parts.context);
-  app.error(async (error) => {
+  app.error((error) => {
     logger.error('unhandled error in a listener', { error });
+    return Promise.resolve();
   });
 
   return {

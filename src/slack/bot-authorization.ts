@@ -40,9 +40,9 @@ export function botAuthorization(client: WebClient, botToken: string, logger: Lo
       }));
   return {
     learn,
-    authorize: async () => {
+    authorize: () => {
       if (!known) void learn();
-      return { botToken, ...identity };
+      return Promise.resolve({ botToken, ...identity });
     },
   };
 }

@@ -3,9 +3,13 @@ import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditStore } from '../store/audit-store';
-import type { RequestOutcome } from './middleware/request';
+import type { Store } from '../store';
+import type { ReadLimiter } from './read-limit';
 import type { Respond } from './response-url';
+
+// What every listener receives: the listener context, built once in
+// compose.ts, and the request, built for each request by the request
+// middleware (middleware/request.ts) before any listener runs.
 
 /** What every listener may use; built once in compose.ts. */
 export interface ListenerContext {
@@ -13,25 +17,45 @@ export interface ListenerContext {
   cloud: CloudClient;
   policy: Policy;
   changes: Changes;
-  store: AuditStore;
+  /** The slices listeners read (`/vs audit`); changes go through `changes`. */
+  store: Pick<Store, 'audit'>;
   logger: Logger;
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
+  /** Reads per user (VS_READS_PER_USER_PER_MINUTE), one limiter per running app. */
+  readLimiter: ReadLimiter;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
-/** One typed `/vs …` as a subcommand handler sees it. */
-export interface Invocation {
-  userId: string;
-  channelId: string;
-  triggerId: string;
-  responseUrl: string;
-  respond: Respond;
-  client: WebClient;
-  log: Logger;
-}
+/** What Slack sent: a slash command, a button, a global shortcut, a form submitted; later events and workflow steps. */
+export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission';
 
-/** How a command ended, for the one log line per command. */
-export type CommandOutcome = RequestOutcome;
+/**
+ * How a request ended, in PRODUCT.md's outcomes, plus three that are not
+ * outcomes of a change: `not_found` (the id names nothing), `opened` (a
+ * form was opened), `duplicate` (a repeated submission, which did nothing).
+ * Written in the request's log line and counted in the metrics.
+ */
+export type Outcome = 'succeeded' | 'invalid' | 'denied' | 'failed' | 'busy' | 'applied_unreadable' | 'not_found' | 'opened' | 'duplicate';
+
+/** One request as every listener sees it, whatever its kind. */
+export interface SlackRequest {
+  kind: RequestKind;
+  /** The user who sent it: the only identity trusted. */
+  userId: string;
+  /** Where it was sent from; null from a global shortcut or a form (a form's channel is read from the form). */
+  channelId: string | null;
+  /** Opens a modal; undefined when Slack gave none. */
+  triggerId: string | undefined;
+  responseUrl: string | undefined;
+  /** Answers through the request's response_url; undefined when it has none (shortcuts, forms). */
+  respond: Respond | undefined;
+  /** Slack's Web API, authorized for this request's workspace. */
+  client: WebClient;
+  /** A child logger with the user, the channel and the listener table's labels. */
+  log: Logger;
+  /** Set by the needs check or from what the listener returns; written in the request's log line. */
+  outcome: Outcome;
+}

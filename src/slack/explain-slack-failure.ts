@@ -51,12 +51,19 @@ export function explainSlackFailure(error: unknown, call: { apiUrl: string | und
   if (e.code === 'slack_webapi_platform_error') {
     const slackError = typeof e.data?.error === 'string' ? e.data.error : 'an error';
     if (TOKEN_ERRORS.has(slackError)) {
-      return `Slack refused ${call.token} (${slackError}) at ${url}: set it to ${WHERE_TO_FIND[call.token]}; a token of another app or workspace, or a reinstalled app's old token, is refused too`;
+      return (
+        `Slack refused ${call.token} (${slackError}) at ${url}: set it to ${WHERE_TO_FIND[call.token]}; ` +
+        "a token of another app or workspace, or a reinstalled app's old token, is refused too"
+      );
     }
     return `Slack answered ${slackError} to ${url}: check ${call.token} (${WHERE_TO_FIND[call.token]}) and the app's settings`;
   }
   if (e.code === 'slack_webapi_http_error') {
-    return `Slack's Web API at ${url} answered HTTP ${String(e.statusCode ?? '?')}: check SLACK_API_URL (unset means ${DEFAULT_SLACK_API_URL}) and any proxy in between; if it persists, Slack's status page`;
+    const status = typeof e.statusCode === 'number' ? e.statusCode : '?';
+    return (
+      `Slack's Web API at ${url} answered HTTP ${status}: check SLACK_API_URL (unset means ${DEFAULT_SLACK_API_URL}) and any proxy in between; ` +
+      "if it persists, Slack's status page"
+    );
   }
   const reason = networkReason(e.code === 'slack_webapi_request_error' ? e.original : error);
   return (

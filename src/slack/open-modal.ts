@@ -13,5 +13,3 @@ export async function openModal(client: WebClient, triggerId: string, view: Moda
     return false;
   }
 }
-
-export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';

@@ -1,5 +1,3 @@
-import type { ListenerContext } from './context';
-
 // Reads per user: a token bucket of `perMinute` reads, refilled evenly over a
 // minute. One person (or one script with a user's token) clicking Next in a
 // loop cannot keep the read connections busy for everyone else.
@@ -41,15 +39,4 @@ export function createReadLimiter(perMinute: number, now: () => number): ReadLim
       return Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000));
     },
   };
-}
-
-/** One limiter per running app (its config), so tests and instances in one process do not share buckets. */
-const limiters = new WeakMap<object, ReadLimiter>();
-export function readLimiterOf(ctx: Pick<ListenerContext, 'config' | 'now'>): ReadLimiter {
-  let limiter = limiters.get(ctx.config);
-  if (!limiter) {
-    limiter = createReadLimiter(ctx.config.readsPerUserPerMinute, ctx.now);
-    limiters.set(ctx.config, limiter);
-  }
-  return limiter;
 }

@@ -13,33 +13,29 @@ export interface Replier {
   log: Logger;
 }
 
-/** When a listener fails in a way it did not foresee. */
-export const SOMETHING_WENT_WRONG =
-  'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
-
-export async function replyEphemeral(inv: Replier, message: Rendered): Promise<void> {
-  await deliver(inv, { response_type: 'ephemeral', replace_original: false, ...message });
+export async function replyEphemeral(to: Replier, message: Rendered): Promise<void> {
+  await deliver(to, { response_type: 'ephemeral', replace_original: false, ...message });
 }
 
-export async function replyError(inv: Replier, text: string): Promise<void> {
-  await replyEphemeral(inv, renderError(text));
+export async function replyError(to: Replier, text: string): Promise<void> {
+  await replyEphemeral(to, renderError(text));
 }
 
 /** Summaries: visible in the channel unless VS_RESPONSE_VISIBILITY=ephemeral. */
-export async function replySummary(ctx: ListenerContext, inv: Replier, message: Rendered): Promise<void> {
-  await deliver(inv, { response_type: ctx.config.responseVisibility, replace_original: false, ...message });
+export async function replySummary(ctx: ListenerContext, to: Replier, message: Rendered): Promise<void> {
+  await deliver(to, { response_type: ctx.config.responseVisibility, replace_original: false, ...message });
 }
 
-export async function deliver(inv: Replier, payload: ResponsePayload): Promise<boolean> {
-  if (!inv.respond) {
-    inv.log.warn('could not deliver the answer: the request has no response_url');
+export async function deliver(to: Replier, payload: ResponsePayload): Promise<boolean> {
+  if (!to.respond) {
+    to.log.warn('could not deliver the answer: the request has no response_url');
     return false;
   }
   try {
-    await inv.respond(payload);
+    await to.respond(payload);
     return true;
   } catch (error) {
-    inv.log.warn('could not deliver the answer to Slack (response_url expired or Slack unavailable)', { error: describeDeliveryError(error) });
+    to.log.warn('could not deliver the answer to Slack (response_url expired or Slack unavailable)', { error: describeDeliveryError(error) });
     return false;
   }
 }

@@ -1,19 +1,33 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditStore } from './audit-store';
 import { SCHEMA_VERSION } from './migrations';
-import { openPostgresAuditStore } from './postgres-audit-store';
-import { openSqliteAuditStore } from './sqlite-audit-store';
+import { openPostgresStore } from './postgres';
+import { openSqliteStore } from './sqlite';
+import type { Store } from './store';
 
-// The contract and its types: ./audit-store.
+// The store: its contract (store.ts, one file per slice) and the one way the
+// composition root opens it. Callers import the contract from here.
+
+export type { Store } from './store';
+export type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning, ChangeCompletion, ChangeOutcome, RecordedAction } from './audit';
+export { CHANGE_OUTCOMES } from './audit';
+export type { SubmissionClaims } from './claims';
+export type { Lease, Leases } from './leases';
+export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';
+export type { PruneResult, Retention } from './retention';
+export type { Approval, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals } from './approvals';
+export type { ChangeFreeze, Freeze } from './freeze';
+export type { RateCounter, RateDecision } from './rates';
+export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 
 /**
  * The store the configuration asks for: PostgreSQL when DATABASE_URL is set
- * (several instances), otherwise SQLite at VS_DB_PATH (one instance). Runs
- * the migrations (one instance at a time) before it resolves. Rejects with
+ * (several instances), otherwise SQLite at VS_DB_PATH (one instance), its
+ * slices assembled over one database (kysely/store.ts). Runs the migrations
+ * (one instance at a time) before it resolves. Rejects with
  * StoreUnavailableError when the database cannot be reached.
  */
-export async function openStore(config: Config, logger: Logger): Promise<AuditStore> {
+export async function openStore(config: Config, logger: Logger): Promise<Store> {
   const log = logger.child({ component: 'store' });
   const common = {
     // Posts are queued only where someone sends them: with VS_AUDIT_CHANNEL set.
@@ -21,11 +35,11 @@ export async function openStore(config: Config, logger: Logger): Promise<AuditSt
     auditRetentionDays: config.ops.auditRetentionDays,
   };
   if (config.databaseUrl) {
-    const store = await openPostgresAuditStore(config.databaseUrl, { ...common, maxConnections: config.dbMaxConnections, logger: log });
+    const store = await openPostgresStore(config.databaseUrl, { ...common, maxConnections: config.dbMaxConnections, logger: log });
     log.info('store ready', { dialect: 'postgres', schemaVersion: SCHEMA_VERSION, maxConnections: config.dbMaxConnections });
     return store;
   }
-  const store = openSqliteAuditStore(config.dbPath, common);
+  const store = openSqliteStore(config.dbPath, common);
   log.info('store ready', { dialect: 'sqlite', schemaVersion: SCHEMA_VERSION, path: config.dbPath });
   return store;
 }

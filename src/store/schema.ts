@@ -43,6 +43,8 @@ export interface AuditOutboxTable {
   lease_owner: string | null;
   lease_expires_at_ms: number | null;
   sent_at_ms: number | null;
+  /** Posts of one group go out as one (`denials:<user id>`); null: a post of its own. Since version 3. */
+  group_key: string | null;
 }
 
 /** At most one row (id = 1) while frozen. */
@@ -72,6 +74,19 @@ export interface ApprovalsTable {
   message_ts: string | null;
 }
 
+/** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */
+export interface RateBucketsTable {
+  key: string;
+  /** Tokens left at `at_ms` (fractional: the bucket refills evenly). */
+  tokens: number;
+  /** The last take. */
+  at_ms: number;
+  /** When the bucket is full again (retention deletes it from then on). */
+  full_at_ms: number;
+  /** 1 when the last take was allowed, 0 when refused. */
+  allowed: number;
+}
+
 export interface StoreTables {
   audit_records: AuditRecordsTable;
   submissions: SubmissionsTable;
@@ -79,4 +94,5 @@ export interface StoreTables {
   audit_outbox: AuditOutboxTable;
   change_freeze: FreezeTable;
   approvals: ApprovalsTable;
+  rate_buckets: RateBucketsTable;
 }

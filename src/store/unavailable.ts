@@ -1,4 +1,23 @@
-import { StoreUnavailableError } from './audit-store';
+export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
+
+/**
+ * The store's database could not be reached (connection refused or lost,
+ * server shutting down, pool exhausted past its wait, disk I/O failing). A
+ * change must then be refused ("nothing can be changed right now, because it
+ * could not be recorded") and nothing changed. The same store recovers on its
+ * own when the database is back: no reopening.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = STORE_UNAVAILABLE;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
+  return error instanceof StoreUnavailableError || (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === STORE_UNAVAILABLE);
+}
 
 // Which driver errors mean "the database cannot be reached" (refuse the
 // change, try again later, the store recovers by itself) rather than a bug or

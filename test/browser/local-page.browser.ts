@@ -22,7 +22,8 @@ let page: Page;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
-  bot = await spawnBot({ VS_DB_PATH: join(dir, 'audit.sqlite') });
+  // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
+  bot = await spawnBot({}, { cwd: dir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -5,8 +5,8 @@ import { CloudError } from '../../src/cloud/errors';
 import type { AddDiskParams, Backup, Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
-import type { AuditRecord, AuditStore } from '../../src/store/audit-store';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { AuditRecord, Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { goodDiskForm } from './fixtures';
 
 const ROLES: Config['roles'] = {
@@ -62,9 +62,12 @@ function deferred<T>() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Longer than any call of these tests. */
+const LOCK_TTL_MS = 60_000;
+
 function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
   const fake = fakeCloud();
-  const store: AuditStore = openSqliteAuditStore(':memory:');
+  const store: Store = openSqliteStore(':memory:');
   const logLines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
   let clock = 1_700_000_000_000;
@@ -72,7 +75,7 @@ function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles
   const groups = overrides.groups ?? { membersOf: async () => [] };
   const policy = overrides.policy ?? createPolicy({ ...ROLES, ...overrides.roles }, groups, { now, logger });
   const recorded: AuditRecord[] = [];
-  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), ...overrides });
+  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), lockTtlMs: LOCK_TTL_MS, ...overrides });
   return {
     ...fake,
     store,
@@ -95,10 +98,10 @@ describe('the changes door', () => {
   describe('roles', () => {
     test('a viewer submitting an add-disk form is denied: no API call, a denied record naming the role', async () => {
       t = setup();
-      const result = await t.changes.addDisk(as('UVIEW'), 42, goodDisk);
+      const result = await t.changes.submit(as('UVIEW'), 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'viewer', needed: 'operator' } });
       expect(t.calls).toEqual([]);
-      expect(await t.store.latest(5)).toEqual([
+      expect(await t.store.audit.latest(5)).toEqual([
         expect.objectContaining({
           userId: 'UVIEW',
           channelId: 'CINCIDENT',
@@ -113,17 +116,17 @@ describe('the changes door', () => {
 
     test('an operator cannot restore a backup, even with a correct confirmation', async () => {
       t = setup();
-      const result = await t.changes.restoreBackup(as('UOPER'), 9, { confirm: '9' });
+      const result = await t.changes.submit(as('UOPER'), 'backup_restore', 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'denied', decision: { needed: 'admin' } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ action: 'backup_restore', target: 'backup:9', outcome: 'denied', params: { confirm: '9' } });
     });
 
     test('authorize records a denial when the command is typed, and records nothing when allowed', async () => {
       t = setup();
       expect(await t.changes.authorize({ userId: 'UVIEW', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: false, needed: 'operator' });
       expect(await t.changes.authorize({ userId: 'UOPER', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true, denial: null });
-      expect(await t.store.latest(10)).toEqual([
+      expect(await t.store.audit.latest(10)).toEqual([
         expect.objectContaining({ userId: 'UVIEW', action: 'disk_add', target: 'vs:42', outcome: 'denied', params: {} }),
       ]);
       expect(t.recorded).toHaveLength(1);
@@ -135,20 +138,20 @@ describe('the changes door', () => {
       expect(await t.changes.authorize({ userId: 'UGROUPIE', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true });
       members = [];
       t.advance(1001);
-      expect(await t.changes.addDisk(as('UGROUPIE'), 42, goodDisk)).toMatchObject({ outcome: 'denied' });
+      expect(await t.changes.submit(as('UGROUPIE'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'denied' });
       expect(t.calls).toEqual([]);
     });
 
     test('outside VS_MUTATION_CHANNELS, or from an unknown channel, a change is denied with the channels to use', async () => {
       t = setup({ roles: { mutationChannels: ['CINCIDENT'] } });
-      const elsewhere = await t.changes.addDisk(as('UADMIN', 'CRANDOM'), 42, goodDisk);
-      const unknown = await t.changes.addDisk(as('UADMIN', null), 42, goodDisk);
+      const elsewhere = await t.changes.submit(as('UADMIN', 'CRANDOM'), 'disk_add', 42, goodDisk);
+      const unknown = await t.changes.submit(as('UADMIN', null), 'disk_add', 42, goodDisk);
       for (const result of [elsewhere, unknown]) {
         expect(result.outcome).toBe('denied');
         if (result.outcome === 'denied') expect(result.decision.denial).toMatchObject({ code: 'channel', allowedChannels: ['CINCIDENT'] });
       }
       expect(t.calls).toEqual([]);
-      expect(await t.changes.addDisk(as('UADMIN', 'CINCIDENT'), 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
+      expect(await t.changes.submit(as('UADMIN', 'CINCIDENT'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
     });
 
     test('a policy that fails is a denial, recorded, never a change', async () => {
@@ -161,22 +164,22 @@ describe('the changes door', () => {
         allows: () => [],
       };
       t = setup({ policy: broken });
-      const result = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
+      const result = await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, role: 'none' } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'denied' });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied' });
     });
   });
 
   describe('adding a disk', () => {
     test('an operator adds a disk: the API gets exactly the validated parameters and the record says so', async () => {
       t = setup();
-      const result = await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
+      const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
       // The form as typed, with the size read as a number.
       const expectedParams = { ...goodDisk, disk_size: 20 };
       expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
-      const [record] = await t.store.latest(5);
+      const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
         id: expect.any(Number),
         at: new Date(1_700_000_000_000).toISOString(),
@@ -199,39 +202,39 @@ describe('the changes door', () => {
         t.advance(1234);
         return { id: 1, disk_size: 20 };
       });
-      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
-      expect((await t.store.latest(1))[0]!.durationMs).toBe(1234);
+      await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
+      expect((await t.store.audit.latest(1))[0]!.durationMs).toBe(1234);
     });
 
     test('an invalid form calls nothing, is recorded as invalid, and the same view can be fixed and sent again', async () => {
       t = setup();
       const ctx = as('UOPER');
-      const invalid = await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
+      const invalid = await t.changes.submit(ctx, 'disk_add', 42, { ...goodDisk, disk_size: '0', mount_point: 'data' });
       expect(invalid).toMatchObject({ outcome: 'invalid', fieldErrors: { disk_size: expect.any(String), mount_point: expect.any(String) } });
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'invalid',
         apiStatus: null,
         params: { disk_size: '0', mount_point: 'data' },
         detail: expect.stringContaining('disk_size'),
       });
-      const fixed = await t.changes.addDisk(ctx, 42, goodDisk);
+      const fixed = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
     });
 
     test('what a user typed into a refused form is kept in the record only in bounded form', async () => {
       t = setup();
-      await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, label: 'x'.repeat(100_000), vs_id: 'y'.repeat(1000) });
-      const { params } = (await t.store.latest(1))[0]!;
+      await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, label: 'x'.repeat(100_000), vs_id: 'y'.repeat(1000) });
+      const { params } = (await t.store.audit.latest(1))[0]!;
       expect(String(params.label).length).toBeLessThanOrEqual(300);
       expect(params).not.toHaveProperty('vs_id');
     });
 
     test('a server id that is not a positive whole number is invalid and calls nothing', async () => {
       t = setup();
-      expect(await t.changes.addDisk(as('UOPER'), -1, goodDisk)).toMatchObject({ outcome: 'invalid', fieldErrors: { vs_id: expect.any(String) } });
-      expect(await t.changes.addDisk(as('UOPER'), 1.5, goodDisk)).toMatchObject({ outcome: 'invalid' });
+      expect(await t.changes.submit(as('UOPER'), 'disk_add', -1, goodDisk)).toMatchObject({ outcome: 'invalid', fieldErrors: { vs_id: expect.any(String) } });
+      expect(await t.changes.submit(as('UOPER'), 'disk_add', 1.5, goodDisk)).toMatchObject({ outcome: 'invalid' });
       expect(t.calls).toEqual([]);
     });
   });
@@ -240,10 +243,10 @@ describe('the changes door', () => {
     test('the same submission delivered twice calls the API once and records once', async () => {
       t = setup();
       const ctx = as('UOPER');
-      expect((await t.changes.addDisk(ctx, 42, goodDisk)).outcome).toBe('succeeded');
-      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect((await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
+      expect(await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
-      expect(await t.store.latest(10)).toHaveLength(1);
+      expect(await t.store.audit.latest(10)).toHaveLength(1);
       expect(t.recorded).toHaveLength(1);
     });
 
@@ -253,9 +256,9 @@ describe('the changes door', () => {
       t.onAddDisk(() => answer.promise);
       const ctx = as('UOPER');
       const both = Promise.all([
-        t.changes.addDisk(ctx, 42, goodDisk),
-        t.changes.addDisk({ ...ctx }, 42, goodDisk),
-        t.changes.addDisk({ ...ctx }, 42, goodDisk),
+        t.changes.submit(ctx, 'disk_add', 42, goodDisk),
+        t.changes.submit({ ...ctx }, 'disk_add', 42, goodDisk),
+        t.changes.submit({ ...ctx }, 'disk_add', 42, goodDisk),
       ]);
       await tick();
       answer.resolve({ id: 5, disk_size: 20 });
@@ -268,11 +271,11 @@ describe('the changes door', () => {
       t = setup();
       const answer = deferred<Disk>();
       t.onAddDisk(() => answer.promise);
-      const first = t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      const first = t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       await tick();
-      const second = await t.changes.addDisk(as('UADMIN'), 42, goodDisk);
+      const second = await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk);
       expect(second).toMatchObject({ outcome: 'busy' });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         userId: 'UADMIN',
         outcome: 'busy',
         target: 'vs:42',
@@ -280,20 +283,20 @@ describe('the changes door', () => {
       });
       // Another server is not blocked.
       t.onAddDisk(undefined);
-      expect((await t.changes.addDisk(as('UADMIN'), 43, goodDisk)).outcome).toBe('succeeded');
+      expect((await t.changes.submit(as('UADMIN'), 'disk_add', 43, goodDisk)).outcome).toBe('succeeded');
       answer.resolve({ id: 5, disk_size: 20 });
       expect((await first).outcome).toBe('succeeded');
       // Released once done.
-      expect((await t.changes.addDisk(as('UADMIN'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect((await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(3);
     });
 
     test('a lock left by a holder that died is taken over after it expires', async () => {
       t = setup({ lockTtlMs: 10_000 });
-      expect(await t.store.tryLock('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
-      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('busy');
+      expect(await t.store.leases.take('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('busy');
       t.advance(10_000);
-      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
     });
 
     test('the lock is released after a failure too', async () => {
@@ -301,9 +304,9 @@ describe('the changes door', () => {
       t.onAddDisk(async () => {
         throw new CloudError('server', 'the cloud API failed (HTTP 500)', { status: 500 });
       });
-      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('failed');
+      expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('failed');
       t.onAddDisk(undefined);
-      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
     });
   });
 
@@ -323,14 +326,14 @@ describe('the changes door', () => {
         });
       });
       const ctx = as('UOPER');
-      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      const result = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({
         outcome: 'failed',
         error: { kind: 'validation', status: 422 },
         fieldErrors: { disk_size: 'exceeds the free space of the data store', label: 'is taken; is odd' },
         formErrors: ['quota reached for this account', 'data_store is full', 'try a smaller disk'],
       });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'failed',
         apiStatus: 422,
         params: { disk_size: 20 },
@@ -338,7 +341,7 @@ describe('the changes door', () => {
       });
       // Nothing was created, and the modal stays open: the fixed form goes through on the same view.
       t.onAddDisk(undefined);
-      expect((await t.changes.addDisk(ctx, 42, { ...goodDisk, disk_size: '10' })).outcome).toBe('succeeded');
+      expect((await t.changes.submit(ctx, 'disk_add', 42, { ...goodDisk, disk_size: '10' })).outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(2);
     });
 
@@ -350,7 +353,7 @@ describe('the changes door', () => {
           messages: ['disk_size must be a positive integer', 'Mount point is too long (maximum is 256 characters)', 'quota reached'],
         });
       });
-      const result = await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({
         outcome: 'failed',
         fieldErrors: { disk_size: 'disk_size must be a positive integer', mount_point: 'Mount point is too long (maximum is 256 characters)' },
@@ -365,10 +368,10 @@ describe('the changes door', () => {
         throw new CloudError('bad_response', 'the cloud API sent an answer that is not valid JSON', { status: 201 });
       });
       const ctx = as('UOPER');
-      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      const result = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'applied_unreadable', error: { kind: 'bad_response', status: 201 } });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
-      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'applied_unreadable', apiStatus: 201, detail: expect.stringContaining('applied') });
+      expect(await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
     });
 
@@ -378,14 +381,14 @@ describe('the changes door', () => {
         throw new CloudError('timeout', 'the cloud API did not answer within 10 s');
       });
       const ctx = as('UOPER');
-      const result = await t.changes.addDisk(ctx, 42, goodDisk);
+      const result = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(result).toMatchObject({ outcome: 'failed', error: { kind: 'timeout' }, fieldErrors: {}, formErrors: [] });
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         outcome: 'failed',
         apiStatus: null,
         detail: expect.stringContaining('may or may not have been applied'),
       });
-      expect(await t.changes.addDisk(ctx, 42, goodDisk)).toEqual({ outcome: 'duplicate' });
+      expect(await t.changes.submit(ctx, 'disk_add', 42, goodDisk)).toEqual({ outcome: 'duplicate' });
       expect(t.calls).toHaveLength(1);
     });
 
@@ -394,9 +397,9 @@ describe('the changes door', () => {
       t.onRestore(async () => {
         throw new TypeError('Cannot read properties of undefined');
       });
-      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
       expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
       expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
     });
   });
@@ -404,10 +407,10 @@ describe('the changes door', () => {
   describe('restoring a backup', () => {
     test('an admin restores after typing the id again; the reason is kept in the record', async () => {
       t = setup();
-      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
       expect(t.calls).toEqual([{ op: 'restoreBackup', backupId: 9 }]);
-      expect((await t.store.latest(1))[0]).toMatchObject({
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',
         outcome: 'succeeded',
@@ -420,11 +423,11 @@ describe('the changes door', () => {
 
     test('a confirmation that does not match is invalid on the confirm field and calls nothing', async () => {
       t = setup();
-      const result = await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '10' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '10' });
       expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
       expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
       expect(t.calls).toEqual([]);
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
     });
 
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
@@ -435,9 +438,9 @@ describe('the changes door', () => {
           messages: ['You do not have permissions for this action'],
         });
       });
-      const result = await t.changes.restoreBackup(as('UADMIN'), 12, { confirm: '12' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
-      expect((await t.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
     });
   });
 
@@ -446,10 +449,10 @@ describe('the changes door', () => {
       t = setup();
       const answer = deferred<Disk>();
       t.onAddDisk(() => answer.promise);
-      const pending = t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      const pending = t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       await tick();
       // A crash now would leave this: the attempt, its parameters, and no outcome yet.
-      const during = await t.store.latest(5);
+      const during = await t.store.audit.latest(5);
       expect(during).toEqual([
         expect.objectContaining({ outcome: 'started', target: 'vs:42', userId: 'UOPER', params: expect.objectContaining({ disk_size: 20 }) }),
       ]);
@@ -458,16 +461,16 @@ describe('the changes door', () => {
       answer.resolve({ id: 555, disk_size: 20, built: false, locked: true });
       const result = await pending;
       expect(result).toMatchObject({ outcome: 'succeeded', record: { id: during[0]!.id, outcome: 'succeeded', apiStatus: 201, durationMs: 250 } });
-      expect(await t.store.latest(5)).toHaveLength(1);
+      expect(await t.store.audit.latest(5)).toHaveLength(1);
       expect(t.recorded.map((r) => r.outcome)).toEqual(['succeeded']);
     });
 
     test('a failed call settles the started record as failed', async () => {
       t = setup();
       t.onAddDisk(() => Promise.reject(new CloudError('timeout', 'the cloud API did not answer within 10 s')));
-      const result = await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       expect(result.outcome).toBe('failed');
-      expect(await t.store.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
+      expect(await t.store.audit.latest(5)).toEqual([expect.objectContaining({ outcome: 'failed', detail: expect.stringContaining('may or may not') })]);
     });
   });
 
@@ -475,23 +478,23 @@ describe('the changes door', () => {
     test('hears of every record, in order, after it is stored', async () => {
       t = setup();
       await t.changes.authorize({ userId: 'UVIEW', channelId: 'C1' }, 'backup_restore', 'backup:9');
-      await t.changes.addDisk(as('UVIEW'), 42, goodDisk);
-      await t.changes.addDisk(as('UOPER'), 42, { ...goodDisk, disk_size: 'big' });
-      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
-      await t.changes.restoreBackup(as('UADMIN'), 9, { confirm: '9' });
+      await t.changes.submit(as('UVIEW'), 'disk_add', 42, goodDisk);
+      await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, disk_size: 'big' });
+      await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
+      await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
-      expect(t.recorded.map((r) => r.id)).toEqual((await t.store.latest(10)).map((r) => r.id).reverse());
+      expect(t.recorded.map((r) => r.id)).toEqual((await t.store.audit.latest(10)).map((r) => r.id).reverse());
     });
 
     test('is told only after the lock is released', async () => {
       let lockFreeWhenTold: boolean | undefined;
       t = setup({
         onRecorded: async () => {
-          lockFreeWhenTold = await t.store.tryLock('vs:42', 'probe', 1_700_000_000_000, 1);
-          await t.store.unlock('vs:42', 'probe');
+          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', 1_700_000_000_000, 1);
+          await t.store.leases.release('vs:42', 'probe');
         },
       });
-      await t.changes.addDisk(as('UOPER'), 42, goodDisk);
+      await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
       await tick();
       expect(lockFreeWhenTold).toBe(true);
     });
@@ -502,11 +505,11 @@ describe('the changes door', () => {
           throw new Error('audit channel not found');
         },
       });
-      expect((await t.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       expect(t.logLines.some((l) => l.includes('audit channel not found'))).toBe(true);
 
-      const rejecting = setup({ onRecorded: (() => Promise.reject(new Error('slack is down'))) as (r: AuditRecord) => void });
-      expect((await rejecting.changes.addDisk(as('UOPER'), 42, goodDisk)).outcome).toBe('succeeded');
+      const rejecting = setup({ onRecorded: () => Promise.reject(new Error('slack is down')) });
+      expect((await rejecting.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
       await tick();
       expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
       await rejecting.store.close();
@@ -519,18 +522,19 @@ describe('the changes door', () => {
     const full = () => {
       throw new Error('SQLITE_FULL: database or disk is full');
     };
-    const failing: AuditStore = { ...real, record: full, beginChange: full };
+    const failing: Store = { ...real, audit: { ...real.audit, record: full, beginChange: full } };
     const changes = createChanges({
       cloud: t.cloud,
       store: failing,
       policy: createPolicy(ROLES, { membersOf: async () => [] }),
       logger: createLogger({ write: (l) => t.logLines.push(l) }),
+      lockTtlMs: LOCK_TTL_MS,
     });
-    await expect(changes.addDisk(as('UOPER'), 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
+    await expect(changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.
     expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not start the change on record') && l.includes('vs:42'))).toBe(true);
     // No lease is left behind (the start is one transaction).
-    expect(await real.tryLock('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+    expect(await real.leases.take('vs:42', 'probe', Date.now(), 1000)).toBe(true);
   });
 });

@@ -114,6 +114,7 @@ describe('the add-disk form', () => {
         if (p.mount_point !== undefined) {
           expect(p.mount_point.startsWith('/')).toBe(true);
           expect(p.mount_point.length).toBeLessThanOrEqual(256);
+          // eslint-disable-next-line no-control-regex -- control characters are what it looks for
           expect(/[\s\u0000-\u001f\u007f]/.test(p.mount_point)).toBe(false);
         }
         if (p.label !== undefined) expect(p.label.length).toBeLessThanOrEqual(255);
@@ -131,6 +132,7 @@ describe('the add-disk form', () => {
       {
         disk_type: fc.constantFrom('HDD', 'SSD'),
         disk_size: fc.integer({ min: 1, max: 65536 }),
+        // eslint-disable-next-line no-control-regex -- control characters are what it leaves out
         label: fc.string({ maxLength: 40 }).filter((s) => s.trim() === s && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s)),
         mount_point: fc.stringMatching(/^\/[a-z0-9_./-]{0,40}$/),
         min_iops: fc.integer({ min: 1, max: 100000 }),

@@ -30,6 +30,7 @@ function client(
   options: { url?: string; format?: 'json' | 'xml'; timeoutMs?: number; maxConnections?: number; changeConnections?: number; connectionWaitMs?: number } = {},
   deps: CloudClientDeps = {},
 ) {
+  const maxConnections = options.maxConnections ?? 4;
   const made = createCloudClient(
     {
       url: options.url ?? server.url,
@@ -37,9 +38,9 @@ function client(
       apiKey: API_KEY,
       format: options.format ?? 'json',
       timeoutMs: options.timeoutMs ?? 3000,
-      maxConnections: options.maxConnections ?? 4,
-      changeConnections: options.changeConnections,
-      connectionWaitMs: options.connectionWaitMs,
+      maxConnections,
+      changeConnections: options.changeConnections ?? Math.floor(maxConnections / 2),
+      connectionWaitMs: options.connectionWaitMs ?? 5000,
     },
     { retry: { baseDelayMs: 5 }, ...deps },
   );
@@ -127,7 +128,8 @@ describe('what the client sends', () => {
   });
 
   it('refuses to be built on "sandbox" instead of a URL', () => {
-    expect(() => createCloudClient({ url: 'sandbox', accountId: 'a', apiKey: 'b', format: 'json', timeoutMs: 100 })).toThrow(/http\(s\) base URL/);
+    const settings = { accountId: 'a', apiKey: 'b', format: 'json', timeoutMs: 100, maxConnections: 4, changeConnections: 2, connectionWaitMs: 100 } as const;
+    expect(() => createCloudClient({ ...settings, url: 'sandbox' })).toThrow(/http\(s\) base URL/);
   });
 
   it('logs one debug line per request with method, path, status, time and attempt, and no credentials', async () => {
@@ -137,7 +139,7 @@ describe('what the client sends', () => {
     await client({}, { logger }).listFirewallRules(42);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'debug', method: 'GET', path: '/virtual_machines/42/firewall_rules', status: 200, attempt: 1 });
-    expect(typeof JSON.parse(lines[0]!).ms).toBe('number');
+    expect(JSON.parse(lines[0]!)).toHaveProperty('ms', expect.any(Number));
     expect(lines.join('\n')).not.toContain(API_KEY);
     expect(lines.join('\n')).not.toContain(CREDENTIALS);
   });
@@ -200,7 +202,8 @@ describe('status codes become error kinds', () => {
 
   it('500 with an HTML page → server, keeping only the page title', async () => {
     const page =
-      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title><style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>";
+      "<!DOCTYPE html>\n<html><head><title>We're sorry, but something went wrong (500)</title>" +
+      '<style>body{}</style></head><body><h1>Internal error</h1><pre>stack trace here</pre></body></html>';
     server.handle((_req, res) => reply(res, 500, page));
     const error = await expectKind(client().listFirewallRules(42), 'server');
     expect(error.status).toBe(500);
@@ -249,7 +252,7 @@ describe('broken answers become error kinds', () => {
     const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
     const error = await expectKind(client({ url: await closedPortUrl() }, { logger }).listFirewallRules(42), 'network');
     expect(error.message).toBe('could not connect to the cloud API (ECONNREFUSED)');
-    expect(lines.map((l) => JSON.parse(l).attempt)).toEqual([1, 2, 3]);
+    expect(lines.map((l) => (JSON.parse(l) as { attempt: unknown }).attempt)).toEqual([1, 2, 3]);
   });
 
   it('a connection reset in the middle of the body → network, after two retries of the GET', async () => {

@@ -71,7 +71,8 @@ describe('decoding firewall rules', () => {
 
   it('reads a list of one rule in XML as a list, with or without type="array"', () => {
     const one =
-      '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position><protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
+      '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position>' +
+      '<protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
     for (const doc of [`<firewall_rules type="array">${one}</firewall_rules>`, `<firewall_rules>${one}</firewall_rules>`]) {
       expect(decodeResponse('xml', doc, Responses.firewallRules)).toEqual([
         { id: 1, network_interface_id: 5, position: 1, protocol: 'TCP', command: 'ACCEPT', address: null, port: null },
@@ -191,7 +192,7 @@ describe('the property: any list of rules decodes the same from JSON and from XM
 
 /** What survives an XML round trip unchanged: no control characters, no surrounding spaces. */
 function xmlSafe(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   return s.replace(/[\u0000-\u001F\u007F\uFFFE\uFFFF]/g, '').trim();
 }
 

@@ -33,17 +33,20 @@ export function referenceParseXml(text: string): PlainObject {
   return out;
 }
 
+/** The parser's leaves are strings, numbers and booleans: each as its text. */
+const leafText = (leaf: unknown): string => (typeof leaf === 'string' ? leaf : JSON.stringify(leaf));
+
 function toPlain(name: string, node: unknown): PlainValue {
   if (Array.isArray(node)) return node.map((n) => toPlain(name, n));
   if (node === null || node === undefined) return null;
-  if (typeof node !== 'object') return KNOWN_LIST_ELEMENTS.has(name) && node === '' ? [] : String(node);
+  if (typeof node !== 'object') return KNOWN_LIST_ELEMENTS.has(name) && node === '' ? [] : leafText(node);
   const element = node as Record<string, unknown>;
   const type = element[`${ATTRIBUTE_PREFIX}type`];
   if (element[`${ATTRIBUTE_PREFIX}nil`] === 'true') return null;
   if (type === 'array' || KNOWN_LIST_ELEMENTS.has(name)) return listItems(name, element);
   const childNames = Object.keys(element).filter((k) => !k.startsWith(ATTRIBUTE_PREFIX) && k !== TEXT_NODE);
   if (childNames.length === 0)
-    return typedText(element[TEXT_NODE] === undefined ? '' : String(element[TEXT_NODE]), typeof type === 'string' ? type : undefined);
+    return typedText(element[TEXT_NODE] === undefined ? '' : leafText(element[TEXT_NODE]), typeof type === 'string' ? type : undefined);
   const out: PlainObject = {};
   for (const child of childNames) out[child] = toPlain(child, element[child]);
   return out;

@@ -131,7 +131,8 @@ interface GeneratedElement {
 
 const NAMES = ['firewall_rules', 'firewall_rule', 'errors', 'error', 'id', 'port', 'address', 'label', 'disk_size', 'a', 'x-y', 'n.s', 'ns:tag'];
 const TYPES = ['integer', 'boolean', 'datetime', 'date', 'float', 'decimal', 'array', 'string'];
-const TEXT_PIECES = ['0800', '42', '-7', '1.5', 'true', 'false', '', ' ', 'a & b', '<tag>', '"q"', "it's", 'é ü 雪', '10.0.0.0/8', 'x > y', '  padded  ', '\n'];
+const UNICODE = 'é ü 雪';
+const TEXT_PIECES = ['0800', '42', '-7', '1.5', 'true', 'false', '', ' ', 'a & b', '<tag>', '"q"', "it's", UNICODE, '10.0.0.0/8', 'x > y', '  padded  ', '\n'];
 
 const attributeArb = fc.oneof(
   fc.constantFrom(...TYPES).map((t): [string, string] => ['type', t]),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { formatIp, parseIp, type IpAddress } from '../../src/firewall/address';
-import { answerPortQuestion, type PortQuestion, type Protocol, type RuleRecord } from '../../src/firewall/port-question';
+import { answerPortQuestion, type Protocol, type RuleRecord } from '../../src/firewall/port-question';
 
 // The matcher against an oracle that never reads text: rules are generated as
 // structured specs (which ports, which sources), written out in the forms real
@@ -108,7 +108,7 @@ function oracleMatches(s: Spec, q: { port: number; protocol: Protocol; source: I
 const question = fc.record({ port, protocol: fc.constantFrom<Protocol>('tcp', 'udp'), source });
 
 describe('the port question, against an oracle', () => {
-  test('with a source, the first enabled matching rule in position order decides; the later ones are shadowed; disabled ones above are skipped and named', () => {
+  test('with a source, the first enabled matching rule by position decides; later ones are shadowed; disabled ones above are skipped and named', () => {
     fc.assert(
       fc.property(specsArbitrary(12), question, (specs, q) => {
         const records = specs.map(toRecord);
@@ -242,7 +242,7 @@ describe('properties of the forms', () => {
     );
   });
 
-  test('a port or address in a form the bot does not know gives "cannot tell" with the value quoted, and what follows holds only if that rule does not apply', () => {
+  test('a port or address in a form the bot does not know gives "cannot tell", the value quoted; what follows holds only if that rule does not apply', () => {
     const badPort = fc.oneof(
       fc.constantFrom('80;443', 'https', '1024:', ':1024', '*', '443/tcp', '65536', '1028:1024', 'all'),
       fc.string({ maxLength: 10 }).map((s) => `x${s}`),

@@ -6,7 +6,7 @@ import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import type { AuditStore } from '../../src/store/audit-store';
+import type { Store } from '../../src/store';
 import { startSlackFake, type SlackFake } from './slack-fake';
 import { interactiveBody, postToSlackEndpoint, slashCommandBody, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
 
@@ -25,7 +25,7 @@ export interface Harness {
   slack: SlackFake;
   sandbox: Sandbox;
   cloud: CloudClient;
-  store: AuditStore;
+  store: Store;
   dbPath: string;
   /** Every log line the app wrote. */
   logs: string[];

@@ -173,7 +173,8 @@ export const garbageXml = body(200, '<<?xml <firewall_rules>>&&&</oops>', { 'con
 export const htmlErrorPage = (status: number) =>
   body(
     status,
-    `<!DOCTYPE html><html><head><title>${status} Bad Gateway</title></head><body><h1>Bad Gateway</h1><pre>upstream connect error\n    at Proxy.forward (/srv/lb/proxy.js:12:3)</pre></body></html>`,
+    `<!DOCTYPE html><html><head><title>${status} Bad Gateway</title></head><body><h1>Bad Gateway</h1>` +
+      `<pre>upstream connect error\n    at Proxy.forward (/srv/lb/proxy.js:12:3)</pre></body></html>`,
     { 'content-type': 'text/html' },
   );
 export const multiStatus = body(207, '{"status":"partial"}');

@@ -43,7 +43,7 @@ export async function answerTo(h: Harness, text: string, opts: Parameters<Harnes
   const started = Date.now();
   for (;;) {
     const post = h.slack.responses.find((r) => r.id === id);
-    if (post) return post.body as Message;
+    if (post) return post.body;
     if (Date.now() - started > timeoutMs) throw new Error(`no answer to "/vs ${text.slice(0, 40)}" within ${timeoutMs} ms`);
     await sleep(10);
   }
@@ -107,7 +107,7 @@ export async function reactionTo(
   const started = Date.now();
   for (;;) {
     const post = h.slack.responses.find((r) => r.id === id);
-    if (post) return { message: post.body as Message };
+    if (post) return { message: post.body };
     const call = h.slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId);
     if (call) return { modal: call.args.view as View };
     if (Date.now() - started > timeoutMs) throw new Error(`nothing came back for "/vs ${text.slice(0, 40)}" within ${timeoutMs} ms`);

@@ -6,7 +6,6 @@ import { startPostgresServer, type PostgresServer } from './postgres';
 // its own.
 
 declare global {
-  // eslint-disable-next-line no-var
   var vsTestPostgres: PostgresServer | undefined;
 }
 

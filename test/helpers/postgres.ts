@@ -15,7 +15,7 @@ import { Client } from 'pg';
 // A test file asks for its own database, so files are independent:
 //
 //     const database = await createTestDatabase();   // { url, drop() }
-//     const store = await openPostgresAuditStore(database.url);
+//     const store = await openPostgresStore(database.url);
 //     …
 //     afterAll(() => database.drop());
 //

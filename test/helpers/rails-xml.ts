@@ -19,7 +19,7 @@ function xmlField(name: string, value: unknown): string {
   if (value === null) return `<${name} nil="true"/>`;
   if (typeof value === 'boolean') return `<${name} type="boolean">${value}</${name}>`;
   if (typeof value === 'number') return `<${name} type="integer">${value}</${name}>`;
-  const text = escapeText(String(value));
+  const text = escapeText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return name.endsWith('_at') ? `<${name} type="datetime">${text}</${name}>` : `<${name}>${text}</${name}>`;
 }
 

@@ -43,7 +43,7 @@ export async function postToSlackEndpoint(
   return {
     status: res.statusCode,
     body: text,
-    json: () => (text ? JSON.parse(text) : undefined),
+    json: (): unknown => (text ? JSON.parse(text) : undefined),
     ms: performance.now() - started,
   };
 }

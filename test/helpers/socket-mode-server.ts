@@ -66,10 +66,11 @@ export async function startSocketModeServer(): Promise<SocketModeServer> {
     ws.on('close', () => sockets.delete(ws));
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
+      const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
       try {
-        received.push(JSON.parse(data.toString()) as SocketModeMessage);
+        received.push(JSON.parse(text) as SocketModeMessage);
       } catch {
-        received.push({ unparsable: data.toString() });
+        received.push({ unparsable: text });
       }
       notify();
     });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 
 // The real bot as operators run it (`node --import tsx src/main.ts`), in a
@@ -26,18 +27,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function spawnBot(env: Record<string, string>, options: { readyTimeoutMs?: number; nodeArgs?: string[] } = {}): Promise<SpawnedBot> {
+export interface SpawnOptions {
+  readyTimeoutMs?: number;
+  nodeArgs?: string[];
+  /** Where the bot runs (relative paths, e.g. local mode's ./data/local-mode/); the project folder by default. */
+  cwd?: string;
+}
+
+export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedBot> {
   const port = await freePort();
   const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', join(root, 'src', 'main.ts')], {
-    cwd: root,
+  // tsx by path, so that it is found from any working directory.
+  const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', tsx, join(root, 'src', 'main.ts')], {
+    cwd: options.cwd ?? root,
     // Only what we pass: no .env of the developer, no inherited Slack tokens.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );

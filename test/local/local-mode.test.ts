@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -21,7 +22,7 @@ let page: string;
 async function call(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(page + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const text = await res.body.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {
@@ -50,8 +51,8 @@ const fromBot = (s: State, channel: string, test: (m: Message) => boolean) => s.
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-local-'));
-  // No Slack variable at all: local mode.
-  bot = await spawnBot({ VS_DB_PATH: join(dir, 'audit.sqlite') });
+  // No Slack variable at all: local mode, run in a folder of its own, with a deployment's VS_DB_PATH left set.
+  bot = await spawnBot({ VS_DB_PATH: join(dir, 'deployment.sqlite') }, { cwd: dir });
   page = `http://127.0.0.1:${bot.port}`;
 });
 
@@ -156,8 +157,14 @@ test('the page itself is served to its own origin', async () => {
   expect(await res.body.text()).toMatch(/<html/i);
 });
 
-test('configured roles replace the make-believe ones', async () => {
-  const configured = await spawnBot({ VS_DB_PATH: join(dir, 'configured.sqlite'), VS_ADMINS: 'U0VIEWER' });
+test("the audit trail is kept in local mode's own file, never at VS_DB_PATH", () => {
+  expect(existsSync(join(dir, 'data', 'local-mode', 'vs-chatops.sqlite'))).toBe(true);
+  expect(existsSync(join(dir, 'deployment.sqlite'))).toBe(false);
+  expect(bot.output()).toContain('"store":"./data/local-mode/vs-chatops.sqlite"');
+});
+
+test('configured roles replace the make-believe ones; another run in the same folder reads the same local audit trail', async () => {
+  const configured = await spawnBot({ VS_DB_PATH: join(dir, 'deployment.sqlite'), VS_ADMINS: 'U0VIEWER' }, { cwd: dir });
   try {
     const origin = `http://127.0.0.1:${configured.port}`;
     const post = async (text: string, user: string) => {
@@ -183,6 +190,10 @@ test('configured roles replace the make-believe ones', async () => {
     await post('disk add 42', 'U0ADMIN');
     const { people } = await answerFor('U0ADMIN', /needs the operator role/);
     expect(people.find((p) => p.id === 'U0ADMIN')?.name).toBe('Ada');
+    // The disk Otto added through the first run is in this run's audit trail.
+    await post('audit 20', 'U0VIEWER');
+    await answerFor('U0VIEWER', /disk_add[\s\S]*U0OPERATOR|U0OPERATOR[\s\S]*disk_add/);
+    expect(existsSync(join(dir, 'deployment.sqlite'))).toBe(false);
   } finally {
     await configured.kill();
   }
@@ -209,6 +220,24 @@ describe('start-up refusals', () => {
     expect(output).toMatch(/local mode runs on the sandbox only/);
     expect(output).not.toContain('live-key-123');
     expect(output).not.toContain('Open http');
+  });
+
+  test('DATABASE_URL with no Slack variable stops start-up, naming it, without connecting to it', async () => {
+    const connections: Socket[] = [];
+    const database = createServer((socket) => connections.push(socket));
+    await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = database.address() as { port: number };
+      const { code, output } = await run({ DATABASE_URL: `postgres://vs:hunter2-secret@127.0.0.1:${port}/vs` });
+      expect(code).toBe(2);
+      expect(output).toMatch(/DATABASE_URL is set, but no Slack variable is, which means local mode/);
+      expect(output).not.toContain('hunter2');
+      expect(output).not.toContain('Open http');
+      expect(connections).toHaveLength(0);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      database.close();
+    }
   });
 
   test('a half-configured Slack app stops start-up with the configuration error', async () => {

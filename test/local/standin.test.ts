@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { sign } from '../../src/local/signing';
+import { LOCAL_MODE } from '../../src/config';
 import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../../src/local/workspace';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that
@@ -301,6 +303,45 @@ describe('view submissions and their acks', () => {
     expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe(
       'not_found',
     );
+  });
+});
+
+describe('channel membership, paged as Slack pages it', () => {
+  const big = Array.from({ length: 50_000 }, (_, i) => (i === 31_234 ? 'U0OPERATOR' : `UMEMBER${i}`));
+  beforeAll(() => standIn.setChannelMembers('C0BIG', big));
+
+  test('conversations.members: 100 a page by default, at most 1000, next_cursor empty on the last page', async () => {
+    expect(((await api('conversations.members', { channel: 'C0BIG' })).body.members as string[]).length).toBe(100);
+    const seen: string[] = [];
+    let cursor = '';
+    let calls = 0;
+    do {
+      const { body } = await api('conversations.members', { channel: 'C0BIG', limit: 5000, cursor });
+      expect(body.ok).toBe(true);
+      seen.push(...(body.members as string[]));
+      cursor = (body.response_metadata as { next_cursor: string }).next_cursor;
+      calls++;
+    } while (cursor !== '');
+    expect(calls).toBe(50);
+    expect(seen).toEqual(big);
+    expect((await api('conversations.members', { channel: 'C0BIG', cursor: 'not-a-cursor' })).body).toMatchObject({ ok: false, error: 'invalid_cursor' });
+  });
+
+  test('users.conversations: the channels the person asked about is in, whatever their size; an unknown person: user_not_found', async () => {
+    const idsOf = async (args: Record<string, unknown>) =>
+      ((await api('users.conversations', { types: 'public_channel,private_channel', limit: 999, ...args })).body.channels as { id: string }[]).map((c) => c.id);
+    expect(await idsOf({ user: 'U0OPERATOR' })).toEqual([...CHANNELS.map((c) => c.id), 'C0BIG']);
+    expect(await idsOf({ user: 'U0ADMIN' })).toEqual(CHANNELS.map((c) => c.id));
+    expect(await idsOf({ user: 'U0OPERATOR', types: 'im' })).toEqual([]);
+    expect((await api('users.conversations', { user: 'U0NOBODY' })).body).toMatchObject({ ok: false, error: 'user_not_found' });
+  });
+});
+
+describe('the make-believe workspace', () => {
+  test("carries the ids of local mode's roles and audit channel (config's LOCAL_MODE)", () => {
+    const ids = new Set([...PEOPLE.map((p) => p.id), ONCALL_GROUP.id]);
+    expect([...LOCAL_MODE.admins, ...LOCAL_MODE.operators].filter((id) => !ids.has(id))).toEqual([]);
+    expect(CHANNELS.map((c) => c.id)).toContain(LOCAL_MODE.auditChannel);
   });
 });
 

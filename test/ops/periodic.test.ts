@@ -1,25 +1,26 @@
 import { createLogger } from '../../src/log';
-import { startPeriodic, type LeaseStore } from '../../src/ops/periodic';
+import { startPeriodic } from '../../src/ops/periodic';
 import { sweepJob } from '../../src/ops/sweeps';
 import { createMetrics } from '../../src/ops/metrics';
-import type { AuditRecord } from '../../src/store/audit-store';
+import type { AuditRecord, Leases } from '../../src/store';
 
 // Jobs that run on one instance at a time: the lease decides who runs, a
 // stopped holder hands over, a dead one is replaced once its lease expires.
 
 const quiet = createLogger({ level: 'error', write: () => undefined });
 
-function memoryLeases(): LeaseStore {
+function memoryLeases(): Leases {
   const leases = new Map<string, { owner: string; until: number }>();
   return {
-    async tryLock(name, owner, nowMs, ttlMs) {
+    take(name, owner, nowMs, ttlMs) {
       const held = leases.get(name);
-      if (held && held.owner !== owner && held.until > nowMs) return false;
+      if (held && held.owner !== owner && held.until > nowMs) return Promise.resolve(false);
       leases.set(name, { owner, until: nowMs + ttlMs });
-      return true;
+      return Promise.resolve(true);
     },
-    async unlock(name, owner) {
+    release(name, owner) {
       if (leases.get(name)?.owner === owner) leases.delete(name);
+      return Promise.resolve();
     },
   };
 }
@@ -30,15 +31,15 @@ const until = async (check: () => boolean) => {
 };
 
 test('of two instances only the lease holder runs the job; when it stops, the other takes over', async () => {
-  const store = memoryLeases();
+  const leases = memoryLeases();
   const runs = { a: 0, b: 0 };
   const job = (name: 'a' | 'b') =>
     startPeriodic({
       name: 'sweeps',
       intervalMs: 10,
       logger: quiet,
-      run: async () => void runs[name]++,
-      lease: { store, name: 'ops:sweeps', owner: name, ttlMs: 60_000 },
+      run: () => Promise.resolve(void runs[name]++),
+      lease: { leases, name: 'ops:sweeps', owner: name, ttlMs: 60_000 },
     });
   const a = job('a');
   expect(await until(() => runs.a >= 3)).toBe(true);
@@ -52,17 +53,17 @@ test('of two instances only the lease holder runs the job; when it stops, the ot
 });
 
 test('a holder that died (its lease not renewed) is replaced once the lease expires', async () => {
-  const store = memoryLeases();
+  const leases = memoryLeases();
   let clock = 1_000;
-  await store.tryLock('ops:sweeps', 'dead', clock, 5_000);
+  await leases.take('ops:sweeps', 'dead', clock, 5_000);
   let runs = 0;
   const job = startPeriodic({
     name: 'sweeps',
     intervalMs: 5,
     logger: quiet,
     now: () => clock,
-    run: async () => void runs++,
-    lease: { store, name: 'ops:sweeps', owner: 'alive', ttlMs: 5_000 },
+    run: () => Promise.resolve(void runs++),
+    lease: { leases, name: 'ops:sweeps', owner: 'alive', ttlMs: 5_000 },
   });
   await new Promise((r) => setTimeout(r, 50));
   expect(runs).toBe(0);
@@ -79,13 +80,17 @@ test('a sweep settles interrupted records, hears of each once, and prunes in bat
   const metrics = createMetrics({ defaults: false });
   const sweep = sweepJob({
     store: {
-      async recoverInterrupted() {
-        calls.push('recover');
-        return calls.filter((c) => c === 'recover').length === 1 ? [record] : [];
+      audit: {
+        recoverInterrupted() {
+          calls.push('recover');
+          return Promise.resolve(calls.filter((c) => c === 'recover').length === 1 ? [record] : []);
+        },
       },
-      async prune() {
-        calls.push('prune');
-        return { claims: 0, records: pruned.shift() ?? 0, housekeeping: 0 };
+      retention: {
+        prune() {
+          calls.push('prune');
+          return Promise.resolve({ claims: 0, records: pruned.shift() ?? 0, housekeeping: 0 });
+        },
       },
     },
     logger: quiet,

@@ -1,9 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { createMetrics, observeChange, observeCloudRequest, observeCommand } from '../../src/ops/metrics';
 import { createReadiness, opsRoutes } from '../../src/ops/readiness';
 import { watchStore } from '../../src/ops/store-watch';
+import { StoreUnavailableError } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
 
 // /healthz, /readyz and /metrics as a load balancer and Prometheus read them.
 
@@ -43,7 +49,7 @@ test('/readyz: 503 while starting, 200 naming the store once ready, 200 with the
   expect((await get('/metrics')).text).toMatch(/^vs_chatops_store_up 1$/m);
   readiness.markStopping();
   expect((await get('/readyz')).status).toBe(503);
-  expect(JSON.parse((await get('/readyz')).text).status).toBe('stopping');
+  expect(JSON.parse((await get('/readyz')).text)).toMatchObject({ status: 'stopping' });
   expect((await get('/metrics')).text).toMatch(/^vs_chatops_ready 0$/m);
   expect((await get('/healthz')).status).toBe(200);
 });
@@ -52,7 +58,7 @@ test('/metrics: Prometheus text with the product metrics and the process default
   observeCommand(metrics)('firewall', 'ok');
   observeChange(metrics)({ action: 'disk_add', outcome: 'succeeded' });
   observeChange(metrics)({ action: 'disk_add', outcome: 'started' });
-  observeCloudRequest(metrics)({ operation: 'listFirewallRules', status: 200, seconds: 0.012 });
+  observeCloudRequest(metrics)('listFirewallRules', '200', 0.012);
   metrics.ackSeconds.observe({ kind: 'command' }, 0.003);
   const m = await get('/metrics');
   expect(m.status).toBe(200);
@@ -73,12 +79,9 @@ test('a watched store reports unreachable on StoreUnavailableError and ok on the
   const seen: string[] = [];
   let down = true;
   const store = {
-    async ping() {
-      if (down) throw Object.assign(new Error('The store cannot reach the PostgreSQL database'), { code: 'STORE_UNAVAILABLE' });
-    },
-    async broken() {
-      throw new Error('a bug');
-    },
+    ping: () =>
+      down ? Promise.reject(Object.assign(new Error('The store cannot reach the PostgreSQL database'), { code: 'STORE_UNAVAILABLE' })) : Promise.resolve(),
+    broken: () => Promise.reject(new Error('a bug')),
   };
   const watched = watchStore(store, (state) => seen.push(state));
   await expect(watched.ping()).rejects.toThrow('cannot reach');
@@ -86,4 +89,26 @@ test('a watched store reports unreachable on StoreUnavailableError and ok on the
   down = false;
   await watched.ping();
   expect(seen).toEqual(['unreachable', 'ok']);
+});
+
+test('a watched store reports what the methods of its slices answer, on the real store: ok, unreachable while its file is locked, ok again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-watch-'));
+  const seen: string[] = [];
+  const store = openSqliteStore(join(dir, 'store.sqlite'), { busyTimeoutMs: 50 });
+  const other = new Database(join(dir, 'store.sqlite'));
+  try {
+    const watched = watchStore(store, (state) => seen.push(state));
+    expect(watched.dialect).toBe('sqlite');
+    expect(watched.audit).toBe(watched.audit);
+    expect(await watched.audit.latest(1)).toEqual([]);
+    other.exec('BEGIN EXCLUSIVE');
+    await expect(watched.claims.claim('V1', '2024-05-01T10:00:00.000Z')).rejects.toBeInstanceOf(StoreUnavailableError);
+    other.exec('COMMIT');
+    expect(await watched.outbox.backlog()).toEqual({ pending: 0, oldestAt: null });
+    expect(seen).toEqual(['ok', 'unreachable', 'ok']);
+  } finally {
+    other.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

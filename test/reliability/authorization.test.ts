@@ -52,7 +52,7 @@ describe('authorization, every action × role × channel restriction', () => {
 
   test.each(table)('command: $action by $role ($where) → allowed: $allowed', async ({ where, role, action, allowed }) => {
     const h = harnessFor(where);
-    const before = (await h.store.latest(1))[0]?.id ?? 0;
+    const before = (await h.store.audit.latest(1))[0]?.id ?? 0;
     const { message, modal } = await reactionTo(h, COMMANDS[action], { user: USERS[role], channel: channelOf(where) });
     if (isChange(action)) {
       expect(modal !== undefined).toBe(allowed);
@@ -61,7 +61,7 @@ describe('authorization, every action × role × channel restriction', () => {
         expect(visibleText(message)).toMatch(
           where === 'other channel' && RANK[role] >= RANK[NEEDED[action]] ? new RegExp(ALLOWED) : new RegExp(NEEDED[action]),
         );
-        const record = (await h.store.latest(1))[0]!;
+        const record = (await h.store.audit.latest(1))[0]!;
         expect(record.id).toBeGreaterThan(before);
         expect(record).toMatchObject({ userId: USERS[role], action, outcome: 'denied', channelId: channelOf(where) });
       }
@@ -87,7 +87,7 @@ describe('authorization, every action × role × channel restriction', () => {
     await sleep(20);
     const posts = h.sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(allowed ? 1 : 0);
-    const record = (await h.store.latest(1))[0]!;
+    const record = (await h.store.audit.latest(1))[0]!;
     expect(record).toMatchObject({ userId: USERS[role], action, channelId, outcome: allowed ? 'succeeded' : 'denied' });
     if (!allowed) expect(visibleText(ack)).toMatch(/Nothing was changed|needs the|only allowed/);
   });
@@ -102,7 +102,7 @@ describe('authorization, every action × role × channel restriction', () => {
     await submit(h, action, submitter, view.private_metadata, action === 'disk_add' ? goodDisk : restoreFields);
     await sleep(20);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ userId: submitter, action, outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: submitter, action, outcome: 'denied' });
   });
 
   test('metadata naming another channel cannot smuggle a change past the restriction', async () => {
@@ -115,42 +115,56 @@ describe('authorization, every action × role × channel restriction', () => {
     await sleep(20);
     expect(visibleText(ack)).toMatch(/only allowed/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: OTHER });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: OTHER });
   });
 
   test('from a shortcut, a change is made only in an allowed channel the user is a member of: picking it is not enough', async () => {
     const h = harnesses.restricted;
     const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
-    h.slack.on('conversations.members', (args) => ({
-      body: { ok: true, members: args.channel === ALLOWED ? ['USOMEONE'] : [], response_metadata: { next_cursor: '' } },
-    }));
+    h.slack.setChannelMembers(ALLOWED, ['USOMEONE']);
     const refused = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm);
     await sleep(20);
     expect(visibleText(refused)).toMatch(/you are not a member of/);
-    expect(h.slack.callsTo('conversations.members').map((c) => c.args.channel)).toEqual([ALLOWED]);
+    expect(h.slack.callsTo('users.conversations').map((c) => c.args.user)).toEqual([USERS.operator]);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({
       userId: USERS.operator,
       outcome: 'denied',
       channelId: ALLOWED,
       detail: expect.stringContaining('not a member'),
     });
 
-    h.slack.on('conversations.members', () => ({ body: { ok: true, members: ['USOMEONE', USERS.operator], response_metadata: { next_cursor: '' } } }));
+    h.slack.setChannelMembers(ALLOWED, ['USOMEONE', USERS.operator]);
     const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
     expect(visibleText(done)).toMatch(/Done/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-    expect((await h.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
+  });
+
+  test('from a shortcut, membership of a 50,000-member channel is checked in one Web API call, member or not', async () => {
+    const h = harnesses.restricted;
+    const others = Array.from({ length: 49_999 }, (_, i) => `UMEMBER${String(i).padStart(5, '0')}`);
+    const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
+
+    h.slack.setChannelMembers(ALLOWED, [...others, USERS.operator]);
+    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm))).toMatch(/Done/);
+    expect(h.slack.callsTo('users.conversations')).toHaveLength(1);
+
+    h.slack.reset();
+    h.slack.setChannelMembers(ALLOWED, [...others, 'USOMEONE']);
+    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId()))).toMatch(/you are not a member of/);
+    expect(h.slack.callsTo('users.conversations')).toHaveLength(1);
+    expect(h.slack.callsTo('conversations.members')).toHaveLength(0);
   });
 
   test('from a shortcut, when Slack cannot say who is in the channel, the change is refused and recorded', async () => {
     const h = harnesses.restricted;
-    h.slack.on('conversations.members', () => ({ body: { ok: false, error: 'missing_scope' } }));
+    h.slack.fault('users.conversations', { error: 'missing_scope' });
     const refused = await submit(h, 'disk_add', USERS.operator, '{}', { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) });
     await sleep(20);
     expect(visibleText(refused)).toMatch(/could not be checked/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: ALLOWED });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: ALLOWED });
   });
 });
 
@@ -178,9 +192,9 @@ describe('a role that changes between opening the form and submitting it', () =>
       expect(visibleText(ack)).toMatch(/needs the operator role/);
       await sleep(20);
       expect(after.sandbox.requests).toHaveLength(0);
-      expect((await after.store.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', action: 'disk_add' });
+      expect((await after.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', action: 'disk_add' });
       // Both attempts are in the one audit trail: the denial at submission on top.
-      expect((await after.store.latest(5)).map((r) => r.outcome)).toEqual(['denied']);
+      expect((await after.store.audit.latest(5)).map((r) => r.outcome)).toEqual(['denied']);
     } finally {
       await after.close();
     }
@@ -198,12 +212,12 @@ describe('a role that changes between opening the form and submitting it', () =>
       expect(visibleText(ack)).toMatch(/needs the operator role/);
       await sleep(20);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-      expect((await h.store.latest(1))[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'denied' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'denied' });
 
       const ok = await submit(h, 'disk_add', 'UONCALL2', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ok.view)).toMatch(/Done/);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-      expect((await h.store.latest(1))[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'succeeded' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'succeeded' });
     } finally {
       await h.close();
     }

@@ -139,7 +139,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     expect(text).not.toMatch(STACK_TRACE);
     // A change is never repeated behind the user's back.
     expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
-    const record = (await h.store.latest(1))[0]!;
+    const record = (await h.store.audit.latest(1))[0]!;
     expect(record).toMatchObject({ action: 'disk_add', target: 'vs:42', outcome: 'failed', userId: 'UOPER' });
     expect(record.detail).toMatch(/may or may not have been applied/);
 
@@ -147,7 +147,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Done/);
-    expect(await eventually(async () => (await h.store.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
+    expect(await eventually(async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
   });
 
   test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {
@@ -161,7 +161,13 @@ describe('cloud API faults through the real app (JSON)', () => {
     expect(text).not.toMatch(/failed|may or may not/);
     expect(text).not.toMatch(STACK_TRACE);
     expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
-    expect((await h.store.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:42', outcome: 'applied_unreadable', apiStatus: 200, userId: 'UOPER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({
+      action: 'disk_add',
+      target: 'vs:42',
+      outcome: 'applied_unreadable',
+      apiStatus: 200,
+      userId: 'UOPER',
+    });
     // The channel hears that it was applied.
     expect(await eventually(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')))).toBe(true);
     cloud.heal();

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { startHarness } from '../helpers/app-harness';
 import { CHANNEL, goodDisk, newViewId, openForm, sleep, submit, visibleText } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
@@ -71,9 +71,9 @@ describe('the real bot, SIGKILLed after changes', () => {
     expect(ended.signal).toBe('SIGKILL');
     bot = undefined;
 
-    const store = openSqliteAuditStore(dbPath);
+    const store = openSqliteStore(dbPath);
     try {
-      const records = await store.latest(100);
+      const records = await store.audit.latest(100);
       const done = records.filter((r) => r.outcome === 'succeeded');
       expect(done).toHaveLength(count + 1);
       expect(records.filter((r) => r.outcome !== 'succeeded')).toEqual([]);
@@ -86,7 +86,7 @@ describe('the real bot, SIGKILLed after changes', () => {
         expect(record.params.disk_size).toBe(10 + i);
       }
       // A redelivery after the restart is still a duplicate.
-      expect(await store.claimSubmission('VLOSTDUP', new Date().toISOString())).toBe(false);
+      expect(await store.claims.claim('VLOSTDUP', new Date().toISOString())).toBe(false);
     } finally {
       await store.close();
     }
@@ -104,7 +104,7 @@ describe('concurrent submissions for one target', () => {
       const texts = acks.map((a) => visibleText(a.view));
       expect(texts.filter((t) => /Done/.test(t))).toHaveLength(1);
       expect(texts.filter((t) => /in progress/.test(t))).toHaveLength(2);
-      const outcomes = (await h.store.latest(3)).map((r) => r.outcome).sort();
+      const outcomes = (await h.store.audit.latest(3)).map((r) => r.outcome).sort();
       expect(outcomes).toEqual(['busy', 'busy', 'succeeded']);
     } finally {
       await h.close();

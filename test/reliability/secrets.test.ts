@@ -55,7 +55,7 @@ describe('secrets stay secret under faults', () => {
       await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
       // The client itself, called directly: what it throws is what any caller could log.
       await h.cloud.listAutoscaling(42).catch((e: unknown) => thrown.push(e));
-      await h.cloud.addDisk(42, { disk_type: 'SSD', disk_size: 1 } as Parameters<typeof h.cloud.addDisk>[1]).catch((e: unknown) => thrown.push(e));
+      await h.cloud.addDisk(42, { disk_type: 'SSD', disk_size: 1 }).catch((e: unknown) => thrown.push(e));
     }
     await cloud.refuse();
     await answerTo(h, 'firewall 42');
@@ -115,7 +115,7 @@ describe('secrets stay secret under faults', () => {
   });
 
   test('no secret in the audit trail', async () => {
-    const records = await h.store.latest(200);
+    const records = await h.store.audit.latest(200);
     expect(records.length).toBeGreaterThan(10);
     expect(leaks(JSON.stringify(records))).toEqual([]);
   });

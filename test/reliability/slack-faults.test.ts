@@ -102,7 +102,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(visibleText(ack.view)).toMatch(/Done/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
     expect(await eventually(() => linesAbout(h, /could not post the result to the channel/).length > 0)).toBe(true);
     expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
     // The audit post stays in the outbox and is retried; the refusal is logged with Slack's reason.
@@ -114,7 +114,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postEphemeral', () => ({ body: { ok: false, error: 'channel_not_found' } }));
     const ack = await submit(h, 'disk_add', 'UVIEWER', JSON.stringify({ channelId: CHANNEL, vsId: 42 }), goodDisk);
     expect(visibleText(ack)).toMatch(/operator/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
@@ -141,10 +141,10 @@ describe('Slack Web API and response_url failures', () => {
       h.slack.on('views.update', () => ({ body: { ok: false, error: 'not_found' } }));
       const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ack.view)).toMatch(/Working on it/);
-      expect(await eventually(async () => (await h.store.latest(1))[0]?.target === 'vs:44' && (await h.store.latest(1))[0]?.outcome !== 'started', 6000)).toBe(
-        true,
-      );
-      expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
+      expect(
+        await eventually(async () => (await h.store.audit.latest(1))[0]?.target === 'vs:44' && (await h.store.audit.latest(1))[0]?.outcome !== 'started', 6000),
+      ).toBe(true);
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
       expect(await eventually(() => linesAbout(h, /could not update the modal/).length > 0, 3000)).toBe(true);
       const [result] = await h.slack.waitForResponses(1, 3000);
       expect(visibleText(result!.body)).toMatch(/20 ?GB/);
@@ -184,7 +184,7 @@ describe('the Slack Web API unreachable', () => {
     );
     expect(res.status).toBe(200);
     expect(visibleText(res.json())).toMatch(/Done/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // The result post fails after its bounded retries, the audit post waits in the outbox; both are logged, not thrown.
     expect(await eventually(() => h.logs.some((l) => l.includes('Slack did not take an audit post')), LISTENER_BOUND_MS)).toBe(true);

@@ -72,7 +72,7 @@ describe('POST /backups/:id/restore', () => {
     ] as const) {
       const res = await restore(id);
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.text).backup).toMatchObject({ id, target_id: target });
+      expect(JSON.parse(res.text)).toMatchObject({ backup: { id, target_id: target } });
     }
   });
 

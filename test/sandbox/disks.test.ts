@@ -110,7 +110,9 @@ describe('POST /virtual_machines/:id/disks', () => {
     const res = await postXml(
       sandbox,
       '/virtual_machines/44/disks.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><disk><disk_type>SSD</disk_type><disk_size type="integer">50</disk_size><label>scratch &lt;tmp&gt; &amp; &quot;x&quot;</label><require_format_disk>1</require_format_disk><file_system>ext3</file_system><add_to_linux_fstab type="boolean">true</add_to_linux_fstab><mount_point nil="true"/></disk>',
+      '<?xml version="1.0" encoding="UTF-8"?><disk><disk_type>SSD</disk_type><disk_size type="integer">50</disk_size>' +
+        '<label>scratch &lt;tmp&gt; &amp; &quot;x&quot;</label><require_format_disk>1</require_format_disk>' +
+        '<file_system>ext3</file_system><add_to_linux_fstab type="boolean">true</add_to_linux_fstab><mount_point nil="true"/></disk>',
     );
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
@@ -143,7 +145,7 @@ describe('POST /virtual_machines/:id/disks', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.status).toBe(201);
-    expect(JSON.parse(res.text).disk).toMatchObject({ disk_type: 'HDD', disk_size: 8, label: 'from curl' });
+    expect(JSON.parse(res.text)).toMatchObject({ disk: { disk_type: 'HDD', disk_size: 8, label: 'from curl' } });
   });
 
   it('answers 404 for an unknown server', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FirewallRule } from '../../src/cloud/schemas';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { call, parseXml, typed, unwrap, xmlItems } from './http';
+import { call, leafText, parseXml, typed, unwrap, xmlItems } from './http';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -148,7 +148,7 @@ describe('GET /virtual_machines/:id/firewall_rules in XML', () => {
       return t.nil ? null : (t.text ?? '');
     };
     expect(rules.map((r) => Object.fromEntries(XML_SUBSET.map((f) => [f, plain(r[f])])))).toEqual(
-      json.map((r) => Object.fromEntries(XML_SUBSET.map((f) => [f, r[f] === null ? null : String(r[f])]))),
+      json.map((r) => Object.fromEntries(XML_SUBSET.map((f) => [f, r[f] === null ? null : leafText(r[f])]))),
     );
   });
 });

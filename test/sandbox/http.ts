@@ -55,12 +55,15 @@ export function xmlItems(doc: XmlNode, root: string, item: string): XmlNode[] {
   return ((list as XmlNode)[item] as XmlNode[] | undefined) ?? [];
 }
 
+/** A JSON or XML leaf (a string, a number, a boolean) as its text. */
+export const leafText = (leaf: unknown): string => (typeof leaf === 'string' ? leaf : JSON.stringify(leaf));
+
 /** A typed text element `{ '#text': '12', '@_type': 'integer' }` or a nil one. */
 export function typed(node: unknown): { text: string | undefined; type: string | undefined; nil: boolean } {
   if (typeof node === 'string') return { text: node, type: undefined, nil: false };
   const n = (node ?? {}) as XmlNode;
   return {
-    text: n['#text'] === undefined ? undefined : String(n['#text']),
+    text: n['#text'] === undefined ? undefined : leafText(n['#text']),
     type: n['@_type'] as string | undefined,
     nil: n['@_nil'] === 'true',
   };

@@ -63,15 +63,19 @@ describe('sandbox lifecycle', () => {
   it('restores the seed state and clears the request log on reset', async () => {
     const sandbox = await startSandbox({ now: () => new Date('2026-03-14T09:26:53Z') });
     try {
-      const first = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text);
+      const first = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text) as {
+        disk: unknown;
+      };
       await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } });
-      const restored = JSON.parse((await call(sandbox, '/backups/9/restore.json', { method: 'POST' })).text);
-      expect(restored.backup.updated_at).toBe('2026-03-14T09:26:53+00:00');
+      const restored: unknown = JSON.parse((await call(sandbox, '/backups/9/restore.json', { method: 'POST' })).text);
+      expect(restored).toHaveProperty(['backup', 'updated_at'], '2026-03-14T09:26:53+00:00');
       expect(sandbox.requests).toHaveLength(3);
 
       sandbox.reset();
       expect(sandbox.requests).toHaveLength(0);
-      const again = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text);
+      const again = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text) as {
+        disk: unknown;
+      };
       // Same id, number and identifier as the first disk after start: the state and the generator are back to the seed.
       expect(again.disk).toEqual(first.disk);
       expect(sandbox.requests).toHaveLength(1);
@@ -115,7 +119,7 @@ describe('sandbox lifecycle', () => {
     try {
       expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(404);
       const res = await postJson(sandbox, '/virtual_machines/7/disks.json', { disk: { disk_type: 'HDD', disk_size: 3 } });
-      expect(JSON.parse(res.text).disk).toMatchObject({ id: 1, disk_vm_number: 1, label: 'Disk 1' });
+      expect(JSON.parse(res.text)).toMatchObject({ disk: { id: 1, disk_vm_number: 1, label: 'Disk 1' } });
       expect(JSON.stringify(seed)).toBe(before);
     } finally {
       await sandbox.close();
@@ -149,7 +153,7 @@ describe('the default seed', () => {
 });
 
 describe('npm run sandbox', () => {
-  it('listens on the port given after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, and stops on SIGTERM', async () => {
+  it('listens on the port after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, stops on SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../src/sandbox/main.ts'), '--port', String(port)], {
       cwd: join(__dirname, '../..'),

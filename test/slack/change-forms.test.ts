@@ -1,4 +1,4 @@
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
 import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
@@ -38,7 +38,7 @@ describe('changes from Slack', () => {
     await settle();
     expect(h.slack.callsTo('views.open')).toHaveLength(0);
     expect(h.sandbox.requests).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'denied' });
   });
 
   test('an operator adds a disk: the API receives the spec body and the channel gets the new disk', async () => {
@@ -72,7 +72,7 @@ describe('changes from Slack', () => {
     expect(text).toMatch(/20 ?GB/);
     expect(text).toMatch(/SSD/);
     expect(text).toContain('data &lt;disk&gt; &amp; more');
-    const record = (await h.store.latest(1))[0]!;
+    const record = (await h.store.audit.latest(1))[0]!;
     expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'succeeded', apiStatus: 201 });
     expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
     // …and the audit channel hears of it.
@@ -91,7 +91,7 @@ describe('changes from Slack', () => {
     expect(ack.response_action).toBe('errors');
     expect(Object.keys(ack.errors!).sort()).toEqual(['disk_size', 'file_system', 'mount_point']);
     expect(diskPosts(h)).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'invalid', action: 'disk_add' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', action: 'disk_add' });
   });
 
   test('the same submission delivered twice creates one disk', async () => {
@@ -114,7 +114,7 @@ describe('changes from Slack', () => {
     expect(JSON.stringify(ack)).toMatch(/operator/);
     await settle();
     expect(diskPosts(h)).toHaveLength(0);
-    expect((await h.store.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', outcome: 'denied' });
   });
 
   test('an admin restores a backup after typing its id again; the reason is audited', async () => {
@@ -130,7 +130,7 @@ describe('changes from Slack', () => {
     const [result] = await h.slack.waitForResponses(1);
     expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
     expect(JSON.stringify(result!.body)).toMatch(/VS 42/);
-    expect((await h.store.latest(1))[0]).toMatchObject({
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'backup_restore',
       target: 'backup:9',
       outcome: 'succeeded',
@@ -170,14 +170,14 @@ describe('changes from Slack', () => {
     const view = await openForm(h, 'backup restore 12', 'UADMIN');
     const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('12') });
     expect(JSON.stringify(ack)).toMatch(/refused/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
   });
 
   test('/vs audit shows the latest records to admins only', async () => {
     await h.command('audit 5', { user: 'UADMIN', channel: CHANNEL });
     const [shown] = await h.slack.waitForResponses(1);
     expect((shown!.body as { response_type: string }).response_type).toBe('ephemeral');
-    const latest = (await h.store.latest(1))[0]!;
+    const latest = (await h.store.audit.latest(1))[0]!;
     expect(JSON.stringify(shown!.body)).toContain(latest.target);
     expect(JSON.stringify(shown!.body)).toContain(latest.action);
     await h.command('audit', { user: 'UOPER', channel: CHANNEL });
@@ -200,12 +200,31 @@ describe('changes from Slack', () => {
     expect(posts.map((p) => p.args.channel)).toContain('CSHORT');
   });
 
+  test('a change sent to the cloud API whose outcome cannot be recorded is told as such, not as a crash', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const complete = h.store.audit.complete.bind(h.store.audit);
+    h.store.audit.complete = () => Promise.reject(new Error('disk I/O error'));
+    try {
+      const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+      expect(diskPosts(h)).toHaveLength(1);
+      expect(ack.response_action).toBe('update');
+      const said = JSON.stringify(ack.view);
+      expect(said).toContain('The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.');
+      expect(said).toContain('Check VS 42');
+      expect(said).not.toContain('Something went wrong');
+      expect(h.logs.some((l) => l.includes('"code":"vs_change_outcome_not_recorded"'))).toBe(true);
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'started' });
+    } finally {
+      h.store.audit.complete = complete;
+    }
+  });
+
   test('audit records survive reopening the store', async () => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
-    const reopened = openSqliteAuditStore(h.dbPath);
+    const reopened = openSqliteStore(h.dbPath);
     try {
-      expect((await reopened.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'succeeded', userId: 'UOPER' });
+      expect((await reopened.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'succeeded', userId: 'UOPER' });
     } finally {
       await reopened.close();
     }
@@ -229,7 +248,7 @@ describe('channel restriction and a 422 from the API', () => {
     await h.command('disk add 42', { user: 'UOPER', channel: 'COTHER' });
     const [post] = await h.slack.waitForResponses(1);
     expect(JSON.stringify(post!.body)).toContain(CHANNEL);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: 'COTHER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: 'COTHER' });
   });
 
   test('a 422 keeps the modal open with the API messages on the matching field and the rest on the form', async () => {
@@ -239,7 +258,7 @@ describe('channel restriction and a 422 from the API', () => {
     expect(ack.response_action).toBe('errors');
     expect(ack.errors!.disk_size).toMatch(/free space/);
     expect(Object.values(ack.errors!).join(' ')).toMatch(/quota reached/);
-    expect((await h.store.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422 });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422 });
   });
 
   test('a 422 message naming another field (label) lands on that field, not on the size', async () => {

@@ -6,8 +6,8 @@ import { composeBot, type Bot } from '../../src/compose';
 import { loadConfig, secretValues } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import type { AuditStore } from '../../src/store/audit-store';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import type { Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
 import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
 import { viewSubmission } from '../helpers/payloads';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
@@ -30,7 +30,7 @@ describe('the bot in Socket Mode', () => {
   let slack: SlackFake;
   let link: SocketModeServer;
   let sandbox: Sandbox;
-  let store: AuditStore;
+  let store: Store;
   let app: Bot;
   let port: number;
   let stopped = false;
@@ -59,7 +59,7 @@ describe('the bot in Socket Mode', () => {
     });
     const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
     // The test opens the store so that it can read it after the bot has stopped.
-    store = openSqliteAuditStore(config.dbPath);
+    store = openSqliteStore(config.dbPath);
     app = await composeBot(config, { logger, store, cloudDeps: { retry: { baseDelayMs: 5 } } });
     // Resolves once the socket is open and Slack's hello arrived.
     await expect(app.start()).resolves.toEqual({ port: null });
@@ -74,7 +74,7 @@ describe('the bot in Socket Mode', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('it opens the socket with the app-level token (xapp-), never the bot token', async () => {
+  test('it opens the socket with the app-level token (xapp-), never the bot token', () => {
     const opens = slack.callsTo('apps.connections.open');
     expect(opens).toHaveLength(1);
     expect(opens[0]!.token).toBe(APP_TOKEN);
@@ -191,7 +191,7 @@ describe('the bot in Socket Mode', () => {
     const posts = sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(before + 1);
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
-    const [record] = await store.latest(1);
+    const [record] = await store.audit.latest(1);
     expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
   });
 
@@ -212,9 +212,9 @@ describe('the bot in Socket Mode', () => {
     }
   });
 
-  test('stopping while a disk form is being applied: the "Done" ack still reaches Slack over the socket, then the socket and health port close for good', async () => {
+  test('stopping while a disk form is applied: the "Done" ack still reaches Slack over the socket, then socket and health port close for good', async () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
-    const [record] = await store.latest(1);
+    const [record] = await store.audit.latest(1);
     sandbox.setDelay(500);
     const posts = () => sandbox.requests.filter((r) => r.method === 'POST').length;
     const before = posts();
@@ -236,8 +236,8 @@ describe('the bot in Socket Mode', () => {
 
     const ack = await link.waitForAck(submission, 1000);
     expect(visibleText(ack.payload)).toMatch(/Done/);
-    expect((await store.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
-    expect((await store.latest(1))[0]!.id).not.toBe(record!.id);
+    expect((await store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
+    expect((await store.audit.latest(1))[0]!.id).not.toBe(record!.id);
 
     await sleep(200);
     expect(link.openConnections()).toBe(0);

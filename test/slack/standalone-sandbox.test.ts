@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,7 +100,7 @@ describe('the bot on a standalone sandbox given by URL', () => {
 
   it('does not label answers of an API that does not say it is the sandbox', async () => {
     // The same sandbox behind a proxy that drops the header: what a real cloud API looks like to the bot.
-    const proxy: Server = createServer(async (req, res) => {
+    async function forwardWithoutHeader(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const upstream = await request(`${sandbox.url}${req.url}`, {
@@ -115,7 +115,8 @@ describe('the bot on a standalone sandbox given by URL', () => {
       const body = Buffer.from(await upstream.body.arrayBuffer());
       res.writeHead(upstream.statusCode, { 'content-type': String(upstream.headers['content-type']), 'content-length': body.length });
       res.end(body);
-    });
+    }
+    const proxy: Server = createServer((req, res) => void forwardWithoutHeader(req, res));
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const plain = (bot = await startBot(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 'plain'));
     try {

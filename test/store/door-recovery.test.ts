@@ -1,7 +1,7 @@
 import { createChanges } from '../../src/changes/changes';
 import type { Policy } from '../../src/changes/policy';
 import type { Disk } from '../../src/cloud/schemas';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
+import { openSqliteStore } from '../../src/store/sqlite';
 
 // The door and the store together: a change whose instance never hears back
 // from the cloud API stays `started` while its lease lives, and is settled as
@@ -10,13 +10,13 @@ import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
 
 const policy: Policy = {
   changeRolesConfigured: true,
-  roleOf: async () => 'admin',
-  can: async () => ({ allowed: true, action: 'disk_add', role: 'admin', needed: 'operator', denial: null }),
+  roleOf: () => Promise.resolve('admin'),
+  can: () => Promise.resolve({ allowed: true, action: 'disk_add', role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],
 };
 
 test('a change left hanging is settled as interrupted once its own lease expires, not before, and not the newer one', async () => {
-  const store = openSqliteAuditStore(':memory:');
+  const store = openSqliteStore(':memory:');
   let clock = 1_000_000;
   const hanging = new Promise<Disk>(() => undefined);
   const changes = createChanges({
@@ -27,22 +27,22 @@ test('a change left hanging is settled as interrupted once its own lease expires
     cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) },
   });
   try {
-    void changes.addDisk({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 42, { disk_type: 'SSD', disk_size: '20' });
+    void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const [first] = await store.latest(1);
+    const [first] = await store.audit.latest(1);
     expect(first).toMatchObject({ outcome: 'started', target: 'vs:42' });
-    expect(await store.recoverInterrupted(clock + 999)).toEqual([]);
+    expect(await store.audit.recoverInterrupted(clock + 999)).toEqual([]);
 
     // The lease ran out; a newer change to VS 42 takes the lock over and hangs too.
     clock += 1500;
-    void changes.addDisk({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V2' }, 42, { disk_type: 'SSD', disk_size: '30' });
+    void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V2' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '30' });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const [second] = await store.latest(1);
-    expect(second).toMatchObject({ outcome: 'started', target: 'vs:42', params: expect.objectContaining({ disk_size: 30 }) });
+    const [second] = await store.audit.latest(1);
+    expect(second).toMatchObject({ outcome: 'started', target: 'vs:42', params: { disk_size: 30 } });
 
-    const recovered = await store.recoverInterrupted(clock);
+    const recovered = await store.audit.recoverInterrupted(clock);
     expect(recovered.map((r) => [r.id, r.outcome])).toEqual([[first!.id, 'interrupted']]);
-    expect((await store.latest(1))[0]).toMatchObject({ id: second!.id, outcome: 'started' });
+    expect((await store.audit.latest(1))[0]).toMatchObject({ id: second!.id, outcome: 'started' });
   } finally {
     await store.close();
   }

@@ -1,14 +1,42 @@
+// @ts-check
 // The local page: a Slack-like window onto the stand-in. It shows what the
 // stand-in holds (channels, messages, modals, the Home tab), sends what a
 // person does to the stand-in's /local/ endpoints, and follows every change
 // over server-sent events. No framework and no build step.
 
-import { el, mrkdwn, renderBlocks, renderElement, textObject, unsupported } from './blocks.js';
+import { el, mrkdwn, renderBlocks, textObject, unsupported } from './blocks.js';
 
-const $ = (id) => document.getElementById(id);
+/** @typedef {import('./types').Answer} Answer */
+/** @typedef {import('./types').Block} Block */
+/** @typedef {import('./types').BlockElement} BlockElement */
+/** @typedef {import('./types').Confirm} Confirm */
+/** @typedef {import('./types').Events} Events */
+/** @typedef {import('./types').Message} Message */
+/** @typedef {import('./types').OpenView} OpenView */
+/** @typedef {import('./types').RenderContext} RenderContext */
+/** @typedef {import('./types').Snapshot} Snapshot */
+/** @typedef {{ viewId: string } | Pick<Message, 'channel' | 'ts'>} ActionSource a message's button, or a view's */
+
+/**
+ * An element of index.html, of the type the page expects.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {new () => T} type
+ * @returns {T}
+ */
+function byId(id, type) {
+  const node = document.getElementById(id);
+  if (!(node instanceof type)) throw new Error(`the page has no #${id} of the expected kind`);
+  return node;
+}
+const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
+
+/** @type {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals'> & { bot: Snapshot['bot'] | null, views: Map<string, OpenView> }} */
 const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [] };
+/** @type {{ me: string, channel: string, showing: 'channel' | 'home', modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }} */
 const ui = { me: '', channel: '', showing: 'channel', modalViewId: null, modalHash: null, lastFocus: null };
 
+/** @type {RenderContext} */
 const ctx = {
   person: (id) => (id === data.bot?.id ? { name: data.bot.name } : data.people.find((p) => p.id === id)),
   channel: (id) => data.channels.find((c) => c.id === id),
@@ -16,15 +44,27 @@ const ctx = {
   openChannel: (id) => (data.channels.some((c) => c.id === id) ? showChannel(id) : undefined),
 };
 
+/**
+ * A JSON answer of the stand-in, typed by its caller (the page trusts its own server).
+ * @param {Response} res
+ * @returns {Promise<unknown>}
+ */
+const bodyOf = (res) => res.json();
+
+/**
+ * @param {string} path
+ * @param {Record<string, unknown>} body
+ * @returns {Promise<Answer>}
+ */
 async function post(path, body) {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: ui.me, ...body }) });
-  return res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
+  return /** @type {Promise<Answer>} */ (bodyOf(res)).catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
 }
 
 // --- sidebar ------------------------------------------------------------------
 
 function renderSidebar() {
-  const select = $('person');
+  const select = byId('person', HTMLSelectElement);
   select.replaceChildren(...data.people.map((p) => el('option', { value: p.id, selected: p.id === ui.me }, p.name)));
   const me = data.people.find((p) => p.id === ui.me);
   $('person-role').textContent = me ? `Role here: ${me.role}` : '';
@@ -49,6 +89,7 @@ function renderSidebar() {
   $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
 }
 
+/** @param {string} id */
 function showChannel(id) {
   ui.channel = id;
   ui.showing = 'channel';
@@ -66,18 +107,20 @@ async function showHome() {
 
 // --- messages -----------------------------------------------------------------
 
-const visible = (m) => m.channel === ui.channel && (m.ephemeralTo === undefined || m.ephemeralTo === ui.me);
-const timeOf = (ts) => new Date(Number(ts) * 1000).toISOString().slice(11, 16);
-const messageId = (m) => `m-${m.channel}-${m.ts.replace('.', '-')}`;
+const visible = (/** @type {Message} */ m) => m.channel === ui.channel && (m.ephemeralTo === undefined || m.ephemeralTo === ui.me);
+const timeOf = (/** @type {string} */ ts) => new Date(Number(ts) * 1000).toISOString().slice(11, 16);
+const messageId = (/** @type {Pick<Message, 'channel' | 'ts'>} */ m) => `m-${m.channel}-${m.ts.replace('.', '-')}`;
 
+/** @param {Message} m */
 function messageNode(m) {
   const author = ctx.person(m.author);
-  const isBot = m.author === data.bot?.id;
-  const name = m.kind === 'notice' ? 'Slackbot' : isBot ? data.bot.name : (author?.name ?? m.author);
+  const bot = data.bot !== null && m.author === data.bot.id ? data.bot : null;
+  const isBot = bot !== null;
+  const name = m.kind === 'notice' ? 'Slackbot' : bot ? bot.name : (author?.name ?? m.author);
   const body = el('div', { class: 'message-body' });
   if (m.kind === 'command') body.append(el('code', { class: 'command' }, m.text));
   else if (Array.isArray(m.blocks) && m.blocks.length > 0)
-    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => act(m, element, button) }));
+    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
   return el(
     'article',
@@ -108,7 +151,10 @@ function renderMessages() {
   list.scrollTop = list.scrollHeight;
 }
 
-/** A new or replaced message, in place; focus stays on the button it had, if that button is still there. */
+/**
+ * A new or replaced message, in place; focus stays on the button it had, if that button is still there.
+ * @param {Message} m
+ */
 function upsertMessage(m) {
   const i = data.messages.findIndex((x) => x.channel === m.channel && x.ts === m.ts);
   if (i >= 0) data.messages[i] = m;
@@ -118,7 +164,7 @@ function upsertMessage(m) {
   const existing = document.getElementById(messageId(m));
   const node = messageNode(m);
   if (existing) {
-    const focusedText = existing.contains(document.activeElement) ? document.activeElement.textContent : null;
+    const focusedText = document.activeElement && existing.contains(document.activeElement) ? document.activeElement.textContent : null;
     existing.replaceWith(node);
     if (focusedText !== null) [...node.querySelectorAll('button')].find((b) => b.textContent === focusedText)?.focus();
   } else {
@@ -129,21 +175,31 @@ function upsertMessage(m) {
   }
 }
 
-async function act(message, element, button) {
+/**
+ * @param {ActionSource} source
+ * @param {BlockElement} element
+ * @param {HTMLButtonElement} button
+ */
+async function act(source, element, button) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   if (element.url) window.open(element.url, '_blank', 'noopener');
   button.disabled = true;
-  const answer = message.viewId
-    ? await post('/local/action', { viewId: message.viewId, actionId: element.action_id })
-    : await post('/local/action', { channel: message.channel, ts: message.ts, actionId: element.action_id });
+  const answer =
+    'viewId' in source
+      ? await post('/local/action', { viewId: source.viewId, actionId: element.action_id })
+      : await post('/local/action', { channel: source.channel, ts: source.ts, actionId: element.action_id });
   if (button.isConnected) button.disabled = false;
   if (!answer.ok) showStatus(`The button did not work: ${answer.error}`);
 }
 
+/**
+ * @param {Confirm} c
+ * @returns {Promise<boolean>}
+ */
 function confirmDialog(c) {
-  const dialog = $('confirm');
+  const dialog = byId('confirm', HTMLDialogElement);
   return new Promise((resolve) => {
-    const done = (yes) => {
+    const done = (/** @type {boolean} */ yes) => {
       dialog.close();
       resolve(yes);
     };
@@ -169,7 +225,9 @@ function confirmDialog(c) {
   });
 }
 
+/** @param {string} text */
 function showStatus(text) {
+  /** @type {Message} */
   const notice = { channel: ui.channel, ts: String(Date.now() / 1000), author: 'page', text, ephemeralTo: ui.me, kind: 'notice' };
   upsertMessage(notice);
 }
@@ -210,13 +268,13 @@ function myTopView() {
 }
 
 function renderModal() {
-  const dialog = $('modal');
+  const dialog = byId('modal', HTMLDialogElement);
   const open = myTopView();
   if (!open) {
     if (dialog.open) dialog.close();
     // Back where the person was (after the dialog's own focus restoring step, which otherwise leaves typing stuck in Chrome).
     if (ui.modalViewId) {
-      const back = ui.lastFocus?.isConnected ? ui.lastFocus : $('message');
+      const back = ui.lastFocus instanceof HTMLElement && ui.lastFocus.isConnected ? ui.lastFocus : $('message');
       setTimeout(() => {
         back.blur();
         back.focus();
@@ -242,7 +300,7 @@ function renderModal() {
       'div',
       { class: 'modal-header' },
       el('h2', { id: 'modal-title', class: 'modal-title' }, view.title?.text ?? ''),
-      el('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close', onclick: () => closeModal() }, '×'),
+      el('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close', onclick: () => void closeModal() }, '×'),
     ),
     el(
       'div',
@@ -250,14 +308,14 @@ function renderModal() {
       renderBlocks(view.blocks, {
         ...ctx,
         input: (block) => inputNode(block, open),
-        onAction: (_block, element, button) => act({ viewId: open.id }, element, button),
+        onAction: (_block, element, button) => void act({ viewId: open.id }, element, button),
       }),
     ),
     status,
     el(
       'div',
       { class: 'modal-footer' },
-      el('button', { type: 'button', class: 'btn btn-default', onclick: () => closeModal() }, view.close?.text ?? 'Close'),
+      el('button', { type: 'button', class: 'btn btn-default', onclick: () => void closeModal() }, view.close?.text ?? 'Close'),
       view.submit ? el('button', { type: 'submit', class: 'btn btn-primary' }, view.submit.text) : null,
     ),
   );
@@ -265,13 +323,13 @@ function renderModal() {
     e.preventDefault();
     void submitModal(open, form, status);
   });
-  if (dialog.contains(document.activeElement)) document.activeElement.blur();
+  if (document.activeElement instanceof HTMLElement && dialog.contains(document.activeElement)) document.activeElement.blur();
   dialog.replaceChildren(form);
   // Escape closes the dialog at once (as Slack does); the stand-in is told, and the app if it asked to be.
   dialog.oncancel = () => void closeModal();
   if (!dialog.open) dialog.showModal();
   applyErrors(open.errors ?? {});
-  (dialog.querySelector('input, select, textarea') ?? dialog.querySelector('.modal-footer button'))?.focus();
+  /** @type {HTMLElement | null} */ (dialog.querySelector('input, select, textarea') ?? dialog.querySelector('.modal-footer button'))?.focus();
 }
 
 async function closeModal() {
@@ -279,10 +337,14 @@ async function closeModal() {
   await post('/local/close', { viewId: ui.modalViewId });
 }
 
-const fieldId = (blockId) => `f-${blockId}`;
+const fieldId = (/** @type {string} */ blockId) => `f-${blockId}`;
 
+/**
+ * @param {Block} block
+ * @param {OpenView} open
+ */
 function inputNode(block, open) {
-  const e = block.element ?? {};
+  const e = block.element ?? { type: '' };
   const id = fieldId(block.block_id);
   const hintId = block.hint ? `h-${block.block_id}` : null;
   const errorId = `e-${block.block_id}`;
@@ -368,7 +430,7 @@ function inputNode(block, open) {
             { class: 'choice' },
             box,
             el('label', { for: optionId }, o.text?.text ?? o.value),
-            descId ? el('span', { class: 'choice-description', id: descId }, o.description.text) : null,
+            o.description ? el('span', { class: 'choice-description', id: descId }, o.description.text) : null,
           ),
         );
       });
@@ -383,36 +445,50 @@ function inputNode(block, open) {
   return wrap;
 }
 
+/** @param {HTMLFormElement} form */
 function readValues(form) {
+  /** @type {Record<string, string | string[] | null>} */
   const values = {};
   for (const wrap of form.querySelectorAll('.b-input')) {
-    const blockId = wrap.dataset.block;
+    if (!(wrap instanceof HTMLElement)) continue;
+    const blockId = wrap.dataset.block ?? '';
     const type = wrap.dataset.type;
-    if (type === 'checkboxes') values[blockId] = [...wrap.querySelectorAll('input:checked')].map((b) => b.value);
-    else if (type === 'radio_buttons') values[blockId] = wrap.querySelector('input:checked')?.value ?? null;
+    if (type === 'checkboxes') values[blockId] = [...wrap.querySelectorAll('input:checked')].map((b) => /** @type {HTMLInputElement} */ (b).value);
+    else if (type === 'radio_buttons') values[blockId] = /** @type {HTMLInputElement | null} */ (wrap.querySelector('input:checked'))?.value ?? null;
     else {
-      const field = wrap.querySelector('input, select, textarea');
+      const field = /** @type {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null} */ (wrap.querySelector('input, select, textarea'));
       if (field) values[blockId] = field.value === '' ? null : field.value;
     }
   }
   return values;
 }
 
+/**
+ * @param {Record<string, string>} errors
+ * @returns {HTMLElement | null} the first field with an error
+ */
 function applyErrors(errors) {
   const dialog = $('modal');
+  /** @type {HTMLElement | null} */
   let first = null;
   for (const wrap of dialog.querySelectorAll('.b-input')) {
-    const message = errors[wrap.dataset.block];
-    const error = wrap.querySelector('.field-error');
+    if (!(wrap instanceof HTMLElement)) continue;
+    const message = errors[wrap.dataset.block ?? ''];
+    const error = /** @type {HTMLElement} */ (wrap.querySelector('.field-error'));
     error.textContent = message ?? '';
     error.hidden = !message;
     wrap.classList.toggle('has-error', Boolean(message));
     for (const field of wrap.querySelectorAll('input, select, textarea, fieldset')) field.setAttribute('aria-invalid', message ? 'true' : 'false');
-    if (message && !first) first = wrap.querySelector('input, select, textarea');
+    if (message && !first) first = /** @type {HTMLElement | null} */ (wrap.querySelector('input, select, textarea'));
   }
   return first;
 }
 
+/**
+ * @param {OpenView} open
+ * @param {HTMLFormElement} form
+ * @param {HTMLElement} status
+ */
 async function submitModal(open, form, status) {
   // Not `disabled`: a focused button that becomes disabled leaves Chrome's keyboard input stuck after the dialog closes.
   if (form.getAttribute('aria-busy') === 'true') return;
@@ -436,7 +512,7 @@ function renderHome() {
   const view = data.homes[ui.me];
   $('home-body').replaceChildren(
     view
-      ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => act({ viewId: view.id }, element, button) })
+      ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => void act({ viewId: view.id }, element, button) })
       : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
   );
 }
@@ -460,7 +536,7 @@ function renderAll() {
 }
 
 async function load() {
-  const snapshot = await (await fetch('/local/state')).json();
+  const snapshot = /** @type {Snapshot} */ (await bodyOf(await fetch('/local/state')));
   data.people = snapshot.people;
   data.channels = snapshot.channels;
   data.bot = snapshot.bot;
@@ -475,7 +551,17 @@ async function load() {
 
 function follow() {
   const events = new EventSource('/local/events');
-  const on = (type, handle) => events.addEventListener(type, (e) => handle(JSON.parse(e.data)));
+  /**
+   * @template {keyof Events} K
+   * @param {K} type
+   * @param {(event: Events[K]) => void} handle
+   */
+  const on = (type, handle) =>
+    events.addEventListener(type, (e) => {
+      /** @type {unknown} */
+      const payload = JSON.parse(/** @type {MessageEvent<string>} */ (e).data);
+      handle(/** @type {Events[K]} */ (payload));
+    });
   on('message', ({ message }) => upsertMessage(message));
   on('delete', ({ channel, ts }) => {
     data.messages = data.messages.filter((m) => !(m.channel === channel && m.ts === ts));
@@ -508,15 +594,19 @@ function follow() {
 }
 
 function wire() {
-  $('person').addEventListener('change', (e) => {
-    ui.me = e.target.value;
+  const person = byId('person', HTMLSelectElement);
+  person.addEventListener('change', () => {
+    ui.me = person.value;
     ui.modalViewId = null;
     renderAll();
   });
   $('home-tab').addEventListener('click', () => void showHome());
-  $('composer').addEventListener('submit', async (e) => {
+  $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
-    const input = $('message');
+    void sendCommand();
+  });
+  async function sendCommand() {
+    const input = byId('message', HTMLInputElement);
     const text = input.value.trim();
     if (!text) return;
     if (!/^\/vs(\s|$)/.test(text)) {
@@ -526,10 +616,10 @@ function wire() {
     input.value = '';
     const answer = await post('/local/command', { channel: ui.channel, text });
     if (!answer.ok && answer.error && !/dispatch_failed|operation_timeout/.test(answer.error)) showStatus(`The command was not sent: ${answer.error}`);
-  });
+  }
   const menuButton = $('shortcuts-button');
   const menu = $('shortcuts-menu');
-  const setMenu = (open) => {
+  const setMenu = (/** @type {boolean} */ open) => {
     menu.hidden = !open;
     menuButton.setAttribute('aria-expanded', String(open));
     if (open) menu.querySelector('button')?.focus();
@@ -537,7 +627,7 @@ function wire() {
   menuButton.addEventListener('click', () => setMenu(menu.hidden));
   menu.addEventListener('keydown', (e) => {
     const items = [...menu.querySelectorAll('button')];
-    const i = items.indexOf(document.activeElement);
+    const i = items.findIndex((item) => item === document.activeElement);
     if (e.key === 'Escape') {
       setMenu(false);
       menuButton.focus();
@@ -546,12 +636,12 @@ function wire() {
       items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
     }
   });
-  for (const item of menu.querySelectorAll('button')) {
-    item.addEventListener('click', async () => {
-      setMenu(false);
-      const answer = await post('/local/shortcut', { callbackId: item.dataset.callback, channel: ui.channel });
-      if (!answer.ok) showStatus(`The shortcut did not work: ${answer.error}`);
-    });
+  for (const item of menu.querySelectorAll('button')) item.addEventListener('click', () => void openShortcut(item.dataset.callback));
+  /** @param {string | undefined} callbackId */
+  async function openShortcut(callbackId) {
+    setMenu(false);
+    const answer = await post('/local/shortcut', { callbackId, channel: ui.channel });
+    if (!answer.ok) showStatus(`The shortcut did not work: ${answer.error}`);
   }
 }
 

@@ -1,8 +1,18 @@
+// @ts-check
 // Block Kit to DOM, for the local page: the blocks and elements the bot sends,
 // and mrkdwn (bold, italic, strike, code, links, mentions, emoji names).
 // Built with DOM calls only (never innerHTML), so nothing the bot or the cloud
 // API writes can become markup. What it cannot render is shown as such.
 
+/** @typedef {import('./types').Block} Block */
+/** @typedef {import('./types').BlockElement} BlockElement */
+/** @typedef {import('./types').ContextElement} ContextElement */
+/** @typedef {import('./types').RenderContext} RenderContext */
+/** @typedef {import('./types').TextObject} TextObject */
+/** @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} AttributeValue */
+/** @typedef {Node | string | null | undefined} Child */
+
+/** @type {Record<string, string | undefined>} */
 const EMOJI = {
   white_check_mark: '✅',
   heavy_check_mark: '✔️',
@@ -60,13 +70,22 @@ const EMOJI = {
   robot_face: '🤖',
 };
 
+/**
+ * An element with attributes (`class`, `text`, `on<event>` listeners, the rest as attributes; null, undefined and
+ * false leave one out) and children.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, AttributeValue>} [attrs]
+ * @param {...(Child | Child[])} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    if (typeof v === 'function') node.addEventListener(k.slice(2), v);
+    else if (k === 'class') node.className = String(v);
+    else if (k === 'text') node.textContent = String(v);
     else node.setAttribute(k, v === true ? '' : String(v));
   }
   for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
@@ -75,14 +94,22 @@ const el = (tag, attrs = {}, ...children) => {
 export { el };
 
 /** Slack escapes &, < and > in text; shown as the characters they stand for. */
-const unescape = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (/** @type {string} */ s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-/** A note that something was not rendered, never a silent drop. */
+/**
+ * A note that something was not rendered, never a silent drop.
+ * @param {string} what
+ * @param {string} type
+ */
 export function unsupported(what, type) {
   return el('div', { class: 'unsupported', role: 'note' }, `unsupported ${what}: ${type}`);
 }
 
-/** mrkdwn → DOM. `ctx` resolves mentions: { person(id), channel(id), openChannel(id) }. */
+/**
+ * mrkdwn → DOM. `ctx` resolves mentions: { person(id), channel(id), openChannel(id) }.
+ * @param {string} text
+ * @param {RenderContext} ctx
+ */
 export function mrkdwn(text, ctx) {
   const out = document.createDocumentFragment();
   const parts = String(text).split(/(```[\s\S]*?```)/);
@@ -94,9 +121,25 @@ export function mrkdwn(text, ctx) {
 }
 
 // Earliest match wins; at one position, code before links before styles.
-const INLINE =
-  /`([^`\n]+)`|<([^<>\n]+)>|(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])|(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])|(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])|:([a-z][a-z0-9_+-]*):|(\n)|^&gt; ?(.*)$/gm;
+const INLINE = new RegExp(
+  [
+    /`([^`\n]+)`/.source, // code
+    /<([^<>\n]+)>/.source, // a link or a mention
+    /(?<![\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/.source, // bold
+    /(?<![\w_])_(?!\s)([^_\n]+?)_(?![\w_])/.source, // italic
+    /(?<![\w~])~(?!\s)([^~\n]+?)~(?![\w~])/.source, // strike
+    /:([a-z][a-z0-9_+-]*):/.source, // an emoji name
+    /(\n)/.source, // a line break
+    /^&gt; ?(.*)$/.source, // a quote
+  ].join('|'),
+  'gm',
+);
 
+/**
+ * @param {string} text
+ * @param {ParentNode} parent
+ * @param {RenderContext} ctx
+ */
 function inline(text, parent, ctx) {
   let last = 0;
   for (const m of text.matchAll(INLINE)) {
@@ -115,10 +158,15 @@ function inline(text, parent, ctx) {
   if (last < text.length) parent.append(unescape(text.slice(last)));
 }
 
-const emojiNode = (name) => el('span', { class: 'emoji', role: 'img', 'aria-label': name.replace(/_/g, ' '), title: `:${name}:`, text: EMOJI[name] });
+const emojiNode = (/** @type {string} */ name) =>
+  el('span', { class: 'emoji', role: 'img', 'aria-label': name.replace(/_/g, ' '), title: `:${name}:`, text: EMOJI[name] });
 
+/**
+ * @param {string} inner
+ * @param {RenderContext} ctx
+ */
 function link(inner, ctx) {
-  const [target, label] = inner.split('|', 2);
+  const [target = '', label] = inner.split('|', 2);
   if (target.startsWith('@')) {
     const person = ctx.person(target.slice(1));
     return el('span', { class: 'mention', text: `@${person ? person.name : target.slice(1)}` });
@@ -138,7 +186,11 @@ function link(inner, ctx) {
   return document.createTextNode(unescape(`<${inner}>`));
 }
 
-/** A text object: plain_text as text (emoji names resolved), mrkdwn parsed. */
+/**
+ * A text object: plain_text as text (emoji names resolved), mrkdwn parsed.
+ * @param {TextObject | undefined} t
+ * @param {RenderContext} ctx
+ */
 export function textObject(t, ctx) {
   if (!t || typeof t.text !== 'string') return document.createTextNode('');
   if (t.type === 'mrkdwn') return mrkdwn(t.text, ctx);
@@ -155,11 +207,13 @@ export function textObject(t, ctx) {
   return frag;
 }
 
-const plain = (t) => (t && typeof t.text === 'string' ? t.text : '');
+const plain = (/** @type {TextObject | undefined} */ t) => (t && typeof t.text === 'string' ? t.text : '');
 
 /**
  * Renders message or view blocks. `ctx` also carries `onAction(block, element)`
  * for buttons and, in modals, `input(block)` for input blocks.
+ * @param {Block[] | undefined} blocks
+ * @param {RenderContext} ctx
  */
 export function renderBlocks(blocks, ctx) {
   const frag = document.createDocumentFragment();
@@ -167,6 +221,11 @@ export function renderBlocks(blocks, ctx) {
   return frag;
 }
 
+/**
+ * @param {Block} block
+ * @param {RenderContext} ctx
+ * @returns {Node}
+ */
 function renderBlock(block, ctx) {
   switch (block.type) {
     case 'header':
@@ -190,7 +249,7 @@ function renderBlock(block, ctx) {
       return el(
         'div',
         { class: 'b-context' },
-        (block.elements ?? []).map((e) =>
+        /** @type {ContextElement[]} */ (block.elements ?? []).map((e) =>
           e.type === 'image' ? el('img', { src: safeImage(e.image_url), alt: e.alt_text ?? '', class: 'b-context-image' }) : el('span', {}, textObject(e, ctx)),
         ),
       );
@@ -217,13 +276,18 @@ function renderBlock(block, ctx) {
 }
 
 // Only images the page itself serves or inline data: the CSP would block others anyway.
-const safeImage = (url) => (typeof url === 'string' && url.startsWith('data:image/') ? url : '');
+const safeImage = (/** @type {string | undefined} */ url) => (typeof url === 'string' && url.startsWith('data:image/') ? url : '');
 
-export function renderElement(block, element, ctx) {
+/**
+ * @param {Block} block
+ * @param {BlockElement} element
+ * @param {RenderContext} ctx
+ */
+function renderElement(block, element, ctx) {
   if (element.type === 'button') {
     const button = el('button', { type: 'button', class: `btn ${element.style ? `btn-${element.style}` : 'btn-default'}` }, plain(element.text));
     if (element.url) button.setAttribute('data-url', element.url);
-    button.addEventListener('click', () => ctx.onAction(block, element, button));
+    button.addEventListener('click', () => ctx.onAction?.(block, element, button));
     return button;
   }
   return unsupported('element', element.type);

@@ -1,19 +1,35 @@
-import type { ChangeResult, Target } from '../../changes';
-import { changeFailureMessage, targetTitle } from './cloud-errors';
+import { targetTitle, type ChangeResult, type Target } from '../../changes';
+import { appliedUnreadableText } from './changes';
+import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
-import { safe } from './mrkdwn';
+import { markSandbox, safe, section, type Rendered } from './mrkdwn';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
 
-/** `unrecorded`: the store could not be reached before anything was sent, so nothing was changed. */
-export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' };
+/**
+ * What the door answered, or why it could not: `unrecorded`, the store could
+ * not be reached before anything was sent, so nothing was changed;
+ * `not_recorded`, the change was sent to the cloud API but its outcome could
+ * not be written; `crashed`, anything else.
+ */
+export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' } | { outcome: 'not_recorded' };
 
 /** PRODUCT.md: the audit store is unreachable. */
 export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
+/** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */
+export const NOTHING_DONE_TEXT =
+  ':x: Something went wrong on our side before anything was done; nothing was changed. Try again, and tell the bot operator if it repeats.';
+
 export const WORKING_TEXT =
-  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+  ':hourglass_flowing_sand: Working on it: the cloud API is taking a while. This window shows the outcome when it answers; ' +
+  'a result is also posted in the channel, and if this window is closed by then, a failure is sent to you there.';
+
+/** The outcome told in the channel, to the submitter only, when the form's window was closed before it came. */
+export function renderOutcomeNotice(mrkdwn: string, sandbox: boolean): Rendered {
+  return markSandbox({ text: mrkdwn, blocks: [section(mrkdwn)] }, sandbox);
+}
 
 /** `result`: the result's own summary (mrkdwn), shown under "Done". */
 export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number; result?: string }): string {
@@ -39,18 +55,18 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return 'This form was already submitted; its result is posted in the channel.';
     case 'unrecorded':
       return UNRECORDED_TEXT;
+    case 'not_recorded':
+      return (
+        ':warning: The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ' +
+        `Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`
+      );
     case 'crashed':
       return ':x: Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.';
   }
 }
 
-/** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
-export function appliedUnreadableText(target: Target, status: number | undefined): string {
-  return `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
-}
-
 export function busyText(target: Target): string {
-  return `Another change to ${target.kind === 'vs' ? 'VS' : 'backup'} ${target.id} is in progress; wait until it has finished.`;
+  return `Another change to ${targetTitle(target)} is in progress; wait until it has finished.`;
 }
 
 /** API messages that name no field of the form: said about the whole form (Slack shows them under its first input). */

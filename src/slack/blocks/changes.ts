@@ -1,7 +1,5 @@
-import type { Target } from '../../changes';
+import { targetTitle, type Target } from '../../changes';
 import type { Backup, Disk } from '../../cloud/schemas';
-import { appliedUnreadableText } from './change-outcome';
-import { targetTitle } from './cloud-errors';
 import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from.
@@ -38,6 +36,12 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
     text: fallback(`Backup ${backup.id} restored onto ${target} by ${userMention(user)}`, sandbox),
     blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
   };
+}
+
+/** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
+export function appliedUnreadableText(target: Target, status: number | undefined): string {
+  const accepted = `The cloud API accepted the change${status ? ` (HTTP ${status})` : ''}`;
+  return `${accepted}, but its answer could not be read, so its details are not known here: check ${targetTitle(target)} before changing it again.`;
 }
 
 /** A change the cloud API accepted (2xx) with an answer that could not be read. */

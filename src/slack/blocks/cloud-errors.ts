@@ -1,15 +1,10 @@
-import type { Target } from '../../changes';
+import { targetTitle, type Target } from '../../changes';
 import { isCloudError, mayHaveApplied, type CloudError } from '../../cloud/errors';
 
 // The one place that turns a cloud API failure into what the user reads
 // (PRODUCT.md, "Errors the user sees"), from the error's data: its kind,
 // status, the API's own messages and the low-level cause's code. Plain text:
 // renderers escape it where they place it. Never a stack trace, never silence.
-
-/** "VS 42", "Backup 9": a target at the start of a sentence. */
-export function targetTitle(target: Target): string {
-  return target.kind === 'vs' ? `VS ${target.id}` : `Backup ${target.id}`;
-}
 
 export function cloudErrorMessage(error: unknown, target: Target, timeoutMs: number): string {
   if (!isCloudError(error)) {
@@ -33,15 +28,18 @@ export function cloudErrorMessage(error: unknown, target: Target, timeoutMs: num
     case 'timeout':
       return `The cloud API did not answer within ${seconds(timeoutMs)} s. Try again shortly; if it keeps timing out, check the cloud provider's status.`;
     case 'network':
-      return `The cloud API did not answer within ${seconds(timeoutMs)} s (${networkCause(error)}). Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.`;
+      return (
+        `The cloud API did not answer within ${seconds(timeoutMs)} s (${networkCause(error)}). ` +
+        'Try again shortly; if it persists, the bot operator should check VS_API_URL and the network.'
+      );
     case 'no_connection':
       return 'The bot has too many requests waiting on the cloud API right now, so this one was not sent and nothing changed. Try again in a moment.';
     case 'bad_response':
       // Why, in the client's own words (too large, not valid JSON/XML, an unknown shape); never the API's body.
-      return `The cloud API failed: its answer could not be read (${error.message})${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
+      return `The cloud API failed: its answer could not be read (${error.message})${apiSaid}. ${TRY_AGAIN_OR_PROVIDER}`;
     case 'server':
     default:
-      return `The cloud API failed${error.status ? ` (HTTP ${error.status})` : ''}${apiSaid}. Try again in a minute; if it persists, contact the cloud provider's support.`;
+      return `The cloud API failed${error.status ? ` (HTTP ${error.status})` : ''}${apiSaid}. ${TRY_AGAIN_OR_PROVIDER}`;
   }
 }
 
@@ -65,6 +63,7 @@ export function changeFailureMessage(error: unknown, target: Target, timeoutMs: 
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
+const TRY_AGAIN_OR_PROVIDER = "Try again in a minute; if it persists, contact the cloud provider's support.";
 
 /** Codes of a connection that was never made; any other code is a connection that broke off. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -1,16 +1,20 @@
-import type { Action, Decision, Role } from '../../changes';
+import { isChangeAction, type Action, type Decision, type ReadAction, type Role } from '../../changes';
+import { CHANGE_FORMS } from './change-forms';
 import { channelMention } from './mrkdwn';
 
 // The words of refusals: the policy and the door say why as data (role,
-// needed role, channel, reason code); these sentences are all there is.
+// needed role, channel, reason code); these sentences are all there is. A
+// change's own words are in its row of CHANGE_FORMS.
 
-/** The action as the subject of a sentence. */
-export const ACTION_WORDS: Record<Action, string> = {
-  read: 'Reading server details',
-  disk_add: 'Adding a disk',
-  backup_restore: 'Restoring a backup',
-  audit_read: 'Reading the audit trail',
+const READ_WORDS: Record<ReadAction, { doing: string; allows: string }> = {
+  read: { doing: 'Reading server details', allows: 'read firewall rules, autoscaling rules and the template catalogue' },
+  audit_read: { doing: 'Reading the audit trail', allows: 'read the audit trail' },
 };
+
+/** The action as the subject of a sentence: "Adding a disk". */
+export function actionWords(action: Action): string {
+  return isChangeAction(action) ? CHANGE_FORMS[action].doing : READ_WORDS[action].doing;
+}
 
 const ROLE_WITH_ARTICLE: Record<Role, string> = {
   none: 'you have no role',
@@ -31,28 +35,27 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
   const { action, role, needed, denial } = decision;
   switch (denial?.code) {
     case 'role':
-      return `${ACTION_WORDS[action]} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
+      return `${actionWords(action)} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
     case 'no_change_roles':
-      return `${ACTION_WORDS[action]} needs the ${needed} role, and nobody has it: no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.`;
-    case 'channel':
-      return `Changes are only allowed in ${channelList(denial.allowedChannels)}; ${denial.channelId === null ? 'the channel of this request is not known' : 'this is not one of them'}.`;
+      return (
+        `${actionWords(action)} needs the ${needed} role, and nobody has it: ` +
+        'no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.'
+      );
+    case 'channel': {
+      const here = denial.channelId === null ? 'the channel of this request is not known' : 'this is not one of them';
+      return `Changes are only allowed in ${channelList(denial.allowedChannels)}; ${here}.`;
+    }
     case 'not_member':
       return `From a shortcut, a change is allowed only in a channel you are a member of; you are not a member of ${channelMention(denial.channelId)}.`;
     case 'check_failed':
       return 'Your role could not be checked just now, so nothing was changed. Try again in a minute.';
     default:
-      return `${ACTION_WORDS[action]} needs the ${needed} role.`;
+      return `${actionWords(action)} needs the ${needed} role.`;
   }
 }
 
 /** What a role may do, for `/vs whoami`, as mrkdwn. */
 export function allowsText(actions: readonly Action[], mutationChannels: readonly string[] | null): string[] {
   const where = mutationChannels === null ? '' : ` (only in ${channelList(mutationChannels)})`;
-  const words: Record<Action, string> = {
-    read: 'read firewall rules, autoscaling rules and the template catalogue',
-    disk_add: `add a disk to a server${where}`,
-    backup_restore: `restore a disk from a backup${where}`,
-    audit_read: 'read the audit trail',
-  };
-  return actions.map((action) => words[action]);
+  return actions.map((action) => (isChangeAction(action) ? `${CHANGE_FORMS[action].allows}${where}` : READ_WORDS[action].allows));
 }

@@ -85,7 +85,8 @@ export function ruleLine(r: FirewallRule): string {
   if (r.enabled === false) extras.push('disabled');
   if (r.enable_logging === true) extras.push('logging');
   const description = r.description ? ` — ${safe(oneLine(r.description), 120)}` : '';
-  return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${extras.length ? ` _(${extras.join(', ')})_` : ''}`;
+  const flags = extras.length ? ` _(${extras.join(', ')})_` : '';
+  return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${flags}`;
 }
 
 /** "6 ACCEPT, 2 DROP": the commands as the rules name them, most frequent first. */
@@ -128,8 +129,13 @@ export function chunkLines(lines: string[], max: number): string[] {
 
 function pager(vsId: number, page: number, pages: number): ActionsBlock {
   const elements: Button[] = [];
-  if (page > 1) elements.push({ type: 'button', action_id: 'firewall_page_prev', text: { type: 'plain_text', text: '← Prev' }, value: `${vsId}:${page - 1}` });
-  if (page < pages)
-    elements.push({ type: 'button', action_id: 'firewall_page_next', text: { type: 'plain_text', text: 'Next →' }, value: `${vsId}:${page + 1}` });
+  const button = (actionId: string, text: string, to: number): Button => ({
+    type: 'button',
+    action_id: actionId,
+    text: { type: 'plain_text', text },
+    value: `${vsId}:${to}`,
+  });
+  if (page > 1) elements.push(button('firewall_page_prev', '← Prev', page - 1));
+  if (page < pages) elements.push(button('firewall_page_next', 'Next →', page + 1));
   return { type: 'actions', block_id: 'firewall_pager', elements };
 }

@@ -1,7 +1,6 @@
-import type { KnownBlock } from '@slack/types';
-import type { Action, Decision, Role } from '../../changes/policy';
-import type { AuditRecord } from '../../store/audit-store';
-import { COMMAND_SPECS } from '../command';
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { Action, Decision, Role } from '../../changes';
+import type { AuditRecord } from '../../store';
 import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
@@ -19,15 +18,14 @@ import {
   type Rendered,
   utcTime,
 } from './mrkdwn';
+import { statusModal } from './status-modal';
 
-/** Usage in plain text, from the command table (help last); `<vs_id>` and the like are escaped where they are rendered. */
-export const USAGE_LINES: readonly string[] = [
-  ...COMMAND_SPECS.filter((spec) => spec.kind !== 'help'),
-  ...COMMAND_SPECS.filter((spec) => spec.kind === 'help'),
-].flatMap((spec) => spec.help);
-
-export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean }): Rendered {
-  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${USAGE_LINES.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
+/**
+ * `/vs help`. `commands`: the help lines of the command table, in its order
+ * (plain text with `code` spans; `<vs_id>` and the like are escaped here).
+ */
+export function renderHelp({ commands, role, sandbox }: { commands: readonly string[]; role?: Role; sandbox: boolean }): Rendered {
+  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${commands.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
   if (role !== undefined) blocks.push(context(`Your role: *${role}*. \`/vs whoami\` says what it allows.`));
   return {
     text: fallback('vs-chatops: inspect and change virtual servers. Try /vs firewall 42', sandbox),
@@ -38,14 +36,24 @@ export function renderHelp({ role, sandbox }: { role?: Role; sandbox: boolean })
 /** Usage after a wrong command, with the closest valid one when there is one. */
 // `message` is the parser's plain text (user input already cut to ~40
 // characters); it is escaped here like any other text that echoes a user.
-export function renderUsage({ message, suggestion }: { message: string; suggestion?: string }): Rendered {
+export function renderUsage({ message, suggestion, commands }: { message: string; suggestion?: string; commands: readonly string[] }): Rendered {
   const said = safe(message, 1000) || 'That is not a `/vs` command.';
   const hint = suggestion ? `\nDid you mean ${code(suggestion, 120)}?` : '';
   return {
     text: fallback(`${said}${suggestion ? ` Did you mean ${safe(suggestion, 120)}?` : ''}`),
-    blocks: [section(`${said}${hint}`), context(`Commands: ${escapeMrkdwn(USAGE_LINES.map((l) => l.split(':')[0]).join(' · '))}`)],
+    blocks: [section(`${said}${hint}`), context(`Commands: ${escapeMrkdwn(commands.map((l) => l.split(':')[0]).join(' · '))}`)],
   };
 }
+
+/** When a listener fails in a way it did not foresee. */
+export const SOMETHING_WENT_WRONG =
+  'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
+
+/** Slack refused to open a form (views.open), typically an expired trigger_id. */
+export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
+
+/** A Prev/Next button whose value no longer parses (an old message, or a hand-made payload). */
+export const BUTTON_OUT_OF_DATE = 'That button is out of date; run `/vs firewall <vs_id>` again.';
 
 /** An ephemeral error: one section. The text may quote the cloud API, so all of it is escaped. */
 export function renderError(text: string): Rendered {
@@ -59,6 +67,11 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
     text: fallback(text),
     blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')],
   };
+}
+
+/** A refusal where there is no channel to answer in (a global shortcut): a modal titled for the form. */
+export function renderDeniedModal({ title, decision, sandbox }: { title?: string; decision: Decision; sandbox: boolean }): ModalView {
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox });
 }
 
 /** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
@@ -117,7 +130,9 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
 function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
-  return `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${r.channelId ? ` · ${channelMention(r.channelId)}` : ''}${detail}`;
+  const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
+  const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)}`;
+  return `${who} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${where}${detail}`;
 }
 
 export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {

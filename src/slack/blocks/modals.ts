@@ -165,7 +165,8 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
   const which = backupId === undefined ? 'the backup' : `backup *${backupId}*`;
   blocks.push(
     section(
-      `:warning: *Restoring overwrites the disk* with the contents of ${which}. Anything written to that disk since the backup was taken is lost. This cannot be undone.`,
+      `:warning: *Restoring overwrites the disk* with the contents of ${which}. ` +
+        'Anything written to that disk since the backup was taken is lost. This cannot be undone.',
     ),
     input('confirm', backupId === undefined ? 'Type the backup id again to confirm' : `Type ${backupId} to confirm`, {
       type: 'plain_text_input',

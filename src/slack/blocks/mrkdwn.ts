@@ -53,6 +53,7 @@ export function safe(s: string | null | undefined, max = 200): string {
 
 /** Control characters would garble a line; odd Unicode is left as it is. */
 export function stripControl(s: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it replaces
   return s.replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ');
 }
 

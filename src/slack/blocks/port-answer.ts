@@ -52,7 +52,8 @@ export function renderPortAnswer({ vsId, answer, fetchedAt, sandbox }: PortAnswe
     text = `${title}: ${only ? v.plainWithRules : v.plain}${where}`;
   } else {
     const lines = verdicts.slice(0, MAX_INTERFACES).map((v, i) => `• network interface ${answer.interfaces[i]!.networkInterfaceId}: ${v.withRules}`);
-    if (verdicts.length > MAX_INTERFACES) lines.push(`• …and ${verdicts.length - MAX_INTERFACES} more network interfaces: see ${code(`/vs firewall ${vsId}`)}`);
+    const more = verdicts.length - MAX_INTERFACES;
+    if (more > 0) lines.push(`• …and ${more} more network interfaces: see ${code(`/vs firewall ${vsId}`)}`);
     const [first, ...rest] = chunkLines([`*${safe(title)}*: the network interfaces disagree`, ...lines], 2900);
     blocks.push(section(first!), ...rest.map(section));
     text = `${title}: ${answer.interfaces.map((iface, i) => `interface ${iface.networkInterfaceId}: ${verdicts[i]!.plainWithRules}`).join(' · ')}`;
@@ -162,7 +163,8 @@ function detailLines(iface: InterfaceAnswer<FirewallRule>, q: PortQuestion): str
     (s) =>
       s.kind === 'decides'
         ? `Decides: ${withId(s.rule)}`
-        : `:grey_question: Cannot be read: ${withId(s.rule)} — ${s.c.fields.map((f) => `its ${f.field} ${code(f.value, 60)}`).join(' and ')} is not a form the bot reads, so what follows holds only if it does not apply`,
+        : `:grey_question: Cannot be read: ${withId(s.rule)} — ${s.c.fields.map((f) => `its ${f.field} ${code(f.value, 60)}`).join(' and ')} ` +
+          'is not a form the bot reads, so what follows holds only if it does not apply',
     (n) => `…and ${n} more rules that decide or cannot be read: see the full list`,
   );
   if (iface.reachesDefault) {

@@ -21,7 +21,8 @@ export function renderTemplates({ templates, filter, sandbox }: { templates: rea
     .slice(0, 60)
     .map(
       (t) =>
-        `*${safe(t.label, 80)}* · min ${t.minMemoryMb} MB RAM · min ${t.minDiskGb} GB disk · ${safe(t.virtualization.join('/'), 20)}${t.license ? ` · licence ${safe(t.license, 20)}` : ''}`,
+        `*${safe(t.label, 80)}* · min ${t.minMemoryMb} MB RAM · min ${t.minDiskGb} GB disk · ${safe(t.virtualization.join('/'), 20)}` +
+        (t.license ? ` · licence ${safe(t.license, 20)}` : ''),
     );
   blocks.push(context(`${templates.length} template${templates.length === 1 ? '' : 's'}${shownFilter}`));
   for (let i = 0; i < lines.length; i += 15) blocks.push(section(lines.slice(i, i + 15).join('\n')));

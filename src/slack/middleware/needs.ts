@@ -1,14 +1,10 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
-import { NEEDED, type Action, type Decision } from '../../changes';
-import type { ChangeAction } from '../../store/audit-store';
-import { denialText } from '../blocks/denials';
-import { renderDenied, renderReadLimited } from '../blocks/messages';
-import { statusModal } from '../blocks/status-modal';
-import type { ListenerContext } from '../context';
+import { neededRole, type ChangeAction, type Decision, type ReadAction } from '../../changes';
+import { renderDenied, renderDeniedModal, renderReadLimited, SOMETHING_WENT_WRONG } from '../blocks/messages';
+import type { ListenerContext, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
-import { replyEphemeral, replyError, SOMETHING_WENT_WRONG } from '../reply';
-import { readLimiterOf } from '../read-limit';
-import { requestOf, type RequestState } from './request';
+import { replyEphemeral, replyError } from '../reply';
+import { requestOf } from './request';
 
 // The one role check of the Slack side. Every command, button, shortcut and
 // form is declared in a listener table with what it needs; this middleware
@@ -18,8 +14,7 @@ export type Need =
   /** help, whoami, usage. */
   | 'everyone'
   /** Reads: asked of the policy; a refusal is told, not recorded (nothing was attempted). */
-  | 'read'
-  | 'audit_read'
+  | ReadAction
   /** Opening a change's form: asked of the change door, which records a refusal. */
   | { opens: ChangeAction }
   /**
@@ -46,7 +41,7 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
     if (typeof need === 'string') {
       // Reads per person are bounded before anything is asked of the policy or the cloud API.
-      const waitSeconds = readLimiterOf(ctx).take(req.userId);
+      const waitSeconds = ctx.readLimiter.take(req.userId);
       if (waitSeconds > 0) {
         req.outcome = 'denied';
         const perMinute = ctx.config.readsPerUserPerMinute;
@@ -72,24 +67,22 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
           req.outcome = 'failed';
           return;
         }
-        decision = { allowed: false, action: need.opens, role: 'none', needed: NEEDED[need.opens], denial: null };
+        decision = { allowed: false, action: need.opens, role: 'none', needed: neededRole(need.opens), denial: null };
       }
     }
     if (decision.allowed) return args.next();
     req.outcome = 'denied';
-    const action: Action = typeof need === 'string' ? need : need.opens;
-    req.log.info('denied', { action, role: decision.role, needed: decision.needed });
-    await tellDenied(ctx, args, req, decision, title);
+    req.log.info('denied', { action: decision.action, role: decision.role, needed: decision.needed });
+    await tellDenied(ctx, req, decision, title);
   };
 }
 
-async function tellDenied(ctx: ListenerContext, args: Args, req: RequestState, decision: Decision, title: string | undefined): Promise<void> {
+async function tellDenied(ctx: ListenerContext, req: SlackRequest, decision: Decision, title: string | undefined): Promise<void> {
   if (req.respond) {
     await replyEphemeral(req, renderDenied(decision));
     return;
   }
   if (req.triggerId) {
-    const view = statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox: ctx.sandbox });
-    if (!(await openModal(args.client, req.triggerId, view, req.log))) req.outcome = 'failed';
+    if (!(await openModal(req.client, req.triggerId, renderDeniedModal({ title, decision, sandbox: ctx.sandbox }), req.log))) req.outcome = 'failed';
   }
 }

@@ -123,7 +123,8 @@ describe('applied, answer unreadable', () => {
     const m = renderAppliedUnreadable({ title: 'Add disk', target: { kind: 'vs', id: 42 }, user: USER, status: 201, sandbox: false });
     expect(headerText(m)).toBe('Add disk · VS 42 · applied');
     expect(sectionTexts(m)[0]).toBe(
-      'The cloud API accepted the change (HTTP 201), but its answer could not be read, so its details are not known here: check VS 42 before changing it again.',
+      'The cloud API accepted the change (HTTP 201), but its answer could not be read, ' +
+        'so its details are not known here: check VS 42 before changing it again.',
     );
     expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
     expectWithinSlackLimits(m);

@@ -2,7 +2,7 @@
 // zod schemas (which normalise "" to null, "1" to true, strings to numbers).
 
 import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
-import type { AuditRecord } from '../../../src/store/audit-store';
+import type { AuditRecord } from '../../../src/store';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 
 export const FETCHED_AT = new Date('2024-05-06T14:03:12.345Z');

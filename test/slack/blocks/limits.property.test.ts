@@ -9,8 +9,8 @@ import { FIREWALL_PAGE_SIZE, parsePageButtonValue, renderFirewallRules } from '.
 import { renderAuditPost, renderAuditRecords, renderUsage } from '../../../src/slack/blocks/messages';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 import { renderTemplates } from '../../../src/slack/blocks/templates';
-import { parseCommand } from '../../../src/slack/command';
-import type { AuditRecord } from '../../../src/store/audit-store';
+import { parseCommand, USAGE_LINES } from '../../../src/slack/listeners/commands';
+import type { AuditRecord } from '../../../src/store';
 import { brokenUnicode, dataMarkup, describeProblems, hostileString, INJECTIONS, messageViolations, slackChannelId, slackUserId } from './limits';
 
 const FETCHED_AT = new Date('2024-05-06T14:03:12Z');
@@ -211,7 +211,7 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
       fc.property(typed, (text) => {
         const cmd = parseCommand(text);
         if (cmd.kind !== 'invalid') return;
-        expectClean(renderUsage(cmd));
+        expectClean(renderUsage({ ...cmd, commands: USAGE_LINES }));
       }),
       { numRuns: 400 },
     );

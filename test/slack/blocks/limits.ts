@@ -34,6 +34,8 @@ type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const textOf = (v: unknown): string | undefined => (isObj(v) && typeof v.text === 'string' ? v.text : undefined);
+/** A field Slack wants as a string; anything else is measured as the JSON it would be sent as. */
+const asString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Every problem with one blocks array, e.g. "block 3 (section): text is 3012 > 3000". */
 export function blockViolations(blocks: unknown, maxBlocks: number = SLACK.messageBlocks): string[] {
@@ -51,13 +53,13 @@ export function blockViolations(blocks: unknown, maxBlocks: number = SLACK.messa
   };
   const button = (where: string, b: Obj) => {
     max(where, 'button text', textOf(b.text), SLACK.buttonText);
-    if (b.value !== undefined) max(where, 'button value', String(b.value), SLACK.buttonValue);
-    if (b.action_id !== undefined) max(where, 'action_id', String(b.action_id), SLACK.id);
+    if (b.value !== undefined) max(where, 'button value', asString(b.value), SLACK.buttonValue);
+    if (b.action_id !== undefined) max(where, 'action_id', asString(b.action_id), SLACK.id);
   };
   const element = (where: string, e: unknown) => {
     if (!isObj(e)) return problems.push(`${where}: element is not an object`);
     if (e.type === 'button') button(where, e);
-    if (e.action_id !== undefined) max(where, 'action_id', String(e.action_id), SLACK.id);
+    if (e.action_id !== undefined) max(where, 'action_id', asString(e.action_id), SLACK.id);
     if (e.placeholder !== undefined) max(where, 'placeholder', textOf(e.placeholder), SLACK.placeholder);
     for (const key of ['options', 'initial_options'] as const) {
       const options = e[key];

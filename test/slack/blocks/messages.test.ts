@@ -8,7 +8,7 @@ import {
   renderUsage,
   renderWhoami,
 } from '../../../src/slack/blocks/messages';
-import { parseCommand } from '../../../src/slack/command';
+import { parseCommand, USAGE_LINES } from '../../../src/slack/listeners/commands';
 import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
 
@@ -31,31 +31,33 @@ const PRODUCT_COMMANDS = [
 const usageFor = (text: string) => {
   const cmd = parseCommand(text);
   if (cmd.kind !== 'invalid') throw new Error(`expected "${text}" to be invalid, got ${cmd.kind}`);
-  return renderUsage(cmd);
+  return renderUsage({ ...cmd, commands: USAGE_LINES });
 };
 
 describe('help', () => {
   test('lists every command of PRODUCT.md', () => {
-    const m = renderHelp({ sandbox: false });
+    const m = renderHelp({ commands: USAGE_LINES, sandbox: false });
     for (const command of PRODUCT_COMMANDS) expect(shown(visible(m))).toContain(command);
     expectWithinSlackLimits(m);
   });
 
   test('shows the <vs_id> placeholders escaped, so Slack prints them instead of parsing a link', () => {
-    const m = renderHelp({ sandbox: false });
+    const m = renderHelp({ commands: USAGE_LINES, sandbox: false });
     expect(visible(m)).toContain('`/vs firewall &lt;vs_id&gt;`');
     expectNoDataMarkup(m);
   });
 
   test('tells the user their role when it is known', () => {
-    expect(contextTexts(renderHelp({ role: 'operator', sandbox: false }))).toContain('Your role: *operator*. `/vs whoami` says what it allows.');
-    expect(contextTexts(renderHelp({ sandbox: false }))).toEqual([]);
+    expect(contextTexts(renderHelp({ commands: USAGE_LINES, role: 'operator', sandbox: false }))).toContain(
+      'Your role: *operator*. `/vs whoami` says what it allows.',
+    );
+    expect(contextTexts(renderHelp({ commands: USAGE_LINES, sandbox: false }))).toEqual([]);
   });
 
   test('carries the sandbox notice only on the sandbox', () => {
-    expect(visible(renderHelp({ sandbox: true }))).toContain(SANDBOX_NOTICE);
-    expect(renderHelp({ sandbox: true }).text).toMatch(/^\[sandbox data\]/);
-    expect(visible(renderHelp({ sandbox: false }))).not.toContain(SANDBOX_NOTICE);
+    expect(visible(renderHelp({ commands: USAGE_LINES, sandbox: true }))).toContain(SANDBOX_NOTICE);
+    expect(renderHelp({ commands: USAGE_LINES, sandbox: true }).text).toMatch(/^\[sandbox data\]/);
+    expect(visible(renderHelp({ commands: USAGE_LINES, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
   });
 });
 
@@ -192,7 +194,9 @@ describe('audit trail', () => {
     expect(headerText(m)).toBe('Audit trail · latest 2');
     const [first, second] = sectionTexts(m)[0]!.split('\n');
     expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12 UTC` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');
-    expect(second).toBe(':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · <#C0INCIDENT> · needs the operator role');
+    expect(second).toBe(
+      ':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · ' + '<#C0INCIDENT> · needs the operator role',
+    );
     expect(m.text).toBe('Latest 2 audit records');
     expectNoDataMarkup(m, { users: ['U0ADMIN01', 'U0BOB0001'], channels: ['C0INCIDENT'] });
   });

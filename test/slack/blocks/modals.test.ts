@@ -1,7 +1,8 @@
 import type { ModalView } from '@slack/types';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
 import { statusModal } from '../../../src/slack/blocks/status-modal';
-import { CHANGE_FORMS } from '../../../src/slack/change-forms';
+import { CHANGE_FORMS } from '../../../src/slack/blocks/change-forms';
+import { CHANGE_ACTIONS, targetFieldOf } from '../../../src/changes';
 import { validateDiskForm } from '../../../src/changes/disk-form';
 import { input as stateInput, stateOf } from '../../helpers/payloads';
 import { modalViolations } from './limits';
@@ -120,7 +121,7 @@ describe('restore-backup modal', () => {
 });
 
 // What holds for every row of the table of change forms, from the command (with a target and a channel) and from the shortcut.
-describe.each(Object.values(CHANGE_FORMS).map((form) => [form.callbackId, form] as const))('the %s form', (_id, form) => {
+describe.each(CHANGE_ACTIONS.map((action) => [action, CHANGE_FORMS[action]] as const))('the %s form', (action, form) => {
   const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false });
   const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false });
 
@@ -143,8 +144,9 @@ describe.each(Object.values(CHANGE_FORMS).map((form) => [form.callbackId, form] 
   test('the input that carries messages about the whole form is in both variants, and the shortcut asks for the target', () => {
     expect(inputIds(fromCommand)).toContain(form.formErrorBlock);
     expect(inputIds(fromShortcut)).toContain(form.formErrorBlock);
-    expect(inputIds(fromShortcut)).toContain(form.change.targetField);
+    expect(inputIds(fromShortcut)).toContain(targetFieldOf(action));
     expect(fromShortcut.callback_id).toBe(form.callbackId);
+    expect(form.callbackId).toBe(action);
   });
 });
 

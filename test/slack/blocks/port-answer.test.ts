@@ -29,7 +29,8 @@ describe('the answer to a port question', () => {
     });
     expect(sectionTexts(m)[0]).toBe('*VS 42 · 443/tcp from 198.51.100.9*: *accepted* (rule #3)');
     expect(sectionTexts(m)[1]).toBe(
-      '*Network interface 1*\nDecides: `#3` :white_check_mark: *ACCEPT* TCP from *any* to port `443` — Allow web · id 14\n_Also match further down, never reached for this traffic:_ `#8` (id 19)',
+      '*Network interface 1*\nDecides: `#3` :white_check_mark: *ACCEPT* TCP from *any* to port `443` — Allow web · id 14\n' +
+        '_Also match further down, never reached for this traffic:_ `#8` (id 19)',
     );
     expect(contextTexts(m).at(-1)).toContain('All rules: `/vs firewall 42`');
   });
@@ -37,7 +38,8 @@ describe('the answer to a port question', () => {
   test('interfaces that disagree get a verdict line each; interfaces that agree share one', () => {
     const disagree = ask([rule({ id: 1, network_interface_id: 21, port: '443' }), rule({ id: 2, network_interface_id: 22, port: '443', command: 'DROP' })]);
     expect(sectionTexts(disagree)[0]).toBe(
-      '*VS 42 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rule #1)\n• network interface 22: *dropped* for everyone (rule #2)',
+      '*VS 42 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rule #1)\n' +
+        '• network interface 22: *dropped* for everyone (rule #2)',
     );
     const agree = ask([rule({ id: 1, network_interface_id: 21, position: 4, port: '443' }), rule({ id: 2, network_interface_id: 22, position: 9, port: '' })]);
     expect(sectionTexts(agree)[0]).toBe('*VS 42 · 443/tcp*: *accepted* for everyone, on both network interfaces');

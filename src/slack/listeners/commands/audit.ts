@@ -1,8 +1,8 @@
 import { renderAuditRecords } from '../../blocks/messages';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-export async function auditCommand(ctx: ListenerContext, inv: Invocation, cmd: { limit: number }): Promise<CommandOutcome> {
-  await replyEphemeral(inv, renderAuditRecords({ records: await ctx.store.latest(cmd.limit) }));
+export async function auditCommand(ctx: ListenerContext, req: SlackRequest, cmd: { limit: number }): Promise<Outcome> {
+  await replyEphemeral(req, renderAuditRecords({ records: await ctx.store.audit.latest(cmd.limit) }));
   return 'succeeded';
 }

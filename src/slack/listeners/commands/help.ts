@@ -1,8 +1,9 @@
 import { renderHelp } from '../../blocks/messages';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-export async function helpCommand(ctx: ListenerContext, inv: Invocation): Promise<CommandOutcome> {
-  await replyEphemeral(inv, renderHelp({ sandbox: ctx.sandbox }));
+/** `/vs help`: the help lines of the command table (`commands`), in its order. */
+export async function helpCommand(ctx: ListenerContext, req: SlackRequest, commands: readonly string[]): Promise<Outcome> {
+  await replyEphemeral(req, renderHelp({ commands, sandbox: ctx.sandbox }));
   return 'succeeded';
 }

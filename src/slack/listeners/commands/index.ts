@@ -1,58 +1,173 @@
-import { targetKey } from '../../../changes';
-import type { Command } from '../../command';
-import { CHANGE_FORMS, type ChangeForm } from '../../change-forms';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
-import type { NeedOf } from '../../middleware/needs';
+import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
+import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { firewallCommand } from './firewall';
+import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
-import { openChangeForm } from './open-change-form';
+import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
 import { whoamiCommand } from './whoami';
 
-// The table of `/vs` subcommands: what each needs (checked by the needs
-// middleware before it runs) and what runs it. The parser (command.ts) says
-// which words make which subcommand. To add a subcommand: a parser entry, a
-// handler file here, and a row below.
+// The table of `/vs` subcommands: one row each, with its words, its argument
+// grammar, its usage and help, what it needs (checked by the needs middleware
+// before it runs) and what runs it. The parser walks the rows in order and the
+// `Command` type is read off them; `/vs help` lists their help lines in the
+// same order. To add a subcommand: a row below (and its listener beside this
+// file); manifest.yml's usage hint is checked against the rows by
+// test/slack/declarations.test.ts.
 
-type Kind = Command['kind'];
-type Of<K extends Kind> = Extract<Command, { kind: K }>;
-type Handler<K extends Kind> = (ctx: ListenerContext, inv: Invocation, cmd: Of<K>) => Promise<CommandOutcome>;
+export const AUDIT_DEFAULT_LIMIT = 10;
+export const AUDIT_MAX_LIMIT = 50;
+export const TEMPLATE_FILTER_MAX_LENGTH = 100;
 
-type Row<K extends Kind> =
-  | { needs: 'everyone' | 'read' | 'audit_read'; run: Handler<K> }
-  /** Opens a change's form (the table of change forms says the rest). */
-  | { opens: ChangeForm<never>; targetId: (cmd: Of<K>) => number };
+export const COMMANDS = [
+  subcommand({
+    kind: 'firewall',
+    words: ['firewall'],
+    nicknames: ['fw', 'rules', 'firewall_rules', 'firewalls'],
+    argument: serverIdAndPortQuestion,
+    usage: '/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]',
+    example: '/vs firewall 42',
+    help: [
+      '`/vs firewall <vs_id>`: the firewall rules of a server',
+      `\`${PORT_QUESTION_USAGE}\`: does that traffic reach the server? e.g. ${PORT_QUESTION_EXAMPLES}`,
+    ],
+    needs: 'read',
+    run: firewallCommand,
+  }),
+  subcommand({
+    kind: 'autoscaling',
+    words: ['autoscaling'],
+    aliases: ['as'],
+    nicknames: ['autoscale', 'scaling', 'auto_scaling'],
+    argument: serverId,
+    usage: '/vs autoscaling <vs_id>',
+    example: '/vs autoscaling 42',
+    help: ['`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules'],
+    needs: 'read',
+    run: autoscalingCommand,
+  }),
+  subcommand({
+    kind: 'templates',
+    words: ['templates'],
+    nicknames: ['template', 'images', 'os'],
+    argument: freeText({ what: 'filter', max: TEMPLATE_FILTER_MAX_LENGTH }, (filter) => ({ filter })),
+    usage: '/vs templates [text]',
+    example: '/vs templates ubuntu',
+    help: ['`/vs templates [text]`: the template catalogue, filtered by text'],
+    needs: 'read',
+    run: templatesCommand,
+  }),
+  subcommand({
+    kind: 'disk_add',
+    words: ['disk', 'add'],
+    nicknames: ['disk', 'add', 'add disk', 'disks add', 'adddisk'],
+    argument: serverId,
+    usage: '/vs disk add <vs_id>',
+    example: '/vs disk add 42',
+    help: ['`/vs disk add <vs_id>`: add a disk (operators, admins)'],
+    opens: 'disk_add',
+    targetId: ({ vsId }) => vsId,
+  }),
+  subcommand({
+    kind: 'backup_restore',
+    words: ['backup', 'restore'],
+    nicknames: ['restore', 'backup', 'restore backup', 'backups restore'],
+    argument: backupId,
+    usage: '/vs backup restore <backup_id>',
+    example: '/vs backup restore 9',
+    help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'],
+    opens: 'backup_restore',
+    targetId: ({ backupId }) => backupId,
+  }),
+  subcommand({
+    kind: 'whoami',
+    words: ['whoami'],
+    nicknames: ['who', 'me', 'role', 'whoami?'],
+    argument: none,
+    usage: '/vs whoami',
+    example: '/vs whoami',
+    help: ['`/vs whoami`: your role and what it allows'],
+    needs: 'everyone',
+    run: whoamiCommand,
+  }),
+  subcommand({
+    kind: 'audit',
+    words: ['audit'],
+    nicknames: ['log', 'audits', 'history'],
+    argument: count({ what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT }, (limit) => ({ limit })),
+    usage: '/vs audit [n]',
+    example: '/vs audit 20',
+    help: ['`/vs audit [n]`: the latest audit records (admins)'],
+    needs: 'audit_read',
+    run: auditCommand,
+  }),
+  subcommand({
+    kind: 'help',
+    words: ['help'],
+    nicknames: ['usage', '?'],
+    argument: none,
+    usage: '/vs help',
+    example: '/vs help',
+    help: ['`/vs help`: this help'],
+    whenEmpty: true,
+    needs: 'everyone',
+    run: (ctx, req) => helpCommand(ctx, req, USAGE_LINES),
+  }),
+];
 
-export const COMMANDS: { readonly [K in Kind]: Row<K> } = {
-  help: { needs: 'everyone', run: helpCommand },
-  invalid: { needs: 'everyone', run: usageCommand },
-  whoami: { needs: 'everyone', run: whoamiCommand },
-  firewall: { needs: 'read', run: firewallCommand },
-  autoscaling: { needs: 'read', run: autoscalingCommand },
-  templates: { needs: 'read', run: templatesCommand },
-  audit: { needs: 'audit_read', run: auditCommand },
-  disk_add: { opens: CHANGE_FORMS.disk_add, targetId: (cmd) => cmd.vsId },
-  backup_restore: { opens: CHANGE_FORMS.backup_restore, targetId: (cmd) => cmd.backupId },
+type Row = (typeof COMMANDS)[number];
+
+/** A line that is not a `/vs` command: the message says why, `suggestion` is the closest valid command, ready to type. */
+export type InvalidCommand = {
+  kind: 'invalid';
+  /** Plain text with `code` spans; echoed input is cut short and cleaned (blocks/grammar.ts). */
+  message: string;
+  suggestion?: string;
 };
 
-function rowOf<K extends Kind>(cmd: Of<K>): Row<K> {
-  return COMMANDS[cmd.kind as K];
+/** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
+export type Command = CommandOf<Row> | InvalidCommand;
+
+/** What every subcommand's help says, in the table's order: `/vs help` and the usage after a wrong command show it. */
+export const USAGE_LINES: readonly string[] = COMMANDS.flatMap((row) => row.help);
+
+/** Reads a `/vs` line against the table: its command, what it needs, and how to run it. Never throws. */
+export function readCommand(text: string): Reading<Command> {
+  const tokens = tokenize(typeof text === 'string' ? text : '');
+  if (tokens.length === 0) {
+    const row = COMMANDS.find((r) => r.whenEmpty);
+    if (row) tokens.push(...row.words);
+  }
+  const found = findRow<Row>(COMMANDS, tokens);
+  const read = found ? found.row.read(found.args, found.quoted) : unknownCommand(COMMANDS, tokens);
+  return read.ok ? read.value : invalidCommand(read);
 }
 
-/** What the parsed subcommand needs, for the needs middleware. */
-export function commandNeeds(cmd: Command): NeedOf {
-  const row = rowOf(cmd);
-  if ('needs' in row) return { need: row.needs };
-  const { change } = row.opens;
-  return { need: { opens: change.action }, target: targetKey({ kind: change.targetKind, id: row.targetId(cmd) }) };
+/** The command a `/vs` line reads as. */
+export function parseCommand(text: string): Command {
+  return readCommand(text).command;
 }
 
-/** Runs the parsed subcommand. */
-export function runCommand(ctx: ListenerContext, inv: Invocation, cmd: Command): Promise<CommandOutcome> {
-  const row = rowOf(cmd);
-  if ('needs' in row) return row.run(ctx, inv, cmd);
-  return openChangeForm(ctx, inv, row.opens, row.targetId(cmd));
+function invalidCommand({ message, suggestion }: Refusal): Reading<Command> {
+  const command: InvalidCommand = suggestion === undefined ? { kind: 'invalid', message } : { kind: 'invalid', message, suggestion };
+  return { command, need: { need: 'everyone' }, run: (_ctx, req) => usageCommand(req, command, USAGE_LINES) };
+}
+
+type CommandArgs = AllMiddlewareArgs & SlackCommandMiddlewareArgs;
+
+/** Reads `/vs …` once, before anything else looks at it. */
+export async function parseVsCommand({ command, context, next }: CommandArgs): Promise<void> {
+  (context as { command?: Reading<Command> }).command = readCommand(typeof command.text === 'string' ? command.text : '');
+  await next();
+}
+
+/** The line parseVsCommand read; throws a coded error when it did not run. */
+export function commandOf(context: Context): Reading<Command> {
+  const reading = (context as { command?: Reading<Command> }).command;
+  if (!reading) throw new MiddlewareMissingError('parseVsCommand');
+  return reading;
 }

@@ -1,7 +1,10 @@
-import type { ChangeForm } from '../../change-forms';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import type { ChangeAction } from '../../../changes';
+import { CHANGES } from '../../../changes';
+import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { MODAL_NOT_OPENED } from '../../blocks/messages';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { targetMetadata, writeMetadata } from '../../metadata';
-import { MODAL_NOT_OPENED, openModal } from '../../open-modal';
+import { openModal } from '../../open-modal';
 import { replyError } from '../../reply';
 
 /**
@@ -9,18 +12,15 @@ import { replyError } from '../../reply';
  * needs check (the change door, which records a refusal) has already let
  * the user through; the door checks again when the form is submitted.
  */
-export function openChangeForm(ctx: ListenerContext, inv: Invocation, form: ChangeForm<never>, targetId: number): Promise<CommandOutcome> {
-  const view = form.modal({
+export async function openChangeForm(ctx: ListenerContext, req: SlackRequest, action: ChangeAction, targetId: number): Promise<Outcome> {
+  const channelId = req.channelId ?? undefined;
+  const view = CHANGE_FORMS[action].modal({
     targetId,
-    channelId: inv.channelId,
-    privateMetadata: writeMetadata({ channelId: inv.channelId, ...targetMetadata(form.change.targetKind, targetId), responseUrl: inv.responseUrl }),
+    channelId,
+    privateMetadata: writeMetadata({ channelId, ...targetMetadata(CHANGES[action].targetKind, targetId), responseUrl: req.responseUrl }),
     sandbox: ctx.sandbox,
   });
-  return opened(inv, view);
-}
-
-async function opened(inv: Invocation, view: ReturnType<ChangeForm['modal']>): Promise<CommandOutcome> {
-  if (await openModal(inv.client, inv.triggerId, view, inv.log)) return 'opened';
-  await replyError(inv, MODAL_NOT_OPENED);
+  if (req.triggerId && (await openModal(req.client, req.triggerId, view, req.log))) return 'opened';
+  await replyError(req, MODAL_NOT_OPENED);
   return 'failed';
 }

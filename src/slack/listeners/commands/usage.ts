@@ -1,9 +1,9 @@
 import { renderUsage } from '../../blocks/messages';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import type { Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-/** Anything that is not a `/vs` command: the usage, with the closest valid command. */
-export async function usageCommand(_ctx: ListenerContext, inv: Invocation, cmd: { message: string; suggestion?: string }): Promise<CommandOutcome> {
-  await replyEphemeral(inv, renderUsage({ message: cmd.message, suggestion: cmd.suggestion }));
+/** Anything that is not a `/vs` command: why, the closest valid command, and the table's commands. */
+export async function usageCommand(req: SlackRequest, cmd: { message: string; suggestion?: string }, commands: readonly string[]): Promise<Outcome> {
+  await replyEphemeral(req, renderUsage({ message: cmd.message, suggestion: cmd.suggestion, commands }));
   return 'invalid';
 }

@@ -1,13 +1,13 @@
 import { renderWhoami } from '../../blocks/messages';
-import type { CommandOutcome, Invocation, ListenerContext } from '../../context';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-export async function whoamiCommand(ctx: ListenerContext, inv: Invocation): Promise<CommandOutcome> {
-  const role = await ctx.policy.roleOf(inv.userId);
+export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest): Promise<Outcome> {
+  const role = await ctx.policy.roleOf(req.userId);
   await replyEphemeral(
-    inv,
+    req,
     renderWhoami({
-      userId: inv.userId,
+      userId: req.userId,
       role,
       allows: ctx.policy.allows(role),
       mutationChannels: ctx.config.roles.mutationChannels ? [...ctx.config.roles.mutationChannels] : null,

@@ -1,7 +1,6 @@
-import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
-import type { ChangeForm } from '../../change-forms';
-import type { ListenerContext } from '../../context';
-import { requestOf } from '../../middleware/request';
+import type { ChangeAction } from '../../../changes';
+import { CHANGE_FORMS } from '../../blocks/change-forms';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { openModal } from '../../open-modal';
 
 /**
@@ -9,10 +8,8 @@ import { openModal } from '../../open-modal';
  * backup id and the channel as inputs. The needs middleware has checked the
  * role; the channel, once chosen, is checked by the change door on submission.
  */
-export function openFromShortcutCallback(ctx: ListenerContext, form: ChangeForm<never>) {
-  return async ({ shortcut, client, context }: AllMiddlewareArgs & SlackShortcutMiddlewareArgs): Promise<void> => {
-    const req = requestOf(context);
-    const opened = await openModal(client, shortcut.trigger_id, form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
-    req.outcome = opened ? 'opened' : 'failed';
-  };
+export async function openFromShortcut(ctx: ListenerContext, req: SlackRequest, action: ChangeAction): Promise<Outcome> {
+  if (!req.triggerId) return 'failed';
+  const opened = await openModal(req.client, req.triggerId, CHANGE_FORMS[action].modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
+  return opened ? 'opened' : 'failed';
 }

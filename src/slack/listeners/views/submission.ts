@@ -1,22 +1,19 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import type { Rendered } from '../../blocks/mrkdwn';
-import { fieldErrorsToBlockErrors } from '../../blocks/modals';
+import { CHANGES, isOutcomeNotRecorded, TARGET_KINDS, targetKey, type ChangeAction, type ChangeResult, type Target } from '../../../changes';
+import type { Logger } from '../../../log';
+import { isStoreUnavailable } from '../../../store';
+import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
+import { renderAppliedUnreadable } from '../../blocks/changes';
+import { cloudErrorMessage } from '../../blocks/cloud-errors';
+import { renderDenied } from '../../blocks/messages';
+import { fieldErrorsToBlockErrors, viewStateToValues } from '../../blocks/modals';
+import { markSandbox, type Rendered } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
 import { postEphemeral, postToChannel, slackErrorSummary, type Destination } from '../../channel-post';
-import { changeOutcomeText, formLevelError, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
-import { cloudErrorMessage } from '../../blocks/cloud-errors';
-import type { ListenerContext } from '../../context';
-import type { Logger } from '../../../log';
-import { renderAppliedUnreadable } from '../../blocks/changes';
-import { renderDenied } from '../../blocks/messages';
-import { markSandbox, section } from '../../blocks/mrkdwn';
-import { viewStateToValues } from '../../blocks/modals';
-import { parseId } from '../../command';
+import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { readMetadata, targetIdIn } from '../../metadata';
-import { requestOf, type RequestOutcome } from '../../middleware/request';
-import type { ChangeForm } from '../../change-forms';
-import { TARGET_ID_ERROR, targetKey, type ChangeResult, type Target } from '../../../changes';
-import { isStoreUnavailable } from '../../../store/audit-store';
+import { parseId } from '../commands/grammar';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -40,7 +37,7 @@ export interface Submission<T> {
   succeeded: (value: T) => Rendered;
 }
 
-type SubmissionArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
+export type SubmissionArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
 
 export interface SubmittedForm {
   /** The submitter: the only identity trusted. */
@@ -60,14 +57,15 @@ export interface SubmittedForm {
  * Reads a change form's submission. When the target id is neither in the
  * metadata nor a valid typed id, acks with an inline error and returns null.
  */
-export async function readSubmittedForm(args: SubmissionArgs, form: ChangeForm<never>): Promise<SubmittedForm | null> {
+export async function readSubmittedForm(args: SubmissionArgs, action: ChangeAction): Promise<SubmittedForm | null> {
   const { body, view } = args;
-  const { targetKind, targetField } = form.change;
+  const { targetKind } = CHANGES[action];
+  const { field, idError } = TARGET_KINDS[targetKind];
   const meta = readMetadata(view.private_metadata);
   const values = viewStateToValues(view.state.values);
-  const targetId = targetIdIn(meta, targetKind) ?? parseId(values[targetField]);
+  const targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
   if (targetId === null) {
-    await args.ack({ response_action: 'errors', errors: { [targetField]: TARGET_ID_ERROR[targetKind] } });
+    await args.ack({ response_action: 'errors', errors: { [field]: idError } });
     return null;
   }
   const channelChosenInForm = meta.channelId === undefined;
@@ -84,42 +82,42 @@ export async function readSubmittedForm(args: SubmissionArgs, form: ChangeForm<n
 }
 
 /** The listener of a change form's view_submission: reads the form and runs it through the change door. */
-export function changeFormSubmissionCallback(ctx: ListenerContext, form: ChangeForm<never>) {
-  return async (args: SubmissionArgs): Promise<void> => {
-    const req = requestOf(args.context);
-    const submitted = await readSubmittedForm(args, form);
-    if (!submitted) {
-      req.outcome = 'invalid';
-      return;
-    }
-    const { userId, channelId, targetId, values } = submitted;
-    const target = { kind: form.change.targetKind, id: targetId };
-    req.outcome = await completeSubmission({
-      ctx,
-      args,
-      log: req.log.child({ ...(channelId ? { channel: channelId } : {}), target: targetKey(target) }),
-      target,
-      title: form.title,
-      destination: submitted.destination,
-      formErrorBlock: form.formErrorBlock,
-      run: () =>
-        ctx.changes.submit<never>(
-          { userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey },
-          form.change,
-          targetId,
-          values,
-        ),
-      succeeded: (value) => form.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
-    });
-  };
+export async function submitChangeForm<A extends ChangeAction>(ctx: ListenerContext, req: SlackRequest, action: A, args: SubmissionArgs): Promise<Outcome> {
+  const form = CHANGE_FORMS[action];
+  const submitted = await readSubmittedForm(args, action);
+  if (!submitted) return 'invalid';
+  const { userId, channelId, targetId, values } = submitted;
+  const target = { kind: CHANGES[action].targetKind, id: targetId };
+  return completeSubmission({
+    ctx,
+    args,
+    log: req.log.child({ ...(channelId ? { channel: channelId } : {}), target: targetKey(target) }),
+    target,
+    title: form.title,
+    destination: submitted.destination,
+    formErrorBlock: form.formErrorBlock,
+    run: () =>
+      ctx.changes.submit(
+        { userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey },
+        action,
+        targetId,
+        values,
+      ),
+    succeeded: (value) => form.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
+  });
 }
 
-export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOutcome> {
+export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> {
   const { ctx, args, log } = s;
   const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown): SubmissionOutcome<T> => {
     if (isStoreUnavailable(error)) {
       log.warn('change refused: the store is unreachable, so it could not be recorded', { error });
       return { outcome: 'unrecorded' };
+    }
+    if (isOutcomeNotRecorded(error)) {
+      // The record stays `started`; recovery settles it as interrupted once its lease expires.
+      log.error('the change was sent to the cloud API but its outcome could not be recorded', { code: error.code, error: error.cause });
+      return { outcome: 'not_recorded' };
     }
     log.error('change failed unexpectedly', { error });
     return { outcome: 'crashed' };
@@ -140,7 +138,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
       if (result.outcome !== 'succeeded' && result.outcome !== 'applied_unreadable' && result.outcome !== 'denied' && result.outcome !== 'duplicate') {
         const text = outcomeText(s, result);
-        await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox({ text, blocks: [section(text)] }, ctx.sandbox), log);
+        await postEphemeral(args.client, s.destination.channelId, args.body.user.id, renderOutcomeNotice(text, ctx.sandbox), log);
       }
     }
   }
@@ -155,7 +153,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<RequestOu
   } else if (result.outcome === 'denied') {
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderDenied(result.decision), ctx.sandbox), log);
   }
-  return result.outcome === 'crashed' ? 'failed' : result.outcome === 'unrecorded' ? 'failed' : result.outcome;
+  return result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded' ? 'failed' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

@@ -29,7 +29,8 @@ describe.each([
     const m = await answerTo(h, 'firewall 77 443');
     expect(m.response_type).toBe(visibility);
     expect(sections(m)[0]).toBe(
-      '*VS 77 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rules #1, #4)\n• network interface 22: *accepted* from `10.77.0.0/16` (rule #1); *dropped* for everyone else (rule #3)',
+      '*VS 77 · 443/tcp*: the network interfaces disagree\n• network interface 21: *accepted* for everyone (rules #1, #4)\n' +
+        '• network interface 22: *accepted* from `10.77.0.0/16` (rule #1); *dropped* for everyone else (rule #3)',
     );
     expect(sections(m)[1]).toContain('Decides: `#1` :white_check_mark: *ACCEPT* TCP from `203.0.113.0/24` to port `22,443,8443`');
     expect(sections(m)[1]).toContain(' · id 7704');
@@ -42,7 +43,8 @@ describe.each([
     const m = await answerTo(h, 'firewall #77 8443 from 198.51.100.9');
     if (format === 'json') {
       expect(sections(m)[0]).toBe(
-        '*VS 77 · 8443/tcp from 198.51.100.9*: the network interfaces disagree\n• network interface 21: *accepted* (rule #2)\n• network interface 22: *dropped* (rule #3)',
+        '*VS 77 · 8443/tcp from 198.51.100.9*: the network interfaces disagree\n• network interface 21: *accepted* (rule #2)\n' +
+          '• network interface 22: *dropped* (rule #3)',
       );
       expect(m.text).toContain('interface 21: accepted (rule #2)');
     } else {

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
-import { renderUsage } from '../../src/slack/blocks/messages';
-import { formatIp, parseIp, unmapIpv4 } from '../../src/firewall/address';
-import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, editDistance, parseCommand, parseId, type Command } from '../../src/slack/command';
-import { brokenUnicode, dataMarkup } from './blocks/limits';
+import { renderUsage } from '../../../../src/slack/blocks/messages';
+import { formatIp, parseIp, unmapIpv4 } from '../../../../src/firewall/address';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, parseCommand, USAGE_LINES, type Command } from '../../../../src/slack/listeners/commands';
+import { editDistance, findRow, freeText, parseId, tokenize, unknownCommand } from '../../../../src/slack/listeners/commands/grammar';
+import { subcommand } from '../../../../src/slack/listeners/commands/subcommand';
+import { brokenUnicode, dataMarkup } from '../../blocks/limits';
 
 const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
   const cmd = parseCommand(text);
@@ -164,7 +166,7 @@ describe('the port question: /vs firewall <vs_id> <port>[/tcp|/udp] [from <ip>]'
   const question = (text: string) => {
     const cmd = parseCommand(text);
     if (cmd.kind !== 'firewall' || !cmd.question)
-      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+      throw new Error(`expected a port question from "${text}", got ${JSON.stringify(cmd, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     return { vsId: cmd.vsId, port: cmd.question.port, protocol: cmd.question.protocol, source: cmd.question.source && formatIp(cmd.question.source) };
   };
 
@@ -282,6 +284,45 @@ describe('did you mean', () => {
   });
 });
 
+describe('a required free text (the grammar of `/vs freeze <reason>`, whose row comes with approvals)', () => {
+  const freeze = subcommand({
+    kind: 'freeze',
+    words: ['freeze'],
+    nicknames: ['frozen'],
+    argument: freeText({ what: 'reason', max: 200, required: true }, (reason) => ({ reason })),
+    usage: '/vs freeze <reason>',
+    example: '/vs freeze deploy in progress',
+    help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze`'],
+    needs: 'everyone',
+    run: () => Promise.resolve('succeeded'),
+  });
+  const read = (text: string) => {
+    const tokens = tokenize(text);
+    const found = findRow([freeze], tokens);
+    return found ? found.row.read(found.args, found.quoted) : unknownCommand([freeze], tokens);
+  };
+
+  test('reads the rest of the line as the reason, spacing normalised, case kept', () => {
+    expect(read('FREEZE  Deploy in   progress')).toMatchObject({ ok: true, value: { command: { kind: 'freeze', reason: 'Deploy in progress' } } });
+  });
+
+  test('refuses a freeze without a reason, showing how to give one', () => {
+    expect(read('freeze')).toEqual({ ok: false, message: '`/vs freeze` needs a reason: `/vs freeze <reason>`, e.g. `/vs freeze deploy in progress`.' });
+  });
+
+  test('refuses a reason over its length, suggesting the bare command', () => {
+    const tooLong = read(`freeze ${'x'.repeat(201)}`);
+    expect(tooLong).toMatchObject({ ok: false, suggestion: '/vs freeze' });
+    expect(tooLong.ok ? '' : tooLong.message).toContain('The reason is too long (at most 200 characters)');
+    expect(read(`freeze ${'x'.repeat(200)}`)).toMatchObject({ ok: true });
+  });
+
+  test('a misspelt freeze suggests the command with its reason, or its usage when there is none', () => {
+    expect(read('freez deploy')).toEqual({ ok: false, message: 'Unknown command `freez`.', suggestion: '/vs freeze deploy' });
+    expect(read('frozen')).toEqual({ ok: false, message: 'Unknown command `frozen`.', suggestion: '/vs freeze <reason>' });
+  });
+});
+
 describe('properties', () => {
   /** Any text, up to 100 KB, with control characters, odd whitespace and Slack markup in it. */
   const anyText = fc.oneof(
@@ -372,7 +413,7 @@ describe('properties', () => {
         expect(cmd.message.length).toBeLessThanOrEqual(300);
         expect(cmd.message).not.toMatch(/[\n\r\u2028\u2029]/);
         expect((cmd.suggestion ?? '').length).toBeLessThanOrEqual(160);
-        const rendered = renderUsage(cmd);
+        const rendered = renderUsage({ ...cmd, commands: USAGE_LINES });
         expect(dataMarkup(rendered)).toEqual([]);
         expect(brokenUnicode(rendered)).toEqual([]);
       }),
@@ -383,7 +424,7 @@ describe('properties', () => {
   test('an echo cut inside an emoji after invisible characters never leaves half of it', () => {
     // 159 zero-width spaces are dropped after the pre-cut at 160, which lands inside the emoji.
     for (const text of [`${'\u200b'.repeat(159)}😀`, `firewall ${'\u200b'.repeat(159)}😀`]) {
-      const rendered = renderUsage(invalid(text));
+      const rendered = renderUsage({ ...invalid(text), commands: USAGE_LINES });
       expect(brokenUnicode(rendered)).toEqual([]);
     }
   });

@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { AuditStore } from './audit-store';
-import { createKyselyStore, DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely-store';
+import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
+import { createKyselyStore } from './kysely/store';
 import { migrateSqlite } from './migrations';
 import type { StoreTables } from './schema';
+import type { Store } from './store';
 import { storeError } from './unavailable';
 
 // The store in one SQLite file, for one instance. WAL with synchronous=FULL:
@@ -21,7 +22,7 @@ export const BUSY_TIMEOUT_MS = 5000;
  * store at `path`; `:memory:` for a throwaway one. Synchronous: SQLite needs
  * no round trip to open.
  */
-export function openSqliteAuditStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number } = {}): AuditStore {
+export function openSqliteStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number } = {}): Store {
   const inMemory = path === ':memory:' || path === '';
   let db: Database.Database;
   try {

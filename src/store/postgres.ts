@@ -1,10 +1,11 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log';
-import type { AuditStore } from './audit-store';
-import { createKyselyStore, DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely-store';
+import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
+import { createKyselyStore } from './kysely/store';
 import { migratePostgres } from './migrations';
 import type { StoreTables } from './schema';
+import type { Store } from './store';
 import { storeError } from './unavailable';
 
 // The store on PostgreSQL, shared by any number of instances. One bounded
@@ -50,12 +51,12 @@ const types: pg.CustomTypesConfig = {
     if (oid === INT8) return (value: string) => Number(value);
     if (oid === TIMESTAMPTZ) return (value: string) => parseTimestamptz(value).toISOString();
     if (oid === JSON_OID) return (value: string) => value;
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** Connects, migrates (one instance at a time) and returns the store. Rejects with StoreUnavailableError when the database cannot be reached. */
-export async function openPostgresAuditStore(url: string, options: Partial<PostgresStoreOptions> = {}): Promise<AuditStore> {
+export async function openPostgresStore(url: string, options: Partial<PostgresStoreOptions> = {}): Promise<Store> {
   const settings = { ...DEFAULT_POSTGRES_OPTIONS, ...options };
   const pool = new pg.Pool({
     connectionString: url,

@@ -1,10 +1,11 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Client } from 'pg';
-import { isStoreUnavailable, StoreUnavailableError, type AuditStore } from '../../src/store/audit-store';
+import { isStoreUnavailable, StoreUnavailableError, type Store } from '../../src/store';
 import { MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
-import { openPostgresAuditStore } from '../../src/store/postgres-audit-store';
+import { openPostgresStore } from '../../src/store/postgres';
 import { createTestDatabase, createTestSchema, startPostgresServer, type PostgresServer, type TestDatabase } from '../helpers/postgres';
-import { describeStoreContract, entry } from './contract';
+import { describeStoreContract } from './contract';
+import { entry } from './contract/entries';
 
 // The contract on a real PostgreSQL server (test/helpers/postgres.ts), then
 // what only a networked database has: instances migrating at once, the
@@ -30,7 +31,25 @@ async function freshSchema(): Promise<{ url: string }> {
 describeStoreContract('PostgreSQL', {
   async fresh() {
     const { url } = await freshSchema();
-    return { open: (options) => openPostgresAuditStore(url, { maxConnections: 4, ...options }) };
+    return { open: (options) => openPostgresStore(url, { maxConnections: 4, ...options }) };
+  },
+  async freshAt(version, seed) {
+    const { url } = await freshSchema();
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      );
+      for (const migration of MIGRATIONS.slice(0, version)) {
+        for (const statement of migration.postgres) await client.query(statement);
+        await client.query('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+      }
+      for (const statement of seed) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+    return { open: (options) => openPostgresStore(url, { maxConnections: 4, ...options }) };
   },
 });
 
@@ -94,14 +113,14 @@ async function partitionableProxy(target: URL): Promise<{ url: string; silence()
 describe('the PostgreSQL store', () => {
   test('three instances migrating one fresh database at once: each migration applied once, all three work', async () => {
     const { url } = await freshSchema();
-    const stores = await Promise.all([openPostgresAuditStore(url), openPostgresAuditStore(url), openPostgresAuditStore(url)]);
+    const stores = await Promise.all([openPostgresStore(url), openPostgresStore(url), openPostgresStore(url)]);
     try {
       const versions = await query<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
       expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
-      await stores[0]!.record(entry());
-      expect(await stores[2]!.latest(5)).toHaveLength(1);
+      await stores[0].audit.record(entry());
+      expect(await stores[2].audit.latest(5)).toHaveLength(1);
       // Once more, sequentially: nothing left to do.
-      const again = await openPostgresAuditStore(url);
+      const again = await openPostgresStore(url);
       await again.close();
       expect(await query(url, 'SELECT version FROM schema_migrations')).toHaveLength(SCHEMA_VERSION);
     } finally {
@@ -111,14 +130,14 @@ describe('the PostgreSQL store', () => {
 
   test('an instance waits for another one migrating, however long that takes, then finds nothing to do', async () => {
     const { url } = await freshSchema();
-    await (await openPostgresAuditStore(url)).close();
+    await (await openPostgresStore(url)).close();
     const holder = new Client({ connectionString: url });
     await holder.connect();
     try {
       // Another instance is migrating: it holds the lock longer than a statement may run.
       await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
       let opened = false;
-      const opening = openPostgresAuditStore(url, { statementTimeoutMs: 100 }).then((store) => {
+      const opening = openPostgresStore(url, { statementTimeoutMs: 100 }).then((store) => {
         opened = true;
         return store;
       });
@@ -137,10 +156,12 @@ describe('the PostgreSQL store', () => {
     const { url } = await freshSchema();
     const tagged = new URL(url);
     tagged.searchParams.set('application_name', 'vs-pool-bound-test');
-    const store = await openPostgresAuditStore(tagged.toString(), { maxConnections: 3 });
+    const store = await openPostgresStore(tagged.toString(), { maxConnections: 3 });
     try {
       const results = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => (i % 2 ? store.record(entry({ target: `vs:${i}` })) : store.claimSubmission(`V${i}`, '2024-05-01T10:00:00.000Z'))),
+        Array.from({ length: 60 }, (_, i) =>
+          i % 2 ? store.audit.record(entry({ target: `vs:${i}` })) : store.claims.claim(`V${i}`, '2024-05-01T10:00:00.000Z'),
+        ),
       );
       expect(results).toHaveLength(60);
       const [row] = await query<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = 'vs-pool-bound-test'");
@@ -153,17 +174,17 @@ describe('the PostgreSQL store', () => {
 
   test('refuses a database written by a newer schema instead of guessing', async () => {
     const { url } = await freshSchema();
-    await (await openPostgresAuditStore(url)).close();
+    await (await openPostgresStore(url)).close();
     await query(url, `INSERT INTO schema_migrations (version, description) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`);
-    await expect(openPostgresAuditStore(url)).rejects.toThrow(/newer/);
+    await expect(openPostgresStore(url)).rejects.toThrow(/newer/);
   });
 
   test('ids, times and parameters read back as written (bigint, timestamptz and json as SQLite gives them)', async () => {
     const { url } = await freshSchema();
-    const store = await openPostgresAuditStore(url);
+    const store = await openPostgresStore(url);
     try {
-      const written = await store.record(entry({ at: '2024-05-01T10:00:00.123Z', params: { b: 1, a: [2, { c: null }] } }));
-      const [read] = await store.latest(1);
+      const written = await store.audit.record(entry({ at: '2024-05-01T10:00:00.123Z', params: { b: 1, a: [2, { c: null }] } }));
+      const [read] = await store.audit.latest(1);
       expect(read).toEqual(written);
       expect(Object.keys(read!.params)).toEqual(['b', 'a']);
       expect(typeof read!.id).toBe('number');
@@ -175,18 +196,18 @@ describe('the PostgreSQL store', () => {
   test('a database gone silent (a network partition): calls are refused after the answer timeout, and work again once it answers', async () => {
     const { url } = await freshSchema();
     const proxy = await partitionableProxy(new URL(url));
-    const store = await openPostgresAuditStore(proxy.url, { answerTimeoutMs: 300, connectTimeoutMs: 1000 });
+    const store = await openPostgresStore(proxy.url, { answerTimeoutMs: 300, connectTimeoutMs: 1000 });
     try {
-      await store.record(entry({ target: 'vs:1' }));
+      await store.audit.record(entry({ target: 'vs:1' }));
       proxy.silence();
-      for (const call of [store.ping(), store.claimSubmission('V-silent', '2024-05-01T10:00:00.000Z'), store.latest(1)]) {
+      for (const call of [store.ping(), store.claims.claim('V-silent', '2024-05-01T10:00:00.000Z'), store.audit.latest(1)]) {
         const refusal = await call.catch((error: unknown) => error);
         expect(refusal).toBeInstanceOf(StoreUnavailableError);
       }
       proxy.restore();
       await expect(store.ping()).resolves.toBeUndefined();
-      await store.record(entry({ target: 'vs:2' }));
-      expect((await store.latest(10)).map((r) => r.target)).toContain('vs:2');
+      await store.audit.record(entry({ target: 'vs:2' }));
+      expect((await store.audit.latest(10)).map((r) => r.target)).toContain('vs:2');
     } finally {
       await store.close();
       await proxy.close();
@@ -195,10 +216,10 @@ describe('the PostgreSQL store', () => {
 
   describe('when the database goes away', () => {
     let server: PostgresServer;
-    let store: AuditStore;
+    let store: Store;
     beforeAll(async () => {
       server = await startPostgresServer();
-      store = await openPostgresAuditStore(server.url, { connectTimeoutMs: 2000 });
+      store = await openPostgresStore(server.url, { connectTimeoutMs: 2000 });
     });
     afterAll(async () => {
       await store?.close();
@@ -206,18 +227,18 @@ describe('the PostgreSQL store', () => {
     });
 
     test('every call is refused with StoreUnavailableError, and the same store works again once it is back', async () => {
-      const before = await store.record(entry({ target: 'vs:1' }));
-      expect(await store.claimSubmission('V-before', '2024-05-01T10:00:00.000Z')).toBe(true);
+      const before = await store.audit.record(entry({ target: 'vs:1' }));
+      expect(await store.claims.claim('V-before', '2024-05-01T10:00:00.000Z')).toBe(true);
       await server.stop();
 
       const refusals = await Promise.allSettled([
         store.ping(),
-        store.record(entry({ target: 'vs:2' })),
-        store.claimSubmission('V-during', '2024-05-01T10:00:00.000Z'),
-        store.tryLock('vs:2', 'owner', 0, 1000),
-        store.latest(5),
-        store.claimOutbox('sender', 0, 30_000, 10),
-        store.recoverInterrupted(0),
+        store.audit.record(entry({ target: 'vs:2' })),
+        store.claims.claim('V-during', '2024-05-01T10:00:00.000Z'),
+        store.leases.take('vs:2', 'owner', 0, 1000),
+        store.audit.latest(5),
+        store.outbox.claim('sender', 0, 30_000, 10),
+        store.audit.recoverInterrupted(0),
       ]);
       for (const refusal of refusals) {
         expect(refusal.status).toBe('rejected');
@@ -231,15 +252,15 @@ describe('the PostgreSQL store', () => {
       await server.start();
       await expect(store.ping()).resolves.toBeUndefined();
       // Nothing was written while it was down; what was written before is there.
-      expect((await store.latest(5)).map((r) => r.id)).toEqual([before.id]);
-      expect(await store.claimSubmission('V-during', '2024-05-01T10:00:00.000Z')).toBe(true);
-      expect(await store.claimSubmission('V-before', '2024-05-01T10:00:00.000Z')).toBe(false);
+      expect((await store.audit.latest(5)).map((r) => r.id)).toEqual([before.id]);
+      expect(await store.claims.claim('V-during', '2024-05-01T10:00:00.000Z')).toBe(true);
+      expect(await store.claims.claim('V-before', '2024-05-01T10:00:00.000Z')).toBe(false);
     });
 
     test('opening while the database is down is refused with StoreUnavailableError', async () => {
       await server.stop();
       try {
-        await expect(openPostgresAuditStore(server.url, { connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(openPostgresStore(server.url, { connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
       } finally {
         await server.start();
       }

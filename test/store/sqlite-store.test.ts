@@ -3,10 +3,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StoreUnavailableError } from '../../src/store/audit-store';
-import { SCHEMA_VERSION } from '../../src/store/migrations';
-import { openSqliteAuditStore } from '../../src/store/sqlite-audit-store';
-import { describeStoreContract, entry } from './contract';
+import { StoreUnavailableError } from '../../src/store';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
+import { openSqliteStore } from '../../src/store/sqlite';
+import { describeStoreContract, type StoreLocation } from './contract';
+import { entry } from './contract/entries';
 
 // The contract on a real SQLite file, then what only SQLite has: its file,
 // its pragmas, its first schema (user_version 1) migrated forward, and
@@ -22,10 +23,19 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Opens handles on one SQLite file, as the instances of one deployment would. */
+const handlesOn = (path: string): StoreLocation => ({ open: (options) => Promise.resolve(openSqliteStore(path, options)) });
+
 describeStoreContract('SQLite', {
-  async fresh() {
+  fresh: () => Promise.resolve(handlesOn(join(freshDir(), 'store.sqlite'))),
+  freshAt(version, seed) {
     const path = join(freshDir(), 'store.sqlite');
-    return { open: async (options) => openSqliteAuditStore(path, options) };
+    const db = new Database(path);
+    for (const migration of MIGRATIONS.slice(0, version)) for (const statement of migration.sqlite) db.exec(statement);
+    db.pragma(`user_version = ${version}`);
+    for (const statement of seed) db.exec(statement);
+    db.close();
+    return Promise.resolve(handlesOn(path));
   },
 });
 
@@ -54,17 +64,26 @@ const FIRST_RELEASE_SCHEMA = `CREATE TABLE audit_records (
      expires_at_ms INTEGER NOT NULL
    ) WITHOUT ROWID;`;
 
+function schemaVersionOf(path: string): unknown {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true });
+  } finally {
+    db.close();
+  }
+}
+
 describe('the SQLite store', () => {
   test('creates its directory, runs every migration once, and reopening changes nothing', async () => {
     const path = join(freshDir(), 'nested', 'deeper', 'audit.sqlite');
-    await openSqliteAuditStore(path).close();
-    await openSqliteAuditStore(path).close();
+    await openSqliteStore(path).close();
+    await openSqliteStore(path).close();
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(['approvals', 'audit_outbox', 'audit_records', 'change_freeze', 'locks', 'submissions']));
+      expect(tables).toEqual(expect.arrayContaining(['approvals', 'audit_outbox', 'audit_records', 'change_freeze', 'locks', 'rate_buckets', 'submissions']));
     } finally {
       db.close();
     }
@@ -92,31 +111,29 @@ describe('the SQLite store', () => {
       [0, ''],
     ]);
     expect(results.map((r) => r.out.trim()).sort()).toEqual(['claimed', 'duplicate', 'duplicate']);
-    const store = openSqliteAuditStore(path);
+    const store = openSqliteStore(path);
     try {
-      expect((await store.latest(10)).map((r) => r.target).sort()).toEqual(['vs:a', 'vs:b', 'vs:c']);
+      expect((await store.audit.latest(10)).map((r) => r.target).sort()).toEqual(['vs:a', 'vs:b', 'vs:c']);
     } finally {
       await store.close();
     }
-    const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    db.close();
+    expect(schemaVersionOf(path)).toBe(SCHEMA_VERSION);
   });
 
   test('a file another process keeps locked past the busy timeout: calls are refused with StoreUnavailableError, and work again once it is free', async () => {
     const path = join(freshDir(), 'locked.sqlite');
-    const store = openSqliteAuditStore(path, { busyTimeoutMs: 50 });
+    const store = openSqliteStore(path, { busyTimeoutMs: 50 });
     try {
-      await store.record(entry({ target: 'vs:1' }));
+      await store.audit.record(entry({ target: 'vs:1' }));
       const other = new Database(path);
       other.exec('BEGIN EXCLUSIVE');
-      const refused = await store.record(entry({ target: 'vs:2' })).catch((error: unknown) => error);
+      const refused = await store.audit.record(entry({ target: 'vs:2' })).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(StoreUnavailableError);
       expect((refused as StoreUnavailableError).code).toBe('STORE_UNAVAILABLE');
       other.exec('COMMIT');
       other.close();
-      await store.record(entry({ target: 'vs:3' }));
-      expect((await store.latest(5)).map((r) => r.target)).toEqual(['vs:3', 'vs:1']);
+      await store.audit.record(entry({ target: 'vs:3' }));
+      expect((await store.audit.latest(5)).map((r) => r.target)).toEqual(['vs:3', 'vs:1']);
     } finally {
       await store.close();
     }
@@ -124,11 +141,11 @@ describe('the SQLite store', () => {
 
   test('refuses a database written by a newer schema instead of guessing', async () => {
     const path = join(freshDir(), 'audit.sqlite');
-    await openSqliteAuditStore(path).close();
+    await openSqliteStore(path).close();
     const db = new Database(path);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => openSqliteAuditStore(path)).toThrow(/newer/);
+    expect(() => openSqliteStore(path)).toThrow(/newer/);
   });
 
   test('a file of the first release (schema version 1) is migrated forward, its records, claims and locks still there', async () => {
@@ -140,15 +157,16 @@ describe('the SQLite store', () => {
     old
       .prepare(
         `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
-       VALUES ('2024-01-02T03:04:05.678Z', 'UOLD', 'COLD', 'backup_restore', 'backup:9', '{"backup_id":9,"reason":"old"}', 'started', NULL, 0, 'the cloud API call is in progress')`,
+       VALUES ('2024-01-02T03:04:05.678Z', 'UOLD', 'COLD', 'backup_restore', 'backup:9', '{"backup_id":9,"reason":"old"}',
+               'started', NULL, 0, 'the cloud API call is in progress')`,
       )
       .run();
     old.prepare(`INSERT INTO submissions (key, at) VALUES ('V-old', '2024-01-02T03:04:05.678Z')`).run();
     old.close();
 
-    const store = openSqliteAuditStore(path);
+    const store = openSqliteStore(path);
     try {
-      const [record] = await store.latest(5);
+      const [record] = await store.audit.latest(5);
       expect(record).toEqual({
         id: 1,
         at: '2024-01-02T03:04:05.678Z',
@@ -162,15 +180,13 @@ describe('the SQLite store', () => {
         durationMs: 0,
         detail: 'the cloud API call is in progress',
       });
-      expect(await store.claimSubmission('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
+      expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.
-      expect((await store.recoverInterrupted(Date.parse('2024-06-01T00:00:00.000Z'))).map((r) => [r.id, r.outcome])).toEqual([[1, 'interrupted']]);
+      expect((await store.audit.recoverInterrupted(Date.parse('2024-06-01T00:00:00.000Z'))).map((r) => [r.id, r.outcome])).toEqual([[1, 'interrupted']]);
     } finally {
       await store.close();
     }
-    const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    db.close();
+    expect(schemaVersionOf(path)).toBe(SCHEMA_VERSION);
   });
 
   test('every change completed before the process is SIGKILLed is found after reopening', async () => {
@@ -184,16 +200,16 @@ describe('the SQLite store', () => {
     expect(child.stdout).toContain(`done ${count}`);
     expect(child.signal).toBe('SIGKILL');
 
-    const store = openSqliteAuditStore(path);
+    const store = openSqliteStore(path);
     try {
-      const records = await store.latest(count + 10);
+      const records = await store.audit.latest(count + 10);
       expect(records).toHaveLength(count);
       expect(records.every((r) => r.outcome === 'succeeded' && r.action === 'disk_add' && r.apiStatus === 201)).toBe(true);
       expect(records.map((r) => r.params.disk_size).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: count }, (_, i) => i + 1));
       // The claims survived too: a redelivery after the restart is still a duplicate.
-      expect(await store.claimSubmission('V1', '2024-05-01T10:00:00.000Z')).toBe(false);
+      expect(await store.claims.claim('V1', '2024-05-01T10:00:00.000Z')).toBe(false);
       // And so did the posts waiting for the audit channel.
-      expect((await store.outboxBacklog()).pending).toBe(count);
+      expect((await store.outbox.backlog()).pending).toBe(count);
     } finally {
       await store.close();
     }

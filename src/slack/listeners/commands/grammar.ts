@@ -1,0 +1,240 @@
+import { parseIp, unmapIpv4 } from '../../../firewall/address';
+import { PORT_MAX } from '../../../firewall/ports';
+import type { PortQuestion, Protocol } from '../../../firewall/port-question';
+import { cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
+
+// The `/vs` grammar of PRODUCT.md, without Slack or the network: the kinds of
+// argument a subcommand takes, and the reading of a line against the rows of
+// the command table (index.ts). Reading never throws: whatever the text, it
+// is one row's arguments, or a refusal with a message for the user and, when
+// one is close enough, the valid command they probably meant. The refusals'
+// words are in blocks/grammar.ts.
+
+/** The arguments read, or why not. */
+export type Read<A> = { ok: true; value: A } | Refusal;
+export type Refusal = { ok: false; message: string; suggestion?: string };
+
+/** A kind of argument: how the words after the subcommand become the fields `A` of its command. */
+export interface Grammar<A extends object> {
+  read(args: readonly string[], quoted: Quoted): Read<A>;
+  /** Whether these words read: among misspelt subcommands equally close, one whose arguments fit wins. */
+  fits(args: readonly string[]): boolean;
+  /** What to suggest after a misspelt subcommand, from the words that followed it. */
+  suggest(args: readonly string[], quoted: Quoted): string;
+}
+
+/** What the reading of a line needs of a row. */
+export interface Vocabulary {
+  /** The subcommand words, lower case. */
+  words: readonly string[];
+  /** Other spellings that read as this subcommand. */
+  aliases?: readonly string[];
+  /** Words people reach for that only earn a suggestion, e.g. "restore 9". */
+  nicknames?: readonly string[];
+  /** How to type it, e.g. "/vs firewall <vs_id>". */
+  usage: string;
+  /** A complete example, e.g. "/vs firewall 42". */
+  example: string;
+  argument: Pick<Grammar<object>, 'fits' | 'suggest'>;
+}
+
+const ok = <A>(value: A): Read<A> => ({ ok: true, value });
+const refuse = (message: string, suggestion?: string): Refusal => (suggestion === undefined ? { ok: false, message } : { ok: false, message, suggestion });
+
+/** No arguments. */
+export const none: Grammar<Record<never, never>> = {
+  read: (args, q) => (args.length === 0 ? ok({}) : refuse(refusals.takesNoArguments(q, args.join(' ')), q.example)),
+  fits: (args) => args.length === 0,
+  suggest: (_args, q) => q.bare,
+};
+
+/** One id (a server's, a backup's): `what` names it in refusals. */
+function oneId<A extends object>(what: string, build: (id: number) => A): Grammar<A> {
+  return {
+    read(args, q) {
+      if (args.length === 0) return refuse(refusals.needs(q, what));
+      const id = parseId(args[0]);
+      if (id === null) return refuse(refusals.notAnId(q, args[0] ?? '', what));
+      if (args.length > 1) return refuse(refusals.takesOne(q, what, args.slice(1).join(' ')), `${q.bare} ${id}`);
+      return ok(build(id));
+    },
+    fits: (args) => args.length === 1 && parseId(args[0]) !== null,
+    suggest(args, q) {
+      const id = args.length === 1 ? parseId(args[0]) : null;
+      return id === null ? q.usage : `${q.bare} ${id}`;
+    },
+  };
+}
+
+export const serverId = oneId('server id', (vsId) => ({ vsId }));
+export const backupId = oneId('backup id', (backupId) => ({ backupId }));
+
+/** A server id, then optionally the port question `<port>[/tcp|/udp] [from <ip>]`. */
+export const serverIdAndPortQuestion: Grammar<{ vsId: number; question?: PortQuestion }> = {
+  read(args, q) {
+    if (args.length === 0) return refuse(refusals.needsServerIdOrQuestion(q));
+    const vsId = parseId(args[0]);
+    if (vsId === null) return refuse(refusals.notAnId(q, args[0] ?? '', 'server id'));
+    if (args.length === 1) return ok({ vsId });
+    const question = parsePortQuestion(args.slice(1));
+    return 'problem' in question ? refuse(question.problem) : ok({ vsId, question });
+  },
+  fits: (args) => args.length >= 1 && parseId(args[0]) !== null && (args.length === 1 || !('problem' in parsePortQuestion(args.slice(1)))),
+  suggest(args, q) {
+    const id = args.length >= 1 ? parseId(args[0]) : null;
+    if (id === null) return `${q.bare} <vs_id>`;
+    // The question is echoed only when it parses: it is then digits, /tcp|/udp, "from" and an address.
+    return args.length > 1 && !('problem' in parsePortQuestion(args.slice(1))) ? `${q.bare} ${id} ${args.slice(1).join(' ')}` : `${q.bare} ${id}`;
+  },
+};
+
+/** The rest of the line as one text of at most `max` characters; `what` names it in refusals. Optional unless `required`. */
+export function freeText<A extends object>(o: { what: string; max: number; required?: boolean }, build: (text: string) => A): Grammar<A> {
+  const fits = (text: string) => text.length <= o.max && (!o.required || text !== '');
+  return {
+    read(args, q) {
+      const text = args.join(' ');
+      if (o.required && text === '') return refuse(refusals.needs(q, o.what));
+      if (text.length > o.max) return refuse(refusals.tooLong(q, o.what, o.max), q.bare);
+      return ok(build(text));
+    },
+    fits: (args) => fits(args.join(' ')),
+    suggest(args, q) {
+      const text = args.join(' ');
+      if (fits(text) && text !== '') return `${q.bare} ${cleanEcho(text)}`;
+      return o.required ? q.usage : q.bare;
+    },
+  };
+}
+
+/** An optional whole number of `what` from 1, `fallback` when none is given; more than `max` is capped, not refused. */
+export function count<A extends object>(o: { what: string; fallback: number; max: number }, build: (n: number) => A): Grammar<A> {
+  const parse = (token: string | undefined): number | null => {
+    if (token === undefined || !/^[0-9]+$/.test(token)) return null;
+    const significant = token.replace(/^0+/, '');
+    if (significant === '') return null;
+    return significant.length > 3 ? o.max : Math.min(Number(significant), o.max);
+  };
+  return {
+    read(args, q) {
+      if (args.length === 0) return ok(build(o.fallback));
+      const n = parse(args[0]);
+      if (n === null) return refuse(refusals.notACount(q, args[0] ?? '', o.what, o.max), q.bare);
+      if (args.length > 1) return refuse(refusals.takesAtMostOneNumber(q, args.slice(1).join(' ')), `${q.bare} ${n}`);
+      return ok(build(n));
+    },
+    fits: (args) => args.length === 0 || (args.length === 1 && parse(args[0]) !== null),
+    suggest(args, q) {
+      const n = args.length === 1 ? parse(args[0]) : null;
+      return n === null ? q.bare : `${q.bare} ${n}`;
+    },
+  };
+}
+
+/**
+ * A positive integer id, or null. ASCII digits only, after one optional `#`
+ * (people write "#42"): no sign, exponent, hex, fraction or other scripts'
+ * digits; at most Number.MAX_SAFE_INTEGER. Accepts what modal inputs hand
+ * over too (string, number, boolean, undefined).
+ */
+export function parseId(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const digits = value.trim().replace(/^#/, '');
+  if (!/^[0-9]+$/.test(digits)) return null;
+  const significant = digits.replace(/^0+/, '');
+  if (significant === '' || significant.length > 16) return null;
+  const id = Number(significant);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+/** A line as words: Slack hands over escaped text (&lt; for <); either way, split on any whitespace. */
+export function tokenize(text: string): string[] {
+  return text.split(/[\s\p{Cc}]+/u).filter((t) => t !== '');
+}
+
+/** The row the line names (by its words or an alias, ignoring case), with how it was typed and the words after it. */
+export function findRow<R extends Vocabulary>(rows: readonly R[], tokens: readonly string[]): { row: R; quoted: Quoted; args: string[] } | null {
+  const lower = tokens.slice(0, 2).map((t) => t.toLowerCase());
+  for (const row of rows) {
+    for (const words of [row.words, ...(row.aliases ?? []).map((a) => [a])]) {
+      if (words.every((word, i) => lower[i] === word)) return { row, quoted: quote(row, words.join(' ')), args: tokens.slice(words.length) };
+    }
+  }
+  return null;
+}
+
+export function quote(row: Vocabulary, typed = row.words.join(' ')): Quoted {
+  return { name: `/vs ${typed}`, bare: `/vs ${row.words.join(' ')}`, usage: row.usage, example: row.example };
+}
+
+/**
+ * A line that names no row: the closest one by edit distance over the first
+ * one or two words. A candidate whose remaining words are valid arguments
+ * wins ties, so "disk ad 3" suggests "/vs disk add 3" rather than "disk" plus junk.
+ */
+export function unknownCommand(rows: readonly Vocabulary[], tokens: readonly string[]): Refusal {
+  let best: { row: Vocabulary; take: number; score: number } | null = null;
+  for (let take = 1; take <= Math.min(2, tokens.length); take++) {
+    const typed = tokens.slice(0, take).join(' ').toLowerCase();
+    if (typed.length > 40) continue; // nothing we know is that long: no need to measure
+    const args = tokens.slice(take);
+    for (const row of rows) {
+      for (const name of [row.words.join(' '), ...(row.nicknames ?? [])]) {
+        if (name.split(' ').length !== take) continue;
+        const distance = editDistance(typed, name);
+        const tolerated = name.length < 3 ? 0 : Math.max(1, Math.floor(name.length / 3));
+        if (distance > tolerated) continue;
+        const score = distance * 2 + (row.argument.fits(args) ? 0 : 3);
+        if (best === null || score < best.score) best = { row, take, score };
+      }
+    }
+  }
+  if (best === null) return refuse(refusals.unknownWithoutGuess(tokens[0] ?? ''));
+  return refuse(refusals.unknown(tokens.slice(0, best.take).join(' ')), best.row.argument.suggest(tokens.slice(best.take), quote(best.row)));
+}
+
+/**
+ * `<port>[/tcp|/udp] [from <ip>]`: one port from 1 to 65535, TCP unless the
+ * question names UDP, and at most one source address, IPv4 or IPv6. Each
+ * refusal names the accepted forms.
+ */
+function parsePortQuestion(args: readonly string[]): PortQuestion | { problem: string } {
+  const said = portQuestionRefusals;
+  const [portText = '', ...rest] = args;
+  const m = /^([0-9]+)(?:\/([^/]*))?$/.exec(portText);
+  if (!m) return { problem: said.notAPort(portText) };
+  const digits = m[1]!.replace(/^0+/, '');
+  const port = digits.length > 5 ? Infinity : Number(digits);
+  if (!(port >= 1 && port <= PORT_MAX)) return { problem: said.outOfRange(m[1]!) };
+  const protocolText = (m[2] ?? 'tcp').toLowerCase();
+  if (protocolText !== 'tcp' && protocolText !== 'udp') return { problem: said.notAProtocol(m[2] ?? '') };
+  const protocol: Protocol = protocolText;
+  if (rest.length === 0) return { port, protocol, source: null };
+
+  const [word = '', sourceText, ...extra] = rest;
+  if (word.toLowerCase() !== 'from') return { problem: said.unexpectedAfterPort(rest.join(' ')) };
+  if (sourceText === undefined) return { problem: said.fromNeedsAddress() };
+  const parsed = parseIp(sourceText);
+  if (parsed === null) return { problem: said.notAnAddress(sourceText, sourceText.includes('/') || sourceText.includes('-')) };
+  if (extra.length > 0) return { problem: said.oneSource(extra.join(' ')) };
+  return { port, protocol, source: unmapIpv4(parsed) };
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const row = d[i]!;
+      const above = d[i - 1]!;
+      let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      row[j] = value;
+    }
+  }
+  return d[rows - 1]![cols - 1]!;
+}

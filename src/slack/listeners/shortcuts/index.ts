@@ -1,0 +1,27 @@
+import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
+import { CHANGE_ACTIONS } from '../../../changes';
+import { CHANGE_FORMS } from '../../blocks/change-forms';
+import type { ListenerRow } from '../listener';
+import { openFromShortcut } from './open-from-shortcut';
+
+// The table of global shortcuts: each change form's (CHANGE_FORMS names its
+// callback_id; manifest.yml declares it), opening the form without a target.
+// A shortcut of another kind is a row added here.
+
+export type ShortcutArgs = AllMiddlewareArgs & SlackShortcutMiddlewareArgs;
+
+export interface ShortcutRow extends ListenerRow<ShortcutArgs> {
+  /** As manifest.yml declares it, and the local page's shortcut menu lists it. */
+  callbackId: string;
+  name: string;
+  description: string;
+}
+
+export const SHORTCUTS: readonly ShortcutRow[] = CHANGE_ACTIONS.map((action) => {
+  const form = CHANGE_FORMS[action];
+  return {
+    ...form.shortcut,
+    needs: { need: { opens: action }, target: 'shortcut', title: form.title },
+    run: (ctx, req) => openFromShortcut(ctx, req, action),
+  };
+});

@@ -1,0 +1,123 @@
+import type { Lease } from './leases';
+
+// The audit trail: one record per attempted change, written before anyone is
+// told, settled in place when the cloud API answers (PRODUCT.md "Audit").
+// Its callers are the change door (record, beginChange, complete), `/vs audit`
+// (latest) and the recovery sweep (recoverInterrupted).
+
+/**
+ * The actions the store has records of, as the store's own string-literal
+ * type (the store imports nothing of src/changes): the one place in src/store
+ * that spells them; every other store file imports it from here. The
+ * vocabulary is the door's (`ChangeAction`, src/changes/definitions.ts), and
+ * the door writing its actions into records keeps the two in step: a change
+ * added there and not here does not compile. Deriving it from src/changes is
+ * this one line.
+ */
+export type RecordedAction = 'disk_add' | 'backup_restore';
+
+/**
+ * One vocabulary for records, messages and metrics (PRODUCT.md "Audit").
+ * `started` is written before the cloud API is called and replaced by the
+ * final outcome when it answers; a record still `started` whose lease has
+ * expired is settled as `interrupted` (the change may or may not have been
+ * applied). `requested`…`expired` are the steps of an approval.
+ */
+export type ChangeOutcome =
+  'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | 'requested' | 'approved' | 'rejected' | 'expired';
+
+export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
+  'denied',
+  'invalid',
+  'busy',
+  'started',
+  'succeeded',
+  'failed',
+  'applied_unreadable',
+  'interrupted',
+  'requested',
+  'approved',
+  'rejected',
+  'expired',
+];
+
+/** What is known once a started change has ended. */
+export interface ChangeCompletion {
+  outcome: 'succeeded' | 'failed' | 'applied_unreadable';
+  apiStatus: number | null;
+  durationMs: number;
+  detail: string | null;
+}
+
+export interface AuditEntry {
+  /** ISO 8601 time the attempt started. */
+  at: string;
+  userId: string;
+  channelId: string | null;
+  action: RecordedAction;
+  /** What was changed, e.g. `vs:42` or `backup:9`. */
+  target: string;
+  /** What was asked for (never a secret). */
+  params: Record<string, unknown>;
+  outcome: ChangeOutcome;
+  /** HTTP status from the cloud API, when it was called. */
+  apiStatus: number | null;
+  durationMs: number;
+  /** Why it was denied or failed, in words. */
+  detail: string | null;
+  /**
+   * For a `started` record: the owner of the target lease held during the
+   * call (the `owner` given to leases.take). Recovery settles the record as
+   * `interrupted` once that lease is no longer live. Without it, once no live
+   * lease is held on the target at all. Not returned in records.
+   */
+  leaseOwner?: string | null;
+}
+
+export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
+  id: number;
+}
+
+/** What beginChange did: claimed, leased and recorded the attempt as `started`, or nothing past the claim. */
+export type ChangeBeginning = { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' };
+
+/**
+ * The start and the end of a change are here, though they also claim the
+ * submission and take or end the lease: they are the two transitions of one
+ * record (a claim and a lease exist for its sake), and doing them in the
+ * record's transaction is what makes a change one commit to start and one to
+ * settle. Recovery is here for the same reason: it is the third way a
+ * `started` record is settled, with the same guarantees as complete.
+ */
+export interface AuditTrail {
+  /**
+   * Appends one record, durably, and returns it with its id. A record with a
+   * final outcome (anything but `started`) is enqueued for the audit channel
+   * in the same transaction, when posts are enabled.
+   */
+  record(entry: AuditEntry): Promise<AuditRecord>;
+  /**
+   * The start of a change, in one transaction (one commit instead of three):
+   * claims `submissionKey` (else `duplicate`, nothing written); takes the
+   * lease (else `busy`: the claim is kept, nothing else written); records
+   * `started` (its lease owner: `lease.owner`) and returns it. The same
+   * guarantees as claims.claim, leases.take and record in that order.
+   */
+  beginChange(begin: { submissionKey: string; at: string; lease: Lease; started: AuditEntry }): Promise<ChangeBeginning>;
+  /**
+   * Settles a `started` record with its outcome, durably, enqueuing its post,
+   * and returns it. Also settles one already recovered as `interrupted` (a
+   * late answer is the truth; it is posted again). Throws for any other id.
+   * `release`: ends that lease in the same transaction (as leases.release would).
+   */
+  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }): Promise<AuditRecord>;
+  /**
+   * Settles every `started` record whose lease is no longer live at `nowMs`
+   * as `interrupted`, enqueuing each post in the same transaction, and
+   * returns the records it settled (at most `limit`). However many instances
+   * race, each record is settled, returned and enqueued exactly once.
+   */
+  recoverInterrupted(nowMs: number, limit?: number): Promise<AuditRecord[]>;
+  /** The latest `limit` (at most 1000) records, newest first; only `userId`'s when given. */
+  latest(limit: number, filter?: { userId?: string }): Promise<AuditRecord[]>;
+}

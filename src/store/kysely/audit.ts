@@ -1,0 +1,104 @@
+import type { AuditEntry, AuditTrail, ChangeBeginning } from '../audit';
+import { claimKey } from './claims';
+import { releaseLease, takeLease } from './leases';
+import { enqueuePosts } from './outbox';
+import { recordRow, toRecord, wholeMs, type Db, type SliceDeps } from './rows';
+
+/** `/vs audit` asks for a handful; this only bounds a silly request. */
+export const MAX_LATEST = 1000;
+export const DEFAULT_RECOVERY_LIMIT = 100;
+export const INTERRUPTED_DETAIL =
+  'the instance making this change stopped before the cloud API answered; the change may or may not have been applied: check before retrying';
+
+export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
+  return {
+    record: async (entry: AuditEntry) => {
+      const row = recordRow(entry);
+      const posted = entry.outcome !== 'started' && options.auditPosts;
+      const insert = async (trx: Db) => {
+        const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
+        const record = toRecord({ ...row, id: Number(id) });
+        if (posted) await enqueuePosts(trx, options, [record]);
+        return record;
+      };
+      return posted ? db.transaction().execute(insert) : insert(db);
+    },
+
+    beginChange: ({ submissionKey, at, lease, started }) =>
+      db.transaction().execute(async (trx): Promise<ChangeBeginning> => {
+        if (!(await claimKey(trx, submissionKey, at))) return { outcome: 'duplicate' };
+        // The claim stays when the target is busy, as it would have after claims.claim.
+        if (!(await takeLease(trx, lease))) return { outcome: 'busy' };
+        const row = recordRow({ ...started, outcome: 'started', leaseOwner: lease.owner });
+        const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
+        return { outcome: 'started', record: toRecord({ ...row, id: Number(id) }) };
+      }),
+
+    complete: (id, completion, release) =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('audit_records')
+          .set({
+            outcome: completion.outcome,
+            api_status: completion.apiStatus,
+            duration_ms: wholeMs(completion.durationMs),
+            detail: completion.detail,
+            lease_owner: null,
+          })
+          .where('id', '=', id)
+          .where('outcome', 'in', ['started', 'interrupted'])
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) throw new Error(`audit record ${id} is not a started change`);
+        const record = toRecord(row);
+        await enqueuePosts(trx, options, [record]);
+        if (release) await releaseLease(trx, release.target, release.owner);
+        return record;
+      }),
+
+    recoverInterrupted: (nowMs, limit = DEFAULT_RECOVERY_LIMIT) =>
+      db.transaction().execute(async (trx) => {
+        const now = wholeMs(nowMs);
+        // Started records with no live lease: none held by their owner (or, for records
+        // without an owner, none on their target at all).
+        const orphaned = trx
+          .selectFrom('audit_records as r')
+          .select('r.id')
+          .where('r.outcome', '=', 'started')
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('locks as l')
+                  .select('l.target')
+                  .whereRef('l.target', '=', 'r.target')
+                  .where('l.expires_at_ms', '>', now)
+                  .where((eb) => eb.or([eb('r.lease_owner', 'is', null), eb('l.owner', '=', eb.ref('r.lease_owner'))])),
+              ),
+            ),
+          )
+          .orderBy('r.id')
+          .limit(Math.max(1, Math.floor(limit)));
+        // `outcome = 'started'` again on the row itself: of two racing instances, the second
+        // finds the row already settled once the first commits, and skips it.
+        const rows = await trx
+          .updateTable('audit_records')
+          .set({ outcome: 'interrupted', detail: INTERRUPTED_DETAIL, lease_owner: null })
+          .where('id', 'in', orphaned)
+          .where('outcome', '=', 'started')
+          .returningAll()
+          .execute();
+        const records = rows.map(toRecord).sort((a, b) => a.id - b.id);
+        await enqueuePosts(trx, options, records);
+        return records;
+      }),
+
+    latest: async (limit, filter) => {
+      const n = Number.isFinite(limit) ? Math.min(MAX_LATEST, Math.max(0, Math.floor(limit))) : 0;
+      if (n === 0) return [];
+      let query = db.selectFrom('audit_records').selectAll().orderBy('id', 'desc').limit(n);
+      if (filter?.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      return (await query.execute()).map(toRecord);
+    },
+  };
+}

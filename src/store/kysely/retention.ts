@@ -1,0 +1,52 @@
+import type { PruneResult, Retention } from '../retention';
+import { DAY_MS, wholeMs, type SliceDeps } from './rows';
+
+/** Submission claims, sent outbox rows and dead locks are kept this long. */
+export const CLAIM_RETENTION_MS = DAY_MS;
+export const DEFAULT_PRUNE_BATCH = 5000;
+
+export function kyselyRetention({ db, options }: SliceDeps): Retention {
+  return {
+    prune: async (nowMs, batch = DEFAULT_PRUNE_BATCH) => {
+      const n = Math.max(1, Math.floor(batch));
+      const now = wholeMs(nowMs);
+      const claimCutoff = new Date(now - CLAIM_RETENTION_MS).toISOString();
+      const recordCutoff = new Date(now - options.auditRetentionDays * DAY_MS).toISOString();
+      const claims = await db
+        .deleteFrom('submissions')
+        .where('key', 'in', db.selectFrom('submissions').select('key').where('at', '<', claimCutoff).limit(n))
+        .executeTakeFirst();
+      const records = await db.transaction().execute(async (trx) => {
+        const old = () => trx.selectFrom('audit_records').select('id').where('at', '<', recordCutoff).orderBy('id').limit(n);
+        await trx.deleteFrom('audit_outbox').where('record_id', 'in', old()).execute();
+        return trx.deleteFrom('audit_records').where('id', 'in', old()).executeTakeFirst();
+      });
+      const sent = await db
+        .deleteFrom('audit_outbox')
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('audit_outbox')
+            .select('id')
+            .where('sent_at_ms', '<', now - CLAIM_RETENTION_MS)
+            .limit(n),
+        )
+        .executeTakeFirst();
+      const locks = await db
+        .deleteFrom('locks')
+        .where('expires_at_ms', '<', now - CLAIM_RETENTION_MS)
+        .executeTakeFirst();
+      // A full bucket and no bucket answer alike.
+      const buckets = await db
+        .deleteFrom('rate_buckets')
+        .where('key', 'in', db.selectFrom('rate_buckets').select('key').where('full_at_ms', '<=', now).limit(n))
+        .executeTakeFirst();
+      return {
+        claims: Number(claims.numDeletedRows),
+        records: Number(records.numDeletedRows),
+        housekeeping: Number(sent.numDeletedRows) + Number(locks.numDeletedRows) + Number(buckets.numDeletedRows),
+      } satisfies PruneResult;
+    },
+  };
+}

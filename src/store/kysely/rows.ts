@@ -1,0 +1,84 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome } from '../audit';
+import type { AuditRecordsTable, StoreTables } from '../schema';
+
+// What every slice's queries share: the handle (the database or a
+// transaction on it), the options, and the conversions between rows and the
+// contract's values.
+
+export type Db = Kysely<StoreTables> | Transaction<StoreTables>;
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface StoreOptions {
+  /** Enqueue a post for each final record (VS_AUDIT_CHANNEL is set). */
+  auditPosts: boolean;
+  /** Audit records older than this many days are deleted by retention. */
+  auditRetentionDays: number;
+}
+
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { auditPosts: true, auditRetentionDays: 400 };
+
+/** What a slice's implementation is built from. */
+export interface SliceDeps {
+  db: Kysely<StoreTables>;
+  dialect: Dialect;
+  options: StoreOptions;
+}
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Times are stored as ISO 8601 with milliseconds, so that text comparison (SQLite) orders them. */
+export function isoTime(value: string, what: string): string {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw new RangeError(`${what} must be an ISO 8601 time`);
+  return new Date(ms).toISOString();
+}
+
+export function wholeMs(n: number): number {
+  return Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0;
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function parseObject(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  } catch {
+    return { unreadable: json.slice(0, 200) };
+  }
+}
+
+export function recordRow(entry: AuditEntry) {
+  return {
+    at: isoTime(entry.at, 'at'),
+    user_id: entry.userId,
+    channel_id: entry.channelId,
+    action: entry.action,
+    target: entry.target,
+    params: JSON.stringify(entry.params ?? {}),
+    outcome: entry.outcome,
+    api_status: entry.apiStatus,
+    duration_ms: wholeMs(entry.durationMs),
+    detail: entry.detail,
+    lease_owner: entry.outcome === 'started' ? (entry.leaseOwner ?? null) : null,
+  };
+}
+
+export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
+  return {
+    id: Number(row.id),
+    at: row.at,
+    userId: row.user_id,
+    channelId: row.channel_id,
+    action: row.action as RecordedAction,
+    target: row.target,
+    params: parseObject(row.params),
+    outcome: row.outcome as ChangeOutcome,
+    apiStatus: row.api_status,
+    durationMs: row.duration_ms,
+    detail: row.detail,
+  };
+}

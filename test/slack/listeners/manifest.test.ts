@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
+import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
+
+// The listener tables are the one source of what Slack is told: manifest.yml
+// (the slash command, the global shortcuts; later the workflow steps and the
+// events) and the local page, which stands in for Slack's own menus, must
+// name exactly what the tables register.
+
+const root = join(__dirname, '../../..');
+const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
+const page = readFileSync(join(root, 'src/local/page/index.html'), 'utf8');
+const pageScript = readFileSync(join(root, 'src/local/page/app.js'), 'utf8');
+
+/** The lines of one top-level-under-features section of the manifest, e.g. `shortcuts`. */
+function section(name: string): string {
+  const m = new RegExp(`^  ${name}:\\n((?:    .*\\n|\\s*\\n)*)`, 'm').exec(manifest);
+  if (!m) throw new Error(`manifest.yml has no features.${name}`);
+  return m[1]!;
+}
+
+describe('manifest.yml', () => {
+  test('declares one slash command, /vs, whose usage hint names every subcommand of the table, in its order', () => {
+    const commands = section('slash_commands');
+    expect([...commands.matchAll(/- command: (\S+)/g)].map((m) => m[1])).toEqual(['/vs']);
+    const hint = /usage_hint: '([^']*)'/.exec(commands)?.[1] ?? '';
+    const items = hint.split('|').map((item) => item.trim());
+    const named = items.map((item) => COMMANDS.find((row) => item === row.words.join(' ') || item.startsWith(`${row.words.join(' ')} `))?.kind);
+    expect(named).not.toContain(undefined);
+    expect([...new Set(named)]).toEqual(COMMANDS.map((row) => row.kind));
+    // An item without placeholders is a command as typed: it must read as the row it names.
+    for (const [i, item] of items.entries()) if (!/[[<]/.test(item)) expect(parseCommand(item).kind).toBe(named[i]);
+  });
+
+  test('declares exactly the global shortcuts of the table, with their names and descriptions', () => {
+    const declared = [...section('shortcuts').matchAll(/- name: (.+)\n\s+type: global\n\s+callback_id: (\S+)\n\s+description: (.+)/g)].map((m) => ({
+      name: m[1],
+      callbackId: m[2],
+      description: m[3],
+    }));
+    expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
+  });
+});
+
+describe('the local page', () => {
+  test("its shortcut menu lists exactly the table's shortcuts, by the names Slack shows", () => {
+    const menu = /<ul id="shortcuts-menu"[^>]*>([\s\S]*?)<\/ul>/.exec(page)?.[1] ?? '';
+    const items = [...menu.matchAll(/data-callback="([^"]+)">([^<]+)<\/button>/g)].map((m) => ({ callbackId: m[1], name: m[2] }));
+    expect(items).toEqual(SHORTCUTS.map(({ callbackId, name }) => ({ callbackId, name })));
+  });
+
+  test('every command it suggests (the composer placeholder, "try /vs …") reads as a command', () => {
+    const placeholder = /id="message"[^>]*placeholder="([^"]*)"/.exec(page)?.[1] ?? '';
+    const suggested = [...`${placeholder}\n${pageScript}`.matchAll(/(?:^|[Tt]ry |· )\/vs ([a-z][a-z0-9 ]*[a-z0-9])/gm)].map((m) => m[1]!.trim());
+    expect(suggested).toEqual(expect.arrayContaining(['firewall 42', 'help']));
+    for (const text of suggested) expect(parseCommand(text).kind).not.toBe('invalid');
+  });
+});

@@ -1,0 +1,201 @@
+import type { Store } from '../../../src/store';
+import { INTERRUPTED_DETAIL } from '../../../src/store/kysely/audit';
+import { entry } from './entries';
+import type { ContractStores } from './types';
+
+// The audit trail: records as written, the start and end of a change (one
+// transaction each), and recovery of changes whose instance died.
+
+export function auditContract({ fresh, one, instances }: ContractStores): void {
+  describe('records', () => {
+    test('survive closing and reopening, with every field as written', async () => {
+      const location = await fresh();
+      const store = await location.open();
+      const written = await store.audit.record(
+        entry({ detail: 'disk 7 scheduled', params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] } }),
+      );
+      await store.close();
+      const reopened = await location.open();
+      expect(await reopened.audit.latest(10)).toEqual([written]);
+      expect(written).toMatchObject({
+        id: expect.any(Number),
+        at: '2024-05-01T10:00:00.000Z',
+        params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] },
+      });
+      expect(written.id).toBeGreaterThan(0);
+    });
+
+    test('latest(n) gives the newest n records first, bounds silly limits, and filters by user', async () => {
+      const store = await one();
+      for (let i = 1; i <= 5; i++) await store.audit.record(entry({ target: `vs:${i}`, userId: i % 2 === 0 ? 'UEVEN' : 'UODD' }));
+      expect((await store.audit.latest(3)).map((r) => r.target)).toEqual(['vs:5', 'vs:4', 'vs:3']);
+      expect(await store.audit.latest(100)).toHaveLength(5);
+      expect(await store.audit.latest(0)).toEqual([]);
+      expect(await store.audit.latest(-4)).toEqual([]);
+      expect(await store.audit.latest(Number.NaN)).toEqual([]);
+      expect((await store.audit.latest(10, { userId: 'UEVEN' })).map((r) => r.target)).toEqual(['vs:4', 'vs:2']);
+    });
+
+    test('a null channel, a null API status and each outcome of the vocabulary are kept as such', async () => {
+      const store = await one();
+      await store.audit.record(entry({ channelId: null, apiStatus: null, outcome: 'denied', detail: 'needs operator', params: {} }));
+      expect((await store.audit.latest(1))[0]).toMatchObject({ channelId: null, apiStatus: null, outcome: 'denied', detail: 'needs operator', params: {} });
+      for (const outcome of ['invalid', 'busy', 'applied_unreadable', 'requested', 'approved', 'rejected', 'expired'] as const) {
+        await store.audit.record(entry({ outcome }));
+      }
+      expect((await store.audit.latest(7)).map((r) => r.outcome).reverse()).toEqual([
+        'invalid',
+        'busy',
+        'applied_unreadable',
+        'requested',
+        'approved',
+        'rejected',
+        'expired',
+      ]);
+    });
+
+    test('a started change is settled in place, once, and the settled outcome survives reopening', async () => {
+      const location = await fresh();
+      const store = await location.open();
+      const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'in progress' }));
+      const done = await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 321.4, detail: 'disk 7 scheduled' });
+      expect(done).toMatchObject({
+        id: started.id,
+        outcome: 'succeeded',
+        apiStatus: 201,
+        durationMs: 321,
+        detail: 'disk 7 scheduled',
+        params: started.params,
+      });
+      await expect(store.audit.complete(started.id, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(
+        /not a started change/,
+      );
+      await expect(store.audit.complete(999_999, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(/not a started change/);
+      await store.close();
+      const reopened = await location.open();
+      expect(await reopened.audit.latest(10)).toEqual([expect.objectContaining({ id: started.id, outcome: 'succeeded' })]);
+    });
+
+    test('the lease owner of a started record is bookkeeping: it is not handed back in records', async () => {
+      const store = await one();
+      const started = await store.audit.record(entry({ outcome: 'started', leaseOwner: 'V1#abc' }));
+      expect(started).not.toHaveProperty('leaseOwner');
+      expect((await store.audit.latest(1))[0]).not.toHaveProperty('leaseOwner');
+    });
+
+    test('one instance reads what another wrote', async () => {
+      const [one, two] = (await instances(2)) as [Store, Store];
+      const written = await one.audit.record(entry());
+      expect(await two.audit.latest(1)).toEqual([written]);
+    });
+  });
+
+  describe('the start and end of a change, one transaction each', () => {
+    const begin = (store: Store, key: string, target: string, owner: string, nowMs = 0) =>
+      store.audit.beginChange({
+        submissionKey: key,
+        at: '2024-05-01T10:00:00.000Z',
+        lease: { target, owner, nowMs, ttlMs: 1000 },
+        started: entry({ target, outcome: 'started', apiStatus: null }),
+      });
+
+    test('claims, leases and records started at once; a repeat is a duplicate, another change to the target is busy and keeps its claim', async () => {
+      const store = await one();
+      const first = await begin(store, 'V1', 'vs:42', 'V1#a');
+      expect(first).toMatchObject({ outcome: 'started', record: { outcome: 'started', target: 'vs:42' } });
+      expect(first.outcome === 'started' && first.record.id).toBeGreaterThan(0);
+      expect(await store.claims.claim('V1', '2024-05-01T10:00:00.000Z')).toBe(false);
+      expect(await store.leases.take('vs:42', 'someone', 500, 1000)).toBe(false);
+      expect(await begin(store, 'V1', 'vs:43', 'V1#b')).toEqual({ outcome: 'duplicate' });
+      expect(await begin(store, 'V2', 'vs:42', 'V2#a', 500)).toEqual({ outcome: 'busy' });
+      expect(await store.claims.claim('V2', '2024-05-01T10:00:00.000Z')).toBe(false);
+      expect((await store.audit.latest(10)).map((r) => r.id)).toEqual([first.outcome === 'started' ? first.record.id : -1]);
+      // Its lease is what recovery goes by.
+      expect(await store.audit.recoverInterrupted(999)).toEqual([]);
+      expect((await store.audit.recoverInterrupted(1000)).map((r) => r.target)).toEqual(['vs:42']);
+    });
+
+    test('completing with the lease ends it in the same transaction', async () => {
+      const store = await one();
+      const begun = await begin(store, 'V1', 'vs:42', 'V1#a');
+      if (begun.outcome !== 'started') throw new Error('not started');
+      await store.audit.complete(begun.record.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 5, detail: null }, { target: 'vs:42', owner: 'V1#a' });
+      expect(await store.leases.take('vs:42', 'next', 1, 1000)).toBe(true);
+      expect((await store.outbox.claim('sender', 1, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
+    });
+
+    test('many deliveries of one submission and many submissions to one target, from three instances: one change starts each time', async () => {
+      const stores = await instances(3);
+      const same = await Promise.all(Array.from({ length: 24 }, (_, i) => begin(stores[i % 3]!, 'V-storm', `vs:${i}`, `storm-${i}`)));
+      expect(same.filter((b) => b.outcome === 'started')).toHaveLength(1);
+      expect(same.filter((b) => b.outcome === 'duplicate')).toHaveLength(23);
+      const contended = await Promise.all(Array.from({ length: 24 }, (_, i) => begin(stores[i % 3]!, `V-${i}`, 'vs:7', `owner-${i}`)));
+      expect(contended.filter((b) => b.outcome === 'started')).toHaveLength(1);
+      expect(contended.filter((b) => b.outcome === 'busy')).toHaveLength(23);
+      expect(await stores[0]!.audit.latest(100)).toHaveLength(2);
+    });
+  });
+
+  describe('recovery of interrupted changes', () => {
+    test('a started record is settled as interrupted once its lease has expired, returned and posted once, and a late answer still settles it', async () => {
+      const store = await one();
+      expect(await store.leases.take('vs:42', 'V1#a', 1000, 5000)).toBe(true);
+      const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'the cloud API call is in progress', leaseOwner: 'V1#a' }));
+      expect(await store.audit.recoverInterrupted(5999)).toEqual([]);
+      const [settled, ...rest] = await store.audit.recoverInterrupted(6000);
+      expect(rest).toEqual([]);
+      expect(settled).toMatchObject({ id: started.id, outcome: 'interrupted', detail: INTERRUPTED_DETAIL, target: 'vs:42', userId: 'UOPER' });
+      expect(await store.audit.recoverInterrupted(7000)).toEqual([]);
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'interrupted' });
+      const posts = await store.outbox.claim('sender', 7000, 30_000, 10);
+      expect(posts.map((p) => [p.record.id, p.record.outcome])).toEqual([[started.id, 'interrupted']]);
+      // The instance was only slow, not dead: its answer is the truth, and is posted too.
+      const late = await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 9000, detail: 'disk 7 scheduled' });
+      expect(late.outcome).toBe('succeeded');
+      await store.outbox.markSent(
+        posts.map((p) => p.id),
+        7000,
+      );
+      expect((await store.outbox.claim('sender', 8000, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
+    });
+
+    test('a lease that is still live, renewed or taken over by a new change keeps or releases the right records', async () => {
+      const store = await one();
+      await store.leases.take('vs:1', 'old', 0, 1000);
+      const old = await store.audit.record(entry({ target: 'vs:1', outcome: 'started', leaseOwner: 'old' }));
+      await store.leases.take('vs:2', 'live', 0, 1000);
+      const live = await store.audit.record(entry({ target: 'vs:2', outcome: 'started', leaseOwner: 'live' }));
+      await store.leases.take('vs:2', 'live', 900, 1000); // renewed until 1900
+      // At 1500 'old' expired and a new change took vs:1 over: the old record is orphaned, the new one is not.
+      expect(await store.leases.take('vs:1', 'new', 1500, 1000)).toBe(true);
+      const taken = await store.audit.record(entry({ target: 'vs:1', outcome: 'started', leaseOwner: 'new' }));
+      expect((await store.audit.recoverInterrupted(1500)).map((r) => r.id)).toEqual([old.id]);
+      // A record written without an owner is orphaned once no live lease is held on its target at all.
+      const ownerless = await store.audit.record(entry({ target: 'vs:3', outcome: 'started' }));
+      await store.leases.take('vs:3', 'someone', 1500, 1000);
+      expect(await store.audit.recoverInterrupted(1600)).toEqual([]);
+      // At 2500 every lease has run out.
+      expect((await store.audit.recoverInterrupted(2500)).map((r) => r.id)).toEqual([live.id, taken.id, ownerless.id]);
+    });
+
+    test('two instances racing to recover: each record is settled, returned and posted exactly once', async () => {
+      const [a, b] = (await instances(2)) as [Store, Store];
+      const ids: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        await a.leases.take(`vs:${i}`, `owner-${i}`, 0, 1000);
+        ids.push((await a.audit.record(entry({ target: `vs:${i}`, outcome: 'started', leaseOwner: `owner-${i}` }))).id);
+      }
+      const results = await Promise.all([
+        a.audit.recoverInterrupted(5000, 7),
+        b.audit.recoverInterrupted(5000, 7),
+        a.audit.recoverInterrupted(5000, 7),
+        b.audit.recoverInterrupted(5000, 7),
+      ]);
+      const more = await Promise.all([a.audit.recoverInterrupted(5000), b.audit.recoverInterrupted(5000)]);
+      const settled = [...results, ...more].flat().map((r) => r.id);
+      expect(settled.sort((x, y) => x - y)).toEqual(ids);
+      const posts = await a.outbox.claim('sender', 5000, 30_000, 100);
+      expect(posts.map((p) => p.record.id).sort((x, y) => x - y)).toEqual(ids);
+    });
+  });
+}
