@@ -56,8 +56,8 @@ export interface UnverifiedLimits {
  * arrive is not worth waiting for. What unverified bodies can hold is bounded
  * to 16 × 1 MB (large) + 256 × 64 KB (small) = 32 MB, whoever sends them;
  * Node's defaults read any number at once and wait 5 minutes for a body.
- * Constants rather than settings: they bound what strangers can cost, and a
- * deployment whose Slack traffic comes near them has a problem these would hide.
+ * Constants, not settings: they bound what strangers can cost, and Slack's own
+ * traffic stays far below them.
  */
 export const UNVERIFIED_LIMITS: Readonly<UnverifiedLimits> = {
   largeBodyBytes: 64 * 1024,
