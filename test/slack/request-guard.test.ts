@@ -226,8 +226,10 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
-const answerOf = (c: RawConnection, what = 'the answer') => within(c.answer, 5000, what);
-const closeOf = (c: RawConnection, what = 'the connection to close') => within(c.closed, 5000, what);
+/** Loopback answers come in milliseconds: a few seconds without one is a failure. */
+const WAIT_MS = 3000;
+const answerOf = (c: RawConnection, what = 'the answer') => within(c.answer, WAIT_MS, what);
+const closeOf = (c: RawConnection, what = 'the connection to close') => within(c.closed, WAIT_MS, what);
 
 interface Guarded {
   port: number;
@@ -283,17 +285,17 @@ async function startGuarded(
     passed,
     logs,
     requestsSeen: (count) =>
-      within(new Promise<void>((resolve) => (seen >= count ? resolve() : waiting.push({ count, resolve }))), 5000, `${count} requests seen by the server`),
+      within(new Promise<void>((resolve) => (seen >= count ? resolve() : waiting.push({ count, resolve }))), WAIT_MS, `${count} requests seen by the server`),
     serverSocketsClosed: () =>
       within(
         Promise.all(sockets.map(afterClose)).then(() => undefined),
-        5000,
+        WAIT_MS,
         'the server to close its side',
       ),
     closedOnServer: (c) => {
       const serverSide = sockets.find((s) => s.remotePort === c.socket.localPort);
       if (!serverSide) throw new Error('no such connection on the server');
-      return within(afterClose(serverSide), 5000, 'the server to close its side of the connection');
+      return within(afterClose(serverSide), WAIT_MS, 'the server to close its side of the connection');
     },
     async close() {
       server.closeAllConnections();
