@@ -39,7 +39,9 @@ describe('the HTTP receiver, under stalled bodies that look signed', () => {
     const answers: number[] = [];
     // One more than there are places: whichever reaches the guard last is refused, the others are read, and held.
     const all = Array.from({ length: UNVERIFIED_LIMITS.largeReads + 1 }, () => stall().then((status) => void answers.push(status)));
-    await Promise.race([Promise.race(all), new Promise((resolve) => setTimeout(resolve, 4000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.race(all), new Promise((resolve) => (timer = setTimeout(resolve, 4000)))]);
+    clearTimeout(timer);
     expect(answers).toEqual([503]);
     const m = await answerTo(h, 'firewall 42');
     expect(m.response_type).toBe('in_channel');
