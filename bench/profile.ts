@@ -21,6 +21,8 @@ export interface BenchProfile {
    * connections held with a stalled 1 MB body, each one the bot closes opened again `stalledReopenMs` later on average.
    */
   readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
+  /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
+  readonly unfurls: { unfurls: number; upstreamDelayMs: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -33,6 +35,7 @@ export const FULL_PROFILE: BenchProfile = {
   localMode: { commands: 200 },
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
+  unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -45,20 +48,21 @@ export const SMOKE_PROFILE: BenchProfile = {
   localMode: { commands: 10 },
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
+  unfurls: { unfurls: 10, upstreamDelayMs: 300 },
 };
 
-/** Scenarios that need only the bot, which `--only <name>` runs alone (figures as JSON, no report). */
-export const ALONE_SCENARIOS = ['open-loop', 'single-flight', 'hostile-traffic'] as const;
+/** The scenarios `--only` can run alone. */
+export const ALONE_SCENARIOS = ['hostile-traffic', 'unfurls'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {
   profile: BenchProfile;
-  /** One scenario alone, or every scenario. */
-  only: AloneScenario | undefined;
   /** Where the JSON goes; bench/results.json by default. */
   out: string | undefined;
   /** Write a V8 CPU profile of the bot process (bench/profiles/). */
   cpuProfile: boolean;
+  /** Run this scenario alone (its figures and target printed, no results file). */
+  only: AloneScenario | undefined;
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -74,6 +78,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     profile = { ...profile, sustained: { ...profile.sustained, seconds } };
   }
   const only = value('--only');
-  if (only !== undefined && !ALONE_SCENARIOS.includes(only as AloneScenario)) throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
-  return { profile, only: only as AloneScenario | undefined, out: value('--out'), cpuProfile: argv.includes('--cpu-profile') };
+  if (only !== undefined && !(ALONE_SCENARIOS as readonly string[]).includes(only))
+    throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
+  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined };
 }

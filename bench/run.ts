@@ -3,9 +3,9 @@ import { cpus, platform, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
-import { parseBenchArgs, type AloneScenario, type BenchArgs } from './profile';
-import { checkTargets, formatReport, shownName } from './report';
-import type { BenchResults } from './results';
+import { parseBenchArgs } from './profile';
+import { checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
+import type { BenchResults, TargetCheck } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -15,6 +15,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -22,16 +23,47 @@ import { startWorld } from './world';
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only open-loop|single-flight|hostile-traffic` for that scenario alone).
+// `--only hostile-traffic|unfurls` for scenario 8 or 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** `--only <scenario>`: that scenario alone, against vs-chatops alone; its lines and its target on stdout. */
+async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const { profile } = args;
+  const world = await startWorld();
+  let bot: TargetProcess | undefined;
+  try {
+    bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    let lines: string[];
+    let target: TargetCheck;
+    if (args.only === 'unfurls') {
+      progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+      // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
+      await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
+      const figures = await runUnfurls(world, bot, profile.unfurls);
+      [lines, target] = [unfurlsLines(figures), unfurlsTarget(figures)];
+    } else {
+      // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
+      progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
+      const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+      progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
+      const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
+      lines = [`1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`, '', ...hostileLines(figures)];
+      target = hostileTarget(figures);
+    }
+    process.stdout.write([...lines, '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+  } finally {
+    await bot?.stop();
+    await world.close();
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
-  if (args.only) return runAlone(args.only, args);
+  if (args.only) return runAlone(args);
   const profile = args.profile;
   const startedAt = new Date();
   const started = performance.now();
@@ -43,7 +75,7 @@ async function main(): Promise<void> {
     const render = await runRender(world, profile.micro);
     progress('4. the cloud client alone against raw undici');
     const cloudClient = await runCloudClient(world, profile.micro);
-    progress('6. npm start to a healthy /healthz');
+    progress('6. npm start to a ready /readyz');
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
@@ -58,6 +90,8 @@ async function main(): Promise<void> {
 
     progress(`3. ${profile.singleFlight.commands} identical concurrent commands`);
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
+    progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+    const unfurls = await runUnfurls(world, bot, profile.unfurls);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -101,6 +135,7 @@ async function main(): Promise<void> {
       localMode,
       severalInstances,
       hostileTraffic,
+      unfurls,
     };
     const cpu = cpus();
     const results: BenchResults = {
@@ -123,31 +158,6 @@ async function main(): Promise<void> {
     progress(`figures written to ${out}`);
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
-    await world.close();
-  }
-}
-
-/** One scenario that needs only the bot, against the bot alone: its figures as JSON on stdout (and in `--out`). */
-async function runAlone(scenario: AloneScenario, args: BenchArgs): Promise<void> {
-  const { profile } = args;
-  const world = await startWorld();
-  let bot: TargetProcess | undefined;
-  try {
-    bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
-    progress(`${scenario} alone (${profile.mode})`);
-    let figures: unknown;
-    if (scenario === 'open-loop') figures = await runOpenLoop(world, bot, profile.openLoop);
-    else if (scenario === 'single-flight') figures = await runSingleFlight(world, bot, profile.singleFlight);
-    else {
-      // As in the full run: the open loop first (the bot warmed, the figures to compare with), then beside the hostile traffic.
-      const openLoop = await runOpenLoop(world, bot, profile.openLoop);
-      figures = { openLoop, hostileTraffic: await runHostileTraffic(world, bot, profile.openLoop, profile.hostile) };
-    }
-    const json = JSON.stringify({ mode: profile.mode, startedAt: new Date().toISOString(), scenario, figures }, null, 2);
-    if (args.out) writeFileSync(args.out, json + '\n');
-    process.stdout.write(json + '\n');
-  } finally {
-    await bot?.stop();
     await world.close();
   }
 }
