@@ -148,7 +148,11 @@ test('an approval clicked on two instances at once runs the change once; the mes
   const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
   await bots[0]!.command('backup restore 9', { user: ADMIN, responseUrl: slack.responseUrl(), channel: 'CINCIDENT', triggerId });
   let view: { private_metadata: string } | undefined;
-  await waitUntil(() => (view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as typeof view) !== undefined, 10_000, 'the form');
+  await waitUntil(
+    () => (view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as typeof view) !== undefined,
+    10_000,
+    'the form',
+  );
   const fields = { confirm: input.text('9'), reason: input.text('restore on two instances') };
   await bots[0]!.interact(viewSubmission({ callbackId: 'backup_restore', viewId: newViewId(), user: ADMIN, privateMetadata: view!.private_metadata, fields }));
   let request: SlackCall | undefined;
@@ -164,11 +168,24 @@ test('an approval clicked on two instances at once runs the change once; the mes
   const responseUrls = [slack.responseUrl(), slack.responseUrl()];
   const clicks = await Promise.all(
     [bots[1]!, bots[2]!].map((bot, i) =>
-      bot.interact(buttonClick({ user: ADMIN2, channel: 'CINCIDENT', actionId: 'approval_approve', value: approvalId, responseUrl: responseUrls[i]!, messageTs: posted.ts })),
+      bot.interact(
+        buttonClick({
+          user: ADMIN2,
+          channel: 'CINCIDENT',
+          actionId: 'approval_approve',
+          value: approvalId,
+          responseUrl: responseUrls[i]!,
+          messageTs: posted.ts,
+        }),
+      ),
     ),
   );
   expect(clicks.map((c) => c.status)).toEqual([200, 200]);
-  await waitUntil(() => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'), 15_000, 'the message updated');
+  await waitUntil(
+    () => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'),
+    15_000,
+    'the message updated',
+  );
   await waitUntil(() => slack.responses.some((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))), 10_000, 'the other click to be told');
   const told = slack.responses.filter((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))).map((r) => JSON.stringify(r.body));
   expect(told).toHaveLength(1);
@@ -178,7 +195,10 @@ test('an approval clicked on two instances at once runs the change once; the mes
   await waitUntil(() => auditPostsAbout('backup:9', 'succeeded') === 1, 15_000, 'the audit post of the approved change');
   const texts = await Promise.all(bots.map((b) => b.metrics()));
   const sum = (outcome: string) =>
-    texts.reduce((n, t) => n + Number(new RegExp(`^vs_chatops_changes_total\\{action="backup_restore",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(t)?.[1] ?? 0), 0);
+    texts.reduce(
+      (n, t) => n + Number(new RegExp(`^vs_chatops_changes_total\\{action="backup_restore",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(t)?.[1] ?? 0),
+      0,
+    );
   expect([sum('requested'), sum('approved'), sum('succeeded')]).toEqual([1, 1, 1]);
 });
 
