@@ -4,6 +4,7 @@ import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
 import { markSandbox, safe, section, type Rendered } from './mrkdwn';
+import { CHANGES_UNRECORDABLE } from './messages';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
@@ -17,7 +18,7 @@ import { markSandbox, safe, section, type Rendered } from './mrkdwn';
 export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' } | { outcome: 'not_recorded' };
 
 /** PRODUCT.md: the audit store is unreachable. */
-export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const UNRECORDED_TEXT = `:x: ${CHANGES_UNRECORDABLE}`;
 
 /** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */
 export const NOTHING_DONE_TEXT =

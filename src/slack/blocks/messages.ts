@@ -46,6 +46,9 @@ export function renderUsage({ message, suggestion, commands }: { message: string
   };
 }
 
+/** The store cannot be reached: a change could not be recorded, so none is started. */
+export const CHANGES_UNRECORDABLE = 'Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =
   'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
