@@ -200,8 +200,9 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
       DATABASE_URL: url,
       VS_OPERATORS: USER,
       LOG_LEVEL: 'warn',
-      // One user sends the whole load: the bench measures the bot, not the per-person read limit.
+      // One user sends the whole load: the bench measures the bot, not the per-person limits.
       VS_READS_PER_USER_PER_MINUTE: '1000000',
+      VS_CHANGES_PER_USER_PER_MINUTE: '1000000',
     });
 
     // b. The storm: the form opened once, its submission delivered `deliveries` times over the three.
