@@ -143,10 +143,11 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
         return label.on;
       },
       now,
-      // Counted in the store, shared by every instance; counted here while the store does not answer.
+      // On PostgreSQL counted in the store, shared by every instance (here while it does not answer). SQLite is one
+      // instance's, and its writes wait for the disk on the event loop: counted here.
       limits: createUserLimits({
         perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
-        rates: watchedStore.rates,
+        rates: store.dialect === 'postgres' ? watchedStore.rates : undefined,
         now,
         logger: logger.child({ component: 'limits' }),
       }),

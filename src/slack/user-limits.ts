@@ -6,7 +6,10 @@ import { createReadLimiter, type ReadLimiter } from './read-limit';
 // (VS_CHANGES_PER_USER_PER_MINUTE), counted in the store's shared buckets so
 // that they hold for the whole deployment: three instances with a limit of 6
 // answer 6 of one person's reads, not 18. The needs middleware asks after the
-// ack, so the store's round trip is never on it.
+// ack, so the store's round trip is never on it. A refusal is remembered here
+// until the time it names (no instance can make a token come sooner), so a
+// person hammering costs the store one take per token per instance, not one
+// per attempt.
 //
 // The store is never waited for long, and never needed: when it fails or does
 // not answer within `waitMs`, this instance counts on its own (an in-process
@@ -53,17 +56,23 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
   const limit = (kind: LimitKind): UserLimit => {
     const perMinute = deps.perMinute[kind];
     const here: ReadLimiter = createReadLimiter(perMinute, now);
+    const refusedUntil = new Map<string, number>();
     return {
       perMinute,
       async take(userId) {
-        if (!rates || now() < restingUntil) return here.take(userId);
+        const t = now();
+        const until = refusedUntil.get(userId);
+        if (until !== undefined && t < until) return wholeSeconds(until - t);
+        if (!rates || t < restingUntil) return here.take(userId);
         try {
-          const decision = await answerWithin(rates.take(`${kind}:${userId}`, perMinute, WINDOW_MS, now()), waitMs);
+          const decision = await answerWithin(rates.take(`${kind}:${userId}`, perMinute, WINDOW_MS, t), waitMs);
           if (counting === 'here') {
             counting = 'shared';
             logger.info('per-person limits are counted across instances again');
           }
-          return decision.allowed ? 0 : Math.max(1, Math.ceil(decision.retryInMs / 1000));
+          if (decision.allowed) return 0;
+          remember(refusedUntil, userId, t + decision.retryInMs, t);
+          return wholeSeconds(decision.retryInMs);
         } catch (error) {
           restingUntil = now() + restMs;
           if (counting === 'shared') {
@@ -78,17 +87,29 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
   return { reads: limit('reads'), changes: limit('changes') };
 }
 
+/** People remembered as refused, at most; past it, those whose time has come are forgotten first, then all. */
+const MAX_REFUSED = 10_000;
+
+function remember(refusedUntil: Map<string, number>, userId: string, until: number, t: number): void {
+  if (refusedUntil.size >= MAX_REFUSED) {
+    for (const [id, at] of refusedUntil) if (at <= t) refusedUntil.delete(id);
+    if (refusedUntil.size >= MAX_REFUSED) refusedUntil.clear();
+  }
+  refusedUntil.set(userId, until);
+}
+
+const wholeSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 class NoAnswerInTime extends Error {
   override readonly name = 'NoAnswerInTime';
 }
 
-/** The answer, or a rejection after `ms`; a late answer (or failure) of `pending` is dropped. */
+/** The answer, or a rejection after `ms`; a late answer (or failure) of `pending` is dropped (race handles both). */
 function answerWithin<T>(pending: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${ms} ms`)), ms);
     timer.unref();
   });
-  pending.catch(() => undefined);
   return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
 }

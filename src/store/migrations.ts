@@ -150,6 +150,16 @@ function version3(t: DialectTypes): string[] {
   ];
 }
 
+/**
+ * Rate buckets without the write-ahead log on PostgreSQL: a take is then
+ * not waited for on the disk (it runs on every read), and what a crash or a
+ * failover loses is only how much of a minute's limit people have used (a
+ * missing bucket is a full one). SQLite counts in each instance (src/slack/user-limits.ts).
+ */
+function version4(): string[] {
+  return ['ALTER TABLE rate_buckets SET UNLOGGED'];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -168,6 +178,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "audit outbox groups (one user's denials claimed as one post), rate buckets",
     sqlite: version3(SQLITE_TYPES),
     postgres: version3(POSTGRES_TYPES),
+  },
+  {
+    version: 4,
+    description: 'rate buckets unlogged on PostgreSQL',
+    sqlite: [],
+    postgres: version4(),
   },
 ];
 
