@@ -12,7 +12,8 @@ import { parseBenchArgs } from './profile';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runOpenLoop, type OpenLoopFigures } from './scenarios/open-loop';
 import { openLoopOverInstances, type OpenLoopOverInstancesFigures } from './scenarios/several-instances';
-import { REPO_ROOT } from './target-process';
+import { round } from './stats';
+import { procCpuSeconds, REPO_ROOT } from './target-process';
 import { startWorld } from './world';
 
 // The read path alone (`node --max-semi-space-size=32 --import tsx
@@ -25,9 +26,12 @@ import { startWorld } from './world';
 
 interface ReadPathFigures {
   store: 'sqlite' | 'postgres';
-  openLoop: OpenLoopFigures;
+  /** The bot's CPU time per command of the open loop (user + system, ms): what a read costs it, however busy the machine. */
+  openLoop: OpenLoopFigures & { botCpuMsPerCommand: number };
   closedLoop: ClosedLoopFigures;
 }
+
+const cpuMsPer = (seconds: number, commands: number) => round(commands > 0 ? (seconds * 1000) / commands : 0, 3);
 
 const progress = (message: string) => process.stderr.write(`[read-path] ${message}\n`);
 
@@ -46,7 +50,9 @@ async function main(): Promise<void> {
       const bot = await launchTarget('ours', world, { env: store === 'postgres' ? { DATABASE_URL: pg.url } : {} });
       try {
         progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
-        const openLoop = await runOpenLoop(world, bot, profile.openLoop, `open-${store}`);
+        const cpuBefore = bot.cpuSeconds();
+        const open = await runOpenLoop(world, bot, profile.openLoop, `open-${store}`);
+        const openLoop = { ...open, botCpuMsPerCommand: cpuMsPer(bot.cpuSeconds() - cpuBefore, open.commandsAcked) };
         progress(`2. closed loop, ${profile.closedLoop.connections} connections`);
         const closedLoop = await runClosedLoop(world, bot, profile.closedLoop, true);
         single.push({ store, openLoop, closedLoop });
@@ -74,19 +80,24 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       VS_READS_PER_USER_PER_MINUTE: '1000000',
     });
-    const threeInstances: OpenLoopOverInstancesFigures = await openLoopOverInstances(bots, slack, profile.severalInstances);
+    const cpu = () => bots.reduce((sum, b) => sum + procCpuSeconds(b.bot.child.pid!), 0);
+    const cpuBefore = cpu();
+    const three: OpenLoopOverInstancesFigures = await openLoopOverInstances(bots, slack, profile.severalInstances);
+    const threeInstances = { ...three, botCpuMsPerCommand: cpuMsPer(cpu() - cpuBefore, three.acked) };
 
     const results = { mode: profile.mode, startedAt: new Date().toISOString(), single, threeInstances };
     const out = args.out ?? join(REPO_ROOT, 'bench', 'read-path.json');
     writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
     const rows = single.map(
       ({ store, openLoop: o, closedLoop: c }) =>
-        `${store.padEnd(9)} open loop ack p50/p99 ${o.ackP50Ms}/${o.ackP99Ms} ms, message p50/p99 ${o.messageP50Ms}/${o.messageP99Ms} ms, ` +
+        `${store.padEnd(9)} open loop ack p50/p99 ${o.ackP50Ms}/${o.ackP99Ms} ms, bot CPU ${o.botCpuMsPerCommand} ms/command, message p50/p99 ${o.messageP50Ms}/${o.messageP99Ms} ms, ` +
         `${o.missingMessages} missing, ${o.errorMessages} errors | closed loop ${c.completedPerSecond}/s (p99 ${c.completedP99Ms} ms), ` +
         `acks ${c.ackPerSecond}/s (p99 ${c.ackP99Ms} ms), ${c.failures} failures`,
     );
     const t = threeInstances;
-    rows.push(`3 × postgres open loop ${t.rate}/s: ${t.acked} acked, ${t.non2xx} not 2xx, ack p50/p99 ${t.ackP50Ms}/${t.ackP99Ms} ms`);
+    rows.push(
+      `3 × postgres open loop ${t.rate}/s: ${t.acked} acked, ${t.non2xx} not 2xx, ack p50/p99 ${t.ackP50Ms}/${t.ackP99Ms} ms, bots' CPU ${t.botCpuMsPerCommand} ms/command`,
+    );
     process.stdout.write(rows.join('\n') + '\n');
     progress(`figures written to ${out}`);
   } finally {
