@@ -90,13 +90,15 @@ async function main(): Promise<void> {
     writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
     const rows = single.map(
       ({ store, openLoop: o, closedLoop: c }) =>
-        `${store.padEnd(9)} open loop ack p50/p99 ${o.ackP50Ms}/${o.ackP99Ms} ms, bot CPU ${o.botCpuMsPerCommand} ms/command, message p50/p99 ${o.messageP50Ms}/${o.messageP99Ms} ms, ` +
+        `${store.padEnd(9)} open loop ack p50/p99 ${o.ackP50Ms}/${o.ackP99Ms} ms, bot CPU ${o.botCpuMsPerCommand} ms/command, ` +
+        `message p50/p99 ${o.messageP50Ms}/${o.messageP99Ms} ms, ` +
         `${o.missingMessages} missing, ${o.errorMessages} errors | closed loop ${c.completedPerSecond}/s (p99 ${c.completedP99Ms} ms), ` +
         `acks ${c.ackPerSecond}/s (p99 ${c.ackP99Ms} ms), ${c.failures} failures`,
     );
     const t = threeInstances;
     rows.push(
-      `3 × postgres open loop ${t.rate}/s: ${t.acked} acked, ${t.non2xx} not 2xx, ack p50/p99 ${t.ackP50Ms}/${t.ackP99Ms} ms, bots' CPU ${t.botCpuMsPerCommand} ms/command`,
+      `3 × postgres open loop ${t.rate}/s: ${t.acked} acked, ${t.non2xx} not 2xx, ack p50/p99 ${t.ackP50Ms}/${t.ackP99Ms} ms, ` +
+        `bots' CPU ${t.botCpuMsPerCommand} ms/command`,
     );
     process.stdout.write(rows.join('\n') + '\n');
     progress(`figures written to ${out}`);
