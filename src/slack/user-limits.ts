@@ -44,6 +44,8 @@ export const SHARED_WAIT_MS = 250;
 /** As the store's readiness ping: a failed store is asked again this soon. */
 export const STORE_REST_MS = 5000;
 const WINDOW_MS = 60_000;
+/** People remembered as refused, per limit, at most. */
+export const MAX_REFUSED = 10_000;
 
 export function createUserLimits(deps: UserLimitsDeps): UserLimits {
   const { rates, now, logger } = deps;
@@ -61,8 +63,8 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
       perMinute,
       async take(userId) {
         const t = now();
-        const until = refusedUntil.get(userId);
-        if (until !== undefined && t < until) return wholeSeconds(until - t);
+        const until = refusedUntil.get(userId) ?? 0;
+        if (t < until) return wholeSeconds(until - t);
         if (!rates || t < restingUntil) return here.take(userId);
         try {
           const decision = await answerWithin(rates.take(`${kind}:${userId}`, perMinute, WINDOW_MS, t), waitMs);
@@ -71,7 +73,9 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
             logger.info('per-person limits are counted across instances again');
           }
           if (decision.allowed) return 0;
-          remember(refusedUntil, userId, t + decision.retryInMs, t);
+          // Forgetting them all costs only a take each: it bounds the memory one burst of many people can hold.
+          if (refusedUntil.size >= MAX_REFUSED) refusedUntil.clear();
+          refusedUntil.set(userId, t + decision.retryInMs);
           return wholeSeconds(decision.retryInMs);
         } catch (error) {
           restingUntil = now() + restMs;
@@ -87,28 +91,13 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
   return { reads: limit('reads'), changes: limit('changes') };
 }
 
-/** People remembered as refused, at most; past it, those whose time has come are forgotten first, then all. */
-const MAX_REFUSED = 10_000;
-
-function remember(refusedUntil: Map<string, number>, userId: string, until: number, t: number): void {
-  if (refusedUntil.size >= MAX_REFUSED) {
-    for (const [id, at] of refusedUntil) if (at <= t) refusedUntil.delete(id);
-    if (refusedUntil.size >= MAX_REFUSED) refusedUntil.clear();
-  }
-  refusedUntil.set(userId, until);
-}
-
 const wholeSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-class NoAnswerInTime extends Error {
-  override readonly name = 'NoAnswerInTime';
-}
 
 /** The answer, or a rejection after `ms`; a late answer (or failure) of `pending` is dropped (race handles both). */
 function answerWithin<T>(pending: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     timer.unref();
   });
   return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));

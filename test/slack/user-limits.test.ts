@@ -1,5 +1,5 @@
 import { createLogger } from '../../src/log';
-import { createUserLimits, type UserLimitsDeps } from '../../src/slack/user-limits';
+import { createUserLimits, MAX_REFUSED, STORE_REST_MS, type UserLimitsDeps } from '../../src/slack/user-limits';
 import type { RateCounter, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { startHarness, type Harness } from '../helpers/app-harness';
@@ -90,17 +90,17 @@ describe('per-person limits over the store (fake clock)', () => {
 
   test('the store failing: this instance counts alone, says so once, leaves the store alone a while, then asks it again', async () => {
     const { rates, state } = await switchable();
-    const { limits: l, logs, clock } = limits(rates, { reads: 2, changes: 2 }, { restMs: 5000 });
+    const { limits: l, logs, clock } = limits(rates, { reads: 2, changes: 2 });
     state.down = true;
     expect([await l.reads.take('U1'), await l.reads.take('U1'), await l.reads.take('U1')]).toEqual([0, 0, 30]);
     // Both limits rest on the one store.
     expect(await l.changes.take('U1')).toBe(0);
     expect(state.asked).toBe(1);
     const warnings = logs.filter((line) => line.level === 'warn');
-    expect(warnings).toEqual([expect.objectContaining({ msg: expect.stringContaining('counted by this instance alone') as unknown, restMs: 5000 })]);
+    expect(warnings).toEqual([expect.objectContaining({ msg: expect.stringContaining('counted by this instance alone') as unknown, restMs: STORE_REST_MS })]);
     expect(warnings[0]!.error).toBeDefined();
 
-    clock.t += 4_999;
+    clock.t += STORE_REST_MS - 1;
     await l.reads.take('U2');
     expect(state.asked).toBe(1);
     // Still down when asked again: rests again, no second warning.
@@ -110,13 +110,59 @@ describe('per-person limits over the store (fake clock)', () => {
     expect(logs.filter((line) => line.level === 'warn')).toHaveLength(1);
 
     state.down = false;
-    clock.t += 5_000;
+    clock.t += STORE_REST_MS;
     // The shared bucket never saw U1's reads of the outage.
     expect(await l.reads.take('U1')).toBe(0);
     expect(state.asked).toBe(3);
     await l.reads.take('U1');
     expect(logs.filter((line) => line.msg === 'per-person limits are counted across instances again')).toHaveLength(1);
     expect(logs.filter((line) => line.level === 'warn')).toHaveLength(1);
+  });
+
+  test('a store failing rests for the time given, then is asked again', async () => {
+    const { rates, state } = await switchable();
+    const { limits: l, clock } = limits(rates, { reads: 2, changes: 2 }, { restMs: 1000 });
+    state.down = true;
+    await l.reads.take('U1');
+    state.down = false;
+    clock.t += 999;
+    await l.reads.take('U1');
+    expect(state.asked).toBe(1);
+    clock.t += 1;
+    await l.reads.take('U1');
+    expect(state.asked).toBe(2);
+  });
+
+  test('refusals remembered are bounded: past MAX_REFUSED people, they are forgotten (and asked of the store again)', async () => {
+    let asked = 0;
+    const refusing: RateCounter = {
+      take: () => {
+        asked++;
+        return Promise.resolve({ allowed: false, retryInMs: 60_000 });
+      },
+    };
+    const { limits: l } = limits(refusing);
+    for (let i = 0; i < MAX_REFUSED; i++) await l.reads.take(`U${i}`);
+    await l.reads.take('U0');
+    await l.reads.take(`U${MAX_REFUSED - 1}`);
+    expect(asked).toBe(MAX_REFUSED);
+    await l.reads.take('UONEMORE');
+    await l.reads.take('UONEMORE');
+    expect(asked).toBe(MAX_REFUSED + 1);
+    await l.reads.take('U0');
+    expect(asked).toBe(MAX_REFUSED + 2);
+  });
+
+  test('each wait for the store leaves no timer behind', async () => {
+    jest.useFakeTimers();
+    try {
+      const answering: RateCounter = { take: () => Promise.resolve({ allowed: true, retryInMs: 0 }) };
+      const { limits: l } = limits(answering);
+      expect(await l.reads.take('U1')).toBe(0);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('a store that does not answer in time counts as failing', async () => {

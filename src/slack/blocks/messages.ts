@@ -70,7 +70,15 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
 }
 
 /** A refusal where there is no channel to answer in (a global shortcut): a modal titled for the form. */
-export function renderDeniedModal({ title, decision, sandbox }: { title?: string; decision: Decision; sandbox: boolean }): ModalView {
+export function renderDeniedModal({
+  title,
+  decision,
+  sandbox,
+}: {
+  title?: string;
+  decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>;
+  sandbox: boolean;
+}): ModalView {
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox });
 }
 

@@ -36,6 +36,8 @@ export interface NeedOf {
 }
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
+/** What is told of a refusal. */
+type Refusal = Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>;
 /** The ack of a view submission (readRequest leaves it to the listener, or to this middleware when it answers instead). */
 type SubmissionAck = AckFn<ViewResponseAction>;
 
@@ -63,8 +65,8 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
         // Only a refusal is written down, so this is one that could not be.
         req.log.error('could not record the denial', { error });
         if (req.kind === 'shortcut') {
-          // No channel to tell what went wrong in: the refusal itself is told, in a modal.
-          await tellDenied(ctx, req, { allowed: false, action: need.opens, role: 'none', needed: neededRole(need.opens), denial: null }, title);
+          // No channel to tell what went wrong in: the refusal itself is told, in a modal, by the role it needs.
+          await tellDenied(ctx, req, { action: need.opens, role: 'none', needed: neededRole(need.opens), denial: null }, title);
         } else {
           await replyError(req, SOMETHING_WENT_WRONG);
         }
@@ -93,7 +95,7 @@ async function tellLimited(ctx: ListenerContext, req: SlackRequest, args: Args, 
   }
 }
 
-async function tellDenied(ctx: ListenerContext, req: SlackRequest, decision: Decision, title: string | undefined): Promise<void> {
+async function tellDenied(ctx: ListenerContext, req: SlackRequest, decision: Refusal, title: string | undefined): Promise<void> {
   if (req.respond) {
     await replyEphemeral(req, renderDenied(decision));
     return;
