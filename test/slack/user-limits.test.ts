@@ -117,6 +117,10 @@ describe('per-person limits over the store (fake clock)', () => {
     await l.reads.take('U1');
     expect(logs.filter((line) => line.msg === 'per-person limits are counted across instances again')).toHaveLength(1);
     expect(logs.filter((line) => line.level === 'warn')).toHaveLength(1);
+    // A second outage is told again.
+    state.down = true;
+    await l.reads.take('U1');
+    expect(logs.filter((line) => line.level === 'warn')).toHaveLength(2);
   });
 
   test('a store failing rests for the time given, then is asked again', async () => {
