@@ -43,10 +43,13 @@ describe('loadConfig', () => {
       outboxBatch: 20,
       shutdownDelayMs: 0,
     });
-    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '2500', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
-    expect(c.ops).toMatchObject({ lockTtlMs: 2500, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
+    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '3000', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
+    expect(c.ops).toMatchObject({ lockTtlMs: 3000, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
     const problems = problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '0', VS_STORE_PING_MS: '1.5s', VS_SHUTDOWN_DELAY_MS: '-1' });
     expect(problems.some((p) => p.startsWith('VS_LOCK_TTL_MS'))).toBe(true);
+    expect(problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '2999' })).toEqual([
+      'VS_LOCK_TTL_MS must be at least 3000 (3 s): a running change renews its lock every third of it, so a shorter one is lost to a brief store hiccup',
+    ]);
     expect(problems.some((p) => p.startsWith('VS_STORE_PING_MS'))).toBe(true);
     expect(problems.some((p) => p.startsWith('VS_SHUTDOWN_DELAY_MS'))).toBe(true);
   });
@@ -315,6 +318,24 @@ describe('loadConfig', () => {
           "the changes it names would run without anyone's approval. Remove the line to start",
       ]);
     }
+  });
+
+  test('VS_PANEL_URL: the scheme and host of VS_API_URL by default (on the sandbox, null: its own address, known once it listens)', () => {
+    expect(loadConfig(minimalHttp).panelUrl).toBeNull();
+    const realApi = { ...minimalHttp, VS_API_URL: 'https://api.cloud.example.com:8443/v1/', VS_ACCOUNT_ID: 'acct-7', VS_API_KEY: 'key-0123456789' };
+    expect(loadConfig(realApi).panelUrl).toBe('https://api.cloud.example.com:8443');
+    expect(loadConfig({ ...realApi, VS_PANEL_URL: 'https://cloud.example.com/panel/' }).panelUrl).toBe('https://cloud.example.com/panel');
+  });
+
+  test('VS_PANEL_URL must be an http(s) base URL, without user info, query or fragment', () => {
+    for (const bad of [
+      'ftp://cloud.example.com',
+      'https://u:p@cloud.example.com',
+      'https://cloud.example.com/?a=1',
+      'https://cloud.example.com/#f',
+      'cloud.example.com',
+    ])
+      expect(problemsOf({ ...minimalHttp, VS_PANEL_URL: bad })).toEqual([expect.stringMatching(/^VS_PANEL_URL must be (the http\(s\) )?(a )?base URL/)]);
   });
 
   test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {

@@ -1,3 +1,5 @@
+import { eventCallback, linkSharedEvent } from '../../src/local/events';
+
 // Interactive payloads as Slack sends them, built from the few fields a test cares about.
 
 export type StateValue =
@@ -91,4 +93,37 @@ export function globalShortcut(o: { user: string; callbackId: string }) {
     trigger_id: `trigger.${Math.random()}`,
     is_enterprise_install: false,
   };
+}
+
+/**
+ * The Events API envelope of link_shared, built as the stand-in builds it (src/local/events.ts): the links of one
+ * message (by channel and ts; or, from the composer, by unfurl_id and source), each under its host as the unfurl
+ * domain. `orgWide` makes it an org-wide install's event: an enterprise id, is_enterprise_install, and the channel's
+ * workspace differing from the one the event is addressed to.
+ */
+export function linkShared(o: {
+  user: string;
+  urls: readonly string[];
+  channel?: string;
+  messageTs?: string;
+  unfurlId?: string;
+  source?: 'composer' | 'conversations_history';
+  orgWide?: { enterpriseId: string; teamId: string; channelTeamId: string };
+}) {
+  const event = linkSharedEvent({
+    user: o.user,
+    channel: o.channel ?? 'CINCIDENT',
+    messageTs: o.messageTs ?? `${1_700_000_000 + Math.floor(Math.random() * 1e6)}.000100`,
+    links: o.urls.map((url) => ({ url, domain: new URL(url).hostname })),
+    ...(o.unfurlId ? { unfurlId: o.unfurlId } : {}),
+    ...(o.source ? { source: o.source } : {}),
+  });
+  return eventCallback(event, {
+    teamId: o.orgWide?.teamId ?? 'T1',
+    apiAppId: 'A1',
+    botUserId: 'UBOT',
+    eventId: `Ev${Math.random().toString(36).slice(2)}`,
+    eventTime: Math.floor(Date.now() / 1000),
+    ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
+  });
 }
