@@ -136,7 +136,8 @@ export function viewProblems(view: unknown): string[] {
   }
   p.string(view.private_metadata, '/private_metadata', L.privateMetadata);
   p.string(view.callback_id, '/callback_id', L.callbackId);
-  blocksProblems(p, view.blocks, '/blocks', type === 'modal' ? VIEW_BLOCKS : MESSAGE_BLOCKS, L.viewBlocks);
+  // Input blocks are allowed in Home tabs as in modals.
+  blocksProblems(p, view.blocks, '/blocks', VIEW_BLOCKS, L.viewBlocks);
   return p.list;
 }
 

@@ -256,7 +256,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     command: (user, channel, text) => interactions.command(user, channel, text),
     async click(user, target, actionId) {
       if ('viewId' in target) {
-        const view = state.views.get(target.viewId);
+        // A modal, or a Home tab (only its owner sees it, so only its owner clicks in it).
+        const home = state.homeView(target.viewId);
+        const view = state.views.get(target.viewId) ?? (home && (!strict || home.user === user) ? home : undefined);
         return view ? interactions.clickInView(user, view, actionId) : { error: 'no such view' };
       }
       const message = state.visibleIn(target.channel, user).find((m) => m.ts === target.ts);

@@ -33,8 +33,13 @@ const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
 /** @type {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals'> & { bot: Snapshot['bot'] | null, views: Map<string, OpenView> }} */
 const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [] };
-/** @type {{ me: string, channel: string, showing: 'channel' | 'home', modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }} */
-const ui = { me: '', channel: '', showing: 'channel', modalViewId: null, modalHash: null, lastFocus: null };
+/**
+ * What the person is looking at. `homeWaiting`: the Home tab was opened and the app has not published it yet (Slack shows
+ * the last published view meanwhile, or nothing).
+ * @typedef {{ me: string, channel: string, showing: 'channel' | 'home', homeWaiting: boolean }} Looking
+ * @type {Looking & { modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }}
+ */
+const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, modalViewId: null, modalHash: null, lastFocus: null };
 
 /** @type {RenderContext} */
 const ctx = {
@@ -97,12 +102,25 @@ function showChannel(id) {
   $('message').focus();
 }
 
+/** How long the page waits for the app to publish a Home tab before saying it has none. */
+const HOME_WAIT_MS = 3000;
+
+/** Opens the Home tab: Slack tells the app (app_home_opened), which publishes the view (views.publish), shown as it arrives. */
 async function showHome() {
   ui.showing = 'home';
+  ui.homeWaiting = true;
   renderAll();
+  const me = ui.me;
   const answer = await post('/local/home', {});
-  if (answer.home) data.homes[ui.me] = answer.home;
-  renderHome();
+  if (answer.home && !data.homes[me]) data.homes[me] = answer.home;
+  if (!answer.ok) ui.homeWaiting = false;
+  else
+    setTimeout(() => {
+      if (ui.me !== me || !ui.homeWaiting) return;
+      ui.homeWaiting = false;
+      if (ui.showing === 'home') renderHome();
+    }, HOME_WAIT_MS);
+  if (ui.showing === 'home' && ui.me === me) renderHome();
 }
 
 // --- messages -----------------------------------------------------------------
@@ -510,11 +528,18 @@ async function submitModal(open, form, status) {
 
 function renderHome() {
   const view = data.homes[ui.me];
-  $('home-body').replaceChildren(
+  const body = $('home-body');
+  // A republished view keeps focus on the button of the same name, if it is still there.
+  const focusedText = document.activeElement instanceof HTMLButtonElement && body.contains(document.activeElement) ? document.activeElement.textContent : null;
+  body.setAttribute('aria-busy', String(ui.homeWaiting && !view));
+  body.replaceChildren(
     view
       ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => void act({ viewId: view.id }, element, button) })
-      : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
+      : ui.homeWaiting
+        ? el('p', { class: 'empty' }, 'Opening the Home tab…')
+        : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
   );
+  if (focusedText !== null) [...body.querySelectorAll('button')].find((b) => b.textContent === focusedText)?.focus();
 }
 
 // --- the whole window -----------------------------------------------------------
@@ -578,6 +603,7 @@ function follow() {
   });
   on('home', ({ user, view }) => {
     data.homes[user] = view;
+    if (user === ui.me) ui.homeWaiting = false;
     if (user === ui.me && ui.showing === 'home') renderHome();
   });
   on('refusal', ({ refusal }) => {
@@ -598,7 +624,9 @@ function wire() {
   person.addEventListener('change', () => {
     ui.me = person.value;
     ui.modalViewId = null;
-    renderAll();
+    // On the Home tab, the other person opens their own: the app hears of it (app_home_opened) and publishes theirs.
+    if (ui.showing === 'home') void showHome();
+    else renderAll();
   });
   $('home-tab').addEventListener('click', () => void showHome());
   $('composer').addEventListener('submit', (e) => {
