@@ -17,8 +17,8 @@ export interface ListenerContext {
   cloud: CloudClient;
   policy: Policy;
   changes: Changes;
-  /** The slices listeners read (`/vs audit`); changes go through `changes`. */
-  store: Pick<Store, 'audit'>;
+  /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
+  store: Pick<Store, 'audit' | 'freeze'>;
   logger: Logger;
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
@@ -29,8 +29,8 @@ export interface ListenerContext {
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
-/** What Slack sent: a slash command, a button, a global shortcut, a form submitted; later events and workflow steps. */
-export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission';
+/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an event (the Home tab opened); later workflow steps. */
+export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event';
 
 /**
  * How a request ended, in PRODUCT.md's outcomes, plus three that are not

@@ -92,3 +92,51 @@ export function globalShortcut(o: { user: string; callbackId: string }) {
     is_enterprise_install: false,
   };
 }
+
+/** The Events API envelope of app_home_opened, as Slack delivers it (JSON, signed like any request). */
+export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: unknown }) {
+  return {
+    token: 'legacy',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    event: {
+      type: 'app_home_opened',
+      user: o.user,
+      channel: `D${o.user.slice(1)}`,
+      tab: o.tab ?? 'home',
+      event_ts: '1.1',
+      ...(o.view ? { view: o.view } : {}),
+    },
+    type: 'event_callback',
+    event_id: `Ev${Math.random().toString(36).slice(2)}`,
+    event_time: 1,
+    authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
+    is_ext_shared_channel: false,
+  };
+}
+
+/** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
+export function viewButtonClick(o: { user: string; actionId: string; value?: string; viewId?: string; viewType?: 'home' | 'modal' }) {
+  const viewId = o.viewId ?? 'VHOME';
+  return {
+    type: 'block_actions',
+    team: { id: 'T1', domain: 'acme' },
+    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
+    api_app_id: 'A1',
+    token: 'legacy',
+    container: { type: 'view', view_id: viewId },
+    trigger_id: `trigger.${Math.random()}`,
+    view: { id: viewId, team_id: 'T1', type: o.viewType ?? 'home', blocks: [], private_metadata: '', callback_id: 'home', state: { values: {} }, hash: 'h1' },
+    actions: [
+      {
+        type: 'button',
+        block_id: 'b',
+        action_id: o.actionId,
+        ...(o.value ? { value: o.value } : {}),
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: '1.3',
+      },
+    ],
+    is_enterprise_install: false,
+  };
+}

@@ -417,7 +417,8 @@ function inputNode(block, open) {
         e.initial_conversation ??
         e.initial_channel ??
         e.initial_user ??
-        (e.default_to_current_conversation ? (open.channel ?? ui.channel) : undefined);
+        // The conversation the form was opened from; from the Home tab there is none, as at Slack.
+        (e.default_to_current_conversation ? (open.channel ?? (ui.showing === 'channel' ? ui.channel : undefined)) : undefined);
       const field = el(
         'select',
         { id, name: block.block_id, 'aria-describedby': describedBy, 'aria-required': block.optional ? false : 'true' },

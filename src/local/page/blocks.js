@@ -68,6 +68,11 @@ const EMOJI = {
   card_file_box: '🗃️',
   house: '🏠',
   robot_face: '🤖',
+  octagonal_sign: '🛑',
+  raised_hand: '✋',
+  ballot_box_with_check: '☑️',
+  large_orange_circle: '🟠',
+  snowflake: '❄️',
 };
 
 /**
@@ -177,6 +182,7 @@ function link(inner, ctx) {
     const name = channel ? channel.name : (label ?? id);
     return el('button', { type: 'button', class: 'mention channel-link', onclick: () => ctx.openChannel(id) }, `#${name}`);
   }
+  if (target.startsWith('!date^')) return dateNode(target, label);
   if (target.startsWith('!')) {
     const [kind, id] = target.slice(1).split('^');
     const name = kind === 'subteam' ? (label ?? ctx.group?.(id) ?? id) : kind;
@@ -184,6 +190,50 @@ function link(inner, ctx) {
   }
   if (/^(https?:|mailto:)/.test(target)) return el('a', { href: target, target: '_blank', rel: 'noopener noreferrer', text: unescape(label ?? target) });
   return document.createTextNode(unescape(`<${inner}>`));
+}
+
+const MONTH = new Intl.DateTimeFormat('en-US', { month: 'long' });
+const MONTH_SHORT = new Intl.DateTimeFormat('en-US', { month: 'short' });
+const WEEKDAY = new Intl.DateTimeFormat('en-US', { weekday: 'long' });
+const TIME = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' });
+const TIME_SECS = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+
+/** 1st, 2nd, 3rd, 4th… 11th, 12th, 13th… 21st. */
+const ordinal = (/** @type {number} */ n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+
+/**
+ * Slack's date token, `<!date^seconds^format|fallback>`, in the reader's own time zone as Slack shows it
+ * ({date_num}, {date}, {date_short}, {date_long}, their _pretty forms, {time}, {time_secs}, {ago}); the fallback
+ * when the token cannot be read.
+ * @param {string} target
+ * @param {string | undefined} fallback
+ */
+function dateNode(target, fallback) {
+  const [, seconds = '', format = ''] = target.split('^');
+  const when = new Date(Number(seconds) * 1000);
+  if (!/^\d+$/.test(seconds) || Number.isNaN(when.getTime())) return document.createTextNode(fallback ?? target);
+  const day = (/** @type {Date} */ d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const daysAgo = Math.round((day(new Date()) - day(when)) / 86_400_000);
+  const pretty = daysAgo === 0 ? 'today' : daysAgo === 1 ? 'yesterday' : daysAgo === -1 ? 'tomorrow' : null;
+  const date = `${MONTH.format(when)} ${ordinal(when.getDate())}, ${when.getFullYear()}`;
+  const short = `${MONTH_SHORT.format(when)} ${when.getDate()}, ${when.getFullYear()}`;
+  const long = `${WEEKDAY.format(when)}, ${date}`;
+  const minutes = Math.round((Date.now() - when.getTime()) / 60_000);
+  /** @type {Record<string, string>} */
+  const parts = {
+    date_num: `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, '0')}-${String(when.getDate()).padStart(2, '0')}`,
+    date,
+    date_short: short,
+    date_long: long,
+    date_pretty: pretty ?? date,
+    date_short_pretty: pretty ?? short,
+    date_long_pretty: pretty ?? long,
+    time: TIME.format(when),
+    time_secs: TIME_SECS.format(when),
+    ago: minutes < 1 ? 'just now' : minutes < 60 ? `${minutes} minutes ago` : `${Math.round(minutes / 60)} hours ago`,
+  };
+  const text = format.replace(/\{(\w+)\}/g, (/** @type {string} */ whole, /** @type {string} */ name) => parts[name] ?? whole);
+  return el('time', { datetime: when.toISOString(), title: fallback ?? when.toISOString(), text });
 }
 
 /**

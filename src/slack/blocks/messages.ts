@@ -83,14 +83,17 @@ export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: nu
   };
 }
 
-export function renderWhoami(o: {
+/** Who the user is here: their role, what it allows, where changes are allowed (for `/vs whoami` and the Home tab). */
+export interface RoleFacts {
   userId: string;
   role: Role;
-  allows: Action[];
-  mutationChannels: string[] | null;
+  allows: readonly Action[];
+  mutationChannels: readonly string[] | null;
   noChangeRolesConfigured: boolean;
-  sandbox: boolean;
-}): Rendered {
+}
+
+/** The lines that say a user's role and what it allows, as mrkdwn. */
+export function roleLines(o: RoleFacts): string[] {
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
     o.allows.length
@@ -105,10 +108,14 @@ export function renderWhoami(o: {
         : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
     );
   }
+  return lines;
+}
+
+export function renderWhoami(o: RoleFacts & { sandbox: boolean }): Rendered {
   const summary = o.noChangeRolesConfigured
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
     : `Your role is ${o.role}`;
-  return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
+  return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(roleLines(o).join('\n'))], o.sandbox) };
 }
 
 const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
@@ -135,9 +142,9 @@ function recordLine(r: AuditRecord): string {
   return `${who} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${where}${detail}`;
 }
 
-export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
-  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
-  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`)];
+/** Records one a line, newest first as given, in as few sections as Slack's section limit allows. */
+export function auditRecordSections(records: readonly AuditRecord[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   let chunk: string[] = [];
   let size = 0;
   for (const line of records.map(recordLine)) {
@@ -150,6 +157,12 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
     size += line.length + 1;
   }
   if (chunk.length) blocks.push(section(chunk.join('\n')));
+  return blocks;
+}
+
+export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
+  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
+  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`), ...auditRecordSections(records)];
   return { text: fallback(`Latest ${records.length} audit records`), blocks: blocks.slice(0, 50) };
 }
 

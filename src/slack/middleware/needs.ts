@@ -28,8 +28,10 @@ export interface NeedOf {
   need: Need;
   /** What a change form is about (`vs:42`), for the record of a refusal. */
   target?: string;
-  /** The title of the status modal that tells a refusal on a shortcut. */
+  /** The title of the status modal that tells a refusal on a shortcut or a Home tab button. */
   title?: string;
+  /** The form opened asks for the channel (a shortcut, a Home tab button): only the role is checked now, the channel at submission. */
+  channelChosenLater?: boolean;
 }
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
@@ -37,7 +39,7 @@ type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf) {
   return async (args: Args): Promise<void> => {
     const req = requestOf(args.context);
-    const { need, target, title } = needOf(args);
+    const { need, target, title, channelChosenLater = false } = needOf(args);
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
     if (typeof need === 'string') {
       // Reads per person are bounded before anything is asked of the policy or the cloud API.
@@ -55,14 +57,11 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
       decision = await ctx.policy.can(req.userId, need, req.channelId);
     } else {
       try {
-        // From a shortcut the channel is chosen in the form: only the role is checked now.
-        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', {
-          channelChosenLater: req.kind === 'shortcut',
-        });
+        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', { channelChosenLater });
       } catch (error) {
         // Only a refusal is written down, so this is one that could not be.
         req.log.error('could not record the denial', { error });
-        if (req.kind !== 'shortcut') {
+        if (req.respond) {
           await replyError(req, SOMETHING_WENT_WRONG);
           req.outcome = 'failed';
           return;

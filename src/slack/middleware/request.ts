@@ -54,8 +54,10 @@ function factsOf(args: Args): Pick<SlackRequest, 'userId' | 'channelId' | 'trigg
     trigger_id?: string;
     user?: { id?: string };
     channel?: { id?: string };
+    /** Events API: who the event is about (the channel of app_home_opened is the app's DM, not where changes are made). */
+    event?: { user?: string };
   };
-  const userId = body.user_id ?? body.user?.id ?? '';
+  const userId = body.user_id ?? body.user?.id ?? body.event?.user ?? '';
   const channelId = body.channel_id ?? body.channel?.id ?? null;
   return { userId, channelId: channelId || null, triggerId: body.trigger_id, responseUrl: body.response_url };
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
+import { EVENTS } from '../../../src/slack/listeners/events';
 import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
 
 // The listener tables are the one source of what Slack is told: manifest.yml
-// (the slash command, the global shortcuts; later the workflow steps and the
-// events) and the local page, which stands in for Slack's own menus, must
+// (the slash command, the global shortcuts, the events; later the workflow
+// steps) and the local page, which stands in for Slack's own menus, must
 // name exactly what the tables register.
 
 const root = join(__dirname, '../../..');
@@ -40,6 +41,13 @@ describe('manifest.yml', () => {
       description: m[3],
     }));
     expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
+  });
+
+  test('subscribes to exactly the events of the table, and turns on the Home tab the app_home_opened row draws', () => {
+    const subscriptions = /^ {2}event_subscriptions:\n((?: {4}.*\n|\s*\n)*)/m.exec(manifest)?.[1] ?? '';
+    const botEvents = /^ {4}bot_events:\n((?: {6}.*\n)*)/m.exec(subscriptions)?.[1] ?? '';
+    expect([...botEvents.matchAll(/^ {6}- (\S+)/gm)].map((m) => m[1])).toEqual(EVENTS.map((row) => row.event));
+    expect(section('app_home')).toMatch(/^ {4}home_tab_enabled: true$/m);
   });
 });
 
