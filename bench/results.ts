@@ -1,3 +1,4 @@
+import type { AppHomeFigures } from './scenarios/app-home';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -38,6 +39,7 @@ export interface BenchResults {
     localMode: LocalModeFigures;
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
+    appHome: AppHomeFigures;
   };
   targets: TargetCheck[];
 }

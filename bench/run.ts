@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport, shownName } from './report';
+import { appHomeLines, appHomeTarget, checkTargets, formatReport, shownName } from './report';
 import type { BenchResults } from './results';
+import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -18,23 +19,47 @@ import { runSingleFlight } from './scenarios/single-flight';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
+import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres';
 
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
-// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/).
+// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
+// `--only app-home` for scenario 10 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** The PostgreSQL of scenarios 9 and 10: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
+  const given = process.env.VS_TEST_DATABASE_URL;
+  if (given) return { url: given, server: undefined };
+  const server = await startPostgresServer({ durable: true });
+  return { url: server.url, server };
+}
+
+/** `--only <scenario>`: that scenario alone, its lines and its target on stdout. */
+async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const pg = await postgresServer();
+  try {
+    const figures = await runAppHome(pg.url, args.profile.appHome, progress);
+    const target = appHomeTarget(figures);
+    process.stdout.write([...appHomeLines(figures), '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+  } finally {
+    await pg.server?.close();
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
+  if (args.only) return runAlone(args);
   const profile = args.profile;
   const startedAt = new Date();
   const started = performance.now();
   const world = await startWorld();
   const running = new Map<TargetName, TargetProcess>();
+  let pg: PostgresServer | undefined;
 
   try {
     progress('5. rendering one page of 300 and of 10,000 rules');
@@ -45,8 +70,13 @@ async function main(): Promise<void> {
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
+    const postgres = await postgresServer();
+    pg = postgres.server;
     progress('9. several instances on PostgreSQL: the change path, a duplicate storm, the open loop over three');
-    const severalInstances = await runSeveralInstances(profile.severalInstances, progress);
+    const severalInstances = await runSeveralInstances(profile.severalInstances, progress, postgres.url);
+    const appHome = await runAppHome(postgres.url, profile.appHome, progress);
+    await pg?.close();
+    pg = undefined;
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -99,6 +129,7 @@ async function main(): Promise<void> {
       localMode,
       severalInstances,
       hostileTraffic,
+      appHome,
     };
     const cpu = cpus();
     const results: BenchResults = {
@@ -122,6 +153,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
     await world.close();
+    await pg?.close();
   }
 }
 
