@@ -253,12 +253,38 @@ describe('keyboard only', () => {
 });
 
 describe('the Home tab', () => {
-  test('the Home tab says when the app has none', async () => {
-    await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
-    await page
-      .getByText(/has no Home tab|Home/)
-      .first()
-      .waitFor();
+  const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
+  const home = () => page.getByRole('region', { name: 'Home' });
+
+  test('as Ada: her role, whether changes are frozen, the forms she may open, and the latest changes', async () => {
+    await as(/Ada/);
+    await homeTab().click();
+    await expectText(home(), /your role is admin/);
+    await expectText(home(), /Changes are not frozen/);
+    await home().getByRole('button', { name: 'Add a disk to a server' }).waitFor();
+    await home().getByRole('button', { name: 'Restore a backup' }).waitFor();
+    // Her restore of backup 9 (above), among everyone's changes.
+    await home().getByRole('heading', { name: 'Latest changes' }).waitFor();
+    await expectText(home(), /backup_restore.*backup:9.*succeeded/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'home-tab.png') });
+  });
+
+  test('switching person on the Home tab shows theirs: Vera has no form to open and sees only her own changes', async () => {
+    await as(/Vera/);
+    await expectText(home(), /your role is viewer/);
+    await home().getByRole('heading', { name: 'Your latest changes' }).waitFor();
+    expect(await home().getByRole('button', { name: 'Restore a backup' }).count()).toBe(0);
+    expect(await home().textContent()).not.toMatch(/backup:9/);
+  });
+
+  test('its button opens the form, which asks for the backup and the channel (the Home tab is no conversation)', async () => {
+    await as(/Ada/);
+    await home().getByRole('button', { name: 'Restore a backup' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore backup' });
+    await dialog.getByRole('textbox', { name: 'Backup id', exact: true }).waitFor();
+    expect(await dialog.getByRole('combobox', { name: 'Post the result in' }).inputValue()).toBe('');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
     await inChannel('incident-42');
   });
 });
