@@ -287,8 +287,11 @@ function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SI
  */
 export const LOCAL_MODE = {
   dbPath: './data/local-mode/vs-chatops.sqlite',
-  /** The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada admin, Otto and the on-call group operators, everyone a viewer. */
-  admins: ['U0ADMIN'] as readonly string[],
+  /**
+   * The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada and Bea admins (two, so that one can
+   * approve what the other asks for), Otto and the on-call group operators, everyone a viewer.
+   */
+  admins: ['U0ADMIN', 'U0ADMIN2'] as readonly string[],
   operators: ['U0OPERATOR', 'S0ONCALL'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: 'C0AUDIT',

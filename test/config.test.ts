@@ -359,7 +359,7 @@ describe('mode', () => {
     expect(a).toMatchObject({
       madeUpRoles: true,
       auditChannel: 'C0AUDIT',
-      roles: { admins: ['U0ADMIN'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+      roles: { admins: ['U0ADMIN', 'U0ADMIN2'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
     });
     const b = loadConfig({ VS_VIEWERS: 'U0VIEWER', VS_AUDIT_CHANNEL: 'C0OTHER' });
     expect(b).toMatchObject({ madeUpRoles: false, auditChannel: 'C0OTHER', roles: { admins: [], operators: [], viewers: ['U0VIEWER'] } });
