@@ -15,6 +15,8 @@ import { BOT_USER } from './workspace';
 /** What the page needs of the stand-in: what it holds, and a person's side of it. */
 export interface PageStandIn extends PersonSide {
   readonly state: StandInState;
+  /** What the page says about the workspace's settings. */
+  readonly notes: readonly string[];
 }
 
 const STATIC: Record<string, string> = {
@@ -200,6 +202,7 @@ export function snapshot(standIn: PageStandIn) {
     views: [...s.views.values()],
     homes: Object.fromEntries(s.homes),
     refusals: s.refusals.slice(-50),
+    notes: standIn.notes,
   };
 }
 

@@ -53,10 +53,14 @@ export interface SlackStandInOptions {
   triggerTtlMs?: number;
   /** Keep the bodies of response_url posts (default); the benchmark keeps only arrival times. */
   keepBodies?: boolean;
+  /** What the page says about this workspace's settings (local mode: which changes wait for a second person). */
+  notes?: readonly string[];
   now?: () => number;
 }
 
 export interface SlackStandIn extends PersonSide {
+  /** The page's notes about this workspace (options.notes). */
+  readonly notes: readonly string[];
   /** http://127.0.0.1:<port> */
   readonly origin: string;
   /** Base URL of the Web API, with a trailing slash, for SLACK_API_URL. */
@@ -196,6 +200,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     origin,
     apiUrl: `${origin}/api/`,
     signingSecret,
+    notes: options.notes ?? [],
     state,
     calls: state.calls,
     responses: state.responses,

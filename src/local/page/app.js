@@ -570,6 +570,9 @@ async function load() {
   data.views = new Map(snapshot.views.map((v) => [v.id, v]));
   data.homes = snapshot.homes;
   data.refusals = snapshot.refusals;
+  const notes = $('notes');
+  notes.replaceChildren(...snapshot.notes.map((note) => el('p', {}, mrkdwn(note, ctx))));
+  notes.hidden = snapshot.notes.length === 0;
   ui.me ||= data.people[0]?.id ?? '';
   ui.channel ||= data.channels[0]?.id ?? '';
   renderAll();

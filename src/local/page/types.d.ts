@@ -126,6 +126,8 @@ export interface Snapshot {
   views: OpenView[];
   homes: Record<string, View>;
   refusals: Refusal[];
+  /** What the page says about the workspace's settings. */
+  notes: string[];
 }
 
 /** The answer of a POST to /local/... (each endpoint fills its part). */
