@@ -23,6 +23,37 @@ export function stateOf(fields: Record<string, StateValue>): Record<string, Reco
   return Object.fromEntries(Object.entries(fields).map(([id, v]) => [id, { [id]: v }]));
 }
 
+/** Who an interactive payload comes from, and the app and workspace it is for. */
+const sentBy = (user: string) => ({
+  team: { id: 'T1', domain: 'acme' },
+  user: { id: user, username: 'someone', name: 'someone', team_id: 'T1' },
+  api_app_id: 'A1',
+  token: 'legacy',
+});
+
+/** A view as Slack sends it back to the app (in a submission, or with a click in it). */
+function storedView(o: { id: string; type: 'modal' | 'home'; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
+  return {
+    id: o.id,
+    team_id: 'T1',
+    type: o.type,
+    blocks: [],
+    private_metadata: o.privateMetadata,
+    callback_id: o.callbackId,
+    state: { values: o.values },
+    hash: `h${Math.random()}`,
+    ...(o.type === 'modal' ? { title: { type: 'plain_text', text: 'x' }, close: null, submit: null } : {}),
+    clear_on_close: false,
+    notify_on_close: false,
+    previous_view_id: null,
+    root_view_id: o.id,
+    app_id: 'A1',
+    external_id: '',
+    app_installed_team_id: 'T1',
+    bot_id: 'BBOT',
+  };
+}
+
 export function viewSubmission(o: {
   callbackId: string;
   viewId: string;
@@ -33,32 +64,9 @@ export function viewSubmission(o: {
 }) {
   return {
     type: 'view_submission',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
+    ...sentBy(o.user),
     trigger_id: `trigger.${Math.random()}`,
-    view: {
-      id: o.viewId,
-      team_id: 'T1',
-      type: 'modal',
-      blocks: [],
-      private_metadata: o.privateMetadata,
-      callback_id: o.callbackId,
-      state: { values: stateOf(o.fields) },
-      hash: `h${Math.random()}`,
-      title: { type: 'plain_text', text: 'x' },
-      clear_on_close: false,
-      notify_on_close: false,
-      close: null,
-      submit: null,
-      previous_view_id: null,
-      root_view_id: o.viewId,
-      app_id: 'A1',
-      external_id: '',
-      app_installed_team_id: 'T1',
-      bot_id: 'BBOT',
-    },
+    view: storedView({ id: o.viewId, type: 'modal', callbackId: o.callbackId, privateMetadata: o.privateMetadata, values: stateOf(o.fields) }),
     response_urls: o.responseUrls ?? [],
     is_enterprise_install: false,
   };
@@ -67,10 +75,7 @@ export function viewSubmission(o: {
 export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string }) {
   return {
     type: 'block_actions',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
+    ...sentBy(o.user),
     container: { type: 'message', message_ts: '1.2', channel_id: o.channel, is_ephemeral: false },
     trigger_id: `trigger.${Math.random()}`,
     channel: { id: o.channel, name: 'incident' },
@@ -120,13 +125,10 @@ export function viewButtonClick(o: { user: string; actionId: string; value?: str
   const viewId = o.viewId ?? 'VHOME';
   return {
     type: 'block_actions',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
+    ...sentBy(o.user),
     container: { type: 'view', view_id: viewId },
     trigger_id: `trigger.${Math.random()}`,
-    view: { id: viewId, team_id: 'T1', type: o.viewType ?? 'home', blocks: [], private_metadata: '', callback_id: 'home', state: { values: {} }, hash: 'h1' },
+    view: storedView({ id: viewId, type: o.viewType ?? 'home', callbackId: 'home', privateMetadata: '', values: {} }),
     actions: [
       {
         type: 'button',

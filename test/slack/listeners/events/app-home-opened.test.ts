@@ -3,6 +3,7 @@ import type { AuditEntry } from '../../../../src/store';
 import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
 import { startHarness, type Harness } from '../../../helpers/app-harness';
 import { appHomeOpened, viewButtonClick } from '../../../helpers/payloads';
+import { entry as storeEntry } from '../../../store/contract/entries';
 
 // The Home tab over the real Bolt app: Slack's signed app_home_opened event
 // in, views.publish out, for each role, frozen and not; its buttons open the
@@ -18,7 +19,7 @@ beforeAll(async () => {
   h = await startHarness({
     env: { VS_ADMINS: USERS.admin, VS_OPERATORS: USERS.operator, VS_VIEWERS: USERS.viewer, VS_MUTATION_CHANNELS: ALLOWED },
   });
-  // One change of each person's, told apart by their targets (made now: older ones are the retention sweep's).
+  // One change of each person's, told apart by their targets.
   for (const [i, userId] of [USERS.admin, USERS.operator, USERS.viewer, 'USOMEONE'].entries())
     await h.store.audit.record(entry({ userId, target: `vs:${101 + i}` }));
 });
@@ -27,21 +28,8 @@ afterAll(() => h.close());
 
 beforeEach(() => h.slack.reset());
 
-function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
-  return {
-    at: new Date().toISOString(),
-    userId: USERS.operator,
-    channelId: ALLOWED,
-    action: 'disk_add',
-    target: 'vs:42',
-    params: { disk_type: 'SSD', disk_size: 20 },
-    outcome: 'succeeded',
-    apiStatus: 201,
-    durationMs: 12,
-    detail: null,
-    ...overrides,
-  };
-}
+/** A record made now: older ones are the retention sweep's. */
+const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => storeEntry({ at: new Date().toISOString(), channelId: ALLOWED, ...overrides });
 
 /** Opens the Home tab as `user` (Slack's signed event) and returns the view the bot published for them. */
 async function openHome(user: string): Promise<HomeView> {
