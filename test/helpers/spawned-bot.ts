@@ -32,6 +32,11 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** Where the bot runs (relative paths, e.g. local mode's ./data/local-mode/); the project folder by default. */
   cwd?: string;
+  /**
+   * What to wait for: `/readyz` (default: ready to serve Slack), or only `/healthz` (listening, e.g. while
+   * start-up waits for its database and Slack's requests are still answered 503).
+   */
+  until?: '/readyz' | '/healthz';
 }
 
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedBot> {
@@ -58,7 +63,7 @@ export async function spawnBot(env: Record<string, string>, options: SpawnOption
   for (;;) {
     if (ended) throw new Error(`the bot exited before it was ready:\n${out}`);
     try {
-      const res = await request(`http://127.0.0.1:${port}/healthz`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      const res = await request(`http://127.0.0.1:${port}${options.until ?? '/readyz'}`, { headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
       if (res.statusCode === 200) break;
     } catch {
@@ -66,7 +71,7 @@ export async function spawnBot(env: Record<string, string>, options: SpawnOption
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the bot was not healthy within the time allowed:\n${out}`);
+      throw new Error(`the bot did not answer ${options.until ?? '/readyz'} with 200 within the time allowed:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
