@@ -378,6 +378,41 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     expect(standIn.state.deliveries).toHaveLength(0);
   });
 
+  test('rich text: preformatted text exactly as sent (never read as mrkdwn), styled runs, mentions and lists', async () => {
+    const body = '{"backup": {"target_disk": 101}}\n*not bold* <@U0ADMIN> &amp;';
+    expect(
+      await api('chat.postMessage', {
+        channel: 'C0INCIDENT',
+        text: 'rich',
+        blocks: [
+          {
+            type: 'rich_text',
+            elements: [
+              {
+                type: 'rich_text_section',
+                elements: [
+                  { type: 'text', text: 'Asked by ' },
+                  { type: 'user', user_id: 'U0ADMIN' },
+                  { type: 'text', text: ' for ', style: { bold: true } },
+                  { type: 'text', text: 'backup 9', style: { code: true } },
+                ],
+              },
+              { type: 'rich_text_preformatted', elements: [{ type: 'text', text: `POST /backups/9/restore.json\n\n${body}` }] },
+              { type: 'rich_text_list', style: 'ordered', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'first step' }] }] },
+            ],
+          },
+        ],
+      }),
+    ).toMatchObject({ ok: true });
+    const message = alone.getByRole('log').getByRole('article').filter({ hasText: 'first step' });
+    await message.waitFor();
+    expect(await message.locator('pre').textContent()).toBe(`POST /backups/9/restore.json\n\n${body}`);
+    await message.getByText('@Ada (admin)').waitFor();
+    expect(await message.locator('strong').textContent()).toBe(' for ');
+    expect(await message.locator('code').first().textContent()).toBe('backup 9');
+    expect(await message.getByRole('listitem').textContent()).toBe('first step');
+  });
+
   test('a modal is updated live: "working…" then the outcome, in the same dialog', async () => {
     const { triggerId } = await standIn.command('U0ADMIN', 'C0INCIDENT', 'backup restore 9');
     const modal = (text: string) => ({

@@ -86,6 +86,17 @@ describe('Block Kit limits and bad arguments, refused with Slack’s error codes
     ],
     ['an unknown block type', [{ type: 'carousel' }], '/blocks/0/type'],
     ['an input block in a message', [{ type: 'input', label: { type: 'plain_text', text: 'l' }, element: { type: 'plain_text_input' } }], '/blocks/0/type'],
+    ['a rich text element Slack does not know', [{ type: 'rich_text', elements: [{ type: 'rich_text_table', elements: [] }] }], '/blocks/0/elements/0/type'],
+    [
+      'a rich text run without its text',
+      [{ type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text' }] }] }],
+      '/blocks/0/elements/0/elements/0/text',
+    ],
+    [
+      'a list item that is not a section',
+      [{ type: 'rich_text', elements: [{ type: 'rich_text_list', style: 'bullet', elements: [{ type: 'text', text: 'x' }] }] }],
+      '/blocks/0/elements/0/elements/0/type',
+    ],
   ])('%s', async (_name, blocks, pointer) => {
     const res = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks });
     expect(res.body.error).toBe('invalid_blocks');

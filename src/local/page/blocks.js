@@ -8,6 +8,8 @@
 /** @typedef {import('./types').BlockElement} BlockElement */
 /** @typedef {import('./types').ContextElement} ContextElement */
 /** @typedef {import('./types').RenderContext} RenderContext */
+/** @typedef {import('./types').RichText} RichText */
+/** @typedef {import('./types').RichTextStyle} RichTextStyle */
 /** @typedef {import('./types').TextObject} TextObject */
 /** @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} AttributeValue */
 /** @typedef {Node | string | null | undefined} Child */
@@ -320,9 +322,88 @@ function renderBlock(block, ctx) {
       );
     case 'input':
       return ctx.input ? ctx.input(block) : unsupported('block', 'input outside a modal');
+    case 'rich_text':
+      return el(
+        'div',
+        { class: 'b-rich-text' },
+        /** @type {RichText[]} */ (/** @type {unknown} */ (block.elements ?? [])).map((e) => richText(e, ctx)),
+      );
     default:
       return unsupported('block', block.type);
   }
+}
+
+/**
+ * A rich_text block's element: a section (a paragraph), a list, preformatted text (shown exactly as it is) or a quote.
+ * @param {RichText} e
+ * @param {RenderContext} ctx
+ * @returns {Node}
+ */
+function richText(e, ctx) {
+  const runs = (/** @type {RichText[]} */ elements) => elements.map((run) => richRun(run, ctx));
+  switch (e.type) {
+    case 'rich_text_section':
+      return el('p', { class: 'b-rich-section' }, runs(e.elements ?? []));
+    case 'rich_text_preformatted':
+      return el('pre', {}, el('code', { text: (e.elements ?? []).map((run) => run.text ?? run.url ?? '').join('') }));
+    case 'rich_text_quote':
+      return el('blockquote', {}, runs(e.elements ?? []));
+    case 'rich_text_list':
+      return el(
+        e.style === 'ordered' ? 'ol' : 'ul',
+        { class: 'b-rich-list' },
+        (e.elements ?? []).map((item) => el('li', {}, runs(item.elements ?? []))),
+      );
+    default:
+      return unsupported('rich text element', e.type);
+  }
+}
+
+/**
+ * One run of rich text: its text as it is (never read as mrkdwn), styled; links, mentions, emoji and dates resolved.
+ * @param {RichText} run
+ * @param {RenderContext} ctx
+ * @returns {Node}
+ */
+function richRun(run, ctx) {
+  /** @type {Node} */
+  let node;
+  switch (run.type) {
+    case 'text':
+      node = document.createTextNode(run.text ?? '');
+      break;
+    case 'link':
+      node = /^(https?:|mailto:)/.test(run.url ?? '')
+        ? el('a', { href: run.url, target: '_blank', rel: 'noopener noreferrer', text: run.text ?? run.url })
+        : document.createTextNode(run.text ?? run.url ?? '');
+      break;
+    case 'emoji':
+      node = EMOJI[run.name ?? ''] ? emojiNode(run.name ?? '') : document.createTextNode(`:${run.name ?? ''}:`);
+      break;
+    case 'user':
+      node = link(`@${run.user_id ?? ''}`, ctx);
+      break;
+    case 'channel':
+      node = link(`#${run.channel_id ?? ''}`, ctx);
+      break;
+    case 'usergroup':
+      node = link(`!subteam^${run.usergroup_id ?? ''}`, ctx);
+      break;
+    case 'broadcast':
+      node = el('span', { class: 'mention', text: `@${run.range ?? 'here'}` });
+      break;
+    case 'date':
+      node = dateNode(`!date^${run.timestamp ?? ''}^${run.format ?? ''}`, run.fallback);
+      break;
+    default:
+      return unsupported('rich text run', run.type);
+  }
+  const style = typeof run.style === 'object' ? run.style : {};
+  if (style.code) node = el('code', {}, node);
+  if (style.strike) node = el('s', {}, node);
+  if (style.italic) node = el('em', {}, node);
+  if (style.bold) node = el('strong', {}, node);
+  return node;
 }
 
 // Only images the page itself serves or inline data: the CSP would block others anyway.
