@@ -18,6 +18,8 @@ export interface BenchProfile {
   readonly severalInstances: { changes: number; concurrency: number; deliveries: number; rate: number; seconds: number };
   /** Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1). */
   readonly hostile: { rate: number };
+  /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
+  readonly unfurls: { unfurls: number; upstreamDelayMs: number };
   /** Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records (bench/scenarios/app-home.ts). */
   readonly appHome: { records: number; opens: number };
 }
@@ -32,6 +34,7 @@ export const FULL_PROFILE: BenchProfile = {
   localMode: { commands: 200 },
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20 },
+  unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
   appHome: { records: 100_000, opens: 300 },
 };
 
@@ -45,11 +48,12 @@ export const SMOKE_PROFILE: BenchProfile = {
   localMode: { commands: 10 },
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20 },
+  unfurls: { unfurls: 10, upstreamDelayMs: 300 },
   appHome: { records: 2000, opens: 10 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['app-home'] as const;
+export const ALONE_SCENARIOS = ['unfurls', 'app-home'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { appHomeLines, appHomeTarget, checkTargets, formatReport, shownName } from './report';
-import type { BenchResults } from './results';
+import { appHomeLines, appHomeTarget, checkTargets, formatReport, shownName, unfurlsLines, unfurlsTarget } from './report';
+import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -16,6 +16,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -24,7 +25,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only app-home` for scenario 10 alone).
+// `--only app-home` or `--only unfurls` for scenario 10 or 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -39,15 +40,37 @@ async function postgresServer(): Promise<{ url: string; server: PostgresServer |
   return { url: server.url, server };
 }
 
-/** `--only <scenario>`: that scenario alone, its lines and its target on stdout. */
+/** `--only <scenario>`: that scenario alone (scenario 11 against vs-chatops alone); its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const lines = args.only === 'app-home' ? await appHomeAlone(args) : await unfurlsAlone(args);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
+
+async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {
     const figures = await runAppHome(pg.url, args.profile.appHome, progress);
-    const target = appHomeTarget(figures);
-    process.stdout.write([...appHomeLines(figures), '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+    return [...appHomeLines(figures), '', targetLine(appHomeTarget(figures))];
   } finally {
     await pg.server?.close();
+  }
+}
+
+async function unfurlsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  let bot: TargetProcess | undefined;
+  try {
+    bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    progress(`11. ${args.profile.unfurls.unfurls} unfurls of one link at once`);
+    // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
+    await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
+    const figures = await runUnfurls(world, bot, args.profile.unfurls);
+    return [...unfurlsLines(figures), '', targetLine(unfurlsTarget(figures))];
+  } finally {
+    await bot?.stop();
+    await world.close();
   }
 }
 
@@ -86,6 +109,8 @@ async function main(): Promise<void> {
 
     progress(`3. ${profile.singleFlight.commands} identical concurrent commands`);
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
+    progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+    const unfurls = await runUnfurls(world, bot, profile.unfurls);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -130,6 +155,7 @@ async function main(): Promise<void> {
       severalInstances,
       hostileTraffic,
       appHome,
+      unfurls,
     };
     const cpu = cpus();
     const results: BenchResults = {

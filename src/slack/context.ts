@@ -15,6 +15,8 @@ import type { Respond } from './response-url';
 export interface ListenerContext {
   config: Config;
   cloud: CloudClient;
+  /** The control panel's base URL (VS_PANEL_URL, resolved): links to `<panelUrl>/virtual_machines/<id>` are unfurled. */
+  panelUrl: string;
   policy: Policy;
   changes: Changes;
   /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
@@ -29,7 +31,7 @@ export interface ListenerContext {
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
-/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an event (the Home tab opened); later workflow steps. */
+/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event; later workflow steps. */
 export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event';
 
 /**

@@ -1,3 +1,6 @@
+import { appHomeOpenedEvent, eventCallback, linkSharedEvent } from '../../src/local/events';
+import type { Json } from '../../src/local/state';
+
 // Interactive payloads as Slack sends them, built from the few fields a test cares about.
 
 export type StateValue =
@@ -98,26 +101,15 @@ export function globalShortcut(o: { user: string; callbackId: string }) {
   };
 }
 
-/** The Events API envelope of app_home_opened, as Slack delivers it (JSON, signed like any request). */
-export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: unknown }) {
-  return {
-    token: 'legacy',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    event: {
-      type: 'app_home_opened',
-      user: o.user,
-      channel: `D${o.user.slice(1)}`,
-      tab: o.tab ?? 'home',
-      event_ts: '1.1',
-      ...(o.view ? { view: o.view } : {}),
-    },
-    type: 'event_callback',
-    event_id: `Ev${Math.random().toString(36).slice(2)}`,
-    event_time: 1,
-    authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
-    is_ext_shared_channel: false,
-  };
+/** The Events API envelope of app_home_opened, built as the stand-in builds it (src/local/events.ts). */
+export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: Json }) {
+  return eventCallback(appHomeOpenedEvent({ user: o.user, tab: o.tab ?? 'home', eventTs: '1.1', ...(o.view ? { view: o.view } : {}) }), {
+    teamId: 'T1',
+    apiAppId: 'A1',
+    botUserId: 'UBOT',
+    eventId: `Ev${Math.random().toString(36).slice(2)}`,
+    eventTime: Math.floor(Date.now() / 1000),
+  });
 }
 
 /** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
@@ -141,4 +133,37 @@ export function viewButtonClick(o: { user: string; actionId: string; value?: str
     ],
     is_enterprise_install: false,
   };
+}
+
+/**
+ * The Events API envelope of link_shared, built as the stand-in builds it (src/local/events.ts): the links of one
+ * message (by channel and ts; or, from the composer, by unfurl_id and source), each under its host as the unfurl
+ * domain. `orgWide` makes it an org-wide install's event: an enterprise id, is_enterprise_install, and the channel's
+ * workspace differing from the one the event is addressed to.
+ */
+export function linkShared(o: {
+  user: string;
+  urls: readonly string[];
+  channel?: string;
+  messageTs?: string;
+  unfurlId?: string;
+  source?: 'composer' | 'conversations_history';
+  orgWide?: { enterpriseId: string; teamId: string; channelTeamId: string };
+}) {
+  const event = linkSharedEvent({
+    user: o.user,
+    channel: o.channel ?? 'CINCIDENT',
+    messageTs: o.messageTs ?? `${1_700_000_000 + Math.floor(Math.random() * 1e6)}.000100`,
+    links: o.urls.map((url) => ({ url, domain: new URL(url).hostname })),
+    ...(o.unfurlId ? { unfurlId: o.unfurlId } : {}),
+    ...(o.source ? { source: o.source } : {}),
+  });
+  return eventCallback(event, {
+    teamId: o.orgWide?.teamId ?? 'T1',
+    apiAppId: 'A1',
+    botUserId: 'UBOT',
+    eventId: `Ev${Math.random().toString(36).slice(2)}`,
+    eventTime: Math.floor(Date.now() / 1000),
+    ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
+  });
 }

@@ -117,8 +117,16 @@ export interface Message {
   text: string;
   blocks?: Block[];
   ephemeralTo?: string;
-  kind: 'bot' | 'command' | 'notice';
+  kind: 'bot' | 'command' | 'post' | 'notice';
   replaced?: boolean;
+  /** The app's unfurls of the message's links (chat.unfurl), by link. */
+  unfurls?: Record<string, { blocks?: Block[] }>;
+}
+
+/** The control panel whose server links the app unfurls, and the servers its links may name. */
+export interface PanelHint {
+  url: string;
+  servers: number[];
 }
 
 /** A modal or Home view as the stand-in keeps it. */
@@ -159,6 +167,7 @@ export interface Snapshot {
   refusals: Refusal[];
   /** What the page says about the workspace's settings. */
   notes: string[];
+  panel: PanelHint | null;
 }
 
 /** The answer of a POST to /local/... (each endpoint fills its part). */

@@ -14,9 +14,10 @@ import { VIEWS } from './views';
 //   buttons             actions/index.ts (ACTIONS)
 //   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
 //   form submissions    views/index.ts (VIEWS): one per change form
-//   events              events/index.ts (EVENTS): the Home tab opened
-// Workflow steps will be a table of their own, registered here the same way. Each runs behind the same two middleware: readRequest (ack, the
-// request object, child logger, one log line) and checkNeeds (what its row needs).
+//   Events API events   events/index.ts (EVENTS): one per event type
+// Workflow steps will be a table of their own, registered here the same way.
+// Each runs behind the same two middleware: readRequest (ack, the request
+// object, child logger, one log line) and checkNeeds (what its row needs).
 
 export function registerListeners(app: App, ctx: ListenerContext): void {
   app.command(

@@ -13,12 +13,19 @@ const root = join(__dirname, '../../..');
 const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
 const page = readFileSync(join(root, 'src/local/page/index.html'), 'utf8');
 const pageScript = readFileSync(join(root, 'src/local/page/app.js'), 'utf8');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
-/** The lines of one top-level-under-features section of the manifest, e.g. `shortcuts`. */
+/** The lines of one section one level down in the manifest (under features, oauth_config or settings), e.g. `shortcuts`. */
 function section(name: string): string {
   const m = new RegExp(`^  ${name}:\\n((?:    .*\\n|\\s*\\n)*)`, 'm').exec(manifest);
-  if (!m) throw new Error(`manifest.yml has no features.${name}`);
+  if (!m) throw new Error(`manifest.yml has no ${name} under features, oauth_config or settings`);
   return m[1]!;
+}
+
+/** The items of a list in those lines (`- item`), comments left out. */
+function listItems(lines: string, key?: string): string[] {
+  const list = key === undefined ? lines : (new RegExp(`^\\s*${key}:\\n((?:\\s+(?:- |#).*\\n)*)`, 'm').exec(lines)?.[1] ?? '');
+  return [...list.matchAll(/^\s*- (\S+)\s*$/gm)].map((m) => m[1]!);
 }
 
 describe('manifest.yml', () => {
@@ -43,11 +50,25 @@ describe('manifest.yml', () => {
     expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
   });
 
-  test('subscribes to exactly the events of the table, and turns on the Home tab the app_home_opened row draws', () => {
-    const subscriptions = /^ {2}event_subscriptions:\n((?: {4}.*\n|\s*\n)*)/m.exec(manifest)?.[1] ?? '';
-    const botEvents = /^ {4}bot_events:\n((?: {6}.*\n)*)/m.exec(subscriptions)?.[1] ?? '';
-    expect([...botEvents.matchAll(/^ {6}- (\S+)/gm)].map((m) => m[1])).toEqual(EVENTS.map((row) => row.event));
-    expect(section('app_home')).toMatch(/^ {4}home_tab_enabled: true$/m);
+  test('subscribes the bot to exactly the events of the table, and asks for the scopes each row names', () => {
+    expect(listItems(section('event_subscriptions'), 'bot_events')).toEqual(EVENTS.map((row) => row.event));
+    const scopes = listItems(section('scopes'), 'bot');
+    for (const row of EVENTS) expect(scopes).toEqual(expect.arrayContaining([...row.scopes]));
+  });
+
+  test('names one unfurl domain, a host for the control-panel links link_shared unfurls, which the README says to replace', () => {
+    expect(EVENTS.map((row) => row.event)).toContain('link_shared');
+    const domains = listItems(section('unfurl_domains'));
+    expect(domains).toHaveLength(1);
+    expect(domains[0]).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
+    expect(readme).toMatch(new RegExp(`replace \`${domains[0]!.replace(/\./g, '\\.')}\` under \`unfurl_domains\``));
+  });
+
+  test('turns on the Home tab that the app_home_opened row draws, and keeps the Messages tab read-only (the bot answers no DM)', () => {
+    expect(EVENTS.map((row) => row.event)).toContain('app_home_opened');
+    const appHome = section('app_home');
+    expect(appHome).toMatch(/^ {4}home_tab_enabled: true$/m);
+    expect(appHome).toMatch(/^ {4}messages_tab_read_only_enabled: true$/m);
   });
 });
 
