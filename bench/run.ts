@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { appHomeLines, appHomeTarget, checkTargets, formatReport, shownName, unfurlsLines, unfurlsTarget } from './report';
+import { appHomeLines, appHomeTarget, checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
@@ -25,7 +25,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only app-home` or `--only unfurls` for scenario 10 or 11 alone).
+// `--only hostile-traffic|app-home|unfurls` for scenario 8, 10 or 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -40,9 +40,9 @@ async function postgresServer(): Promise<{ url: string; server: PostgresServer |
   return { url: server.url, server };
 }
 
-/** `--only <scenario>`: that scenario alone (scenario 11 against vs-chatops alone); its lines and its target on stdout. */
+/** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
-  const lines = args.only === 'app-home' ? await appHomeAlone(args) : await unfurlsAlone(args);
+  const lines = args.only === 'app-home' ? await appHomeAlone(args) : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -58,16 +58,32 @@ async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<st
   }
 }
 
-async function unfurlsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+/** Scenario 8 or 11 alone, against vs-chatops alone. */
+async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
-    progress(`11. ${args.profile.unfurls.unfurls} unfurls of one link at once`);
-    // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
-    await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
-    const figures = await runUnfurls(world, bot, args.profile.unfurls);
-    return [...unfurlsLines(figures), '', targetLine(unfurlsTarget(figures))];
+    if (args.only === 'unfurls') {
+      progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+      // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
+      await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
+      const figures = await runUnfurls(world, bot, profile.unfurls);
+      return [...unfurlsLines(figures), '', targetLine(unfurlsTarget(figures))];
+    }
+    // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
+    progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
+    const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+    progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
+    const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
+    return [
+      `1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`,
+      '',
+      ...hostileLines(figures),
+      '',
+      targetLine(hostileTarget(figures)),
+    ];
   } finally {
     await bot?.stop();
     await world.close();
