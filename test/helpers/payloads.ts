@@ -75,14 +75,15 @@ export function viewSubmission(o: {
   };
 }
 
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string }) {
+export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
+  const ts = o.messageTs ?? '1.2';
   return {
     type: 'block_actions',
     ...sentBy(o.user),
-    container: { type: 'message', message_ts: '1.2', channel_id: o.channel, is_ephemeral: false },
+    container: { type: 'message', message_ts: ts, channel_id: o.channel, is_ephemeral: false },
     trigger_id: `trigger.${Math.random()}`,
     channel: { id: o.channel, name: 'incident' },
-    message: { type: 'message', ts: '1.2', text: 'rules' },
+    message: { type: 'message', ts, text: 'rules' },
     response_url: o.responseUrl,
     actions: [{ type: 'button', block_id: 'pager', action_id: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, action_ts: '1.3' }],
   };

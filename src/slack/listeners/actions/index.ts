@@ -3,7 +3,9 @@ import { CHANGE_ACTIONS } from '../../../changes';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { HOME_FORM_BUTTONS } from '../../blocks/home';
 import type { ListenerRow } from '../listener';
+import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
 import { openFormWithoutTarget } from '../open-form-without-target';
+import { approvalClick } from './approval';
 import { firewallPage } from './firewall-page';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
@@ -24,4 +26,7 @@ export const ACTIONS: readonly ActionRow[] = [
     needs: { need: { opens: action }, target: 'home', title: CHANGE_FORMS[action].title, channelChosenLater: true },
     run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
   })),
+  // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
+  { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
+  { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
 ];
