@@ -1,15 +1,19 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
-import type { ChangeAction } from '../../changes';
+import { targetTitle, type ChangeAction } from '../../changes';
 import type { AuditRecord, Freeze } from '../../store';
+import { approvalButtons, asked, requestBlock, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS } from './change-forms';
+import { frozenText } from './denials';
 import { auditRecordSections, roleLines, type RoleFacts } from './messages';
-import { context, header, safe, section, slackTime, userMention, withSandbox } from './mrkdwn';
+import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
 
 // The Home tab (PRODUCT.md "App Home"): who you are here and what your role
 // allows, whether changes are frozen, the buttons that open the change forms,
-// and the latest changes (all of them for those who may read the audit trail,
-// else your own). Pure: the listener reads the store and the policy and hands
-// the facts in; a fact that could not be read is shown as such, never left out.
+// the approval requests you may decide (with the buttons their messages
+// have), your own requests still waiting, and the latest changes (all of
+// them for those who may read the audit trail, else your own). Pure: the
+// listener reads the store, the policy and the door and hands the facts in; a
+// fact that could not be read is shown as such, never left out.
 
 /** The button that opens a change's form from the Home tab; its action_id. */
 export const HOME_FORM_BUTTONS: { readonly [A in ChangeAction]: `home_open_${A}` } = {
@@ -20,6 +24,9 @@ export const HOME_FORM_BUTTONS: { readonly [A in ChangeAction]: `home_open_${A}`
 /** How many of the latest changes the Home tab lists. */
 export const HOME_RECORDS = 20;
 
+/** How many requests the Home tab lists, of those waiting for you and of your own (each shown one takes three blocks). */
+export const HOME_APPROVALS = 10;
+
 /** A fact the store could not give just now. */
 export const UNREADABLE = 'unreadable';
 type Readable<T> = T | typeof UNREADABLE;
@@ -29,6 +36,8 @@ export interface HomeFacts extends RoleFacts {
   freeze: Readable<Freeze | null>;
   /** The change forms this user's role may open (their buttons are shown unless changes are frozen). */
   forms: readonly ChangeAction[];
+  /** The open approval requests: those this user may decide now, and their own waiting for someone. */
+  approvals: Readable<{ decidable: readonly ApprovalFacts[]; own: readonly ApprovalFacts[] }>;
   /** The latest changes: every one (`all`, for those who may read the audit trail) or the user's own. */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
   /** When the view was drawn (epoch ms). */
@@ -42,6 +51,7 @@ export function renderHome(o: HomeFacts): HomeView {
     { type: 'section', block_id: 'home_role', text: { type: 'mrkdwn', text: roleLines(o).join('\n') } },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...formBlocks(o),
+    ...approvalBlocks(o),
     { type: 'divider' },
     header(o.changes.scope === 'all' ? 'Latest changes' : 'Your latest changes'),
     ...changeBlocks(o.changes),
@@ -53,12 +63,7 @@ export function renderHome(o: HomeFacts): HomeView {
 function freezeText(freeze: HomeFacts['freeze']): string {
   if (freeze === UNREADABLE) return ':warning: Whether changes are frozen could not be read just now; no change can be made until the store answers.';
   if (freeze === null) return ':large_green_circle: Changes are not frozen.';
-  const at = Date.parse(freeze.at);
-  const since = Number.isFinite(at) ? ` since ${slackTime(at)}` : '';
-  return (
-    `:octagonal_sign: *Changes are frozen*${since} by ${userMention(freeze.by)}: ${safe(freeze.reason, 500)}\n` +
-    'Nothing can be changed, from any channel or form, until an admin types `/vs unfreeze`.'
-  );
+  return `:ice_cube: ${frozenText(freeze)}\nUntil then no form opens, from any channel or here, and no request can be approved.`;
 }
 
 function formBlocks(o: HomeFacts): KnownBlock[] {
@@ -74,6 +79,45 @@ function formBlocks(o: HomeFacts): KnownBlock[] {
     })),
   };
   return [context('Each form asks for the server or backup and for the channel that sees the result.'), buttons];
+}
+
+function approvalBlocks(o: HomeFacts): KnownBlock[] {
+  if (o.approvals === UNREADABLE)
+    return [{ type: 'divider' }, section(':warning: The approval requests could not be read just now. Open the Home tab again in a minute.')];
+  const { decidable, own } = o.approvals;
+  const blocks: KnownBlock[] = [];
+  if (decidable.length > 0) {
+    blocks.push({ type: 'divider' }, header('Waiting for your approval'));
+    for (const f of decidable.slice(0, HOME_APPROVALS)) {
+      blocks.push(
+        section(`:raised_hand: ${asked(f)}\n*In:* ${channelMention(f.approval.channelId)} · *open until* ${slackTime(f.approval.expiresAtMs)}`),
+        requestBlock(f.approval.apiRequest),
+        { type: 'actions', block_id: `approval_${f.approval.id}`, elements: approvalButtons(f) },
+      );
+    }
+    const more = decidable.length - HOME_APPROVALS;
+    blocks.push(
+      context(
+        (more > 0 ? `${more} more waiting, in their channels. ` : '') +
+          (o.freeze === null
+            ? "Approve sends the request shown, at once, for whoever asked; the request's message in its channel says how it ended."
+            : 'While changes are frozen, Approve is refused; Deny is not.'),
+      ),
+    );
+  }
+  if (own.length > 0) {
+    blocks.push({ type: 'divider' }, header('Your requests waiting for a second person'));
+    const lines = own.slice(0, HOME_APPROVALS).map((f) => {
+      const what = `*${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}`;
+      return `:hourglass_flowing_sand: ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
+    });
+    const more = own.length - HOME_APPROVALS;
+    blocks.push(
+      section(lines.join('\n') + (more > 0 ? `\n… and ${more} more` : '')),
+      context('A second person who holds the role each change needs decides it; you cannot decide your own.'),
+    );
+  }
+  return blocks;
 }
 
 function changeBlocks(changes: HomeFacts['changes']): KnownBlock[] {
