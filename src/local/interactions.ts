@@ -42,7 +42,8 @@ export type EnteredValues = Record<string, string | string[] | null | undefined>
 /** A person's side of the stand-in, as the page (and tests) drive it. */
 export interface PersonSide {
   command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
-  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  /** `blockId` tells apart elements of one action_id in several blocks (a Home tab's Approve buttons, one per request). */
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string, blockId?: string): Promise<{ ack?: Ack; error?: string }>;
   submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
   closeView(user: string, viewId: string): Promise<void>;
   shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
@@ -184,10 +185,11 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack, triggerId, responseUrl };
   }
 
-  /** Finds a button (or other element) by action_id in a list of blocks. */
-  function findElement(blocks: unknown[] | undefined, actionId: string): { block: Json; element: Json } | undefined {
+  /** Finds a button (or other element) by action_id in a list of blocks, in the block of `blockId` when given. */
+  function findElement(blocks: unknown[] | undefined, actionId: string, blockId?: string): { block: Json; element: Json } | undefined {
     for (const b of blocks ?? []) {
       const block = b as Json;
+      if (blockId !== undefined && block.block_id !== blockId) continue;
       const elements = block.type === 'actions' ? (block.elements as Json[]) : block.accessory ? [block.accessory as Json] : [];
       const element = elements?.find((e) => e.action_id === actionId);
       if (element) return { block, element };
@@ -195,8 +197,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return undefined;
   }
 
-  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string) {
-    const found = findElement(message.blocks, actionId);
+  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string, blockId?: string) {
+    const found = findElement(message.blocks, actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const { block, element } = found;
     const responseUrl = issueResponseUrl({ channel: message.channel, user: userId, messageTs: message.ts });
@@ -219,8 +221,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack };
   }
 
-  async function clickInView(userId: string, view: OpenView, actionId: string) {
-    const found = findElement(view.view.blocks as unknown[], actionId);
+  async function clickInView(userId: string, view: OpenView, actionId: string, blockId?: string) {
+    const found = findElement(view.view.blocks as unknown[], actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const payload: Json = {
       type: 'block_actions',

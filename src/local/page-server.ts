@@ -157,7 +157,7 @@ export async function servePage(
     case '/local/action': {
       const target = str('viewId') ? { viewId: str('viewId') } : channel ? { channel, ts: str('ts') } : undefined;
       if (!target) return badRequest(res, 'channel and ts, or viewId, are required');
-      const result = await standIn.click(user, target, str('actionId'));
+      const result = await standIn.click(user, target, str('actionId'), str('blockId') || undefined);
       sendJson(res, 200, {
         ok: !result.error && !result.ack?.error,
         ...(result.error || result.ack?.error ? { error: result.error ?? result.ack?.error } : {}),

@@ -269,15 +269,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     },
     setPanel,
     command: (user, channel, text) => interactions.command(user, channel, text),
-    async click(user, target, actionId) {
+    async click(user, target, actionId, blockId) {
       if ('viewId' in target) {
         // A modal, or a Home tab (only its owner sees it, so only its owner clicks in it).
         const home = state.homeView(target.viewId);
         const view = state.views.get(target.viewId) ?? (home && (!strict || home.user === user) ? home : undefined);
-        return view ? interactions.clickInView(user, view, actionId) : { error: 'no such view' };
+        return view ? interactions.clickInView(user, view, actionId, blockId) : { error: 'no such view' };
       }
       const message = state.visibleIn(target.channel, user).find((m) => m.ts === target.ts);
-      return message ? interactions.clickInMessage(user, message, actionId) : { error: 'no such message' };
+      return message ? interactions.clickInMessage(user, message, actionId, blockId) : { error: 'no such message' };
     },
     submit: (user, viewId, values) => interactions.submit(user, viewId, values),
     async closeView(user, viewId) {

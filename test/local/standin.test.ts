@@ -384,6 +384,21 @@ describe('the Home tab', () => {
     expect(payload.response_url).toBeUndefined();
     expect(payload.channel).toBeUndefined();
   });
+
+  test('buttons of one action_id in several blocks (one per request) are told apart by their block_id', async () => {
+    const approve = (id: string) => ({
+      type: 'actions',
+      block_id: `approval_${id}`,
+      elements: [{ type: 'button', action_id: 'approval_approve', value: id, text: { type: 'plain_text', text: 'Approve' } }],
+    });
+    const view = (await api('views.publish', { user_id: 'U0ADMIN', view: home('Pending', { blocks: [approve('a1'), approve('a2')] }) })).body.view as {
+      id: string;
+    };
+    expect((await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a2')).ack).toMatchObject({ status: 200 });
+    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
+    expect(payload.actions).toMatchObject([{ action_id: 'approval_approve', block_id: 'approval_a2', value: 'a2' }]);
+    expect(await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a3')).toEqual({ error: 'no such button' });
+  });
 });
 
 describe('chat.update', () => {

@@ -139,7 +139,7 @@ function messageNode(m) {
   const body = el('div', { class: 'message-body' });
   if (m.kind === 'command') body.append(el('code', { class: 'command' }, m.text));
   else if (Array.isArray(m.blocks) && m.blocks.length > 0)
-    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, element, button) }));
+    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, block, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
   // The app's unfurls, under the message as Slack shows them: one attachment per link.
   for (const [url, unfurl] of Object.entries(m.unfurls ?? {}))
@@ -199,17 +199,18 @@ function upsertMessage(m) {
 
 /**
  * @param {ActionSource} source
+ * @param {Block} block the element's block: its block_id tells apart buttons of one action_id in several blocks
  * @param {BlockElement} element
  * @param {HTMLButtonElement} button
  */
-async function act(source, element, button) {
+async function act(source, block, element, button) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   if (element.url) window.open(element.url, '_blank', 'noopener');
   button.disabled = true;
   const answer =
     'viewId' in source
-      ? await post('/local/action', { viewId: source.viewId, actionId: element.action_id })
-      : await post('/local/action', { channel: source.channel, ts: source.ts, actionId: element.action_id });
+      ? await post('/local/action', { viewId: source.viewId, actionId: element.action_id, blockId: block.block_id })
+      : await post('/local/action', { channel: source.channel, ts: source.ts, actionId: element.action_id, blockId: block.block_id });
   if (button.isConnected) button.disabled = false;
   if (!answer.ok) showStatus(`The button did not work: ${answer.error}`);
 }
@@ -330,7 +331,7 @@ function renderModal() {
       renderBlocks(view.blocks, {
         ...ctx,
         input: (block) => inputNode(block, open),
-        onAction: (_block, element, button) => void act({ viewId: open.id }, element, button),
+        onAction: (block, element, button) => void act({ viewId: open.id }, block, element, button),
       }),
     ),
     status,
@@ -539,7 +540,7 @@ function renderHome() {
   body.setAttribute('aria-busy', String(ui.homeWaiting && !view));
   body.replaceChildren(
     view
-      ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => void act({ viewId: view.id }, element, button) })
+      ? renderBlocks(view.blocks, { ...ctx, onAction: (block, element, button) => void act({ viewId: view.id }, block, element, button) })
       : ui.homeWaiting
         ? el('p', { class: 'empty' }, 'Opening the Home tab…')
         : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
