@@ -75,6 +75,8 @@ const EMOJI = {
   ballot_box_with_check: '☑️',
   large_orange_circle: '🟠',
   snowflake: '❄️',
+  ice_cube: '🧊',
+  sunny: '☀️',
 };
 
 /**
