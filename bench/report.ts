@@ -112,7 +112,7 @@ export function appHomeTarget(a: BenchResults['scenarios']['appHome']): TargetCh
 export function appHomeLines(a: BenchResults['scenarios']['appHome']): string[] {
   return [
     `10. the Home tab on PostgreSQL holding ${a.records.toLocaleString('en')} audit records, ` +
-      `opened ${a.opens} times one at a time (an admin, an operator, a viewer in turn)`,
+      `opened ${a.opens} times one at a time (an admin, an operator, a viewer in turn), 25 approval requests open`,
     `  app_home_opened → views.publish p50 / p99  ${a.publishP50Ms} / ${a.publishP99Ms} ms`,
   ];
 }

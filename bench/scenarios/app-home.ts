@@ -13,10 +13,11 @@ import { percentile, round } from '../stats';
 // (100,000 in the full run). One bot process, as production runs it; signed
 // app_home_opened events one at a time, in turn from an admin (who sees every
 // change), an operator with hundreds of records of their own and a viewer
-// with none; the time from sending the event to the bot's views.publish
-// arriving at the Slack stand-in. Its reads (the freeze, the latest changes,
-// all or one user's) are served by indexes: the primary key, and
-// audit_records (user_id, id).
+// with none, while 25 approval requests are open (the admin may decide each);
+// the time from sending the event to the bot's views.publish arriving at the
+// Slack stand-in. Its reads (the freeze, the open requests, the latest
+// changes, all or one user's) are served by indexes: the primary key,
+// audit_records (user_id, id), approvals_open.
 
 export interface AppHomeFigures {
   records: number;
@@ -36,6 +37,8 @@ const USERS = 200;
 const OPERATOR = 'UBENCH7';
 const VIEWER = 'UBENCHNEW';
 const WARMUP = 20;
+/** Open approval requests, each one the admin may decide (the Home tab lists 10 of them, with their buttons). */
+const OPEN_APPROVALS = 25;
 
 /** Seeds `count` records in one statement, newest last, spread over USERS users (and the admin), as a busy trail would be. */
 async function seed(url: string, count: number): Promise<void> {
@@ -57,7 +60,17 @@ async function seed(url: string, count: number): Promise<void> {
        FROM generate_series(1, $1::int) AS g`,
       [count, ADMIN, USERS],
     );
+    // Open approval requests (VS_APPROVALS), asked by one of the 200: the admin may decide every one and sees them with their buttons.
+    await client.query(
+      `INSERT INTO approvals (id, action, target, params, channel_id, requested_by, requested_at, expires_at_ms, reason, api_request, status)
+       SELECT 'bench-approval-' || g, 'backup_restore', 'backup:' || g, '{"confirm":9,"reason":"bench"}', 'CBENCH', 'UBENCH1', now(),
+              (extract(epoch FROM now()) * 1000)::bigint + 3600000, 'a restore the bench asks for',
+              json_build_object('method', 'POST', 'path', '/backups/' || g || '/restore.json', 'body', NULL), 'requested'
+       FROM generate_series(1, $1::int) AS g`,
+      [OPEN_APPROVALS],
+    );
     await client.query('ANALYZE audit_records');
+    await client.query('ANALYZE approvals');
   } finally {
     await client.end();
   }
@@ -98,6 +111,8 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
       const call = (await slack.waitForCalls('views.publish', before + 1, 10_000))[before]!;
       const ms = performance.now() - sent;
       if (!call.ok || call.args.user_id !== user) throw new Error(`the Home tab of ${user} was not published (${call.error ?? String(call.args.user_id)})`);
+      // The admin's lists the open requests, with their buttons: the figure is of the whole tab.
+      if (user === ADMIN && !JSON.stringify(call.args.view).includes('"approval_approve"')) throw new Error('the admin’s Home tab lists no approval request');
       return ms;
     };
     progress(`10. the Home tab opened ${load.opens} times, one at a time`);
