@@ -451,16 +451,21 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return ack;
   }
 
-  async function openHome(userId: string): Promise<Ack> {
-    const home = state.homes.get(userId);
-    const event = appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) });
-    const envelope = eventCallback(event, {
+  /** An event as this workspace's Events API delivers it to the app. */
+  function envelopeOf(event: Json): Json {
+    return eventCallback(event, {
       teamId: TEAM.id,
       apiAppId: APP_ID,
       botUserId: BOT_USER.id,
       eventId: state.newId('Ev'),
       eventTime: Math.floor(state.now() / 1000),
     });
+  }
+
+  async function openHome(userId: string): Promise<Ack> {
+    const home = state.homes.get(userId);
+    const event = appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) });
+    const envelope = envelopeOf(event);
     return deliver('app_home_opened', 'application/json', JSON.stringify(envelope), envelope);
   }
 
@@ -472,13 +477,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const unfurlId = `${channel}.${message.ts}.${state.newId('').toLowerCase()}`;
     state.unfurlTargets.set(unfurlId, { channel, ts: message.ts });
     const event = linkSharedEvent({ user: userId, channel, messageTs: message.ts, links, unfurlId, source: 'conversations_history' });
-    const envelope = eventCallback(event, {
-      teamId: TEAM.id,
-      apiAppId: APP_ID,
-      botUserId: BOT_USER.id,
-      eventId: state.newId('Ev'),
-      eventTime: Math.floor(state.now() / 1000),
-    });
+    const envelope = envelopeOf(event);
     // An event the app does not ack is retried by Slack, not shown to anyone: the ack is only recorded.
     return { message, ack: await deliver('link_shared', 'application/json', JSON.stringify(envelope), envelope) };
   }

@@ -42,6 +42,9 @@ afterAll(async () => {
 
 const messages = () => page.getByRole('log');
 const lastMessage = () => messages().getByRole('article').last();
+/** The app's Home tab under Apps, and the Home tab's content. */
+const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
+const home = () => page.getByRole('region', { name: 'Home' });
 
 async function as(person: RegExp) {
   const select = page.getByLabel('Person');
@@ -344,9 +347,6 @@ describe('link unfurls', () => {
 });
 
 describe('the Home tab', () => {
-  const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
-  const home = () => page.getByRole('region', { name: 'Home' });
-
   test('as Ada: her role, whether changes are frozen, the forms she may open, and the latest changes', async () => {
     await as(/Ada/);
     await homeTab().click();
@@ -381,9 +381,6 @@ describe('the Home tab', () => {
 });
 
 describe('approving from the Home tab', () => {
-  const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
-  const home = () => page.getByRole('region', { name: 'Home' });
-
   test('Bea sees Ada’s request on her Home tab and approves it there: her Home tab is drawn again without it, the message changes in place', async () => {
     await as(/Ada/);
     await inChannel('incident-42');
@@ -403,9 +400,6 @@ describe('approving from the Home tab', () => {
 });
 
 describe('the freeze', () => {
-  const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
-  const home = () => page.getByRole('region', { name: 'Home' });
-
   test('an admin freezes changes: a change is refused with who froze and why, the Home tab says so; unfreezing allows changes again', async () => {
     await as(/Bea/);
     await inChannel('incident-42');
