@@ -19,8 +19,8 @@ export interface ListenerContext {
   panelUrl: string;
   policy: Policy;
   changes: Changes;
-  /** The slices listeners read (`/vs audit`); changes go through `changes`. */
-  store: Pick<Store, 'audit'>;
+  /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
+  store: Pick<Store, 'audit' | 'freeze'>;
   logger: Logger;
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
