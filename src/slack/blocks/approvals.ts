@@ -199,3 +199,6 @@ export function requestNotPostedText(channelId: string): string {
     'Nothing has been changed; the request expires unanswered. Ask again once the bot can post there.'
   );
 }
+
+/** The store could not be reached before anything was decided. */
+export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';

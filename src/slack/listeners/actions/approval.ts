@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import type { Verdict } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { updateApprovalMessage } from '../../approval-messages';
-import { APPROVAL_UNKNOWN, renderApprovalClosed } from '../../blocks/approvals';
+import { APPROVAL_UNKNOWN, DECISION_UNRECORDED, renderApprovalClosed } from '../../blocks/approvals';
 import { renderDenied, renderError } from '../../blocks/messages';
 import { markSandbox, type Rendered } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
@@ -17,9 +17,6 @@ import { replyEphemeral } from '../../reply';
 // request's message is updated in place for everyone, a refusal or a late
 // click is told to the clicker alone. A click on the Home tab redraws the
 // clicker's Home tab.
-
-/** The store could not be reached before anything was decided. */
-export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
 
 export function approvalClick(verdict: Verdict) {
   return async (ctx: ListenerContext, req: SlackRequest, args: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>): Promise<Outcome> => {
