@@ -56,7 +56,7 @@ export const SMOKE_PROFILE: BenchProfile = {
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls'] as const;
+export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

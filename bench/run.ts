@@ -4,7 +4,20 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { appHomeLines, appHomeTarget, checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
+import {
+  appHomeLines,
+  appHomeTarget,
+  checkTargets,
+  closedLoopLines,
+  closedLoopTarget,
+  type ClosedLoopSection,
+  formatReport,
+  hostileLines,
+  hostileTarget,
+  shownName,
+  unfurlsLines,
+  unfurlsTarget,
+} from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
@@ -25,7 +38,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|app-home|unfurls` for scenario 8, 10 or 11 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls` for scenario 2, 8, 10 or 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -40,9 +53,12 @@ async function postgresServer(): Promise<{ url: string; server: PostgresServer |
   return { url: server.url, server };
 }
 
+const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
+  round(minimal.completedPerSecond > 0 ? ours.completedPerSecond / minimal.completedPerSecond : 0, 2);
+
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
-  const lines = args.only === 'app-home' ? await appHomeAlone(args) : await againstBotAlone(args);
+  const lines = args.only === 'app-home' ? await appHomeAlone(args) : args.only === 'closed-loop' ? await closedLoopAlone(args) : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -55,6 +71,36 @@ async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<st
     return [...appHomeLines(figures), '', targetLine(appHomeTarget(figures))];
   } finally {
     await pg.server?.close();
+  }
+}
+
+/**
+ * Scenario 2 alone, for vs-chatops and the baseline its target names (minimal same-work), both started together and
+ * run one after the other as in the full run: the baseline first, each with its warm-up.
+ */
+async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const { profile } = args;
+  const world = await startWorld();
+  const names = ['minimal-same-work', 'ours'] as const;
+  const running: TargetProcess[] = [];
+  try {
+    running.push(...(await Promise.all(names.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })))));
+    const [minimal, ours] = running as [TargetProcess, TargetProcess];
+    progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${shownName(minimal.name)}`);
+    const minimalFigures = await runClosedLoop(world, minimal, profile.closedLoop, true);
+    await minimal.stop();
+    progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${shownName(ours.name)}`);
+    const oursFigures = await runClosedLoop(world, ours, profile.closedLoop, true);
+    const section: ClosedLoopSection = {
+      connections: profile.closedLoop.connections,
+      seconds: profile.closedLoop.seconds,
+      targets: { 'minimal-same-work': minimalFigures, ours: oursFigures },
+      oursOverMinimal: oursOverMinimal(oursFigures, minimalFigures),
+    };
+    return [...closedLoopLines(section), '', targetLine(closedLoopTarget(section))];
+  } finally {
+    await Promise.all(running.map((target) => target.stop()));
+    await world.close();
   }
 }
 
@@ -147,7 +193,6 @@ async function main(): Promise<void> {
       }
     }
     const peakRss = bot.peakRssBytes();
-    const minimal = closedTargets['minimal-same-work'].completedPerSecond;
 
     const scenarios: BenchResults['scenarios'] = {
       openLoop,
@@ -155,7 +200,7 @@ async function main(): Promise<void> {
         connections: profile.closedLoop.connections,
         seconds: profile.closedLoop.seconds,
         targets: closedTargets,
-        oursOverMinimal: round(minimal > 0 ? closedTargets.ours.completedPerSecond / minimal : 0, 2),
+        oursOverMinimal: oursOverMinimal(closedTargets.ours, closedTargets['minimal-same-work']),
       },
       singleFlight,
       cloudClient,
