@@ -67,6 +67,8 @@ export interface BenchArgs {
   cpuProfile: boolean;
   /** Run this scenario alone (its figures and target printed, no results file). */
   only: AloneScenario | undefined;
+  /** `--only closed-loop`: rounds of both servers (3 by default, 1 with `--smoke`). */
+  rounds: number;
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -84,5 +86,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const only = value('--only');
   if (only !== undefined && !(ALONE_SCENARIOS as readonly string[]).includes(only))
     throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
-  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined };
+  const rounds = Number(value('--rounds') ?? (profile.mode === 'smoke' ? 1 : 3));
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${value('--rounds')}`);
+  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined, rounds };
 }

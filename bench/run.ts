@@ -75,29 +75,45 @@ async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<st
 }
 
 /**
- * Scenario 2 alone, for vs-chatops and the baseline its target names (minimal same-work), both started together and
- * run one after the other as in the full run: the baseline first, each with its warm-up.
+ * Scenario 2 alone, for vs-chatops and the baseline its target names (minimal same-work), both started together, in
+ * `--rounds` rounds (3 by default): each round runs both, one after the other, the first one alternating, so that a
+ * busy spell of the shared machine does not always hit the same server. Each round's ratio, and their median.
  */
 async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
-  const names = ['minimal-same-work', 'ours'] as const;
   const running: TargetProcess[] = [];
   try {
-    running.push(...(await Promise.all(names.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })))));
+    running.push(...(await Promise.all((['minimal-same-work', 'ours'] as const).map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })))));
     const [minimal, ours] = running as [TargetProcess, TargetProcess];
-    progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${shownName(minimal.name)}`);
-    const minimalFigures = await runClosedLoop(world, minimal, profile.closedLoop, true);
-    await minimal.stop();
-    progress(`2. closed loop, ${profile.closedLoop.connections} connections: ${shownName(ours.name)}`);
-    const oursFigures = await runClosedLoop(world, ours, profile.closedLoop, true);
-    const section: ClosedLoopSection = {
+    const lines: string[] = [];
+    const ratios: number[] = [];
+    for (let round = 1; round <= args.rounds; round++) {
+      const figures = new Map<TargetProcess, ClosedLoopFigures>();
+      for (const target of round % 2 === 1 ? [minimal, ours] : [ours, minimal]) {
+        progress(`2. closed loop, round ${round} of ${args.rounds}, ${profile.closedLoop.connections} connections: ${shownName(target.name)}`);
+        figures.set(target, await runClosedLoop(world, target, profile.closedLoop, true));
+      }
+      const [minimalFigures, oursFigures] = [figures.get(minimal), figures.get(ours)] as [ClosedLoopFigures, ClosedLoopFigures];
+      const section: ClosedLoopSection = {
+        connections: profile.closedLoop.connections,
+        seconds: profile.closedLoop.seconds,
+        targets: { 'minimal-same-work': minimalFigures, ours: oursFigures },
+        oursOverMinimal: oursOverMinimal(oursFigures, minimalFigures),
+      };
+      ratios.push(section.oursOverMinimal);
+      lines.push(`round ${round}: ${round % 2 === 1 ? 'minimal same-work first' : 'vs-chatops first'}`, ...closedLoopLines(section), '');
+    }
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+    const summary: ClosedLoopSection = {
       connections: profile.closedLoop.connections,
       seconds: profile.closedLoop.seconds,
-      targets: { 'minimal-same-work': minimalFigures, ours: oursFigures },
-      oursOverMinimal: oursOverMinimal(oursFigures, minimalFigures),
+      targets: {},
+      oursOverMinimal: median,
     };
-    return [...closedLoopLines(section), '', targetLine(closedLoopTarget(section))];
+    lines.push(`vs-chatops / minimal same-work per round: ${ratios.join(', ')} (median ${median} ×)`, '', targetLine(closedLoopTarget(summary)));
+    return lines;
   } finally {
     await Promise.all(running.map((target) => target.stop()));
     await world.close();

@@ -19,6 +19,8 @@ export interface ClosedLoopFigures {
   completedPerSecond: number;
   completedP50Ms: number;
   completedP99Ms: number;
+  /** The server's CPU time (user + system) per command completed end to end, ms: what a command costs it, however busy the machine. */
+  cpuMsPerCompleted: number;
   /** Acks per second, loop closed on the ack. */
   ackPerSecond: number;
   ackP99Ms: number;
@@ -39,11 +41,14 @@ export async function runClosedLoop(
 
   const edge = await startSlackEdge(world.slack, target.eventsUrl, { waitForMessage: postsMessages, timeoutMs: 10_000, connections: load.connections });
   let endToEnd;
+  let cpuSeconds: number;
   try {
     if (load.warmupSeconds > 0) {
       await runLoad({ url: edge.url, connections: load.connections, duration: load.warmupSeconds, requests: [commands('warm').request] });
     }
+    const cpuBefore = target.cpuSeconds();
     endToEnd = await runLoad({ url: edge.url, connections: load.connections, duration: load.seconds, requests: [commands('e2e').request] });
+    cpuSeconds = target.cpuSeconds() - cpuBefore;
   } finally {
     await edge.close();
   }
@@ -58,6 +63,7 @@ export async function runClosedLoop(
     completedPerSecond: round(e['2xx'] / e.duration, 0),
     completedP50Ms: round(percentile(endToEnd.latenciesMs, 50), 2),
     completedP99Ms: round(percentile(endToEnd.latenciesMs, 99), 2),
+    cpuMsPerCompleted: round(e['2xx'] > 0 ? (cpuSeconds * 1000) / e['2xx'] : 0, 3),
     ackPerSecond: round(direct.result['2xx'] / direct.result.duration, 0),
     ackP99Ms: round(percentile(direct.latenciesMs, 99), 2),
     failures: e.non2xx + e.errors + direct.result.non2xx + direct.result.errors,
