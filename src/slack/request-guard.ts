@@ -245,11 +245,17 @@ function readBounded(req: IncomingMessage, limit: number, idleMs: number): Promi
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // Every request closes, once answered too: only a close before the end is a client gone (an Error costs its stack).
+    let settled = false;
+    const settle = (outcome: Buffer | 'too large' | 'idle') => {
+      settled = true;
+      clearTimeout(idle);
+      resolve(outcome);
+    };
     const stop = (outcome: 'too large' | 'idle') => {
       // What arrives after this is dropped: the refusal closes the connection.
       req.off('data', onData);
-      clearTimeout(idle);
-      resolve(outcome);
+      settle(outcome);
     };
     const idle = setTimeout(() => stop('idle'), idleMs);
     const onData = (chunk: Buffer) => {
@@ -260,10 +266,11 @@ function readBounded(req: IncomingMessage, limit: number, idleMs: number): Promi
     };
     req.on('data', onData);
     req.on('end', () => {
-      clearTimeout(idle);
-      resolve(Buffer.concat(chunks, size));
+      if (!settled) settle(Buffer.concat(chunks, size));
     });
     req.on('close', () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(idle);
       reject(new Error('the connection closed before the body was read'));
     });
