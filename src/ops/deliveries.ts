@@ -106,11 +106,10 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: Dro
     const key = deliveryKey(body);
     if (key === null) return args.next();
     const retryNum = (args.context as { retryNum?: unknown }).retryNum;
-    const at = new Date(now()).toISOString();
     if (typeof retryNum !== 'number' || retryNum < 1) {
       // A first delivery. Over HTTP Slack retries events only; over Socket Mode any envelope.
       if (!options.socketMode && !key.startsWith('delivery:event:')) return args.next();
-      const claimed = claims.claim(key, at).then(
+      const claimed = claims.claim(key, new Date(now()).toISOString()).then(
         (fresh) => {
           if (!fresh) logger.info('Slack delivered this twice and the other delivery came first; not handled again', { retry: 0 });
           return fresh;
@@ -123,7 +122,7 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: Dro
     }
     let fresh: boolean;
     try {
-      fresh = await claims.claim(key, at);
+      fresh = await claims.claim(key, new Date(now()).toISOString());
     } catch {
       // The store cannot tell: serve the retry (reads are harmless, and changes are refused while it is down).
       fresh = true;
