@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Context } from '@slack/bolt';
 import { deliveryClaim } from '../../ops/deliveries';
+import type { Logger } from '../../log';
 import type { ListenerContext, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { responder } from '../response-url';
@@ -33,20 +34,27 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const claim = deliveryClaim(args.context);
     if (claim && !(await claim)) return;
     const labels = fields(args);
-    const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels });
+    const bindings = { user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels };
+    // The child logger is built when a line is first written through it: most requests write only the closing
+    // line, which carries the same fields, and a child costs as much as a line.
+    let log: Logger | undefined;
     const request: SlackRequest = {
       kind,
       ...facts,
       respond: facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined,
       client: args.client,
-      log,
+      get log() {
+        return (log ??= ctx.logger.child(bindings));
+      },
       outcome: 'failed',
     };
     (args.context as { request?: SlackRequest }).request = request;
     try {
       await args.next();
     } finally {
-      log.info(kind, { outcome: request.outcome, ms: Math.round(ctx.now() - started) });
+      const ended = { outcome: request.outcome, ms: Math.round(ctx.now() - started) };
+      if (log) log.info(kind, ended);
+      else ctx.logger.info(kind, { ...bindings, ...ended });
       ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels });
     }
   };
