@@ -25,11 +25,27 @@ export class ResponseUrlError extends Error {
 
 const TIMEOUT_MS = 5000;
 
+/** The JSON of frozen blocks, kept as long as they live: a page shared by every command that shared its answer (once-per-answer.ts). */
+const frozenBlocksJson = new WeakMap<readonly KnownBlock[], string>();
+
+/** `JSON.stringify(payload)`, with frozen blocks turned into JSON once: they cannot change after the first post. */
+export function payloadJson(payload: ResponsePayload): string {
+  const { blocks, ...rest } = payload;
+  if (blocks === undefined || !Object.isFrozen(blocks)) return JSON.stringify(payload);
+  let json = frozenBlocksJson.get(blocks);
+  if (json === undefined) {
+    json = JSON.stringify(blocks);
+    frozenBlocksJson.set(blocks, json);
+  }
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)}${head === '{}' ? '' : ','}"blocks":${json}}`;
+}
+
 export async function postToResponseUrl(url: string, payload: ResponsePayload): Promise<void> {
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
+    body: payloadJson(payload),
     headersTimeout: TIMEOUT_MS,
     bodyTimeout: TIMEOUT_MS,
   });
