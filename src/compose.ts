@@ -205,7 +205,6 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       inFlight,
       context,
       logger,
-      middleware: ops.middleware,
       instrument: ops.instrument,
     });
 

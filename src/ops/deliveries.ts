@@ -1,4 +1,4 @@
-import type { AnyMiddlewareArgs, Middleware, ReceiverEvent } from '@slack/bolt';
+import type { ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log';
 import type { SubmissionClaims } from '../store';
 import type { Metrics } from './metrics';
@@ -98,17 +98,22 @@ export interface DropRetriesOptions {
   storeUp?: () => boolean;
 }
 
-/** Drops Slack's retries of deliveries that already arrived (on any instance), and first deliveries whose retry was handled first. */
-export function dropRetries(claims: DeliveryClaims, logger: Logger, options: DropRetriesOptions): Middleware<AnyMiddlewareArgs> {
+/**
+ * Drops Slack's retries of deliveries that already arrived (on any instance), and first deliveries whose retry was
+ * handled first. A wrapper of processEvent rather than a middleware: every middleware is a step of every delivery, and
+ * this one has nothing to do for most (a command over HTTP is never retried). A first delivery's claim reaches the
+ * listeners on Bolt's context (customProperties); a retry that lost is acked here, and Bolt never sees it.
+ */
+export function dropRetries(app: EventProcessor, claims: DeliveryClaims, logger: Logger, options: DropRetriesOptions): void {
   const now = options.now ?? (() => Date.now());
-  return async (args) => {
-    const body = args.body as unknown as Body;
-    const key = deliveryKey(body);
-    if (key === null) return args.next();
-    const retryNum = (args.context as { retryNum?: unknown }).retryNum;
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = async (event) => {
+    const key = deliveryKey(event.body);
+    if (key === null) return processEvent(event);
+    const retryNum = event.retryNum;
     if (typeof retryNum !== 'number' || retryNum < 1) {
       // A first delivery. Over HTTP Slack retries events only; over Socket Mode any envelope.
-      if (!options.socketMode && !key.startsWith('delivery:event:')) return args.next();
+      if (!options.socketMode && !key.startsWith('delivery:event:')) return processEvent(event);
       const claimed = claims.claim(key, new Date(now()).toISOString()).then(
         (fresh) => {
           if (!fresh) logger.info('Slack delivered this twice and the other delivery came first; not handled again', { retry: 0 });
@@ -117,8 +122,8 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: Dro
         // The store cannot tell: handle it (reads are harmless, and changes are refused while it is down).
         () => true,
       );
-      if (options.storeUp?.() !== false) (args.context as { [CLAIM]?: Promise<boolean> })[CLAIM] = claimed;
-      return args.next();
+      if (options.storeUp?.() === false) return processEvent(event);
+      return processEvent({ ...event, customProperties: { ...event.customProperties, [CLAIM]: claimed } });
     }
     let fresh: boolean;
     try {
@@ -127,12 +132,8 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: Dro
       // The store cannot tell: serve the retry (reads are harmless, and changes are refused while it is down).
       fresh = true;
     }
-    if (fresh) return args.next();
-    logger.info('Slack retried a delivery that already arrived; not handled again', {
-      retry: retryNum,
-      reason: (args.context as { retryReason?: unknown }).retryReason,
-    });
-    const ack = (args as { ack?: () => Promise<void> }).ack;
-    if (typeof ack === 'function') await ack();
+    if (fresh) return processEvent(event);
+    logger.info('Slack retried a delivery that already arrived; not handled again', { retry: retryNum, reason: event.retryReason });
+    await event.ack();
   };
 }

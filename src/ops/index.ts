@@ -1,4 +1,4 @@
-import type { AnyMiddlewareArgs, Middleware, ReceiverEvent } from '@slack/bolt';
+import type { ReceiverEvent } from '@slack/bolt';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
@@ -13,7 +13,7 @@ import { storeHealthJob, sweepJob, type SweepStep, type SweepStore } from './swe
 import { watchStore } from './store-watch';
 
 // The operations side of one instance, built by the composition root: metrics,
-// readiness, the Bolt middleware that times acks and drops Slack's retries,
+// readiness, the hooks into Bolt that time acks and drop Slack's retries,
 // the audit outbox sender and the periodic sweeps. Everything it needs from
 // Slack (posting an audit record) and from the store comes in as functions.
 
@@ -41,9 +41,7 @@ export interface Ops {
   readonly readiness: Readiness;
   readonly instanceId: string;
   routes(options: { mode: 'http' | 'socket'; sandbox: () => boolean }): OpsRoute[];
-  /** Global Bolt middleware: the Slack retry filter. */
-  readonly middleware: Middleware<AnyMiddlewareArgs>[];
-  /** Hooks into the Bolt app once it is built: the ack timer. */
+  /** Hooks into the Bolt app once it is built: the Slack retry filter, and the ack timer around it. */
   readonly instrument: (app: { processEvent(event: ReceiverEvent): Promise<void> }) => void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
   readonly recorded: (record: AuditRecord) => void;
@@ -95,8 +93,11 @@ export function createOps(deps: OpsDeps): Ops {
     readiness,
     instanceId,
     routes: (options) => opsRoutes(readiness, metrics, options),
-    instrument: (app) => timeAcks(app, metrics),
-    middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' })],
+    instrument: (app) => {
+      dropRetries(app, deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' });
+      // Outside the filter: a retry it drops is acked, and timed, as any delivery.
+      timeAcks(app, metrics);
+    },
     recorded,
     requestEnded: ({ kind, outcome, labels }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);

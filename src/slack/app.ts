@@ -1,4 +1,4 @@
-import { App, type AnyMiddlewareArgs, type Middleware, type Receiver } from '@slack/bolt';
+import { App, type Receiver } from '@slack/bolt';
 import type { Logger as BoltLogger } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Server } from 'node:http';
@@ -22,9 +22,7 @@ export interface SlackAppParts {
   inFlight: InFlight;
   context: ListenerContext;
   logger: Logger;
-  /** Global middleware run before every listener (the Slack retry filter). */
-  middleware?: readonly Middleware<AnyMiddlewareArgs>[];
-  /** Called with the app once built (the ack timer hooks in here). */
+  /** Called with the app once built (the Slack retry filter and the ack timer hook in here). */
   instrument?: (app: App) => void;
 }
 
@@ -43,11 +41,11 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
   // No conversation store: nothing here uses conversation context, and Bolt would touch it on every event.
   const app = new App({ authorize: authorization.authorize, receiver, logger: parts.boltLogger, clientOptions: parts.clientOptions, convoStore: false });
 
-  app.use(async ({ next }) => {
-    await inFlight.track(next());
-  });
-  for (const middleware of parts.middleware ?? []) app.use(middleware);
   parts.instrument?.(app);
+  // Every delivery is in flight from when the receiver hands it over: tracked around processEvent, outside the
+  // hooks, rather than by a middleware (every middleware is a step of every delivery).
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = (event) => inFlight.track(processEvent(event));
   registerListeners(app, parts.context);
   app.error((error) => {
     logger.error('unhandled error in a listener', { error });
