@@ -113,13 +113,13 @@ export function closedLoopTarget(c: ClosedLoopSection): TargetCheck {
 export function closedLoopLines(c: ClosedLoopSection): string[] {
   const lines = [
     `2. closed loop: ${c.connections} connections, ${c.seconds} s per run; end to end = closed on the message (acks for servers that post none); ` +
-      `CPU ms: the server's CPU time per command completed; bench CPU: the bench process's (Slack's side, the sandbox)`,
+      `CPU ms: the server's CPU time per command completed; bench CPU: the bench process's (Slack's side, the sandbox); cloud calls: per command`,
   ];
   // The server's name left-aligned, the figures right-aligned, each in its column.
-  const widths = [18, 12, 10, 10, 8, 10, 8, 10, 9, 11];
+  const widths = [18, 12, 10, 10, 8, 10, 12, 8, 10, 9, 11];
   const tableRow = (cells: (string | number)[]) =>
     '  ' + cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i] ?? 0) : String(cell).padStart(widths[i] ?? 0))).join(' ');
-  lines.push(tableRow(['server', 'completed/s', 'p50', 'p99', 'CPU ms', 'bench CPU', 'acks/s', 'ack p99', 'failures', 'unfinished']));
+  lines.push(tableRow(['server', 'completed/s', 'p50', 'p99', 'CPU ms', 'bench CPU', 'cloud calls', 'acks/s', 'ack p99', 'failures', 'unfinished']));
   for (const [name, t] of Object.entries(c.targets)) {
     const ms = (value: number) => `${value} ms`;
     lines.push(
@@ -130,6 +130,7 @@ export function closedLoopLines(c: ClosedLoopSection): string[] {
         ms(t.completedP99Ms),
         t.cpuMsPerCompleted,
         t.benchCpuMsPerCompleted,
+        t.cloudCallsPerCompleted,
         t.ackPerSecond,
         ms(t.ackP99Ms),
         t.failures,

@@ -14,18 +14,22 @@ export interface BenchWorld {
   slack: SlackStandIn;
   sandbox: Sandbox;
   scratchDir: string;
+  /** Requests the sandbox has answered since the world started (its request log keeps only the latest). */
+  cloudRequests(): number;
   close(): Promise<void>;
 }
 
 export async function startWorld(): Promise<BenchWorld> {
   // Lenient: the load generator mints its own response_urls; only arrival times are kept.
   const slack = await startSlackStandIn({ strict: false, keepBodies: false });
-  const sandbox = await startSandbox({ port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0 });
+  let cloudRequests = 0;
+  const sandbox = await startSandbox({ port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0, onRequest: () => void cloudRequests++ });
   const scratchDir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-'));
   return {
     slack,
     sandbox,
     scratchDir,
+    cloudRequests: () => cloudRequests,
     async close() {
       await sandbox.close();
       await slack.close();

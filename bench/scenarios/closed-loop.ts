@@ -26,6 +26,8 @@ export interface ClosedLoopFigures {
    * each message's blocks) and the sandbox serving the rules. It shares the two cores with the server.
    */
   benchCpuMsPerCompleted: number;
+  /** Cloud API calls per command completed: below 1 when overlapping commands share a call (single-flight). */
+  cloudCallsPerCompleted: number;
   /** Acks per second, loop closed on the ack. */
   ackPerSecond: number;
   ackP99Ms: number;
@@ -48,15 +50,18 @@ export async function runClosedLoop(
   let endToEnd;
   let cpuSeconds: number;
   let benchCpu: NodeJS.CpuUsage;
+  let cloudCalls: number;
   try {
     if (load.warmupSeconds > 0) {
       await runLoad({ url: edge.url, connections: load.connections, duration: load.warmupSeconds, requests: [commands('warm').request] });
     }
     const cpuBefore = target.cpuSeconds();
     const benchCpuBefore = process.cpuUsage();
+    const cloudCallsBefore = world.cloudRequests();
     endToEnd = await runLoad({ url: edge.url, connections: load.connections, duration: load.seconds, requests: [commands('e2e').request] });
     cpuSeconds = target.cpuSeconds() - cpuBefore;
     benchCpu = process.cpuUsage(benchCpuBefore);
+    cloudCalls = world.cloudRequests() - cloudCallsBefore;
   } finally {
     await edge.close();
   }
@@ -72,6 +77,7 @@ export async function runClosedLoop(
     completedP50Ms: round(percentile(endToEnd.latenciesMs, 50), 2),
     completedP99Ms: round(percentile(endToEnd.latenciesMs, 99), 2),
     cpuMsPerCompleted: round(e['2xx'] > 0 ? (cpuSeconds * 1000) / e['2xx'] : 0, 3),
+    cloudCallsPerCompleted: round(e['2xx'] > 0 ? cloudCalls / e['2xx'] : 0, 2),
     benchCpuMsPerCompleted: round(e['2xx'] > 0 ? (benchCpu.user + benchCpu.system) / 1000 / e['2xx'] : 0, 3),
     ackPerSecond: round(direct.result['2xx'] / direct.result.duration, 0),
     ackP99Ms: round(percentile(direct.latenciesMs, 99), 2),
