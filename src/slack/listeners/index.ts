@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, AnyMiddlewareArgs, App, BlockButtonAction } from '@slack/bolt';
+import type { AllMiddlewareArgs, AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { ListenerContext } from '../context';
 import { checkNeeds } from '../middleware/needs';
 import { readRequest } from '../middleware/request';
@@ -10,88 +10,114 @@ import { SHORTCUTS, type ShortcutArgs } from './shortcuts';
 import { VIEWS } from './views';
 import type { SubmissionArgs } from './views/submission';
 
-// Every listener, registered from the tables that declare them, by kind:
+// Every listener, from the tables that declare them, by kind:
 //   `/vs` subcommands   commands/index.ts (COMMANDS): one listener reads the line and runs its row
 //   buttons             actions/index.ts (ACTIONS)
 //   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
 //   form submissions    views/index.ts (VIEWS): one per change form
 //   Events API events   events/index.ts (EVENTS): one per event type
-// Workflow steps will be a table of their own, registered here the same way.
+// Workflow steps will be a table of their own, routed here the same way.
 // Each runs behind the same two middleware: readRequest (ack, the request
 // object, child logger, one log line) and checkNeeds (what its row needs).
 //
-// One Bolt listener per kind, which finds its row in the kind's table: Bolt
-// runs the middleware of every listener for every delivery, so a listener per
-// row cost each `/vs` command one more chain per row (about 7 µs each,
-// docs/benchmark.md). A delivery no row names goes no further, as when no
-// listener matched it.
+// One Bolt middleware routes each delivery to its kind's table, instead of a
+// Bolt listener per row (or per kind): Bolt runs the whole chain of every
+// listener for every delivery, and each step of a chain copies the
+// delivery's arguments. With a listener per row, a `/vs` command paid for
+// eleven chains besides its own (docs/benchmark.md). A delivery no row
+// names goes on to Bolt, where no listener takes it, as before.
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
+/** A step of a route: a Bolt middleware (it calls `next` to go on). */
+type Step = (args: Args) => Promise<void>;
+
+/** One kind of delivery: whether a delivery is one this route serves, and the steps that serve it. */
+interface Route {
+  serves(args: Args): boolean;
+  steps: readonly Step[];
+}
 
 export function registerListeners(app: App, ctx: ListenerContext): void {
-  app.command(
-    '/vs',
-    parseVsCommand,
-    readRequest(ctx, 'command', ({ context }) => ({ subcommand: commandOf(context).command.kind })),
-    checkNeeds(ctx, ({ context }) => commandOf(context).need),
-    runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
-  );
-
-  const actionRow = rowFinder<ButtonArgs, (typeof ACTIONS)[number]>(ACTIONS, (row, { action }) =>
-    typeof row.actionId === 'string' ? row.actionId === action.action_id : row.actionId.test(action.action_id),
-  );
-  app.action<BlockButtonAction>(
-    { type: 'block_actions' },
-    onlyWithRow(actionRow),
-    readRequest(ctx, 'action', (args) => ({ action_id: 'action' in args ? (args.action as { action_id?: string }).action_id : undefined })),
-    checkNeeds(ctx, (args) => actionRow(args as ButtonArgs)!.needs),
-    runRow(ctx, rowRunner(actionRow)),
-  );
-
-  const shortcutRow = rowFinder<ShortcutArgs, (typeof SHORTCUTS)[number]>(SHORTCUTS, (row, { shortcut }) => row.callbackId === shortcut.callback_id);
-  app.shortcut(
-    {},
-    onlyWithRow(shortcutRow),
-    readRequest(ctx, 'shortcut', (args) => ({ shortcut: shortcutRow(args as ShortcutArgs)!.callbackId })),
-    checkNeeds(ctx, (args) => shortcutRow(args as ShortcutArgs)!.needs),
-    runRow(ctx, rowRunner(shortcutRow)),
-  );
-
-  const eventRow = rowFinder<EventArgs, (typeof EVENTS)[number]>(EVENTS, (row, { event }) => row.event === event.type);
-  app.event(
-    new RegExp(`^(${EVENTS.map((row) => row.event).join('|')})$`),
-    onlyWithRow(eventRow),
-    readRequest(ctx, 'event', (args) => ({ event: eventRow(args as EventArgs)!.event })),
-    checkNeeds(ctx, (args) => eventRow(args as EventArgs)!.needs),
-    runRow(ctx, rowRunner(eventRow)),
-  );
-
-  const viewRow = rowFinder<SubmissionArgs, (typeof VIEWS)[number]>(VIEWS, (row, { view }) => row.callbackId === view.callback_id);
-  app.view(
-    { type: 'view_submission' },
-    onlyWithRow(viewRow),
-    readRequest(ctx, 'submission', (args) => ({ view: viewRow(args as SubmissionArgs)!.callbackId })),
-    checkNeeds(ctx, (args) => viewRow(args as SubmissionArgs)!.needs),
-    runRow(ctx, rowRunner(viewRow)),
-  );
+  const routes: Route[] = [
+    {
+      serves: (args) => 'command' in args && args.command?.command === '/vs',
+      steps: [
+        parseVsCommand as Step,
+        readRequest(ctx, 'command', ({ context }) => ({ subcommand: commandOf(context).command.kind })),
+        checkNeeds(ctx, ({ context }) => commandOf(context).need),
+        runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
+      ],
+    },
+    tableRoute<ButtonArgs, (typeof ACTIONS)[number]>({
+      kind: 'action',
+      isKind: (args) => 'action' in args && args.action !== undefined && args.body.type === 'block_actions',
+      rows: ACTIONS,
+      matches: (row, { action }) => (typeof row.actionId === 'string' ? row.actionId === action.action_id : row.actionId.test(action.action_id)),
+      fields: ({ action }) => ({ action_id: action.action_id }),
+      ctx,
+    }),
+    tableRoute<ShortcutArgs, (typeof SHORTCUTS)[number]>({
+      kind: 'shortcut',
+      isKind: (args) => 'shortcut' in args && args.shortcut !== undefined,
+      rows: SHORTCUTS,
+      matches: (row, { shortcut }) => row.callbackId === shortcut.callback_id,
+      fields: (_args, row) => ({ shortcut: row.callbackId }),
+      ctx,
+    }),
+    tableRoute<EventArgs, (typeof EVENTS)[number]>({
+      kind: 'event',
+      isKind: (args) => 'event' in args && args.event !== undefined,
+      rows: EVENTS,
+      matches: (row, { event }) => row.event === event.type,
+      fields: (_args, row) => ({ event: row.event }),
+      ctx,
+    }),
+    tableRoute<SubmissionArgs, (typeof VIEWS)[number]>({
+      kind: 'submission',
+      isKind: (args) => 'view' in args && args.body.type === 'view_submission',
+      rows: VIEWS,
+      matches: (row, { view }) => row.callbackId === view.callback_id,
+      fields: (_args, row) => ({ view: row.callbackId }),
+      ctx,
+    }),
+  ];
+  app.use(async (args) => {
+    const route = routes.find((candidate) => candidate.serves(args));
+    if (route) await runSteps(route.steps, args);
+    else await args.next();
+  });
 }
 
-/** The row of `rows` this delivery is for (a handful of rows: a walk costs less than a key built to look one up), or undefined. */
-function rowFinder<A, Row>(rows: readonly Row[], matches: (row: Row, args: A) => boolean): (args: A) => Row | undefined {
-  return (args) => rows.find((row) => matches(row, args));
-}
-
-/** The first middleware of a kind's listener: a delivery no row of its table names goes no further. */
-function onlyWithRow<A>(rowOf: (args: A) => unknown) {
-  return async (args: Args): Promise<void> => {
-    if (rowOf(args as A) !== undefined) await args.next();
-  };
-}
-
-/** Runs the delivery's row, and answers as that row does when its middleware did not run. */
-function rowRunner<A extends Args, Row extends ListenerRow<A>>(rowOf: (args: A) => Row | undefined): Pick<ListenerRow<A>, 'run' | 'unready'> {
+/** A kind of delivery served from a table: the row the delivery names, behind readRequest and checkNeeds. */
+function tableRoute<A extends Args, Row extends ListenerRow<A>>(spec: {
+  kind: 'action' | 'shortcut' | 'event' | 'submission';
+  isKind: (args: Args) => boolean;
+  rows: readonly Row[];
+  /** Whether the row is the one the delivery names (a handful of rows: a walk costs less than a key built to look one up). */
+  matches: (row: Row, args: A) => boolean;
+  /** What the request's log line says of the row. */
+  fields: (args: A, row: Row) => Record<string, unknown>;
+  ctx: ListenerContext;
+}): Route {
+  const { ctx } = spec;
+  const rowOf = (args: Args) => spec.rows.find((row) => spec.matches(row, args as A));
+  // Found when routing, so the steps after it may count on it.
+  const row = (args: Args) => rowOf(args) as Row;
   return {
-    run: (ctx, req, args) => rowOf(args)!.run(ctx, req, args),
-    unready: async (ctx, args) => rowOf(args)?.unready?.(ctx, args),
+    serves: (args) => spec.isKind(args) && rowOf(args) !== undefined,
+    steps: [
+      readRequest(ctx, spec.kind, (args) => spec.fields(args as A, row(args))),
+      checkNeeds(ctx, (args) => row(args).needs),
+      runRow<A>(ctx, {
+        run: (ctx, req, args) => row(args).run(ctx, req, args),
+        unready: async (ctx, args) => row(args).unready?.(ctx, args),
+      }) as Step,
+    ],
   };
+}
+
+/** Runs middleware-shaped steps in order, as Bolt runs a listener's: each gets the arguments and a `next` that runs the one after it. */
+function runSteps(steps: readonly Step[], args: Args, at = 0): Promise<void> {
+  const step = steps[at];
+  return step ? step({ ...args, next: () => runSteps(steps, args, at + 1) }) : Promise.resolve();
 }
