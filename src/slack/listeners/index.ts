@@ -116,8 +116,18 @@ function tableRoute<A extends Args, Row extends ListenerRow<A>>(spec: {
   };
 }
 
-/** Runs middleware-shaped steps in order, as Bolt runs a listener's: each gets the arguments and a `next` that runs the one after it. */
-function runSteps(steps: readonly Step[], args: Args, at = 0): Promise<void> {
-  const step = steps[at];
-  return step ? step({ ...args, next: () => runSteps(steps, args, at + 1) }) : Promise.resolve();
+/**
+ * Runs middleware-shaped steps in order, as Bolt runs a listener's: each gets the arguments, whose `next` runs the one
+ * after it. One copy of the arguments for the whole route (Bolt makes one per step): each step calls `next` once at
+ * most, after which the copy's `next` moves on to the step after it.
+ */
+function runSteps(steps: readonly Step[], args: Args): Promise<void> {
+  const own = { ...args };
+  let at = -1;
+  own.next = () => {
+    at += 1;
+    const step = steps[at];
+    return step ? step(own) : Promise.resolve();
+  };
+  return own.next();
 }

@@ -153,15 +153,27 @@ export function tokenize(text: string): string[] {
   return text.split(/[\s\p{Cc}]+/u).filter((t) => t !== '');
 }
 
+/** Each row's spellings in the table's order (its words, then each alias as one word), listed once per table. */
+const spellingsOf = new WeakMap<readonly Vocabulary[], { row: Vocabulary; words: readonly string[] }[]>();
+
 /** The row the line names (by its words or an alias, ignoring case), with how it was typed and the words after it. */
 export function findRow<R extends Vocabulary>(rows: readonly R[], tokens: readonly string[]): { row: R; quoted: Quoted; args: string[] } | null {
-  const lower = tokens.slice(0, 2).map((t) => t.toLowerCase());
-  for (const row of rows) {
-    for (const words of [row.words, ...(row.aliases ?? []).map((a) => [a])]) {
-      if (words.every((word, i) => lower[i] === word)) return { row, quoted: quote(row, words.join(' ')), args: tokens.slice(words.length) };
-    }
+  let spellings = spellingsOf.get(rows);
+  if (spellings === undefined) {
+    spellings = rows.flatMap((row) => [row.words, ...(row.aliases ?? []).map((alias) => [alias])].map((words) => ({ row, words })));
+    spellingsOf.set(rows, spellings);
+  }
+  const lower = [tokens[0]?.toLowerCase(), tokens[1]?.toLowerCase()];
+  for (const { row, words } of spellings) {
+    if (spelledAs(words, lower)) return { row: row as R, quoted: quote(row, words.join(' ')), args: tokens.slice(words.length) };
   }
   return null;
+}
+
+/** Whether the line's first two words, lower case, begin with all of `words`. */
+function spelledAs(words: readonly string[], lower: readonly (string | undefined)[]): boolean {
+  for (let i = 0; i < words.length; i++) if (lower[i] !== words[i]) return false;
+  return true;
 }
 
 export function quote(row: Vocabulary, typed = row.words.join(' ')): Quoted {
