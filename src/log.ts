@@ -40,13 +40,14 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
   const level = options.level ?? 'info';
-  const now = options.now ?? (() => new Date());
+  const now = options.now;
+  const time = now ? () => now().toISOString() : isoTimeNow;
   // Secrets as JSON writes them: lines are masked after serialisation. Longest first.
   const maskable = [...(options.secrets ?? [])]
     .filter((s) => s.length > 0)
     .sort((a, b) => b.length - a.length)
     .map((s) => JSON.stringify(s).slice(1, -1));
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const write = options.write ?? stdoutLine;
   const destination = {
     write(chunk: string) {
       let line = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk;
@@ -59,7 +60,7 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
       level,
       base: null,
       messageKey: 'msg',
-      timestamp: () => `,"time":"${now().toISOString()}"`,
+      timestamp: () => `,"time":"${time()}"`,
       formatters: {
         level: (label) => ({ level: label }),
         bindings: (b) => sanitize(b, new WeakSet()) as LogFields,
@@ -70,6 +71,42 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
     destination,
   );
   return wrap(Object.keys(bindings).length > 0 ? root.child(bindings) : root, level);
+}
+
+/** Now, as ISO 8601: made once per millisecond (a busy bot writes several lines in one). */
+let lastMs = NaN;
+let lastIso = '';
+function isoTimeNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
+/**
+ * A line to stdout, written with the others of the same turn of the event loop: under load a turn logs several
+ * requests, and every write is a system call (to a pipe, a wake-up of whatever reads it). What is pending is written
+ * when the process exits, whatever ends it.
+ */
+let pendingLines = '';
+let flushAtExit = false;
+function stdoutLine(line: string): void {
+  if (pendingLines === '') {
+    setImmediate(flushLines);
+    if (!flushAtExit) {
+      flushAtExit = true;
+      process.once('exit', flushLines);
+    }
+  }
+  pendingLines += line + '\n';
+}
+function flushLines(): void {
+  if (pendingLines === '') return;
+  const lines = pendingLines;
+  pendingLines = '';
+  process.stdout.write(lines);
 }
 
 /** Our Logger interface (message first, then fields) over a pino logger. */
@@ -141,7 +178,21 @@ function sanitize(value: unknown, seen: WeakSet<object>, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => sanitize(v, seen, depth + 1));
   const out: LogFields = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = (SECRET_KEY.test(k) || CAPABILITY_KEY.test(k)) && v != null && v !== '' ? REDACTED : sanitize(v, seen, depth + 1);
+    out[k] = maskedKey(k) && v != null && v !== '' ? REDACTED : sanitize(v, seen, depth + 1);
   }
   return out;
+}
+
+/** Keys already seen and whether their values are masked: the same few keys come on every line. */
+const maskedKeys = new Map<string, boolean>();
+const MASKED_KEYS_KEPT = 1000;
+
+function maskedKey(key: string): boolean {
+  let masked = maskedKeys.get(key);
+  if (masked === undefined) {
+    masked = SECRET_KEY.test(key) || CAPABILITY_KEY.test(key);
+    // Keys come from our code and from what it logs (errors, Slack's answers): a bounded few are kept.
+    if (maskedKeys.size < MASKED_KEYS_KEPT) maskedKeys.set(key, masked);
+  }
+  return masked;
 }

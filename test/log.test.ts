@@ -1,4 +1,7 @@
 import { WebClient } from '@slack/web-api';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { toBoltLogger } from '../src/slack/bolt-logger';
 import { createLogger, maskUrlPasswords, REDACTED } from '../src/log';
 
@@ -9,6 +12,23 @@ function capture(level: 'debug' | 'info' = 'debug', secrets: string[] = []) {
 }
 
 describe('logger', () => {
+  test("to stdout, a turn's lines are written together, and every line is written when the process exits at once", async () => {
+    // Three lines, then process.exit in the same turn: nothing may be left pending.
+    const script = [
+      `const { createLogger } = require(${JSON.stringify(join(__dirname, '..', 'src', 'log.ts'))});`,
+      'const logger = createLogger();',
+      "for (const n of [1, 2, 3]) logger.info('line', { n });",
+      'process.exit(0);',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script]);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { n: number }).n),
+    ).toEqual([1, 2, 3]);
+  });
+
   test('writes one JSON object per line with level, message, bindings and fields', () => {
     const { logger, records } = capture();
     logger.child({ user: 'U1' }).info('command', { outcome: 'ok', ms: 12 });
