@@ -38,6 +38,8 @@ export interface LaunchOptions {
   cpuProfile?: boolean;
   /** Settings added to the target's environment (e.g. `DATABASE_URL` for the bot on PostgreSQL). */
   env?: Record<string, string>;
+  /** Node options added before the script (bench/command-costs.ts: a preload, a CPU profile). */
+  nodeArgs?: string[];
 }
 
 /** A target talking to the bench's sandbox and Slack stand-in. `ours` is src/main.ts itself. */
@@ -53,7 +55,14 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
   const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
   const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];
   const readyPath = name === 'ours' ? '/readyz' : '/healthz';
-  return spawnTarget({ name, command: process.execPath, args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', script], env, port, readyPath });
+  return spawnTarget({
+    name,
+    command: process.execPath,
+    args: [...BOT_NODE_FLAGS, ...profiling, ...(options.nodeArgs ?? []), '--import', 'tsx', script],
+    env,
+    port,
+    readyPath,
+  });
 }
 
 /** `npm start` as an operator runs it: the built-in sandbox, HTTP mode, nothing else set. */
