@@ -19,8 +19,9 @@ import { startWorld, type BenchWorld } from './world';
 //   profiler's clock is the wall's: on a busy machine every figure grows, the
 //   shares less so.
 // - `--without logging,metrics`: the bot as it is and the bot without those
-//   parts, side by side in alternating rounds; the difference of their CPU time
-//   per command (from /proc) is what the parts cost. Switched off for the run
+//   parts, side by side in rounds (two fresh processes each, the order
+//   alternating); the difference of their CPU time per command (from /proc) is
+//   what the parts cost. Switched off for the run
 //   only, from outside the product: LOG_LEVEL=warn (no line per request), and
 //   bench/targets/without-metrics.ts preloaded (prom-client counts nothing).
 
@@ -142,25 +143,26 @@ async function attributionRun(world: BenchWorld, seconds: number): Promise<strin
 }
 
 async function toggleRun(world: BenchWorld, without: readonly Part[], rounds: number, seconds: number): Promise<string[]> {
-  const [full, reduced] = await Promise.all([launchWithout(world, []), launchWithout(world, without)]);
   const fullMs: number[] = [];
   const reducedMs: number[] = [];
-  try {
-    progress('warming both bots up');
-    for (const bot of [full, reduced]) await closedLoop(world, bot, WARMUP_SECONDS, 'warm');
-    for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < rounds; r++) {
+    // Two fresh processes a round: one process runs a few percent faster than another of the same code, for as long as it lives.
+    const [full, reduced] = await Promise.all([launchWithout(world, []), launchWithout(world, without)]);
+    try {
+      for (const bot of [full, reduced]) await closedLoop(world, bot, WARMUP_SECONDS, `warm${r}`);
       for (const bot of r % 2 === 0 ? [full, reduced] : [reduced, full]) {
         const { cpuMsPerCommand } = await closedLoop(world, bot, seconds, `round${r}`);
         (bot === full ? fullMs : reducedMs).push(cpuMsPerCommand);
       }
-      progress(`round ${r + 1} of ${rounds}: ${round(fullMs[r]!, 3)} / ${round(reducedMs[r]!, 3)} ms of CPU per command`);
+    } finally {
+      await Promise.all([full.stop(), reduced.stop()]);
     }
-  } finally {
-    await Promise.all([full.stop(), reduced.stop()]);
+    progress(`round ${r + 1} of ${rounds}: ${round(fullMs[r]!, 3)} / ${round(reducedMs[r]!, 3)} ms of CPU per command`);
   }
   const saved = fullMs.map((ms, r) => (ms - reducedMs[r]!) * 1000);
   return [
-    `the bot's CPU time per command, as it is / without ${without.join(', ')}, in ${rounds} alternating rounds of ${seconds} s:`,
+    `the bot's CPU time per command, as it is / without ${without.join(', ')}, in ${rounds} rounds of ${seconds} s ` +
+      '(fresh processes each round, order alternating):',
     ...fullMs.map((ms, r) => `  round ${r + 1}: ${round(ms, 3)} / ${round(reducedMs[r]!, 3)} ms (${round(saved[r]!, 1)} µs)`),
     `  median ${round(median(fullMs), 3)} / ${round(median(reducedMs), 3)} ms: ${without.join(', ')} cost ${round(median(saved), 1)} µs a command ` +
       `(${round(Math.min(...saved), 1)} to ${round(Math.max(...saved), 1)})`,
