@@ -38,7 +38,7 @@ export interface LaunchOptions {
   cpuProfile?: boolean;
   /** Settings added to the target's environment (e.g. `DATABASE_URL` for the bot on PostgreSQL). */
   env?: Record<string, string>;
-  /** Node options added before the script (bench/command-costs.ts: a preload, a CPU profile). */
+  /** Node options added after tsx, before the script (bench/command-costs.ts: a preload, a CPU profile). */
   nodeArgs?: string[];
 }
 
@@ -58,7 +58,7 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
   return spawnTarget({
     name,
     command: process.execPath,
-    args: [...BOT_NODE_FLAGS, ...profiling, ...(options.nodeArgs ?? []), '--import', 'tsx', script],
+    args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', ...(options.nodeArgs ?? []), script],
     env,
     port,
     readyPath,
