@@ -1,17 +1,18 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Context } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { deliveryClaim } from '../../ops/deliveries';
 import type { Logger } from '../../log';
-import type { ListenerContext, RequestKind, SlackRequest } from '../context';
+import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
-import { responder } from '../response-url';
+import { responder, type Respond } from '../response-url';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
 // acked later, with its errors or its outcome; Bolt acks an event itself
 // before any middleware runs), stops a delivery whose other copy was handled
 // first (Socket Mode: Slack's retries), builds the request every
-// listener receives (with a child logger), and writes the one log line per
-// request when it is done.
+// listener receives (with a child logger, built when first used), and writes
+// the one log line per request when it is done.
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 
@@ -34,33 +35,63 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const claim = deliveryClaim(args.context);
     if (claim && !(await claim)) return;
     const labels = fields(args);
-    const bindings = { user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels };
-    // The child logger is built when a line is first written through it: most requests write only the closing
-    // line, which carries the same fields, and a child costs as much as a line.
-    let log: Logger | undefined;
-    const request: SlackRequest = {
-      kind,
-      ...facts,
-      respond: facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined,
-      client: args.client,
-      get log() {
-        return (log ??= ctx.logger.child(bindings));
-      },
-      outcome: 'failed',
-    };
+    const request = new ListenerRequest(kind, facts, args.client, ctx, {
+      user: facts.userId,
+      ...(facts.channelId ? { channel: facts.channelId } : {}),
+      ...labels,
+    });
     (args.context as { request?: SlackRequest }).request = request;
     try {
       await args.next();
     } finally {
-      const ended = { outcome: request.outcome, ms: Math.round(ctx.now() - started) };
-      if (log) log.info(kind, ended);
-      else ctx.logger.info(kind, { ...bindings, ...ended });
+      request.ended(Math.round(ctx.now() - started));
       ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels });
     }
   };
 }
 
-function factsOf(args: Args): Pick<SlackRequest, 'userId' | 'channelId' | 'triggerId' | 'responseUrl'> {
+/**
+ * The request a listener gets. Its child logger is built when a line is first written through it: most requests
+ * write only the closing line, which carries the same fields, and a child costs as much as a line.
+ */
+class ListenerRequest implements SlackRequest {
+  readonly userId: string;
+  readonly channelId: string | null;
+  readonly triggerId: string | undefined;
+  readonly responseUrl: string | undefined;
+  readonly respond: Respond | undefined;
+  outcome: Outcome = 'failed';
+  private childLog: Logger | undefined;
+
+  constructor(
+    readonly kind: RequestKind,
+    facts: Facts,
+    readonly client: WebClient,
+    private readonly ctx: ListenerContext,
+    /** The fields of every line about it: who, where, and the listener table's labels. */
+    private readonly bindings: Record<string, unknown>,
+  ) {
+    this.userId = facts.userId;
+    this.channelId = facts.channelId;
+    this.triggerId = facts.triggerId;
+    this.responseUrl = facts.responseUrl;
+    this.respond = facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined;
+  }
+
+  get log(): Logger {
+    return (this.childLog ??= this.ctx.logger.child(this.bindings));
+  }
+
+  /** The one line of the request, with how it ended. */
+  ended(ms: number): void {
+    if (this.childLog) this.childLog.info(this.kind, { outcome: this.outcome, ms });
+    else this.ctx.logger.info(this.kind, { ...this.bindings, outcome: this.outcome, ms });
+  }
+}
+
+type Facts = Pick<SlackRequest, 'userId' | 'channelId' | 'triggerId' | 'responseUrl'>;
+
+function factsOf(args: Args): Facts {
   const body = args.body as {
     user_id?: string;
     channel_id?: string;
