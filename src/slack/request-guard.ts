@@ -22,7 +22,8 @@ import type { Logger } from '../log';
 //      (a payload of `null` makes it throw outside any handler; an interactive
 //      payload without a user or view makes it answer 500), so what Slack
 //      never sends is refused here with 400;
-//   6. Bolt gets the body already read, and checks the signature again.
+//   6. Bolt gets the body already read; it does not check the signature again
+//      (receiver.ts): this guard is the one check.
 
 /** Largest body accepted. Slack's payloads carry our own messages and modals, which stay far below it. */
 export const BODY_LIMIT = 1024 * 1024;

@@ -2,9 +2,40 @@ import { connect, type Socket } from 'node:net';
 import { BODY_LIMIT, UNVERIFIED_LIMITS } from '../../src/slack/request-guard';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo } from '../helpers/drive';
+import { sign, slashCommandBody } from '../helpers/signed-requests';
+
+const FORM = 'application/x-www-form-urlencoded';
 
 // The receiver as composed for production: the request guard in front of Bolt,
 // with its default limits. test/slack/request-guard.test.ts tests each check.
+
+describe('the HTTP receiver: the guard is the one signature check', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  test('a command signed with another secret is refused, and one signed right is answered', async () => {
+    const body = () => slashCommandBody({ text: 'firewall 42', user_id: 'UVIEW', channel_id: 'C1', response_url: h.slack.responseUrl() });
+    const forged = await h.raw(body(), FORM, { signature: sign('not-the-secret', Math.floor(Date.now() / 1000), body()) });
+    expect(forged.status).toBe(401);
+    expect((await answerTo(h, 'firewall 42')).response_type).toBe('in_channel');
+    expect(h.slack.responses).toHaveLength(1);
+  });
+
+  test('an unsigned SSL check is answered as one, and a command smuggled into it never runs', async () => {
+    const smuggled = `ssl_check=1&${slashCommandBody({ text: 'firewall 43', user_id: 'UVIEW', channel_id: 'C1', response_url: h.slack.responseUrl() })}`;
+    const before = h.slack.responses.length;
+    const res = await h.raw(smuggled.slice(0, 1024), FORM, { unsigned: true });
+    expect(res.status).toBe(200);
+    // A signed command sent after it is answered; the smuggled one, had it run, would have been answered first.
+    expect((await answerTo(h, 'firewall 44')).response_type).toBe('in_channel');
+    expect(h.slack.responses).toHaveLength(before + 1);
+  });
+});
 
 describe('the HTTP receiver, under stalled bodies that look signed', () => {
   let h: Harness;
