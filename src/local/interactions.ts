@@ -1,8 +1,9 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
+import * as slack from './payloads';
 import { sign } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
-import { APP_ID, BOT_USER, TEAM } from './workspace';
+import { BOT_USER } from './workspace';
 
 // Slack's side of the conversation with the bot: what a person does (a slash
 // command, a button, a form submitted or closed, a shortcut, the Home tab)
@@ -50,15 +51,6 @@ export interface PersonSide {
 
 type InputElement = Json & { type: string; action_id?: string };
 
-const user = (id: string) => ({ id, username: id.toLowerCase(), name: id.toLowerCase(), team_id: TEAM.id });
-const common = () => ({
-  team: { id: TEAM.id, domain: TEAM.domain },
-  api_app_id: APP_ID,
-  token: 'local-verification-token',
-  is_enterprise_install: false,
-  enterprise: null,
-});
-
 export function createInteractions(state: StandInState, o: InteractionOptions) {
   function issueTrigger(userId: string, channel?: string): string {
     const id = `${Math.floor(state.now() / 1000)}.${Math.floor(Math.random() * 1e12)}.${state.newId('').toLowerCase()}`;
@@ -102,8 +94,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     }
   }
 
-  const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-  const interactive = (kind: string, payload: Json) => deliver(kind, 'application/x-www-form-urlencoded', form({ payload: JSON.stringify(payload) }), payload);
+  const interactive = (kind: string, payload: Json) => deliver(kind, slack.FORM_CONTENT_TYPE, slack.interactiveBody(payload), payload);
 
   /** Slack tells the person, and only them, when the app did not answer. */
   function notice(channel: string, userId: string, text: string): void {
@@ -150,22 +141,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const triggerId = issueTrigger(userId, channel);
     const responseUrl = issueResponseUrl({ channel, user: userId });
     state.addMessage({ channel, author: userId, text: `${name} ${text}`.trim(), ephemeralTo: userId, kind: 'command' });
-    const fields = {
-      token: 'local-verification-token',
-      team_id: TEAM.id,
-      team_domain: TEAM.domain,
-      channel_id: channel,
-      channel_name: state.channel(channel)?.name ?? channel,
-      user_id: userId,
-      user_name: userId.toLowerCase(),
-      command: name,
-      text,
-      api_app_id: APP_ID,
-      is_enterprise_install: 'false',
-      response_url: responseUrl,
-      trigger_id: triggerId,
-    };
-    const ack = await deliver('slash_command', 'application/x-www-form-urlencoded', form(fields), fields);
+    const fields = slack.slashCommand({ user: userId, channel, channelName: state.channel(channel)?.name, text, responseUrl, triggerId, command: name });
+    const ack = await deliver('slash_command', slack.FORM_CONTENT_TYPE, slack.formBody(fields), fields);
     if (ack.error) notice(channel, userId, `${name} failed with the error "${ack.error}"`);
     else if (ack.body.trim() !== '') {
       // An ack with a body is the first answer, ephemeral unless it says otherwise.
@@ -197,20 +174,21 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     if (!found) return { error: 'no such button' as const };
     const { block, element } = found;
     const responseUrl = issueResponseUrl({ channel: message.channel, user: userId, messageTs: message.ts });
-    const payload: Json = {
-      type: 'block_actions',
-      user: user(userId),
-      ...common(),
-      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: message.ephemeralTo !== undefined },
-      trigger_id: issueTrigger(userId, message.channel),
-      channel: { id: message.channel, name: state.channel(message.channel)?.name ?? message.channel },
-      ...(message.ephemeralTo === undefined
-        ? { message: { type: 'message', user: message.author, bot_id: BOT_USER.botId, text: message.text, blocks: message.blocks, ts: message.ts } }
-        : {}),
-      state: { values: {} },
-      response_url: responseUrl,
+    const payload = slack.blockActions({
+      user: userId,
+      triggerId: issueTrigger(userId, message.channel),
+      message: {
+        channel: message.channel,
+        channelName: state.channel(message.channel)?.name,
+        ts: message.ts,
+        ephemeral: message.ephemeralTo !== undefined,
+        responseUrl,
+        author: message.author,
+        text: message.text,
+        blocks: message.blocks,
+      },
       actions: [actionOf(block, element)],
-    };
+    });
     const ack = await interactive('block_actions', payload);
     if (ack.error) notice(message.channel, userId, `The app did not respond to the button ("${ack.error}")`);
     return { ack };
@@ -219,28 +197,25 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   async function clickInView(userId: string, view: OpenView, actionId: string) {
     const found = findElement(view.view.blocks as unknown[], actionId);
     if (!found) return { error: 'no such button' as const };
-    const payload: Json = {
-      type: 'block_actions',
-      user: user(userId),
-      ...common(),
-      container: { type: 'view', view_id: view.id },
-      trigger_id: issueTrigger(userId, view.channel),
+    const payload = slack.blockActions({
+      user: userId,
+      triggerId: issueTrigger(userId, view.channel),
       view: view.view,
       actions: [actionOf(found.block, found.element)],
-    };
+    });
     return { ack: await interactive('block_actions', payload) };
   }
 
   function actionOf(block: Json, element: Json): Json {
-    return {
-      type: element.type,
-      block_id: block.block_id ?? state.newId('B'),
-      action_id: element.action_id,
+    return slack.actionOf({
+      type: String(element.type),
+      blockId: textOf(block.block_id) || state.newId('B'),
+      actionId: String(element.action_id),
       text: element.text,
-      ...(element.value !== undefined ? { value: element.value } : {}),
-      ...(element.style ? { style: element.style } : {}),
-      action_ts: String(state.now() / 1000),
-    };
+      value: element.value,
+      style: element.style,
+      actionTs: String(state.now() / 1000),
+    });
   }
 
   /** The view's state.values from what was entered, with the problems Slack finds before sending anything (required fields, numbers, lengths). */
@@ -329,14 +304,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     }
     const view = { ...open.view, state: { values } };
     state.putView({ ...open, view });
-    const payload: Json = {
-      type: 'view_submission',
-      user: user(userId),
-      ...common(),
-      trigger_id: issueTrigger(userId, open.channel),
+    const payload = slack.viewSubmission({
+      user: userId,
+      triggerId: issueTrigger(userId, open.channel),
       view,
-      response_urls: responseUrls.map((r) => ({ ...r, response_url: issueResponseUrl({ channel: r.channel_id, user: userId }) })),
-    };
+      responseUrls: responseUrls.map((r) => ({ ...r, response_url: issueResponseUrl({ channel: r.channel_id, user: userId }) })),
+    });
     const ack = await interactive('view_submission', payload);
     if (ack.error) return fail(`We had some trouble connecting. Try again? (${ack.error})`, ack);
     const stack = state.stacks.get(userId) ?? [];
@@ -429,43 +402,23 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     state.stacks.set(userId, []);
     state.closeViews(userId, stack.includes(viewId) ? stack : [viewId]);
     if (open.view.notify_on_close !== true) return undefined;
-    return interactive('view_closed', { type: 'view_closed', user: user(userId), ...common(), view: open.view, is_cleared: false });
+    return interactive('view_closed', slack.viewClosed({ user: userId, view: open.view }));
   }
 
   async function shortcut(userId: string, callbackId: string, channel?: string): Promise<Ack> {
-    const payload = {
-      type: 'shortcut',
-      ...common(),
-      user: user(userId),
-      callback_id: callbackId,
-      trigger_id: issueTrigger(userId, channel),
-      action_ts: String(state.now() / 1000),
-    };
+    const payload = slack.shortcut({ user: userId, callbackId, triggerId: issueTrigger(userId, channel), actionTs: String(state.now() / 1000) });
     const ack = await interactive('shortcut', payload);
     if (ack.error && channel) notice(channel, userId, `The shortcut failed with the error "${ack.error}"`);
     return ack;
   }
 
   async function openHome(userId: string): Promise<Ack> {
-    const envelope = {
-      token: 'local-verification-token',
-      team_id: TEAM.id,
-      api_app_id: APP_ID,
-      event: {
-        type: 'app_home_opened',
-        user: userId,
-        channel: `D${userId.slice(1)}`,
-        tab: 'home',
-        event_ts: String(state.now() / 1000),
-        ...(state.homes.has(userId) ? { view: state.homes.get(userId) } : {}),
-      },
-      type: 'event_callback',
-      event_id: state.newId('Ev'),
-      event_time: Math.floor(state.now() / 1000),
-      authorizations: [{ team_id: TEAM.id, user_id: BOT_USER.id, is_bot: true, is_enterprise_install: false }],
-      is_ext_shared_channel: false,
-    };
-    return deliver('app_home_opened', 'application/json', JSON.stringify(envelope), envelope);
+    const envelope = slack.eventCallback({
+      event: slack.appHomeOpened({ user: userId, eventTs: String(state.now() / 1000), view: state.homes.get(userId) }),
+      eventId: state.newId('Ev'),
+      eventTime: Math.floor(state.now() / 1000),
+    });
+    return deliver('app_home_opened', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope);
   }
 
   return { issueTrigger, issueResponseUrl, respond, command, clickInMessage, clickInView, submit, closeView, shortcut, openHome };

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { APP_ID, BOT_USER, TEAM, type Channel, type Person } from './workspace';
+import { modalView, type Json } from './payloads';
+import { BOT_USER, type Channel, type Person } from './workspace';
 
 // What the stand-in remembers: the workspace (people, channels, groups), the
 // messages and views as Slack would show them, the trigger_ids and
 // response_urls it issued, and a record of every call and post for tests.
 // Every change is also an event, which the page receives over SSE.
 
-export type Json = Record<string, unknown>;
+export type { Json };
 
 /** A field Slack reads as text: a string as it is, a number or a boolean written out, anything else as no text. */
 export function textOf(value: unknown): string {
@@ -187,28 +188,7 @@ export class StandInState {
 
   /** A view as Slack keeps it: the app's view (and nothing of the one it replaces) plus id, hash, empty state. */
   storedView(id: string, view: Json, previous?: OpenView): Json {
-    return {
-      id,
-      team_id: TEAM.id,
-      type: view.type,
-      title: view.title,
-      submit: view.submit ?? null,
-      close: view.close ?? null,
-      blocks: view.blocks,
-      private_metadata: view.private_metadata ?? '',
-      callback_id: view.callback_id ?? '',
-      external_id: view.external_id ?? '',
-      state: { values: {} },
-      hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`,
-      clear_on_close: view.clear_on_close ?? false,
-      notify_on_close: view.notify_on_close ?? false,
-      root_view_id: previous?.view.root_view_id ?? id,
-
-      previous_view_id: null,
-      app_id: APP_ID,
-      app_installed_team_id: TEAM.id,
-      bot_id: BOT_USER.botId,
-    };
+    return modalView({ id, view, hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`, rootViewId: textOf(previous?.view.root_view_id) || id });
   }
 
   addMessage(m: Omit<ChannelMessage, 'ts'> & { ts?: string }): ChannelMessage {
