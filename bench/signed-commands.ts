@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
-import { sign, slashCommandBody } from '../test/helpers/signed-requests';
+import { FORM_CONTENT_TYPE, formBody, slashCommand } from '../src/local/payloads';
+import { sign } from '../src/local/signing';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
 // with a fresh timestamp and a response_url of its own for every request, so
@@ -40,7 +41,9 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
     path: '/slack/events',
     setupRequest: (req, context) => {
       const id = `${options.tag}-${n}`;
-      const body = slashCommandBody({ text: options.text(n), response_url: options.responseUrl(id), trigger_id: `trigger.${id}` });
+      const body = formBody(
+        slashCommand({ text: options.text(n), user: 'UVIEWER', channel: 'CINCIDENT', responseUrl: options.responseUrl(id), triggerId: `trigger.${id}` }),
+      );
       n++;
       const timestamp = Math.floor(Date.now() / 1000);
       (context as BenchContext).benchId = id;
@@ -49,7 +52,7 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
         ...req,
         body,
         headers: {
-          'content-type': 'application/x-www-form-urlencoded',
+          'content-type': FORM_CONTENT_TYPE,
           'x-slack-request-timestamp': String(timestamp),
           'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
         },

@@ -12,12 +12,14 @@ import type { Store } from '../../src/store';
 import { openPostgresStore } from '../../src/store/postgres';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { API_KEY } from '../../test/helpers/app-harness';
-import { startInstances, waitUntil, type Instance } from '../../test/helpers/cluster';
+import { startInstances, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
+import { goodDiskForm } from '../../test/helpers/forms';
 import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
 import { startSlackFake } from '../../test/helpers/slack-fake';
+import { waitFor } from '../../test/helpers/wait';
 import { percentile, round } from '../stats';
 
 // Scenario 9: several instances on one PostgreSQL.
@@ -76,19 +78,7 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
     { membersOf: () => Promise.resolve([]) },
   );
   const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
-  const values = {
-    disk_type: 'SSD',
-    disk_size: '20',
-    label: 'bench',
-    mount_point: '/mnt/bench',
-    file_system: 'ext4',
-    primary: false,
-    is_swap: false,
-    hot_attach: true,
-    add_to_linux_fstab: true,
-    add_to_freebsd_fstab: false,
-    require_format_disk: true,
-  };
+  const values = { ...goodDiskForm, label: 'bench', mount_point: '/mnt/bench' };
   const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
   let next = 0;
   /** Runs `count` changes, `concurrency` at a time; returns each one's door overhead (its time minus the cloud call's). */
@@ -167,7 +157,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     // b. The storm: the form opened once, its submission delivered `deliveries` times over the three.
     const triggerId = `trigger.storm.${Date.now()}`;
     await bots[0]!.command('disk add 42', { user: USER, responseUrl: slack.responseUrl(), triggerId });
-    await waitUntil(() => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), 10_000, 'the form to open');
+    await waitFor('the form to open', () => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), { within: 10_000 });
     const view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)!.args.view as { private_metadata: string };
     const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: USER, privateMetadata: view.private_metadata, fields: goodDisk });
     const diskPosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/virtual_machines/42/disks')).length;

@@ -7,7 +7,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { AuditRecord, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { goodDiskForm } from './fixtures';
+import { goodDiskForm as goodDisk } from '../helpers/forms';
 
 const ROLES: Config['roles'] = {
   admins: ['UADMIN'],
@@ -16,8 +16,6 @@ const ROLES: Config['roles'] = {
   mutationChannels: null,
   groupCacheMs: 60_000,
 };
-
-const goodDisk = goodDiskForm;
 
 type Behaviour<T> = (() => Promise<T>) | undefined;
 

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { API_KEY } from '../helpers/app-harness';
-import { startInstances, waitUntil, type Instance } from '../helpers/cluster';
+import { startInstances, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
 import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
 import { viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
 import type { SlackCall } from '../../src/local/state';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { waitFor } from '../helpers/wait';
 
 // Three bot processes on one PostgreSQL, as behind a load balancer: requests
 // spread over them, duplicate deliveries, contention, an instance killed in
@@ -81,7 +82,7 @@ async function openDiskForm(bot: Instance, vsId: number): Promise<string> {
   const res = await bot.command(`disk add ${vsId}`, { user: OPERATOR, responseUrl: slack.responseUrl(), triggerId });
   expect(res.status).toBe(200);
   let call: SlackCall | undefined;
-  await waitUntil(() => (call = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)) !== undefined, 10_000, 'the form to open');
+  await waitFor('the form to open', () => (call = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)) !== undefined, { within: 10_000 });
   return (call!.args.view as { private_metadata: string }).private_metadata;
 }
 
@@ -101,7 +102,7 @@ test('reads are answered by every instance', async () => {
       const responseUrl = slack.responseUrl();
       expect((await bot.command('firewall 42', { user: OPERATOR, responseUrl })).status).toBe(200);
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-      await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `${bot.name}'s answer`);
+      await waitFor(`${bot.name}'s answer`, () => slack.responses.some((r) => r.id === id), { within: 10_000 });
       return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
     }),
   );
@@ -113,7 +114,7 @@ test('one submission delivered to three instances at once calls the API once, an
   const payload = submission(metadata);
   const answers = await Promise.all(bots.map((bot) => bot.interact(payload)));
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-  await waitUntil(() => auditPostsAbout('vs:42', 'succeeded') >= 1, 10_000, 'the audit post of the change');
+  await waitFor('the audit post of the change', () => auditPostsAbout('vs:42', 'succeeded') >= 1, { within: 10_000 });
   expect(diskPosts(42)).toHaveLength(1);
 });
 
@@ -125,7 +126,9 @@ test('three changes to one server from three instances: one runs, the others are
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
   const busy = answers.filter((a) => a.body.includes('is in progress'));
   expect(busy).toHaveLength(2);
-  await waitUntil(() => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, 15_000, 'the audit posts of the three attempts');
+  await waitFor('the audit posts of the three attempts', () => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, {
+    within: 15_000,
+  });
   expect(diskPosts(43)).toHaveLength(1);
   expect(await counted('busy')).toBe(2);
 });
@@ -135,9 +138,9 @@ test('an instance killed during a change: another settles it as interrupted once
   const victim = bots[2]!;
   const metadata = await openDiskForm(victim, 44);
   void victim.interact(submission(metadata)).catch(() => undefined);
-  await waitUntil(() => diskPosts(44).length === 1, 10_000, 'the cloud call to start');
+  await waitFor('the cloud call to start', () => diskPosts(44).length === 1, { within: 10_000 });
   await victim.bot.kill('SIGKILL');
-  await waitUntil(() => auditPostsAbout('vs:44', 'interrupted') >= 1, LOCK_TTL_MS + 15_000, 'the interrupted record to be posted');
+  await waitFor('the interrupted record to be posted', () => auditPostsAbout('vs:44', 'interrupted') >= 1, { within: LOCK_TTL_MS + 15_000 });
   // Sweeps keep running on the survivors: still one post.
   await new Promise((r) => setTimeout(r, 1500));
   expect(auditPostsAbout('vs:44', 'interrupted')).toBe(1);
@@ -149,17 +152,17 @@ test('an instance killed during a change: another settles it as interrupted once
 
 test('the database stopped and started: reads answer, changes are refused then accepted, /readyz says so', async () => {
   await pg.stop();
-  await waitUntil(
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'),
-    10_000,
+  await waitFor(
     '/readyz to name the store unreachable',
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'),
+    { within: 10_000 },
   );
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 0$/m);
 
   const responseUrl = slack.responseUrl();
   await bots[1]!.command('firewall 45', { user: OPERATOR, responseUrl });
   const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-  await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, 'the read to be answered');
+  await waitFor('the read to be answered', () => slack.responses.some((r) => r.id === id), { within: 10_000 });
   expect(JSON.stringify(slack.responses.find((r) => r.id === id)!.body)).toContain('VS 45');
 
   const metadata = await openDiskForm(bots[0]!, 45);
@@ -168,15 +171,15 @@ test('the database stopped and started: reads answer, changes are refused then a
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();
-  await waitUntil(
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'),
-    15_000,
+  await waitFor(
     '/readyz to name the store ok again',
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'),
+    { within: 15_000 },
   );
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 1$/m);
   const accepted = await bots[1]!.interact(submission(await openDiskForm(bots[1]!, 45)));
   expect(accepted.status).toBe(200);
-  await waitUntil(() => diskPosts(45).length === 1, 10_000, 'the change to run');
+  await waitFor('the change to run', () => diskPosts(45).length === 1, { within: 10_000 });
 }, 40_000);
 
 test('audit posts while Slack answers 429 for a while: each is posted exactly once', async () => {
@@ -190,7 +193,7 @@ test('audit posts while Slack answers 429 for a while: each is posted exactly on
   // Servers of the sandbox no other test changes.
   const targets = [46, 77];
   for (const [i, vs] of targets.entries()) await bots[i % bots.length]!.interact(submission(await openDiskForm(bots[i % bots.length]!, vs)));
-  await waitUntil(() => targets.every((vs) => auditPostsAbout(`vs:${vs}`, 'succeeded') >= 1), 20_000, 'both audit posts');
+  await waitFor('both audit posts', () => targets.every((vs) => auditPostsAbout(`vs:${vs}`, 'succeeded') >= 1), { within: 20_000 });
   await new Promise((r) => setTimeout(r, 1500));
   for (const vs of targets) expect(auditPostsAbout(`vs:${vs}`, 'succeeded')).toBe(1);
   expect(limited).toBe(4);

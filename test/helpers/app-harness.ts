@@ -8,7 +8,9 @@ import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { startSlackFake, type SlackFake } from './slack-fake';
-import { interactiveBody, postToSlackEndpoint, slashCommandBody, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
+import { FORM, interactiveBody, slashCommandBody } from './payloads';
+import { useStarted } from './use-started';
+import { postToSlackEndpoint, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
 
 // The real bot, composed by the same composeBot() as main.ts, over its HTTP
 // receiver, with a loopback Slack fake and the sandbox cloud API on loopback:
@@ -75,7 +77,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { cloud, store } = bot;
   const { port } = await bot.start(0);
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
-  const form = 'application/x-www-form-urlencoded';
   let closed = false;
 
   return {
@@ -90,10 +91,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     eventsUrl,
     async command(text, opts = {}) {
       const responseUrl = opts.responseUrl ?? slack.responseUrl();
-      const body = slashCommandBody({ text, user_id: opts.user, channel_id: opts.channel, response_url: responseUrl, trigger_id: opts.triggerId });
-      return { ...(await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, form, opts)), responseUrl };
+      const body = slashCommandBody({ text, user: opts.user, channel: opts.channel, responseUrl, triggerId: opts.triggerId });
+      return { ...(await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, FORM, opts)), responseUrl };
     },
-    interact: (payload, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, interactiveBody(payload), form, opts),
+    interact: (payload, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM, opts),
     raw: (body, contentType, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, contentType, opts),
     async close() {
       if (closed) return;
@@ -104,4 +105,34 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface UseHarnessOptions extends HarnessOptions {
+  /** Forget what the stand-in and the sandbox recorded (calls, posts, scripted answers, faults, sandbox data) before each test; default true. */
+  reset?: boolean;
+  /** More to do before each test, after the reset (a user group, a delay). */
+  beforeEach?: (h: Harness) => void | Promise<void>;
+}
+
+/**
+ * One harness for the enclosing describe block (or file): started in beforeAll, closed in afterAll, reset before
+ * each test. Returns it for use inside tests; reading it outside a test (before beforeAll ran) throws.
+ *
+ *   const h = useHarness({ env: { VS_OPERATORS: 'UOPER' } });
+ *   test('…', async () => { const m = await answerTo(h, 'firewall 42'); … });
+ */
+export function useHarness(options: UseHarnessOptions = {}): Harness {
+  const h = useStarted(
+    'the harness',
+    () => startHarness(options),
+    (started) => started.close(),
+  );
+  beforeEach(async () => {
+    if (options.reset ?? true) {
+      h.slack.reset();
+      h.sandbox.reset();
+    }
+    await options.beforeEach?.(h);
+  });
+  return h;
 }

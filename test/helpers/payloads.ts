@@ -1,5 +1,35 @@
-// Interactive payloads as Slack sends them, built from the few fields a test cares about.
+import * as slack from '../../src/local/payloads';
 
+// Slack payloads for tests, built by the stand-in's builders (src/local/payloads.ts) from the few fields a test
+// cares about; the ids Slack would issue (trigger ids, view hashes) are made up here. The stand-in runs lenient
+// in tests, so it takes them.
+
+export { FORM_CONTENT_TYPE as FORM, JSON_CONTENT_TYPE, formBody, interactiveBody } from '../../src/local/payloads';
+
+/** The channel tests type in unless they say otherwise. */
+export const CHANNEL = 'CINCIDENT';
+
+let issued = 0;
+/** A trigger_id no other request of this process carries. */
+export const newTriggerId = () => `trigger.${process.pid}.${++issued}.${Math.random().toString(36).slice(2, 8)}`;
+/** A view id no other submission of this process carries (a submission is claimed once per view). */
+export const newViewId = () => `V${process.pid}x${++issued}x${Math.random().toString(36).slice(2, 8)}`;
+
+/** The body of `/vs <text>` (or another command) typed by `user` (UVIEWER) in `channel` (CINCIDENT). */
+export function slashCommandBody(o: { text: string; responseUrl: string; user?: string; channel?: string; triggerId?: string; command?: string }): string {
+  return slack.formBody(
+    slack.slashCommand({
+      text: o.text,
+      user: o.user ?? 'UVIEWER',
+      channel: o.channel ?? CHANNEL,
+      responseUrl: o.responseUrl,
+      triggerId: o.triggerId ?? newTriggerId(),
+      ...(o.command ? { command: o.command } : {}),
+    }),
+  );
+}
+
+/** One input's entry in view.state.values. */
 export type StateValue =
   | { type: 'plain_text_input'; value: string | null }
   | { type: 'number_input'; value: string | null }
@@ -7,6 +37,7 @@ export type StateValue =
   | { type: 'checkboxes'; selected_options: { value: string; text: { type: 'plain_text'; text: string } }[] }
   | { type: 'conversations_select'; selected_conversation: string | null };
 
+/** What a person entered, by input kind. */
 export const input = {
   text: (value: string | null): StateValue => ({ type: 'plain_text_input', value }),
   number: (value: string | null): StateValue => ({ type: 'number_input', value }),
@@ -18,11 +49,12 @@ export const input = {
   channel: (id: string | null): StateValue => ({ type: 'conversations_select', selected_conversation: id }),
 };
 
-/** block_id = action_id in our modals. */
+/** view.state.values from entries by field (block_id = action_id in our modals). */
 export function stateOf(fields: Record<string, StateValue>): Record<string, Record<string, StateValue>> {
   return Object.fromEntries(Object.entries(fields).map(([id, v]) => [id, { [id]: v }]));
 }
 
+/** A form submitted: the view `callbackId` with `privateMetadata`, filled in with `fields`. */
 export function viewSubmission(o: {
   callbackId: string;
   viewId: string;
@@ -31,64 +63,52 @@ export function viewSubmission(o: {
   fields: Record<string, StateValue>;
   responseUrls?: { block_id: string; action_id: string; channel_id: string; response_url: string }[];
 }) {
-  return {
-    type: 'view_submission',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
-    trigger_id: `trigger.${Math.random()}`,
-    view: {
-      id: o.viewId,
-      team_id: 'T1',
-      type: 'modal',
-      blocks: [],
-      private_metadata: o.privateMetadata,
-      callback_id: o.callbackId,
-      state: { values: stateOf(o.fields) },
-      hash: `h${Math.random()}`,
-      title: { type: 'plain_text', text: 'x' },
-      clear_on_close: false,
-      notify_on_close: false,
-      close: null,
-      submit: null,
-      previous_view_id: null,
-      root_view_id: o.viewId,
-      app_id: 'A1',
-      external_id: '',
-      app_installed_team_id: 'T1',
-      bot_id: 'BBOT',
-    },
-    response_urls: o.responseUrls ?? [],
-    is_enterprise_install: false,
-  };
+  const view = slack.modalView({
+    id: o.viewId,
+    view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, callback_id: o.callbackId, private_metadata: o.privateMetadata },
+    values: stateOf(o.fields),
+    hash: `h${Math.random()}`,
+  });
+  return slack.viewSubmission({ user: o.user, triggerId: newTriggerId(), view, ...(o.responseUrls ? { responseUrls: o.responseUrls } : {}) });
 }
 
+/** A click on button `actionId` (carrying `value`) in a message in `channel`. */
 export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string }) {
-  return {
-    type: 'block_actions',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
-    container: { type: 'message', message_ts: '1.2', channel_id: o.channel, is_ephemeral: false },
-    trigger_id: `trigger.${Math.random()}`,
-    channel: { id: o.channel, name: 'incident' },
-    message: { type: 'message', ts: '1.2', text: 'rules' },
-    response_url: o.responseUrl,
-    actions: [{ type: 'button', block_id: 'pager', action_id: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, action_ts: '1.3' }],
-  };
+  return slack.blockActions({
+    user: o.user,
+    triggerId: newTriggerId(),
+    message: { channel: o.channel, ts: '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
+    actions: [
+      slack.actionOf({ type: 'button', blockId: 'pager', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, actionTs: '1.3' }),
+    ],
+  });
 }
 
+/** A global shortcut (the lightning menu). */
 export function globalShortcut(o: { user: string; callbackId: string }) {
-  return {
-    type: 'shortcut',
-    token: 'legacy',
-    action_ts: '1.1',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', team_id: 'T1' },
-    callback_id: o.callbackId,
-    trigger_id: `trigger.${Math.random()}`,
-    is_enterprise_install: false,
-  };
+  return slack.shortcut({ user: o.user, callbackId: o.callbackId, triggerId: newTriggerId(), actionTs: '1.1' });
+}
+
+let events = 0;
+/** An Events API envelope around `event` (send it as JSON), with an event_id of its own. */
+export function eventCallback(event: slack.Json) {
+  events += 1;
+  return slack.eventCallback({ event, eventId: `Ev${process.pid}x${events}`, eventTime: Math.floor(Date.now() / 1000) });
+}
+
+/** `user` opening the app's Home tab. */
+export const appHomeOpened = (user: string) => eventCallback(slack.appHomeOpened({ user, eventTs: String(Date.now() / 1000) }));
+
+/** A workflow running the app's function `callbackId` as a step, with `inputs`. */
+export function functionExecuted(callbackId: string, inputs: slack.Json, botAccessToken = 'xwfp-test-step-token') {
+  return eventCallback(
+    slack.functionExecuted({
+      callbackId,
+      inputs,
+      functionExecutionId: `Fx${process.pid}x${events + 1}`,
+      workflowExecutionId: `Wx${process.pid}x${events + 1}`,
+      eventTs: String(Date.now() / 1000),
+      botAccessToken,
+    }),
+  );
 }

@@ -2,7 +2,8 @@ import { request } from 'undici';
 import { createLogger } from '../../src/log';
 import { deliveryKey, dropRetries } from '../../src/ops/deliveries';
 import { startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, eventually } from '../helpers/drive';
+import { answerTo } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 
 // The operations side of the real bot over HTTP: acks timed into metrics,
 // Slack's retries recognised, /readyz turning 503 before the listener closes.
@@ -39,12 +40,15 @@ describe('the bot over HTTP', () => {
     });
     expect((await h.raw(event, 'application/json')).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
-    await eventually(
+    await waitFor(
+      'the first delivery to be noted',
       async () => (await h.store.claims.claim(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false,
-      3000,
+      { within: 3000 },
     );
     expect((await h.raw(event, 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
-    expect(await eventually(() => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+    await waitFor('the retry to be logged as a repeat', () => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), {
+      within: 3000,
+    });
   });
 
   test('on shutdown /readyz answers 503 while the listener still serves, then the listener closes', async () => {

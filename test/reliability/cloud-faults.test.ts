@@ -1,6 +1,7 @@
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { API_KEY, startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, eventually, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { answerTo, CHANNEL, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 import * as faults from '../helpers/cloud-fault-server';
 import type { CloudFaultServer, FaultHandler } from '../helpers/cloud-fault-server';
 
@@ -147,7 +148,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Done/);
-    expect(await eventually(async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
+    await waitFor('the change to be recorded as succeeded', async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded');
   });
 
   test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {
@@ -169,7 +170,7 @@ describe('cloud API faults through the real app (JSON)', () => {
       userId: 'UOPER',
     });
     // The channel hears that it was applied.
-    expect(await eventually(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')))).toBe(true);
+    await waitFor('the channel to hear it was applied', () => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')));
     cloud.heal();
   });
 });

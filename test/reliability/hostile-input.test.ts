@@ -4,15 +4,14 @@ import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec
 import { CloudError } from '../../src/cloud/errors';
 import { SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, reactionTo, sleep, STACK_TRACE, visibleText } from '../helpers/drive';
-import { buttonClick, globalShortcut, input, viewSubmission } from '../helpers/payloads';
-import { interactiveBody, sign, slashCommandBody } from '../helpers/signed-requests';
+import { buttonClick, FORM, globalShortcut, input, interactiveBody, slashCommandBody, viewSubmission } from '../helpers/payloads';
+import { sign } from '../helpers/signed-requests';
 
 // What an attacker, a buggy proxy or a confused client can send: signed but
 // malformed payloads, unsigned, forged and replayed ones, arbitrary text. The
 // answer is 200 or 4xx, the process survives (the run fails on any unhandled
 // rejection), nothing reaches the cloud API, and the bot keeps serving.
 
-const FORM = 'application/x-www-form-urlencoded';
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER' };
 
 const cloudCalls = (h: Harness) => h.sandbox.requests.length;
@@ -101,10 +100,10 @@ describe('hostile and malformed requests to /slack/events', () => {
     ['a shortcut without a user', interactiveBody({ ...globalShortcut({ user: 'UOPER', callbackId: 'disk_add_shortcut' }), user: undefined }), FORM],
     ['an interactive payload of an unknown type', interactiveBody({ type: 'workflow_step_edit', user: { id: 'UOPER' } }), FORM],
     ['a slash command without user, channel or text', new URLSearchParams({ command: '/vs', team_id: 'T1' }).toString(), FORM],
-    ['a slash command of another app', slashCommandBody({ text: 'disk add 42', command: '/rm', user_id: 'UOPER', response_url: 'http://127.0.0.1:1/x' }), FORM],
+    ['a slash command of another app', slashCommandBody({ text: 'disk add 42', command: '/rm', user: 'UOPER', responseUrl: 'http://127.0.0.1:1/x' }), FORM],
     [
       'a slash command whose response_url points elsewhere',
-      slashCommandBody({ text: 'help', user_id: 'UOPER', response_url: 'http://169.254.169.254/latest/meta-data' }),
+      slashCommandBody({ text: 'help', user: 'UOPER', responseUrl: 'http://169.254.169.254/latest/meta-data' }),
       FORM,
     ],
   ];
@@ -197,7 +196,7 @@ describe('hostile and malformed requests to /slack/events', () => {
   });
 
   describe('requests not signed by Slack', () => {
-    const body = () => slashCommandBody({ text: 'disk add 42', user_id: 'UOPER', channel_id: CHANNEL, response_url: h.slack.responseUrl() });
+    const body = () => slashCommandBody({ text: 'disk add 42', user: 'UOPER', channel: CHANNEL, responseUrl: h.slack.responseUrl() });
 
     test.each([
       ['unsigned', { unsigned: true }],

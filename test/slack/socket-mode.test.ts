@@ -8,7 +8,8 @@ import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
+import { CHANNEL, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 import { viewSubmission } from '../helpers/payloads';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from '../helpers/socket-mode-server';
@@ -147,10 +148,10 @@ describe('the bot in Socket Mode', () => {
       trigger_id: 'trigger.socket.retried',
     };
     await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
-    expect(await eventually(() => slack.responses.some((r) => r.id === 'socket-retried'), 5000)).toBe(true);
+    await waitFor('the answer to the first delivery', () => slack.responses.some((r) => r.id === 'socket-retried'), { within: 5000 });
     const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
     await link.waitForAck(retry, 2000);
-    expect(await eventually(() => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+    await waitFor('the retry to be logged as a repeat', () => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), { within: 3000 });
     await sleep(300);
     expect(slack.responses.filter((r) => r.id === 'socket-retried')).toHaveLength(1);
   });
@@ -230,7 +231,7 @@ describe('the bot in Socket Mode', () => {
       }),
     });
     // The change has reached the cloud, which is still answering, when the bot is told to stop.
-    expect(await eventually(() => posts() > before, 2000)).toBe(true);
+    await waitFor('another post', () => posts() > before, { within: 2000 });
     await app.stop(3000);
     stopped = true;
 

@@ -1,0 +1,24 @@
+// One thing started for the enclosing describe block (or file): started in
+// beforeAll, closed in afterAll, and read inside tests through what this
+// returns. The useX helpers (useHarness, useProcessHarness…) are built on it.
+
+/**
+ * Starts `start()` in beforeAll and `close`s it in afterAll; returns a stand-in for it that tests read as the thing
+ * itself. Reading it outside a test (or after its start failed) throws, naming `what`.
+ */
+export function useStarted<T extends object>(what: string, start: () => Promise<T>, close: (started: T) => Promise<void>): T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    if (started) await close(started);
+    started = undefined;
+  });
+  return new Proxy({} as T, {
+    get(_target, key) {
+      if (!started) throw new Error(`${what} was read (.${String(key)}) outside a test, or its start failed: see beforeAll's error`);
+      return Reflect.get(started, key) as unknown;
+    },
+  });
+}
