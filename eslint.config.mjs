@@ -20,9 +20,6 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      // A `let` read by a closure before its one assignment cannot become a `const` without a temporal-dead-zone error.
-      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-
       '@eslint-community/eslint-comments/require-description': ['error', { ignore: ['eslint-enable'] }],
       '@eslint-community/eslint-comments/no-unused-disable': 'error',
     },
@@ -39,12 +36,13 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
   },
   {
-    // Plain CommonJS run by node as is (the build script, jest's configs): require() is how they import.
+    // Plain JavaScript run by node as it is (the build script, jest's configs, this file): in no tsconfig, so not type-checked.
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ignores: ['src/local/page/**'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Those .js files are CommonJS (package.json has no "type": "module"): require() is how they import.
     files: ['**/*.js', '**/*.cjs'],
     ignores: ['src/local/page/**'],
     languageOptions: { sourceType: 'commonjs' },

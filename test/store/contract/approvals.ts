@@ -1,6 +1,6 @@
 import type { Store } from '../../../src/store';
 import { approvalRequest } from './entries';
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // Approvals: the first decisive click wins across instances; expiry settles a request once.
 

@@ -1,7 +1,7 @@
 import type { Store } from '../../../src/store';
 import { INTERRUPTED_DETAIL } from '../../../src/store/kysely/audit';
 import { entry } from './entries';
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // The audit trail: records as written, the start and end of a change (one
 // transaction each), and recovery of changes whose instance died.

@@ -1,4 +1,4 @@
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // Submission claims: a key is acted on once, across instances and restarts, unless given back.
 

@@ -1,4 +1,4 @@
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // The freeze: at most one, kept across restarts until lifted.
 

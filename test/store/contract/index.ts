@@ -10,6 +10,9 @@ import { outboxContract } from './outbox';
 import { ratesContract } from './rates';
 import { retentionContract } from './retention';
 import { storeContract } from './store';
+import type { ContractStores, StoreContractHarness, StoreLocation } from './types';
+
+export type { ContractStores, StoreContractHarness, StoreLocation } from './types';
 
 // The store contract, once, for every implementation, in one part per slice:
 // sqlite-store.test.ts and postgres-store.test.ts run every part against a
@@ -17,32 +20,6 @@ import { storeContract } from './store';
 // handles (SQLite: separate connections to one file; PostgreSQL: separate
 // pools on one database). Time is whatever number the test passes: no clock
 // is read.
-
-export interface StoreLocation {
-  /** Opens one more handle ("instance") on this location's database. */
-  open: (options?: Partial<StoreOptions>) => Promise<Store>;
-}
-
-export interface StoreContractHarness {
-  /** A fresh, empty database. */
-  fresh(): Promise<StoreLocation>;
-  /** A fresh database at schema `version` (the shipped migrations up to it, applied as shipped), `seed` run on it. */
-  freshAt(version: number, seed: readonly string[]): Promise<StoreLocation>;
-  /** Called once after the suite (drop what fresh() made). */
-  cleanup?(): Promise<void>;
-}
-
-/** What each part of the contract gets: stores on fresh databases, closed after each test. */
-export interface ContractStores {
-  /** A fresh database whose every opened handle is closed after the test (closing twice is harmless). */
-  fresh: () => Promise<StoreLocation>;
-  /** The same, at an older schema version with `seed` written in it: opening it migrates it forward. */
-  freshAt: (version: number, seed: readonly string[]) => Promise<StoreLocation>;
-  /** `count` instances on one fresh database. */
-  instances: (count: number, options?: Partial<StoreOptions>) => Promise<Store[]>;
-  /** One instance on a fresh database. */
-  one: (options?: Partial<StoreOptions>) => Promise<Store>;
-}
 
 export function describeStoreContract(name: string, harness: StoreContractHarness): void {
   describe(`the store contract on ${name}`, () => {

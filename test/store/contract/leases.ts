@@ -1,5 +1,5 @@
 import type { Store } from '../../../src/store';
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // Leases: one owner at a time, until released or expired; renewed by their owner.
 

@@ -1,4 +1,4 @@
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 import { entry } from './entries';
 
 // Migrations on data written by an older schema, as it wrote it: what a

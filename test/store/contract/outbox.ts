@@ -1,6 +1,6 @@
 import type { Store } from '../../../src/store';
 import { entry } from './entries';
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // The outbox: a post for each final record, claimed under a lease, marked
 // sent, deferred after a failure or held back unsent. One user's denials are

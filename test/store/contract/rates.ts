@@ -1,4 +1,4 @@
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // Rates: a token bucket per key shared by every instance: `limit` at once,
 // then one every `windowMs / limit`, however the takes are spread.

@@ -1,6 +1,6 @@
 import { DAY_MS } from '../../../src/store/kysely/rows';
 import { entry } from './entries';
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // Retention: what outlived its use goes, in bounded batches; what is still of use stays.
 

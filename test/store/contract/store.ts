@@ -1,4 +1,4 @@
-import type { ContractStores } from './index';
+import type { ContractStores } from './types';
 
 // The store as a whole: its health check and its end.
 
