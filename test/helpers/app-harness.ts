@@ -108,6 +108,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 export interface UseHarnessOptions extends HarnessOptions {
+  /** Options known only once things started (a fault server's URL, a closed port): read at start, over the others. */
+  startWith?: () => HarnessOptions | Promise<HarnessOptions>;
   /** Forget what the stand-in and the sandbox recorded (calls, posts, scripted answers, faults, sandbox data) before each test; default true. */
   reset?: boolean;
   /** More to do before each test, after the reset (a user group, a delay). */
@@ -124,7 +126,7 @@ export interface UseHarnessOptions extends HarnessOptions {
 export function useHarness(options: UseHarnessOptions = {}): Harness {
   const h = useStarted(
     'the harness',
-    () => startHarness(options),
+    async () => startHarness({ ...options, ...(await options.startWith?.()) }),
     (started) => started.close(),
   );
   beforeEach(async () => {

@@ -15,19 +15,32 @@ export const newTriggerId = () => `trigger.${process.pid}.${++issued}.${Math.ran
 /** A view id no other submission of this process carries (a submission is claimed once per view). */
 export const newViewId = () => `V${process.pid}x${++issued}x${Math.random().toString(36).slice(2, 8)}`;
 
-/** The body of `/vs <text>` (or another command) typed by `user` (UVIEWER) in `channel` (CINCIDENT). */
-export function slashCommandBody(o: { text: string; responseUrl: string; user?: string; channel?: string; triggerId?: string; command?: string }): string {
-  return slack.formBody(
-    slack.slashCommand({
-      text: o.text,
-      user: o.user ?? 'UVIEWER',
-      channel: o.channel ?? CHANNEL,
-      responseUrl: o.responseUrl,
-      triggerId: o.triggerId ?? newTriggerId(),
-      ...(o.command ? { command: o.command } : {}),
-    }),
-  );
+export interface SlashCommandOptions {
+  text: string;
+  responseUrl: string;
+  /** UVIEWER unless said otherwise. */
+  user?: string;
+  /** CHANNEL unless said otherwise. */
+  channel?: string;
+  triggerId?: string;
+  /** `/vs` unless said otherwise. */
+  command?: string;
 }
+
+/** The fields of `/vs <text>` typed by `user` in `channel` (Socket Mode carries them as they are). */
+export function slashCommandFields(o: SlashCommandOptions): Record<string, string> {
+  return slack.slashCommand({
+    text: o.text,
+    user: o.user ?? 'UVIEWER',
+    channel: o.channel ?? CHANNEL,
+    responseUrl: o.responseUrl,
+    triggerId: o.triggerId ?? newTriggerId(),
+    ...(o.command ? { command: o.command } : {}),
+  });
+}
+
+/** The body of `/vs <text>`, as Slack posts it to the bot. */
+export const slashCommandBody = (o: SlashCommandOptions): string => slack.formBody(slashCommandFields(o));
 
 /** One input's entry in view.state.values. */
 export type StateValue =

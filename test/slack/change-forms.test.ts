@@ -1,8 +1,9 @@
 import { openSqliteStore } from '../../src/store/sqlite';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
+import { useHarness, type Harness } from '../helpers/app-harness';
+import { reply, startCloudFaultServer } from '../helpers/cloud-fault-server';
 import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
 import { globalShortcut, input, type StateValue } from '../helpers/payloads';
+import { useStarted } from '../helpers/use-started';
 
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
 
@@ -14,18 +15,11 @@ const restorePosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method =
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
 describe('changes from Slack', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT' } });
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-    h.sandbox.reset();
+  const h = useHarness({
+    env: { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT' },
+    beforeEach: (h) => {
+      h.slack.setGroup('SONCALL', ['UGROUPIE']);
+    },
   });
 
   test('a viewer asking to add a disk is denied with the role needed, audited, and nothing opens or is called', async () => {
@@ -232,17 +226,13 @@ describe('changes from Slack', () => {
 });
 
 describe('channel restriction and a 422 from the API', () => {
-  let fault: CloudFaultServer;
-  let h: Harness;
   let answer = { errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } } as unknown;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer({ handler: (_req, res) => reply(res, 422, JSON.stringify(answer), { 'content-type': 'application/json' }) });
-    h = await startHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, cloudUrl: fault.url });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fault.close();
-  });
+  const fault = useStarted(
+    'the cloud fault server',
+    () => startCloudFaultServer({ handler: (_req, res) => reply(res, 422, JSON.stringify(answer), { 'content-type': 'application/json' }) }),
+    (f) => f.close(),
+  );
+  const h = useHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, startWith: () => ({ cloudUrl: fault.url }) });
 
   test('changes outside VS_MUTATION_CHANNELS are denied', async () => {
     await h.command('disk add 42', { user: 'UOPER', channel: 'COTHER' });

@@ -10,7 +10,7 @@ import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { CHANNEL, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
 import { waitFor } from '../helpers/wait';
-import { viewSubmission } from '../helpers/payloads';
+import { slashCommandFields, viewSubmission } from '../helpers/payloads';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from '../helpers/socket-mode-server';
 import { freePort } from '../helpers/spawned-bot';
@@ -88,21 +88,7 @@ describe('the bot in Socket Mode', () => {
     const envelopeId = link.send({
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: {
-        token: 'legacy-verification-token',
-        team_id: 'T1',
-        team_domain: 'acme',
-        channel_id: CHANNEL,
-        channel_name: 'incident-42',
-        user_id: 'UVIEWER',
-        user_name: 'someone',
-        command: '/vs',
-        text: 'firewall 42',
-        api_app_id: 'A1',
-        is_enterprise_install: 'false',
-        response_url: responseUrl,
-        trigger_id: 'trigger.socket.1',
-      },
+      payload: slashCommandFields({ text: 'firewall 42', responseUrl, triggerId: 'trigger.socket.1' }),
     });
     const ack = await link.waitForAck(envelopeId, 2000);
     // Acked before the slow cloud answered: Slack's 3-second limit is never at risk.
@@ -137,16 +123,12 @@ describe('the bot in Socket Mode', () => {
   });
 
   test('a slash command Slack redelivers (retry_attempt) after the bot saw it is acked and not run again', async () => {
-    const payload = {
-      team_id: 'T1',
-      channel_id: CHANNEL,
-      user_id: 'UOPER',
-      command: '/vs',
+    const payload = slashCommandFields({
       text: 'firewall 43',
-      api_app_id: 'A1',
-      response_url: slack.responseUrl('socket-retried'),
-      trigger_id: 'trigger.socket.retried',
-    };
+      user: 'UOPER',
+      responseUrl: slack.responseUrl('socket-retried'),
+      triggerId: 'trigger.socket.retried',
+    });
     await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
     await waitFor('the answer to the first delivery', () => slack.responses.some((r) => r.id === 'socket-retried'), { within: 5000 });
     const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
@@ -161,16 +143,7 @@ describe('the bot in Socket Mode', () => {
     const commandEnvelope = link.send({
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: {
-        team_id: 'T1',
-        channel_id: CHANNEL,
-        user_id: 'UOPER',
-        command: '/vs',
-        text: 'disk add 42',
-        api_app_id: 'A1',
-        response_url: slack.responseUrl('socket-disk'),
-        trigger_id: triggerId,
-      },
+      payload: slashCommandFields({ text: 'disk add 42', user: 'UOPER', responseUrl: slack.responseUrl('socket-disk'), triggerId }),
     });
     await link.waitForAck(commandEnvelope, 2000);
     const opened = await slack.waitForCalls('views.open', 1, 5000);
