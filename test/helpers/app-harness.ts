@@ -50,6 +50,8 @@ export interface HarnessOptions {
   delayMs?: number;
   /** Point the bot at another cloud API (a fault server) instead of the sandbox. */
   cloudUrl?: string;
+  /** The bot's clock (group caches, claims, locks, the outbox): a test moves it instead of waiting. */
+  now?: () => number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -73,7 +75,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logs: string[] = [];
   const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-  const bot = await composeBot(config, { logger, cloudDeps: { retry: { baseDelayMs: 5 } }, sandboxLabel: options.sandbox ?? false });
+  const bot = await composeBot(config, {
+    logger,
+    cloudDeps: { retry: { baseDelayMs: 5 } },
+    sandboxLabel: options.sandbox ?? false,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const { cloud, store } = bot;
   const { port } = await bot.start(0);
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 // One thing started for the enclosing describe block (or file): started in
 // beforeAll, closed in afterAll, and read inside tests through what this
 // returns. The useX helpers (useHarness, useProcessHarness…) are built on it.
@@ -21,4 +25,13 @@ export function useStarted<T extends object>(what: string, start: () => Promise<
       return Reflect.get(started, key) as unknown;
     },
   });
+}
+
+/** A temporary folder for the enclosing describe block (or file), removed after it: `dir.path`. */
+export function useTempDir(prefix = 'vs-chatops-test-'): { readonly path: string } {
+  return useStarted(
+    'the temporary folder',
+    () => Promise.resolve({ path: mkdtempSync(join(tmpdir(), prefix)) }),
+    (dir) => Promise.resolve(rmSync(dir.path, { recursive: true, force: true })),
+  );
 }

@@ -1,19 +1,16 @@
 import { request } from 'undici';
 import { createLogger } from '../../src/log';
 import { deliveryKey, dropRetries } from '../../src/ops/deliveries';
-import { startHarness, type Harness } from '../helpers/app-harness';
+import { useHarness } from '../helpers/app-harness';
 import { answerTo } from '../helpers/drive';
+import { appHomeOpened } from '../helpers/payloads';
 import { waitFor } from '../helpers/wait';
 
 // The operations side of the real bot over HTTP: acks timed into metrics,
 // Slack's retries recognised, /readyz turning 503 before the listener closes.
 
 describe('the bot over HTTP', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_SHUTDOWN_DELAY_MS: '400' } });
-  });
-  afterAll(() => h.close());
+  const h = useHarness({ env: { VS_SHUTDOWN_DELAY_MS: '400' } });
 
   const origin = () => h.eventsUrl.replace('/slack/events', '');
 
@@ -30,14 +27,7 @@ describe('the bot over HTTP', () => {
   });
 
   test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {
-    const event = JSON.stringify({
-      type: 'event_callback',
-      team_id: 'T1',
-      api_app_id: 'A1',
-      event_id: `Ev${Date.now()}`,
-      event_time: 1,
-      event: { type: 'app_home_opened', user: 'UVIEWER', channel: 'D1', tab: 'home' },
-    });
+    const event = JSON.stringify(appHomeOpened('UVIEWER'));
     expect((await h.raw(event, 'application/json')).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
     await waitFor(

@@ -1,9 +1,10 @@
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY, startHarness, type Harness } from '../helpers/app-harness';
+import { API_KEY, useHarness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { waitFor } from '../helpers/wait';
 import * as faults from '../helpers/cloud-fault-server';
 import type { CloudFaultServer, FaultHandler } from '../helpers/cloud-fault-server';
+import { useStarted } from '../helpers/use-started';
 
 // The cloud API failing in every way we know of, end to end through the real
 // Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
@@ -42,6 +43,21 @@ const cases: Case[] = [
   { name: 'a 50 MB answer sent chunked', fault: faults.huge(50 * 1024 * 1024, false), says: /too large/ },
 ];
 
+/** A sandbox behind a fault server, for the enclosing describe block: the cloud API the bot is pointed at misbehaves on request. */
+function useFaultyCloud(): { upstream: Sandbox; cloud: CloudFaultServer } {
+  const upstream = useStarted(
+    'the upstream sandbox',
+    () => startSandbox({ port: 0, apiKey: API_KEY }),
+    (sandbox) => sandbox.close(),
+  );
+  const cloud = useStarted(
+    'the cloud fault server',
+    () => faults.startCloudFaultServer({ upstream: upstream.url }),
+    (server) => server.close(),
+  );
+  return { upstream, cloud };
+}
+
 function expectUserMessage(m: Message, says: RegExp): void {
   expect(m.response_type).toBe('ephemeral');
   const text = visibleText(m);
@@ -51,23 +67,14 @@ function expectUserMessage(m: Message, says: RegExp): void {
 }
 
 describe('cloud API faults through the real app (JSON)', () => {
-  let upstream: Sandbox;
-  let cloud: CloudFaultServer;
-  let h: Harness;
-  beforeAll(async () => {
-    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
-  });
-  afterAll(async () => {
-    await h.close();
-    await cloud.close();
-    await upstream.close();
-  });
-  beforeEach(() => {
-    cloud.heal();
-    h.slack.reset();
-    upstream.reset();
+  const { upstream, cloud } = useFaultyCloud();
+  const h = useHarness({
+    env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' },
+    startWith: () => ({ cloudUrl: cloud.url }),
+    beforeEach: () => {
+      cloud.heal();
+      upstream.reset();
+    },
   });
 
   test.each(cases)('$name: the user is told, only they see it, and the next command works', async ({ fault, says }) => {
@@ -176,18 +183,11 @@ describe('cloud API faults through the real app (JSON)', () => {
 });
 
 describe('cloud API faults through the real app (XML on the wire)', () => {
-  let upstream: Sandbox;
-  let cloud: CloudFaultServer;
-  let h: Harness;
-  beforeAll(async () => {
-    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
-  });
-  afterAll(async () => {
-    await h.close();
-    await cloud.close();
-    await upstream.close();
+  const { cloud } = useFaultyCloud();
+  const h = useHarness({
+    env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' },
+    startWith: () => ({ cloudUrl: cloud.url }),
+    beforeEach: () => cloud.heal(),
   });
 
   test.each([

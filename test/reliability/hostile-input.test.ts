@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec';
 import { CloudError } from '../../src/cloud/errors';
-import { SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
+import { SIGNING_SECRET, useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, reactionTo, sleep, STACK_TRACE, visibleText } from '../helpers/drive';
 import { buttonClick, FORM, globalShortcut, input, interactiveBody, slashCommandBody, viewSubmission } from '../helpers/payloads';
 import { sign } from '../helpers/signed-requests';
@@ -17,18 +17,10 @@ const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER' };
 const cloudCalls = (h: Harness) => h.sandbox.requests.length;
 const cloudChanges = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST').length;
 
+// One bot for the file: what one hostile request leaves behind must not matter to the next.
+const h = useHarness({ env: ROLES });
+
 describe('hostile and malformed requests to /slack/events', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: ROLES });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-  });
   afterEach(async () => {
     // Whatever came before, the bot still answers a normal command.
     const m = await answerTo(h, 'firewall 42');
@@ -108,44 +100,54 @@ describe('hostile and malformed requests to /slack/events', () => {
     ],
   ];
 
-  // Sent all at once (requests no listener acks are answered by Bolt after its 3 s wait).
-  let answers: Map<string, { status: number; body: string }>;
-  let cloudCallsDuringBatch = -1;
-  let modalsDuringBatch = -1;
-  beforeAll(async () => {
-    h.sandbox.reset();
-    h.slack.reset();
-    const results = await Promise.all(signedMalformed.map(async ([name, body, contentType]) => [name, await h.raw(body, contentType)] as const));
-    answers = new Map(results.map(([name, res]) => [name, { status: res.status, body: res.body }]));
-    await sleep(100);
-    cloudCallsDuringBatch = cloudCalls(h);
-    modalsDuringBatch = h.slack.callsTo('views.open').length;
-  });
+  /** Refused by the guard with 400 before Bolt reads them (they cannot come from Slack), and logged. */
+  const refusedByTheGuard = new Set([
+    'payload that is not JSON',
+    'payload that is JSON null',
+    'payload that is a JSON array',
+    'a view_submission without a view',
+    'a view_submission without a user',
+    'a JSON body that is not an object',
+  ]);
+  /** Well-formed, but no listener takes them: Bolt answers them only after its 3 s wait, so they are sent together. */
+  const takenByNoListener = new Set([
+    'a view_submission with an unknown callback id',
+    'a block action with an unknown action id',
+    'a block action with no actions',
+    'a shortcut with an unknown callback id',
+    'an interactive payload of an unknown type',
+    'a slash command of another app',
+  ]);
+  const answeredAtOnce = signedMalformed.filter(([name]) => !takenByNoListener.has(name));
 
-  test.each(signedMalformed)('signed but malformed: %s → 200 or 4xx', (name) => {
-    const res = answers.get(name)!;
-    expect(res.status).toBeGreaterThanOrEqual(200);
-    expect(res.status).toBeLessThan(500);
-    expect(res.body).not.toMatch(STACK_TRACE);
-  });
+  /** Nothing of a malformed request reached the cloud API or opened a form. */
+  const expectNothingDone = async () => {
+    await sleep(20);
+    expect(cloudCalls(h)).toBe(0);
+    expect(h.slack.callsTo('views.open')).toHaveLength(0);
+  };
 
-  test('none of the malformed requests reached the cloud API or opened anything', () => {
-    expect(cloudCallsDuringBatch).toBe(0);
-    expect(modalsDuringBatch).toBe(0);
-  });
-
-  test('payloads that cannot come from Slack are refused with 400 before Bolt reads them, and logged', () => {
-    for (const name of [
-      'payload that is not JSON',
-      'payload that is JSON null',
-      'payload that is a JSON array',
-      'a view_submission without a view',
-      'a view_submission without a user',
-      'a JSON body that is not an object',
-    ]) {
-      expect([name, answers.get(name)!.status]).toEqual([name, 400]);
+  test.each(answeredAtOnce)('signed but malformed: %s → 200 or 4xx, no stack trace, nothing called or opened', async (name, body, contentType) => {
+    const res = await h.raw(body, contentType);
+    if (refusedByTheGuard.has(name)) {
+      expect(res.status).toBe(400);
+      expect(h.logs.some((l) => l.includes('refused a malformed request'))).toBe(true);
+    } else {
+      expect(res.status).toBeGreaterThanOrEqual(200);
+      expect(res.status).toBeLessThan(500);
     }
-    expect(h.logs.some((l) => l.includes('refused a malformed request'))).toBe(true);
+    expect(res.body).not.toMatch(STACK_TRACE);
+    await expectNothingDone();
+  });
+
+  test('signed, well-formed, but taken by no listener (unknown callback and action ids, another app’s command) → 4xx, nothing called or opened', async () => {
+    const sent = signedMalformed.filter(([name]) => takenByNoListener.has(name));
+    const answers = await Promise.all(sent.map(async ([name, body, contentType]) => ({ name, res: await h.raw(body, contentType) })));
+    for (const { name, res } of answers) {
+      expect([name, res.status >= 200 && res.status < 500]).toEqual([name, true]);
+      expect(res.body).not.toMatch(STACK_TRACE);
+    }
+    await expectNothingDone();
   });
 
   test('a submission with the wrong types in the form is refused on the fields and changes nothing', async () => {
@@ -230,7 +232,9 @@ describe('hostile and malformed requests to /slack/events', () => {
         }
         const json = await h.raw(deep, 'application/json', { signature: 'v0=' + 'f'.repeat(64) });
         expect(json.status).toBe(401);
-        expect(parse).not.toHaveBeenCalled();
+        // Only the forged bodies count: the process parses its own JSON meanwhile (the Web API's answers, undici's options).
+        const forged = new Set([deep, '{"type":', 'null']);
+        expect(parse.mock.calls.filter(([text]) => forged.has(text))).toEqual([]);
       } finally {
         parse.mockRestore();
       }
@@ -340,14 +344,6 @@ describe('hostile and malformed requests to /slack/events', () => {
 });
 
 describe('properties over arbitrary input', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: ROLES });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-
   test('any command text, from anyone: exactly one answer, no stack trace, never a change', async () => {
     const text = fc.oneof(
       fc.string({ maxLength: 200, unit: 'binary' }),

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
 import { closedPortUrl } from '../helpers/cloud-fault-server';
-import { startHarness, type Harness } from '../helpers/app-harness';
+import { startHarness, useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { waitFor } from '../helpers/wait';
 import { input, viewSubmission } from '../helpers/payloads';
@@ -27,18 +27,12 @@ async function commandDone(h: Harness, user: string, timeoutMs = LISTENER_BOUND_
 }
 
 describe('Slack Web API and response_url failures', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: ROLES });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-    h.logs.length = 0;
+  const h = useHarness({
+    env: ROLES,
+    beforeEach: (h) => {
+      h.slack.setGroup('SONCALL', ['UGROUPIE']);
+      h.logs.length = 0;
+    },
   });
 
   test('views.open after the trigger expired: the user is told to run the command again, and it is logged with context', async () => {
@@ -155,13 +149,7 @@ describe('Slack Web API and response_url failures', () => {
 });
 
 describe('the Slack Web API unreachable', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({ startWith: async () => ({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } }) });
 
   test('opening a form fails within bounded time, the user is told through the response_url, nothing crashes', async () => {
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
