@@ -1,32 +1,19 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnMain } from './helpers/spawned-bot';
 
 // `npm start` failing at start-up says what to do, in one line, without a stack trace.
 
-const root = join(__dirname, '..');
-
-function startMain(env: Record<string, string>): { exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))), stderr: () => stderr };
-}
-
 describe('start-up', () => {
   it('with a password in SLACK_API_URL stops with exit status 2 and the configuration error, never the password', async () => {
-    const main = startMain({
+    const main = spawnMain({
       SLACK_BOT_TOKEN: 'xoxb-user-info-0123456789',
       SLACK_SIGNING_SECRET: 'user-info-signing-secret',
       SLACK_API_URL: 'https://proxy-user:hunter2-secret@slack-proxy.example/api/',
     });
-    expect(await main.exited).toBe(2);
+    expect((await main.exit('start-up to stop')).code).toBe(2);
     expect(main.stderr()).toMatch(/SLACK_API_URL carries a user name or password \(user:password@…\), which would be written to logs: /);
     expect(main.stderr()).not.toMatch(/hunter2|proxy-user/);
   });
@@ -37,7 +24,7 @@ describe('start-up', () => {
     await new Promise<void>((resolve) => busy.listen(0, resolve));
     const port = (busy.address() as { port: number }).port;
     try {
-      const main = startMain({
+      const main = spawnMain({
         PORT: String(port),
         SLACK_BOT_TOKEN: 'xoxb-busy-port-0123456789',
         SLACK_SIGNING_SECRET: 'busy-port-signing-secret',
@@ -45,7 +32,7 @@ describe('start-up', () => {
         SLACK_API_URL: 'http://127.0.0.1:1/api/',
         VS_DB_PATH: join(dir, 'audit.sqlite'),
       });
-      expect(await main.exited).toBe(1);
+      expect((await main.exit('start-up to stop')).code).toBe(1);
       expect(main.stderr()).toBe(
         `vs-chatops could not start: port ${port} is already in use (another vs-chatops, or another server): stop that one, or set PORT to a free port\n`,
       );

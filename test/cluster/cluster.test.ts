@@ -4,9 +4,8 @@ import { API_KEY } from '../helpers/app-harness';
 import { startInstances, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
 import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { viewSubmission } from '../helpers/payloads';
+import { newTriggerId, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
-import type { SlackCall } from '../../src/local/state';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { waitFor } from '../helpers/wait';
 
@@ -78,12 +77,11 @@ afterAll(async () => {
 
 /** Opens the add-disk form on one instance and returns its private_metadata. */
 async function openDiskForm(bot: Instance, vsId: number): Promise<string> {
-  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  const triggerId = newTriggerId();
   const res = await bot.command(`disk add ${vsId}`, { user: OPERATOR, responseUrl: slack.responseUrl(), triggerId });
   expect(res.status).toBe(200);
-  let call: SlackCall | undefined;
-  await waitFor('the form to open', () => (call = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)) !== undefined, { within: 10_000 });
-  return (call!.args.view as { private_metadata: string }).private_metadata;
+  const call = await waitFor('the form to open', () => slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId), { within: 10_000 });
+  return (call.args.view as { private_metadata: string }).private_metadata;
 }
 
 /** vs_chatops_changes_total{action="disk_add",outcome} summed over the instances' /metrics. */
@@ -102,8 +100,8 @@ test('reads are answered by every instance', async () => {
       const responseUrl = slack.responseUrl();
       expect((await bot.command('firewall 42', { user: OPERATOR, responseUrl })).status).toBe(200);
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-      await waitFor(`${bot.name}'s answer`, () => slack.responses.some((r) => r.id === id), { within: 10_000 });
-      return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
+      const answer = await waitFor(`${bot.name}'s answer`, () => slack.responses.find((r) => r.id === id), { within: 10_000 });
+      return JSON.stringify(answer.body);
     }),
   );
   for (const answer of answers) expect(answer).toContain('VS 42');

@@ -8,6 +8,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { describeStoreContract, type StoreLocation } from './contract';
 import { entry } from './contract/entries';
+import { awaitWithin } from '../helpers/wait';
 
 // The contract on a real SQLite file, then what only SQLite has: its file,
 // its pragmas, its first schema (user_version 1) migrated forward, and
@@ -104,7 +105,7 @@ describe('the SQLite store', () => {
           child.on('close', (code) => resolve({ code, out, err }));
         }),
     );
-    const results = await Promise.all(children);
+    const results = await awaitWithin('the three processes to finish', Promise.all(children), 15_000);
     expect(results.map((r) => [r.code, r.err])).toEqual([
       [0, ''],
       [0, ''],
