@@ -49,7 +49,8 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
   };
   const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
   const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];
-  return spawnTarget({ name, command: process.execPath, args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', script], env, port });
+  const readyPath = name === 'ours' ? '/readyz' : '/healthz';
+  return spawnTarget({ name, command: process.execPath, args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', script], env, port, readyPath });
 }
 
 /** `npm start` as an operator runs it: the built-in sandbox, HTTP mode, nothing else set. */
@@ -61,6 +62,7 @@ export async function launchNpmStart(world: BenchWorld): Promise<TargetProcess> 
     args: ['start', '--silent'],
     env: botEnv(world, port, 'npm-start.sqlite'),
     port,
+    readyPath: '/readyz',
     // npm → sh → node: the node process runs dist/main.js (sh's command line names it too).
     servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && /(src\/main\.ts|dist\/main\.js)/.test(cmdline),
   });

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     const render = await runRender(world, profile.micro);
     progress('4. the cloud client alone against raw undici');
     const cloudClient = await runCloudClient(world, profile.micro);
-    progress('6. npm start to a healthy /healthz');
+    progress('6. npm start to a ready /readyz');
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);

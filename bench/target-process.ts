@@ -15,7 +15,7 @@ export interface TargetProcess {
   readonly name: string;
   readonly origin: string;
   readonly eventsUrl: string;
-  /** From spawn to the first 200 of GET /healthz. */
+  /** From spawn to the first 200 of GET `readyPath`. */
   readonly startupMs: number;
   /** Resident set of the process that serves (for `npm start`: the node process under npm). */
   rssBytes(): number;
@@ -34,6 +34,8 @@ export interface SpawnTargetOptions {
   /** Picks the serving process among the spawned one and its descendants (npm → sh → node). */
   servingProcess?: (cmdline: string) => boolean;
   readyTimeoutMs?: number;
+  /** What answers 200 once the target serves: `/readyz` for the bot (its `/healthz` answers while start-up waits for the store); `/healthz` by default. */
+  readyPath?: '/healthz' | '/readyz';
 }
 
 export async function freePort(): Promise<number> {
@@ -61,7 +63,7 @@ export async function spawnTarget(options: SpawnTargetOptions): Promise<TargetPr
   const origin = `http://127.0.0.1:${options.port}`;
 
   try {
-    await waitHealthy(origin, child, options.readyTimeoutMs ?? 20_000);
+    await waitHealthy(`${origin}${options.readyPath ?? '/healthz'}`, child, options.readyTimeoutMs ?? 20_000);
   } catch (error) {
     killGroup(child, 'SIGKILL');
     throw new Error(`${options.name} did not start: ${(error as Error).message}\n${stderr.trim()}`, { cause: error });
@@ -86,12 +88,12 @@ export async function spawnTarget(options: SpawnTargetOptions): Promise<TargetPr
   };
 }
 
-async function waitHealthy(origin: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with status ${child.exitCode}`);
     try {
-      const res = await request(`${origin}/healthz`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      const res = await request(url, { headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
       if (res.statusCode === 200) return;
     } catch {
@@ -99,7 +101,7 @@ async function waitHealthy(origin: string, child: ChildProcess, timeoutMs: numbe
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`no healthy /healthz within ${timeoutMs} ms`);
+  throw new Error(`no 200 from ${new URL(url).pathname} within ${timeoutMs} ms`);
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

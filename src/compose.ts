@@ -8,6 +8,7 @@ import { localMode } from './local/start';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
 import { createMetrics, observeCloudRequest } from './ops/metrics';
+import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
 import { auditChannelPoster } from './slack/audit-post';
@@ -19,7 +20,7 @@ import { createInFlight } from './slack/in-flight';
 import { createReadLimiter } from './slack/read-limit';
 import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
-import { openStore, type Store } from './store';
+import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -31,6 +32,11 @@ import { openStore, type Store } from './store';
 // start() starts them and stop() stops them in reverse. main.ts and the test
 // harness both call composeBot(). It only wires: adapters live with what they
 // adapt (src/slack/directories.ts), settings are shaped in config.ts.
+//
+// The store is wired at once but opened by start(), which listens first and
+// then waits for the database (src/store/wait.ts): meanwhile /healthz is 200,
+// /readyz 503 naming the store, Slack's requests over HTTP are answered 503,
+// and in Socket Mode the socket is not connected. stop() ends the wait.
 //
 // To add a part: build it here, after what it needs, and register its
 // lifecycle with `parts.add()` (started in order, stopped in reverse). HTTP
@@ -47,6 +53,16 @@ export interface ComposeOverrides {
   cloudDeps?: Omit<CloudClientDeps, 'logger'>;
   /** Label every message as sandbox data (true) or never (false); default: when the built-in sandbox runs or the cloud API answers as one. */
   sandboxLabel?: boolean;
+  /** How start-up waits for the store's database: the pause after each try, and the sleep (tests step through the tries). */
+  storeWait?: Pick<StoreWaitOptions, 'delayMs' | 'sleep'>;
+}
+
+/** start() was cut short by stop() (a signal while start-up waited for the database): not a failure. */
+export class StoppedWhileStarting extends Error {
+  override readonly name = 'StoppedWhileStarting';
+  constructor() {
+    super('stopped before start-up was done');
+  }
 }
 
 export interface Bot {
@@ -61,7 +77,12 @@ export interface Bot {
   readonly sandbox: Sandbox | undefined;
   /** Metrics, readiness, the audit outbox sender and the sweeps. */
   readonly ops: Ops;
-  /** Starts serving; in HTTP mode resolves with the bound port. */
+  /**
+   * Listens (health checks answer from then on), waits for the store's database, then serves; resolves once
+   * ready, in HTTP mode with the bound port. Rejects with StoppedWhileStarting when stop() came first; after
+   * any other failure (a ConfigError for VS_DB_PATH or DATABASE_URL, Slack unreachable in Socket Mode) what
+   * was started is stopped.
+   */
   start(port?: number): Promise<{ port: number | null }>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes every part. */
   stop(graceMs?: number): Promise<void>;
@@ -104,9 +125,10 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 
-    // The store.
-    const store = overrides.store ?? (await openStore(config, logger));
-    if (!overrides.store) parts.add({ name: 'store', stop: () => store.close() });
+    // The store: wired now, opened by start() once its database answers (unless the caller opened one).
+    const deferred = overrides.store ? undefined : deferStore(config.databaseUrl ? 'postgres' : 'sqlite');
+    const store = overrides.store ?? deferred!.store;
+    if (deferred) parts.add({ name: 'store', stop: () => store.close() });
 
     // Slack's Web API, for calls made outside a listener.
     const boltLogger = toBoltLogger(logger.child({ component: 'bolt' }));
@@ -121,15 +143,18 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
     const ops = createOps({ config, logger, metrics, claims: store.claims, store, postAudit, now });
-    parts.add({ name: 'ops', start: () => ops.start(), stop: () => ops.stop() });
+    // Its periodic work starts once the store is open (start() below).
+    parts.add({ name: 'ops', stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
-    const routes: CustomRoute[] = ops.routes({ mode: config.slack.appToken ? 'socket' : 'http', sandbox: sandboxLabel });
-    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes });
+    const socketMode = config.slack.appToken !== undefined;
+    const routes = ops.routes({ mode: socketMode ? 'socket' : 'http', sandbox: sandboxLabel });
+    const started = () => ops.readiness.phase !== 'starting';
+    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger);
     const context: ListenerContext = {
       config,
@@ -160,7 +185,24 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     });
 
     let stopped = false;
-    return {
+    /** Aborted by stop(): ends start-up's wait for the store. */
+    const stopping = new AbortController();
+    let opsServer: OpsServer | undefined;
+    let listening = false;
+    const stillStarting = () => {
+      if (stopped) throw new StoppedWhileStarting();
+    };
+    const stopEverything = async (graceMs?: number) => {
+      const wasReady = ops.readiness.phase === 'ready';
+      // /readyz turns 503 first, so that a load balancer stops sending; then in-flight work finishes.
+      ops.readiness.markStopping();
+      stopping.abort();
+      if (wasReady && config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
+      if (listening) await slack.stop(graceMs);
+      await opsServer?.close();
+      await stopAll(lifecycles, logger);
+    };
+    const bot: Bot = {
       config,
       logger,
       cloud,
@@ -171,22 +213,53 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       sandbox,
       ops,
       async start(port) {
-        for (const part of lifecycles) await part.start?.();
-        const started = await slack.start(local?.listen ?? port);
-        if (local && started.port !== null) local.connect(started.port);
-        ops.readiness.markReady();
-        return started;
+        try {
+          for (const part of lifecycles) await part.start?.();
+          // Listening first, so that health checks answer while the store is waited for.
+          let bound: { port: number | null } = { port: null };
+          if (socketMode) opsServer = await serveOpsRoutes(routes, port ?? config.slack.port);
+          else {
+            bound = await slack.start(local?.listen ?? port);
+            listening = true;
+          }
+          stillStarting();
+          if (deferred) {
+            const opened = await openStoreWhenReachable({
+              open: () => openStore(config, logger),
+              logger: logger.child({ component: 'store' }),
+              signal: stopping.signal,
+              onUnreachable: () => ops.readiness.setStore('unreachable'),
+              ...overrides.storeWait,
+            });
+            stillStarting();
+            deferred.open(opened!);
+            ops.readiness.setStore('ok');
+          }
+          ops.start();
+          if (socketMode) {
+            // The socket last: Slack delivers over it as soon as it is open.
+            listening = true;
+            await slack.start();
+            stillStarting();
+          }
+          if (local && bound.port !== null) local.connect(bound.port);
+          ops.readiness.markReady();
+          return bound;
+        } catch (error) {
+          if (error instanceof StoppedWhileStarting || stopped) throw new StoppedWhileStarting();
+          // Close what was started (the listener, the parts), as stop() would; the caller reports the error.
+          stopped = true;
+          await stopEverything(0);
+          throw error;
+        }
       },
       async stop(graceMs) {
         if (stopped) return;
         stopped = true;
-        // /readyz turns 503 first, so that a load balancer stops sending; then in-flight work finishes.
-        ops.readiness.markStopping();
-        if (config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
-        await slack.stop(graceMs);
-        await stopAll(lifecycles, logger);
+        await stopEverything(graceMs);
       },
     };
+    return bot;
   } catch (error) {
     // A part failed to build (port in use, unwritable VS_DB_PATH): close what was built.
     await stopAll(lifecycles, logger);

@@ -99,7 +99,13 @@ const EnvSchema = z.object({
   VS_DB_MAX_CONNECTIONS: positiveInt('a number of connections').default(10),
   VS_RESPONSE_VISIBILITY: z.enum(['in_channel', 'ephemeral'], { error: 'must be in_channel or ephemeral' }).default('in_channel'),
   VS_AUDIT_RETENTION_DAYS: positiveInt('a number of days').default(400),
-  VS_LOCK_TTL_MS: positiveInt('a time in milliseconds').default(300000),
+  VS_LOCK_TTL_MS: positiveInt('a time in milliseconds')
+    // Renewed every third of it while a change runs (src/changes/keep-lease.ts): shorter, and a hiccup of the store loses it.
+    .refine(
+      (n) => n >= 3000,
+      'must be at least 3000 (3 s): a running change renews its lock every third of it, so a shorter one is lost to a brief store hiccup',
+    )
+    .default(300000),
   VS_SWEEP_INTERVAL_MS: positiveInt('a time in milliseconds').default(30000),
   VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
   VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
@@ -357,7 +363,7 @@ function shape(e: Env) {
     ops: {
       /** Audit records older than this many days are deleted. */
       auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
-      /** How long a target lock lives if its holder dies; a `started` change is settled as interrupted after it. */
+      /** How long a target lock lives if its holder dies (a live one renews it while the call runs); a `started` change is then settled as interrupted. */
       lockTtlMs: e.VS_LOCK_TTL_MS,
       /** How often recovery and retention run (on one instance at a time). */
       sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,

@@ -1,5 +1,5 @@
 import { config as loadDotenv } from 'dotenv';
-import { composeBot } from './compose';
+import { composeBot, StoppedWhileStarting } from './compose';
 import { ConfigError, loadConfig, secretValues, type Config } from './config';
 import { createLogger, maskUrlPasswords, type Logger } from './log';
 
@@ -22,13 +22,7 @@ async function main(): Promise<void> {
   keepServingOnStrayErrors(logger);
 
   const bot = await composeBot(config, { logger });
-  const { port } = await bot.start();
-  logger.info('vs-chatops started', {
-    mode: config.mode,
-    ...(port !== null ? { port, events: '/slack/events', health: '/healthz' } : { health: `:${config.slack.port}/healthz` }),
-    cloudFormat: config.cloud.format,
-  });
-
+  // Signals are heard from here on: start-up may wait a long time for the database, and must stop at once when told.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -40,6 +34,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  let port: number | null;
+  try {
+    ({ port } = await bot.start());
+  } catch (error) {
+    // Stopped while waiting for the database: shutdown() ends the process.
+    if (error instanceof StoppedWhileStarting) return;
+    throw error;
+  }
+  logger.info('vs-chatops started', {
+    mode: config.mode,
+    ...(port !== null ? { port, events: '/slack/events', health: '/healthz' } : { health: `:${config.slack.port}/healthz` }),
+    cloudFormat: config.cloud.format,
+  });
 }
 
 /** A stray rejection must not take the bot down in the middle of an incident; it is logged. */
@@ -48,7 +56,12 @@ function keepServingOnStrayErrors(logger: Logger): void {
 }
 
 main().catch((error: unknown) => {
-  // Start-up failures (port in use, unwritable VS_DB_PATH): one clear line, no stack trace.
+  // A setting found unusable only when used (VS_DB_PATH a directory, DATABASE_URL's password refused): as any configuration problem.
+  if (error instanceof ConfigError) {
+    process.stderr.write(maskUrlPasswords(error.message) + '\n');
+    process.exit(2);
+  }
+  // Other start-up failures (port in use, Slack unreachable in Socket Mode): one clear line, no stack trace.
   process.stderr.write(`vs-chatops could not start: ${maskUrlPasswords(startFailure(error))}\n`);
   process.exit(1);
 });

@@ -42,10 +42,13 @@ describe('loadConfig', () => {
       outboxBatch: 20,
       shutdownDelayMs: 0,
     });
-    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '2500', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
-    expect(c.ops).toMatchObject({ lockTtlMs: 2500, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
+    const c = loadConfig({ ...minimalHttp, VS_LOCK_TTL_MS: '3000', VS_SWEEP_INTERVAL_MS: '300', VS_SHUTDOWN_DELAY_MS: '5000', VS_OUTBOX_BATCH: '5' });
+    expect(c.ops).toMatchObject({ lockTtlMs: 3000, sweepIntervalMs: 300, shutdownDelayMs: 5000, outboxBatch: 5 });
     const problems = problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '0', VS_STORE_PING_MS: '1.5s', VS_SHUTDOWN_DELAY_MS: '-1' });
     expect(problems.some((p) => p.startsWith('VS_LOCK_TTL_MS'))).toBe(true);
+    expect(problemsOf({ ...minimalHttp, VS_LOCK_TTL_MS: '2999' })).toEqual([
+      'VS_LOCK_TTL_MS must be at least 3000 (3 s): a running change renews its lock every third of it, so a shorter one is lost to a brief store hiccup',
+    ]);
     expect(problems.some((p) => p.startsWith('VS_STORE_PING_MS'))).toBe(true);
     expect(problems.some((p) => p.startsWith('VS_SHUTDOWN_DELAY_MS'))).toBe(true);
   });

@@ -1,10 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnMain } from './helpers/spawned-bot';
+import { request } from 'undici';
+import { freePort, spawnBot, spawnMain } from './helpers/spawned-bot';
+import { waitFor } from './helpers/wait';
 
-// `npm start` failing at start-up says what to do, in one line, without a stack trace.
+// `npm start` failing at start-up says what to do, in one line, without a stack trace;
+// and waits, serving health checks, while its database cannot be reached.
+
+/** Who the bot runs as in the permission case: `nobody` when the tests run as root (root may write anywhere). */
+const AS_NOBODY = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
 describe('start-up', () => {
   it('with a password in SLACK_API_URL stops with exit status 2 and the configuration error, never the password', async () => {
@@ -16,6 +22,50 @@ describe('start-up', () => {
     expect((await main.exit('start-up to stop')).code).toBe(2);
     expect(main.stderr()).toMatch(/SLACK_API_URL carries a user name or password \(user:password@…\), which would be written to logs: /);
     expect(main.stderr()).not.toMatch(/hunter2|proxy-user/);
+  });
+
+  const slackOff = { SLACK_BOT_TOKEN: 'xoxb-db-path-0123456789', SLACK_SIGNING_SECRET: 'db-path-signing-secret', SLACK_API_URL: 'http://127.0.0.1:1/api/' };
+
+  it("with VS_DB_PATH in a folder the bot's user may not write in stops with exit status 2, naming the folder and what to do", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vs-main-'));
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    chmodSync(dir, 0o755);
+    // Read-only for its owner too, when the tests are not root; as root, the bot runs as nobody and only root may write.
+    chmodSync(locked, process.getuid?.() === 0 ? 0o755 : 0o555);
+    try {
+      const main = spawnMain({ ...slackOff, PORT: String(await freePort()), VS_DB_PATH: join(locked, 'vs.sqlite') }, { as: AS_NOBODY });
+      expect((await main.exit('start-up to stop')).code).toBe(2);
+      expect(main.stderr()).toContain(`this process may not write in ${locked}, where VS_DB_PATH (${join(locked, 'vs.sqlite')}) lives`);
+      expect(main.stderr()).toContain("give the bot's user read and write access there, or set VS_DB_PATH to a file in a folder it may write");
+      expect(main.stderr()).not.toMatch(/SQLITE_|EACCES|\n\s+at /);
+    } finally {
+      chmodSync(locked, 0o755);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('while PostgreSQL cannot be reached it serves /healthz, answers /readyz 503, logs each try without the password, and stops on SIGTERM', async () => {
+    const password = 'failover-db-password-0123456789';
+    const bot = await spawnBot({ ...slackOff, DATABASE_URL: `postgres://vs:${password}@127.0.0.1:${await freePort()}/vs` }, { until: '/healthz' });
+    try {
+      const ready = await request(`http://127.0.0.1:${bot.port}/readyz`);
+      expect(ready.statusCode).toBe(503);
+      expect(await ready.body.json()).toEqual({ status: 'starting', store: expect.stringMatching(/^(ok|unreachable)$/) });
+      const tried = () => bot.output().includes('waiting for the store: The store cannot reach the PostgreSQL database (DATABASE_URL) (ECONNREFUSED)');
+      await waitFor('a logged try to reach the store', tried, { within: 10_000 });
+      const waiting = await request(`http://127.0.0.1:${bot.port}/readyz`);
+      expect(waiting.statusCode).toBe(503);
+      expect(await waiting.body.json()).toEqual({ status: 'starting', store: 'unreachable' });
+      const ended = await bot.kill('SIGTERM');
+      expect(ended.code).toBe(0);
+      const lines = bot.output().trim().split('\n');
+      expect(lines.slice(-2).map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['shutting down', 'stopped']);
+      expect(bot.output()).not.toContain(password);
+      expect(bot.output()).not.toContain('could not start');
+    } finally {
+      await bot.kill('SIGKILL');
+    }
   });
 
   it('on a port already in use stops with exit status 1, naming the port and PORT', async () => {

@@ -32,6 +32,7 @@ export async function runLocalMode(world: BenchWorld, load: BenchProfile['localM
     // One person types every command: the bench measures the page and the bot, not the per-person read limit.
     env: { PORT: String(port), LOG_LEVEL: 'warn', VS_READS_PER_USER_PER_MINUTE: '1000000' },
     port,
+    readyPath: '/readyz',
     servingProcess: (cmdline) => /^(\S*\/)?node\s/.test(cmdline) && /(src\/main\.ts|dist\/main\.js)/.test(cmdline),
   });
   try {

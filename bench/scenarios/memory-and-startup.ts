@@ -7,7 +7,7 @@ import { median, megabytes, round } from '../stats';
 import { REPO_ROOT, type TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 
-// Scenario 6: `npm start` to a healthy /healthz and its resident set once
+// Scenario 6: `npm start` to a ready /readyz and its resident set once
 // started; then the bot under a sustained open loop, its resident set
 // sampled every second. The sustained load comes in per-second bursts, so the
 // run also says what a burst of 100 commands at once costs the answers.
@@ -17,7 +17,7 @@ export interface StartupFigures {
   rssAfterStartMb: number;
 }
 
-/** Settling time after /healthz first answers, before reading the resident set. */
+/** Settling time after /readyz first answers 200, before reading the resident set. */
 const SETTLE_MS = 1000;
 
 export async function measureNpmStart(world: BenchWorld): Promise<StartupFigures> {

@@ -7,6 +7,7 @@ import { asCloudError, bounded, clip, denialDetail, failureDetail, MAX_DETAIL_LE
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeValue } from './definitions';
 import type { FormValues } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
+import { keepLease } from './keep-lease';
 import { neededRole, type Decision, type Policy, type WhereFrom } from './policy';
 import { isTargetId, TARGET_KINDS, targetKey, targetTitle } from './targets';
 
@@ -76,7 +77,7 @@ export interface ChangesDeps {
    * throws, or the promise it returns rejects with, is logged and dropped.
    */
   onRecorded?: (record: AuditRecord) => unknown;
-  /** How long a target lock lives if its holder dies; longer than any cloud call (VS_LOCK_TTL_MS). */
+  /** How long a target lock lives if its holder dies (VS_LOCK_TTL_MS); a live holder keeps it while the call runs (keep-lease.ts). */
   lockTtlMs: number;
 }
 
@@ -208,6 +209,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     }
 
     const started = begun.record;
+    const keeper = keepLease(store.leases, lease, lockTtlMs, now, log);
     let released = false;
     /** Settles the record and ends the lease in one transaction. */
     const settleAndRelease = async (completion: ChangeCompletion) => {
@@ -248,14 +250,12 @@ export function createChanges(deps: ChangesDeps): Changes {
       log.info('change succeeded', { ms: record.durationMs });
       return { outcome: 'succeeded', value, record };
     } finally {
+      keeper.stop();
       try {
         if (!released) await store.leases.release(key, owner);
       } catch (error) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
-      const heldMs = now() - startedMs;
-      if (heldMs > lockTtlMs)
-        log.warn('the change took longer than the target lock lives; another change may have started meanwhile', { heldMs, ttlMs: lockTtlMs });
     }
   }
 

@@ -4,11 +4,15 @@ import type { SubmissionClaims } from '../store';
 import type { Metrics } from './metrics';
 
 // The operations side's hooks into Bolt: the ack timer, and Slack's retries. Slack redelivers an event (HTTP `X-Slack-Retry-Num`, Socket Mode
-// `retry_attempt`) when it missed the ack, possibly to another instance. Every
-// first delivery notes its id in the store after the fact (never on the ack
-// path); a retry waits for the store's answer and is dropped when the first
-// delivery was seen. Form submissions need none of this: the door claims
-// each one once.
+// `retry_attempt`) when it missed the ack, possibly to another instance, and
+// possibly before the first delivery's id is stored. Every delivery Slack may
+// send again claims its id in the store, and only the one that claims it
+// first is handled: a retry waits for the store's answer before anything
+// (and is acked and dropped when it lost); a first delivery is acked first
+// (its claim is never on the ack path) and its listener waits for the answer
+// after the ack, before any work (deliveryClaim, awaited by
+// slack/middleware/request.ts). Form submissions need none of this: the door
+// claims each one once.
 
 /** Where first deliveries are noted: the store's claims (a key is claimed once, ever). */
 export type DeliveryClaims = Pick<SubmissionClaims, 'claim'>;
@@ -76,8 +80,26 @@ export function timeAcks(app: EventProcessor, metrics: Metrics, now: () => numbe
   };
 }
 
-/** Drops Slack's retries of deliveries that already arrived (on any instance). */
-export function dropRetries(claims: DeliveryClaims, logger: Logger, options: { socketMode: boolean; now?: () => number }): Middleware<AnyMiddlewareArgs> {
+/** Where dropRetries leaves a first delivery's claim on Bolt's context (one object for every middleware and listener of a delivery). */
+const CLAIM = 'vsDeliveryClaim';
+
+/**
+ * Whether the listener of this delivery may act, once it has acked: resolves false when another delivery of
+ * it (its retry, on any instance) claimed it first; undefined when there is nothing to wait for.
+ */
+export function deliveryClaim(context: object): Promise<boolean> | undefined {
+  return (context as { [CLAIM]?: Promise<boolean> })[CLAIM];
+}
+
+export interface DropRetriesOptions {
+  socketMode: boolean;
+  now?: () => number;
+  /** Whether the store answered lately; while it does not, a first delivery does not wait for its claim (which would only fail, late). */
+  storeUp?: () => boolean;
+}
+
+/** Drops Slack's retries of deliveries that already arrived (on any instance), and first deliveries whose retry was handled first. */
+export function dropRetries(claims: DeliveryClaims, logger: Logger, options: DropRetriesOptions): Middleware<AnyMiddlewareArgs> {
   const now = options.now ?? (() => Date.now());
   return async (args) => {
     const body = args.body as unknown as Body;
@@ -86,9 +108,17 @@ export function dropRetries(claims: DeliveryClaims, logger: Logger, options: { s
     const retryNum = (args.context as { retryNum?: unknown }).retryNum;
     const at = new Date(now()).toISOString();
     if (typeof retryNum !== 'number' || retryNum < 1) {
-      // A first delivery: noted after the fact, never awaited on the ack path. Over HTTP Slack
-      // retries events only; over Socket Mode any envelope.
-      if (options.socketMode || key.startsWith('delivery:event:')) claims.claim(key, at).catch(() => undefined);
+      // A first delivery. Over HTTP Slack retries events only; over Socket Mode any envelope.
+      if (!options.socketMode && !key.startsWith('delivery:event:')) return args.next();
+      const claimed = claims.claim(key, at).then(
+        (fresh) => {
+          if (!fresh) logger.info('Slack delivered this twice and the other delivery came first; not handled again', { retry: 0 });
+          return fresh;
+        },
+        // The store cannot tell: handle it (reads are harmless, and changes are refused while it is down).
+        () => true,
+      );
+      if (options.storeUp?.() !== false) (args.context as { [CLAIM]?: Promise<boolean> })[CLAIM] = claimed;
       return args.next();
     }
     let fresh: boolean;

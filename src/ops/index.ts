@@ -90,7 +90,7 @@ export function createOps(deps: OpsDeps): Ops {
     instanceId,
     routes: (options) => opsRoutes(readiness, metrics, options),
     instrument: (app) => timeAcks(app, metrics),
-    middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now })],
+    middleware: [dropRetries(deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' })],
     recorded,
     requestEnded: ({ kind, outcome, labels }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);

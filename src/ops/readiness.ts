@@ -3,9 +3,11 @@ import type { Metrics } from './metrics';
 
 // What /healthz, /readyz and /metrics answer. /readyz is 200 only between
 // "started" and "stopping": a load balancer stops sending before the process
-// exits. A store outage does not make it 503 (every instance shares the
-// database, and taking them all out would stop the reads that still work):
-// it is named in the body and in vs_chatops_store_up instead.
+// exits. "starting" lasts while start-up waits for the store's database
+// (src/compose.ts), which the body then names `unreachable`. Once started, a
+// store outage does not make it 503 (every instance shares the database, and
+// taking them all out would stop the reads that still work): it is named in
+// the body and in vs_chatops_store_up instead.
 
 export type Phase = 'starting' | 'ready' | 'stopping';
 export type StoreState = 'ok' | 'unreachable';
@@ -13,7 +15,7 @@ export type StoreState = 'ok' | 'unreachable';
 export interface Readiness {
   readonly phase: Phase;
   readonly store: StoreState;
-  /** Start-up is done (store opened, migrations applied, listening). */
+  /** Start-up is done (listening, store opened and migrated, Socket Mode connected). */
   markReady(): void;
   /** Shutdown began: /readyz answers 503 from now on. */
   markStopping(): void;

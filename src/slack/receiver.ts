@@ -1,19 +1,26 @@
 import { HTTPReceiver, SocketModeReceiver, type CustomRoute, type Logger as BoltLogger, type Receiver } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { guardRequests, refuseUnprocessable } from './request-guard';
 
 // How Slack reaches the bot: Socket Mode when an app-level token is set,
-// otherwise signed HTTP requests to /slack/events. Extra routes (health,
-// readiness, metrics) are served on the same port in both modes.
+// otherwise signed HTTP requests to /slack/events. In HTTP mode the extra
+// routes (health, readiness, metrics) are served beside /slack/events, and
+// Slack's requests are answered 503 until start-up is done (the store opened:
+// Slack retries an event; a user sees Slack's own error for a command). In
+// Socket Mode the routes have a server of their own (src/ops/ops-server.ts),
+// and the socket is connected only once start-up is done.
 
 export interface ReceiverParts {
   logger: Logger;
   boltLogger: BoltLogger;
   clientOptions: WebClientOptions;
-  /** GET routes served beside /slack/events (or alone, in Socket Mode). */
+  /** GET routes served beside /slack/events (HTTP mode). */
   routes: CustomRoute[];
+  /** Whether start-up is done (and stays so while stopping); until then Slack's requests are answered 503 (HTTP mode). */
+  started: () => boolean;
 }
 
 export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
@@ -21,8 +28,7 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     return new SocketModeReceiver({
       appToken: config.slack.appToken,
       logger: parts.boltLogger,
-      customRoutes: parts.routes,
-      installerOptions: { port: config.slack.port, clientOptions: parts.clientOptions },
+      installerOptions: { clientOptions: parts.clientOptions },
     });
   }
   const httpLogger = parts.logger.child({ component: 'http' });
@@ -35,5 +41,17 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     processEventErrorHandler: refuseUnprocessable(httpLogger),
   });
   guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: httpLogger });
+  refuseUntilStarted(receiver, parts.started);
   return receiver;
+}
+
+/** Before the guard, from the headers alone: nothing of a request is read while the instance cannot serve it. */
+function refuseUntilStarted(receiver: HTTPReceiver, started: () => boolean): void {
+  const inner = receiver.requestListener;
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || started()) return inner(req, res);
+    res
+      .writeHead(503, { 'retry-after': '5', connection: 'close', 'content-type': 'text/plain; charset=utf-8' })
+      .end('vs-chatops is starting: it is waiting for its database; try again in a moment\n');
+  };
 }

@@ -107,7 +107,9 @@ export interface AuditTrail {
   /**
    * Settles a `started` record with its outcome, durably, enqueuing its post,
    * and returns it. Also settles one already recovered as `interrupted` (a
-   * late answer is the truth; it is posted again). Throws for any other id.
+   * late answer is the truth), without a second post: a record is posted
+   * once (its post, if not sent yet, says what the record says when it goes
+   * out). Throws for any other id.
    * `release`: ends that lease in the same transaction (as leases.release would).
    */
   complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }): Promise<AuditRecord>;

@@ -19,13 +19,17 @@ export type { Approval, ApprovalDecision, ApprovalRequest, ApprovalStatus, Appro
 export type { ChangeFreeze, Freeze } from './freeze';
 export type { RateCounter, RateDecision } from './rates';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
+export { deferStore, type DeferredStore } from './deferred';
+export { openStoreWhenReachable, type StoreWaitOptions } from './wait';
 
 /**
  * The store the configuration asks for: PostgreSQL when DATABASE_URL is set
  * (several instances), otherwise SQLite at VS_DB_PATH (one instance), its
  * slices assembled over one database (kysely/store.ts). Runs the migrations
  * (one instance at a time) before it resolves. Rejects with
- * StoreUnavailableError when the database cannot be reached.
+ * StoreUnavailableError when the database cannot be reached (start-up tries
+ * again: openStoreWhenReachable), with ConfigError when VS_DB_PATH or
+ * DATABASE_URL cannot work.
  */
 export async function openStore(config: Config, logger: Logger): Promise<Store> {
   const log = logger.child({ component: 'store' });

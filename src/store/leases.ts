@@ -20,4 +20,10 @@ export interface Leases {
   take(target: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean>;
   /** Ends `owner`'s lease on the target; someone else's (a takeover) is left alone. */
   release(target: string, owner: string): Promise<void>;
+  /**
+   * Moves `owner`'s lease on the target to `nowMs + ttlMs`, expired or not, as long as nobody has taken it
+   * over: true when it did. Unlike take(), never makes a lease that is not there (one released meanwhile
+   * stays released). The change door keeps its lease so while the cloud API call runs.
+   */
+  extend(target: string, owner: string, nowMs: number, ttlMs: number): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { ConfigError } from '../config';
 import type { Logger } from '../log';
 import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
 import { createKyselyStore } from './kysely/store';
@@ -84,10 +85,27 @@ export async function openPostgresStore(url: string, options: Partial<PostgresSt
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw storeError(error, 'postgres');
+    throw refusedSetting(error) ?? storeError(error, 'postgres');
   }
   const kysely = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
   return createKyselyStore(kysely, 'postgres', settings);
+}
+
+/**
+ * The server answered, and refused what DATABASE_URL says (who, with which
+ * password, which database): waiting will not change that, so start-up stops
+ * as for any configuration problem. Never the URL itself: it holds the password.
+ */
+function refusedSetting(error: unknown): ConfigError | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (code === '28P01' || code === '28000') {
+    return new ConfigError([
+      `DATABASE_URL: the PostgreSQL server refused the user or its password (${code}): check the user name and password in DATABASE_URL, ` +
+        "and that the server's pg_hba.conf lets this host in",
+    ]);
+  }
+  if (code === '3D000') return new ConfigError([`DATABASE_URL names a database the PostgreSQL server does not have (${code}): create it, or fix its name`]);
+  return undefined;
 }
 
 function describe(error: Error): string {

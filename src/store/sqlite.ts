@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ConfigError } from '../config';
 import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
 import { createKyselyStore } from './kysely/store';
 import { migrateSqlite } from './migrations';
@@ -20,16 +21,22 @@ export const BUSY_TIMEOUT_MS = 5000;
 /**
  * Opens (creating it and its directory when missing, migrating it forward) the
  * store at `path`; `:memory:` for a throwaway one. Synchronous: SQLite needs
- * no round trip to open.
+ * no round trip to open. A path that cannot hold the database (a directory,
+ * under a file, not writable by this process, not a SQLite file) throws a
+ * ConfigError naming VS_DB_PATH and what to do.
  */
 export function openSqliteStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number } = {}): Store {
   const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) {
+    const problem = dbPathProblem(path);
+    if (problem) throw new ConfigError([problem]);
+  }
   let db: Database.Database;
   try {
     if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     db = new Database(path);
   } catch (error) {
-    throw storeError(error, 'sqlite');
+    throw openError(error, path);
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS))}`);
@@ -39,10 +46,74 @@ export function openSqliteStore(path: string, options: Partial<StoreOptions> & {
     migrateSqlite(db);
   } catch (error) {
     db.close();
-    throw storeError(error, 'sqlite');
+    throw openError(error, path);
   }
   const kysely = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database: db }) });
   return createKyselyStore(kysely, 'sqlite', { ...DEFAULT_STORE_OPTIONS, ...options }, inMemory ? {} : { serialize: fileQueue(resolve(path)) });
+}
+
+/** What to tell the operator, before SQLite says it less clearly: why `path` cannot hold the database, or null. */
+export function dbPathProblem(path: string): string | null {
+  const file = resolve(path);
+  const where = `VS_DB_PATH (${file})`;
+  const stats = (p: string): Stats | undefined | 'forbidden' => {
+    try {
+      return statSync(p, { throwIfNoEntry: false });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'ENOTDIR') return undefined;
+      if (code === 'EACCES' || code === 'EPERM') return 'forbidden';
+      throw error;
+    }
+  };
+  const found = stats(file);
+  if (found === 'forbidden') return `this process may not look into the folders of ${where}: ${WRITABLE_HINT}`;
+  if (found?.isDirectory()) return `${where} is a directory, not a file: set it to a file in it, e.g. ${join(file, 'vs-chatops.sqlite')}`;
+  // The nearest folder that exists: the database's own, or the one its missing folders would be made in.
+  let folder = dirname(file);
+  for (;;) {
+    const up = stats(folder);
+    if (up === 'forbidden') return `this process may not look into ${folder}, on the way to ${where}: ${WRITABLE_HINT}`;
+    if (up !== undefined) {
+      if (!up.isDirectory()) return `${where} lies under ${folder}, which is a file, not a directory: set VS_DB_PATH to a path whose folders are folders`;
+      break;
+    }
+    if (dirname(folder) === folder) break;
+    folder = dirname(folder);
+  }
+  if (!allowed(folder, constants.W_OK | constants.X_OK)) {
+    return folder === dirname(file)
+      ? `this process may not write in ${folder}, where ${where} lives (SQLite also writes ${basename(file)}-wal and -shm beside it): ${WRITABLE_HINT}`
+      : `this process may not create the folders of ${where} in ${folder}: create them and let the bot's user write there, or ${WRITABLE_ELSE}`;
+  }
+  if (found && !allowed(file, constants.R_OK | constants.W_OK)) return `this process may not read and write ${where}: ${WRITABLE_HINT}`;
+  return null;
+}
+
+const WRITABLE_ELSE = 'set VS_DB_PATH to a file in a folder it may write';
+const WRITABLE_HINT = `give the bot's user read and write access there, or ${WRITABLE_ELSE}`;
+
+function allowed(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Opening failed all the same (a race with the checks above, a file that is not a database): in the operator's terms where we can. */
+function openError(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  const where = `VS_DB_PATH (${resolve(path)})`;
+  if (code === 'SQLITE_NOTADB')
+    return new ConfigError([`${where} is not a SQLite database: point it at the bot's database file, or at a new path for an empty one`]);
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || (typeof code === 'string' && /^SQLITE_(CANTOPEN|READONLY)/.test(code))) {
+    return new ConfigError([`SQLite cannot open or write ${where} (${String(code)}): ${WRITABLE_HINT}`]);
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST')
+    return new ConfigError([`${where} lies under a file, not a directory: set VS_DB_PATH to a path whose folders are folders`]);
+  return storeError(error, 'sqlite');
 }
 
 const queues = new Map<string, { tail: Promise<unknown> }>();

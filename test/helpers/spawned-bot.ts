@@ -10,8 +10,9 @@ import { awaitWithin } from './wait';
 // The real bot as operators run it (`node --import tsx src/main.ts`), in a
 // child process on a free port, for tests and the soak that need a process
 // they can kill or measure from outside. spawnMain() only starts it (for
-// start-ups that are meant to fail); spawnBot() also waits until /healthz
-// answers and signs requests with the SLACK_SIGNING_SECRET it was given.
+// start-ups that are meant to fail); spawnBot() also waits until /readyz
+// (or /healthz) answers 200 and signs requests with the SLACK_SIGNING_SECRET
+// it was given.
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -51,6 +52,13 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** Where the bot runs (relative paths, e.g. local mode's ./data/local-mode/); the project folder by default. */
   cwd?: string;
+  /**
+   * What to wait for: `/readyz` (default: ready to serve Slack), or only `/healthz` (listening, e.g. while
+   * start-up waits for its database and Slack's requests are still answered 503).
+   */
+  until?: '/readyz' | '/healthz';
+  /** Run as another user (as root, the tests run the bot as `nobody` where permissions matter). */
+  as?: { uid?: number; gid?: number };
 }
 
 /** Starts src/main.ts with only `env` (and PATH, HOME); PORT is a free port unless `env` names one. */
@@ -63,6 +71,7 @@ export function spawnMain(env: Record<string, string>, options: SpawnOptions = {
     // Only what we pass: no .env of the developer, no inherited Slack tokens.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.as,
   });
   let out = '';
   let err = '';
@@ -88,7 +97,7 @@ export function spawnMain(env: Record<string, string>, options: SpawnOptions = {
   };
 }
 
-/** Starts src/main.ts on a free port and resolves once /healthz answers 200 (rejects with its output if it exits or is not healthy in time). */
+/** Starts src/main.ts on a free port and resolves once `until` (/readyz) answers 200 (rejects with its output if it exits or does not in time). */
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedBot> {
   const port = await freePort();
   const main = spawnMain({ PORT: String(port), ...env }, options);
@@ -99,7 +108,7 @@ export async function spawnBot(env: Record<string, string>, options: SpawnOption
   for (;;) {
     if (ended) throw new Error(`the bot exited before it was ready:\n${main.output()}`);
     try {
-      const res = await request(`http://127.0.0.1:${port}/healthz`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      const res = await request(`http://127.0.0.1:${port}${options.until ?? '/readyz'}`, { headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
       if (res.statusCode === 200) break;
     } catch {
@@ -107,7 +116,7 @@ export async function spawnBot(env: Record<string, string>, options: SpawnOption
     }
     if (Date.now() > deadline) {
       main.child.kill('SIGKILL');
-      throw new Error(`the bot was not healthy within the time allowed:\n${main.output()}`);
+      throw new Error(`the bot did not answer ${options.until ?? '/readyz'} with 200 within the time allowed:\n${main.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { createLogger } from '../../src/log';
-import { deliveryKey, dropRetries } from '../../src/ops/deliveries';
+import { deliveryClaim, deliveryKey, dropRetries } from '../../src/ops/deliveries';
 import { useHarness } from '../helpers/app-harness';
 import { answerTo } from '../helpers/drive';
 import { appHomeOpened } from '../helpers/payloads';
@@ -64,36 +64,53 @@ describe('dropRetries', () => {
       return Promise.resolve(fresh);
     },
   };
-  async function deliver(body: Record<string, unknown>, retryNum?: number, socketMode = false) {
+  async function deliver(body: Record<string, unknown>, retryNum?: number, socketMode = false, storeUp = true) {
     const seen = { next: 0, ack: 0 };
-    await dropRetries(claims, quiet, { socketMode })({
+    const context = retryNum === undefined ? {} : { retryNum };
+    await dropRetries(claims, quiet, { socketMode, storeUp: () => storeUp })({
       body,
-      context: retryNum === undefined ? {} : { retryNum },
+      context,
       next: () => Promise.resolve(void seen.next++),
       ack: () => Promise.resolve(void seen.ack++),
     } as never);
     await new Promise((r) => setImmediate(r));
-    return seen;
+    return { ...seen, claim: deliveryClaim(context) };
   }
 
   test('a retry of an event that arrived is acked and dropped; a retry of one that never arrived is handled', async () => {
-    expect(await deliver({ event_id: 'Ev1' })).toEqual({ next: 1, ack: 0 });
-    expect(await deliver({ event_id: 'Ev1' }, 1)).toEqual({ next: 0, ack: 1 });
-    expect(await deliver({ event_id: 'Ev2' }, 1)).toEqual({ next: 1, ack: 0 });
-    expect(await deliver({ event_id: 'Ev2' }, 2)).toEqual({ next: 0, ack: 1 });
+    expect(await deliver({ event_id: 'Ev1' })).toMatchObject({ next: 1, ack: 0 });
+    expect(await deliver({ event_id: 'Ev1' }, 1)).toEqual({ next: 0, ack: 1, claim: undefined });
+    expect(await deliver({ event_id: 'Ev2' }, 1)).toEqual({ next: 1, ack: 0, claim: undefined });
+    expect(await deliver({ event_id: 'Ev2' }, 2)).toEqual({ next: 0, ack: 1, claim: undefined });
   });
 
   test('over Socket Mode a retried command (same trigger id) is dropped; over HTTP first commands are not noted', async () => {
-    expect(await deliver({ command: '/vs', trigger_id: 't1' }, undefined, true)).toEqual({ next: 1, ack: 0 });
-    expect(await deliver({ command: '/vs', trigger_id: 't1' }, 1, true)).toEqual({ next: 0, ack: 1 });
-    await deliver({ command: '/vs', trigger_id: 't2' });
+    expect(await deliver({ command: '/vs', trigger_id: 't1' }, undefined, true)).toMatchObject({ next: 1, ack: 0 });
+    expect(await deliver({ command: '/vs', trigger_id: 't1' }, 1, true)).toMatchObject({ next: 0, ack: 1 });
+    const http = await deliver({ command: '/vs', trigger_id: 't2' });
     expect(claimed.has('delivery:trigger:t2')).toBe(false);
+    expect(http.claim).toBeUndefined();
   });
 
-  test('submissions are left to the door; when the store cannot tell, a retry is handled', async () => {
+  test('a first delivery goes on at once (the listener acks), and its listener hears whether its id was claimed first', async () => {
+    const first = await deliver({ command: '/vs', trigger_id: 't4' }, undefined, true);
+    expect(first).toMatchObject({ next: 1, ack: 0 });
+    await expect(first.claim).resolves.toBe(true);
+    // Its retry was handled first (the retry claimed the id): the first delivery must not act.
+    await deliver({ event_id: 'Ev5' }, 1);
+    const late = await deliver({ event_id: 'Ev5' });
+    expect(late).toMatchObject({ next: 1, ack: 0 });
+    await expect(late.claim).resolves.toBe(false);
+  });
+
+  test('submissions are left to the door; when the store cannot tell, a retry and a first delivery are handled', async () => {
     expect(deliveryKey({ type: 'view_submission', trigger_id: 't3', view: { id: 'V1' } })).toBeNull();
     broken = true;
-    expect(await deliver({ event_id: 'Ev1' }, 3)).toEqual({ next: 1, ack: 0 });
+    expect(await deliver({ event_id: 'Ev1' }, 3)).toEqual({ next: 1, ack: 0, claim: undefined });
+    await expect((await deliver({ event_id: 'Ev6' })).claim).resolves.toBe(true);
     broken = false;
+    // Known down: the listener is not made to wait for an answer that would only come late (the claim still goes out).
+    expect((await deliver({ event_id: 'Ev7' }, undefined, false, false)).claim).toBeUndefined();
+    expect(claimed.has('delivery:event:Ev7')).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import type { AuditRecord, Leases } from '../../src/store';
 
 const quiet = createLogger({ level: 'error', write: () => undefined });
 
-function memoryLeases(): Leases {
+function memoryLeases(): Pick<Leases, 'take' | 'release'> {
   const leases = new Map<string, { owner: string; until: number }>();
   return {
     take(name, owner, nowMs, ttlMs) {

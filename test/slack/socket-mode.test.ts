@@ -37,6 +37,8 @@ describe('the bot in Socket Mode', () => {
   let stopped = false;
   const logs: string[] = [];
   let openedMetadata = '';
+  /** Claims of these delivery keys wait until the test lets them through (the store slow to note a first delivery). */
+  const heldClaims = new Map<string, Promise<void>>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vs-socket-mode-'));
@@ -61,7 +63,16 @@ describe('the bot in Socket Mode', () => {
     const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
     // The test opens the store so that it can read it after the bot has stopped.
     store = openSqliteStore(config.dbPath);
-    app = await composeBot(config, { logger, store, cloudDeps: { retry: { baseDelayMs: 5 } } });
+    const claims: Store['claims'] = {
+      ...store.claims,
+      claim: async (key, at) => {
+        const held = heldClaims.get(key);
+        heldClaims.delete(key);
+        await held;
+        return store.claims.claim(key, at);
+      },
+    };
+    app = await composeBot(config, { logger, store: { ...store, claims }, cloudDeps: { retry: { baseDelayMs: 5 } } });
     // Resolves once the socket is open and Slack's hello arrived.
     await expect(app.start()).resolves.toEqual({ port: null });
   });
@@ -136,6 +147,24 @@ describe('the bot in Socket Mode', () => {
     await waitFor('the retry to be logged as a repeat', () => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), { within: 3000 });
     await sleep(300);
     expect(slack.responses.filter((r) => r.id === 'socket-retried')).toHaveLength(1);
+  });
+
+  test('a retry that arrives before the first delivery is noted: both are acked at once, and the command is handled once', async () => {
+    const triggerId = 'trigger.socket.race';
+    let release!: () => void;
+    heldClaims.set(`delivery:trigger:${triggerId}`, new Promise<void>((resolve) => (release = resolve)));
+    const payload = slashCommandFields({ text: 'firewall 44', user: 'UOPER', responseUrl: slack.responseUrl('socket-race'), triggerId });
+    const answered = () => slack.responses.filter((r) => r.id === 'socket-race');
+    const first = link.send({ type: 'slash_commands', accepts_response_payload: true, payload });
+    const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
+    // The first delivery's id is not in the store yet, and each is acked all the same.
+    await Promise.all([link.waitForAck(first, 2000), link.waitForAck(retry, 2000)]);
+    // The retry claimed it first and is handled; the first waits for its own claim's answer before doing anything.
+    await waitFor('one answer', () => answered().length === 1, { within: 5000 });
+    release();
+    await waitFor('the first delivery to step aside', () => logs.some((l) => l.includes('the other delivery came first; not handled again')), { within: 3000 });
+    expect(answered()).toHaveLength(1);
+    expect(sandbox.requests.filter((r) => r.path.startsWith('/virtual_machines/44/firewall_rules'))).toHaveLength(1);
   });
 
   test('an operator adds a disk over the socket: the form opens, the submission is acked with "Done" on the socket, and the disk is created', async () => {

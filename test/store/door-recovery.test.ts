@@ -1,6 +1,8 @@
 import { createChanges } from '../../src/changes/changes';
 import type { Policy } from '../../src/changes/policy';
 import type { Disk } from '../../src/cloud/schemas';
+import { createLogger } from '../../src/log';
+import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 
 // The door and the store together: a change whose instance never hears back
@@ -46,4 +48,83 @@ test('a change left hanging is settled as interrupted once its own lease expires
   } finally {
     await store.close();
   }
+});
+
+describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock', () => {
+  const TTL_MS = 1000;
+  const goodForm = { disk_type: 'SSD', disk_size: '20' };
+  beforeEach(() => {
+    // Only the clock and timers are faked: the store's own promises run as usual.
+    jest.useFakeTimers({ now: 1_000_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+  });
+  afterEach(() => jest.useRealTimers());
+
+  /** The door over a store with audit posts on; the cloud call answers when the test says. */
+  function slowChange(leases?: (real: Store['leases']) => Store['leases']) {
+    const store = openSqliteStore(':memory:', { auditPosts: true });
+    let answer!: (disk: Disk) => void;
+    const call = new Promise<Disk>((resolve) => (answer = resolve));
+    const logs: string[] = [];
+    const changes = createChanges({
+      store: leases ? { ...store, leases: leases(store.leases) } : store,
+      policy,
+      now: () => Date.now(),
+      lockTtlMs: TTL_MS,
+      logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),
+      cloud: { addDisk: () => call, restoreBackup: () => new Promise(() => undefined) },
+    });
+    const result = changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: `V${Math.random()}` }, 'disk_add', 42, goodForm);
+    const disk: Disk = { id: 7, virtual_machine_id: 42, disk_size: 20, disk_type: 'SSD', built: false, locked: true };
+    return { store, result, answer: () => answer(disk), logs };
+  }
+  const startedRecord = async (store: Store) => {
+    for (let i = 0; i < 100 && (await store.audit.latest(1)).length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    return (await store.audit.latest(1))[0];
+  };
+
+  test('its instance keeps the lock while the call runs: no sweep settles it as interrupted, and its outcome is posted once', async () => {
+    const { store, result, answer } = slowChange();
+    try {
+      expect(await startedRecord(store)).toMatchObject({ outcome: 'started' });
+      // Five lifetimes of the lock pass while the cloud API is still answering.
+      for (let i = 0; i < 5; i++) {
+        await jest.advanceTimersByTimeAsync(TTL_MS);
+        expect(await store.audit.recoverInterrupted(Date.now())).toEqual([]);
+      }
+      // Nobody else may change the server meanwhile.
+      expect(await store.leases.take('vs:42', 'another-change', Date.now(), TTL_MS)).toBe(false);
+      answer();
+      expect((await result).outcome).toBe('succeeded');
+      const posts = await store.outbox.claim('sender', Date.now(), 30_000, 10);
+      expect(posts.map((p) => p.record.outcome)).toEqual(['succeeded']);
+      // The lock is released, and a renewal that comes late does not bring it back.
+      await jest.advanceTimersByTimeAsync(TTL_MS);
+      expect(await store.leases.take('vs:42', 'another-change', Date.now(), TTL_MS)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('when the lock could not be kept, the sweep settles it as interrupted; its late answer is recorded and not posted a second time', async () => {
+    // The store refuses every renewal (as when the instance stalls or cannot write for a whole lifetime of the lock).
+    const { store, result, answer, logs } = slowChange((real) => ({ ...real, extend: () => Promise.reject(new Error('renewals fail')) }));
+    try {
+      const started = await startedRecord(store);
+      await jest.advanceTimersByTimeAsync(TTL_MS);
+      expect((await store.audit.recoverInterrupted(Date.now())).map((r) => [r.id, r.outcome])).toEqual([[started!.id, 'interrupted']]);
+      const [interrupted, ...none] = await store.outbox.claim('sender', Date.now(), 30_000, 10);
+      expect(none).toEqual([]);
+      expect(interrupted!.record.outcome).toBe('interrupted');
+      await store.outbox.markSent([interrupted!.id], Date.now());
+
+      answer();
+      expect((await result).outcome).toBe('succeeded');
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started!.id, outcome: 'succeeded' });
+      await jest.advanceTimersByTimeAsync(TTL_MS);
+      expect(await store.outbox.claim('sender', Date.now(), 30_000, 10)).toEqual([]);
+      expect(logs.filter((l) => l.includes('could not renew the target lock'))).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -1,11 +1,13 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Context } from '@slack/bolt';
+import { deliveryClaim } from '../../ops/deliveries';
 import type { ListenerContext, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { responder } from '../response-url';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
-// acked later, with its errors or its outcome), builds the request every
+// acked later, with its errors or its outcome), stops a delivery whose other
+// copy was handled first (Socket Mode: Slack's retries), builds the request every
 // listener receives (with a child logger), and writes the one log line per
 // request when it is done.
 
@@ -26,6 +28,9 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
+    // A delivery Slack may send twice acts only if it claimed its id first (src/ops/deliveries.ts): decided after the ack, before any work.
+    const claim = deliveryClaim(args.context);
+    if (claim && !(await claim)) return;
     const labels = fields(args);
     const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels });
     const request: SlackRequest = {

@@ -36,22 +36,27 @@ export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
 
     complete: (id, completion, release) =>
       db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('audit_records')
-          .set({
-            outcome: completion.outcome,
-            api_status: completion.apiStatus,
-            duration_ms: wholeMs(completion.durationMs),
-            detail: completion.detail,
-            lease_owner: null,
-          })
-          .where('id', '=', id)
-          .where('outcome', 'in', ['started', 'interrupted'])
-          .returningAll()
-          .executeTakeFirst();
+        const settle = (from: 'started' | 'interrupted') =>
+          trx
+            .updateTable('audit_records')
+            .set({
+              outcome: completion.outcome,
+              api_status: completion.apiStatus,
+              duration_ms: wholeMs(completion.durationMs),
+              detail: completion.detail,
+              lease_owner: null,
+            })
+            .where('id', '=', id)
+            .where('outcome', '=', from)
+            .returningAll()
+            .executeTakeFirst();
+        const started = await settle('started');
+        // A late answer to a change recovery already settled as interrupted: the record takes the truth, but
+        // its post was queued then (sent since, or still waiting, and then saying what the record says).
+        const row = started ?? (await settle('interrupted'));
         if (!row) throw new Error(`audit record ${id} is not a started change`);
         const record = toRecord(row);
-        await enqueuePosts(trx, options, [record]);
+        if (started) await enqueuePosts(trx, options, [record]);
         if (release) await releaseLease(trx, release.target, release.owner);
         return record;
       }),

@@ -24,5 +24,14 @@ export function kyselyLeases({ db }: SliceDeps): Leases {
   return {
     take: (target, owner, nowMs, ttlMs) => takeLease(db, { target, owner, nowMs, ttlMs }),
     release: (target, owner) => releaseLease(db, target, owner),
+    extend: async (target, owner, nowMs, ttlMs) => {
+      const result = await db
+        .updateTable('locks')
+        .set({ expires_at_ms: wholeMs(nowMs) + wholeMs(ttlMs) })
+        .where('target', '=', target)
+        .where('owner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
   };
 }

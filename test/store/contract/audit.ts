@@ -137,7 +137,7 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
   });
 
   describe('recovery of interrupted changes', () => {
-    test('a started record is settled as interrupted once its lease has expired, returned and posted once, and a late answer still settles it', async () => {
+    test('a started record is settled as interrupted once its lease has expired, returned and posted once; a late answer settles it, unposted', async () => {
       const store = await one();
       expect(await store.leases.take('vs:42', 'V1#a', 1000, 5000)).toBe(true);
       const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'the cloud API call is in progress', leaseOwner: 'V1#a' }));
@@ -149,14 +149,23 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'interrupted' });
       const posts = await store.outbox.claim('sender', 7000, 30_000, 10);
       expect(posts.map((p) => [p.record.id, p.record.outcome])).toEqual([[started.id, 'interrupted']]);
-      // The instance was only slow, not dead: its answer is the truth, and is posted too.
+      // The instance was only slow, not dead: its answer is the truth, kept in the record; the audit channel has had its post.
       const late = await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 9000, detail: 'disk 7 scheduled' });
       expect(late.outcome).toBe('succeeded');
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'succeeded', detail: 'disk 7 scheduled' });
       await store.outbox.markSent(
         posts.map((p) => p.id),
         7000,
       );
-      expect((await store.outbox.claim('sender', 8000, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
+      expect(await store.outbox.claim('sender', 8000, 30_000, 10)).toEqual([]);
+    });
+
+    test('a late answer to an interrupted change whose post is still waiting goes out once, saying what the record says by then', async () => {
+      const store = await one();
+      const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'in progress', leaseOwner: 'V1#a' }));
+      expect((await store.audit.recoverInterrupted(1000)).map((r) => r.id)).toEqual([started.id]);
+      await store.audit.complete(started.id, { outcome: 'failed', apiStatus: 500, durationMs: 9000, detail: 'the cloud API failed' });
+      expect((await store.outbox.claim('sender', 2000, 30_000, 10)).map((p) => [p.record.id, p.record.outcome])).toEqual([[started.id, 'failed']]);
     });
 
     test('a lease that is still live, renewed or taken over by a new change keeps or releases the right records', async () => {

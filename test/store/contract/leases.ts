@@ -23,6 +23,24 @@ export function leasesContract({ one, instances }: ContractStores): void {
     expect(await leases.take('vs:42', 'e', 2300, 500)).toBe(false);
   });
 
+  test("extend moves its owner's lease forward, expired or not, unless taken over; it never makes a lease that is not there", async () => {
+    const { leases } = await one();
+    expect(await leases.take('vs:42', 'a', 1000, 500)).toBe(true);
+    expect(await leases.extend('vs:42', 'a', 1400, 500)).toBe(true); // until 1900
+    expect(await leases.take('vs:42', 'b', 1800, 500)).toBe(false);
+    // Expired at 1900, but nobody took it: still a's to extend.
+    expect(await leases.extend('vs:42', 'a', 2000, 500)).toBe(true); // until 2500
+    expect(await leases.take('vs:42', 'b', 2400, 500)).toBe(false);
+    expect(await leases.extend('vs:42', 'b', 2400, 500)).toBe(false); // not b's
+    // Released: extending brings nothing back.
+    await leases.release('vs:42', 'a');
+    expect(await leases.extend('vs:42', 'a', 2450, 500)).toBe(false);
+    expect(await leases.take('vs:42', 'b', 2450, 500)).toBe(true);
+    // Taken over once expired: the old owner cannot extend it.
+    expect(await leases.extend('vs:42', 'a', 3000, 500)).toBe(false);
+    expect(await leases.take('vs:42', 'c', 2900, 500)).toBe(false);
+  });
+
   test('two instances see each other’s leases', async () => {
     const [one, two] = (await instances(2)) as [Store, Store];
     expect(await one.leases.take('backup:9', 'one', 0, 60_000)).toBe(true);
