@@ -91,19 +91,28 @@ async function counted(outcome: string, over: Instance[] = bots): Promise<number
   return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
 }
 
+/** Types `/vs <text>` to one instance and returns its answer as text. */
+async function answerFrom(bot: Instance, text: string): Promise<string> {
+  const responseUrl = slack.responseUrl();
+  expect((await bot.command(text, { user: OPERATOR, responseUrl })).status).toBe(200);
+  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+  const answer = await waitFor(`${bot.name}'s answer to /vs ${text}`, () => slack.responses.find((r) => r.id === id), { within: 10_000 });
+  return JSON.stringify(answer.body);
+}
+
+/** Until every instance's /readyz says the store is `store`. */
+const storeOnEveryInstance = (store: 'ok' | 'unreachable', within: number) =>
+  waitFor(
+    `/readyz to name the store ${store} on every instance`,
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === store),
+    { within },
+  );
+
 const submission = (metadata: string, viewId = newViewId()) =>
   viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
 
 test('reads are answered by every instance', async () => {
-  const answers = await Promise.all(
-    bots.map(async (bot) => {
-      const responseUrl = slack.responseUrl();
-      expect((await bot.command('firewall 42', { user: OPERATOR, responseUrl })).status).toBe(200);
-      const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-      const answer = await waitFor(`${bot.name}'s answer`, () => slack.responses.find((r) => r.id === id), { within: 10_000 });
-      return JSON.stringify(answer.body);
-    }),
-  );
+  const answers = await Promise.all(bots.map((bot) => answerFrom(bot, 'firewall 42')));
   for (const answer of answers) expect(answer).toContain('VS 42');
 });
 
@@ -150,18 +159,10 @@ test('an instance killed during a change: another settles it as interrupted once
 
 test('the database stopped and started: reads answer, changes are refused then accepted, /readyz says so', async () => {
   await pg.stop();
-  await waitFor(
-    '/readyz to name the store unreachable',
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'),
-    { within: 10_000 },
-  );
+  await storeOnEveryInstance('unreachable', 10_000);
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 0$/m);
 
-  const responseUrl = slack.responseUrl();
-  await bots[1]!.command('firewall 45', { user: OPERATOR, responseUrl });
-  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-  await waitFor('the read to be answered', () => slack.responses.some((r) => r.id === id), { within: 10_000 });
-  expect(JSON.stringify(slack.responses.find((r) => r.id === id)!.body)).toContain('VS 45');
+  expect(await answerFrom(bots[1]!, 'firewall 45')).toContain('VS 45');
 
   const metadata = await openDiskForm(bots[0]!, 45);
   const refusedAnswer = await bots[0]!.interact(submission(metadata));
@@ -169,11 +170,7 @@ test('the database stopped and started: reads answer, changes are refused then a
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();
-  await waitFor(
-    '/readyz to name the store ok again',
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'),
-    { within: 15_000 },
-  );
+  await storeOnEveryInstance('ok', 15_000);
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 1$/m);
   const accepted = await bots[1]!.interact(submission(await openDiskForm(bots[1]!, 45)));
   expect(accepted.status).toBe(200);

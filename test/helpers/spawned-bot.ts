@@ -137,3 +137,29 @@ export async function spawnBot(env: Record<string, string>, options: SpawnOption
     interact: (payload, opts) => postToSlackEndpoint(eventsUrl, secret, interactiveBody(payload), FORM, opts),
   };
 }
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `command args` in the project folder with a clean env (PATH and HOME: nothing of the test run leaks in)
+ * and resolves with how it ended and what it wrote; rejects if it has not exited by itself within `within` ms.
+ */
+export function runToExit(command: string, args: string[], within = 10_000): Promise<Ran> {
+  const ran = new Promise<Ran>((resolve) => {
+    const child = spawn(command, args, {
+      cwd: join(__dirname, '..', '..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return awaitWithin(`${command} ${args.join(' ')} to exit by itself`, ran, within);
+}

@@ -4,7 +4,7 @@ import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec
 import { CloudError } from '../../src/cloud/errors';
 import { SIGNING_SECRET, useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, reactionTo, sleep, STACK_TRACE, visibleText } from '../helpers/drive';
-import { buttonClick, FORM, globalShortcut, input, interactiveBody, slashCommandBody, viewSubmission } from '../helpers/payloads';
+import { buttonClick, FORM, globalShortcut, input, interactiveBody, slashCommandBody, viewSubmission, type StateValue } from '../helpers/payloads';
 import { sign } from '../helpers/signed-requests';
 
 // What an attacker, a buggy proxy or a confused client can send: signed but
@@ -15,6 +15,9 @@ import { sign } from '../helpers/signed-requests';
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER' };
 
 const cloudCalls = (h: Harness) => h.sandbox.requests.length;
+/** An add-disk form for VS `vsId`, submitted by `user` from the incident channel. */
+const diskSubmission = (user: string, vsId = 42, fields: Record<string, StateValue> = goodDisk) =>
+  viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user, privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId }), fields });
 const cloudChanges = (h: Harness) => h.sandbox.requests.filter((r) => r.method === 'POST').length;
 
 // One bot for the file: what one hostile request leaves behind must not matter to the next.
@@ -27,16 +30,7 @@ describe('hostile and malformed requests to /slack/events', () => {
     expect(m.response_type).toBe('in_channel');
   });
 
-  const submissionOf = (over: Record<string, unknown>) => ({
-    ...viewSubmission({
-      callbackId: 'disk_add',
-      viewId: newViewId(),
-      user: 'UOPER',
-      privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
-      fields: goodDisk,
-    }),
-    ...over,
-  });
+  const submissionOf = (over: Record<string, unknown>) => ({ ...diskSubmission('UOPER'), ...over });
   const viewOf = (over: Record<string, unknown>) => {
     const s = submissionOf({});
     return { ...s, view: { ...s.view, ...over } };
@@ -157,15 +151,7 @@ describe('hostile and malformed requests to /slack/events', () => {
       label: input.text('\u0000\u202e\u{1F4A5}'),
       mount_point: input.text('../../etc'),
     };
-    const res = await h.interact(
-      viewSubmission({
-        callbackId: 'disk_add',
-        viewId: newViewId(),
-        user: 'UOPER',
-        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
-        fields: weird,
-      }),
-    );
+    const res = await h.interact(diskSubmission('UOPER', 42, weird));
     expect(res.status).toBe(200);
     expect((res.json() as { response_action: string }).response_action).toBe('errors');
     expect(cloudChanges(h)).toBe(0);
@@ -306,15 +292,7 @@ describe('hostile and malformed requests to /slack/events', () => {
     });
 
     test('a forged view_submission (valid payload, wrong signature) changes nothing', async () => {
-      const payload = interactiveBody(
-        viewSubmission({
-          callbackId: 'disk_add',
-          viewId: newViewId(),
-          user: 'UADMIN',
-          privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 42 }),
-          fields: goodDisk,
-        }),
-      );
+      const payload = interactiveBody(diskSubmission('UADMIN'));
       const res = await h.raw(payload, FORM, { signature: 'v0=' + '0'.repeat(64) });
       expect(res.status).toBe(401);
       await sleep(50);
@@ -324,15 +302,7 @@ describe('hostile and malformed requests to /slack/events', () => {
   });
 
   test('a signed submission replayed within the signature window executes once', async () => {
-    const body = interactiveBody(
-      viewSubmission({
-        callbackId: 'disk_add',
-        viewId: newViewId(),
-        user: 'UOPER',
-        privateMetadata: JSON.stringify({ channelId: CHANNEL, vsId: 43 }),
-        fields: goodDisk,
-      }),
-    );
+    const body = interactiveBody(diskSubmission('UOPER', 43));
     const ts = Math.floor(Date.now() / 1000);
     const signature = sign(SIGNING_SECRET, ts, body);
     const answers = await Promise.all([0, 1, 2].map(() => h.raw(body, FORM, { signature, timestamp: ts })));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { Backup, Disk, FirewallRule } from '../../src/cloud/schemas';
 import { defaultSeed, startSandbox, type SandboxSeed } from '../../src/sandbox';
-import { freePort } from '../helpers/spawned-bot';
+import { freePort, runToExit } from '../helpers/spawned-bot';
 import { call, postJson } from './http';
 import { awaitWithin, waitFor } from '../helpers/wait';
 
@@ -184,24 +184,6 @@ describe('npm run sandbox', () => {
 
 describe('npm run sandbox options', () => {
   const root = join(__dirname, '../..');
-  /** Runs a command that is expected to exit by itself; clean env, so no npm_config_ of the test run leaks in. */
-  const runToExit = (command: string, args: string[]) =>
-    awaitWithin(
-      `${command} ${args.join(' ')} to exit by itself`,
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(command, args, {
-          cwd: root,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('exit', (code) => resolve({ code, stdout, stderr }));
-      }),
-      10_000,
-    );
   const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'src/sandbox/main.ts'), ...args]);
   const usageLine = 'usage: npm run sandbox -- [--port N] [--delay MS]';
 
