@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
 import { FORM_CONTENT_TYPE, formBody, slashCommand } from '../src/local/payloads';
-import { sign } from '../src/local/signing';
+import { signatureHeaders } from '../src/local/signing';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
 // with a fresh timestamp and a response_url of its own for every request, so
@@ -45,7 +45,6 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
         slashCommand({ text: options.text(n), user: 'UVIEWER', channel: 'CINCIDENT', responseUrl: options.responseUrl(id), triggerId: `trigger.${id}` }),
       );
       n++;
-      const timestamp = Math.floor(Date.now() / 1000);
       (context as BenchContext).benchId = id;
       sent.set(id, performance.now());
       return {
@@ -53,8 +52,7 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
         body,
         headers: {
           'content-type': FORM_CONTENT_TYPE,
-          'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
+          ...signatureHeaders(BENCH_SIGNING_SECRET, body),
         },
       };
     },

@@ -17,7 +17,7 @@ import { goodDisk, newViewId } from '../../test/helpers/drive';
 import { goodDiskForm } from '../../test/helpers/forms';
 import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
-import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
+import { createTestDatabase, startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
 import { startSlackFake } from '../../test/helpers/slack-fake';
 import { waitFor } from '../../test/helpers/wait';
 import { percentile, round } from '../stats';
@@ -115,6 +115,17 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
   };
 }
 
+/**
+ * Inside `npm test` (the smoke run of test/bench/smoke.test.ts), a database of its own on the server the jest run
+ * already started, rather than a server of our own: no figure is judged there, and initdb costs seconds.
+ */
+async function jestRunDatabase(closers: (() => Promise<unknown>)[]): Promise<string | undefined> {
+  if (!process.env.VS_TEST_POSTGRES_URL) return undefined;
+  const database = await createTestDatabase(process.env.VS_TEST_POSTGRES_URL);
+  closers.push(() => database.drop());
+  return database.url;
+}
+
 export async function runSeveralInstances(load: SeveralInstancesLoad, progress: (message: string) => void): Promise<SeveralInstancesFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-instances-'));
   let pg: PostgresServer | undefined;
@@ -126,7 +137,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
-    const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer({ durable: true })).url;
+    const url = process.env.VS_TEST_DATABASE_URL ?? (await jestRunDatabase(closers)) ?? (pg = await startPostgresServer({ durable: true })).url;
     progress('9a. the change path on PostgreSQL');
     const postgres = await openPostgresStore(url);
     const postgresFigures = await changePath(postgres, load);

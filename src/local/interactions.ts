@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
 import * as slack from './payloads';
-import { sign } from './signing';
+import { signatureHeaders } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
 import { BOT_USER } from './workspace';
 
@@ -72,14 +72,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
       return ack;
     };
     if (!url) return record({ status: null, body: '', error: 'dispatch_failed' });
-    const timestamp = Math.floor(Date.now() / 1000);
     try {
       const res = await request(url, {
         method: 'POST',
         headers: {
           'content-type': contentType,
-          'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': sign(o.signingSecret, timestamp, body),
+          ...signatureHeaders(o.signingSecret, body),
           'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
         },
         body,

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { sign } from '../../src/local/signing';
+import { sign, signatureHeaders } from '../../src/local/signing';
 
 export { sign };
 
@@ -32,11 +32,10 @@ export async function postToSlackEndpoint(
   contentType: string,
   options: SlackRequestOptions = {},
 ): Promise<SlackHttpResponse> {
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
   if (!options.unsigned) {
-    headers['x-slack-request-timestamp'] = String(timestamp);
-    headers['x-slack-signature'] = options.signature ?? sign(secret, timestamp, body);
+    const signed = signatureHeaders(secret, body, options.timestamp);
+    Object.assign(headers, signed, options.signature ? { 'x-slack-signature': options.signature } : {});
   }
   const started = performance.now();
   const res = await request(url, { method: 'POST', headers, body });
