@@ -18,6 +18,8 @@ export interface BenchProfile {
   readonly severalInstances: { changes: number; concurrency: number; deliveries: number; rate: number; seconds: number };
   /** Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1). */
   readonly hostile: { rate: number };
+  /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
+  readonly unfurls: { unfurls: number; upstreamDelayMs: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -30,6 +32,7 @@ export const FULL_PROFILE: BenchProfile = {
   localMode: { commands: 200 },
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20 },
+  unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -42,7 +45,12 @@ export const SMOKE_PROFILE: BenchProfile = {
   localMode: { commands: 10 },
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20 },
+  unfurls: { unfurls: 10, upstreamDelayMs: 300 },
 };
+
+/** The scenarios `--only` can run alone. */
+export const ALONE_SCENARIOS = ['unfurls'] as const;
+export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {
   profile: BenchProfile;
@@ -50,6 +58,8 @@ export interface BenchArgs {
   out: string | undefined;
   /** Write a V8 CPU profile of the bot process (bench/profiles/). */
   cpuProfile: boolean;
+  /** Run this scenario alone (its figures and target printed, no results file). */
+  only: AloneScenario | undefined;
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -64,5 +74,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     if (!Number.isFinite(seconds) || seconds < 1) throw new Error(`--sustain-seconds must be a number of seconds ≥ 1, got ${sustain}`);
     profile = { ...profile, sustained: { ...profile.sustained, seconds } };
   }
-  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile') };
+  const only = value('--only');
+  if (only !== undefined && !(ALONE_SCENARIOS as readonly string[]).includes(only))
+    throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
+  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined };
 }

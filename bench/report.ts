@@ -53,6 +53,25 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
         r.hostileTraffic.openLoop.missingMessages === 0,
     },
     ...severalInstancesTargets(r.severalInstances),
+    unfurlsTarget(r.unfurls),
+  ];
+}
+
+export function unfurlsTarget(u: BenchResults['scenarios']['unfurls']): TargetCheck {
+  return {
+    target: `${u.unfurls} unfurls of one link at once → one cloud call per resource, every link unfurled`,
+    figure: `${u.firewallRequests} firewall + ${u.autoscalingRequests} autoscaling calls, ${u.unfurled} unfurled`,
+    pass: u.firewallRequests === 1 && u.autoscalingRequests === 1 && u.unfurled === u.unfurls,
+  };
+}
+
+/** Scenario 11's lines of the report. */
+export function unfurlsLines(u: BenchResults['scenarios']['unfurls']): string[] {
+  return [
+    `11. one control-panel link unfurled in ${u.unfurls} channels at once, upstream delay ${u.upstreamDelayMs} ms`,
+    `  requests reaching the cloud API     ${u.firewallRequests} firewall rules, ${u.autoscalingRequests} autoscaling`,
+    `  links unfurled (chat.unfurl)        ${u.unfurled}`,
+    `  ack p99 / all unfurled after        ${u.ackP99Ms} / ${u.allUnfurledMs} ms`,
   ];
 }
 
@@ -203,6 +222,8 @@ export function formatReport(results: BenchResults): string {
       ],
     ],
   );
+
+  lines.push('', ...unfurlsLines(r.unfurls));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

@@ -7,6 +7,7 @@ import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
 import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
+import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -38,6 +39,7 @@ export interface BenchResults {
     localMode: LocalModeFigures;
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
+    unfurls: UnfurlsFigures;
   };
   targets: TargetCheck[];
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport, shownName } from './report';
+import { checkTargets, formatReport, shownName, unfurlsLines, unfurlsTarget } from './report';
 import type { BenchResults } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -15,21 +15,42 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
 
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
-// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/).
+// JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
+// `--only unfurls` for scenario 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** `--only <scenario>`: that scenario alone, against vs-chatops alone; its lines and its target on stdout. */
+async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const world = await startWorld();
+  let bot: TargetProcess | undefined;
+  try {
+    bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    progress(`11. ${args.profile.unfurls.unfurls} unfurls of one link at once`);
+    // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
+    await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
+    const figures = await runUnfurls(world, bot, args.profile.unfurls);
+    const target = unfurlsTarget(figures);
+    process.stdout.write([...unfurlsLines(figures), '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+  } finally {
+    await bot?.stop();
+    await world.close();
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
+  if (args.only) return runAlone(args);
   const profile = args.profile;
   const startedAt = new Date();
   const started = performance.now();
@@ -56,6 +77,8 @@ async function main(): Promise<void> {
 
     progress(`3. ${profile.singleFlight.commands} identical concurrent commands`);
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
+    progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+    const unfurls = await runUnfurls(world, bot, profile.unfurls);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -99,6 +122,7 @@ async function main(): Promise<void> {
       localMode,
       severalInstances,
       hostileTraffic,
+      unfurls,
     };
     const cpu = cpus();
     const results: BenchResults = {

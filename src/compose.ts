@@ -117,6 +117,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
     }
+    // The control panel whose server links are unfurled: VS_PANEL_URL, or the address the cloud API is reached at (the sandbox's own).
+    const panelUrl = config.panelUrl ?? new URL(cloudUrl).origin;
     const label = createSandboxLabel({ builtIn: sandbox !== undefined, forced: overrides.sandboxLabel, cloudUrl, logger });
     const sandboxLabel = () => label.on;
     const cloud = createCloudClient(
@@ -159,6 +161,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const context: ListenerContext = {
       config,
       cloud,
+      panelUrl,
       policy,
       changes,
       store: watchedStore,
@@ -242,7 +245,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             await slack.start();
             stillStarting();
           }
-          if (local && bound.port !== null) local.connect(bound.port);
+          // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
+          if (local && bound.port !== null) local.connect(bound.port, { url: panelUrl, servers: sandbox?.serverIds() ?? [] });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

@@ -72,6 +72,16 @@ const EnvSchema = z.object({
     .default(3000),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
   VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
+  /** Unset: the scheme and host of VS_API_URL (with VS_API_URL=sandbox, the sandbox's own base URL, known once it listens). */
+  VS_PANEL_URL: z
+    .url({ protocol: /^https?$/, error: 'must be the http(s) base URL of the control panel, e.g. https://cloud.example.com' })
+    .refine((s) => {
+      // Not a URL at all is the check above's to report.
+      const url = urlOf(s);
+      return url === null || (url.username === '' && url.password === '' && url.search === '' && url.hash === '');
+    }, 'must be a base URL without user info, query or fragment, e.g. https://cloud.example.com')
+    .transform(panelBase)
+    .optional(),
   VS_ACCOUNT_ID: z.string().optional(),
   VS_API_KEY: z.string().optional(),
   VS_API_FORMAT: z.enum(['json', 'xml'], { error: 'must be json or xml' }).default('json'),
@@ -137,6 +147,12 @@ function emptySecurityProblems(env: Record<string, string | undefined>): string[
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** A control panel's base URL as links are compared with it: scheme, host, port and path, without a trailing slash. */
+function panelBase(value: string): string {
+  const url = new URL(value);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** A setting's URL; null when unset or malformed (which the schema reports). */
@@ -332,6 +348,11 @@ function shape(e: Env) {
       /** How long a request may wait for a connection of its budget; it is not sent when none comes free. */
       connectionWaitMs: e.VS_API_CONNECTION_WAIT_MS,
     },
+    /**
+     * The control panel whose server links are unfurled (VS_PANEL_URL); null: the sandbox's own base URL, which the
+     * composition root knows once the sandbox listens.
+     */
+    panelUrl: e.VS_PANEL_URL ?? (sandbox ? null : panelBase(new URL(e.VS_API_URL).origin)),
     roles: {
       admins: madeUpRoles ? [...LOCAL_MODE.admins] : (e.VS_ADMINS ?? []),
       operators: madeUpRoles ? [...LOCAL_MODE.operators] : (e.VS_OPERATORS ?? []),

@@ -319,6 +319,24 @@ describe('loadConfig', () => {
     }
   });
 
+  test('VS_PANEL_URL: the scheme and host of VS_API_URL by default (on the sandbox, null: its own address, known once it listens)', () => {
+    expect(loadConfig(minimalHttp).panelUrl).toBeNull();
+    const realApi = { ...minimalHttp, VS_API_URL: 'https://api.cloud.example.com:8443/v1/', VS_ACCOUNT_ID: 'acct-7', VS_API_KEY: 'key-0123456789' };
+    expect(loadConfig(realApi).panelUrl).toBe('https://api.cloud.example.com:8443');
+    expect(loadConfig({ ...realApi, VS_PANEL_URL: 'https://cloud.example.com/panel/' }).panelUrl).toBe('https://cloud.example.com/panel');
+  });
+
+  test('VS_PANEL_URL must be an http(s) base URL, without user info, query or fragment', () => {
+    for (const bad of [
+      'ftp://cloud.example.com',
+      'https://u:p@cloud.example.com',
+      'https://cloud.example.com/?a=1',
+      'https://cloud.example.com/#f',
+      'cloud.example.com',
+    ])
+      expect(problemsOf({ ...minimalHttp, VS_PANEL_URL: bad })).toEqual([expect.stringMatching(/^VS_PANEL_URL must be (the http\(s\) )?(a )?base URL/)]);
+  });
+
   test('connection budgets: changes keep 4 of the total by default (at most half), and must leave some for reads', () => {
     expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '4' }).cloud.changeConnections).toBe(2);
     expect(loadConfig({ ...minimalHttp, VS_API_MAX_CONNECTIONS: '40', VS_API_CHANGE_CONNECTIONS: '10' }).cloud).toMatchObject({

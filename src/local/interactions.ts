@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
+import { appHomeOpened, eventCallback, linkSharedEvent, linksOf } from './events';
 import * as slack from './payloads';
 import { signatureHeaders } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
@@ -47,6 +48,8 @@ export interface PersonSide {
   closeView(user: string, viewId: string): Promise<void>;
   shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
   openHome(user: string): Promise<Ack>;
+  /** Posts a message as a person; links of the app's unfurl domains reach the app as link_shared (the ack, when any did). */
+  post(user: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }>;
 }
 
 type InputElement = Json & { type: string; action_id?: string };
@@ -411,15 +414,27 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   }
 
   async function openHome(userId: string): Promise<Ack> {
-    const envelope = slack.eventCallback({
-      event: slack.appHomeOpened({ user: userId, eventTs: String(state.now() / 1000), view: state.homes.get(userId) }),
+    const envelope = eventCallback(appHomeOpened({ user: userId, eventTs: String(state.now() / 1000), view: state.homes.get(userId) }), {
       eventId: state.newId('Ev'),
       eventTime: Math.floor(state.now() / 1000),
     });
     return deliver('app_home_opened', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope);
   }
 
-  return { issueTrigger, issueResponseUrl, respond, command, clickInMessage, clickInView, submit, closeView, shortcut, openHome };
+  async function post(userId: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }> {
+    const links = linksOf(text, state.unfurlDomains);
+    const message = state.addMessage({ channel, author: userId, text, kind: 'post', ...(links.length > 0 ? { links: links.map((l) => l.url) } : {}) });
+    if (links.length === 0) return { message };
+    // chat.unfurl may name the message by channel and ts, or by this id.
+    const unfurlId = `${channel}.${message.ts}.${state.newId('').toLowerCase()}`;
+    state.unfurlTargets.set(unfurlId, { channel, ts: message.ts });
+    const event = linkSharedEvent({ user: userId, channel, messageTs: message.ts, links, unfurlId, source: 'conversations_history' });
+    const envelope = eventCallback(event, { eventId: state.newId('Ev'), eventTime: Math.floor(state.now() / 1000) });
+    // An event the app does not ack is retried by Slack, not shown to anyone: the ack is only recorded.
+    return { message, ack: await deliver('link_shared', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope) };
+  }
+
+  return { issueTrigger, issueResponseUrl, respond, command, clickInMessage, clickInView, submit, closeView, shortcut, openHome, post };
 }
 
 export type Interactions = ReturnType<typeof createInteractions>;

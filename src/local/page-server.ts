@@ -144,6 +144,14 @@ export async function servePage(
       sendJson(res, 200, { ok: !ack.error, ...(ack.error ? { error: ack.error } : {}) });
       return true;
     }
+    case '/local/message': {
+      if (!channel) return badRequest(res, 'channel is required');
+      const text = str('text').trim().slice(0, 4000);
+      if (text === '') return badRequest(res, 'text is required');
+      const { ack } = await standIn.post(user, channel, text);
+      sendJson(res, 200, { ok: !ack?.error, ...(ack?.error ? { error: ack.error } : {}) });
+      return true;
+    }
     case '/local/action': {
       const target = str('viewId') ? { viewId: str('viewId') } : channel ? { channel, ts: str('ts') } : undefined;
       if (!target) return badRequest(res, 'channel and ts, or viewId, are required');
@@ -200,6 +208,8 @@ export function snapshot(standIn: PageStandIn) {
     views: [...s.views.values()],
     homes: Object.fromEntries(s.homes),
     refusals: s.refusals.slice(-50),
+    /** The control panel whose server links unfurl, for the hint under the message box; null when none. */
+    panel: s.panel ?? null,
   };
 }
 

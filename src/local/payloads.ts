@@ -2,9 +2,9 @@ import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // What Slack sends the bot, one builder a kind: a slash command, a click
 // (block_actions), a form submitted or closed (view_submission, view_closed),
-// a global shortcut, and Events API envelopes (app_home_opened,
-// function_executed). The stand-in sends these (interactions.ts); the tests
-// and the benchmark build theirs here too, so each shape is written once.
+// a global shortcut; the Events API's envelope and events are in events.ts.
+// The stand-in sends these (interactions.ts); the tests and the benchmark
+// build theirs here too, so each shape is written once.
 // Builders take the ids a caller chose; they issue nothing and remember
 // nothing (the stand-in issues trigger_ids and response_urls itself).
 
@@ -205,60 +205,4 @@ export function viewClosed(o: { user: string; view: Json; cleared?: boolean }): 
 /** A global shortcut (the lightning menu): no channel, no response_url. */
 export function shortcut(o: { user: string; callbackId: string; triggerId: string; actionTs: string }): Json {
   return { type: 'shortcut', ...interactiveCommon(), user: personOf(o.user), callback_id: o.callbackId, trigger_id: o.triggerId, action_ts: o.actionTs };
-}
-
-/** An Events API envelope around one event (sent as JSON). */
-export function eventCallback(o: { event: Json; eventId: string; eventTime: number }): Json {
-  return {
-    token: VERIFICATION_TOKEN,
-    team_id: TEAM.id,
-    api_app_id: APP_ID,
-    event: o.event,
-    type: 'event_callback',
-    event_id: o.eventId,
-    event_time: o.eventTime,
-    authorizations: [{ team_id: TEAM.id, user_id: BOT_USER.id, is_bot: true, is_enterprise_install: false }],
-    is_ext_shared_channel: false,
-  };
-}
-
-/** The event of a person opening the app's Home tab; `view` is the Home view they last had, if any. */
-export function appHomeOpened(o: { user: string; eventTs: string; view?: Json }): Json {
-  return { type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: 'home', event_ts: o.eventTs, ...(o.view ? { view: o.view } : {}) };
-}
-
-export interface FunctionExecutedOptions {
-  /** The function's callback_id in the manifest. */
-  callbackId: string;
-  inputs: Json;
-  functionExecutionId: string;
-  workflowExecutionId: string;
-  eventTs: string;
-  /** The short-lived token Slack hands the step (a capability: never logged). */
-  botAccessToken: string;
-  title?: string;
-}
-
-/** The event of a workflow running one of the app's functions as a step. */
-export function functionExecuted(o: FunctionExecutedOptions): Json {
-  return {
-    type: 'function_executed',
-    function: {
-      id: `Fn${o.callbackId.toUpperCase().replace(/[^A-Z0-9]/g, '')}`,
-      callback_id: o.callbackId,
-      title: o.title ?? o.callbackId,
-      type: 'app',
-      input_parameters: [],
-      output_parameters: [],
-      app_id: APP_ID,
-      date_created: 0,
-      date_updated: 0,
-      date_deleted: 0,
-    },
-    inputs: o.inputs,
-    function_execution_id: o.functionExecutionId,
-    workflow_execution_id: o.workflowExecutionId,
-    event_ts: o.eventTs,
-    bot_access_token: o.botAccessToken,
-  };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createInteractions, type PersonSide } from './interactions';
 import { readBody, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
-import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type ResponsePost, type SlackCall } from './state';
+import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type PanelHint, type ResponsePost, type SlackCall } from './state';
 import { createWebApi, type WebApiAnswer } from './web-api';
 import { CHANNELS, ONCALL_GROUP, PEOPLE, type Channel, type Person } from './workspace';
 
@@ -48,6 +48,8 @@ export interface SlackStandInOptions {
   opsUrl?: () => string | undefined;
   people?: readonly Person[];
   channels?: readonly Channel[];
+  /** The control panel whose links the app unfurls: its host is the app's unfurl domain; the page names its links. */
+  panel?: PanelHint;
   /** User groups and their members; the on-call group by default. */
   groups?: Record<string, string[]>;
   triggerTtlMs?: number;
@@ -88,6 +90,8 @@ export interface SlackStandIn extends PersonSide {
   waitForArrivals(ids: Iterable<string>, timeoutMs: number): Promise<number>;
   /** Points deliveries at the bot. */
   connect(eventsUrl: string): void;
+  /** Sets the control panel whose links the app unfurls (its host becomes the app's one unfurl domain). */
+  setPanel(panel: PanelHint): void;
 
   // A person's side (PersonSide: command, click, submit, closeView, shortcut, openHome), and what that person sees.
   /** Messages of a channel as `user` sees them. */
@@ -106,6 +110,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const signingSecret = options.signingSecret ?? randomBytes(24).toString('hex');
   const state = new StandInState(options.people ?? PEOPLE, options.channels ?? CHANNELS, now, options.keepBodies ?? true);
   for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: ['U0ONCALL'] })) state.groups.set(id, users);
+  const setPanel = (panel: PanelHint) => {
+    state.panel = { url: panel.url, servers: [...panel.servers] };
+    state.unfurlDomains = [new URL(panel.url).hostname];
+  };
+  if (options.panel) setPanel(options.panel);
   let eventsUrl = options.eventsUrl;
   let origin = '';
   const handlers = new Map<string, MethodHandler>();
@@ -253,6 +262,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     connect(url) {
       eventsUrl = url;
     },
+    setPanel,
     command: (user, channel, text) => interactions.command(user, channel, text),
     async click(user, target, actionId) {
       if ('viewId' in target) {
@@ -268,6 +278,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     },
     shortcut: (user, callbackId, channel) => interactions.shortcut(user, callbackId, channel),
     openHome: (user) => interactions.openHome(user),
+    post: (user, channel, text) => interactions.post(user, channel, text),
     messagesIn: (channel, user) => state.visibleIn(channel, user),
     viewOf(user) {
       const stack = state.stacks.get(user) ?? [];

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { startSlackStandIn, type SlackStandIn } from './standin';
+import type { PanelHint } from './state';
 import { CHANNELS, PEOPLE, type Channel } from './workspace';
 
 // Local mode: the stand-in for Slack and its page on PORT (loopback), and the
@@ -14,8 +15,8 @@ export interface LocalMode {
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
   readonly start: () => Promise<void>;
-  /** Points the stand-in at the bot once it listens, and prints the page's address. */
-  connect(botPort: number): void;
+  /** Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls, and prints the page's address. */
+  connect(botPort: number, panel: PanelHint): void;
   readonly stop: () => Promise<void>;
 }
 
@@ -55,9 +56,10 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
         store: config.dbPath,
       });
     },
-    connect(botPort) {
+    connect(botPort, panel) {
       botOrigin = `http://127.0.0.1:${botPort}`;
       standIn?.connect(`${botOrigin}/slack/events`);
+      standIn?.setPanel(panel);
       print(`Open ${standIn?.origin}/ to try vs-chatops without Slack`);
     },
     stop: async () => standIn?.close(),

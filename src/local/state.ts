@@ -25,10 +25,23 @@ export interface ChannelMessage {
   blocks?: unknown[];
   /** Only this person sees it ("Only visible to you"). */
   ephemeralTo?: string;
-  /** bot: posted by the app; command: what a person typed; notice: the stand-in speaking (errors Slack would show). */
-  kind: 'bot' | 'command' | 'notice';
+  /**
+   * bot: posted by the app; command: a slash command a person typed; post: a message a person posted;
+   * notice: the stand-in speaking (errors Slack would show).
+   */
+  kind: 'bot' | 'command' | 'post' | 'notice';
   /** It replaced an earlier message in place. */
   replaced?: boolean;
+  /** The links of the app's unfurl domains it holds, as link_shared told the app of them. */
+  links?: string[];
+  /** The app's unfurls (chat.unfurl), by link: shown under the message. */
+  unfurls?: Record<string, Json>;
+}
+
+/** The control panel whose links the app unfurls (local mode: the sandbox's), and the servers a link may name there, for the page's hint. */
+export interface PanelHint {
+  url: string;
+  servers: readonly number[];
 }
 
 export interface OpenView {
@@ -124,6 +137,12 @@ export class StandInState {
   readonly stacks = new Map<string, string[]>();
   readonly homes = new Map<string, Json>();
   readonly triggers = new Map<string, Trigger>();
+  /** The app's unfurl domains (its manifest's unfurl_domains): links of these hosts, and their subdomains', reach it as link_shared. */
+  unfurlDomains: string[] = [];
+  /** What the page says about the control panel's links; unset when the app unfurls none. */
+  panel: PanelHint | undefined;
+  /** The unfurl_id of each link_shared sent, and the message it was about. */
+  readonly unfurlTargets = new Map<string, { channel: string; ts: string }>();
   readonly responseTargets = new Map<string, ResponseTarget>();
 
   readonly calls: SlackCall[] = [];
@@ -202,6 +221,16 @@ export class StandInState {
     const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
     if (i < 0) return undefined;
     const message: ChannelMessage = { ...this.messages[i]!, text: with_.text, blocks: with_.blocks, replaced: true };
+    this.messages[i] = message;
+    this.emit({ type: 'message', message });
+    return message;
+  }
+
+  /** Attaches the app's unfurls to a message (chat.unfurl): a link unfurled again replaces its earlier unfurl, as at Slack. */
+  unfurlMessage(channel: string, ts: string, unfurls: Record<string, Json>): ChannelMessage | undefined {
+    const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
+    if (i < 0) return undefined;
+    const message: ChannelMessage = { ...this.messages[i]!, unfurls: { ...this.messages[i]!.unfurls, ...unfurls } };
     this.messages[i] = message;
     this.emit({ type: 'message', message });
     return message;

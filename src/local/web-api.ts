@@ -145,6 +145,36 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return ok({ channel: existing.channel, ts: existing.ts, text: args.text });
     },
 
+    // Cards for links of a message (or of the composer: by unfurl_id and source), keyed by the link as link_shared named it.
+    'chat.unfurl': (args) => {
+      let target: { channel: string; ts: string } | undefined;
+      if (args.unfurl_id !== undefined || args.source !== undefined) {
+        if (typeof args.unfurl_id !== 'string' || (args.source !== 'composer' && args.source !== 'conversations_history'))
+          return refuse('chat.unfurl', args, 'invalid_arguments', ['[ERROR] unfurl_id and source (composer or conversations_history) go together']);
+        target = state.unfurlTargets.get(args.unfurl_id);
+        if (!target && strict) return refuse('chat.unfurl', args, 'cannot_find_message');
+      } else {
+        if (typeof args.channel !== 'string' || args.channel === '') return refuse('chat.unfurl', args, 'missing_channel');
+        if (typeof args.ts !== 'string' || args.ts === '') return refuse('chat.unfurl', args, 'missing_ts');
+        if (!knownChannel(args.channel)) return refuse('chat.unfurl', args, 'cannot_find_channel');
+        target = { channel: args.channel, ts: args.ts };
+      }
+      const message = target && state.messages.find((m) => m.channel === target.channel && m.ts === target.ts);
+      if (!message && strict) return refuse('chat.unfurl', args, 'cannot_find_message');
+      if (args.unfurls === undefined) return refuse('chat.unfurl', args, 'missing_unfurls');
+      const unfurls = args.unfurls;
+      if (typeof unfurls !== 'object' || unfurls === null || Array.isArray(unfurls)) return refuse('chat.unfurl', args, 'invalid_unfurls_format');
+      for (const [url, attachment] of Object.entries(unfurls as Json)) {
+        if (typeof attachment !== 'object' || attachment === null || Array.isArray(attachment)) return refuse('chat.unfurl', args, 'invalid_unfurls_format');
+        // Only the links Slack told the app of can be unfurled (strict; tests that build their own events post no message).
+        if (message && !(message.links ?? []).includes(url)) return refuse('chat.unfurl', args, 'cannot_unfurl_message');
+        const problems = messageProblems({ blocks: (attachment as Json).blocks }).map((p) => p.replace('[json-pointer:', `[json-pointer:/unfurls/${url}`));
+        if (problems.length > 0) return refuse('chat.unfurl', args, 'cannot_parse_attachment', problems);
+      }
+      if (message) state.unfurlMessage(message.channel, message.ts, unfurls as Record<string, Json>);
+      return ok();
+    },
+
     'chat.delete': (args) => {
       if (!knownChannel(args.channel)) return refuse('chat.delete', args, 'channel_not_found');
       return typeof args.ts === 'string' && state.deleteMessage(args.channel, args.ts)

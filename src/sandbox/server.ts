@@ -262,6 +262,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setDelay(ms: number) {
       delayMs = checkedDelay(ms);
     },
+    serverIds: () => state.serverIds(),
     reset() {
       requests.length = 0;
       state.reset();

@@ -32,6 +32,11 @@ export class SandboxState {
     this.random = seededRandom(0xd15c);
   }
 
+  /** The ids of its servers, in order. */
+  serverIds(): number[] {
+    return [...this.servers.keys()].sort((a, b) => a - b);
+  }
+
   server(id: number): SandboxServer | undefined {
     return this.servers.get(id);
   }

@@ -159,6 +159,8 @@ export interface Sandbox {
   /** Every request received since start or the last reset, oldest first. */
   readonly requests: SandboxRequest[];
   setDelay(ms: number): void;
+  /** The ids of the servers it holds, in order (the links its control panel has, for local mode's page). */
+  serverIds(): number[];
   /** Clears `requests` and restores the seed state. */
   reset(): void;
   /** Stops listening and ends open (keep-alive) connections. */

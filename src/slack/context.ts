@@ -15,6 +15,8 @@ import type { Respond } from './response-url';
 export interface ListenerContext {
   config: Config;
   cloud: CloudClient;
+  /** The control panel's base URL (VS_PANEL_URL, resolved): links to `<panelUrl>/virtual_machines/<id>` are unfurled. */
+  panelUrl: string;
   policy: Policy;
   changes: Changes;
   /** The slices listeners read (`/vs audit`); changes go through `changes`. */
@@ -29,8 +31,8 @@ export interface ListenerContext {
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
-/** What Slack sent: a slash command, a button, a global shortcut, a form submitted; later events and workflow steps. */
-export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission';
+/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event; later workflow steps. */
+export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event';
 
 /**
  * How a request ended, in PRODUCT.md's outcomes, plus three that are not

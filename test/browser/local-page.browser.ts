@@ -252,6 +252,31 @@ describe('keyboard only', () => {
   });
 });
 
+describe('link unfurls', () => {
+  test('the hint names a link of the sandbox’s panel; typed in the message box, it unfurls into the server’s card under the message', async () => {
+    await as(/Vera/);
+    await inChannel('general');
+    const example = await page
+      .getByText(/link to a server in the sandbox’s control panel/)
+      .locator('code')
+      .textContent();
+    expect(example).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/virtual_machines\/42$/);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill(`is 443 open on ${example}/firewall_rules ?`);
+    await box.press('Enter');
+    const card = page.getByRole('region', { name: `Preview of ${example}/firewall_rules` });
+    await card.waitFor();
+    await expectText(card, /VS 42/);
+    await expectText(card, /Firewall: 8 rules on 1 network interface: 6 ACCEPT, 2 DROP/);
+    await expectText(card, /Autoscaling: 3 of 6 rules configured/);
+    await expectText(card, /\/vs firewall 42/);
+    // Under the message it unfurls, from the person who posted it.
+    expect(await lastMessage().getByRole('region').count()).toBe(1);
+    await expectText(lastMessage(), /Vera/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'unfurl.png') });
+  });
+});
+
 describe('the Home tab', () => {
   test('the Home tab says when the app has none', async () => {
     await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();

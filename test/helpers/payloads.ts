@@ -1,3 +1,4 @@
+import * as events from '../../src/local/events';
 import * as slack from '../../src/local/payloads';
 
 // Slack payloads for tests, built by the stand-in's builders (src/local/payloads.ts) from the few fields a test
@@ -102,26 +103,56 @@ export function globalShortcut(o: { user: string; callbackId: string }) {
   return slack.shortcut({ user: o.user, callbackId: o.callbackId, triggerId: newTriggerId(), actionTs: '1.1' });
 }
 
-let events = 0;
-/** An Events API envelope around `event` (send it as JSON), with an event_id of its own. */
-export function eventCallback(event: slack.Json) {
-  events += 1;
-  return slack.eventCallback({ event, eventId: `Ev${process.pid}x${events}`, eventTime: Math.floor(Date.now() / 1000) });
+/** An Events API envelope around `event` (send it as JSON), with an event_id of its own; `source` for another workspace. */
+export function eventCallback(event: slack.Json, source: events.EventSource = {}) {
+  return events.eventCallback(event, { ...source, eventId: `Ev${process.pid}x${++issued}`, eventTime: Math.floor(Date.now() / 1000) });
 }
 
 /** `user` opening the app's Home tab. */
-export const appHomeOpened = (user: string) => eventCallback(slack.appHomeOpened({ user, eventTs: String(Date.now() / 1000) }));
+export const appHomeOpened = (user: string) => eventCallback(events.appHomeOpened({ user, eventTs: String(Date.now() / 1000) }));
 
 /** A workflow running the app's function `callbackId` as a step, with `inputs`. */
 export function functionExecuted(callbackId: string, inputs: slack.Json, botAccessToken = 'xwfp-test-step-token') {
+  const run = ++issued;
   return eventCallback(
-    slack.functionExecuted({
+    events.functionExecuted({
       callbackId,
       inputs,
-      functionExecutionId: `Fx${process.pid}x${events + 1}`,
-      workflowExecutionId: `Wx${process.pid}x${events + 1}`,
+      functionExecutionId: `Fx${process.pid}x${run}`,
+      workflowExecutionId: `Wx${process.pid}x${run}`,
       eventTs: String(Date.now() / 1000),
       botAccessToken,
     }),
   );
+}
+
+/**
+ * The Events API envelope of link_shared, built as the stand-in builds it (src/local/events.ts): the links of one
+ * message (by channel and ts; or, from the composer, by unfurl_id and source), each under its host as the unfurl
+ * domain. `orgWide` makes it an org-wide install's event: an enterprise id, is_enterprise_install, and the channel's
+ * workspace differing from the one the event is addressed to.
+ */
+export function linkShared(o: {
+  user: string;
+  urls: readonly string[];
+  channel?: string;
+  messageTs?: string;
+  unfurlId?: string;
+  source?: 'composer' | 'conversations_history';
+  orgWide?: { enterpriseId: string; teamId: string; channelTeamId: string };
+}) {
+  const event = events.linkSharedEvent({
+    user: o.user,
+    channel: o.channel ?? CHANNEL,
+    messageTs: o.messageTs ?? `${1_700_000_000 + Math.floor(Math.random() * 1e6)}.000100`,
+    links: o.urls.map((url) => ({ url, domain: new URL(url).hostname })),
+    ...(o.unfurlId ? { unfurlId: o.unfurlId } : {}),
+    ...(o.source ? { source: o.source } : {}),
+  });
+  return eventCallback(event, {
+    teamId: o.orgWide?.teamId ?? 'T1',
+    apiAppId: 'A1',
+    botUserId: 'UBOT',
+    ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
+  });
 }

@@ -151,6 +151,22 @@ test('the page itself is served to its own origin', async () => {
   expect(await res.body.text()).toMatch(/<html/i);
 });
 
+test("a control-panel link posted on the page unfurls into the server's card; the page is told which links the sandbox's panel has", async () => {
+  const { panel } = (await state()) as State & { panel: { url: string; servers: number[] } };
+  // The sandbox's panel is the sandbox's own address: VS_PANEL_URL's default, the scheme and host of the API it runs.
+  expect(panel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(panel.url).not.toBe(page);
+  expect(panel.servers).toEqual([42, 43, 44, 45, 46, 77]);
+  const url = `${panel.url}/virtual_machines/44/firewall_rules`;
+  const sent = await call('/local/message', { user: 'U0VIEWER', channel: 'C0GENERAL', text: `is ${url} open?` });
+  expect(sent).toMatchObject({ status: 200, json: { ok: true } });
+  type Unfurled = Message & { unfurls?: Record<string, { blocks: Block[] }> };
+  const message = await until((s) => (s.messages as Unfurled[]).find((m) => m.kind === 'post' && m.unfurls?.[url]), 'the unfurl');
+  expect(message.author).toBe('U0VIEWER');
+  expect(textOf(message.unfurls![url]!)).toContain('*VS 44*');
+  expect(textOf(message.unfurls![url]!)).toContain('sandbox data');
+});
+
 test("the audit trail is kept in local mode's own file, never at VS_DB_PATH", () => {
   expect(existsSync(join(dir, 'data', 'local-mode', 'vs-chatops.sqlite'))).toBe(true);
   expect(existsSync(join(dir, 'deployment.sqlite'))).toBe(false);

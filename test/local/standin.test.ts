@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { sign } from '../../src/local/signing';
 import { LOCAL_MODE } from '../../src/config';
-import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+import type { SlackStandIn } from '../../src/local/standin';
 import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../../src/local/workspace';
+import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '../helpers/standin-with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that
@@ -13,9 +12,9 @@ import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../../src/local/workspace';
 const TOKEN = 'xoxb-standin-test';
 let clock = 1_700_000_000_000;
 let standIn: SlackStandIn;
-let bot: Server;
+let slack: StandInWithBot;
 let botAnswer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '' });
-const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+let received: ReceivedRequest[];
 
 async function api(method: string, args: Record<string, unknown>, token = TOKEN) {
   const res = await request(`${standIn.apiUrl}${method}`, {
@@ -29,34 +28,14 @@ async function api(method: string, args: Record<string, unknown>, token = TOKEN)
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 
 beforeAll(async () => {
-  bot = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      const answer = botAnswer(body);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.body);
-    });
-  });
-  await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r));
-  standIn = await startSlackStandIn({
-    botToken: TOKEN,
-    signingSecret: 'shh',
-    now: () => clock,
-    eventsUrl: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events`,
-  });
+  slack = await startStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => clock }, (body) => botAnswer(body));
+  ({ standIn, received } = slack);
 });
 
-afterAll(async () => {
-  await standIn.close();
-  bot.closeAllConnections();
-  await new Promise((r) => bot.close(r));
-});
+afterAll(() => slack.close());
 
 beforeEach(() => {
-  standIn.reset();
-  received.length = 0;
+  slack.reset();
   botAnswer = () => ({ status: 200, body: '' });
 });
 

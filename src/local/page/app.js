@@ -31,8 +31,9 @@ function byId(id, type) {
 }
 const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
-/** @type {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals'> & { bot: Snapshot['bot'] | null, views: Map<string, OpenView> }} */
-const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [] };
+/** @typedef {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals' | 'panel'>} Held what the page holds of the stand-in's state */
+/** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView> }} */
+const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [], panel: null };
 /** @type {{ me: string, channel: string, showing: 'channel' | 'home', modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }} */
 const ui = { me: '', channel: '', showing: 'channel', modalViewId: null, modalHash: null, lastFocus: null };
 
@@ -122,6 +123,9 @@ function messageNode(m) {
   else if (Array.isArray(m.blocks) && m.blocks.length > 0)
     body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
+  // The app's unfurls, under the message as Slack shows them: one attachment per link.
+  for (const [url, unfurl] of Object.entries(m.unfurls ?? {}))
+    body.append(el('section', { class: 'unfurl', 'aria-label': `Preview of ${url}` }, renderBlocks(unfurl.blocks ?? [], ctx)));
   return el(
     'article',
     { class: `message ${m.ephemeralTo ? 'ephemeral' : ''} ${m.kind}`, id: messageId(m), 'aria-label': `${name} at ${timeOf(m.ts)}` },
@@ -535,6 +539,22 @@ function renderAll() {
   renderModal();
 }
 
+/** Under the message box: which control-panel links the app unfurls (local mode: the sandbox's panel, at the sandbox's own address). */
+function renderPanelHint() {
+  const panel = data.panel;
+  const [first, ...more] = panel?.servers ?? [];
+  if (!panel || first === undefined) {
+    $('panel-hint').replaceChildren();
+    return;
+  }
+  const ids = more.length > 0 ? `${[first, ...more.slice(0, -1)].join(', ')} and ${more[more.length - 1]}` : String(first);
+  $('panel-hint').replaceChildren(
+    ' Or post a link to a server in the sandbox’s control panel (the sandbox’s own address) and see it unfurl: ',
+    el('code', {}, `${panel.url}/virtual_machines/${first}`),
+    ` (servers ${ids}).`,
+  );
+}
+
 async function load() {
   const snapshot = /** @type {Snapshot} */ (await bodyOf(await fetch('/local/state')));
   data.people = snapshot.people;
@@ -544,6 +564,8 @@ async function load() {
   data.views = new Map(snapshot.views.map((v) => [v.id, v]));
   data.homes = snapshot.homes;
   data.refusals = snapshot.refusals;
+  data.panel = snapshot.panel;
+  renderPanelHint();
   ui.me ||= data.people[0]?.id ?? '';
   ui.channel ||= data.channels[0]?.id ?? '';
   renderAll();
@@ -609,11 +631,13 @@ function wire() {
     const input = byId('message', HTMLInputElement);
     const text = input.value.trim();
     if (!text) return;
+    input.value = '';
+    // A slash command goes to the app; anything else is a message in the channel (its control-panel links unfurl).
     if (!/^\/vs(\s|$)/.test(text)) {
-      showStatus('Only /vs commands reach the app here: try /vs help.');
+      const answer = await post('/local/message', { channel: ui.channel, text });
+      if (!answer.ok && answer.error && !/dispatch_failed|operation_timeout/.test(answer.error)) showStatus(`The message was not sent: ${answer.error}`);
       return;
     }
-    input.value = '';
     const answer = await post('/local/command', { channel: ui.channel, text });
     if (!answer.ok && answer.error && !/dispatch_failed|operation_timeout/.test(answer.error)) showStatus(`The command was not sent: ${answer.error}`);
   }

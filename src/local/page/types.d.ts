@@ -86,8 +86,16 @@ export interface Message {
   text: string;
   blocks?: Block[];
   ephemeralTo?: string;
-  kind: 'bot' | 'command' | 'notice';
+  kind: 'bot' | 'command' | 'post' | 'notice';
   replaced?: boolean;
+  /** The app's unfurls of the message's links (chat.unfurl), by link. */
+  unfurls?: Record<string, { blocks?: Block[] }>;
+}
+
+/** The control panel whose server links the app unfurls, and the servers its links may name. */
+export interface PanelHint {
+  url: string;
+  servers: number[];
 }
 
 /** A modal or Home view as the stand-in keeps it. */
@@ -126,6 +134,7 @@ export interface Snapshot {
   views: OpenView[];
   homes: Record<string, View>;
   refusals: Refusal[];
+  panel: PanelHint | null;
 }
 
 /** The answer of a POST to /local/... (each endpoint fills its part). */

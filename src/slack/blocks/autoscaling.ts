@@ -2,7 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import type { AutoscalingResource, AutoscalingSlot, ScaleType } from '../../cloud/schemas';
 import { fallback, header, section, withSandbox, type Rendered } from './mrkdwn';
 
-const RESOURCES: { resource: AutoscalingResource; name: string }[] = [
+/** The three resources, in the API's order, by the names messages give them. */
+export const RESOURCES: readonly { resource: AutoscalingResource; name: string }[] = [
   { resource: 'memory', name: 'Memory' },
   { resource: 'cpu', name: 'CPU' },
   { resource: 'disk', name: 'Disk' },

@@ -89,8 +89,8 @@ export function ruleLine(r: FirewallRule): string {
   return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${flags}`;
 }
 
-/** "6 ACCEPT, 2 DROP": the commands as the rules name them, most frequent first. */
-function commandCounts(rules: readonly FirewallRule[]): string {
+/** "6 ACCEPT, 2 DROP": the commands as the rules name them (escaped, one line each), most frequent first, at most four. */
+export function commandCounts(rules: readonly FirewallRule[]): string {
   const counts = new Map<string, number>();
   for (const r of rules) {
     const command = oneLine(r.command.trim().toUpperCase()) || '(no command)';

@@ -4,6 +4,7 @@ import { checkNeeds } from '../middleware/needs';
 import { readRequest } from '../middleware/request';
 import { ACTIONS } from './actions';
 import { commandOf, parseVsCommand } from './commands';
+import { EVENTS } from './events';
 import { runRow } from './listener';
 import { SHORTCUTS } from './shortcuts';
 import { VIEWS } from './views';
@@ -13,9 +14,10 @@ import { VIEWS } from './views';
 //   buttons             actions/index.ts (ACTIONS)
 //   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
 //   form submissions    views/index.ts (VIEWS): one per change form
-// Events and workflow steps will be tables of their own, registered here the
-// same way. Each runs behind the same two middleware: readRequest (ack, the
-// request object, child logger, one log line) and checkNeeds (what its row needs).
+//   Events API events   events/index.ts (EVENTS): one per event type
+// Workflow steps will be a table of their own, registered here the same way.
+// Each runs behind the same two middleware: readRequest (ack, the request
+// object, child logger, one log line) and checkNeeds (what its row needs).
 
 export function registerListeners(app: App, ctx: ListenerContext): void {
   app.command(
@@ -39,6 +41,15 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
     app.shortcut(
       row.callbackId,
       readRequest(ctx, 'shortcut', () => ({ shortcut: row.callbackId })),
+      checkNeeds(ctx, () => row.needs),
+      runRow(ctx, row),
+    );
+  }
+
+  for (const row of EVENTS) {
+    app.event(
+      row.event,
+      readRequest(ctx, 'event', () => ({ event: row.event })),
       checkNeeds(ctx, () => row.needs),
       runRow(ctx, row),
     );

@@ -6,8 +6,9 @@ import { responder } from '../response-url';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
-// acked later, with its errors or its outcome), stops a delivery whose other
-// copy was handled first (Socket Mode: Slack's retries), builds the request every
+// acked later, with its errors or its outcome; Bolt acks an event itself
+// before any middleware runs), stops a delivery whose other copy was handled
+// first (Socket Mode: Slack's retries), builds the request every
 // listener receives (with a child logger), and writes the one log line per
 // request when it is done.
 
@@ -59,8 +60,11 @@ function factsOf(args: Args): Pick<SlackRequest, 'userId' | 'channelId' | 'trigg
     trigger_id?: string;
     user?: { id?: string };
     channel?: { id?: string };
+    /** An Events API envelope: who and where are the event's. */
+    event?: { user?: unknown; channel?: unknown };
   };
-  const userId = body.user_id ?? body.user?.id ?? '';
-  const channelId = body.channel_id ?? body.channel?.id ?? null;
+  const event = body.event;
+  const userId = body.user_id ?? body.user?.id ?? (typeof event?.user === 'string' ? event.user : '');
+  const channelId = body.channel_id ?? body.channel?.id ?? (typeof event?.channel === 'string' ? event.channel : null);
   return { userId, channelId: channelId || null, triggerId: body.trigger_id, responseUrl: body.response_url };
 }

@@ -1,23 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
+import { EVENTS } from '../../../src/slack/listeners/events';
 import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
 
 // The listener tables are the one source of what Slack is told: manifest.yml
-// (the slash command, the global shortcuts; later the workflow steps and the
-// events) and the local page, which stands in for Slack's own menus, must
+// (the slash command, the global shortcuts, the events; later the workflow
+// steps) and the local page, which stands in for Slack's own menus, must
 // name exactly what the tables register.
 
 const root = join(__dirname, '../../..');
 const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
 const page = readFileSync(join(root, 'src/local/page/index.html'), 'utf8');
 const pageScript = readFileSync(join(root, 'src/local/page/app.js'), 'utf8');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
-/** The lines of one top-level-under-features section of the manifest, e.g. `shortcuts`. */
+/** The lines of one section one level down in the manifest (under features, oauth_config or settings), e.g. `shortcuts`. */
 function section(name: string): string {
   const m = new RegExp(`^  ${name}:\\n((?:    .*\\n|\\s*\\n)*)`, 'm').exec(manifest);
-  if (!m) throw new Error(`manifest.yml has no features.${name}`);
+  if (!m) throw new Error(`manifest.yml has no ${name} under features, oauth_config or settings`);
   return m[1]!;
+}
+
+/** The items of a list in those lines (`- item`), comments left out. */
+function listItems(lines: string, key?: string): string[] {
+  const list = key === undefined ? lines : (new RegExp(`^\\s*${key}:\\n((?:\\s+(?:- |#).*\\n)*)`, 'm').exec(lines)?.[1] ?? '');
+  return [...list.matchAll(/^\s*- (\S+)\s*$/gm)].map((m) => m[1]!);
 }
 
 describe('manifest.yml', () => {
@@ -40,6 +48,20 @@ describe('manifest.yml', () => {
       description: m[3],
     }));
     expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
+  });
+
+  test('subscribes the bot to exactly the events of the table, and asks for the scopes each row names', () => {
+    expect(listItems(section('event_subscriptions'), 'bot_events')).toEqual(EVENTS.map((row) => row.event));
+    const scopes = listItems(section('scopes'), 'bot');
+    for (const row of EVENTS) expect(scopes).toEqual(expect.arrayContaining([...row.scopes]));
+  });
+
+  test('names one unfurl domain, a host for the control-panel links link_shared unfurls, which the README says to replace', () => {
+    expect(EVENTS.map((row) => row.event)).toContain('link_shared');
+    const domains = listItems(section('unfurl_domains'));
+    expect(domains).toHaveLength(1);
+    expect(domains[0]).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
+    expect(readme).toMatch(new RegExp(`replace \`${domains[0]!.replace(/\./g, '\\.')}\` under \`unfurl_domains\``));
   });
 });
 

@@ -1,0 +1,146 @@
+import type { Json } from './payloads';
+import { APP_ID, BOT_USER, TEAM } from './workspace';
+
+// Events API deliveries as Slack sends them: the event_callback envelope
+// around one event, and the events the stand-in sends (app_home_opened,
+// link_shared) or a workflow would (function_executed).
+// The stand-in and the tests' payload builders share them, so what a test
+// sends is what local mode sends.
+
+/**
+ * Whose workspace an event comes from (the stand-in's by default). An org-wide install names the enterprise, and its
+ * events may come from any of its workspaces.
+ */
+export interface EventSource {
+  teamId?: string;
+  apiAppId?: string;
+  /** The bot's user id, as `authorizations` names it. */
+  botUserId?: string;
+  /** Set for an org-wide install (Enterprise Grid): the enterprise id (E…). */
+  enterpriseId?: string;
+  /** The workspace the event happened in, when it differs from `teamId` (a channel shared across the organisation). */
+  contextTeamId?: string;
+}
+
+/** The event_callback envelope of one event. */
+export function eventCallback(event: Json, o: EventSource & { eventId: string; eventTime: number }): Json {
+  const orgWide = o.enterpriseId !== undefined;
+  const teamId = o.teamId ?? TEAM.id;
+  return {
+    token: 'local-verification-token',
+    team_id: teamId,
+    ...(orgWide ? { enterprise_id: o.enterpriseId } : {}),
+    api_app_id: o.apiAppId ?? APP_ID,
+    event,
+    type: 'event_callback',
+    event_id: o.eventId,
+    event_time: o.eventTime,
+    authorizations: [
+      {
+        enterprise_id: o.enterpriseId ?? null,
+        // An org-wide install is authorized for the enterprise, not for one of its workspaces.
+        team_id: orgWide ? null : teamId,
+        user_id: o.botUserId ?? BOT_USER.id,
+        is_bot: true,
+        is_enterprise_install: orgWide,
+      },
+    ],
+    is_ext_shared_channel: false,
+    ...(o.contextTeamId !== undefined ? { context_team_id: o.contextTeamId, context_enterprise_id: o.enterpriseId ?? null } : {}),
+  };
+}
+
+/** A link as link_shared lists it: the URL as posted, and the unfurl domain it falls under (its host, or a parent of it). */
+export interface SharedLink {
+  url: string;
+  domain: string;
+}
+
+/**
+ * link_shared: links of the app's unfurl domains, posted in a message (`source: conversations_history`: the cards
+ * attach to it, by channel and ts or by unfurl_id) or typed in the composer (`source: composer`, no message yet).
+ */
+export function linkSharedEvent(o: {
+  user: string;
+  channel: string;
+  messageTs: string;
+  links: readonly SharedLink[];
+  unfurlId?: string;
+  source?: 'composer' | 'conversations_history';
+  threadTs?: string;
+}): Json {
+  return {
+    type: 'link_shared',
+    channel: o.channel,
+    is_bot_user_member: true,
+    user: o.user,
+    message_ts: o.messageTs,
+    ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+    ...(o.unfurlId ? { unfurl_id: o.unfurlId } : {}),
+    ...(o.source ? { source: o.source } : {}),
+    links: o.links.map(({ url, domain }) => ({ url, domain })),
+    event_ts: o.messageTs,
+  };
+}
+
+/**
+ * The links of a message's text that Slack tells the app of: those of its unfurl domains (a domain covers its
+ * subdomains), each once, in order. A link is written bare or in Slack's `<url>` / `<url|label>` form; trailing
+ * punctuation ends a sentence, not the link.
+ */
+export function linksOf(text: string, unfurlDomains: readonly string[]): SharedLink[] {
+  const found = new Map<string, string>();
+  for (const match of text.matchAll(/<(https?:\/\/[^>|\s]+)(?:\|[^>]*)?>|(https?:\/\/[^\s<>|]+)/g)) {
+    const url = (match[1] ?? match[2] ?? '').replace(/[.,;:!?)\]'"]+$/, '');
+    let host: string;
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      continue;
+    }
+    const domain = unfurlDomains.find((d) => host === d.toLowerCase() || host.endsWith(`.${d.toLowerCase()}`));
+    if (domain !== undefined && !found.has(url)) found.set(url, domain);
+  }
+  return [...found].map(([url, domain]) => ({ url, domain }));
+}
+
+/** A person opening the app's Home tab; `view` is the Home view they last had, if any. */
+export function appHomeOpened(o: { user: string; eventTs: string; view?: Json }): Json {
+  return { type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: 'home', event_ts: o.eventTs, ...(o.view ? { view: o.view } : {}) };
+}
+
+export interface FunctionExecutedOptions {
+  /** The function's callback_id in the manifest. */
+  callbackId: string;
+  inputs: Json;
+  functionExecutionId: string;
+  workflowExecutionId: string;
+  eventTs: string;
+  /** The short-lived token Slack hands the step (a capability: never logged). */
+  botAccessToken: string;
+  title?: string;
+}
+
+/** A workflow running one of the app's functions as a step. */
+export function functionExecuted(o: FunctionExecutedOptions): Json {
+  return {
+    type: 'function_executed',
+    function: {
+      id: `Fn${o.callbackId.toUpperCase().replace(/[^A-Z0-9]/g, '')}`,
+      callback_id: o.callbackId,
+      title: o.title ?? o.callbackId,
+      type: 'app',
+      input_parameters: [],
+      output_parameters: [],
+      app_id: APP_ID,
+      date_created: 0,
+      date_updated: 0,
+      date_deleted: 0,
+    },
+    inputs: o.inputs,
+    function_execution_id: o.functionExecutionId,
+    workflow_execution_id: o.workflowExecutionId,
+    event_ts: o.eventTs,
+    bot_access_token: o.botAccessToken,
+  };
+}
