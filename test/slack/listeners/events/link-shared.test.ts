@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { startHarness, type Harness } from '../../../helpers/app-harness';
-import { body, forward, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { useHarness, type Harness } from '../../../helpers/app-harness';
+import { body, forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
 import { answerTo } from '../../../helpers/drive';
 import { linkShared } from '../../../helpers/payloads';
+import { useStarted } from '../../../helpers/use-started';
 
 // Control-panel links over the real Bolt app: Slack's signed link_shared in,
 // chat.unfurl out, with a card of each linked server. Two bots: one reads the
@@ -77,18 +78,10 @@ const textOf = (card: { blocks: unknown[] } | undefined): string => JSON.stringi
 const cloudPaths = (h: Harness) => h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort();
 
 describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
-  let h: Harness;
+  const h = useHarness({ env: { VS_VIEWERS: 'UVIEWER,WORGVIEWER,SSRE', VS_API_FORMAT: 'xml' }, beforeEach: (h) => h.slack.setGroup('SSRE', ['UGROUPIE']) });
   let panel: string;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_VIEWERS: 'UVIEWER,WORGVIEWER,SSRE', VS_API_FORMAT: 'xml' } });
-    h.slack.setGroup('SSRE', ['UGROUPIE']);
+  beforeAll(() => {
     panel = h.sandbox.url;
-  });
-  afterAll(() => h.close());
-  beforeEach(() => {
-    h.slack.reset();
-    h.slack.setGroup('SSRE', ['UGROUPIE']);
-    h.sandbox.reset();
   });
 
   test('a viewer’s link to a server unfurls into its card: the server, firewall and autoscaling in a line each, the commands that show more', async () => {
@@ -190,24 +183,21 @@ describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
 });
 
 describe('link_shared, the cloud API in JSON behind a fault server', () => {
-  let h: Harness;
-  let fault: CloudFaultServer;
+  const fault = useStarted(
+    'the cloud fault server',
+    () => startCloudFaultServer({ handler: () => undefined }),
+    (f) => f.close(),
+  );
+  const h = useHarness({
+    startWith: () => ({ cloudUrl: fault.url }),
+    beforeEach: (h) => {
+      fault.requests.length = 0;
+      fault.handle((req, res) => forward(h.sandbox.url, req, res));
+    },
+  });
   let panel: string;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer({ handler: () => undefined });
-    h = await startHarness({ cloudUrl: fault.url });
-    fault.handle((req, res) => forward(h.sandbox.url, req, res));
+  beforeAll(() => {
     panel = fault.url;
-  });
-  afterAll(async () => {
-    await h.close();
-    await fault.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    fault.requests.length = 0;
-    fault.handle((req, res) => forward(h.sandbox.url, req, res));
   });
 
   test('a viewer’s link unfurls from JSON as from XML', async () => {
