@@ -1,3 +1,4 @@
+import type { AppHomeFigures } from './scenarios/app-home';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -40,6 +41,7 @@ export interface BenchResults {
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
+    appHome: AppHomeFigures;
   };
   targets: TargetCheck[];
 }

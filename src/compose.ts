@@ -11,14 +11,15 @@ import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
+import { expireApprovals } from './slack/approval-messages';
 import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { createReadLimiter } from './slack/read-limit';
 import { createReceiver } from './slack/receiver';
+import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 
@@ -28,7 +29,7 @@ import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWa
 //   logger → (local mode: the stand-in for Slack) → metrics → cloud API (the
 //   in-process sandbox when VS_API_URL=sandbox) → store → Slack Web API
 //   client and directories → policy → ops (readiness, audit outbox, sweeps)
-//   → change door → read limiter → Bolt app;
+//   → change door → per-person limits → Bolt app;
 // start() starts them and stop() stops them in reverse. main.ts and the test
 // harness both call composeBot(). It only wires: adapters live with what they
 // adapt (src/slack/directories.ts), settings are shaped in config.ts.
@@ -150,7 +151,21 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
-    const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
+    const changes = createChanges({
+      cloud,
+      store: watchedStore,
+      policy,
+      approvals: config.approvals,
+      now,
+      logger,
+      onRecorded: ops.recorded,
+      lockTtlMs: config.ops.lockTtlMs,
+    });
+    // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
+    ops.addSweep({
+      name: 'approval_expiry',
+      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, logger: logger.child({ component: 'approvals' }) }),
+    });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
     const socketMode = config.slack.appToken !== undefined;
@@ -171,7 +186,14 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
         return label.on;
       },
       now,
-      readLimiter: createReadLimiter(config.readsPerUserPerMinute, now),
+      // On PostgreSQL counted in the store, shared by every instance (here while it does not answer). SQLite is one
+      // instance's, and its writes wait for the disk on the event loop: counted here.
+      limits: createUserLimits({
+        perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+        rates: store.dialect === 'postgres' ? watchedStore.rates : undefined,
+        now,
+        logger: logger.child({ component: 'limits' }),
+      }),
       onRequestEnded: ops.requestEnded,
     };
     const slack = createSlackApp({

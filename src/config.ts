@@ -32,7 +32,7 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
-/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS; issue 17 builds the feature). */
+/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS). */
 const APPROVABLE_ACTIONS = ['disk_add', 'backup_restore'] as const;
 
 const actionList = z
@@ -93,6 +93,7 @@ const EnvSchema = z.object({
   VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
   VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
   VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
+  VS_CHANGES_PER_USER_PER_MINUTE: positiveInt('a number of change attempts').default(10),
   VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
@@ -240,8 +241,6 @@ function userInfoProblem(key: 'SLACK_API_URL' | 'VS_API_URL', value: string | un
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
-  // Issue 17 builds approvals; until it lands, VS_APPROVALS must not start as if changes waited for anyone. Remove this line then.
-  if (env.VS_APPROVALS?.replace(/[\s,]/g, '')) problems.push(APPROVALS_NOT_BUILT);
   const total = settingValue('VS_API_MAX_CONNECTIONS', env);
   const forChanges = settingValue('VS_API_CHANGE_CONNECTIONS', env) ?? (total === undefined ? undefined : defaultChangeConnections(total));
   if (total !== undefined && forChanges !== undefined && forChanges >= total) {
@@ -288,11 +287,6 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   return problems;
 }
 
-/** Refused until issue 17 lands (see crossFieldProblems). */
-const APPROVALS_NOT_BUILT =
-  'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
-  "the changes it names would run without anyone's approval. Remove the line to start";
-
 /** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
 export type Mode = 'http' | 'socket' | 'local';
 
@@ -309,9 +303,14 @@ function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SI
  */
 export const LOCAL_MODE = {
   dbPath: './data/local-mode/vs-chatops.sqlite',
-  /** The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada admin, Otto and the on-call group operators, everyone a viewer. */
-  admins: ['U0ADMIN'] as readonly string[],
+  /**
+   * The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada and Bea admins (two, so that one can
+   * approve what the other asks for), Otto and the on-call group operators, everyone a viewer.
+   */
+  admins: ['U0ADMIN', 'U0ADMIN2'] as readonly string[],
   operators: ['U0OPERATOR', 'S0ONCALL'] as readonly string[],
+  /** VS_APPROVALS with the made-up roles, unless it is set: a restore waits for the other admin, so the page shows the two-person rule. */
+  approvals: ['backup_restore'] as readonly (typeof APPROVABLE_ACTIONS)[number][],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: 'C0AUDIT',
 } as const;
@@ -364,9 +363,9 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
-    /** Changes that wait for a second person's approval (issue 17), and how long a request for one stays open. */
+    /** Changes that wait for a second person's approval (VS_APPROVALS), and how long a request for one stays open (VS_APPROVAL_TTL_MIN). */
     approvals: {
-      actions: e.VS_APPROVALS ?? [],
+      actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
     },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
@@ -379,6 +378,8 @@ function shape(e: Env) {
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     /** Read commands and page clicks a user may make per minute; more are refused with a message. */
     readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
+    /** Change forms a user may open or submit per minute (counted across instances); more are refused with a message. */
+    changesPerUserPerMinute: e.VS_CHANGES_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
     ops: {

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
     expect(c.cloud.changeConnections).toBe(4);
     expect(c.cloud.connectionWaitMs).toBe(5000);
     expect(c.readsPerUserPerMinute).toBe(30);
+    expect(c.changesPerUserPerMinute).toBe(10);
     expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000 });
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');
@@ -208,11 +209,6 @@ describe('loadConfig', () => {
         problems = e.problems;
       }
       if (problems.length === 0) continue;
-      if (name === 'VS_APPROVALS') {
-        // Until approvals are built (issue 17), naming any action stops start-up, saying so.
-        expect(problems).toEqual([expect.stringMatching(/^VS_APPROVALS is set, but approvals are not built into this version/)]);
-        continue;
-      }
       refused.push(name);
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
@@ -310,13 +306,12 @@ describe('loadConfig', () => {
     );
   });
 
-  test('approvals are not built in this version: VS_APPROVALS naming any action stops start-up and says so', () => {
-    for (const value of ['disk_add', 'disk_add,backup_restore', ' backup_restore ,']) {
-      expect(problemsOf({ ...minimalHttp, VS_APPROVALS: value })).toEqual([
-        'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
-          "the changes it names would run without anyone's approval. Remove the line to start",
-      ]);
-    }
+  test('VS_APPROVALS names the actions that wait for a second person; an unknown action alone stops start-up', () => {
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: ' backup_restore ,' }).approvals.actions).toEqual(['backup_restore']);
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: 'disk_add,backup_restore' }).approvals.actions).toEqual(['disk_add', 'backup_restore']);
+    expect(problemsOf({ ...minimalHttp, VS_APPROVALS: 'backup_restore,restore_everything' })).toEqual([
+      'VS_APPROVALS names an unknown action "restore_everything": the actions that can need approval are disk_add, backup_restore',
+    ]);
   });
 
   test('VS_PANEL_URL: the scheme and host of VS_API_URL by default (on the sandbox, null: its own address, known once it listens)', () => {
@@ -372,7 +367,7 @@ describe('mode', () => {
     expect(a.cloud.url).toBe('sandbox');
   });
 
-  test('local mode keeps its own SQLite file whatever VS_DB_PATH says, with the make-believe roles and audit channel unless configured', () => {
+  test('local mode keeps its own SQLite file whatever VS_DB_PATH says, with the make-believe roles, approvals and audit channel unless configured', () => {
     const a = loadConfig({ VS_DB_PATH: './data/vs-chatops.sqlite' });
     expect(a.dbPath).toBe(LOCAL_MODE.dbPath);
     expect(a.dbPath).not.toBe(loadConfig(minimalHttp).dbPath);
@@ -380,11 +375,19 @@ describe('mode', () => {
     expect(a).toMatchObject({
       madeUpRoles: true,
       auditChannel: 'C0AUDIT',
-      roles: { admins: ['U0ADMIN'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+      roles: { admins: ['U0ADMIN', 'U0ADMIN2'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+      // One admin asks for a restore, the other approves it.
+      approvals: { actions: ['backup_restore'] },
     });
+    expect(loadConfig({ VS_APPROVALS: 'disk_add' }).approvals.actions).toEqual(['disk_add']);
     const b = loadConfig({ VS_VIEWERS: 'U0VIEWER', VS_AUDIT_CHANNEL: 'C0OTHER' });
-    expect(b).toMatchObject({ madeUpRoles: false, auditChannel: 'C0OTHER', roles: { admins: [], operators: [], viewers: ['U0VIEWER'] } });
-    expect(loadConfig(minimalHttp)).toMatchObject({ madeUpRoles: false, auditChannel: undefined });
+    expect(b).toMatchObject({
+      madeUpRoles: false,
+      auditChannel: 'C0OTHER',
+      roles: { admins: [], operators: [], viewers: ['U0VIEWER'] },
+      approvals: { actions: [] },
+    });
+    expect(loadConfig(minimalHttp)).toMatchObject({ madeUpRoles: false, auditChannel: undefined, approvals: { actions: [] } });
   });
 
   test('local mode with DATABASE_URL stops start-up, naming it and never its password', () => {

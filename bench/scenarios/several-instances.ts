@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createChanges, createPolicy } from '../../src/changes';
-import type { AddDiskParams, Disk } from '../../src/cloud/schemas';
+import { createChanges, createPolicy, type ChangeCloud } from '../../src/changes';
+import { preparing, type PreparedRequest } from '../../src/cloud/prepared';
+import type { Disk } from '../../src/cloud/schemas';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
@@ -18,7 +19,7 @@ import { goodDiskForm } from '../../test/helpers/forms';
 import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
 import { createTestDatabase, startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
-import { startSlackFake } from '../../test/helpers/slack-fake';
+import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { waitFor } from '../../test/helpers/wait';
 import { percentile, round } from '../stats';
 
@@ -62,15 +63,15 @@ const quiet = createLogger({ level: 'error', write: () => undefined });
 
 async function changePath(store: Store, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
   let cloudMs = 0;
-  const cloud = {
-    addDisk(vsId: number, params: AddDiskParams): Promise<Disk> {
+  // The cloud API answers at once: what is measured is the door's own work around the call.
+  const cloud: ChangeCloud = {
+    ...preparing('json'),
+    send: (request: PreparedRequest) => {
       const t = performance.now();
-      const disk = { id: vsId, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true } as Disk;
+      const vsId = Number(/\/virtual_machines\/(\d+)\//.exec(request.path)?.[1]);
+      const disk = { id: vsId, virtual_machine_id: vsId, disk_size: 20, disk_type: 'SSD', built: false, locked: true } as Disk;
       cloudMs += performance.now() - t;
       return Promise.resolve(disk);
-    },
-    restoreBackup(): Promise<never> {
-      return Promise.reject(new Error('not used'));
     },
   };
   const policy = createPolicy(
@@ -126,7 +127,52 @@ async function jestRunDatabase(closers: (() => Promise<unknown>)[]): Promise<str
   return database.url;
 }
 
-export async function runSeveralInstances(load: SeveralInstancesLoad, progress: (message: string) => void): Promise<SeveralInstancesFigures> {
+export type OpenLoopOverInstancesFigures = SeveralInstancesFigures['openLoop'];
+
+/** `/vs firewall` at `rate`/s for `seconds`, round robin over `bots`, from one user: the ack latency (the HTTP answer to Slack). */
+export async function openLoopOverInstances(
+  bots: readonly Instance[],
+  slack: Pick<SlackFake, 'responseUrl'>,
+  load: Pick<SeveralInstancesLoad, 'rate' | 'seconds'>,
+): Promise<OpenLoopOverInstancesFigures> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const pending: Promise<void>[] = [];
+  const total = load.rate * load.seconds;
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / load.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const bot = bots[i % bots.length]!;
+    pending.push(
+      bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
+        (res) => {
+          if (res.status === 200) latencies.push(res.ms);
+          else non2xx++;
+        },
+        () => void non2xx++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return {
+    instances: bots.length,
+    rate: load.rate,
+    seconds: load.seconds,
+    acked: latencies.length,
+    non2xx,
+    ackP50Ms: round(percentile(latencies, 50), 2),
+    ackP99Ms: round(percentile(latencies, 99), 2),
+  };
+}
+
+/** `serverUrl`: the PostgreSQL to use (run.ts starts one for scenarios 9 and 10); unset: VS_TEST_DATABASE_URL, or one of its own. */
+export async function runSeveralInstances(
+  load: SeveralInstancesLoad,
+  progress: (message: string) => void,
+  serverUrl?: string,
+): Promise<SeveralInstancesFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-instances-'));
   let pg: PostgresServer | undefined;
   let bots: Instance[] = [];
@@ -137,7 +183,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
-    const url = process.env.VS_TEST_DATABASE_URL ?? (await jestRunDatabase(closers)) ?? (pg = await startPostgresServer({ durable: true })).url;
+    const url = serverUrl ?? process.env.VS_TEST_DATABASE_URL ?? (await jestRunDatabase(closers)) ?? (pg = await startPostgresServer({ durable: true })).url;
     progress('9a. the change path on PostgreSQL');
     const postgres = await openPostgresStore(url);
     const postgresFigures = await changePath(postgres, load);
@@ -161,8 +207,9 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
       DATABASE_URL: url,
       VS_OPERATORS: USER,
       LOG_LEVEL: 'warn',
-      // One user sends the whole load: the bench measures the bot, not the per-person read limit.
+      // One user sends the whole load: the bench measures the bot, not the per-person limits.
       VS_READS_PER_USER_PER_MINUTE: '1000000',
+      VS_CHANGES_PER_USER_PER_MINUTE: '1000000',
     });
 
     // b. The storm: the form opened once, its submission delivered `deliveries` times over the three.
@@ -190,36 +237,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     };
 
     // c. The open loop, round robin over the three.
-    const latencies: number[] = [];
-    let non2xx = 0;
-    const pending: Promise<void>[] = [];
-    const total = load.rate * load.seconds;
-    const start = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / load.rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const bot = bots[i % bots.length]!;
-      pending.push(
-        bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
-          (res) => {
-            if (res.status === 200) latencies.push(res.ms);
-            else non2xx++;
-          },
-          () => void non2xx++,
-        ),
-      );
-    }
-    await Promise.all(pending);
-    const openLoop = {
-      instances: bots.length,
-      rate: load.rate,
-      seconds: load.seconds,
-      acked: latencies.length,
-      non2xx,
-      ackP50Ms: round(percentile(latencies, 50), 2),
-      ackP99Ms: round(percentile(latencies, 99), 2),
-    };
+    const openLoop = await openLoopOverInstances(bots, slack, load);
     return { changePath: { sqlite: sqliteFigures, postgres: postgresFigures }, duplicateStorm, openLoop };
   } finally {
     await Promise.all(bots.map((b) => b.bot.kill('SIGTERM')));

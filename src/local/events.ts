@@ -50,6 +50,21 @@ export function eventCallback(event: Json, o: EventSource & { eventId: string; e
   };
 }
 
+/**
+ * app_home_opened: a person opened the app's Home tab (or its Messages tab). `channel` is the app's direct-message
+ * conversation with them; `view` is the Home tab last published for them, when there is one.
+ */
+export function appHomeOpenedEvent(o: { user: string; tab: 'home' | 'messages'; eventTs: string; view?: Json }): Json {
+  return {
+    type: 'app_home_opened',
+    user: o.user,
+    channel: `D${o.user.slice(1)}`,
+    tab: o.tab,
+    event_ts: o.eventTs,
+    ...(o.view ? { view: o.view } : {}),
+  };
+}
+
 /** A link as link_shared lists it: the URL as posted, and the unfurl domain it falls under (its host, or a parent of it). */
 export interface SharedLink {
   url: string;
@@ -102,11 +117,6 @@ export function linksOf(text: string, unfurlDomains: readonly string[]): SharedL
     if (domain !== undefined && !found.has(url)) found.set(url, domain);
   }
   return [...found].map(([url, domain]) => ({ url, domain }));
-}
-
-/** A person opening the app's Home tab; `view` is the Home view they last had, if any. */
-export function appHomeOpened(o: { user: string; eventTs: string; view?: Json }): Json {
-  return { type: 'app_home_opened', user: o.user, channel: `D${o.user.slice(1)}`, tab: 'home', event_ts: o.eventTs, ...(o.view ? { view: o.view } : {}) };
 }
 
 export interface FunctionExecutedOptions {

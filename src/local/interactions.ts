@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
-import { appHomeOpened, eventCallback, linkSharedEvent, linksOf } from './events';
+import { appHomeOpenedEvent, eventCallback, linkSharedEvent, linksOf } from './events';
 import * as slack from './payloads';
 import { signatureHeaders } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
@@ -43,7 +43,8 @@ export type EnteredValues = Record<string, string | string[] | null | undefined>
 /** A person's side of the stand-in, as the page (and tests) drive it. */
 export interface PersonSide {
   command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
-  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  /** `blockId` tells apart elements of one action_id in several blocks (a Home tab's Approve buttons, one per request). */
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string, blockId?: string): Promise<{ ack?: Ack; error?: string }>;
   submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
   closeView(user: string, viewId: string): Promise<void>;
   shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
@@ -159,10 +160,11 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack, triggerId, responseUrl };
   }
 
-  /** Finds a button (or other element) by action_id in a list of blocks. */
-  function findElement(blocks: unknown[] | undefined, actionId: string): { block: Json; element: Json } | undefined {
+  /** Finds a button (or other element) by action_id in a list of blocks, in the block of `blockId` when given. */
+  function findElement(blocks: unknown[] | undefined, actionId: string, blockId?: string): { block: Json; element: Json } | undefined {
     for (const b of blocks ?? []) {
       const block = b as Json;
+      if (blockId !== undefined && block.block_id !== blockId) continue;
       const elements = block.type === 'actions' ? (block.elements as Json[]) : block.accessory ? [block.accessory as Json] : [];
       const element = elements?.find((e) => e.action_id === actionId);
       if (element) return { block, element };
@@ -170,8 +172,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return undefined;
   }
 
-  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string) {
-    const found = findElement(message.blocks, actionId);
+  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string, blockId?: string) {
+    const found = findElement(message.blocks, actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const { block, element } = found;
     const responseUrl = issueResponseUrl({ channel: message.channel, user: userId, messageTs: message.ts });
@@ -195,8 +197,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack };
   }
 
-  async function clickInView(userId: string, view: OpenView, actionId: string) {
-    const found = findElement(view.view.blocks as unknown[], actionId);
+  async function clickInView(userId: string, view: OpenView, actionId: string, blockId?: string) {
+    const found = findElement(view.view.blocks as unknown[], actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const payload = slack.blockActions({
       user: userId,
@@ -413,11 +415,14 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return ack;
   }
 
+  /** An event as this workspace's Events API delivers it to the app (eventCallback's workspace is the stand-in's). */
+  function envelopeOf(event: Json): Json {
+    return eventCallback(event, { eventId: state.newId('Ev'), eventTime: Math.floor(state.now() / 1000) });
+  }
+
   async function openHome(userId: string): Promise<Ack> {
-    const envelope = eventCallback(appHomeOpened({ user: userId, eventTs: String(state.now() / 1000), view: state.homes.get(userId) }), {
-      eventId: state.newId('Ev'),
-      eventTime: Math.floor(state.now() / 1000),
-    });
+    const home = state.homes.get(userId);
+    const envelope = envelopeOf(appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) }));
     return deliver('app_home_opened', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope);
   }
 
@@ -429,7 +434,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const unfurlId = `${channel}.${message.ts}.${state.newId('').toLowerCase()}`;
     state.unfurlTargets.set(unfurlId, { channel, ts: message.ts });
     const event = linkSharedEvent({ user: userId, channel, messageTs: message.ts, links, unfurlId, source: 'conversations_history' });
-    const envelope = eventCallback(event, { eventId: state.newId('Ev'), eventTime: Math.floor(state.now() / 1000) });
+    const envelope = envelopeOf(event);
     // An event the app does not ack is retried by Slack, not shown to anyone: the ack is only recorded.
     return { message, ack: await deliver('link_shared', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope) };
   }

@@ -4,7 +4,7 @@ import { API_KEY } from '../helpers/app-harness';
 import { startInstances, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
 import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { newTriggerId, viewSubmission } from '../helpers/payloads';
+import { buttonClick, input, newTriggerId, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { waitFor } from '../helpers/wait';
@@ -15,9 +15,13 @@ import { waitFor } from '../helpers/wait';
 // 429 to audit posts. Lease and sweep intervals are shortened by settings.
 
 const OPERATOR = 'UOPER';
+const ADMIN = 'UADMIN';
+const ADMIN2 = 'UADMIN2';
 const AUDIT = 'CAUDIT';
 // Longer than any cloud call of these tests (the slow one takes 2 s), short enough to wait for.
 const LOCK_TTL_MS = 4000;
+/** Reads per person per minute, for the whole deployment (the operator reads four times in this file). */
+const READS_PER_MINUTE = 6;
 
 let pg: PostgresServer;
 let slack: SlackFake;
@@ -58,12 +62,17 @@ beforeAll(async () => {
     VS_API_TIMEOUT_MS: '20000',
     DATABASE_URL: pg.url,
     VS_OPERATORS: OPERATOR,
+    VS_ADMINS: `${ADMIN},${ADMIN2}`,
+    VS_APPROVALS: 'backup_restore',
     VS_AUDIT_CHANNEL: AUDIT,
     VS_LOCK_TTL_MS: String(LOCK_TTL_MS),
     VS_SWEEP_INTERVAL_MS: '300',
     VS_STORE_PING_MS: '200',
     VS_OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'info',
+    VS_READS_PER_USER_PER_MINUTE: String(READS_PER_MINUTE),
+    // The operator of these tests opens and submits about twenty forms; the change limit is tested over two instances elsewhere.
+    VS_CHANGES_PER_USER_PER_MINUTE: '1000',
   });
 }, 90_000);
 
@@ -91,10 +100,10 @@ async function counted(outcome: string, over: Instance[] = bots): Promise<number
   return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
 }
 
-/** Types `/vs <text>` to one instance and returns its answer as text. */
-async function answerFrom(bot: Instance, text: string): Promise<string> {
+/** `user` (the operator unless said) types `/vs <text>` to one instance: its answer as text. */
+async function answerFrom(bot: Instance, text: string, user = OPERATOR, triggerId = newTriggerId()): Promise<string> {
   const responseUrl = slack.responseUrl();
-  expect((await bot.command(text, { user: OPERATOR, responseUrl })).status).toBe(200);
+  expect((await bot.command(text, { user, responseUrl, triggerId })).status).toBe(200);
   const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
   const answer = await waitFor(`${bot.name}'s answer to /vs ${text}`, () => slack.responses.find((r) => r.id === id), { within: 10_000 });
   return JSON.stringify(answer.body);
@@ -114,6 +123,22 @@ const submission = (metadata: string, viewId = newViewId()) =>
 test('reads are answered by every instance', async () => {
   const answers = await Promise.all(bots.map((bot) => answerFrom(bot, 'firewall 42')));
   for (const answer of answers) expect(answer).toContain('VS 42');
+});
+
+test("one person's 12 reads spread over three instances get 6 answers with data; the other 6 are told when to try again", async () => {
+  const urls = Array.from({ length: 12 }, () => slack.responseUrl());
+  // Three at a time, one to each instance.
+  for (let round = 0; round < 4; round++) {
+    const sent = bots.map((bot, i) => bot.command('firewall 42', { user: 'UREADER', responseUrl: urls[round * 3 + i]! }));
+    expect((await Promise.all(sent)).map((r) => r.status)).toEqual([200, 200, 200]);
+  }
+  const ids = new Set(urls.map((url) => url.slice(url.lastIndexOf('/') + 1)));
+  await waitFor('an answer to each read', () => slack.responses.filter((r) => ids.has(r.id)).length === 12, { within: 10_000 });
+  const answers = slack.responses.filter((r) => ids.has(r.id)).map((r) => JSON.stringify(r.body));
+  expect(answers.filter((a) => a.includes('VS 42'))).toHaveLength(READS_PER_MINUTE);
+  const limited = answers.filter((a) => a.includes(`You have asked for ${READS_PER_MINUTE} reads in the last minute`));
+  expect(limited).toHaveLength(12 - READS_PER_MINUTE);
+  for (const answer of limited) expect(answer).toMatch(/"response_type":"ephemeral"[\s\S]*Try again in \d+ s/);
 });
 
 test('one submission delivered to three instances at once calls the API once, and every delivery is answered', async () => {
@@ -140,6 +165,79 @@ test('three changes to one server from three instances: one runs, the others are
   expect(await counted('busy')).toBe(2);
 });
 
+/** The value of the Approve button (approval_approve) in a message's blocks: the approval's id. */
+function approveButtonValue(blocks: unknown): string {
+  const elements = (blocks as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []);
+  const button = elements.find((e) => e.action_id === 'approval_approve');
+  if (button?.value === undefined) throw new Error(`no approval_approve button in ${JSON.stringify(blocks)}`);
+  return button.value;
+}
+
+test('an approval clicked on two instances at once runs the change once; the message is updated once, the other click hears who decided', async () => {
+  const restorePosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/backups/9/restore'));
+  const triggerId = newTriggerId();
+  await bots[0]!.command('backup restore 9', { user: ADMIN, responseUrl: slack.responseUrl(), triggerId });
+  const form = await waitFor('the form', () => slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId), { within: 10_000 });
+  const fields = { confirm: input.text('9'), reason: input.text('restore on two instances') };
+  const privateMetadata = (form.args.view as { private_metadata: string }).private_metadata;
+  await bots[0]!.interact(viewSubmission({ callbackId: 'backup_restore', viewId: newViewId(), user: ADMIN, privateMetadata, fields }));
+  const request = await waitFor(
+    'the approval request',
+    () => slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('restore on two instances')),
+    { within: 10_000 },
+  );
+  const posted = slack.messagesIn('CINCIDENT').find((m) => JSON.stringify(m.blocks ?? []).includes('restore on two instances'))!;
+  const approvalId = approveButtonValue(request.args.blocks);
+  expect(restorePosts()).toHaveLength(0);
+
+  const responseUrls = [slack.responseUrl(), slack.responseUrl()];
+  const clicks = await Promise.all(
+    [bots[1]!, bots[2]!].map((bot, i) =>
+      bot.interact(
+        buttonClick({
+          user: ADMIN2,
+          channel: 'CINCIDENT',
+          actionId: 'approval_approve',
+          value: approvalId,
+          responseUrl: responseUrls[i]!,
+          messageTs: posted.ts,
+        }),
+      ),
+    ),
+  );
+  expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+  await waitFor(
+    'the message updated',
+    () => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'),
+    { within: 15_000 },
+  );
+  await waitFor('the other click to be told', () => slack.responses.some((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))), { within: 10_000 });
+  const told = slack.responses.filter((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))).map((r) => JSON.stringify(r.body));
+  expect(told).toHaveLength(1);
+  expect(told[0]).toMatch(/already approved by <@UADMIN2>/);
+  expect(restorePosts()).toHaveLength(1);
+  expect(slack.callsTo('chat.update').filter((c) => c.args.ts === posted.ts)).toHaveLength(1);
+  await waitFor('the audit post of the approved change', () => auditPostsAbout('backup:9', 'succeeded') === 1, { within: 15_000 });
+  const texts = await Promise.all(bots.map((b) => b.metrics()));
+  const sum = (outcome: string) =>
+    texts.reduce(
+      (n, t) => n + Number(new RegExp(`^vs_chatops_changes_total\\{action="backup_restore",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(t)?.[1] ?? 0),
+      0,
+    );
+  expect([sum('requested'), sum('approved'), sum('succeeded')]).toEqual([1, 1, 1]);
+});
+
+test('a freeze typed on one instance holds at once on every instance, and is lifted on all by one unfreeze', async () => {
+  expect(await answerFrom(bots[0]!, 'freeze cluster maintenance', ADMIN)).toContain('Changes are frozen* by <@UADMIN>');
+  for (const bot of bots) {
+    expect(await answerFrom(bot, 'disk add 42', OPERATOR)).toMatch(/Changes are frozen: <@UADMIN> froze them .* because “cluster maintenance”/);
+    expect(await answerFrom(bot, 'whoami', OPERATOR)).toMatch(/Changes are frozen/);
+  }
+  expect(await answerFrom(bots[2]!, 'unfreeze', ADMIN2)).toContain('Changes are allowed again');
+  expect(await answerFrom(bots[1]!, 'whoami', OPERATOR)).toContain('Changes are not frozen.');
+  await openDiskForm(bots[1]!, 42);
+});
+
 test('an instance killed during a change: another settles it as interrupted once its lock expires, posted once', async () => {
   held.set('44', undefined as unknown as ServerResponse);
   const victim = bots[2]!;
@@ -164,9 +262,10 @@ test('the database stopped and started: reads answer, changes are refused then a
 
   expect(await answerFrom(bots[1]!, 'firewall 45')).toContain('VS 45');
 
-  const metadata = await openDiskForm(bots[0]!, 45);
-  const refusedAnswer = await bots[0]!.interact(submission(metadata));
-  expect(refusedAnswer.body).toContain('Nothing can be changed right now, because it could not be recorded; nothing was changed');
+  // Opening a form needs the store (the freeze is read there): refused, said so, no form.
+  const triggerId = newTriggerId();
+  expect(await answerFrom(bots[0]!, 'disk add 45', OPERATOR, triggerId)).toContain('Nothing can be changed right now, because it could not be recorded');
+  expect(slack.callsTo('views.open').filter((c) => c.args.trigger_id === triggerId)).toHaveLength(0);
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();

@@ -86,12 +86,12 @@ export function viewSubmission(o: {
   return slack.viewSubmission({ user: o.user, triggerId: newTriggerId(), view, ...(o.responseUrls ? { responseUrls: o.responseUrls } : {}) });
 }
 
-/** A click on button `actionId` (carrying `value`) in a message in `channel`. */
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string }) {
+/** A click on button `actionId` (carrying `value`) in a message in `channel` (its ts `messageTs`, 1.2 unless said). */
+export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
   return slack.blockActions({
     user: o.user,
     triggerId: newTriggerId(),
-    message: { channel: o.channel, ts: '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
+    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
     actions: [
       slack.actionOf({ type: 'button', blockId: 'pager', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, actionTs: '1.3' }),
     ],
@@ -108,8 +108,12 @@ export function eventCallback(event: slack.Json, source: events.EventSource = {}
   return events.eventCallback(event, { ...source, eventId: `Ev${process.pid}x${++issued}`, eventTime: Math.floor(Date.now() / 1000) });
 }
 
-/** `user` opening the app's Home tab. */
-export const appHomeOpened = (user: string) => eventCallback(events.appHomeOpened({ user, eventTs: String(Date.now() / 1000) }));
+/** `user` opening the app's Home tab (or its Messages tab); `view`: the Home tab last published for them. */
+export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: slack.Json }) {
+  return eventCallback(
+    events.appHomeOpenedEvent({ user: o.user, tab: o.tab ?? 'home', eventTs: String(Date.now() / 1000), ...(o.view ? { view: o.view } : {}) }),
+  );
+}
 
 /** A workflow running the app's function `callbackId` as a step, with `inputs`. */
 export function functionExecuted(callbackId: string, inputs: slack.Json, botAccessToken = 'xwfp-test-step-token') {
@@ -124,6 +128,22 @@ export function functionExecuted(callbackId: string, inputs: slack.Json, botAcce
       botAccessToken,
     }),
   );
+}
+
+/** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
+export function viewButtonClick(o: { user: string; actionId: string; value?: string; viewId?: string; viewType?: 'home' | 'modal' }) {
+  const viewId = o.viewId ?? 'VHOME';
+  const view = slack.modalView({
+    id: viewId,
+    view: { type: o.viewType ?? 'home', ...(o.viewType === 'modal' ? { title: { type: 'plain_text', text: 'x' } } : {}), callback_id: 'home' },
+    hash: `h${Math.random()}`,
+  });
+  return slack.blockActions({
+    user: o.user,
+    triggerId: newTriggerId(),
+    view,
+    actions: [slack.actionOf({ type: 'button', blockId: 'b', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'x' }, actionTs: '1.3' })],
+  });
 }
 
 /**

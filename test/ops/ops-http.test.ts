@@ -27,7 +27,7 @@ describe('the bot over HTTP', () => {
   });
 
   test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {
-    const event = JSON.stringify(appHomeOpened('UVIEWER'));
+    const event = JSON.stringify(appHomeOpened({ user: 'UVIEWER' }));
     expect((await h.raw(event, 'application/json')).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
     await waitFor(

@@ -17,7 +17,14 @@ describe('the real bot, SIGKILLed after changes', () => {
     const { slack } = world;
     // The built-in sandbox, in a data folder the bot has to create.
     const dbPath = join(world.dir, 'data', 'audit.sqlite');
-    const bot = await world.spawn({ VS_API_URL: 'sandbox', VS_DB_PATH: dbPath, VS_OPERATORS: 'UOPER', LOG_LEVEL: 'info' });
+    const bot = await world.spawn({
+      VS_API_URL: 'sandbox',
+      VS_DB_PATH: dbPath,
+      VS_OPERATORS: 'UOPER',
+      LOG_LEVEL: 'info',
+      // Twelve submissions of one operator in a moment: this test is not about the per-person limit.
+      VS_CHANGES_PER_USER_PER_MINUTE: '1000',
+    });
     const send = (payload: unknown) => bot.interact(payload);
     const change = (i: number, viewId = `VLOST${i}`) =>
       viewSubmission({

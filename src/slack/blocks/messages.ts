@@ -1,6 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes';
-import type { AuditRecord } from '../../store';
+import type { AuditRecord, Freeze } from '../../store';
+import { freezeLine } from './freeze';
 import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
@@ -45,6 +46,9 @@ export function renderUsage({ message, suggestion, commands }: { message: string
   };
 }
 
+/** The store cannot be reached: a change could not be recorded, so none is started. */
+export const CHANGES_UNRECORDABLE = 'Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =
   'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
@@ -61,36 +65,77 @@ export function renderError(text: string): Rendered {
   return { text: fallback(shown), blocks: [section(`:warning: ${shown}`)] };
 }
 
+/** The same error where there is no channel to answer in (a global shortcut): a modal titled for the form. */
+export function renderErrorModal({ title, text, sandbox }: { title?: string; text: string; sandbox: boolean }): ModalView {
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:warning: ${safe(text, 2900)}`, sandbox });
+}
+
 export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
   const text = truncate(denialText(decision), 2000);
-  return {
-    text: fallback(text),
-    blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')],
-  };
+  const code = decision.denial?.code;
+  const note =
+    code === 'frozen' || code === 'own_request'
+      ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
+      : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
+  return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
 }
 
 /** A refusal where there is no channel to answer in (a global shortcut): a modal titled for the form. */
-export function renderDeniedModal({ title, decision, sandbox }: { title?: string; decision: Decision; sandbox: boolean }): ModalView {
+export function renderDeniedModal({
+  title,
+  decision,
+  sandbox,
+}: {
+  title?: string;
+  decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>;
+  sandbox: boolean;
+}): ModalView {
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox });
 }
 
-/** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
-export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: number; retryInSeconds: number }): Rendered {
-  const text = `You have asked for ${perMinute} reads in the last minute, the most allowed per person. Try again in ${retryInSeconds} s.`;
-  return {
-    text: fallback(text),
-    blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')],
-  };
+/** Which per-person limit was reached, how big it is, and when the next attempt is allowed. */
+export interface LimitReached {
+  kind: 'reads' | 'changes';
+  perMinute: number;
+  retryInSeconds: number;
 }
 
-export function renderWhoami(o: {
+const LIMIT_WHY: Record<LimitReached['kind'], string> = {
+  reads: 'The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).',
+  changes: "The limit keeps one person's attempts from crowding out everyone's changes and the audit channel (VS_CHANGES_PER_USER_PER_MINUTE).",
+};
+
+/** What happened and when to try again, in one line. */
+function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
+  const asked =
+    kind === 'reads'
+      ? `You have asked for ${perMinute} reads in the last minute, the most allowed per person.`
+      : `You have opened or submitted ${perMinute} change forms in the last minute, the most allowed per person; nothing was changed or recorded.`;
+  return `${asked} Try again in ${retryInSeconds} s.`;
+}
+
+/** A user over a per-person limit (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), told in the channel, only them. */
+export function renderLimitReached(limit: LimitReached): Rendered {
+  const text = limitText(limit);
+  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context(LIMIT_WHY[limit.kind])] };
+}
+
+/** The same where there is no channel to answer in (a global shortcut, a form submitted): a modal titled for the form. */
+export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReached & { title?: string; sandbox: boolean }): ModalView {
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
+}
+
+/** Who the user is here: their role, what it allows, where changes are allowed (for `/vs whoami` and the Home tab). */
+export interface RoleFacts {
   userId: string;
   role: Role;
-  allows: Action[];
-  mutationChannels: string[] | null;
+  allows: readonly Action[];
+  mutationChannels: readonly string[] | null;
   noChangeRolesConfigured: boolean;
-  sandbox: boolean;
-}): Rendered {
+}
+
+/** The lines that say a user's role and what it allows, as mrkdwn. */
+export function roleLines(o: RoleFacts): string[] {
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
     o.allows.length
@@ -105,6 +150,18 @@ export function renderWhoami(o: {
         : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
     );
   }
+  return lines;
+}
+
+export function renderWhoami(
+  o: RoleFacts & {
+    /** The freeze in force, null when none, `unknown` when the store could not say; left out, nothing is said. */
+    freeze?: Freeze | null | 'unknown';
+    sandbox: boolean;
+  },
+): Rendered {
+  const lines = roleLines(o);
+  if (o.freeze !== undefined) lines.push(o.freeze === 'unknown' ? 'Whether changes are frozen could not be read just now.' : freezeLine(o.freeze));
   const summary = o.noChangeRolesConfigured
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
     : `Your role is ${o.role}`;
@@ -132,15 +189,34 @@ function recordLine(r: AuditRecord): string {
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
   const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)}`;
-  return `${who} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${where}${detail}`;
+  const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}`;
+  return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${detail}`;
 }
 
-export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
-  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
-  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`)];
+/** The two people of an approval, whoever the record is about: " · asked by <@R> · approved by <@A>". */
+function approvalNames(r: AuditRecord): string {
+  const asked = r.requestedBy ? ` · asked by ${userMention(r.requestedBy)}` : '';
+  const decided = r.decidedBy ? ` · ${r.outcome === 'rejected' ? 'rejected' : 'approved'} by ${userMention(r.decidedBy)}` : '';
+  return `${asked}${decided}`;
+}
+
+/** The exact request of a record, on one line: method and path, then the body as sent (cut at `max`). */
+function requestLine(r: AuditRecord, max: number): string | null {
+  if (!r.apiRequest) return null;
+  const { method, path, body } = r.apiRequest;
+  return `request: ${code(`${method} ${path}`, 200)}${body === null ? '' : ` ${code(body, max)}`}`;
+}
+
+/** Records one a line, newest first as given, in as few sections as Slack's section limit allows. */
+export function auditRecordSections(records: readonly AuditRecord[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   let chunk: string[] = [];
   let size = 0;
-  for (const line of records.map(recordLine)) {
+  const lines = records.map((r) => {
+    const request = requestLine(r, 300);
+    return request ? `${recordLine(r)}\n      ${request}` : recordLine(r);
+  });
+  for (const line of lines) {
     if (size + line.length > 2900 && chunk.length) {
       blocks.push(section(chunk.join('\n')));
       chunk = [];
@@ -150,15 +226,22 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
     size += line.length + 1;
   }
   if (chunk.length) blocks.push(section(chunk.join('\n')));
+  return blocks;
+}
+
+export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
+  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
+  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`), ...auditRecordSections(records)];
   return { text: fallback(`Latest ${records.length} audit records`), blocks: blocks.slice(0, 50) };
 }
 
 /** One record, as posted to VS_AUDIT_CHANNEL. */
 export function renderAuditPost(r: AuditRecord): Rendered {
   const params = code(compactJson(r.params), 1500);
+  const request = requestLine(r, 1500);
   return {
     text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId}: ${r.outcome}`)),
-    blocks: [section(recordLine(r)), context(`params: ${params}`)],
+    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
   };
 }
 
