@@ -1,12 +1,10 @@
-import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
+import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
 import type { Config } from '../../src/config';
-import { createLogger } from '../../src/log';
-import type { Approval, AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
+import type { Approval, AuditRecord } from '../../src/store';
 import { StoreUnavailableError } from '../../src/store/unavailable';
-import { fakeCloud } from '../helpers/fake-cloud';
+import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
 import { goodDiskForm } from '../helpers/forms';
 
 // The second person, at the door (src/changes/approvals.ts): asking stores
@@ -22,44 +20,18 @@ const ROLES: Config['roles'] = {
   mutationChannels: null,
   groupCacheMs: 1000,
 };
-const T0 = 1_700_000_000_000;
 const TTL_MS = 30 * 60_000;
 const CHANNEL = 'CINCIDENT';
 
-function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; format?: 'json' | 'xml'; groups?: Record<string, string[]> } = {}) {
-  const fake = fakeCloud(overrides.format);
-  const store: Store = openSqliteStore(':memory:');
-  let clock = T0;
-  const now = () => clock;
-  const groups = overrides.groups ?? { SADMINS: ['UGROUPIE'] };
-  const policy = createPolicy({ ...ROLES, ...overrides.roles }, { membersOf: async (id) => groups[id] ?? [] }, { now });
-  const recorded: AuditRecord[] = [];
+function setup(options: Partial<DoorOptions> = {}) {
   let ids = 0;
-  const deps: ChangesDeps = {
-    cloud: fake.cloud,
-    store,
-    policy,
+  return openDoor({
+    roles: ROLES,
+    groups: { SADMINS: ['UGROUPIE'] },
     approvals: { actions: ['backup_restore', 'disk_add'], ttlMs: TTL_MS },
-    now,
-    logger: createLogger({ level: 'error', write: () => undefined }),
-    onRecorded: (r) => recorded.push(r),
-    lockTtlMs: 60_000,
     newId: () => `A${++ids}`,
-    ...overrides,
-  };
-  const changes = createChanges(deps);
-  return {
-    ...fake,
-    store,
-    changes,
-    deps,
-    recorded,
-    groups,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-    now,
-  };
+    ...options,
+  });
 }
 
 let views = 0;
@@ -72,15 +44,15 @@ const as = (userId: string, channelId: string | null = CHANNEL, more: Partial<Su
 const RESTORE = { confirm: '9', reason: 'table corrupted after the deploy' };
 
 /** A restore asked for by `by`, its approval. */
-async function askRestore(t: ReturnType<typeof setup>, by = 'UADMIN'): Promise<Approval> {
+async function askRestore(t: Door, by = 'UADMIN'): Promise<Approval> {
   const result = await t.changes.submit(as(by), 'backup_restore', 9, RESTORE);
   if (result.outcome !== 'requested') throw new Error(`expected requested, got ${result.outcome}`);
   return result.approval;
 }
-const records = async (t: ReturnType<typeof setup>) => (await t.store.audit.latest(100)).reverse();
+const records = async (t: Door) => (await t.store.audit.latest(100)).reverse();
 
 describe('asking', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('a change named in VS_APPROVALS calls nothing: its prepared request is stored with who, where, why and until when, and recorded', async () => {
@@ -188,7 +160,7 @@ describe('asking', () => {
 });
 
 describe('deciding', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('an unknown request, or one of an action this version cannot run, is unknown; nothing is written', async () => {
@@ -430,7 +402,7 @@ describe('deciding', () => {
     t = setup();
     const approval = await askRestore(t);
     const error = new StoreUnavailableError('database is down');
-    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, beginChange: () => Promise.reject(error) } } });
+    const broken = t.withAudit({ beginChange: () => Promise.reject(error) });
     expect(await broken.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ outcome: 'approved', change: { outcome: 'error', error } });
     expect(t.calls).toEqual([]);
   });
@@ -439,13 +411,13 @@ describe('deciding', () => {
     t = setup();
     const approval = await askRestore(t);
     const error = new StoreUnavailableError('database is down');
-    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, record: () => Promise.reject(error) } } });
+    const broken = t.withAudit({ record: () => Promise.reject(error) });
     await expect(broken.decide(approval.id, { userId: 'UVIEW' }, 'approve')).rejects.toBe(error);
   });
 });
 
 describe('expiry, the message, and who may decide', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('requests nobody decided expire once their time is up, each recorded once, naming the requester', async () => {

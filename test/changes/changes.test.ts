@@ -1,12 +1,9 @@
-import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
-import { createPolicy, type GroupDirectory, type Policy } from '../../src/changes/policy';
+import type { SubmissionContext } from '../../src/changes/changes';
+import type { Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
 import type { Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
-import { createLogger } from '../../src/log';
-import type { AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
-import { fakeCloud } from '../helpers/fake-cloud';
+import { openDoor, T0, type DoorOptions } from '../helpers/door';
 import { goodDiskForm as goodDisk } from '../helpers/forms';
 
 const ROLES: Config['roles'] = {
@@ -32,28 +29,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 /** Longer than any call of these tests. */
 const LOCK_TTL_MS = 60_000;
 
-function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
-  const fake = fakeCloud();
-  const store: Store = openSqliteStore(':memory:');
-  const logLines: string[] = [];
-  const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
-  let clock = 1_700_000_000_000;
-  const now = () => clock;
-  const groups = overrides.groups ?? { membersOf: async () => [] };
-  const policy = overrides.policy ?? createPolicy({ ...ROLES, ...overrides.roles }, groups, { now, logger });
-  const recorded: AuditRecord[] = [];
-  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), lockTtlMs: LOCK_TTL_MS, ...overrides });
-  return {
-    ...fake,
-    store,
-    changes,
-    recorded,
-    logLines,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-  };
-}
+const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, lockTtlMs: LOCK_TTL_MS, ...options });
 
 let key = 0;
 const as = (userId: string, channelId: string | null = 'CINCIDENT'): SubmissionContext => ({ userId, channelId, submissionKey: `V${++key}` });
@@ -100,17 +76,16 @@ describe('the changes door', () => {
     });
 
     test('the role is checked again at submission: a role lost after the form opened denies the change', async () => {
-      let members = ['UGROUPIE'];
-      t = setup({ roles: { groupCacheMs: 1000 }, groups: { membersOf: async () => members } });
+      t = setup({ roles: { ...ROLES, groupCacheMs: 1000 }, groups: { SONCALL: ['UGROUPIE'] } });
       expect(await t.changes.authorize({ userId: 'UGROUPIE', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true });
-      members = [];
+      t.groups.SONCALL = [];
       t.advance(1001);
       expect(await t.changes.submit(as('UGROUPIE'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'denied' });
       expect(t.calls).toEqual([]);
     });
 
     test('outside VS_MUTATION_CHANNELS, or from an unknown channel, a change is denied with the channels to use', async () => {
-      t = setup({ roles: { mutationChannels: ['CINCIDENT'] } });
+      t = setup({ roles: { ...ROLES, mutationChannels: ['CINCIDENT'] } });
       const elsewhere = await t.changes.submit(as('UADMIN', 'CRANDOM'), 'disk_add', 42, goodDisk);
       const unknown = await t.changes.submit(as('UADMIN', null), 'disk_add', 42, goodDisk);
       for (const result of [elsewhere, unknown]) {
@@ -149,7 +124,7 @@ describe('the changes door', () => {
       const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
         id: expect.any(Number),
-        at: new Date(1_700_000_000_000).toISOString(),
+        at: new Date(T0).toISOString(),
         userId: 'UOPER',
         channelId: 'CINCIDENT',
         action: 'disk_add',
@@ -265,7 +240,7 @@ describe('the changes door', () => {
 
     test('a lock left by a holder that died is taken over after it expires', async () => {
       t = setup({ lockTtlMs: 10_000 });
-      expect(await t.store.leases.take('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect(await t.store.leases.take('vs:42', 'dead-process', T0, 10_000)).toBe(true);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('busy');
       t.advance(10_000);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
@@ -462,7 +437,7 @@ describe('the changes door', () => {
       let lockFreeWhenTold: boolean | undefined;
       t = setup({
         onRecorded: async () => {
-          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', 1_700_000_000_000, 1);
+          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', T0, 1);
           await t.store.leases.release('vs:42', 'probe');
         },
       });
@@ -490,23 +465,15 @@ describe('the changes door', () => {
 
   test('a store that cannot write makes the door throw rather than pretend, after logging the lost entry', async () => {
     t = setup();
-    const real = t.store;
     const full = () => {
       throw new Error('SQLITE_FULL: database or disk is full');
     };
-    const failing: Store = { ...real, audit: { ...real.audit, record: full, beginChange: full } };
-    const changes = createChanges({
-      cloud: t.cloud,
-      store: failing,
-      policy: createPolicy(ROLES, { membersOf: async () => [] }),
-      logger: createLogger({ write: (l) => t.logLines.push(l) }),
-      lockTtlMs: LOCK_TTL_MS,
-    });
+    const changes = t.withAudit({ record: full, beginChange: full });
     await expect(changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.
     expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not start the change on record') && l.includes('vs:42'))).toBe(true);
     // No lease is left behind (the start is one transaction).
-    expect(await real.leases.take('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+    expect(await t.store.leases.take('vs:42', 'probe', t.now(), 1000)).toBe(true);
   });
 });

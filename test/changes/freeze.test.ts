@@ -1,9 +1,7 @@
-import { createChanges, type ChangesDeps } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import type { Config } from '../../src/config';
-import type { AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
-import { fakeCloud } from '../helpers/fake-cloud';
+import type { AuditRecord } from '../../src/store';
+import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
 import { goodDiskForm } from '../helpers/forms';
 
 // The freeze at the door (src/changes/freeze.ts): admins switch every change
@@ -12,28 +10,16 @@ import { goodDiskForm } from '../helpers/forms';
 // (and an approval: approvals.test.ts) with who froze, when and why.
 
 const ROLES: Config['roles'] = { admins: ['UADMIN', 'UADMIN2'], operators: ['UOPER'], viewers: null, mutationChannels: null, groupCacheMs: 1000 };
-const T0 = 1_700_000_000_000;
 const ctx = (userId: string) => ({ userId, channelId: 'CINCIDENT' });
 
-function setup(overrides: Partial<ChangesDeps> = {}) {
-  const fake = fakeCloud();
-  const store: Store = openSqliteStore(':memory:');
-  let clock = T0;
-  const recorded: AuditRecord[] = [];
-  const deps: ChangesDeps = {
-    cloud: fake.cloud,
-    store,
-    policy: createPolicy(ROLES, { membersOf: async () => [] }),
-    now: () => clock,
-    onRecorded: (r) => recorded.push(r),
-    lockTtlMs: 60_000,
-    ...overrides,
-  };
-  return { ...fake, store, recorded, deps, changes: createChanges(deps), advance: (ms: number) => (clock += ms) };
-}
+const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, ...options });
+
+/** The record of the freeze switched on or off by `userId`, at `at`. */
+const switchRecord = (action: 'freeze' | 'unfreeze', userId: string, at: string, fields: Partial<AuditRecord>) =>
+  expect.objectContaining({ action, target: 'changes', userId, outcome: 'succeeded', at, ...fields });
 
 describe('the freeze', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('an admin freezes with a reason: in force at once, recorded with the switch', async () => {
@@ -43,16 +29,11 @@ describe('the freeze', () => {
     expect(result).toEqual({
       outcome: 'frozen',
       freeze,
-      record: expect.objectContaining({
-        action: 'freeze',
-        target: 'changes',
-        userId: 'UADMIN',
+      record: switchRecord('freeze', 'UADMIN', freeze.at, {
         channelId: 'CINCIDENT',
         params: { reason: 'storage migration' },
-        outcome: 'succeeded',
         apiStatus: null,
         detail: 'storage migration',
-        at: freeze.at,
       }),
     });
     expect(await t.changes.frozen()).toEqual(freeze);
@@ -79,7 +60,7 @@ describe('the freeze', () => {
   });
 
   test('a role refusal is said before the freeze: a viewer is told about the role', async () => {
-    t = setup({ policy: createPolicy({ ...ROLES, viewers: ['UVIEW'] }, { membersOf: async () => [] }) });
+    t = setup({ roles: { ...ROLES, viewers: ['UVIEW'] } });
     await t.changes.freeze(ctx('UADMIN'), 'x');
     expect((await t.changes.authorize(ctx('UVIEW'), 'disk_add', 'vs:42')).denial?.code).toBe('role');
   });
@@ -105,14 +86,9 @@ describe('the freeze', () => {
     expect(result).toEqual({
       outcome: 'unfrozen',
       lifted,
-      record: expect.objectContaining({
-        action: 'unfreeze',
-        target: 'changes',
-        userId: 'UADMIN2',
+      record: switchRecord('unfreeze', 'UADMIN2', new Date(T0 + 60_000).toISOString(), {
         params: { frozen_by: 'UADMIN', frozen_at: lifted.at, reason: 'storage migration' },
-        outcome: 'succeeded',
         detail: 'lifted the freeze of UADMIN (storage migration)',
-        at: new Date(T0 + 60_000).toISOString(),
       }),
     });
     expect(await t.changes.frozen()).toBeNull();
