@@ -41,6 +41,12 @@ export interface Harness {
   interact(payload: unknown, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
   /** Sends any body, signed unless told otherwise. */
   raw(body: string, contentType: string, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
+  /**
+   * Stops the bot and composes another on the same store, stand-in and sandbox, as a deployment restarts it: with the
+   * same settings, or with `env` in place of the harness's `env` option (settings edited meanwhile). Requests go to the
+   * new one from then on, and `bot`, `config`, `store` and `cloud` are its.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,7 +65,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
-  const config = loadConfig({
+  const settings = {
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
@@ -72,42 +78,58 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Tests send many reads and open many forms as one user; the limits have tests of their own (test/slack/user-limits.test.ts).
     VS_READS_PER_USER_PER_MINUTE: '100000',
     VS_CHANGES_PER_USER_PER_MINUTE: '100000',
-    ...options.env,
-  });
+  };
   const logs: string[] = [];
-  const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-  const bot = await composeBot(config, {
-    logger,
-    cloudDeps: { retry: { baseDelayMs: 5 } },
-    sandboxLabel: options.sandbox ?? false,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const { cloud, store } = bot;
-  const { port } = await bot.start(0);
-  const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
+  async function compose(env: Record<string, string>) {
+    const config = loadConfig(env);
+    const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
+    const bot = await composeBot(config, {
+      logger,
+      cloudDeps: { retry: { baseDelayMs: 5 } },
+      sandboxLabel: options.sandbox ?? false,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const { port } = await bot.start(0);
+    return { config, bot, eventsUrl: `http://127.0.0.1:${port}/slack/events` };
+  }
+  let running = await compose({ ...settings, ...options.env });
   let closed = false;
 
   return {
-    config,
-    bot,
+    get config() {
+      return running.config;
+    },
+    get bot() {
+      return running.bot;
+    },
     slack,
     sandbox,
-    cloud,
-    store,
+    get cloud() {
+      return running.bot.cloud;
+    },
+    get store() {
+      return running.bot.store;
+    },
     dbPath,
     logs,
-    eventsUrl,
+    get eventsUrl() {
+      return running.eventsUrl;
+    },
     async command(text, opts = {}) {
       const responseUrl = opts.responseUrl ?? slack.responseUrl();
       const body = slashCommandBody({ text, user: opts.user, channel: opts.channel, responseUrl, triggerId: opts.triggerId });
-      return { ...(await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, FORM, opts)), responseUrl };
+      return { ...(await postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, body, FORM, opts)), responseUrl };
     },
-    interact: (payload, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM, opts),
-    raw: (body, contentType, opts) => postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, contentType, opts),
+    interact: (payload, opts) => postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM, opts),
+    raw: (body, contentType, opts) => postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, body, contentType, opts),
+    async restart(env = options.env) {
+      await running.bot.stop(2000);
+      running = await compose({ ...settings, ...env });
+    },
     async close() {
       if (closed) return;
       closed = true;
-      await bot.stop(2000);
+      await running.bot.stop(2000);
       await sandbox.close();
       await slack.close();
       rmSync(dir, { recursive: true, force: true });

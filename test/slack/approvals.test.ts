@@ -1,9 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import type { ChannelMessage } from '../../src/local/state';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { forward, reply, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { answerTo, CHANNEL, eventually, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
+import { startHarness, useHarness } from '../helpers/app-harness';
+import { forward, reply, startCloudFaultServer } from '../helpers/cloud-fault-server';
+import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
 import { buttonClick, input } from '../helpers/payloads';
+import { useStarted } from '../helpers/use-started';
+import { waitFor } from '../helpers/wait';
 
 // The second person, over the real Bolt app with signed requests: a change
 // named in VS_APPROVALS is asked for, posted in its channel with the exact
@@ -25,29 +26,28 @@ const ENV = {
 /** Servers whose disk POSTs the cloud API refuses with a 422. */
 const REFUSING_VS = 77;
 
-let h: Harness;
-let cloud: CloudFaultServer;
 /** Added to the real clock: the bot's fake clock. */
 let skew = 0;
 
-beforeAll(async () => {
-  cloud = await startCloudFaultServer();
-  h = await startHarness({ env: ENV, cloudUrl: cloud.url, now: () => Date.now() + skew });
-  cloud.handle((req: RecordedRequest, res: ServerResponse) => {
-    if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
-      return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
-    }
-    return forward(h.sandbox.url, req, res);
-  });
-});
-afterAll(async () => {
-  await h?.close();
-  await cloud?.close();
-});
-beforeEach(() => {
-  h.slack.reset();
-  h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
-  cloud.requests.length = 0;
+const cloud = useStarted(
+  'the cloud fault server',
+  () => startCloudFaultServer(),
+  (f) => f.close(),
+);
+const h = useHarness({
+  env: ENV,
+  now: () => Date.now() + skew,
+  startWith: () => ({ cloudUrl: cloud.url }),
+  beforeEach: (h) => {
+    h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
+    cloud.requests.length = 0;
+    cloud.handle((req, res) => {
+      if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
+        return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
+      }
+      return forward(h.sandbox.url, req, res);
+    });
+  },
 });
 
 const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
@@ -67,14 +67,11 @@ async function ask(user: string, text: string, fields: Parameters<typeof submit>
   const before = new Set(on.slack.messagesIn(CHANNEL).map((m) => m.ts));
   const view = await openForm(on, text, user);
   const ack = await submit(on, callbackId, user, view.private_metadata, fields);
-  let message: ChannelMessage | undefined;
-  if (!(await eventually(() => (message = on.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && isRequest(m))) !== undefined))) {
-    throw new Error(`no approval request was posted for "${text}"`);
-  }
-  const approve = (message!.blocks as { type: string; elements?: { action_id?: string; value?: string }[] }[])
+  const message = await waitFor(`the approval request for "${text}"`, () => on.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && isRequest(m)));
+  const approve = (message.blocks as { type: string; elements?: { action_id?: string; value?: string }[] }[])
     .find((b) => b.type === 'actions')!
     .elements!.find((e) => e.action_id === 'approval_approve')!;
-  return { ack, id: approve.value!, ts: message!.ts, message: message! };
+  return { ack, id: approve.value!, ts: message.ts, message };
 }
 
 const askRestore = (user = 'UADMIN', backupId = 9) =>
@@ -90,9 +87,7 @@ async function click(user: string, actionId: 'approval_approve' | 'approval_deny
 
 /** The ephemeral answer posted to a click's response_url. */
 async function toldTo(responseId: string): Promise<string> {
-  let body: unknown;
-  if (!(await eventually(() => (body = h.slack.responses.find((r) => r.id === responseId)?.body) !== undefined)))
-    throw new Error('the clicker was told nothing');
+  const { body } = await waitFor('the clicker to be told', () => h.slack.responses.find((r) => r.id === responseId));
   expect((body as { response_type?: string }).response_type).toBe('ephemeral');
   return JSON.stringify(body);
 }
@@ -101,7 +96,7 @@ async function toldTo(responseId: string): Promise<string> {
 const current = (asked: Pick<Asked, 'ts'>, on = h) => on.slack.messagesIn(CHANNEL).find((m) => m.ts === asked.ts)!;
 const updatedTo = async (asked: Pick<Asked, 'ts'>, pattern: RegExp, on = h) => {
   const seen = () => JSON.stringify(current(asked, on));
-  if (!(await eventually(() => pattern.test(seen())))) throw new Error(`the request was not updated to ${pattern}: ${seen()}`);
+  await waitFor(`the request updated to ${pattern}`, () => pattern.test(seen()), { detail: seen });
   return current(asked, on);
 };
 /** The request as the message shows it (its preformatted text). */
@@ -151,7 +146,7 @@ describe('asking for a change that needs a second person', () => {
     expect(acks.filter((a) => JSON.stringify(a).includes('Sent for approval'))).toHaveLength(1);
     const open = (await h.store.approvals.open(Date.now() + skew)).filter((a) => a.reason === 'twice');
     expect(open).toHaveLength(1);
-    expect(await eventually(() => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1)).toBe(true);
+    await waitFor('the request posted once', () => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1);
     const message = h.slack.messagesIn(CHANNEL).find((m) => isRequest(m) && JSON.stringify(m.blocks).includes(open[0]!.id))!;
     await click('UADMIN2', 'approval_deny', { id: open[0]!.id, ts: message.ts });
   });
@@ -188,7 +183,7 @@ describe('a click on the request', () => {
     expect(h.slack.messagesIn(CHANNEL).filter((m) => m.ts === asked.ts)).toHaveLength(1);
     expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
     // Exactly one of the two clicks was told that the other had decided.
-    await eventually(() => h.slack.responses.some((r) => r.id === first || r.id === second));
+    await waitFor('one of the clicks to be told', () => h.slack.responses.some((r) => r.id === first || r.id === second));
     const answers = h.slack.responses.filter((r) => r.id === first || r.id === second).map((r) => JSON.stringify(r.body));
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatch(/already approved by <@UADMIN2>/);
@@ -203,10 +198,9 @@ describe('a click on the request', () => {
       apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
     });
     // The audit channel hears each step, naming both people.
-    await eventually(
-      () => h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')).length > 0,
+    const post = await waitFor('the audit post of the change', () =>
+      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')),
     );
-    const post = h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded'))!;
     expect(JSON.stringify(post.args)).toMatch(/asked by <@UADMIN> · approved by <@UADMIN2>/);
     expect(JSON.stringify(post.args)).toContain('POST /backups/9/restore.json');
     // /vs audit shows them too, with the request.
@@ -242,7 +236,7 @@ describe('a click on the request', () => {
   test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
     const asked = await askRestore('UADMIN');
     await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });
-    expect(await eventually(async () => (await h.store.freeze.current()) !== null)).toBe(true);
+    await waitFor('the freeze', async () => (await h.store.freeze.current()) !== null);
     expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(
       /Changes are frozen: <@UADMIN2> froze them <!date\^\d+.*storage migration in progress/,
     );
@@ -255,7 +249,7 @@ describe('a click on the request', () => {
     await click('UGROUPADMIN', 'approval_deny', asked);
     await updatedTo(asked, /Denied\* by <@UGROUPADMIN>/);
     await h.command('unfreeze', { user: 'UADMIN2', channel: CHANNEL });
-    expect(await eventually(async () => (await h.store.freeze.current()) === null)).toBe(true);
+    await waitFor('the freeze lifted', async () => (await h.store.freeze.current()) === null);
   });
 
   test('an unknown request id is told as such and changes nothing', async () => {
