@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { startSlackFake, type SlackFake } from './slack-fake';
-import { FORM, interactiveBody, slashCommandBody } from './payloads';
+import { FORM, interactiveBody, JSON_CONTENT_TYPE, slashCommandBody } from './payloads';
 import { useStarted } from './use-started';
 import { postToSlackEndpoint, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
 
@@ -39,6 +39,8 @@ export interface Harness {
   ): Promise<SlackHttpResponse & { responseUrl: string }>;
   /** Sends a signed interactive payload (block_actions, view_submission, shortcut). */
   interact(payload: unknown, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
+  /** Sends a signed Events API delivery (an envelope: eventCallback, appHomeOpened, linkShared…) as JSON. */
+  event(envelope: unknown, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
   /** Sends any body, signed unless told otherwise. */
   raw(body: string, contentType: string, opts?: SlackRequestOptions): Promise<SlackHttpResponse>;
   /**
@@ -121,6 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { ...(await postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, body, FORM, opts)), responseUrl };
     },
     interact: (payload, opts) => postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM, opts),
+    event: (envelope, opts) => postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, JSON.stringify(envelope), JSON_CONTENT_TYPE, opts),
     raw: (body, contentType, opts) => postToSlackEndpoint(running.eventsUrl, SIGNING_SECRET, body, contentType, opts),
     async restart(env = options.env) {
       await running.bot.stop(2000);

@@ -84,14 +84,3 @@ export async function reactionTo(
     { within: timeoutMs },
   );
 }
-
-/**
- * Whether `check` became true within `timeoutMs`.
- * @deprecated Use `await waitFor(what, check, { within })` (wait.ts): it fails with what was awaited, not "expected true".
- */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
-  return waitFor('a condition', check, { within: timeoutMs }).then(
-    () => true,
-    () => false,
-  );
-}

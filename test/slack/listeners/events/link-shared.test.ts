@@ -21,7 +21,7 @@ let shared = 0;
 /** Sends a signed link_shared as Slack does and waits for the bot to be done with it: its logged outcome, its chat.unfurl calls and other posts. */
 async function share(h: Harness, o: Omit<Parameters<typeof linkShared>[0], 'channel'> & { channel?: string }): Promise<Settled> {
   const channel = o.channel ?? `CSHARED${++shared}`;
-  const res = await h.raw(JSON.stringify(linkShared({ ...o, channel })), 'application/json');
+  const res = await h.event(linkShared({ ...o, channel }));
   expect(res.status).toBe(200);
   const outcome = await loggedOutcome(h, (line) => line.channel === channel && line.user === o.user);
   const unfurls = h.slack.callsTo('chat.unfurl').filter((c) => c.args.channel === channel || (o.unfurlId !== undefined && c.args.unfurl_id === o.unfurlId));
@@ -271,7 +271,7 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
     const url = `${panel}/virtual_machines/42`;
     const users = Array.from({ length: 50 }, (_, i) => `UCROWD${i}`);
     const events = users.map((user, i) => linkShared({ user, channel: `CCROWD${i}`, urls: [url] }));
-    const acks = await Promise.all(events.map((event) => h.raw(JSON.stringify(event), 'application/json')));
+    const acks = await Promise.all(events.map((event) => h.event(event)));
     expect(acks.map((a) => a.status)).toEqual(users.map(() => 200));
     await untilClaimed(
       h,
