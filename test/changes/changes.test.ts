@@ -15,6 +15,7 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 60_000,
+  workflowReads: 'viewers',
 };
 
 const goodDisk = goodDiskForm;
@@ -157,6 +158,7 @@ describe('the changes door', () => {
     test('a policy that fails is a denial, recorded, never a change', async () => {
       const broken: Policy = {
         changeRolesConfigured: true,
+        workflowsMayRead: true,
         roleOf: async () => 'admin',
         can: async () => {
           throw new Error('directory exploded');

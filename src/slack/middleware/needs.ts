@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { neededRole, type ChangeAction, type Decision, type ReadAction } from '../../changes';
 import { renderDenied, renderDeniedModal, renderReadLimited, SOMETHING_WENT_WRONG } from '../blocks/messages';
+import { stepError, WORKFLOW_READS_REFUSED } from '../blocks/steps';
 import type { ListenerContext, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
 import { replyEphemeral, replyError } from '../reply';
@@ -15,6 +16,11 @@ export type Need =
   | 'everyone'
   /** Reads: asked of the policy; a refusal is told, not recorded (nothing was attempted). */
   | ReadAction
+  /**
+   * A workflow step's read: nobody is known to have started it, so it reads as anyone would (policy.workflowsMayRead).
+   * A refusal ends the step with an error naming the settings; it is logged, not recorded.
+   */
+  | 'workflow_read'
   /** Opening a change's form: asked of the change door, which records a refusal. */
   | { opens: ChangeAction }
   /**
@@ -39,6 +45,14 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     const req = requestOf(args.context);
     const { need, target, title } = needOf(args);
     if (need === 'everyone' || (typeof need === 'object' && 'submits' in need)) return args.next();
+    if (need === 'workflow_read') {
+      // No person to bound: the cloud client's single flight and its connection budget for reads bound what steps cost.
+      if (ctx.policy.workflowsMayRead) return args.next();
+      req.outcome = 'denied';
+      req.log.info('denied: VS_VIEWERS limits reads and VS_WORKFLOW_READS is not everyone, so workflow steps may not read');
+      await req.step?.fail(stepError(WORKFLOW_READS_REFUSED));
+      return;
+    }
     if (typeof need === 'string') {
       // Reads per person are bounded before anything is asked of the policy or the cloud API.
       const waitSeconds = ctx.readLimiter.take(req.userId);

@@ -1,0 +1,84 @@
+import { PORT_MAX } from '../../firewall/ports';
+import { cleanEcho } from './grammar';
+import { escapeMrkdwn, fallback, oneLine, truncate } from './mrkdwn';
+import type { AutoscalingSummary, FirewallSummary } from './summaries';
+
+// The words of the workflow steps (PRODUCT.md, "Workflow steps"): their
+// outputs, the errors they complete with, and what a step's inputs are told
+// when they do not read. Outputs and errors are plain text that a workflow
+// may put anywhere, a message included, so nothing in them can mention
+// anyone or link anywhere: text from the API or from a person is escaped
+// (<, >, & cannot open a mention or a link) and what Slack would turn into a
+// link of its own accord (a URL, a domain) is defanged (`evil[.]example`).
+
+/** Slack shows a step's error in the workflow's activity; long ones are cut there anyway. */
+const MAX_ERROR = 1000;
+/** Outputs of type string: Slack takes more, but nobody reads more in a message. */
+const MAX_SUMMARY = 2900;
+
+/** Text a workflow may place in a message: one line, defanged; `escaped` says whether the API's and people's text in it is escaped already. */
+export function stepText(text: string, o: { escaped: boolean; max: number }): string {
+  const line = oneLine(text).trim();
+  return truncate(defang(o.escaped ? line : escapeMrkdwn(line)), o.max);
+}
+
+/** A URL's scheme and a domain's dots, so that Slack links neither: `https[:]//evil[.]example`. */
+export function defang(text: string): string {
+  return text
+    .replace(/\b([a-z][a-z0-9+.-]*):\/\//gi, '$1[:]//')
+    .replace(/\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi, (domain) => domain.replace(/\./g, '[.]'))
+    .replace(/\bwww\./gi, 'www[.]');
+}
+
+/** vs_firewall_summary's `summary`: the firewall in one line, as a server's card says it. */
+export function firewallStepSummary(vsId: number, firewall: FirewallSummary, sandbox: boolean): string {
+  return stepText(fallback(`VS ${vsId} firewall: ${firewall.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+}
+
+/** vs_autoscaling_summary's `summary`. */
+export function autoscalingStepSummary(vsId: number, autoscaling: AutoscalingSummary, sandbox: boolean): string {
+  return stepText(fallback(`VS ${vsId} autoscaling: ${autoscaling.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+}
+
+/** vs_port_check's `summary`: the port answer's own notification line (`/vs firewall <vs_id> <port>` says the same). */
+export function portCheckStepSummary(answerLine: string): string {
+  return stepText(answerLine, { escaped: true, max: MAX_SUMMARY });
+}
+
+/** The error a step completes with (functions.completeError): the same sentence a command would answer with. */
+export function stepError(text: string): string {
+  return stepText(text, { escaped: false, max: MAX_ERROR });
+}
+
+/** When a step fails in a way it did not foresee. */
+export const STEP_WENT_WRONG = 'Something went wrong while running this step; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
+
+/** A read step while VS_VIEWERS limits reads and VS_WORKFLOW_READS is not `everyone`. */
+export const WORKFLOW_READS_REFUSED =
+  'This step was not run: VS_VIEWERS limits who may read servers, and nothing in a workflow proves who started it. ' +
+  'To let workflow steps read servers whatever VS_VIEWERS says, the bot operator can set VS_WORKFLOW_READS=everyone.';
+
+/** What a step's inputs are told when they do not read; `name` is the input's name in the step, `title` what Workflow Builder shows. */
+export const stepInputRefusals = {
+  missing: (name: string, title: string) => `${name} (${title}) is required.`,
+  notAnId: (name: string, typed: unknown, what: string) => `${name}: ${echo(typed)} is not a valid ${what}: ids are positive integers, e.g. 42.`,
+  notAPort: (name: string, typed: unknown) => `${name}: ${echo(typed)} is not a port: ports are whole numbers from 1 to ${PORT_MAX}.`,
+  notAProtocol: (name: string, typed: unknown) => `${name}: ${echo(typed)} is not a protocol the question takes: tcp or udp (tcp when none is given).`,
+  notAnAddress: (name: string, typed: unknown) => {
+    const text = String(typed);
+    const why = text.includes('/') || text.includes('-') ? 'give one address, not a block or a range' : 'give one IPv4 or IPv6 address, e.g. 198.51.100.9';
+    return `${name}: ${echo(typed)} is not an IP address: ${why}.`;
+  },
+  notAChoice: (name: string, typed: unknown, choices: readonly string[]) => `${name}: ${echo(typed)} is not one of ${choices.join(', ')}.`,
+  notText: (name: string) => `${name}: expected text.`,
+  notAChannel: (name: string, typed: unknown) => `${name}: ${echo(typed)} is not a channel id (C…, G…).`,
+  /** Several at once: each, in the inputs' order. */
+  all: (problems: readonly string[]) => problems.join(' '),
+};
+
+/** A value a person or a previous step gave, quoted short: one line, no control characters. */
+function echo(value: unknown): string {
+  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : (JSON.stringify(value) ?? '');
+  const cleaned = cleanEcho(text);
+  return cleaned === '' ? '(empty)' : `"${cleaned}"`;
+}
