@@ -16,8 +16,11 @@ export interface BenchProfile {
   readonly localMode: { commands: number };
   /** Several instances on PostgreSQL (bench/scenarios/several-instances.ts). */
   readonly severalInstances: { changes: number; concurrency: number; deliveries: number; rate: number; seconds: number };
-  /** Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1). */
-  readonly hostile: { rate: number };
+  /**
+   * Scenario 8: unsigned hostile requests a second beside the open loop (which runs as in scenario 1), and
+   * connections held with a stalled 1 MB body, each one the bot closes opened again `stalledReopenMs` later on average.
+   */
+  readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
 }
@@ -31,7 +34,7 @@ export const FULL_PROFILE: BenchProfile = {
   sustained: { rate: 100, warmupSeconds: 5, seconds: 60, upstreamDelayMs: 1500, connections: 10 },
   localMode: { commands: 200 },
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
-  hostile: { rate: 20 },
+  hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
 };
 
@@ -44,12 +47,12 @@ export const SMOKE_PROFILE: BenchProfile = {
   sustained: { rate: 20, warmupSeconds: 0, seconds: 2, upstreamDelayMs: 100, connections: 2 },
   localMode: { commands: 10 },
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
-  hostile: { rate: 20 },
+  hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['unfurls'] as const;
+export const ALONE_SCENARIOS = ['hostile-traffic', 'unfurls'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport, shownName, unfurlsLines, unfurlsTarget } from './report';
-import type { BenchResults } from './results';
+import { checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
+import type { BenchResults, TargetCheck } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -23,7 +23,7 @@ import { startWorld } from './world';
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only unfurls` for scenario 11 alone).
+// `--only hostile-traffic|unfurls` for scenario 8 or 11 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -32,16 +32,29 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 
 /** `--only <scenario>`: that scenario alone, against vs-chatops alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
-    progress(`11. ${args.profile.unfurls.unfurls} unfurls of one link at once`);
-    // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
-    await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
-    const figures = await runUnfurls(world, bot, args.profile.unfurls);
-    const target = unfurlsTarget(figures);
-    process.stdout.write([...unfurlsLines(figures), '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+    let lines: string[];
+    let target: TargetCheck;
+    if (args.only === 'unfurls') {
+      progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
+      // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
+      await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
+      const figures = await runUnfurls(world, bot, profile.unfurls);
+      [lines, target] = [unfurlsLines(figures), unfurlsTarget(figures)];
+    } else {
+      // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
+      progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
+      const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+      progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
+      const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
+      lines = [`1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`, '', ...hostileLines(figures)];
+      target = hostileTarget(figures);
+    }
+    process.stdout.write([...lines, '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
   } finally {
     await bot?.stop();
     await world.close();

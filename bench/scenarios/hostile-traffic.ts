@@ -1,8 +1,10 @@
 import { request } from 'node:http';
 import type { BenchProfile } from '../profile';
+import { megabytes } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 import { runOpenLoop, type OpenLoopFigures } from './open-loop';
+import { startStalledBodies, type StalledBodiesOutcome } from './stalled-bodies';
 
 // Scenario 8: the open loop of scenario 1 again, while unsigned requests hit
 // /slack/events at `rate` a second. They are the costliest an attacker can
@@ -10,13 +12,26 @@ import { runOpenLoop, type OpenLoopFigures } from './open-loop';
 // well-formed (wrong) signature, so the bot must read its body and check it;
 // bodies just under the 1 MB bound (a JSON array nested 450,000 deep, a form
 // payload of the same kind), malformed JSON, and bodies announced over the
-// bound. Signed commands' ack p99 must stay within the open loop's 25 ms.
+// bound. Beside them, stalled bodies: `stalledConnections` connections that
+// look signed the same way, announce 1 MB and send all of it but the last
+// byte, then wait; each one the bot closes is opened again about
+// `stalledReopenMs` later (5 s, the Retry-After of its 503), so the bot faces
+// them through the whole open loop. Signed commands' ack p99 must stay within the open loop's
+// 25 ms; the bot's RSS growth over the scenario is reported.
+
+export interface StalledBodiesFigures extends StalledBodiesOutcome {
+  connections: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
+}
 
 export interface HostileTrafficFigures {
   rate: number;
   sent: number;
-  /** Answers to the hostile requests by status ("401", "413", "error" for a dropped connection). */
+  /** Answers to the hostile requests by status ("401", "413", "503" while stalled bodies hold every place, "error" for a dropped connection). */
   answers: Record<string, number>;
+  stalled: StalledBodiesFigures;
   /** The open loop beside it. */
   openLoop: OpenLoopFigures;
 }
@@ -61,6 +76,11 @@ export async function runHostileTraffic(
 ): Promise<HostileTrafficFigures> {
   const url = new URL(bot.eventsUrl);
   const bodies = hostileBodies();
+  const rssBefore = bot.rssBytes();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, bot.rssBytes())), 200);
+  const stalled = startStalledBodies({ url: bot.eventsUrl, connections: hostile.stalledConnections, reopenAfterMs: hostile.stalledReopenMs });
+  let stalledOutcome: Promise<StalledBodiesOutcome> | undefined;
   const answers: Record<string, number> = {};
   const inFlight: Promise<void>[] = [];
   let sent = 0;
@@ -80,9 +100,27 @@ export async function runHostileTraffic(
   })();
   try {
     const openLoop = await runOpenLoop(world, bot, load, 'hostile');
-    return { rate: hostile.rate, sent, answers, openLoop };
+    stalledOutcome = stalled.stop();
+    const { opened, answers: stalledAnswers } = await stalledOutcome;
+    rssPeak = Math.max(rssPeak, bot.rssBytes());
+    return {
+      rate: hostile.rate,
+      sent,
+      answers,
+      stalled: {
+        connections: hostile.stalledConnections,
+        opened,
+        answers: stalledAnswers,
+        rssBeforeMb: megabytes(rssBefore),
+        rssPeakMb: megabytes(rssPeak),
+        rssGrowthMb: megabytes(rssPeak - rssBefore),
+      },
+      openLoop,
+    };
   } finally {
     stop = true;
+    await (stalledOutcome ?? stalled.stop());
+    clearInterval(sampler);
     await pacer;
     await Promise.all(inFlight);
   }

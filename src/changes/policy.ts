@@ -133,7 +133,8 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
         // Always asynchronous, so the in-flight entry exists before it is removed.
         await Promise.resolve();
         const list = await withTimeout(groups.membersOf(groupId), lookupTimeoutMs, `looking up ${groupId} took more than ${lookupTimeoutMs} ms`);
-        const set = new Set(Array.isArray(list) ? list.filter((m): m is string => typeof m === 'string') : []);
+        // Only strings can equal a user id: whatever else a broken directory answers never grants a role.
+        const set: ReadonlySet<string> = Array.isArray(list) ? new Set(list) : new Set();
         cache.set(groupId, { members: set, expiresAtMs: now() + roles.groupCacheMs });
         return set;
       } catch (error) {

@@ -179,6 +179,9 @@ export function parseErrorBody(text: string): ErrorDetails {
   return details;
 }
 
+/** Real error bodies nest two or three levels; deeper than this is not read (and cannot exhaust the stack). */
+const MAX_ERROR_DEPTH = 16;
+
 /**
  * Older OnApp versions answer 422 with the model's errors and no wrapper:
  * `{"label": ["has already been taken"]}`, or in XML Rails' `<hash>` of the
@@ -191,13 +194,13 @@ function bareFieldHash(document: PlainValue): PlainObject | undefined {
   const keys = Object.keys(document);
   const inner = keys.length === 1 && keys[0] === 'hash' ? document.hash : document;
   if (!isObject(inner) || Object.keys(inner).length === 0) return undefined;
-  const messages = (v: PlainValue | undefined): boolean =>
-    typeof v === 'string' || (Array.isArray(v) && v.every((m) => typeof m === 'string')) || (isObject(v) && Object.values(v).every(messages));
-  return Object.values(inner).every(messages) ? inner : undefined;
+  // Bounded like collectErrors: a body nested 100,000 deep is not a field hash, and must not exhaust the stack.
+  const messages = (v: PlainValue | undefined, depth: number): boolean =>
+    typeof v === 'string' ||
+    (Array.isArray(v) && v.every((m) => typeof m === 'string')) ||
+    (isObject(v) && depth < MAX_ERROR_DEPTH && Object.values(v).every((w) => messages(w, depth + 1)));
+  return Object.values(inner).every((v) => messages(v, 1)) ? inner : undefined;
 }
-
-/** Real error bodies nest two or three levels; deeper than this is not read (and cannot exhaust the stack). */
-const MAX_ERROR_DEPTH = 16;
 
 function collectErrors(details: ErrorDetails, value: PlainValue | undefined, field?: string, depth = 0): void {
   if (value === undefined || value === null || depth > MAX_ERROR_DEPTH) return;

@@ -11,10 +11,19 @@
 // fast-xml-parser on generated documents. It checks well-formedness as it
 // goes (tags nest and match, one root, quoted attributes, nothing after the
 // root), refuses DTDs, and keeps no stack of its own beyond the open elements.
+// Its work is linear in the text: every character is looked at a bounded
+// number of times, and an element may carry at most MAX_ATTRIBUTES_PER_ELEMENT
+// attributes (a hostile answer with 100,000 of them is refused at the cap).
 
 /** What XML turns into: the same plain values JSON.parse gives. */
 export type PlainValue = string | number | boolean | null | PlainValue[] | { [key: string]: PlainValue };
 export type PlainObject = { [key: string]: PlainValue };
+
+/**
+ * Rails writes at most two attributes (type, nil) on an element: anything near
+ * this many is not an answer from the API, and reading it is refused.
+ */
+export const MAX_ATTRIBUTES_PER_ELEMENT = 256;
 
 /** Roots that are lists even when a server forgets type="array". */
 const KNOWN_LIST_ELEMENTS: ReadonlySet<string> = new Set(['firewall_rules', 'auto_scaling_configurations', 'errors']);
@@ -148,7 +157,8 @@ export function parseXml(text: string): PlainObject {
       childNames: undefined,
       childValues: undefined,
     };
-    let attributeNames: string[] | undefined;
+    // A set, not a list: finding a name given twice must not cost a pass over the names before it.
+    let attributeNames: Set<string> | undefined;
     let selfClosing = false;
     for (;;) {
       const spaceStart = j;
@@ -166,6 +176,9 @@ export function parseXml(text: string): PlainObject {
         break;
       }
       if (j === spaceStart || !isNameStart(next)) fail(j, 'a malformed attribute');
+      if (attributeNames !== undefined && attributeNames.size >= MAX_ATTRIBUTES_PER_ELEMENT) {
+        fail(j, `more than ${MAX_ATTRIBUTES_PER_ELEMENT} attributes on one element`);
+      }
       const nameStart = j;
       j++;
       while (j < length && isNameChar(text.charCodeAt(j))) j++;
@@ -180,8 +193,8 @@ export function parseXml(text: string): PlainObject {
       if (valueEnd === -1) fail(j, 'the document ends inside an attribute value');
       const raw = text.slice(j + 1, valueEnd);
       if (raw.includes('<')) fail(j, "a '<' inside an attribute value");
-      if (attributeNames?.includes(attributeName)) fail(nameStart, 'an attribute given twice');
-      (attributeNames ??= []).push(attributeName);
+      if (attributeNames?.has(attributeName)) fail(nameStart, 'an attribute given twice');
+      (attributeNames ??= new Set()).add(attributeName);
       element.hasAttributes = true;
       if (attributeName === 'type') element.type = decodeEntities(raw);
       else if (attributeName === 'nil') element.nil = decodeEntities(raw) === 'true';

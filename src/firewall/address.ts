@@ -108,9 +108,9 @@ export function formatIp({ family, value }: IpAddress): string {
 
 /** A rule's address: empty or null is every source; otherwise one address, a CIDR block or a range. */
 export function parseAddressForm(raw: string | null | undefined): AddressForm {
-  const text = (raw ?? '').trim();
-  if (text === '') return { kind: 'all' };
-  const unreadable: AddressForm = { kind: 'unreadable', text: raw ?? '' };
+  const text = raw?.trim();
+  if (!text) return { kind: 'all' };
+  const unreadable: AddressForm = { kind: 'unreadable', text: raw! };
 
   const slash = text.split('/');
   if (slash.length === 2) {
@@ -125,8 +125,8 @@ export function parseAddressForm(raw: string | null | undefined): AddressForm {
     const first = ip.value & ~hostMask & familyMax(ip.family);
     return { kind: 'interval', family: ip.family, first, last: first | hostMask };
   }
-  if (slash.length > 2) return unreadable;
 
+  // More than one `/` or `-` falls through to parseIp, which reads neither.
   const dash = text.split('-');
   if (dash.length === 2) {
     const first = parseIp(dash[0]!.trim());
@@ -134,7 +134,6 @@ export function parseAddressForm(raw: string | null | undefined): AddressForm {
     if (first === null || last === null || first.family !== last.family || first.value > last.value) return unreadable;
     return { kind: 'interval', family: first.family, first: first.value, last: last.value };
   }
-  if (dash.length > 2) return unreadable;
 
   const ip = parseIp(text);
   return ip === null ? unreadable : { kind: 'interval', family: ip.family, first: ip.value, last: ip.value };

@@ -99,38 +99,32 @@ function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly 
   let undecided = asked;
   /** Sources a rule the bot cannot read may have decided. */
   let maybeTaken: SourceSet = NO_SOURCE;
-  const answer: InterfaceAnswer<R> = {
-    networkInterfaceId,
-    decisions: [],
-    reachesDefault: false,
-    defaultUncertain: false,
-    cannotTell: [],
-    disabled: [],
-    shadowed: [],
-  };
+  const decisions: Decision<R>[] = [];
+  const cannotTell: CannotTell<R>[] = [];
+  const disabled: R[] = [];
+  const shadowed: R[] = [];
 
+  // Once every source is decided, `undecided` is empty and so is what any later rule reaches.
   for (const rule of rules) {
     const reading = readRule(rule, question, asked);
     if (reading.kind === 'no') continue;
-    const done = isEmpty(undecided);
     if (rule.enabled === false) {
-      if (!done && !isEmpty(intersect(reading.sources, undecided))) answer.disabled.push(rule);
+      if (!isEmpty(intersect(reading.sources, undecided))) disabled.push(rule);
       continue;
     }
     if (reading.kind === 'maybe') {
-      const reach = intersect(reading.sources, undecided);
-      if (done || isEmpty(reach)) continue;
-      answer.cannotTell.push({ rule, fields: reading.fields });
-      // The rule's own sources, not `reach`: the same once met with what is still undecided, and one interval to add.
+      if (isEmpty(intersect(reading.sources, undecided))) continue;
+      cannotTell.push({ rule, fields: reading.fields });
+      // The rule's own sources, not what it reaches: the same once met with what is still undecided, and one interval to add.
       maybeTaken = union(maybeTaken, reading.sources);
       continue;
     }
     const decided = intersect(reading.sources, undecided);
     if (isEmpty(decided)) {
-      answer.shadowed.push(rule);
+      shadowed.push(rule);
       continue;
     }
-    answer.decisions.push({
+    decisions.push({
       rule,
       verdict: reading.verdict,
       everyoneElse: sameSources(decided, undecided),
@@ -140,9 +134,15 @@ function walk<R extends RuleRecord>(networkInterfaceId: number, rules: readonly 
     // Subtracting the rule's sources (one or two intervals) is the same as subtracting `decided`, and cheaper.
     undecided = subtract(undecided, reading.sources);
   }
-  answer.reachesDefault = !isEmpty(undecided);
-  answer.defaultUncertain = !isEmpty(intersect(undecided, maybeTaken));
-  return answer;
+  return {
+    networkInterfaceId,
+    decisions,
+    reachesDefault: !isEmpty(undecided),
+    defaultUncertain: !isEmpty(intersect(undecided, maybeTaken)),
+    cannotTell,
+    disabled,
+    shadowed,
+  };
 }
 
 type Reading =
@@ -155,22 +155,20 @@ type Reading =
 const OTHER_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', 'gre', 'esp', 'ah', 'sctp', 'igmp']);
 
 /** What one rule says about the question, whatever its position. */
-function readRule(
-  rule: RuleRecord,
-  question: PortQuestion,
-  asked: SourceSet = question.source === null ? EVERY_SOURCE : singleSource(question.source),
-): Reading {
+function readRule(rule: RuleRecord, question: PortQuestion, asked: SourceSet): Reading {
   const fields: UnreadableField[] = [];
 
-  const protocol = String(rule.protocol ?? '')
-    .trim()
-    .toLowerCase();
+  // As sent, for quoting; the schema makes both strings, and a missing one is quoted as empty.
+  const protocolText = String(rule.protocol ?? '');
+  const commandText = String(rule.command ?? '');
+
+  const protocol = protocolText.trim().toLowerCase();
   if (protocol === 'tcp' || protocol === 'udp') {
     if (protocol !== question.protocol) return { kind: 'no' };
   } else if (OTHER_PROTOCOLS.has(protocol)) {
     return { kind: 'no' };
   } else {
-    fields.push({ field: 'protocol', value: String(rule.protocol ?? '') });
+    fields.push({ field: 'protocol', value: protocolText });
   }
 
   const port = parsePortForm(rule.port);
@@ -185,12 +183,9 @@ function readRule(
     if (isEmpty(sources)) return { kind: 'no' };
   }
 
-  const command = String(rule.command ?? '')
-    .trim()
-    .toUpperCase();
+  const command = commandText.trim().toUpperCase();
   const verdict: Verdict | null = command === 'ACCEPT' ? 'accepted' : command === 'DROP' ? 'dropped' : null;
-  if (verdict === null) fields.push({ field: 'command', value: String(rule.command ?? '') });
-
-  if (fields.length > 0 || verdict === null) return { kind: 'maybe', sources, fields };
+  if (verdict === null) return { kind: 'maybe', sources, fields: [...fields, { field: 'command', value: commandText }] };
+  if (fields.length > 0) return { kind: 'maybe', sources, fields };
   return { kind: 'yes', sources, verdict };
 }

@@ -7,12 +7,12 @@ export const PORT_MAX = 65535;
 export type PortForm = { kind: 'all' } | { kind: 'ports'; ranges: ReadonlyArray<readonly [number, number]> } | { kind: 'unreadable'; text: string };
 
 export function parsePortForm(raw: string | null | undefined): PortForm {
-  const text = (raw ?? '').trim();
-  if (text === '') return { kind: 'all' };
+  const text = raw?.trim();
+  if (!text) return { kind: 'all' };
   const ranges: Array<readonly [number, number]> = [];
   for (const item of text.split(',')) {
     const range = parseRange(item.trim());
-    if (range === null) return { kind: 'unreadable', text: raw ?? '' };
+    if (range === null) return { kind: 'unreadable', text: raw! };
     ranges.push(range);
   }
   return { kind: 'ports', ranges };
@@ -23,7 +23,8 @@ function parseRange(item: string): readonly [number, number] | null {
   if (!m) return null;
   const first = Number(m[1]);
   const last = m[2] === undefined ? first : Number(m[2]);
-  if (first > PORT_MAX || last > PORT_MAX || first > last) return null;
+  // `first <= last <= PORT_MAX` bounds both.
+  if (last > PORT_MAX || first > last) return null;
   return [first, last];
 }
 

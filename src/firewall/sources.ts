@@ -79,8 +79,8 @@ export function union(a: SourceSet, b: SourceSet): SourceSet {
   return perFamily(a, b, (xs, ys) => {
     let all: readonly Interval[] = xs;
     for (const [lo, hi] of ys) {
-      // Touching intervals merge too: start one below, end one above.
-      const first = firstEndingFrom(all, lo === 0n ? 0n : lo - 1n);
+      // Touching intervals merge too: start one below, end one above (-1 finds the first interval, as 0 would).
+      const first = firstEndingFrom(all, lo - 1n);
       let last = first;
       while (last < all.length && all[last]![0] <= hi + 1n) last++;
       const merged: Interval = first === last ? [lo, hi] : [all[first]![0] < lo ? all[first]![0] : lo, all[last - 1]![1] > hi ? all[last - 1]![1] : hi];

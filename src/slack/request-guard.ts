@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { ListenOptions } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { HTTPReceiver } from '@slack/bolt';
 import type { Logger } from '../log';
@@ -9,13 +10,19 @@ import type { Logger } from '../log';
 //   1. headers only: a body announced larger than the bound (413), a missing
 //      or malformed signature, a timestamp more than 5 minutes from now in
 //      either direction (401) are refused before a byte of the body is read;
-//   2. the body is read up to the bound (413 past it);
-//   3. the signature is checked, constant-time (401);
-//   4. only then is the body parsed: Bolt trusts the shape of what it parses
+//   2. so are requests past the number of bodies read at once before their
+//      signature is checked (503 with Retry-After): bodies announced large
+//      and small are counted apart, so stalled large ones never keep Slack's
+//      own small requests out;
+//   3. the body is read up to the bound (413 past it), and cut when it stops
+//      arriving (408); the server itself cuts slow headers and requests whose
+//      whole body takes too long (Node's headersTimeout and requestTimeout);
+//   4. the signature is checked, constant-time (401);
+//   5. only then is the body parsed: Bolt trusts the shape of what it parses
 //      (a payload of `null` makes it throw outside any handler; an interactive
 //      payload without a user or view makes it answer 500), so what Slack
 //      never sends is refused here with 400;
-//   5. Bolt gets the body already read, and checks the signature again.
+//   6. Bolt gets the body already read, and checks the signature again.
 
 /** Largest body accepted. Slack's payloads carry our own messages and modals, which stay far below it. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -23,38 +30,72 @@ export const BODY_LIMIT = 1024 * 1024;
 export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
 /** Slack's SSL check may come unsigned; it is tiny. */
 const SSL_CHECK_LIMIT = 1024;
+const FORM = 'application/x-www-form-urlencoded';
+
+/** What a request may hold before its signature is checked: memory (bodies read at once) and time. */
+export interface UnverifiedLimits {
+  /** A body announced larger than this, or with no length (chunked), counts as large. */
+  largeBodyBytes: number;
+  /** Large bodies read at once; past it, 503. */
+  largeReads: number;
+  /** Small bodies read at once; past it, 503. */
+  smallReads: number;
+  /** A body that sends nothing for this long is cut (408). */
+  bodyIdleTimeoutMs: number;
+  /** Headers not complete this long after the connection opened (or the request began) are cut (Node's headersTimeout, 408). */
+  headersTimeoutMs: number;
+  /** A request (headers and body) not received in full this long after it began is cut (Node's requestTimeout, 408). */
+  requestTimeoutMs: number;
+  /** How often the server looks for connections past those two (Node's connectionsCheckingInterval; 30 s by default). */
+  timeoutCheckIntervalMs: number;
+}
+
+/**
+ * Slack's requests are a few kilobytes sent at once from Slack's servers, and
+ * Slack stops waiting for an ack after 3 s: a request that takes seconds to
+ * arrive is not worth waiting for. What unverified bodies can hold is bounded
+ * to 16 × 1 MB (large) + 256 × 64 KB (small) = 32 MB, whoever sends them;
+ * Node's defaults read any number at once and wait 5 minutes for a body.
+ * Constants, not settings: they bound what strangers can cost, and Slack's own
+ * traffic stays far below them.
+ */
+export const UNVERIFIED_LIMITS: Readonly<UnverifiedLimits> = {
+  largeBodyBytes: 64 * 1024,
+  largeReads: 16,
+  smallReads: 256,
+  bodyIdleTimeoutMs: 5_000,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+  timeoutCheckIntervalMs: 1_000,
+};
 
 type Plain = Record<string, unknown>;
 const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hasUser = (p: Plain) => isPlain(p.user) && typeof p.user.id === 'string';
 
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const v = headers[name];
-  return typeof v === 'string' ? v : undefined;
-};
-
 /** Why the headers alone show the request is not from Slack, or null when its body is worth reading. */
 export function unsignedHeadersReason(headers: IncomingHttpHeaders, nowMs: number): string | null {
-  const timestamp = header(headers, 'x-slack-request-timestamp');
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return 'no request timestamp';
+  // A header missing or sent twice reads as "undefined" or "a,b", which no pattern below accepts.
+  const timestamp = String(headers['x-slack-request-timestamp']);
+  if (!/^\d{1,12}$/.test(timestamp)) return 'no request timestamp';
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return 'a timestamp more than 5 minutes from now';
-  const signature = header(headers, 'x-slack-signature');
-  if (signature === undefined || !/^v0=[0-9a-f]{64}$/.test(signature)) return 'no v0 signature';
+  if (!/^v0=[0-9a-f]{64}$/.test(String(headers['x-slack-signature']))) return 'no v0 signature';
   return null;
 }
 
 /** Whether `v0=HMAC-SHA256(secret, "v0:<timestamp>:<body>")` matches, compared in constant time. */
 export function signatureMatches(headers: IncomingHttpHeaders, raw: Buffer, signingSecret: string): boolean {
-  const timestamp = header(headers, 'x-slack-request-timestamp') ?? '';
-  const signature = header(headers, 'x-slack-signature') ?? '';
-  const expected = createHmac('sha256', signingSecret).update(`v0:${timestamp}:`).update(raw).digest();
-  const given = Buffer.from(signature.slice(3), 'hex');
+  const expected = createHmac('sha256', signingSecret)
+    .update(`v0:${String(headers['x-slack-request-timestamp'])}:`)
+    .update(raw)
+    .digest();
+  const given = Buffer.from(String(headers['x-slack-signature']).slice(3), 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** Why a signed body cannot be a Slack request, or null when it may be one. */
 export function malformedReason(raw: string, contentType: string | undefined): string | null {
-  if (contentType === 'application/x-www-form-urlencoded') {
+  if (contentType === FORM) {
     const form = parseQuery(raw);
     if (typeof form.payload !== 'string') {
       if (form.ssl_check === '1' || typeof form.command === 'string') return null;
@@ -90,55 +131,100 @@ export interface RequestGuardOptions {
   now?: () => number;
   /** Largest body read; BODY_LIMIT by default. */
   bodyLimit?: number;
+  /** UNVERIFIED_LIMITS by default; tests shorten them. */
+  limits?: Partial<UnverifiedLimits>;
 }
 
-/** Puts the guard in front of the receiver's request listener (HTTP mode). */
+type Start = (listen: number | string | ListenOptions, serverOptions?: ServerOptions) => Promise<Server>;
+
+/** Puts the guard in front of the receiver's request listener, and its timeouts on the server the receiver starts (HTTP mode). */
 export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptions): void {
   const inner = receiver.requestListener;
   const now = options.now ?? Date.now;
-  const limit = options.bodyLimit ?? BODY_LIMIT;
+  const bodyLimit = options.bodyLimit ?? BODY_LIMIT;
+  const limits = { ...UNVERIFIED_LIMITS, ...options.limits };
   const refusals = refusalLog(options.logger, now);
+  const largeReads = new Slots(limits.largeReads);
+  const smallReads = new Slots(limits.smallReads);
+  // A read slot frees within the idle timeout at worst.
+  const retryAfter = String(Math.ceil(limits.bodyIdleTimeoutMs / 1000));
+
+  const start = receiver.start.bind(receiver) as Start;
+  const timeouts: ServerOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+  };
+  const guardedStart: Start = (listen, serverOptions) => start(listen, { ...timeouts, ...serverOptions });
+  receiver.start = guardedStart as HTTPReceiver['start'];
 
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return inner(req, res);
-    const announced = Number(req.headers['content-length'] ?? 0);
-    if (announced > limit) return refuse(res, 413, refusals, 'a body larger than the limit');
+    // NaN for a chunked body (no length announced): no bound below admits it as small or as an SSL check.
+    const announced = Number(req.headers['content-length']);
+    if (announced > bodyLimit) return refuse(res, 413, refusals, 'a body larger than the limit');
     const headersReason = unsignedHeadersReason(req.headers, now());
-    const maybeSslCheck =
-      headersReason === 'no request timestamp' && req.headers['content-type'] === 'application/x-www-form-urlencoded' && announced <= SSL_CHECK_LIMIT;
+    const maybeSslCheck = headersReason === 'no request timestamp' && req.headers['content-type'] === FORM && announced <= SSL_CHECK_LIMIT;
     if (headersReason !== null && !maybeSslCheck) return refuse(res, 401, refusals, headersReason);
+    const reads = announced <= limits.largeBodyBytes ? smallReads : largeReads;
+    if (!reads.take()) return refuse(res, 503, refusals, 'too many bodies read at once before their signature is checked', { 'retry-after': retryAfter });
 
-    readBounded(req, maybeSslCheck ? SSL_CHECK_LIMIT : limit)
-      .then((raw) => {
-        if (raw === undefined) return refuse(res, 413, refusals, 'a body larger than the limit');
+    // An SSL check's length is already known to be within SSL_CHECK_LIMIT.
+    readBounded(req, bodyLimit, limits.bodyIdleTimeoutMs)
+      .finally(() => reads.release())
+      .then((read) => {
+        if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
+        if (read === 'idle') return refuse(res, 408, refusals, 'a body that stopped arriving');
         if (maybeSslCheck) {
           // Bolt answers an unsigned ssl_check=1 itself and ignores the rest of its body.
-          if (parseQuery(raw.toString('utf8')).ssl_check !== '1') return refuse(res, 401, refusals, headersReason);
-        } else if (!signatureMatches(req.headers, raw, options.signingSecret)) {
+          if (parseQuery(read.toString('utf8')).ssl_check !== '1') return refuse(res, 401, refusals, 'no request timestamp');
+        } else if (!signatureMatches(req.headers, read, options.signingSecret)) {
           return refuse(res, 401, refusals, 'a signature that does not match');
         }
-        const reason = maybeSslCheck ? null : malformedReason(raw.toString('utf8'), req.headers['content-type']);
+        const reason = maybeSslCheck ? null : malformedReason(read.toString('utf8'), req.headers['content-type']);
         if (reason !== null) {
-          options.logger.warn('refused a malformed request to the Slack endpoint', { reason, bytes: raw.length });
+          options.logger.warn('refused a malformed request to the Slack endpoint', { reason, bytes: read.length });
           res.writeHead(400).end();
           return;
         }
         // Bolt reads a body already buffered from here instead of the stream.
-        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
+        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
         inner(req, res);
       })
+      // The client went away mid-body (Node has closed the connection already), or the listener behind
+      // threw: never leave a connection waiting for an answer that will not come.
       .catch(() => res.destroy());
   };
+}
+
+/** A fixed number of places, taken and given back. */
+class Slots {
+  private taken = 0;
+  constructor(private readonly size: number) {}
+  take(): boolean {
+    if (this.taken >= this.size) return false;
+    this.taken += 1;
+    return true;
+  }
+  release(): void {
+    this.taken -= 1;
+  }
 }
 
 /**
  * Answers a refusal and closes the connection, so a body left unread is
  * never read: nothing unsigned costs more than its headers.
  */
-function refuse(res: ServerResponse, status: 401 | 413, refusals: (reason: string) => void, reason: string): void {
+function refuse(
+  res: ServerResponse,
+  status: 401 | 408 | 413 | 503,
+  refusals: (reason: string) => void,
+  reason: string,
+  headers: Record<string, string> = {},
+): void {
   refusals(reason);
   // `connection: close`: Node ends the socket once this is written instead of reading the rest of the body.
-  res.writeHead(status, { connection: 'close', 'content-length': '0' }).end();
+  res.writeHead(status, { ...headers, connection: 'close', 'content-length': '0' }).end();
 }
 
 /** Refusals are logged, but a flood of them must not become a flood of lines: one line per 10 s with counts. */
@@ -148,29 +234,39 @@ function refusalLog(logger: Logger, now: () => number): (reason: string) => void
   return (reason) => {
     counts[reason] = (counts[reason] ?? 0) + 1;
     if (now() - since < 10_000) return;
-    logger.warn('refused requests not signed by Slack', { counts });
+    logger.warn('refused requests not verified as coming from Slack', { counts });
     since = now();
     counts = {};
   };
 }
 
-function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/** The body, or why reading it stopped: past `limit` bytes, or nothing for `idleMs`. Rejects when the client goes away first. */
+function readBounded(req: IncomingMessage, limit: number, idleMs: number): Promise<Buffer | 'too large' | 'idle'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (outcome: 'too large' | 'idle') => {
+      // What arrives after this is dropped: the refusal closes the connection.
+      req.off('data', onData);
+      clearTimeout(idle);
+      resolve(outcome);
+    };
+    const idle = setTimeout(() => stop('idle'), idleMs);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause();
-        resolve(undefined);
-        return;
-      }
+      if (size > limit) return stop('too large');
+      idle.refresh();
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
-    req.on('error', reject);
+    req.on('end', () => {
+      clearTimeout(idle);
+      resolve(Buffer.concat(chunks, size));
+    });
+    req.on('close', () => {
+      clearTimeout(idle);
+      reject(new Error('the connection closed before the body was read'));
+    });
   });
 }
 
@@ -188,8 +284,7 @@ export function refuseUnprocessable(logger: Logger): ProcessEventErrorHandler {
       return Promise.resolve(false);
     }
     logger.warn('refused a request Bolt could not process', { error });
-    response.writeHead(400);
-    response.end();
+    response.writeHead(400).end();
     return Promise.resolve(true);
   };
 }

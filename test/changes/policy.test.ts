@@ -1,4 +1,4 @@
-import { createPolicy, type Action, type GroupDirectory, type Role } from '../../src/changes/policy';
+import { atLeast, createPolicy, type Action, type ChannelDirectory, type GroupDirectory, type Role } from '../../src/changes/policy';
 import type { Config } from '../../src/config';
 import { allowsText, denialText } from '../../src/slack/blocks/denials';
 import { createLogger } from '../../src/log';
@@ -120,6 +120,92 @@ describe('the role policy', () => {
     expect(words(restricted, 'operator', ['CINC']).join('\n')).toContain('add a disk to a server (only in <#CINC>)');
   });
 
+  test('atLeast orders the roles: none, viewer, operator, admin', () => {
+    for (const role of ROLES) for (const needed of ROLES) expect(atLeast(role, needed)).toBe(RANK[role] >= RANK[needed]);
+  });
+
+  test('with only admins (or only operators) configured, a denial names the role needed, not a missing configuration', async () => {
+    for (const only of [{ operators: [] }, { admins: [] }]) {
+      const policy = createPolicy(roles({ viewers: null, ...only }), fakeDirectory().directory);
+      expect(policy.changeRolesConfigured).toBe(true);
+      const decision = await policy.can('UANYONE', 'disk_add', 'C1');
+      expect(decision).toMatchObject({ allowed: false, role: 'viewer', needed: 'operator', denial: { code: 'role' } });
+      expect(denialText(decision)).toBe('Adding a disk needs the operator role; you are a viewer.');
+    }
+  });
+
+  describe('a channel picked in a shortcut form, under VS_MUTATION_CHANNELS', () => {
+    /** A channel directory that knows who is in which channel, and records what it was asked. */
+    function fakeChannels(members: Record<string, string[]>) {
+      const calls: string[] = [];
+      const channels: ChannelDirectory = {
+        async isMember(userId, channelId) {
+          calls.push(`${userId} in ${channelId}`);
+          await new Promise((r) => setImmediate(r));
+          return members[channelId]?.includes(userId) ?? false;
+        },
+      };
+      return { channels, calls };
+    }
+    const inForm = { channelChosenInForm: true };
+    const restricted = roles({ mutationChannels: ['CINC', 'CALSO'] });
+
+    test('a member of an allowed channel may change there; someone not in it may not', async () => {
+      const { channels, calls } = fakeChannels({ CINC: ['UOPER'] });
+      const policy = createPolicy(restricted, fakeDirectory().directory, { channels });
+      expect(await policy.can('UOPER', 'disk_add', 'CINC', inForm)).toMatchObject({ allowed: true, denial: null });
+      expect(await policy.can('UADMIN', 'backup_restore', 'CINC', inForm)).toMatchObject({
+        allowed: false,
+        role: 'admin',
+        needed: 'admin',
+        denial: { code: 'not_member', channelId: 'CINC' },
+      });
+      expect(calls).toEqual(['UOPER in CINC', 'UADMIN in CINC']);
+    });
+
+    test('a channel outside the list is refused before membership is asked', async () => {
+      const { channels, calls } = fakeChannels({ COTHER: ['UOPER'] });
+      const policy = createPolicy(restricted, fakeDirectory().directory, { channels });
+      expect((await policy.can('UOPER', 'disk_add', 'COTHER', inForm)).denial).toEqual({
+        code: 'channel',
+        channelId: 'COTHER',
+        allowedChannels: ['CINC', 'CALSO'],
+      });
+      expect(calls).toEqual([]);
+    });
+
+    test('membership is not asked for reads, for a typed command, without a channel restriction, or before the channel is chosen', async () => {
+      const { channels, calls } = fakeChannels({});
+      const policy = createPolicy(restricted, fakeDirectory().directory, { channels });
+      expect((await policy.can('UOPER', 'read', 'CINC', inForm)).allowed).toBe(true);
+      expect((await policy.can('UOPER', 'disk_add', 'CINC')).allowed).toBe(true);
+      expect((await policy.can('UOPER', 'disk_add', null, { channelChosenLater: true })).allowed).toBe(true);
+      const open = createPolicy(roles(), fakeDirectory().directory, { channels });
+      expect((await open.can('UOPER', 'disk_add', 'CANY', inForm)).allowed).toBe(true);
+      expect(calls).toEqual([]);
+    });
+
+    test('without a channel directory, or when it fails or hangs, the change is refused as a failed check, and logged', async () => {
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) });
+      const failing: ChannelDirectory = { isMember: () => Promise.reject(new Error('conversations.members: ratelimited')) };
+      const hanging: ChannelDirectory = { isMember: () => new Promise<boolean>(() => undefined) };
+      for (const channels of [undefined, failing, hanging]) {
+        const policy = createPolicy(restricted, fakeDirectory().directory, { channels, logger, lookupTimeoutMs: 20 });
+        expect(await policy.can('UOPER', 'disk_add', 'CINC', inForm)).toMatchObject({ allowed: false, role: 'operator', denial: { code: 'check_failed' } });
+      }
+      expect(lines).toHaveLength(3);
+      for (const line of lines) expect(line).toContain('could not check channel membership; refusing the change');
+      for (const line of lines) expect(line).toContain('"channel":"CINC"');
+      expect(lines[0]).toContain('no channel directory');
+      expect(lines[1]).toContain('conversations.members: ratelimited');
+      expect(lines[2]).toContain('looking up the members of CINC took more than 20 ms');
+      // Without a logger, the same refusal.
+      const unlogged = createPolicy(restricted, fakeDirectory().directory, { channels: failing });
+      expect((await unlogged.can('UOPER', 'disk_add', 'CINC', inForm)).denial).toEqual({ code: 'check_failed' });
+    });
+  });
+
   describe('user groups', () => {
     test('membership of a group listed in a role grants that role', async () => {
       const dir = fakeDirectory({ SADMINS: ['UBOSS'], SONCALL: ['UGROUPIE', 'UBOSS'] });
@@ -148,7 +234,8 @@ describe('the role policy', () => {
       clock += 29_999;
       expect(await policy.roleOf('UGROUPIE')).toBe('operator');
       expect(await policy.roleOf('UNEWCOMER')).toBe('none');
-      clock += 2;
+      // Exactly VS_GROUP_CACHE_MS after the lookup, the answer is old.
+      clock += 1;
       expect(await policy.roleOf('UGROUPIE')).toBe('none');
       expect(await policy.roleOf('UNEWCOMER')).toBe('operator');
     });
@@ -188,6 +275,97 @@ describe('the role policy', () => {
       throwing = false;
       clock += 1001;
       expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+    });
+
+    test('a user in either of two groups listed for a role gets the role', async () => {
+      const dir = fakeDirectory({ SFIRST: ['UFIRST'], SSECOND: ['USECOND'] });
+      const policy = createPolicy(roles({ admins: [], operators: ['SFIRST', 'SSECOND'], viewers: [] }), dir.directory);
+      expect(await policy.roleOf('UFIRST')).toBe('operator');
+      expect(await policy.roleOf('USECOND')).toBe('operator');
+      expect(await policy.roleOf('UNEITHER')).toBe('none');
+    });
+
+    test('user ids in a role list are never looked up as groups; group ids (S…) are', async () => {
+      const dir = fakeDirectory({ SONCALL: [] });
+      const policy = createPolicy(roles({ admins: ['UADMIN', 'WENTERPRISE'], operators: ['UOPER', 'SONCALL'], viewers: ['UVIEW'] }), dir.directory);
+      expect(await policy.roleOf('USTRANGER')).toBe('none');
+      expect(dir.calls).toEqual(['SONCALL']);
+    });
+
+    test('a failed lookup is not tried again within its failure cache time, and is the moment that time ends', async () => {
+      let clock = 0;
+      const dir = fakeDirectory({ SONCALL: ['UGROUPIE'] });
+      const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs: 60_000 }), dir.directory, { now: () => clock, failureCacheMs: 5_000 });
+      dir.fail(true);
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      dir.fail(false);
+      clock += 4_999;
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      expect(dir.calls).toEqual(['SONCALL']);
+      clock += 1;
+      expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+      expect(dir.calls).toEqual(['SONCALL', 'SONCALL']);
+    });
+
+    test('the failure cache time is 5 s unless given, and never longer than the group cache time', async () => {
+      const retriedAfter = async (groupCacheMs: number, failureCacheMs: number | undefined) => {
+        let clock = 0;
+        const dir = fakeDirectory({ SONCALL: ['UGROUPIE'] });
+        const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs }), dir.directory, { now: () => clock, failureCacheMs });
+        dir.fail(true);
+        await policy.roleOf('UGROUPIE');
+        dir.fail(false);
+        while ((await policy.roleOf('UGROUPIE')) === 'none' && clock < 120_000) clock += 1_000;
+        return clock;
+      };
+      expect(await retriedAfter(60_000, undefined)).toBe(5_000);
+      expect(await retriedAfter(60_000, 2_000)).toBe(2_000);
+      expect(await retriedAfter(3_000, 10_000)).toBe(3_000);
+    });
+
+    test('a failed lookup is logged with the group and why, and a hung one says how long it was given', async () => {
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) });
+      const hanging: GroupDirectory = { membersOf: () => new Promise<string[]>(() => undefined) };
+      const policy = createPolicy(roles({ operators: ['SONCALL'] }), hanging, { logger, lookupTimeoutMs: 20 });
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('could not resolve a user group; its members get no role from it until it resolves');
+      expect(lines[0]).toContain('"group":"SONCALL"');
+      expect(lines[0]).toContain('looking up SONCALL took more than 20 ms');
+    });
+
+    test('a lookup that answers leaves no timer running', async () => {
+      jest.useFakeTimers();
+      try {
+        const directory: GroupDirectory = { membersOf: () => Promise.resolve(['UGROUPIE']) };
+        const policy = createPolicy(roles({ operators: ['SONCALL'] }), directory);
+        expect(await policy.roleOf('UGROUPIE')).toBe('operator');
+        expect(jest.getTimerCount()).toBe(0);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    test('an answer that is not a list is an empty group (no role), not a failed lookup to log', async () => {
+      let clock = 0;
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) });
+      let answer: unknown = { members: ['UGROUPIE'] };
+      const calls: string[] = [];
+      const directory: GroupDirectory = {
+        membersOf: (groupId) => {
+          calls.push(groupId);
+          return Promise.resolve(answer as string[]);
+        },
+      };
+      const policy = createPolicy(roles({ operators: ['SONCALL'], groupCacheMs: 60_000 }), directory, { now: () => clock, logger, failureCacheMs: 5_000 });
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      answer = ['UGROUPIE'];
+      clock += 5_000;
+      expect(await policy.roleOf('UGROUPIE')).toBe('none');
+      expect(calls).toEqual(['SONCALL']);
+      expect(lines).toEqual([]);
     });
 
     test('direct listing needs no lookup at all', async () => {

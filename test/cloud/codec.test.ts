@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { addDiskWireFields, decodeResponse, encodeAddDiskBody, parseErrorBody, Responses } from '../../src/cloud/codec';
 import { CloudError } from '../../src/cloud/errors';
-import { parseXml } from '../../src/cloud/xml';
+import { MAX_ATTRIBUTES_PER_ELEMENT, parseXml } from '../../src/cloud/xml';
 import { xmlList, xmlRecord } from '../helpers/rails-xml';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
@@ -102,6 +102,16 @@ describe('decoding firewall rules', () => {
     expectBadResponse(() => decodeResponse('xml', xml.slice(0, xml.length / 2), Responses.firewallRules), /not valid XML/);
     expectBadResponse(() => decodeResponse('xml', 'garbage', Responses.firewallRules), /not valid XML/);
     expectBadResponse(() => decodeResponse('json', '   ', Responses.firewallRules), /empty answer/);
+  });
+
+  it('rejects an answer with too many attributes on one element as a bad response, like any malformed XML', () => {
+    // A small one: the cap itself (and the 100,000-attribute answer) is test/cloud/xml.test.ts's.
+    const attributes = Array.from({ length: MAX_ATTRIBUTES_PER_ELEMENT + 1 }, (_, k) => ` a${k}="1"`).join('');
+    const xml = `<firewall_rules type="array"><firewall_rule${attributes}><id type="integer">1</id></firewall_rule></firewall_rules>`;
+    expectBadResponse(
+      () => decodeResponse('xml', xml, Responses.firewallRules),
+      /^the cloud API sent an answer that is not valid XML \(malformed XML at line 1: more than \d+ attributes on one element\)$/,
+    );
   });
 });
 
@@ -271,6 +281,18 @@ describe('parsing error bodies', () => {
     const xml = `<errors><error>near the top</error>${'<a>'.repeat(depth)}deep${'</a>'.repeat(depth)}</errors>`;
     const json = `{"errors": ["near the top", ${'['.repeat(depth)}"deep"${']'.repeat(depth)}]}`;
     for (const body of [xml, json]) expect(parseErrorBody(body).messages).toEqual(['near the top']);
+  });
+
+  it('survives a body without an errors wrapper nested thousands deep (not taken for a bare field hash)', () => {
+    const depth = 100_000;
+    const bodies = [
+      `<hash>${'<a>'.repeat(depth)}deep${'</a>'.repeat(depth)}</hash>`,
+      `${'<a>'.repeat(depth)}deep${'</a>'.repeat(depth)}`,
+      `${'{"a":'.repeat(5000)}"deep"${'}'.repeat(5000)}`,
+    ];
+    for (const body of bodies) expect(parseErrorBody(body)).toEqual({ messages: [], fieldErrors: {} });
+    // A real field hash a few levels deep is still read as one.
+    expect(parseErrorBody('<hash><disk><size>must be positive</size></disk></hash>')).toEqual({ messages: [], fieldErrors: { size: ['must be positive'] } });
   });
 
   it('keeps messages to one line of bounded length', () => {

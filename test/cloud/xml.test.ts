@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { escapeXmlText, parseXml, writeXmlDocument, XmlSyntaxError } from '../../src/cloud/xml';
+import { escapeXmlText, MAX_ATTRIBUTES_PER_ELEMENT, parseXml, writeXmlDocument, XmlSyntaxError } from '../../src/cloud/xml';
 import { referenceParseXml } from './xml-reference';
 
 describe('the XML reader', () => {
@@ -83,6 +83,36 @@ describe('the XML reader', () => {
     let node: unknown = doc;
     for (let k = 0; k < depth; k++) node = (node as Record<string, unknown>).a;
     expect(node).toBe('x');
+  });
+
+  describe('attributes: an answer with very many is refused at a cap, in one pass', () => {
+    const attributes = (count: number, separator = ' ') => Array.from({ length: count }, (_, k) => `${separator}a${k.toString(36)}=""`).join('');
+
+    it('reads an element with as many attributes as the cap allows', () => {
+      expect(parseXml(`<r${attributes(MAX_ATTRIBUTES_PER_ELEMENT)}>x</r>`)).toEqual({ r: 'x' });
+    });
+
+    it('refuses an element with 100,000 attributes (under 1 MB) at the first one over the cap, before reading or comparing the others', () => {
+      const cap = MAX_ATTRIBUTES_PER_ELEMENT;
+      const refusal = (line: number) => new XmlSyntaxError(`malformed XML at line ${line}: more than ${cap} attributes on one element`);
+      // One attribute a line, so the line of the error says where reading stopped. The attribute after the
+      // cap repeats the first and the tag is never closed: a reader without the cap refuses the duplicate,
+      // one that reads every attribute refuses the unclosed tag, both at once and on other grounds.
+      const probe = `<r${attributes(cap, '\n ')}\n a0=""${attributes(100_000, '\n ').slice(0, -1)}`;
+      expect(() => parseXml(probe)).toThrow(refusal(cap + 2));
+      // The answer of the issue, which took 15 s to read before the cap (checked second: without the cap it would hang).
+      const hostile = `<firewall_rules type="array"><firewall_rule${attributes(100_000)}/></firewall_rules>`;
+      expect(hostile.length).toBeLessThan(1_000_000);
+      expect(() => parseXml(hostile)).toThrow(refusal(1));
+    });
+
+    it('finds a name given twice wherever the two are', () => {
+      const cap = MAX_ATTRIBUTES_PER_ELEMENT;
+      expect(() => parseXml(`<r${attributes(cap - 1)} a0="again"/>`)).toThrow(/line 1: an attribute given twice/);
+      expect(() => parseXml(`<r a1="" a1=""${attributes(cap - 2)}/>`)).toThrow(/line 1: an attribute given twice/);
+      // The count is per element: siblings and children each have their own.
+      expect(parseXml(`<r${attributes(cap)}><c${attributes(cap)}/><c${attributes(cap)}/></r>`)).toEqual({ r: { c: ['', ''] } });
+    });
   });
 
   it('says where a document breaks without repeating what it says', () => {

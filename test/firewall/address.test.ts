@@ -1,7 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import fc from 'fast-check';
-import { formatIp, parseAddressForm, parseIp } from '../../src/firewall/address';
-import { parsePortForm } from '../../src/firewall/ports';
+import { formatIp, parseAddressForm, parseIp, unmapIpv4 } from '../../src/firewall/address';
 
 describe('IP addresses', () => {
   test.each([
@@ -32,6 +31,8 @@ describe('IP addresses', () => {
     '[::1]',
     ' ::1',
     '::256.0.0.1',
+    '::1.2.3.4:1',
+    '1.2.3.4:1:2:3:4:5:6',
   ])('IPv6-looking %p is not an address', (text) => {
     expect(parseIp(text)).toBeNull();
   });
@@ -42,6 +43,14 @@ describe('IP addresses', () => {
       expect(parseIp(text)).toBeNull();
     },
   );
+
+  test('an IPv4-mapped IPv6 address stands for its IPv4 address; other addresses stay as they are', () => {
+    expect(unmapIpv4(parseIp('::ffff:192.0.2.1')!)).toEqual({ family: 4, value: 0xc0000201n });
+    expect(unmapIpv4(parseIp('::ffff:0:0')!)).toEqual({ family: 4, value: 0n });
+    for (const text of ['::fffe:192.0.2.1', '1::ffff:192.0.2.1', '::1', '2001:db8::ffff:c000:201', '192.0.2.1', '0.0.255.255']) {
+      expect(unmapIpv4(parseIp(text)!)).toEqual(parseIp(text));
+    }
+  });
 
   test('IPv6 is written back in RFC 5952 form', () => {
     expect(formatIp(parseIp('2001:0DB8:0:0:0:0:0:0001')!)).toBe('2001:db8::1');
@@ -79,6 +88,21 @@ describe('address forms of a rule', () => {
     expect(parseAddressForm(text)).toEqual({ kind: 'all' });
   });
 
+  test('one address is an interval of one', () => {
+    expect(parseAddressForm('203.0.113.7')).toEqual({ kind: 'interval', family: 4, first: 0xcb007107n, last: 0xcb007107n });
+    expect(parseAddressForm(' 2001:db8::1 ')).toEqual({
+      kind: 'interval',
+      family: 6,
+      first: 0x20010db8000000000000000000000001n,
+      last: 0x20010db8000000000000000000000001n,
+    });
+  });
+
+  test('space around the `/` of a block and the `-` of a range is allowed', () => {
+    expect(parseAddressForm('10.0.0.0 / 8')).toEqual(parseAddressForm('10.0.0.0/8'));
+    expect(parseAddressForm('10.0.0.1 - 10.0.0.5')).toEqual({ kind: 'interval', family: 4, first: 0x0a000001n, last: 0x0a000005n });
+  });
+
   test('a CIDR block with host bits set covers its whole block, as iptables reads it', () => {
     expect(parseAddressForm('10.1.2.3/8')).toEqual({ kind: 'interval', family: 4, first: 0x0a000000n, last: 0x0affffffn });
   });
@@ -110,6 +134,15 @@ describe('address forms of a rule', () => {
     'office',
     '10.0.0.0/8,192.168.0.0/16',
     '10.0.0.*',
+    'office/24',
+    '10.0.0/8',
+    '10.0.0.0/x',
+    '10.0.0.0/a8',
+    '10.0.0.0/8a',
+    '10.0.0.0/1234',
+    'office-10.0.0.1',
+    '10.0.0.1-10.0.0.2-10.0.0.3',
+    '10.0.0.0/8-10.0.0.1',
   ])('%p cannot be read', (text) => {
     expect(parseAddressForm(text)).toEqual({ kind: 'unreadable', text });
   });
@@ -131,52 +164,5 @@ describe('address forms of a rule', () => {
       }),
       { numRuns: 500 },
     );
-  });
-});
-
-describe('port forms of a rule', () => {
-  test.each<[string | null, ReturnType<typeof parsePortForm>]>([
-    [null, { kind: 'all' }],
-    ['', { kind: 'all' }],
-    ['443', { kind: 'ports', ranges: [[443, 443]] }],
-    [
-      '80,443,21',
-      {
-        kind: 'ports',
-        ranges: [
-          [80, 80],
-          [443, 443],
-          [21, 21],
-        ],
-      },
-    ],
-    [
-      '80, 443',
-      {
-        kind: 'ports',
-        ranges: [
-          [80, 80],
-          [443, 443],
-        ],
-      },
-    ],
-    ['1024:1028', { kind: 'ports', ranges: [[1024, 1028]] }],
-    ['1024-1028', { kind: 'ports', ranges: [[1024, 1028]] }],
-    [
-      '22,8000:8100',
-      {
-        kind: 'ports',
-        ranges: [
-          [22, 22],
-          [8000, 8100],
-        ],
-      },
-    ],
-  ])('%p is read', (text, form) => {
-    expect(parsePortForm(text)).toEqual(form);
-  });
-
-  test.each(['65536', '99999', '1028:1024', '80,,443', '80;443', 'https', '1024:', ':1024', '*', '-1', '443/tcp', '1e3'])('%p cannot be read', (text) => {
-    expect(parsePortForm(text)).toEqual({ kind: 'unreadable', text });
   });
 });

@@ -105,4 +105,79 @@ describe('the port question: examples a network engineer would check', () => {
       [9, 'dropped'],
     ]);
   });
+
+  test('rules at the same position are read in id order', () => {
+    const later = rule({ position: 1, port: '443', command: 'DROP' });
+    const earlier = { ...rule({ position: 1, port: '443' }), id: later.id - 100 };
+    for (const rules of [
+      [later, earlier],
+      [earlier, later],
+    ]) {
+      const [iface] = answerPortQuestion(rules, { port: 443, protocol: 'tcp', source: null }).interfaces;
+      expect(iface!.decisions.map((d) => d.rule)).toEqual([earlier]);
+      expect(iface!.shadowed).toEqual([later]);
+    }
+  });
+
+  test('protocol and command are read whatever their case and surrounding space; a missing one is quoted as empty', () => {
+    const spaced = rule({ position: 1, port: '22', protocol: ' Tcp ', command: ' drop ' });
+    const [iface] = answerPortQuestion([spaced], { port: 22, protocol: 'tcp', source: null }).interfaces;
+    expect(iface!.decisions.map((d) => d.verdict)).toEqual(['dropped']);
+
+    const noProtocol = rule({ position: 1, port: '22', protocol: null as unknown as string });
+    const noCommand = rule({ position: 2, port: '22', command: null as unknown as string });
+    const [missing] = answerPortQuestion([noProtocol, noCommand], { port: 22, protocol: 'tcp', source: null }).interfaces;
+    expect(missing!.cannotTell).toEqual([
+      { rule: noProtocol, fields: [{ field: 'protocol', value: '' }] },
+      { rule: noCommand, fields: [{ field: 'command', value: '' }] },
+    ]);
+  });
+
+  test('a rule with several unreadable fields quotes each, the command last', () => {
+    const odd = rule({ position: 1, protocol: 'ALL', port: 'https', address: 'office', command: 'REJECT' });
+    const [iface] = answerPortQuestion([odd], { port: 443, protocol: 'tcp', source: null }).interfaces;
+    expect(iface!.cannotTell).toEqual([
+      {
+        rule: odd,
+        fields: [
+          { field: 'protocol', value: 'ALL' },
+          { field: 'port', value: 'https' },
+          { field: 'address', value: 'office' },
+          { field: 'command', value: 'REJECT' },
+        ],
+      },
+    ]);
+  });
+
+  test('disabled and unreadable rules are named only when they could still decide something', () => {
+    const office = rule({ position: 1, port: '22', address: '10.0.0.0/8', command: 'DROP' });
+    const disabledInside = rule({ position: 2, port: '22', address: '10.1.2.3', enabled: false });
+    const unreadableInside = rule({ position: 3, port: '22', address: '10.1.2.4', command: 'REJECT' });
+    const disabledOutside = rule({ position: 4, port: '22', address: '192.0.2.1', enabled: false });
+    const unreadableOutside = rule({ position: 5, port: '22', address: '192.0.2.2', command: 'REJECT' });
+    const everyone = rule({ position: 6, port: '22' });
+    const disabledAfter = rule({ position: 7, port: '22', enabled: false });
+    const unreadableAfter = rule({ position: 8, port: '22', command: 'LOG' });
+    const [iface] = answerPortQuestion(
+      [office, disabledInside, unreadableInside, disabledOutside, unreadableOutside, everyone, disabledAfter, unreadableAfter],
+      {
+        port: 22,
+        protocol: 'tcp',
+        source: null,
+      },
+    ).interfaces;
+    expect(iface!.disabled).toEqual([disabledOutside]);
+    expect(iface!.cannotTell.map((c) => c.rule)).toEqual([unreadableOutside]);
+    expect(iface!.decisions.map((d) => [d.rule.position, d.everyoneElse, d.uncertain])).toEqual([
+      [1, false, false],
+      [6, true, true],
+    ]);
+    expect(iface!.reachesDefault).toBe(false);
+    expect(iface!.defaultUncertain).toBe(false);
+  });
+
+  test('with no rule that matches, every source reaches the default, and nothing makes that uncertain', () => {
+    const [iface] = answerPortQuestion([rule({ position: 1, port: '80' })], { port: 443, protocol: 'tcp', source: from('192.0.2.1') }).interfaces;
+    expect(iface).toEqual({ networkInterfaceId: 1, decisions: [], reachesDefault: true, defaultUncertain: false, cannotTell: [], disabled: [], shadowed: [] });
+  });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { intersect, isEmpty, NO_SOURCE, sameSources, subtract, union, type SourceSet } from '../../src/firewall/sources';
+import { familyMax } from '../../src/firewall/address';
+import { EVERY_SOURCE, intersect, isEmpty, NO_SOURCE, sameSources, singleSource, sourcesOf, subtract, union, type SourceSet } from '../../src/firewall/sources';
 
 // Source sets against a plain membership model over a small range of addresses.
 
@@ -39,5 +40,36 @@ describe('source sets', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  test('an address form covers its own family only; an empty one covers both families whole', () => {
+    expect(sourcesOf({ kind: 'interval', family: 4, first: 1n, last: 9n })).toEqual({ 4: [[1n, 9n]], 6: [] });
+    expect(sourcesOf({ kind: 'interval', family: 6, first: 1n, last: 9n })).toEqual({ 4: [], 6: [[1n, 9n]] });
+    expect(sourcesOf({ kind: 'all' })).toEqual({ 4: [[0n, familyMax(4)]], 6: [[0n, familyMax(6)]] });
+    expect(EVERY_SOURCE).toEqual({ 4: [[0n, 2n ** 32n - 1n]], 6: [[0n, 2n ** 128n - 1n]] });
+    expect(singleSource({ family: 4, value: 7n })).toEqual({ 4: [[7n, 7n]], 6: [] });
+    expect(singleSource({ family: 6, value: 7n })).toEqual({ 4: [], 6: [[7n, 7n]] });
+  });
+
+  test('the two families never mix', () => {
+    const v4 = sourcesOf({ kind: 'interval', family: 4, first: 0n, last: 100n });
+    const v6 = sourcesOf({ kind: 'interval', family: 6, first: 0n, last: 100n });
+    expect(isEmpty(intersect(v4, v6))).toBe(true);
+    expect(subtract(v4, v6)).toEqual(v4);
+    expect(union(v4, v6)).toEqual({ 4: [[0n, 100n]], 6: [[0n, 100n]] });
+    expect(sameSources(v4, v6)).toBe(false);
+    expect(isEmpty(v6)).toBe(false);
+  });
+
+  test('intervals that touch are merged, at zero too', () => {
+    expect(union({ 4: [[1n, 5n]], 6: [] }, { 4: [[0n, 0n]], 6: [] })).toEqual({ 4: [[0n, 5n]], 6: [] });
+    expect(union({ 4: [[0n, 5n]], 6: [] }, { 4: [[6n, 9n]], 6: [] })).toEqual({ 4: [[0n, 9n]], 6: [] });
+    expect(union({ 4: [[3n, 5n]], 6: [] }, { 4: [[7n, 9n]], 6: [] })).toEqual({
+      4: [
+        [3n, 5n],
+        [7n, 9n],
+      ],
+      6: [],
+    });
   });
 });

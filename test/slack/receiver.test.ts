@@ -1,0 +1,51 @@
+import { connect, type Socket } from 'node:net';
+import { BODY_LIMIT, UNVERIFIED_LIMITS } from '../../src/slack/request-guard';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { answerTo } from '../helpers/drive';
+
+// The receiver as composed for production: the request guard in front of Bolt,
+// with its default limits. test/slack/request-guard.test.ts tests each check.
+
+describe('the HTTP receiver, under stalled bodies that look signed', () => {
+  let h: Harness;
+  const stalled: Socket[] = [];
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    for (const socket of stalled) socket.destroy();
+    await h.close();
+  });
+
+  /** A connection that looks signed, announces 1 MB, sends 64 KB of it and stalls; resolves with the status it is answered, if any. */
+  function stall(): Promise<number> {
+    const url = new URL(h.eventsUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    stalled.push(socket);
+    socket.on('error', () => undefined);
+    const head = [
+      'POST /slack/events HTTP/1.1',
+      'host: 127.0.0.1',
+      'content-type: application/json',
+      `content-length: ${BODY_LIMIT}`,
+      `x-slack-request-timestamp: ${Math.floor(Date.now() / 1000)}`,
+      `x-slack-signature: v0=${'ab'.repeat(32)}`,
+    ];
+    socket.write(head.join('\r\n') + '\r\n\r\n' + 'x'.repeat(64 * 1024));
+    return new Promise((resolve) => socket.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('latin1').split(' ')[1]))));
+  }
+
+  test('past the places for large bodies a stalled one gets 503 at once, and signed commands are still answered', async () => {
+    const answers: number[] = [];
+    // One more than there are places: whichever reaches the guard last is refused, the others are read, and held.
+    const all = Array.from({ length: UNVERIFIED_LIMITS.largeReads + 1 }, () => stall().then((status) => void answers.push(status)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.race(all), new Promise((resolve) => (timer = setTimeout(resolve, 4000)))]);
+    clearTimeout(timer);
+    expect(answers).toEqual([503]);
+    const m = await answerTo(h, 'firewall 42');
+    expect(m.response_type).toBe('in_channel');
+    // The others are still being read: the idle timeout cuts them seconds later.
+    expect(answers).toEqual([503]);
+  });
+});
