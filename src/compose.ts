@@ -18,6 +18,7 @@ import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
 import { createReadLimiter } from './slack/read-limit';
+import { manifestFunctions } from './slack/listeners/functions';
 import { createReceiver } from './slack/receiver';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
@@ -245,8 +246,10 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             await slack.start();
             stillStarting();
           }
-          // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
-          if (local && bound.port !== null) local.connect(bound.port, { url: panelUrl, servers: sandbox?.serverIds() ?? [] });
+          // Local mode: the stand-in unfurls links to the panel (the sandbox's), its page names the servers they may link to,
+          // and its Workflows panel runs the steps manifest.yml declares.
+          if (local && bound.port !== null)
+            local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] }, functions: manifestFunctions() });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

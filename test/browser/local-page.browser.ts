@@ -277,6 +277,49 @@ describe('link unfurls', () => {
   });
 });
 
+describe('workflow steps', () => {
+  /** Opens the Workflows panel and picks a step by its title. */
+  async function pickStep(title: string): Promise<Locator> {
+    await page.getByRole('button', { name: 'Workflows' }).click();
+    await page.getByRole('combobox', { name: 'Step', exact: true }).selectOption({ label: title });
+    return page.getByRole('log', { name: 'Step runs' });
+  }
+
+  test('a read step runs with the inputs filled in and shows its outputs; a bad input is shown on its field first', async () => {
+    await as(/Vera/);
+    const runs = await pickStep('Does this traffic reach the server?');
+    await page.getByLabel('Server id').fill('42x');
+    await page.getByLabel('Port').fill('22');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    // Workflow Builder's own check: the field says so, nothing is sent.
+    await page.getByText('Enter a whole number.').waitFor();
+    const field = page.getByLabel('Server id');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    // The problem is the field's description, as a form's inline error is.
+    const describedBy = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
+    const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(descriptions).toContain('Enter a whole number.');
+    await page.getByLabel('Server id').fill('42');
+    await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+    await page.getByRole('button', { name: 'Run step' }).click();
+    const run = runs.getByRole('article').first();
+    await expectText(run, /Completed/);
+    const outputs = run.getByRole('definition');
+    await expectText(run.getByLabel('Outputs'), /dropped/);
+    await expectText(run.getByLabel('Outputs'), /VS 42 · 22\/tcp: accepted from 203\.0\.113\.0\/24 \(rule #1\); dropped for everyone else \(rule #8\)/);
+    expect(await outputs.count()).toBeGreaterThan(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'workflow-read-step.png') });
+
+    // A server the cloud API does not know: the step fails with the words a command would use.
+    await pickStep("Summarise a server's firewall");
+    await page.getByLabel('Server id').fill('999');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    await expectText(runs.getByRole('article').first(), /Failed/);
+    await expectText(runs.getByRole('article').first(), /VS 999 was not found/);
+    await inChannel('incident-42');
+  });
+});
+
 describe('the Home tab', () => {
   test('the Home tab says when the app has none', async () => {
     await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
