@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
+import { checkTargets, formatReport, hostileLines, hostileTarget, shownName, stepsLines, stepsTargets, unfurlsLines, unfurlsTarget } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -15,6 +15,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runSteps } from './scenarios/steps';
 import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -23,7 +24,7 @@ import { startWorld } from './world';
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|unfurls` for scenario 8 or 11 alone).
+// `--only hostile-traffic|unfurls|steps` for scenario 8, 11 or 12 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -38,13 +39,19 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
     let lines: string[];
-    let target: TargetCheck;
-    if (args.only === 'unfurls') {
+    let targets: TargetCheck[];
+    if (args.only === 'steps') {
+      progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+      // A few first, unmeasured: a bot just started answers its first requests slower.
+      await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
+      const figures = await runSteps(world, bot, profile.steps);
+      [lines, targets] = [stepsLines(figures), stepsTargets(figures)];
+    } else if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
       await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
       const figures = await runUnfurls(world, bot, profile.unfurls);
-      [lines, target] = [unfurlsLines(figures), unfurlsTarget(figures)];
+      [lines, targets] = [unfurlsLines(figures), [unfurlsTarget(figures)]];
     } else {
       // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
       progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
@@ -52,9 +59,10 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
       progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
       const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
       lines = [`1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`, '', ...hostileLines(figures)];
-      target = hostileTarget(figures);
+      targets = [hostileTarget(figures)];
     }
-    process.stdout.write([...lines, '', `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`].join('\n') + '\n');
+    const verdicts = targets.map((t) => `  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);
+    process.stdout.write([...lines, '', ...verdicts].join('\n') + '\n');
   } finally {
     await bot?.stop();
     await world.close();
@@ -92,6 +100,8 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
+    progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+    const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -136,6 +146,7 @@ async function main(): Promise<void> {
       severalInstances,
       hostileTraffic,
       unfurls,
+      steps,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -44,7 +44,7 @@ describe('npm run bench -- --smoke', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['openLoop', 'closedLoop', 'singleFlight', 'cloudClient', 'render', 'memoryAndStartup', 'localMode', 'hostileTraffic', 'unfurls'])(
+  it.each(['openLoop', 'closedLoop', 'singleFlight', 'cloudClient', 'render', 'memoryAndStartup', 'localMode', 'hostileTraffic', 'unfurls', 'steps'])(
     'scenario %s produces numeric figures',
     (scenario) => {
       const figures = leaves(smoke.scenarios[scenario], scenario);
