@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startHarness, type Harness } from '../../../helpers/app-harness';
 import { body, forward, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
 import { answerTo, completionsOf, eventually, runStep } from '../../../helpers/drive';
+import { readYaml } from '../../../helpers/manifest-yaml';
 
 // The read steps over the real Bolt app: Slack's signed function_executed in
 // (built by the stand-in, which issues the execution's token and checks the
@@ -156,6 +159,18 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     }
     expect(firewall.execution.outputs!.summary).toContain('&lt;!CHANNEL&gt;');
     expect(refused.execution.error).toContain('&lt;!here&gt; see &lt;https[:]//evil[.]example|the docs&gt; or mail ops@evil[.]example');
+  });
+
+  test('every step manifest.yml declares is handled: run with no inputs, each completes with an error naming its required inputs', async () => {
+    const declared = readYaml(readFileSync(join(__dirname, '..', '..', '..', '..', 'manifest.yml'), 'utf8')) as {
+      functions: Record<string, { input_parameters: { required: string[] } }>;
+    };
+    for (const [callbackId, fn] of Object.entries(declared.functions)) {
+      const { execution } = await runStep(h, callbackId, {});
+      expect(execution.state).toBe('failed');
+      for (const name of fn.input_parameters.required) expect(execution.error).toContain(`${name} (`);
+    }
+    expect(h.sandbox.requests).toEqual([]);
   });
 
   test('a step from an org-wide install (an enterprise id, a workspace other than the one addressed) is handled like any other', async () => {
