@@ -24,8 +24,12 @@ const TARGETS = {
   'src/firewall/ports.ts': ['test/firewall/ports.test.ts'],
   'src/firewall/sources.ts': ['test/firewall/sources.test.ts'],
   'src/firewall/port-question.ts': ['test/firewall/port-question.test.ts', 'test/firewall/port-question.property.test.ts'],
-  // ── Approvals (issue 17): add this round's approval code here, with its direct unit tests, e.g.
-  // 'src/changes/approvals.ts': ['test/changes/approvals.test.ts'],
+  'src/changes/door.ts': ['test/changes/changes.test.ts', 'test/changes/approvals.test.ts', 'test/changes/freeze.test.ts'],
+  'src/changes/approvals.ts': ['test/changes/approvals.test.ts'],
+  'src/changes/freeze.ts': ['test/changes/freeze.test.ts'],
+  'src/cloud/prepared.ts': ['test/cloud/prepared.test.ts'],
+  'src/slack/blocks/approvals.ts': ['test/slack/blocks/approvals.test.ts'],
+  'src/slack/approval-messages.ts': ['test/slack/approval-messages.test.ts'],
 };
 
 const testFiles = [...new Set(Object.values(TARGETS).flat())];

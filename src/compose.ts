@@ -11,6 +11,7 @@ import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { startSandbox, type Sandbox } from './sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
+import { expireApprovals } from './slack/approval-messages';
 import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
@@ -151,7 +152,21 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
     const watchedStore = ops.watch(store);
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
-    const changes = createChanges({ cloud, store: watchedStore, policy, now, logger, onRecorded: ops.recorded, lockTtlMs: config.ops.lockTtlMs });
+    const changes = createChanges({
+      cloud,
+      store: watchedStore,
+      policy,
+      approvals: config.approvals,
+      now,
+      logger,
+      onRecorded: ops.recorded,
+      lockTtlMs: config.ops.lockTtlMs,
+    });
+    // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
+    ops.addSweep({
+      name: 'approval_expiry',
+      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, logger: logger.child({ component: 'approvals' }) }),
+    });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.
     const socketMode = config.slack.appToken !== undefined;

@@ -32,7 +32,7 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
-/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS; issue 17 builds the feature). */
+/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS). */
 const APPROVABLE_ACTIONS = ['disk_add', 'backup_restore'] as const;
 
 const actionList = z
@@ -241,8 +241,6 @@ function userInfoProblem(key: 'SLACK_API_URL' | 'VS_API_URL', value: string | un
 /** Rules across variables; checked on the raw values so they are reported with every other problem. */
 function crossFieldProblems(env: Record<string, string>): string[] {
   const problems: string[] = [];
-  // Issue 17 builds approvals; until it lands, VS_APPROVALS must not start as if changes waited for anyone. Remove this line then.
-  if (env.VS_APPROVALS?.replace(/[\s,]/g, '')) problems.push(APPROVALS_NOT_BUILT);
   const total = settingValue('VS_API_MAX_CONNECTIONS', env);
   const forChanges = settingValue('VS_API_CHANGE_CONNECTIONS', env) ?? (total === undefined ? undefined : defaultChangeConnections(total));
   if (total !== undefined && forChanges !== undefined && forChanges >= total) {
@@ -288,11 +286,6 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   }
   return problems;
 }
-
-/** Refused until issue 17 lands (see crossFieldProblems). */
-const APPROVALS_NOT_BUILT =
-  'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
-  "the changes it names would run without anyone's approval. Remove the line to start";
 
 /** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
 export type Mode = 'http' | 'socket' | 'local';
@@ -370,7 +363,7 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
-    /** Changes that wait for a second person's approval (issue 17), and how long a request for one stays open. */
+    /** Changes that wait for a second person's approval (VS_APPROVALS), and how long a request for one stays open (VS_APPROVAL_TTL_MIN). */
     approvals: {
       actions: e.VS_APPROVALS ?? [],
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,

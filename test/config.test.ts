@@ -214,11 +214,6 @@ describe('loadConfig', () => {
         problems = e.problems;
       }
       if (problems.length === 0) continue;
-      if (name === 'VS_APPROVALS') {
-        // Until approvals are built (issue 17), naming any action stops start-up, saying so.
-        expect(problems).toEqual([expect.stringMatching(/^VS_APPROVALS is set, but approvals are not built into this version/)]);
-        continue;
-      }
       refused.push(name);
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
@@ -316,13 +311,12 @@ describe('loadConfig', () => {
     );
   });
 
-  test('approvals are not built in this version: VS_APPROVALS naming any action stops start-up and says so', () => {
-    for (const value of ['disk_add', 'disk_add,backup_restore', ' backup_restore ,']) {
-      expect(problemsOf({ ...minimalHttp, VS_APPROVALS: value })).toEqual([
-        'VS_APPROVALS is set, but approvals are not built into this version of vs-chatops: ' +
-          "the changes it names would run without anyone's approval. Remove the line to start",
-      ]);
-    }
+  test('VS_APPROVALS names the actions that wait for a second person; an unknown action alone stops start-up', () => {
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: ' backup_restore ,' }).approvals.actions).toEqual(['backup_restore']);
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: 'disk_add,backup_restore' }).approvals.actions).toEqual(['disk_add', 'backup_restore']);
+    expect(problemsOf({ ...minimalHttp, VS_APPROVALS: 'backup_restore,restore_everything' })).toEqual([
+      'VS_APPROVALS names an unknown action "restore_everything": the actions that can need approval are disk_add, backup_restore',
+    ]);
   });
 
   test('VS_PANEL_URL: the scheme and host of VS_API_URL by default (on the sandbox, null: its own address, known once it listens)', () => {

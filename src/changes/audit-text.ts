@@ -60,6 +60,10 @@ export function denialDetail(decision: Decision): string | null {
       return `from a shortcut, for channel ${denial.channelId}, which the user is not a member of`;
     case 'check_failed':
       return 'the role check failed';
+    case 'frozen':
+      return `changes are frozen (by ${denial.freeze.by} at ${denial.freeze.at}: ${clip(denial.freeze.reason, 200)})`;
+    case 'own_request':
+      return 'the requester may not approve their own request';
     default:
       return null;
   }

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import type { AddDiskParams, Backup, Disk } from '../cloud/schemas';
+import type { ChangeAnswers, ChangeOperation, PreparedRequest } from '../cloud/prepared';
+import { AddDiskParams } from '../cloud/schemas';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
-import { validateRestoreForm, type RestoreParams } from './restore-form';
+import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
 
@@ -11,10 +13,10 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 // is the table's keys. To add a change: a row here, and its Slack form (a row
 // of CHANGE_FORMS, src/slack/blocks/change-forms.ts), which the compiler asks for.
 
-export type ChangeCloud = Pick<CloudClient, 'addDisk' | 'restoreBackup'>;
+export type ChangeCloud = Pick<CloudClient, 'prepareAddDisk' | 'prepareRestoreBackup' | 'send'>;
 
-/** One change. `P`: its validated parameters; `T`: what the cloud API call returns. */
-export interface ChangeDefinition<A extends string, P, T> {
+/** One change. `P`: its validated parameters; `O`: the cloud operation that makes it (what it returns: ChangeAnswers[O]). */
+export interface ChangeDefinition<A extends string, P, O extends ChangeOperation> {
   /** Its name in records, metrics and callback ids; the key of its row. */
   action: A;
   targetKind: TargetKind;
@@ -25,17 +27,23 @@ export interface ChangeDefinition<A extends string, P, T> {
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
   validate(targetId: number, values: FormValues): FormValidation<P>;
-  /** What the audit keeps of valid parameters. */
+  /** What the audit (and an approval request) keeps of valid parameters. */
   audited(params: P): Record<string, unknown>;
-  call(cloud: ChangeCloud, targetId: number, params: P): Promise<T>;
+  /** Reads back what `audited` kept, for a change approved later: its parameters again, or a failure if they are not. */
+  stored: z.ZodType<P>;
+  /** The request the cloud client will send for it, exactly: shown to approvers, sent as it is, kept in the audit. */
+  prepare(cloud: ChangeCloud, targetId: number, params: P): PreparedRequest<O>;
   /** The status the client saw on success (it returns the body only). */
   successStatus: number;
   /** The audit's words for what was done. */
-  describe(targetId: number, value: T): string;
+  describe(targetId: number, value: ChangeAnswers[O]): string;
 }
 
-/** Checks one row and keeps its own types: what its form validates to, what its call returns. */
-const defineChange = <A extends string, P, T>(definition: ChangeDefinition<A, P, T>): ChangeDefinition<A, P, T> => definition;
+/** Checks one row and keeps its own types: what its form validates to, which operation makes it. */
+const defineChange = <A extends string, P, O extends ChangeOperation>(definition: ChangeDefinition<A, P, O>): ChangeDefinition<A, P, O> => definition;
+
+/** What a restore keeps: the backup, and why. */
+const StoredRestore = z.object({ backup_id: z.number().int().positive(), reason: z.string().max(MAX_REASON_LENGTH).optional() });
 
 const DEFINITIONS = {
   disk_add: defineChange({
@@ -46,7 +54,8 @@ const DEFINITIONS = {
     apiFields: DISK_FORM_FIELDS,
     validate: (_vsId, values) => validateDiskForm(values),
     audited: (params: AddDiskParams) => ({ ...params }),
-    call: (cloud, vsId, params): Promise<Disk> => cloud.addDisk(vsId, params),
+    stored: AddDiskParams,
+    prepare: (cloud, vsId, params) => cloud.prepareAddDisk(vsId, params),
     successStatus: 201,
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
   }),
@@ -58,7 +67,8 @@ const DEFINITIONS = {
     apiFields: [],
     validate: (backupId, values) => validateRestoreForm(backupId, { confirm: text(values.confirm), reason: text(values.reason) }),
     audited: (params: RestoreParams) => ({ ...params }),
-    call: (cloud, backupId): Promise<Backup> => cloud.restoreBackup(backupId),
+    stored: StoredRestore,
+    prepare: (cloud, backupId) => cloud.prepareRestoreBackup(backupId),
     successStatus: 200,
     describe: (_backupId, backup) =>
       `backup ${backup.id} restored` +
@@ -72,9 +82,11 @@ type Definitions = typeof DEFINITIONS;
 /** Every change there is: the keys of the table. */
 export type ChangeAction = keyof Definitions;
 /** What a change's form validates to. */
-export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _T> ? P : never;
+export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _O> ? P : never;
+/** The cloud operation that makes a change. */
+export type ChangeOperationOf<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer O> ? O : never;
 /** What a change's cloud API call returns (its result renderer's input). */
-export type ChangeValue<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer T> ? T : never;
+export type ChangeValue<A extends ChangeAction> = ChangeAnswers[ChangeOperationOf<A>];
 
 /**
  * The table, typed so that a row looked up by a generic action keeps its own
@@ -82,7 +94,7 @@ export type ChangeValue<A extends ChangeAction> = Definitions[A] extends ChangeD
  * door runs any row without a cast. A row filed under another action's key
  * does not compile.
  */
-export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeValue<A>> } = DEFINITIONS;
+export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeOperationOf<A>> } = DEFINITIONS;
 
 export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).map((change) => change.action);
 

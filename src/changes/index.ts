@@ -1,7 +1,10 @@
 // The one door for changes: who may (policy), what each change is (the table
-// of definitions), what is valid (forms), and the execution that claims,
-// locks, calls and records (changes).
+// of definitions), what is valid (forms), the execution that claims, locks,
+// calls and records (door, changes), the second person (approvals) and the
+// switch that stops every change (freeze).
 export { createChanges, type Changes, type ChangesDeps, type AuthorizeOptions, type ChangeContext, type ChangeResult, type SubmissionContext } from './changes';
+export { DEFAULT_APPROVAL_TTL_MS, type ApprovalResult, type ApprovedRun, type ExpiredApproval, type Verdict } from './approvals';
+export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
 export {
   CHANGE_ACTIONS,
@@ -11,11 +14,12 @@ export {
   type ChangeAction,
   type ChangeCloud,
   type ChangeDefinition,
+  type ChangeOperationOf,
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
 export { ChangeErrorCode, isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
-export { isTargetId, TARGET_KINDS, targetKey, targetTitle, type Target, type TargetKind } from './targets';
+export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {
   createPolicy,
   atLeast,
@@ -23,6 +27,7 @@ export {
   neededRole,
   type Action,
   type ChannelDirectory,
+  type ControlAction,
   type Decision,
   type Denial,
   type ReadAction,

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import type { Freeze } from '../store';
 import { CHANGE_ACTIONS, CHANGES, isChangeAction, type ChangeAction } from './definitions';
 import { atLeast, type Role } from './roles';
 
@@ -13,8 +14,10 @@ export { atLeast } from './roles';
 
 /** What the policy decides that is not a change through the door: reading servers, reading the audit trail. */
 export type ReadAction = 'read' | 'audit_read';
-/** Everything the policy is asked about: a read, or one of the changes of definitions.ts. */
-export type Action = ReadAction | ChangeAction;
+/** Switching every change off and on again (`/vs freeze`, `/vs unfreeze`): the door asks, and records a refusal. */
+export type ControlAction = 'freeze';
+/** Everything the policy is asked about: a read, one of the changes of definitions.ts, or the freeze. */
+export type Action = ReadAction | ChangeAction | ControlAction;
 
 /** Why a change or a read was refused, as data; src/slack/blocks words it. */
 export type Denial =
@@ -27,7 +30,11 @@ export type Denial =
   /** From a shortcut, for a channel the user is not a member of. */
   | { code: 'not_member'; channelId: string }
   /** The check itself failed (the directory or the store); the answer is no. */
-  | { code: 'check_failed' };
+  | { code: 'check_failed' }
+  /** Changes are frozen (`/vs freeze`): who froze, when and why. The door adds it; the policy never does. */
+  | { code: 'frozen'; freeze: Freeze }
+  /** An approval clicked by the person who asked for the change: a second person must approve it. The door adds it. */
+  | { code: 'own_request' };
 
 export interface Decision {
   allowed: boolean;
@@ -90,14 +97,14 @@ export interface PolicyDeps {
   lookupTimeoutMs?: number;
 }
 
-const READS_NEED: Record<ReadAction, Role> = { read: 'viewer', audit_read: 'admin' };
+const OTHERS_NEED: Record<ReadAction | ControlAction, Role> = { read: 'viewer', audit_read: 'admin', freeze: 'admin' };
 
 /** Every action, in the order `/vs whoami` lists them. */
-export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read'];
+export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read', 'freeze'];
 
-/** The role an action needs: a read's is here, a change's in its definition. */
+/** The role an action needs: a read's and the freeze's are here, a change's in its definition. */
 export function neededRole(action: Action): Role {
-  return isChangeAction(action) ? CHANGES[action].needed : READS_NEED[action];
+  return isChangeAction(action) ? CHANGES[action].needed : OTHERS_NEED[action];
 }
 
 /** A failed lookup is retried this soon at most (or sooner, if the cache time is shorter). */

@@ -30,3 +30,11 @@ export const targetKey = (target: Target): string => `${target.kind}:${target.id
 export const targetTitle = (target: Target): string => `${TARGET_KINDS[target.kind].title} ${target.id}`;
 
 export const isTargetId = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
+
+/** The id in a target's audit name (`backup:9` → 9) when it names a target of `kind`; null otherwise. */
+export function targetIdIn(key: string, kind: TargetKind): number | null {
+  const prefix = `${kind}:`;
+  if (!key.startsWith(prefix)) return null;
+  const id = Number(key.slice(prefix.length));
+  return isTargetId(id) && String(id) === key.slice(prefix.length) ? id : null;
+}

@@ -2,15 +2,16 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
-import { decodeResponse, encodeAddDiskBody, Responses, type ResponseShape } from './codec';
+import { decodeResponse, Responses, type ResponseShape } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
-import type { AddDiskParams } from './schemas';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
+import { CHANGE_OPERATIONS, pathId, prepareAddDisk, prepareRestoreBackup, type ChangeAnswers, type ChangeOperation, type PreparedRequest } from './prepared';
 
 // The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
 // the codec (codec.ts). Reads are single-flight and come back frozen, since
-// callers that overlap share them; changes go out exactly once.
+// callers that overlap share them; changes are prepared (prepared.ts) and the
+// prepared request is what is sent, exactly once.
 
 /** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
 export type CloudClientConfig = Config['cloud'];
@@ -76,9 +77,23 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   const decode = <S extends ResponseShape>(response: CloudHttpResponse, shape: S) =>
     decodeResponse(format, response.text, shape, { status: response.status, request: response.request });
 
+  /** Sends a prepared change exactly as prepared: its path and body are what goes on the wire. */
+  async function send<O extends ChangeOperation>(request: PreparedRequest<O>): Promise<ChangeAnswers[O]> {
+    const { expectedStatuses, answer } = CHANGE_OPERATIONS[request.operation];
+    if (request.method !== 'POST' || !request.path.startsWith('/') || !request.path.endsWith(`.${format}`)) {
+      // Prepared for another format (VS_API_FORMAT changed since), or not by prepare…(): a bug, not an API call.
+      throw new RangeError(`not a ${format} change request of this client: ${request.method} ${request.path}`);
+    }
+    const body = request.body ?? undefined;
+    return observed(request.operation, async (seen) => {
+      const response = seen(await http.send({ method: 'POST', path: request.path, body, expectedStatuses }));
+      return decode(response, answer) as ChangeAnswers[O];
+    });
+  }
+
   return {
     async listFirewallRules(vsId: number) {
-      const path = `/virtual_machines/${pathId(vsId)}/firewall_rules`;
+      const path = `/virtual_machines/${pathId(vsId)}/firewall_rules.${format}`;
       return reads.run(`${format} ${path}`, () =>
         observed('list_firewall_rules', async (seen) =>
           frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.firewallRules)),
@@ -87,7 +102,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     },
 
     async listAutoscaling(vsId: number) {
-      const path = `/virtual_machines/${pathId(vsId)}/auto_scaling`;
+      const path = `/virtual_machines/${pathId(vsId)}/auto_scaling.${format}`;
       return reads.run(`${format} ${path}`, () =>
         observed('list_autoscaling', async (seen) =>
           frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.autoscaling)),
@@ -95,20 +110,11 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       );
     },
 
-    async addDisk(vsId: number, params: AddDiskParams) {
-      const path = `/virtual_machines/${pathId(vsId)}/disks`;
-      const body = encodeAddDiskBody(format, params);
-      // Spec 4.3 answers 201; 200 is what some deployments send for the same thing.
-      return observed('add_disk', async (seen) => decode(seen(await http.send({ method: 'POST', path, body, expectedStatuses: [201, 200] })), Responses.disk));
-    },
-
-    async restoreBackup(backupId: number) {
-      const path = `/backups/${pathId(backupId)}/restore`;
-      // Spec 4.1 shows no status: any 2xx with the backup in the body is success.
-      return observed('restore_backup', async (seen) =>
-        decode(seen(await http.send({ method: 'POST', path, expectedStatuses: [200, 201, 202] })), Responses.backup),
-      );
-    },
+    prepareAddDisk: (vsId, params) => prepareAddDisk(format, vsId, params),
+    prepareRestoreBackup: (backupId) => prepareRestoreBackup(format, backupId),
+    send,
+    addDisk: async (vsId, params) => send(prepareAddDisk(format, vsId, params)),
+    restoreBackup: async (backupId) => send(prepareRestoreBackup(format, backupId)),
 
     close: () => http.close(),
   };
@@ -140,12 +146,6 @@ function observer(onDone: RequestDoneObserver | undefined, logger: Logger | unde
       throw error;
     }
   };
-}
-
-/** Ids go into the path; anything but a positive integer is a bug on our side, not an API call. */
-function pathId(id: number): string {
-  if (!Number.isSafeInteger(id) || id <= 0) throw new RangeError(`expected a positive integer id, got ${String(id)}`);
-  return String(id);
 }
 
 /**

@@ -5,7 +5,7 @@ import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
 
 // One exchange with the cloud API: a connection from the request's budget
 // (reads and changes each have their own, and their own Pool), Basic auth,
-// the format suffix and headers of spec 4, the call's deadline, a cap on the
+// the headers of spec 4 (the format suffix is in the caller's path), the call's deadline, a cap on the
 // size of answers, and every low-level failure mapped to a CloudError. What
 // an answer's status or body means is not decided here (retry.ts, codec.ts).
 // The API key lives only in the Authorization header built here; every text
@@ -18,7 +18,7 @@ export type BudgetClass = 'read' | 'change';
 
 export interface CloudRequest {
   method: HttpMethod;
-  /** Path without the format suffix, e.g. `/virtual_machines/42/firewall_rules`. */
+  /** Path relative to the base URL, with its format suffix, e.g. `/virtual_machines/42/firewall_rules.json`. */
   path: string;
   body?: string;
   /** 2xx statuses this operation answers with; any other status is an error. */
@@ -144,7 +144,7 @@ export function createTransport(options: TransportOptions): Transport {
       fieldErrors: init.fieldErrors && Object.fromEntries(Object.entries(init.fieldErrors).map(([field, msgs]) => [field, msgs.map(redact)])),
       cause: init.cause === undefined ? undefined : scrubbedCause(init.cause, redact),
     });
-  const label = (request: CloudRequest) => `${request.method} ${request.path}.${format}`;
+  const label = (request: CloudRequest) => `${request.method} ${request.path}`;
 
   async function send(request: CloudRequest, clock: CallClock): Promise<CloudHttpResponse> {
     const budgetClass = request.budget ?? (request.method === 'GET' ? 'read' : 'change');
@@ -166,7 +166,7 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       const response = await dispatchers[budgetClass].request({
         origin,
-        path: `${basePath}${request.path}.${format}`,
+        path: `${basePath}${request.path}`,
         method: request.method,
         headers,
         body: request.body,

@@ -9,7 +9,7 @@ import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
 import { startPeriodic, type Periodic } from './periodic';
 import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
-import { storeHealthJob, sweepJob, type SweepStore } from './sweeps';
+import { storeHealthJob, sweepJob, type SweepStep, type SweepStore } from './sweeps';
 import { watchStore } from './store-watch';
 
 // The operations side of one instance, built by the composition root: metrics,
@@ -53,6 +53,11 @@ export interface Ops {
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
   storeSeen(state: 'ok' | 'unreachable'): void;
+  /**
+   * Adds a step to the sweeps (before start): run each round on the one instance holding their lease, after recovery
+   * and retention, counted in vs_chatops_sweeps_total{sweep=name} (the expiry of approval requests).
+   */
+  addSweep(step: SweepStep): void;
   /** Starts the periodic work. */
   start(): void;
   /** Stops the periodic work and gives its leases back. */
@@ -71,6 +76,7 @@ export function createOps(deps: OpsDeps): Ops {
   const countChange = observeChange(metrics);
   const countCommand = observeCommand(metrics);
   const jobs: Periodic[] = [];
+  const steps: SweepStep[] = [];
   let sender: Periodic | undefined;
   const storeSeen = (state: 'ok' | 'unreachable') => {
     if (!readiness.setStore(state)) return;
@@ -97,6 +103,7 @@ export function createOps(deps: OpsDeps): Ops {
     },
     watch: (s) => watchStore(s, storeSeen),
     storeSeen,
+    addSweep: (step) => void steps.push(step),
     start() {
       if (!store) return;
       const o = config.ops;
@@ -120,7 +127,7 @@ export function createOps(deps: OpsDeps): Ops {
           logger: log,
           now,
           lease: { leases: store.leases, name: SWEEP_LEASE, owner: instanceId, ttlMs: 3 * o.sweepIntervalMs },
-          run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded }),
+          run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded, steps }),
         }),
       );
       if (deps.postAudit) {

@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ChangeAction } from '../changes';
-import type { ChangeOutcome } from '../store';
+import type { ChangeOutcome, RecordedAction } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
 // Labels take values from closed sets only (subcommand kinds, outcomes,
@@ -16,7 +15,7 @@ export interface Metrics {
   /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
-  /** Audit records of changes by action (a key of the table of changes) and outcome (PRODUCT.md's vocabulary). */
+  /** Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (PRODUCT.md's vocabulary). */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
@@ -85,7 +84,7 @@ export function observeCloudRequest(metrics: Metrics): (operation: string, statu
 }
 
 /** Counts a settled audit record of a change (any outcome but `started`). */
-export function observeChange(metrics: Metrics): (record: { action: ChangeAction; outcome: ChangeOutcome }) => void {
+export function observeChange(metrics: Metrics): (record: { action: RecordedAction; outcome: ChangeOutcome }) => void {
   return ({ action, outcome }) => {
     if (outcome === 'started') return;
     metrics.changes.inc({ action, outcome });

@@ -7,7 +7,9 @@ import type { Metrics } from './metrics';
 //     mid-call) is settled as `interrupted`; the store queues its audit post in
 //     the same transaction, so it is posted once whoever settles it;
 //   - retention: audit records older than VS_AUDIT_RETENTION_DAYS and
-//     submission claims older than a day are deleted.
+//     submission claims older than a day are deleted;
+//   - the steps other parts add (ops.addSweep), e.g. the expiry of approval
+//     requests nobody decided, which the Slack side says in their messages.
 // And on every instance, the store's health: a ping each interval, so that
 // /readyz and vs_chatops_store_up say `unreachable` during an outage and `ok`
 // again when it ends, without a restart.
@@ -16,6 +18,12 @@ import type { Metrics } from './metrics';
 export interface SweepStore {
   audit: Pick<AuditTrail, 'recoverInterrupted'>;
   retention: Retention;
+}
+
+/** A step another part adds to the sweeps' round (its name labels vs_chatops_sweeps_total). */
+export interface SweepStep {
+  name: string;
+  run: () => Promise<unknown>;
 }
 
 const PRUNE_BATCH = 1000;
@@ -28,6 +36,8 @@ export function sweepJob(deps: {
   now?: () => number;
   /** Hears of each record settled as interrupted (counts it, wakes the outbox sender). */
   onInterrupted?: (record: AuditRecord) => void;
+  /** Run after recovery and retention, each on its own: one failing does not stop the others. Read at each round. */
+  steps?: readonly SweepStep[];
 }): () => Promise<void> {
   const now = deps.now ?? (() => Date.now());
   const count = (sweep: string, outcome: 'ok' | 'error') => deps.metrics?.sweeps.inc({ sweep, outcome });
@@ -59,6 +69,15 @@ export function sweepJob(deps: {
     } catch (error) {
       count('retention', 'error');
       failure ??= asError(error);
+    }
+    for (const step of deps.steps ?? []) {
+      try {
+        await step.run();
+        count(step.name, 'ok');
+      } catch (error) {
+        count(step.name, 'error');
+        failure ??= asError(error);
+      }
     }
     if (failure !== undefined) throw failure;
   };

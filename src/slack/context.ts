@@ -41,7 +41,8 @@ export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'ev
  * form was opened), `duplicate` (a repeated submission, which did nothing).
  * Written in the request's log line and counted in the metrics.
  */
-export type Outcome = 'succeeded' | 'invalid' | 'denied' | 'failed' | 'busy' | 'applied_unreadable' | 'not_found' | 'opened' | 'duplicate';
+export type Outcome =
+  'succeeded' | 'invalid' | 'denied' | 'failed' | 'busy' | 'applied_unreadable' | 'not_found' | 'opened' | 'duplicate' | 'requested' | 'approved' | 'rejected';
 
 /** One request as every listener sees it, whatever its kind. */
 export interface SlackRequest {

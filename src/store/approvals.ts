@@ -1,7 +1,11 @@
-import type { RecordedAction } from './audit';
+import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from './audit';
 
 // Approvals: a change that waits for a second person (PRODUCT.md
-// "Approvals"). The first decisive click wins, across instances.
+// "Approvals"). Each step is one transaction with its audit record (and the
+// record's audit post): asked for (with the submission's claim), decided (the
+// first decisive click wins, across instances), expired (each once, across
+// instances). The records' words are the caller's: it passes the entry, or a
+// function of the approval as it stands once the step is taken.
 
 export type ApprovalStatus = 'requested' | 'approved' | 'rejected' | 'expired';
 
@@ -21,7 +25,7 @@ export interface ApprovalRequest {
   expiresAtMs: number;
   reason: string | null;
   /** The exact API request it will send (method, path, body), for the message. */
-  apiRequest: { method: string; path: string; body: unknown };
+  apiRequest: RecordedRequest;
 }
 
 export interface Approval extends ApprovalRequest {
@@ -33,23 +37,45 @@ export interface Approval extends ApprovalRequest {
   messageTs: string | null;
 }
 
-/** How the store settles a decision: the first decisive click wins, across instances. */
-export type ApprovalDecision = { won: true; approval: Approval } | { won: false; approval: Approval | null };
+/** How the store settles a decision: the first decisive click wins, across instances; the winner's record is written with it. */
+export type ApprovalDecision = { won: true; approval: Approval; record?: AuditRecord } | { won: false; approval: Approval | null };
+
+/** What asking did: stored the request and its `requested` record, or nothing (the submission was claimed before). */
+export type ApprovalAsked = { outcome: 'requested'; approval: Approval; record: AuditRecord } | { outcome: 'duplicate' };
 
 export interface Approvals {
-  /** Stores a new approval request (`requested`). */
+  /**
+   * In one transaction: claims `submissionKey` (else `duplicate`, nothing
+   * written), stores the request as `requested`, and records `requested`.
+   */
+  ask(ask: { submissionKey: string; at: string; request: ApprovalRequest; requested: AuditEntry }): Promise<ApprovalAsked>;
+  /** Stores a new approval request (`requested`), with no claim and no record. */
   request(request: ApprovalRequest): Promise<Approval>;
   get(id: string): Promise<Approval | null>;
   /** Remembers the posted message of a request. */
   setMessage(id: string, messageTs: string): Promise<void>;
   /**
    * Decides a `requested`, unexpired request: the first decisive click wins
-   * across instances ({ won: true }); later ones get { won: false } with the
-   * request as decided (or null for an unknown id).
+   * across instances ({ won: true }, with the record of `recordOf` written in
+   * the same transaction); later ones get { won: false } with the request as
+   * decided (or null for an unknown id), and nothing is written.
    */
-  decide(id: string, decision: { status: 'approved' | 'rejected'; by: string; at: string; nowMs: number }): Promise<ApprovalDecision>;
+  decide(
+    id: string,
+    decision: { status: 'approved' | 'rejected'; by: string; at: string; nowMs: number },
+    recordOf?: (decided: Approval) => AuditEntry,
+  ): Promise<ApprovalDecision>;
   /** Requests still open at `nowMs`, oldest first. */
   open(nowMs: number): Promise<Approval[]>;
-  /** Settles open requests past their expiry as `expired`, each once across instances, and returns them. */
-  expire(nowMs: number): Promise<Approval[]>;
+  /**
+   * Settles open requests past their expiry as `expired`, each once across
+   * instances, each with the record of `recordOf` in the same transaction,
+   * and returns them (with their records), soonest expiry first.
+   */
+  expire(nowMs: number, recordOf?: (expired: Approval) => AuditEntry): Promise<ExpiredApproval[]>;
+}
+
+export interface ExpiredApproval extends Approval {
+  /** The `expired` record written with it, when asked for. */
+  record?: AuditRecord;
 }

@@ -14,7 +14,18 @@ import type { Lease } from './leases';
  * added there and not here does not compile. Deriving it from src/changes is
  * this one line.
  */
-export type RecordedAction = 'disk_add' | 'backup_restore';
+export type RecordedAction = 'disk_add' | 'backup_restore' | 'freeze' | 'unfreeze';
+
+/**
+ * A request to the cloud API as it goes on the wire: the method, the path
+ * relative to VS_API_URL with its format suffix, the body exactly as sent (or
+ * null). Never a credential: those are headers, which are not kept.
+ */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: string | null;
+}
 
 /**
  * One vocabulary for records, messages and metrics (PRODUCT.md "Audit").
@@ -65,6 +76,14 @@ export interface AuditEntry {
   durationMs: number;
   /** Why it was denied or failed, in words. */
   detail: string | null;
+  /** The exact request sent to the cloud API (for `requested`, the one that will be); null or absent when none. */
+  apiRequest?: RecordedRequest | null;
+  /** On every record of an approval request: who asked for the change. */
+  requestedBy?: string | null;
+  /** On the records of an approval after its decision: who approved or rejected it. */
+  decidedBy?: string | null;
+  /** The approval request a record belongs to. */
+  approvalId?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as
@@ -74,6 +93,7 @@ export interface AuditEntry {
   leaseOwner?: string | null;
 }
 
+/** A record as read back: the store fills in every field of an approval (null when none). */
 export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   id: number;
 }

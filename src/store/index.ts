@@ -9,13 +9,13 @@ import type { Store } from './store';
 // composition root opens it. Callers import the contract from here.
 
 export type { Store } from './store';
-export type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning, ChangeCompletion, ChangeOutcome, RecordedAction } from './audit';
+export type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning, ChangeCompletion, ChangeOutcome, RecordedAction, RecordedRequest } from './audit';
 export { CHANGE_OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';
 export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';
 export type { PruneResult, Retention } from './retention';
-export type { Approval, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals } from './approvals';
+export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals, ExpiredApproval } from './approvals';
 export type { ChangeFreeze, Freeze } from './freeze';
 export type { RateCounter, RateDecision } from './rates';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';

@@ -150,6 +150,23 @@ function version3(t: DialectTypes): string[] {
   ];
 }
 
+/**
+ * Approvals on record: each audit record keeps the exact request sent to the
+ * cloud API, and the records of an approval name who asked, who decided and
+ * which request they belong to. Decided approvals are pruned with the audit
+ * records of their time (retention, by requested_at).
+ */
+function version4(t: DialectTypes): string[] {
+  return [
+    `ALTER TABLE audit_records ADD COLUMN api_request ${t.json}`,
+    `ALTER TABLE audit_records ADD COLUMN requested_by TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN decided_by TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN approval_id TEXT`,
+    `CREATE INDEX audit_records_approval ON audit_records (approval_id, id) WHERE approval_id IS NOT NULL`,
+    `CREATE INDEX approvals_decided ON approvals (requested_at) WHERE status <> 'requested'`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -168,6 +185,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "audit outbox groups (one user's denials claimed as one post), rate buckets",
     sqlite: version3(SQLITE_TYPES),
     postgres: version3(POSTGRES_TYPES),
+  },
+  {
+    version: 4,
+    description: 'the exact API request, the requester, the decider and the approval of each audit record',
+    sqlite: version4(SQLITE_TYPES),
+    postgres: version4(POSTGRES_TYPES),
   },
 ];
 

@@ -7,7 +7,7 @@ export interface PruneResult {
   claims: number;
   /** Audit records older than the retention, deleted (with their outbox rows). */
   records: number;
-  /** Outbox rows sent more than a day ago, locks expired more than a day ago, and rate buckets full again, deleted. */
+  /** Outbox rows sent more than a day ago, locks expired more than a day ago, rate buckets full again, and decided approvals past the retention, deleted. */
   housekeeping: number;
 }
 
@@ -16,8 +16,9 @@ export interface Retention {
    * Deletes, at most `batch` of each per call (call again while a count
    * equals `batch`): claims older than a day, audit records older than the
    * store's retention days (and their outbox rows), sent outbox rows older
-   * than a day, leases expired more than a day ago, and rate buckets that
-   * have filled up again (forgetting one changes no answer).
+   * than a day, leases expired more than a day ago, rate buckets that
+   * have filled up again (forgetting one changes no answer), and approvals
+   * decided (or expired) and asked for longer ago than the retention.
    */
   prune(nowMs: number, batch?: number): Promise<PruneResult>;
 }

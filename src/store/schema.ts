@@ -20,6 +20,14 @@ export interface AuditRecordsTable {
   detail: string | null;
   /** The target lease held while `started`. */
   lease_owner: string | null;
+  /** JSON text { method, path, body } of the request sent to the cloud API. Since version 4. */
+  api_request: string | null;
+  /** Who asked for the change of an approval request. Since version 4. */
+  requested_by: string | null;
+  /** Who approved or rejected it. Since version 4. */
+  decided_by: string | null;
+  /** The approval request the record belongs to. Since version 4. */
+  approval_id: string | null;
 }
 
 export interface SubmissionsTable {

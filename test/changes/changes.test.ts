@@ -1,13 +1,12 @@
 import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type GroupDirectory, type Policy } from '../../src/changes/policy';
-import type { CloudClient } from '../../src/cloud/client.types';
 import { CloudError } from '../../src/cloud/errors';
-import type { AddDiskParams, Backup, Disk } from '../../src/cloud/schemas';
+import type { Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { AuditRecord, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { goodDiskForm } from './fixtures';
+import { fakeCloud, goodDiskForm } from './fixtures';
 
 const ROLES: Config['roles'] = {
   admins: ['UADMIN'],
@@ -19,37 +18,6 @@ const ROLES: Config['roles'] = {
 };
 
 const goodDisk = goodDiskForm;
-
-type Behaviour<T> = (() => Promise<T>) | undefined;
-
-/** The network edge: a cloud client that records what it was asked and answers as told. */
-function fakeCloud() {
-  const calls: ({ op: 'addDisk'; vsId: number; params: AddDiskParams } | { op: 'restoreBackup'; backupId: number })[] = [];
-  let nextDisk: Behaviour<Disk>;
-  let nextRestore: Behaviour<Backup>;
-  const cloud: Pick<CloudClient, 'addDisk' | 'restoreBackup'> = {
-    async addDisk(vsId, params) {
-      calls.push({ op: 'addDisk', vsId, params });
-      if (nextDisk) return nextDisk();
-      return { id: 900 + calls.length, virtual_machine_id: vsId, disk_size: params.disk_size, disk_type: params.disk_type, built: false, locked: true };
-    },
-    async restoreBackup(backupId) {
-      calls.push({ op: 'restoreBackup', backupId });
-      if (nextRestore) return nextRestore();
-      return { id: backupId, target_id: 42, target_type: 'VirtualMachine', disk_id: 7 };
-    },
-  };
-  return {
-    cloud,
-    calls,
-    onAddDisk: (b: Behaviour<Disk>) => {
-      nextDisk = b;
-    },
-    onRestore: (b: Behaviour<Backup>) => {
-      nextRestore = b;
-    },
-  };
-}
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -179,7 +147,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
       // The form as typed, with the size read as a number.
       const expectedParams = { ...goodDisk, disk_size: 20 };
-      expect(t.calls).toEqual([{ op: 'addDisk', vsId: 42, params: expectedParams }]);
+      expect(t.calls).toEqual([t.cloud.prepareAddDisk(42, expectedParams)]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
       const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
@@ -194,6 +162,11 @@ describe('the changes door', () => {
         apiStatus: 201,
         durationMs: 0,
         detail: expect.stringContaining('disk 901'),
+        // The request exactly as sent; no approval.
+        apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: t.calls[0]!.body },
+        requestedBy: null,
+        decidedBy: null,
+        approvalId: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });
@@ -411,7 +384,7 @@ describe('the changes door', () => {
       t = setup();
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
-      expect(t.calls).toEqual([{ op: 'restoreBackup', backupId: 9 }]);
+      expect(t.calls).toEqual([{ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null }]);
       expect((await t.store.audit.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',

@@ -1,4 +1,8 @@
+import type { ChangeCloud } from '../../src/changes/definitions';
 import type { FormValues } from '../../src/changes/disk-form';
+import type { WireFormat } from '../../src/cloud/codec';
+import { preparing, type PreparedRequest } from '../../src/cloud/prepared';
+import type { Backup, Disk } from '../../src/cloud/schemas';
 
 /** A complete, valid add-disk form as the Slack side flattens it (sizes as typed text, checkboxes as booleans). */
 export const goodDiskForm = {
@@ -14,3 +18,37 @@ export const goodDiskForm = {
   add_to_freebsd_fstab: false,
   require_format_disk: true,
 } as const satisfies FormValues;
+
+type Behaviour<T> = (() => Promise<T>) | undefined;
+
+/**
+ * The network edge: a cloud client that prepares requests as the real one does (in `format`), records every request
+ * it is asked to send, exactly as prepared, and answers as told.
+ */
+export function fakeCloud(format: WireFormat = 'json') {
+  const calls: PreparedRequest[] = [];
+  let nextDisk: Behaviour<Disk>;
+  let nextRestore: Behaviour<Backup>;
+  async function answer(request: PreparedRequest): Promise<Disk | Backup> {
+    calls.push(request);
+    if (request.operation === 'add_disk') {
+      if (nextDisk) return nextDisk();
+      const vsId = Number(/^\/virtual_machines\/(\d+)\//.exec(request.path)?.[1]);
+      const size = Number(/disk_size["<>:]+(\d+)/.exec(request.body ?? '')?.[1]);
+      return { id: 900 + calls.length, virtual_machine_id: vsId, disk_size: size, disk_type: 'SSD', built: false, locked: true };
+    }
+    if (nextRestore) return nextRestore();
+    return { id: Number(/^\/backups\/(\d+)\//.exec(request.path)?.[1]), target_id: 42, target_type: 'VirtualMachine', disk_id: 7 };
+  }
+  const cloud: ChangeCloud = { ...preparing(format), send: answer as ChangeCloud['send'] };
+  return {
+    cloud,
+    calls,
+    onAddDisk: (b: Behaviour<Disk>) => {
+      nextDisk = b;
+    },
+    onRestore: (b: Behaviour<Backup>) => {
+      nextRestore = b;
+    },
+  };
+}

@@ -40,8 +40,8 @@ function fakeDirectory(initial: Record<string, string[]> = {}) {
 
 const USER_OF: Record<Role, string> = { admin: 'UADMIN', operator: 'UOPER', viewer: 'UVIEW', none: 'UNOBODY' };
 const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
-const NEEDED: Record<Action, Role> = { read: 'viewer', disk_add: 'operator', backup_restore: 'admin', audit_read: 'admin' };
-const ACTIONS: Action[] = ['read', 'disk_add', 'backup_restore', 'audit_read'];
+const NEEDED: Record<Action, Role> = { read: 'viewer', disk_add: 'operator', backup_restore: 'admin', audit_read: 'admin', freeze: 'admin' };
+const ACTIONS: Action[] = ['read', 'disk_add', 'backup_restore', 'audit_read', 'freeze'];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];
 type Where = 'unrestricted' | 'in an allowed channel' | 'in another channel' | 'in an unknown channel';
 const WHERE: Where[] = ['unrestricted', 'in an allowed channel', 'in another channel', 'in an unknown channel'];
@@ -115,7 +115,8 @@ describe('the role policy', () => {
     expect(open.allows('viewer')).toHaveLength(1);
     expect(words(open, 'operator').join('\n')).toMatch(/add a disk/);
     expect(words(open, 'operator').join('\n')).not.toMatch(/restore/);
-    expect(words(open, 'admin').join('\n')).toMatch(/restore a disk from a backup[\s\S]*audit trail/);
+    expect(words(open, 'admin').join('\n')).toMatch(/restore a disk from a backup[\s\S]*audit trail[\s\S]*freeze and unfreeze every change/);
+    expect(words(open, 'operator').join('\n')).not.toMatch(/freeze/);
     const restricted = createPolicy(roles({ mutationChannels: ['CINC'] }), fakeDirectory().directory);
     expect(words(restricted, 'operator', ['CINC']).join('\n')).toContain('add a disk to a server (only in <#CINC>)');
   });

@@ -121,6 +121,36 @@ describe('what the client sends', () => {
     expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/backups/9/restore.xml', body: '' });
   });
 
+  it('sends a prepared change exactly as prepared: its path under the base URL, its body byte for byte, in JSON and XML', async () => {
+    server.handle((req, res) => reply(res, 201, fixture(req.url.endsWith('.xml') ? 'disk.xml' : 'disk.json')));
+    for (const format of ['json', 'xml'] as const) {
+      const c = client({ format, url: `${server.url}/api` });
+      const prepared = c.prepareAddDisk(42, { disk_type: 'SSD', disk_size: 20, label: 'a "quoted" <label> & more' });
+      expect(prepared).toMatchObject({ operation: 'add_disk', method: 'POST', path: `/virtual_machines/42/disks.${format}` });
+      await c.send(prepared);
+      const received = server.requests[server.requests.length - 1]!;
+      expect(received.method).toBe(prepared.method);
+      expect(received.url).toBe(`/api${prepared.path}`);
+      expect(received.body).toBe(prepared.body);
+    }
+    expect(client().prepareRestoreBackup(9)).toEqual({ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null });
+  });
+
+  it('prepares without a credential anywhere in the request, and sends nothing until asked', () => {
+    const prepared = client().prepareAddDisk(42, { disk_type: 'SSD', disk_size: 20 });
+    expect(JSON.stringify(prepared)).not.toContain(API_KEY);
+    expect(JSON.stringify(prepared)).not.toContain(CREDENTIALS);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a request prepared for another format, or not a POST, without calling the API', async () => {
+    const xml = client({ format: 'xml' }).prepareRestoreBackup(9);
+    await expect(client().send(xml)).rejects.toThrow(/not a json change request/);
+    await expect(client().send({ ...client().prepareRestoreBackup(9), method: 'GET' as 'POST' })).rejects.toThrow(RangeError);
+    await expect(client().send({ ...client().prepareRestoreBackup(9), path: 'backups/9/restore.json' })).rejects.toThrow(RangeError);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('refuses an id that is not a positive integer without calling the API', async () => {
     await expect(client().listFirewallRules(-1)).rejects.toThrow(RangeError);
     await expect(client().restoreBackup(1.5)).rejects.toThrow(RangeError);
@@ -138,7 +168,7 @@ describe('what the client sends', () => {
     server.handle((_req, res) => reply(res, 200, '[]'));
     await client({}, { logger }).listFirewallRules(42);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'debug', method: 'GET', path: '/virtual_machines/42/firewall_rules', status: 200, attempt: 1 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'debug', method: 'GET', path: '/virtual_machines/42/firewall_rules.json', status: 200, attempt: 1 });
     expect(JSON.parse(lines[0]!)).toHaveProperty('ms', expect.any(Number));
     expect(lines.join('\n')).not.toContain(API_KEY);
     expect(lines.join('\n')).not.toContain(CREDENTIALS);

@@ -4,7 +4,7 @@ import { API_KEY } from '../helpers/app-harness';
 import { startInstances, waitUntil, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
 import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { viewSubmission } from '../helpers/payloads';
+import { buttonClick, input, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
 import type { SlackCall } from '../../src/local/state';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
@@ -15,6 +15,8 @@ import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 // 429 to audit posts. Lease and sweep intervals are shortened by settings.
 
 const OPERATOR = 'UOPER';
+const ADMIN = 'UADMIN';
+const ADMIN2 = 'UADMIN2';
 const AUDIT = 'CAUDIT';
 // Longer than any cloud call of these tests (the slow one takes 2 s), short enough to wait for.
 const LOCK_TTL_MS = 4000;
@@ -58,6 +60,8 @@ beforeAll(async () => {
     VS_API_TIMEOUT_MS: '20000',
     DATABASE_URL: pg.url,
     VS_OPERATORS: OPERATOR,
+    VS_ADMINS: `${ADMIN},${ADMIN2}`,
+    VS_APPROVALS: 'backup_restore',
     VS_AUDIT_CHANNEL: AUDIT,
     VS_LOCK_TTL_MS: String(LOCK_TTL_MS),
     VS_SWEEP_INTERVAL_MS: '300',
@@ -130,6 +134,93 @@ test('three changes to one server from three instances: one runs, the others are
   expect(await counted('busy')).toBe(2);
 });
 
+/** The value of the Approve button (approval_approve) in a message's blocks: the approval's id. */
+function approveButtonValue(blocks: unknown): string {
+  const elements = (blocks as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []);
+  const button = elements.find((e) => e.action_id === 'approval_approve');
+  if (button?.value === undefined) throw new Error(`no approval_approve button in ${JSON.stringify(blocks)}`);
+  return button.value;
+}
+
+/** Sends `/vs <text>` to one instance and returns the answer posted to its response_url. */
+async function answerFrom(bot: Instance, text: string, user: string, triggerId = `trigger.${Math.random()}`): Promise<string> {
+  const responseUrl = slack.responseUrl();
+  expect((await bot.command(text, { user, responseUrl, channel: 'CINCIDENT', triggerId })).status).toBe(200);
+  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+  await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `the answer to /vs ${text} from ${bot.name}`);
+  return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
+}
+
+test('an approval clicked on two instances at once runs the change once; the message is updated once, the other click hears who decided', async () => {
+  const restorePosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/backups/9/restore'));
+  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  await bots[0]!.command('backup restore 9', { user: ADMIN, responseUrl: slack.responseUrl(), channel: 'CINCIDENT', triggerId });
+  let view: { private_metadata: string } | undefined;
+  await waitUntil(
+    () => (view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as typeof view) !== undefined,
+    10_000,
+    'the form',
+  );
+  const fields = { confirm: input.text('9'), reason: input.text('restore on two instances') };
+  await bots[0]!.interact(viewSubmission({ callbackId: 'backup_restore', viewId: newViewId(), user: ADMIN, privateMetadata: view!.private_metadata, fields }));
+  let request: SlackCall | undefined;
+  await waitUntil(
+    () => (request = slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('restore on two instances'))) !== undefined,
+    10_000,
+    'the approval request',
+  );
+  const posted = slack.messagesIn('CINCIDENT').find((m) => JSON.stringify(m.blocks ?? []).includes('restore on two instances'))!;
+  const approvalId = approveButtonValue(request!.args.blocks);
+  expect(restorePosts()).toHaveLength(0);
+
+  const responseUrls = [slack.responseUrl(), slack.responseUrl()];
+  const clicks = await Promise.all(
+    [bots[1]!, bots[2]!].map((bot, i) =>
+      bot.interact(
+        buttonClick({
+          user: ADMIN2,
+          channel: 'CINCIDENT',
+          actionId: 'approval_approve',
+          value: approvalId,
+          responseUrl: responseUrls[i]!,
+          messageTs: posted.ts,
+        }),
+      ),
+    ),
+  );
+  expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+  await waitUntil(
+    () => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'),
+    15_000,
+    'the message updated',
+  );
+  await waitUntil(() => slack.responses.some((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))), 10_000, 'the other click to be told');
+  const told = slack.responses.filter((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))).map((r) => JSON.stringify(r.body));
+  expect(told).toHaveLength(1);
+  expect(told[0]).toMatch(/already approved by <@UADMIN2>/);
+  expect(restorePosts()).toHaveLength(1);
+  expect(slack.callsTo('chat.update').filter((c) => c.args.ts === posted.ts)).toHaveLength(1);
+  await waitUntil(() => auditPostsAbout('backup:9', 'succeeded') === 1, 15_000, 'the audit post of the approved change');
+  const texts = await Promise.all(bots.map((b) => b.metrics()));
+  const sum = (outcome: string) =>
+    texts.reduce(
+      (n, t) => n + Number(new RegExp(`^vs_chatops_changes_total\\{action="backup_restore",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(t)?.[1] ?? 0),
+      0,
+    );
+  expect([sum('requested'), sum('approved'), sum('succeeded')]).toEqual([1, 1, 1]);
+});
+
+test('a freeze typed on one instance holds at once on every instance, and is lifted on all by one unfreeze', async () => {
+  expect(await answerFrom(bots[0]!, 'freeze cluster maintenance', ADMIN)).toContain('Changes are frozen* by <@UADMIN>');
+  for (const bot of bots) {
+    expect(await answerFrom(bot, 'disk add 42', OPERATOR)).toMatch(/Changes are frozen: <@UADMIN> froze them .* because “cluster maintenance”/);
+    expect(await answerFrom(bot, 'whoami', OPERATOR)).toMatch(/Changes are frozen/);
+  }
+  expect(await answerFrom(bots[2]!, 'unfreeze', ADMIN2)).toContain('Changes are allowed again');
+  expect(await answerFrom(bots[1]!, 'whoami', OPERATOR)).toContain('Changes are not frozen.');
+  await openDiskForm(bots[1]!, 42);
+});
+
 test('an instance killed during a change: another settles it as interrupted once its lock expires, posted once', async () => {
   held.set('44', undefined as unknown as ServerResponse);
   const victim = bots[2]!;
@@ -162,9 +253,10 @@ test('the database stopped and started: reads answer, changes are refused then a
   await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, 'the read to be answered');
   expect(JSON.stringify(slack.responses.find((r) => r.id === id)!.body)).toContain('VS 45');
 
-  const metadata = await openDiskForm(bots[0]!, 45);
-  const refusedAnswer = await bots[0]!.interact(submission(metadata));
-  expect(refusedAnswer.body).toContain('Nothing can be changed right now, because it could not be recorded; nothing was changed');
+  // Opening a form needs the store (the freeze is read there): refused, said so, no form.
+  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  expect(await answerFrom(bots[0]!, 'disk add 45', OPERATOR, triggerId)).toContain('Nothing can be changed right now, because it could not be recorded');
+  expect(slack.callsTo('views.open').filter((c) => c.args.trigger_id === triggerId)).toHaveLength(0);
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();

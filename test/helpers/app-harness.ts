@@ -49,6 +49,8 @@ export interface HarnessOptions {
   delayMs?: number;
   /** Point the bot at another cloud API (a fault server) instead of the sandbox. */
   cloudUrl?: string;
+  /** The bot's clock (a test's fake clock); default the real one. */
+  now?: () => number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -74,7 +76,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logs: string[] = [];
   const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
-  const bot = await composeBot(config, { logger, cloudDeps: { retry: { baseDelayMs: 5 } }, sandboxLabel: options.sandbox ?? false });
+  const bot = await composeBot(config, { logger, now: options.now, cloudDeps: { retry: { baseDelayMs: 5 } }, sandboxLabel: options.sandbox ?? false });
   const { cloud, store } = bot;
   const { port } = await bot.start(0);
   const eventsUrl = `http://127.0.0.1:${port}/slack/events`;

@@ -66,17 +66,18 @@ export function viewSubmission(o: {
   };
 }
 
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string }) {
+export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
+  const ts = o.messageTs ?? '1.2';
   return {
     type: 'block_actions',
     team: { id: 'T1', domain: 'acme' },
     user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
     api_app_id: 'A1',
     token: 'legacy',
-    container: { type: 'message', message_ts: '1.2', channel_id: o.channel, is_ephemeral: false },
+    container: { type: 'message', message_ts: ts, channel_id: o.channel, is_ephemeral: false },
     trigger_id: `trigger.${Math.random()}`,
     channel: { id: o.channel, name: 'incident' },
-    message: { type: 'message', ts: '1.2', text: 'rules' },
+    message: { type: 'message', ts, text: 'rules' },
     response_url: o.responseUrl,
     actions: [{ type: 'button', block_id: 'pager', action_id: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, action_ts: '1.3' }],
   };

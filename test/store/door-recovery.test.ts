@@ -1,4 +1,5 @@
 import { createChanges } from '../../src/changes/changes';
+import { preparing } from '../../src/cloud/prepared';
 import type { Policy } from '../../src/changes/policy';
 import type { Disk } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
@@ -27,7 +28,8 @@ test('a change left hanging is settled as interrupted once its own lease expires
     policy,
     now: () => clock,
     lockTtlMs: 1000,
-    cloud: { addDisk: () => hanging, restoreBackup: () => new Promise(() => undefined) },
+    // Every request hangs: its instance never hears back.
+    cloud: { ...preparing('json'), send: () => hanging },
   });
   try {
     void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
@@ -72,7 +74,7 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
       now: () => Date.now(),
       lockTtlMs: TTL_MS,
       logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),
-      cloud: { addDisk: () => call, restoreBackup: () => new Promise(() => undefined) },
+      cloud: { ...preparing('json'), send: () => call },
     });
     const result = changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: `V${Math.random()}` }, 'disk_add', 42, goodForm);
     const disk: Disk = { id: 7, virtual_machine_id: 42, disk_size: 20, disk_type: 'SSD', built: false, locked: true };

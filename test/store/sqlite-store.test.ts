@@ -179,6 +179,11 @@ describe('the SQLite store', () => {
         apiStatus: null,
         durationMs: 0,
         detail: 'the cloud API call is in progress',
+        // Columns of later versions read as none.
+        apiRequest: null,
+        requestedBy: null,
+        decidedBy: null,
+        approvalId: null,
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.

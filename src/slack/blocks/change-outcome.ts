@@ -1,8 +1,10 @@
-import { targetTitle, type ChangeResult, type Target } from '../../changes';
+import { isChangeAction, neededRole, targetTitle, type ChangeResult, type Target } from '../../changes';
+import { requestedText } from './approvals';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
 import { markSandbox, safe, section, type Rendered } from './mrkdwn';
+import { CHANGES_UNRECORDABLE } from './messages';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
 // statusModal; and the words of the moments in between.
@@ -16,7 +18,7 @@ import { markSandbox, safe, section, type Rendered } from './mrkdwn';
 export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' } | { outcome: 'not_recorded' };
 
 /** PRODUCT.md: the audit store is unreachable. */
-export const UNRECORDED_TEXT = ':x: Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const UNRECORDED_TEXT = `:x: ${CHANGES_UNRECORDABLE}`;
 
 /** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */
 export const NOTHING_DONE_TEXT =
@@ -53,6 +55,14 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return `:white_check_mark: Applied. ${appliedUnreadableText(o.target, r.error.status)} The result is posted in the channel.`;
     case 'duplicate':
       return 'This form was already submitted; its result is posted in the channel.';
+    case 'requested': {
+      const { approval } = r;
+      return requestedText({
+        channelId: approval.channelId,
+        expiresAtMs: approval.expiresAtMs,
+        needed: isChangeAction(approval.action) ? neededRole(approval.action) : 'admin',
+      });
+    }
     case 'unrecorded':
       return UNRECORDED_TEXT;
     case 'not_recorded':

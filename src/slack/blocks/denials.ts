@@ -1,19 +1,21 @@
-import { isChangeAction, type Action, type Decision, type ReadAction, type Role } from '../../changes';
+import { isChangeAction, type Action, type ControlAction, type Decision, type ReadAction, type Role } from '../../changes';
+import type { Freeze } from '../../store';
 import { CHANGE_FORMS } from './change-forms';
-import { channelMention } from './mrkdwn';
+import { channelMention, oneLine, safe, slackTime, userMention } from './mrkdwn';
 
 // The words of refusals: the policy and the door say why as data (role,
 // needed role, channel, reason code); these sentences are all there is. A
 // change's own words are in its row of CHANGE_FORMS.
 
-const READ_WORDS: Record<ReadAction, { doing: string; allows: string }> = {
+const OTHER_WORDS: Record<ReadAction | ControlAction, { doing: string; allows: string }> = {
   read: { doing: 'Reading server details', allows: 'read firewall rules, autoscaling rules and the template catalogue' },
   audit_read: { doing: 'Reading the audit trail', allows: 'read the audit trail' },
+  freeze: { doing: 'Freezing and unfreezing changes', allows: 'freeze and unfreeze every change (`/vs freeze`, `/vs unfreeze`)' },
 };
 
 /** The action as the subject of a sentence: "Adding a disk". */
 export function actionWords(action: Action): string {
-  return isChangeAction(action) ? CHANGE_FORMS[action].doing : READ_WORDS[action].doing;
+  return isChangeAction(action) ? CHANGE_FORMS[action].doing : OTHER_WORDS[action].doing;
 }
 
 const ROLE_WITH_ARTICLE: Record<Role, string> = {
@@ -49,6 +51,10 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
       return `From a shortcut, a change is allowed only in a channel you are a member of; you are not a member of ${channelMention(denial.channelId)}.`;
     case 'check_failed':
       return 'Your role could not be checked just now, so nothing was changed. Try again in a minute.';
+    case 'frozen':
+      return frozenText(denial.freeze);
+    case 'own_request':
+      return 'You asked for this change, so a second person must decide it: you cannot approve or deny your own request.';
     default:
       return `${actionWords(action)} needs the ${needed} role.`;
   }
@@ -57,5 +63,15 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
 /** What a role may do, for `/vs whoami`, as mrkdwn. */
 export function allowsText(actions: readonly Action[], mutationChannels: readonly string[] | null): string[] {
   const where = mutationChannels === null ? '' : ` (only in ${channelList(mutationChannels)})`;
-  return actions.map((action) => (isChangeAction(action) ? `${CHANGE_FORMS[action].allows}${where}` : READ_WORDS[action].allows));
+  return actions.map((action) => (isChangeAction(action) ? `${CHANGE_FORMS[action].allows}${where}` : OTHER_WORDS[action].allows));
+}
+
+/** Who froze changes, when and why (PRODUCT.md "Errors the user sees"), as mrkdwn. */
+export function frozenText(freeze: Freeze): string {
+  const at = Date.parse(freeze.at);
+  const when = Number.isFinite(at) ? slackTime(at) : safe(freeze.at, 40);
+  return (
+    `Changes are frozen: ${userMention(freeze.by)} froze them ${when} because “${safe(oneLine(freeze.reason), 300)}”. ` +
+    'An admin can allow changes again with `/vs unfreeze`.'
+  );
 }

@@ -1,6 +1,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes';
-import type { AuditRecord } from '../../store';
+import type { AuditRecord, Freeze } from '../../store';
+import { freezeLine } from './freeze';
 import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
@@ -45,6 +46,9 @@ export function renderUsage({ message, suggestion, commands }: { message: string
   };
 }
 
+/** The store cannot be reached: a change could not be recorded, so none is started. */
+export const CHANGES_UNRECORDABLE = 'Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =
   'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
@@ -63,10 +67,12 @@ export function renderError(text: string): Rendered {
 
 export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
   const text = truncate(denialText(decision), 2000);
-  return {
-    text: fallback(text),
-    blocks: [section(`:no_entry: ${text}`), context('Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.')],
-  };
+  const code = decision.denial?.code;
+  const note =
+    code === 'frozen' || code === 'own_request'
+      ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
+      : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
+  return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
 }
 
 /** A refusal where there is no channel to answer in (a global shortcut): a modal titled for the form. */
@@ -89,6 +95,8 @@ export function renderWhoami(o: {
   allows: Action[];
   mutationChannels: string[] | null;
   noChangeRolesConfigured: boolean;
+  /** The freeze in force, null when none, `unknown` when the store could not say; left out, nothing is said. */
+  freeze?: Freeze | null | 'unknown';
   sandbox: boolean;
 }): Rendered {
   const lines = [
@@ -105,6 +113,7 @@ export function renderWhoami(o: {
         : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
     );
   }
+  if (o.freeze !== undefined) lines.push(o.freeze === 'unknown' ? 'Whether changes are frozen could not be read just now.' : freezeLine(o.freeze));
   const summary = o.noChangeRolesConfigured
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
     : `Your role is ${o.role}`;
@@ -132,7 +141,22 @@ function recordLine(r: AuditRecord): string {
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
   const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)}`;
-  return `${who} *${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${status} · ${Math.round(r.durationMs)} ms${where}${detail}`;
+  const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}`;
+  return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${detail}`;
+}
+
+/** The two people of an approval, whoever the record is about: " · asked by <@R> · approved by <@A>". */
+function approvalNames(r: AuditRecord): string {
+  const asked = r.requestedBy ? ` · asked by ${userMention(r.requestedBy)}` : '';
+  const decided = r.decidedBy ? ` · ${r.outcome === 'rejected' ? 'rejected' : 'approved'} by ${userMention(r.decidedBy)}` : '';
+  return `${asked}${decided}`;
+}
+
+/** The exact request of a record, on one line: method and path, then the body as sent (cut at `max`). */
+function requestLine(r: AuditRecord, max: number): string | null {
+  if (!r.apiRequest) return null;
+  const { method, path, body } = r.apiRequest;
+  return `request: ${code(`${method} ${path}`, 200)}${body === null ? '' : ` ${code(body, max)}`}`;
 }
 
 export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
@@ -140,7 +164,11 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
   const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`)];
   let chunk: string[] = [];
   let size = 0;
-  for (const line of records.map(recordLine)) {
+  const lines = records.map((r) => {
+    const request = requestLine(r, 300);
+    return request ? `${recordLine(r)}\n      ${request}` : recordLine(r);
+  });
+  for (const line of lines) {
     if (size + line.length > 2900 && chunk.length) {
       blocks.push(section(chunk.join('\n')));
       chunk = [];
@@ -156,9 +184,10 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
 /** One record, as posted to VS_AUDIT_CHANNEL. */
 export function renderAuditPost(r: AuditRecord): Rendered {
   const params = code(compactJson(r.params), 1500);
+  const request = requestLine(r, 1500);
   return {
     text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId}: ${r.outcome}`)),
-    blocks: [section(recordLine(r)), context(`params: ${params}`)],
+    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
   };
 }
 

@@ -124,3 +124,12 @@ export function code(s: string, max = 80): string {
   const inner = safe(oneLine(s.slice(0, max * 2 + 1).replace(/[\uD800-\uDBFF]$/, '')), max).replace(/`/g, "'");
   return inner === '' ? '` `' : `\`${inner}\``;
 }
+
+/**
+ * A time as Slack shows it to each reader, in their own time zone ("today at 14:03"): a date token, with the UTC
+ * time for clients that cannot render it. `ms`: epoch milliseconds.
+ */
+export function slackTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${utcTime(iso)}>`;
+}

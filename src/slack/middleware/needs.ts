@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
 import { neededRole, type ChangeAction, type Decision, type ReadAction } from '../../changes';
-import { renderDenied, renderDeniedModal, renderReadLimited, SOMETHING_WENT_WRONG } from '../blocks/messages';
+import { isStoreUnavailable } from '../../store';
+import { CHANGES_UNRECORDABLE, renderDenied, renderDeniedModal, renderReadLimited, SOMETHING_WENT_WRONG } from '../blocks/messages';
 import { stepError, WORKFLOW_READS_REFUSED } from '../blocks/steps';
 import type { ListenerContext, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
@@ -74,10 +75,10 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
           channelChosenLater: req.kind === 'shortcut',
         });
       } catch (error) {
-        // Only a refusal is written down, so this is one that could not be.
-        req.log.error('could not record the denial', { error });
+        // The store is unreachable (the freeze cannot be read, a refusal cannot be written): no form can be submitted now.
+        req.log.error('could not check or record the change', { error });
         if (req.kind !== 'shortcut') {
-          await replyError(req, SOMETHING_WENT_WRONG);
+          await replyError(req, isStoreUnavailable(error) ? CHANGES_UNRECORDABLE : SOMETHING_WENT_WRONG);
           req.outcome = 'failed';
           return;
         }

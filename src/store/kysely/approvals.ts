@@ -1,13 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { Approval, ApprovalDecision, Approvals, ApprovalStatus } from '../approvals';
+import type { Approval, ApprovalDecision, Approvals, ApprovalRequest, ApprovalStatus, ExpiredApproval } from '../approvals';
 import type { RecordedAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
-import { isoTime, parseObject, wholeMs, type SliceDeps } from './rows';
-
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+import { insertRecord } from './audit';
+import { claimKey } from './claims';
+import { isoTime, parseObject, readRecordedRequest, recordedRequest, wholeMs, type Db, type SliceDeps } from './rows';
 
 function toApproval(row: Selectable<ApprovalsTable>): Approval {
-  const apiRequest = parseObject(row.api_request);
   return {
     id: row.id,
     action: row.action as RecordedAction,
@@ -18,7 +17,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     requestedAt: row.requested_at,
     expiresAtMs: Number(row.expires_at_ms),
     reason: row.reason,
-    apiRequest: { method: text(apiRequest.method), path: text(apiRequest.path), body: apiRequest.body ?? null },
+    apiRequest: readRecordedRequest(row.api_request) ?? { method: '', path: '', body: null },
     status: row.status as ApprovalStatus,
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,
@@ -26,31 +25,41 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
   };
 }
 
-export function kyselyApprovals({ db }: SliceDeps): Approvals {
+async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approval> {
+  const row = await db
+    .insertInto('approvals')
+    .values({
+      id: request.id,
+      action: request.action,
+      target: request.target,
+      params: JSON.stringify(request.params ?? {}),
+      channel_id: request.channelId,
+      requested_by: request.requestedBy,
+      requested_at: isoTime(request.requestedAt, 'requestedAt'),
+      expires_at_ms: wholeMs(request.expiresAtMs),
+      reason: request.reason,
+      api_request: JSON.stringify(recordedRequest(request.apiRequest)),
+      status: 'requested',
+      decided_by: null,
+      decided_at: null,
+      message_ts: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toApproval(row);
+}
+
+export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
   return {
-    request: async (request) => {
-      const row = await db
-        .insertInto('approvals')
-        .values({
-          id: request.id,
-          action: request.action,
-          target: request.target,
-          params: JSON.stringify(request.params ?? {}),
-          channel_id: request.channelId,
-          requested_by: request.requestedBy,
-          requested_at: isoTime(request.requestedAt, 'requestedAt'),
-          expires_at_ms: wholeMs(request.expiresAtMs),
-          reason: request.reason,
-          api_request: JSON.stringify(request.apiRequest),
-          status: 'requested',
-          decided_by: null,
-          decided_at: null,
-          message_ts: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toApproval(row);
-    },
+    ask: ({ submissionKey, at, request, requested }) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await claimKey(trx, submissionKey, at))) return { outcome: 'duplicate' as const };
+        const approval = await insertApproval(trx, request);
+        const record = await insertRecord(trx, options, { ...requested, approvalId: approval.id });
+        return { outcome: 'requested' as const, approval, record };
+      }),
+
+    request: (request) => insertApproval(db, request),
 
     get: async (id) => {
       const row = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
@@ -61,20 +70,25 @@ export function kyselyApprovals({ db }: SliceDeps): Approvals {
       await db.updateTable('approvals').set({ message_ts: messageTs }).where('id', '=', id).execute();
     },
 
-    decide: async (id, decision): Promise<ApprovalDecision> => {
-      // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
-      const row = await db
-        .updateTable('approvals')
-        .set({ status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') })
-        .where('id', '=', id)
-        .where('status', '=', 'requested')
-        .where('expires_at_ms', '>', wholeMs(decision.nowMs))
-        .returningAll()
-        .executeTakeFirst();
-      if (row) return { won: true, approval: toApproval(row) };
-      const current = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
-      return { won: false, approval: current ? toApproval(current) : null };
-    },
+    decide: (id, decision, recordOf) =>
+      db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
+        // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
+        const row = await trx
+          .updateTable('approvals')
+          .set({ status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') })
+          .where('id', '=', id)
+          .where('status', '=', 'requested')
+          .where('expires_at_ms', '>', wholeMs(decision.nowMs))
+          .returningAll()
+          .executeTakeFirst();
+        if (row) {
+          const approval = toApproval(row);
+          if (!recordOf) return { won: true, approval };
+          return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
+        }
+        const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+        return { won: false, approval: current ? toApproval(current) : null };
+      }),
 
     open: async (nowMs) => {
       const rows = await db
@@ -88,15 +102,21 @@ export function kyselyApprovals({ db }: SliceDeps): Approvals {
       return rows.map(toApproval);
     },
 
-    expire: async (nowMs) => {
-      const rows = await db
-        .updateTable('approvals')
-        .set({ status: 'expired' })
-        .where('status', '=', 'requested')
-        .where('expires_at_ms', '<=', wholeMs(nowMs))
-        .returningAll()
-        .execute();
-      return rows.map(toApproval).sort((a, b) => a.expiresAtMs - b.expiresAtMs || a.id.localeCompare(b.id));
-    },
+    expire: (nowMs, recordOf) =>
+      db.transaction().execute(async (trx): Promise<ExpiredApproval[]> => {
+        const rows = await trx
+          .updateTable('approvals')
+          .set({ status: 'expired' })
+          .where('status', '=', 'requested')
+          .where('expires_at_ms', '<=', wholeMs(nowMs))
+          .returningAll()
+          .execute();
+        const expired = rows.map(toApproval).sort((a, b) => a.expiresAtMs - b.expiresAtMs || a.id.localeCompare(b.id));
+        if (!recordOf) return expired;
+        const settled: ExpiredApproval[] = [];
+        for (const approval of expired)
+          settled.push({ ...approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) });
+        return settled;
+      }),
   };
 }

@@ -1,8 +1,8 @@
-import type { AuditEntry, AuditTrail, ChangeBeginning } from '../audit';
+import type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning } from '../audit';
 import { claimKey } from './claims';
 import { releaseLease, takeLease } from './leases';
 import { enqueuePosts } from './outbox';
-import { recordRow, toRecord, wholeMs, type Db, type SliceDeps } from './rows';
+import { recordRow, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } from './rows';
 
 /** `/vs audit` asks for a handful; this only bounds a silly request. */
 export const MAX_LATEST = 1000;
@@ -10,17 +10,20 @@ export const DEFAULT_RECOVERY_LIMIT = 100;
 export const INTERRUPTED_DETAIL =
   'the instance making this change stopped before the cloud API answered; the change may or may not have been applied: check before retrying';
 
+/** Appends one record in the caller's transaction, queuing its post when it is final (what record() does, for other slices' transactions). */
+export async function insertRecord(trx: Db, options: StoreOptions, entry: AuditEntry): Promise<AuditRecord> {
+  const row = recordRow(entry);
+  const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
+  const record = toRecord({ ...row, id: Number(id) });
+  if (entry.outcome !== 'started') await enqueuePosts(trx, options, [record]);
+  return record;
+}
+
 export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
   return {
     record: async (entry: AuditEntry) => {
-      const row = recordRow(entry);
       const posted = entry.outcome !== 'started' && options.auditPosts;
-      const insert = async (trx: Db) => {
-        const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
-        const record = toRecord({ ...row, id: Number(id) });
-        if (posted) await enqueuePosts(trx, options, [record]);
-        return record;
-      };
+      const insert = (trx: Db) => insertRecord(trx, options, entry);
       return posted ? db.transaction().execute(insert) : insert(db);
     },
 

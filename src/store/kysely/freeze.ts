@@ -1,4 +1,5 @@
 import type { ChangeFreeze, Freeze } from '../freeze';
+import { insertRecord } from './audit';
 import { isoTime, type SliceDeps } from './rows';
 
 function toFreeze(row: { frozen_by: string; frozen_at: string; reason: string }): Freeze {
@@ -6,26 +7,32 @@ function toFreeze(row: { frozen_by: string; frozen_at: string; reason: string })
 }
 
 /** The freeze is the one row with id 1: inserting it again does nothing, so the first freeze stays in force. */
-export function kyselyFreeze({ db }: SliceDeps): ChangeFreeze {
+export function kyselyFreeze({ db, options }: SliceDeps): ChangeFreeze {
   return {
     current: async () => {
       const row = await db.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirst();
       return row ? toFreeze(row) : null;
     },
 
-    start: (freeze) =>
+    start: (freeze, recorded) =>
       db.transaction().execute(async (trx) => {
-        await trx
+        const inserted = await trx
           .insertInto('change_freeze')
           .values({ id: 1, frozen_by: freeze.by, frozen_at: isoTime(freeze.at, 'at'), reason: freeze.reason })
           .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        return toFreeze(await trx.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirstOrThrow());
+          .executeTakeFirst();
+        const started = Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+        const current = toFreeze(await trx.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirstOrThrow());
+        const record = started && recorded ? await insertRecord(trx, options, recorded) : null;
+        return { started, freeze: current, record };
       }),
 
-    lift: async () => {
-      const row = await db.deleteFrom('change_freeze').where('id', '=', 1).returningAll().executeTakeFirst();
-      return row ? toFreeze(row) : null;
-    },
+    lift: (recordOf) =>
+      db.transaction().execute(async (trx) => {
+        const row = await trx.deleteFrom('change_freeze').where('id', '=', 1).returningAll().executeTakeFirst();
+        if (!row) return { lifted: null, record: null };
+        const lifted = toFreeze(row);
+        return { lifted, record: recordOf ? await insertRecord(trx, options, recordOf(lifted)) : null };
+      }),
   };
 }

@@ -42,10 +42,15 @@ export function kyselyRetention({ db, options }: SliceDeps): Retention {
         .deleteFrom('rate_buckets')
         .where('key', 'in', db.selectFrom('rate_buckets').select('key').where('full_at_ms', '<=', now).limit(n))
         .executeTakeFirst();
+      // Decided approvals go with the audit records of their time; open ones stay until the expiry sweep settles them.
+      const approvals = await db
+        .deleteFrom('approvals')
+        .where('id', 'in', db.selectFrom('approvals').select('id').where('status', '<>', 'requested').where('requested_at', '<', recordCutoff).limit(n))
+        .executeTakeFirst();
       return {
         claims: Number(claims.numDeletedRows),
         records: Number(records.numDeletedRows),
-        housekeeping: Number(sent.numDeletedRows) + Number(locks.numDeletedRows) + Number(buckets.numDeletedRows),
+        housekeeping: Number(sent.numDeletedRows) + Number(locks.numDeletedRows) + Number(buckets.numDeletedRows) + Number(approvals.numDeletedRows),
       } satisfies PruneResult;
     },
   };

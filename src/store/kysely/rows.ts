@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome } from '../audit';
+import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome, RecordedRequest } from '../audit';
 import type { AuditRecordsTable, StoreTables } from '../schema';
 
 // What every slice's queries share: the handle (the database or a
@@ -64,7 +64,24 @@ export function recordRow(entry: AuditEntry) {
     duration_ms: wholeMs(entry.durationMs),
     detail: entry.detail,
     lease_owner: entry.outcome === 'started' ? (entry.leaseOwner ?? null) : null,
+    api_request: entry.apiRequest ? JSON.stringify(recordedRequest(entry.apiRequest)) : null,
+    requested_by: entry.requestedBy ?? null,
+    decided_by: entry.decidedBy ?? null,
+    approval_id: entry.approvalId ?? null,
   };
+}
+
+/** Only the three parts of a request, whatever else the object carries. */
+export function recordedRequest(request: RecordedRequest): RecordedRequest {
+  return { method: request.method, path: request.path, body: request.body };
+}
+
+/** A request read back from its JSON text; null when there is none (or it cannot be read as one). */
+export function readRecordedRequest(json: string | null): RecordedRequest | null {
+  if (json === null) return null;
+  const value = parseObject(json);
+  if (typeof value.method !== 'string' || typeof value.path !== 'string') return null;
+  return { method: value.method, path: value.path, body: typeof value.body === 'string' ? value.body : null };
 }
 
 export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
@@ -80,5 +97,9 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     apiStatus: row.api_status,
     durationMs: row.duration_ms,
     detail: row.detail,
+    apiRequest: readRecordedRequest(row.api_request),
+    requestedBy: row.requested_by,
+    decidedBy: row.decided_by,
+    approvalId: row.approval_id,
   };
 }

@@ -1,11 +1,17 @@
-import type { Store } from '../../../src/store';
-import { approvalRequest } from './entries';
+import type { Approval, Store } from '../../../src/store';
+import { approvalRequest, entry } from './entries';
 import type { ContractStores } from './types';
 
-// Approvals: the first decisive click wins across instances; expiry settles a request once.
+// Approvals: asked for once per submission, with its record; the first
+// decisive click wins across instances, with its record; expiry settles a
+// request once, with its record; decided requests go with retention.
 
-export function approvalsContract({ instances }: ContractStores): void {
-  test('an approval request is decided once, by the first decisive click across instances', async () => {
+const requestedEntry = entry({ userId: 'UOPER', action: 'backup_restore', target: 'backup:9', outcome: 'requested', apiStatus: null, requestedBy: 'UOPER' });
+const decidedEntry = (a: Approval) =>
+  entry({ userId: a.decidedBy!, action: a.action, target: a.target, outcome: a.status, apiStatus: null, requestedBy: a.requestedBy, decidedBy: a.decidedBy });
+
+export function approvalsContract({ instances, one }: ContractStores): void {
+  test('an approval request is decided once, by the first decisive click across instances, and only the winner is recorded', async () => {
     const [a, b] = (await instances(2)) as [Store, Store];
     const requested = await a.approvals.request(approvalRequest());
     expect(requested).toMatchObject({
@@ -19,30 +25,71 @@ export function approvalsContract({ instances }: ContractStores): void {
     });
     await a.approvals.setMessage('A1', '1714557600.000100');
     expect(await b.approvals.open(5000)).toEqual([{ ...requested, messageTs: '1714557600.000100' }]);
+    const at = '2024-05-01T10:01:00.000Z';
     const clicks = await Promise.all([
-      a.approvals.decide('A1', { status: 'approved', by: 'UADMIN1', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 }),
-      b.approvals.decide('A1', { status: 'rejected', by: 'UADMIN2', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 }),
-      b.approvals.decide('A1', { status: 'approved', by: 'UADMIN3', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 }),
+      a.approvals.decide('A1', { status: 'approved', by: 'UADMIN1', at, nowMs: 5000 }, decidedEntry),
+      b.approvals.decide('A1', { status: 'rejected', by: 'UADMIN2', at, nowMs: 5000 }, decidedEntry),
+      b.approvals.decide('A1', { status: 'approved', by: 'UADMIN3', at, nowMs: 5000 }, decidedEntry),
     ]);
     const winners = clicks.filter((c) => c.won);
     expect(winners).toHaveLength(1);
     const decided = winners[0]!.approval;
-    for (const loser of clicks.filter((c) => !c.won)) expect(loser.approval).toEqual(decided);
+    for (const loser of clicks.filter((c) => !c.won)) expect(loser).toEqual({ won: false, approval: decided });
     expect(await a.approvals.get('A1')).toEqual(decided);
     expect(await a.approvals.open(5000)).toEqual([]);
-    expect(await a.approvals.decide('missing', { status: 'approved', by: 'U1', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).toEqual({
-      won: false,
-      approval: null,
+    // The winner's record, written with the decision, names both people and the request.
+    const records = await a.audit.latest(10);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toEqual(winners[0]!.won ? winners[0]!.record : undefined);
+    expect(records[0]).toMatchObject({
+      outcome: decided.status,
+      userId: decided.decidedBy,
+      requestedBy: 'UOPER',
+      decidedBy: decided.decidedBy,
+      approvalId: 'A1',
     });
+    expect(await a.approvals.decide('missing', { status: 'approved', by: 'U1', at, nowMs: 5000 })).toEqual({ won: false, approval: null });
   });
 
-  test('an approval request past its expiry cannot be decided, and is expired once', async () => {
+  test('asking claims the submission: the same submission asked twice stores one request and one record', async () => {
+    const [a, b] = (await instances(2)) as [Store, Store];
+    const ask = (store: Store, id: string) =>
+      store.approvals.ask({ submissionKey: 'VIEW1', at: '2024-05-01T10:00:00.000Z', request: approvalRequest({ id }), requested: requestedEntry });
+    const asked = await Promise.all([ask(a, 'A1'), ask(b, 'A2')]);
+    expect(asked.map((x) => x.outcome).sort()).toEqual(['duplicate', 'requested']);
+    const won = asked.find((x) => x.outcome === 'requested')!;
+    if (won.outcome !== 'requested') throw new Error('unreachable');
+    expect(await a.approvals.open(5000)).toEqual([won.approval]);
+    expect(await a.audit.latest(10)).toEqual([won.record]);
+    expect(won.record).toMatchObject({ outcome: 'requested', requestedBy: 'UOPER', approvalId: won.approval.id, decidedBy: null });
+  });
+
+  test('an approval request past its expiry cannot be decided, and is expired once, with its record', async () => {
     const [a, b] = (await instances(2)) as [Store, Store];
     await a.approvals.request(approvalRequest({ id: 'A2', expiresAtMs: 10_000 }));
     await a.approvals.request(approvalRequest({ id: 'A3', expiresAtMs: 20_000 }));
     expect((await a.approvals.decide('A2', { status: 'approved', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 10_000 })).won).toBe(false);
-    const expired = await Promise.all([a.approvals.expire(10_000), b.approvals.expire(10_000)]);
+    const recordOf = (x: Approval) => entry({ userId: x.requestedBy, outcome: 'expired', apiStatus: null, requestedBy: x.requestedBy });
+    const expired = await Promise.all([a.approvals.expire(10_000, recordOf), b.approvals.expire(10_000, recordOf)]);
     expect(expired.flat().map((x) => [x.id, x.status])).toEqual([['A2', 'expired']]);
+    expect(expired.flat()[0]!.record).toMatchObject({ outcome: 'expired', approvalId: 'A2', requestedBy: 'UOPER' });
+    expect(await a.audit.latest(10)).toEqual([expired.flat()[0]!.record]);
     expect((await a.approvals.open(10_000)).map((x) => x.id)).toEqual(['A3']);
+    expect(await a.approvals.expire(10_000)).toEqual([]);
+  });
+
+  test('decided requests go with the audit records of their time; open ones stay', async () => {
+    const store = await one({ auditRetentionDays: 1 });
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.parse('2024-06-01T00:00:00.000Z');
+    const old = new Date(now - 2 * day).toISOString();
+    await store.approvals.request(approvalRequest({ id: 'OLD-DECIDED', requestedAt: old, expiresAtMs: now + day }));
+    await store.approvals.request(approvalRequest({ id: 'OLD-OPEN', requestedAt: old, expiresAtMs: now + day }));
+    await store.approvals.request(approvalRequest({ id: 'NEW-DECIDED', requestedAt: new Date(now).toISOString(), expiresAtMs: now + day }));
+    for (const id of ['OLD-DECIDED', 'NEW-DECIDED']) await store.approvals.decide(id, { status: 'rejected', by: 'UADMIN', at: old, nowMs: now });
+    expect((await store.retention.prune(now)).housekeeping).toBe(1);
+    expect(await store.approvals.get('OLD-DECIDED')).toBeNull();
+    expect(await store.approvals.get('OLD-OPEN')).not.toBeNull();
+    expect(await store.approvals.get('NEW-DECIDED')).not.toBeNull();
   });
 }

@@ -25,6 +25,23 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect(written.id).toBeGreaterThan(0);
     });
 
+    test('keep the exact API request, the requester, the decider and the approval; null when a record has none', async () => {
+      const store = await one();
+      const body = '<?xml version="1.0" encoding="UTF-8"?><disk><label>a &amp; "b"</label></disk>';
+      const written = await store.audit.record(
+        entry({ apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.xml', body }, requestedBy: 'UOPER', decidedBy: 'UADMIN', approvalId: 'A1' }),
+      );
+      const plain = await store.audit.record(entry());
+      expect(await store.audit.latest(2)).toEqual([plain, written]);
+      expect(written).toMatchObject({
+        apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.xml', body },
+        requestedBy: 'UOPER',
+        decidedBy: 'UADMIN',
+        approvalId: 'A1',
+      });
+      expect(plain).toMatchObject({ apiRequest: null, requestedBy: null, decidedBy: null, approvalId: null });
+    });
+
     test('latest(n) gives the newest n records first, bounds silly limits, and filters by user', async () => {
       const store = await one();
       for (let i = 1; i <= 5; i++) await store.audit.record(entry({ target: `vs:${i}`, userId: i % 2 === 0 ? 'UEVEN' : 'UODD' }));

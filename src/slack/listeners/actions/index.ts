@@ -1,5 +1,7 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ListenerRow } from '../listener';
+import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { approvalClick } from './approval';
 import { firewallPage } from './firewall-page';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
@@ -12,4 +14,9 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
   actionId: string | RegExp;
 }
 
-export const ACTIONS: readonly ActionRow[] = [{ actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage }];
+export const ACTIONS: readonly ActionRow[] = [
+  { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
+  // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
+  { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
+  { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
+];

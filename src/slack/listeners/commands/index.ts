@@ -4,6 +4,7 @@ import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { firewallCommand } from './firewall';
+import { freezeCommand, unfreezeCommand } from './freeze';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
 import { subcommand, type CommandOf, type Reading } from './subcommand';
@@ -22,6 +23,7 @@ import { whoamiCommand } from './whoami';
 export const AUDIT_DEFAULT_LIMIT = 10;
 export const AUDIT_MAX_LIMIT = 50;
 export const TEMPLATE_FILTER_MAX_LENGTH = 100;
+export const FREEZE_REASON_MAX_LENGTH = 200;
 
 export const COMMANDS = [
   subcommand({
@@ -104,6 +106,29 @@ export const COMMANDS = [
     help: ['`/vs audit [n]`: the latest audit records (admins)'],
     needs: 'audit_read',
     run: auditCommand,
+  }),
+  subcommand({
+    kind: 'freeze',
+    words: ['freeze'],
+    nicknames: ['frozen', 'halt', 'changefreeze'],
+    argument: freeText({ what: 'reason', max: FREEZE_REASON_MAX_LENGTH, required: true }, (reason) => ({ reason })),
+    usage: '/vs freeze <reason>',
+    example: '/vs freeze deploy in progress',
+    help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze` (admins)'],
+    // The door checks the admin role (the policy's `freeze`) and records a refusal.
+    needs: 'everyone',
+    run: freezeCommand,
+  }),
+  subcommand({
+    kind: 'unfreeze',
+    words: ['unfreeze'],
+    nicknames: ['thaw', 'unfrozen', 'defrost'],
+    argument: none,
+    usage: '/vs unfreeze',
+    example: '/vs unfreeze',
+    help: ['`/vs unfreeze`: allow changes again (admins)'],
+    needs: 'everyone',
+    run: unfreezeCommand,
   }),
   subcommand({
     kind: 'help',

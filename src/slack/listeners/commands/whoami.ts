@@ -1,9 +1,10 @@
+import type { Freeze } from '../../../store';
 import { renderWhoami } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
 export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest): Promise<Outcome> {
-  const role = await ctx.policy.roleOf(req.userId);
+  const [role, freeze] = await Promise.all([ctx.policy.roleOf(req.userId), frozen(ctx, req)]);
   await replyEphemeral(
     req,
     renderWhoami({
@@ -12,8 +13,19 @@ export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest): Pr
       allows: ctx.policy.allows(role),
       mutationChannels: ctx.config.roles.mutationChannels ? [...ctx.config.roles.mutationChannels] : null,
       noChangeRolesConfigured: !ctx.policy.changeRolesConfigured,
+      freeze,
       sandbox: ctx.sandbox,
     }),
   );
   return 'succeeded';
+}
+
+/** The freeze in force; `unknown` (logged) when the store cannot say: whoami still answers. */
+async function frozen(ctx: ListenerContext, req: SlackRequest): Promise<Freeze | null | 'unknown'> {
+  try {
+    return await ctx.changes.frozen();
+  } catch (error) {
+    req.log.warn('could not read the freeze for whoami', { error });
+    return 'unknown';
+  }
 }

@@ -1,0 +1,254 @@
+import type { PreparedRequest } from '../cloud/prepared';
+import { samePreparedRequest } from '../cloud/prepared';
+import type { Logger } from '../log';
+import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
+import { CHANGES, isChangeAction, type ChangeAction } from './definitions';
+import { recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
+import type { Decision } from './policy';
+import { targetIdIn } from './targets';
+
+// The second person (PRODUCT.md "Approvals"). A change that needs one is not
+// called when it is submitted: its prepared request is stored with who asked,
+// where and until when, and recorded as `requested` (ask). A click on its
+// message's Approve or Deny button is checked (decide): the clicker holds the
+// role the change needs now, is not the one who asked, may act in the channel
+// the request sits in, and, to approve, changes are not frozen; a refusal is
+// recorded. The first decisive click wins across instances (the store's
+// decide), recorded with it. An approved change runs through the door once
+// (claim `approval:<id>`, lease, call, records), sending the request that was
+// approved, after checking that it is still what the bot would send now.
+// Requests nobody decides expire (expire, run by the sweeps of src/ops).
+
+export type Verdict = 'approve' | 'reject';
+
+export type { ExpiredApproval } from '../store';
+
+/** How an approved change ended: a run of the door, or not sent because what was approved is not what would be sent now. */
+export type ApprovedRun =
+  | RunResult<unknown>
+  /**
+   * The run threw after the approval was recorded: an OutcomeNotRecordedError (sent, its outcome not written), a
+   * StoreUnavailableError (nothing sent), or something unforeseen.
+   */
+  | { outcome: 'error'; error: unknown }
+  | {
+      outcome: 'not_sent';
+      /** The request the bot would send now for the same change; null when its stored parameters could not be read. */
+      current: RecordedRequest | null;
+      record: AuditRecord;
+    };
+
+export type ApprovalResult =
+  /** No such request (or not one this version knows). */
+  | { outcome: 'unknown' }
+  /** Decided before, or past its expiry: who decided and how are in the approval. */
+  | { outcome: 'closed'; approval: Approval }
+  /** The click was refused (and recorded); nothing was decided. */
+  | { outcome: 'denied'; approval: Approval; decision: Decision; record: AuditRecord }
+  | { outcome: 'rejected'; approval: Approval; record: AuditRecord }
+  /** Approved (recorded), and the change run: `change` says how it ended. */
+  | { outcome: 'approved'; approval: Approval; record: AuditRecord; change: ApprovedRun };
+
+/** VS_APPROVAL_TTL_MIN's default, for a change made to wait without VS_APPROVALS (a workflow step's). */
+export const DEFAULT_APPROVAL_TTL_MS = 30 * 60_000;
+
+/** What submit hands over once a change that needs a second person is allowed and valid. */
+export interface ApprovalAsk {
+  ctx: ChangeContext & { channelId: string; submissionKey: string };
+  action: ChangeAction;
+  target: string;
+  params: Record<string, unknown>;
+  prepared: PreparedRequest;
+  startedMs: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function createApprovalSteps(door: Door) {
+  const { store, now, logger, check, frozenDenial, write, notify, entryAt, denialEntry } = door;
+  const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+
+  /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
+  async function ask(
+    { ctx, action, target, params, prepared, startedMs }: ApprovalAsk,
+    log: Logger,
+  ): Promise<Extract<ChangeResult<never>, { outcome: 'requested' | 'duplicate' }>> {
+    const id = door.newId();
+    const expiresAtMs = startedMs + ttlMs;
+    const apiRequest = recorded(prepared);
+    const requested = entryAt(startedMs, {
+      userId: ctx.userId,
+      channelId: ctx.channelId,
+      action,
+      target,
+      params,
+      outcome: 'requested',
+      apiStatus: null,
+      detail: `waits for a second person's approval until ${iso(expiresAtMs)}`,
+      apiRequest,
+      requestedBy: ctx.userId,
+      approvalId: id,
+    });
+    const request = {
+      id,
+      action,
+      target,
+      params,
+      channelId: ctx.channelId,
+      requestedBy: ctx.userId,
+      requestedAt: requested.at,
+      expiresAtMs,
+      reason: typeof params.reason === 'string' ? params.reason : null,
+      apiRequest,
+    };
+    let asked;
+    try {
+      asked = await store.approvals.ask({ submissionKey: ctx.submissionKey, at: requested.at, request, requested });
+    } catch (error) {
+      log.error('could not store the approval request', { error, entry: requested });
+      throw error;
+    }
+    if (asked.outcome === 'duplicate') {
+      log.info('duplicate submission ignored', { submission: ctx.submissionKey });
+      return { outcome: 'duplicate' };
+    }
+    log.info('approval requested', { approval: id, expiresAt: iso(expiresAtMs) });
+    return { outcome: 'requested', approval: asked.approval, record: asked.record };
+  }
+
+  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
+    const startedMs = now();
+    const approval = await store.approvals.get(approvalId);
+    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' };
+    if (approval.status !== 'requested') return { outcome: 'closed', approval };
+    // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
+    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed', approval: { ...approval, status: 'expired' } };
+    const action = approval.action;
+    const ctx = { userId: clicker.userId, channelId: approval.channelId };
+    const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
+    const about = {
+      action,
+      target: approval.target,
+      params: approval.params,
+      apiRequest: approval.apiRequest,
+      requestedBy: approval.requestedBy,
+      approvalId: approval.id,
+    };
+
+    // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
+    const checked = await check(ctx.userId, action, approval.channelId, log);
+    let decision: Decision = checked;
+    if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
+    else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
+    if (!decision.allowed) {
+      log.info('approval click refused', { verdict, denial: decision.denial?.code, role: decision.role });
+      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
+      notify(record, log);
+      return { outcome: 'denied', approval, decision, record };
+    }
+
+    const status = verdict === 'approve' ? 'approved' : 'rejected';
+    const decidedMs = now();
+    const decided = await store.approvals.decide(approval.id, { status, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs }, (current) =>
+      entryAt(startedMs, {
+        ...about,
+        userId: ctx.userId,
+        channelId: current.channelId,
+        outcome: status,
+        apiStatus: null,
+        detail: status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
+        decidedBy: ctx.userId,
+      }),
+    );
+    if (!decided.won) {
+      log.info('approval click came after the decision', { verdict, status: decided.approval?.status });
+      return decided.approval ? { outcome: 'closed', approval: decided.approval } : { outcome: 'unknown' };
+    }
+    const record = decided.record!;
+    notify(record, log);
+    if (status === 'rejected') {
+      log.info('approval rejected');
+      return { outcome: 'rejected', approval: decided.approval, record };
+    }
+    log.info('approval approved; running the change');
+    let change: ApprovedRun;
+    try {
+      change = await runApproved(decided.approval, action, startedMs, log);
+    } catch (error) {
+      log.error('the approved change could not be run to its end', { error });
+      change = { outcome: 'error', error };
+    }
+    if ('record' in change) notify(change.record, log);
+    return { outcome: 'approved', approval: decided.approval, record, change };
+  }
+
+  /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
+  async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, log: Logger): Promise<ApprovedRun> {
+    const change = CHANGES[action];
+    const names = { requestedBy: approval.requestedBy, decidedBy: approval.decidedBy, approvalId: approval.id };
+    const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
+    const targetId = targetIdIn(approval.target, change.targetKind);
+    const stored = change.stored.safeParse(approval.params);
+    const prepared = targetId !== null && stored.success ? change.prepare(door.cloud, targetId, stored.data) : null;
+    if (targetId === null || !stored.success || prepared === null || !samePreparedRequest(prepared, approval.apiRequest)) {
+      // What would go on the wire now is not what was approved (VS_API_FORMAT changed, or the bot did): nothing is sent.
+      const current = prepared === null ? null : recorded(prepared);
+      const detail =
+        current === null
+          ? 'not sent: the approved request could not be read back; nothing was changed'
+          : `not sent: the bot would now send ${current.method} ${current.path}, not the request that was approved; nothing was changed`;
+      log.warn('the approved request is not what would be sent now; not sent', { approved: approval.apiRequest.path, now: current?.path });
+      const entry = entryAt(startedMs, {
+        ...ctx,
+        action,
+        target: approval.target,
+        params: approval.params,
+        outcome: 'failed',
+        apiStatus: null,
+        detail,
+        apiRequest: approval.apiRequest,
+        ...names,
+      });
+      return { outcome: 'not_sent', current, record: await write(entry, log) };
+    }
+    return door.execute({ ctx, action, targetId, params: stored.data, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+  }
+
+  async function expire(): Promise<ExpiredApproval[]> {
+    const atMs = now();
+    const expired = await store.approvals.expire(atMs, (approval) =>
+      entryAt(atMs, {
+        userId: approval.requestedBy,
+        channelId: approval.channelId,
+        action: approval.action,
+        target: approval.target,
+        params: approval.params,
+        outcome: 'expired',
+        apiStatus: null,
+        detail: `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
+        apiRequest: approval.apiRequest,
+        requestedBy: approval.requestedBy,
+        approvalId: approval.id,
+      }),
+    );
+    for (const approval of expired) {
+      logger.info('approval request expired', { approval: approval.id, action: approval.action, target: approval.target });
+      if (approval.record) notify(approval.record);
+    }
+    return expired;
+  }
+
+  async function decidable(userId: string): Promise<Approval[]> {
+    const open = (await store.approvals.open(now())).filter((a) => a.requestedBy !== userId);
+    const allowed = await Promise.all(open.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
+    return open.filter((_, i) => allowed[i]);
+  }
+
+  return {
+    ask,
+    decide,
+    expire,
+    decidable,
+    setMessage: (approvalId: string, messageTs: string) => store.approvals.setMessage(approvalId, messageTs),
+  };
+}

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { isCloudError, type CloudError } from '../cloud/errors';
+import type { PreparedRequest } from '../cloud/prepared';
+import type { Logger } from '../log';
+import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, RecordedRequest, Store } from '../store';
+import { mapApiErrors } from './api-errors';
+import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
+import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
+import { OutcomeNotRecordedError } from './errors';
+import { keepLease } from './keep-lease';
+import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
+import { targetKey, targetTitle, type Target } from './targets';
+
+// What every way through the door shares: the policy's answer (no, if the
+// policy fails), the freeze as it stands now, records written before anyone
+// is told, and the run of a change (claim, lease and `started` in one
+// transaction, the call of its prepared request, the settled record and the
+// end of the lease in another). changes.ts (forms), approvals.ts (the second
+// person) and freeze.ts (the switch) are built on it.
+
+export interface ChangeContext {
+  userId: string;
+  /** Where the change was asked for; null when unknown (a channel restriction then refuses it). */
+  channelId: string | null;
+}
+
+export type ChangeResult<T> =
+  | { outcome: 'succeeded'; value: T; record: AuditRecord }
+  | { outcome: 'denied'; decision: Decision; record: AuditRecord }
+  | { outcome: 'invalid'; fieldErrors: Record<string, string>; record: AuditRecord }
+  | {
+      outcome: 'failed';
+      error: CloudError;
+      /** API field messages on the form field of the same name. */
+      fieldErrors: Record<string, string>;
+      /** API messages that match no field. */
+      formErrors: string[];
+      record: AuditRecord;
+    }
+  /** The API accepted the change (2xx) but its answer could not be read: applied, details unknown. */
+  | { outcome: 'applied_unreadable'; error: CloudError; record: AuditRecord }
+  /** The same submission was already claimed: nothing was called and nothing recorded. */
+  | { outcome: 'duplicate' }
+  /** Another change holds the target; nothing was called. */
+  | { outcome: 'busy'; record: AuditRecord }
+  /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
+  | { outcome: 'requested'; approval: Approval; record: AuditRecord };
+
+/** What a run of a change can end in, once it was allowed and valid. */
+export type RunResult<T> = Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' }>;
+
+export interface DoorDeps {
+  cloud: ChangeCloud;
+  /** The audit trail, submission claims, target leases, approvals and the freeze. */
+  store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze'>;
+  policy: Policy;
+  /** VS_APPROVALS and VS_APPROVAL_TTL_MIN: the changes that wait for a second person, and for how long. Default: none. */
+  approvals?: { actions: readonly ChangeAction[]; ttlMs: number };
+  now?: () => number;
+  logger?: Logger;
+  /**
+   * Hears of every record once it is written (the Slack side posts it to VS_AUDIT_CHANNEL). Never awaited: what it
+   * throws, or the promise it returns rejects with, is logged and dropped.
+   */
+  onRecorded?: (record: AuditRecord) => unknown;
+  /** How long a target lock lives if its holder dies (VS_LOCK_TTL_MS); a live holder keeps it while the call runs (keep-lease.ts). */
+  lockTtlMs: number;
+  /** Makes approval ids (tests); default: random UUIDs. */
+  newId?: () => string;
+}
+
+/** Who a record of an approval names, besides the user it is about. */
+export interface ApprovalNames {
+  requestedBy: string;
+  decidedBy: string | null;
+  approvalId: string;
+}
+
+/** One change about to run: everything it was checked with, and the request it sends. */
+export interface Run<A extends ChangeAction> {
+  ctx: ChangeContext;
+  action: A;
+  targetId: number;
+  params: ChangeParams<A>;
+  prepared: PreparedRequest<ChangeOperationOf<A>>;
+  /** Claims it once: the submission's key (the modal's view id), or `approval:<id>`. */
+  claimKey: string;
+  /** When it was asked for (epoch ms): its records' time and duration count from here. */
+  startedMs: number;
+  /** On the records of an approved change. */
+  names?: ApprovalNames;
+}
+
+export type Door = ReturnType<typeof createDoor>;
+
+const noopLogger: Logger = {
+  level: 'error',
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => noopLogger,
+};
+
+/** The request as an audit record keeps it. */
+export function recorded(prepared: PreparedRequest): RecordedRequest {
+  return { method: prepared.method, path: prepared.path, body: prepared.body };
+}
+
+export function createDoor(deps: DoorDeps) {
+  const { cloud, store, policy } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const logger = deps.logger ?? noopLogger;
+  const { lockTtlMs } = deps;
+  const newId = deps.newId ?? randomUUID;
+
+  /** The policy's answer; if the policy itself fails, the answer is no. */
+  async function check(userId: string, action: Action, channelId: string | null, log: Logger, where: WhereFrom = {}): Promise<Decision> {
+    try {
+      return await policy.can(userId, action, channelId, where);
+    } catch (error) {
+      log.error('the role check failed; refusing', { error });
+      return { allowed: false, action, role: 'none', needed: neededRole(action), denial: { code: 'check_failed' } };
+    }
+  }
+
+  /** A decision that allowed `action` turned into a refusal because changes are frozen now (read from the store: every instance sees it at once). */
+  async function frozenDenial(decision: Decision): Promise<Decision | null> {
+    const freeze: Freeze | null = await store.freeze.current();
+    return freeze ? { ...decision, allowed: false, denial: { code: 'frozen', freeze } } : null;
+  }
+
+  /** Writes the record before anyone is told; a failed write is logged with the whole entry, then thrown. */
+  async function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
+    try {
+      return await store.audit.record(entry);
+    } catch (error) {
+      log.error('could not write the audit record', { error, entry });
+      throw error;
+    }
+  }
+
+  function notify(record: AuditRecord, log: Logger = logger): void {
+    if (!deps.onRecorded) return;
+    try {
+      const returned: unknown = deps.onRecorded(record);
+      if (isPromiseLike(returned)) returned.then(undefined, (error: unknown) => log.warn('onRecorded failed', { record: record.id, error }));
+    } catch (error) {
+      log.warn('onRecorded failed', { record: record.id, error });
+    }
+  }
+
+  /** A record's entry: `at` when it was asked for, the duration from then to now. */
+  function entryAt(startedMs: number, fields: Omit<AuditEntry, 'at' | 'durationMs'>): AuditEntry {
+    return { at: new Date(startedMs).toISOString(), durationMs: Math.max(0, now() - startedMs), ...fields };
+  }
+
+  /** A refusal on record: the denial's words in the detail. */
+  function denialEntry(
+    startedMs: number,
+    ctx: ChangeContext,
+    decision: Decision,
+    about: Omit<AuditEntry, 'at' | 'durationMs' | 'userId' | 'channelId' | 'outcome' | 'apiStatus' | 'detail'>,
+  ): AuditEntry {
+    return entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'denied', apiStatus: null, detail: denialDetail(decision), ...about });
+  }
+
+  /**
+   * Runs one allowed, valid change: in one transaction the claim (a second delivery never reaches the API), the
+   * target's lease (two changes to one server or backup never run at once) and the `started` record; then the call of
+   * the prepared request, exactly as prepared; then the settled record and the end of the lease in another.
+   */
+  async function execute<A extends ChangeAction>(run: Run<A>, log: Logger): Promise<RunResult<ChangeValue<A>>> {
+    const change = CHANGES[run.action];
+    const target: Target = { kind: change.targetKind, id: run.targetId };
+    const key = targetKey(target);
+    const audited = change.audited(run.params);
+    const about = { action: change.action, target: key, params: audited, apiRequest: recorded(run.prepared), ...run.names };
+    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry =>
+      entryAt(run.startedMs, {
+        userId: run.ctx.userId,
+        channelId: run.ctx.channelId,
+        outcome,
+        apiStatus: null,
+        detail: clip(detail, MAX_DETAIL_LENGTH),
+        ...about,
+      });
+
+    const owner = `${run.claimKey}#${newId()}`;
+    const lease = { target: key, owner };
+    let begun;
+    const started = entry('started', 'the cloud API call is in progress');
+    try {
+      begun = await store.audit.beginChange({ submissionKey: run.claimKey, at: started.at, lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs }, started });
+    } catch (error) {
+      log.error('could not start the change on record', { error, entry: started });
+      throw error;
+    }
+    if (begun.outcome === 'duplicate') {
+      log.info('duplicate submission ignored', { submission: run.claimKey });
+      return { outcome: 'duplicate' };
+    }
+    if (begun.outcome === 'busy') {
+      log.info('target busy', { submission: run.claimKey });
+      return { outcome: 'busy', record: await write(entry('busy', `another change to ${targetTitle(target)} is in progress`), log) };
+    }
+
+    const record = begun.record;
+    const keeper = keepLease(store.leases, lease, lockTtlMs, now, log);
+    let released = false;
+    /** Settles the record and ends the lease in one transaction. */
+    const settle = async (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): Promise<AuditRecord> => {
+      const completion = { outcome, apiStatus, durationMs: Math.max(0, now() - run.startedMs), detail: clip(detail, MAX_DETAIL_LENGTH) };
+      try {
+        const settled = await store.audit.complete(record.id, completion, lease);
+        released = true;
+        return settled;
+      } catch (error) {
+        log.error('could not settle the audit record', { error, record: record.id, completion });
+        // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
+        // The record stays `started` and is settled as interrupted once its lease expires.
+        throw new OutcomeNotRecordedError({ cause: error });
+      }
+    };
+    try {
+      let value: ChangeValue<A>;
+      try {
+        value = await cloud.send(run.prepared);
+      } catch (thrown) {
+        const error = asCloudError(thrown);
+        if (!isCloudError(thrown)) log.error('the cloud client threw something other than a CloudError', { error: thrown });
+        if (error.unreadableSuccess) {
+          // A 2xx whose body could not be read: the change was applied.
+          const detail = `applied: the cloud API answered HTTP ${error.status ?? '2xx'}, but its answer could not be read (${error.message})`;
+          const settled = await settle('applied_unreadable', error.status ?? null, detail);
+          log.warn('change applied, answer unreadable', { kind: error.kind, status: error.status });
+          return { outcome: 'applied_unreadable', error, record: settled };
+        }
+        if (error.kind === 'validation' && run.names === undefined) {
+          // The API refused the parameters and changed nothing; the modal stays open to be fixed and sent again.
+          await releaseClaim(run.claimKey, log);
+        }
+        const { fieldErrors, formErrors } = mapApiErrors(error, change.apiFields);
+        const settled = await settle('failed', error.status ?? null, failureDetail(error, thrown));
+        log.info('change failed', { kind: error.kind, status: error.status });
+        return { outcome: 'failed', error, fieldErrors, formErrors, record: settled };
+      }
+      const settled = await settle('succeeded', change.successStatus, change.describe(run.targetId, value));
+      log.info('change succeeded', { ms: settled.durationMs });
+      return { outcome: 'succeeded', value, record: settled };
+    } finally {
+      keeper.stop();
+      try {
+        if (!released) await store.leases.release(key, owner);
+      } catch (error) {
+        log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
+      }
+    }
+  }
+
+  async function releaseClaim(key: string, log: Logger): Promise<void> {
+    try {
+      await store.claims.release(key);
+    } catch (error) {
+      log.warn('could not release the submission key; the form must be opened again', { error });
+    }
+  }
+
+  return { deps, store, cloud, now, logger, newId, check, frozenDenial, write, notify, entryAt, denialEntry, execute };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}

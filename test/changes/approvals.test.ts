@@ -1,0 +1,502 @@
+import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
+import { createPolicy, type Policy } from '../../src/changes/policy';
+import { CloudError } from '../../src/cloud/errors';
+import type { Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+import type { Approval, AuditRecord, Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
+import { StoreUnavailableError } from '../../src/store/unavailable';
+import { fakeCloud, goodDiskForm } from './fixtures';
+
+// The second person, at the door (src/changes/approvals.ts): asking stores
+// the prepared request and calls nothing; each click is checked (role now,
+// not the requester, the request's channel, the freeze) and a refusal is
+// recorded; the first decisive click wins; an approved change runs once,
+// sending the request that was approved; requests nobody decides expire.
+
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN', 'UADMIN2', 'SADMINS'],
+  operators: ['UOPER', 'UOPER2'],
+  viewers: ['UVIEW'],
+  mutationChannels: null,
+  groupCacheMs: 1000,
+  workflowReads: 'viewers',
+};
+const T0 = 1_700_000_000_000;
+const TTL_MS = 30 * 60_000;
+const CHANNEL = 'CINCIDENT';
+
+function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; format?: 'json' | 'xml'; groups?: Record<string, string[]> } = {}) {
+  const fake = fakeCloud(overrides.format);
+  const store: Store = openSqliteStore(':memory:');
+  let clock = T0;
+  const now = () => clock;
+  const groups = overrides.groups ?? { SADMINS: ['UGROUPIE'] };
+  const policy = createPolicy({ ...ROLES, ...overrides.roles }, { membersOf: async (id) => groups[id] ?? [] }, { now });
+  const recorded: AuditRecord[] = [];
+  let ids = 0;
+  const deps: ChangesDeps = {
+    cloud: fake.cloud,
+    store,
+    policy,
+    approvals: { actions: ['backup_restore', 'disk_add'], ttlMs: TTL_MS },
+    now,
+    logger: createLogger({ level: 'error', write: () => undefined }),
+    onRecorded: (r) => recorded.push(r),
+    lockTtlMs: 60_000,
+    newId: () => `A${++ids}`,
+    ...overrides,
+  };
+  const changes = createChanges(deps);
+  return {
+    ...fake,
+    store,
+    changes,
+    deps,
+    recorded,
+    groups,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+    now,
+  };
+}
+
+let views = 0;
+const as = (userId: string, channelId: string | null = CHANNEL, more: Partial<SubmissionContext> = {}): SubmissionContext => ({
+  userId,
+  channelId,
+  submissionKey: `V${++views}`,
+  ...more,
+});
+const RESTORE = { confirm: '9', reason: 'table corrupted after the deploy' };
+
+/** A restore asked for by `by`, its approval. */
+async function askRestore(t: ReturnType<typeof setup>, by = 'UADMIN'): Promise<Approval> {
+  const result = await t.changes.submit(as(by), 'backup_restore', 9, RESTORE);
+  if (result.outcome !== 'requested') throw new Error(`expected requested, got ${result.outcome}`);
+  return result.approval;
+}
+const records = async (t: ReturnType<typeof setup>) => (await t.store.audit.latest(100)).reverse();
+
+describe('asking', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  test('a change named in VS_APPROVALS calls nothing: its prepared request is stored with who, where, why and until when, and recorded', async () => {
+    t = setup();
+    const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, RESTORE);
+    expect(t.calls).toEqual([]);
+    const apiRequest = { method: 'POST', path: '/backups/9/restore.json', body: null };
+    expect(result).toEqual({
+      outcome: 'requested',
+      approval: {
+        id: 'A1',
+        action: 'backup_restore',
+        target: 'backup:9',
+        params: { backup_id: 9, reason: 'table corrupted after the deploy' },
+        channelId: CHANNEL,
+        requestedBy: 'UADMIN',
+        requestedAt: new Date(T0).toISOString(),
+        expiresAtMs: T0 + TTL_MS,
+        reason: 'table corrupted after the deploy',
+        apiRequest,
+        status: 'requested',
+        decidedBy: null,
+        decidedAt: null,
+        messageTs: null,
+      },
+      record: expect.objectContaining({
+        outcome: 'requested',
+        userId: 'UADMIN',
+        channelId: CHANNEL,
+        action: 'backup_restore',
+        target: 'backup:9',
+        apiStatus: null,
+        apiRequest,
+        requestedBy: 'UADMIN',
+        decidedBy: null,
+        approvalId: 'A1',
+        detail: `waits for a second person's approval until ${new Date(T0 + TTL_MS).toISOString()}`,
+      }),
+    });
+    expect(await t.store.approvals.get('A1')).toEqual((result as { approval: Approval }).approval);
+    expect(t.recorded).toEqual([(result as { record: AuditRecord }).record]);
+  });
+
+  test('the stored request is the one the client would send: an add-disk body in the configured format, no reason', async () => {
+    t = setup({ format: 'xml' });
+    const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm);
+    expect(result).toMatchObject({ outcome: 'requested', approval: { reason: null, target: 'vs:42' } });
+    const { approval } = result as { approval: Approval };
+    const prepared = t.cloud.prepareAddDisk(42, { ...goodDiskForm, disk_size: 20 });
+    expect(approval.apiRequest).toEqual({ method: prepared.method, path: prepared.path, body: prepared.body });
+    expect(approval.apiRequest.path).toBe('/virtual_machines/42/disks.xml');
+  });
+
+  test('a change not named in VS_APPROVALS runs at once', async () => {
+    t = setup({ approvals: { actions: ['backup_restore'], ttlMs: TTL_MS } });
+    expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm)).outcome).toBe('succeeded');
+    expect(t.calls).toHaveLength(1);
+    expect(await t.store.approvals.open(T0)).toEqual([]);
+  });
+
+  test('without VS_APPROVALS nothing waits; a change made to wait (a workflow step) waits 30 minutes', async () => {
+    t = setup({ approvals: undefined });
+    expect((await t.changes.submit(as('UADMIN'), 'backup_restore', 9, RESTORE)).outcome).toBe('succeeded');
+    const forced = await t.changes.submit(as('UADMIN', CHANNEL, { needsApproval: true }), 'backup_restore', 9, RESTORE);
+    expect(forced).toMatchObject({ outcome: 'requested', approval: { expiresAtMs: T0 + 30 * 60_000 } });
+    expect(t.calls).toHaveLength(1);
+  });
+
+  test('the same submission asked twice stores one request', async () => {
+    t = setup();
+    const ctx = as('UADMIN');
+    const results = await Promise.all([t.changes.submit(ctx, 'backup_restore', 9, RESTORE), t.changes.submit(ctx, 'backup_restore', 9, RESTORE)]);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['duplicate', 'requested']);
+    expect(await t.store.approvals.open(T0)).toHaveLength(1);
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested']);
+  });
+
+  test('refused, frozen or invalid, nothing is asked', async () => {
+    t = setup();
+    expect(await t.changes.submit(as('UOPER'), 'backup_restore', 9, RESTORE)).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'role' } } });
+    expect(await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '8' })).toMatchObject({
+      outcome: 'invalid',
+      fieldErrors: { confirm: expect.any(String) },
+    });
+    await t.changes.freeze(as('UADMIN'), 'incident');
+    expect(await t.changes.submit(as('UADMIN2'), 'backup_restore', 9, RESTORE)).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } } });
+    expect(await t.store.approvals.open(T0)).toEqual([]);
+  });
+
+  test('a request needs a channel to be posted in: without one, the form says so', async () => {
+    t = setup();
+    const result = await t.changes.submit(as('UADMIN', null), 'backup_restore', 9, RESTORE);
+    expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { channel: 'Choose the channel where the request for approval is posted' } });
+    expect((result as { record: AuditRecord }).record.detail).toBe('invalid form: channel: Choose the channel where the request for approval is posted');
+    // A change that does not wait needs none.
+    t.deps.approvals = undefined;
+    expect((await createChanges(t.deps).submit(as('UADMIN', null), 'backup_restore', 9, RESTORE)).outcome).toBe('succeeded');
+  });
+
+  test('an invalid form that also lacks a channel lists both', async () => {
+    t = setup();
+    const result = await t.changes.submit(as('UADMIN', null), 'backup_restore', 9, { confirm: '1' });
+    expect(Object.keys((result as { fieldErrors: Record<string, string> }).fieldErrors).sort()).toEqual(['channel', 'confirm']);
+  });
+});
+
+describe('deciding', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  test('an unknown request, or one of an action this version cannot run, is unknown; nothing is written', async () => {
+    t = setup();
+    expect(await t.changes.decide('nope', { userId: 'UADMIN2' }, 'approve')).toEqual({ outcome: 'unknown' });
+    await t.store.approvals.request({ ...(await askRestore(t)), id: 'ODD', action: 'freeze' });
+    expect(await t.changes.decide('ODD', { userId: 'UADMIN2' }, 'approve')).toEqual({ outcome: 'unknown' });
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested']);
+  });
+
+  test('the requester may neither approve nor deny: refused as their own request, recorded, nothing called', async () => {
+    t = setup();
+    const approval = await askRestore(t, 'UADMIN');
+    for (const verdict of ['approve', 'reject'] as const) {
+      const result = await t.changes.decide(approval.id, { userId: 'UADMIN' }, verdict);
+      expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, denial: { code: 'own_request' }, role: 'admin', needed: 'admin' } });
+    }
+    expect(t.calls).toEqual([]);
+    expect((await t.store.approvals.get(approval.id))!.status).toBe('requested');
+    const denied = (await records(t)).filter((r) => r.outcome === 'denied');
+    expect(denied).toHaveLength(2);
+    expect(denied[0]).toMatchObject({
+      userId: 'UADMIN',
+      channelId: CHANNEL,
+      action: 'backup_restore',
+      target: 'backup:9',
+      params: approval.params,
+      apiRequest: approval.apiRequest,
+      requestedBy: 'UADMIN',
+      decidedBy: null,
+      approvalId: approval.id,
+      detail: 'the requester may not approve their own request',
+    });
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'denied', 'denied']);
+  });
+
+  test('the role the change needs, now: a viewer and an operator are refused a restore; an operator may decide an add-disk', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    expect(await t.changes.decide(approval.id, { userId: 'UVIEW' }, 'approve')).toMatchObject({
+      outcome: 'denied',
+      decision: { denial: { code: 'role' }, role: 'viewer' },
+    });
+    expect(await t.changes.decide(approval.id, { userId: 'UOPER' }, 'reject')).toMatchObject({
+      outcome: 'denied',
+      decision: { denial: { code: 'role' }, role: 'operator' },
+    });
+    expect((await records(t)).at(-1)!.detail).toBe('role operator, needs admin');
+    const disk = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm);
+    expect(await t.changes.decide((disk as { approval: Approval }).approval.id, { userId: 'UOPER2' }, 'approve')).toMatchObject({ outcome: 'approved' });
+  });
+
+  test('a role lost since the request was asked (a user group that changed) is a role no longer held', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    expect((await t.changes.decidable('UGROUPIE')).map((a) => a.id)).toEqual([approval.id]);
+    t.groups.SADMINS = [];
+    t.advance(2000);
+    expect(await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve')).toMatchObject({ outcome: 'denied', decision: { role: 'none' } });
+    expect(t.calls).toEqual([]);
+  });
+
+  test("the channel restriction applies to the request's channel", async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const restricted = createChanges({ ...t.deps, policy: createPolicy({ ...ROLES, mutationChannels: ['COTHER'] }, { membersOf: async () => [] }) });
+    expect(await restricted.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      outcome: 'denied',
+      decision: { denial: { code: 'channel', channelId: CHANNEL, allowedChannels: ['COTHER'] } },
+    });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('a policy that fails answers no', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const failing: Policy = { ...createPolicy(ROLES, { membersOf: async () => [] }), can: () => Promise.reject(new Error('directory down')) };
+    const result = await createChanges({ ...t.deps, policy: failing }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({ outcome: 'denied', decision: { allowed: false, denial: { code: 'check_failed' }, role: 'none', needed: 'admin' } });
+  });
+
+  test('while frozen, Approve is refused with the freeze; Deny still decides (it changes nothing)', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const frozen = await t.changes.freeze(as('UADMIN'), 'storage migration');
+    const result = await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen', freeze: (frozen as { freeze: unknown }).freeze } } });
+    expect((await records(t)).at(-1)!.detail).toMatch(/^changes are frozen \(by UADMIN at .*: storage migration\)$/);
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject')).toMatchObject({ outcome: 'rejected' });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('Deny: rejected, recorded with both people, nothing called; a later click hears who decided', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    t.advance(5000);
+    const result = await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject');
+    expect(result).toEqual({
+      outcome: 'rejected',
+      approval: { ...approval, status: 'rejected', decidedBy: 'UADMIN2', decidedAt: new Date(T0 + 5000).toISOString() },
+      record: expect.objectContaining({
+        outcome: 'rejected',
+        userId: 'UADMIN2',
+        requestedBy: 'UADMIN',
+        decidedBy: 'UADMIN2',
+        approvalId: approval.id,
+        apiRequest: approval.apiRequest,
+        detail: 'rejected by UADMIN2; nothing was changed',
+        at: new Date(T0 + 5000).toISOString(),
+      }),
+    });
+    expect(t.calls).toEqual([]);
+    const later = await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve');
+    expect(later).toEqual({ outcome: 'closed', approval: (result as { approval: Approval }).approval });
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'rejected']);
+  });
+
+  test('Approve: recorded, then the approved request is sent once as the requester, and every record names both people', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    t.advance(1000);
+    const result = await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({
+      outcome: 'approved',
+      approval: { status: 'approved', decidedBy: 'UADMIN2' },
+      record: { outcome: 'approved', userId: 'UADMIN2', detail: 'approved by UADMIN2; the change runs now' },
+      change: { outcome: 'succeeded', value: { id: 9 }, record: { outcome: 'succeeded', apiStatus: 200 } },
+    });
+    expect(t.calls).toEqual([{ operation: 'restore_backup', ...approval.apiRequest }]);
+    const [requested, approved, succeeded] = await records(t);
+    expect(requested).toMatchObject({ outcome: 'requested', userId: 'UADMIN' });
+    expect(approved).toMatchObject({ outcome: 'approved', userId: 'UADMIN2', requestedBy: 'UADMIN', decidedBy: 'UADMIN2', approvalId: approval.id });
+    expect(succeeded).toMatchObject({
+      outcome: 'succeeded',
+      userId: 'UADMIN',
+      channelId: CHANNEL,
+      requestedBy: 'UADMIN',
+      decidedBy: 'UADMIN2',
+      approvalId: approval.id,
+      apiRequest: approval.apiRequest,
+      at: new Date(T0 + 1000).toISOString(),
+      detail: 'backup 9 restored onto VS 42, disk 7',
+    });
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
+    // Decided: the next click is told so, and nothing runs again.
+    expect(await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve')).toMatchObject({ outcome: 'closed', approval: { status: 'approved' } });
+    expect(t.calls).toHaveLength(1);
+  });
+
+  test('two approvals at once: one wins and runs the change once, the other hears who decided', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const results = await Promise.all([
+      t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve'),
+      t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve'),
+    ]);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['approved', 'closed']);
+    expect(t.calls).toHaveLength(1);
+    const winner = results.find((r) => r.outcome === 'approved') as { approval: Approval };
+    expect(results.find((r) => r.outcome === 'closed')).toEqual({ outcome: 'closed', approval: winner.approval });
+  });
+
+  test('a request past its time cannot be decided, though not yet swept: closed as expired, nothing written', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    t.advance(TTL_MS);
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toEqual({ outcome: 'closed', approval: { ...approval, status: 'expired' } });
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested']);
+    t.advance(-1);
+  });
+
+  test('the cloud API refusing an approved change (422): failed with its messages, recorded; it is not run again', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    t.onRestore(() => Promise.reject(new CloudError('validation', 'refused', { status: 422, messages: ['Backup is locked'] })));
+    const result = await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({
+      outcome: 'approved',
+      change: { outcome: 'failed', error: { status: 422 }, formErrors: ['Backup is locked'], record: { apiStatus: 422 } },
+    });
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'approved', 'failed']);
+    expect(await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve')).toMatchObject({ outcome: 'closed' });
+    expect(t.calls).toHaveLength(1);
+  });
+
+  test('an answer that cannot be read after a 2xx: applied', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    t.onRestore(() => Promise.reject(new CloudError('bad_response', 'not JSON', { status: 200 })));
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'applied_unreadable' } });
+  });
+
+  test('another change holding the target: approved, but busy, nothing called', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    expect(await t.store.leases.take('backup:9', 'someone-else', T0, 60_000)).toBe(true);
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ outcome: 'approved', change: { outcome: 'busy' } });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('what would be sent now differs from what was approved (VS_API_FORMAT changed): not sent, recorded as failed', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const xml = setup({ format: 'xml' });
+    const now = createChanges({ ...t.deps, cloud: xml.cloud });
+    const result = await now.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({
+      outcome: 'approved',
+      change: {
+        outcome: 'not_sent',
+        current: { method: 'POST', path: '/backups/9/restore.xml', body: null },
+        record: {
+          outcome: 'failed',
+          userId: 'UADMIN',
+          decidedBy: 'UADMIN2',
+          apiRequest: approval.apiRequest,
+          detail: 'not sent: the bot would now send POST /backups/9/restore.xml, not the request that was approved; nothing was changed',
+        },
+      },
+    });
+    expect([...t.calls, ...xml.calls]).toEqual([]);
+    await xml.store.close();
+  });
+
+  test('stored parameters that cannot be read back: not sent', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    await t.store.approvals.request({ ...approval, id: 'TAMPERED', params: { backup_id: 'nine' } });
+    const result = await t.changes.decide('TAMPERED', { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({
+      change: { outcome: 'not_sent', current: null, record: { detail: 'not sent: the approved request could not be read back; nothing was changed' } },
+    });
+    await t.store.approvals.request({ ...approval, id: 'ELSEWHERE', target: 'vs:9' });
+    expect(await t.changes.decide('ELSEWHERE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'not_sent', current: null } });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('the run failing after the approval was recorded is said as such, not thrown', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const error = new StoreUnavailableError('database is down');
+    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, beginChange: () => Promise.reject(error) } } });
+    expect(await broken.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ outcome: 'approved', change: { outcome: 'error', error } });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('the store failing before anything was decided throws (nothing was decided)', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const error = new StoreUnavailableError('database is down');
+    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, record: () => Promise.reject(error) } } });
+    await expect(broken.decide(approval.id, { userId: 'UVIEW' }, 'approve')).rejects.toBe(error);
+  });
+});
+
+describe('expiry, the message, and who may decide', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  test('requests nobody decided expire once their time is up, each recorded once, naming the requester', async () => {
+    t = setup();
+    const first = await askRestore(t);
+    t.advance(10 * 60_000);
+    const second = await askRestore(t, 'UADMIN2');
+    t.advance(TTL_MS - 10 * 60_000 - 1);
+    expect(await t.changes.expire()).toEqual([]);
+    t.advance(1);
+    const expired = await t.changes.expire();
+    expect(expired.map((a) => [a.id, a.status])).toEqual([[first.id, 'expired']]);
+    expect(expired[0]!.record).toMatchObject({
+      outcome: 'expired',
+      userId: 'UADMIN',
+      requestedBy: 'UADMIN',
+      approvalId: first.id,
+      apiRequest: first.apiRequest,
+      at: new Date(T0 + TTL_MS).toISOString(),
+      detail: `nobody approved or rejected it before ${new Date(T0 + TTL_MS).toISOString()}; nothing was changed`,
+    });
+    expect(t.recorded.filter((r) => r.outcome === 'expired')).toEqual([expired[0]!.record]);
+    expect(await t.changes.expire()).toEqual([]);
+    expect(await t.changes.decide(first.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ outcome: 'closed', approval: { status: 'expired' } });
+    t.advance(10 * 60_000);
+    expect((await t.changes.expire()).map((a) => a.id)).toEqual([second.id]);
+    expect(t.calls).toEqual([]);
+  });
+
+  test("a request's message is remembered, for any instance to update it", async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    await t.changes.setMessage(approval.id, '1714557600.000100');
+    expect((await t.store.approvals.get(approval.id))!.messageTs).toBe('1714557600.000100');
+  });
+
+  test('the requests a person may decide: open, not their own, their role and the channel allowing it', async () => {
+    t = setup();
+    const restore = await askRestore(t, 'UADMIN');
+    const disk = (await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm)) as { approval: Approval };
+    const ids = async (user: string) => (await t.changes.decidable(user)).map((a) => a.id);
+    expect(await ids('UADMIN')).toEqual([disk.approval.id]);
+    expect(await ids('UADMIN2')).toEqual([restore.id, disk.approval.id]);
+    expect(await ids('UOPER')).toEqual([]);
+    expect(await ids('UOPER2')).toEqual([disk.approval.id]);
+    expect(await ids('UVIEW')).toEqual([]);
+    await t.store.approvals.request({ ...restore, id: 'ODD', action: 'unfreeze' });
+    expect(await ids('UADMIN2')).toEqual([restore.id, disk.approval.id]);
+    const restricted = createChanges({ ...t.deps, policy: createPolicy({ ...ROLES, mutationChannels: ['COTHER'] }, { membersOf: async () => [] }) });
+    expect(await restricted.decidable('UADMIN2')).toEqual([]);
+    t.advance(TTL_MS);
+    expect(await ids('UADMIN2')).toEqual([]);
+  });
+});

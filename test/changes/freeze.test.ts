@@ -1,0 +1,150 @@
+import { createChanges, type ChangesDeps } from '../../src/changes/changes';
+import { createPolicy, type Policy } from '../../src/changes/policy';
+import type { Config } from '../../src/config';
+import type { AuditRecord, Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
+import { fakeCloud, goodDiskForm } from './fixtures';
+
+// The freeze at the door (src/changes/freeze.ts): admins switch every change
+// off with a reason and on again, each recorded with the switch; a refusal is
+// recorded; while it is on, the door refuses opening a form and a submission
+// (and an approval: approvals.test.ts) with who froze, when and why.
+
+const ROLES: Config['roles'] = { admins: ['UADMIN', 'UADMIN2'], operators: ['UOPER'], viewers: null, mutationChannels: null, groupCacheMs: 1000, workflowReads: 'viewers' };
+const T0 = 1_700_000_000_000;
+const ctx = (userId: string) => ({ userId, channelId: 'CINCIDENT' });
+
+function setup(overrides: Partial<ChangesDeps> = {}) {
+  const fake = fakeCloud();
+  const store: Store = openSqliteStore(':memory:');
+  let clock = T0;
+  const recorded: AuditRecord[] = [];
+  const deps: ChangesDeps = {
+    cloud: fake.cloud,
+    store,
+    policy: createPolicy(ROLES, { membersOf: async () => [] }),
+    now: () => clock,
+    onRecorded: (r) => recorded.push(r),
+    lockTtlMs: 60_000,
+    ...overrides,
+  };
+  return { ...fake, store, recorded, deps, changes: createChanges(deps), advance: (ms: number) => (clock += ms) };
+}
+
+describe('the freeze', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  test('an admin freezes with a reason: in force at once, recorded with the switch', async () => {
+    t = setup();
+    const result = await t.changes.freeze(ctx('UADMIN'), 'storage migration');
+    const freeze = { by: 'UADMIN', at: new Date(T0).toISOString(), reason: 'storage migration' };
+    expect(result).toEqual({
+      outcome: 'frozen',
+      freeze,
+      record: expect.objectContaining({
+        action: 'freeze',
+        target: 'changes',
+        userId: 'UADMIN',
+        channelId: 'CINCIDENT',
+        params: { reason: 'storage migration' },
+        outcome: 'succeeded',
+        apiStatus: null,
+        detail: 'storage migration',
+        at: freeze.at,
+      }),
+    });
+    expect(await t.changes.frozen()).toEqual(freeze);
+    expect(t.recorded).toEqual([(result as { record: AuditRecord }).record]);
+  });
+
+  test('while frozen, opening a form and submitting one are refused with the freeze, and recorded; nothing is called', async () => {
+    t = setup();
+    await t.changes.freeze(ctx('UADMIN'), 'storage migration');
+    const opening = await t.changes.authorize(ctx('UOPER'), 'disk_add', 'vs:42');
+    expect(opening).toMatchObject({
+      allowed: false,
+      role: 'operator',
+      needed: 'operator',
+      denial: { code: 'frozen', freeze: { by: 'UADMIN', reason: 'storage migration' } },
+    });
+    const fromShortcut = await t.changes.authorize(ctx('UOPER'), 'disk_add', 'shortcut', { channelChosenLater: true });
+    expect(fromShortcut.denial?.code).toBe('frozen');
+    const submitted = await t.changes.submit({ ...ctx('UOPER'), submissionKey: 'V1' }, 'disk_add', 42, goodDiskForm);
+    expect(submitted).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } } });
+    expect(t.calls).toEqual([]);
+    const denied = (await t.store.audit.latest(10)).filter((r) => r.outcome === 'denied');
+    expect(denied.map((r) => r.detail)).toEqual(Array(3).fill(`changes are frozen (by UADMIN at ${new Date(T0).toISOString()}: storage migration)`));
+  });
+
+  test('a role refusal is said before the freeze: a viewer is told about the role', async () => {
+    t = setup({ policy: createPolicy({ ...ROLES, viewers: ['UVIEW'] }, { membersOf: async () => [] }) });
+    await t.changes.freeze(ctx('UADMIN'), 'x');
+    expect((await t.changes.authorize(ctx('UVIEW'), 'disk_add', 'vs:42')).denial?.code).toBe('role');
+  });
+
+  test('freezing again keeps the first freeze and writes nothing', async () => {
+    t = setup();
+    await t.changes.freeze(ctx('UADMIN'), 'first');
+    t.advance(1000);
+    expect(await t.changes.freeze(ctx('UADMIN2'), 'second')).toEqual({
+      outcome: 'already_frozen',
+      freeze: { by: 'UADMIN', at: new Date(T0).toISOString(), reason: 'first' },
+    });
+    expect(await t.store.audit.latest(10)).toHaveLength(1);
+    expect(t.recorded).toHaveLength(1);
+  });
+
+  test('an admin unfreezes: changes run again, the record says whose freeze was lifted', async () => {
+    t = setup();
+    await t.changes.freeze(ctx('UADMIN'), 'storage migration');
+    t.advance(60_000);
+    const result = await t.changes.unfreeze(ctx('UADMIN2'));
+    const lifted = { by: 'UADMIN', at: new Date(T0).toISOString(), reason: 'storage migration' };
+    expect(result).toEqual({
+      outcome: 'unfrozen',
+      lifted,
+      record: expect.objectContaining({
+        action: 'unfreeze',
+        target: 'changes',
+        userId: 'UADMIN2',
+        params: { frozen_by: 'UADMIN', frozen_at: lifted.at, reason: 'storage migration' },
+        outcome: 'succeeded',
+        detail: 'lifted the freeze of UADMIN (storage migration)',
+        at: new Date(T0 + 60_000).toISOString(),
+      }),
+    });
+    expect(await t.changes.frozen()).toBeNull();
+    expect(t.recorded.map((r) => r.action)).toEqual(['freeze', 'unfreeze']);
+    expect((await t.changes.submit({ ...ctx('UOPER'), submissionKey: 'V2' }, 'disk_add', 42, goodDiskForm)).outcome).toBe('succeeded');
+    expect(await t.changes.authorize(ctx('UOPER'), 'disk_add', 'vs:42')).toMatchObject({ allowed: true, denial: null });
+  });
+
+  test('unfreezing when nothing is frozen says so and writes nothing', async () => {
+    t = setup();
+    expect(await t.changes.unfreeze(ctx('UADMIN'))).toEqual({ outcome: 'not_frozen' });
+    expect(await t.store.audit.latest(10)).toEqual([]);
+  });
+
+  test('only admins: an operator is refused either way, recorded, and nothing switches', async () => {
+    t = setup();
+    const refused = await t.changes.freeze(ctx('UOPER'), 'because');
+    expect(refused).toMatchObject({
+      outcome: 'denied',
+      decision: { action: 'freeze', role: 'operator', needed: 'admin', denial: { code: 'role' } },
+      record: { action: 'freeze', target: 'changes', userId: 'UOPER', outcome: 'denied', params: { reason: 'because' }, detail: 'role operator, needs admin' },
+    });
+    expect(await t.changes.frozen()).toBeNull();
+    await t.changes.freeze(ctx('UADMIN'), 'real');
+    expect(await t.changes.unfreeze(ctx('UOPER'))).toMatchObject({ outcome: 'denied', record: { action: 'unfreeze', params: {} } });
+    expect(await t.changes.frozen()).toMatchObject({ reason: 'real' });
+    expect(t.recorded.map((r) => `${r.action} ${r.outcome}`)).toEqual(['freeze denied', 'freeze succeeded', 'unfreeze denied']);
+  });
+
+  test('a policy that fails answers no', async () => {
+    const policy: Policy = { ...createPolicy(ROLES, { membersOf: async () => [] }), can: () => Promise.reject(new Error('down')) };
+    t = setup({ policy });
+    expect(await t.changes.freeze(ctx('UADMIN'), 'x')).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'check_failed' } } });
+    expect(await t.changes.frozen()).toBeNull();
+  });
+});

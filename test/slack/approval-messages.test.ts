@@ -1,0 +1,168 @@
+import type { WebClient } from '@slack/web-api';
+import { createLogger } from '../../src/log';
+import type { Approval, ExpiredApproval } from '../../src/store';
+import { approvalFacts, expireApprovals, postApprovalRequest, updateApprovalMessage } from '../../src/slack/approval-messages';
+
+// The approval request's message in its channel (src/slack/approval-messages.ts):
+// posted once and remembered, updated in place by whichever instance settles
+// it, and every refusal of Slack logged rather than thrown. Slack's Web API is
+// the network edge here: a client that records its calls and answers as told.
+
+function approval(o: Partial<Approval> = {}): Approval {
+  return {
+    id: 'A-1',
+    action: 'backup_restore',
+    target: 'backup:9',
+    params: { backup_id: 9 },
+    channelId: 'CINCIDENT',
+    requestedBy: 'UADMIN',
+    requestedAt: '2024-05-06T14:03:12.000Z',
+    expiresAtMs: Date.parse('2024-05-06T14:33:12.000Z'),
+    reason: null,
+    apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
+    status: 'requested',
+    decidedBy: null,
+    decidedAt: null,
+    messageTs: null,
+    ...o,
+  };
+}
+
+function fakeSlack(answers: { postMessage?: () => Promise<unknown>; update?: () => Promise<unknown> } = {}) {
+  const calls: { method: string; args: Record<string, unknown> }[] = [];
+  const client = {
+    chat: {
+      postMessage: (args: Record<string, unknown>) => {
+        calls.push({ method: 'chat.postMessage', args });
+        return answers.postMessage ? answers.postMessage() : Promise.resolve({ ok: true, ts: '1714557600.000100' });
+      },
+      update: (args: Record<string, unknown>) => {
+        calls.push({ method: 'chat.update', args });
+        return answers.update ? answers.update() : Promise.resolve({ ok: true });
+      },
+    },
+  } as unknown as WebClient;
+  return { client, calls };
+}
+
+function logs() {
+  const lines: string[] = [];
+  return { log: createLogger({ level: 'debug', write: (l) => lines.push(l) }), lines };
+}
+
+const slackRefuses = (error: string) => () =>
+  Promise.reject(Object.assign(new Error(`An API error occurred: ${error}`), { code: 'slack_webapi_platform_error', data: { error } }));
+
+test("a request's facts: its change's title, target and role; none for an action or a target this version cannot read", () => {
+  expect(approvalFacts(approval(), true)).toEqual({
+    approval: approval(),
+    title: 'Restore backup',
+    target: { kind: 'backup', id: 9 },
+    needed: 'admin',
+    sandbox: true,
+  });
+  expect(approvalFacts(approval({ action: 'disk_add', target: 'vs:42' }), false)).toMatchObject({
+    title: 'Add disk',
+    target: { kind: 'vs', id: 42 },
+    needed: 'operator',
+  });
+  expect(approvalFacts(approval({ action: 'freeze' }), false)).toBeNull();
+  expect(approvalFacts(approval({ target: 'vs:9' }), false)).toBeNull();
+});
+
+describe('posting a request', () => {
+  test('in its channel, for everyone there, and remembered where', async () => {
+    const { client, calls } = fakeSlack();
+    const remembered: [string, string][] = [];
+    const ts = await postApprovalRequest({ setMessage: async (id, at) => void remembered.push([id, at]) }, client, approval(), false, logs().log);
+    expect(ts).toBe('1714557600.000100');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ method: 'chat.postMessage', args: { channel: 'CINCIDENT', text: expect.stringContaining('Approval needed') } });
+    expect(JSON.stringify(calls[0]!.args.blocks)).toContain('approval_approve');
+    expect(remembered).toEqual([['A-1', '1714557600.000100']]);
+  });
+
+  test('Slack refusing is logged, and says so to the caller; so does an answer without a ts', async () => {
+    const { log, lines } = logs();
+    const refusing = fakeSlack({ postMessage: slackRefuses('not_in_channel') });
+    expect(await postApprovalRequest({ setMessage: () => Promise.resolve() }, refusing.client, approval(), false, log)).toBeNull();
+    expect(lines.find((l) => l.includes('could not post the approval request in its channel'))).toContain('not_in_channel');
+    const tsless = fakeSlack({ postMessage: () => Promise.resolve({ ok: true }) });
+    expect(await postApprovalRequest({ setMessage: () => Promise.reject(new Error('unexpected')) }, tsless.client, approval(), false, log)).toBeNull();
+  });
+
+  test('where it was posted not remembered: still posted (a click carries its ts), and logged', async () => {
+    const { log, lines } = logs();
+    const { client } = fakeSlack();
+    expect(await postApprovalRequest({ setMessage: () => Promise.reject(new Error('database is down')) }, client, approval(), false, log)).toBe(
+      '1714557600.000100',
+    );
+    expect(lines.join('\n')).toMatch(/could not remember where the approval request was posted/);
+  });
+
+  test('a request of an action this version cannot read is not posted', async () => {
+    const { client, calls } = fakeSlack();
+    expect(await postApprovalRequest({ setMessage: () => Promise.resolve() }, client, approval({ action: 'unfreeze' }), false, logs().log)).toBeNull();
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('updating a request in place', () => {
+  test('by its remembered ts, else the ts of the message clicked', async () => {
+    const { client, calls } = fakeSlack();
+    const remembered = await updateApprovalMessage(
+      client,
+      approval({ messageTs: '1.1', status: 'rejected', decidedBy: 'UADMIN2' }),
+      { kind: 'rejected' },
+      {
+        sandbox: false,
+        log: logs().log,
+        ts: '9.9',
+      },
+    );
+    expect(remembered.updated).toBe(true);
+    expect(remembered.message!.text).toMatch(/Denied by <@UADMIN2>/);
+    const clicked = await updateApprovalMessage(client, approval(), { kind: 'expired' }, { sandbox: false, log: logs().log, ts: '9.9' });
+    expect(clicked.updated).toBe(true);
+    expect(calls.map((c) => [c.method, c.args.channel, c.args.ts])).toEqual([
+      ['chat.update', 'CINCIDENT', '1.1'],
+      ['chat.update', 'CINCIDENT', '9.9'],
+    ]);
+    expect(calls[0]!.args.blocks).toEqual(remembered.message!.blocks);
+  });
+
+  test('with no message to update, or Slack refusing, says so (logged) and hands back what it would have shown', async () => {
+    const { log, lines } = logs();
+    const none = await updateApprovalMessage(fakeSlack().client, approval(), { kind: 'expired' }, { sandbox: false, log });
+    expect(none.updated).toBe(false);
+    expect(none.message!.text).toMatch(/Expired/);
+    const refused = await updateApprovalMessage(
+      fakeSlack({ update: slackRefuses('message_not_found') }).client,
+      approval({ messageTs: '1.1' }),
+      { kind: 'expired' },
+      { sandbox: false, log },
+    );
+    expect(refused).toMatchObject({ updated: false, message: { text: expect.stringMatching(/Expired/) } });
+    expect(lines.some((l) => l.includes('the approval request has no message to update'))).toBe(true);
+    expect(lines.find((l) => l.includes('could not update the approval request in place'))).toContain('message_not_found');
+    expect(await updateApprovalMessage(fakeSlack().client, approval({ action: 'freeze' }), { kind: 'expired' }, { sandbox: false, log })).toEqual({
+      updated: false,
+      message: null,
+    });
+  });
+});
+
+test('the expiry step: each request the door expired says so in its message; the count is returned', async () => {
+  const { client, calls } = fakeSlack();
+  const expired: ExpiredApproval[] = [
+    approval({ id: 'A-1', messageTs: '1.1', status: 'expired' }),
+    approval({ id: 'A-2', messageTs: '2.2', status: 'expired' }),
+  ];
+  let sandbox = false;
+  const step = expireApprovals({ changes: { expire: () => Promise.resolve(expired) }, client, sandbox: () => sandbox, logger: logs().log });
+  sandbox = true;
+  expect(await step()).toBe(2);
+  expect(calls.map((c) => c.args.ts)).toEqual(['1.1', '2.2']);
+  expect(JSON.stringify(calls[0]!.args.blocks)).toMatch(/Expired.*sandbox data/);
+  expect(await expireApprovals({ changes: { expire: () => Promise.resolve([]) }, client, sandbox: () => false, logger: logs().log })()).toBe(0);
+});

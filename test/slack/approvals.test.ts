@@ -1,0 +1,315 @@
+import type { ServerResponse } from 'node:http';
+import type { ChannelMessage } from '../../src/local/state';
+import { startHarness, type Harness } from '../helpers/app-harness';
+import { forward, reply, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
+import { answerTo, CHANNEL, eventually, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
+import { buttonClick, input } from '../helpers/payloads';
+
+// The second person, over the real Bolt app with signed requests: a change
+// named in VS_APPROVALS is asked for, posted in its channel with the exact
+// request, and decided by a click on another person's screen, checked there
+// and then (role now, not the requester, the request's channel, the freeze);
+// the first decisive click wins, the message is updated in place.
+
+const ADMINS = 'UADMIN,UADMIN2,SADMINS';
+const ENV = {
+  VS_ADMINS: ADMINS,
+  VS_OPERATORS: 'UOPER,UOPER2',
+  VS_VIEWERS: 'UVIEWER',
+  VS_APPROVALS: 'backup_restore,disk_add',
+  VS_APPROVAL_TTL_MIN: '30',
+  VS_AUDIT_CHANNEL: 'CAUDIT',
+  VS_SWEEP_INTERVAL_MS: '100',
+  VS_GROUP_CACHE_MS: '1000',
+};
+/** Servers whose disk POSTs the cloud API refuses with a 422. */
+const REFUSING_VS = 77;
+
+let h: Harness;
+let cloud: CloudFaultServer;
+/** Added to the real clock: the bot's fake clock. */
+let skew = 0;
+
+beforeAll(async () => {
+  cloud = await startCloudFaultServer();
+  h = await startHarness({ env: ENV, cloudUrl: cloud.url, now: () => Date.now() + skew });
+  cloud.handle((req: RecordedRequest, res: ServerResponse) => {
+    if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
+      return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
+    }
+    return forward(h.sandbox.url, req, res);
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await cloud?.close();
+});
+beforeEach(() => {
+  h.slack.reset();
+  h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
+  cloud.requests.length = 0;
+});
+
+const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
+
+interface Asked {
+  ack: Ack;
+  id: string;
+  ts: string;
+  message: ChannelMessage;
+}
+
+/** An open approval request's message: the bot's, with the Approve button. */
+const isRequest = (m: ChannelMessage) => m.kind === 'bot' && JSON.stringify(m.blocks ?? []).includes('"approval_approve"');
+
+/** A change asked for by `user` through its form, and the request message it posted. */
+async function ask(user: string, text: string, fields: Parameters<typeof submit>[4], callbackId: string, on = h): Promise<Asked> {
+  const before = new Set(on.slack.messagesIn(CHANNEL).map((m) => m.ts));
+  const view = await openForm(on, text, user);
+  const ack = await submit(on, callbackId, user, view.private_metadata, fields);
+  let message: ChannelMessage | undefined;
+  if (!(await eventually(() => (message = on.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && isRequest(m))) !== undefined))) {
+    throw new Error(`no approval request was posted for "${text}"`);
+  }
+  const approve = (message!.blocks as { type: string; elements?: { action_id?: string; value?: string }[] }[])
+    .find((b) => b.type === 'actions')!
+    .elements!.find((e) => e.action_id === 'approval_approve')!;
+  return { ack, id: approve.value!, ts: message!.ts, message: message! };
+}
+
+const askRestore = (user = 'UADMIN', backupId = 9) =>
+  ask(user, `backup restore ${backupId}`, { confirm: input.text(String(backupId)), reason: input.text('table corrupted after the deploy') }, 'backup_restore');
+
+/** Clicks a request's button as `user`; returns what only they were told (ephemeral), if anything. */
+async function click(user: string, actionId: 'approval_approve' | 'approval_deny', asked: Pick<Asked, 'id' | 'ts'>, on = h) {
+  const responseUrl = on.slack.responseUrl();
+  const res = await on.interact(buttonClick({ user, channel: CHANNEL, actionId, value: asked.id, responseUrl, messageTs: asked.ts }));
+  expect(res.status).toBe(200);
+  return responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+}
+
+/** The ephemeral answer posted to a click's response_url. */
+async function toldTo(responseId: string): Promise<string> {
+  let body: unknown;
+  if (!(await eventually(() => (body = h.slack.responses.find((r) => r.id === responseId)?.body) !== undefined)))
+    throw new Error('the clicker was told nothing');
+  expect((body as { response_type?: string }).response_type).toBe('ephemeral');
+  return JSON.stringify(body);
+}
+
+/** The request's message as the channel sees it now (updated in place: the same ts). */
+const current = (asked: Pick<Asked, 'ts'>, on = h) => on.slack.messagesIn(CHANNEL).find((m) => m.ts === asked.ts)!;
+const updatedTo = async (asked: Pick<Asked, 'ts'>, pattern: RegExp, on = h) => {
+  const seen = () => JSON.stringify(current(asked, on));
+  if (!(await eventually(() => pattern.test(seen())))) throw new Error(`the request was not updated to ${pattern}: ${seen()}`);
+  return current(asked, on);
+};
+/** The request as the message shows it (its preformatted text). */
+const shownRequest = (message: ChannelMessage): string =>
+  JSON.parse(/"type":"rich_text_preformatted","elements":\[\{"type":"text","text":("(?:[^"\\]|\\.)*")/.exec(JSON.stringify(message.blocks))![1]!) as string;
+const recordsOf = async (id: string) => (await h.store.audit.latest(50)).filter((r) => r.approvalId === id).reverse();
+
+describe('asking for a change that needs a second person', () => {
+  test('calls nothing, says so in the form, and posts the request in the channel with who, what, why, until when and the exact request', async () => {
+    const asked = await askRestore();
+    expect(JSON.stringify(asked.ack)).toMatch(/Sent for approval in <#CINCIDENT>/);
+    expect(JSON.stringify(asked.ack)).toMatch(/<!date\^\d+\^/);
+    expect(changePosts()).toEqual([]);
+    const text = JSON.stringify(asked.message.blocks);
+    expect(text).toContain('<@UADMIN> asks to *Restore backup* · Backup 9');
+    expect(text).toContain('table corrupted after the deploy');
+    expect(text).toContain('"text":"POST /backups/9/restore.json"');
+    // The request is posted for the channel (chat.postMessage), not only to the requester.
+    expect(asked.message.ephemeralTo).toBeUndefined();
+    const buttons = (asked.message.blocks as { type: string; elements?: Record<string, unknown>[] }[]).find((b) => b.type === 'actions')!.elements!;
+    expect(buttons.map((b) => [b.action_id, b.value])).toEqual([
+      ['approval_approve', asked.id],
+      ['approval_deny', asked.id],
+    ]);
+    expect(buttons[0]!.confirm).toMatchObject({ confirm: { text: 'Approve' }, deny: { text: 'Cancel' } });
+    expect(await recordsOf(asked.id)).toEqual([
+      expect.objectContaining({
+        outcome: 'requested',
+        userId: 'UADMIN',
+        requestedBy: 'UADMIN',
+        apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
+      }),
+    ]);
+    // Declined so that it does not linger for the other tests.
+    await click('UADMIN2', 'approval_deny', asked);
+    await updatedTo(asked, /Denied/);
+  });
+
+  test('the same submission delivered twice asks once', async () => {
+    const before = h.slack.messagesIn(CHANNEL).filter(isRequest).length;
+    const view = await openForm(h, 'backup restore 9', 'UADMIN');
+    const fields = { confirm: input.text('9'), reason: input.text('twice') };
+    const acks = await Promise.all([
+      submit(h, 'backup_restore', 'UADMIN', view.private_metadata, fields, 'VTWICE'),
+      submit(h, 'backup_restore', 'UADMIN', view.private_metadata, fields, 'VTWICE'),
+    ]);
+    expect(acks.filter((a) => JSON.stringify(a).includes('Sent for approval'))).toHaveLength(1);
+    const open = (await h.store.approvals.open(Date.now() + skew)).filter((a) => a.reason === 'twice');
+    expect(open).toHaveLength(1);
+    expect(await eventually(() => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1)).toBe(true);
+    const message = h.slack.messagesIn(CHANNEL).find((m) => isRequest(m) && JSON.stringify(m.blocks).includes(open[0]!.id))!;
+    await click('UADMIN2', 'approval_deny', { id: open[0]!.id, ts: message.ts });
+  });
+});
+
+describe('a click on the request', () => {
+  test('by the requester is refused, told to them alone, recorded, and changes nothing', async () => {
+    const asked = await askRestore('UADMIN');
+    const told = await toldTo(await click('UADMIN', 'approval_approve', asked));
+    expect(told).toMatch(/a second person must decide it/);
+    expect(changePosts()).toEqual([]);
+    expect(JSON.stringify(current(asked).blocks)).toContain('approval_approve');
+    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy])).toEqual([
+      ['requested', 'UADMIN', 'UADMIN'],
+      ['denied', 'UADMIN', 'UADMIN'],
+    ]);
+    await click('UADMIN2', 'approval_deny', asked);
+  });
+
+  test('by a viewer is refused with the role needed, and by an operator too (a restore needs an admin)', async () => {
+    const asked = await askRestore('UADMIN');
+    expect(await toldTo(await click('UVIEWER', 'approval_approve', asked))).toMatch(/needs the admin role; you are a viewer/);
+    expect(await toldTo(await click('UOPER', 'approval_deny', asked))).toMatch(/needs the admin role; you are an operator/);
+    expect(changePosts()).toEqual([]);
+    expect((await recordsOf(asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
+    await click('UADMIN2', 'approval_deny', asked);
+  });
+
+  test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
+    const asked = await askRestore('UADMIN');
+    const [first, second] = await Promise.all([click('UADMIN2', 'approval_approve', asked), click('UADMIN2', 'approval_approve', asked)]);
+    const updated = await updatedTo(asked, /Approved\* by <@UADMIN2> · done: backup 9 restored/);
+    expect(JSON.stringify(updated.blocks)).not.toContain('approval_approve');
+    expect(h.slack.messagesIn(CHANNEL).filter((m) => m.ts === asked.ts)).toHaveLength(1);
+    expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
+    // Exactly one of the two clicks was told that the other had decided.
+    await eventually(() => h.slack.responses.some((r) => r.id === first || r.id === second));
+    const answers = h.slack.responses.filter((r) => r.id === first || r.id === second).map((r) => JSON.stringify(r.body));
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatch(/already approved by <@UADMIN2>/);
+    const records = await recordsOf(asked.id);
+    expect(records.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
+    expect(records[1]).toMatchObject({ userId: 'UADMIN2', requestedBy: 'UADMIN', decidedBy: 'UADMIN2' });
+    expect(records[2]).toMatchObject({
+      userId: 'UADMIN',
+      requestedBy: 'UADMIN',
+      decidedBy: 'UADMIN2',
+      apiStatus: 200,
+      apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
+    });
+    // The audit channel hears each step, naming both people.
+    await eventually(
+      () => h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')).length > 0,
+    );
+    const post = h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded'))!;
+    expect(JSON.stringify(post.args)).toMatch(/asked by <@UADMIN> · approved by <@UADMIN2>/);
+    expect(JSON.stringify(post.args)).toContain('POST /backups/9/restore.json');
+    // /vs audit shows them too, with the request.
+    const audit = JSON.stringify(await answerTo(h, 'audit 5', { user: 'UADMIN', channel: CHANNEL }));
+    expect(audit).toMatch(/→ succeeded · API 200 [^"]*asked by <@UADMIN> · approved by <@UADMIN2>[^"]*\\n +request: `POST \/backups\/9\/restore.json`/);
+  });
+
+  test('Deny by a second admin: the request says so in place, nothing is called, and Approve afterwards is told who denied it', async () => {
+    const asked = await askRestore('UADMIN');
+    await click('UADMIN2', 'approval_deny', asked);
+    await updatedTo(asked, /Denied\* by <@UADMIN2>/);
+    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(/already denied by <@UADMIN2>/);
+    expect(changePosts()).toEqual([]);
+    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
+      ['requested', null],
+      ['rejected', 'UADMIN2'],
+    ]);
+  });
+
+  test('by someone who held the role when it was asked and no longer does is refused', async () => {
+    const asked = await askRestore('UADMIN');
+    // UGROUPADMIN is an admin through the SADMINS user group; then the group changes, and the cache runs out.
+    h.slack.setGroup('SADMINS', []);
+    skew += 2000;
+    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(/needs the admin role; you have no role/);
+    expect(changePosts()).toEqual([]);
+    h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
+    skew += 2000;
+    await click('UGROUPADMIN', 'approval_approve', asked);
+    await updatedTo(asked, /Approved\* by <@UGROUPADMIN>/);
+  });
+
+  test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
+    const asked = await askRestore('UADMIN');
+    await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });
+    expect(await eventually(async () => (await h.store.freeze.current()) !== null)).toBe(true);
+    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(
+      /Changes are frozen: <@UADMIN2> froze them <!date\^\d+.*storage migration in progress/,
+    );
+    expect(changePosts()).toEqual([]);
+    expect((await recordsOf(asked.id)).at(-1)).toMatchObject({
+      outcome: 'denied',
+      userId: 'UGROUPADMIN',
+      detail: expect.stringMatching(/^changes are frozen/),
+    });
+    await click('UGROUPADMIN', 'approval_deny', asked);
+    await updatedTo(asked, /Denied\* by <@UGROUPADMIN>/);
+    await h.command('unfreeze', { user: 'UADMIN2', channel: CHANNEL });
+    expect(await eventually(async () => (await h.store.freeze.current()) === null)).toBe(true);
+  });
+
+  test('an unknown request id is told as such and changes nothing', async () => {
+    expect(await toldTo(await click('UADMIN2', 'approval_approve', { id: 'no-such-request', ts: '1.1' }))).toMatch(/not known/);
+    expect(changePosts()).toEqual([]);
+  });
+});
+
+describe('the exact request', () => {
+  test('an approved disk is sent exactly as the message showed it, and a 422 is shown in the message with the API messages', async () => {
+    const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add');
+    await click('UOPER2', 'approval_approve', asked);
+    await updatedTo(asked, /Approved\* by <@UOPER2> · done/);
+    const [sent] = changePosts();
+    expect(shownRequest(asked.message)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
+
+    const refused = await ask('UOPER', `disk add ${REFUSING_VS}`, goodDisk, 'disk_add');
+    await click('UOPER2', 'approval_approve', refused);
+    const message = await updatedTo(refused, /Approved\* by <@UOPER2>, but it failed/);
+    expect(JSON.stringify(message.blocks)).toContain('exceeds the free space of the data store (12 GB left)');
+    expect((await recordsOf(refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
+  });
+
+  test('in XML too: the XML body shown is the one the cloud API receives, byte for byte', async () => {
+    const xmlCloud = await startCloudFaultServer();
+    const x = await startHarness({ env: { ...ENV, VS_API_FORMAT: 'xml' }, cloudUrl: xmlCloud.url });
+    xmlCloud.handle((req, res) => forward(x.sandbox.url, req, res));
+    try {
+      const asked = await ask('UOPER', 'disk add 43', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add', x);
+      expect(shownRequest(asked.message)).toMatch(
+        /^POST \/virtual_machines\/43\/disks\.xml\n\n<\?xml .*<label>a &quot;quoted&quot; &lt;label&gt; &amp; more<\/label>/,
+      );
+      await click('UOPER2', 'approval_approve', asked, x);
+      await updatedTo(asked, /Approved\* by <@UOPER2> · done/, x);
+      const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
+      expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
+    } finally {
+      await x.close();
+      await xmlCloud.close();
+    }
+  });
+});
+
+describe('a request nobody decides', () => {
+  test('expires when its time is up: the message says so in place, it is recorded, and a click afterwards is told', async () => {
+    const asked = await askRestore('UADMIN');
+    skew += 31 * 60_000;
+    const message = await updatedTo(asked, /Expired\*: nobody decided/);
+    expect(JSON.stringify(message.blocks)).not.toContain('approval_approve');
+    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.userId])).toEqual([
+      ['requested', 'UADMIN'],
+      ['expired', 'UADMIN'],
+    ]);
+    expect(await toldTo(await click('UADMIN2', 'approval_approve', asked))).toMatch(/expired/);
+    expect(changePosts()).toEqual([]);
+  });
+});
