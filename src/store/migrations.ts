@@ -167,6 +167,20 @@ function version4(t: DialectTypes): string[] {
   ];
 }
 
+/**
+ * Workflow requests: a change a workflow step asked for waits in the
+ * approvals table, `awaiting_requester`, until someone claims it (then it is
+ * `requested` like any approval request) or it expires; the requests and
+ * every record of theirs name the workflow's execution.
+ */
+function version5(): string[] {
+  return [
+    `ALTER TABLE approvals ADD COLUMN workflow_execution_id TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN workflow_execution_id TEXT`,
+    `CREATE INDEX approvals_unclaimed ON approvals (expires_at_ms) WHERE status = 'awaiting_requester'`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -191,6 +205,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the exact API request, the requester, the decider and the approval of each audit record',
     sqlite: version4(SQLITE_TYPES),
     postgres: version4(POSTGRES_TYPES),
+  },
+  {
+    version: 5,
+    description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
+    sqlite: version5(),
+    postgres: version5(),
   },
 ];
 

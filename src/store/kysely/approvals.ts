@@ -22,6 +22,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,
     messageTs: row.message_ts,
+    workflowExecutionId: row.workflow_execution_id,
   };
 }
 
@@ -39,10 +40,11 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
       expires_at_ms: wholeMs(request.expiresAtMs),
       reason: request.reason,
       api_request: JSON.stringify(recordedRequest(request.apiRequest)),
-      status: 'requested',
+      status: request.awaitingRequester === true ? 'awaiting_requester' : 'requested',
       decided_by: null,
       decided_at: null,
       message_ts: null,
+      workflow_execution_id: request.workflowExecutionId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -90,6 +92,26 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
         return { won: false, approval: current ? toApproval(current) : null };
       }),
 
+    claim: (id, claim, recordOf) =>
+      db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
+        // Only an unclaimed, unexpired row is updated: of racing claims, the first to commit wins.
+        const row = await trx
+          .updateTable('approvals')
+          .set({ status: 'requested', requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) })
+          .where('id', '=', id)
+          .where('status', '=', 'awaiting_requester')
+          .where('expires_at_ms', '>', wholeMs(claim.nowMs))
+          .returningAll()
+          .executeTakeFirst();
+        if (row) {
+          const approval = toApproval(row);
+          if (!recordOf) return { won: true, approval };
+          return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
+        }
+        const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+        return { won: false, approval: current ? toApproval(current) : null };
+      }),
+
     open: async (nowMs) => {
       const rows = await db
         .selectFrom('approvals')
@@ -107,7 +129,7 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
         const rows = await trx
           .updateTable('approvals')
           .set({ status: 'expired' })
-          .where('status', '=', 'requested')
+          .where('status', 'in', ['requested', 'awaiting_requester'])
           .where('expires_at_ms', '<=', wholeMs(nowMs))
           .returningAll()
           .execute();
