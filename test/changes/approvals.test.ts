@@ -105,6 +105,7 @@ describe('asking', () => {
         decidedBy: null,
         decidedAt: null,
         messageTs: null,
+        workflowExecutionId: null,
       },
       record: expect.objectContaining({
         outcome: 'requested',

@@ -167,6 +167,7 @@ describe('the changes door', () => {
         requestedBy: null,
         decidedBy: null,
         approvalId: null,
+        workflowExecutionId: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });
