@@ -180,6 +180,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       panelUrl,
       policy,
       changes,
+      botClient,
       store: watchedStore,
       logger,
       // Read when each message is rendered, so the first answer of a sandbox labels its own message.

@@ -20,6 +20,12 @@ export interface ListenerContext {
   panelUrl: string;
   policy: Policy;
   changes: Changes;
+  /**
+   * The app's own Web API client (its bot token), for what must outlive a request's own token: a workflow step's
+   * request message is posted with it, since Slack ties a message posted with the execution's token, and its buttons,
+   * to that execution, whose token ends when the step completes.
+   */
+  botClient: WebClient;
   /** The slices listeners read (`/vs audit`); changes go through `changes`. */
   store: Pick<Store, 'audit'>;
   logger: Logger;

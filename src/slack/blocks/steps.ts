@@ -58,6 +58,25 @@ export const WORKFLOW_READS_REFUSED =
   'This step was not run: VS_VIEWERS limits who may read servers, and nothing in a workflow proves who started it. ' +
   'To let workflow steps read servers whatever VS_VIEWERS says, the bot operator can set VS_WORKFLOW_READS=everyone.';
 
+/** A change step while the store cannot be reached: nothing could be recorded, so nothing was asked. */
+export const STEP_UNRECORDED =
+  'Nothing can be asked for right now, because it could not be recorded; nothing was posted or changed. Run the workflow again in a few minutes.';
+
+/** A change step whose request could not be posted in its channel: nobody could claim it, so it expires unanswered. */
+export function requestNotPostedForStep(channelId: string): string {
+  return (
+    `The request could not be posted in channel ${channelId} (is the bot a member? /invite it there). ` +
+    'Nothing has been changed; the request expires unanswered. Run the workflow again once the bot can post there.'
+  );
+}
+
+/** A change step's inputs the form would refuse: each, by input name, in the form's words. */
+export function stepFieldErrors(fieldErrors: Record<string, string>): string {
+  return Object.entries(fieldErrors)
+    .map(([name, message]) => `${name}: ${message.replace(/[.]?$/, '.')}`)
+    .join(' ');
+}
+
 /** What a step's inputs are told when they do not read; `name` is the input's name in the step, `title` what Workflow Builder shows. */
 export const stepInputRefusals = {
   missing: (name: string, title: string) => `${name} (${title}) is required.`,
@@ -72,6 +91,7 @@ export const stepInputRefusals = {
   notAChoice: (name: string, typed: unknown, choices: readonly string[]) => `${name}: ${echo(typed)} is not one of ${choices.join(', ')}.`,
   notText: (name: string) => `${name}: expected text.`,
   notAChannel: (name: string, typed: unknown) => `${name}: ${echo(typed)} is not a channel id (C…, G…).`,
+  notAWholeNumber: (name: string, typed: unknown) => `${name}: ${echo(typed)} is not a whole number.`,
   /** Several at once: each, in the inputs' order. */
   all: (problems: readonly string[]) => problems.join(' '),
 };

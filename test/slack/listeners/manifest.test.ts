@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
 import { EVENTS } from '../../../src/slack/listeners/events';
 import { FUNCTIONS, manifestFunctions } from '../../../src/slack/listeners/functions';
+import { functionsBlock } from '../../../scripts/manifest-functions';
 import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
 import { readYaml } from '../../helpers/manifest-yaml';
 
@@ -87,7 +88,15 @@ describe('manifest.yml and the workflow steps', () => {
       vs_firewall_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'rule_count'] },
       vs_port_check: { inputs: ['vs_id', 'port', 'protocol', 'source'], required: ['vs_id', 'port'], outputs: ['verdict', 'summary'] },
       vs_autoscaling_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'configured_count'] },
+      vs_request_disk: {
+        inputs: ['vs_id', 'disk_type', 'disk_size', 'label', 'channel', 'reason'],
+        required: ['vs_id', 'disk_type', 'disk_size', 'channel', 'reason'],
+        outputs: ['request_id', 'status'],
+      },
+      vs_request_restore: { inputs: ['backup_id', 'channel', 'reason'], required: ['backup_id', 'channel', 'reason'], outputs: ['request_id', 'status'] },
     });
+    expect(declared.vs_request_disk!.input_parameters.properties.channel!.type).toBe('slack#/types/channel_id');
+    expect(declared.vs_request_disk!.input_parameters.properties.disk_type!.enum).toEqual(['HDD', 'SSD']);
     expect(declared.vs_port_check!.output_parameters.properties.verdict!.enum).toEqual(['accepted', 'dropped', 'mixed', 'undecided']);
     expect(declared.vs_port_check!.input_parameters.properties.protocol!.enum).toEqual(['tcp', 'udp']);
   });
@@ -103,6 +112,10 @@ describe('manifest.yml and the workflow steps', () => {
         if (!empty.success) expect(empty.error.issues[0]!.message).toContain(name);
       }
     }
+  });
+
+  test('is written from the table by scripts/manifest-functions.ts, as it stands', () => {
+    expect(manifest).toContain(`${functionsBlock()}\n`);
   });
 
   test('is org-ready with steps that run in the bot: org_deploy_enabled, function_runtime remote, function_executed', () => {

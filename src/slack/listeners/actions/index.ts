@@ -1,7 +1,9 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { approvalClick } from './approval';
+import { claimClick } from './claim';
 import { firewallPage } from './firewall-page';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
@@ -19,4 +21,6 @@ export const ACTIONS: readonly ActionRow[] = [
   // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
   { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
   { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
+  // A workflow's request: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
+  { actionId: CLAIM_ACTION_ID, needs: { need: 'everyone' }, run: claimClick },
 ];

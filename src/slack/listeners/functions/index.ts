@@ -1,4 +1,17 @@
-import { addressInput, idInput, portInput, protocolInput, type ManifestFunction } from './parameters';
+import { MAX_REASON_LENGTH } from '../../../changes';
+import { diskRequestStep, restoreRequestStep } from './change-steps';
+import {
+  addressInput,
+  channelInput,
+  choiceInput,
+  idInput,
+  portInput,
+  protocolInput,
+  textInput,
+  wholeNumberInput,
+  type ManifestFunction,
+  type OutputParameter,
+} from './parameters';
 import { autoscalingSummaryStep, firewallSummaryStep, portCheckStep } from './read-steps';
 import { manifestOf, stepRow, type StepRow } from './step';
 
@@ -12,6 +25,27 @@ import { manifestOf, stepRow, type StepRow } from './step';
 // under manifest.yml's `functions`.
 
 const vsId = idInput('vs_id', 'server id', { title: 'Server id', description: 'The id of the virtual server (VS), e.g. 42' });
+
+/** Where a change step posts its request, and whose channel restriction (VS_MUTATION_CHANNELS) its claim and decision meet. */
+const requestChannel = channelInput('channel', {
+  title: 'Channel',
+  description: 'Where the request is posted, for someone to claim it and a second person to approve it',
+});
+const reason = textInput('reason', {
+  title: 'Reason',
+  description: `Why the workflow asks for this change (at most ${MAX_REASON_LENGTH} characters), shown with the request`,
+});
+
+/** What every change step completes with. */
+const requestOutputs = {
+  request_id: { type: 'string', title: 'Request id', description: 'The id of the request posted in the channel (its audit records carry it too)' },
+  status: {
+    type: 'string',
+    title: 'Status',
+    description: 'awaiting_requester: posted, nothing changed; whoever claims it becomes the requester and a second person approves it',
+    enum: ['awaiting_requester'],
+  },
+} satisfies Record<string, OutputParameter<string>>;
 
 export const FUNCTIONS: readonly StepRow[] = [
   stepRow({
@@ -59,6 +93,45 @@ export const FUNCTIONS: readonly StepRow[] = [
     },
     needs: { need: 'workflow_read' },
     run: autoscalingSummaryStep,
+  }),
+  // Change steps change nothing: the door checks the inputs as the form would, and the person who claims the request.
+  stepRow({
+    callbackId: 'vs_request_disk',
+    title: 'Ask for a disk',
+    description:
+      'Posts a request to add a disk to a server, with the exact API request; someone with the operator role claims it and a second person approves it',
+    inputs: {
+      vs_id: vsId,
+      disk_type: choiceInput('disk_type', {
+        title: 'Disk type',
+        description: 'HDD or SSD',
+        choices: [
+          { value: 'HDD', title: 'HDD' },
+          { value: 'SSD', title: 'SSD' },
+        ],
+      }),
+      disk_size: wholeNumberInput('disk_size', { title: 'Size (GB)', description: 'The size of the disk in GB, at least 1' }),
+      label: textInput('label', { title: 'Label', description: 'The name of the disk (optional)', optional: true }),
+      channel: requestChannel,
+      reason,
+    },
+    outputs: requestOutputs,
+    needs: { need: 'everyone' },
+    run: diskRequestStep,
+  }),
+  stepRow({
+    callbackId: 'vs_request_restore',
+    title: 'Ask for a backup restore',
+    description:
+      "Posts a request to restore a backup (it overwrites the backup's disk), with the exact API request; an admin claims it and a second admin approves it",
+    inputs: {
+      backup_id: idInput('backup_id', 'backup id', { title: 'Backup id', description: 'The id of the backup to restore, e.g. 9' }),
+      channel: requestChannel,
+      reason,
+    },
+    outputs: requestOutputs,
+    needs: { need: 'everyone' },
+    run: restoreRequestStep,
   }),
 ];
 

@@ -91,6 +91,19 @@ export function portInput(name: string, d: Declared): InputParameter<number> {
   };
 }
 
+/** A whole number (a number, or digits), handed on as the form's text input would be: its range is the form's to check. */
+export function wholeNumberInput(name: string, d: Declared): InputParameter<string> {
+  return {
+    type: 'integer',
+    ...d,
+    optional: false,
+    schema: required(name, d.title, (value, ctx) => {
+      const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+      return /^[0-9]+$/.test(text) ? text : refuse(ctx, said.notAWholeNumber(name, value));
+    }),
+  };
+}
+
 /** tcp or udp, in any case; tcp when not given. */
 export function protocolInput(name: string, d: Declared): InputParameter<Protocol> {
   const choices = [

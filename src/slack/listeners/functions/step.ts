@@ -27,8 +27,11 @@ export type StepArgs = AllMiddlewareArgs & SlackEventMiddlewareArgs<'function_ex
 type Inputs = Record<string, InputParameter<unknown>>;
 type Outputs = Record<string, OutputParameter<string> | OutputParameter<number>>;
 
-/** How a step ended: its outputs, or the error it completes with; `outcome` goes into the request's log line. */
-export type StepResult<O> = { outcome: Outcome; outputs: O } | { outcome: Outcome; error: string };
+/**
+ * How a step ended: its outputs, or the error it completes with; `outcome` goes into the request's log line. A
+ * `duplicate` is an execution another delivery of it is running: that one completes it, this one does not.
+ */
+export type StepResult<O> = { outcome: Outcome; outputs: O } | { outcome: Outcome; error: string } | { outcome: 'duplicate' };
 
 export interface StepRow<I extends Inputs = Inputs, O extends Outputs = Outputs> {
   /** The function's callback_id, as manifest.yml's `functions` names it. */
@@ -74,8 +77,9 @@ export function stepListener(row: StepRow): ListenerRow<StepArgs> {
         await step.fail(stepError(STEP_WENT_WRONG));
         return 'failed';
       }
-      const taken = 'outputs' in result ? await step.complete(result.outputs) : await step.fail(result.error);
-      return taken ? result.outcome : 'failed';
+      if ('outputs' in result) return (await step.complete(result.outputs)) ? result.outcome : 'failed';
+      if ('error' in result) return (await step.fail(result.error)) ? result.outcome : 'failed';
+      return result.outcome;
     },
   };
 }
