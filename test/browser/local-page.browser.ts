@@ -318,6 +318,40 @@ describe('workflow steps', () => {
     await expectText(runs.getByRole('article').first(), /VS 999 was not found/);
     await inChannel('incident-42');
   });
+
+  test('a change step posts its request and changes nothing; one person requests it, another approves it, and its run shows each step', async () => {
+    await as(/Omar/);
+    const runs = await pickStep('Ask for a disk');
+    await page.getByLabel('Server id').fill('42');
+    await page.getByLabel('Disk type').selectOption({ label: 'SSD' });
+    await page.getByLabel('Size (GB)').fill('20');
+    await page.getByLabel('Channel', { exact: true }).selectOption({ label: '# incident-42' });
+    await page.getByLabel('Reason', { exact: true }).fill('the data disk is full');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    const run = runs.getByRole('article').first();
+    await expectText(run, /Completed/);
+    await expectText(run.getByLabel('Outputs'), /awaiting_requester/);
+    const posted = run.getByRole('region', { name: 'Message posted in #incident-42' });
+    await expectText(posted, /A workflow asks to Add disk · VS 42/);
+    await expectText(posted, /POST \/virtual_machines\/42\/disks\.json/);
+    // Otto (an operator) requests it: the message becomes the approval request, for a second person.
+    await as(/Otto/);
+    await posted.getByRole('button', { name: 'Request this change' }).click();
+    await posted.getByRole('button', { name: 'Approve' }).waitFor();
+    await expectText(posted, /@Otto.*asks to Add disk/);
+    // Ada (an admin) approves it, through Slack's confirmation dialog.
+    await as(/Ada/);
+    await posted.getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByRole('dialog', { name: /Approve/ })
+      .getByRole('button', { name: 'Approve' })
+      .click();
+    await expectText(posted, /Approved by @Ada/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'workflow-change-step.png') });
+    // The channel sees the same message, updated in place.
+    await inChannel('incident-42');
+    await expectText(messages(), /Approved by @Ada/);
+  });
 });
 
 describe('the Home tab', () => {

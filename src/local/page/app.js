@@ -560,6 +560,7 @@ function renderStepForm() {
   const fn = data.functions[ui.step];
   $('step-description').textContent = fn ? `${fn.description} (${ui.step})` : 'The app declares no workflow steps.';
   const required = new Set(fn?.input_parameters.required ?? []);
+  $('step-inputs').dataset.step = ui.step;
   $('step-inputs').replaceChildren(...Object.entries(fn?.input_parameters.properties ?? {}).map(([name, p]) => stepInputNode(name, p, !required.has(name))));
   $('step-status').textContent = '';
 }
@@ -651,12 +652,13 @@ const clock = (/** @type {number} */ ms) => new Date(ms).toISOString().slice(11,
 const STATES = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
 /**
- * The message a change step posted: the one with a button whose value is its request id.
+ * The message a change step posted: the app's message that names its request id (its button's value, and the
+ * request's line under it, which stays once the request is claimed, decided or expired).
  * @param {unknown} requestId
  */
 function postedBy(requestId) {
   if (typeof requestId !== 'string' || requestId === '') return undefined;
-  return data.messages.find((m) => (m.blocks ?? []).some((b) => (b.elements ?? []).some((e) => /** @type {{ value?: string }} */ (e).value === requestId)));
+  return data.messages.find((m) => m.author === data.bot?.id && m.ephemeralTo === undefined && JSON.stringify(m.blocks ?? []).includes(requestId));
 }
 
 /** @param {Execution} x */
@@ -732,7 +734,8 @@ function renderAll() {
   if (inChannel) renderMessages();
   else if (ui.showing === 'home') renderHome();
   else {
-    if (document.activeElement === null || !$('step-form').contains(document.activeElement)) renderStepForm();
+    // The form is drawn once per step chosen: switching person or channel keeps what was typed.
+    if ($('step-inputs').dataset.step !== ui.step || ui.step === '') renderStepForm();
     renderRuns();
   }
   renderRefusals();

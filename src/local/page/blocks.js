@@ -8,6 +8,8 @@
 /** @typedef {import('./types').BlockElement} BlockElement */
 /** @typedef {import('./types').ContextElement} ContextElement */
 /** @typedef {import('./types').RenderContext} RenderContext */
+/** @typedef {import('./types').RichTextContainer} RichTextContainer */
+/** @typedef {import('./types').RichTextElement} RichTextElement */
 /** @typedef {import('./types').TextObject} TextObject */
 /** @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} AttributeValue */
 /** @typedef {Node | string | null | undefined} Child */
@@ -177,6 +179,11 @@ function link(inner, ctx) {
     const name = channel ? channel.name : (label ?? id);
     return el('button', { type: 'button', class: 'mention channel-link', onclick: () => ctx.openChannel(id) }, `#${name}`);
   }
+  if (target.startsWith('!date^')) {
+    // A date token: Slack shows it in the reader's time zone; the page shows the fallback the app wrote.
+    const seconds = Number(target.split('^')[1]);
+    return el('time', { datetime: Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : undefined, text: unescape(label ?? '') });
+  }
   if (target.startsWith('!')) {
     const [kind, id] = target.slice(1).split('^');
     const name = kind === 'subteam' ? (label ?? ctx.group?.(id) ?? id) : kind;
@@ -270,8 +277,71 @@ function renderBlock(block, ctx) {
       );
     case 'input':
       return ctx.input ? ctx.input(block) : unsupported('block', 'input outside a modal');
+    case 'rich_text':
+      return el(
+        'div',
+        { class: 'b-rich' },
+        /** @type {RichTextContainer[]} */ (/** @type {unknown} */ (block.elements ?? [])).map((c) => richContainer(c, ctx)),
+      );
     default:
       return unsupported('block', block.type);
+  }
+}
+
+/**
+ * Rich text: what Slack shows as it is (preformatted text is never read as mrkdwn).
+ * @param {RichTextContainer} c
+ * @param {RenderContext} ctx
+ * @returns {Node}
+ */
+function richContainer(c, ctx) {
+  const inner = (c.elements ?? []).map((e) =>
+    e.type.startsWith('rich_text_') ? richContainer(/** @type {RichTextContainer} */ (e), ctx) : richElement(/** @type {RichTextElement} */ (e), ctx),
+  );
+  switch (c.type) {
+    case 'rich_text_section':
+      return el('p', { class: 'b-rich-section' }, inner);
+    case 'rich_text_preformatted':
+      return el('pre', { class: 'b-pre' }, inner);
+    case 'rich_text_quote':
+      return el('blockquote', { class: 'b-quote' }, inner);
+    case 'rich_text_list':
+      return el(
+        c.style === 'ordered' ? 'ol' : 'ul',
+        {},
+        inner.map((item) => el('li', {}, item)),
+      );
+    default:
+      return unsupported('rich text', c.type);
+  }
+}
+
+/**
+ * @param {RichTextElement} e
+ * @param {RenderContext} ctx
+ * @returns {Node}
+ */
+function richElement(e, ctx) {
+  switch (e.type) {
+    case 'text': {
+      /** @type {Node} */
+      let node = document.createTextNode(e.text ?? '');
+      if (e.style?.code) node = el('code', {}, node);
+      if (e.style?.bold) node = el('strong', {}, node);
+      if (e.style?.italic) node = el('em', {}, node);
+      if (e.style?.strike) node = el('s', {}, node);
+      return node;
+    }
+    case 'link':
+      return document.createTextNode(e.text ?? e.url ?? '');
+    case 'user':
+      return el('span', { class: 'mention' }, `@${ctx.person(e.user_id ?? '')?.name ?? e.user_id ?? ''}`);
+    case 'channel':
+      return el('span', { class: 'mention' }, `#${ctx.channel(e.channel_id ?? '')?.name ?? e.channel_id ?? ''}`);
+    case 'emoji':
+      return document.createTextNode(EMOJI[e.name ?? ''] ?? `:${e.name ?? ''}:`);
+    default:
+      return unsupported('rich text element', e.type);
   }
 }
 

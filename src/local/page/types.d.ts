@@ -47,6 +47,26 @@ export interface BlockElement {
   default_to_current_conversation?: boolean;
 }
 
+/** An element of rich text: text (with its style), a link, a mention, an emoji. */
+export interface RichTextElement {
+  type: string;
+  text?: string;
+  style?: { bold?: boolean; italic?: boolean; strike?: boolean; code?: boolean };
+  url?: string;
+  user_id?: string;
+  channel_id?: string;
+  usergroup_id?: string;
+  name?: string;
+  range?: string;
+}
+
+/** A rich_text block's element: a paragraph, preformatted text, a quote or a list of paragraphs. */
+export interface RichTextContainer {
+  type: string;
+  elements?: (RichTextElement | RichTextContainer)[];
+  style?: string;
+}
+
 /** A context block's element: a text object, or an image element. */
 export type ContextElement = (TextObject & { type: 'plain_text' | 'mrkdwn' }) | (BlockElement & { type: 'image' });
 
