@@ -142,17 +142,16 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
-   * A click on a workflow's request ("Request this change"): the clicker holds the role the change needs now, may act
-   * in the channel the request sits in, and changes are not frozen; a refusal is recorded. The first claim wins across
-   * instances: the clicker becomes the requester, recorded, and the request waits for a second person (decide), open
-   * for VS_APPROVAL_TTL_MIN from now.
+   * A click on a request's button: the request, if it is still `status` and open, with who clicked, where, and what
+   * every record of the click names; else how it stands (unknown, or closed: taken, decided or past its expiry).
    */
-  async function claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult> {
+  async function clicked(approvalId: string, clicker: { userId: string }, status: 'awaiting_requester' | 'requested') {
     const startedMs = now();
     const approval = await store.approvals.get(approvalId);
-    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' };
-    if (approval.status !== 'awaiting_requester') return { outcome: 'closed', approval };
-    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed', approval: { ...approval, status: 'expired' } };
+    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' as const };
+    if (approval.status !== status) return { outcome: 'closed' as const, approval };
+    // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
+    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: 'expired' as const } };
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
@@ -161,17 +160,34 @@ export function createApprovalSteps(door: Door) {
       target: approval.target,
       params: approval.params,
       apiRequest: approval.apiRequest,
+      // A workflow's request nobody has claimed has no requester yet.
+      requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
       approvalId: approval.id,
       workflowExecutionId: approval.workflowExecutionId ?? null,
     };
-    const checked = await check(ctx.userId, action, approval.channelId, log);
-    const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
-    if (!decision.allowed) {
-      log.info('claim of a workflow request refused', { denial: decision.denial?.code, role: decision.role });
+    /** Records a refused click (the clicker's denial) and hears of it. */
+    const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
+      log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
       const record = await write(denialEntry(startedMs, ctx, decision, about), log);
       notify(record, log);
-      return { outcome: 'denied', approval, decision, record };
-    }
+      return { outcome: 'denied' as const, approval, decision, record };
+    };
+    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse };
+  }
+
+  /**
+   * A click on a workflow's request ("Request this change"): the clicker holds the role the change needs now, may act
+   * in the channel the request sits in, and changes are not frozen; a refusal is recorded. The first claim wins across
+   * instances: the clicker becomes the requester, recorded, and the request waits for a second person (decide), open
+   * for VS_APPROVAL_TTL_MIN from now.
+   */
+  async function claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult> {
+    const click = await clicked(approvalId, clicker, 'awaiting_requester');
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log, about } = click;
+    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
+    if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
@@ -195,36 +211,16 @@ export function createApprovalSteps(door: Door) {
   }
 
   async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
-    const startedMs = now();
-    const approval = await store.approvals.get(approvalId);
-    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' };
-    if (approval.status !== 'requested') return { outcome: 'closed', approval };
-    // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
-    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed', approval: { ...approval, status: 'expired' } };
-    const action = approval.action;
-    const ctx = { userId: clicker.userId, channelId: approval.channelId };
-    const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
-    const about = {
-      action,
-      target: approval.target,
-      params: approval.params,
-      apiRequest: approval.apiRequest,
-      requestedBy: approval.requestedBy,
-      approvalId: approval.id,
-      workflowExecutionId: approval.workflowExecutionId ?? null,
-    };
+    const click = await clicked(approvalId, clicker, 'requested');
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log, about } = click;
 
     // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
     const checked = await check(ctx.userId, action, approval.channelId, log);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
-    if (!decision.allowed) {
-      log.info('approval click refused', { verdict, denial: decision.denial?.code, role: decision.role });
-      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
-      notify(record, log);
-      return { outcome: 'denied', approval, decision, record };
-    }
+    if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
 
     const status = verdict === 'approve' ? 'approved' : 'rejected';
     const decidedMs = now();
