@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Approval, ApprovalDecision, Approvals, ApprovalRequest, ApprovalStatus, ExpiredApproval } from '../approvals';
-import type { RecordedAction } from '../audit';
+import type { AuditEntry, RecordedAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
 import { insertRecord } from './audit';
 import { claimKey } from './claims';
@@ -52,6 +52,35 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
 }
 
 export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
+  /**
+   * One step of an open request, in one transaction: the row updated only while it is `from` and unexpired at
+   * `nowMs` (of racing steps, the first to commit wins), with its record; else nothing, and the request as it stands.
+   */
+  const takeOpen = (
+    id: string,
+    from: 'requested' | 'awaiting_requester',
+    nowMs: number,
+    set: Updateable<ApprovalsTable>,
+    recordOf: ((taken: Approval) => AuditEntry) | undefined,
+  ) =>
+    db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
+      const row = await trx
+        .updateTable('approvals')
+        .set(set)
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .where('expires_at_ms', '>', wholeMs(nowMs))
+        .returningAll()
+        .executeTakeFirst();
+      if (row) {
+        const approval = toApproval(row);
+        if (!recordOf) return { won: true, approval };
+        return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
+      }
+      const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+      return { won: false, approval: current ? toApproval(current) : null };
+    });
+
   return {
     ask: ({ submissionKey, at, request, requested }) =>
       db.transaction().execute(async (trx) => {
@@ -73,44 +102,18 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
     },
 
     decide: (id, decision, recordOf) =>
-      db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
-        // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
-        const row = await trx
-          .updateTable('approvals')
-          .set({ status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') })
-          .where('id', '=', id)
-          .where('status', '=', 'requested')
-          .where('expires_at_ms', '>', wholeMs(decision.nowMs))
-          .returningAll()
-          .executeTakeFirst();
-        if (row) {
-          const approval = toApproval(row);
-          if (!recordOf) return { won: true, approval };
-          return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
-        }
-        const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
-        return { won: false, approval: current ? toApproval(current) : null };
-      }),
+      // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
+      takeOpen(id, 'requested', decision.nowMs, { status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') }, recordOf),
 
     claim: (id, claim, recordOf) =>
-      db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
-        // Only an unclaimed, unexpired row is updated: of racing claims, the first to commit wins.
-        const row = await trx
-          .updateTable('approvals')
-          .set({ status: 'requested', requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) })
-          .where('id', '=', id)
-          .where('status', '=', 'awaiting_requester')
-          .where('expires_at_ms', '>', wholeMs(claim.nowMs))
-          .returningAll()
-          .executeTakeFirst();
-        if (row) {
-          const approval = toApproval(row);
-          if (!recordOf) return { won: true, approval };
-          return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
-        }
-        const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
-        return { won: false, approval: current ? toApproval(current) : null };
-      }),
+      // Only an unclaimed, unexpired row is updated: of racing claims, the first to commit wins.
+      takeOpen(
+        id,
+        'awaiting_requester',
+        claim.nowMs,
+        { status: 'requested', requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) },
+        recordOf,
+      ),
 
     open: async (nowMs) => {
       const rows = await db
