@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
-import { sign } from '../../src/local/signing';
 import type { StandInEvent } from '../../src/local/state';
 import { manifestFunctions } from '../../src/slack/listeners/functions';
-import { BENCH_SIGNING_SECRET } from '../signed-commands';
+import { postSignedEvent } from '../signed-commands';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
@@ -73,24 +71,8 @@ export async function runSteps(world: BenchWorld, bot: TargetProcess, load: { ra
         user: `UBENCHSTEP${i % 10}`,
       });
       const body = JSON.stringify(envelope);
-      const timestamp = Math.floor(Date.now() / 1000);
-      const sent = performance.now();
-      sentAt.set(execution.id, sent);
-      sends.push(
-        request(bot.eventsUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-slack-request-timestamp': String(timestamp),
-            'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
-          },
-          body,
-        }).then(async (res) => {
-          await res.body.dump();
-          if (res.statusCode !== 200) throw new Error(`function_executed was answered HTTP ${res.statusCode}`);
-          acks.push(performance.now() - sent);
-        }),
-      );
+      sentAt.set(execution.id, performance.now());
+      sends.push(postSignedEvent(bot.eventsUrl, body, 'function_executed').then((ms) => void acks.push(ms)));
     }
     await Promise.all(sends);
     if (sentAt.size > 0) {
