@@ -36,6 +36,8 @@ function botEnv(world: BenchWorld, port: number, dbName: string): Record<string,
 export interface LaunchOptions {
   /** `--cpu-prof` for the bot's process, profiles in bench/profiles/. */
   cpuProfile?: boolean;
+  /** Settings added to the target's environment (e.g. `DATABASE_URL` for the bot on PostgreSQL). */
+  env?: Record<string, string>;
 }
 
 /** A target talking to the bench's sandbox and Slack stand-in. `ours` is src/main.ts itself. */
@@ -46,6 +48,7 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
     VS_API_URL: world.sandbox.url,
     VS_ACCOUNT_ID: world.sandbox.accountId,
     VS_API_KEY: world.sandbox.apiKey,
+    ...options.env,
   };
   const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
   const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];

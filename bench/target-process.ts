@@ -21,6 +21,8 @@ export interface TargetProcess {
   rssBytes(): number;
   /** Peak resident set since the process started. */
   peakRssBytes(): number;
+  /** CPU time (user + system) the process has used so far, in seconds. */
+  cpuSeconds(): number;
   /** SIGTERM to the process group, SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -78,6 +80,7 @@ export async function spawnTarget(options: SpawnTargetOptions): Promise<TargetPr
     startupMs,
     rssBytes: () => procStatusBytes(pid, 'VmRSS'),
     peakRssBytes: () => procStatusBytes(pid, 'VmHWM'),
+    cpuSeconds: () => procCpuSeconds(pid),
     async stop(graceMs = 5000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killGroup(child, 'SIGTERM');
@@ -155,4 +158,15 @@ function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   if (!match?.[1]) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
+/** User + system CPU time of `pid` so far, in seconds (Linux /proc). */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
 }

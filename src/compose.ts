@@ -18,9 +18,9 @@ import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { createReadLimiter } from './slack/read-limit';
 import { manifestFunctions } from './slack/listeners/functions';
 import { createReceiver } from './slack/receiver';
+import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 
@@ -30,7 +30,7 @@ import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWa
 //   logger → (local mode: the stand-in for Slack) → metrics → cloud API (the
 //   in-process sandbox when VS_API_URL=sandbox) → store → Slack Web API
 //   client and directories → policy → ops (readiness, audit outbox, sweeps)
-//   → change door → read limiter → Bolt app;
+//   → change door → per-person limits → Bolt app;
 // start() starts them and stop() stops them in reverse. main.ts and the test
 // harness both call composeBot(). It only wires: adapters live with what they
 // adapt (src/slack/directories.ts), settings are shaped in config.ts.
@@ -188,7 +188,14 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
         return label.on;
       },
       now,
-      readLimiter: createReadLimiter(config.readsPerUserPerMinute, now),
+      // On PostgreSQL counted in the store, shared by every instance (here while it does not answer). SQLite is one
+      // instance's, and its writes wait for the disk on the event loop: counted here.
+      limits: createUserLimits({
+        perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+        rates: store.dialect === 'postgres' ? watchedStore.rates : undefined,
+        now,
+        logger: logger.child({ component: 'limits' }),
+      }),
       onRequestEnded: ops.requestEnded,
     };
     const slack = createSlackApp({

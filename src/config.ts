@@ -93,6 +93,7 @@ const EnvSchema = z.object({
   VS_API_CHANGE_CONNECTIONS: positiveInt('a number of connections').optional(),
   VS_API_CONNECTION_WAIT_MS: positiveInt('a wait in milliseconds').default(5000),
   VS_READS_PER_USER_PER_MINUTE: positiveInt('a number of reads').default(30),
+  VS_CHANGES_PER_USER_PER_MINUTE: positiveInt('a number of change attempts').default(10),
   VS_ADMINS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_OPERATORS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
@@ -378,6 +379,8 @@ function shape(e: Env) {
     responseVisibility: e.VS_RESPONSE_VISIBILITY,
     /** Read commands and page clicks a user may make per minute; more are refused with a message. */
     readsPerUserPerMinute: e.VS_READS_PER_USER_PER_MINUTE,
+    /** Change forms a user may open or submit per minute (counted across instances); more are refused with a message. */
+    changesPerUserPerMinute: e.VS_CHANGES_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
     /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
     ops: {

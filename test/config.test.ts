@@ -26,6 +26,7 @@ describe('loadConfig', () => {
     expect(c.cloud.changeConnections).toBe(4);
     expect(c.cloud.connectionWaitMs).toBe(5000);
     expect(c.readsPerUserPerMinute).toBe(30);
+    expect(c.changesPerUserPerMinute).toBe(10);
     expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000, workflowReads: 'viewers' });
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');

@@ -18,7 +18,7 @@ import { goodDisk, newViewId } from '../../test/helpers/drive';
 import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
-import { startSlackFake } from '../../test/helpers/slack-fake';
+import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { percentile, round } from '../stats';
 
 // Scenario 9: several instances on one PostgreSQL.
@@ -126,6 +126,46 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
   };
 }
 
+export type OpenLoopOverInstancesFigures = SeveralInstancesFigures['openLoop'];
+
+/** `/vs firewall` at `rate`/s for `seconds`, round robin over `bots`, from one user: the ack latency (the HTTP answer to Slack). */
+export async function openLoopOverInstances(
+  bots: readonly Instance[],
+  slack: Pick<SlackFake, 'responseUrl'>,
+  load: Pick<SeveralInstancesLoad, 'rate' | 'seconds'>,
+): Promise<OpenLoopOverInstancesFigures> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const pending: Promise<void>[] = [];
+  const total = load.rate * load.seconds;
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / load.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const bot = bots[i % bots.length]!;
+    pending.push(
+      bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
+        (res) => {
+          if (res.status === 200) latencies.push(res.ms);
+          else non2xx++;
+        },
+        () => void non2xx++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return {
+    instances: bots.length,
+    rate: load.rate,
+    seconds: load.seconds,
+    acked: latencies.length,
+    non2xx,
+    ackP50Ms: round(percentile(latencies, 50), 2),
+    ackP99Ms: round(percentile(latencies, 99), 2),
+  };
+}
+
 export async function runSeveralInstances(load: SeveralInstancesLoad, progress: (message: string) => void): Promise<SeveralInstancesFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-instances-'));
   let pg: PostgresServer | undefined;
@@ -161,8 +201,9 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
       DATABASE_URL: url,
       VS_OPERATORS: USER,
       LOG_LEVEL: 'warn',
-      // One user sends the whole load: the bench measures the bot, not the per-person read limit.
+      // One user sends the whole load: the bench measures the bot, not the per-person limits.
       VS_READS_PER_USER_PER_MINUTE: '1000000',
+      VS_CHANGES_PER_USER_PER_MINUTE: '1000000',
     });
 
     // b. The storm: the form opened once, its submission delivered `deliveries` times over the three.
@@ -190,36 +231,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     };
 
     // c. The open loop, round robin over the three.
-    const latencies: number[] = [];
-    let non2xx = 0;
-    const pending: Promise<void>[] = [];
-    const total = load.rate * load.seconds;
-    const start = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / load.rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const bot = bots[i % bots.length]!;
-      pending.push(
-        bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
-          (res) => {
-            if (res.status === 200) latencies.push(res.ms);
-            else non2xx++;
-          },
-          () => void non2xx++,
-        ),
-      );
-    }
-    await Promise.all(pending);
-    const openLoop = {
-      instances: bots.length,
-      rate: load.rate,
-      seconds: load.seconds,
-      acked: latencies.length,
-      non2xx,
-      ackP50Ms: round(percentile(latencies, 50), 2),
-      ackP99Ms: round(percentile(latencies, 99), 2),
-    };
+    const openLoop = await openLoopOverInstances(bots, slack, load);
     return { changePath: { sqlite: sqliteFigures, postgres: postgresFigures }, duplicateStorm, openLoop };
   } finally {
     await Promise.all(bots.map((b) => b.bot.kill('SIGTERM')));

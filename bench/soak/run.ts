@@ -129,8 +129,9 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
         VS_ADMINS: 'UADMIN',
         VS_AUDIT_CHANNEL: 'CAUDIT',
         LOG_LEVEL: 'warn',
-        // Six virtual users read far faster than people do; the soak is not about the per-person limit.
+        // Six virtual users read and change far faster than people do; the soak is not about the per-person limits.
         VS_READS_PER_USER_PER_MINUTE: '1000000',
+        VS_CHANGES_PER_USER_PER_MINUTE: '1000000',
       },
       { nodeArgs: ['--expose-gc', '--require', join(__dirname, 'heap-probe.cjs')] },
     );

@@ -4,9 +4,9 @@ import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Store } from '../store';
-import type { ReadLimiter } from './read-limit';
 import type { Respond } from './response-url';
 import type { StepCompletion } from './step-completion';
+import type { UserLimits } from './user-limits';
 
 // What every listener receives: the listener context, built once in
 // compose.ts, and the request, built for each request by the request
@@ -32,8 +32,8 @@ export interface ListenerContext {
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;
   now: () => number;
-  /** Reads per user (VS_READS_PER_USER_PER_MINUTE), one limiter per running app. */
-  readLimiter: ReadLimiter;
+  /** Reads and change attempts per person (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), counted across instances. */
+  limits: UserLimits;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
@@ -44,11 +44,24 @@ export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'ev
 /**
  * How a request ended, in PRODUCT.md's outcomes, plus three that are not
  * outcomes of a change: `not_found` (the id names nothing), `opened` (a
- * form was opened), `duplicate` (a repeated submission, which did nothing).
+ * form was opened), `duplicate` (a repeated submission, which did nothing),
+ * `limited` (past a per-person limit: nothing was asked or recorded).
  * Written in the request's log line and counted in the metrics.
  */
 export type Outcome =
-  'succeeded' | 'invalid' | 'denied' | 'failed' | 'busy' | 'applied_unreadable' | 'not_found' | 'opened' | 'duplicate' | 'requested' | 'approved' | 'rejected';
+  | 'succeeded'
+  | 'invalid'
+  | 'denied'
+  | 'failed'
+  | 'busy'
+  | 'applied_unreadable'
+  | 'not_found'
+  | 'opened'
+  | 'duplicate'
+  | 'limited'
+  | 'requested'
+  | 'approved'
+  | 'rejected';
 
 /** One request as every listener sees it, whatever its kind. */
 export interface SlackRequest {

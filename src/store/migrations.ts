@@ -168,12 +168,22 @@ function version4(t: DialectTypes): string[] {
 }
 
 /**
+ * Rate buckets without the write-ahead log on PostgreSQL: a take is then
+ * not waited for on the disk (it runs on every read), and what a crash or a
+ * failover loses is only how much of a minute's limit people have used (a
+ * missing bucket is a full one). SQLite counts in each instance (src/slack/user-limits.ts).
+ */
+function version5(): string[] {
+  return ['ALTER TABLE rate_buckets SET UNLOGGED'];
+}
+
+/**
  * Workflow requests: a change a workflow step asked for waits in the
  * approvals table, `awaiting_requester`, until someone claims it (then it is
  * `requested` like any approval request) or it expires; the requests and
  * every record of theirs name the workflow's execution.
  */
-function version5(): string[] {
+function version6(): string[] {
   return [
     `ALTER TABLE approvals ADD COLUMN workflow_execution_id TEXT`,
     `ALTER TABLE audit_records ADD COLUMN workflow_execution_id TEXT`,
@@ -208,9 +218,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
-    sqlite: version5(),
+    description: 'rate buckets unlogged on PostgreSQL',
+    sqlite: [],
     postgres: version5(),
+  },
+  {
+    version: 6,
+    description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
+    sqlite: version6(),
+    postgres: version6(),
   },
 ];
 

@@ -20,6 +20,8 @@ const ADMIN2 = 'UADMIN2';
 const AUDIT = 'CAUDIT';
 // Longer than any cloud call of these tests (the slow one takes 2 s), short enough to wait for.
 const LOCK_TTL_MS = 4000;
+/** Reads per person per minute, for the whole deployment (the operator reads four times in this file). */
+const READS_PER_MINUTE = 6;
 
 let pg: PostgresServer;
 let slack: SlackFake;
@@ -68,6 +70,9 @@ beforeAll(async () => {
     VS_STORE_PING_MS: '200',
     VS_OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'info',
+    VS_READS_PER_USER_PER_MINUTE: String(READS_PER_MINUTE),
+    // The operator of these tests opens and submits about twenty forms; the change limit is tested over two instances elsewhere.
+    VS_CHANGES_PER_USER_PER_MINUTE: '1000',
   });
 }, 90_000);
 
@@ -110,6 +115,22 @@ test('reads are answered by every instance', async () => {
     }),
   );
   for (const answer of answers) expect(answer).toContain('VS 42');
+});
+
+test("one person's 12 reads spread over three instances get 6 answers with data; the other 6 are told when to try again", async () => {
+  const urls = Array.from({ length: 12 }, () => slack.responseUrl());
+  // Three at a time, one to each instance.
+  for (let round = 0; round < 4; round++) {
+    const sent = bots.map((bot, i) => bot.command('firewall 42', { user: 'UREADER', responseUrl: urls[round * 3 + i]! }));
+    expect((await Promise.all(sent)).map((r) => r.status)).toEqual([200, 200, 200]);
+  }
+  const ids = new Set(urls.map((url) => url.slice(url.lastIndexOf('/') + 1)));
+  await waitUntil(() => slack.responses.filter((r) => ids.has(r.id)).length === 12, 10_000, 'an answer to each read');
+  const answers = slack.responses.filter((r) => ids.has(r.id)).map((r) => JSON.stringify(r.body));
+  expect(answers.filter((a) => a.includes('VS 42'))).toHaveLength(READS_PER_MINUTE);
+  const limited = answers.filter((a) => a.includes(`You have asked for ${READS_PER_MINUTE} reads in the last minute`));
+  expect(limited).toHaveLength(12 - READS_PER_MINUTE);
+  for (const answer of limited) expect(answer).toMatch(/"response_type":"ephemeral"[\s\S]*Try again in \d+ s/);
 });
 
 test('one submission delivered to three instances at once calls the API once, and every delivery is answered', async () => {

@@ -70,8 +70,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     VS_DB_PATH: dbPath,
     VS_API_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'debug',
-    // Tests send many reads as one user; the limit has tests of its own (test/slack/read-limit.test.ts).
+    // Tests send many reads and open many forms as one user; the limits have tests of their own (test/slack/user-limits.test.ts).
     VS_READS_PER_USER_PER_MINUTE: '100000',
+    VS_CHANGES_PER_USER_PER_MINUTE: '100000',
     ...options.env,
   });
   const logs: string[] = [];

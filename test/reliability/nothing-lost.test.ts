@@ -41,6 +41,8 @@ describe('the real bot, SIGKILLed after changes', () => {
       VS_DB_PATH: dbPath,
       VS_OPERATORS: 'UOPER',
       LOG_LEVEL: 'info',
+      // Twelve submissions of one operator in a moment: this test is not about the per-person limit.
+      VS_CHANGES_PER_USER_PER_MINUTE: '1000',
     });
     const send = (payload: unknown) => postToSlackEndpoint(bot!.eventsUrl, SECRET, interactiveBody(payload), FORM);
     const change = (i: number, viewId = `VLOST${i}`) =>

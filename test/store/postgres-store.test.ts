@@ -111,6 +111,21 @@ async function partitionableProxy(target: URL): Promise<{ url: string; silence()
 }
 
 describe('the PostgreSQL store', () => {
+  test('rate buckets are kept without the write-ahead log: a take waits for no disk, and a crash only refills them', async () => {
+    const { url } = await freshSchema();
+    const store = await openPostgresStore(url);
+    try {
+      const rows = await query<{ persistence: string }>(
+        url,
+        "SELECT c.relpersistence AS persistence FROM pg_class c WHERE c.relname = 'rate_buckets' AND c.relnamespace = current_schema()::regnamespace",
+      );
+      expect(rows).toEqual([{ persistence: 'u' }]);
+      expect(await store.rates.take('reads:U1', 1, 60_000, 1_000)).toEqual({ allowed: true, retryInMs: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
   test('three instances migrating one fresh database at once: each migration applied once, all three work', async () => {
     const { url } = await freshSchema();
     const stores = await Promise.all([openPostgresStore(url), openPostgresStore(url), openPostgresStore(url)]);

@@ -65,6 +65,11 @@ export function renderError(text: string): Rendered {
   return { text: fallback(shown), blocks: [section(`:warning: ${shown}`)] };
 }
 
+/** The same error where there is no channel to answer in (a global shortcut): a modal titled for the form. */
+export function renderErrorModal({ title, text, sandbox }: { title?: string; text: string; sandbox: boolean }): ModalView {
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:warning: ${safe(text, 2900)}`, sandbox });
+}
+
 export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
   const text = truncate(denialText(decision), 2000);
   const code = decision.denial?.code;
@@ -76,17 +81,48 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
 }
 
 /** A refusal where there is no channel to answer in (a global shortcut): a modal titled for the form. */
-export function renderDeniedModal({ title, decision, sandbox }: { title?: string; decision: Decision; sandbox: boolean }): ModalView {
+export function renderDeniedModal({
+  title,
+  decision,
+  sandbox,
+}: {
+  title?: string;
+  decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>;
+  sandbox: boolean;
+}): ModalView {
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox });
 }
 
-/** A user over VS_READS_PER_USER_PER_MINUTE: what happened and when to try again. */
-export function renderReadLimited({ perMinute, retryInSeconds }: { perMinute: number; retryInSeconds: number }): Rendered {
-  const text = `You have asked for ${perMinute} reads in the last minute, the most allowed per person. Try again in ${retryInSeconds} s.`;
-  return {
-    text: fallback(text),
-    blocks: [section(`:hourglass: ${text}`), context('The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).')],
-  };
+/** Which per-person limit was reached, how big it is, and when the next attempt is allowed. */
+export interface LimitReached {
+  kind: 'reads' | 'changes';
+  perMinute: number;
+  retryInSeconds: number;
+}
+
+const LIMIT_WHY: Record<LimitReached['kind'], string> = {
+  reads: 'The limit keeps the cloud API free for everyone during an incident (VS_READS_PER_USER_PER_MINUTE).',
+  changes: "The limit keeps one person's attempts from crowding out everyone's changes and the audit channel (VS_CHANGES_PER_USER_PER_MINUTE).",
+};
+
+/** What happened and when to try again, in one line. */
+function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
+  const asked =
+    kind === 'reads'
+      ? `You have asked for ${perMinute} reads in the last minute, the most allowed per person.`
+      : `You have opened or submitted ${perMinute} change forms in the last minute, the most allowed per person; nothing was changed or recorded.`;
+  return `${asked} Try again in ${retryInSeconds} s.`;
+}
+
+/** A user over a per-person limit (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), told in the channel, only them. */
+export function renderLimitReached(limit: LimitReached): Rendered {
+  const text = limitText(limit);
+  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context(LIMIT_WHY[limit.kind])] };
+}
+
+/** The same where there is no channel to answer in (a global shortcut, a form submitted): a modal titled for the form. */
+export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReached & { title?: string; sandbox: boolean }): ModalView {
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
 }
 
 export function renderWhoami(o: {

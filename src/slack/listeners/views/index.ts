@@ -15,7 +15,7 @@ export interface ViewRow extends ListenerRow<SubmissionArgs> {
 
 export const VIEWS: readonly ViewRow[] = CHANGE_ACTIONS.map((action) => ({
   callbackId: CHANGE_FORMS[action].callbackId,
-  needs: { need: { submits: action } },
+  needs: { need: { submits: action }, title: CHANGE_FORMS[action].title },
   run: (ctx, req, args) => submitChangeForm(ctx, req, action, args),
   unready: (ctx, { ack }) =>
     ack({ response_action: 'update', view: statusModal({ title: CHANGE_FORMS[action].title, mrkdwn: NOTHING_DONE_TEXT, sandbox: ctx.sandbox }) }),
