@@ -1,12 +1,14 @@
-import type { Json } from './state';
-
 // Workflow steps as Slack runs them: the app's functions as its manifest
 // declares them (`functions`: typed input and output parameters), one
 // execution of a step (its ids, the bot token Slack issues for it alone, its
 // inputs), and the checks Slack makes: inputs against the declared parameters
 // before a workflow runs a step (Workflow Builder's form), outputs against
 // them when the app completes it (functions.completeSuccess answers
-// `parameter_validation_failed`).
+// `parameter_validation_failed`). It imports nothing of the stand-in's
+// state (which keeps executions): values are plain JSON objects here.
+
+/** A JSON object, as Slack's payloads carry them. */
+type Json = Record<string, unknown>;
 
 /** One parameter as the manifest declares it. */
 export interface FunctionParameter {
