@@ -122,6 +122,10 @@ describe('a change step', () => {
     expect(h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL)).toMatchObject({ ok: true, token: BOT_TOKEN });
     expect(changePosts()).toEqual([]);
     expect(await recordsOf(id)).toMatchObject([{ outcome: 'requested', userId: '', requestedBy: null, workflowExecutionId: execution.workflowExecutionId }]);
+    // /vs audit says who asked: a workflow, and which execution of it.
+    const audit = JSON.stringify(await answerTo(h, 'audit 1', { user: 'UADMIN' }));
+    expect(audit).toContain('a workflow *disk_add* `vs:42` → requested');
+    expect(audit).toContain(`workflow \`${execution.workflowExecutionId}\``);
   });
 
   test('a viewer cannot claim it, nor an operator where changes are not allowed; each refusal is told and recorded, the button stays', async () => {
