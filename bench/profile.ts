@@ -23,6 +23,8 @@ export interface BenchProfile {
   readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
+  /** Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records (bench/scenarios/app-home.ts). */
+  readonly appHome: { records: number; opens: number };
   /** Scenario 12: workflow read steps, `rate` a second for `seconds`, the cloud API answering after `upstreamDelayMs`. */
   readonly steps: { rate: number; seconds: number; upstreamDelayMs: number };
 }
@@ -38,6 +40,7 @@ export const FULL_PROFILE: BenchProfile = {
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
+  appHome: { records: 100_000, opens: 300 },
   steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
 };
 
@@ -52,11 +55,12 @@ export const SMOKE_PROFILE: BenchProfile = {
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
+  appHome: { records: 2000, opens: 10 },
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['hostile-traffic', 'unfurls', 'steps'] as const;
+export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls', 'steps'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -46,6 +46,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     { target: 'local mode: RSS after start ≤ 150 MB', figure: `${r.localMode.rssAfterStartMb} MB`, pass: r.localMode.rssAfterStartMb <= 150 },
     hostileTarget(r.hostileTraffic),
     ...severalInstancesTargets(r.severalInstances),
+    appHomeTarget(r.appHome),
     unfurlsTarget(r.unfurls),
     ...stepsTargets(r.steps),
   ];
@@ -121,6 +122,23 @@ export function hostileTarget(h: BenchResults['scenarios']['hostileTraffic']): T
     figure: `${h.openLoop.ackP99Ms} ms; ${hostileRefused(h)} of ${h.sent} refused; RSS +${h.stalled.rssGrowthMb} MB`,
     pass: h.openLoop.ackP99Ms <= 25 && hostileRefused(h) === h.sent && h.openLoop.missingMessages === 0,
   };
+}
+
+export function appHomeTarget(a: BenchResults['scenarios']['appHome']): TargetCheck {
+  return {
+    target: `Home tab with ${a.records.toLocaleString('en')} audit records on PostgreSQL: app_home_opened → views.publish p99 ≤ 100 ms`,
+    figure: `${a.publishP99Ms} ms`,
+    pass: a.publishP99Ms <= 100,
+  };
+}
+
+/** Scenario 10's lines of the report. */
+export function appHomeLines(a: BenchResults['scenarios']['appHome']): string[] {
+  return [
+    `10. the Home tab on PostgreSQL holding ${a.records.toLocaleString('en')} audit records, ` +
+      `opened ${a.opens} times one at a time (an admin, an operator, a viewer in turn), 25 approval requests open`,
+    `  app_home_opened → views.publish p50 / p99  ${a.publishP50Ms} / ${a.publishP99Ms} ms`,
+  ];
 }
 
 function severalInstancesTargets(s: BenchResults['scenarios']['severalInstances']): TargetCheck[] {
@@ -263,6 +281,7 @@ export function formatReport(results: BenchResults): string {
     ],
   );
 
+  lines.push('', ...appHomeLines(r.appHome));
   lines.push('', ...unfurlsLines(r.unfurls));
   lines.push('', ...stepsLines(r.steps));
 

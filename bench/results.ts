@@ -1,3 +1,4 @@
+import type { AppHomeFigures } from './scenarios/app-home';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -42,6 +43,7 @@ export interface BenchResults {
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
     steps: StepsFigures;
+    appHome: AppHomeFigures;
   };
   targets: TargetCheck[];
 }

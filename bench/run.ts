@@ -4,8 +4,21 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { checkTargets, formatReport, hostileLines, hostileTarget, shownName, stepsLines, stepsTargets, unfurlsLines, unfurlsTarget } from './report';
+import {
+  appHomeLines,
+  appHomeTarget,
+  checkTargets,
+  formatReport,
+  hostileLines,
+  hostileTarget,
+  shownName,
+  stepsLines,
+  stepsTargets,
+  unfurlsLines,
+  unfurlsTarget,
+} from './report';
 import type { BenchResults, TargetCheck } from './results';
+import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -20,49 +33,77 @@ import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
+import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres';
 
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|unfurls|steps` for scenario 8, 11 or 12 alone).
+// `--only hostile-traffic|app-home|unfurls|steps` for scenario 8, 10, 11 or 12 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** `--only <scenario>`: that scenario alone, against vs-chatops alone; its lines and its target on stdout. */
+/** The PostgreSQL of scenarios 9 and 10: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
+  const given = process.env.VS_TEST_DATABASE_URL;
+  if (given) return { url: given, server: undefined };
+  const server = await startPostgresServer({ durable: true });
+  return { url: server.url, server };
+}
+
+/** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
+  const lines = args.only === 'app-home' ? await appHomeAlone(args) : await againstBotAlone(args);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
+
+async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const pg = await postgresServer();
+  try {
+    const figures = await runAppHome(pg.url, args.profile.appHome, progress);
+    return [...appHomeLines(figures), '', targetLine(appHomeTarget(figures))];
+  } finally {
+    await pg.server?.close();
+  }
+}
+
+/** Scenario 8, 11 or 12 alone, against vs-chatops alone. */
+async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
-    let lines: string[];
-    let targets: TargetCheck[];
     if (args.only === 'steps') {
       progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
       // A few first, unmeasured: a bot just started answers its first requests slower.
       await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
       const figures = await runSteps(world, bot, profile.steps);
-      [lines, targets] = [stepsLines(figures), stepsTargets(figures)];
-    } else if (args.only === 'unfurls') {
+      return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
+    }
+    if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
       await runUnfurls(world, bot, { unfurls: 5, upstreamDelayMs: 0 });
       const figures = await runUnfurls(world, bot, profile.unfurls);
-      [lines, targets] = [unfurlsLines(figures), [unfurlsTarget(figures)]];
-    } else {
-      // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
-      progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
-      const openLoop = await runOpenLoop(world, bot, profile.openLoop);
-      progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
-      const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
-      lines = [`1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`, '', ...hostileLines(figures)];
-      targets = [hostileTarget(figures)];
+      return [...unfurlsLines(figures), '', targetLine(unfurlsTarget(figures))];
     }
-    const verdicts = targets.map((t) => `  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);
-    process.stdout.write([...lines, '', ...verdicts].join('\n') + '\n');
+    // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
+    progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
+    const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+    progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
+    const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
+    return [
+      `1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`,
+      '',
+      ...hostileLines(figures),
+      '',
+      targetLine(hostileTarget(figures)),
+    ];
   } finally {
     await bot?.stop();
     await world.close();
@@ -77,6 +118,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const world = await startWorld();
   const running = new Map<TargetName, TargetProcess>();
+  let pg: PostgresServer | undefined;
 
   try {
     progress('5. rendering one page of 300 and of 10,000 rules');
@@ -87,8 +129,13 @@ async function main(): Promise<void> {
     const startup = await measureNpmStart(world);
     progress(`7. local mode: npm start to the page usable, ${profile.localMode.commands} commands typed on the page`);
     const localMode = await runLocalMode(world, profile.localMode);
+    const postgres = await postgresServer();
+    pg = postgres.server;
     progress('9. several instances on PostgreSQL: the change path, a duplicate storm, the open loop over three');
-    const severalInstances = await runSeveralInstances(profile.severalInstances, progress);
+    const severalInstances = await runSeveralInstances(profile.severalInstances, progress, postgres.url);
+    const appHome = await runAppHome(postgres.url, profile.appHome, progress);
+    await pg?.close();
+    pg = undefined;
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -145,6 +192,7 @@ async function main(): Promise<void> {
       localMode,
       severalInstances,
       hostileTraffic,
+      appHome,
       unfurls,
       steps,
     };
@@ -170,6 +218,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([...running.values()].map((target) => target.stop()));
     await world.close();
+    await pg?.close();
   }
 }
 

@@ -304,9 +304,14 @@ function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SI
  */
 export const LOCAL_MODE = {
   dbPath: './data/local-mode/vs-chatops.sqlite',
-  /** The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada admin, Otto and the on-call group operators, everyone a viewer. */
-  admins: ['U0ADMIN'] as readonly string[],
+  /**
+   * The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada and Bea admins (two, so that one can
+   * approve what the other asks for), Otto and the on-call group operators, everyone a viewer.
+   */
+  admins: ['U0ADMIN', 'U0ADMIN2'] as readonly string[],
   operators: ['U0OPERATOR', 'S0ONCALL'] as readonly string[],
+  /** VS_APPROVALS with the made-up roles, unless it is set: a restore waits for the other admin, so the page shows the two-person rule. */
+  approvals: ['backup_restore'] as readonly (typeof APPROVABLE_ACTIONS)[number][],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: 'C0AUDIT',
 } as const;
@@ -366,7 +371,7 @@ function shape(e: Env) {
     madeUpRoles,
     /** Changes that wait for a second person's approval (VS_APPROVALS), and how long a request for one stays open (VS_APPROVAL_TTL_MIN). */
     approvals: {
-      actions: e.VS_APPROVALS ?? [],
+      actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
     },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),

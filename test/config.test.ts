@@ -373,7 +373,7 @@ describe('mode', () => {
     expect(a.cloud.url).toBe('sandbox');
   });
 
-  test('local mode keeps its own SQLite file whatever VS_DB_PATH says, with the make-believe roles and audit channel unless configured', () => {
+  test('local mode keeps its own SQLite file whatever VS_DB_PATH says, with the make-believe roles, approvals and audit channel unless configured', () => {
     const a = loadConfig({ VS_DB_PATH: './data/vs-chatops.sqlite' });
     expect(a.dbPath).toBe(LOCAL_MODE.dbPath);
     expect(a.dbPath).not.toBe(loadConfig(minimalHttp).dbPath);
@@ -381,11 +381,19 @@ describe('mode', () => {
     expect(a).toMatchObject({
       madeUpRoles: true,
       auditChannel: 'C0AUDIT',
-      roles: { admins: ['U0ADMIN'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+      roles: { admins: ['U0ADMIN', 'U0ADMIN2'], operators: ['U0OPERATOR', 'S0ONCALL'], viewers: null },
+      // One admin asks for a restore, the other approves it.
+      approvals: { actions: ['backup_restore'] },
     });
+    expect(loadConfig({ VS_APPROVALS: 'disk_add' }).approvals.actions).toEqual(['disk_add']);
     const b = loadConfig({ VS_VIEWERS: 'U0VIEWER', VS_AUDIT_CHANNEL: 'C0OTHER' });
-    expect(b).toMatchObject({ madeUpRoles: false, auditChannel: 'C0OTHER', roles: { admins: [], operators: [], viewers: ['U0VIEWER'] } });
-    expect(loadConfig(minimalHttp)).toMatchObject({ madeUpRoles: false, auditChannel: undefined });
+    expect(b).toMatchObject({
+      madeUpRoles: false,
+      auditChannel: 'C0OTHER',
+      roles: { admins: [], operators: [], viewers: ['U0VIEWER'] },
+      approvals: { actions: [] },
+    });
+    expect(loadConfig(minimalHttp)).toMatchObject({ madeUpRoles: false, auditChannel: undefined, approvals: { actions: [] } });
   });
 
   test('local mode with DATABASE_URL stops start-up, naming it and never its password', () => {

@@ -166,7 +166,12 @@ export async function openLoopOverInstances(
   };
 }
 
-export async function runSeveralInstances(load: SeveralInstancesLoad, progress: (message: string) => void): Promise<SeveralInstancesFigures> {
+/** `serverUrl`: the PostgreSQL to use (run.ts starts one for scenarios 9 and 10); unset: VS_TEST_DATABASE_URL, or one of its own. */
+export async function runSeveralInstances(
+  load: SeveralInstancesLoad,
+  progress: (message: string) => void,
+  serverUrl?: string,
+): Promise<SeveralInstancesFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-instances-'));
   let pg: PostgresServer | undefined;
   let bots: Instance[] = [];
@@ -177,7 +182,7 @@ export async function runSeveralInstances(load: SeveralInstancesLoad, progress: 
     const sqliteFigures = await changePath(sqlite, load);
     await sqlite.close();
 
-    const url = process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer({ durable: true })).url;
+    const url = serverUrl ?? process.env.VS_TEST_DATABASE_URL ?? (pg = await startPostgresServer({ durable: true })).url;
     progress('9a. the change path on PostgreSQL');
     const postgres = await openPostgresStore(url);
     const postgresFigures = await changePath(postgres, load);

@@ -53,6 +53,12 @@ export type ApprovalResult =
   /** Approved (recorded), and the change run: `change` says how it ended. */
   | { outcome: 'approved'; approval: Approval; record: AuditRecord; change: ApprovedRun };
 
+/** The open requests as one person sees them (the Home tab): those they may decide now, and their own, oldest first. */
+export interface WaitingApprovals {
+  decidable: Approval[];
+  own: Approval[];
+}
+
 /** VS_APPROVAL_TTL_MIN's default, for a change made to wait without VS_APPROVALS (a workflow step's). */
 export const DEFAULT_APPROVAL_TTL_MS = 30 * 60_000;
 
@@ -323,10 +329,12 @@ export function createApprovalSteps(door: Door) {
     return expired;
   }
 
-  async function decidable(userId: string): Promise<Approval[]> {
-    const open = (await store.approvals.open(now())).filter((a) => a.requestedBy !== userId);
-    const allowed = await Promise.all(open.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
-    return open.filter((_, i) => allowed[i]);
+  /** The open requests as `userId` sees them now: those they may decide (not their own; role and channel allow it), and their own. */
+  async function waiting(userId: string): Promise<WaitingApprovals> {
+    const open = await store.approvals.open(now());
+    const others = open.filter((a) => a.requestedBy !== userId);
+    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
+    return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
   }
 
   return {
@@ -334,7 +342,8 @@ export function createApprovalSteps(door: Door) {
     claim,
     decide,
     expire,
-    decidable,
+    decidable: async (userId: string) => (await waiting(userId)).decidable,
+    waiting,
     setMessage: (approvalId: string, messageTs: string) => store.approvals.setMessage(approvalId, messageTs),
   };
 }

@@ -1,5 +1,5 @@
 import type { Approval, Freeze } from '../store';
-import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict } from './approvals';
+import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
 import { bounded } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
@@ -76,6 +76,8 @@ export interface Changes {
   setMessage(approvalId: string, messageTs: string): Promise<void>;
   /** The open requests `userId` may decide now: not their own, their role and the request's channel allow it. */
   decidable(userId: string): Promise<Approval[]>;
+  /** The open requests as `userId` sees them now: those they may decide (as decidable), and their own waiting for someone. */
+  waiting(userId: string): Promise<WaitingApprovals>;
   /** Stops every change on every instance until unfrozen (admins), recorded. */
   freeze(ctx: ChangeContext, reason: string): Promise<FreezeResult>;
   /** Allows changes again (admins), recorded. */
@@ -210,6 +212,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     expire: approvals.expire,
     setMessage: approvals.setMessage,
     decidable: approvals.decidable,
+    waiting: approvals.waiting,
     freeze: freezing.freeze,
     unfreeze: freezing.unfreeze,
     frozen: freezing.frozen,

@@ -13,7 +13,15 @@ export {
   type WorkflowRequestResult,
   type WorkflowStepContext,
 } from './changes';
-export { DEFAULT_APPROVAL_TTL_MS, type ApprovalResult, type ApprovedRun, type ClaimResult, type ExpiredApproval, type Verdict } from './approvals';
+export {
+  DEFAULT_APPROVAL_TTL_MS,
+  type ApprovalResult,
+  type ApprovedRun,
+  type ClaimResult,
+  type ExpiredApproval,
+  type Verdict,
+  type WaitingApprovals,
+} from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
 export {

@@ -56,6 +56,8 @@ const ACTION_ELEMENTS = new Set([
   'plain_text_input',
   'number_input',
 ]);
+const RICH_TEXT_ELEMENTS = new Set(['rich_text_section', 'rich_text_list', 'rich_text_preformatted', 'rich_text_quote']);
+const RICH_TEXT_RUNS = new Set(['text', 'link', 'emoji', 'user', 'channel', 'usergroup', 'broadcast', 'date', 'color']);
 const INPUT_ELEMENTS = new Set([
   'plain_text_input',
   'number_input',
@@ -136,7 +138,8 @@ export function viewProblems(view: unknown): string[] {
   }
   p.string(view.private_metadata, '/private_metadata', L.privateMetadata);
   p.string(view.callback_id, '/callback_id', L.callbackId);
-  blocksProblems(p, view.blocks, '/blocks', type === 'modal' ? VIEW_BLOCKS : MESSAGE_BLOCKS, L.viewBlocks);
+  // Input blocks are allowed in Home tabs as in modals.
+  blocksProblems(p, view.blocks, '/blocks', VIEW_BLOCKS, L.viewBlocks);
   return p.list;
 }
 
@@ -200,6 +203,8 @@ function blockProblems(p: Problems, block: Json, at: string): void {
       });
       return;
     }
+    case 'rich_text':
+      return richTextProblems(p, block.elements, `${at}/elements`);
     case 'input': {
       p.text(block.label, `${at}/label`, { max: L.inputLabel, plainOnly: true });
       p.text(block.hint, `${at}/hint`, { max: L.hint, plainOnly: true, required: false });
@@ -209,6 +214,29 @@ function blockProblems(p: Problems, block: Json, at: string): void {
     default:
       return;
   }
+}
+
+/** A rich_text block: its elements (sections, preformatted text, quotes: each a list of runs; lists: of sections). */
+function richTextProblems(p: Problems, elements: unknown, at: string): void {
+  if (!Array.isArray(elements)) return p.add(at, 'must provide an array');
+  elements.forEach((e, i) => {
+    const here = `${at}/${i}`;
+    if (!isObject(e) || typeof e.type !== 'string' || !RICH_TEXT_ELEMENTS.has(e.type)) return p.add(`${here}/type`, 'must be a valid enum value');
+    if (e.type !== 'rich_text_list') return runProblems(p, e.elements, `${here}/elements`);
+    if (!Array.isArray(e.elements)) return p.add(`${here}/elements`, 'must provide an array');
+    e.elements.forEach((item, j) => {
+      if (!isObject(item) || item.type !== 'rich_text_section') return p.add(`${here}/elements/${j}/type`, 'must be a valid enum value');
+      runProblems(p, item.elements, `${here}/elements/${j}/elements`);
+    });
+  });
+}
+
+function runProblems(p: Problems, runs: unknown, at: string): void {
+  if (!Array.isArray(runs)) return p.add(at, 'must provide an array');
+  runs.forEach((run, i) => {
+    if (!isObject(run) || typeof run.type !== 'string' || !RICH_TEXT_RUNS.has(run.type)) return p.add(`${at}/${i}/type`, 'must be a valid enum value');
+    if (run.type === 'text' && typeof run.text !== 'string') p.add(`${at}/${i}/text`, 'must provide a string');
+  });
 }
 
 function elementProblems(p: Problems, element: unknown, at: string, allowed: Set<string>): void {

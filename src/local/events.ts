@@ -46,6 +46,21 @@ export function eventCallback(event: Json, o: EventSource & { eventId: string; e
   };
 }
 
+/**
+ * app_home_opened: a person opened the app's Home tab (or its Messages tab). `channel` is the app's direct-message
+ * conversation with them; `view` is the Home tab last published for them, when there is one.
+ */
+export function appHomeOpenedEvent(o: { user: string; tab: 'home' | 'messages'; eventTs: string; view?: Json }): Json {
+  return {
+    type: 'app_home_opened',
+    user: o.user,
+    channel: `D${o.user.slice(1)}`,
+    tab: o.tab,
+    event_ts: o.eventTs,
+    ...(o.view ? { view: o.view } : {}),
+  };
+}
+
 /** A link as link_shared lists it: the URL as posted, and the unfurl domain it falls under (its host, or a parent of it). */
 export interface SharedLink {
   url: string;

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
-import { eventCallback, functionExecutedEvent, linkSharedEvent, linksOf, type EventSource } from './events';
+import { appHomeOpenedEvent, eventCallback, functionExecutedEvent, linkSharedEvent, linksOf, type EventSource } from './events';
 import { inputsFromForm, parameterProblems, shown, type AppFunction, type Execution, type ShownExecution } from './functions';
 import { sign } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
@@ -43,7 +43,8 @@ export type EnteredValues = Record<string, string | string[] | null | undefined>
 /** A person's side of the stand-in, as the page (and tests) drive it. */
 export interface PersonSide {
   command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
-  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string): Promise<{ ack?: Ack; error?: string }>;
+  /** `blockId` tells apart elements of one action_id in several blocks (a Home tab's Approve buttons, one per request). */
+  click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string, blockId?: string): Promise<{ ack?: Ack; error?: string }>;
   submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
   closeView(user: string, viewId: string): Promise<void>;
   shortcut(user: string, callbackId: string, channel?: string): Promise<Ack>;
@@ -202,10 +203,11 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack, triggerId, responseUrl };
   }
 
-  /** Finds a button (or other element) by action_id in a list of blocks. */
-  function findElement(blocks: unknown[] | undefined, actionId: string): { block: Json; element: Json } | undefined {
+  /** Finds a button (or other element) by action_id in a list of blocks, in the block of `blockId` when given. */
+  function findElement(blocks: unknown[] | undefined, actionId: string, blockId?: string): { block: Json; element: Json } | undefined {
     for (const b of blocks ?? []) {
       const block = b as Json;
+      if (blockId !== undefined && block.block_id !== blockId) continue;
       const elements = block.type === 'actions' ? (block.elements as Json[]) : block.accessory ? [block.accessory as Json] : [];
       const element = elements?.find((e) => e.action_id === actionId);
       if (element) return { block, element };
@@ -213,8 +215,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return undefined;
   }
 
-  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string) {
-    const found = findElement(message.blocks, actionId);
+  async function clickInMessage(userId: string, message: ChannelMessage, actionId: string, blockId?: string) {
+    const found = findElement(message.blocks, actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const { block, element } = found;
     const responseUrl = issueResponseUrl({ channel: message.channel, user: userId, messageTs: message.ts });
@@ -237,8 +239,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { ack };
   }
 
-  async function clickInView(userId: string, view: OpenView, actionId: string) {
-    const found = findElement(view.view.blocks as unknown[], actionId);
+  async function clickInView(userId: string, view: OpenView, actionId: string, blockId?: string) {
+    const found = findElement(view.view.blocks as unknown[], actionId, blockId);
     if (!found) return { error: 'no such button' as const };
     const payload: Json = {
       type: 'block_actions',
@@ -467,25 +469,21 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return ack;
   }
 
+  /** An event as this workspace's Events API delivers it to the app. */
+  function envelopeOf(event: Json): Json {
+    return eventCallback(event, {
+      teamId: TEAM.id,
+      apiAppId: APP_ID,
+      botUserId: BOT_USER.id,
+      eventId: state.newId('Ev'),
+      eventTime: Math.floor(state.now() / 1000),
+    });
+  }
+
   async function openHome(userId: string): Promise<Ack> {
-    const envelope = {
-      token: 'local-verification-token',
-      team_id: TEAM.id,
-      api_app_id: APP_ID,
-      event: {
-        type: 'app_home_opened',
-        user: userId,
-        channel: `D${userId.slice(1)}`,
-        tab: 'home',
-        event_ts: String(state.now() / 1000),
-        ...(state.homes.has(userId) ? { view: state.homes.get(userId) } : {}),
-      },
-      type: 'event_callback',
-      event_id: state.newId('Ev'),
-      event_time: Math.floor(state.now() / 1000),
-      authorizations: [{ team_id: TEAM.id, user_id: BOT_USER.id, is_bot: true, is_enterprise_install: false }],
-      is_ext_shared_channel: false,
-    };
+    const home = state.homes.get(userId);
+    const event = appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) });
+    const envelope = envelopeOf(event);
     return deliver('app_home_opened', 'application/json', JSON.stringify(envelope), envelope);
   }
 
@@ -497,13 +495,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const unfurlId = `${channel}.${message.ts}.${state.newId('').toLowerCase()}`;
     state.unfurlTargets.set(unfurlId, { channel, ts: message.ts });
     const event = linkSharedEvent({ user: userId, channel, messageTs: message.ts, links, unfurlId, source: 'conversations_history' });
-    const envelope = eventCallback(event, {
-      teamId: TEAM.id,
-      apiAppId: APP_ID,
-      botUserId: BOT_USER.id,
-      eventId: state.newId('Ev'),
-      eventTime: Math.floor(state.now() / 1000),
-    });
+    const envelope = envelopeOf(event);
     // An event the app does not ack is retried by Slack, not shown to anyone: the ack is only recorded.
     return { message, ack: await deliver('link_shared', 'application/json', JSON.stringify(envelope), envelope) };
   }

@@ -16,6 +16,8 @@ import { BOT_USER } from './workspace';
 /** What the page needs of the stand-in: what it holds, and a person's side of it. */
 export interface PageStandIn extends PersonSide {
   readonly state: StandInState;
+  /** What the page says about the workspace's settings. */
+  readonly notes: readonly string[];
 }
 
 const STATIC: Record<string, string> = {
@@ -156,7 +158,7 @@ export async function servePage(
     case '/local/action': {
       const target = str('viewId') ? { viewId: str('viewId') } : channel ? { channel, ts: str('ts') } : undefined;
       if (!target) return badRequest(res, 'channel and ts, or viewId, are required');
-      const result = await standIn.click(user, target, str('actionId'));
+      const result = await standIn.click(user, target, str('actionId'), str('blockId') || undefined);
       sendJson(res, 200, {
         ok: !result.error && !result.ack?.error,
         ...(result.error || result.ack?.error ? { error: result.error ?? result.ack?.error } : {}),
@@ -218,6 +220,7 @@ export function snapshot(standIn: PageStandIn) {
     views: [...s.views.values()],
     homes: Object.fromEntries(s.homes),
     refusals: s.refusals.slice(-50),
+    notes: standIn.notes,
     /** The control panel whose server links unfurl, for the hint under the message box; null when none. */
     panel: s.panel ?? null,
     /** The app's workflow steps (the Workflows panel's choices) and their runs, newest last, never their tokens. */

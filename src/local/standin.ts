@@ -56,10 +56,14 @@ export interface SlackStandInOptions {
   triggerTtlMs?: number;
   /** Keep the bodies of response_url posts (default); the benchmark keeps only arrival times. */
   keepBodies?: boolean;
+  /** What the page says about this workspace's settings (local mode: which changes wait for a second person). */
+  notes?: readonly string[];
   now?: () => number;
 }
 
 export interface SlackStandIn extends PersonSide {
+  /** The page's notes about this workspace (options.notes). */
+  readonly notes: readonly string[];
   /** http://127.0.0.1:<port> */
   readonly origin: string;
   /** Base URL of the Web API, with a trailing slash, for SLACK_API_URL. */
@@ -224,6 +228,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     origin,
     apiUrl: `${origin}/api/`,
     signingSecret,
+    notes: options.notes ?? [],
     state,
     calls: state.calls,
     responses: state.responses,
@@ -297,13 +302,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       ),
     runStep: (user, callbackId, entered) => interactions.runStep(user, callbackId, entered),
     command: (user, channel, text) => interactions.command(user, channel, text),
-    async click(user, target, actionId) {
+    async click(user, target, actionId, blockId) {
       if ('viewId' in target) {
-        const view = state.views.get(target.viewId);
-        return view ? interactions.clickInView(user, view, actionId) : { error: 'no such view' };
+        // A modal, or a Home tab (only its owner sees it, so only its owner clicks in it).
+        const home = state.homeView(target.viewId);
+        const view = state.views.get(target.viewId) ?? (home && (!strict || home.user === user) ? home : undefined);
+        return view ? interactions.clickInView(user, view, actionId, blockId) : { error: 'no such view' };
       }
       const message = state.visibleIn(target.channel, user).find((m) => m.ts === target.ts);
-      return message ? interactions.clickInMessage(user, message, actionId) : { error: 'no such message' };
+      return message ? interactions.clickInMessage(user, message, actionId, blockId) : { error: 'no such message' };
     },
     submit: (user, viewId, values) => interactions.submit(user, viewId, values),
     async closeView(user, viewId) {

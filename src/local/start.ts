@@ -24,6 +24,16 @@ export interface LocalMode {
   readonly stop: () => Promise<void>;
 }
 
+/** What the page says about the settings local mode runs with (mrkdwn): which changes wait for a second person. */
+export function localModeNotes(config: Config): string[] {
+  const actions = config.approvals.actions;
+  if (actions.length === 0) return ['No change waits for a second person here (`VS_APPROVALS` is not set).'];
+  return [
+    `${actions.map((a) => `\`${a}\``).join(' and ')} wait for a second person's approval here (\`VS_APPROVALS\`): ` +
+      'ask as one person, switch to another who holds the role, and approve it in the channel or on their Home tab.',
+  ];
+}
+
 export function localMode(config: Config, logger: Logger, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): LocalMode {
   // Channels named in the configuration exist in the make-believe workspace too.
   const channels: Channel[] = [...CHANNELS];
@@ -52,6 +62,7 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
         page: true,
         people,
         channels,
+        notes: localModeNotes(config),
         opsUrl: () => botOrigin,
       });
       logger.warn('local mode: no Slack variable is set, so the bot talks to an embedded stand-in for Slack on loopback, with make-believe people', {

@@ -136,6 +136,7 @@ export class StandInState {
   readonly views = new Map<string, OpenView>();
   /** Each person's modal stack, bottom first. */
   readonly stacks = new Map<string, string[]>();
+  /** Each person's Home tab, as last published (views.publish), by user id. */
   readonly homes = new Map<string, Json>();
   readonly triggers = new Map<string, Trigger>();
   /** The app's unfurl domains (its manifest's unfurl_domains): links of these hosts, and their subdomains', reach it as link_shared. */
@@ -275,6 +276,12 @@ export class StandInState {
   /** Messages of a channel as `user` sees them (others' ephemeral messages left out). */
   visibleIn(channel: string, user?: string): ChannelMessage[] {
     return this.messages.filter((m) => m.channel === channel && (m.ephemeralTo === undefined || user === undefined || m.ephemeralTo === user));
+  }
+
+  /** A Home tab by its view id, as a view on its owner's screen; undefined when no Home tab has that id. */
+  homeView(viewId: string): OpenView | undefined {
+    for (const [user, view] of this.homes) if (view.id === viewId) return { id: viewId, user, view };
+    return undefined;
   }
 
   putView(v: OpenView): void {

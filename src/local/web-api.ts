@@ -23,6 +23,9 @@ export interface WebApiOptions {
 type Method = (args: Json) => WebApiAnswer;
 
 /** Slack's page sizes: 100 unless `limit` says otherwise, and never more than 1000. */
+/** views.publish refuses a view larger than 250 kB (view_too_large). */
+const MAX_VIEW_BYTES = 250_000;
+
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
 
@@ -148,6 +151,8 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return ok({ message_ts: m.ts });
     },
 
+    // What is not sent is kept: without `blocks` the message keeps its blocks (an empty list removes them),
+    // without `text` its text.
     'chat.update': (args) => {
       if (!knownChannel(args.channel)) return refuse('chat.update', args, 'channel_not_found');
       const refusal = messageRefusal('chat.update', args);
@@ -155,8 +160,15 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       const existing = state.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
       if (!existing) return refuse('chat.update', args, 'message_not_found');
       if (existing.author !== BOT_USER.id || existing.ephemeralTo) return refuse('chat.update', args, 'cant_update_message');
-      state.replaceMessage(existing.channel, existing.ts, { text: textOf(args.text), ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}) });
-      return ok({ channel: existing.channel, ts: existing.ts, text: args.text });
+      const blocks = Array.isArray(args.blocks) ? args.blocks : existing.blocks;
+      const text = args.text === undefined ? existing.text : textOf(args.text);
+      state.replaceMessage(existing.channel, existing.ts, { text, ...(blocks && blocks.length > 0 ? { blocks } : {}) });
+      return ok({
+        channel: existing.channel,
+        ts: existing.ts,
+        text,
+        message: { type: 'message', user: BOT_USER.id, bot_id: BOT_USER.botId, text, blocks: blocks ?? [], edited: { user: BOT_USER.id } },
+      });
     },
 
     // Cards for links of a message (or of the composer: by unfurl_id and source), keyed by the link as link_shared named it.
@@ -248,13 +260,20 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return ok({ view });
     },
 
+    // One Home tab per person: its view keeps its id across publishes (a new hash each time), as at Slack.
     'views.publish': (args) => {
-      if (typeof args.user_id !== 'string' || (strict && !state.person(args.user_id))) return refuse('views.publish', args, 'user_not_found');
+      if (typeof args.user_id !== 'string' || args.user_id === '')
+        return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] missing required field: user_id']);
+      if (strict && !state.person(args.user_id)) return refuse('views.publish', args, 'user_not_found');
       const refusal = viewRefusal('views.publish', args);
       if (refusal) return refusal;
       if ((args.view as Json).type !== 'home')
         return refuse('views.publish', args, 'invalid_arguments', ['[ERROR] must be a home view [json-pointer:/view/type]']);
-      const view = state.storedView(state.newId('V'), args.view as Json);
+      if (JSON.stringify(args.view).length > MAX_VIEW_BYTES) return refuse('views.publish', args, 'view_too_large');
+      const existing = state.homes.get(args.user_id);
+      if (existing && typeof args.hash === 'string' && args.hash !== existing.hash) return refuse('views.publish', args, 'hash_conflict');
+      const id = typeof existing?.id === 'string' ? existing.id : state.newId('V');
+      const view = state.storedView(id, args.view as Json);
       state.homes.set(args.user_id, view);
       state.emit({ type: 'home', user: args.user_id, view });
       return ok({ view });

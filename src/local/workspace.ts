@@ -29,6 +29,7 @@ export const ONCALL_GROUP = { id: 'S0ONCALL', handle: 'oncall-infra' } as const;
 
 export const PEOPLE: readonly Person[] = [
   { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin' },
+  { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin' },
   { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator' },
   { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer' },
   { id: 'U0ONCALL', name: 'Omar (@oncall-infra)', role: 'member of @oncall-infra' },

@@ -26,8 +26,8 @@ export interface ListenerContext {
    * to that execution, whose token ends when the step completes.
    */
   botClient: WebClient;
-  /** The slices listeners read (`/vs audit`); changes go through `changes`. */
-  store: Pick<Store, 'audit'>;
+  /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
+  store: Pick<Store, 'audit' | 'freeze'>;
   logger: Logger;
   /** The cloud API is a sandbox (the built-in one, or one that answers as such): every message says so. Read at render time. */
   sandbox: boolean;

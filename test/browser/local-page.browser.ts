@@ -42,6 +42,9 @@ afterAll(async () => {
 
 const messages = () => page.getByRole('log');
 const lastMessage = () => messages().getByRole('article').last();
+/** The app's Home tab under Apps, and the Home tab's content. */
+const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
+const home = () => page.getByRole('region', { name: 'Home' });
 
 async function as(person: RegExp) {
   const select = page.getByLabel('Person');
@@ -150,24 +153,6 @@ describe('the forms, as the right and the wrong person', () => {
     await expectText(answer, /admin/);
   });
 
-  test('an admin restores a backup through its form; the audit channel gets the record', async () => {
-    await as(/Ada/);
-    const dialog = await openForm('/vs backup restore 9', 'Restore backup 9');
-    await dialog.getByRole('textbox', { name: 'Type 9 to confirm' }).fill('9');
-    await dialog.getByRole('textbox', { name: /Reason/ }).fill('data corrupted by the deploy');
-    await dialog.getByRole('button', { name: 'Restore' }).click();
-    // The form becomes the outcome, in place.
-    const outcome = page.getByRole('dialog', { name: 'Restore backup' });
-    await outcome.getByText(/Done/).waitFor();
-    await outcome.getByRole('button', { name: 'Close' }).first().click();
-    await expectText(lastMessage(), /Backup 9/);
-    await inChannel('vs-audit');
-    await expectText(lastMessage(), /backup/i);
-    await expectText(lastMessage(), /succeeded/);
-    await page.screenshot({ path: join(SCREENSHOTS, 'audit-channel.png') });
-    await inChannel('incident-42');
-  });
-
   test('the on-call group member (an operator through the group) adds a disk; a wrong field is shown inline first', async () => {
     await as(/Omar/);
     const dialog = await openForm('/vs disk add 42', 'Add disk · VS 42');
@@ -194,6 +179,90 @@ describe('the forms, as the right and the wrong person', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /20 GB/);
+  });
+});
+
+/** The approval request for `backup`'s restore, as a message of the channel being looked at. */
+const requestFor = (backup: number) =>
+  messages()
+    .getByRole('article')
+    .filter({ hasText: `Backup ${backup}` })
+    .filter({ hasText: /Approval needed|Approved|Denied|Expired/ })
+    .last();
+
+/** Asks for backup `backup`'s restore through its form, as whoever is chosen; the form says it was sent for approval. */
+async function askRestore(backup: number, reason: string): Promise<void> {
+  const dialog = await openForm(`/vs backup restore ${backup}`, `Restore backup ${backup}`);
+  await dialog.getByRole('textbox', { name: `Type ${backup} to confirm` }).fill(String(backup));
+  await dialog.getByRole('textbox', { name: /Reason/ }).fill(reason);
+  await dialog.getByRole('button', { name: 'Restore' }).click();
+  // The form becomes what happened, in place: nothing changed yet, a second person decides.
+  const outcome = page.getByRole('dialog', { name: 'Restore backup' });
+  await outcome.getByText(/Sent for approval in #incident-42/).waitFor();
+  await outcome.getByRole('button', { name: 'Close' }).first().click();
+  await requestFor(backup).waitFor();
+}
+
+/** Presses Approve on `where` and confirms it in Slack's confirmation dialog. */
+async function approve(where: Locator): Promise<void> {
+  await where.getByRole('button', { name: 'Approve' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Approve: Restore backup?' });
+  await confirm.waitFor();
+  await confirm.getByRole('button', { name: 'Approve' }).click();
+  await confirm.waitFor({ state: 'hidden' });
+}
+
+describe('a second person: a restore waits for another admin’s approval', () => {
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('Ada asks for a restore: nothing is changed, and the channel sees who asks, why, until when and the exact request', async () => {
+    await as(/Ada/);
+    await askRestore(9, 'data corrupted by the deploy');
+    const request = requestFor(9);
+    await expectText(request, /Approval needed/);
+    await expectText(request, /@Ada \(admin\) asks to Restore backup · Backup 9/);
+    await expectText(request, /data corrupted by the deploy/);
+    await expectText(request, /Open until/);
+    await expectText(request, /POST \/backups\/9\/restore\.json/);
+    await request.getByRole('button', { name: 'Deny' }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-request.png') });
+  });
+
+  test('Ada cannot approve her own request, nor can Otto, an operator: each is told why, only them', async () => {
+    await approve(requestFor(9));
+    await expectText(lastMessage(), /you cannot approve or deny your own request/);
+    await expectText(lastMessage(), /Only visible to you/);
+    await as(/Otto/);
+    await approve(requestFor(9));
+    await expectText(lastMessage(), /needs the admin role/);
+    await expectText(requestFor(9), /Approval needed/);
+  });
+
+  test('Bea approves it: the request changes in place to say who approved and how it ended; the audit channel names both', async () => {
+    await as(/Bea/);
+    const before = await messages().getByRole('article').count();
+    await approve(requestFor(9));
+    await expectText(requestFor(9), /Approved by @Bea \(admin\) · done/);
+    expect(await requestFor(9).getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    // Changed in place: no new message in the channel.
+    expect(await messages().getByRole('article').count()).toBe(before);
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
+    await inChannel('vs-audit');
+    await expectText(lastMessage(), /backup_restore/);
+    await expectText(lastMessage(), /succeeded/);
+    await expectText(lastMessage(), /asked by @Ada \(admin\) · approved by @Bea \(admin\)/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'audit-channel.png') });
+    await inChannel('incident-42');
+  });
+
+  test('Deny: Ada turns down what Bea asks for; nothing is changed', async () => {
+    await as(/Bea/);
+    await askRestore(11, 'wrong disk, I think');
+    await as(/Ada/);
+    await requestFor(11).getByRole('button', { name: 'Deny' }).click();
+    await expectText(requestFor(11), /Denied by @Ada \(admin\)\. Nothing was changed/);
   });
 });
 
@@ -355,13 +424,78 @@ describe('workflow steps', () => {
 });
 
 describe('the Home tab', () => {
-  test('the Home tab says when the app has none', async () => {
-    await page.getByRole('button', { name: 'vs-chatops (Home)' }).click();
-    await page
-      .getByText(/has no Home tab|Home/)
-      .first()
-      .waitFor();
+  test('as Ada: her role, whether changes are frozen, the forms she may open, and the latest changes', async () => {
+    await as(/Ada/);
+    await homeTab().click();
+    await expectText(home(), /your role is admin/);
+    await expectText(home(), /Changes are not frozen/);
+    await home().getByRole('button', { name: 'Add a disk to a server' }).waitFor();
+    await home().getByRole('button', { name: 'Restore a backup' }).waitFor();
+    // Her restore of backup 9 (above), among everyone's changes.
+    await home().getByRole('heading', { name: 'Latest changes' }).waitFor();
+    await expectText(home(), /backup_restore.*backup:9.*succeeded/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'home-tab.png') });
+  });
+
+  test('switching person on the Home tab shows theirs: Vera has no form to open and sees only her own changes', async () => {
+    await as(/Vera/);
+    await expectText(home(), /your role is viewer/);
+    await home().getByRole('heading', { name: 'Your latest changes' }).waitFor();
+    expect(await home().getByRole('button', { name: 'Restore a backup' }).count()).toBe(0);
+    expect(await home().textContent()).not.toMatch(/backup:9/);
+  });
+
+  test('its button opens the form, which asks for the backup and the channel (the Home tab is no conversation)', async () => {
+    await as(/Ada/);
+    await home().getByRole('button', { name: 'Restore a backup' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore backup' });
+    await dialog.getByRole('textbox', { name: 'Backup id', exact: true }).waitFor();
+    expect(await dialog.getByRole('combobox', { name: 'Post the result in' }).inputValue()).toBe('');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
     await inChannel('incident-42');
+  });
+});
+
+describe('approving from the Home tab', () => {
+  test('Bea sees Ada’s request on her Home tab and approves it there: her Home tab is drawn again without it, the message changes in place', async () => {
+    await as(/Ada/);
+    await inChannel('incident-42');
+    await askRestore(10, 'restore the reports volume');
+    await as(/Bea/);
+    await homeTab().click();
+    await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor();
+    await expectText(home(), /@Ada \(admin\) asks to Restore backup · Backup 10/);
+    await expectText(home(), /POST \/backups\/10\/restore\.json/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'home-tab-approval.png') });
+    await approve(home());
+    await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor({ state: 'hidden' });
+    await expectText(home(), /backup:10.*succeeded/);
+    await inChannel('incident-42');
+    await expectText(requestFor(10), /Approved by @Bea \(admin\) · done/);
+  });
+});
+
+describe('the freeze', () => {
+  test('an admin freezes changes: a change is refused with who froze and why, the Home tab says so; unfreezing allows changes again', async () => {
+    await as(/Bea/);
+    await inChannel('incident-42');
+    await expectText(await type('/vs freeze storage maintenance'), /Changes are frozen by @Bea \(admin\)/);
+    await as(/Otto/);
+    const refused = await type('/vs disk add 42');
+    await expectText(refused, /Changes are frozen: @Bea \(admin\) froze them .* because “storage maintenance”/);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await homeTab().click();
+    await expectText(home(), /Changes are frozen: @Bea \(admin\) froze them/);
+    expect(await home().getByRole('button', { name: 'Add a disk to a server' }).count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'home-tab-frozen.png') });
+    await as(/Bea/);
+    await inChannel('incident-42');
+    await expectText(await type('/vs unfreeze'), /Changes are allowed again/);
+    await as(/Otto/);
+    await openForm('/vs disk add 42', 'Add disk · VS 42');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
   });
 });
 
@@ -452,6 +586,41 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     await confirm.waitFor({ state: 'hidden' });
     // Kept: nothing was sent to the app.
     expect(standIn.state.deliveries).toHaveLength(0);
+  });
+
+  test('rich text: preformatted text exactly as sent (never read as mrkdwn), styled runs, mentions and lists', async () => {
+    const body = '{"backup": {"target_disk": 101}}\n*not bold* <@U0ADMIN> &amp;';
+    expect(
+      await api('chat.postMessage', {
+        channel: 'C0INCIDENT',
+        text: 'rich',
+        blocks: [
+          {
+            type: 'rich_text',
+            elements: [
+              {
+                type: 'rich_text_section',
+                elements: [
+                  { type: 'text', text: 'Asked by ' },
+                  { type: 'user', user_id: 'U0ADMIN' },
+                  { type: 'text', text: ' for ', style: { bold: true } },
+                  { type: 'text', text: 'backup 9', style: { code: true } },
+                ],
+              },
+              { type: 'rich_text_preformatted', elements: [{ type: 'text', text: `POST /backups/9/restore.json\n\n${body}` }] },
+              { type: 'rich_text_list', style: 'ordered', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'first step' }] }] },
+            ],
+          },
+        ],
+      }),
+    ).toMatchObject({ ok: true });
+    const message = alone.getByRole('log').getByRole('article').filter({ hasText: 'first step' });
+    await message.waitFor();
+    expect(await message.locator('pre').textContent()).toBe(`POST /backups/9/restore.json\n\n${body}`);
+    await message.getByText('@Ada (admin)').waitFor();
+    expect(await message.locator('strong').textContent()).toBe(' for ');
+    expect(await message.locator('code').first().textContent()).toBe('backup 9');
+    expect(await message.getByRole('listitem').textContent()).toBe('first step');
   });
 
   test('a modal is updated live: "working…" then the outcome, in the same dialog', async () => {

@@ -1,4 +1,5 @@
-import { eventCallback, linkSharedEvent } from '../../src/local/events';
+import { appHomeOpenedEvent, eventCallback, linkSharedEvent } from '../../src/local/events';
+import type { Json } from '../../src/local/state';
 
 // Interactive payloads as Slack sends them, built from the few fields a test cares about.
 
@@ -25,6 +26,37 @@ export function stateOf(fields: Record<string, StateValue>): Record<string, Reco
   return Object.fromEntries(Object.entries(fields).map(([id, v]) => [id, { [id]: v }]));
 }
 
+/** Who an interactive payload comes from, and the app and workspace it is for. */
+const sentBy = (user: string) => ({
+  team: { id: 'T1', domain: 'acme' },
+  user: { id: user, username: 'someone', name: 'someone', team_id: 'T1' },
+  api_app_id: 'A1',
+  token: 'legacy',
+});
+
+/** A view as Slack sends it back to the app (in a submission, or with a click in it). */
+function storedView(o: { id: string; type: 'modal' | 'home'; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
+  return {
+    id: o.id,
+    team_id: 'T1',
+    type: o.type,
+    blocks: [],
+    private_metadata: o.privateMetadata,
+    callback_id: o.callbackId,
+    state: { values: o.values },
+    hash: `h${Math.random()}`,
+    ...(o.type === 'modal' ? { title: { type: 'plain_text', text: 'x' }, close: null, submit: null } : {}),
+    clear_on_close: false,
+    notify_on_close: false,
+    previous_view_id: null,
+    root_view_id: o.id,
+    app_id: 'A1',
+    external_id: '',
+    app_installed_team_id: 'T1',
+    bot_id: 'BBOT',
+  };
+}
+
 export function viewSubmission(o: {
   callbackId: string;
   viewId: string;
@@ -35,32 +67,9 @@ export function viewSubmission(o: {
 }) {
   return {
     type: 'view_submission',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
+    ...sentBy(o.user),
     trigger_id: `trigger.${Math.random()}`,
-    view: {
-      id: o.viewId,
-      team_id: 'T1',
-      type: 'modal',
-      blocks: [],
-      private_metadata: o.privateMetadata,
-      callback_id: o.callbackId,
-      state: { values: stateOf(o.fields) },
-      hash: `h${Math.random()}`,
-      title: { type: 'plain_text', text: 'x' },
-      clear_on_close: false,
-      notify_on_close: false,
-      close: null,
-      submit: null,
-      previous_view_id: null,
-      root_view_id: o.viewId,
-      app_id: 'A1',
-      external_id: '',
-      app_installed_team_id: 'T1',
-      bot_id: 'BBOT',
-    },
+    view: storedView({ id: o.viewId, type: 'modal', callbackId: o.callbackId, privateMetadata: o.privateMetadata, values: stateOf(o.fields) }),
     response_urls: o.responseUrls ?? [],
     is_enterprise_install: false,
   };
@@ -70,10 +79,7 @@ export function buttonClick(o: { user: string; channel: string; actionId: string
   const ts = o.messageTs ?? '1.2';
   return {
     type: 'block_actions',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', name: 'someone', team_id: 'T1' },
-    api_app_id: 'A1',
-    token: 'legacy',
+    ...sentBy(o.user),
     container: { type: 'message', message_ts: ts, channel_id: o.channel, is_ephemeral: false },
     trigger_id: `trigger.${Math.random()}`,
     channel: { id: o.channel, name: 'incident' },
@@ -92,6 +98,40 @@ export function globalShortcut(o: { user: string; callbackId: string }) {
     user: { id: o.user, username: 'someone', team_id: 'T1' },
     callback_id: o.callbackId,
     trigger_id: `trigger.${Math.random()}`,
+    is_enterprise_install: false,
+  };
+}
+
+/** The Events API envelope of app_home_opened, built as the stand-in builds it (src/local/events.ts). */
+export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: Json }) {
+  return eventCallback(appHomeOpenedEvent({ user: o.user, tab: o.tab ?? 'home', eventTs: '1.1', ...(o.view ? { view: o.view } : {}) }), {
+    teamId: 'T1',
+    apiAppId: 'A1',
+    botUserId: 'UBOT',
+    eventId: `Ev${Math.random().toString(36).slice(2)}`,
+    eventTime: Math.floor(Date.now() / 1000),
+  });
+}
+
+/** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
+export function viewButtonClick(o: { user: string; actionId: string; value?: string; viewId?: string; viewType?: 'home' | 'modal' }) {
+  const viewId = o.viewId ?? 'VHOME';
+  return {
+    type: 'block_actions',
+    ...sentBy(o.user),
+    container: { type: 'view', view_id: viewId },
+    trigger_id: `trigger.${Math.random()}`,
+    view: storedView({ id: viewId, type: o.viewType ?? 'home', callbackId: 'home', privateMetadata: '', values: {} }),
+    actions: [
+      {
+        type: 'button',
+        block_id: 'b',
+        action_id: o.actionId,
+        ...(o.value ? { value: o.value } : {}),
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: '1.3',
+      },
+    ],
     is_enterprise_install: false,
   };
 }

@@ -13,7 +13,8 @@ import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 type Message = { ts: string; channel: string; author: string; text: string; blocks?: Block[]; ephemeralTo?: string; kind: string; replaced?: boolean };
 type Block = { type: string; block_id?: string; text?: { text: string }; elements?: { action_id?: string; text?: string | { text: string } }[] };
 type View = { id: string; user: string; view: { callback_id: string; title: { text: string }; blocks: Block[] }; errors?: Record<string, string> };
-type State = { messages: Message[]; views: View[]; refusals: { source: string; error: string }[] };
+type Home = { id: string; type: string; blocks: Block[] };
+type State = { messages: Message[]; views: View[]; homes: Record<string, Home>; refusals: { source: string; error: string }[] };
 
 let bot: SpawnedBot;
 let dir: string;
@@ -127,6 +128,27 @@ test('the add-disk form: opened, refused inline, fixed, submitted; the channel g
   expect(textOf(result)).toContain('20 GB');
   const record = await until((s) => fromBot(s, 'C0AUDIT', (x) => /succeeded/.test(textOf(x)) && /disk/i.test(textOf(x))), 'the audit record');
   expect(textOf(record)).toMatch(/42/);
+});
+
+test("the Home tab: opened, the bot publishes each person's own; its restore button opens the form, which asks for the channel", async () => {
+  const opened = await call('/local/home', { user: 'U0ADMIN' });
+  expect(opened).toMatchObject({ status: 200, json: { ok: true } });
+  const home = await until((s) => (textOf(s.homes.U0ADMIN ?? {}).includes('your role is *admin*') ? s.homes.U0ADMIN : undefined), "Ada's Home tab");
+  expect(home.type).toBe('home');
+  expect(textOf(home)).toContain('Restore a backup');
+  await call('/local/home', { user: 'U0VIEWER' });
+  const vera = await until((s) => s.homes.U0VIEWER, "Vera's Home tab");
+  expect(textOf(vera)).toContain('your role is *viewer*');
+  expect(textOf(vera)).not.toContain('home_open_');
+
+  expect(await call('/local/action', { user: 'U0ADMIN', viewId: home.id, actionId: 'home_open_backup_restore' })).toMatchObject({ json: { ok: true } });
+  const form = await until((s) => s.views.find((v) => v.user === 'U0ADMIN' && v.view.callback_id === 'backup_restore'), 'the restore form');
+  expect(form.view.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining(['backup_id', 'channel']));
+  await call('/local/close', { user: 'U0ADMIN', viewId: form.id });
+  // Vera cannot press a button of Ada's Home tab.
+  expect(await call('/local/action', { user: 'U0VIEWER', viewId: home.id, actionId: 'home_open_backup_restore' })).toMatchObject({
+    json: { ok: false, error: 'no such view' },
+  });
 });
 
 test('requests from another origin or for another host are refused, and nothing happens', async () => {

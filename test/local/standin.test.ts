@@ -65,6 +65,17 @@ describe('Block Kit limits and bad arguments, refused with Slack’s error codes
     ],
     ['an unknown block type', [{ type: 'carousel' }], '/blocks/0/type'],
     ['an input block in a message', [{ type: 'input', label: { type: 'plain_text', text: 'l' }, element: { type: 'plain_text_input' } }], '/blocks/0/type'],
+    ['a rich text element Slack does not know', [{ type: 'rich_text', elements: [{ type: 'rich_text_table', elements: [] }] }], '/blocks/0/elements/0/type'],
+    [
+      'a rich text run without its text',
+      [{ type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text' }] }] }],
+      '/blocks/0/elements/0/elements/0/text',
+    ],
+    [
+      'a list item that is not a section',
+      [{ type: 'rich_text', elements: [{ type: 'rich_text_list', style: 'bullet', elements: [{ type: 'text', text: 'x' }] }] }],
+      '/blocks/0/elements/0/elements/0/type',
+    ],
   ])('%s', async (_name, blocks, pointer) => {
     const res = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks });
     expect(res.body.error).toBe('invalid_blocks');
@@ -281,6 +292,144 @@ describe('view submissions and their acks', () => {
     expect(standIn.viewOf('U0OPERATOR')).toBeUndefined();
     expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe(
       'not_found',
+    );
+  });
+});
+
+describe('the Home tab', () => {
+  const home = (text: string, extra: Record<string, unknown> = {}) => ({ type: 'home', blocks: [section(text)], ...extra });
+  const deliveredEvents = () =>
+    received
+      .filter((r) => String(r.headers['content-type']).startsWith('application/json'))
+      .map((r) => ({ r, body: JSON.parse(r.body) as { type: string; event_id: string; event: Record<string, unknown> } }));
+
+  test('opening it sends the bot a signed app_home_opened in the Events API envelope; once published, the event carries the view', async () => {
+    const people = ['U0OPERATOR', 'U0VIEWER'];
+    await standIn.openHome(people[0]!);
+    const [first] = deliveredEvents();
+    const timestamp = Number(first!.r.headers['x-slack-request-timestamp']);
+    expect(first!.r.headers['x-slack-signature']).toBe(sign('shh', timestamp, first!.r.body));
+    expect(first!.body).toMatchObject({ type: 'event_callback', team_id: 'T0LOCAL', api_app_id: 'A0VSCHATOPS', event_id: expect.stringMatching(/^Ev/) });
+    expect(first!.body.event).toMatchObject({ type: 'app_home_opened', user: 'U0OPERATOR', tab: 'home', channel: expect.stringMatching(/^D/) });
+    expect(first!.body.event.view).toBeUndefined();
+
+    const published = await api('views.publish', { user_id: 'U0OPERATOR', view: home('Hello Otto') });
+    expect(published.body).toMatchObject({ ok: true, view: { type: 'home', blocks: [section('Hello Otto')] } });
+    await standIn.openHome('U0OPERATOR');
+    const second = deliveredEvents()[1]!;
+    expect(second.body.event_id).not.toBe(first!.body.event_id);
+    expect(second.body.event.view).toMatchObject({ id: (published.body.view as { id: string }).id, type: 'home' });
+    // Each person has their own.
+    expect(standIn.state.homes.has('U0VIEWER')).toBe(false);
+  });
+
+  test('views.publish keeps one view per person: the same id, a new hash each time, hash_conflict for a stale hash', async () => {
+    const first = (await api('views.publish', { user_id: 'U0VIEWER', view: home('one') })).body.view as { id: string; hash: string };
+    clock += 1000;
+    const second = (await api('views.publish', { user_id: 'U0VIEWER', view: home('two'), hash: first.hash })).body.view as { id: string; hash: string };
+    expect(second.id).toBe(first.id);
+    expect(second.hash).not.toBe(first.hash);
+    expect((await api('views.publish', { user_id: 'U0VIEWER', view: home('three'), hash: first.hash })).body.error).toBe('hash_conflict');
+    expect(standIn.state.homes.get('U0VIEWER')?.blocks).toEqual([section('two')]);
+  });
+
+  test.each([
+    ['a modal', { user_id: 'U0ADMIN', view: { type: 'modal', title: { type: 'plain_text', text: 't' }, blocks: [] } }, 'invalid_arguments', '/view/type'],
+    [
+      '101 blocks',
+      { user_id: 'U0ADMIN', view: { type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) } },
+      'invalid_arguments',
+      '/blocks',
+    ],
+    ['section text over 3000', { user_id: 'U0ADMIN', view: home('x'.repeat(3001)) }, 'invalid_arguments', '/blocks/0/text/text'],
+    ['no user_id', { view: home('x') }, 'invalid_arguments', null],
+    ['a person the workspace does not have', { user_id: 'U0NOBODY', view: home('x') }, 'user_not_found', null],
+    [
+      'over 250 kB',
+      { user_id: 'U0ADMIN', view: { type: 'home', blocks: Array.from({ length: 100 }, () => section('y'.repeat(2900))) } },
+      'view_too_large',
+      null,
+    ],
+  ])('views.publish refuses %s as Slack does', async (_name, args, error, pointer) => {
+    const res = await api('views.publish', args);
+    expect(res.body).toMatchObject({ ok: false, error });
+    if (pointer) expect(JSON.stringify(res.body.response_metadata)).toContain(`[json-pointer:${pointer}]`);
+    expect(standIn.state.homes.has('U0ADMIN')).toBe(false);
+    expect(standIn.state.refusals.at(-1)).toMatchObject({ source: 'views.publish', error });
+  });
+
+  test('a button in it reaches the bot as block_actions from the view (no channel, no response_url); only its owner can press it', async () => {
+    const view = (
+      await api('views.publish', {
+        user_id: 'U0ADMIN',
+        view: home('Pending', {
+          blocks: [
+            { type: 'actions', block_id: 'b', elements: [{ type: 'button', action_id: 'home_go', value: '7', text: { type: 'plain_text', text: 'Go' } }] },
+          ],
+        }),
+      })
+    ).body.view as { id: string };
+    expect(await standIn.click('U0VIEWER', { viewId: view.id }, 'home_go')).toEqual({ error: 'no such view' });
+    expect(received).toHaveLength(0);
+    expect((await standIn.click('U0ADMIN', { viewId: view.id }, 'home_go')).ack).toMatchObject({ status: 200 });
+    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
+    expect(payload).toMatchObject({
+      type: 'block_actions',
+      user: { id: 'U0ADMIN' },
+      container: { type: 'view', view_id: view.id },
+      view: { id: view.id, type: 'home' },
+      actions: [{ action_id: 'home_go', value: '7', block_id: 'b' }],
+      trigger_id: expect.any(String),
+    });
+    expect(payload.response_url).toBeUndefined();
+    expect(payload.channel).toBeUndefined();
+  });
+
+  test('buttons of one action_id in several blocks (one per request) are told apart by their block_id', async () => {
+    const approve = (id: string) => ({
+      type: 'actions',
+      block_id: `approval_${id}`,
+      elements: [{ type: 'button', action_id: 'approval_approve', value: id, text: { type: 'plain_text', text: 'Approve' } }],
+    });
+    const view = (await api('views.publish', { user_id: 'U0ADMIN', view: home('Pending', { blocks: [approve('a1'), approve('a2')] }) })).body.view as {
+      id: string;
+    };
+    expect((await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a2')).ack).toMatchObject({ status: 200 });
+    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
+    expect(payload.actions).toMatchObject([{ action_id: 'approval_approve', block_id: 'approval_a2', value: 'a2' }]);
+    expect(await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a3')).toEqual({ error: 'no such button' });
+  });
+});
+
+describe('chat.update', () => {
+  const actions = { type: 'actions', elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' } }] };
+
+  test('replaces the message in place (same ts, marked updated, seen by everyone at once); what is not sent is kept', async () => {
+    const posted = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'asked', blocks: [section('asked'), actions] });
+    const ts = posted.body.ts as string;
+    const seen: unknown[] = [];
+    const stop = standIn.state.subscribe((e) => e.type === 'message' && seen.push(e.message));
+    const updated = await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'approved', blocks: [section('approved by Ada')] });
+    expect(updated.body).toMatchObject({ ok: true, channel: 'C0INCIDENT', ts, message: { text: 'approved', blocks: [section('approved by Ada')] } });
+    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').filter((m) => m.kind === 'bot')).toEqual([
+      expect.objectContaining({ ts, text: 'approved', blocks: [section('approved by Ada')], replaced: true }),
+    ]);
+    expect(seen).toEqual([expect.objectContaining({ ts, text: 'approved' })]);
+    // Text alone keeps the blocks; an empty list of blocks removes them.
+    await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'approved (text only)' });
+    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)).toMatchObject({ text: 'approved (text only)', blocks: [section('approved by Ada')] });
+    await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'plain', blocks: [] });
+    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)?.blocks).toBeUndefined();
+    stop();
+  });
+
+  test('message_not_found, cant_update_message for an ephemeral one, invalid_blocks as for a new message', async () => {
+    expect((await api('chat.update', { channel: 'C0INCIDENT', ts: '1.000001', text: 'x' })).body.error).toBe('message_not_found');
+    const ephemeral = await api('chat.postEphemeral', { channel: 'C0INCIDENT', user: 'U0ADMIN', text: 'only Ada' });
+    expect((await api('chat.update', { channel: 'C0INCIDENT', ts: ephemeral.body.message_ts, text: 'x' })).body.error).toBe('cant_update_message');
+    const ts = (await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x' })).body.ts;
+    expect((await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'x', blocks: Array.from({ length: 51 }, () => section('r')) })).body.error).toBe(
+      'invalid_blocks',
     );
   });
 });

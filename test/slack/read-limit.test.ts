@@ -53,7 +53,7 @@ describe('VS_READS_PER_USER_PER_MINUTE over the real Bolt app', () => {
       expect(await unfurl('CFIRST')).toBe('succeeded');
       expect((await answerTo(h, 'firewall 43', { user: 'ULINKS' })).response_type).toBe('in_channel');
       h.sandbox.reset();
-      expect(await unfurl('CSECOND')).toBe('denied');
+      expect(await unfurl('CSECOND')).toBe('limited');
       expect(h.slack.callsTo('chat.unfurl').map((c) => c.args.channel)).toEqual(['CFIRST']);
       expect(h.slack.calls.filter((c) => c.method === 'chat.postEphemeral' || c.method === 'chat.postMessage')).toEqual([]);
       expect(h.sandbox.requests).toEqual([]);

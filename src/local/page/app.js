@@ -47,9 +47,13 @@ const data = {
   functions: {},
   executions: new Map(),
 };
-/** @typedef {'channel' | 'home' | 'workflows'} Showing */
-/** @type {{ me: string, channel: string, showing: Showing, modalViewId: string | null, modalHash: string | null, lastFocus: Element | null, step: string }} */
-const ui = { me: '', channel: '', showing: 'channel', modalViewId: null, modalHash: null, lastFocus: null, step: '' };
+/**
+ * What the person is looking at. `homeWaiting`: the Home tab was opened and the app has not published it yet (Slack shows
+ * the last published view meanwhile, or nothing). `step`: the workflow step chosen on the Workflows panel.
+ * @typedef {{ me: string, channel: string, showing: 'channel' | 'home' | 'workflows', homeWaiting: boolean, step: string }} Looking
+ * @type {Looking & { modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }}
+ */
+const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, step: '', modalViewId: null, modalHash: null, lastFocus: null };
 
 /** @type {RenderContext} */
 const ctx = {
@@ -113,12 +117,25 @@ function showChannel(id) {
   $('message').focus();
 }
 
+/** How long the page waits for the app to publish a Home tab before saying it has none. */
+const HOME_WAIT_MS = 3000;
+
+/** Opens the Home tab: Slack tells the app (app_home_opened), which publishes the view (views.publish), shown as it arrives. */
 async function showHome() {
   ui.showing = 'home';
+  ui.homeWaiting = true;
   renderAll();
+  const me = ui.me;
   const answer = await post('/local/home', {});
-  if (answer.home) data.homes[ui.me] = answer.home;
-  renderHome();
+  if (answer.home && !data.homes[me]) data.homes[me] = answer.home;
+  if (!answer.ok) ui.homeWaiting = false;
+  else
+    setTimeout(() => {
+      if (ui.me !== me || !ui.homeWaiting) return;
+      ui.homeWaiting = false;
+      if (ui.showing === 'home') renderHome();
+    }, HOME_WAIT_MS);
+  if (ui.showing === 'home' && ui.me === me) renderHome();
 }
 
 // --- messages -----------------------------------------------------------------
@@ -136,7 +153,7 @@ function messageNode(m) {
   const body = el('div', { class: 'message-body' });
   if (m.kind === 'command') body.append(el('code', { class: 'command' }, m.text));
   else if (Array.isArray(m.blocks) && m.blocks.length > 0)
-    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, element, button) }));
+    body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, block, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
   // The app's unfurls, under the message as Slack shows them: one attachment per link.
   for (const [url, unfurl] of Object.entries(m.unfurls ?? {}))
@@ -196,17 +213,18 @@ function upsertMessage(m) {
 
 /**
  * @param {ActionSource} source
+ * @param {Block} block the element's block: its block_id tells apart buttons of one action_id in several blocks
  * @param {BlockElement} element
  * @param {HTMLButtonElement} button
  */
-async function act(source, element, button) {
+async function act(source, block, element, button) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   if (element.url) window.open(element.url, '_blank', 'noopener');
   button.disabled = true;
   const answer =
     'viewId' in source
-      ? await post('/local/action', { viewId: source.viewId, actionId: element.action_id })
-      : await post('/local/action', { channel: source.channel, ts: source.ts, actionId: element.action_id });
+      ? await post('/local/action', { viewId: source.viewId, actionId: element.action_id, blockId: block.block_id })
+      : await post('/local/action', { channel: source.channel, ts: source.ts, actionId: element.action_id, blockId: block.block_id });
   if (button.isConnected) button.disabled = false;
   if (!answer.ok) showStatus(`The button did not work: ${answer.error}`);
 }
@@ -327,7 +345,7 @@ function renderModal() {
       renderBlocks(view.blocks, {
         ...ctx,
         input: (block) => inputNode(block, open),
-        onAction: (_block, element, button) => void act({ viewId: open.id }, element, button),
+        onAction: (block, element, button) => void act({ viewId: open.id }, block, element, button),
       }),
     ),
     status,
@@ -418,7 +436,8 @@ function inputNode(block, open) {
         e.initial_conversation ??
         e.initial_channel ??
         e.initial_user ??
-        (e.default_to_current_conversation ? (open.channel ?? ui.channel) : undefined);
+        // The conversation the form was opened from; from the Home tab there is none, as at Slack.
+        (e.default_to_current_conversation ? (open.channel ?? (ui.showing === 'channel' ? ui.channel : undefined)) : undefined);
       const field = el(
         'select',
         { id, name: block.block_id, 'aria-describedby': describedBy, 'aria-required': block.optional ? false : 'true' },
@@ -529,11 +548,18 @@ async function submitModal(open, form, status) {
 
 function renderHome() {
   const view = data.homes[ui.me];
-  $('home-body').replaceChildren(
+  const body = $('home-body');
+  // A republished view keeps focus on the button of the same name, if it is still there.
+  const focusedText = document.activeElement instanceof HTMLButtonElement && body.contains(document.activeElement) ? document.activeElement.textContent : null;
+  body.setAttribute('aria-busy', String(ui.homeWaiting && !view));
+  body.replaceChildren(
     view
-      ? renderBlocks(view.blocks, { ...ctx, onAction: (_b, element, button) => void act({ viewId: view.id }, element, button) })
-      : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
+      ? renderBlocks(view.blocks, { ...ctx, onAction: (block, element, button) => void act({ viewId: view.id }, block, element, button) })
+      : ui.homeWaiting
+        ? el('p', { class: 'empty' }, 'Opening the Home tab…')
+        : el('p', { class: 'empty' }, 'vs-chatops has no Home tab: it did not publish one (views.publish) when you opened it.'),
   );
+  if (focusedText !== null) [...body.querySelectorAll('button')].find((b) => b.textContent === focusedText)?.focus();
 }
 
 // --- Workflows ------------------------------------------------------------------
@@ -767,6 +793,9 @@ async function load() {
   data.views = new Map(snapshot.views.map((v) => [v.id, v]));
   data.homes = snapshot.homes;
   data.refusals = snapshot.refusals;
+  const notes = $('notes');
+  notes.replaceChildren(...snapshot.notes.map((note) => el('p', {}, mrkdwn(note, ctx))));
+  notes.hidden = snapshot.notes.length === 0;
   data.panel = snapshot.panel;
   data.functions = snapshot.functions;
   data.executions = new Map(snapshot.executions.map((x) => [x.id, x]));
@@ -810,6 +839,7 @@ function follow() {
   });
   on('home', ({ user, view }) => {
     data.homes[user] = view;
+    if (user === ui.me) ui.homeWaiting = false;
     if (user === ui.me && ui.showing === 'home') renderHome();
   });
   on('refusal', ({ refusal }) => {
@@ -830,7 +860,9 @@ function wire() {
   person.addEventListener('change', () => {
     ui.me = person.value;
     ui.modalViewId = null;
-    renderAll();
+    // On the Home tab, the other person opens their own: the app hears of it (app_home_opened) and publishes theirs.
+    if (ui.showing === 'home') void showHome();
+    else renderAll();
   });
   $('home-tab').addEventListener('click', () => void showHome());
   $('workflows-tab').addEventListener('click', showWorkflows);

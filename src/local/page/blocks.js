@@ -8,8 +8,8 @@
 /** @typedef {import('./types').BlockElement} BlockElement */
 /** @typedef {import('./types').ContextElement} ContextElement */
 /** @typedef {import('./types').RenderContext} RenderContext */
-/** @typedef {import('./types').RichTextContainer} RichTextContainer */
-/** @typedef {import('./types').RichTextElement} RichTextElement */
+/** @typedef {import('./types').RichText} RichText */
+/** @typedef {import('./types').RichTextStyle} RichTextStyle */
 /** @typedef {import('./types').TextObject} TextObject */
 /** @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} AttributeValue */
 /** @typedef {Node | string | null | undefined} Child */
@@ -70,6 +70,13 @@ const EMOJI = {
   card_file_box: '🗃️',
   house: '🏠',
   robot_face: '🤖',
+  octagonal_sign: '🛑',
+  raised_hand: '✋',
+  ballot_box_with_check: '☑️',
+  large_orange_circle: '🟠',
+  snowflake: '❄️',
+  ice_cube: '🧊',
+  sunny: '☀️',
 };
 
 /**
@@ -179,11 +186,7 @@ function link(inner, ctx) {
     const name = channel ? channel.name : (label ?? id);
     return el('button', { type: 'button', class: 'mention channel-link', onclick: () => ctx.openChannel(id) }, `#${name}`);
   }
-  if (target.startsWith('!date^')) {
-    // A date token: Slack shows it in the reader's time zone; the page shows the fallback the app wrote.
-    const seconds = Number(target.split('^')[1]);
-    return el('time', { datetime: Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : undefined, text: unescape(label ?? '') });
-  }
+  if (target.startsWith('!date^')) return dateNode(target, label);
   if (target.startsWith('!')) {
     const [kind, id] = target.slice(1).split('^');
     const name = kind === 'subteam' ? (label ?? ctx.group?.(id) ?? id) : kind;
@@ -191,6 +194,50 @@ function link(inner, ctx) {
   }
   if (/^(https?:|mailto:)/.test(target)) return el('a', { href: target, target: '_blank', rel: 'noopener noreferrer', text: unescape(label ?? target) });
   return document.createTextNode(unescape(`<${inner}>`));
+}
+
+const MONTH = new Intl.DateTimeFormat('en-US', { month: 'long' });
+const MONTH_SHORT = new Intl.DateTimeFormat('en-US', { month: 'short' });
+const WEEKDAY = new Intl.DateTimeFormat('en-US', { weekday: 'long' });
+const TIME = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' });
+const TIME_SECS = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+
+/** 1st, 2nd, 3rd, 4th… 11th, 12th, 13th… 21st. */
+const ordinal = (/** @type {number} */ n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+
+/**
+ * Slack's date token, `<!date^seconds^format|fallback>`, in the reader's own time zone as Slack shows it
+ * ({date_num}, {date}, {date_short}, {date_long}, their _pretty forms, {time}, {time_secs}, {ago}); the fallback
+ * when the token cannot be read.
+ * @param {string} target
+ * @param {string | undefined} fallback
+ */
+function dateNode(target, fallback) {
+  const [, seconds = '', format = ''] = target.split('^');
+  const when = new Date(Number(seconds) * 1000);
+  if (!/^\d+$/.test(seconds) || Number.isNaN(when.getTime())) return document.createTextNode(fallback ?? target);
+  const day = (/** @type {Date} */ d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const daysAgo = Math.round((day(new Date()) - day(when)) / 86_400_000);
+  const pretty = daysAgo === 0 ? 'today' : daysAgo === 1 ? 'yesterday' : daysAgo === -1 ? 'tomorrow' : null;
+  const date = `${MONTH.format(when)} ${ordinal(when.getDate())}, ${when.getFullYear()}`;
+  const short = `${MONTH_SHORT.format(when)} ${when.getDate()}, ${when.getFullYear()}`;
+  const long = `${WEEKDAY.format(when)}, ${date}`;
+  const minutes = Math.round((Date.now() - when.getTime()) / 60_000);
+  /** @type {Record<string, string>} */
+  const parts = {
+    date_num: `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, '0')}-${String(when.getDate()).padStart(2, '0')}`,
+    date,
+    date_short: short,
+    date_long: long,
+    date_pretty: pretty ?? date,
+    date_short_pretty: pretty ?? short,
+    date_long_pretty: pretty ?? long,
+    time: TIME.format(when),
+    time_secs: TIME_SECS.format(when),
+    ago: minutes < 1 ? 'just now' : minutes < 60 ? `${minutes} minutes ago` : `${Math.round(minutes / 60)} hours ago`,
+  };
+  const text = format.replace(/\{(\w+)\}/g, (/** @type {string} */ whole, /** @type {string} */ name) => parts[name] ?? whole);
+  return el('time', { datetime: when.toISOString(), title: fallback ?? when.toISOString(), text });
 }
 
 /**
@@ -280,8 +327,8 @@ function renderBlock(block, ctx) {
     case 'rich_text':
       return el(
         'div',
-        { class: 'b-rich' },
-        /** @type {RichTextContainer[]} */ (/** @type {unknown} */ (block.elements ?? [])).map((c) => richContainer(c, ctx)),
+        { class: 'b-rich-text' },
+        /** @type {RichText[]} */ (/** @type {unknown} */ (block.elements ?? [])).map((e) => richText(e, ctx)),
       );
     default:
       return unsupported('block', block.type);
@@ -289,60 +336,76 @@ function renderBlock(block, ctx) {
 }
 
 /**
- * Rich text: what Slack shows as it is (preformatted text is never read as mrkdwn).
- * @param {RichTextContainer} c
+ * A rich_text block's element: a section (a paragraph), a list, preformatted text (shown exactly as it is) or a quote.
+ * @param {RichText} e
  * @param {RenderContext} ctx
  * @returns {Node}
  */
-function richContainer(c, ctx) {
-  const inner = (c.elements ?? []).map((e) =>
-    e.type.startsWith('rich_text_') ? richContainer(/** @type {RichTextContainer} */ (e), ctx) : richElement(/** @type {RichTextElement} */ (e), ctx),
-  );
-  switch (c.type) {
+function richText(e, ctx) {
+  const runs = (/** @type {RichText[]} */ elements) => elements.map((run) => richRun(run, ctx));
+  switch (e.type) {
     case 'rich_text_section':
-      return el('p', { class: 'b-rich-section' }, inner);
+      return el('p', { class: 'b-rich-section' }, runs(e.elements ?? []));
     case 'rich_text_preformatted':
-      return el('pre', { class: 'b-pre' }, inner);
+      return el('pre', {}, el('code', { text: (e.elements ?? []).map((run) => run.text ?? run.url ?? '').join('') }));
     case 'rich_text_quote':
-      return el('blockquote', { class: 'b-quote' }, inner);
+      return el('blockquote', {}, runs(e.elements ?? []));
     case 'rich_text_list':
       return el(
-        c.style === 'ordered' ? 'ol' : 'ul',
-        {},
-        inner.map((item) => el('li', {}, item)),
+        e.style === 'ordered' ? 'ol' : 'ul',
+        { class: 'b-rich-list' },
+        (e.elements ?? []).map((item) => el('li', {}, runs(item.elements ?? []))),
       );
     default:
-      return unsupported('rich text', c.type);
+      return unsupported('rich text element', e.type);
   }
 }
 
 /**
- * @param {RichTextElement} e
+ * One run of rich text: its text as it is (never read as mrkdwn), styled; links, mentions, emoji and dates resolved.
+ * @param {RichText} run
  * @param {RenderContext} ctx
  * @returns {Node}
  */
-function richElement(e, ctx) {
-  switch (e.type) {
-    case 'text': {
-      /** @type {Node} */
-      let node = document.createTextNode(e.text ?? '');
-      if (e.style?.code) node = el('code', {}, node);
-      if (e.style?.bold) node = el('strong', {}, node);
-      if (e.style?.italic) node = el('em', {}, node);
-      if (e.style?.strike) node = el('s', {}, node);
-      return node;
-    }
+function richRun(run, ctx) {
+  /** @type {Node} */
+  let node;
+  switch (run.type) {
+    case 'text':
+      node = document.createTextNode(run.text ?? '');
+      break;
     case 'link':
-      return document.createTextNode(e.text ?? e.url ?? '');
-    case 'user':
-      return el('span', { class: 'mention' }, `@${ctx.person(e.user_id ?? '')?.name ?? e.user_id ?? ''}`);
-    case 'channel':
-      return el('span', { class: 'mention' }, `#${ctx.channel(e.channel_id ?? '')?.name ?? e.channel_id ?? ''}`);
+      node = /^(https?:|mailto:)/.test(run.url ?? '')
+        ? el('a', { href: run.url, target: '_blank', rel: 'noopener noreferrer', text: run.text ?? run.url })
+        : document.createTextNode(run.text ?? run.url ?? '');
+      break;
     case 'emoji':
-      return document.createTextNode(EMOJI[e.name ?? ''] ?? `:${e.name ?? ''}:`);
+      node = EMOJI[run.name ?? ''] ? emojiNode(run.name ?? '') : document.createTextNode(`:${run.name ?? ''}:`);
+      break;
+    case 'user':
+      node = link(`@${run.user_id ?? ''}`, ctx);
+      break;
+    case 'channel':
+      node = link(`#${run.channel_id ?? ''}`, ctx);
+      break;
+    case 'usergroup':
+      node = link(`!subteam^${run.usergroup_id ?? ''}`, ctx);
+      break;
+    case 'broadcast':
+      node = el('span', { class: 'mention', text: `@${run.range ?? 'here'}` });
+      break;
+    case 'date':
+      node = dateNode(`!date^${run.timestamp ?? ''}^${run.format ?? ''}`, run.fallback);
+      break;
     default:
-      return unsupported('rich text element', e.type);
+      return unsupported('rich text run', run.type);
   }
+  const style = typeof run.style === 'object' ? run.style : {};
+  if (style.code) node = el('code', {}, node);
+  if (style.strike) node = el('s', {}, node);
+  if (style.italic) node = el('em', {}, node);
+  if (style.bold) node = el('strong', {}, node);
+  return node;
 }
 
 // Only images the page itself serves or inline data: the CSP would block others anyway.

@@ -47,24 +47,35 @@ export interface BlockElement {
   default_to_current_conversation?: boolean;
 }
 
-/** An element of rich text: text (with its style), a link, a mention, an emoji. */
-export interface RichTextElement {
+/** How a rich text run is styled. */
+export interface RichTextStyle {
+  bold?: boolean;
+  italic?: boolean;
+  strike?: boolean;
+  code?: boolean;
+}
+
+/**
+ * A rich_text block's element (rich_text_section, rich_text_list, rich_text_preformatted, rich_text_quote), or one of
+ * their runs (text, link, emoji, user, channel, usergroup, broadcast, date): one shape, each field where its type has it.
+ */
+export interface RichText {
   type: string;
+  elements?: RichText[];
+  /** A list's: bullet or ordered; a run's: RichTextStyle. */
+  style?: string | RichTextStyle;
+  indent?: number;
   text?: string;
-  style?: { bold?: boolean; italic?: boolean; strike?: boolean; code?: boolean };
   url?: string;
+  name?: string;
+  unicode?: string;
   user_id?: string;
   channel_id?: string;
   usergroup_id?: string;
-  name?: string;
   range?: string;
-}
-
-/** A rich_text block's element: a paragraph, preformatted text, a quote or a list of paragraphs. */
-export interface RichTextContainer {
-  type: string;
-  elements?: (RichTextElement | RichTextContainer)[];
-  style?: string;
+  timestamp?: number;
+  format?: string;
+  fallback?: string;
 }
 
 /** A context block's element: a text object, or an image element. */
@@ -185,6 +196,8 @@ export interface Snapshot {
   views: OpenView[];
   homes: Record<string, View>;
   refusals: Refusal[];
+  /** What the page says about the workspace's settings. */
+  notes: string[];
   panel: PanelHint | null;
   functions: Record<string, AppFunction>;
   executions: Execution[];

@@ -54,7 +54,7 @@ export function requestText(request: RecordedRequest): string {
   return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here; the audit record keeps it whole)` : text;
 }
 
-/** The request as preformatted rich text: shown as it is sent. */
+/** The request as preformatted rich text: shown as it is, byte for byte. */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
   return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: requestText(request) }] }] };
 }
@@ -72,10 +72,9 @@ export function fromWorkflow(approval: Approval): string {
   return approval.workflowExecutionId ? ` Asked for by workflow ${code(approval.workflowExecutionId, 40)}.` : '';
 }
 
-/** The open request, with its buttons. */
-export function renderApprovalRequest(f: ApprovalFacts): Rendered {
+/** Approve (behind Slack's confirmation dialog) and Deny, their value the request's id: on its message and on the Home tab. */
+export function approvalButtons(f: ApprovalFacts): Button[] {
   const { approval } = f;
-  const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
   const approve: Button = {
     type: 'button',
     action_id: APPROVE_ACTION_ID,
@@ -91,11 +90,18 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
     },
   };
   const deny: Button = { type: 'button', action_id: DENY_ACTION_ID, text: { type: 'plain_text', text: 'Deny' }, style: 'danger', value: approval.id };
+  return [approve, deny];
+}
+
+/** The open request, with its buttons. */
+export function renderApprovalRequest(f: ApprovalFacts): Rendered {
+  const { approval } = f;
+  const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
   const blocks: KnownBlock[] = [
     section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}`),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
-    { type: 'actions', block_id: 'approval', elements: [approve, deny] },
+    { type: 'actions', block_id: 'approval', elements: approvalButtons(f) },
     context(
       `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
@@ -206,3 +212,6 @@ export function requestNotPostedText(channelId: string): string {
     'Nothing has been changed; the request expires unanswered. Ask again once the bot can post there.'
   );
 }
+
+/** The store could not be reached before anything was decided. */
+export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';

@@ -46,3 +46,6 @@ export const NOT_FROZEN = 'Changes are not frozen; nothing to unfreeze.';
 export function freezeLine(freeze: Freeze | null): string {
   return freeze ? `:ice_cube: ${frozenText(freeze)}` : 'Changes are not frozen.';
 }
+
+/** The store could not be reached: nothing was switched, because it could not be recorded. */
+export const FREEZE_UNRECORDED = 'The freeze could not be switched right now, because it could not be recorded; nothing was changed. Try again in a minute.';

@@ -125,16 +125,17 @@ export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReach
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
 }
 
-export function renderWhoami(o: {
+/** Who the user is here: their role, what it allows, where changes are allowed (for `/vs whoami` and the Home tab). */
+export interface RoleFacts {
   userId: string;
   role: Role;
-  allows: Action[];
-  mutationChannels: string[] | null;
+  allows: readonly Action[];
+  mutationChannels: readonly string[] | null;
   noChangeRolesConfigured: boolean;
-  /** The freeze in force, null when none, `unknown` when the store could not say; left out, nothing is said. */
-  freeze?: Freeze | null | 'unknown';
-  sandbox: boolean;
-}): Rendered {
+}
+
+/** The lines that say a user's role and what it allows, as mrkdwn. */
+export function roleLines(o: RoleFacts): string[] {
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
     o.allows.length
@@ -149,6 +150,17 @@ export function renderWhoami(o: {
         : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
     );
   }
+  return lines;
+}
+
+export function renderWhoami(
+  o: RoleFacts & {
+    /** The freeze in force, null when none, `unknown` when the store could not say; left out, nothing is said. */
+    freeze?: Freeze | null | 'unknown';
+    sandbox: boolean;
+  },
+): Rendered {
+  const lines = roleLines(o);
   if (o.freeze !== undefined) lines.push(o.freeze === 'unknown' ? 'Whether changes are frozen could not be read just now.' : freezeLine(o.freeze));
   const summary = o.noChangeRolesConfigured
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
@@ -205,9 +217,9 @@ function requestLine(r: AuditRecord, max: number): string | null {
   return `request: ${code(`${method} ${path}`, 200)}${body === null ? '' : ` ${code(body, max)}`}`;
 }
 
-export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
-  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
-  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`)];
+/** Records one a line, newest first as given, in as few sections as Slack's section limit allows. */
+export function auditRecordSections(records: readonly AuditRecord[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
   let chunk: string[] = [];
   let size = 0;
   const lines = records.map((r) => {
@@ -224,6 +236,12 @@ export function renderAuditRecords({ records }: { records: readonly AuditRecord[
     size += line.length + 1;
   }
   if (chunk.length) blocks.push(section(chunk.join('\n')));
+  return blocks;
+}
+
+export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
+  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
+  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`), ...auditRecordSections(records)];
   return { text: fallback(`Latest ${records.length} audit records`), blocks: blocks.slice(0, 50) };
 }
 

@@ -48,8 +48,10 @@ export interface NeedOf {
   need: Need;
   /** What a change form is about (`vs:42`), for the record of a refusal. */
   target?: string;
-  /** The title of the status modal that tells a refusal on a shortcut or a form. */
+  /** The title of the status modal that tells a refusal on a shortcut, a Home tab button or a form. */
   title?: string;
+  /** The form opened asks for the channel (a shortcut, a Home tab button): only the role is checked now, the channel at submission. */
+  channelChosenLater?: boolean;
 }
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
@@ -61,7 +63,8 @@ type SubmissionAck = AckFn<ViewResponseAction>;
 export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf) {
   return async (args: Args): Promise<void> => {
     const req = requestOf(args.context);
-    const { need, target, title } = needOf(args);
+    // A shortcut's form always asks for the channel; a Home tab button's says so in its row.
+    const { need, target, title, channelChosenLater = req.kind === 'shortcut' } = needOf(args);
     if (need === 'everyone') return args.next();
     if (need === 'workflow_read') {
       // No person to bound: the cloud client's single flight and its connection budget for reads bound what steps cost.
@@ -82,10 +85,7 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
       decision = await ctx.policy.can(req.userId, need, req.channelId);
     } else {
       try {
-        // From a shortcut the channel is chosen in the form: only the role is checked now.
-        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', {
-          channelChosenLater: req.kind === 'shortcut',
-        });
+        decision = await ctx.changes.authorize({ userId: req.userId, channelId: req.channelId }, need.opens, target ?? 'unknown', { channelChosenLater });
       } catch (error) {
         // The store is unreachable (the freeze cannot be read, a refusal cannot be written): no form can be submitted now.
         req.log.error('could not check or record the change', { error });

@@ -66,6 +66,13 @@ describe('manifest.yml', () => {
     expect(domains[0]).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
     expect(readme).toMatch(new RegExp(`replace \`${domains[0]!.replace(/\./g, '\\.')}\` under \`unfurl_domains\``));
   });
+
+  test('turns on the Home tab that the app_home_opened row draws, and keeps the Messages tab read-only (the bot answers no DM)', () => {
+    expect(EVENTS.map((row) => row.event)).toContain('app_home_opened');
+    const appHome = section('app_home');
+    expect(appHome).toMatch(/^ {4}home_tab_enabled: true$/m);
+    expect(appHome).toMatch(/^ {4}messages_tab_read_only_enabled: true$/m);
+  });
 });
 
 describe('manifest.yml and the workflow steps', () => {

@@ -6,7 +6,7 @@ import type { ListenerContext, RequestKind, SlackRequest } from '../../../src/sl
 import { checkNeeds, type NeedOf } from '../../../src/slack/middleware/needs';
 import type { ResponsePayload } from '../../../src/slack/response-url';
 import { createUserLimits } from '../../../src/slack/user-limits';
-import type { Store } from '../../../src/store';
+import { StoreUnavailableError, type Store } from '../../../src/store';
 import { openSqliteStore } from '../../../src/store/sqlite';
 
 // The needs middleware on its own: the real policy, change door, limits and
@@ -271,6 +271,16 @@ describe('a refusal that cannot be told or recorded', () => {
     expect(sent.req.outcome).toBe('denied');
     expect(textOf(sent)).toBe('[[],[],[]]');
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'denied' }));
+  });
+
+  test('the store unreachable at authorization: a command is told that nothing can be changed now, no form, counted as a failure', async () => {
+    const { ctx, store } = await setup();
+    store.freeze.current = () => Promise.reject(new StoreUnavailableError('the database did not answer'));
+    const sent = await send(ctx, opens(), { kind: 'command', user: OPERATOR });
+    expect(sent.ran).toBe(false);
+    expect(sent.req.outcome).toBe('failed');
+    expect(textOf(sent)).toContain('Nothing can be changed right now, because it could not be recorded');
+    expect(textOf(sent)).not.toContain('Something went wrong');
   });
 
   test('the store down at authorization: a command is answered that something went wrong, counted as a failure', async () => {

@@ -2,63 +2,70 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import type { Verdict } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { updateApprovalMessage } from '../../approval-messages';
-import { APPROVAL_UNKNOWN, renderApprovalClosed } from '../../blocks/approvals';
+import { APPROVAL_UNKNOWN, DECISION_UNRECORDED, renderApprovalClosed } from '../../blocks/approvals';
 import { renderDenied, renderError } from '../../blocks/messages';
 import { markSandbox, type Rendered } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { openModal } from '../../open-modal';
+import { publishHome } from '../../publish-home';
 import { replyEphemeral } from '../../reply';
 
 // A click on an approval request's Approve or Deny button (acked already by
 // the request middleware). The door decides everything (who may, the first
 // decisive click, running the change once); this says what it decided: the
 // request's message is updated in place for everyone, a refusal or a late
-// click is told to the clicker alone.
-
-/** The store could not be reached before anything was decided. */
-export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+// click is told to the clicker alone. A click on the Home tab redraws the
+// clicker's Home tab.
 
 export function approvalClick(verdict: Verdict) {
-  return async (
-    ctx: ListenerContext,
-    req: SlackRequest,
-    { action, body }: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>,
-  ): Promise<Outcome> => {
-    const approvalId = typeof action.value === 'string' ? action.value : '';
-    const clickedTs = clickedMessageTs(body);
-    let result;
-    try {
-      result = await ctx.changes.decide(approvalId, { userId: req.userId }, verdict);
-    } catch (error) {
-      if (!isStoreUnavailable(error)) throw error;
-      req.log.warn('approval click refused: the store is unreachable', { error });
-      await tellClicker(ctx, req, renderError(DECISION_UNRECORDED));
-      return 'failed';
-    }
-    switch (result.outcome) {
-      case 'unknown':
-        await tellClicker(ctx, req, renderError(APPROVAL_UNKNOWN));
-        return 'not_found';
-      case 'closed':
-        await tellClicker(ctx, req, renderApprovalClosed(result.approval));
-        return 'duplicate';
-      case 'denied':
-        await tellClicker(ctx, req, renderDenied(result.decision));
-        return 'denied';
-      case 'rejected':
-      case 'approved': {
-        const end =
-          result.outcome === 'rejected'
-            ? { kind: 'rejected' as const }
-            : { kind: 'approved' as const, run: result.change, timeoutMs: ctx.config.cloud.timeoutMs };
-        const { updated, message } = await updateApprovalMessage(req.client, result.approval, end, { sandbox: ctx.sandbox, log: req.log, ts: clickedTs });
-        // The message could not be updated: the one who decided hears the outcome at least.
-        if (!updated && message) await tellClicker(ctx, req, message);
-        return result.outcome;
-      }
-    }
+  return async (ctx: ListenerContext, req: SlackRequest, args: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>): Promise<Outcome> => {
+    const outcome = await decideClick(verdict, ctx, req, args);
+    // Clicked on the Home tab: the clicker's is drawn again, the request gone from it (or shown as it stands now).
+    if (args.body.view?.type === 'home') await publishHome(ctx, req.client, req.userId, req.log);
+    return outcome;
   };
+}
+
+async function decideClick(
+  verdict: Verdict,
+  ctx: ListenerContext,
+  req: SlackRequest,
+  { action, body }: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>,
+): Promise<Outcome> {
+  const approvalId = typeof action.value === 'string' ? action.value : '';
+  const clickedTs = clickedMessageTs(body);
+  let result;
+  try {
+    result = await ctx.changes.decide(approvalId, { userId: req.userId }, verdict);
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    req.log.warn('approval click refused: the store is unreachable', { error });
+    await tellClicker(ctx, req, renderError(DECISION_UNRECORDED));
+    return 'failed';
+  }
+  switch (result.outcome) {
+    case 'unknown':
+      await tellClicker(ctx, req, renderError(APPROVAL_UNKNOWN));
+      return 'not_found';
+    case 'closed':
+      await tellClicker(ctx, req, renderApprovalClosed(result.approval));
+      return 'duplicate';
+    case 'denied':
+      await tellClicker(ctx, req, renderDenied(result.decision));
+      return 'denied';
+    case 'rejected':
+    case 'approved': {
+      const end =
+        result.outcome === 'rejected'
+          ? { kind: 'rejected' as const }
+          : { kind: 'approved' as const, run: result.change, timeoutMs: ctx.config.cloud.timeoutMs };
+      const { updated, message } = await updateApprovalMessage(req.client, result.approval, end, { sandbox: ctx.sandbox, log: req.log, ts: clickedTs });
+      // The message could not be updated: the one who decided hears the outcome at least.
+      if (!updated && message) await tellClicker(ctx, req, message);
+      return result.outcome;
+    }
+  }
 }
 
 /** To the clicker alone: ephemeral where the button was in a channel; a status modal where it was not (the Home tab). */

@@ -4,7 +4,8 @@ import { showClaimedRequest } from '../../approval-messages';
 import { renderDenied, renderError } from '../../blocks/messages';
 import { CLAIMED_NOT_SHOWN, renderClaimClosed, WORKFLOW_REQUEST_UNKNOWN } from '../../blocks/workflow-requests';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { clickedMessageTs, DECISION_UNRECORDED, tellClicker } from './approval';
+import { DECISION_UNRECORDED } from '../../blocks/approvals';
+import { clickedMessageTs, tellClicker } from './approval';
 
 // A click on "Request this change" under a workflow step's request (acked
 // already by the request middleware). The door decides (the role the change

@@ -1,5 +1,5 @@
 import { isStoreUnavailable } from '../../../store';
-import { renderAlreadyFrozen, renderFrozen, renderUnfrozen, NOT_FROZEN } from '../../blocks/freeze';
+import { FREEZE_UNRECORDED, NOT_FROZEN, renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../blocks/freeze';
 import { renderDenied } from '../../blocks/messages';
 import { markSandbox } from '../../blocks/mrkdwn';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
@@ -9,9 +9,6 @@ import { deliver, replyEphemeral, replyError } from '../../reply';
 // (and records a refusal), switches every change off or on, and records it;
 // the channel hears it (whatever VS_RESPONSE_VISIBILITY says: it concerns
 // everyone there), the audit channel by its record.
-
-/** The store could not be reached: nothing was switched, because it could not be recorded. */
-export const FREEZE_UNRECORDED = 'The freeze could not be switched right now, because it could not be recorded; nothing was changed. Try again in a minute.';
 
 export async function freezeCommand(ctx: ListenerContext, req: SlackRequest, { reason }: { reason: string }): Promise<Outcome> {
   const result = await switched(req, () => ctx.changes.freeze({ userId: req.userId, channelId: req.channelId }, reason));

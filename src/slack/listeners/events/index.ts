@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { ListenerRow } from '../listener';
+import { appHomeOpened } from './app-home-opened';
 import { unfurlServerLinks } from './link-shared';
 
 // The table of Events API events: a row per event type, with what handling
@@ -26,4 +27,6 @@ function eventRow<E extends string>(row: EventRow<E>): EventRow {
 export const EVENTS: readonly EventRow[] = [
   // A control-panel link to a server, posted (or typed in the composer): a card of the server, for a poster who may read.
   eventRow({ event: 'link_shared', scopes: ['links:read', 'links:write'], needs: { need: 'read' }, run: unfurlServerLinks }),
+  // The Home tab opened: drawn afresh for whoever opened it (whatever their role: it says what that role allows).
+  eventRow({ event: 'app_home_opened', scopes: [], needs: { need: 'everyone' }, run: appHomeOpened }),
 ];

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt
 import { CHANGE_ACTIONS } from '../../../changes';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
-import { openFromShortcut } from './open-from-shortcut';
+import { openFormWithoutTarget } from '../open-form-without-target';
 
 // The table of global shortcuts: each change form's (CHANGE_FORMS names its
 // callback_id; manifest.yml declares it), opening the form without a target.
@@ -21,7 +21,7 @@ export const SHORTCUTS: readonly ShortcutRow[] = CHANGE_ACTIONS.map((action) => 
   const form = CHANGE_FORMS[action];
   return {
     ...form.shortcut,
-    needs: { need: { opens: action }, target: 'shortcut', title: form.title },
-    run: (ctx, req) => openFromShortcut(ctx, req, action),
+    needs: { need: { opens: action }, target: 'shortcut', title: form.title, channelChosenLater: true },
+    run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
   };
 });

@@ -1,0 +1,127 @@
+import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
+import { targetTitle, type ChangeAction } from '../../changes';
+import type { AuditRecord, Freeze } from '../../store';
+import { approvalButtons, asked, requestBlock, type ApprovalFacts } from './approvals';
+import { CHANGE_FORMS } from './change-forms';
+import { frozenText } from './denials';
+import { auditRecordSections, roleLines, type RoleFacts } from './messages';
+import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
+
+// The Home tab (PRODUCT.md "App Home"): who you are here and what your role
+// allows, whether changes are frozen, the buttons that open the change forms,
+// the approval requests you may decide (with the buttons their messages
+// have), your own requests still waiting, and the latest changes (all of
+// them for those who may read the audit trail, else your own). Pure: the
+// listener reads the store, the policy and the door and hands the facts in; a
+// fact that could not be read is shown as such, never left out.
+
+/** The button that opens a change's form from the Home tab; its action_id. */
+export const HOME_FORM_BUTTONS: { readonly [A in ChangeAction]: `home_open_${A}` } = {
+  disk_add: 'home_open_disk_add',
+  backup_restore: 'home_open_backup_restore',
+};
+
+/** How many of the latest changes the Home tab lists. */
+export const HOME_RECORDS = 20;
+
+/** How many requests the Home tab lists, of those waiting for you and of your own (each shown one takes three blocks). */
+export const HOME_APPROVALS = 10;
+
+/** A fact the store could not give just now. */
+export const UNREADABLE = 'unreadable';
+type Readable<T> = T | typeof UNREADABLE;
+
+export interface HomeFacts extends RoleFacts {
+  /** The freeze in force, or null. */
+  freeze: Readable<Freeze | null>;
+  /** The change forms this user's role may open (their buttons are shown unless changes are frozen). */
+  forms: readonly ChangeAction[];
+  /** The open approval requests: those this user may decide now, and their own waiting for someone. */
+  approvals: Readable<{ decidable: readonly ApprovalFacts[]; own: readonly ApprovalFacts[] }>;
+  /** The latest changes: every one (`all`, for those who may read the audit trail) or the user's own. */
+  changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
+  /** When the view was drawn (epoch ms). */
+  nowMs: number;
+  sandbox: boolean;
+}
+
+export function renderHome(o: HomeFacts): HomeView {
+  const blocks: KnownBlock[] = [
+    header('vs-chatops'),
+    { type: 'section', block_id: 'home_role', text: { type: 'mrkdwn', text: roleLines(o).join('\n') } },
+    { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
+    ...formBlocks(o),
+    ...approvalBlocks(o),
+    { type: 'divider' },
+    header(o.changes.scope === 'all' ? 'Latest changes' : 'Your latest changes'),
+    ...changeBlocks(o.changes),
+    context(`Updated ${slackTime(o.nowMs)}. The Home tab is drawn each time you open it.`),
+  ];
+  return { type: 'home', callback_id: 'home', blocks: withSandbox(blocks, o.sandbox) };
+}
+
+function freezeText(freeze: HomeFacts['freeze']): string {
+  if (freeze === UNREADABLE) return ':warning: Whether changes are frozen could not be read just now; no change can be made until the store answers.';
+  if (freeze === null) return ':large_green_circle: Changes are not frozen.';
+  return `:ice_cube: ${frozenText(freeze)}\nUntil then no form opens, from any channel or here, and no request can be approved.`;
+}
+
+function formBlocks(o: HomeFacts): KnownBlock[] {
+  // While frozen (or while the freeze cannot be read) the forms would only be refused: the line above says why instead.
+  if (o.forms.length === 0 || o.freeze !== null) return [];
+  const buttons: ActionsBlock = {
+    type: 'actions',
+    block_id: 'home_forms',
+    elements: o.forms.map((action) => ({
+      type: 'button',
+      action_id: HOME_FORM_BUTTONS[action],
+      text: { type: 'plain_text', text: CHANGE_FORMS[action].shortcut.name },
+    })),
+  };
+  return [context('Each form asks for the server or backup and for the channel that sees the result.'), buttons];
+}
+
+function approvalBlocks(o: HomeFacts): KnownBlock[] {
+  if (o.approvals === UNREADABLE)
+    return [{ type: 'divider' }, section(':warning: The approval requests could not be read just now. Open the Home tab again in a minute.')];
+  const { decidable, own } = o.approvals;
+  const blocks: KnownBlock[] = [];
+  if (decidable.length > 0) {
+    blocks.push({ type: 'divider' }, header('Waiting for your approval'));
+    for (const f of decidable.slice(0, HOME_APPROVALS)) {
+      blocks.push(
+        section(`:raised_hand: ${asked(f)}\n*In:* ${channelMention(f.approval.channelId)} · *open until* ${slackTime(f.approval.expiresAtMs)}`),
+        requestBlock(f.approval.apiRequest),
+        { type: 'actions', block_id: `approval_${f.approval.id}`, elements: approvalButtons(f) },
+      );
+    }
+    const more = decidable.length - HOME_APPROVALS;
+    blocks.push(
+      context(
+        (more > 0 ? `${more} more waiting, in their channels. ` : '') +
+          (o.freeze === null
+            ? "Approve sends the request shown, at once, for whoever asked; the request's message in its channel says how it ended."
+            : 'While changes are frozen, Approve is refused; Deny is not.'),
+      ),
+    );
+  }
+  if (own.length > 0) {
+    blocks.push({ type: 'divider' }, header('Your requests waiting for a second person'));
+    const lines = own.slice(0, HOME_APPROVALS).map((f) => {
+      const what = `*${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}`;
+      return `:hourglass_flowing_sand: ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
+    });
+    const more = own.length - HOME_APPROVALS;
+    blocks.push(
+      section(lines.join('\n') + (more > 0 ? `\n… and ${more} more` : '')),
+      context('A second person who holds the role each change needs decides it; you cannot decide your own.'),
+    );
+  }
+  return blocks;
+}
+
+function changeBlocks(changes: HomeFacts['changes']): KnownBlock[] {
+  if (changes.records === UNREADABLE) return [section(':warning: The audit trail could not be read just now. Open the Home tab again in a minute.')];
+  if (changes.records.length === 0) return [section(changes.scope === 'all' ? 'No change has been attempted yet.' : 'You have not attempted any change yet.')];
+  return auditRecordSections(changes.records.slice(0, HOME_RECORDS));
+}

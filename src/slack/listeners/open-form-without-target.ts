@@ -1,0 +1,16 @@
+import type { ChangeAction } from '../../changes';
+import { CHANGE_FORMS } from '../blocks/change-forms';
+import type { ListenerContext, Outcome, SlackRequest } from '../context';
+import { openModal } from '../open-modal';
+
+/**
+ * A global shortcut, or a button of the Home tab, opens the same form as the
+ * command, with the server or backup id and the channel as inputs. The needs
+ * middleware has checked the role; the channel, once chosen, is checked by
+ * the change door on submission.
+ */
+export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, action: ChangeAction): Promise<Outcome> {
+  if (!req.triggerId) return 'failed';
+  const opened = await openModal(req.client, req.triggerId, CHANGE_FORMS[action].modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
+  return opened ? 'opened' : 'failed';
+}

@@ -1,0 +1,62 @@
+import type { WebClient } from '@slack/web-api';
+import { atLeast, isChangeAction, neededRole } from '../changes';
+import type { Logger } from '../log';
+import type { Approval } from '../store';
+import { approvalFacts } from './approval-messages';
+import type { ApprovalFacts } from './blocks/approvals';
+import { HOME_RECORDS, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
+import { slackErrorSummary } from './channel-post';
+import type { ListenerContext } from './context';
+
+// Draws a person's Home tab from what holds now (the policy for their role,
+// the store for the freeze and the audit trail, the door for the approval
+// requests they may decide) and publishes it. Run when
+// they open it (app_home_opened) and after a decision taken from it. Reads
+// that fail are shown as such on the tab rather than leaving it unpublished.
+
+/** Publishes `userId`'s Home tab; false (logged) when Slack refused it. */
+export async function publishHome(ctx: ListenerContext, client: WebClient, userId: string, log: Logger): Promise<boolean> {
+  const view = renderHome(await homeFacts(ctx, userId, log));
+  try {
+    await client.views.publish({ user_id: userId, view });
+    return true;
+  } catch (error) {
+    log.warn('could not publish the Home tab', { error: slackErrorSummary(error) });
+    return false;
+  }
+}
+
+async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Promise<HomeFacts> {
+  const role = await ctx.policy.roleOf(userId);
+  const allows = ctx.policy.allows(role);
+  // Those who may read the audit trail see every change; everyone else their own.
+  const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
+  const [freeze, records, waiting] = await Promise.all([
+    readable(ctx.store.freeze.current(), 'the freeze', log),
+    readable(ctx.store.audit.latest(HOME_RECORDS, scope === 'all' ? {} : { userId }), 'the audit trail', log),
+    readable(ctx.changes.waiting(userId), 'the approval requests', log),
+  ]);
+  const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);
+  return {
+    userId,
+    role,
+    allows,
+    mutationChannels: ctx.config.roles.mutationChannels,
+    noChangeRolesConfigured: !ctx.policy.changeRolesConfigured,
+    freeze,
+    forms: allows.filter(isChangeAction),
+    approvals: waiting === UNREADABLE ? UNREADABLE : { decidable: facts(waiting.decidable), own: facts(waiting.own) },
+    changes: { scope, records },
+    nowMs: ctx.now(),
+    sandbox: ctx.sandbox,
+  };
+}
+
+async function readable<T>(read: Promise<T>, what: string, log: Logger): Promise<T | typeof UNREADABLE> {
+  try {
+    return await read;
+  } catch (error) {
+    log.warn(`could not read ${what} for the Home tab`, { error });
+    return UNREADABLE;
+  }
+}

@@ -1,0 +1,323 @@
+import type { HomeView } from '@slack/types';
+import type { AuditEntry } from '../../../../src/store';
+import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
+import { startHarness, type Harness } from '../../../helpers/app-harness';
+import { CHANNEL, eventually, openForm, submit } from '../../../helpers/drive';
+import { appHomeOpened, input, viewButtonClick } from '../../../helpers/payloads';
+import { entry as storeEntry } from '../../../store/contract/entries';
+
+// The Home tab over the real Bolt app: Slack's signed app_home_opened event
+// in, views.publish out, for each role, frozen and not; its buttons open the
+// change forms as the global shortcuts do, checked as they are; the approval
+// requests one may decide, with their buttons, decided through the same door
+// as in the channel; a long audit trail stays within Slack's limits (the
+// stand-in refuses what Slack would).
+
+const USERS = { admin: 'UADMIN', admin2: 'UADMIN2', operator: 'UOPER', viewer: 'UVIEWER', nobody: 'UNOBODY' } as const;
+const ALLOWED = CHANNEL;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({
+    env: {
+      VS_ADMINS: `${USERS.admin},${USERS.admin2}`,
+      VS_OPERATORS: USERS.operator,
+      VS_VIEWERS: USERS.viewer,
+      VS_MUTATION_CHANNELS: ALLOWED,
+      VS_APPROVALS: 'backup_restore',
+    },
+  });
+  // One change of each person's, told apart by their targets.
+  for (const [i, userId] of [USERS.admin, USERS.operator, USERS.viewer, 'USOMEONE'].entries())
+    await h.store.audit.record(entry({ userId, target: `vs:${101 + i}` }));
+});
+
+afterAll(() => h.close());
+
+beforeEach(() => h.slack.reset());
+
+/** A record made now: older ones are the retention sweep's. */
+const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => storeEntry({ at: new Date().toISOString(), channelId: ALLOWED, ...overrides });
+
+/** Opens the Home tab as `user` (Slack's signed event) and returns the view the bot published for them. */
+async function openHome(user: string): Promise<HomeView> {
+  const before = h.slack.callsTo('views.publish').length;
+  const res = await h.raw(JSON.stringify(appHomeOpened({ user })), 'application/json');
+  expect(res.status).toBe(200);
+  const call = (await h.slack.waitForCalls('views.publish', before + 1))[before]!;
+  // Published, not refused: the stand-in checks Block Kit's limits as Slack does.
+  expect(call).toMatchObject({ ok: true, args: { user_id: user } });
+  return call.args.view as HomeView;
+}
+
+/** Every text a person reads on the view, in order. */
+function readable(view: HomeView): string {
+  const texts: string[] = [];
+  for (const block of view.blocks as { text?: { text: string }; elements?: { text?: string | { text: string } }[] }[]) {
+    if (block.text) texts.push(block.text.text);
+    for (const e of block.elements ?? []) texts.push(typeof e.text === 'string' ? e.text : (e.text?.text ?? ''));
+  }
+  return texts.join('\n');
+}
+
+type Element = { type: string; action_id?: string; value?: string; confirm?: unknown };
+const buttonElements = (blocks: unknown[]) =>
+  (blocks as { type: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+const buttons = (view: HomeView) => buttonElements(view.blocks).map((e) => e.action_id);
+
+describe('the Home tab, drawn for whoever opens it', () => {
+  test('an admin: their role and all it allows, not frozen, both forms, every change', async () => {
+    const view = await openHome(USERS.admin);
+    const text = readable(view);
+    expect(view.type).toBe('home');
+    expect(text).toContain('<@UADMIN>, your role is *admin*');
+    expect(text).toMatch(/restore a disk from a backup.*only in <#CINCIDENT>/);
+    expect(text).toContain('Changes are not frozen');
+    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(text).toContain('Latest changes');
+    for (const target of ['vs:101', 'vs:102', 'vs:103', 'vs:104']) expect(text).toContain(target);
+  });
+
+  test('an operator: the add-disk form only, and only their own changes', async () => {
+    const view = await openHome(USERS.operator);
+    const text = readable(view);
+    expect(text).toContain('your role is *operator*');
+    expect(buttons(view)).toEqual(['home_open_disk_add']);
+    expect(text).toContain('Your latest changes');
+    expect(text).toContain('vs:102');
+    for (const target of ['vs:101', 'vs:103', 'vs:104']) expect(text).not.toContain(target);
+  });
+
+  test('a viewer: no form, and only their own changes', async () => {
+    const text = readable(await openHome(USERS.viewer));
+    expect(text).toContain('your role is *viewer*');
+    expect(text).toContain('vs:103');
+    expect(text).not.toContain('vs:102');
+    expect(buttons(await openHome(USERS.viewer))).toEqual([]);
+  });
+
+  test('someone with no role is told so, and sees nothing of anyone else', async () => {
+    const text = readable(await openHome(USERS.nobody));
+    expect(text).toContain('your role is *none*');
+    expect(text).toContain('You may not use the read commands');
+    expect(text).toContain('You have not attempted any change yet');
+    expect(text).not.toMatch(/vs:10\d/);
+  });
+
+  test('while frozen: who froze, when and why, for every role, and no form to open', async () => {
+    await h.store.freeze.start({ by: USERS.admin, at: '2024-05-02T08:30:00.000Z', reason: 'database migration <!channel>' });
+    try {
+      for (const user of [USERS.admin, USERS.operator, USERS.viewer]) {
+        const view = await openHome(user);
+        const text = readable(view);
+        expect(text).toContain('Changes are frozen: <@UADMIN> froze them');
+        // A Slack date token, with the UTC time for clients that cannot show it.
+        expect(text).toContain(`<!date^${Date.parse('2024-05-02T08:30:00.000Z') / 1000}^`);
+        expect(text).toContain('2024-05-02 08:30:00 UTC');
+        // The reason is shown as typed, never as a mention.
+        expect(text).toContain('database migration &lt;!channel&gt;');
+        expect(buttons(view)).toEqual([]);
+      }
+    } finally {
+      await h.store.freeze.lift();
+    }
+    expect(readable(await openHome(USERS.admin))).toContain('Changes are not frozen');
+  });
+
+  test('the Messages tab opened is not answered with a Home tab', async () => {
+    const res = await h.raw(JSON.stringify(appHomeOpened({ user: USERS.admin, tab: 'messages' })), 'application/json');
+    expect(res.status).toBe(200);
+    // Opened after it: the only publish is the Home tab's.
+    await openHome(USERS.viewer);
+    expect(h.slack.callsTo('views.publish').map((c) => c.args.user_id)).toEqual([USERS.viewer]);
+  });
+});
+
+describe('its buttons open the change forms, role-checked as the shortcuts are', () => {
+  async function press(user: string, actionId: string) {
+    const before = h.slack.callsTo('views.open').length;
+    const payload = viewButtonClick({ user, actionId });
+    const res = await h.interact(payload);
+    expect(res.status).toBe(200);
+    const call = (await h.slack.waitForCalls('views.open', before + 1))[before]!;
+    expect(call.args.trigger_id).toBe(payload.trigger_id);
+    return call.args.view as { callback_id?: string; title: { text: string }; blocks: { block_id?: string; text?: { text: string } }[] };
+  }
+
+  test('an operator gets the add-disk form, which asks for the server and the channel (checked when it is submitted)', async () => {
+    const form = await press(USERS.operator, 'home_open_disk_add');
+    expect(form.callback_id).toBe('disk_add');
+    expect(form.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining(['vs_id', 'channel']));
+  });
+
+  test('an operator pressing the restore button of a stale Home tab is refused in a modal, and the refusal is recorded', async () => {
+    const refusal = await press(USERS.operator, 'home_open_backup_restore');
+    expect(refusal.callback_id ?? '').toBe('');
+    expect(refusal.title.text).toBe('Restore backup');
+    expect(JSON.stringify(refusal.blocks)).toContain('Restoring a backup needs the admin role; you are an operator.');
+    const [record] = await h.store.audit.latest(1);
+    expect(record).toMatchObject({ userId: USERS.operator, action: 'backup_restore', target: 'home', outcome: 'denied' });
+  });
+
+  test('while frozen, a button of a stale Home tab is refused in a modal saying who froze, when and why', async () => {
+    await h.store.freeze.start({ by: USERS.admin, at: new Date().toISOString(), reason: 'storage maintenance' });
+    try {
+      const refusal = await press(USERS.operator, 'home_open_disk_add');
+      expect(refusal.callback_id ?? '').toBe('');
+      expect(JSON.stringify(refusal.blocks)).toMatch(/Changes are frozen: <@UADMIN> froze them <!date\^\d+\^.*storage maintenance/);
+    } finally {
+      await h.store.freeze.lift();
+    }
+  });
+
+  test('an admin gets the restore form; a viewer pressing add disk is refused', async () => {
+    expect((await press(USERS.admin, 'home_open_backup_restore')).callback_id).toBe('backup_restore');
+    expect(JSON.stringify((await press(USERS.viewer, 'home_open_disk_add')).blocks)).toContain('Adding a disk needs the operator role; you are a viewer.');
+  });
+});
+
+describe('approval requests on the Home tab', () => {
+  /** A restore asked for by `user` through its form, in CHANNEL; the request's id and its message's ts. */
+  async function askRestore(user: string, backupId: number): Promise<{ id: string; ts: string }> {
+    const view = await openForm(h, `backup restore ${backupId}`, user);
+    await submit(h, 'backup_restore', user, view.private_metadata, { confirm: input.text(String(backupId)), reason: input.text('corrupted by the deploy') });
+    let id: string | undefined;
+    let ts = '';
+    const posted = await eventually(() => {
+      for (const m of h.slack.messagesIn(CHANNEL)) {
+        const approve = buttonElements(m.blocks ?? []).find((e) => e.action_id === 'approval_approve');
+        if (approve?.value && JSON.stringify(m.blocks).includes(`Backup ${backupId}`)) [id, ts] = [approve.value, m.ts];
+      }
+      return id !== undefined;
+    });
+    if (!posted || !id) throw new Error(`no approval request was posted for backup ${backupId}`);
+    return { id, ts };
+  }
+
+  /** Presses a button of `user`'s Home tab; waits for their Home tab to be drawn again and returns it. */
+  async function pressOnHome(user: string, actionId: string, value: string): Promise<HomeView> {
+    const published = () => h.slack.callsTo('views.publish').filter((c) => c.args.user_id === user);
+    const before = published().length;
+    expect((await h.interact(viewButtonClick({ user, actionId, value }))).status).toBe(200);
+    if (!(await eventually(() => published().length > before))) throw new Error(`the Home tab of ${user} was not drawn again`);
+    return published()[before]!.args.view as HomeView;
+  }
+
+  /** What only the clicker was told, in a modal (the Home tab has no conversation to answer in). */
+  const toldInModal = async (before: number) => JSON.stringify((await h.slack.waitForCalls('views.open', before + 1))[before]!.args.view);
+
+  const restores = () => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/backups/'));
+
+  let restore9: { id: string; ts: string };
+  beforeAll(async () => {
+    restore9 = await askRestore(USERS.admin, 9);
+  });
+
+  test('a second admin sees it: who asks, for what, why, the exact request, and the buttons of its message', async () => {
+    const view = await openHome(USERS.admin2);
+    const text = readable(view);
+    expect(text).toContain('Waiting for your approval');
+    expect(text).toContain('<@UADMIN> asks to *Restore backup* · Backup 9');
+    expect(text).toContain('corrupted by the deploy');
+    expect(text).toContain(`*In:* <#${CHANNEL}>`);
+    expect(JSON.stringify(view.blocks)).toContain('"text":"POST /backups/9/restore.json');
+    // The same buttons as the request's message in the channel: Approve behind a confirmation dialog, Deny; the request's id.
+    const message = h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)!;
+    const onHome = buttonElements(view.blocks).filter((e) => e.value === restore9.id);
+    expect(onHome).toEqual(buttonElements(message.blocks ?? []));
+    expect(onHome.map((e) => e.action_id)).toEqual(['approval_approve', 'approval_deny']);
+    expect(onHome[0]!.confirm).toBeDefined();
+  });
+
+  test('the one who asked sees it among their requests still waiting, with no button to decide it', async () => {
+    const view = await openHome(USERS.admin);
+    const text = readable(view);
+    expect(text).toContain('Your requests waiting for a second person');
+    expect(text).toMatch(/\*Restore backup\* · Backup 9 in <#CINCIDENT>, open until <!date\^/);
+    expect(text).not.toContain('Waiting for your approval');
+    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+  });
+
+  test('an operator and a viewer, who may not decide it, see nothing of it', async () => {
+    for (const user of [USERS.operator, USERS.viewer]) {
+      const view = await openHome(user);
+      expect(readable(view)).not.toContain('Waiting for your approval');
+      expect(readable(view)).not.toContain('asks to');
+      expect(buttons(view)).not.toContain('approval_approve');
+    }
+  });
+
+  test('the one who asked, pressing Deny on a stale Home tab, is refused in a modal; the request stays open', async () => {
+    const opened = h.slack.callsTo('views.open').length;
+    const view = await pressOnHome(USERS.admin, 'approval_deny', restore9.id);
+    expect(await toldInModal(opened)).toContain('you cannot approve or deny your own request');
+    expect(readable(view)).toContain('Your requests waiting for a second person');
+    expect(await h.store.approvals.get(restore9.id)).toMatchObject({ status: 'requested' });
+  });
+
+  test('while frozen, Approve on the Home tab is refused with who froze; nothing is sent and the request stays open', async () => {
+    await h.store.freeze.start({ by: USERS.admin, at: new Date().toISOString(), reason: 'storage maintenance' });
+    try {
+      const opened = h.slack.callsTo('views.open').length;
+      const view = await pressOnHome(USERS.admin2, 'approval_approve', restore9.id);
+      expect(await toldInModal(opened)).toContain('Changes are frozen: <@UADMIN> froze them');
+      // Still listed, with a word on what the freeze allows.
+      expect(readable(view)).toContain('While changes are frozen, Approve is refused; Deny is not.');
+      expect(buttons(view)).toEqual(['approval_approve', 'approval_deny']);
+    } finally {
+      await h.store.freeze.lift();
+    }
+    expect(restores()).toEqual([]);
+    expect(await h.store.approvals.get(restore9.id)).toMatchObject({ status: 'requested' });
+  });
+
+  test('Approve on the Home tab runs the change once, updates the message in place and redraws the Home tab without it', async () => {
+    const view = await pressOnHome(USERS.admin2, 'approval_approve', restore9.id);
+    // Drawn after the decision: the request is gone, the change is among the latest.
+    expect(readable(view)).not.toContain('Waiting for your approval');
+    expect(readable(view)).toMatch(/backup_restore\* `backup:9` → succeeded/);
+    expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
+    const settled = () => JSON.stringify(h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)?.blocks);
+    expect(await eventually(() => /Approved\* by <@UADMIN2>/.test(settled()))).toBe(true);
+    expect(settled()).not.toContain('approval_approve');
+    // And the one who asked no longer sees it waiting.
+    expect(readable(await openHome(USERS.admin))).not.toContain('Your requests waiting for a second person');
+  });
+
+  test('Deny on the Home tab rejects it; nothing is sent', async () => {
+    const restore10 = await askRestore(USERS.admin2, 10);
+    const view = await pressOnHome(USERS.admin, 'approval_deny', restore10.id);
+    expect(buttons(view)).not.toContain('approval_deny');
+    expect(await h.store.approvals.get(restore10.id)).toMatchObject({ status: 'rejected', decidedBy: USERS.admin });
+    expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
+  });
+});
+
+describe('a long audit trail', () => {
+  test("is bounded to Slack's limits: the latest changes only, each line cut, the view published", async () => {
+    const long = 'x'.repeat(5000);
+    for (let i = 0; i < 300; i++)
+      await h.store.audit.record(
+        entry({ userId: USERS.admin, target: `vs:${1000 + i}`, detail: `${long} <@UALL>`, params: { label: long }, outcome: 'failed' }),
+      );
+    const view = await openHome(USERS.admin);
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    expect(JSON.stringify(view).length).toBeLessThan(250_000);
+    const text = readable(view);
+    const shown = [...text.matchAll(/vs:(1\d\d\d)/g)].map((m) => Number(m[1]));
+    expect(shown).toEqual(Array.from({ length: HOME_RECORDS }, (_, i) => 1299 - i));
+    expect(text).not.toContain('<@UALL>');
+    expect(h.slack.state.refusals).toEqual([]);
+  });
+});
+
+describe('when the store cannot be read', () => {
+  test('the Home tab is still published, saying what could not be read', async () => {
+    await h.store.close();
+    const text = readable(await openHome(USERS.admin));
+    expect(text).toContain('your role is *admin*');
+    expect(text).toContain('Whether changes are frozen could not be read just now');
+    expect(text).toContain('The audit trail could not be read just now');
+  });
+});
