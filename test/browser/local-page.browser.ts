@@ -388,6 +388,32 @@ describe('workflow steps', () => {
     await inChannel('incident-42');
   });
 
+  test('a run that ends before the answer to "Run step" reaches the page stays ended: the answer, older, does not draw it running again', async () => {
+    await as(/Vera/);
+    const runs = await pickStep("Summarise a server's firewall");
+    await page.getByLabel('Server id').fill('999');
+    // The order a step that fails at once can take: its end, told by the stand-in's events, is on the page before the
+    // answer to the run, which says how the run stood when the app acked it (running).
+    await page.route('**/local/step', async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { execution: { id: string } & Record<string, unknown> };
+      const { execution } = body;
+      await expectText(runs.getByRole('article').filter({ hasText: execution.id }), /Failed/);
+      const { error: _error, endedAt: _endedAt, ...started } = execution;
+      await route.fulfill({ response: answer, json: { ...body, execution: { ...started, state: 'running' } } });
+    });
+    try {
+      await page.getByRole('button', { name: 'Run step' }).click();
+      await page.getByRole('status').filter({ hasText: 'Sent to the app' }).waitFor();
+      const run = await runs.getByRole('article').first().innerText();
+      expect(run).toMatch(/Failed/);
+      expect(run).toMatch(/VS 999 was not found/);
+    } finally {
+      await page.unroute('**/local/step');
+    }
+    await inChannel('incident-42');
+  });
+
   test('a change step posts its request and changes nothing; one person requests it, another approves it, and its run shows each step', async () => {
     await as(/Omar/);
     const runs = await pickStep('Ask for a disk');

@@ -734,8 +734,15 @@ function renderRuns() {
   $('step-runs').replaceChildren(...(runs.length > 0 ? runs.map(runNode) : [el('p', { class: 'empty' }, 'No step has run yet.')]));
 }
 
-/** @param {Execution} x */
+/**
+ * An execution only ever goes from running to its end. Two paths tell the page of it: the answer to /local/step (as it
+ * stood when the app acked) and the `execution` events; a step that ends at once can have its end arrive first, and the
+ * answer, older, must not draw it running again.
+ * @param {Execution} x
+ */
 function upsertExecution(x) {
+  const held = data.executions.get(x.id);
+  if (held && held.state !== 'running' && x.state === 'running') return;
   data.executions.set(x.id, x);
   if (ui.showing === 'workflows') renderRuns();
 }
