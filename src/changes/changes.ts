@@ -1,6 +1,6 @@
-import type { Approval, Freeze } from '../store';
+import type { Approval, AuditRecord, Freeze } from '../store';
 import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
-import { bounded } from './audit-text';
+import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
 import type { FormValues, FormValidation } from './disk-form';
@@ -49,8 +49,12 @@ export interface WorkflowStepContext {
   reason: unknown;
 }
 
-/** How a workflow step's request ended: invalid (recorded), stored and recorded (awaiting its requester), or asked before. */
-export type WorkflowRequestResult = Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>;
+/**
+ * How a workflow step's request ended: refused as changes are frozen (recorded), invalid (recorded), stored and
+ * recorded (awaiting its requester), or asked before.
+ */
+export type WorkflowRequestResult =
+  { outcome: 'frozen'; freeze: Freeze; record: AuditRecord } | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>;
 
 export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
@@ -63,9 +67,9 @@ export interface Changes {
    */
   decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult>;
   /**
-   * A workflow step's change: validated as its form would be (and its reason), then stored as a request nobody has
-   * claimed yet, recorded; nothing is called, whatever the freeze or VS_APPROVALS say (the claim and the decision
-   * are checked when they happen).
+   * A workflow step's change: refused while changes are frozen (as every way in is), then validated as its form would
+   * be (and its reason), then stored as a request nobody has claimed yet, recorded; nothing is called, whatever
+   * VS_APPROVALS says (the claim and the decision are checked when they happen, the freeze again with them).
    */
   request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult>;
   /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
@@ -145,9 +149,25 @@ export function createChanges(deps: ChangesDeps): Changes {
     const startedMs = now();
     // Nobody is known to ask: the records of the request name the workflow's execution instead.
     const ctx = { userId: '', channelId: step.channelId };
+    const reason = typeof step.reason === 'string' ? step.reason.trim() : '';
+    const asTyped = { action: change.action, target: key, params: bounded({ ...values, reason }, [...change.fields, 'reason']) };
+    const freeze = await freezing.frozen();
+    if (freeze) {
+      log.info('workflow request denied: changes are frozen', { by: freeze.by });
+      const entry = door.entryAt(startedMs, {
+        ...ctx,
+        ...asTyped,
+        outcome: 'denied',
+        apiStatus: null,
+        detail: frozenDetail(freeze),
+        workflowExecutionId: step.workflowExecutionId,
+      });
+      const record = await write(entry, log);
+      notify(record, log);
+      return { outcome: 'frozen', freeze, record };
+    }
     const validated = validate(action, targetId, values);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
-    const reason = typeof step.reason === 'string' ? step.reason.trim() : '';
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
@@ -156,9 +176,7 @@ export function createChanges(deps: ChangesDeps): Changes {
         .join('; ')}`;
       const entry = door.entryAt(startedMs, {
         ...ctx,
-        action: change.action,
-        target: key,
-        params: bounded({ ...values, reason }, [...change.fields, 'reason']),
+        ...asTyped,
         outcome: 'invalid',
         apiStatus: null,
         detail,

@@ -6,8 +6,9 @@ import { openSqliteStore } from '../../src/store/sqlite';
 import { fakeCloud } from './fixtures';
 
 // A workflow step's change at the door (src/changes/changes.ts `request`,
-// approvals.ts `claim`): validated as the form would be and stored with nobody
-// as its requester, nothing called, whatever VS_APPROVALS and the freeze say;
+// approvals.ts `claim`): refused while changes are frozen, validated as the
+// form would be and stored with nobody as its requester, nothing called,
+// whatever VS_APPROVALS says;
 // a claim is checked when it is made (the role the change needs now, the
 // request's channel, the freeze) and the first one wins; the request is then
 // an approval request that a second person decides. Every record names the
@@ -100,9 +101,22 @@ test('a request the form would refuse is recorded as invalid with every problem,
   expect(await t.store.approvals.open(T0)).toEqual([]);
 });
 
-test('frozen or not, a workflow may ask: the freeze is checked when someone claims it', async () => {
-  await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
+test('while changes are frozen a workflow cannot ask: refused with the freeze, recorded as denied with its execution; nothing stored', async () => {
+  const { freeze } = (await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance')) as { freeze: object };
+  const s = step();
+  expect(await t.changes.request(s, 'disk_add', 42, DISK)).toMatchObject({
+    outcome: 'frozen',
+    freeze,
+    record: { outcome: 'denied', userId: '', action: 'disk_add', target: 'vs:42', workflowExecutionId: s.workflowExecutionId },
+  });
+  expect(t.recorded.at(-1)).toMatchObject({ outcome: 'denied', detail: expect.stringContaining('changes are frozen (by UADMIN') });
+  expect(await t.store.approvals.open(T0 + TTL_MS * 2)).toEqual([]);
+  expect(t.calls).toEqual([]);
+});
+
+test('asked before a freeze, nobody can claim it while frozen; unfrozen, the claim works', async () => {
   const { approval } = await requested();
+  await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
   const refused = await t.changes.claim(approval.id, { userId: 'UOPER' });
   expect(refused).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } }, record: { outcome: 'denied', userId: 'UOPER' } });
   await t.changes.unfreeze({ userId: 'UADMIN', channelId: 'CINCIDENT' });

@@ -1,6 +1,7 @@
 import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
-import { escapeMrkdwn, fallback, oneLine, truncate } from './mrkdwn';
+import type { Freeze } from '../../store';
+import { escapeMrkdwn, fallback, oneLine, truncate, utcTime } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
 // The words of the workflow steps (PRODUCT.md, "Workflow steps"): their
@@ -61,6 +62,17 @@ export const WORKFLOW_READS_REFUSED =
 /** A change step while the store cannot be reached: nothing could be recorded, so nothing was asked. */
 export const STEP_UNRECORDED =
   'Nothing can be asked for right now, because it could not be recorded; nothing was posted or changed. Run the workflow again in a few minutes.';
+
+/**
+ * A change step while changes are frozen: who froze, when and why, as the refusal of any change says it (plain text,
+ * the person by id: a workflow's error mentions nobody).
+ */
+export function frozenForStep(freeze: Freeze): string {
+  return (
+    `Changes are frozen: ${freeze.by} froze them at ${utcTime(freeze.at)} because “${oneLine(freeze.reason)}”. ` +
+    'Nothing was posted or changed. Run the workflow again once an admin has allowed changes again with /vs unfreeze.'
+  );
+}
 
 /** A change step whose request could not be posted in its channel: nobody could claim it, so it expires unanswered. */
 export function requestNotPostedForStep(channelId: string): string {

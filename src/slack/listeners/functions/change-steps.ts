@@ -1,12 +1,13 @@
 import { type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { postApprovalRequest } from '../../approval-messages';
-import { requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
+import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepArgs, StepResult } from './step';
 
 // The change steps: a workflow asks for a change, and nothing is changed.
-// The inputs are checked as the form would check them, the request is
+// While changes are frozen nothing is posted: the step ends with an error
+// naming the freeze. The inputs are checked as the form would check them, the request is
 // stored with nobody as its requester (nothing in a workflow proves who
 // started it) and posted in the step's channel with the exact API request and
 // a "Request this change" button, posted with the app's own token so that its
@@ -60,6 +61,8 @@ async function requestChange(
   switch (result.outcome) {
     case 'duplicate':
       return { outcome: 'duplicate' };
+    case 'frozen':
+      return { outcome: 'denied', error: stepError(frozenForStep(result.freeze)) };
     case 'invalid':
       return { outcome: 'invalid', error: stepError(stepFieldErrors(result.fieldErrors)) };
     case 'requested': {

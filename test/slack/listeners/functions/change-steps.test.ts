@@ -195,6 +195,43 @@ describe('a change step', () => {
     await updatedTo(p, /approval_approve/);
   });
 
+  test('while changes are frozen it posts nothing and ends with an error saying who froze, when and why, recorded as denied; unfrozen, it asks', async () => {
+    await answerTo(h, 'freeze db migration, see https://status.example.com <!here>', { user: 'UADMIN' });
+    const freeze = (await h.store.freeze.current())!;
+    let steps;
+    try {
+      steps = [
+        await runStep(h, 'vs_request_disk', { vs_id: 42, disk_type: 'SSD', disk_size: 20, channel: CHANNEL, reason: 'the data disk is full' }),
+        await runStep(h, 'vs_request_restore', { backup_id: 9, channel: CHANNEL, reason: 'roll back' }),
+      ];
+    } finally {
+      await answerTo(h, 'unfreeze', { user: 'UADMIN' });
+    }
+    const when = `${freeze.at.slice(0, 19).replace('T', ' ')} UTC`;
+    for (const { execution } of steps) {
+      expect(execution.state).toBe('failed');
+      // Plain text a workflow may put anywhere: the reason's link and mention are defanged and escaped.
+      expect(execution.error).toBe(
+        `Changes are frozen: UADMIN froze them at ${when} because “db migration, see https[:]//status[.]example[.]com &lt;!here&gt;”. ` +
+          'Nothing was posted or changed. Run the workflow again once an admin has allowed changes again with /vs unfreeze.',
+      );
+    }
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL)).toEqual([]);
+    const denied = (await h.store.audit.latest(10)).filter((r) => r.outcome === 'denied' && r.userId === '');
+    expect(denied.map((r) => [r.action, r.workflowExecutionId, r.detail])).toEqual(
+      steps
+        .reverse()
+        .map(({ execution }) => [
+          expect.any(String),
+          execution.workflowExecutionId,
+          `changes are frozen (by UADMIN at ${freeze.at}: db migration, see https://status.example.com <!here>)`,
+        ]),
+    );
+    expect(changePosts()).toEqual([]);
+    // Unfrozen, the workflow's next run asks.
+    await askDisk();
+  });
+
   test('inputs the form would refuse end the step with each problem by input, recorded as invalid; nothing is posted', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ disk_size: 0 }, 'disk_size: Enter a whole number of GB, at least 1.'],
