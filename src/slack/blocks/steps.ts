@@ -1,16 +1,93 @@
+import { MAX_REASON_LENGTH } from '../../changes';
 import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
 import { escapeMrkdwn, fallback, oneLine, truncate, utcTime } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
-// The words of the workflow steps (PRODUCT.md, "Workflow steps"): their
-// outputs, the errors they complete with, and what a step's inputs are told
-// when they do not read. Outputs and errors are plain text that a workflow
+// The words of the workflow steps (PRODUCT.md, "Workflow steps"): what
+// Workflow Builder shows of each step and its parameters, their outputs, the
+// errors they complete with, and what a step's inputs are told when they do
+// not read. Outputs and errors are plain text that a workflow
 // may put anywhere, a message included, so nothing in them can mention
 // anyone or link anywhere: text from the API or from a person is escaped
 // (<, >, & cannot open a mention or a link) and what Slack would turn into a
 // link of its own accord (a URL, a domain) is defanged (`evil[.]example`).
+
+/** A parameter's or a step's name and description, as Workflow Builder shows them. */
+export interface StepWords {
+  title: string;
+  description: string;
+}
+
+/** The steps' inputs, by name; an id's `what` names it in a refusal ("is not a valid server id"). */
+export const STEP_INPUT_WORDS = {
+  vs_id: { title: 'Server id', description: 'The id of the virtual server (VS), e.g. 42', what: 'server id' },
+  port: { title: 'Port', description: 'One port, 1 to 65535' },
+  protocol: { title: 'Protocol', description: 'tcp or udp (tcp when not given)' },
+  source: { title: 'Source address', description: 'One IPv4 or IPv6 address; when not given, any source no narrower rule names' },
+  disk_type: { title: 'Disk type', description: 'HDD or SSD' },
+  disk_size: { title: 'Size (GB)', description: 'The size of the disk in GB, at least 1' },
+  label: { title: 'Label', description: 'The name of the disk (optional)' },
+  channel: { title: 'Channel', description: 'Where the request is posted, for someone to claim it and a second person to approve it' },
+  reason: {
+    title: 'Reason',
+    description: `Why the workflow asks for this change (at most ${MAX_REASON_LENGTH} characters), shown with the request`,
+  },
+  backup_id: { title: 'Backup id', description: 'The id of the backup to restore, e.g. 9', what: 'backup id' },
+} satisfies Record<string, StepWords & { what?: string }>;
+
+/** What every change step completes with. */
+const REQUEST_OUTPUT_WORDS = {
+  request_id: { title: 'Request id', description: 'The id of the request posted in the channel (its audit records carry it too)' },
+  status: {
+    title: 'Status',
+    description: 'awaiting_requester: posted, nothing changed; whoever claims it becomes the requester and a second person approves it',
+  },
+} satisfies Record<string, StepWords>;
+
+/** Each step, by callback id: its title and description, and its outputs'. */
+export const STEP_WORDS = {
+  vs_firewall_summary: {
+    title: "Summarise a server's firewall",
+    description: "The server's firewall rules in one line: how many, accepted or dropped, on how many network interfaces",
+    outputs: {
+      summary: { title: 'Summary', description: 'The firewall rules in one line, as /vs firewall counts them' },
+      rule_count: { title: 'Rule count', description: 'How many firewall rules the server has' },
+    },
+  },
+  vs_port_check: {
+    title: 'Does this traffic reach the server?',
+    description: 'Whether traffic to a port (from one address, or from anywhere) is accepted or dropped by the firewall, per network interface',
+    outputs: {
+      verdict: {
+        title: 'Verdict',
+        description: 'accepted or dropped on every network interface, undecided when no rule decides on any, mixed otherwise',
+      },
+      summary: { title: 'Summary', description: 'The answer in one line, with the rules that decide, as /vs firewall <vs_id> <port> says it' },
+    },
+  },
+  vs_autoscaling_summary: {
+    title: "Summarise a server's autoscaling",
+    description: 'Which of the six autoscaling rules (memory, CPU, disk; up and down) are configured',
+    outputs: {
+      summary: { title: 'Summary', description: 'The autoscaling rules in one line, as /vs autoscaling counts them' },
+      configured_count: { title: 'Configured count', description: 'How many of the six autoscaling rules are configured' },
+    },
+  },
+  vs_request_disk: {
+    title: 'Ask for a disk',
+    description:
+      'Posts a request to add a disk to a server, with the exact API request; someone with the operator role claims it and a second person approves it',
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+  vs_request_restore: {
+    title: 'Ask for a backup restore',
+    description:
+      "Posts a request to restore a backup (it overwrites the backup's disk), with the exact API request; an admin claims it and a second admin approves it",
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+} satisfies Record<string, StepWords & { outputs: Record<string, StepWords> }>;
 
 /** Slack shows a step's error in the workflow's activity; long ones are cut there anyway. */
 const MAX_ERROR = 1000;

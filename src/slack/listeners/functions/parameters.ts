@@ -72,7 +72,8 @@ type Declared = Pick<ManifestParameter, 'title' | 'description'>;
 export function idInput(name: string, what: string, d: Declared): InputParameter<number> {
   return {
     type: 'integer',
-    ...d,
+    title: d.title,
+    description: d.description,
     optional: false,
     schema: required(name, d.title, (value, ctx) => parseId(value) ?? refuse(ctx, said.notAnId(name, value, what))),
   };
