@@ -22,8 +22,8 @@ import { manifestOf, stepRow, type StepRow } from './step';
 // what running it needs, and what runs it. manifest.yml declares
 // exactly these (`functions`; test/slack/listeners/manifest.test.ts keeps the
 // two in step) and the local stand-in offers them on its Workflows panel.
-// To add a step: a row here, its listener beside this file, its declaration
-// under manifest.yml's `functions`.
+// To add a step: a row here, its words in blocks/steps.ts, its listener beside
+// this file, its declaration under manifest.yml's `functions`.
 
 const IN = STEP_INPUT_WORDS;
 const vsId = idInput('vs_id', IN.vs_id.what, IN.vs_id);
