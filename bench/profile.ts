@@ -25,6 +25,8 @@ export interface BenchProfile {
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
   /** Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records (bench/scenarios/app-home.ts). */
   readonly appHome: { records: number; opens: number };
+  /** Scenario 12: workflow read steps, `rate` a second for `seconds`, the cloud API answering after `upstreamDelayMs`. */
+  readonly steps: { rate: number; seconds: number; upstreamDelayMs: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -39,6 +41,7 @@ export const FULL_PROFILE: BenchProfile = {
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
   appHome: { records: 100_000, opens: 300 },
+  steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -53,10 +56,11 @@ export const SMOKE_PROFILE: BenchProfile = {
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
   appHome: { records: 2000, opens: 10 },
+  steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls'] as const;
+export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls', 'steps'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -4,7 +4,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
-import { appHomeLines, appHomeTarget, checkTargets, formatReport, hostileLines, hostileTarget, shownName, unfurlsLines, unfurlsTarget } from './report';
+import {
+  appHomeLines,
+  appHomeTarget,
+  checkTargets,
+  formatReport,
+  hostileLines,
+  hostileTarget,
+  shownName,
+  stepsLines,
+  stepsTargets,
+  unfurlsLines,
+  unfurlsTarget,
+} from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
@@ -16,6 +28,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runSteps } from './scenarios/steps';
 import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -25,7 +38,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|app-home|unfurls` for scenario 8, 10 or 11 alone).
+// `--only hostile-traffic|app-home|unfurls|steps` for scenario 8, 10, 11 or 12 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -58,13 +71,20 @@ async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<st
   }
 }
 
-/** Scenario 8 or 11 alone, against vs-chatops alone. */
+/** Scenario 8, 11 or 12 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    if (args.only === 'steps') {
+      progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+      // A few first, unmeasured: a bot just started answers its first requests slower.
+      await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
+      const figures = await runSteps(world, bot, profile.steps);
+      return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
+    }
     if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
@@ -127,6 +147,8 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
+    progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+    const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -172,6 +194,7 @@ async function main(): Promise<void> {
       hostileTraffic,
       appHome,
       unfurls,
+      steps,
     };
     const cpu = cpus();
     const results: BenchResults = {

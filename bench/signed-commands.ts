@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
-import { FORM_CONTENT_TYPE, formBody, slashCommand } from '../src/local/payloads';
+import { FORM_CONTENT_TYPE, formBody, JSON_CONTENT_TYPE, slashCommand } from '../src/local/payloads';
 import { signatureHeaders } from '../src/local/signing';
+import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
 // with a fresh timestamp and a response_url of its own for every request, so
@@ -67,3 +68,13 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
 /** `/vs firewall <id>` over the seeded servers in turn: several people asking about several servers. */
 export const SEEDED_SERVERS = [42, 43, 44, 45, 46] as const;
 export const firewallOfSeededServers = (n: number) => `firewall ${SEEDED_SERVERS[n % SEEDED_SERVERS.length]}`;
+
+/**
+ * POSTs one Events API delivery (JSON) to the bot, signed as Slack signs it with a fresh timestamp; resolves with
+ * how long the ack took (ms), or rejects when it was not 200.
+ */
+export async function postSignedEvent(eventsUrl: string, body: string, what: string): Promise<number> {
+  const res = await postToSlackEndpoint(eventsUrl, BENCH_SIGNING_SECRET, body, JSON_CONTENT_TYPE);
+  if (res.status !== 200) throw new Error(`${what} was answered HTTP ${res.status}`);
+  return res.ms;
+}

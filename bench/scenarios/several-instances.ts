@@ -75,7 +75,7 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
     },
   };
   const policy = createPolicy(
-    { admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 },
+    { admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000, workflowReads: 'viewers' },
     { membersOf: () => Promise.resolve([]) },
   );
   const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });

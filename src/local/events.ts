@@ -1,9 +1,10 @@
+import { parameterList, type AppFunction } from './functions';
 import type { Json } from './payloads';
 import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Events API deliveries as Slack sends them: the event_callback envelope
 // around one event, and the events the stand-in sends (app_home_opened,
-// link_shared) or a workflow would (function_executed).
+// link_shared, function_executed).
 // The stand-in and the tests' payload builders share them, so what a test
 // sends is what local mode sends.
 
@@ -119,32 +120,37 @@ export function linksOf(text: string, unfurlDomains: readonly string[]): SharedL
   return [...found].map(([url, domain]) => ({ url, domain }));
 }
 
-export interface FunctionExecutedOptions {
-  /** The function's callback_id in the manifest. */
+/**
+ * function_executed: one run of one of the app's steps in a workflow. It names the step (its callback_id and its
+ * declaration), carries the inputs the workflow gave it, the ids of this execution and of the workflow's, and a bot
+ * token issued for this execution alone (valid until the step completes).
+ */
+export function functionExecutedEvent(o: {
   callbackId: string;
+  declared: AppFunction;
+  appId: string;
   inputs: Json;
   functionExecutionId: string;
   workflowExecutionId: string;
-  eventTs: string;
-  /** The short-lived token Slack hands the step (a capability: never logged). */
   botAccessToken: string;
-  title?: string;
-}
-
-/** A workflow running one of the app's functions as a step. */
-export function functionExecuted(o: FunctionExecutedOptions): Json {
+  eventTs: string;
+}): Json {
   return {
     type: 'function_executed',
     function: {
-      id: `Fn${o.callbackId.toUpperCase().replace(/[^A-Z0-9]/g, '')}`,
+      id: `Fn${o.callbackId
+        .replace(/[^a-z0-9]/gi, '')
+        .toUpperCase()
+        .slice(0, 10)}`,
       callback_id: o.callbackId,
-      title: o.title ?? o.callbackId,
+      title: o.declared.title,
+      description: o.declared.description,
       type: 'app',
-      input_parameters: [],
-      output_parameters: [],
-      app_id: APP_ID,
-      date_created: 0,
-      date_updated: 0,
+      input_parameters: parameterList(o.declared.input_parameters),
+      output_parameters: parameterList(o.declared.output_parameters),
+      app_id: o.appId,
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
       date_deleted: 0,
     },
     inputs: o.inputs,

@@ -19,6 +19,7 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 1000,
+  workflowReads: 'viewers',
 };
 const TTL_MS = 30 * 60_000;
 const CHANNEL = 'CINCIDENT';
@@ -77,6 +78,7 @@ describe('asking', () => {
         decidedBy: null,
         decidedAt: null,
         messageTs: null,
+        workflowExecutionId: null,
       },
       record: expect.objectContaining({
         outcome: 'requested',

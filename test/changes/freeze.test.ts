@@ -9,7 +9,14 @@ import { goodDiskForm } from '../helpers/forms';
 // recorded; while it is on, the door refuses opening a form and a submission
 // (and an approval: approvals.test.ts) with who froze, when and why.
 
-const ROLES: Config['roles'] = { admins: ['UADMIN', 'UADMIN2'], operators: ['UOPER'], viewers: null, mutationChannels: null, groupCacheMs: 1000 };
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN', 'UADMIN2'],
+  operators: ['UOPER'],
+  viewers: null,
+  mutationChannels: null,
+  groupCacheMs: 1000,
+  workflowReads: 'viewers',
+};
 const ctx = (userId: string) => ({ userId, channelId: 'CINCIDENT' });
 
 const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, ...options });

@@ -1,5 +1,8 @@
+import type { Execution } from '../../src/local/functions';
+import type { ExecutionOptions } from '../../src/local/interactions';
 import type { Harness } from './app-harness';
 import { CHANNEL, newTriggerId, newViewId, viewSubmission, type StateValue } from './payloads';
+import type { SlackHttpResponse, SlackRequestOptions } from './signed-requests';
 import { waitFor } from './wait';
 
 // Small verbs for driving the real app the way a user does: type a command
@@ -83,4 +86,25 @@ export async function reactionTo(
     },
     { within: timeoutMs },
   );
+}
+
+/**
+ * Runs one workflow step as Slack does: the function_executed of one execution (built by the stand-in, which
+ * remembers its token and declared outputs), signed and sent; then its completion, once the bot ended it.
+ */
+export async function runStep(
+  h: Harness,
+  callbackId: string,
+  inputs: Record<string, unknown>,
+  opts: ExecutionOptions & SlackRequestOptions = {},
+): Promise<{ execution: Execution; ack: SlackHttpResponse; envelope: Record<string, unknown> }> {
+  const { envelope, execution } = h.slack.functionExecuted(callbackId, inputs, opts);
+  const ack = await h.event(envelope, opts);
+  if (ack.status !== 200) throw new Error(`function_executed was answered HTTP ${ack.status}`);
+  return { execution: await h.slack.waitForExecution(execution.id), ack, envelope };
+}
+
+/** The calls that ended a step (functions.completeSuccess or completeError) and that Slack took. */
+export function completionsOf(h: Harness, executionId: string) {
+  return h.slack.calls.filter((c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === executionId);
 }

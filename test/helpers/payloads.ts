@@ -115,21 +115,6 @@ export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view
   );
 }
 
-/** A workflow running the app's function `callbackId` as a step, with `inputs`. */
-export function functionExecuted(callbackId: string, inputs: slack.Json, botAccessToken = 'xwfp-test-step-token') {
-  const run = ++issued;
-  return eventCallback(
-    events.functionExecuted({
-      callbackId,
-      inputs,
-      functionExecutionId: `Fx${process.pid}x${run}`,
-      workflowExecutionId: `Wx${process.pid}x${run}`,
-      eventTs: String(Date.now() / 1000),
-      botAccessToken,
-    }),
-  );
-}
-
 /** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
 export function viewButtonClick(o: { user: string; actionId: string; value?: string; viewId?: string; viewType?: 'home' | 'modal' }) {
   const viewId = o.viewId ?? 'VHOME';
