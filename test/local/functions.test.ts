@@ -1,8 +1,6 @@
-import { request } from 'undici';
 import type { AppFunction } from '../../src/local/functions';
 import { sign } from '../../src/local/signing';
-import type { SlackStandIn } from '../../src/local/standin';
-import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '../helpers/standin-with-bot';
+import { useStandInWithBot } from '../helpers/standin-with-bot';
 
 // Workflow steps as the stand-in runs them, Slack's way: a step run with
 // inputs that fit its declared parameters reaches the app as a signed
@@ -32,9 +30,8 @@ const CHECK: AppFunction = {
 };
 
 let now = 1_700_000_000_000;
-let standIn: SlackStandIn;
-let slack: StandInWithBot;
-let received: ReceivedRequest[];
+const slack = useStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => now });
+beforeAll(() => slack.standIn.setFunctions({ check: CHECK }));
 
 type FunctionExecuted = {
   type: string;
@@ -49,37 +46,21 @@ type FunctionExecuted = {
   };
 };
 
-async function api(method: string, args: Record<string, unknown>, token: string) {
-  const res = await request(`${standIn.apiUrl}${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(args),
-  });
-  return (await res.body.json()) as { ok: boolean; error?: string; response_metadata?: { messages: string[] } };
-}
+const api = async (method: string, args: Record<string, unknown>, token: string) =>
+  (await slack.api<{ ok: boolean; error?: string; response_metadata?: { messages: string[] } }>(method, args, token)).body;
 
-beforeAll(async () => {
-  slack = await startStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => now });
-  ({ standIn, received } = slack);
-  standIn.setFunctions({ check: CHECK });
-});
-
-afterAll(() => slack.close());
-
-beforeEach(() => slack.reset());
-
-/** Runs `check` as Vera, with inputs typed as on the page; the function_executed the app received. */
+/** Runs `check` as Vera, with inputs typed as on the page; the function_executed the app slack.received. */
 async function run(entered: Record<string, unknown>) {
-  const ran = await standIn.runStep('U0VIEWER', 'check', entered);
+  const ran = await slack.standIn.runStep('U0VIEWER', 'check', entered);
   if (!('execution' in ran)) throw new Error(`not run: ${JSON.stringify(ran)}`);
-  const event = JSON.parse(received.at(-1)!.body) as FunctionExecuted;
+  const event = JSON.parse(slack.received.at(-1)!.body) as FunctionExecuted;
   return { ...ran, event, token: event.event.bot_access_token };
 }
 
 test('a run reaches the app as a signed function_executed: the step as declared, the inputs typed, its ids and its own token', async () => {
   const { execution, ack, event } = await run({ vs_id: ' 42 ', protocol: 'udp', channel: 'C0INCIDENT', note: '' });
   expect(ack.status).toBe(200);
-  const { headers, body } = received[0]!;
+  const { headers, body } = slack.received[0]!;
   expect(headers['content-type']).toBe('application/json');
   expect(headers['x-slack-signature']).toBe(sign('shh', Number(headers['x-slack-request-timestamp']), body));
   expect(event).toMatchObject({
@@ -101,14 +82,14 @@ test('a run reaches the app as a signed function_executed: the step as declared,
 });
 
 test('inputs that do not fit the declared parameters are shown by field, and nothing is sent', async () => {
-  expect(await standIn.runStep('U0VIEWER', 'check', { vs_id: '4.2', protocol: 'icmp', channel: 'general' })).toEqual({
+  expect(await slack.standIn.runStep('U0VIEWER', 'check', { vs_id: '4.2', protocol: 'icmp', channel: 'general' })).toEqual({
     problems: { vs_id: 'Enter a whole number.', protocol: 'Choose one of tcp, udp.', channel: 'Choose a channel.' },
   });
-  expect(await standIn.runStep('U0VIEWER', 'check', {})).toEqual({
+  expect(await slack.standIn.runStep('U0VIEWER', 'check', {})).toEqual({
     problems: { vs_id: 'Please complete this required field.', channel: 'Please complete this required field.' },
   });
-  expect(await standIn.runStep('U0VIEWER', 'nope', {})).toEqual({ error: 'unknown_function' });
-  expect(received).toEqual([]);
+  expect(await slack.standIn.runStep('U0VIEWER', 'nope', {})).toEqual({ error: 'unknown_function' });
+  expect(slack.received).toEqual([]);
 });
 
 test('functions.completeSuccess: outputs checked against the declared ones, then the step is completed once and its token revoked', async () => {
@@ -127,7 +108,7 @@ test('functions.completeSuccess: outputs checked against the declared ones, then
     },
   });
   expect(await api('functions.completeSuccess', { function_execution_id: id, outputs: { summary: 'ok', count: 3 } }, token)).toEqual({ ok: true });
-  expect(await standIn.waitForExecution(id)).toMatchObject({ state: 'completed', outputs: { summary: 'ok', count: 3 } });
+  expect(await slack.standIn.waitForExecution(id)).toMatchObject({ state: 'completed', outputs: { summary: 'ok', count: 3 } });
   // Completed: its token no longer works, and the bot's own token cannot complete it again.
   expect(await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'late' }, token)).toMatchObject({ ok: false, error: 'token_revoked' });
   expect(await api('functions.completeError', { function_execution_id: id, error: 'late' }, TOKEN)).toMatchObject({
@@ -143,7 +124,7 @@ test('functions.completeError ends the step with its error; an error must be giv
     error: 'invalid_arguments',
   });
   expect(await api('functions.completeError', { function_execution_id: execution.id, error: 'VS 42 was not found' }, token)).toEqual({ ok: true });
-  expect(await standIn.waitForExecution(execution.id)).toMatchObject({ state: 'failed', error: 'VS 42 was not found' });
+  expect(await slack.standIn.waitForExecution(execution.id)).toMatchObject({ state: 'failed', error: 'VS 42 was not found' });
   expect(await api('functions.completeSuccess', { function_execution_id: 'Fx0NEVER', outputs: {} }, TOKEN)).toMatchObject({
     ok: false,
     error: 'function_execution_not_found',
@@ -158,12 +139,12 @@ test("an execution's token expires after 15 minutes, completed or not", async ()
     ok: false,
     error: 'token_expired',
   });
-  expect(standIn.state.executions.get(execution.id)?.state).toBe('running');
+  expect(slack.standIn.state.executions.get(execution.id)?.state).toBe('running');
 });
 
 test('another delivery of one execution carries the same ids and token under a new event id', async () => {
   const { execution, event } = await run({ vs_id: '42', channel: 'C0INCIDENT' });
-  const again = standIn.functionExecuted('check', {}, { functionExecutionId: execution.id });
+  const again = slack.standIn.functionExecuted('check', {}, { functionExecutionId: execution.id });
   const repeated = again.envelope as unknown as FunctionExecuted;
   expect(repeated.event_id).not.toBe(event.event_id);
   expect(repeated.event).toMatchObject({
