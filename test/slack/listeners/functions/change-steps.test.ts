@@ -1,9 +1,9 @@
-import type { ServerResponse } from 'node:http';
 import type { ChannelMessage } from '../../../../src/local/state';
-import { BOT_TOKEN, startHarness, type Harness } from '../../../helpers/app-harness';
-import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../../../helpers/cloud-fault-server';
+import { BOT_TOKEN, useHarness } from '../../../helpers/app-harness';
+import { forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
 import { buttonClick } from '../../../helpers/payloads';
+import { useStarted } from '../../../helpers/use-started';
 import { waitFor } from '../../../helpers/wait';
 
 // The change steps over the real Bolt app with signed requests: a workflow
@@ -25,23 +25,22 @@ const ENV = {
   VS_SWEEP_INTERVAL_MS: '100',
 };
 
-let h: Harness;
-let cloud: CloudFaultServer;
 /** Added to the real clock: the bot's fake clock. */
 let skew = 0;
 
-beforeAll(async () => {
-  cloud = await startCloudFaultServer();
-  h = await startHarness({ env: ENV, cloudUrl: cloud.url, now: () => Date.now() + skew });
-  cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(h.sandbox.url, req, res));
-});
-afterAll(async () => {
-  await h?.close();
-  await cloud?.close();
-});
-beforeEach(() => {
-  h.slack.reset();
-  cloud.requests.length = 0;
+const cloud = useStarted(
+  'the cloud fault server',
+  () => startCloudFaultServer(),
+  (f) => f.close(),
+);
+const h = useHarness({
+  env: ENV,
+  now: () => Date.now() + skew,
+  startWith: () => ({ cloudUrl: cloud.url }),
+  beforeEach: (h) => {
+    cloud.requests.length = 0;
+    cloud.handle((req, res) => forward(h.sandbox.url, req, res));
+  },
 });
 
 const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
@@ -258,7 +257,7 @@ describe('a change step', () => {
   test('an execution delivered again posts one request and completes once', async () => {
     const first = h.slack.functionExecuted('vs_request_disk', { vs_id: 43, disk_type: 'HDD', disk_size: 5, channel: CHANNEL, reason: 'logs' });
     const again = h.slack.functionExecuted('vs_request_disk', {}, { functionExecutionId: first.execution.id });
-    await Promise.all([h.raw(JSON.stringify(first.envelope), 'application/json'), h.raw(JSON.stringify(again.envelope), 'application/json')]);
+    await Promise.all([h.event(first.envelope), h.event(again.envelope)]);
     const done = await h.slack.waitForExecution(first.execution.id);
     expect(done.state).toBe('completed');
     // Another step after them shows they are done.

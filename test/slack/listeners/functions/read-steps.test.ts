@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, type Harness } from '../../../helpers/app-harness';
-import { body, forward, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { useHarness, type Harness } from '../../../helpers/app-harness';
+import { body, forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
 import { answerTo, completionsOf, runStep } from '../../../helpers/drive';
 import { readYaml } from '../../../helpers/manifest-yaml';
+import { useStarted } from '../../../helpers/use-started';
 import { waitFor } from '../../../helpers/wait';
 
 // The read steps over the real Bolt app: Slack's signed function_executed in
@@ -23,20 +24,15 @@ function stepLine(h: Harness, executionId: string): Promise<Record<string, unkno
 }
 
 describe('read steps, the cloud API in JSON behind a fault server', () => {
-  let h: Harness;
-  let fault: CloudFaultServer;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer({ handler: () => undefined });
-    h = await startHarness({ cloudUrl: fault.url, env: { VS_API_TIMEOUT_MS: '500' } });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fault.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    fault.handle((req, res) => forward(h.sandbox.url, req, res));
+  const fault = useStarted(
+    'the cloud fault server',
+    () => startCloudFaultServer({ handler: () => undefined }),
+    (f) => f.close(),
+  );
+  const h = useHarness({
+    env: { VS_API_TIMEOUT_MS: '500' },
+    startWith: () => ({ cloudUrl: fault.url }),
+    beforeEach: (h) => fault.handle((req, res) => forward(h.sandbox.url, req, res)),
   });
 
   test("vs_firewall_summary completes with the firewall in the words of a server's card, on the execution's own token", async () => {
@@ -121,11 +117,11 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
 
   test('an execution delivered again (Slack’s retry, or under a new event id) runs and completes once', async () => {
     const { execution, envelope } = await runStep(h, 'vs_firewall_summary', { vs_id: 42 });
-    const retry = await h.raw(JSON.stringify(envelope), 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
+    const retry = await h.event(envelope, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
     expect(retry.status).toBe(200);
     const again = h.slack.functionExecuted('vs_firewall_summary', { vs_id: 42 }, { functionExecutionId: execution.id });
     expect(again.envelope.event_id).not.toBe(envelope.event_id);
-    expect((await h.raw(JSON.stringify(again.envelope), 'application/json')).status).toBe(200);
+    expect((await h.event(again.envelope)).status).toBe(200);
     // Nothing waits on a delivery that does nothing: a read step after them shows they are done.
     await runStep(h, 'vs_autoscaling_summary', { vs_id: 42 });
     expect(completionsOf(h, execution.id)).toHaveLength(1);
@@ -186,11 +182,7 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
 });
 
 describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS=everyone', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_API_FORMAT: 'xml', VS_VIEWERS: 'U0VIEWER', VS_WORKFLOW_READS: 'everyone' } });
-  });
-  afterAll(() => h.close());
+  const h = useHarness({ env: { VS_API_FORMAT: 'xml', VS_VIEWERS: 'U0VIEWER', VS_WORKFLOW_READS: 'everyone' } });
 
   test('each read step completes from XML with the outputs it gives from JSON', async () => {
     expect((await runStep(h, 'vs_firewall_summary', { vs_id: 42 })).execution.outputs).toEqual({
@@ -211,11 +203,7 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
 });
 
 describe('read steps while VS_VIEWERS limits reads', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_VIEWERS: 'U0VIEWER' } });
-  });
-  afterAll(() => h.close());
+  const h = useHarness({ env: { VS_VIEWERS: 'U0VIEWER' } });
 
   test('each read step ends with an error naming VS_VIEWERS and VS_WORKFLOW_READS, and the cloud API is not asked', async () => {
     for (const [callbackId, inputs] of [
