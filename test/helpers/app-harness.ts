@@ -8,6 +8,7 @@ import { manifestFunctions } from '../../src/slack/listeners/functions';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
+import { forward, startCloudFaultServer, type CloudFaultServer } from './cloud-fault-server';
 import { startSlackFake, type SlackFake } from './slack-fake';
 import { FORM, interactiveBody, JSON_CONTENT_TYPE, slashCommandBody } from './payloads';
 import { useStarted } from './use-started';
@@ -173,4 +174,30 @@ export function useHarness(options: UseHarnessOptions = {}): Harness {
     await options.beforeEach?.(h);
   });
   return h;
+}
+
+/**
+ * useHarness with a cloud fault server between the bot and the harness's sandbox: before each test (after the
+ * harness's reset) it forwards every request to the sandbox and forgets those it recorded, until a test makes it
+ * misbehave (`fault.handle(…)`; `fault.heal()` forwards again).
+ *
+ *   const { h, fault } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: '500' } });
+ *   test('…', async () => { fault.handle(hang); … });
+ */
+export function useHarnessBehindFaults(options: UseHarnessOptions = {}): { h: Harness; fault: CloudFaultServer } {
+  const fault = useStarted(
+    'the cloud fault server',
+    () => startCloudFaultServer({ handler: (req, res) => forward(h.sandbox.url, req, res) }),
+    (started) => started.close(),
+  );
+  const h = useHarness({
+    ...options,
+    startWith: async () => ({ ...(await options.startWith?.()), cloudUrl: fault.url }),
+    beforeEach: async (started) => {
+      fault.heal();
+      fault.requests.length = 0;
+      await options.beforeEach?.(started);
+    },
+  });
+  return { h, fault };
 }

@@ -1,10 +1,8 @@
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY, useHarness } from '../helpers/app-harness';
+import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
 import { waitFor } from '../helpers/wait';
 import * as faults from '../helpers/cloud-fault-server';
-import type { CloudFaultServer, FaultHandler } from '../helpers/cloud-fault-server';
-import { useStarted } from '../helpers/use-started';
+import type { FaultHandler } from '../helpers/cloud-fault-server';
 
 // The cloud API failing in every way we know of, end to end through the real
 // Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
@@ -43,21 +41,6 @@ const cases: Case[] = [
   { name: 'a 50 MB answer sent chunked', fault: faults.huge(50 * 1024 * 1024, false), says: /too large/ },
 ];
 
-/** A sandbox behind a fault server, for the enclosing describe block: the cloud API the bot is pointed at misbehaves on request. */
-function useFaultyCloud(): { upstream: Sandbox; cloud: CloudFaultServer } {
-  const upstream = useStarted(
-    'the upstream sandbox',
-    () => startSandbox({ port: 0, apiKey: API_KEY }),
-    (sandbox) => sandbox.close(),
-  );
-  const cloud = useStarted(
-    'the cloud fault server',
-    () => faults.startCloudFaultServer({ upstream: upstream.url }),
-    (server) => server.close(),
-  );
-  return { upstream, cloud };
-}
-
 function expectUserMessage(m: Message, says: RegExp): void {
   expect(m.response_type).toBe('ephemeral');
   const text = visibleText(m);
@@ -67,15 +50,7 @@ function expectUserMessage(m: Message, says: RegExp): void {
 }
 
 describe('cloud API faults through the real app (JSON)', () => {
-  const { upstream, cloud } = useFaultyCloud();
-  const h = useHarness({
-    env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' },
-    startWith: () => ({ cloudUrl: cloud.url }),
-    beforeEach: () => {
-      cloud.heal();
-      upstream.reset();
-    },
-  });
+  const { h, fault: cloud } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
 
   test.each(cases)('$name: the user is told, only they see it, and the next command works', async ({ fault, says }) => {
     cloud.handle(fault);
@@ -183,12 +158,7 @@ describe('cloud API faults through the real app (JSON)', () => {
 });
 
 describe('cloud API faults through the real app (XML on the wire)', () => {
-  const { cloud } = useFaultyCloud();
-  const h = useHarness({
-    env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' },
-    startWith: () => ({ cloudUrl: cloud.url }),
-    beforeEach: () => cloud.heal(),
-  });
+  const { h, fault: cloud } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
 
   test.each([
     { name: 'truncated XML', fault: faults.truncatedXml },

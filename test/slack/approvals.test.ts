@@ -1,9 +1,8 @@
 import type { ChannelMessage } from '../../src/local/state';
-import { startHarness, useHarness } from '../helpers/app-harness';
-import { forward, reply, startCloudFaultServer } from '../helpers/cloud-fault-server';
+import { useHarnessBehindFaults } from '../helpers/app-harness';
+import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
 import { buttonClick, input } from '../helpers/payloads';
-import { useStarted } from '../helpers/use-started';
 import { waitFor } from '../helpers/wait';
 
 // The second person, over the real Bolt app with signed requests: a change
@@ -29,18 +28,11 @@ const REFUSING_VS = 77;
 /** Added to the real clock: the bot's fake clock. */
 let skew = 0;
 
-const cloud = useStarted(
-  'the cloud fault server',
-  () => startCloudFaultServer(),
-  (f) => f.close(),
-);
-const h = useHarness({
+const { h, fault: cloud } = useHarnessBehindFaults({
   env: ENV,
   now: () => Date.now() + skew,
-  startWith: () => ({ cloudUrl: cloud.url }),
   beforeEach: (h) => {
     h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
-    cloud.requests.length = 0;
     cloud.handle((req, res) => {
       if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
         return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
@@ -273,11 +265,10 @@ describe('the exact request', () => {
     expect((await recordsOf(refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
   });
 
-  test('in XML too: the XML body shown is the one the cloud API receives, byte for byte', async () => {
-    const xmlCloud = await startCloudFaultServer();
-    const x = await startHarness({ env: { ...ENV, VS_API_FORMAT: 'xml' }, cloudUrl: xmlCloud.url });
-    xmlCloud.handle((req, res) => forward(x.sandbox.url, req, res));
-    try {
+  describe('a bot with VS_API_FORMAT=xml', () => {
+    const { h: x, fault: xmlCloud } = useHarnessBehindFaults({ env: { ...ENV, VS_API_FORMAT: 'xml' } });
+
+    test('in XML too: the XML body shown is the one the cloud API receives, byte for byte', async () => {
       const asked = await ask('UOPER', 'disk add 43', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add', x);
       expect(shownRequest(asked.message)).toMatch(
         /^POST \/virtual_machines\/43\/disks\.xml\n\n<\?xml .*<label>a &quot;quoted&quot; &lt;label&gt; &amp; more<\/label>/,
@@ -286,10 +277,7 @@ describe('the exact request', () => {
       await updatedTo(asked, /Approved\* by <@UOPER2> · done/, x);
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
-    } finally {
-      await x.close();
-      await xmlCloud.close();
-    }
+    });
   });
 });
 

@@ -1,7 +1,6 @@
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, useHarness, type Harness } from '../../../helpers/app-harness';
-import { closedPortUrl, reply, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
+import { closedPortUrl, reply } from '../../../helpers/cloud-fault-server';
 import { answerTo as answer } from '../../../helpers/drive';
-import { useStarted } from '../../../helpers/use-started';
 import { buttonClick } from '../../../helpers/payloads';
 
 type Message = {
@@ -250,12 +249,7 @@ describe('presentation settings', () => {
 });
 
 describe('errors of the cloud API reach the user as PRODUCT.md words them', () => {
-  const fault = useStarted(
-    'the cloud fault server',
-    () => startCloudFaultServer(),
-    (f) => f.close(),
-  );
-  const h = useHarness({ startWith: () => ({ cloudUrl: fault.url }) });
+  const { h, fault } = useHarnessBehindFaults();
 
   test.each([
     ['401', (res: import('node:http').ServerResponse) => reply(res, 401, '{"error":"Unauthorized"}'), /refused the request.*API key/],

@@ -1,9 +1,8 @@
 import Database from 'better-sqlite3';
-import { useHarness, type Harness } from '../../../helpers/app-harness';
-import { body, forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
+import { body, forward } from '../../../helpers/cloud-fault-server';
 import { answerTo } from '../../../helpers/drive';
 import { linkShared } from '../../../helpers/payloads';
-import { useStarted } from '../../../helpers/use-started';
 
 // Control-panel links over the real Bolt app: Slack's signed link_shared in,
 // chat.unfurl out, with a card of each linked server. Two bots: one reads the
@@ -183,18 +182,7 @@ describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
 });
 
 describe('link_shared, the cloud API in JSON behind a fault server', () => {
-  const fault = useStarted(
-    'the cloud fault server',
-    () => startCloudFaultServer({ handler: () => undefined }),
-    (f) => f.close(),
-  );
-  const h = useHarness({
-    startWith: () => ({ cloudUrl: fault.url }),
-    beforeEach: (h) => {
-      fault.requests.length = 0;
-      fault.handle((req, res) => forward(h.sandbox.url, req, res));
-    },
-  });
+  const { h, fault } = useHarnessBehindFaults();
   let panel: string;
   beforeAll(() => {
     panel = fault.url;

@@ -1,9 +1,7 @@
 import type { ChannelMessage } from '../../../../src/local/state';
-import { BOT_TOKEN, useHarness } from '../../../helpers/app-harness';
-import { forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
 import { buttonClick } from '../../../helpers/payloads';
-import { useStarted } from '../../../helpers/use-started';
 import { waitFor } from '../../../helpers/wait';
 
 // The change steps over the real Bolt app with signed requests: a workflow
@@ -28,20 +26,7 @@ const ENV = {
 /** Added to the real clock: the bot's fake clock. */
 let skew = 0;
 
-const cloud = useStarted(
-  'the cloud fault server',
-  () => startCloudFaultServer(),
-  (f) => f.close(),
-);
-const h = useHarness({
-  env: ENV,
-  now: () => Date.now() + skew,
-  startWith: () => ({ cloudUrl: cloud.url }),
-  beforeEach: (h) => {
-    cloud.requests.length = 0;
-    cloud.handle((req, res) => forward(h.sandbox.url, req, res));
-  },
-});
+const { h, fault: cloud } = useHarnessBehindFaults({ env: ENV, now: () => Date.now() + skew });
 
 const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
 const blocksOf = (m: ChannelMessage) => JSON.stringify(m.blocks ?? []);

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useHarness, type Harness } from '../../../helpers/app-harness';
-import { body, forward, startCloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
+import { body, forward } from '../../../helpers/cloud-fault-server';
 import { answerTo, completionsOf, runStep } from '../../../helpers/drive';
 import { readYaml } from '../../../helpers/manifest-yaml';
-import { useStarted } from '../../../helpers/use-started';
 import { waitFor } from '../../../helpers/wait';
 
 // The read steps over the real Bolt app: Slack's signed function_executed in
@@ -24,16 +23,7 @@ function stepLine(h: Harness, executionId: string): Promise<Record<string, unkno
 }
 
 describe('read steps, the cloud API in JSON behind a fault server', () => {
-  const fault = useStarted(
-    'the cloud fault server',
-    () => startCloudFaultServer({ handler: () => undefined }),
-    (f) => f.close(),
-  );
-  const h = useHarness({
-    env: { VS_API_TIMEOUT_MS: '500' },
-    startWith: () => ({ cloudUrl: fault.url }),
-    beforeEach: (h) => fault.handle((req, res) => forward(h.sandbox.url, req, res)),
-  });
+  const { h, fault } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: '500' } });
 
   test("vs_firewall_summary completes with the firewall in the words of a server's card, on the execution's own token", async () => {
     const { execution, ack } = await runStep(h, 'vs_firewall_summary', { vs_id: 42 });
