@@ -1,4 +1,5 @@
 import type { AppHomeFigures } from './scenarios/app-home';
+import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -42,6 +43,7 @@ export interface BenchResults {
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
     appHome: AppHomeFigures;
+    approvalClicks: ApprovalClicksFigures;
   };
   targets: TargetCheck[];
 }
