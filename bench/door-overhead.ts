@@ -7,7 +7,7 @@ import { createLogger } from '../src/log';
 import type { Store } from '../src/store';
 
 // The door's own overhead, as the benchmark measures it for the change path
-// (scenario 9a) and for an approval click (scenario 12): the door in the bench
+// (scenario 9a) and for an approval click (scenario 13): the door in the bench
 // process over a real store, the cloud API answering at once, and each step
 // timed with the time spent in the cloud call taken out. What is left is the
 // bot's own work around the call: policy, freeze, claim, lease, records.

@@ -28,7 +28,7 @@ export interface BenchProfile {
    * `/vs audit 50` typed `audits` times each (bench/scenarios/app-home.ts).
    */
   readonly appHome: { records: number; opens: number; audits: number };
-  /** Scenario 12: approval clicks timed through the door on each store, and against the bot process (bench/scenarios/approval-clicks.ts). */
+  /** Scenario 13: approval clicks timed through the door on each store, and against the bot process (bench/scenarios/approval-clicks.ts). */
   readonly approvalClicks: { doorClicks: number; botClicks: number };
 }
 

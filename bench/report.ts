@@ -146,11 +146,11 @@ export function approvalClicksTargets(c: BenchResults['scenarios']['approvalClic
   ];
 }
 
-/** Scenario 12's lines of the report. */
+/** Scenario 13's lines of the report. */
 export function approvalClicksLines(c: BenchResults['scenarios']['approvalClicks']): string[] {
   const { sqlite, postgres } = c.door;
   return [
-    '12. approval clicks (approval_approve) by a second admin, one at a time, each on a request of its own asked for before (VS_APPROVALS=disk_add)',
+    '13. approval clicks (approval_approve) by a second admin, one at a time, each on a request of its own asked for before (VS_APPROVALS=disk_add)',
     `  door overhead on SQLite, p50 / p99           ${sqlite.overheadP50Ms} / ${sqlite.overheadP99Ms} ms (${sqlite.clicks} clicks, the cloud call excluded)`,
     `  door overhead on PostgreSQL, p50 / p99       ${postgres.overheadP50Ms} / ${postgres.overheadP99Ms} ms (${postgres.clicks} clicks)`,
     `  bot process on PostgreSQL: ack p50 / p99     ${c.bot.ackP50Ms} / ${c.bot.ackP99Ms} ms (${c.bot.clicks} clicks)`,

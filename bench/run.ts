@@ -38,14 +38,14 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|app-home|unfurls|approval-clicks` for scenario 8, 10, 11 or 12 alone).
+// `--only hostile-traffic|app-home|unfurls|approval-clicks` for scenario 8, 10, 11 or 13 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The PostgreSQL of scenarios 9, 10 and 12: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+/** The PostgreSQL of scenarios 9, 10 and 13: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
 async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
   const given = process.env.VS_TEST_DATABASE_URL;
   if (given) return { url: given, server: undefined };
@@ -61,7 +61,7 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
 
-/** Scenario 10 or 12 alone, on a PostgreSQL of its own. */
+/** Scenario 10 or 13 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {

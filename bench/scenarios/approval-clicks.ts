@@ -19,7 +19,7 @@ import { BOT_NODE_FLAGS } from '../launch-targets';
 import { doorBench, DISK_FORM } from '../door-overhead';
 import { percentile, round } from '../stats';
 
-// Scenario 12: an approval click (block_actions `approval_approve`) by a
+// Scenario 13: an approval click (block_actions `approval_approve`) by a
 // second admin, on a request of its own, asked for by a first admin with
 // VS_APPROVALS=disk_add. Every request is made before the clicks are timed;
 // what is timed is the clicks, one at a time:
@@ -57,16 +57,17 @@ export interface ApprovalClicksLoad {
 
 const REQUESTER = 'UBENCHADMIN1';
 const APPROVER = 'UBENCHADMIN2';
-/** Clicks before the timed ones: JIT, prepared statements, pool connections. */
-const WARMUP = 20;
+/** Clicks before the timed ones (JIT, prepared statements, pool connections): 20, or as many as are timed if fewer (the smoke run). */
+const warmupFor = (count: number) => Math.min(20, count);
 const SERVERS = [42, 43, 44, 45, 46];
 
 /** Asks for `count` changes through the door's submission path, then approves each one as the second admin, one at a time. */
 async function doorClicks(store: Store, count: number): Promise<ApprovalDoorFigures> {
   const { changes, overheadOf } = doorBench(store, { admins: [REQUESTER, APPROVER], approvals: ['disk_add'] });
   const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+  const warmup = warmupFor(count);
   const approvals: string[] = [];
-  for (let i = 0; i < WARMUP + count; i++) {
+  for (let i = 0; i < warmup + count; i++) {
     const asked = await changes.submit({ userId: REQUESTER, channelId: 'CBENCH', submissionKey: `bench-ask-${base}-${i}` }, 'disk_add', base + i, DISK_FORM);
     if (asked.outcome !== 'requested') throw new Error(`the approval bench expected a request, got ${asked.outcome}`);
     approvals.push(asked.approval.id);
@@ -79,7 +80,7 @@ async function doorClicks(store: Store, count: number): Promise<ApprovalDoorFigu
         `the approval bench expected an approved change made, got ${result.outcome}${result.outcome === 'approved' ? ` (${result.change.outcome})` : ''}`,
       );
     }
-    if (i >= WARMUP) overheads.push(overheadMs);
+    if (i >= warmup) overheads.push(overheadMs);
   }
   return { clicks: overheads.length, overheadP50Ms: round(percentile(overheads, 50), 2), overheadP99Ms: round(percentile(overheads, 99), 2) };
 }
@@ -145,11 +146,12 @@ async function botClicks(serverUrl: string, count: number, progress: (message: s
       { readyTimeoutMs: 40_000, nodeArgs: [...BOT_NODE_FLAGS] },
     );
     const bot = instance('bot', spawned);
-    progress(`12b. ${WARMUP + count} disk additions asked for through Slack`);
+    const warmup = warmupFor(count);
+    progress(`13b. ${warmup + count} disk additions asked for through Slack`);
     const asked: Asked[] = [];
-    for (let i = 0; i < WARMUP + count; i++) asked.push(await askThroughSlack(bot, slack, SERVERS[i % SERVERS.length]!));
+    for (let i = 0; i < warmup + count; i++) asked.push(await askThroughSlack(bot, slack, SERVERS[i % SERVERS.length]!));
 
-    progress(`12b. ${count} approval clicks, one at a time`);
+    progress(`13b. ${count} approval clicks, one at a time`);
     const changesBefore = cloud.requests.filter((r) => r.method === 'POST').length;
     const acks: number[] = [];
     const updated: number[] = [];
@@ -169,7 +171,7 @@ async function botClicks(serverUrl: string, count: number, progress: (message: s
       const update = (await slack.waitForCalls('chat.update', updates + 1, 10_000))[updates]!;
       const ms = performance.now() - sent;
       if (!update.ok || update.args.ts !== ts) throw new Error(`the request's message was not updated in place (${update.error ?? String(update.args.ts)})`);
-      if (i >= WARMUP) {
+      if (i >= warmup) {
         acks.push(ack.ms);
         updated.push(ms);
       }
@@ -182,7 +184,7 @@ async function botClicks(serverUrl: string, count: number, progress: (message: s
       ackP99Ms: round(percentile(acks, 99), 2),
       updatedP50Ms: round(percentile(updated, 50), 2),
       updatedP99Ms: round(percentile(updated, 99), 2),
-      changesMade: changesMade - WARMUP,
+      changesMade: changesMade - warmup,
     };
   } finally {
     await spawned?.kill('SIGTERM');
@@ -197,11 +199,11 @@ async function botClicks(serverUrl: string, count: number, progress: (message: s
 export async function runApprovalClicks(serverUrl: string, load: ApprovalClicksLoad, progress: (message: string) => void): Promise<ApprovalClicksFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-bench-approvals-'));
   try {
-    progress(`12a. ${load.doorClicks} approval clicks through the door on SQLite`);
+    progress(`13a. ${load.doorClicks} approval clicks through the door on SQLite`);
     const sqliteStore = openSqliteStore(join(dir, 'bench.sqlite'));
     const sqlite = await doorClicks(sqliteStore, load.doorClicks).finally(() => sqliteStore.close());
 
-    progress(`12a. ${load.doorClicks} approval clicks through the door on PostgreSQL`);
+    progress(`13a. ${load.doorClicks} approval clicks through the door on PostgreSQL`);
     const database = await createTestDatabase(serverUrl);
     let postgres: ApprovalDoorFigures;
     try {
