@@ -12,21 +12,6 @@ import type { Store } from '../src/store';
 // timed with the time spent in the cloud call taken out. What is left is the
 // bot's own work around the call: policy, freeze, claim, lease, records.
 
-/** An add-disk form as submitted, valid (the change both scenarios run). */
-export const DISK_FORM = {
-  disk_type: 'SSD',
-  disk_size: '20',
-  label: 'bench',
-  mount_point: '/mnt/bench',
-  file_system: 'ext4',
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-};
-
 export interface DoorBench {
   changes: Changes;
   /** Runs one step through the door: what it returned, and its own overhead (its time minus the cloud call's), in ms. */

@@ -16,7 +16,8 @@ import { createTestDatabase } from '../../test/helpers/postgres';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
 import { BOT_NODE_FLAGS } from '../launch-targets';
-import { doorBench, DISK_FORM } from '../door-overhead';
+import { goodDiskForm } from '../../test/changes/fixtures';
+import { doorBench } from '../door-overhead';
 import { percentile, round } from '../stats';
 
 // Scenario 13: an approval click (block_actions `approval_approve`) by a
@@ -68,7 +69,7 @@ async function doorClicks(store: Store, count: number): Promise<ApprovalDoorFigu
   const warmup = warmupFor(count);
   const approvals: string[] = [];
   for (let i = 0; i < warmup + count; i++) {
-    const asked = await changes.submit({ userId: REQUESTER, channelId: 'CBENCH', submissionKey: `bench-ask-${base}-${i}` }, 'disk_add', base + i, DISK_FORM);
+    const asked = await changes.submit({ userId: REQUESTER, channelId: 'CBENCH', submissionKey: `bench-ask-${base}-${i}` }, 'disk_add', base + i, goodDiskForm);
     if (asked.outcome !== 'requested') throw new Error(`the approval bench expected a request, got ${asked.outcome}`);
     approvals.push(asked.approval.id);
   }

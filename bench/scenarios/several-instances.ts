@@ -14,7 +14,8 @@ import { forward, startCloudFaultServer, type RecordedRequest } from '../../test
 import { viewSubmission } from '../../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
-import { doorBench, DISK_FORM } from '../door-overhead';
+import { goodDiskForm } from '../../test/changes/fixtures';
+import { doorBench } from '../door-overhead';
 import { percentile, round } from '../stats';
 
 // Scenario 9: several instances on one PostgreSQL.
@@ -66,7 +67,7 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
       while (next < end) {
         const i = next++;
         const submission = { userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` };
-        const { result, overheadMs } = await overheadOf(() => changes.submit(submission, 'disk_add', base + i, DISK_FORM));
+        const { result, overheadMs } = await overheadOf(() => changes.submit(submission, 'disk_add', base + i, goodDiskForm));
         if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
         overheads.push(overheadMs);
       }
