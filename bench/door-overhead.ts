@@ -35,7 +35,7 @@ export function doorBench(store: Store, options: { admins: readonly string[]; ap
     },
   };
   const policy = createPolicy(
-    { admins: [...options.admins], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 },
+    { admins: [...options.admins], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000, workflowReads: 'viewers' },
     { membersOf: () => Promise.resolve([]) },
   );
   const config = loadConfig({});

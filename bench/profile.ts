@@ -30,6 +30,8 @@ export interface BenchProfile {
   readonly appHome: { records: number; opens: number; audits: number };
   /** Scenario 13: approval clicks timed through the door on each store, and against the bot process (bench/scenarios/approval-clicks.ts). */
   readonly approvalClicks: { doorClicks: number; botClicks: number };
+  /** Scenario 12: workflow read steps, `rate` a second for `seconds`, the cloud API answering after `upstreamDelayMs`. */
+  readonly steps: { rate: number; seconds: number; upstreamDelayMs: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -45,6 +47,7 @@ export const FULL_PROFILE: BenchProfile = {
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
   appHome: { records: 100_000, opens: 300, audits: 300 },
   approvalClicks: { doorClicks: 500, botClicks: 200 },
+  steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -60,10 +63,11 @@ export const SMOKE_PROFILE: BenchProfile = {
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
   appHome: { records: 2000, opens: 10, audits: 5 },
   approvalClicks: { doorClicks: 10, botClicks: 5 },
+  steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls', 'approval-clicks'] as const;
+export const ALONE_SCENARIOS = ['hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

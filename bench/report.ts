@@ -49,6 +49,30 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...appHomeTargets(r.appHome),
     unfurlsTarget(r.unfurls),
     ...approvalClicksTargets(r.approvalClicks),
+    ...stepsTargets(r.steps),
+  ];
+}
+
+/** Scenario 12's targets: the ack of function_executed, and a read step's completion against the upstream latency. */
+export function stepsTargets(s: BenchResults['scenarios']['steps']): TargetCheck[] {
+  const limit = s.upstreamDelayMs + 50;
+  return [
+    { target: 'workflow steps: function_executed ack p99 ≤ 25 ms', figure: `${s.ackP99Ms} ms`, pass: s.ackP99Ms <= 25 },
+    {
+      target: `workflow steps: a read step's completion p99 ≤ upstream + 50 ms (${limit} ms), every step completed`,
+      figure: `${s.completionP99Ms} ms, ${s.completed} of ${s.sent} completed`,
+      pass: s.completionP99Ms <= limit && s.completed === s.sent,
+    },
+  ];
+}
+
+/** Scenario 12's lines of the report. */
+export function stepsLines(s: BenchResults['scenarios']['steps']): string[] {
+  return [
+    `12. workflow read steps, ${s.rate}/s for ${s.seconds} s (the three in turn), upstream delay ${s.upstreamDelayMs} ms`,
+    `  steps sent, completed, not completed   ${s.sent}, ${s.completed}, ${s.notCompleted}`,
+    `  function_executed ack p50 / p99         ${s.ackP50Ms} / ${s.ackP99Ms} ms`,
+    `  delivery to completion p50 / p99        ${s.completionP50Ms} / ${s.completionP99Ms} ms`,
   ];
 }
 
@@ -301,6 +325,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...appHomeLines(r.appHome));
   lines.push('', ...unfurlsLines(r.unfurls));
   lines.push('', ...approvalClicksLines(r.approvalClicks));
+  lines.push('', ...stepsLines(r.steps));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

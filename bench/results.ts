@@ -9,6 +9,7 @@ import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
 import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
+import type { StepsFigures } from './scenarios/steps';
 import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { TargetName } from './launch-targets';
 
@@ -42,6 +43,7 @@ export interface BenchResults {
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
+    steps: StepsFigures;
     appHome: AppHomeFigures;
     approvalClicks: ApprovalClicksFigures;
   };

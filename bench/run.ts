@@ -14,6 +14,8 @@ import {
   hostileLines,
   hostileTarget,
   shownName,
+  stepsLines,
+  stepsTargets,
   unfurlsLines,
   unfurlsTarget,
 } from './report';
@@ -29,6 +31,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runSteps } from './scenarios/steps';
 import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -38,7 +41,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only hostile-traffic|app-home|unfurls|approval-clicks` for scenario 8, 10, 11 or 13 alone).
+// `--only hostile-traffic|app-home|unfurls|steps|approval-clicks` for scenario 8, 10, 11, 12 or 13 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -76,13 +79,20 @@ async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise
   }
 }
 
-/** Scenario 8 or 11 alone, against vs-chatops alone. */
+/** Scenario 8, 11 or 12 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    if (args.only === 'steps') {
+      progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+      // A few first, unmeasured: a bot just started answers its first requests slower.
+      await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
+      const figures = await runSteps(world, bot, profile.steps);
+      return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
+    }
     if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
@@ -146,6 +156,8 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
+    progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+    const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -192,6 +204,7 @@ async function main(): Promise<void> {
       appHome,
       unfurls,
       approvalClicks,
+      steps,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -56,6 +56,7 @@ describe('npm run bench -- --smoke', () => {
     'unfurls',
     'appHome',
     'approvalClicks',
+    'steps',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);
