@@ -1,4 +1,5 @@
 import type { AppHomeFigures } from './scenarios/app-home';
+import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -44,6 +45,7 @@ export interface BenchResults {
     unfurls: UnfurlsFigures;
     steps: StepsFigures;
     appHome: AppHomeFigures;
+    approvalClicks: ApprovalClicksFigures;
   };
   targets: TargetCheck[];
 }

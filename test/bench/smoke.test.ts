@@ -55,6 +55,7 @@ describe('npm run bench -- --smoke', () => {
     'hostileTraffic',
     'unfurls',
     'appHome',
+    'approvalClicks',
     'steps',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
