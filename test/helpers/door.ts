@@ -1,5 +1,5 @@
 import { createChanges, type ChangesDeps } from '../../src/changes/changes';
-import { createPolicy } from '../../src/changes/policy';
+import { createPolicy, type Policy } from '../../src/changes/policy';
 import type { WireFormat } from '../../src/cloud/codec';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
@@ -14,6 +14,15 @@ import { fakeCloud } from './fake-cloud';
 
 /** Where the door's clock starts: 2023-11-14T22:13:20Z. */
 export const T0 = 1_700_000_000_000;
+
+/** A policy that lets anyone make any change as an admin: for tests of what the door does once the policy said yes. */
+export const ALLOW_ALL: Policy = {
+  changeRolesConfigured: true,
+  workflowsMayRead: true,
+  roleOf: () => Promise.resolve('admin'),
+  can: (_userId, action) => Promise.resolve({ allowed: true, action, role: 'admin', needed: 'operator', denial: null }),
+  allows: () => [],
+};
 
 export interface DoorOptions extends Partial<ChangesDeps> {
   roles: Config['roles'];

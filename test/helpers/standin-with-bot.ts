@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { JSON_CONTENT_TYPE } from '../../src/local/payloads';
+import { sign } from '../../src/local/signing';
 import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../src/local/standin';
 import { useStarted } from './use-started';
 
@@ -14,6 +15,10 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
 }
+
+/** Whether a request the bot's endpoint received carries Slack's signature of its timestamp and body with `secret`. */
+export const signedWith = ({ headers, body }: ReceivedRequest, secret: string): boolean =>
+  headers['x-slack-signature'] === sign(secret, Number(headers['x-slack-request-timestamp']), body);
 
 export interface StandInWithBot {
   standIn: SlackStandIn;
