@@ -1,20 +1,16 @@
-import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startSandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { openPostgresStore } from '../../src/store/postgres';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET } from '../../test/helpers/app-harness';
 import { instance, type Instance } from '../../test/helpers/cluster';
-import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { CHANNEL, goodDisk, newViewId } from '../../test/helpers/drive';
 import { buttonClick, viewSubmission } from '../../test/helpers/payloads';
 import { createTestDatabase } from '../../test/helpers/postgres';
-import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
-import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
+import { startProcessHarness } from '../../test/helpers/process-harness';
+import type { SlackFake } from '../../test/helpers/slack-fake';
 import { BOT_NODE_FLAGS } from '../launch-targets';
 import { goodDiskForm } from '../../test/helpers/forms';
 import { doorBench } from '../door-overhead';
@@ -121,21 +117,12 @@ async function askThroughSlack(bot: Instance, slack: SlackFake, vsId: number): P
 }
 
 async function botClicks(serverUrl: string, count: number, progress: (message: string) => void): Promise<ApprovalClicksFigures['bot']> {
-  let spawned: SpawnedBot | undefined;
   const database = await createTestDatabase(serverUrl);
-  const slack = await startSlackFake();
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
-  const cloud = await startCloudFaultServer({ upstream: sandbox.url });
-  cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
+  const parts = await startProcessHarness({ behindFaults: true });
+  const { slack, cloud } = parts;
   try {
-    spawned = await spawnBot(
+    const spawned = await parts.spawn(
       {
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        VS_API_URL: cloud.url,
-        VS_ACCOUNT_ID: sandbox.accountId,
-        VS_API_KEY: sandbox.apiKey,
         DATABASE_URL: database.url,
         VS_ADMINS: `${REQUESTER},${APPROVER}`,
         VS_APPROVALS: 'disk_add',
@@ -188,10 +175,7 @@ async function botClicks(serverUrl: string, count: number, progress: (message: s
       changesMade: changesMade - warmup,
     };
   } finally {
-    await spawned?.kill('SIGTERM');
-    await cloud.close();
-    await sandbox.close();
-    await slack.close();
+    await parts.close();
     await database.drop();
   }
 }

@@ -1,20 +1,17 @@
-import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startSandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { openPostgresStore } from '../../src/store/postgres';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { API_KEY } from '../../test/helpers/app-harness';
 import { startInstances, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
 import { goodDiskForm } from '../../test/helpers/forms';
-import { forward, startCloudFaultServer, type RecordedRequest } from '../../test/helpers/cloud-fault-server';
 import { viewSubmission } from '../../test/helpers/payloads';
 import { createTestDatabase, startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
-import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
+import { startProcessHarness } from '../../test/helpers/process-harness';
+import type { SlackFake } from '../../test/helpers/slack-fake';
 import { waitFor } from '../../test/helpers/wait';
 import { doorBench } from '../door-overhead';
 import { percentile, round } from '../stats';
@@ -166,20 +163,11 @@ export async function runSeveralInstances(
     await postgres.close();
 
     progress('9b/c. three instances on PostgreSQL');
-    const slack = await startSlackFake();
-    const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
-    const cloud = await startCloudFaultServer({ upstream: sandbox.url });
-    cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
-    closers.push(
-      () => cloud.close(),
-      () => slack.close(),
-      () => sandbox.close(),
-    );
+    const parts = await startProcessHarness({ behindFaults: true });
+    const { slack, cloud } = parts;
+    closers.push(() => parts.close());
     bots = await startInstances(3, {
-      SLACK_API_URL: slack.apiUrl,
-      VS_API_URL: cloud.url,
-      VS_ACCOUNT_ID: sandbox.accountId,
-      VS_API_KEY: sandbox.apiKey,
+      ...parts.env(),
       DATABASE_URL: url,
       VS_OPERATORS: USER,
       LOG_LEVEL: 'warn',

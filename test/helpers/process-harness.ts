@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET } from './app-harness';
+import { startCloudFaultServer, type CloudFaultServer } from './cloud-fault-server';
 import type { Message } from './drive';
 import { startSlackFake, type SlackFake } from './slack-fake';
 import { spawnBot, type SpawnedBot, type SpawnOptions } from './spawned-bot';
@@ -32,17 +33,25 @@ export interface ProcessHarnessOptions {
   cloudDelayMs?: number;
 }
 
-export async function startProcessHarness(options: ProcessHarnessOptions = {}): Promise<ProcessHarness> {
+/** A process harness whose bots reach the sandbox through a cloud fault server (`cloud`): forwarding, recording, misbehaving on request. */
+export type ProcessHarnessBehindFaults = ProcessHarness & { cloud: CloudFaultServer };
+
+export async function startProcessHarness(options: ProcessHarnessOptions & { behindFaults: true }): Promise<ProcessHarnessBehindFaults>;
+export async function startProcessHarness(options?: ProcessHarnessOptions): Promise<ProcessHarness>;
+export async function startProcessHarness(
+  options: ProcessHarnessOptions & { behindFaults?: boolean } = {},
+): Promise<ProcessHarness | ProcessHarnessBehindFaults> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-process-'));
   const slack = await startSlackFake();
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.cloudDelayMs ?? 0 });
+  const cloud = options.behindFaults ? await startCloudFaultServer({ upstream: sandbox.url }) : undefined;
   const bots: SpawnedBot[] = [];
   let answers = 0;
   const env = (db = 'audit'): Record<string, string> => ({
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
-    VS_API_URL: sandbox.url,
+    VS_API_URL: cloud?.url ?? sandbox.url,
     VS_ACCOUNT_ID: sandbox.accountId,
     VS_API_KEY: sandbox.apiKey,
     VS_DB_PATH: join(dir, `${db}.sqlite`),
@@ -50,6 +59,7 @@ export async function startProcessHarness(options: ProcessHarnessOptions = {}): 
   return {
     slack,
     sandbox,
+    ...(cloud ? { cloud } : {}),
     dir,
     env,
     async spawn(more = {}, spawnOptions = {}) {
@@ -69,6 +79,7 @@ export async function startProcessHarness(options: ProcessHarnessOptions = {}): 
     },
     async close() {
       await Promise.all(bots.map((bot) => bot.kill('SIGKILL')));
+      await cloud?.close();
       await sandbox.close();
       await slack.close();
       rmSync(dir, { recursive: true, force: true });
