@@ -1,12 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY } from '../helpers/app-harness';
 import { startInstances, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
-import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
+import { forward, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
 import { buttonClick, input, newTriggerId, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
-import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { startProcessHarness, type ProcessHarnessBehindFaults } from '../helpers/process-harness';
+import type { SlackFake } from '../helpers/slack-fake';
 import { waitFor } from '../helpers/wait';
 
 // Three bot processes on one PostgreSQL, as behind a load balancer: requests
@@ -24,8 +23,9 @@ const LOCK_TTL_MS = 4000;
 const READS_PER_MINUTE = 6;
 
 let pg: PostgresServer;
+/** The stand-in, the sandbox and the cloud fault server in front of it, shared by the instances. */
+let parts: ProcessHarnessBehindFaults;
 let slack: SlackFake;
-let sandbox: Sandbox;
 let cloud: CloudFaultServer;
 let bots: Instance[];
 /** POSTs to /virtual_machines/<id>/disks held open until released (an instance killed mid-call). */
@@ -42,8 +42,9 @@ const auditPostsAbout = (target: string, outcome: string) =>
   refused.filter((text) => about(text, target, outcome)).length;
 
 beforeAll(async () => {
-  [pg, slack, sandbox] = await Promise.all([startPostgresServer(), startSlackFake(), startSandbox({ port: 0, apiKey: API_KEY })]);
-  cloud = await startCloudFaultServer({ upstream: sandbox.url });
+  [pg, parts] = await Promise.all([startPostgresServer(), startProcessHarness({ behindFaults: true })]);
+  ({ slack, cloud } = parts);
+  const upstream = parts.sandbox.url;
   cloud.handle((req: RecordedRequest, res: ServerResponse) => {
     const vs = /^\/virtual_machines\/(\d+)\/disks/.exec(req.url)?.[1];
     if (req.method === 'POST' && vs !== undefined && held.has(vs)) {
@@ -51,14 +52,11 @@ beforeAll(async () => {
       return new Promise<void>(() => undefined);
     }
     const ms = vs !== undefined && req.method === 'POST' ? slow.get(vs) : undefined;
-    if (ms) return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => forward(sandbox.url, req, res));
-    return forward(sandbox.url, req, res);
+    if (ms) return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => forward(upstream, req, res));
+    return forward(upstream, req, res);
   });
   bots = await startInstances(3, {
-    SLACK_API_URL: slack.apiUrl,
-    VS_API_URL: cloud.url,
-    VS_ACCOUNT_ID: sandbox.accountId,
-    VS_API_KEY: sandbox.apiKey,
+    ...parts.env(),
     VS_API_TIMEOUT_MS: '20000',
     DATABASE_URL: pg.url,
     VS_OPERATORS: OPERATOR,
@@ -80,7 +78,7 @@ afterAll(async () => {
   if (process.env.CLUSTER_DEBUG) for (const b of bots ?? []) process.stderr.write(`--- ${b.name}\n${b.bot.output().slice(-6000)}\n`);
   for (const res of held.values()) res.destroy?.();
   await Promise.all((bots ?? []).map((b) => b.bot.kill('SIGKILL')));
-  await Promise.all([cloud?.close(), slack?.close(), sandbox?.close()]);
+  await parts?.close();
   await pg?.close();
 });
 
