@@ -5,6 +5,7 @@ import { forward, type CloudFaultServer, type RecordedRequest } from '../helpers
 import { buttonClick, input, newTriggerId, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
 import { startProcessHarness, type ProcessHarnessBehindFaults } from '../helpers/process-harness';
+import { approvalIdIn } from '../helpers/requests';
 import type { SlackFake } from '../helpers/slack-fake';
 import { waitFor } from '../helpers/wait';
 
@@ -163,14 +164,6 @@ test('three changes to one server from three instances: one runs, the others are
   expect(await counted('busy')).toBe(2);
 });
 
-/** The value of the Approve button (approval_approve) in a message's blocks: the approval's id. */
-function approveButtonValue(blocks: unknown): string {
-  const elements = (blocks as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []);
-  const button = elements.find((e) => e.action_id === 'approval_approve');
-  if (button?.value === undefined) throw new Error(`no approval_approve button in ${JSON.stringify(blocks)}`);
-  return button.value;
-}
-
 test('an approval clicked on two instances at once runs the change once; the message is updated once, the other click hears who decided', async () => {
   const restorePosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/backups/9/restore'));
   const triggerId = newTriggerId();
@@ -185,7 +178,8 @@ test('an approval clicked on two instances at once runs the change once; the mes
     { within: 10_000 },
   );
   const posted = slack.messagesIn('CINCIDENT').find((m) => JSON.stringify(m.blocks ?? []).includes('restore on two instances'))!;
-  const approvalId = approveButtonValue(request.args.blocks);
+  const approvalId = approvalIdIn(request.args.blocks);
+  if (!approvalId) throw new Error(`no approval_approve button in ${JSON.stringify(request.args.blocks)}`);
   expect(restorePosts()).toHaveLength(0);
 
   const responseUrls = [slack.responseUrl(), slack.responseUrl()];

@@ -4,6 +4,7 @@ import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
 import { useHarness } from '../../../helpers/app-harness';
 import { CHANNEL, openForm, submit } from '../../../helpers/drive';
 import { appHomeOpened, input, viewButtonClick } from '../../../helpers/payloads';
+import { approvalIdIn } from '../../../helpers/requests';
 import { waitFor } from '../../../helpers/wait';
 import { entry as storeEntry } from '../../../store/contract/entries';
 
@@ -184,8 +185,8 @@ describe('approval requests on the Home tab', () => {
     return waitFor(`the approval request for backup ${backupId}`, () => {
       let asked: { id: string; ts: string } | undefined;
       for (const m of h.slack.messagesIn(CHANNEL)) {
-        const approve = buttonElements(m.blocks ?? []).find((e) => e.action_id === 'approval_approve');
-        if (approve?.value && JSON.stringify(m.blocks).includes(`Backup ${backupId}`)) asked = { id: approve.value, ts: m.ts };
+        const id = approvalIdIn(m.blocks);
+        if (id && JSON.stringify(m.blocks).includes(`Backup ${backupId}`)) asked = { id, ts: m.ts };
       }
       return asked;
     });

@@ -1,8 +1,7 @@
 import type { ChannelMessage } from '../../../../src/local/state';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
-import { buttonClick } from '../../../helpers/payloads';
-import { waitFor } from '../../../helpers/wait';
+import { answerToClick, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../../../helpers/requests';
 
 // The change steps over the real Bolt app with signed requests: a workflow
 // asks for a change and nothing is changed. The step posts the request in its
@@ -30,17 +29,9 @@ const { h, fault: cloud } = useHarnessBehindFaults({ env: ENV, now: () => Date.n
 
 const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
 const blocksOf = (m: ChannelMessage) => JSON.stringify(m.blocks ?? []);
-/** The request as a message shows it (its preformatted text). */
-const shownRequest = (m: ChannelMessage): string =>
-  JSON.parse(/"type":"rich_text_preformatted","elements":\[\{"type":"text","text":("(?:[^"\\]|\\.)*")/.exec(blocksOf(m))![1]!) as string;
-const recordsOf = async (id: string) => (await h.store.audit.latest(50)).filter((r) => r.approvalId === id).reverse();
 
-interface Posted {
-  id: string;
-  ts: string;
-  channel: string;
+interface Posted extends PostedRequest {
   workflowExecutionId: string;
-  message: () => ChannelMessage;
 }
 
 /** Runs a change step and returns the request it posted, found by its claim button. */
@@ -50,39 +41,13 @@ async function asked(callbackId: string, inputs: Record<string, unknown>, channe
   const id = String(execution.outputs!.request_id);
   const message = h.slack.messagesIn(channel).find((m) => blocksOf(m).includes(`"value":"${id}"`));
   if (!message) throw new Error('no request was posted');
-  return {
-    id,
-    ts: message.ts,
-    channel,
-    workflowExecutionId: execution.workflowExecutionId,
-    message: () => h.slack.messagesIn(channel).find((m) => m.ts === message.ts)!,
-  };
+  return { id, ts: message.ts, channel, workflowExecutionId: execution.workflowExecutionId };
 }
 
 const askDisk = (inputs: Record<string, unknown> = {}, channel?: string) =>
   asked('vs_request_disk', { vs_id: 42, disk_type: 'SSD', disk_size: 20, label: 'scratch', reason: 'the data disk is full', ...inputs }, channel);
 
-/** Clicks a button of the request's message as `user`; what only they were told, if anything. */
-async function click(user: string, actionId: string, p: Posted, tweak: (payload: Record<string, unknown>) => void = () => undefined) {
-  const responseUrl = h.slack.responseUrl();
-  const payload = buttonClick({ user, channel: p.channel, actionId, value: p.id, responseUrl, messageTs: p.ts }) as unknown as Record<string, unknown>;
-  tweak(payload);
-  expect((await h.interact(payload)).status).toBe(200);
-  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-  return {
-    async told(): Promise<string> {
-      const { body } = await waitFor(`${user} to be told`, () => h.slack.responses.find((r) => r.id === id));
-      expect((body as { response_type?: string }).response_type).toBe('ephemeral');
-      return JSON.stringify(body);
-    },
-  };
-}
-const claim = (user: string, p: Posted, tweak?: (payload: Record<string, unknown>) => void) => click(user, 'change_request_claim', p, tweak);
-
-async function updatedTo(p: Posted, pattern: RegExp): Promise<ChannelMessage> {
-  await waitFor(`the request updated to ${pattern}`, () => pattern.test(blocksOf(p.message())), { detail: () => blocksOf(p.message()) });
-  return p.message();
-}
+const claim = (user: string, p: Posted, tweak?: (payload: Record<string, unknown>) => void) => clickOn(h, user, 'change_request_claim', p, tweak);
 
 describe('a change step', () => {
   test('posts the request with its reason, the exact request and the claim button, completes with its id and awaiting_requester; changes nothing', async () => {
@@ -105,7 +70,7 @@ describe('a change step', () => {
     // Posted with the app's own token, not the execution's: its button outlives the step.
     expect(h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL)).toMatchObject({ ok: true, token: BOT_TOKEN });
     expect(changePosts()).toEqual([]);
-    expect(await recordsOf(id)).toMatchObject([{ outcome: 'requested', userId: '', requestedBy: null, workflowExecutionId: execution.workflowExecutionId }]);
+    expect(await recordsOf(h, id)).toMatchObject([{ outcome: 'requested', userId: '', requestedBy: null, workflowExecutionId: execution.workflowExecutionId }]);
     // /vs audit says who asked: a workflow, and which execution of it.
     const audit = JSON.stringify(await answerTo(h, 'audit 1', { user: 'UADMIN' }));
     expect(audit).toContain('a workflow *disk_add* `vs:42` → requested');
@@ -117,9 +82,9 @@ describe('a change step', () => {
     expect(await (await claim('UVIEWER', p)).told()).toMatch(/operator/);
     const elsewhere = await askDisk({}, 'CGENERAL');
     expect(await (await claim('UOPER', elsewhere)).told()).toMatch(/Changes are only allowed in <#CINCIDENT>, <#CWAR>/);
-    expect(blocksOf(p.message())).toContain('change_request_claim');
-    expect(blocksOf(elsewhere.message())).toContain('change_request_claim');
-    expect((await recordsOf(p.id)).map((r) => [r.outcome, r.userId, r.workflowExecutionId])).toEqual([
+    expect(blocksOf(messageOf(h, p))).toContain('change_request_claim');
+    expect(blocksOf(messageOf(h, elsewhere))).toContain('change_request_claim');
+    expect((await recordsOf(h, p.id)).map((r) => [r.outcome, r.userId, r.workflowExecutionId])).toEqual([
       ['requested', '', p.workflowExecutionId],
       ['denied', 'UVIEWER', p.workflowExecutionId],
     ]);
@@ -128,22 +93,22 @@ describe('a change step', () => {
 
   test('claimed by an operator it becomes an approval request needing a second person; approved by another, the exact request is sent once', async () => {
     const p = await askDisk();
-    const shown = shownRequest(p.message());
+    const shown = shownRequest(messageOf(h, p));
     await claim('UOPER', p);
-    const request = await updatedTo(p, /approval_approve/);
+    const request = await updatedTo(h, p, /approval_approve/);
     expect(blocksOf(request)).toContain('<@UOPER> asks to *Add disk* · VS 42');
     expect(blocksOf(request)).not.toContain('change_request_claim');
     expect(blocksOf(request)).toContain(p.workflowExecutionId);
     // Later claimers are told who took it; the requester cannot approve their own request.
     expect(await (await claim('UOPER2', p)).told()).toMatch(/<@UOPER> already requested this change/);
-    expect(await (await click('UOPER', 'approval_approve', p)).told()).toMatch(/own/);
+    expect(await answerToClick(h, 'UOPER', 'approval_approve', p)).toMatch(/own/);
     expect(changePosts()).toEqual([]);
-    await click('UOPER2', 'approval_approve', p);
-    await updatedTo(p, /Approved\* by <@UOPER2>/);
-    await click('UADMIN', 'approval_approve', p);
+    await clickOn(h, 'UOPER2', 'approval_approve', p);
+    await updatedTo(h, p, /Approved\* by <@UOPER2>/);
+    await clickOn(h, 'UADMIN', 'approval_approve', p);
     expect(changePosts()).toHaveLength(1);
     expect(`${changePosts()[0]!.method} ${changePosts()[0]!.url}\n\n${changePosts()[0]!.body}`).toBe(shown);
-    const records = await recordsOf(p.id);
+    const records = await recordsOf(h, p.id);
     expect(records.map((r) => [r.outcome, r.userId])).toEqual([
       ['requested', ''],
       ['requested', 'UOPER'],
@@ -157,14 +122,14 @@ describe('a change step', () => {
 
   test('a restore asked by a workflow is claimed by an admin (not an operator) and approved by a second admin', async () => {
     const p = await asked('vs_request_restore', { backup_id: '#9', reason: 'table corrupted after the deploy' });
-    expect(shownRequest(p.message())).toBe('POST /backups/9/restore.json');
+    expect(shownRequest(messageOf(h, p))).toBe('POST /backups/9/restore.json');
     expect(await (await claim('UOPER', p)).told()).toMatch(/admin/);
     await claim('UADMIN', p);
-    await updatedTo(p, /approval_approve/);
-    await click('UADMIN2', 'approval_approve', p);
-    await updatedTo(p, /Approved\* by <@UADMIN2>/);
+    await updatedTo(h, p, /approval_approve/);
+    await clickOn(h, 'UADMIN2', 'approval_approve', p);
+    await updatedTo(h, p, /Approved\* by <@UADMIN2>/);
     expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
-    expect((await recordsOf(p.id)).at(-1)).toMatchObject({ outcome: 'succeeded', params: { backup_id: 9, reason: 'table corrupted after the deploy' } });
+    expect((await recordsOf(h, p.id)).at(-1)).toMatchObject({ outcome: 'succeeded', params: { backup_id: 9, reason: 'table corrupted after the deploy' } });
   });
 
   test('while changes are frozen nobody can claim it; unfrozen, the claim works', async () => {
@@ -176,7 +141,7 @@ describe('a change step', () => {
       await answerTo(h, 'unfreeze', { user: 'UADMIN' });
     }
     await claim('UOPER', p);
-    await updatedTo(p, /approval_approve/);
+    await updatedTo(h, p, /approval_approve/);
   });
 
   test('while changes are frozen it posts nothing and ends with an error saying who froze, when and why, recorded as denied; unfrozen, it asks', async () => {
@@ -269,18 +234,12 @@ describe('a change step', () => {
     expect(execution.state).toBe('completed');
     const id = String(execution.outputs!.request_id);
     const message = h.slack.messagesIn(CHANNEL).find((m) => blocksOf(m).includes(`"value":"${id}"`))!;
-    const p: Posted = {
-      id,
-      ts: message.ts,
-      channel: CHANNEL,
-      workflowExecutionId: execution.workflowExecutionId,
-      message: () => h.slack.messagesIn(CHANNEL).find((m) => m.ts === message.ts)!,
-    };
+    const p: Posted = { id, ts: message.ts, channel: CHANNEL, workflowExecutionId: execution.workflowExecutionId };
     await claim('WORGOPER', p, (payload) => {
       Object.assign(payload, { enterprise: { id: 'E0ORG', name: 'Org' }, is_enterprise_install: true, team: { id: 'T0OTHER', domain: 'other' } });
       Object.assign(payload.user as object, { team_id: 'T0OTHER' });
     });
-    const request = await updatedTo(p, /approval_approve/);
+    const request = await updatedTo(h, p, /approval_approve/);
     expect(blocksOf(request)).toContain('<@WORGOPER> asks to');
   });
 
@@ -288,9 +247,9 @@ describe('a change step', () => {
     const p = await askDisk();
     skew += 31 * 60_000;
     try {
-      await updatedTo(p, /Expired\* nobody claimed it|Expired\*: nobody claimed it/);
-      expect(blocksOf(p.message())).not.toContain('change_request_claim');
-      expect((await recordsOf(p.id)).map((r) => [r.outcome, r.userId, r.workflowExecutionId])).toEqual([
+      await updatedTo(h, p, /Expired\* nobody claimed it|Expired\*: nobody claimed it/);
+      expect(blocksOf(messageOf(h, p))).not.toContain('change_request_claim');
+      expect((await recordsOf(h, p.id)).map((r) => [r.outcome, r.userId, r.workflowExecutionId])).toEqual([
         ['requested', '', p.workflowExecutionId],
         ['expired', '', p.workflowExecutionId],
       ]);
@@ -304,7 +263,7 @@ describe('a change step', () => {
   test("the workflow's text in the request cannot mention anyone or link anywhere; the exact request is shown verbatim", async () => {
     const p = await askDisk({ reason: '<!channel> see <https://evil.example|docs> <@UADMIN>', label: 'x<@UADMIN>' });
     type Block = { type: string; text?: { text: string }; elements?: { text?: string }[] };
-    const blocks = p.message().blocks as Block[];
+    const blocks = messageOf(h, p).blocks as Block[];
     // What Slack reads as mrkdwn: sections and context lines.
     const mrkdwn = blocks.flatMap((b) => [
       b.type === 'section' ? (b.text?.text ?? '') : '',
@@ -313,6 +272,6 @@ describe('a change step', () => {
     for (const text of mrkdwn) expect(text).not.toMatch(/<!channel>|<https:|<@UADMIN>/);
     expect(mrkdwn.join('\n')).toContain('&lt;!channel&gt; see &lt;https://evil.example|docs&gt; &lt;@UADMIN&gt;');
     // Rich text's preformatted text is shown as it is, never parsed: the body as it will be sent.
-    expect(shownRequest(p.message())).toContain('"label":"x<@UADMIN>"');
+    expect(shownRequest(messageOf(h, p))).toContain('"label":"x<@UADMIN>"');
   });
 });
