@@ -49,7 +49,8 @@ describe('sandbox lifecycle', () => {
       const order: string[] = [];
       const slow = call(sandbox, '/virtual_machines/42/auto_scaling.json').then((a) => order.push(`slow ${a.status}`));
       const slowDenied = call(sandbox, '/virtual_machines/42/auto_scaling.json', { auth: null }).then((a) => order.push(`slow ${a.status}`));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Both held by the delay as it was when they arrived (a fixed pause here loses the race on a busy machine).
+      await waitFor('the two slow requests to arrive', () => sandbox.requests.length >= 2);
       sandbox.setDelay(0);
       await call(sandbox, '/virtual_machines/42/auto_scaling.json').then((a) => order.push(`fast ${a.status}`));
       await Promise.all([slow, slowDenied]);
