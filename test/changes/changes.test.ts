@@ -122,6 +122,22 @@ describe('the changes door', () => {
       expect(await t.changes.submit(as('UADMIN', 'CINCIDENT'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
     });
 
+    test('a channel picked in a shortcut form must be one the user is in; the channel a command was typed in is not looked up', async () => {
+      const asked: string[] = [];
+      const channels = {
+        isMember: (userId: string, channelId: string) => {
+          asked.push(`${userId} in ${channelId}`);
+          return Promise.resolve(false);
+        },
+      };
+      t = setup({ policy: createPolicy({ ...ROLES, mutationChannels: ['CINCIDENT'] }, { membersOf: async () => [] }, { channels }) });
+      const picked = await t.changes.submit({ ...as('UOPER'), channelChosenInForm: true }, 'disk_add', 42, goodDisk);
+      expect(picked).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'not_member', channelId: 'CINCIDENT' } } });
+      expect(t.calls).toEqual([]);
+      expect(await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
+      expect(asked).toEqual(['UOPER in CINCIDENT']);
+    });
+
     test('a policy that fails is a denial, recorded, never a change', async () => {
       const broken: Policy = {
         changeRolesConfigured: true,
@@ -191,6 +207,8 @@ describe('the changes door', () => {
         params: { disk_size: '0', mount_point: 'data' },
         detail: expect.stringContaining('disk_size'),
       });
+      // Each field's message, in the form's order, told apart.
+      expect((await t.store.audit.latest(1))[0]!.detail).toMatch(/^invalid form: disk_size: [^;]+; mount_point: [^;]+$/);
       const fixed = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
@@ -486,6 +504,27 @@ describe('the changes door', () => {
       await tick();
       expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
       await rejecting.store.close();
+    });
+  });
+
+  describe('the log', () => {
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const about = { user: 'UOPER', channel: 'CRANDOM', action: 'disk_add', target: 'vs:42' };
+
+    test('a denied change is logged with who, where, what, on what, and why', async () => {
+      t = setup({ roles: { mutationChannels: ['CINCIDENT'] } });
+      await t.changes.submit(as('UOPER', 'CRANDOM'), 'disk_add', 42, goodDisk);
+      expect(lines()).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'change denied', ...about, role: 'operator', needed: 'operator', denial: 'channel' }),
+      );
+    });
+
+    test('a role check that fails when a form is asked for is logged with who, where, what and on what', async () => {
+      const failing = createPolicy(ROLES, { membersOf: async () => [] });
+      failing.can = () => Promise.reject(new Error('directory exploded'));
+      t = setup({ policy: failing });
+      await t.changes.authorize({ userId: 'UOPER', channelId: 'CRANDOM' }, 'disk_add', 'vs:42');
+      expect(lines()).toContainEqual(expect.objectContaining({ level: 'error', msg: 'the role check failed; refusing', ...about }));
     });
   });
 
