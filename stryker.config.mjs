@@ -24,7 +24,7 @@ const TARGETS = {
   'src/firewall/ports.ts': ['test/firewall/ports.test.ts'],
   'src/firewall/sources.ts': ['test/firewall/sources.test.ts'],
   'src/firewall/port-question.ts': ['test/firewall/port-question.test.ts', 'test/firewall/port-question.property.test.ts'],
-  'src/changes/door.ts': ['test/changes/changes.test.ts', 'test/changes/approvals.test.ts', 'test/changes/freeze.test.ts'],
+  'src/changes/door.ts': ['test/changes/door.test.ts', 'test/changes/changes.test.ts', 'test/changes/approvals.test.ts', 'test/changes/freeze.test.ts'],
   'src/changes/approvals.ts': ['test/changes/approvals.test.ts'],
   'src/changes/freeze.ts': ['test/changes/freeze.test.ts'],
   'src/cloud/prepared.ts': ['test/cloud/prepared.test.ts'],
