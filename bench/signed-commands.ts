@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
+import { request } from 'undici';
 import { sign, slashCommandBody } from '../test/helpers/signed-requests';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
@@ -66,3 +67,24 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
 /** `/vs firewall <id>` over the seeded servers in turn: several people asking about several servers. */
 export const SEEDED_SERVERS = [42, 43, 44, 45, 46] as const;
 export const firewallOfSeededServers = (n: number) => `firewall ${SEEDED_SERVERS[n % SEEDED_SERVERS.length]}`;
+
+/**
+ * POSTs one Events API delivery (JSON) to the bot, signed as Slack signs it with a fresh timestamp; resolves with
+ * how long the ack took (ms), or rejects when it was not 200.
+ */
+export async function postSignedEvent(eventsUrl: string, body: string, what: string): Promise<number> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const sent = performance.now();
+  const res = await request(eventsUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
+    },
+    body,
+  });
+  await res.body.dump();
+  if (res.statusCode !== 200) throw new Error(`${what} was answered HTTP ${res.statusCode}`);
+  return performance.now() - sent;
+}

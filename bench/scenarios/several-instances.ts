@@ -3,11 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createChanges, createPolicy, type ChangeCloud } from '../../src/changes';
-import { preparing, type PreparedRequest } from '../../src/cloud/prepared';
-import type { Disk } from '../../src/cloud/schemas';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/log';
 import { startSandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { openPostgresStore } from '../../src/store/postgres';
@@ -19,6 +14,8 @@ import { forward, startCloudFaultServer, type RecordedRequest } from '../../test
 import { viewSubmission } from '../../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../../test/helpers/postgres';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
+import { goodDiskForm } from '../../test/changes/fixtures';
+import { doorBench } from '../door-overhead';
 import { percentile, round } from '../stats';
 
 // Scenario 9: several instances on one PostgreSQL.
@@ -57,39 +54,9 @@ export interface SeveralInstancesLoad {
 }
 
 const USER = 'UBENCH';
-const quiet = createLogger({ level: 'error', write: () => undefined });
 
 async function changePath(store: Store, load: SeveralInstancesLoad): Promise<ChangePathFigures> {
-  let cloudMs = 0;
-  // The cloud API answers at once: what is measured is the door's own work around the call.
-  const cloud: ChangeCloud = {
-    ...preparing('json'),
-    send: (request: PreparedRequest) => {
-      const t = performance.now();
-      const vsId = Number(/\/virtual_machines\/(\d+)\//.exec(request.path)?.[1]);
-      const disk = { id: vsId, virtual_machine_id: vsId, disk_size: 20, disk_type: 'SSD', built: false, locked: true } as Disk;
-      cloudMs += performance.now() - t;
-      return Promise.resolve(disk);
-    },
-  };
-  const policy = createPolicy(
-    { admins: [USER], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000 },
-    { membersOf: () => Promise.resolve([]) },
-  );
-  const changes = createChanges({ cloud, store, policy, logger: quiet, lockTtlMs: loadConfig({}).ops.lockTtlMs });
-  const values = {
-    disk_type: 'SSD',
-    disk_size: '20',
-    label: 'bench',
-    mount_point: '/mnt/bench',
-    file_system: 'ext4',
-    primary: false,
-    is_swap: false,
-    hot_attach: true,
-    add_to_linux_fstab: true,
-    add_to_freebsd_fstab: false,
-    require_format_disk: true,
-  };
+  const { changes, overheadOf } = doorBench(store, { admins: [USER] });
   const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
   let next = 0;
   /** Runs `count` changes, `concurrency` at a time; returns each one's door overhead (its time minus the cloud call's). */
@@ -99,12 +66,10 @@ async function changePath(store: Store, load: SeveralInstancesLoad): Promise<Cha
     const worker = async () => {
       while (next < end) {
         const i = next++;
-        const before = cloudMs;
-        const t = performance.now();
-        const result = await changes.submit({ userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` }, 'disk_add', base + i, values);
-        const spent = performance.now() - t;
+        const submission = { userId: USER, channelId: 'CBENCH', submissionKey: `bench-${base}-${i}` };
+        const { result, overheadMs } = await overheadOf(() => changes.submit(submission, 'disk_add', base + i, goodDiskForm));
         if (result.outcome !== 'succeeded') throw new Error(`the change path bench expected succeeded, got ${result.outcome}`);
-        overheads.push(spent - (cloudMs - before));
+        overheads.push(overheadMs);
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));

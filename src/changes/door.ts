@@ -74,6 +74,8 @@ export interface ApprovalNames {
   requestedBy: string;
   decidedBy: string | null;
   approvalId: string;
+  /** The workflow execution whose step asked for the change, when one did. */
+  workflowExecutionId?: string | null;
 }
 
 /** One change about to run: everything it was checked with, and the request it sends. */

@@ -1,7 +1,9 @@
+import { parameterList, type AppFunction } from './functions';
 import type { Json } from './state';
 
 // Events API deliveries as Slack sends them: the event_callback envelope
-// around one event, and the events the stand-in sends (link_shared here).
+// around one event, and the events the stand-in sends (link_shared,
+// function_executed here).
 // The stand-in and the tests' payload builders share them, so what a test
 // sends is what local mode sends.
 
@@ -111,4 +113,45 @@ export function linksOf(text: string, unfurlDomains: readonly string[]): SharedL
     if (domain !== undefined && !found.has(url)) found.set(url, domain);
   }
   return [...found].map(([url, domain]) => ({ url, domain }));
+}
+
+/**
+ * function_executed: one run of one of the app's steps in a workflow. It names the step (its callback_id and its
+ * declaration), carries the inputs the workflow gave it, the ids of this execution and of the workflow's, and a bot
+ * token issued for this execution alone (valid until the step completes).
+ */
+export function functionExecutedEvent(o: {
+  callbackId: string;
+  declared: AppFunction;
+  appId: string;
+  inputs: Json;
+  functionExecutionId: string;
+  workflowExecutionId: string;
+  botAccessToken: string;
+  eventTs: string;
+}): Json {
+  return {
+    type: 'function_executed',
+    function: {
+      id: `Fn${o.callbackId
+        .replace(/[^a-z0-9]/gi, '')
+        .toUpperCase()
+        .slice(0, 10)}`,
+      callback_id: o.callbackId,
+      title: o.declared.title,
+      description: o.declared.description,
+      type: 'app',
+      input_parameters: parameterList(o.declared.input_parameters),
+      output_parameters: parameterList(o.declared.output_parameters),
+      app_id: o.appId,
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
+      date_deleted: 0,
+    },
+    inputs: o.inputs,
+    function_execution_id: o.functionExecutionId,
+    workflow_execution_id: o.workflowExecutionId,
+    event_ts: o.eventTs,
+    bot_access_token: o.botAccessToken,
+  };
 }

@@ -1,14 +1,15 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
-import { appHomeOpenedEvent, eventCallback, linkSharedEvent, linksOf } from './events';
+import { appHomeOpenedEvent, eventCallback, functionExecutedEvent, linkSharedEvent, linksOf, type EventSource } from './events';
+import { inputsFromForm, parameterProblems, shown, type AppFunction, type Execution, type ShownExecution } from './functions';
 import { sign } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
 import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Slack's side of the conversation with the bot: what a person does (a slash
-// command, a button, a form submitted or closed, a shortcut, the Home tab)
-// becomes a signed request to the bot's /slack/events, and the bot's ack and
-// its posts to response_urls are applied as Slack applies them.
+// command, a button, a form submitted or closed, a shortcut, the Home tab, a
+// workflow step run) becomes a signed request to the bot's /slack/events, and
+// the bot's ack and its posts to response_urls are applied as Slack applies them.
 
 export interface InteractionOptions {
   strict: boolean;
@@ -50,6 +51,23 @@ export interface PersonSide {
   openHome(user: string): Promise<Ack>;
   /** Posts a message as a person; links of the app's unfurl domains reach the app as link_shared (the ack, when any did). */
   post(user: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }>;
+  /**
+   * Runs one of the app's steps in a workflow `user` started, with the inputs filled in on the page: checked as
+   * Workflow Builder checks them (nothing is sent when they do not fit the declared parameters), then sent as a
+   * signed function_executed. The step's completion arrives later (functions.completeSuccess or completeError).
+   */
+  runStep(user: string, callbackId: string, entered: Record<string, unknown>): Promise<StepRun>;
+}
+
+export type StepRun = { execution: ShownExecution; ack: Ack } | { problems: Record<string, string> } | { error: string };
+
+/** How a test's function_executed differs from the stand-in's own: its ids, and the workspace it comes from (an org-wide install). */
+export interface ExecutionOptions {
+  user?: string;
+  /** Another delivery of an execution already started (Slack may deliver one more than once). */
+  functionExecutionId?: string;
+  eventId?: string;
+  source?: Partial<EventSource>;
 }
 
 type InputElement = Json & { type: string; action_id?: string };
@@ -482,7 +500,81 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     return { message, ack: await deliver('link_shared', 'application/json', JSON.stringify(envelope), envelope) };
   }
 
-  return { issueTrigger, issueResponseUrl, respond, command, clickInMessage, clickInView, submit, closeView, shortcut, openHome, post };
+  /** A step as the app declared it; a test's step the stand-in was not told of is taken as declaring nothing. */
+  const declaredStep = (callbackId: string): AppFunction =>
+    state.functions[callbackId] ?? {
+      title: callbackId,
+      description: '',
+      input_parameters: { properties: {} },
+      output_parameters: { properties: {} },
+    };
+
+  /**
+   * The function_executed Slack sends for one run of a step, in its event_callback envelope, and the execution
+   * remembered (its token, its declared outputs) so that its completion is checked as Slack checks it.
+   */
+  function functionExecuted(callbackId: string, inputs: Json, opts: ExecutionOptions = {}): { envelope: Json; execution: Execution } {
+    const previous = opts.functionExecutionId === undefined ? undefined : state.executions.get(opts.functionExecutionId);
+    const execution: Execution = previous ?? {
+      id: opts.functionExecutionId ?? state.newId('Fx'),
+      workflowExecutionId: state.newId('Wx'),
+      callbackId,
+      user: opts.user ?? '',
+      inputs,
+      token: `xwfp-${TEAM.id}-${state.newId('').toLowerCase()}${state.newId('').toLowerCase()}`,
+      startedAt: state.now(),
+      state: 'running',
+    };
+    if (!previous) state.putExecution(execution);
+    const event = functionExecutedEvent({
+      callbackId,
+      declared: declaredStep(callbackId),
+      appId: APP_ID,
+      inputs: execution.inputs,
+      functionExecutionId: execution.id,
+      workflowExecutionId: execution.workflowExecutionId,
+      botAccessToken: execution.token,
+      eventTs: String(state.now() / 1000),
+    });
+    const envelope = eventCallback(event, {
+      teamId: TEAM.id,
+      apiAppId: APP_ID,
+      botUserId: BOT_USER.id,
+      eventId: opts.eventId ?? state.newId('Ev'),
+      eventTime: Math.floor(state.now() / 1000),
+      ...opts.source,
+    });
+    return { envelope, execution };
+  }
+
+  async function runStep(userId: string, callbackId: string, entered: Record<string, unknown>): Promise<StepRun> {
+    const declared = state.functions[callbackId];
+    if (!declared) return { error: 'unknown_function' };
+    const read = inputsFromForm(declared, entered);
+    if ('problems' in read) return read;
+    const problems = parameterProblems(declared.input_parameters, read.inputs);
+    if (problems.length > 0) return { error: problems.join(' ') };
+    const { envelope, execution } = functionExecuted(callbackId, read.inputs, { user: userId });
+    const ack = await deliver('function_executed', 'application/json', JSON.stringify(envelope), envelope);
+    // A step whose delivery was not acked stays running at Slack, which retries the event; the page shows the ack's error.
+    return { execution: shown(state.executions.get(execution.id) ?? execution), ack };
+  }
+
+  return {
+    issueTrigger,
+    issueResponseUrl,
+    respond,
+    command,
+    clickInMessage,
+    clickInView,
+    submit,
+    closeView,
+    shortcut,
+    openHome,
+    post,
+    functionExecuted,
+    runStep,
+  };
 }
 
 export type Interactions = ReturnType<typeof createInteractions>;

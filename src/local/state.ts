@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { shown, type AppFunction, type Execution, type ShownExecution } from './functions';
 import { APP_ID, BOT_USER, TEAM, type Channel, type Person } from './workspace';
 
 // What the stand-in remembers: the workspace (people, channels, groups), the
@@ -124,7 +125,8 @@ export type StandInEvent =
   | { type: 'view'; view: OpenView }
   | { type: 'view_closed'; user: string; id: string }
   | { type: 'home'; user: string; view: Json }
-  | { type: 'refusal'; refusal: Refusal };
+  | { type: 'refusal'; refusal: Refusal }
+  | { type: 'execution'; execution: ShownExecution };
 
 export class StandInState {
   readonly people: Person[];
@@ -144,6 +146,12 @@ export class StandInState {
   /** The unfurl_id of each link_shared sent, and the message it was about. */
   readonly unfurlTargets = new Map<string, { channel: string; ts: string }>();
   readonly responseTargets = new Map<string, ResponseTarget>();
+  /** The app's workflow steps, as its manifest declares them (`functions`), by callback_id. */
+  functions: Record<string, AppFunction> = {};
+  /** Every run of a step, by function_execution_id, oldest first. */
+  readonly executions = new Map<string, Execution>();
+  /** The execution each issued bot token (xwfp-…) belongs to. */
+  private readonly executionTokens = new Map<string, string>();
 
   readonly calls: SlackCall[] = [];
   readonly responses: ResponsePost[] = [];
@@ -286,6 +294,19 @@ export class StandInState {
       this.views.delete(id);
       this.emit({ type: 'view_closed', user, id });
     }
+  }
+
+  /** Records a run of a step (or its completion) and tells the page. */
+  putExecution(execution: Execution): void {
+    this.executions.set(execution.id, execution);
+    this.executionTokens.set(execution.token, execution.id);
+    this.emit({ type: 'execution', execution: shown(execution) });
+  }
+
+  /** The execution a bot token was issued for, if it is one. */
+  executionOfToken(token: string | undefined): Execution | undefined {
+    const id = token === undefined ? undefined : this.executionTokens.get(token);
+    return id === undefined ? undefined : this.executions.get(id);
   }
 
   refuse(r: Omit<Refusal, 'at'>): Refusal {

@@ -20,6 +20,7 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 1000,
+  workflowReads: 'viewers',
 };
 const T0 = 1_700_000_000_000;
 const TTL_MS = 30 * 60_000;
@@ -104,6 +105,7 @@ describe('asking', () => {
         decidedBy: null,
         decidedAt: null,
         messageTs: null,
+        workflowExecutionId: null,
       },
       record: expect.objectContaining({
         outcome: 'requested',

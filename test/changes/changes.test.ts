@@ -14,6 +14,7 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 60_000,
+  workflowReads: 'viewers',
 };
 
 const goodDisk = goodDiskForm;
@@ -141,6 +142,7 @@ describe('the changes door', () => {
     test('a policy that fails is a denial, recorded, never a change', async () => {
       const broken: Policy = {
         changeRolesConfigured: true,
+        workflowsMayRead: true,
         roleOf: async () => 'admin',
         can: async () => {
           throw new Error('directory exploded');
@@ -181,6 +183,7 @@ describe('the changes door', () => {
         requestedBy: null,
         decidedBy: null,
         approvalId: null,
+        workflowExecutionId: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });

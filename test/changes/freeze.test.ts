@@ -10,7 +10,14 @@ import { fakeCloud, goodDiskForm } from './fixtures';
 // recorded; while it is on, the door refuses opening a form and a submission
 // (and an approval: approvals.test.ts) with who froze, when and why.
 
-const ROLES: Config['roles'] = { admins: ['UADMIN', 'UADMIN2'], operators: ['UOPER'], viewers: null, mutationChannels: null, groupCacheMs: 1000 };
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN', 'UADMIN2'],
+  operators: ['UOPER'],
+  viewers: null,
+  mutationChannels: null,
+  groupCacheMs: 1000,
+  workflowReads: 'viewers',
+};
 const T0 = 1_700_000_000_000;
 const ctx = (userId: string) => ({ userId, channelId: 'CINCIDENT' });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { composeBot, type Bot } from '../../src/compose';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
+import { manifestFunctions } from '../../src/slack/listeners/functions';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
@@ -54,6 +55,8 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startSlackFake();
+  // The app's workflow steps as its manifest declares them: the stand-in checks each step's completion against them.
+  slack.setFunctions(manifestFunctions());
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');

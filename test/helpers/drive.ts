@@ -1,4 +1,7 @@
+import type { Execution } from '../../src/local/functions';
+import type { ExecutionOptions } from '../../src/local/interactions';
 import type { Harness } from './app-harness';
+import type { SlackHttpResponse, SlackRequestOptions } from './signed-requests';
 import { input, viewSubmission, type StateValue } from './payloads';
 
 // Small verbs for driving the real app the way a user does: type a command
@@ -113,4 +116,25 @@ export async function reactionTo(
     if (Date.now() - started > timeoutMs) throw new Error(`nothing came back for "/vs ${text.slice(0, 40)}" within ${timeoutMs} ms`);
     await sleep(10);
   }
+}
+
+/**
+ * Runs one workflow step as Slack does: the function_executed of one execution (built by the stand-in, which
+ * remembers its token and declared outputs), signed and sent; then its completion, once the bot ended it.
+ */
+export async function runStep(
+  h: Harness,
+  callbackId: string,
+  inputs: Record<string, unknown>,
+  opts: ExecutionOptions & SlackRequestOptions = {},
+): Promise<{ execution: Execution; ack: SlackHttpResponse; envelope: Record<string, unknown> }> {
+  const { envelope, execution } = h.slack.functionExecuted(callbackId, inputs, opts);
+  const ack = await h.raw(JSON.stringify(envelope), 'application/json', opts);
+  if (ack.status !== 200) throw new Error(`function_executed was answered HTTP ${ack.status}`);
+  return { execution: await h.slack.waitForExecution(execution.id), ack, envelope };
+}
+
+/** The calls that ended a step (functions.completeSuccess or completeError) and that Slack took. */
+export function completionsOf(h: Harness, executionId: string) {
+  return h.slack.calls.filter((c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === executionId);
 }

@@ -195,6 +195,22 @@ test("a control-panel link posted on the page unfurls into the server's card; th
   expect(textOf(message.unfurls![url]!)).toContain('sandbox data');
 });
 
+test('the Workflows panel: the steps manifest.yml declares; a step run from the page completes with its outputs, a bad input is not sent', async () => {
+  type Run = { id: string; callbackId: string; user: string; state: string; outputs?: Record<string, unknown>; error?: string; token?: string };
+  const { functions } = (await state()) as State & { functions: Record<string, { title: string }> };
+  expect(Object.keys(functions)).toEqual(expect.arrayContaining(['vs_firewall_summary', 'vs_port_check', 'vs_autoscaling_summary']));
+  const refused = await call('/local/step', { user: 'U0VIEWER', callbackId: 'vs_port_check', inputs: { vs_id: '42', port: 'ssh' } });
+  expect(refused).toMatchObject({ status: 200, json: { ok: false, problems: { port: 'Enter a whole number.' } } });
+  const sent = await call('/local/step', { user: 'U0VIEWER', callbackId: 'vs_autoscaling_summary', inputs: { vs_id: '42' } });
+  expect(sent).toMatchObject({ status: 200, json: { ok: true, execution: { callbackId: 'vs_autoscaling_summary', user: 'U0VIEWER' } } });
+  const id = (sent.json.execution as Run).id;
+  const run = await until((s) => ((s as State & { executions: Run[] }).executions ?? []).find((x) => x.id === id && x.state !== 'running'), 'the completion');
+  expect(run).toMatchObject({ state: 'completed', outputs: { configured_count: 3 } });
+  // The page never sees the execution's token.
+  expect(run.token).toBeUndefined();
+  expect(JSON.stringify(await state())).not.toMatch(/xwfp-/);
+});
+
 test("the audit trail is kept in local mode's own file, never at VS_DB_PATH", () => {
   expect(existsSync(join(dir, 'data', 'local-mode', 'vs-chatops.sqlite'))).toBe(true);
   expect(existsSync(join(dir, 'deployment.sqlite'))).toBe(false);

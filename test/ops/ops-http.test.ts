@@ -109,6 +109,20 @@ describe('dropRetries', () => {
     await expect(late.claim).resolves.toBe(false);
   });
 
+  test('a workflow step is claimed by its execution id: delivered again under a new event id, it is dropped', async () => {
+    const step = (eventId: string, execution: string) => ({
+      type: 'event_callback',
+      event_id: eventId,
+      event: { type: 'function_executed', function_execution_id: execution, function: { callback_id: 'vs_firewall_summary' } },
+    });
+    expect(deliveryKey(step('Ev8', 'Fx1'))).toBe('delivery:event:function:Fx1');
+    const first = await deliver(step('Ev8', 'Fx1'));
+    await expect(first.claim).resolves.toBe(true);
+    await expect((await deliver(step('Ev9', 'Fx1'))).claim).resolves.toBe(false);
+    expect(await deliver(step('Ev8', 'Fx1'), 1)).toEqual({ next: 0, ack: 1, claim: undefined });
+    await expect((await deliver(step('Ev10', 'Fx2'))).claim).resolves.toBe(true);
+  });
+
   test('submissions are left to the door; when the store cannot tell, a retry and a first delivery are handled', async () => {
     expect(deliveryKey({ type: 'view_submission', trigger_id: 't3', view: { id: 'V1' } })).toBeNull();
     broken = true;

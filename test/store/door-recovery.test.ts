@@ -13,6 +13,7 @@ import { openSqliteStore } from '../../src/store/sqlite';
 
 const policy: Policy = {
   changeRolesConfigured: true,
+  workflowsMayRead: true,
   roleOf: () => Promise.resolve('admin'),
   can: () => Promise.resolve({ allowed: true, action: 'disk_add', role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],

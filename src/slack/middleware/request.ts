@@ -3,6 +3,7 @@ import { deliveryClaim } from '../../ops/deliveries';
 import type { ListenerContext, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { responder } from '../response-url';
+import { functionEndersOf, stepCompletion } from '../step-completion';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
@@ -34,10 +35,12 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     if (claim && !(await claim)) return;
     const labels = fields(args);
     const log = ctx.logger.child({ user: facts.userId, ...(facts.channelId ? { channel: facts.channelId } : {}), ...labels });
+    const enders = functionEndersOf(args);
     const request: SlackRequest = {
       kind,
       ...facts,
       respond: facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined,
+      step: enders ? stepCompletion(enders, log) : undefined,
       client: args.client,
       log,
       outcome: 'failed',
