@@ -14,7 +14,14 @@ import { fakeCloud } from './fixtures';
 // log lines as JSON. What changes.ts, approvals.ts and freeze.ts add on top is
 // tested with them; here, what every way through the door relies on.
 
-const ROLES: Config['roles'] = { admins: ['UADMIN'], operators: ['UOPER'], viewers: [], mutationChannels: null, groupCacheMs: 60_000 };
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN'],
+  operators: ['UOPER'],
+  viewers: [],
+  mutationChannels: null,
+  groupCacheMs: 60_000,
+  workflowReads: 'viewers',
+};
 const T0 = 1_700_000_000_000;
 const LOCK_TTL_MS = 60_000;
 const PARAMS = {
