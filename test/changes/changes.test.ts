@@ -1,6 +1,7 @@
-import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
+import { createChanges, type ChangesDeps, type SubmissionContext, type WorkflowStepContext } from '../../src/changes/changes';
 import { createPolicy, type GroupDirectory, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
+import { MAX_REASON_LENGTH } from '../../src/changes/restore-form';
 import type { Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
@@ -528,6 +529,68 @@ describe('the changes door', () => {
       t = setup({ policy: failing });
       await t.changes.authorize({ userId: 'UOPER', channelId: 'CRANDOM' }, 'disk_add', 'vs:42');
       expect(lines()).toContainEqual(expect.objectContaining({ level: 'error', msg: 'the role check failed; refusing', ...about }));
+    });
+  });
+
+  // The workflow's whole way (claims, decisions) is in workflow-requests.test.ts; here, what the request's records and log keep.
+  describe("a workflow step's request", () => {
+    const REASON = 'the data disk is full';
+    const step = (reason: unknown): WorkflowStepContext => ({
+      functionExecutionId: `Fx${++key}`,
+      workflowExecutionId: 'Wx1',
+      channelId: 'CINCIDENT',
+      reason,
+    });
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    test('an invalid request keeps what the step gave, bounded to the form’s fields and the reason, and every problem told apart', async () => {
+      t = setup();
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'NVMe', disk_size: '0', label: 'data', vs_id: '42' });
+      expect(result).toMatchObject({ outcome: 'invalid', record: { outcome: 'invalid', workflowExecutionId: 'Wx1' } });
+      const { record } = result as { record: AuditRecord };
+      expect(record.params).toEqual({ disk_type: 'NVMe', disk_size: '0', label: 'data', reason: 'the data disk is full' });
+      expect(record.detail).toBe('invalid workflow step: disk_type: Choose HDD or SSD; disk_size: Enter a whole number of GB, at least 1');
+      expect(t.recorded).toEqual([record]);
+    });
+
+    test('the reason: at most its limit, and a step that gives none (or not as text) is told so, never thrown', async () => {
+      t = setup();
+      const longest = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH)), 'backup_restore', 9, { confirm: '9' });
+      expect(longest.outcome).toBe('requested');
+      const over = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH + 1)), 'backup_restore', 9, { confirm: '9' });
+      expect(over).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: `At most ${MAX_REASON_LENGTH} characters` } });
+      for (const reason of [undefined, 5, { text: 'why' }]) {
+        const result = await t.changes.request(step(reason), 'backup_restore', 9, { confirm: '9' });
+        expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: 'Give the reason the workflow asks for this change' } });
+        expect((result as { record: AuditRecord }).record.params).toEqual({ confirm: '9', reason: '' });
+      }
+      expect(t.calls).toEqual([]);
+    });
+
+    test('a request refused while frozen keeps what the step gave, and is logged with where, what, on what, the workflow, and who froze', async () => {
+      t = setup();
+      await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
+      expect(result).toMatchObject({ outcome: 'frozen', record: { params: { disk_type: 'SSD', disk_size: '20', reason: 'the data disk is full' } } });
+      expect(lines()).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          msg: 'workflow request denied: changes are frozen',
+          by: 'UADMIN',
+          channel: 'CINCIDENT',
+          action: 'disk_add',
+          target: 'vs:42',
+          workflow_execution_id: 'Wx1',
+        }),
+      );
+    });
+
+    test('the same step delivered again asks nothing more and tells onRecorded nothing more', async () => {
+      t = setup();
+      const once = step(REASON);
+      expect((await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).outcome).toBe('requested');
+      expect(await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).toEqual({ outcome: 'duplicate' });
+      expect(t.recorded.map((r) => r.outcome)).toEqual(['requested']);
     });
   });
 
