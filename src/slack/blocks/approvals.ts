@@ -12,13 +12,14 @@ import {
   escapeMrkdwn,
   fallback,
   oneLine,
+  type Rendered,
   safe,
   section,
   slackTime,
   truncate,
+  unrecordable,
   userMention,
   withSandbox,
-  type Rendered,
 } from './mrkdwn';
 
 // The approval request (PRODUCT.md "Approvals"), posted in the channel the
@@ -214,4 +215,4 @@ export function requestNotPostedText(channelId: string): string {
 }
 
 /** The store could not be reached before anything was decided. */
-export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const DECISION_UNRECORDED = unrecordable('Nothing can be decided');

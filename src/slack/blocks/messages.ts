@@ -6,18 +6,19 @@ import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
   code,
-  oneLine,
   context,
   escapeMrkdwn,
   fallback,
   header,
+  oneLine,
+  type Rendered,
   safe,
   section,
   truncate,
+  unrecordable,
   userMention,
-  withSandbox,
-  type Rendered,
   utcTime,
+  withSandbox,
 } from './mrkdwn';
 import { statusModal } from './status-modal';
 
@@ -47,7 +48,7 @@ export function renderUsage({ message, suggestion, commands }: { message: string
 }
 
 /** The store cannot be reached: a change could not be recorded, so none is started. */
-export const CHANGES_UNRECORDABLE = 'Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const CHANGES_UNRECORDABLE = unrecordable('Nothing can be changed');
 
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =

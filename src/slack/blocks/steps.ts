@@ -2,7 +2,7 @@ import { MAX_REASON_LENGTH } from '../../changes';
 import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
-import { escapeMrkdwn, fallback, oneLine, truncate, utcTime } from './mrkdwn';
+import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcTime } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
 // The words of the workflow steps (PRODUCT.md, "Workflow steps"): what
@@ -137,8 +137,7 @@ export const WORKFLOW_READS_REFUSED =
   'To let workflow steps read servers whatever VS_VIEWERS says, the bot operator can set VS_WORKFLOW_READS=everyone.';
 
 /** A change step while the store cannot be reached: nothing could be recorded, so nothing was asked. */
-export const STEP_UNRECORDED =
-  'Nothing can be asked for right now, because it could not be recorded; nothing was posted or changed. Run the workflow again in a few minutes.';
+export const STEP_UNRECORDED = unrecordable('Nothing can be asked for', 'nothing was posted or changed', 'Run the workflow again in a few minutes.');
 
 /**
  * A change step while changes are frozen: who froze, when and why, as the refusal of any change says it (plain text,
