@@ -1,8 +1,10 @@
-import type { SubmissionContext } from '../../src/changes/changes';
-import type { Policy } from '../../src/changes/policy';
+import { type SubmissionContext, type WorkflowStepContext } from '../../src/changes/changes';
+import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
+import { MAX_REASON_LENGTH } from '../../src/changes/restore-form';
 import type { Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
+import type { AuditRecord } from '../../src/store';
 import { openDoor, T0, type DoorOptions } from '../helpers/door';
 import { goodDiskForm as goodDisk } from '../helpers/forms';
 
@@ -97,6 +99,22 @@ describe('the changes door', () => {
       expect(await t.changes.submit(as('UADMIN', 'CINCIDENT'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
     });
 
+    test('a channel picked in a shortcut form must be one the user is in; the channel a command was typed in is not looked up', async () => {
+      const asked: string[] = [];
+      const channels = {
+        isMember: (userId: string, channelId: string) => {
+          asked.push(`${userId} in ${channelId}`);
+          return Promise.resolve(false);
+        },
+      };
+      t = setup({ policy: createPolicy({ ...ROLES, mutationChannels: ['CINCIDENT'] }, { membersOf: async () => [] }, { channels }) });
+      const picked = await t.changes.submit({ ...as('UOPER'), channelChosenInForm: true }, 'disk_add', 42, goodDisk);
+      expect(picked).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'not_member', channelId: 'CINCIDENT' } } });
+      expect(t.calls).toEqual([]);
+      expect(await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
+      expect(asked).toEqual(['UOPER in CINCIDENT']);
+    });
+
     test('a policy that fails is a denial, recorded, never a change', async () => {
       const broken: Policy = {
         changeRolesConfigured: true,
@@ -168,6 +186,8 @@ describe('the changes door', () => {
         params: { disk_size: '0', mount_point: 'data' },
         detail: expect.stringContaining('disk_size'),
       });
+      // Each field's message, in the form's order, told apart.
+      expect((await t.store.audit.latest(1))[0]!.detail).toMatch(/^invalid form: disk_size: [^;]+; mount_point: [^;]+$/);
       const fixed = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
@@ -463,6 +483,89 @@ describe('the changes door', () => {
       await tick();
       expect(rejecting.logLines.some((l) => l.includes('slack is down'))).toBe(true);
       await rejecting.store.close();
+    });
+  });
+
+  describe('the log', () => {
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const about = { user: 'UOPER', channel: 'CRANDOM', action: 'disk_add', target: 'vs:42' };
+
+    test('a denied change is logged with who, where, what, on what, and why', async () => {
+      t = setup({ roles: { ...ROLES, mutationChannels: ['CINCIDENT'] } });
+      await t.changes.submit(as('UOPER', 'CRANDOM'), 'disk_add', 42, goodDisk);
+      expect(lines()).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'change denied', ...about, role: 'operator', needed: 'operator', denial: 'channel' }),
+      );
+    });
+
+    test('a role check that fails when a form is asked for is logged with who, where, what and on what', async () => {
+      const failing = createPolicy(ROLES, { membersOf: async () => [] });
+      failing.can = () => Promise.reject(new Error('directory exploded'));
+      t = setup({ policy: failing });
+      await t.changes.authorize({ userId: 'UOPER', channelId: 'CRANDOM' }, 'disk_add', 'vs:42');
+      expect(lines()).toContainEqual(expect.objectContaining({ level: 'error', msg: 'the role check failed; refusing', ...about }));
+    });
+  });
+
+  // The workflow's whole way (claims, decisions) is in workflow-requests.test.ts; here, what the request's records and log keep.
+  describe("a workflow step's request", () => {
+    const REASON = 'the data disk is full';
+    const step = (reason: unknown): WorkflowStepContext => ({
+      functionExecutionId: `Fx${++key}`,
+      workflowExecutionId: 'Wx1',
+      channelId: 'CINCIDENT',
+      reason,
+    });
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    test('an invalid request keeps what the step gave, bounded to the form’s fields and the reason, and every problem told apart', async () => {
+      t = setup();
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'NVMe', disk_size: '0', label: 'data', vs_id: '42' });
+      expect(result).toMatchObject({ outcome: 'invalid', record: { outcome: 'invalid', workflowExecutionId: 'Wx1' } });
+      const { record } = result as { record: AuditRecord };
+      expect(record.params).toEqual({ disk_type: 'NVMe', disk_size: '0', label: 'data', reason: 'the data disk is full' });
+      expect(record.detail).toBe('invalid workflow step: disk_type: Choose HDD or SSD; disk_size: Enter a whole number of GB, at least 1');
+      expect(t.recorded).toEqual([record]);
+    });
+
+    test('the reason: at most its limit, and a step that gives none (or not as text) is told so, never thrown', async () => {
+      t = setup();
+      const longest = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH)), 'backup_restore', 9, { confirm: '9' });
+      expect(longest.outcome).toBe('requested');
+      const over = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH + 1)), 'backup_restore', 9, { confirm: '9' });
+      expect(over).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: `At most ${MAX_REASON_LENGTH} characters` } });
+      for (const reason of [undefined, 5, { text: 'why' }]) {
+        const result = await t.changes.request(step(reason), 'backup_restore', 9, { confirm: '9' });
+        expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: 'Give the reason the workflow asks for this change' } });
+        expect((result as { record: AuditRecord }).record.params).toEqual({ confirm: '9', reason: '' });
+      }
+      expect(t.calls).toEqual([]);
+    });
+
+    test('a request refused while frozen keeps what the step gave, and is logged with where, what, on what, the workflow, and who froze', async () => {
+      t = setup();
+      await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
+      expect(result).toMatchObject({ outcome: 'frozen', record: { params: { disk_type: 'SSD', disk_size: '20', reason: 'the data disk is full' } } });
+      expect(lines()).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          msg: 'workflow request denied: changes are frozen',
+          by: 'UADMIN',
+          channel: 'CINCIDENT',
+          action: 'disk_add',
+          target: 'vs:42',
+          workflow_execution_id: 'Wx1',
+        }),
+      );
+    });
+
+    test('the same step delivered again asks nothing more and tells onRecorded nothing more', async () => {
+      t = setup();
+      const once = step(REASON);
+      expect((await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).outcome).toBe('requested');
+      expect(await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).toEqual({ outcome: 'duplicate' });
+      expect(t.recorded.map((r) => r.outcome)).toEqual(['requested']);
     });
   });
 

@@ -1,5 +1,6 @@
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import type { Config } from '../../src/config';
+import { createLogger } from '../../src/log';
 import type { AuditRecord } from '../../src/store';
 import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
 import { goodDiskForm } from '../helpers/forms';
@@ -130,5 +131,36 @@ describe('the freeze', () => {
     t = setup({ policy });
     expect(await t.changes.freeze(ctx('UADMIN'), 'x')).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'check_failed' } } });
     expect(await t.changes.frozen()).toBeNull();
+  });
+});
+
+describe('the log', () => {
+  test('each switch, a second freeze and a refusal are logged with who, where, which switch, and what', async () => {
+    const lines: string[] = [];
+    const t = setup({ logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }) });
+    try {
+      await t.changes.freeze(ctx('UOPER'), 'not mine to freeze');
+      await t.changes.freeze(ctx('UADMIN'), 'storage migration');
+      t.advance(1000);
+      await t.changes.freeze(ctx('UADMIN2'), 'me too');
+      await t.changes.unfreeze(ctx('UADMIN2'));
+      const at = new Date(T0).toISOString();
+      expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          msg: 'freeze refused',
+          role: 'operator',
+          needed: 'admin',
+          user: 'UOPER',
+          channel: 'CINCIDENT',
+          action: 'freeze',
+        }),
+        expect.objectContaining({ level: 'warn', msg: 'changes frozen', reason: 'storage migration', user: 'UADMIN', action: 'freeze' }),
+        expect.objectContaining({ level: 'info', msg: 'already frozen', by: 'UADMIN', at, user: 'UADMIN2' }),
+        expect.objectContaining({ level: 'warn', msg: 'changes unfrozen', frozenBy: 'UADMIN', frozenAt: at, user: 'UADMIN2', action: 'unfreeze' }),
+      ]);
+    } finally {
+      await t.store.close();
+    }
   });
 });

@@ -232,6 +232,8 @@ interface Guarded {
   logs: string[];
   /** Resolves once the server has seen `count` requests in all (each already taken or refused by the guard). */
   requestsSeen(count: number): Promise<void>;
+  /** The requests the server has seen, in order. */
+  requests: IncomingMessage[];
   /** Resolves once the server's side of every connection it accepted so far is closed. */
   serverSocketsClosed(): Promise<void>;
   /** Resolves once the server's side of this connection is closed. */
@@ -263,7 +265,9 @@ async function startGuarded(
   server.on('connection', (s: Socket) => sockets.push(s));
   let seen = 0;
   const waiting: { count: number; resolve: () => void }[] = [];
-  server.on('request', () => {
+  const requests: IncomingMessage[] = [];
+  server.on('request', (req: IncomingMessage) => {
+    requests.push(req);
     seen += 1;
     for (const w of waiting.filter((w) => seen >= w.count)) w.resolve();
   });
@@ -277,6 +281,7 @@ async function startGuarded(
     server,
     passed,
     logs,
+    requests,
     requestsSeen: (count) =>
       awaitWithin(
         `${count} requests seen by the server`,
@@ -383,6 +388,15 @@ describe('the request guard, in front of the receiver', () => {
       expect([exact.status, over.status]).toEqual([200, 413]);
       expect(refusalCounts(g.logs)).toEqual([{ 'a body larger than the limit': 1 }]);
       expect(g.passed.map((b) => b.length)).toEqual([BODY_LIMIT]);
+    });
+
+    test('past the limit the guard stops listening to the body: what still arrives before the connection closes is not kept', async () => {
+      const g = await startGuarded();
+      const body = commandOf(BODY_LIMIT + 1);
+      const c = open(g.port, signedHead(body, T, { 'content-length': undefined, 'transfer-encoding': 'chunked' }));
+      c.socket.write(`${body.length.toString(16)}\r\n${body}`);
+      expect((await answerOf(c)).status).toBe(413);
+      expect(g.requests.map((req) => req.listenerCount('data'))).toEqual([0]);
     });
 
     test('a wrong signature is refused once the body is read → 401', async () => {

@@ -305,6 +305,16 @@ describe('a refusal that cannot be told or recorded', () => {
     expect(textOf(sent)).not.toContain('needs the operator role');
   });
 
+  test('the store down at authorization with neither a response_url nor a trigger_id: only logged, no views.open without a trigger', async () => {
+    const { ctx, store, logs } = await setup();
+    await down(store);
+    const sent = await send(ctx, opens(), { kind: 'action', user: OPERATOR, respond: false, trigger: false });
+    expect(sent.ran).toBe(false);
+    expect(sent.req.outcome).toBe('failed');
+    expect(textOf(sent)).toBe('[[],[],[]]');
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'could not check or record the change' }));
+  });
+
   test('the store down: an operator opens no form (the freeze cannot be read, the change could not be recorded), and reads are not held up', async () => {
     const { ctx, store } = await setup();
     await down(store);
