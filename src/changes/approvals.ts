@@ -3,7 +3,7 @@ import { samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
 import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
 import { CHANGES, isChangeAction, type ChangeAction } from './definitions';
-import { recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
+import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
 import { neededRole, type Decision } from './policy';
 import { targetIdIn } from './targets';
 
@@ -132,13 +132,8 @@ export function createApprovalSteps(door: Door) {
       apiRequest,
       ...(workflow ? { awaitingRequester: true, workflowExecutionId: workflow.workflowExecutionId } : {}),
     };
-    let asked;
-    try {
-      asked = await store.approvals.ask({ submissionKey: ctx.submissionKey, at: requested.at, request, requested });
-    } catch (error) {
-      log.error('could not store the approval request', { error, entry: requested });
-      throw error;
-    }
+    const ask = { submissionKey: ctx.submissionKey, at: requested.at, request, requested };
+    const asked = await mustRecord(() => store.approvals.ask(ask), 'could not store the approval request', requested, log);
     if (asked.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: ctx.submissionKey });
       return { outcome: 'duplicate' };
