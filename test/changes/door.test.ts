@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log';
 import type { AuditEntry, AuditRecord, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { fakeCloud } from '../helpers/fake-cloud';
+import { goodDiskForm } from '../helpers/forms';
 
 // The door's shared steps on their own (createDoor): the real SQLite store in
 // memory, the cloud at its edge (the fake cloud of test/helpers), a fake clock, and the
@@ -24,19 +25,8 @@ const ROLES: Config['roles'] = {
 };
 const T0 = 1_700_000_000_000;
 const LOCK_TTL_MS = 60_000;
-const PARAMS = {
-  disk_type: 'SSD',
-  disk_size: 20,
-  label: 'data',
-  mount_point: '/mnt/data',
-  file_system: 'ext4',
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-} as const;
+/** The add-disk form as the door's callers hand it over, parsed (the size a number). */
+const PARAMS = { ...goodDiskForm, disk_size: 20 } as const;
 
 const stores: Store[] = [];
 afterEach(async () => {
