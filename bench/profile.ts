@@ -23,8 +23,15 @@ export interface BenchProfile {
   readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
-  /** Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records (bench/scenarios/app-home.ts). */
-  readonly appHome: { records: number; opens: number };
+  /**
+   * Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records, then `/vs audit` and
+   * `/vs audit 50` typed `audits` times each (bench/scenarios/app-home.ts).
+   */
+  readonly appHome: { records: number; opens: number; audits: number };
+  /** Scenario 13: approval clicks timed through the door on each store, and against the bot process (bench/scenarios/approval-clicks.ts). */
+  readonly approvalClicks: { doorClicks: number; botClicks: number };
+  /** Scenario 12: workflow read steps, `rate` a second for `seconds`, the cloud API answering after `upstreamDelayMs`. */
+  readonly steps: { rate: number; seconds: number; upstreamDelayMs: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -38,7 +45,9 @@ export const FULL_PROFILE: BenchProfile = {
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
-  appHome: { records: 100_000, opens: 300 },
+  appHome: { records: 100_000, opens: 300, audits: 300 },
+  approvalClicks: { doorClicks: 500, botClicks: 200 },
+  steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -52,11 +61,13 @@ export const SMOKE_PROFILE: BenchProfile = {
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
-  appHome: { records: 2000, opens: 10 },
+  appHome: { records: 2000, opens: 10, audits: 5 },
+  approvalClicks: { doorClicks: 10, botClicks: 5 },
+  steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls'] as const;
+export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -1,12 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSandbox } from '../src/sandbox';
-import { API_KEY } from '../test/helpers/app-harness';
 import { startInstances, type Instance } from '../test/helpers/cluster';
-import { forward, startCloudFaultServer, type RecordedRequest } from '../test/helpers/cloud-fault-server';
 import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres';
-import { startSlackFake } from '../test/helpers/slack-fake';
+import { startProcessHarness } from '../test/helpers/process-harness';
 import { launchTarget } from './launch-targets';
 import { parseBenchArgs } from './profile';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
@@ -62,27 +58,17 @@ async function main(): Promise<void> {
     }
 
     progress(`9c. open loop over three instances on PostgreSQL, ${profile.severalInstances.rate}/s for ${profile.severalInstances.seconds} s`);
-    const slack = await startSlackFake();
-    const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
-    const cloud = await startCloudFaultServer({ upstream: sandbox.url });
-    cloud.handle((req: RecordedRequest, res: ServerResponse) => forward(sandbox.url, req, res));
-    closers.push(
-      () => cloud.close(),
-      () => slack.close(),
-      () => sandbox.close(),
-    );
+    const parts = await startProcessHarness({ behindFaults: true });
+    closers.push(() => parts.close());
     bots = await startInstances(3, {
-      SLACK_API_URL: slack.apiUrl,
-      VS_API_URL: cloud.url,
-      VS_ACCOUNT_ID: sandbox.accountId,
-      VS_API_KEY: sandbox.apiKey,
+      ...parts.env(),
       DATABASE_URL: pg.url,
       LOG_LEVEL: 'warn',
       VS_READS_PER_USER_PER_MINUTE: '1000000',
     });
     const cpu = () => bots.reduce((sum, b) => sum + procCpuSeconds(b.bot.child.pid!), 0);
     const cpuBefore = cpu();
-    const three: OpenLoopOverInstancesFigures = await openLoopOverInstances(bots, slack, profile.severalInstances);
+    const three: OpenLoopOverInstancesFigures = await openLoopOverInstances(bots, parts.slack, profile.severalInstances);
     const threeInstances = { ...three, botCpuMsPerCommand: cpuMsPer(cpu() - cpuBefore, three.acked) };
 
     const results = { mode: profile.mode, startedAt: new Date().toISOString(), single, threeInstances };

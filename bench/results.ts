@@ -1,4 +1,5 @@
 import type { AppHomeFigures } from './scenarios/app-home';
+import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
@@ -8,6 +9,7 @@ import type { OpenLoopFigures } from './scenarios/open-loop';
 import type { RenderFigures } from './scenarios/render';
 import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
+import type { StepsFigures } from './scenarios/steps';
 import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { TargetName } from './launch-targets';
 
@@ -41,7 +43,9 @@ export interface BenchResults {
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
+    steps: StepsFigures;
     appHome: AppHomeFigures;
+    approvalClicks: ApprovalClicksFigures;
   };
   targets: TargetCheck[];
 }

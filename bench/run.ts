@@ -6,7 +6,9 @@ import { launchTarget, TARGET_NAMES, type TargetName } from './launch-targets';
 import { parseBenchArgs } from './profile';
 import {
   appHomeLines,
-  appHomeTarget,
+  appHomeTargets,
+  approvalClicksLines,
+  approvalClicksTargets,
   checkTargets,
   closedLoopLines,
   closedLoopTarget,
@@ -15,11 +17,14 @@ import {
   hostileLines,
   hostileTarget,
   shownName,
+  stepsLines,
+  stepsTargets,
   unfurlsLines,
   unfurlsTarget,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
+import { runApprovalClicks } from './scenarios/approval-clicks';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
@@ -29,6 +34,7 @@ import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
+import { runSteps } from './scenarios/steps';
 import { runUnfurls } from './scenarios/unfurls';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
@@ -38,14 +44,14 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls` for scenario 2, 8, 10 or 11 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks` for scenario 2, 8, 10, 11, 12 or 13 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The PostgreSQL of scenarios 9 and 10: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+/** The PostgreSQL of scenarios 9, 10 and 13: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
 async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
   const given = process.env.VS_TEST_DATABASE_URL;
   if (given) return { url: given, server: undefined };
@@ -58,17 +64,27 @@ const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
 
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
-  const lines = args.only === 'app-home' ? await appHomeAlone(args) : args.only === 'closed-loop' ? await closedLoopAlone(args) : await againstBotAlone(args);
+  const lines =
+    args.only === 'app-home' || args.only === 'approval-clicks'
+      ? await onPostgresAlone(args)
+      : args.only === 'closed-loop'
+        ? await closedLoopAlone(args)
+        : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
 
-async function appHomeAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+/** Scenario 10 or 13 alone, on a PostgreSQL of its own. */
+async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {
+    if (args.only === 'approval-clicks') {
+      const figures = await runApprovalClicks(pg.url, args.profile.approvalClicks, progress);
+      return [...approvalClicksLines(figures), '', ...approvalClicksTargets(figures).map(targetLine)];
+    }
     const figures = await runAppHome(pg.url, args.profile.appHome, progress);
-    return [...appHomeLines(figures), '', targetLine(appHomeTarget(figures))];
+    return [...appHomeLines(figures), '', ...appHomeTargets(figures).map(targetLine)];
   } finally {
     await pg.server?.close();
   }
@@ -125,13 +141,20 @@ async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise
   }
 }
 
-/** Scenario 8 or 11 alone, against vs-chatops alone. */
+/** Scenario 8, 11 or 12 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
   let bot: TargetProcess | undefined;
   try {
     bot = await launchTarget('ours', world, { cpuProfile: args.cpuProfile });
+    if (args.only === 'steps') {
+      progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+      // A few first, unmeasured: a bot just started answers its first requests slower.
+      await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
+      const figures = await runSteps(world, bot, profile.steps);
+      return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
+    }
     if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower (as in the full run, where it has served scenario 3).
@@ -181,6 +204,7 @@ async function main(): Promise<void> {
     progress('9. several instances on PostgreSQL: the change path, a duplicate storm, the open loop over three');
     const severalInstances = await runSeveralInstances(profile.severalInstances, progress, postgres.url);
     const appHome = await runAppHome(postgres.url, profile.appHome, progress);
+    const approvalClicks = await runApprovalClicks(postgres.url, profile.approvalClicks, progress);
     await pg?.close();
     pg = undefined;
 
@@ -194,6 +218,8 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
+    progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
+    const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
     const peakRssOpenLoop = bot.peakRssBytes();
@@ -238,6 +264,8 @@ async function main(): Promise<void> {
       hostileTraffic,
       appHome,
       unfurls,
+      approvalClicks,
+      steps,
     };
     const cpu = cpus();
     const results: BenchResults = {

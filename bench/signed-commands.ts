@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
-import { sign, slashCommandBody } from '../test/helpers/signed-requests';
+import { FORM_CONTENT_TYPE, formBody, JSON_CONTENT_TYPE, slashCommand } from '../src/local/payloads';
+import { signatureHeaders } from '../src/local/signing';
+import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
 // with a fresh timestamp and a response_url of its own for every request, so
@@ -40,18 +42,18 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
     path: '/slack/events',
     setupRequest: (req, context) => {
       const id = `${options.tag}-${n}`;
-      const body = slashCommandBody({ text: options.text(n), response_url: options.responseUrl(id), trigger_id: `trigger.${id}` });
+      const body = formBody(
+        slashCommand({ text: options.text(n), user: 'UVIEWER', channel: 'CINCIDENT', responseUrl: options.responseUrl(id), triggerId: `trigger.${id}` }),
+      );
       n++;
-      const timestamp = Math.floor(Date.now() / 1000);
       (context as BenchContext).benchId = id;
       sent.set(id, performance.now());
       return {
         ...req,
         body,
         headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
+          'content-type': FORM_CONTENT_TYPE,
+          ...signatureHeaders(BENCH_SIGNING_SECRET, body),
         },
       };
     },
@@ -66,3 +68,13 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
 /** `/vs firewall <id>` over the seeded servers in turn: several people asking about several servers. */
 export const SEEDED_SERVERS = [42, 43, 44, 45, 46] as const;
 export const firewallOfSeededServers = (n: number) => `firewall ${SEEDED_SERVERS[n % SEEDED_SERVERS.length]}`;
+
+/**
+ * POSTs one Events API delivery (JSON) to the bot, signed as Slack signs it with a fresh timestamp; resolves with
+ * how long the ack took (ms), or rejects when it was not 200.
+ */
+export async function postSignedEvent(eventsUrl: string, body: string, what: string): Promise<number> {
+  const res = await postToSlackEndpoint(eventsUrl, BENCH_SIGNING_SECRET, body, JSON_CONTENT_TYPE);
+  if (res.status !== 200) throw new Error(`${what} was answered HTTP ${res.status}`);
+  return res.ms;
+}

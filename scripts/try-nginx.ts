@@ -8,17 +8,17 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startSandbox } from '../src/sandbox';
 import { API_KEY, SIGNING_SECRET } from '../test/helpers/app-harness';
-import { startInstances, waitUntil, type Instance } from '../test/helpers/cluster';
+import { startInstances, type Instance } from '../test/helpers/cluster';
 import { goodDisk, newViewId } from '../test/helpers/drive';
 import { forward, startCloudFaultServer } from '../test/helpers/cloud-fault-server';
-import { viewSubmission } from '../test/helpers/payloads';
+import { FORM, interactiveBody, slashCommandBody, viewSubmission } from '../test/helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres';
-import { interactiveBody, postToSlackEndpoint, slashCommandBody } from '../test/helpers/signed-requests';
+import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 import { freePort } from '../test/helpers/spawned-bot';
 import { startSlackFake } from '../test/helpers/slack-fake';
+import { waitFor } from '../test/helpers/wait';
 
 const say = (line: string) => process.stdout.write(`[try-nginx] ${line}\n`);
-const FORM = 'application/x-www-form-urlencoded';
 const OPERATOR = 'UOPER';
 
 function check(ok: boolean, what: string): void {
@@ -98,17 +98,19 @@ async function main(): Promise<void> {
       { stdio: 'inherit' },
     );
     const url = `http://127.0.0.1:${listen}/slack/events`;
-    await waitUntil(async () => (await request(url, { method: 'GET' }).then((r) => r.body.dump().then(() => r.statusCode))) > 0, 10_000, 'nginx to listen');
+    await waitFor('nginx to listen', async () => (await request(url, { method: 'GET' }).then((r) => r.body.dump().then(() => r.statusCode))) > 0, {
+      within: 10_000,
+    });
     say(`nginx listens on ${url}, in front of ports ${bots.map((b) => b.bot.port).join(', ')}`);
 
     // Commands through the balancer: every one answered, each instance served some.
     const before = bots.map((b) => (b.bot.output().match(/"msg":"command"/g) ?? []).length);
     const answered = async (text: string) => {
       const responseUrl = slack.responseUrl();
-      const res = await postToSlackEndpoint(url, SIGNING_SECRET, slashCommandBody({ text, user_id: OPERATOR, response_url: responseUrl }), FORM);
+      const res = await postToSlackEndpoint(url, SIGNING_SECRET, slashCommandBody({ text, user: OPERATOR, responseUrl: responseUrl }), FORM);
       if (res.status !== 200) return false;
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-      await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `the answer to /vs ${text}`);
+      await waitFor(`the answer to /vs ${text}`, () => slack.responses.some((r) => r.id === id), { within: 10_000 });
       return true;
     };
     const results = await Promise.all(Array.from({ length: 12 }, () => answered('firewall 42')));
@@ -124,15 +126,15 @@ async function main(): Promise<void> {
     await postToSlackEndpoint(
       url,
       SIGNING_SECRET,
-      slashCommandBody({ text: 'disk add 42', user_id: OPERATOR, response_url: slack.responseUrl(), trigger_id: triggerId }),
+      slashCommandBody({ text: 'disk add 42', user: OPERATOR, responseUrl: slack.responseUrl(), triggerId: triggerId }),
       FORM,
     );
-    await waitUntil(() => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), 10_000, 'the form to open');
+    await waitFor('the form to open', () => slack.callsTo('views.open').some((c) => c.args.trigger_id === triggerId), { within: 10_000 });
     const view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)!.args.view as { private_metadata: string };
     const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: OPERATOR, privateMetadata: view.private_metadata, fields: goodDisk });
     const acks = await Promise.all([1, 2, 3].map(() => postToSlackEndpoint(url, SIGNING_SECRET, interactiveBody(payload), FORM)));
     const diskPosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/virtual_machines/42/disks')).length;
-    await waitUntil(() => diskPosts() >= 1, 10_000, 'the disk to be added');
+    await waitFor('the disk to be added', () => diskPosts() >= 1, { within: 10_000 });
     await new Promise((r) => setTimeout(r, 500));
     check(acks.every((a) => a.status === 200) && diskPosts() === 1, 'one add-disk form delivered three times: three acks, one API call');
 

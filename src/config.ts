@@ -99,6 +99,7 @@ const EnvSchema = z.object({
   VS_VIEWERS: idList('Slack user ids (U…, W…) or user-group ids (S…)', slackUserOrGroupId, 'U024BE7LH,S0614TZR7').optional(),
   VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
   VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
+  VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
@@ -360,6 +361,11 @@ function shape(e: Env) {
       /** null: changes allowed in any channel. */
       mutationChannels: e.VS_MUTATION_CHANNELS ?? null,
       groupCacheMs: e.VS_GROUP_CACHE_MS,
+      /**
+       * What a workflow step may read: nothing proves who started a workflow, so `viewers` lets steps read only
+       * when everyone is a viewer (VS_VIEWERS unset); `everyone` lets them read whatever VS_VIEWERS says.
+       */
+      workflowReads: e.VS_WORKFLOW_READS,
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,

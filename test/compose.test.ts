@@ -4,13 +4,14 @@ import { composeBot, StoppedWhileStarting, type Bot } from '../src/compose';
 import { loadConfig, secretValues } from '../src/config';
 import { createLogger } from '../src/log';
 import { startSandbox, type Sandbox } from '../src/sandbox';
-import { eventually, goodDisk, newViewId, type View } from './helpers/drive';
-import { viewSubmission } from './helpers/payloads';
+import { goodDisk, newViewId, type View } from './helpers/drive';
+import { FORM, interactiveBody, slashCommandBody, viewSubmission } from './helpers/payloads';
 import { createTestDatabase, type TestDatabase } from './helpers/postgres';
-import { interactiveBody, postToSlackEndpoint, slashCommandBody } from './helpers/signed-requests';
+import { postToSlackEndpoint } from './helpers/signed-requests';
 import { startSlackFake, type SlackFake } from './helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from './helpers/socket-mode-server';
 import { freePort } from './helpers/spawned-bot';
+import { waitFor } from './helpers/wait';
 
 // Start-up while the database is down (a deploy during a failover): the bot,
 // composed as main.ts composes it, listens at once and waits for PostgreSQL.
@@ -21,7 +22,6 @@ import { freePort } from './helpers/spawned-bot';
 const SIGNING_SECRET = 'compose-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-compose-bot-token-0123456789';
 const APP_TOKEN = 'xapp-1-A1-compose-app-token-0123456789';
-const FORM = 'application/x-www-form-urlencoded';
 
 /** A loopback port that refuses connections until open(), then passes them on to `targetPort`. */
 async function databaseGate(targetPort: number) {
@@ -63,7 +63,7 @@ function steppedPauses() {
       }),
     /** Ends the pause under way once there is one. */
     async next() {
-      expect(await eventually(() => waiting.length > 0, 5000)).toBe(true);
+      await waitFor('a pause between tries', () => waiting.length > 0);
       waiting.shift()!();
     },
   };
@@ -125,21 +125,16 @@ describe('start-up while PostgreSQL is down', () => {
   test('it listens and waits: /healthz 200, /readyz 503 naming the store, Slack answered 503, one log line per try; then it serves by itself', async () => {
     const { bot, gate, steps, started, origin, logs, tries } = await waitingBot();
     try {
-      expect(await eventually(() => tries().length === 1)).toBe(true);
+      await waitFor('a first try', () => tries().length === 1);
       expect(await get(`${origin}/healthz`)).toMatchObject({ status: 200, body: { status: 'ok' } });
       expect(await get(`${origin}/readyz`)).toEqual({ status: 503, body: { status: 'starting', store: 'unreachable' } });
       const responseUrl = slack.responseUrl('while-waiting');
-      const early = await postToSlackEndpoint(
-        `${origin}/slack/events`,
-        SIGNING_SECRET,
-        slashCommandBody({ text: 'firewall 42', response_url: responseUrl }),
-        FORM,
-      );
+      const early = await postToSlackEndpoint(`${origin}/slack/events`, SIGNING_SECRET, slashCommandBody({ text: 'firewall 42', responseUrl }), FORM);
       expect(early.status).toBe(503);
       expect(early.body).toMatch(/starting: it is waiting for its database/);
 
       await steps.next();
-      expect(await eventually(() => tries().length === 2)).toBe(true);
+      await waitFor('a second try', () => tries().length === 2);
       expect(tries().map((t) => [t.try, t.nextTryInMs])).toEqual([
         [1, 1000],
         [2, 2000],
@@ -160,17 +155,17 @@ describe('start-up while PostgreSQL is down', () => {
 
       // A change goes through the door, on record in PostgreSQL.
       const triggerId = `trigger.after-wait.${Math.random()}`;
-      const command = slashCommandBody({ text: 'disk add 42', user_id: 'UOPER', response_url: slack.responseUrl(), trigger_id: triggerId });
+      const command = slashCommandBody({ text: 'disk add 42', user: 'UOPER', responseUrl: slack.responseUrl(), triggerId });
       expect((await postToSlackEndpoint(`${origin}/slack/events`, SIGNING_SECRET, command, FORM)).status).toBe(200);
-      let view: View | undefined;
-      expect(await eventually(() => (view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as View) !== undefined)).toBe(
-        true,
+      const view = await waitFor(
+        'the form to open',
+        () => slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as View | undefined,
       );
       const submission = viewSubmission({
         callbackId: 'disk_add',
         viewId: newViewId(),
         user: 'UOPER',
-        privateMetadata: view!.private_metadata,
+        privateMetadata: view.private_metadata,
         fields: goodDisk,
       });
       const ack = await postToSlackEndpoint(`${origin}/slack/events`, SIGNING_SECRET, interactiveBody(submission), FORM);
@@ -188,7 +183,7 @@ describe('start-up while PostgreSQL is down', () => {
   test('stopped while it waits: start-up ends at once, without another try, and the port is closed', async () => {
     const { bot, gate, started, origin, tries } = await waitingBot();
     try {
-      expect(await eventually(() => tries().length === 1)).toBe(true);
+      await waitFor('a first try', () => tries().length === 1);
       // The pause under way is never ended by the test: only stop() can end it.
       await bot.stop(1000);
       await expect(started).rejects.toBeInstanceOf(StoppedWhileStarting);
@@ -205,7 +200,7 @@ describe('start-up while PostgreSQL is down', () => {
     const opensBefore = slack.callsTo('apps.connections.open').length;
     const { bot, gate, steps, started, origin, tries } = await waitingBot({ socket: link });
     try {
-      expect(await eventually(() => tries().length === 1)).toBe(true);
+      await waitFor('a first try', () => tries().length === 1);
       expect(await get(`${origin}/healthz`)).toMatchObject({ status: 200, body: { mode: 'socket' } });
       expect(await get(`${origin}/readyz`)).toEqual({ status: 503, body: { status: 'starting', store: 'unreachable' } });
       expect(slack.callsTo('apps.connections.open')).toHaveLength(opensBefore);

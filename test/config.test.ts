@@ -27,7 +27,7 @@ describe('loadConfig', () => {
     expect(c.cloud.connectionWaitMs).toBe(5000);
     expect(c.readsPerUserPerMinute).toBe(30);
     expect(c.changesPerUserPerMinute).toBe(10);
-    expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000 });
+    expect(c.roles).toEqual({ admins: [], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60000, workflowReads: 'viewers' });
     expect(c.dbPath).toBe('./data/vs-chatops.sqlite');
     expect(c.responseVisibility).toBe('in_channel');
     expect(c.logLevel).toBe('info');
@@ -108,6 +108,12 @@ describe('loadConfig', () => {
       expect(joined).toContain(key);
     }
     expect(joined).toMatch(/SLACK_SIGNING_SECRET .*SLACK_APP_TOKEN/);
+  });
+
+  test('VS_WORKFLOW_READS is viewers unless set to everyone; anything else is refused by name', () => {
+    expect(loadConfig(minimalHttp).roles.workflowReads).toBe('viewers');
+    expect(loadConfig({ ...minimalHttp, VS_WORKFLOW_READS: 'everyone' }).roles.workflowReads).toBe('everyone');
+    expect(problemsOf({ ...minimalHttp, VS_WORKFLOW_READS: 'all' })).toEqual(['VS_WORKFLOW_READS must be viewers or everyone']);
   });
 
   test('never echoes a secret value, not even a malformed one', () => {

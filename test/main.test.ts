@@ -1,39 +1,25 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { eventually } from './helpers/drive';
-import { freePort, spawnBot } from './helpers/spawned-bot';
+import { freePort, spawnBot, spawnMain } from './helpers/spawned-bot';
+import { waitFor } from './helpers/wait';
 
 // `npm start` failing at start-up says what to do, in one line, without a stack trace;
 // and waits, serving health checks, while its database cannot be reached.
 
-const root = join(__dirname, '..');
 /** Who the bot runs as in the permission case: `nobody` when the tests run as root (root may write anywhere). */
 const AS_NOBODY = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
-function startMain(env: Record<string, string>, as: { uid?: number; gid?: number } = {}): { exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...as,
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))), stderr: () => stderr };
-}
-
 describe('start-up', () => {
   it('with a password in SLACK_API_URL stops with exit status 2 and the configuration error, never the password', async () => {
-    const main = startMain({
+    const main = spawnMain({
       SLACK_BOT_TOKEN: 'xoxb-user-info-0123456789',
       SLACK_SIGNING_SECRET: 'user-info-signing-secret',
       SLACK_API_URL: 'https://proxy-user:hunter2-secret@slack-proxy.example/api/',
     });
-    expect(await main.exited).toBe(2);
+    expect((await main.exit('start-up to stop')).code).toBe(2);
     expect(main.stderr()).toMatch(/SLACK_API_URL carries a user name or password \(user:password@…\), which would be written to logs: /);
     expect(main.stderr()).not.toMatch(/hunter2|proxy-user/);
   });
@@ -48,8 +34,8 @@ describe('start-up', () => {
     // Read-only for its owner too, when the tests are not root; as root, the bot runs as nobody and only root may write.
     chmodSync(locked, process.getuid?.() === 0 ? 0o755 : 0o555);
     try {
-      const main = startMain({ ...slackOff, PORT: String(await freePort()), VS_DB_PATH: join(locked, 'vs.sqlite') }, AS_NOBODY);
-      expect(await main.exited).toBe(2);
+      const main = spawnMain({ ...slackOff, PORT: String(await freePort()), VS_DB_PATH: join(locked, 'vs.sqlite') }, { as: AS_NOBODY });
+      expect((await main.exit('start-up to stop')).code).toBe(2);
       expect(main.stderr()).toContain(`this process may not write in ${locked}, where VS_DB_PATH (${join(locked, 'vs.sqlite')}) lives`);
       expect(main.stderr()).toContain("give the bot's user read and write access there, or set VS_DB_PATH to a file in a folder it may write");
       expect(main.stderr()).not.toMatch(/SQLITE_|EACCES|\n\s+at /);
@@ -67,7 +53,7 @@ describe('start-up', () => {
       expect(ready.statusCode).toBe(503);
       expect(await ready.body.json()).toEqual({ status: 'starting', store: expect.stringMatching(/^(ok|unreachable)$/) });
       const tried = () => bot.output().includes('waiting for the store: The store cannot reach the PostgreSQL database (DATABASE_URL) (ECONNREFUSED)');
-      expect(await eventually(tried, 10_000)).toBe(true);
+      await waitFor('a logged try to reach the store', tried, { within: 10_000 });
       const waiting = await request(`http://127.0.0.1:${bot.port}/readyz`);
       expect(waiting.statusCode).toBe(503);
       expect(await waiting.body.json()).toEqual({ status: 'starting', store: 'unreachable' });
@@ -88,7 +74,7 @@ describe('start-up', () => {
     await new Promise<void>((resolve) => busy.listen(0, resolve));
     const port = (busy.address() as { port: number }).port;
     try {
-      const main = startMain({
+      const main = spawnMain({
         PORT: String(port),
         SLACK_BOT_TOKEN: 'xoxb-busy-port-0123456789',
         SLACK_SIGNING_SECRET: 'busy-port-signing-secret',
@@ -96,7 +82,7 @@ describe('start-up', () => {
         SLACK_API_URL: 'http://127.0.0.1:1/api/',
         VS_DB_PATH: join(dir, 'audit.sqlite'),
       });
-      expect(await main.exited).toBe(1);
+      expect((await main.exit('start-up to stop')).code).toBe(1);
       expect(main.stderr()).toBe(
         `vs-chatops could not start: port ${port} is already in use (another vs-chatops, or another server): stop that one, or set PORT to a free port\n`,
       );

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { openPostgresStore } from '../../src/store/postgres';
 import { BOT_TOKEN, SIGNING_SECRET } from '../../test/helpers/app-harness';
-import { appHomeOpened } from '../../test/helpers/payloads';
+import { appHomeOpened, FORM, JSON_CONTENT_TYPE, slashCommandBody } from '../../test/helpers/payloads';
 import { createTestDatabase } from '../../test/helpers/postgres';
 import { postToSlackEndpoint } from '../../test/helpers/signed-requests';
 import { startSlackFake } from '../../test/helpers/slack-fake';
@@ -18,17 +18,29 @@ import { percentile, round } from '../stats';
 // Slack stand-in. Its reads (the freeze, the open requests, the latest
 // changes, all or one user's) are served by indexes: the primary key,
 // audit_records (user_id, id), approvals_open.
+// On the same bot and database, `/vs audit` typed by the admin, one at a
+// time: the time from sending the signed command to its answer (the latest
+// records, rendered) arriving at its response_url; `/vs audit` (10 records)
+// and `/vs audit 50` (the most it shows). It reads the latest records by the
+// primary key.
 
 export interface AppHomeFigures {
   records: number;
   opens: number;
   publishP50Ms: number;
   publishP99Ms: number;
+  /** `/vs audit` typed this many times (and as many `/vs audit 50`). */
+  audits: number;
+  auditP50Ms: number;
+  auditP99Ms: number;
+  audit50P50Ms: number;
+  audit50P99Ms: number;
 }
 
 export interface AppHomeLoad {
   records: number;
   opens: number;
+  audits: number;
 }
 
 const ADMIN = 'UBENCHADMIN';
@@ -46,7 +58,7 @@ async function seed(url: string, count: number): Promise<void> {
   await client.connect();
   try {
     await client.query(
-      `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
+      `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail, api_request)
        SELECT now() - make_interval(secs => $1::int - g),
               CASE WHEN g % 50 = 0 THEN $2 ELSE 'UBENCH' || (g % $3) END,
               'CBENCH',
@@ -56,7 +68,11 @@ async function seed(url: string, count: number): Promise<void> {
               CASE WHEN g % 10 = 0 THEN 'denied' WHEN g % 7 = 0 THEN 'failed' ELSE 'succeeded' END,
               CASE WHEN g % 10 = 0 THEN NULL ELSE 201 END,
               12 + g % 300,
-              CASE WHEN g % 10 = 0 THEN 'Adding a disk needs the operator role' ELSE NULL END
+              CASE WHEN g % 10 = 0 THEN 'Adding a disk needs the operator role' ELSE NULL END,
+              -- The exact request, as every executed change keeps it (and /vs audit shows it).
+              CASE WHEN g % 10 = 0 THEN NULL
+                   ELSE json_build_object('method', 'POST', 'path', '/virtual_machines/' || (g % 1000) || '/disks.json',
+                                          'body', '{"disk":{"disk_type":"SSD","disk_size":20,"label":"bench"}}') END
        FROM generate_series(1, $1::int) AS g`,
       [count, ADMIN, USERS],
     );
@@ -96,6 +112,8 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
         VS_ADMINS: ADMIN,
         VS_OPERATORS: OPERATOR,
         LOG_LEVEL: 'warn',
+        // One admin types every /vs audit: the bench measures the bot, not the per-person read limit.
+        VS_READS_PER_USER_PER_MINUTE: '1000000',
       },
       { readyTimeoutMs: 40_000, nodeArgs: ['--max-semi-space-size=32'] },
     );
@@ -106,7 +124,7 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
       const user = users[i % users.length]!;
       const before = slack.callsTo('views.publish').length;
       const sent = performance.now();
-      const res = await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, JSON.stringify(appHomeOpened({ user })), 'application/json');
+      const res = await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, JSON.stringify(appHomeOpened({ user })), JSON_CONTENT_TYPE);
       if (res.status !== 200) throw new Error(`app_home_opened was answered HTTP ${res.status}`);
       const call = (await slack.waitForCalls('views.publish', before + 1, 10_000))[before]!;
       const ms = performance.now() - sent;
@@ -119,11 +137,39 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
     for (let i = 0; i < WARMUP; i++) await open(i);
     const latencies: number[] = [];
     for (let i = 0; i < load.opens; i++) latencies.push(await open(i));
+
+    let commands = 0;
+    /** `/vs <text>` typed by the admin: the time from sending it to its answer arriving at its response_url. */
+    const audit = async (text: string, shown: number): Promise<number> => {
+      const id = `audit-${++commands}`;
+      const body = slashCommandBody({ text, user: ADMIN, channel: 'CBENCH', responseUrl: slack.responseUrl(id) });
+      const sent = performance.now();
+      const res = await postToSlackEndpoint(eventsUrl, SIGNING_SECRET, body, FORM);
+      if (res.status !== 200) throw new Error(`/vs ${text} was answered HTTP ${res.status}`);
+      const arrived = await slack.arrival(id, 10_000);
+      if (!arrived) throw new Error(`/vs ${text} got no answer`);
+      const answer = JSON.stringify(slack.responses.find((r) => r.id === id)?.body);
+      if (!answer.includes(`Audit trail · latest ${shown}`)) throw new Error(`/vs ${text} did not show the latest ${shown} records: ${answer.slice(0, 200)}`);
+      return arrived.at - sent;
+    };
+    progress(`10. /vs audit and /vs audit 50 typed ${load.audits} times each, one at a time`);
+    for (let i = 0; i < WARMUP; i++) await audit(i % 2 === 0 ? 'audit' : 'audit 50', i % 2 === 0 ? 10 : 50);
+    const audits: number[] = [];
+    const audits50: number[] = [];
+    for (let i = 0; i < load.audits; i++) {
+      audits.push(await audit('audit', 10));
+      audits50.push(await audit('audit 50', 50));
+    }
     return {
       records: load.records,
       opens: latencies.length,
       publishP50Ms: round(percentile(latencies, 50), 2),
       publishP99Ms: round(percentile(latencies, 99), 2),
+      audits: audits.length,
+      auditP50Ms: round(percentile(audits, 50), 2),
+      auditP99Ms: round(percentile(audits, 99), 2),
+      audit50P50Ms: round(percentile(audits50, 50), 2),
+      audit50P99Ms: round(percentile(audits50, 99), 2),
     };
   } finally {
     await bot?.kill('SIGTERM');

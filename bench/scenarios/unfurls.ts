@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
 import { eventCallback, linkSharedEvent } from '../../src/local/events';
-import { sign } from '../../src/local/signing';
-import { BENCH_SIGNING_SECRET } from '../signed-commands';
+import { postSignedEvent } from '../signed-commands';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
@@ -51,24 +49,7 @@ export async function runUnfurls(world: BenchWorld, bot: TargetProcess, load: { 
   );
   const started = performance.now();
   // All at once, each on a connection of its own, as Slack delivers them.
-  const acks = await Promise.all(
-    bodies.map(async (body) => {
-      const timestamp = Math.floor(Date.now() / 1000);
-      const sent = performance.now();
-      const res = await request(bot.eventsUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': sign(BENCH_SIGNING_SECRET, timestamp, body),
-        },
-        body,
-      });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`link_shared was answered HTTP ${res.statusCode}`);
-      return performance.now() - sent;
-    }),
-  );
+  const acks = await Promise.all(bodies.map((body) => postSignedEvent(bot.eventsUrl, body, 'link_shared')));
   await world.slack.waitForCalls('chat.unfurl', before + load.unfurls, load.upstreamDelayMs + 10_000).catch(() => undefined);
   const allUnfurledMs = performance.now() - started;
   const paths = world.sandbox.requests.map((r) => r.path);

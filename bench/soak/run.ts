@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startSandbox } from '../../src/sandbox';
 import * as faults from '../../test/helpers/cloud-fault-server';
-import { input, buttonClick, viewSubmission, type StateValue } from '../../test/helpers/payloads';
-import { interactiveBody, postToSlackEndpoint, slashCommandBody } from '../../test/helpers/signed-requests';
+import { FORM, input, buttonClick, interactiveBody, slashCommandBody, viewSubmission, type StateValue } from '../../test/helpers/payloads';
+import { postToSlackEndpoint } from '../../test/helpers/signed-requests';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
 import { judgeMemory, type MemorySample, type MemoryVerdict } from './memory';
@@ -53,7 +53,6 @@ export interface SoakReport {
 const SECRET = 'soak-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-soak-bot-token-0123456789';
 const API_KEY = 'soak-cloud-api-key-0123456789';
-const FORM = 'application/x-www-form-urlencoded';
 
 /** Messages of PRODUCT.md's error table (and Slack-side refusals): explained when a fault was injected. */
 const EXPLAINED: [string, RegExp][] = [
@@ -186,7 +185,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
             const ack = await postToSlackEndpoint(
               bot!.eventsUrl,
               SECRET,
-              slashCommandBody({ text, user_id: `UVIEW${n}`, channel_id: 'CSOAK', response_url: slack.responseUrl(id) }),
+              slashCommandBody({ text, user: `UVIEW${n}`, channel: 'CSOAK', responseUrl: slack.responseUrl(id) }),
               FORM,
             );
             if (ack.status !== 200) throw new Error(`ack HTTP ${ack.status}`);
@@ -217,7 +216,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
             const ack = await postToSlackEndpoint(
               bot!.eventsUrl,
               SECRET,
-              slashCommandBody({ text, user_id: userId, channel_id: 'CSOAK', response_url: slack.responseUrl(id), trigger_id: triggerId }),
+              slashCommandBody({ text, user: userId, channel: 'CSOAK', responseUrl: slack.responseUrl(id), triggerId: triggerId }),
               FORM,
             );
             if (ack.status !== 200) throw new Error(`ack HTTP ${ack.status}`);

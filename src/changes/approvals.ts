@@ -3,8 +3,8 @@ import { samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
 import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
 import { CHANGES, isChangeAction, type ChangeAction } from './definitions';
-import { recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
-import type { Decision } from './policy';
+import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
+import { neededRole, type Decision } from './policy';
 import { targetIdIn } from './targets';
 
 // The second person (PRODUCT.md "Approvals"). A change that needs one is not
@@ -18,6 +18,10 @@ import { targetIdIn } from './targets';
 // (claim `approval:<id>`, lease, call, records), sending the request that was
 // approved, after checking that it is still what the bot would send now.
 // Requests nobody decides expire (expire, run by the sweeps of src/ops).
+// A workflow step's request (PRODUCT.md "Workflow steps") is asked for with
+// nobody as its requester; the first person allowed to make the change who
+// clicks it becomes the requester (claim), and from there it is an approval
+// request like any other. One nobody claims expires the same way.
 
 export type Verdict = 'approve' | 'reject';
 
@@ -66,7 +70,23 @@ export interface ApprovalAsk {
   params: Record<string, unknown>;
   prepared: PreparedRequest;
   startedMs: number;
+  /**
+   * Asked for by a workflow step: nobody is its requester yet (ctx.userId is empty); the first person who claims it
+   * becomes it (claim). Its reason is the step's.
+   */
+  workflow?: { workflowExecutionId: string; reason: string };
 }
+
+/** How a claim of a workflow's request ended. */
+export type ClaimResult =
+  /** No such request (or not one this version knows). */
+  | { outcome: 'unknown' }
+  /** Claimed by someone else first, decided, or past its expiry: the request says which. */
+  | { outcome: 'closed'; approval: Approval }
+  /** The click was refused (and recorded): the role the change needs, the request's channel, the freeze. */
+  | { outcome: 'denied'; approval: Approval; decision: Decision; record: AuditRecord }
+  /** The clicker is its requester now (recorded); it waits for a second person like any approval request. */
+  | { outcome: 'claimed'; approval: Approval; record: AuditRecord };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -76,7 +96,7 @@ export function createApprovalSteps(door: Door) {
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
   async function ask(
-    { ctx, action, target, params, prepared, startedMs }: ApprovalAsk,
+    { ctx, action, target, params, prepared, startedMs, workflow }: ApprovalAsk,
     log: Logger,
   ): Promise<Extract<ChangeResult<never>, { outcome: 'requested' | 'duplicate' }>> {
     const id = door.newId();
@@ -90,10 +110,14 @@ export function createApprovalSteps(door: Door) {
       params,
       outcome: 'requested',
       apiStatus: null,
-      detail: `waits for a second person's approval until ${iso(expiresAtMs)}`,
+      detail: workflow
+        ? `a workflow asked for it (${workflow.workflowExecutionId}); ` +
+          `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
+        : `waits for a second person's approval until ${iso(expiresAtMs)}`,
       apiRequest,
-      requestedBy: ctx.userId,
+      requestedBy: workflow ? null : ctx.userId,
       approvalId: id,
+      workflowExecutionId: workflow?.workflowExecutionId ?? null,
     });
     const request = {
       id,
@@ -104,16 +128,12 @@ export function createApprovalSteps(door: Door) {
       requestedBy: ctx.userId,
       requestedAt: requested.at,
       expiresAtMs,
-      reason: typeof params.reason === 'string' ? params.reason : null,
+      reason: workflow ? workflow.reason : typeof params.reason === 'string' ? params.reason : null,
       apiRequest,
+      ...(workflow ? { awaitingRequester: true, workflowExecutionId: workflow.workflowExecutionId } : {}),
     };
-    let asked;
-    try {
-      asked = await store.approvals.ask({ submissionKey: ctx.submissionKey, at: requested.at, request, requested });
-    } catch (error) {
-      log.error('could not store the approval request', { error, entry: requested });
-      throw error;
-    }
+    const ask = { submissionKey: ctx.submissionKey, at: requested.at, request, requested };
+    const asked = await mustRecord(() => store.approvals.ask(ask), 'could not store the approval request', requested, log);
     if (asked.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: ctx.submissionKey });
       return { outcome: 'duplicate' };
@@ -122,13 +142,17 @@ export function createApprovalSteps(door: Door) {
     return { outcome: 'requested', approval: asked.approval, record: asked.record };
   }
 
-  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
+  /**
+   * A click on a request's button: the request, if it is still `status` and open, with who clicked, where, and what
+   * every record of the click names; else how it stands (unknown, or closed: taken, decided or past its expiry).
+   */
+  async function clicked(approvalId: string, clicker: { userId: string }, status: 'awaiting_requester' | 'requested') {
     const startedMs = now();
     const approval = await store.approvals.get(approvalId);
-    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' };
-    if (approval.status !== 'requested') return { outcome: 'closed', approval };
+    if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' as const };
+    if (approval.status !== status) return { outcome: 'closed' as const, approval };
     // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
-    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed', approval: { ...approval, status: 'expired' } };
+    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: 'expired' as const } };
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
@@ -137,21 +161,67 @@ export function createApprovalSteps(door: Door) {
       target: approval.target,
       params: approval.params,
       apiRequest: approval.apiRequest,
-      requestedBy: approval.requestedBy,
+      // A workflow's request nobody has claimed has no requester yet.
+      requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
       approvalId: approval.id,
+      workflowExecutionId: approval.workflowExecutionId ?? null,
     };
+    /** Records a refused click (the clicker's denial) and hears of it. */
+    const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
+      log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
+      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
+      notify(record, log);
+      return { outcome: 'denied' as const, approval, decision, record };
+    };
+    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse };
+  }
+
+  /**
+   * A click on a workflow's request ("Request this change"): the clicker holds the role the change needs now, may act
+   * in the channel the request sits in, and changes are not frozen; a refusal is recorded. The first claim wins across
+   * instances: the clicker becomes the requester, recorded, and the request waits for a second person (decide), open
+   * for VS_APPROVAL_TTL_MIN from now.
+   */
+  async function claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult> {
+    const click = await clicked(approvalId, clicker, 'awaiting_requester');
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log, about } = click;
+    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
+    if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
+    const claimedMs = now();
+    const expiresAtMs = claimedMs + ttlMs;
+    const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
+      entryAt(startedMs, {
+        ...about,
+        userId: ctx.userId,
+        channelId: current.channelId,
+        outcome: 'requested',
+        apiStatus: null,
+        detail: `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
+        requestedBy: ctx.userId,
+      }),
+    );
+    if (!claimed.won) {
+      log.info('claim came after another', { status: claimed.approval?.status, by: claimed.approval?.requestedBy });
+      return claimed.approval ? { outcome: 'closed', approval: claimed.approval } : { outcome: 'unknown' };
+    }
+    notify(claimed.record!, log);
+    log.info('workflow request claimed; waits for a second person', { expiresAt: iso(expiresAtMs) });
+    return { outcome: 'claimed', approval: claimed.approval, record: claimed.record! };
+  }
+
+  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
+    const click = await clicked(approvalId, clicker, 'requested');
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log, about } = click;
 
     // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
     const checked = await check(ctx.userId, action, approval.channelId, log);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
-    if (!decision.allowed) {
-      log.info('approval click refused', { verdict, denial: decision.denial?.code, role: decision.role });
-      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
-      notify(record, log);
-      return { outcome: 'denied', approval, decision, record };
-    }
+    if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
 
     const status = verdict === 'approve' ? 'approved' : 'rejected';
     const decidedMs = now();
@@ -191,7 +261,12 @@ export function createApprovalSteps(door: Door) {
   /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
   async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, log: Logger): Promise<ApprovedRun> {
     const change = CHANGES[action];
-    const names = { requestedBy: approval.requestedBy, decidedBy: approval.decidedBy, approvalId: approval.id };
+    const names = {
+      requestedBy: approval.requestedBy,
+      decidedBy: approval.decidedBy,
+      approvalId: approval.id,
+      workflowExecutionId: approval.workflowExecutionId ?? null,
+    };
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
     const targetId = targetIdIn(approval.target, change.targetKind);
     const stored = change.stored.safeParse(approval.params);
@@ -231,10 +306,15 @@ export function createApprovalSteps(door: Door) {
         params: approval.params,
         outcome: 'expired',
         apiStatus: null,
-        detail: `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
+        // A workflow's request nobody claimed has no requester: expired all the same.
+        detail:
+          approval.requestedBy === ''
+            ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
+            : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
         apiRequest: approval.apiRequest,
-        requestedBy: approval.requestedBy,
+        requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
         approvalId: approval.id,
+        workflowExecutionId: approval.workflowExecutionId ?? null,
       }),
     );
     for (const approval of expired) {
@@ -254,6 +334,7 @@ export function createApprovalSteps(door: Door) {
 
   return {
     ask,
+    claim,
     decide,
     expire,
     decidable: async (userId: string) => (await waiting(userId)).decidable,

@@ -1,4 +1,5 @@
 import { CloudError, isCloudError, mayHaveApplied } from '../cloud/errors';
+import type { Freeze } from '../store';
 import type { Decision } from './policy';
 
 // What an audit record keeps in words: bounded, and never more than the
@@ -61,10 +62,15 @@ export function denialDetail(decision: Decision): string | null {
     case 'check_failed':
       return 'the role check failed';
     case 'frozen':
-      return `changes are frozen (by ${denial.freeze.by} at ${denial.freeze.at}: ${clip(denial.freeze.reason, 200)})`;
+      return frozenDetail(denial.freeze);
     case 'own_request':
       return 'the requester may not approve their own request';
     default:
       return null;
   }
+}
+
+/** The freeze that refused a change, in the audit's words. */
+export function frozenDetail(freeze: Freeze): string {
+  return `changes are frozen (by ${freeze.by} at ${freeze.at}: ${clip(freeze.reason, 200)})`;
 }

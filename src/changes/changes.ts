@@ -1,9 +1,10 @@
-import type { Approval, Freeze } from '../store';
-import { createApprovalSteps, type ApprovalResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
-import { bounded } from './audit-text';
-import { CHANGES, type ChangeAction, type ChangeValue } from './definitions';
+import type { Approval, AuditRecord, Freeze } from '../store';
+import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
+import { bounded, frozenDetail } from './audit-text';
+import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
-import type { FormValues } from './disk-form';
+import type { FormValues, FormValidation } from './disk-form';
+import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
@@ -36,6 +37,25 @@ export interface SubmissionContext extends ChangeContext {
 
 export type AuthorizeOptions = WhereFrom;
 
+/** A workflow step asking for a change: nothing in it proves who started the workflow. */
+export interface WorkflowStepContext {
+  /** The step's execution: it is asked for once, however often it is delivered. */
+  functionExecutionId: string;
+  /** The workflow's execution, on every record of the request. */
+  workflowExecutionId: string;
+  /** Where the request is posted, and the channel its claim and decision are checked against. */
+  channelId: string;
+  /** Why the workflow asks (the step's `reason`), shown with the request and kept in its records. */
+  reason: unknown;
+}
+
+/**
+ * How a workflow step's request ended: refused as changes are frozen (recorded), invalid (recorded), stored and
+ * recorded (awaiting its requester), or asked before.
+ */
+export type WorkflowRequestResult =
+  { outcome: 'frozen'; freeze: Freeze; record: AuditRecord } | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>;
+
 export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
   authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
@@ -46,6 +66,14 @@ export interface Changes {
    * click across instances, and an approved change run once (approvals.ts).
    */
   decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult>;
+  /**
+   * A workflow step's change: refused while changes are frozen (as every way in is), then validated as its form would
+   * be (and its reason), then stored as a request nobody has claimed yet, recorded; nothing is called, whatever
+   * VS_APPROVALS says (the claim and the decision are checked when they happen, the freeze again with them).
+   */
+  request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult>;
+  /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
+  claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult>;
   /** Settles every open request past its expiry as `expired`, recorded; returns them, so their messages can say so. */
   expire(): Promise<ExpiredApproval[]>;
   /** Remembers where an approval request's message was posted (its ts), so that any instance updates it in place. */
@@ -87,9 +115,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, ctx, decision, asTyped), log) };
     }
 
-    const validated = isTargetId(targetId)
-      ? change.validate(targetId, values)
-      : { ok: false as const, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
+    const validated = validate(action, targetId, values);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     // A request for approval is posted in its channel: without one, it could be seen by nobody.
     if (needsApproval(action, ctx) && ctx.channelId === null) fieldErrors.channel = 'Choose the channel where the request for approval is posted';
@@ -107,6 +133,74 @@ export function createChanges(deps: ChangesDeps): Changes {
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
     }
     return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+  }
+
+  /** A change's form validated for its target: its parameters, or its field errors. */
+  function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues): FormValidation<ChangeParams<A>> {
+    const change = CHANGES[action];
+    if (!isTargetId(targetId)) return { ok: false, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
+    return change.validate(targetId, values);
+  }
+
+  async function request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult> {
+    const change = CHANGES[action];
+    const key = targetKey({ kind: change.targetKind, id: targetId });
+    const log = logger.child({ channel: step.channelId, action, target: key, workflow_execution_id: step.workflowExecutionId });
+    const startedMs = now();
+    // Nobody is known to ask: the records of the request name the workflow's execution instead.
+    const ctx = { userId: '', channelId: step.channelId };
+    const reason = typeof step.reason === 'string' ? step.reason.trim() : '';
+    const asTyped = { action: change.action, target: key, params: bounded({ ...values, reason }, [...change.fields, 'reason']) };
+    const freeze = await freezing.frozen();
+    if (freeze) {
+      log.info('workflow request denied: changes are frozen', { by: freeze.by });
+      const entry = door.entryAt(startedMs, {
+        ...ctx,
+        ...asTyped,
+        outcome: 'denied',
+        apiStatus: null,
+        detail: frozenDetail(freeze),
+        workflowExecutionId: step.workflowExecutionId,
+      });
+      const record = await write(entry, log);
+      notify(record, log);
+      return { outcome: 'frozen', freeze, record };
+    }
+    const validated = validate(action, targetId, values);
+    const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
+    if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
+    else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
+    if (!validated.ok || Object.keys(fieldErrors).length > 0) {
+      const detail = `invalid workflow step: ${Object.entries(fieldErrors)
+        .map(([field, message]) => `${field}: ${message}`)
+        .join('; ')}`;
+      const entry = door.entryAt(startedMs, {
+        ...ctx,
+        ...asTyped,
+        outcome: 'invalid',
+        apiStatus: null,
+        detail,
+        workflowExecutionId: step.workflowExecutionId,
+      });
+      const record = await write(entry, log);
+      notify(record, log);
+      return { outcome: 'invalid', fieldErrors, record };
+    }
+    const prepared = change.prepare(door.cloud, targetId, validated.params);
+    const asked = await approvals.ask(
+      {
+        ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },
+        action,
+        target: key,
+        params: change.audited(validated.params),
+        prepared,
+        startedMs,
+        workflow: { workflowExecutionId: step.workflowExecutionId, reason },
+      },
+      log,
+    );
+    if (asked.outcome === 'requested') notify(asked.record, log);
+    return asked;
   }
 
   async function submit<A extends ChangeAction>(
@@ -130,6 +224,8 @@ export function createChanges(deps: ChangesDeps): Changes {
       return decision;
     },
     submit,
+    request,
+    claim: approvals.claim,
     decide: approvals.decide,
     expire: approvals.expire,
     setMessage: approvals.setMessage,

@@ -74,6 +74,8 @@ export interface ApprovalNames {
   requestedBy: string;
   decidedBy: string | null;
   approvalId: string;
+  /** The workflow execution whose step asked for the change, when one did. */
+  workflowExecutionId?: string | null;
 }
 
 /** One change about to run: everything it was checked with, and the request it sends. */
@@ -131,13 +133,8 @@ export function createDoor(deps: DoorDeps) {
   }
 
   /** Writes the record before anyone is told; a failed write is logged with the whole entry, then thrown. */
-  async function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
-    try {
-      return await store.audit.record(entry);
-    } catch (error) {
-      log.error('could not write the audit record', { error, entry });
-      throw error;
-    }
+  function write(entry: AuditEntry, log: Logger): Promise<AuditRecord> {
+    return mustRecord(() => store.audit.record(entry), 'could not write the audit record', entry, log);
   }
 
   function notify(record: AuditRecord, log: Logger = logger): void {
@@ -188,14 +185,9 @@ export function createDoor(deps: DoorDeps) {
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
-    let begun;
     const started = entry('started', 'the cloud API call is in progress');
-    try {
-      begun = await store.audit.beginChange({ submissionKey: run.claimKey, at: started.at, lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs }, started });
-    } catch (error) {
-      log.error('could not start the change on record', { error, entry: started });
-      throw error;
-    }
+    const begin = { submissionKey: run.claimKey, at: started.at, lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs }, started };
+    const begun = await mustRecord(() => store.audit.beginChange(begin), 'could not start the change on record', started, log);
     if (begun.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: run.claimKey });
       return { outcome: 'duplicate' };
@@ -267,6 +259,19 @@ export function createDoor(deps: DoorDeps) {
   }
 
   return { deps, store, cloud, now, logger, newId, check, frozenDenial, write, notify, entryAt, denialEntry, execute };
+}
+
+/**
+ * A store write that must happen before anything else does: if it fails, the entry it would have kept is logged whole
+ * (so the log holds what the audit trail could not), then the failure is thrown to the caller.
+ */
+export async function mustRecord<T>(write: () => Promise<T>, failure: string, entry: AuditEntry, log: Logger): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    log.error(failure, { error, entry });
+    throw error;
+  }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -2,8 +2,26 @@
 // of definitions), what is valid (forms), the execution that claims, locks,
 // calls and records (door, changes), the second person (approvals) and the
 // switch that stops every change (freeze).
-export { createChanges, type Changes, type ChangesDeps, type AuthorizeOptions, type ChangeContext, type ChangeResult, type SubmissionContext } from './changes';
-export { DEFAULT_APPROVAL_TTL_MS, type ApprovalResult, type ApprovedRun, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
+export {
+  createChanges,
+  type Changes,
+  type ChangesDeps,
+  type AuthorizeOptions,
+  type ChangeContext,
+  type ChangeResult,
+  type SubmissionContext,
+  type WorkflowRequestResult,
+  type WorkflowStepContext,
+} from './changes';
+export {
+  DEFAULT_APPROVAL_TTL_MS,
+  type ApprovalResult,
+  type ApprovedRun,
+  type ClaimResult,
+  type ExpiredApproval,
+  type Verdict,
+  type WaitingApprovals,
+} from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
 export {

@@ -79,6 +79,11 @@ export interface Policy {
   allows(role: Role): Action[];
   /** False when there are no admins and no operators: nobody can change anything. */
   readonly changeRolesConfigured: boolean;
+  /**
+   * Whether a workflow step may read. Nothing in a workflow proves who started it, so a step reads as anyone
+   * would: only while everyone is a viewer (VS_VIEWERS unset), unless VS_WORKFLOW_READS=everyone.
+   */
+  readonly workflowsMayRead: boolean;
 }
 
 export interface PolicyDeps {
@@ -195,6 +200,7 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
 
   return {
     changeRolesConfigured,
+    workflowsMayRead: roles.viewers === null || roles.workflowReads === 'everyone',
     roleOf,
     async can(userId, action, channelId, where = {}) {
       const needed = neededRole(action);

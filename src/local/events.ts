@@ -1,16 +1,22 @@
-import type { Json } from './state';
+import { parameterList, type AppFunction } from './functions';
+import type { Json } from './payloads';
+import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Events API deliveries as Slack sends them: the event_callback envelope
-// around one event, and the events the stand-in sends (link_shared here).
+// around one event, and the events the stand-in sends (app_home_opened,
+// link_shared, function_executed).
 // The stand-in and the tests' payload builders share them, so what a test
 // sends is what local mode sends.
 
-/** Whose workspace an event comes from. An org-wide install names the enterprise, and its events may come from any of its workspaces. */
+/**
+ * Whose workspace an event comes from (the stand-in's by default). An org-wide install names the enterprise, and its
+ * events may come from any of its workspaces.
+ */
 export interface EventSource {
-  teamId: string;
-  apiAppId: string;
+  teamId?: string;
+  apiAppId?: string;
   /** The bot's user id, as `authorizations` names it. */
-  botUserId: string;
+  botUserId?: string;
   /** Set for an org-wide install (Enterprise Grid): the enterprise id (E…). */
   enterpriseId?: string;
   /** The workspace the event happened in, when it differs from `teamId` (a channel shared across the organisation). */
@@ -20,11 +26,12 @@ export interface EventSource {
 /** The event_callback envelope of one event. */
 export function eventCallback(event: Json, o: EventSource & { eventId: string; eventTime: number }): Json {
   const orgWide = o.enterpriseId !== undefined;
+  const teamId = o.teamId ?? TEAM.id;
   return {
     token: 'local-verification-token',
-    team_id: o.teamId,
+    team_id: teamId,
     ...(orgWide ? { enterprise_id: o.enterpriseId } : {}),
-    api_app_id: o.apiAppId,
+    api_app_id: o.apiAppId ?? APP_ID,
     event,
     type: 'event_callback',
     event_id: o.eventId,
@@ -33,8 +40,8 @@ export function eventCallback(event: Json, o: EventSource & { eventId: string; e
       {
         enterprise_id: o.enterpriseId ?? null,
         // An org-wide install is authorized for the enterprise, not for one of its workspaces.
-        team_id: orgWide ? null : o.teamId,
-        user_id: o.botUserId,
+        team_id: orgWide ? null : teamId,
+        user_id: o.botUserId ?? BOT_USER.id,
         is_bot: true,
         is_enterprise_install: orgWide,
       },
@@ -111,4 +118,45 @@ export function linksOf(text: string, unfurlDomains: readonly string[]): SharedL
     if (domain !== undefined && !found.has(url)) found.set(url, domain);
   }
   return [...found].map(([url, domain]) => ({ url, domain }));
+}
+
+/**
+ * function_executed: one run of one of the app's steps in a workflow. It names the step (its callback_id and its
+ * declaration), carries the inputs the workflow gave it, the ids of this execution and of the workflow's, and a bot
+ * token issued for this execution alone (valid until the step completes).
+ */
+export function functionExecutedEvent(o: {
+  callbackId: string;
+  declared: AppFunction;
+  appId: string;
+  inputs: Json;
+  functionExecutionId: string;
+  workflowExecutionId: string;
+  botAccessToken: string;
+  eventTs: string;
+}): Json {
+  return {
+    type: 'function_executed',
+    function: {
+      id: `Fn${o.callbackId
+        .replace(/[^a-z0-9]/gi, '')
+        .toUpperCase()
+        .slice(0, 10)}`,
+      callback_id: o.callbackId,
+      title: o.declared.title,
+      description: o.declared.description,
+      type: 'app',
+      input_parameters: parameterList(o.declared.input_parameters),
+      output_parameters: parameterList(o.declared.output_parameters),
+      app_id: o.appId,
+      date_created: 1_700_000_000,
+      date_updated: 1_700_000_000,
+      date_deleted: 0,
+    },
+    inputs: o.inputs,
+    function_execution_id: o.functionExecutionId,
+    workflow_execution_id: o.workflowExecutionId,
+    event_ts: o.eventTs,
+    bot_access_token: o.botAccessToken,
+  };
 }

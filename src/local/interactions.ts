@@ -1,14 +1,16 @@
 import { request } from 'undici';
 import { messageProblems, viewProblems } from './block-kit';
-import { appHomeOpenedEvent, eventCallback, linkSharedEvent, linksOf } from './events';
-import { sign } from './signing';
+import { appHomeOpenedEvent, eventCallback, functionExecutedEvent, linkSharedEvent, linksOf, type EventSource } from './events';
+import { inputsFromForm, parameterProblems, shown, type AppFunction, type Execution, type ShownExecution } from './functions';
+import * as slack from './payloads';
+import { signatureHeaders } from './signing';
 import { textOf, type ChannelMessage, type Json, type OpenView, type StandInState } from './state';
 import { APP_ID, BOT_USER, TEAM } from './workspace';
 
 // Slack's side of the conversation with the bot: what a person does (a slash
-// command, a button, a form submitted or closed, a shortcut, the Home tab)
-// becomes a signed request to the bot's /slack/events, and the bot's ack and
-// its posts to response_urls are applied as Slack applies them.
+// command, a button, a form submitted or closed, a shortcut, the Home tab, a
+// workflow step run) becomes a signed request to the bot's /slack/events, and
+// the bot's ack and its posts to response_urls are applied as Slack applies them.
 
 export interface InteractionOptions {
   strict: boolean;
@@ -50,18 +52,26 @@ export interface PersonSide {
   openHome(user: string): Promise<Ack>;
   /** Posts a message as a person; links of the app's unfurl domains reach the app as link_shared (the ack, when any did). */
   post(user: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }>;
+  /**
+   * Runs one of the app's steps in a workflow `user` started, with the inputs filled in on the page: checked as
+   * Workflow Builder checks them (nothing is sent when they do not fit the declared parameters), then sent as a
+   * signed function_executed. The step's completion arrives later (functions.completeSuccess or completeError).
+   */
+  runStep(user: string, callbackId: string, entered: Record<string, unknown>): Promise<StepRun>;
+}
+
+export type StepRun = { execution: ShownExecution; ack: Ack } | { problems: Record<string, string> } | { error: string };
+
+/** How a test's function_executed differs from the stand-in's own: its ids, and the workspace it comes from (an org-wide install). */
+export interface ExecutionOptions {
+  user?: string;
+  /** Another delivery of an execution already started (Slack may deliver one more than once). */
+  functionExecutionId?: string;
+  eventId?: string;
+  source?: Partial<EventSource>;
 }
 
 type InputElement = Json & { type: string; action_id?: string };
-
-const user = (id: string) => ({ id, username: id.toLowerCase(), name: id.toLowerCase(), team_id: TEAM.id });
-const common = () => ({
-  team: { id: TEAM.id, domain: TEAM.domain },
-  api_app_id: APP_ID,
-  token: 'local-verification-token',
-  is_enterprise_install: false,
-  enterprise: null,
-});
 
 export function createInteractions(state: StandInState, o: InteractionOptions) {
   function issueTrigger(userId: string, channel?: string): string {
@@ -84,14 +94,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
       return ack;
     };
     if (!url) return record({ status: null, body: '', error: 'dispatch_failed' });
-    const timestamp = Math.floor(Date.now() / 1000);
     try {
       const res = await request(url, {
         method: 'POST',
         headers: {
           'content-type': contentType,
-          'x-slack-request-timestamp': String(timestamp),
-          'x-slack-signature': sign(o.signingSecret, timestamp, body),
+          ...signatureHeaders(o.signingSecret, body),
           'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
         },
         body,
@@ -106,8 +114,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     }
   }
 
-  const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-  const interactive = (kind: string, payload: Json) => deliver(kind, 'application/x-www-form-urlencoded', form({ payload: JSON.stringify(payload) }), payload);
+  const interactive = (kind: string, payload: Json) => deliver(kind, slack.FORM_CONTENT_TYPE, slack.interactiveBody(payload), payload);
 
   /** Slack tells the person, and only them, when the app did not answer. */
   function notice(channel: string, userId: string, text: string): void {
@@ -154,22 +161,8 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const triggerId = issueTrigger(userId, channel);
     const responseUrl = issueResponseUrl({ channel, user: userId });
     state.addMessage({ channel, author: userId, text: `${name} ${text}`.trim(), ephemeralTo: userId, kind: 'command' });
-    const fields = {
-      token: 'local-verification-token',
-      team_id: TEAM.id,
-      team_domain: TEAM.domain,
-      channel_id: channel,
-      channel_name: state.channel(channel)?.name ?? channel,
-      user_id: userId,
-      user_name: userId.toLowerCase(),
-      command: name,
-      text,
-      api_app_id: APP_ID,
-      is_enterprise_install: 'false',
-      response_url: responseUrl,
-      trigger_id: triggerId,
-    };
-    const ack = await deliver('slash_command', 'application/x-www-form-urlencoded', form(fields), fields);
+    const fields = slack.slashCommand({ user: userId, channel, channelName: state.channel(channel)?.name, text, responseUrl, triggerId, command: name });
+    const ack = await deliver('slash_command', slack.FORM_CONTENT_TYPE, slack.formBody(fields), fields);
     if (ack.error) notice(channel, userId, `${name} failed with the error "${ack.error}"`);
     else if (ack.body.trim() !== '') {
       // An ack with a body is the first answer, ephemeral unless it says otherwise.
@@ -202,20 +195,21 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     if (!found) return { error: 'no such button' as const };
     const { block, element } = found;
     const responseUrl = issueResponseUrl({ channel: message.channel, user: userId, messageTs: message.ts });
-    const payload: Json = {
-      type: 'block_actions',
-      user: user(userId),
-      ...common(),
-      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: message.ephemeralTo !== undefined },
-      trigger_id: issueTrigger(userId, message.channel),
-      channel: { id: message.channel, name: state.channel(message.channel)?.name ?? message.channel },
-      ...(message.ephemeralTo === undefined
-        ? { message: { type: 'message', user: message.author, bot_id: BOT_USER.botId, text: message.text, blocks: message.blocks, ts: message.ts } }
-        : {}),
-      state: { values: {} },
-      response_url: responseUrl,
+    const payload = slack.blockActions({
+      user: userId,
+      triggerId: issueTrigger(userId, message.channel),
+      message: {
+        channel: message.channel,
+        channelName: state.channel(message.channel)?.name,
+        ts: message.ts,
+        ephemeral: message.ephemeralTo !== undefined,
+        responseUrl,
+        author: message.author,
+        text: message.text,
+        blocks: message.blocks,
+      },
       actions: [actionOf(block, element)],
-    };
+    });
     const ack = await interactive('block_actions', payload);
     if (ack.error) notice(message.channel, userId, `The app did not respond to the button ("${ack.error}")`);
     return { ack };
@@ -224,28 +218,25 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   async function clickInView(userId: string, view: OpenView, actionId: string, blockId?: string) {
     const found = findElement(view.view.blocks as unknown[], actionId, blockId);
     if (!found) return { error: 'no such button' as const };
-    const payload: Json = {
-      type: 'block_actions',
-      user: user(userId),
-      ...common(),
-      container: { type: 'view', view_id: view.id },
-      trigger_id: issueTrigger(userId, view.channel),
+    const payload = slack.blockActions({
+      user: userId,
+      triggerId: issueTrigger(userId, view.channel),
       view: view.view,
       actions: [actionOf(found.block, found.element)],
-    };
+    });
     return { ack: await interactive('block_actions', payload) };
   }
 
   function actionOf(block: Json, element: Json): Json {
-    return {
-      type: element.type,
-      block_id: block.block_id ?? state.newId('B'),
-      action_id: element.action_id,
+    return slack.actionOf({
+      type: String(element.type),
+      blockId: textOf(block.block_id) || state.newId('B'),
+      actionId: String(element.action_id),
       text: element.text,
-      ...(element.value !== undefined ? { value: element.value } : {}),
-      ...(element.style ? { style: element.style } : {}),
-      action_ts: String(state.now() / 1000),
-    };
+      value: element.value,
+      style: element.style,
+      actionTs: String(state.now() / 1000),
+    });
   }
 
   /** The view's state.values from what was entered, with the problems Slack finds before sending anything (required fields, numbers, lengths). */
@@ -334,14 +325,12 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     }
     const view = { ...open.view, state: { values } };
     state.putView({ ...open, view });
-    const payload: Json = {
-      type: 'view_submission',
-      user: user(userId),
-      ...common(),
-      trigger_id: issueTrigger(userId, open.channel),
+    const payload = slack.viewSubmission({
+      user: userId,
+      triggerId: issueTrigger(userId, open.channel),
       view,
-      response_urls: responseUrls.map((r) => ({ ...r, response_url: issueResponseUrl({ channel: r.channel_id, user: userId }) })),
-    };
+      responseUrls: responseUrls.map((r) => ({ ...r, response_url: issueResponseUrl({ channel: r.channel_id, user: userId }) })),
+    });
     const ack = await interactive('view_submission', payload);
     if (ack.error) return fail(`We had some trouble connecting. Try again? (${ack.error})`, ack);
     const stack = state.stacks.get(userId) ?? [];
@@ -434,39 +423,25 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     state.stacks.set(userId, []);
     state.closeViews(userId, stack.includes(viewId) ? stack : [viewId]);
     if (open.view.notify_on_close !== true) return undefined;
-    return interactive('view_closed', { type: 'view_closed', user: user(userId), ...common(), view: open.view, is_cleared: false });
+    return interactive('view_closed', slack.viewClosed({ user: userId, view: open.view }));
   }
 
   async function shortcut(userId: string, callbackId: string, channel?: string): Promise<Ack> {
-    const payload = {
-      type: 'shortcut',
-      ...common(),
-      user: user(userId),
-      callback_id: callbackId,
-      trigger_id: issueTrigger(userId, channel),
-      action_ts: String(state.now() / 1000),
-    };
+    const payload = slack.shortcut({ user: userId, callbackId, triggerId: issueTrigger(userId, channel), actionTs: String(state.now() / 1000) });
     const ack = await interactive('shortcut', payload);
     if (ack.error && channel) notice(channel, userId, `The shortcut failed with the error "${ack.error}"`);
     return ack;
   }
 
-  /** An event as this workspace's Events API delivers it to the app. */
+  /** An event as this workspace's Events API delivers it to the app (eventCallback's workspace is the stand-in's). */
   function envelopeOf(event: Json): Json {
-    return eventCallback(event, {
-      teamId: TEAM.id,
-      apiAppId: APP_ID,
-      botUserId: BOT_USER.id,
-      eventId: state.newId('Ev'),
-      eventTime: Math.floor(state.now() / 1000),
-    });
+    return eventCallback(event, { eventId: state.newId('Ev'), eventTime: Math.floor(state.now() / 1000) });
   }
 
   async function openHome(userId: string): Promise<Ack> {
     const home = state.homes.get(userId);
-    const event = appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) });
-    const envelope = envelopeOf(event);
-    return deliver('app_home_opened', 'application/json', JSON.stringify(envelope), envelope);
+    const envelope = envelopeOf(appHomeOpenedEvent({ user: userId, tab: 'home', eventTs: String(state.now() / 1000), ...(home ? { view: home } : {}) }));
+    return deliver('app_home_opened', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope);
   }
 
   async function post(userId: string, channel: string, text: string): Promise<{ message: ChannelMessage; ack?: Ack }> {
@@ -479,10 +454,77 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const event = linkSharedEvent({ user: userId, channel, messageTs: message.ts, links, unfurlId, source: 'conversations_history' });
     const envelope = envelopeOf(event);
     // An event the app does not ack is retried by Slack, not shown to anyone: the ack is only recorded.
-    return { message, ack: await deliver('link_shared', 'application/json', JSON.stringify(envelope), envelope) };
+    return { message, ack: await deliver('link_shared', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope) };
   }
 
-  return { issueTrigger, issueResponseUrl, respond, command, clickInMessage, clickInView, submit, closeView, shortcut, openHome, post };
+  /** A step as the app declared it; a test's step the stand-in was not told of is taken as declaring nothing. */
+  const declaredStep = (callbackId: string): AppFunction =>
+    state.functions[callbackId] ?? {
+      title: callbackId,
+      description: '',
+      input_parameters: { properties: {} },
+      output_parameters: { properties: {} },
+    };
+
+  /**
+   * The function_executed Slack sends for one run of a step, in its event_callback envelope, and the execution
+   * remembered (its token, its declared outputs) so that its completion is checked as Slack checks it.
+   */
+  function functionExecuted(callbackId: string, inputs: Json, opts: ExecutionOptions = {}): { envelope: Json; execution: Execution } {
+    const previous = opts.functionExecutionId === undefined ? undefined : state.executions.get(opts.functionExecutionId);
+    const execution: Execution = previous ?? {
+      id: opts.functionExecutionId ?? state.newId('Fx'),
+      workflowExecutionId: state.newId('Wx'),
+      callbackId,
+      user: opts.user ?? '',
+      inputs,
+      token: `xwfp-${TEAM.id}-${state.newId('').toLowerCase()}${state.newId('').toLowerCase()}`,
+      startedAt: state.now(),
+      state: 'running',
+    };
+    if (!previous) state.putExecution(execution);
+    const event = functionExecutedEvent({
+      callbackId,
+      declared: declaredStep(callbackId),
+      appId: APP_ID,
+      inputs: execution.inputs,
+      functionExecutionId: execution.id,
+      workflowExecutionId: execution.workflowExecutionId,
+      botAccessToken: execution.token,
+      eventTs: String(state.now() / 1000),
+    });
+    const envelope = eventCallback(event, { eventId: opts.eventId ?? state.newId('Ev'), eventTime: Math.floor(state.now() / 1000), ...opts.source });
+    return { envelope, execution };
+  }
+
+  async function runStep(userId: string, callbackId: string, entered: Record<string, unknown>): Promise<StepRun> {
+    const declared = state.functions[callbackId];
+    if (!declared) return { error: 'unknown_function' };
+    const read = inputsFromForm(declared, entered);
+    if ('problems' in read) return read;
+    const problems = parameterProblems(declared.input_parameters, read.inputs);
+    if (problems.length > 0) return { error: problems.join(' ') };
+    const { envelope, execution } = functionExecuted(callbackId, read.inputs, { user: userId });
+    const ack = await deliver('function_executed', slack.JSON_CONTENT_TYPE, JSON.stringify(envelope), envelope);
+    // A step whose delivery was not acked stays running at Slack, which retries the event; the page shows the ack's error.
+    return { execution: shown(state.executions.get(execution.id) ?? execution), ack };
+  }
+
+  return {
+    issueTrigger,
+    issueResponseUrl,
+    respond,
+    command,
+    clickInMessage,
+    clickInView,
+    submit,
+    closeView,
+    shortcut,
+    openHome,
+    post,
+    functionExecuted,
+    runStep,
+  };
 }
 
 export type Interactions = ReturnType<typeof createInteractions>;

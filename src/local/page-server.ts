@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { readBody, send } from './http';
+import { shown } from './functions';
 import type { PersonSide } from './interactions';
 import type { StandInEvent, StandInState } from './state';
 import { BOT_USER } from './workspace';
@@ -179,6 +180,15 @@ export async function servePage(
       sendJson(res, 200, { ok: !ack.error, ...(ack.error ? { error: ack.error } : {}) });
       return true;
     }
+    case '/local/step': {
+      // A workflow step run from the Workflows panel: its inputs as typed there, checked as Workflow Builder checks them.
+      const entered = typeof body.inputs === 'object' && body.inputs !== null && !Array.isArray(body.inputs) ? (body.inputs as Record<string, unknown>) : {};
+      const run = await standIn.runStep(user, str('callbackId'), entered);
+      if ('problems' in run) sendJson(res, 200, { ok: false, problems: run.problems });
+      else if ('error' in run) sendJson(res, 200, { ok: false, error: run.error });
+      else sendJson(res, 200, { ok: !run.ack.error, execution: run.execution, ...(run.ack.error ? { error: run.ack.error } : {}) });
+      return true;
+    }
     case '/local/home': {
       const ack = await standIn.openHome(user);
       sendJson(res, 200, { ok: !ack.error, home: standIn.state.homes.get(user) ?? null });
@@ -213,6 +223,9 @@ export function snapshot(standIn: PageStandIn) {
     notes: standIn.notes,
     /** The control panel whose server links unfurl, for the hint under the message box; null when none. */
     panel: s.panel ?? null,
+    /** The app's workflow steps (the Workflows panel's choices) and their runs, newest last, never their tokens. */
+    functions: s.functions,
+    executions: [...s.executions.values()].slice(-50).map(shown),
   };
 }
 

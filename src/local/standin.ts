@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInteractions, type PersonSide } from './interactions';
+import { EXECUTION_TOKEN_TTL_MS, type AppFunction, type Execution } from './functions';
+import { createInteractions, type ExecutionOptions, type PersonSide } from './interactions';
 import { readBody, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
 import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type PanelHint, type ResponsePost, type SlackCall } from './state';
@@ -96,6 +97,19 @@ export interface SlackStandIn extends PersonSide {
   connect(eventsUrl: string): void;
   /** Sets the control panel whose links the app unfurls (its host becomes the app's one unfurl domain). */
   setPanel(panel: PanelHint): void;
+  /** Tells the stand-in the app's workflow steps, as its manifest declares them (`functions`, by callback_id). */
+  setFunctions(functions: Record<string, AppFunction>): void;
+  /**
+   * Builds the function_executed Slack sends for one run of a step (the event_callback envelope, for a test to sign
+   * and send) and remembers the execution, so that its completion is checked and recorded as Slack would.
+   */
+  functionExecuted(
+    callbackId: string,
+    inputs: Record<string, unknown>,
+    options?: ExecutionOptions,
+  ): { envelope: Record<string, unknown>; execution: Execution };
+  /** Resolves once the execution has completed (outputs) or failed (error); rejects after `timeoutMs`. */
+  waitForExecution(id: string, timeoutMs?: number): Promise<Execution>;
 
   // A person's side (PersonSide: command, click, submit, closeView, shortcut, openHome), and what that person sees.
   /** Messages of a channel as `user` sees them. */
@@ -146,7 +160,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
     }
     const answer = ((): WebApiAnswer => {
-      if (options.botToken !== undefined && token !== options.botToken) return { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } };
+      // A token issued for one execution of a step works until the step completes, and 15 minutes at most.
+      const execution = state.executionOfToken(token);
+      if (execution) {
+        if (execution.state !== 'running') return { body: { ok: false, error: 'token_revoked' } };
+        if (now() - execution.startedAt > EXECUTION_TOKEN_TTL_MS) return { body: { ok: false, error: 'token_expired' } };
+      } else if (options.botToken !== undefined && token !== options.botToken) return { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } };
       if (fault?.status === 429)
         return { status: 429, headers: { 'retry-after': String(fault.retryAfterSeconds ?? 30) }, body: { ok: false, error: 'ratelimited' } };
       if (fault?.status) return { status: fault.status, body: { ok: false, error: fault.error ?? 'fatal_error' } };
@@ -268,6 +287,20 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       eventsUrl = url;
     },
     setPanel,
+    setFunctions(functions) {
+      state.functions = structuredClone(functions);
+    },
+    functionExecuted: (callbackId, inputs, executionOptions) => interactions.functionExecuted(callbackId, inputs, executionOptions),
+    waitForExecution: (id, timeoutMs = 5000) =>
+      state.waitFor(
+        () => {
+          const execution = state.executions.get(id);
+          return execution && execution.state !== 'running' ? execution : undefined;
+        },
+        () => `execution ${id} to complete`,
+        timeoutMs,
+      ),
+    runStep: (user, callbackId, entered) => interactions.runStep(user, callbackId, entered),
     command: (user, channel, text) => interactions.command(user, channel, text),
     async click(user, target, actionId, blockId) {
       if ('viewId' in target) {

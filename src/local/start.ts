@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import type { AppFunction } from './functions';
 import { startSlackStandIn, type SlackStandIn } from './standin';
 import type { PanelHint } from './state';
 import { CHANNELS, PEOPLE, type Channel } from './workspace';
@@ -15,8 +16,11 @@ export interface LocalMode {
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
   readonly start: () => Promise<void>;
-  /** Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls, and prints the page's address. */
-  connect(botPort: number, panel: PanelHint): void;
+  /**
+   * Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls and the
+   * workflow steps its manifest declares, and prints the page's address.
+   */
+  connect(botPort: number, app: { panel: PanelHint; functions: Record<string, AppFunction> }): void;
   readonly stop: () => Promise<void>;
 }
 
@@ -67,10 +71,11 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
         store: config.dbPath,
       });
     },
-    connect(botPort, panel) {
+    connect(botPort, app) {
       botOrigin = `http://127.0.0.1:${botPort}`;
       standIn?.connect(`${botOrigin}/slack/events`);
-      standIn?.setPanel(panel);
+      standIn?.setPanel(app.panel);
+      standIn?.setFunctions(app.functions);
       print(`Open ${standIn?.origin}/ to try vs-chatops without Slack`);
     },
     stop: async () => standIn?.close(),

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { APP_ID, BOT_USER, TEAM, type Channel, type Person } from './workspace';
+import { shown, type AppFunction, type Execution, type ShownExecution } from './functions';
+import { modalView, type Json } from './payloads';
+import { BOT_USER, type Channel, type Person } from './workspace';
 
 // What the stand-in remembers: the workspace (people, channels, groups), the
 // messages and views as Slack would show them, the trigger_ids and
 // response_urls it issued, and a record of every call and post for tests.
 // Every change is also an event, which the page receives over SSE.
 
-export type Json = Record<string, unknown>;
+export type { Json };
 
 /** A field Slack reads as text: a string as it is, a number or a boolean written out, anything else as no text. */
 export function textOf(value: unknown): string {
@@ -124,7 +126,8 @@ export type StandInEvent =
   | { type: 'view'; view: OpenView }
   | { type: 'view_closed'; user: string; id: string }
   | { type: 'home'; user: string; view: Json }
-  | { type: 'refusal'; refusal: Refusal };
+  | { type: 'refusal'; refusal: Refusal }
+  | { type: 'execution'; execution: ShownExecution };
 
 export class StandInState {
   readonly people: Person[];
@@ -144,6 +147,12 @@ export class StandInState {
   /** The unfurl_id of each link_shared sent, and the message it was about. */
   readonly unfurlTargets = new Map<string, { channel: string; ts: string }>();
   readonly responseTargets = new Map<string, ResponseTarget>();
+  /** The app's workflow steps, as its manifest declares them (`functions`), by callback_id. */
+  functions: Record<string, AppFunction> = {};
+  /** Every run of a step, by function_execution_id, oldest first. */
+  readonly executions = new Map<string, Execution>();
+  /** The execution each issued bot token (xwfp-…) belongs to. */
+  private readonly executionTokens = new Map<string, string>();
 
   readonly calls: SlackCall[] = [];
   readonly responses: ResponsePost[] = [];
@@ -207,28 +216,7 @@ export class StandInState {
 
   /** A view as Slack keeps it: the app's view (and nothing of the one it replaces) plus id, hash, empty state. */
   storedView(id: string, view: Json, previous?: OpenView): Json {
-    return {
-      id,
-      team_id: TEAM.id,
-      type: view.type,
-      title: view.title,
-      submit: view.submit ?? null,
-      close: view.close ?? null,
-      blocks: view.blocks,
-      private_metadata: view.private_metadata ?? '',
-      callback_id: view.callback_id ?? '',
-      external_id: view.external_id ?? '',
-      state: { values: {} },
-      hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`,
-      clear_on_close: view.clear_on_close ?? false,
-      notify_on_close: view.notify_on_close ?? false,
-      root_view_id: previous?.view.root_view_id ?? id,
-
-      previous_view_id: null,
-      app_id: APP_ID,
-      app_installed_team_id: TEAM.id,
-      bot_id: BOT_USER.botId,
-    };
+    return modalView({ id, view, hash: `${Math.floor(this.now() / 1000)}.${this.newId('H')}`, rootViewId: textOf(previous?.view.root_view_id) || id });
   }
 
   addMessage(m: Omit<ChannelMessage, 'ts'> & { ts?: string }): ChannelMessage {
@@ -286,6 +274,19 @@ export class StandInState {
       this.views.delete(id);
       this.emit({ type: 'view_closed', user, id });
     }
+  }
+
+  /** Records a run of a step (or its completion) and tells the page. */
+  putExecution(execution: Execution): void {
+    this.executions.set(execution.id, execution);
+    this.executionTokens.set(execution.token, execution.id);
+    this.emit({ type: 'execution', execution: shown(execution) });
+  }
+
+  /** The execution a bot token was issued for, if it is one. */
+  executionOfToken(token: string | undefined): Execution | undefined {
+    const id = token === undefined ? undefined : this.executionTokens.get(token);
+    return id === undefined ? undefined : this.executions.get(id);
   }
 
   refuse(r: Omit<Refusal, 'at'>): Refusal {

@@ -1,4 +1,5 @@
 import { messageProblems, viewProblems } from './block-kit';
+import { parameterProblems, type Execution } from './functions';
 import { textOf, type Json, type StandInState } from './state';
 import { BOT_USER, TEAM } from './workspace';
 
@@ -88,6 +89,19 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
     if (typeof args.view !== 'object' || args.view === null) return refuse(method, args, 'invalid_arguments', ['[ERROR] missing required field: view']);
     const problems = viewProblems(args.view);
     return problems.length > 0 ? refuse(method, args, 'invalid_arguments', problems) : null;
+  }
+
+  /**
+   * The execution a completion names, while it runs; else Slack's error. Lenient: an execution the stand-in never
+   * started (a test's own payload) is taken as done (undefined).
+   */
+  function runningExecution(method: string, args: Json): Execution | WebApiAnswer | undefined {
+    if (typeof args.function_execution_id !== 'string' || args.function_execution_id === '')
+      return refuse(method, args, 'invalid_arguments', ['[ERROR] missing required field: function_execution_id']);
+    const execution = state.executions.get(args.function_execution_id);
+    if (!execution) return strict ? refuse(method, args, 'function_execution_not_found') : undefined;
+    if (execution.state !== 'running') return refuse(method, args, 'execution_not_in_running_state');
+    return execution;
   }
 
   const methods: Record<string, Method> = {
@@ -263,6 +277,28 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       state.homes.set(args.user_id, view);
       state.emit({ type: 'home', user: args.user_id, view });
       return ok({ view });
+    },
+
+    // A step's end: its outputs, checked against the function's declared output parameters, or its error.
+    'functions.completeSuccess': (args) => {
+      const execution = runningExecution('functions.completeSuccess', args);
+      if (!execution || 'body' in execution) return execution ?? ok();
+      if (typeof args.outputs !== 'object' || args.outputs === null || Array.isArray(args.outputs))
+        return refuse('functions.completeSuccess', args, 'invalid_arguments', ['[ERROR] missing required field: outputs']);
+      const declared = state.functions[execution.callbackId];
+      const problems = declared ? parameterProblems(declared.output_parameters, args.outputs) : [];
+      if (problems.length > 0) return refuse('functions.completeSuccess', args, 'parameter_validation_failed', problems);
+      state.putExecution({ ...execution, state: 'completed', outputs: args.outputs as Json, endedAt: state.now() });
+      return ok();
+    },
+
+    'functions.completeError': (args) => {
+      if (typeof args.error !== 'string' || args.error.trim() === '')
+        return refuse('functions.completeError', args, 'invalid_arguments', ['[ERROR] missing required field: error']);
+      const execution = runningExecution('functions.completeError', args);
+      if (!execution || 'body' in execution) return execution ?? ok();
+      state.putExecution({ ...execution, state: 'failed', error: args.error, endedAt: state.now() });
+      return ok();
     },
 
     'usergroups.users.list': (args) => {

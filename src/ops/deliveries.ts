@@ -12,19 +12,33 @@ import type { Metrics } from './metrics';
 // (its claim is never on the ack path) and its listener waits for the answer
 // after the ack, before any work (deliveryClaim, awaited by
 // slack/middleware/request.ts). Form submissions need none of this: the door
-// claims each one once.
+// claims each one once. A workflow step is claimed by its execution id, which
+// Slack keeps across every delivery of it.
 
 /** Where first deliveries are noted: the store's claims (a key is claimed once, ever). */
 export type DeliveryClaims = Pick<SubmissionClaims, 'claim'>;
 
 type Body = Record<string, unknown>;
 
-/** What identifies one delivery across retries: the event id, else the trigger id (commands, actions, shortcuts). */
+/**
+ * What identifies one delivery across retries: a workflow step's execution id (however often, and under whatever
+ * event id, Slack delivers a function_executed, the step runs once), else the event id, else the trigger id
+ * (commands, actions, shortcuts).
+ */
 export function deliveryKey(body: Body): string | null {
+  const execution = functionExecutionId(body);
+  if (execution !== null) return `delivery:event:function:${execution}`;
   if (typeof body.event_id === 'string' && body.event_id !== '') return `delivery:event:${body.event_id}`;
   if (body.type === 'view_submission' || body.type === 'view_closed') return null;
   if (typeof body.trigger_id === 'string' && body.trigger_id !== '') return `delivery:trigger:${body.trigger_id}`;
   return null;
+}
+
+/** The function_execution_id of a function_executed event (a workflow step), or null. */
+function functionExecutionId(body: Body): string | null {
+  const event = body.event as { type?: unknown; function_execution_id?: unknown } | undefined;
+  if (body.type !== 'event_callback' || event?.type !== 'function_executed') return null;
+  return typeof event.function_execution_id === 'string' && event.function_execution_id !== '' ? event.function_execution_id : null;
 }
 
 function kindOf(body: Body): string {

@@ -5,13 +5,16 @@ import type { Approval } from '../store';
 import { renderApprovalEnded, renderApprovalRequest, type ApprovalEnd, type ApprovalFacts } from './blocks/approvals';
 import { CHANGE_FORMS } from './blocks/change-forms';
 import type { Rendered } from './blocks/mrkdwn';
+import { renderWorkflowRequest } from './blocks/workflow-requests';
 import { slackErrorSummary } from './channel-post';
 
 // The approval request's message in its channel: posted once (chat.postMessage,
 // visible to the channel whatever VS_RESPONSE_VISIBILITY says), its ts kept
 // with the request, and updated in place (chat.update) by whichever instance
 // settles it: a click on any instance, or the expiry sweep on the one that
-// holds the sweeps' lease.
+// holds the sweeps' lease. A workflow step's request is posted the same way,
+// with its claim button, and once claimed becomes the approval request, in
+// place.
 
 /** What the renderer needs of a request; null for a request of an action this version does not know. */
 export function approvalFacts(approval: Approval, sandbox: boolean): ApprovalFacts | null {
@@ -32,7 +35,7 @@ export async function postApprovalRequest(
 ): Promise<string | null> {
   const facts = approvalFacts(approval, sandbox);
   if (!facts) return null;
-  const message = renderApprovalRequest(facts);
+  const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
   let ts: string | undefined;
   try {
     ts = (await client.chat.postMessage({ channel: approval.channelId, text: message.text, blocks: message.blocks })).ts;
@@ -71,6 +74,21 @@ export async function updateApprovalMessage(
   } catch (error) {
     o.log.warn('could not update the approval request in place', { approval: approval.id, error: slackErrorSummary(error) });
     return { updated: false, message };
+  }
+}
+
+/** A workflow's request just claimed: its message becomes the approval request, for the second person; false (logged) when Slack refused. */
+export async function showClaimedRequest(client: WebClient, approval: Approval, o: { sandbox: boolean; log: Logger; ts?: string }): Promise<boolean> {
+  const facts = approvalFacts(approval, o.sandbox);
+  const ts = approval.messageTs ?? o.ts;
+  if (!facts || !ts) return false;
+  const message = renderApprovalRequest(facts);
+  try {
+    await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
+    return true;
+  } catch (error) {
+    o.log.warn('could not show the claimed request in place', { approval: approval.id, error: slackErrorSummary(error) });
+    return false;
   }
 }
 

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Store } from '../store';
 import type { Respond } from './response-url';
+import type { StepCompletion } from './step-completion';
 import type { UserLimits } from './user-limits';
 
 // What every listener receives: the listener context, built once in
@@ -19,6 +20,12 @@ export interface ListenerContext {
   panelUrl: string;
   policy: Policy;
   changes: Changes;
+  /**
+   * The app's own Web API client (its bot token), for what must outlive a request's own token: a workflow step's
+   * request message is posted with it, since Slack ties a message posted with the execution's token, and its buttons,
+   * to that execution, whose token ends when the step completes.
+   */
+  botClient: WebClient;
   /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
   store: Pick<Store, 'audit' | 'freeze'>;
   logger: Logger;
@@ -31,8 +38,8 @@ export interface ListenerContext {
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }
 
-/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event; later workflow steps. */
-export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event';
+/** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */
+export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event' | 'step';
 
 /**
  * How a request ended, in PRODUCT.md's outcomes, plus three that are not
@@ -59,15 +66,17 @@ export type Outcome =
 /** One request as every listener sees it, whatever its kind. */
 export interface SlackRequest {
   kind: RequestKind;
-  /** The user who sent it: the only identity trusted. */
+  /** The user who sent it: the only identity trusted. Empty for a workflow step: nothing in it proves who started the workflow. */
   userId: string;
   /** Where it was sent from; null from a global shortcut or a form (a form's channel is read from the form). */
   channelId: string | null;
   /** Opens a modal; undefined when Slack gave none. */
   triggerId: string | undefined;
   responseUrl: string | undefined;
-  /** Answers through the request's response_url; undefined when it has none (shortcuts, forms). */
+  /** Answers through the request's response_url; undefined when it has none (shortcuts, forms, steps). */
   respond: Respond | undefined;
+  /** Ends a workflow step (functions.completeSuccess or completeError); undefined for every other request. */
+  step: StepCompletion | undefined;
   /** Slack's Web API, authorized for this request's workspace. */
   client: WebClient;
   /** A child logger with the user, the channel and the listener table's labels. */

@@ -4,10 +4,16 @@ import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from '.
 // "Approvals"). Each step is one transaction with its audit record (and the
 // record's audit post): asked for (with the submission's claim), decided (the
 // first decisive click wins, across instances), expired (each once, across
-// instances). The records' words are the caller's: it passes the entry, or a
+// instances). A workflow step's request (PRODUCT.md "Workflow steps") is asked
+// for with no requester and claimed by the first person who takes it (the
+// first claim wins, across instances). The records' words are the caller's: it passes the entry, or a
 // function of the approval as it stands once the step is taken.
 
-export type ApprovalStatus = 'requested' | 'approved' | 'rejected' | 'expired';
+/**
+ * `awaiting_requester`: a workflow step's request, which nobody has claimed yet (nothing in a workflow proves who
+ * started it); the first claim makes it `requested`, an approval request like any other.
+ */
+export type ApprovalStatus = 'awaiting_requester' | 'requested' | 'approved' | 'rejected' | 'expired';
 
 /** A change waiting for a second person. */
 export interface ApprovalRequest {
@@ -19,6 +25,7 @@ export interface ApprovalRequest {
   params: Record<string, unknown>;
   /** Where the request is posted. */
   channelId: string;
+  /** Who asked for the change; empty while a workflow's request awaits its requester. */
   requestedBy: string;
   /** ISO 8601. */
   requestedAt: string;
@@ -26,9 +33,13 @@ export interface ApprovalRequest {
   reason: string | null;
   /** The exact API request it will send (method, path, body), for the message. */
   apiRequest: RecordedRequest;
+  /** The workflow execution (Wx…) whose step asked for it; absent or null for a person's request. */
+  workflowExecutionId?: string | null;
+  /** A workflow asked for it: it starts `awaiting_requester`, not `requested`. */
+  awaitingRequester?: boolean;
 }
 
-export interface Approval extends ApprovalRequest {
+export interface Approval extends Omit<ApprovalRequest, 'awaitingRequester'> {
   status: ApprovalStatus;
   decidedBy: string | null;
   /** ISO 8601. */
@@ -65,10 +76,21 @@ export interface Approvals {
     decision: { status: 'approved' | 'rejected'; by: string; at: string; nowMs: number },
     recordOf?: (decided: Approval) => AuditEntry,
   ): Promise<ApprovalDecision>;
-  /** Requests still open at `nowMs`, oldest first. */
+  /**
+   * Makes a workflow's request, `awaiting_requester` and unexpired, someone's (`by`): it becomes `requested`, asked
+   * for by them at `at`, open until `expiresAtMs`. The first claim wins across instances ({ won: true }, with the
+   * record of `recordOf` written in the same transaction); later ones get { won: false } with the request as it
+   * stands (or null for an unknown id), and nothing is written.
+   */
+  claim(
+    id: string,
+    claim: { by: string; at: string; nowMs: number; expiresAtMs: number },
+    recordOf?: (claimed: Approval) => AuditEntry,
+  ): Promise<ApprovalDecision>;
+  /** Requests still open at `nowMs` (`requested`: a second person may decide them), oldest first. */
   open(nowMs: number): Promise<Approval[]>;
   /**
-   * Settles open requests past their expiry as `expired`, each once across
+   * Settles open requests (`requested`, or `awaiting_requester`) past their expiry as `expired`, each once across
    * instances, each with the record of `recordOf` in the same transaction,
    * and returns them (with their records), soonest expiry first.
    */

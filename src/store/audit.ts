@@ -84,6 +84,8 @@ export interface AuditEntry {
   decidedBy?: string | null;
   /** The approval request a record belongs to. */
   approvalId?: string | null;
+  /** The workflow execution (Wx…) whose step asked for the change, on every record of a workflow's request. */
+  workflowExecutionId?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as

@@ -177,6 +177,20 @@ function version5(): string[] {
   return ['ALTER TABLE rate_buckets SET UNLOGGED'];
 }
 
+/**
+ * Workflow requests: a change a workflow step asked for waits in the
+ * approvals table, `awaiting_requester`, until someone claims it (then it is
+ * `requested` like any approval request) or it expires; the requests and
+ * every record of theirs name the workflow's execution.
+ */
+function version6(): string[] {
+  return [
+    `ALTER TABLE approvals ADD COLUMN workflow_execution_id TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN workflow_execution_id TEXT`,
+    `CREATE INDEX approvals_unclaimed ON approvals (expires_at_ms) WHERE status = 'awaiting_requester'`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -207,6 +221,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'rate buckets unlogged on PostgreSQL',
     sqlite: [],
     postgres: version5(),
+  },
+  {
+    version: 6,
+    description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
+    sqlite: version6(),
+    postgres: version6(),
   },
 ];
 

@@ -28,6 +28,8 @@ export interface AuditRecordsTable {
   decided_by: string | null;
   /** The approval request the record belongs to. Since version 4. */
   approval_id: string | null;
+  /** The workflow execution (Wx…) a workflow step's request belongs to. Since version 6. */
+  workflow_execution_id: string | null;
 }
 
 export interface SubmissionsTable {
@@ -80,6 +82,8 @@ export interface ApprovalsTable {
   decided_by: string | null;
   decided_at: string | null;
   message_ts: string | null;
+  /** The workflow execution (Wx…) that asked for it, for a workflow step's request. Since version 6. */
+  workflow_execution_id: string | null;
 }
 
 /** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */

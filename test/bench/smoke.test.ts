@@ -44,15 +44,25 @@ describe('npm run bench -- --smoke', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['openLoop', 'closedLoop', 'singleFlight', 'cloudClient', 'render', 'memoryAndStartup', 'localMode', 'hostileTraffic', 'unfurls', 'appHome'])(
-    'scenario %s produces numeric figures',
-    (scenario) => {
-      const figures = leaves(smoke.scenarios[scenario], scenario);
-      expect(figures.length).toBeGreaterThan(0);
-      const notNumbers = figures.filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v));
-      expect(notNumbers).toEqual([]);
-    },
-  );
+  it.each([
+    'openLoop',
+    'closedLoop',
+    'singleFlight',
+    'cloudClient',
+    'render',
+    'memoryAndStartup',
+    'localMode',
+    'hostileTraffic',
+    'unfurls',
+    'appHome',
+    'approvalClicks',
+    'steps',
+  ])('scenario %s produces numeric figures', (scenario) => {
+    const figures = leaves(smoke.scenarios[scenario], scenario);
+    expect(figures.length).toBeGreaterThan(0);
+    const notNumbers = figures.filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v));
+    expect(notNumbers).toEqual([]);
+  });
 
   it('measures every server of the closed loop', () => {
     const targets = (smoke.scenarios.closedLoop as { targets: Record<string, unknown> }).targets;

@@ -11,7 +11,9 @@ import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 // way a person does: found by role and accessible name, never by CSS class.
 // The bot is started as `npm start` starts it with no Slack variable.
 
-const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+// Screenshots are taken on every run (a page that cannot be drawn fails here too), but only `npm run screenshots`
+// writes them over docs/screenshots: a test run leaves the tree as it found it.
+const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let bot: SpawnedBot;
@@ -343,6 +345,109 @@ describe('link unfurls', () => {
     expect(await lastMessage().getByRole('region').count()).toBe(1);
     await expectText(lastMessage(), /Vera/);
     await page.screenshot({ path: join(SCREENSHOTS, 'unfurl.png') });
+  });
+});
+
+describe('workflow steps', () => {
+  /** Opens the Workflows panel and picks a step by its title. */
+  async function pickStep(title: string): Promise<Locator> {
+    await page.getByRole('button', { name: 'Workflows' }).click();
+    await page.getByRole('combobox', { name: 'Step', exact: true }).selectOption({ label: title });
+    return page.getByRole('log', { name: 'Step runs' });
+  }
+
+  test('a read step runs with the inputs filled in and shows its outputs; a bad input is shown on its field first', async () => {
+    await as(/Vera/);
+    const runs = await pickStep('Does this traffic reach the server?');
+    await page.getByLabel('Server id').fill('42x');
+    await page.getByLabel('Port').fill('22');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    // Workflow Builder's own check: the field says so, nothing is sent.
+    await page.getByText('Enter a whole number.').waitFor();
+    const field = page.getByLabel('Server id');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    // The problem is the field's description, as a form's inline error is.
+    const describedBy = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
+    const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(descriptions).toContain('Enter a whole number.');
+    await page.getByLabel('Server id').fill('42');
+    await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+    await page.getByRole('button', { name: 'Run step' }).click();
+    const run = runs.getByRole('article').first();
+    await expectText(run, /Completed/);
+    const outputs = run.getByRole('definition');
+    await expectText(run.getByLabel('Outputs'), /dropped/);
+    await expectText(run.getByLabel('Outputs'), /VS 42 · 22\/tcp: accepted from 203\.0\.113\.0\/24 \(rule #1\); dropped for everyone else \(rule #8\)/);
+    expect(await outputs.count()).toBeGreaterThan(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'workflow-read-step.png') });
+
+    // A server the cloud API does not know: the step fails with the words a command would use.
+    await pickStep("Summarise a server's firewall");
+    await page.getByLabel('Server id').fill('999');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    await expectText(runs.getByRole('article').first(), /Failed/);
+    await expectText(runs.getByRole('article').first(), /VS 999 was not found/);
+    await inChannel('incident-42');
+  });
+
+  test('a run that ends before the answer to "Run step" reaches the page stays ended: the answer, older, does not draw it running again', async () => {
+    await as(/Vera/);
+    const runs = await pickStep("Summarise a server's firewall");
+    await page.getByLabel('Server id').fill('999');
+    // The order a step that fails at once can take: its end, told by the stand-in's events, is on the page before the
+    // answer to the run, which says how the run stood when the app acked it (running).
+    await page.route('**/local/step', async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { execution: { id: string } & Record<string, unknown> };
+      const { execution } = body;
+      await expectText(runs.getByRole('article').filter({ hasText: execution.id }), /Failed/);
+      const { error: _error, endedAt: _endedAt, ...started } = execution;
+      await route.fulfill({ response: answer, json: { ...body, execution: { ...started, state: 'running' } } });
+    });
+    try {
+      await page.getByRole('button', { name: 'Run step' }).click();
+      await page.getByRole('status').filter({ hasText: 'Sent to the app' }).waitFor();
+      const run = await runs.getByRole('article').first().innerText();
+      expect(run).toMatch(/Failed/);
+      expect(run).toMatch(/VS 999 was not found/);
+    } finally {
+      await page.unroute('**/local/step');
+    }
+    await inChannel('incident-42');
+  });
+
+  test('a change step posts its request and changes nothing; one person requests it, another approves it, and its run shows each step', async () => {
+    await as(/Omar/);
+    const runs = await pickStep('Ask for a disk');
+    await page.getByLabel('Server id').fill('42');
+    await page.getByLabel('Disk type').selectOption({ label: 'SSD' });
+    await page.getByLabel('Size (GB)').fill('20');
+    await page.getByLabel('Channel', { exact: true }).selectOption({ label: '# incident-42' });
+    await page.getByLabel('Reason', { exact: true }).fill('the data disk is full');
+    await page.getByRole('button', { name: 'Run step' }).click();
+    const run = runs.getByRole('article').first();
+    await expectText(run, /Completed/);
+    await expectText(run.getByLabel('Outputs'), /awaiting_requester/);
+    const posted = run.getByRole('region', { name: 'Message posted in #incident-42' });
+    await expectText(posted, /A workflow asks to Add disk · VS 42/);
+    await expectText(posted, /POST \/virtual_machines\/42\/disks\.json/);
+    // Otto (an operator) requests it: the message becomes the approval request, for a second person.
+    await as(/Otto/);
+    await posted.getByRole('button', { name: 'Request this change' }).click();
+    await posted.getByRole('button', { name: 'Approve' }).waitFor();
+    await expectText(posted, /@Otto.*asks to Add disk/);
+    // Ada (an admin) approves it, through Slack's confirmation dialog.
+    await as(/Ada/);
+    await posted.getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByRole('dialog', { name: /Approve/ })
+      .getByRole('button', { name: 'Approve' })
+      .click();
+    await expectText(posted, /Approved by @Ada/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'workflow-change-step.png') });
+    // The channel sees the same message, updated in place.
+    await inChannel('incident-42');
+    await expectText(messages(), /Approved by @Ada/);
   });
 });
 

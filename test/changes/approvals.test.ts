@@ -1,12 +1,12 @@
-import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
+import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
-import type { Approval, AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
+import type { Approval, AuditRecord } from '../../src/store';
 import { StoreUnavailableError } from '../../src/store/unavailable';
-import { fakeCloud, goodDiskForm } from './fixtures';
+import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
+import { goodDiskForm } from '../helpers/forms';
 
 // The second person, at the door (src/changes/approvals.ts): asking stores
 // the prepared request and calls nothing; each click is checked (role now,
@@ -20,45 +20,20 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 1000,
+  workflowReads: 'viewers',
 };
-const T0 = 1_700_000_000_000;
 const TTL_MS = 30 * 60_000;
 const CHANNEL = 'CINCIDENT';
 
-function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; format?: 'json' | 'xml'; groups?: Record<string, string[]> } = {}) {
-  const fake = fakeCloud(overrides.format);
-  const store: Store = openSqliteStore(':memory:');
-  let clock = T0;
-  const now = () => clock;
-  const groups = overrides.groups ?? { SADMINS: ['UGROUPIE'] };
-  const policy = createPolicy({ ...ROLES, ...overrides.roles }, { membersOf: async (id) => groups[id] ?? [] }, { now });
-  const recorded: AuditRecord[] = [];
+function setup(options: Partial<DoorOptions> = {}) {
   let ids = 0;
-  const deps: ChangesDeps = {
-    cloud: fake.cloud,
-    store,
-    policy,
+  return openDoor({
+    roles: ROLES,
+    groups: { SADMINS: ['UGROUPIE'] },
     approvals: { actions: ['backup_restore', 'disk_add'], ttlMs: TTL_MS },
-    now,
-    logger: createLogger({ level: 'error', write: () => undefined }),
-    onRecorded: (r) => recorded.push(r),
-    lockTtlMs: 60_000,
     newId: () => `A${++ids}`,
-    ...overrides,
-  };
-  const changes = createChanges(deps);
-  return {
-    ...fake,
-    store,
-    changes,
-    deps,
-    recorded,
-    groups,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-    now,
-  };
+    ...options,
+  });
 }
 
 let views = 0;
@@ -71,15 +46,15 @@ const as = (userId: string, channelId: string | null = CHANNEL, more: Partial<Su
 const RESTORE = { confirm: '9', reason: 'table corrupted after the deploy' };
 
 /** A restore asked for by `by`, its approval. */
-async function askRestore(t: ReturnType<typeof setup>, by = 'UADMIN'): Promise<Approval> {
+async function askRestore(t: Door, by = 'UADMIN'): Promise<Approval> {
   const result = await t.changes.submit(as(by), 'backup_restore', 9, RESTORE);
   if (result.outcome !== 'requested') throw new Error(`expected requested, got ${result.outcome}`);
   return result.approval;
 }
-const records = async (t: ReturnType<typeof setup>) => (await t.store.audit.latest(100)).reverse();
+const records = async (t: Door) => (await t.store.audit.latest(100)).reverse();
 
 describe('asking', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('a change named in VS_APPROVALS calls nothing: its prepared request is stored with who, where, why and until when, and recorded', async () => {
@@ -104,6 +79,7 @@ describe('asking', () => {
         decidedBy: null,
         decidedAt: null,
         messageTs: null,
+        workflowExecutionId: null,
       },
       record: expect.objectContaining({
         outcome: 'requested',
@@ -187,7 +163,7 @@ describe('asking', () => {
 });
 
 describe('deciding', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('an unknown request, or one of an action this version cannot run, is unknown; nothing is written', async () => {
@@ -429,7 +405,7 @@ describe('deciding', () => {
     t = setup();
     const approval = await askRestore(t);
     const error = new StoreUnavailableError('database is down');
-    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, beginChange: () => Promise.reject(error) } } });
+    const broken = t.withAudit({ beginChange: () => Promise.reject(error) });
     expect(await broken.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ outcome: 'approved', change: { outcome: 'error', error } });
     expect(t.calls).toEqual([]);
   });
@@ -438,13 +414,13 @@ describe('deciding', () => {
     t = setup();
     const approval = await askRestore(t);
     const error = new StoreUnavailableError('database is down');
-    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, record: () => Promise.reject(error) } } });
+    const broken = t.withAudit({ record: () => Promise.reject(error) });
     await expect(broken.decide(approval.id, { userId: 'UVIEW' }, 'approve')).rejects.toBe(error);
   });
 });
 
 describe('expiry, the message, and who may decide', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('requests nobody decided expire once their time is up, each recorded once, naming the requester', async () => {
@@ -497,5 +473,255 @@ describe('expiry, the message, and who may decide', () => {
     expect(await restricted.decidable('UADMIN2')).toEqual([]);
     t.advance(TTL_MS);
     expect(await ids('UADMIN2')).toEqual([]);
+  });
+});
+
+describe('what each step keeps, and logs', () => {
+  let t: ReturnType<typeof setup>;
+  afterEach(() => t.store.close());
+
+  /** A logger whose lines a test reads back. */
+  function logged() {
+    const lines: string[] = [];
+    return {
+      logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+      lines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+    };
+  }
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const DISK = { disk_type: 'SSD', disk_size: '20' };
+  let executions = 0;
+  /** A workflow step's request for an add-disk on VS 42, its approval. */
+  async function workflowRequest(changes = t.changes): Promise<Approval> {
+    executions += 1;
+    const step = { functionExecutionId: `Fx${executions}`, workflowExecutionId: `Wx${executions}`, channelId: CHANNEL, reason: 'the disk is full' };
+    const result = await changes.request(step, 'disk_add', 42, DISK);
+    if (result.outcome !== 'requested') throw new Error(`expected requested, got ${result.outcome}`);
+    return result.approval;
+  }
+
+  test('asking is logged with the request, who asks and until when; a second delivery as such', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const ctx = as('UADMIN');
+    await t.changes.submit(ctx, 'backup_restore', 9, RESTORE);
+    expect(await t.changes.submit({ ...ctx }, 'backup_restore', 9, RESTORE)).toEqual({ outcome: 'duplicate' });
+    expect(log.lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'info', msg: 'approval requested', approval: 'A1', expiresAt: iso(T0 + TTL_MS), user: 'UADMIN', target: 'backup:9' }),
+        expect.objectContaining({ level: 'info', msg: 'duplicate submission ignored', submission: ctx.submissionKey }),
+      ]),
+    );
+  });
+
+  test('a request that cannot be stored is logged with its record, and thrown: nothing is asked, nothing called', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    t.store.approvals.ask = () => Promise.reject(new StoreUnavailableError('database is down'));
+    await expect(t.changes.submit(as('UADMIN'), 'backup_restore', 9, RESTORE)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(t.calls).toEqual([]);
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'could not store the approval request',
+        error: expect.objectContaining({ message: 'database is down' }),
+        entry: expect.objectContaining({ outcome: 'requested', target: 'backup:9', userId: 'UADMIN' }),
+      }),
+    );
+  });
+
+  test('a workflow’s request says on record which execution asked, and which role may claim it until when', async () => {
+    t = setup();
+    const approval = await workflowRequest();
+    expect((await records(t)).map((r) => r.detail)).toEqual([
+      `a workflow asked for it (Wx${executions}); waits for someone with the operator role to claim it until ${iso(T0 + TTL_MS)}`,
+    ]);
+    expect(approval.workflowExecutionId).toBe(`Wx${executions}`);
+  });
+
+  test('a click is logged with who, where, what, on what and which request; a refusal with its verdict, denial and role', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await askRestore(t);
+    await t.changes.decide(approval.id, { userId: 'UADMIN' }, 'approve');
+    const about = { user: 'UADMIN', channel: CHANNEL, action: 'backup_restore', target: 'backup:9', approval: approval.id };
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: 'approval click refused', verdict: 'approve', denial: 'own_request', role: 'admin', ...about }),
+    );
+    const rejected = await askRestore(t);
+    await t.changes.decide(rejected.id, { userId: 'UADMIN2' }, 'reject');
+    await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(log.lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'info', msg: 'approval rejected', approval: rejected.id, user: 'UADMIN2' }),
+        expect.objectContaining({ level: 'info', msg: 'approval approved; running the change', approval: approval.id, user: 'UADMIN2' }),
+      ]),
+    );
+  });
+
+  test('a click on a request already decided, or claimed, is closed before any check: nothing is written', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject');
+    const claimed = await workflowRequest();
+    await t.changes.claim(claimed.id, { userId: 'UOPER' });
+    const before = await records(t);
+    // Neither may decide or claim anything: were they checked, their refusals would be recorded.
+    expect(await t.changes.decide(approval.id, { userId: 'UVIEW' }, 'approve')).toMatchObject({ outcome: 'closed', approval: { status: 'rejected' } });
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN' }, 'reject')).toMatchObject({ outcome: 'closed' });
+    expect(await t.changes.claim(claimed.id, { userId: 'UVIEW' })).toMatchObject({ outcome: 'closed', approval: { requestedBy: 'UOPER' } });
+    expect(await records(t)).toEqual(before);
+  });
+
+  test('a refused claim names no requester on record (nobody has claimed it), and is logged as a refused claim', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await workflowRequest();
+    const refused = await t.changes.claim(approval.id, { userId: 'UVIEW' });
+    expect(refused).toMatchObject({ outcome: 'denied', record: { outcome: 'denied', userId: 'UVIEW', requestedBy: null, approvalId: approval.id } });
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        msg: 'claim of a workflow request refused',
+        denial: 'role',
+        role: 'viewer',
+        user: 'UVIEW',
+        approval: approval.id,
+      }),
+    );
+  });
+
+  test('a claim is recorded as asked by the claimer, open anew until when, and logged so', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await workflowRequest();
+    t.advance(60_000);
+    const claimed = await t.changes.claim(approval.id, { userId: 'UOPER' });
+    const until = iso(T0 + 60_000 + TTL_MS);
+    expect(claimed).toMatchObject({
+      outcome: 'claimed',
+      record: {
+        outcome: 'requested',
+        userId: 'UOPER',
+        requestedBy: 'UOPER',
+        detail: `claimed the workflow's request; waits for a second person's approval until ${until}`,
+      },
+    });
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: 'workflow request claimed; waits for a second person', expiresAt: until, user: 'UOPER' }),
+    );
+  });
+
+  test('another instance deciding, or claiming, between a click’s read and its own: closed as the other left it, and logged', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const other = createChanges({ ...t.deps, logger: createLogger({ level: 'error', write: () => undefined }) });
+    const approvals = t.store.approvals;
+    const decide = approvals.decide.bind(approvals);
+    const claim = approvals.claim.bind(approvals);
+    const approval = await askRestore(t);
+    approvals.decide = async (...args) => {
+      approvals.decide = decide;
+      await other.decide(approval.id, { userId: 'UGROUPIE' }, 'reject');
+      return decide(...args);
+    };
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      outcome: 'closed',
+      approval: { status: 'rejected', decidedBy: 'UGROUPIE' },
+    });
+    const requested = await workflowRequest();
+    approvals.claim = async (...args) => {
+      approvals.claim = claim;
+      await other.claim(requested.id, { userId: 'UOPER2' });
+      return claim(...args);
+    };
+    expect(await t.changes.claim(requested.id, { userId: 'UOPER' })).toMatchObject({ outcome: 'closed', approval: { requestedBy: 'UOPER2' } });
+    expect(log.lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'info', msg: 'approval click came after the decision', verdict: 'approve', status: 'rejected', user: 'UADMIN2' }),
+        expect.objectContaining({ level: 'info', msg: 'claim came after another', status: 'requested', by: 'UOPER2', user: 'UOPER' }),
+      ]),
+    );
+    expect(t.calls).toEqual([]);
+  });
+
+  test('a request gone between a click’s read and its decision or claim (purged) is unknown', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const requested = await workflowRequest();
+    t.store.approvals.decide = () => Promise.resolve({ won: false, approval: null });
+    t.store.approvals.claim = () => Promise.resolve({ won: false, approval: null });
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toEqual({ outcome: 'unknown' });
+    expect(await t.changes.claim(requested.id, { userId: 'UOPER' })).toEqual({ outcome: 'unknown' });
+  });
+
+  test('an approved run that fails is logged as an error; onRecorded hears only of records', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await askRestore(t);
+    const error = new StoreUnavailableError('database is down');
+    const broken = createChanges({ ...t.deps, store: { ...t.store, audit: { ...t.store.audit, beginChange: () => Promise.reject(error) } } });
+    await broken.decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    // toStrictEqual: an undefined told to onRecorded is an item too.
+    expect(t.recorded.map((r) => r?.outcome)).toStrictEqual(['requested', 'approved']);
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'the approved change could not be run to its end',
+        error: expect.objectContaining({ message: 'database is down' }),
+        approval: approval.id,
+      }),
+    );
+  });
+
+  test('each approved request runs once under its own claim: two approved restores of one backup both run', async () => {
+    t = setup();
+    const first = await askRestore(t);
+    const second = await askRestore(t);
+    expect(await t.changes.decide(first.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'succeeded' } });
+    expect(await t.changes.decide(second.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'succeeded' } });
+    expect(t.calls).toHaveLength(2);
+  });
+
+  test('a request not sent as approved is logged with both paths', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await askRestore(t);
+    const xml = setup({ format: 'xml' });
+    await createChanges({ ...t.deps, cloud: xml.cloud }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    await xml.store.close();
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'the approved request is not what would be sent now; not sent',
+        approved: '/backups/9/restore.json',
+        now: '/backups/9/restore.xml',
+      }),
+    );
+  });
+
+  test('an expired workflow request is recorded with its execution, and each expiry is logged', async () => {
+    const log = logged();
+    t = setup({ logger: log.logger });
+    const approval = await workflowRequest();
+    t.advance(TTL_MS);
+    const [expired] = await t.changes.expire();
+    expect(expired!.record).toMatchObject({ outcome: 'expired', requestedBy: null, workflowExecutionId: `Wx${executions}` });
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: 'approval request expired', approval: approval.id, action: 'disk_add', target: 'vs:42' }),
+    );
+  });
+
+  test('the open requests as one person sees them: those they may decide, and their own', async () => {
+    t = setup();
+    const restore = await askRestore(t, 'UADMIN');
+    const disk = (await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm)) as { approval: Approval };
+    const ids = async (user: string) => {
+      const { decidable, own } = await t.changes.waiting(user);
+      return { decidable: decidable.map((a) => a.id), own: own.map((a) => a.id) };
+    };
+    expect(await ids('UADMIN')).toEqual({ decidable: [disk.approval.id], own: [restore.id] });
+    expect(await ids('UOPER')).toEqual({ decidable: [], own: [disk.approval.id] });
+    expect(await ids('UVIEW')).toEqual({ decidable: [], own: [] });
   });
 });

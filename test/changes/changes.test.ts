@@ -1,12 +1,12 @@
-import { createChanges, type ChangesDeps, type SubmissionContext } from '../../src/changes/changes';
-import { createPolicy, type GroupDirectory, type Policy } from '../../src/changes/policy';
+import { type SubmissionContext, type WorkflowStepContext } from '../../src/changes/changes';
+import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
+import { MAX_REASON_LENGTH } from '../../src/changes/restore-form';
 import type { Disk } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
-import { createLogger } from '../../src/log';
-import type { AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
-import { fakeCloud, goodDiskForm } from './fixtures';
+import type { AuditRecord } from '../../src/store';
+import { openDoor, T0, type DoorOptions } from '../helpers/door';
+import { goodDiskForm as goodDisk } from '../helpers/forms';
 
 const ROLES: Config['roles'] = {
   admins: ['UADMIN'],
@@ -14,9 +14,8 @@ const ROLES: Config['roles'] = {
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 60_000,
+  workflowReads: 'viewers',
 };
-
-const goodDisk = goodDiskForm;
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -33,28 +32,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 /** Longer than any call of these tests. */
 const LOCK_TTL_MS = 60_000;
 
-function setup(overrides: Partial<ChangesDeps> & { roles?: Partial<Config['roles']>; groups?: GroupDirectory } = {}) {
-  const fake = fakeCloud();
-  const store: Store = openSqliteStore(':memory:');
-  const logLines: string[] = [];
-  const logger = createLogger({ level: 'debug', write: (line) => logLines.push(line) });
-  let clock = 1_700_000_000_000;
-  const now = () => clock;
-  const groups = overrides.groups ?? { membersOf: async () => [] };
-  const policy = overrides.policy ?? createPolicy({ ...ROLES, ...overrides.roles }, groups, { now, logger });
-  const recorded: AuditRecord[] = [];
-  const changes = createChanges({ cloud: fake.cloud, store, policy, now, logger, onRecorded: (r) => recorded.push(r), lockTtlMs: LOCK_TTL_MS, ...overrides });
-  return {
-    ...fake,
-    store,
-    changes,
-    recorded,
-    logLines,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-  };
-}
+const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, lockTtlMs: LOCK_TTL_MS, ...options });
 
 let key = 0;
 const as = (userId: string, channelId: string | null = 'CINCIDENT'): SubmissionContext => ({ userId, channelId, submissionKey: `V${++key}` });
@@ -101,17 +79,16 @@ describe('the changes door', () => {
     });
 
     test('the role is checked again at submission: a role lost after the form opened denies the change', async () => {
-      let members = ['UGROUPIE'];
-      t = setup({ roles: { groupCacheMs: 1000 }, groups: { membersOf: async () => members } });
+      t = setup({ roles: { ...ROLES, groupCacheMs: 1000 }, groups: { SONCALL: ['UGROUPIE'] } });
       expect(await t.changes.authorize({ userId: 'UGROUPIE', channelId: 'CINCIDENT' }, 'disk_add', 'vs:42')).toMatchObject({ allowed: true });
-      members = [];
+      t.groups.SONCALL = [];
       t.advance(1001);
       expect(await t.changes.submit(as('UGROUPIE'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'denied' });
       expect(t.calls).toEqual([]);
     });
 
     test('outside VS_MUTATION_CHANNELS, or from an unknown channel, a change is denied with the channels to use', async () => {
-      t = setup({ roles: { mutationChannels: ['CINCIDENT'] } });
+      t = setup({ roles: { ...ROLES, mutationChannels: ['CINCIDENT'] } });
       const elsewhere = await t.changes.submit(as('UADMIN', 'CRANDOM'), 'disk_add', 42, goodDisk);
       const unknown = await t.changes.submit(as('UADMIN', null), 'disk_add', 42, goodDisk);
       for (const result of [elsewhere, unknown]) {
@@ -122,9 +99,26 @@ describe('the changes door', () => {
       expect(await t.changes.submit(as('UADMIN', 'CINCIDENT'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
     });
 
+    test('a channel picked in a shortcut form must be one the user is in; the channel a command was typed in is not looked up', async () => {
+      const asked: string[] = [];
+      const channels = {
+        isMember: (userId: string, channelId: string) => {
+          asked.push(`${userId} in ${channelId}`);
+          return Promise.resolve(false);
+        },
+      };
+      t = setup({ policy: createPolicy({ ...ROLES, mutationChannels: ['CINCIDENT'] }, { membersOf: async () => [] }, { channels }) });
+      const picked = await t.changes.submit({ ...as('UOPER'), channelChosenInForm: true }, 'disk_add', 42, goodDisk);
+      expect(picked).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'not_member', channelId: 'CINCIDENT' } } });
+      expect(t.calls).toEqual([]);
+      expect(await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).toMatchObject({ outcome: 'succeeded' });
+      expect(asked).toEqual(['UOPER in CINCIDENT']);
+    });
+
     test('a policy that fails is a denial, recorded, never a change', async () => {
       const broken: Policy = {
         changeRolesConfigured: true,
+        workflowsMayRead: true,
         roleOf: async () => 'admin',
         can: async () => {
           throw new Error('directory exploded');
@@ -150,7 +144,7 @@ describe('the changes door', () => {
       const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
         id: expect.any(Number),
-        at: new Date(1_700_000_000_000).toISOString(),
+        at: new Date(T0).toISOString(),
         userId: 'UOPER',
         channelId: 'CINCIDENT',
         action: 'disk_add',
@@ -165,6 +159,7 @@ describe('the changes door', () => {
         requestedBy: null,
         decidedBy: null,
         approvalId: null,
+        workflowExecutionId: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });
@@ -191,6 +186,8 @@ describe('the changes door', () => {
         params: { disk_size: '0', mount_point: 'data' },
         detail: expect.stringContaining('disk_size'),
       });
+      // Each field's message, in the form's order, told apart.
+      expect((await t.store.audit.latest(1))[0]!.detail).toMatch(/^invalid form: disk_size: [^;]+; mount_point: [^;]+$/);
       const fixed = await t.changes.submit(ctx, 'disk_add', 42, goodDisk);
       expect(fixed.outcome).toBe('succeeded');
       expect(t.calls).toHaveLength(1);
@@ -266,7 +263,7 @@ describe('the changes door', () => {
 
     test('a lock left by a holder that died is taken over after it expires', async () => {
       t = setup({ lockTtlMs: 10_000 });
-      expect(await t.store.leases.take('vs:42', 'dead-process', 1_700_000_000_000, 10_000)).toBe(true);
+      expect(await t.store.leases.take('vs:42', 'dead-process', T0, 10_000)).toBe(true);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('busy');
       t.advance(10_000);
       expect((await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).outcome).toBe('succeeded');
@@ -463,7 +460,7 @@ describe('the changes door', () => {
       let lockFreeWhenTold: boolean | undefined;
       t = setup({
         onRecorded: async () => {
-          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', 1_700_000_000_000, 1);
+          lockFreeWhenTold = await t.store.leases.take('vs:42', 'probe', T0, 1);
           await t.store.leases.release('vs:42', 'probe');
         },
       });
@@ -489,25 +486,100 @@ describe('the changes door', () => {
     });
   });
 
+  describe('the log', () => {
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const about = { user: 'UOPER', channel: 'CRANDOM', action: 'disk_add', target: 'vs:42' };
+
+    test('a denied change is logged with who, where, what, on what, and why', async () => {
+      t = setup({ roles: { ...ROLES, mutationChannels: ['CINCIDENT'] } });
+      await t.changes.submit(as('UOPER', 'CRANDOM'), 'disk_add', 42, goodDisk);
+      expect(lines()).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'change denied', ...about, role: 'operator', needed: 'operator', denial: 'channel' }),
+      );
+    });
+
+    test('a role check that fails when a form is asked for is logged with who, where, what and on what', async () => {
+      const failing = createPolicy(ROLES, { membersOf: async () => [] });
+      failing.can = () => Promise.reject(new Error('directory exploded'));
+      t = setup({ policy: failing });
+      await t.changes.authorize({ userId: 'UOPER', channelId: 'CRANDOM' }, 'disk_add', 'vs:42');
+      expect(lines()).toContainEqual(expect.objectContaining({ level: 'error', msg: 'the role check failed; refusing', ...about }));
+    });
+  });
+
+  // The workflow's whole way (claims, decisions) is in workflow-requests.test.ts; here, what the request's records and log keep.
+  describe("a workflow step's request", () => {
+    const REASON = 'the data disk is full';
+    const step = (reason: unknown): WorkflowStepContext => ({
+      functionExecutionId: `Fx${++key}`,
+      workflowExecutionId: 'Wx1',
+      channelId: 'CINCIDENT',
+      reason,
+    });
+    const lines = () => t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    test('an invalid request keeps what the step gave, bounded to the form’s fields and the reason, and every problem told apart', async () => {
+      t = setup();
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'NVMe', disk_size: '0', label: 'data', vs_id: '42' });
+      expect(result).toMatchObject({ outcome: 'invalid', record: { outcome: 'invalid', workflowExecutionId: 'Wx1' } });
+      const { record } = result as { record: AuditRecord };
+      expect(record.params).toEqual({ disk_type: 'NVMe', disk_size: '0', label: 'data', reason: 'the data disk is full' });
+      expect(record.detail).toBe('invalid workflow step: disk_type: Choose HDD or SSD; disk_size: Enter a whole number of GB, at least 1');
+      expect(t.recorded).toEqual([record]);
+    });
+
+    test('the reason: at most its limit, and a step that gives none (or not as text) is told so, never thrown', async () => {
+      t = setup();
+      const longest = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH)), 'backup_restore', 9, { confirm: '9' });
+      expect(longest.outcome).toBe('requested');
+      const over = await t.changes.request(step('x'.repeat(MAX_REASON_LENGTH + 1)), 'backup_restore', 9, { confirm: '9' });
+      expect(over).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: `At most ${MAX_REASON_LENGTH} characters` } });
+      for (const reason of [undefined, 5, { text: 'why' }]) {
+        const result = await t.changes.request(step(reason), 'backup_restore', 9, { confirm: '9' });
+        expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { reason: 'Give the reason the workflow asks for this change' } });
+        expect((result as { record: AuditRecord }).record.params).toEqual({ confirm: '9', reason: '' });
+      }
+      expect(t.calls).toEqual([]);
+    });
+
+    test('a request refused while frozen keeps what the step gave, and is logged with where, what, on what, the workflow, and who froze', async () => {
+      t = setup();
+      await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
+      const result = await t.changes.request(step(REASON), 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
+      expect(result).toMatchObject({ outcome: 'frozen', record: { params: { disk_type: 'SSD', disk_size: '20', reason: 'the data disk is full' } } });
+      expect(lines()).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          msg: 'workflow request denied: changes are frozen',
+          by: 'UADMIN',
+          channel: 'CINCIDENT',
+          action: 'disk_add',
+          target: 'vs:42',
+          workflow_execution_id: 'Wx1',
+        }),
+      );
+    });
+
+    test('the same step delivered again asks nothing more and tells onRecorded nothing more', async () => {
+      t = setup();
+      const once = step(REASON);
+      expect((await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).outcome).toBe('requested');
+      expect(await t.changes.request(once, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' })).toEqual({ outcome: 'duplicate' });
+      expect(t.recorded.map((r) => r.outcome)).toEqual(['requested']);
+    });
+  });
+
   test('a store that cannot write makes the door throw rather than pretend, after logging the lost entry', async () => {
     t = setup();
-    const real = t.store;
     const full = () => {
       throw new Error('SQLITE_FULL: database or disk is full');
     };
-    const failing: Store = { ...real, audit: { ...real.audit, record: full, beginChange: full } };
-    const changes = createChanges({
-      cloud: t.cloud,
-      store: failing,
-      policy: createPolicy(ROLES, { membersOf: async () => [] }),
-      logger: createLogger({ write: (l) => t.logLines.push(l) }),
-      lockTtlMs: LOCK_TTL_MS,
-    });
+    const changes = t.withAudit({ record: full, beginChange: full });
     await expect(changes.submit(as('UOPER'), 'disk_add', 42, goodDisk)).rejects.toThrow(/SQLITE_FULL/);
     // Without a record nothing is changed: the cloud API was never called.
     expect(t.calls).toEqual([]);
     expect(t.logLines.some((l) => l.includes('could not start the change on record') && l.includes('vs:42'))).toBe(true);
     // No lease is left behind (the start is one transaction).
-    expect(await real.leases.take('vs:42', 'probe', Date.now(), 1000)).toBe(true);
+    expect(await t.store.leases.take('vs:42', 'probe', t.now(), 1000)).toBe(true);
   });
 });

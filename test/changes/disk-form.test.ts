@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValues } from '../../src/changes/disk-form';
 import { validateRestoreForm } from '../../src/changes/restore-form';
 import { AddDiskParams } from '../../src/cloud/schemas';
-import { goodDiskForm } from './fixtures';
+import { goodDiskForm } from '../helpers/forms';
 
 const good: FormValues = { ...goodDiskForm, min_iops: undefined };
 

@@ -1,38 +1,33 @@
-import { createChanges, type ChangesDeps } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import type { Config } from '../../src/config';
-import type { AuditRecord, Store } from '../../src/store';
-import { openSqliteStore } from '../../src/store/sqlite';
-import { fakeCloud, goodDiskForm } from './fixtures';
+import { createLogger } from '../../src/log';
+import type { AuditRecord } from '../../src/store';
+import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
+import { goodDiskForm } from '../helpers/forms';
 
 // The freeze at the door (src/changes/freeze.ts): admins switch every change
 // off with a reason and on again, each recorded with the switch; a refusal is
 // recorded; while it is on, the door refuses opening a form and a submission
 // (and an approval: approvals.test.ts) with who froze, when and why.
 
-const ROLES: Config['roles'] = { admins: ['UADMIN', 'UADMIN2'], operators: ['UOPER'], viewers: null, mutationChannels: null, groupCacheMs: 1000 };
-const T0 = 1_700_000_000_000;
+const ROLES: Config['roles'] = {
+  admins: ['UADMIN', 'UADMIN2'],
+  operators: ['UOPER'],
+  viewers: null,
+  mutationChannels: null,
+  groupCacheMs: 1000,
+  workflowReads: 'viewers',
+};
 const ctx = (userId: string) => ({ userId, channelId: 'CINCIDENT' });
 
-function setup(overrides: Partial<ChangesDeps> = {}) {
-  const fake = fakeCloud();
-  const store: Store = openSqliteStore(':memory:');
-  let clock = T0;
-  const recorded: AuditRecord[] = [];
-  const deps: ChangesDeps = {
-    cloud: fake.cloud,
-    store,
-    policy: createPolicy(ROLES, { membersOf: async () => [] }),
-    now: () => clock,
-    onRecorded: (r) => recorded.push(r),
-    lockTtlMs: 60_000,
-    ...overrides,
-  };
-  return { ...fake, store, recorded, deps, changes: createChanges(deps), advance: (ms: number) => (clock += ms) };
-}
+const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, ...options });
+
+/** The record of the freeze switched on or off by `userId`, at `at`. */
+const switchRecord = (action: 'freeze' | 'unfreeze', userId: string, at: string, fields: Partial<AuditRecord>) =>
+  expect.objectContaining({ action, target: 'changes', userId, outcome: 'succeeded', at, ...fields });
 
 describe('the freeze', () => {
-  let t: ReturnType<typeof setup>;
+  let t: Door;
   afterEach(() => t.store.close());
 
   test('an admin freezes with a reason: in force at once, recorded with the switch', async () => {
@@ -42,16 +37,11 @@ describe('the freeze', () => {
     expect(result).toEqual({
       outcome: 'frozen',
       freeze,
-      record: expect.objectContaining({
-        action: 'freeze',
-        target: 'changes',
-        userId: 'UADMIN',
+      record: switchRecord('freeze', 'UADMIN', freeze.at, {
         channelId: 'CINCIDENT',
         params: { reason: 'storage migration' },
-        outcome: 'succeeded',
         apiStatus: null,
         detail: 'storage migration',
-        at: freeze.at,
       }),
     });
     expect(await t.changes.frozen()).toEqual(freeze);
@@ -78,7 +68,7 @@ describe('the freeze', () => {
   });
 
   test('a role refusal is said before the freeze: a viewer is told about the role', async () => {
-    t = setup({ policy: createPolicy({ ...ROLES, viewers: ['UVIEW'] }, { membersOf: async () => [] }) });
+    t = setup({ roles: { ...ROLES, viewers: ['UVIEW'] } });
     await t.changes.freeze(ctx('UADMIN'), 'x');
     expect((await t.changes.authorize(ctx('UVIEW'), 'disk_add', 'vs:42')).denial?.code).toBe('role');
   });
@@ -104,14 +94,9 @@ describe('the freeze', () => {
     expect(result).toEqual({
       outcome: 'unfrozen',
       lifted,
-      record: expect.objectContaining({
-        action: 'unfreeze',
-        target: 'changes',
-        userId: 'UADMIN2',
+      record: switchRecord('unfreeze', 'UADMIN2', new Date(T0 + 60_000).toISOString(), {
         params: { frozen_by: 'UADMIN', frozen_at: lifted.at, reason: 'storage migration' },
-        outcome: 'succeeded',
         detail: 'lifted the freeze of UADMIN (storage migration)',
-        at: new Date(T0 + 60_000).toISOString(),
       }),
     });
     expect(await t.changes.frozen()).toBeNull();
@@ -146,5 +131,36 @@ describe('the freeze', () => {
     t = setup({ policy });
     expect(await t.changes.freeze(ctx('UADMIN'), 'x')).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'check_failed' } } });
     expect(await t.changes.frozen()).toBeNull();
+  });
+});
+
+describe('the log', () => {
+  test('each switch, a second freeze and a refusal are logged with who, where, which switch, and what', async () => {
+    const lines: string[] = [];
+    const t = setup({ logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }) });
+    try {
+      await t.changes.freeze(ctx('UOPER'), 'not mine to freeze');
+      await t.changes.freeze(ctx('UADMIN'), 'storage migration');
+      t.advance(1000);
+      await t.changes.freeze(ctx('UADMIN2'), 'me too');
+      await t.changes.unfreeze(ctx('UADMIN2'));
+      const at = new Date(T0).toISOString();
+      expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          msg: 'freeze refused',
+          role: 'operator',
+          needed: 'admin',
+          user: 'UOPER',
+          channel: 'CINCIDENT',
+          action: 'freeze',
+        }),
+        expect.objectContaining({ level: 'warn', msg: 'changes frozen', reason: 'storage migration', user: 'UADMIN', action: 'freeze' }),
+        expect.objectContaining({ level: 'info', msg: 'already frozen', by: 'UADMIN', at, user: 'UADMIN2' }),
+        expect.objectContaining({ level: 'warn', msg: 'changes unfrozen', frozenBy: 'UADMIN', frozenAt: at, user: 'UADMIN2', action: 'unfreeze' }),
+      ]);
+    } finally {
+      await t.store.close();
+    }
   });
 });

@@ -11,6 +11,7 @@ const roles = (overrides: Partial<Roles> = {}): Roles => ({
   viewers: ['UVIEW'],
   mutationChannels: null,
   groupCacheMs: 60_000,
+  workflowReads: 'viewers',
   ...overrides,
 });
 
@@ -99,6 +100,12 @@ describe('the role policy', () => {
     expect(denialText(decision)).toMatch(/no admins or operators are configured/);
     expect((await policy.can('UANYONE', 'read', 'C1')).allowed).toBe(true);
     expect(createPolicy(roles(), fakeDirectory().directory).changeRolesConfigured).toBe(true);
+  });
+
+  test('a workflow step may read while everyone is a viewer, or when VS_WORKFLOW_READS=everyone; not when VS_VIEWERS limits reads', () => {
+    expect(createPolicy(roles({ viewers: null }), fakeDirectory().directory).workflowsMayRead).toBe(true);
+    expect(createPolicy(roles({ viewers: ['UVIEW'] }), fakeDirectory().directory).workflowsMayRead).toBe(false);
+    expect(createPolicy(roles({ viewers: ['UVIEW'], workflowReads: 'everyone' }), fakeDirectory().directory).workflowsMayRead).toBe(true);
   });
 
   test('allows() describes each role in words, with the channel restriction', () => {

@@ -9,6 +9,7 @@ import { parseRetryAfter } from '../../src/cloud/http';
 import type { AutoscalingSlot, FirewallRule } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
 import { closedPortUrl, cutMidBody, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
+import { waitFor } from '../helpers/wait';
 
 const ACCOUNT_ID = 'acct-7';
 const API_KEY = 'k3y-that-must-never-leak-4f9a2c';
@@ -497,16 +498,20 @@ describe('connection budgets: reads cannot starve changes', () => {
     const slow = holdReads();
     const cloud = client({ maxConnections: 4, changeConnections: 1, connectionWaitMs: 5000 });
     const reads = Array.from({ length: 6 }, (_, i) => cloud.listFirewallRules(i + 1));
-    while (slow.held.length < 3) await sleep(5);
+    await waitFor('three reads held', () => slow.held.length >= 3, { every: 5 });
     const disk = await cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 });
     expect(disk.id).toBeGreaterThan(0);
     // The change went out while the reads were still waiting: 3 held, 3 queued behind them.
     expect(slow.held).toHaveLength(3);
     expect(server.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'POST']);
-    while (server.requests.length < 7 || slow.held.length > 0) {
-      slow.release();
-      await sleep(5);
-    }
+    await waitFor(
+      'every read released',
+      () => {
+        slow.release();
+        return server.requests.length >= 7 && slow.held.length === 0;
+      },
+      { every: 5 },
+    );
     await Promise.all(reads);
   });
 
@@ -514,7 +519,7 @@ describe('connection budgets: reads cannot starve changes', () => {
     const slow = holdReads();
     const cloud = client({ maxConnections: 2, changeConnections: 1, connectionWaitMs: 50 });
     const first = cloud.listFirewallRules(1);
-    while (slow.held.length < 1) await sleep(5);
+    await waitFor('a read held', () => slow.held.length >= 1, { every: 5 });
     const error = await expectKind(cloud.listAutoscaling(2), 'no_connection');
     expect(error.message).toMatch(/^no connection to the cloud API came free within 0\.1 s .*not sent/);
     expect(error.unreadableSuccess).toBe(false);

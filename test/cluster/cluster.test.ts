@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY } from '../helpers/app-harness';
-import { startInstances, waitUntil, type Instance } from '../helpers/cluster';
+import { startInstances, type Instance } from '../helpers/cluster';
 import { goodDisk, newViewId } from '../helpers/drive';
-import { forward, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { buttonClick, input, viewSubmission } from '../helpers/payloads';
+import { forward, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
+import { buttonClick, input, newTriggerId, viewSubmission } from '../helpers/payloads';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres';
-import type { SlackCall } from '../../src/local/state';
-import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
+import { startProcessHarness, type ProcessHarnessBehindFaults } from '../helpers/process-harness';
+import { approvalIdIn } from '../helpers/requests';
+import type { SlackFake } from '../helpers/slack-fake';
+import { waitFor } from '../helpers/wait';
 
 // Three bot processes on one PostgreSQL, as behind a load balancer: requests
 // spread over them, duplicate deliveries, contention, an instance killed in
@@ -24,8 +24,9 @@ const LOCK_TTL_MS = 4000;
 const READS_PER_MINUTE = 6;
 
 let pg: PostgresServer;
+/** The stand-in, the sandbox and the cloud fault server in front of it, shared by the instances. */
+let parts: ProcessHarnessBehindFaults;
 let slack: SlackFake;
-let sandbox: Sandbox;
 let cloud: CloudFaultServer;
 let bots: Instance[];
 /** POSTs to /virtual_machines/<id>/disks held open until released (an instance killed mid-call). */
@@ -42,8 +43,9 @@ const auditPostsAbout = (target: string, outcome: string) =>
   refused.filter((text) => about(text, target, outcome)).length;
 
 beforeAll(async () => {
-  [pg, slack, sandbox] = await Promise.all([startPostgresServer(), startSlackFake(), startSandbox({ port: 0, apiKey: API_KEY })]);
-  cloud = await startCloudFaultServer({ upstream: sandbox.url });
+  [pg, parts] = await Promise.all([startPostgresServer(), startProcessHarness({ behindFaults: true })]);
+  ({ slack, cloud } = parts);
+  const upstream = parts.sandbox.url;
   cloud.handle((req: RecordedRequest, res: ServerResponse) => {
     const vs = /^\/virtual_machines\/(\d+)\/disks/.exec(req.url)?.[1];
     if (req.method === 'POST' && vs !== undefined && held.has(vs)) {
@@ -51,14 +53,11 @@ beforeAll(async () => {
       return new Promise<void>(() => undefined);
     }
     const ms = vs !== undefined && req.method === 'POST' ? slow.get(vs) : undefined;
-    if (ms) return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => forward(sandbox.url, req, res));
-    return forward(sandbox.url, req, res);
+    if (ms) return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => forward(upstream, req, res));
+    return forward(upstream, req, res);
   });
   bots = await startInstances(3, {
-    SLACK_API_URL: slack.apiUrl,
-    VS_API_URL: cloud.url,
-    VS_ACCOUNT_ID: sandbox.accountId,
-    VS_API_KEY: sandbox.apiKey,
+    ...parts.env(),
     VS_API_TIMEOUT_MS: '20000',
     DATABASE_URL: pg.url,
     VS_OPERATORS: OPERATOR,
@@ -80,18 +79,17 @@ afterAll(async () => {
   if (process.env.CLUSTER_DEBUG) for (const b of bots ?? []) process.stderr.write(`--- ${b.name}\n${b.bot.output().slice(-6000)}\n`);
   for (const res of held.values()) res.destroy?.();
   await Promise.all((bots ?? []).map((b) => b.bot.kill('SIGKILL')));
-  await Promise.all([cloud?.close(), slack?.close(), sandbox?.close()]);
+  await parts?.close();
   await pg?.close();
 });
 
 /** Opens the add-disk form on one instance and returns its private_metadata. */
 async function openDiskForm(bot: Instance, vsId: number): Promise<string> {
-  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  const triggerId = newTriggerId();
   const res = await bot.command(`disk add ${vsId}`, { user: OPERATOR, responseUrl: slack.responseUrl(), triggerId });
   expect(res.status).toBe(200);
-  let call: SlackCall | undefined;
-  await waitUntil(() => (call = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)) !== undefined, 10_000, 'the form to open');
-  return (call!.args.view as { private_metadata: string }).private_metadata;
+  const call = await waitFor('the form to open', () => slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId), { within: 10_000 });
+  return (call.args.view as { private_metadata: string }).private_metadata;
 }
 
 /** vs_chatops_changes_total{action="disk_add",outcome} summed over the instances' /metrics. */
@@ -101,19 +99,28 @@ async function counted(outcome: string, over: Instance[] = bots): Promise<number
   return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
 }
 
+/** `user` (the operator unless said) types `/vs <text>` to one instance: its answer as text. */
+async function answerFrom(bot: Instance, text: string, user = OPERATOR, triggerId = newTriggerId()): Promise<string> {
+  const responseUrl = slack.responseUrl();
+  expect((await bot.command(text, { user, responseUrl, triggerId })).status).toBe(200);
+  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+  const answer = await waitFor(`${bot.name}'s answer to /vs ${text}`, () => slack.responses.find((r) => r.id === id), { within: 10_000 });
+  return JSON.stringify(answer.body);
+}
+
+/** Until every instance's /readyz says the store is `store`. */
+const storeOnEveryInstance = (store: 'ok' | 'unreachable', within: number) =>
+  waitFor(
+    `/readyz to name the store ${store} on every instance`,
+    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === store),
+    { within },
+  );
+
 const submission = (metadata: string, viewId = newViewId()) =>
   viewSubmission({ callbackId: 'disk_add', viewId, user: OPERATOR, privateMetadata: metadata, fields: goodDisk });
 
 test('reads are answered by every instance', async () => {
-  const answers = await Promise.all(
-    bots.map(async (bot) => {
-      const responseUrl = slack.responseUrl();
-      expect((await bot.command('firewall 42', { user: OPERATOR, responseUrl })).status).toBe(200);
-      const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-      await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `${bot.name}'s answer`);
-      return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
-    }),
-  );
+  const answers = await Promise.all(bots.map((bot) => answerFrom(bot, 'firewall 42')));
   for (const answer of answers) expect(answer).toContain('VS 42');
 });
 
@@ -125,7 +132,7 @@ test("one person's 12 reads spread over three instances get 6 answers with data;
     expect((await Promise.all(sent)).map((r) => r.status)).toEqual([200, 200, 200]);
   }
   const ids = new Set(urls.map((url) => url.slice(url.lastIndexOf('/') + 1)));
-  await waitUntil(() => slack.responses.filter((r) => ids.has(r.id)).length === 12, 10_000, 'an answer to each read');
+  await waitFor('an answer to each read', () => slack.responses.filter((r) => ids.has(r.id)).length === 12, { within: 10_000 });
   const answers = slack.responses.filter((r) => ids.has(r.id)).map((r) => JSON.stringify(r.body));
   expect(answers.filter((a) => a.includes('VS 42'))).toHaveLength(READS_PER_MINUTE);
   const limited = answers.filter((a) => a.includes(`You have asked for ${READS_PER_MINUTE} reads in the last minute`));
@@ -138,7 +145,7 @@ test('one submission delivered to three instances at once calls the API once, an
   const payload = submission(metadata);
   const answers = await Promise.all(bots.map((bot) => bot.interact(payload)));
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-  await waitUntil(() => auditPostsAbout('vs:42', 'succeeded') >= 1, 10_000, 'the audit post of the change');
+  await waitFor('the audit post of the change', () => auditPostsAbout('vs:42', 'succeeded') >= 1, { within: 10_000 });
   expect(diskPosts(42)).toHaveLength(1);
 });
 
@@ -150,48 +157,29 @@ test('three changes to one server from three instances: one runs, the others are
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
   const busy = answers.filter((a) => a.body.includes('is in progress'));
   expect(busy).toHaveLength(2);
-  await waitUntil(() => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, 15_000, 'the audit posts of the three attempts');
+  await waitFor('the audit posts of the three attempts', () => auditPostsAbout('vs:43', 'succeeded') === 1 && auditPostsAbout('vs:43', 'busy') === 2, {
+    within: 15_000,
+  });
   expect(diskPosts(43)).toHaveLength(1);
   expect(await counted('busy')).toBe(2);
 });
 
-/** The value of the Approve button (approval_approve) in a message's blocks: the approval's id. */
-function approveButtonValue(blocks: unknown): string {
-  const elements = (blocks as { elements?: { action_id?: string; value?: string }[] }[]).flatMap((b) => b.elements ?? []);
-  const button = elements.find((e) => e.action_id === 'approval_approve');
-  if (button?.value === undefined) throw new Error(`no approval_approve button in ${JSON.stringify(blocks)}`);
-  return button.value;
-}
-
-/** Sends `/vs <text>` to one instance and returns the answer posted to its response_url. */
-async function answerFrom(bot: Instance, text: string, user: string, triggerId = `trigger.${Math.random()}`): Promise<string> {
-  const responseUrl = slack.responseUrl();
-  expect((await bot.command(text, { user, responseUrl, channel: 'CINCIDENT', triggerId })).status).toBe(200);
-  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-  await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, `the answer to /vs ${text} from ${bot.name}`);
-  return JSON.stringify(slack.responses.find((r) => r.id === id)!.body);
-}
-
 test('an approval clicked on two instances at once runs the change once; the message is updated once, the other click hears who decided', async () => {
   const restorePosts = () => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/backups/9/restore'));
-  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
-  await bots[0]!.command('backup restore 9', { user: ADMIN, responseUrl: slack.responseUrl(), channel: 'CINCIDENT', triggerId });
-  let view: { private_metadata: string } | undefined;
-  await waitUntil(
-    () => (view = slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId)?.args.view as typeof view) !== undefined,
-    10_000,
-    'the form',
-  );
+  const triggerId = newTriggerId();
+  await bots[0]!.command('backup restore 9', { user: ADMIN, responseUrl: slack.responseUrl(), triggerId });
+  const form = await waitFor('the form', () => slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId), { within: 10_000 });
   const fields = { confirm: input.text('9'), reason: input.text('restore on two instances') };
-  await bots[0]!.interact(viewSubmission({ callbackId: 'backup_restore', viewId: newViewId(), user: ADMIN, privateMetadata: view!.private_metadata, fields }));
-  let request: SlackCall | undefined;
-  await waitUntil(
-    () => (request = slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('restore on two instances'))) !== undefined,
-    10_000,
+  const privateMetadata = (form.args.view as { private_metadata: string }).private_metadata;
+  await bots[0]!.interact(viewSubmission({ callbackId: 'backup_restore', viewId: newViewId(), user: ADMIN, privateMetadata, fields }));
+  const request = await waitFor(
     'the approval request',
+    () => slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('restore on two instances')),
+    { within: 10_000 },
   );
   const posted = slack.messagesIn('CINCIDENT').find((m) => JSON.stringify(m.blocks ?? []).includes('restore on two instances'))!;
-  const approvalId = approveButtonValue(request!.args.blocks);
+  const approvalId = approvalIdIn(request.args.blocks);
+  if (!approvalId) throw new Error(`no approval_approve button in ${JSON.stringify(request.args.blocks)}`);
   expect(restorePosts()).toHaveLength(0);
 
   const responseUrls = [slack.responseUrl(), slack.responseUrl()];
@@ -210,18 +198,18 @@ test('an approval clicked on two instances at once runs the change once; the mes
     ),
   );
   expect(clicks.map((c) => c.status)).toEqual([200, 200]);
-  await waitUntil(
-    () => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'),
-    15_000,
+  await waitFor(
     'the message updated',
+    () => JSON.stringify(slack.messagesIn('CINCIDENT').find((m) => m.ts === posted.ts)).includes('Approved* by <@UADMIN2> · done'),
+    { within: 15_000 },
   );
-  await waitUntil(() => slack.responses.some((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))), 10_000, 'the other click to be told');
+  await waitFor('the other click to be told', () => slack.responses.some((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))), { within: 10_000 });
   const told = slack.responses.filter((r) => responseUrls.some((u) => u.endsWith(`/${r.id}`))).map((r) => JSON.stringify(r.body));
   expect(told).toHaveLength(1);
   expect(told[0]).toMatch(/already approved by <@UADMIN2>/);
   expect(restorePosts()).toHaveLength(1);
   expect(slack.callsTo('chat.update').filter((c) => c.args.ts === posted.ts)).toHaveLength(1);
-  await waitUntil(() => auditPostsAbout('backup:9', 'succeeded') === 1, 15_000, 'the audit post of the approved change');
+  await waitFor('the audit post of the approved change', () => auditPostsAbout('backup:9', 'succeeded') === 1, { within: 15_000 });
   const texts = await Promise.all(bots.map((b) => b.metrics()));
   const sum = (outcome: string) =>
     texts.reduce(
@@ -247,9 +235,9 @@ test('an instance killed during a change: another settles it as interrupted once
   const victim = bots[2]!;
   const metadata = await openDiskForm(victim, 44);
   void victim.interact(submission(metadata)).catch(() => undefined);
-  await waitUntil(() => diskPosts(44).length === 1, 10_000, 'the cloud call to start');
+  await waitFor('the cloud call to start', () => diskPosts(44).length === 1, { within: 10_000 });
   await victim.bot.kill('SIGKILL');
-  await waitUntil(() => auditPostsAbout('vs:44', 'interrupted') >= 1, LOCK_TTL_MS + 15_000, 'the interrupted record to be posted');
+  await waitFor('the interrupted record to be posted', () => auditPostsAbout('vs:44', 'interrupted') >= 1, { within: LOCK_TTL_MS + 15_000 });
   // Sweeps keep running on the survivors: still one post.
   await new Promise((r) => setTimeout(r, 1500));
   expect(auditPostsAbout('vs:44', 'interrupted')).toBe(1);
@@ -261,35 +249,23 @@ test('an instance killed during a change: another settles it as interrupted once
 
 test('the database stopped and started: reads answer, changes are refused then accepted, /readyz says so', async () => {
   await pg.stop();
-  await waitUntil(
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'unreachable'),
-    10_000,
-    '/readyz to name the store unreachable',
-  );
+  await storeOnEveryInstance('unreachable', 10_000);
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 0$/m);
 
-  const responseUrl = slack.responseUrl();
-  await bots[1]!.command('firewall 45', { user: OPERATOR, responseUrl });
-  const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-  await waitUntil(() => slack.responses.some((r) => r.id === id), 10_000, 'the read to be answered');
-  expect(JSON.stringify(slack.responses.find((r) => r.id === id)!.body)).toContain('VS 45');
+  expect(await answerFrom(bots[1]!, 'firewall 45')).toContain('VS 45');
 
   // Opening a form needs the store (the freeze is read there): refused, said so, no form.
-  const triggerId = `trigger.${Math.random().toString(36).slice(2)}`;
+  const triggerId = newTriggerId();
   expect(await answerFrom(bots[0]!, 'disk add 45', OPERATOR, triggerId)).toContain('Nothing can be changed right now, because it could not be recorded');
   expect(slack.callsTo('views.open').filter((c) => c.args.trigger_id === triggerId)).toHaveLength(0);
   expect(diskPosts(45)).toHaveLength(0);
 
   await pg.start();
-  await waitUntil(
-    async () => (await Promise.all(bots.map((b) => b.readyz()))).every((r) => r.status === 200 && r.body.store === 'ok'),
-    15_000,
-    '/readyz to name the store ok again',
-  );
+  await storeOnEveryInstance('ok', 15_000);
   expect(await bots[0]!.metrics()).toMatch(/^vs_chatops_store_up 1$/m);
   const accepted = await bots[1]!.interact(submission(await openDiskForm(bots[1]!, 45)));
   expect(accepted.status).toBe(200);
-  await waitUntil(() => diskPosts(45).length === 1, 10_000, 'the change to run');
+  await waitFor('the change to run', () => diskPosts(45).length === 1, { within: 10_000 });
 }, 40_000);
 
 test('audit posts while Slack answers 429 for a while: each is posted exactly once', async () => {
@@ -303,7 +279,7 @@ test('audit posts while Slack answers 429 for a while: each is posted exactly on
   // Servers of the sandbox no other test changes.
   const targets = [46, 77];
   for (const [i, vs] of targets.entries()) await bots[i % bots.length]!.interact(submission(await openDiskForm(bots[i % bots.length]!, vs)));
-  await waitUntil(() => targets.every((vs) => auditPostsAbout(`vs:${vs}`, 'succeeded') >= 1), 20_000, 'both audit posts');
+  await waitFor('both audit posts', () => targets.every((vs) => auditPostsAbout(`vs:${vs}`, 'succeeded') >= 1), { within: 20_000 });
   await new Promise((r) => setTimeout(r, 1500));
   for (const vs of targets) expect(auditPostsAbout(`vs:${vs}`, 'succeeded')).toBe(1);
   expect(limited).toBe(4);

@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { BOT_TOKEN, SIGNING_SECRET } from './app-harness';
-import { interactiveBody, postToSlackEndpoint, slashCommandBody, type SlackHttpResponse } from './signed-requests';
+import type { SlackHttpResponse } from './signed-requests';
 import { spawnBot, type SpawnedBot } from './spawned-bot';
+import { waitFor } from './wait';
 
 // Several real bot processes (`node --import tsx src/main.ts`) sharing one
 // database, each on its own port, driven with signed requests as Slack (or a
@@ -21,14 +22,12 @@ export interface Instance {
   metrics(): Promise<string>;
 }
 
-const FORM = 'application/x-www-form-urlencoded';
-
 export async function startInstances(count: number, env: Record<string, string>): Promise<Instance[]> {
   const base = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, ...env };
   const bots = await Promise.all(Array.from({ length: count }, () => spawnBot(base, { readyTimeoutMs: 40_000 })));
   const instances = bots.map((bot, i) => instance(`bot${i + 1}`, bot));
   // Healthy is not ready: wait until each has applied migrations and serves.
-  await Promise.all(instances.map((inst) => waitUntil(async () => (await inst.readyz()).status === 200, 30_000, `${inst.name} ready`)));
+  await Promise.all(instances.map((inst) => waitFor(`${inst.name} ready`, async () => (await inst.readyz()).status === 200, { within: 30_000, every: 50 })));
   return instances;
 }
 
@@ -38,14 +37,8 @@ export function instance(name: string, bot: SpawnedBot): Instance {
     name,
     bot,
     eventsUrl: bot.eventsUrl,
-    command: (text, opts) =>
-      postToSlackEndpoint(
-        bot.eventsUrl,
-        SIGNING_SECRET,
-        slashCommandBody({ text, user_id: opts.user, channel_id: opts.channel, response_url: opts.responseUrl, trigger_id: opts.triggerId }),
-        FORM,
-      ),
-    interact: (payload) => postToSlackEndpoint(bot.eventsUrl, SIGNING_SECRET, interactiveBody(payload), FORM),
+    command: (text, opts) => bot.command(text, opts),
+    interact: (payload) => bot.interact(payload),
     async readyz() {
       const res = await request(`${origin}/readyz`, { headersTimeout: 2000, bodyTimeout: 2000 });
       const text = await res.body.text();
@@ -56,17 +49,4 @@ export function instance(name: string, bot: SpawnedBot): Instance {
       return res.body.text();
     },
   };
-}
-
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

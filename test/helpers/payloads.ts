@@ -1,8 +1,49 @@
-import { appHomeOpenedEvent, eventCallback, linkSharedEvent } from '../../src/local/events';
-import type { Json } from '../../src/local/state';
+import * as events from '../../src/local/events';
+import * as slack from '../../src/local/payloads';
 
-// Interactive payloads as Slack sends them, built from the few fields a test cares about.
+// Slack payloads for tests, built by the stand-in's builders (src/local/payloads.ts) from the few fields a test
+// cares about; the ids Slack would issue (trigger ids, view hashes) are made up here. The stand-in runs lenient
+// in tests, so it takes them.
 
+export { FORM_CONTENT_TYPE as FORM, JSON_CONTENT_TYPE, formBody, interactiveBody } from '../../src/local/payloads';
+
+/** The channel tests type in unless they say otherwise. */
+export const CHANNEL = 'CINCIDENT';
+
+let issued = 0;
+/** A trigger_id no other request of this process carries. */
+export const newTriggerId = () => `trigger.${process.pid}.${++issued}.${Math.random().toString(36).slice(2, 8)}`;
+/** A view id no other submission of this process carries (a submission is claimed once per view). */
+export const newViewId = () => `V${process.pid}x${++issued}x${Math.random().toString(36).slice(2, 8)}`;
+
+export interface SlashCommandOptions {
+  text: string;
+  responseUrl: string;
+  /** UVIEWER unless said otherwise. */
+  user?: string;
+  /** CHANNEL unless said otherwise. */
+  channel?: string;
+  triggerId?: string;
+  /** `/vs` unless said otherwise. */
+  command?: string;
+}
+
+/** The fields of `/vs <text>` typed by `user` in `channel` (Socket Mode carries them as they are). */
+export function slashCommandFields(o: SlashCommandOptions): Record<string, string> {
+  return slack.slashCommand({
+    text: o.text,
+    user: o.user ?? 'UVIEWER',
+    channel: o.channel ?? CHANNEL,
+    responseUrl: o.responseUrl,
+    triggerId: o.triggerId ?? newTriggerId(),
+    ...(o.command ? { command: o.command } : {}),
+  });
+}
+
+/** The body of `/vs <text>`, as Slack posts it to the bot. */
+export const slashCommandBody = (o: SlashCommandOptions): string => slack.formBody(slashCommandFields(o));
+
+/** One input's entry in view.state.values. */
 export type StateValue =
   | { type: 'plain_text_input'; value: string | null }
   | { type: 'number_input'; value: string | null }
@@ -10,6 +51,7 @@ export type StateValue =
   | { type: 'checkboxes'; selected_options: { value: string; text: { type: 'plain_text'; text: string } }[] }
   | { type: 'conversations_select'; selected_conversation: string | null };
 
+/** What a person entered, by input kind. */
 export const input = {
   text: (value: string | null): StateValue => ({ type: 'plain_text_input', value }),
   number: (value: string | null): StateValue => ({ type: 'number_input', value }),
@@ -21,42 +63,12 @@ export const input = {
   channel: (id: string | null): StateValue => ({ type: 'conversations_select', selected_conversation: id }),
 };
 
-/** block_id = action_id in our modals. */
+/** view.state.values from entries by field (block_id = action_id in our modals). */
 export function stateOf(fields: Record<string, StateValue>): Record<string, Record<string, StateValue>> {
   return Object.fromEntries(Object.entries(fields).map(([id, v]) => [id, { [id]: v }]));
 }
 
-/** Who an interactive payload comes from, and the app and workspace it is for. */
-const sentBy = (user: string) => ({
-  team: { id: 'T1', domain: 'acme' },
-  user: { id: user, username: 'someone', name: 'someone', team_id: 'T1' },
-  api_app_id: 'A1',
-  token: 'legacy',
-});
-
-/** A view as Slack sends it back to the app (in a submission, or with a click in it). */
-function storedView(o: { id: string; type: 'modal' | 'home'; callbackId: string; privateMetadata: string; values: Record<string, unknown> }) {
-  return {
-    id: o.id,
-    team_id: 'T1',
-    type: o.type,
-    blocks: [],
-    private_metadata: o.privateMetadata,
-    callback_id: o.callbackId,
-    state: { values: o.values },
-    hash: `h${Math.random()}`,
-    ...(o.type === 'modal' ? { title: { type: 'plain_text', text: 'x' }, close: null, submit: null } : {}),
-    clear_on_close: false,
-    notify_on_close: false,
-    previous_view_id: null,
-    root_view_id: o.id,
-    app_id: 'A1',
-    external_id: '',
-    app_installed_team_id: 'T1',
-    bot_id: 'BBOT',
-  };
-}
-
+/** A form submitted: the view `callbackId` with `privateMetadata`, filled in with `fields`. */
 export function viewSubmission(o: {
   callbackId: string;
   viewId: string;
@@ -65,75 +77,58 @@ export function viewSubmission(o: {
   fields: Record<string, StateValue>;
   responseUrls?: { block_id: string; action_id: string; channel_id: string; response_url: string }[];
 }) {
-  return {
-    type: 'view_submission',
-    ...sentBy(o.user),
-    trigger_id: `trigger.${Math.random()}`,
-    view: storedView({ id: o.viewId, type: 'modal', callbackId: o.callbackId, privateMetadata: o.privateMetadata, values: stateOf(o.fields) }),
-    response_urls: o.responseUrls ?? [],
-    is_enterprise_install: false,
-  };
-}
-
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
-  const ts = o.messageTs ?? '1.2';
-  return {
-    type: 'block_actions',
-    ...sentBy(o.user),
-    container: { type: 'message', message_ts: ts, channel_id: o.channel, is_ephemeral: false },
-    trigger_id: `trigger.${Math.random()}`,
-    channel: { id: o.channel, name: 'incident' },
-    message: { type: 'message', ts, text: 'rules' },
-    response_url: o.responseUrl,
-    actions: [{ type: 'button', block_id: 'pager', action_id: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, action_ts: '1.3' }],
-  };
-}
-
-export function globalShortcut(o: { user: string; callbackId: string }) {
-  return {
-    type: 'shortcut',
-    token: 'legacy',
-    action_ts: '1.1',
-    team: { id: 'T1', domain: 'acme' },
-    user: { id: o.user, username: 'someone', team_id: 'T1' },
-    callback_id: o.callbackId,
-    trigger_id: `trigger.${Math.random()}`,
-    is_enterprise_install: false,
-  };
-}
-
-/** The Events API envelope of app_home_opened, built as the stand-in builds it (src/local/events.ts). */
-export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: Json }) {
-  return eventCallback(appHomeOpenedEvent({ user: o.user, tab: o.tab ?? 'home', eventTs: '1.1', ...(o.view ? { view: o.view } : {}) }), {
-    teamId: 'T1',
-    apiAppId: 'A1',
-    botUserId: 'UBOT',
-    eventId: `Ev${Math.random().toString(36).slice(2)}`,
-    eventTime: Math.floor(Date.now() / 1000),
+  const view = slack.modalView({
+    id: o.viewId,
+    view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, callback_id: o.callbackId, private_metadata: o.privateMetadata },
+    values: stateOf(o.fields),
+    hash: `h${Math.random()}`,
   });
+  return slack.viewSubmission({ user: o.user, triggerId: newTriggerId(), view, ...(o.responseUrls ? { responseUrls: o.responseUrls } : {}) });
+}
+
+/** A click on button `actionId` (carrying `value`) in a message in `channel` (its ts `messageTs`, 1.2 unless said). */
+export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
+  return slack.blockActions({
+    user: o.user,
+    triggerId: newTriggerId(),
+    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
+    actions: [
+      slack.actionOf({ type: 'button', blockId: 'pager', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, actionTs: '1.3' }),
+    ],
+  });
+}
+
+/** A global shortcut (the lightning menu). */
+export function globalShortcut(o: { user: string; callbackId: string }) {
+  return slack.shortcut({ user: o.user, callbackId: o.callbackId, triggerId: newTriggerId(), actionTs: '1.1' });
+}
+
+/** An Events API envelope around `event` (send it as JSON), with an event_id of its own; `source` for another workspace. */
+export function eventCallback(event: slack.Json, source: events.EventSource = {}) {
+  return events.eventCallback(event, { ...source, eventId: `Ev${process.pid}x${++issued}`, eventTime: Math.floor(Date.now() / 1000) });
+}
+
+/** `user` opening the app's Home tab (or its Messages tab); `view`: the Home tab last published for them. */
+export function appHomeOpened(o: { user: string; tab?: 'home' | 'messages'; view?: slack.Json }) {
+  return eventCallback(
+    events.appHomeOpenedEvent({ user: o.user, tab: o.tab ?? 'home', eventTs: String(Date.now() / 1000), ...(o.view ? { view: o.view } : {}) }),
+  );
 }
 
 /** A button pressed in a view (the Home tab, or a modal): no channel, no response_url, a trigger_id. */
 export function viewButtonClick(o: { user: string; actionId: string; value?: string; viewId?: string; viewType?: 'home' | 'modal' }) {
   const viewId = o.viewId ?? 'VHOME';
-  return {
-    type: 'block_actions',
-    ...sentBy(o.user),
-    container: { type: 'view', view_id: viewId },
-    trigger_id: `trigger.${Math.random()}`,
-    view: storedView({ id: viewId, type: o.viewType ?? 'home', callbackId: 'home', privateMetadata: '', values: {} }),
-    actions: [
-      {
-        type: 'button',
-        block_id: 'b',
-        action_id: o.actionId,
-        ...(o.value ? { value: o.value } : {}),
-        text: { type: 'plain_text', text: 'x' },
-        action_ts: '1.3',
-      },
-    ],
-    is_enterprise_install: false,
-  };
+  const view = slack.modalView({
+    id: viewId,
+    view: { type: o.viewType ?? 'home', ...(o.viewType === 'modal' ? { title: { type: 'plain_text', text: 'x' } } : {}), callback_id: 'home' },
+    hash: `h${Math.random()}`,
+  });
+  return slack.blockActions({
+    user: o.user,
+    triggerId: newTriggerId(),
+    view,
+    actions: [slack.actionOf({ type: 'button', blockId: 'b', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'x' }, actionTs: '1.3' })],
+  });
 }
 
 /**
@@ -151,9 +146,9 @@ export function linkShared(o: {
   source?: 'composer' | 'conversations_history';
   orgWide?: { enterpriseId: string; teamId: string; channelTeamId: string };
 }) {
-  const event = linkSharedEvent({
+  const event = events.linkSharedEvent({
     user: o.user,
-    channel: o.channel ?? 'CINCIDENT',
+    channel: o.channel ?? CHANNEL,
     messageTs: o.messageTs ?? `${1_700_000_000 + Math.floor(Math.random() * 1e6)}.000100`,
     links: o.urls.map((url) => ({ url, domain: new URL(url).hostname })),
     ...(o.unfurlId ? { unfurlId: o.unfurlId } : {}),
@@ -163,8 +158,6 @@ export function linkShared(o: {
     teamId: o.orgWide?.teamId ?? 'T1',
     apiAppId: 'A1',
     botUserId: 'UBOT',
-    eventId: `Ev${Math.random().toString(36).slice(2)}`,
-    eventTime: Math.floor(Date.now() / 1000),
     ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
   });
 }

@@ -1,10 +1,11 @@
 import { request } from 'undici';
-import { sign } from '../../src/local/signing';
+import { sign, signatureHeaders } from '../../src/local/signing';
 
 export { sign };
 
-// Builds requests exactly as Slack sends them: form-encoded bodies signed with
-// v0=HMAC-SHA256(signing secret, "v0:<timestamp>:<body>").
+// Sends a body to the bot as Slack does: signed with v0=HMAC-SHA256(signing
+// secret, "v0:<timestamp>:<body>") (or forged, stale, unsigned, on request).
+// The bodies themselves are built in payloads.ts.
 
 export interface SlackRequestOptions {
   /** Override the signature (forged requests). */
@@ -31,11 +32,10 @@ export async function postToSlackEndpoint(
   contentType: string,
   options: SlackRequestOptions = {},
 ): Promise<SlackHttpResponse> {
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
   if (!options.unsigned) {
-    headers['x-slack-request-timestamp'] = String(timestamp);
-    headers['x-slack-signature'] = options.signature ?? sign(secret, timestamp, body);
+    const signed = signatureHeaders(secret, body, options.timestamp);
+    Object.assign(headers, signed, options.signature ? { 'x-slack-signature': options.signature } : {});
   }
   const started = performance.now();
   const res = await request(url, { method: 'POST', headers, body });
@@ -46,36 +46,4 @@ export async function postToSlackEndpoint(
     json: (): unknown => (text ? JSON.parse(text) : undefined),
     ms: performance.now() - started,
   };
-}
-
-export interface SlashCommandFields {
-  text: string;
-  user_id?: string;
-  channel_id?: string;
-  response_url: string;
-  trigger_id?: string;
-  command?: string;
-}
-
-export function slashCommandBody(fields: SlashCommandFields): string {
-  return new URLSearchParams({
-    token: 'legacy-verification-token',
-    team_id: 'T1',
-    team_domain: 'acme',
-    channel_id: fields.channel_id ?? 'CINCIDENT',
-    channel_name: 'incident-42',
-    user_id: fields.user_id ?? 'UVIEWER',
-    user_name: 'someone',
-    command: fields.command ?? '/vs',
-    text: fields.text,
-    api_app_id: 'A1',
-    is_enterprise_install: 'false',
-    response_url: fields.response_url,
-    trigger_id: fields.trigger_id ?? `trigger.${Date.now()}.${Math.random().toString(36).slice(2)}`,
-  }).toString();
-}
-
-/** Interactive payloads (block_actions, view_submission, shortcut) travel as payload=<json>. */
-export function interactiveBody(payload: unknown): string {
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }

@@ -1,6 +1,10 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { JSON_CONTENT_TYPE } from '../../src/local/payloads';
+import { sign } from '../../src/local/signing';
 import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../src/local/standin';
+import { useStarted } from './use-started';
 
 // The Slack stand-in on its own, delivering to a stand-in for the bot's
 // /slack/events that records every request and answers as the test says
@@ -12,10 +16,20 @@ export interface ReceivedRequest {
   body: string;
 }
 
+/** Whether a request the bot's endpoint received carries Slack's signature of its timestamp and body with `secret`. */
+export const signedWith = ({ headers, body }: ReceivedRequest, secret: string): boolean =>
+  headers['x-slack-signature'] === sign(secret, Number(headers['x-slack-request-timestamp']), body);
+
 export interface StandInWithBot {
   standIn: SlackStandIn;
   /** What the bot's endpoint received, in order of arrival. */
   received: ReceivedRequest[];
+  /** Calls the stand-in's Web API method as the app does (JSON, `token`: the bot's unless said): Slack's answer. */
+  api<T = Record<string, unknown>>(
+    method: string,
+    args: Record<string, unknown>,
+    token?: string,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: T }>;
   /** Forgets what the stand-in recorded and what the endpoint received. */
   reset(): void;
   close(): Promise<void>;
@@ -41,6 +55,14 @@ export async function startStandInWithBot(
   return {
     standIn,
     received,
+    async api<T>(method: string, args: Record<string, unknown>, token = options.botToken) {
+      const res = await request(`${standIn.apiUrl}${method}`, {
+        method: 'POST',
+        headers: { 'content-type': JSON_CONTENT_TYPE, authorization: `Bearer ${token}` },
+        body: JSON.stringify(args),
+      });
+      return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as T };
+    },
     reset() {
       standIn.reset();
       received.length = 0;
@@ -51,4 +73,18 @@ export async function startStandInWithBot(
       await new Promise((resolve) => bot.close(resolve));
     },
   };
+}
+
+/** startStandInWithBot for the enclosing describe block (or file), reset before each test. */
+export function useStandInWithBot(
+  options: Omit<SlackStandInOptions, 'eventsUrl'>,
+  answer?: (body: string) => { status: number; body: string },
+): StandInWithBot {
+  const slack = useStarted(
+    'the stand-in',
+    () => startStandInWithBot(options, answer),
+    (started) => started.close(),
+  );
+  beforeEach(() => slack.reset());
+  return slack;
 }

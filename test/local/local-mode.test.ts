@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { spawnBot, spawnMain, type SpawnedBot } from '../helpers/spawned-bot';
+import { waitFor } from '../helpers/wait';
 
 // Local mode at the protocol level: the bot started as `npm start` starts it
 // with no Slack variable at all, driven through the stand-in's own endpoints
@@ -37,15 +37,9 @@ async function state(): Promise<State> {
   return (await res.body.json()) as State;
 }
 
-async function until<T>(find: (s: State) => T | undefined, what: string, timeoutMs = 8000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const found = find(await state());
-    if (found !== undefined) return found;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** The stand-in's state once `find` finds something in it, bounded. */
+const until = <T>(find: (s: State) => T | undefined, what: string, within = 8000): Promise<T> =>
+  waitFor(what, async () => find(await state()), { within, every: 25 });
 
 const textOf = (m: { blocks?: unknown; text?: string }) => JSON.stringify(m.blocks ?? []) + m.text;
 const fromBot = (s: State, channel: string, test: (m: Message) => boolean) => s.messages.find((m) => m.channel === channel && m.kind === 'bot' && test(m));
@@ -195,6 +189,22 @@ test("a control-panel link posted on the page unfurls into the server's card; th
   expect(textOf(message.unfurls![url]!)).toContain('sandbox data');
 });
 
+test('the Workflows panel: the steps manifest.yml declares; a step run from the page completes with its outputs, a bad input is not sent', async () => {
+  type Run = { id: string; callbackId: string; user: string; state: string; outputs?: Record<string, unknown>; error?: string; token?: string };
+  const { functions } = (await state()) as State & { functions: Record<string, { title: string }> };
+  expect(Object.keys(functions)).toEqual(expect.arrayContaining(['vs_firewall_summary', 'vs_port_check', 'vs_autoscaling_summary']));
+  const refused = await call('/local/step', { user: 'U0VIEWER', callbackId: 'vs_port_check', inputs: { vs_id: '42', port: 'ssh' } });
+  expect(refused).toMatchObject({ status: 200, json: { ok: false, problems: { port: 'Enter a whole number.' } } });
+  const sent = await call('/local/step', { user: 'U0VIEWER', callbackId: 'vs_autoscaling_summary', inputs: { vs_id: '42' } });
+  expect(sent).toMatchObject({ status: 200, json: { ok: true, execution: { callbackId: 'vs_autoscaling_summary', user: 'U0VIEWER' } } });
+  const id = (sent.json.execution as Run).id;
+  const run = await until((s) => ((s as State & { executions: Run[] }).executions ?? []).find((x) => x.id === id && x.state !== 'running'), 'the completion');
+  expect(run).toMatchObject({ state: 'completed', outputs: { configured_count: 3 } });
+  // The page never sees the execution's token.
+  expect(run.token).toBeUndefined();
+  expect(JSON.stringify(await state())).not.toMatch(/xwfp-/);
+});
+
 test("the audit trail is kept in local mode's own file, never at VS_DB_PATH", () => {
   expect(existsSync(join(dir, 'data', 'local-mode', 'vs-chatops.sqlite'))).toBe(true);
   expect(existsSync(join(dir, 'deployment.sqlite'))).toBe(false);
@@ -213,16 +223,16 @@ test('configured roles replace the make-believe ones; another run in the same fo
       });
       await res.body.dump();
     };
-    const answerFor = async (user: string, pattern: RegExp) => {
-      const started = Date.now();
-      for (;;) {
-        const s = (await (await request(`${origin}/local/state`)).body.json()) as State & { people: { id: string; name: string }[] };
-        const found = s.messages.find((m) => m.kind === 'bot' && m.ephemeralTo === user && pattern.test(textOf(m)));
-        if (found) return { found, people: s.people };
-        if (Date.now() - started > 8000) throw new Error(`no answer matching ${pattern} for ${user}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    };
+    const answerFor = (user: string, pattern: RegExp) =>
+      waitFor(
+        `an answer matching ${pattern} for ${user}`,
+        async () => {
+          const s = (await (await request(`${origin}/local/state`)).body.json()) as State & { people: { id: string; name: string }[] };
+          const found = s.messages.find((m) => m.kind === 'bot' && m.ephemeralTo === user && pattern.test(textOf(m)));
+          return found && { found, people: s.people };
+        },
+        { within: 8000, every: 25 },
+      );
     await post('whoami', 'U0VIEWER');
     await answerFor('U0VIEWER', /admin/);
     await post('disk add 42', 'U0ADMIN');
@@ -238,19 +248,12 @@ test('configured roles replace the make-believe ones; another run in the same fo
 });
 
 describe('start-up refusals', () => {
-  const run = (env: Record<string, string>) =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const root = join(__dirname, '..', '..');
-      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '1', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.on('exit', (code) => resolve({ code, output }));
-    });
+  /** Starts the bot as `npm start` does and resolves with how it ended and what it wrote (bounded: it must stop by itself). */
+  const run = async (env: Record<string, string>) => {
+    const main = spawnMain({ PORT: '1', ...env });
+    const { code } = await main.exit('start-up to stop', 15_000);
+    return { code, output: main.output() };
+  };
 
   test('a real VS_API_URL with no Slack variable stops start-up and says why', async () => {
     const { code, output } = await run({ VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' });

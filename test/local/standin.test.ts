@@ -1,9 +1,7 @@
 import { request } from 'undici';
-import { sign } from '../../src/local/signing';
 import { LOCAL_MODE } from '../../src/config';
-import type { SlackStandIn } from '../../src/local/standin';
 import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../../src/local/workspace';
-import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '../helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from '../helpers/standin-with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that
@@ -11,41 +9,23 @@ import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '
 
 const TOKEN = 'xoxb-standin-test';
 let clock = 1_700_000_000_000;
-let standIn: SlackStandIn;
-let slack: StandInWithBot;
 let botAnswer: (body: string) => { status: number; body: string } = () => ({ status: 200, body: '' });
-let received: ReceivedRequest[];
-
-async function api(method: string, args: Record<string, unknown>, token = TOKEN) {
-  const res = await request(`${standIn.apiUrl}${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(args),
-  });
-  return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
-}
-
-const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
-
-beforeAll(async () => {
-  slack = await startStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => clock }, (body) => botAnswer(body));
-  ({ standIn, received } = slack);
-});
-
-afterAll(() => slack.close());
-
+const slack = useStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => clock }, (body) => botAnswer(body));
 beforeEach(() => {
-  slack.reset();
   botAnswer = () => ({ status: 200, body: '' });
 });
+
+const api = (method: string, args: Record<string, unknown>, token?: string) => slack.api(method, args, token);
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 
 describe('Block Kit limits and bad arguments, refused with Slack’s error codes', () => {
   test('51 blocks in a message: invalid_blocks, with the pointer Slack names, shown to the developer', async () => {
     const res = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x', blocks: Array.from({ length: 51 }, () => section('row')) });
     expect(res.body).toMatchObject({ ok: false, error: 'invalid_blocks' });
     expect((res.body.response_metadata as { messages: string[] }).messages).toContain('[ERROR] must be less than 51 items [json-pointer:/blocks]');
-    expect(standIn.state.refusals.at(-1)).toMatchObject({ source: 'chat.postMessage', error: 'invalid_blocks', channel: 'C0INCIDENT' });
-    expect(standIn.messagesIn('C0INCIDENT')).toHaveLength(0);
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ source: 'chat.postMessage', error: 'invalid_blocks', channel: 'C0INCIDENT' });
+    expect(slack.standIn.messagesIn('C0INCIDENT')).toHaveLength(0);
   });
 
   test.each([
@@ -95,7 +75,7 @@ describe('Block Kit limits and bad arguments, refused with Slack’s error codes
   });
 
   test('a modal title over 24 characters: invalid_arguments', async () => {
-    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const { triggerId } = await slack.standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
     const res = await api('views.open', {
       trigger_id: triggerId,
       view: { type: 'modal', title: { type: 'plain_text', text: 'A title far longer than Slack allows' }, blocks: [] },
@@ -121,15 +101,15 @@ describe('trigger_ids', () => {
   };
 
   test('work once, within 3 s, for the person who acted', async () => {
-    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const { triggerId } = await slack.standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
     const opened = await api('views.open', { trigger_id: triggerId, view: modal });
     expect(opened.body).toMatchObject({ ok: true, view: { type: 'modal', state: { values: {} } } });
-    expect(standIn.viewOf('U0OPERATOR')?.view.title).toEqual(modal.title);
+    expect(slack.standIn.viewOf('U0OPERATOR')?.view.title).toEqual(modal.title);
     expect((await api('views.open', { trigger_id: triggerId, view: modal })).body.error).toBe('exchanged_trigger_id');
   });
 
   test('expire after 3 s; one never issued is invalid', async () => {
-    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const { triggerId } = await slack.standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
     clock += 3001;
     expect((await api('views.open', { trigger_id: triggerId, view: modal })).body.error).toBe('expired_trigger_id');
     expect((await api('views.open', { trigger_id: '123.456.abc', view: modal })).body.error).toBe('invalid_trigger_id');
@@ -138,20 +118,19 @@ describe('trigger_ids', () => {
 
 describe('requests to the bot', () => {
   test('are signed as Slack signs them', async () => {
-    await standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
-    const [request_] = received;
-    const timestamp = Number(request_!.headers['x-slack-request-timestamp']);
-    expect(request_!.headers['x-slack-signature']).toBe(sign('shh', timestamp, request_!.body));
+    await slack.standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
+    const [request_] = slack.received;
+    expect(signedWith(request_!, 'shh')).toBe(true);
     const form = new URLSearchParams(request_!.body);
     expect(form.get('command')).toBe('/vs');
     expect(form.get('text')).toBe('firewall 42');
-    expect(form.get('response_url')).toMatch(new RegExp(`^${standIn.origin}/response/`));
+    expect(form.get('response_url')).toMatch(new RegExp(`^${slack.standIn.origin}/response/`));
   });
 
   test('an ack that is not 200 is told to the person, as Slack does', async () => {
     botAnswer = () => ({ status: 500, body: '' });
-    await standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
-    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').at(-1)).toMatchObject({
+    await slack.standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
+    expect(slack.standIn.messagesIn('C0INCIDENT', 'U0VIEWER').at(-1)).toMatchObject({
       kind: 'notice',
       ephemeralTo: 'U0VIEWER',
       text: '/vs failed with the error "dispatch_failed"',
@@ -166,9 +145,9 @@ describe('response_url semantics', () => {
   }
 
   test('ephemeral by default, in_channel for everyone, replace_original in place, delete_original removes', async () => {
-    const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'firewall 45');
+    const { responseUrl } = await slack.standIn.command('U0VIEWER', 'C0GENERAL', 'firewall 45');
     expect(await postTo(responseUrl, { text: 'just you' })).toEqual({ status: 200, text: 'ok' });
-    expect(standIn.messagesIn('C0GENERAL', 'U0ADMIN').map((m) => m.text)).not.toContain('just you');
+    expect(slack.standIn.messagesIn('C0GENERAL', 'U0ADMIN').map((m) => m.text)).not.toContain('just you');
     expect(
       await postTo(responseUrl, {
         response_type: 'in_channel',
@@ -179,10 +158,10 @@ describe('response_url semantics', () => {
         ],
       }),
     ).toMatchObject({ status: 200 });
-    const summary = standIn.messagesIn('C0GENERAL', 'U0ADMIN').find((m) => m.text === 'page 1')!;
+    const summary = slack.standIn.messagesIn('C0GENERAL', 'U0ADMIN').find((m) => m.text === 'page 1')!;
     // A click on Next gets a response_url tied to that message.
-    await standIn.click('U0VIEWER', { channel: 'C0GENERAL', ts: summary.ts }, 'firewall_page_next');
-    const click = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as {
+    await slack.standIn.click('U0VIEWER', { channel: 'C0GENERAL', ts: summary.ts }, 'firewall_page_next');
+    const click = JSON.parse(new URLSearchParams(slack.received.at(-1)!.body).get('payload')!) as {
       response_url: string;
       actions: { action_id: string; value: string }[];
       container: { message_ts: string };
@@ -190,19 +169,19 @@ describe('response_url semantics', () => {
     expect(click.actions[0]).toMatchObject({ action_id: 'firewall_page_next', value: '45:2' });
     expect(click.container.message_ts).toBe(summary.ts);
     await postTo(click.response_url, { replace_original: true, text: 'page 2' });
-    const after = standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot');
+    const after = slack.standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot');
     expect(after.map((m) => [m.ts, m.text, m.replaced])).toEqual([[summary.ts, 'page 2', true]]);
     await postTo(click.response_url, { delete_original: true });
-    expect(standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot')).toHaveLength(0);
+    expect(slack.standIn.messagesIn('C0GENERAL', 'U0ADMIN').filter((m) => m.kind === 'bot')).toHaveLength(0);
   });
 
   test('invalid blocks: 400 invalid_blocks; a URL never issued: 404; used five times: 404 used_url', async () => {
-    const { responseUrl } = await standIn.command('U0VIEWER', 'C0GENERAL', 'help');
+    const { responseUrl } = await slack.standIn.command('U0VIEWER', 'C0GENERAL', 'help');
     expect(await postTo(responseUrl, { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] })).toEqual({
       status: 400,
       text: 'invalid_blocks',
     });
-    expect((await postTo(`${standIn.origin}/response/RNEVER`, { text: 'x' })).status).toBe(404);
+    expect((await postTo(`${slack.standIn.origin}/response/RNEVER`, { text: 'x' })).status).toBe(404);
     for (let i = 0; i < 5; i++) expect((await postTo(responseUrl, { text: `answer ${i}` })).status).toBe(200);
     expect(await postTo(responseUrl, { text: 'sixth' })).toEqual({ status: 404, text: 'used_url' });
   });
@@ -232,30 +211,33 @@ describe('view submissions and their acks', () => {
   };
 
   async function open(): Promise<string> {
-    const { triggerId } = await standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
+    const { triggerId } = await slack.standIn.command('U0OPERATOR', 'C0INCIDENT', 'disk add 42');
     const res = await api('views.open', { trigger_id: triggerId, view: form });
     return (res.body.view as { id: string }).id;
   }
 
   test('a required field left empty or a number below its minimum never reaches the app', async () => {
     const viewId = await open();
-    received.length = 0;
-    expect(await standIn.submit('U0OPERATOR', viewId, {})).toMatchObject({ outcome: 'errors', errors: { disk_size: 'Please complete this required field.' } });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '0' })).toMatchObject({
+    slack.received.length = 0;
+    expect(await slack.standIn.submit('U0OPERATOR', viewId, {})).toMatchObject({
+      outcome: 'errors',
+      errors: { disk_size: 'Please complete this required field.' },
+    });
+    expect(await slack.standIn.submit('U0OPERATOR', viewId, { disk_size: '0' })).toMatchObject({
       outcome: 'errors',
       errors: { disk_size: expect.stringMatching(/1 or more/) },
     });
-    expect(received).toHaveLength(0);
+    expect(slack.received).toHaveLength(0);
   });
 
   test('the state reaches the app as Slack shapes it; errors are shown, update replaces, an empty ack closes', async () => {
     const viewId = await open();
     botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'errors', errors: { disk_size: 'Too big' } }) });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20', is_swap: ['true'] })).toMatchObject({
+    expect(await slack.standIn.submit('U0OPERATOR', viewId, { disk_size: '20', is_swap: ['true'] })).toMatchObject({
       outcome: 'errors',
       errors: { disk_size: 'Too big' },
     });
-    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as {
+    const payload = JSON.parse(new URLSearchParams(slack.received.at(-1)!.body).get('payload')!) as {
       type: string;
       view: { id: string; state: { values: Record<string, Record<string, unknown>> } };
     };
@@ -264,11 +246,11 @@ describe('view submissions and their acks', () => {
       disk_size: { disk_size: { type: 'number_input', value: '20' } },
       is_swap: { is_swap: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Swap' }, value: 'true' }] } },
     });
-    expect(standIn.viewOf('U0OPERATOR')?.errors).toEqual({ disk_size: 'Too big' });
+    expect(slack.standIn.viewOf('U0OPERATOR')?.errors).toEqual({ disk_size: 'Too big' });
 
     botAnswer = () => ({ status: 200, body: JSON.stringify({ response_action: 'errors', errors: { nowhere: 'x' } }) });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'failed' });
-    expect(standIn.state.refusals.at(-1)).toMatchObject({ error: 'invalid_arguments' });
+    expect(await slack.standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'failed' });
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ error: 'invalid_arguments' });
 
     botAnswer = () => ({
       status: 200,
@@ -277,19 +259,19 @@ describe('view submissions and their acks', () => {
         view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, close: { type: 'plain_text', text: 'Close' }, blocks: [section('Working…')] },
       }),
     });
-    expect(await standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'updated' });
-    expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Working…')]);
+    expect(await slack.standIn.submit('U0OPERATOR', viewId, { disk_size: '20' })).toMatchObject({ outcome: 'updated' });
+    expect(slack.standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Working…')]);
     // The new view replaces the old one whole: no submit button left over from the form.
-    expect(standIn.viewOf('U0OPERATOR')?.view.submit).toBeNull();
-    expect(standIn.viewOf('U0OPERATOR')?.id).toBe(viewId);
+    expect(slack.standIn.viewOf('U0OPERATOR')?.view.submit).toBeNull();
+    expect(slack.standIn.viewOf('U0OPERATOR')?.id).toBe(viewId);
     expect(
       (await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'Add disk' }, blocks: [section('Done')] } })).body
         .ok,
     ).toBe(true);
-    expect(standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Done')]);
+    expect(slack.standIn.viewOf('U0OPERATOR')?.view.blocks).toEqual([section('Done')]);
 
-    await standIn.closeView('U0OPERATOR', viewId);
-    expect(standIn.viewOf('U0OPERATOR')).toBeUndefined();
+    await slack.standIn.closeView('U0OPERATOR', viewId);
+    expect(slack.standIn.viewOf('U0OPERATOR')).toBeUndefined();
     expect((await api('views.update', { view_id: viewId, view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [] } })).body.error).toBe(
       'not_found',
     );
@@ -299,28 +281,27 @@ describe('view submissions and their acks', () => {
 describe('the Home tab', () => {
   const home = (text: string, extra: Record<string, unknown> = {}) => ({ type: 'home', blocks: [section(text)], ...extra });
   const deliveredEvents = () =>
-    received
+    slack.received
       .filter((r) => String(r.headers['content-type']).startsWith('application/json'))
       .map((r) => ({ r, body: JSON.parse(r.body) as { type: string; event_id: string; event: Record<string, unknown> } }));
 
   test('opening it sends the bot a signed app_home_opened in the Events API envelope; once published, the event carries the view', async () => {
     const people = ['U0OPERATOR', 'U0VIEWER'];
-    await standIn.openHome(people[0]!);
+    await slack.standIn.openHome(people[0]!);
     const [first] = deliveredEvents();
-    const timestamp = Number(first!.r.headers['x-slack-request-timestamp']);
-    expect(first!.r.headers['x-slack-signature']).toBe(sign('shh', timestamp, first!.r.body));
+    expect(signedWith(first!.r, 'shh')).toBe(true);
     expect(first!.body).toMatchObject({ type: 'event_callback', team_id: 'T0LOCAL', api_app_id: 'A0VSCHATOPS', event_id: expect.stringMatching(/^Ev/) });
     expect(first!.body.event).toMatchObject({ type: 'app_home_opened', user: 'U0OPERATOR', tab: 'home', channel: expect.stringMatching(/^D/) });
     expect(first!.body.event.view).toBeUndefined();
 
     const published = await api('views.publish', { user_id: 'U0OPERATOR', view: home('Hello Otto') });
     expect(published.body).toMatchObject({ ok: true, view: { type: 'home', blocks: [section('Hello Otto')] } });
-    await standIn.openHome('U0OPERATOR');
+    await slack.standIn.openHome('U0OPERATOR');
     const second = deliveredEvents()[1]!;
     expect(second.body.event_id).not.toBe(first!.body.event_id);
     expect(second.body.event.view).toMatchObject({ id: (published.body.view as { id: string }).id, type: 'home' });
     // Each person has their own.
-    expect(standIn.state.homes.has('U0VIEWER')).toBe(false);
+    expect(slack.standIn.state.homes.has('U0VIEWER')).toBe(false);
   });
 
   test('views.publish keeps one view per person: the same id, a new hash each time, hash_conflict for a stale hash', async () => {
@@ -330,7 +311,7 @@ describe('the Home tab', () => {
     expect(second.id).toBe(first.id);
     expect(second.hash).not.toBe(first.hash);
     expect((await api('views.publish', { user_id: 'U0VIEWER', view: home('three'), hash: first.hash })).body.error).toBe('hash_conflict');
-    expect(standIn.state.homes.get('U0VIEWER')?.blocks).toEqual([section('two')]);
+    expect(slack.standIn.state.homes.get('U0VIEWER')?.blocks).toEqual([section('two')]);
   });
 
   test.each([
@@ -354,8 +335,8 @@ describe('the Home tab', () => {
     const res = await api('views.publish', args);
     expect(res.body).toMatchObject({ ok: false, error });
     if (pointer) expect(JSON.stringify(res.body.response_metadata)).toContain(`[json-pointer:${pointer}]`);
-    expect(standIn.state.homes.has('U0ADMIN')).toBe(false);
-    expect(standIn.state.refusals.at(-1)).toMatchObject({ source: 'views.publish', error });
+    expect(slack.standIn.state.homes.has('U0ADMIN')).toBe(false);
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ source: 'views.publish', error });
   });
 
   test('a button in it reaches the bot as block_actions from the view (no channel, no response_url); only its owner can press it', async () => {
@@ -369,10 +350,10 @@ describe('the Home tab', () => {
         }),
       })
     ).body.view as { id: string };
-    expect(await standIn.click('U0VIEWER', { viewId: view.id }, 'home_go')).toEqual({ error: 'no such view' });
-    expect(received).toHaveLength(0);
-    expect((await standIn.click('U0ADMIN', { viewId: view.id }, 'home_go')).ack).toMatchObject({ status: 200 });
-    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
+    expect(await slack.standIn.click('U0VIEWER', { viewId: view.id }, 'home_go')).toEqual({ error: 'no such view' });
+    expect(slack.received).toHaveLength(0);
+    expect((await slack.standIn.click('U0ADMIN', { viewId: view.id }, 'home_go')).ack).toMatchObject({ status: 200 });
+    const payload = JSON.parse(new URLSearchParams(slack.received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
     expect(payload).toMatchObject({
       type: 'block_actions',
       user: { id: 'U0ADMIN' },
@@ -394,10 +375,10 @@ describe('the Home tab', () => {
     const view = (await api('views.publish', { user_id: 'U0ADMIN', view: home('Pending', { blocks: [approve('a1'), approve('a2')] }) })).body.view as {
       id: string;
     };
-    expect((await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a2')).ack).toMatchObject({ status: 200 });
-    const payload = JSON.parse(new URLSearchParams(received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
+    expect((await slack.standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a2')).ack).toMatchObject({ status: 200 });
+    const payload = JSON.parse(new URLSearchParams(slack.received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
     expect(payload.actions).toMatchObject([{ action_id: 'approval_approve', block_id: 'approval_a2', value: 'a2' }]);
-    expect(await standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a3')).toEqual({ error: 'no such button' });
+    expect(await slack.standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a3')).toEqual({ error: 'no such button' });
   });
 });
 
@@ -408,18 +389,21 @@ describe('chat.update', () => {
     const posted = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'asked', blocks: [section('asked'), actions] });
     const ts = posted.body.ts as string;
     const seen: unknown[] = [];
-    const stop = standIn.state.subscribe((e) => e.type === 'message' && seen.push(e.message));
+    const stop = slack.standIn.state.subscribe((e) => e.type === 'message' && seen.push(e.message));
     const updated = await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'approved', blocks: [section('approved by Ada')] });
     expect(updated.body).toMatchObject({ ok: true, channel: 'C0INCIDENT', ts, message: { text: 'approved', blocks: [section('approved by Ada')] } });
-    expect(standIn.messagesIn('C0INCIDENT', 'U0VIEWER').filter((m) => m.kind === 'bot')).toEqual([
+    expect(slack.standIn.messagesIn('C0INCIDENT', 'U0VIEWER').filter((m) => m.kind === 'bot')).toEqual([
       expect.objectContaining({ ts, text: 'approved', blocks: [section('approved by Ada')], replaced: true }),
     ]);
     expect(seen).toEqual([expect.objectContaining({ ts, text: 'approved' })]);
     // Text alone keeps the blocks; an empty list of blocks removes them.
     await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'approved (text only)' });
-    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)).toMatchObject({ text: 'approved (text only)', blocks: [section('approved by Ada')] });
+    expect(slack.standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)).toMatchObject({
+      text: 'approved (text only)',
+      blocks: [section('approved by Ada')],
+    });
     await api('chat.update', { channel: 'C0INCIDENT', ts, text: 'plain', blocks: [] });
-    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)?.blocks).toBeUndefined();
+    expect(slack.standIn.messagesIn('C0INCIDENT').find((m) => m.ts === ts)?.blocks).toBeUndefined();
     stop();
   });
 
@@ -436,7 +420,7 @@ describe('chat.update', () => {
 
 describe('channel membership, paged as Slack pages it', () => {
   const big = Array.from({ length: 50_000 }, (_, i) => (i === 31_234 ? 'U0OPERATOR' : `UMEMBER${i}`));
-  beforeAll(() => standIn.setChannelMembers('C0BIG', big));
+  beforeAll(() => slack.standIn.setChannelMembers('C0BIG', big));
 
   test('conversations.members: 100 a page by default, at most 1000, next_cursor empty on the last page', async () => {
     expect(((await api('conversations.members', { channel: 'C0BIG' })).body.members as string[]).length).toBe(100);
@@ -475,23 +459,23 @@ describe('the make-believe workspace', () => {
 
 describe('fault injection', () => {
   test('429 with Retry-After, ok:false with a given error, a slow answer, and only as many times as asked', async () => {
-    standIn.fault('chat.postMessage', { status: 429, retryAfterSeconds: 7, times: 1 });
+    slack.standIn.fault('chat.postMessage', { status: 429, retryAfterSeconds: 7, times: 1 });
     const limited = await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x' });
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('7');
     expect(limited.body).toEqual({ ok: false, error: 'ratelimited' });
     expect((await api('chat.postMessage', { channel: 'C0INCIDENT', text: 'x' })).body.ok).toBe(true);
 
-    standIn.fault('usergroups.users.list', { error: 'fatal_error' });
+    slack.standIn.fault('usergroups.users.list', { error: 'fatal_error' });
     expect((await api('usergroups.users.list', { usergroup: 'S0ONCALL' })).body).toEqual({ ok: false, error: 'fatal_error' });
 
-    standIn.fault('auth.test', { delayMs: 150, times: 1 });
+    slack.standIn.fault('auth.test', { delayMs: 150, times: 1 });
     const started = Date.now();
     const slow = api('auth.test', {});
     const first = await Promise.race([slow.then(() => 'answer'), new Promise((r) => setTimeout(() => r('still waiting'), 50))]);
     expect(first).toBe('still waiting');
     expect((await slow).body.ok).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
-    expect(standIn.callsTo('auth.test').map((c) => c.ok)).toEqual([true]);
+    expect(slack.standIn.callsTo('auth.test').map((c) => c.ok)).toEqual([true]);
   });
 });

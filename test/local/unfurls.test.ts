@@ -1,8 +1,5 @@
-import { request } from 'undici';
 import { linksOf } from '../../src/local/events';
-import { sign } from '../../src/local/signing';
-import type { SlackStandIn } from '../../src/local/standin';
-import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '../helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from '../helpers/standin-with-bot';
 
 // Link unfurls as the stand-in does them, Slack's way: a person's message
 // with links of the app's unfurl domains reaches the app as a signed
@@ -12,18 +9,8 @@ import { startStandInWithBot, type ReceivedRequest, type StandInWithBot } from '
 
 const TOKEN = 'xoxb-unfurl-test';
 const PANEL = 'https://panel.example.com';
-let standIn: SlackStandIn;
-let slack: StandInWithBot;
-let received: ReceivedRequest[];
-
-async function api(method: string, args: Record<string, unknown>) {
-  const res = await request(`${standIn.apiUrl}${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(args),
-  });
-  return (await res.body.json()) as Record<string, unknown>;
-}
+const slack = useStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', panel: { url: PANEL, servers: [42, 43] } });
+const api = async (method: string, args: Record<string, unknown>) => (await slack.api(method, args)).body;
 
 type LinkShared = {
   type: string;
@@ -32,19 +19,10 @@ type LinkShared = {
 
 const card = (text: string) => ({ blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
 
-beforeAll(async () => {
-  slack = await startStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', panel: { url: PANEL, servers: [42, 43] } });
-  ({ standIn, received } = slack);
-});
-
-afterAll(() => slack.close());
-
-beforeEach(() => slack.reset());
-
-/** Posts as Vera in #incident; returns the message and the link_shared the app received (if any). */
+/** Posts as Vera in #incident; returns the message and the link_shared the app slack.received (if any). */
 async function post(text: string) {
-  const { message, ack } = await standIn.post('U0VIEWER', 'C0INCIDENT', text);
-  const event = received.length > 0 ? (JSON.parse(received.at(-1)!.body) as LinkShared) : undefined;
+  const { message, ack } = await slack.standIn.post('U0VIEWER', 'C0INCIDENT', text);
+  const event = slack.received.length > 0 ? (JSON.parse(slack.received.at(-1)!.body) as LinkShared) : undefined;
   return { message, ack, event };
 }
 
@@ -52,10 +30,9 @@ describe('a message with links of the unfurl domain', () => {
   test('reaches the app as link_shared, signed and in JSON, naming the message, the poster and each link once', async () => {
     const { message, ack, event } = await post(`see ${PANEL}/virtual_machines/42, <${PANEL}/virtual_machines/43|VS 43> and ${PANEL}/virtual_machines/42`);
     expect(ack?.status).toBe(200);
-    expect(received).toHaveLength(1);
-    const { headers, body } = received[0]!;
-    expect(headers['content-type']).toBe('application/json');
-    expect(headers['x-slack-signature']).toBe(sign('shh', Number(headers['x-slack-request-timestamp']), body));
+    expect(slack.received).toHaveLength(1);
+    expect(slack.received[0]!.headers['content-type']).toBe('application/json');
+    expect(signedWith(slack.received[0]!, 'shh')).toBe(true);
     expect(event).toMatchObject({
       type: 'event_callback',
       event: {
@@ -71,13 +48,13 @@ describe('a message with links of the unfurl domain', () => {
       },
     });
     expect(event!.event.unfurl_id).toEqual(expect.any(String));
-    expect(standIn.messagesIn('C0INCIDENT').at(-1)).toMatchObject({ kind: 'post', author: 'U0VIEWER', ts: message.ts });
+    expect(slack.standIn.messagesIn('C0INCIDENT').at(-1)).toMatchObject({ kind: 'post', author: 'U0VIEWER', ts: message.ts });
   });
 
   test('a message without such links is posted, and the app hears nothing of it', async () => {
     const { ack } = await post('nothing to see at https://example.com/virtual_machines/42 or panel.example.com/virtual_machines/42');
     expect(ack).toBeUndefined();
-    expect(received).toEqual([]);
+    expect(slack.received).toEqual([]);
   });
 
   test('a domain covers its subdomains, not look-alikes; trailing punctuation ends the sentence, not the link', () => {
@@ -93,7 +70,7 @@ describe('chat.unfurl', () => {
     const { message } = await post(`look: ${url}`);
     expect(await api('chat.unfurl', { channel: 'C0INCIDENT', ts: message.ts, unfurls: { [url]: card('first') } })).toEqual({ ok: true });
     expect(await api('chat.unfurl', { channel: 'C0INCIDENT', ts: message.ts, unfurls: { [url]: card('second') } })).toEqual({ ok: true });
-    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toEqual({ [url]: card('second') });
+    expect(slack.standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toEqual({ [url]: card('second') });
   });
 
   test('attaches by unfurl_id and source as well', async () => {
@@ -102,7 +79,7 @@ describe('chat.unfurl', () => {
     expect(await api('chat.unfurl', { unfurl_id: event!.event.unfurl_id, source: 'conversations_history', unfurls: { [url]: card('by id') } })).toEqual({
       ok: true,
     });
-    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toEqual({ [url]: card('by id') });
+    expect(slack.standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toEqual({ [url]: card('by id') });
   });
 
   test('refuses what Slack refuses, with its error codes, and attaches nothing', async () => {
@@ -123,7 +100,7 @@ describe('chat.unfurl', () => {
       [{ ...at, unfurls: { [url]: card('x'.repeat(3001)) } }, 'cannot_parse_attachment'],
     ];
     for (const [args, error] of refusals) expect([error, await api('chat.unfurl', args)]).toEqual([error, expect.objectContaining({ ok: false, error })]);
-    expect(standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toBeUndefined();
-    expect(standIn.state.refusals.at(-1)).toMatchObject({ source: 'chat.unfurl', error: 'cannot_parse_attachment', channel: 'C0INCIDENT' });
+    expect(slack.standIn.messagesIn('C0INCIDENT').find((m) => m.ts === message.ts)?.unfurls).toBeUndefined();
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ source: 'chat.unfurl', error: 'cannot_parse_attachment', channel: 'C0INCIDENT' });
   });
 });

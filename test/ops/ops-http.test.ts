@@ -2,18 +2,16 @@ import type { ReceiverEvent } from '@slack/bolt';
 import { request } from 'undici';
 import { createLogger } from '../../src/log';
 import { deliveryClaim, deliveryKey, dropRetries } from '../../src/ops/deliveries';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, eventually } from '../helpers/drive';
+import { useHarness } from '../helpers/app-harness';
+import { answerTo } from '../helpers/drive';
+import { appHomeOpened } from '../helpers/payloads';
+import { waitFor } from '../helpers/wait';
 
 // The operations side of the real bot over HTTP: acks timed into metrics,
 // Slack's retries recognised, /readyz turning 503 before the listener closes.
 
 describe('the bot over HTTP', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_SHUTDOWN_DELAY_MS: '400' } });
-  });
-  afterAll(() => h.close());
+  const h = useHarness({ env: { VS_SHUTDOWN_DELAY_MS: '400' } });
 
   const origin = () => h.eventsUrl.replace('/slack/events', '');
 
@@ -30,22 +28,16 @@ describe('the bot over HTTP', () => {
   });
 
   test('an event Slack delivers again (X-Slack-Retry-Num) is not handled twice', async () => {
-    const event = JSON.stringify({
-      type: 'event_callback',
-      team_id: 'T1',
-      api_app_id: 'A1',
-      event_id: `Ev${Date.now()}`,
-      event_time: 1,
-      event: { type: 'app_home_opened', user: 'UVIEWER', channel: 'D1', tab: 'home' },
-    });
-    expect((await h.raw(event, 'application/json')).status).toBe(200);
+    const event = appHomeOpened({ user: 'UVIEWER' });
+    expect((await h.event(event)).status).toBe(200);
     // The first delivery is noted after the fact; the retry comes seconds later in real life.
-    await eventually(
-      async () => (await h.store.claims.claim(deliveryKey(JSON.parse(event) as Record<string, unknown>)!, new Date().toISOString())) === false,
-      3000,
-    );
-    expect((await h.raw(event, 'application/json', { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
-    expect(await eventually(() => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+    await waitFor('the first delivery to be noted', async () => (await h.store.claims.claim(deliveryKey(event)!, new Date().toISOString())) === false, {
+      within: 3000,
+    });
+    expect((await h.event(event, { headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } })).status).toBe(200);
+    await waitFor('the retry to be logged as a repeat', () => h.logs.some((l) => l.includes('Slack retried a delivery that already arrived')), {
+      within: 3000,
+    });
   });
 
   test('on shutdown /readyz answers 503 while the listener still serves, then the listener closes', async () => {
@@ -112,6 +104,20 @@ describe('dropRetries', () => {
     const late = await deliver({ event_id: 'Ev5' });
     expect(late).toMatchObject({ next: 1, ack: 0 });
     await expect(late.claim).resolves.toBe(false);
+  });
+
+  test('a workflow step is claimed by its execution id: delivered again under a new event id, it is dropped', async () => {
+    const step = (eventId: string, execution: string) => ({
+      type: 'event_callback',
+      event_id: eventId,
+      event: { type: 'function_executed', function_execution_id: execution, function: { callback_id: 'vs_firewall_summary' } },
+    });
+    expect(deliveryKey(step('Ev8', 'Fx1'))).toBe('delivery:event:function:Fx1');
+    const first = await deliver(step('Ev8', 'Fx1'));
+    await expect(first.claim).resolves.toBe(true);
+    await expect((await deliver(step('Ev9', 'Fx1'))).claim).resolves.toBe(false);
+    expect(await deliver(step('Ev8', 'Fx1'), 1)).toEqual({ next: 0, ack: 1, claim: undefined });
+    await expect((await deliver(step('Ev10', 'Fx2'))).claim).resolves.toBe(true);
   });
 
   test('submissions are left to the door; when the store cannot tell, a retry and a first delivery are handled', async () => {

@@ -1,8 +1,8 @@
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY, startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, eventually, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { useHarnessBehindFaults } from '../helpers/app-harness';
+import { answerTo, CHANNEL, goodDisk, openForm, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 import * as faults from '../helpers/cloud-fault-server';
-import type { CloudFaultServer, FaultHandler } from '../helpers/cloud-fault-server';
+import type { FaultHandler } from '../helpers/cloud-fault-server';
 
 // The cloud API failing in every way we know of, end to end through the real
 // Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
@@ -50,24 +50,7 @@ function expectUserMessage(m: Message, says: RegExp): void {
 }
 
 describe('cloud API faults through the real app (JSON)', () => {
-  let upstream: Sandbox;
-  let cloud: CloudFaultServer;
-  let h: Harness;
-  beforeAll(async () => {
-    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
-  });
-  afterAll(async () => {
-    await h.close();
-    await cloud.close();
-    await upstream.close();
-  });
-  beforeEach(() => {
-    cloud.heal();
-    h.slack.reset();
-    upstream.reset();
-  });
+  const { h, fault: cloud } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_OPERATORS: 'UOPER' } });
 
   test.each(cases)('$name: the user is told, only they see it, and the next command works', async ({ fault, says }) => {
     cloud.handle(fault);
@@ -147,7 +130,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Done/);
-    expect(await eventually(async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded')).toBe(true);
+    await waitFor('the change to be recorded as succeeded', async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded');
   });
 
   test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {
@@ -169,25 +152,13 @@ describe('cloud API faults through the real app (JSON)', () => {
       userId: 'UOPER',
     });
     // The channel hears that it was applied.
-    expect(await eventually(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')))).toBe(true);
+    await waitFor('the channel to hear it was applied', () => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')));
     cloud.heal();
   });
 });
 
 describe('cloud API faults through the real app (XML on the wire)', () => {
-  let upstream: Sandbox;
-  let cloud: CloudFaultServer;
-  let h: Harness;
-  beforeAll(async () => {
-    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({ cloudUrl: cloud.url, env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
-  });
-  afterAll(async () => {
-    await h.close();
-    await cloud.close();
-    await upstream.close();
-  });
+  const { h, fault: cloud } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: String(TIMEOUT_MS), VS_API_FORMAT: 'xml' } });
 
   test.each([
     { name: 'truncated XML', fault: faults.truncatedXml },

@@ -1,42 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { startHarness } from '../helpers/app-harness';
 import { CHANNEL, goodDisk, newViewId, openForm, sleep, submit, visibleText } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
-import { interactiveBody, postToSlackEndpoint } from '../helpers/signed-requests';
-import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { useProcessHarness } from '../helpers/process-harness';
 
 // Audit records survive a crash: the real bot, as a process, makes changes;
 // each change's result reaches Slack; the process is SIGKILLed (no shutdown
 // hook, no flush); the store, reopened, holds every change that completed.
 // And a submission delivered several times at once runs once.
 
-const SECRET = 'nothing-lost-signing-secret-0123';
-const FORM = 'application/x-www-form-urlencoded';
-
 describe('the real bot, SIGKILLed after changes', () => {
-  let dir: string;
-  let slack: SlackFake;
-  let bot: SpawnedBot | undefined;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'vs-nothing-lost-'));
-    slack = await startSlackFake();
-  });
-  afterAll(async () => {
-    await bot?.kill('SIGKILL');
-    await slack.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const world = useProcessHarness();
 
   test('every change whose result reached Slack is in the audit trail after the crash, and duplicates ran once', async () => {
-    const dbPath = join(dir, 'data', 'audit.sqlite');
-    bot = await spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-nothing-lost-0123456789',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
+    const { slack } = world;
+    // The built-in sandbox, in a data folder the bot has to create.
+    const dbPath = join(world.dir, 'data', 'audit.sqlite');
+    const bot = await world.spawn({
       VS_API_URL: 'sandbox',
       VS_DB_PATH: dbPath,
       VS_OPERATORS: 'UOPER',
@@ -44,7 +25,7 @@ describe('the real bot, SIGKILLed after changes', () => {
       // Twelve submissions of one operator in a moment: this test is not about the per-person limit.
       VS_CHANGES_PER_USER_PER_MINUTE: '1000',
     });
-    const send = (payload: unknown) => postToSlackEndpoint(bot!.eventsUrl, SECRET, interactiveBody(payload), FORM);
+    const send = (payload: unknown) => bot.interact(payload);
     const change = (i: number, viewId = `VLOST${i}`) =>
       viewSubmission({
         callbackId: 'disk_add',
@@ -71,7 +52,6 @@ describe('the real bot, SIGKILLed after changes', () => {
 
     const ended = await bot.kill('SIGKILL');
     expect(ended.signal).toBe('SIGKILL');
-    bot = undefined;
 
     const store = openSqliteStore(dbPath);
     try {

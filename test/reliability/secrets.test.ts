@@ -1,9 +1,7 @@
 import { inspect } from 'node:util';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, useHarnessBehindFaults } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, sleep, submit } from '../helpers/drive';
 import * as faults from '../helpers/cloud-fault-server';
-import type { CloudFaultServer } from '../helpers/cloud-fault-server';
 
 // With LOG_LEVEL=debug and the faults of the other reliability tests, no
 // API key, bot token or signing secret shows up anywhere a person or a log
@@ -11,19 +9,15 @@ import type { CloudFaultServer } from '../helpers/cloud-fault-server';
 // errors (serialised, inspected, with their causes).
 
 describe('secrets stay secret under faults', () => {
-  let upstream: Sandbox;
-  let cloud: CloudFaultServer;
-  let h: Harness;
+  // What the faults expose is gathered once, before the tests read it: nothing is reset between them.
+  const { h, fault: cloud } = useHarnessBehindFaults({
+    env: { VS_API_TIMEOUT_MS: '600', VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_AUDIT_CHANNEL: 'CAUDIT', LOG_LEVEL: 'debug' },
+    reset: false,
+  });
   let secrets: string[];
   const thrown: unknown[] = [];
 
   beforeAll(async () => {
-    upstream = await startSandbox({ port: 0, apiKey: API_KEY });
-    cloud = await faults.startCloudFaultServer({ upstream: upstream.url });
-    h = await startHarness({
-      cloudUrl: cloud.url,
-      env: { VS_API_TIMEOUT_MS: '600', VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_AUDIT_CHANNEL: 'CAUDIT', LOG_LEVEL: 'debug' },
-    });
     const credentials = Buffer.from(`${h.config.cloud.accountId}:${API_KEY}`).toString('base64');
     secrets = [API_KEY, credentials, BOT_TOKEN, SIGNING_SECRET];
 
@@ -77,12 +71,6 @@ describe('secrets stay secret under faults', () => {
     await h.raw('payload=%7B', 'application/x-www-form-urlencoded', { signature: 'v0=forged' });
     await sleep(1500);
   }, 60_000);
-
-  afterAll(async () => {
-    await h.close();
-    await cloud.close();
-    await upstream.close();
-  });
 
   const leaks = (text: string) => secrets.filter((s) => text.includes(s));
 

@@ -2,8 +2,9 @@ import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
 import { closedPortUrl } from '../helpers/cloud-fault-server';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, eventually, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { startHarness, useHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 import { input, viewSubmission } from '../helpers/payloads';
 
 // Slack itself failing: the Web API answering ok:false, rate-limiting with a
@@ -22,25 +23,16 @@ const linesAbout = (h: Harness, msg: RegExp) => parsed(h).filter((l) => msg.test
 
 /** Waits for the one-line summary a command writes when it is done, and returns it. */
 async function commandDone(h: Harness, user: string, timeoutMs = LISTENER_BOUND_MS): Promise<LogLine> {
-  let line: LogLine | undefined;
-  const ok = await eventually(() => (line = parsed(h).find((l) => l.msg === 'command' && l.user === user)) !== undefined, timeoutMs);
-  if (!ok || !line) throw new Error(`the command of ${user} did not finish within ${timeoutMs} ms`);
-  return line;
+  return waitFor(`the command of ${user} to finish`, () => parsed(h).find((l) => l.msg === 'command' && l.user === user), { within: timeoutMs });
 }
 
 describe('Slack Web API and response_url failures', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: ROLES });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-    h.logs.length = 0;
+  const h = useHarness({
+    env: ROLES,
+    beforeEach: (h) => {
+      h.slack.setGroup('SONCALL', ['UGROUPIE']);
+      h.logs.length = 0;
+    },
   });
 
   test('views.open after the trigger expired: the user is told to run the command again, and it is logged with context', async () => {
@@ -103,10 +95,10 @@ describe('Slack Web API and response_url failures', () => {
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(visibleText(ack.view)).toMatch(/Done/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
-    expect(await eventually(() => linesAbout(h, /could not post the result to the channel/).length > 0)).toBe(true);
+    await waitFor('the failed result post to be logged', () => linesAbout(h, /could not post the result to the channel/).length > 0);
     expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
     // The audit post stays in the outbox and is retried; the refusal is logged with Slack's reason.
-    expect(await eventually(() => linesAbout(h, /Slack did not take an audit post/).length > 0)).toBe(true);
+    await waitFor('the refused audit post to be logged', () => linesAbout(h, /Slack did not take an audit post/).length > 0);
     expect(JSON.stringify(linesAbout(h, /Slack did not take an audit post/)[0])).toContain('not_in_channel');
   });
 
@@ -141,11 +133,13 @@ describe('Slack Web API and response_url failures', () => {
       h.slack.on('views.update', () => ({ body: { ok: false, error: 'not_found' } }));
       const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ack.view)).toMatch(/Working on it/);
-      expect(
-        await eventually(async () => (await h.store.audit.latest(1))[0]?.target === 'vs:44' && (await h.store.audit.latest(1))[0]?.outcome !== 'started', 6000),
-      ).toBe(true);
+      await waitFor(
+        'the change to vs:44 to end',
+        async () => (await h.store.audit.latest(1))[0]?.target === 'vs:44' && (await h.store.audit.latest(1))[0]?.outcome !== 'started',
+        { within: 6000 },
+      );
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
-      expect(await eventually(() => linesAbout(h, /could not update the modal/).length > 0, 3000)).toBe(true);
+      await waitFor('the failed views.update to be logged', () => linesAbout(h, /could not update the modal/).length > 0, { within: 3000 });
       const [result] = await h.slack.waitForResponses(1, 3000);
       expect(visibleText(result!.body)).toMatch(/20 ?GB/);
     } finally {
@@ -155,13 +149,7 @@ describe('Slack Web API and response_url failures', () => {
 });
 
 describe('the Slack Web API unreachable', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness({ startWith: async () => ({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } }) });
 
   test('opening a form fails within bounded time, the user is told through the response_url, nothing crashes', async () => {
     const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
@@ -187,7 +175,9 @@ describe('the Slack Web API unreachable', () => {
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // The result post fails after its bounded retries, the audit post waits in the outbox; both are logged, not thrown.
-    expect(await eventually(() => h.logs.some((l) => l.includes('Slack did not take an audit post')), LISTENER_BOUND_MS)).toBe(true);
+    await waitFor('the refused audit post to be logged', () => h.logs.some((l) => l.includes('Slack did not take an audit post')), {
+      within: LISTENER_BOUND_MS,
+    });
     await sleep(50);
     expect(h.logs.some((l) => l.includes('"level":"error"') && l.includes('unhandled'))).toBe(false);
   });

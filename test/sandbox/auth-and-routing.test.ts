@@ -1,12 +1,8 @@
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { startSandbox } from '../../src/sandbox';
 import { call, parseXml } from './http';
+import { useSandbox } from '../helpers/use-started';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ accountId: 'acct-7', apiKey: 'k3y-for-tests' });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ accountId: 'acct-7', apiKey: 'k3y-for-tests' });
 
 describe('authentication', () => {
   it('answers 401 with a JSON error and a Basic challenge when no credentials are sent', async () => {

@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { AutoscalingSlot } from '../../src/cloud/schemas';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { call, parseXml, typed, unwrap, xmlItems } from './http';
+import { useSandbox } from '../helpers/use-started';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
+const sandbox = useSandbox({}, { reset: false });
 
 const SLOT_ORDER = [
   ['memory', 'up'],

@@ -1,14 +1,9 @@
 import { Backup } from '../../src/cloud/schemas';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { call, parseXml, typed } from './http';
+import { useSandbox } from '../helpers/use-started';
 
 const NOW = new Date('2026-03-14T09:26:53Z');
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => NOW });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ now: () => NOW });
 
 const BACKUP_FIELDS = [
   'id',

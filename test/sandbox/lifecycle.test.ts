@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { Backup, Disk, FirewallRule } from '../../src/cloud/schemas';
 import { defaultSeed, startSandbox, type SandboxSeed } from '../../src/sandbox';
-import { freePort } from '../helpers/spawned-bot';
+import { freePort, runToExit } from '../helpers/spawned-bot';
 import { call, postJson } from './http';
+import { awaitWithin, waitFor } from '../helpers/wait';
 
 const listenOn = (port: number) =>
   new Promise<void>((resolve, reject) => {
@@ -48,7 +49,8 @@ describe('sandbox lifecycle', () => {
       const order: string[] = [];
       const slow = call(sandbox, '/virtual_machines/42/auto_scaling.json').then((a) => order.push(`slow ${a.status}`));
       const slowDenied = call(sandbox, '/virtual_machines/42/auto_scaling.json', { auth: null }).then((a) => order.push(`slow ${a.status}`));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Both held by the delay as it was when they arrived (a fixed pause here loses the race on a busy machine).
+      await waitFor('the two slow requests to arrive', () => sandbox.requests.length >= 2);
       sandbox.setDelay(0);
       await call(sandbox, '/virtual_machines/42/auto_scaling.json').then((a) => order.push(`fast ${a.status}`));
       await Promise.all([slow, slowDenied]);
@@ -163,8 +165,7 @@ describe('npm run sandbox', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const deadline = Date.now() + 8_000;
-      while (!out.includes('Ctrl-C') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor('the sandbox to say it is listening', () => out.includes('Ctrl-C'), { within: 8000, every: 50, detail: () => out });
       expect(out).toMatch(/SIMULATOR .* FAKE data \(not a real cloud account\)/);
       const url = `http://127.0.0.1:${port}`;
       expect(out).toContain(`URL          ${url}\n`);
@@ -177,23 +178,13 @@ describe('npm run sandbox', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await awaitWithin('the sandbox to stop on SIGTERM', exited)).toBe(0);
     expect(out).toContain('GET /virtual_machines/42/firewall_rules.xml → 200');
   });
 });
 
 describe('npm run sandbox options', () => {
   const root = join(__dirname, '../..');
-  /** Runs a command that is expected to exit by itself; clean env, so no npm_config_ of the test run leaks in. */
-  const runToExit = (command: string, args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
   const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'src/sandbox/main.ts'), ...args]);
   const usageLine = 'usage: npm run sandbox -- [--port N] [--delay MS]';
 

@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import type { Approval, ExpiredApproval } from '../../src/store';
-import { approvalFacts, expireApprovals, postApprovalRequest, updateApprovalMessage } from '../../src/slack/approval-messages';
+import { approvalFacts, expireApprovals, postApprovalRequest, showClaimedRequest, updateApprovalMessage } from '../../src/slack/approval-messages';
+import { renderApprovalRequest } from '../../src/slack/blocks/approvals';
+import { renderWorkflowRequest } from '../../src/slack/blocks/workflow-requests';
 
 // The approval request's message in its channel (src/slack/approval-messages.ts):
 // posted once and remembered, updated in place by whichever instance settles
@@ -82,6 +84,15 @@ describe('posting a request', () => {
     expect(remembered).toEqual([['A-1', '1714557600.000100']]);
   });
 
+  test('a workflow’s request nobody has claimed yet is posted with its claim button, not Approve and Deny', async () => {
+    const { client, calls } = fakeSlack();
+    const unclaimed = approval({ status: 'awaiting_requester', requestedBy: '', workflowExecutionId: 'Wx1' });
+    expect(await postApprovalRequest({ setMessage: () => Promise.resolve() }, client, unclaimed, false, logs().log)).toBe('1714557600.000100');
+    const shown = renderWorkflowRequest(approvalFacts(unclaimed, false)!);
+    expect(calls.map((c) => c.args)).toEqual([{ channel: 'CINCIDENT', text: shown.text, blocks: shown.blocks }]);
+    expect(JSON.stringify(calls[0]!.args.blocks)).not.toContain('approval_approve');
+  });
+
   test('Slack refusing is logged, and says so to the caller; so does an answer without a ts', async () => {
     const { log, lines } = logs();
     const refusing = fakeSlack({ postMessage: slackRefuses('not_in_channel') });
@@ -97,7 +108,14 @@ describe('posting a request', () => {
     expect(await postApprovalRequest({ setMessage: () => Promise.reject(new Error('database is down')) }, client, approval(), false, log)).toBe(
       '1714557600.000100',
     );
-    expect(lines.join('\n')).toMatch(/could not remember where the approval request was posted/);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'could not remember where the approval request was posted',
+        approval: 'A-1',
+        error: expect.objectContaining({ message: 'database is down' }),
+      }),
+    );
   });
 
   test('a request of an action this version cannot read is not posted', async () => {
@@ -143,12 +161,47 @@ describe('updating a request in place', () => {
       { sandbox: false, log },
     );
     expect(refused).toMatchObject({ updated: false, message: { text: expect.stringMatching(/Expired/) } });
-    expect(lines.some((l) => l.includes('the approval request has no message to update'))).toBe(true);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: 'the approval request has no message to update', approval: 'A-1' }),
+    );
     expect(lines.find((l) => l.includes('could not update the approval request in place'))).toContain('message_not_found');
     expect(await updateApprovalMessage(fakeSlack().client, approval({ action: 'freeze' }), { kind: 'expired' }, { sandbox: false, log })).toEqual({
       updated: false,
       message: null,
     });
+  });
+});
+
+describe('a workflow’s request once claimed', () => {
+  const claimed = (o: Partial<Approval> = {}) => approval({ requestedBy: 'UOPER', workflowExecutionId: 'Wx1', ...o });
+
+  test('becomes the approval request in place: by its remembered ts, else the ts of the message clicked', async () => {
+    const { client, calls } = fakeSlack();
+    expect(await showClaimedRequest(client, claimed({ messageTs: '1.1' }), { sandbox: false, log: logs().log, ts: '9.9' })).toBe(true);
+    expect(await showClaimedRequest(client, claimed(), { sandbox: false, log: logs().log, ts: '9.9' })).toBe(true);
+    const shown = renderApprovalRequest(approvalFacts(claimed(), false)!);
+    expect(calls).toEqual([
+      { method: 'chat.update', args: { channel: 'CINCIDENT', ts: '1.1', text: shown.text, blocks: shown.blocks } },
+      { method: 'chat.update', args: { channel: 'CINCIDENT', ts: '9.9', text: shown.text, blocks: shown.blocks } },
+    ]);
+  });
+
+  test('with no message to update, or of an action this version cannot read, nothing is called; Slack refusing is logged', async () => {
+    const { log, lines } = logs();
+    const { client, calls } = fakeSlack();
+    expect(await showClaimedRequest(client, claimed(), { sandbox: false, log })).toBe(false);
+    expect(await showClaimedRequest(client, claimed({ action: 'freeze', messageTs: '1.1' }), { sandbox: false, log })).toBe(false);
+    expect(calls).toEqual([]);
+    const refusing = fakeSlack({ update: slackRefuses('message_not_found') });
+    expect(await showClaimedRequest(refusing.client, claimed({ messageTs: '1.1' }), { sandbox: false, log })).toBe(false);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'could not show the claimed request in place',
+        approval: 'A-1',
+        error: expect.objectContaining({ error: 'message_not_found' }) as unknown,
+      }),
+    ]);
   });
 });
 

@@ -1,9 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import type { ChannelMessage } from '../../src/local/state';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { forward, reply, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
-import { answerTo, CHANNEL, eventually, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
-import { buttonClick, input } from '../helpers/payloads';
+import { useHarnessBehindFaults } from '../helpers/app-harness';
+import { forward, reply } from '../helpers/cloud-fault-server';
+import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
+import { input } from '../helpers/payloads';
+import { answerToClick, approvalIdIn, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
+import { waitFor } from '../helpers/wait';
 
 // The second person, over the real Bolt app with signed requests: a change
 // named in VS_APPROVALS is asked for, posted in its channel with the exact
@@ -25,37 +26,27 @@ const ENV = {
 /** Servers whose disk POSTs the cloud API refuses with a 422. */
 const REFUSING_VS = 77;
 
-let h: Harness;
-let cloud: CloudFaultServer;
 /** Added to the real clock: the bot's fake clock. */
 let skew = 0;
 
-beforeAll(async () => {
-  cloud = await startCloudFaultServer();
-  h = await startHarness({ env: ENV, cloudUrl: cloud.url, now: () => Date.now() + skew });
-  cloud.handle((req: RecordedRequest, res: ServerResponse) => {
-    if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
-      return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
-    }
-    return forward(h.sandbox.url, req, res);
-  });
-});
-afterAll(async () => {
-  await h?.close();
-  await cloud?.close();
-});
-beforeEach(() => {
-  h.slack.reset();
-  h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
-  cloud.requests.length = 0;
+const { h, fault: cloud } = useHarnessBehindFaults({
+  env: ENV,
+  now: () => Date.now() + skew,
+  beforeEach: (h) => {
+    h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
+    cloud.handle((req, res) => {
+      if (req.method === 'POST' && req.url.startsWith(`/virtual_machines/${REFUSING_VS}/disks`)) {
+        return reply(res, 422, JSON.stringify({ errors: { disk_size: ['exceeds the free space of the data store (12 GB left)'] } }));
+      }
+      return forward(h.sandbox.url, req, res);
+    });
+  },
 });
 
 const changePosts = () => cloud.requests.filter((r) => r.method === 'POST');
 
-interface Asked {
+interface Asked extends PostedRequest {
   ack: Ack;
-  id: string;
-  ts: string;
   message: ChannelMessage;
 }
 
@@ -67,47 +58,12 @@ async function ask(user: string, text: string, fields: Parameters<typeof submit>
   const before = new Set(on.slack.messagesIn(CHANNEL).map((m) => m.ts));
   const view = await openForm(on, text, user);
   const ack = await submit(on, callbackId, user, view.private_metadata, fields);
-  let message: ChannelMessage | undefined;
-  if (!(await eventually(() => (message = on.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && isRequest(m))) !== undefined))) {
-    throw new Error(`no approval request was posted for "${text}"`);
-  }
-  const approve = (message!.blocks as { type: string; elements?: { action_id?: string; value?: string }[] }[])
-    .find((b) => b.type === 'actions')!
-    .elements!.find((e) => e.action_id === 'approval_approve')!;
-  return { ack, id: approve.value!, ts: message!.ts, message: message! };
+  const message = await waitFor(`the approval request for "${text}"`, () => on.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && isRequest(m)));
+  return { ack, id: approvalIdIn(message.blocks)!, channel: CHANNEL, ts: message.ts, message };
 }
 
 const askRestore = (user = 'UADMIN', backupId = 9) =>
   ask(user, `backup restore ${backupId}`, { confirm: input.text(String(backupId)), reason: input.text('table corrupted after the deploy') }, 'backup_restore');
-
-/** Clicks a request's button as `user`; returns what only they were told (ephemeral), if anything. */
-async function click(user: string, actionId: 'approval_approve' | 'approval_deny', asked: Pick<Asked, 'id' | 'ts'>, on = h) {
-  const responseUrl = on.slack.responseUrl();
-  const res = await on.interact(buttonClick({ user, channel: CHANNEL, actionId, value: asked.id, responseUrl, messageTs: asked.ts }));
-  expect(res.status).toBe(200);
-  return responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-}
-
-/** The ephemeral answer posted to a click's response_url. */
-async function toldTo(responseId: string): Promise<string> {
-  let body: unknown;
-  if (!(await eventually(() => (body = h.slack.responses.find((r) => r.id === responseId)?.body) !== undefined)))
-    throw new Error('the clicker was told nothing');
-  expect((body as { response_type?: string }).response_type).toBe('ephemeral');
-  return JSON.stringify(body);
-}
-
-/** The request's message as the channel sees it now (updated in place: the same ts). */
-const current = (asked: Pick<Asked, 'ts'>, on = h) => on.slack.messagesIn(CHANNEL).find((m) => m.ts === asked.ts)!;
-const updatedTo = async (asked: Pick<Asked, 'ts'>, pattern: RegExp, on = h) => {
-  const seen = () => JSON.stringify(current(asked, on));
-  if (!(await eventually(() => pattern.test(seen())))) throw new Error(`the request was not updated to ${pattern}: ${seen()}`);
-  return current(asked, on);
-};
-/** The request as the message shows it (its preformatted text). */
-const shownRequest = (message: ChannelMessage): string =>
-  JSON.parse(/"type":"rich_text_preformatted","elements":\[\{"type":"text","text":("(?:[^"\\]|\\.)*")/.exec(JSON.stringify(message.blocks))![1]!) as string;
-const recordsOf = async (id: string) => (await h.store.audit.latest(50)).filter((r) => r.approvalId === id).reverse();
 
 describe('asking for a change that needs a second person', () => {
   test('calls nothing, says so in the form, and posts the request in the channel with who, what, why, until when and the exact request', async () => {
@@ -127,7 +83,7 @@ describe('asking for a change that needs a second person', () => {
       ['approval_deny', asked.id],
     ]);
     expect(buttons[0]!.confirm).toMatchObject({ confirm: { text: 'Approve' }, deny: { text: 'Cancel' } });
-    expect(await recordsOf(asked.id)).toEqual([
+    expect(await recordsOf(h, asked.id)).toEqual([
       expect.objectContaining({
         outcome: 'requested',
         userId: 'UADMIN',
@@ -136,8 +92,8 @@ describe('asking for a change that needs a second person', () => {
       }),
     ]);
     // Declined so that it does not linger for the other tests.
-    await click('UADMIN2', 'approval_deny', asked);
-    await updatedTo(asked, /Denied/);
+    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await updatedTo(h, asked, /Denied/);
   });
 
   test('the same submission delivered twice asks once', async () => {
@@ -151,48 +107,48 @@ describe('asking for a change that needs a second person', () => {
     expect(acks.filter((a) => JSON.stringify(a).includes('Sent for approval'))).toHaveLength(1);
     const open = (await h.store.approvals.open(Date.now() + skew)).filter((a) => a.reason === 'twice');
     expect(open).toHaveLength(1);
-    expect(await eventually(() => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1)).toBe(true);
+    await waitFor('the request posted once', () => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1);
     const message = h.slack.messagesIn(CHANNEL).find((m) => isRequest(m) && JSON.stringify(m.blocks).includes(open[0]!.id))!;
-    await click('UADMIN2', 'approval_deny', { id: open[0]!.id, ts: message.ts });
+    await clickOn(h, 'UADMIN2', 'approval_deny', { id: open[0]!.id, channel: CHANNEL, ts: message.ts });
   });
 });
 
 describe('a click on the request', () => {
   test('by the requester is refused, told to them alone, recorded, and changes nothing', async () => {
     const asked = await askRestore('UADMIN');
-    const told = await toldTo(await click('UADMIN', 'approval_approve', asked));
+    const told = await answerToClick(h, 'UADMIN', 'approval_approve', asked);
     expect(told).toMatch(/a second person must decide it/);
     expect(changePosts()).toEqual([]);
-    expect(JSON.stringify(current(asked).blocks)).toContain('approval_approve');
-    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy])).toEqual([
+    expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy])).toEqual([
       ['requested', 'UADMIN', 'UADMIN'],
       ['denied', 'UADMIN', 'UADMIN'],
     ]);
-    await click('UADMIN2', 'approval_deny', asked);
+    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
   });
 
   test('by a viewer is refused with the role needed, and by an operator too (a restore needs an admin)', async () => {
     const asked = await askRestore('UADMIN');
-    expect(await toldTo(await click('UVIEWER', 'approval_approve', asked))).toMatch(/needs the admin role; you are a viewer/);
-    expect(await toldTo(await click('UOPER', 'approval_deny', asked))).toMatch(/needs the admin role; you are an operator/);
+    expect(await answerToClick(h, 'UVIEWER', 'approval_approve', asked)).toMatch(/needs the admin role; you are a viewer/);
+    expect(await answerToClick(h, 'UOPER', 'approval_deny', asked)).toMatch(/needs the admin role; you are an operator/);
     expect(changePosts()).toEqual([]);
-    expect((await recordsOf(asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
-    await click('UADMIN2', 'approval_deny', asked);
+    expect((await recordsOf(h, asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
+    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
   });
 
   test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
     const asked = await askRestore('UADMIN');
-    const [first, second] = await Promise.all([click('UADMIN2', 'approval_approve', asked), click('UADMIN2', 'approval_approve', asked)]);
-    const updated = await updatedTo(asked, /Approved\* by <@UADMIN2> · done: backup 9 restored/);
+    const [first, second] = await Promise.all([clickOn(h, 'UADMIN2', 'approval_approve', asked), clickOn(h, 'UADMIN2', 'approval_approve', asked)]);
+    const updated = await updatedTo(h, asked, /Approved\* by <@UADMIN2> · done: backup 9 restored/);
     expect(JSON.stringify(updated.blocks)).not.toContain('approval_approve');
     expect(h.slack.messagesIn(CHANNEL).filter((m) => m.ts === asked.ts)).toHaveLength(1);
     expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
     // Exactly one of the two clicks was told that the other had decided.
-    await eventually(() => h.slack.responses.some((r) => r.id === first || r.id === second));
-    const answers = h.slack.responses.filter((r) => r.id === first || r.id === second).map((r) => JSON.stringify(r.body));
+    await waitFor('one of the clicks to be told', () => h.slack.responses.some((r) => r.id === first.responseId || r.id === second.responseId));
+    const answers = h.slack.responses.filter((r) => r.id === first.responseId || r.id === second.responseId).map((r) => JSON.stringify(r.body));
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatch(/already approved by <@UADMIN2>/);
-    const records = await recordsOf(asked.id);
+    const records = await recordsOf(h, asked.id);
     expect(records.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
     expect(records[1]).toMatchObject({ userId: 'UADMIN2', requestedBy: 'UADMIN', decidedBy: 'UADMIN2' });
     expect(records[2]).toMatchObject({
@@ -203,10 +159,9 @@ describe('a click on the request', () => {
       apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
     });
     // The audit channel hears each step, naming both people.
-    await eventually(
-      () => h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')).length > 0,
+    const post = await waitFor('the audit post of the change', () =>
+      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')),
     );
-    const post = h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded'))!;
     expect(JSON.stringify(post.args)).toMatch(/asked by <@UADMIN> · approved by <@UADMIN2>/);
     expect(JSON.stringify(post.args)).toContain('POST /backups/9/restore.json');
     // /vs audit shows them too, with the request.
@@ -216,11 +171,11 @@ describe('a click on the request', () => {
 
   test('Deny by a second admin: the request says so in place, nothing is called, and Approve afterwards is told who denied it', async () => {
     const asked = await askRestore('UADMIN');
-    await click('UADMIN2', 'approval_deny', asked);
-    await updatedTo(asked, /Denied\* by <@UADMIN2>/);
-    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(/already denied by <@UADMIN2>/);
+    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await updatedTo(h, asked, /Denied\* by <@UADMIN2>/);
+    expect(await answerToClick(h, 'UGROUPADMIN', 'approval_approve', asked)).toMatch(/already denied by <@UADMIN2>/);
     expect(changePosts()).toEqual([]);
-    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
       ['requested', null],
       ['rejected', 'UADMIN2'],
     ]);
@@ -231,35 +186,35 @@ describe('a click on the request', () => {
     // UGROUPADMIN is an admin through the SADMINS user group; then the group changes, and the cache runs out.
     h.slack.setGroup('SADMINS', []);
     skew += 2000;
-    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(/needs the admin role; you have no role/);
+    expect(await answerToClick(h, 'UGROUPADMIN', 'approval_approve', asked)).toMatch(/needs the admin role; you have no role/);
     expect(changePosts()).toEqual([]);
     h.slack.setGroup('SADMINS', ['UGROUPADMIN']);
     skew += 2000;
-    await click('UGROUPADMIN', 'approval_approve', asked);
-    await updatedTo(asked, /Approved\* by <@UGROUPADMIN>/);
+    await clickOn(h, 'UGROUPADMIN', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UGROUPADMIN>/);
   });
 
   test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
     const asked = await askRestore('UADMIN');
     await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });
-    expect(await eventually(async () => (await h.store.freeze.current()) !== null)).toBe(true);
-    expect(await toldTo(await click('UGROUPADMIN', 'approval_approve', asked))).toMatch(
+    await waitFor('the freeze', async () => (await h.store.freeze.current()) !== null);
+    expect(await answerToClick(h, 'UGROUPADMIN', 'approval_approve', asked)).toMatch(
       /Changes are frozen: <@UADMIN2> froze them <!date\^\d+.*storage migration in progress/,
     );
     expect(changePosts()).toEqual([]);
-    expect((await recordsOf(asked.id)).at(-1)).toMatchObject({
+    expect((await recordsOf(h, asked.id)).at(-1)).toMatchObject({
       outcome: 'denied',
       userId: 'UGROUPADMIN',
       detail: expect.stringMatching(/^changes are frozen/),
     });
-    await click('UGROUPADMIN', 'approval_deny', asked);
-    await updatedTo(asked, /Denied\* by <@UGROUPADMIN>/);
+    await clickOn(h, 'UGROUPADMIN', 'approval_deny', asked);
+    await updatedTo(h, asked, /Denied\* by <@UGROUPADMIN>/);
     await h.command('unfreeze', { user: 'UADMIN2', channel: CHANNEL });
-    expect(await eventually(async () => (await h.store.freeze.current()) === null)).toBe(true);
+    await waitFor('the freeze lifted', async () => (await h.store.freeze.current()) === null);
   });
 
   test('an unknown request id is told as such and changes nothing', async () => {
-    expect(await toldTo(await click('UADMIN2', 'approval_approve', { id: 'no-such-request', ts: '1.1' }))).toMatch(/not known/);
+    expect(await answerToClick(h, 'UADMIN2', 'approval_approve', { id: 'no-such-request', channel: CHANNEL, ts: '1.1' })).toMatch(/not known/);
     expect(changePosts()).toEqual([]);
   });
 });
@@ -267,35 +222,31 @@ describe('a click on the request', () => {
 describe('the exact request', () => {
   test('an approved disk is sent exactly as the message showed it, and a 422 is shown in the message with the API messages', async () => {
     const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add');
-    await click('UOPER2', 'approval_approve', asked);
-    await updatedTo(asked, /Approved\* by <@UOPER2> · done/);
+    await clickOn(h, 'UOPER2', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · done/);
     const [sent] = changePosts();
     expect(shownRequest(asked.message)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
 
     const refused = await ask('UOPER', `disk add ${REFUSING_VS}`, goodDisk, 'disk_add');
-    await click('UOPER2', 'approval_approve', refused);
-    const message = await updatedTo(refused, /Approved\* by <@UOPER2>, but it failed/);
+    await clickOn(h, 'UOPER2', 'approval_approve', refused);
+    const message = await updatedTo(h, refused, /Approved\* by <@UOPER2>, but it failed/);
     expect(JSON.stringify(message.blocks)).toContain('exceeds the free space of the data store (12 GB left)');
-    expect((await recordsOf(refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
+    expect((await recordsOf(h, refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
   });
 
-  test('in XML too: the XML body shown is the one the cloud API receives, byte for byte', async () => {
-    const xmlCloud = await startCloudFaultServer();
-    const x = await startHarness({ env: { ...ENV, VS_API_FORMAT: 'xml' }, cloudUrl: xmlCloud.url });
-    xmlCloud.handle((req, res) => forward(x.sandbox.url, req, res));
-    try {
+  describe('a bot with VS_API_FORMAT=xml', () => {
+    const { h: x, fault: xmlCloud } = useHarnessBehindFaults({ env: { ...ENV, VS_API_FORMAT: 'xml' } });
+
+    test('in XML too: the XML body shown is the one the cloud API receives, byte for byte', async () => {
       const asked = await ask('UOPER', 'disk add 43', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add', x);
       expect(shownRequest(asked.message)).toMatch(
         /^POST \/virtual_machines\/43\/disks\.xml\n\n<\?xml .*<label>a &quot;quoted&quot; &lt;label&gt; &amp; more<\/label>/,
       );
-      await click('UOPER2', 'approval_approve', asked, x);
-      await updatedTo(asked, /Approved\* by <@UOPER2> · done/, x);
+      await clickOn(x, 'UOPER2', 'approval_approve', asked);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · done/);
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
-    } finally {
-      await x.close();
-      await xmlCloud.close();
-    }
+    });
   });
 });
 
@@ -303,13 +254,13 @@ describe('a request nobody decides', () => {
   test('expires when its time is up: the message says so in place, it is recorded, and a click afterwards is told', async () => {
     const asked = await askRestore('UADMIN');
     skew += 31 * 60_000;
-    const message = await updatedTo(asked, /Expired\*: nobody decided/);
+    const message = await updatedTo(h, asked, /Expired\*: nobody decided/);
     expect(JSON.stringify(message.blocks)).not.toContain('approval_approve');
-    expect((await recordsOf(asked.id)).map((r) => [r.outcome, r.userId])).toEqual([
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId])).toEqual([
       ['requested', 'UADMIN'],
       ['expired', 'UADMIN'],
     ]);
-    expect(await toldTo(await click('UADMIN2', 'approval_approve', asked))).toMatch(/expired/);
+    expect(await answerToClick(h, 'UADMIN2', 'approval_approve', asked)).toMatch(/expired/);
     expect(changePosts()).toEqual([]);
   });
 });

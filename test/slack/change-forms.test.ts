@@ -1,8 +1,8 @@
 import { openSqliteStore } from '../../src/store/sqlite';
-import { startHarness, type Harness } from '../helpers/app-harness';
-import { reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
+import { useHarness, useHarnessBehindFaults, type Harness } from '../helpers/app-harness';
+import { reply } from '../helpers/cloud-fault-server';
 import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
-import { globalShortcut, input, type StateValue } from '../helpers/payloads';
+import { globalShortcut, input, JSON_CONTENT_TYPE, type StateValue } from '../helpers/payloads';
 
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
 
@@ -14,18 +14,11 @@ const restorePosts = (h: Harness) => h.sandbox.requests.filter((r) => r.method =
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
 describe('changes from Slack', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ env: { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT' } });
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.slack.setGroup('SONCALL', ['UGROUPIE']);
-    h.sandbox.reset();
+  const h = useHarness({
+    env: { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT' },
+    beforeEach: (h) => {
+      h.slack.setGroup('SONCALL', ['UGROUPIE']);
+    },
   });
 
   test('a viewer asking to add a disk is denied with the role needed, audited, and nothing opens or is called', async () => {
@@ -232,16 +225,10 @@ describe('changes from Slack', () => {
 });
 
 describe('channel restriction and a 422 from the API', () => {
-  let fault: CloudFaultServer;
-  let h: Harness;
   let answer = { errors: { disk_size: ['exceeds the free space of the data store'], base: ['quota reached for this account'] } } as unknown;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer({ handler: (_req, res) => reply(res, 422, JSON.stringify(answer), { 'content-type': 'application/json' }) });
-    h = await startHarness({ env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL }, cloudUrl: fault.url });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fault.close();
+  const { h, fault } = useHarnessBehindFaults({
+    env: { VS_OPERATORS: 'UOPER', VS_MUTATION_CHANNELS: CHANNEL },
+    beforeEach: () => fault.handle((_req, res) => reply(res, 422, JSON.stringify(answer), { 'content-type': JSON_CONTENT_TYPE })),
   });
 
   test('changes outside VS_MUTATION_CHANNELS are denied', async () => {
@@ -261,16 +248,11 @@ describe('channel restriction and a 422 from the API', () => {
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 422 });
   });
 
-  test('a 422 message naming another field (label) lands on that field, not on the size', async () => {
-    answer = { errors: { label: ['has already been taken'] } };
-    const view = await openForm(h, 'disk add 42', 'UOPER');
-    const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
-    expect(ack.response_action).toBe('errors');
-    expect(ack.errors).toEqual({ label: 'has already been taken' });
-  });
-
-  test('the bare field hash of older OnApp versions (no errors wrapper) lands on the field it names', async () => {
-    answer = { label: ['has already been taken'] };
+  test.each([
+    ['a 422 message naming another field (label) lands on that field, not on the size', { errors: { label: ['has already been taken'] } }],
+    ['the bare field hash of older OnApp versions (no errors wrapper) lands on the field it names', { label: ['has already been taken'] }],
+  ])('%s', async (_name, refusal) => {
+    answer = refusal;
     const view = await openForm(h, 'disk add 42', 'UOPER');
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(ack.response_action).toBe('errors');

@@ -1,5 +1,6 @@
 import { startHarness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, visibleText } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 
 // Reads cannot starve changes, end to end: with one connection for reads and
 // one kept for changes, a slow read holds the read connection; another read
@@ -13,7 +14,7 @@ test('a slow read holds the only read connection: the next read is not sent and 
     h.sandbox.setDelay(1500);
     const slow = answerTo(h, 'firewall 42', { user: 'UREADER' });
     // The slow read has its connection once the sandbox has it.
-    while (!h.sandbox.requests.some((r) => r.path.includes('/42/'))) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the slow read to reach the sandbox', () => h.sandbox.requests.some((r) => r.path.includes('/42/')));
     const refused = await answerTo(h, 'firewall 43', { user: 'UOTHER' });
     expect(refused.response_type).toBe('ephemeral');
     expect(visibleText(refused)).toMatch(/was not sent and nothing changed/);

@@ -1,9 +1,7 @@
-import { composeBot } from '../../src/compose';
-import { createLogger } from '../../src/log';
-import { SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, eventually, goodDisk, openForm, submit } from '../helpers/drive';
+import { useHarness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, goodDisk, openForm, sleep, submit } from '../helpers/drive';
 import { globalShortcut } from '../helpers/payloads';
-import { postToSlackEndpoint, slashCommandBody } from '../helpers/signed-requests';
+import { waitFor } from '../helpers/wait';
 
 // The freeze, over the real Bolt app: admins switch every change off with a
 // reason and on again; while it is on, every way to a change is refused with
@@ -15,17 +13,7 @@ import { postToSlackEndpoint, slashCommandBody } from '../helpers/signed-request
 const ENV = { VS_ADMINS: 'UADMIN,UADMIN2', VS_OPERATORS: 'UOPER', VS_VIEWERS: 'UVIEWER', VS_AUDIT_CHANNEL: 'CAUDIT' };
 const REASON = 'storage migration until 16:00';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: ENV });
-});
-afterAll(async () => {
-  await h?.close();
-});
-beforeEach(() => {
-  h.slack.reset();
-  h.sandbox.reset();
-});
+const h = useHarness({ env: ENV });
 
 const changePosts = () => h.sandbox.requests.filter((r) => r.method === 'POST');
 const FROZEN = new RegExp(`Changes are frozen: <@UADMIN> froze them <!date\\^\\d+\\^[^>]+> because “${REASON}”`);
@@ -54,8 +42,7 @@ describe('while frozen', () => {
     expect(JSON.stringify(answer)).toContain(`Changes are frozen* by <@UADMIN>`);
     const posted = () =>
       h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('*freeze* `changes` → succeeded'));
-    await eventually(() => posted() !== undefined);
-    auditPost = JSON.stringify(posted()?.args);
+    auditPost = JSON.stringify((await waitFor('the audit post of the freeze', posted)).args);
   });
 
   test('the freeze is recorded and posted to the audit channel', async () => {
@@ -90,7 +77,7 @@ describe('while frozen', () => {
   test('a form opened before the freeze and submitted now is refused, and the cloud API is not called', async () => {
     const ack = await submit(h, 'disk_add', 'UOPER', openedBefore, goodDisk);
     expect(JSON.stringify(ack)).toMatch(FROZEN);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     expect(changePosts()).toEqual([]);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', userId: 'UOPER', outcome: 'denied' });
   });
@@ -109,39 +96,17 @@ describe('while frozen', () => {
   });
 
   test('the freeze survives a restart: another bot on the same store refuses changes and shows it', async () => {
-    await h.bot.stop(1000);
-    const logs: string[] = [];
-    const again = await composeBot(h.config, { logger: createLogger({ level: 'warn', write: (l) => logs.push(l) }), sandboxLabel: false });
-    try {
-      const { port } = await again.start(0);
-      const ask = async (text: string, user: string) => {
-        const responseUrl = h.slack.responseUrl();
-        const body = slashCommandBody({ text, user_id: user, channel_id: CHANNEL, response_url: responseUrl, trigger_id: `trigger.${text}` });
-        expect((await postToSlackEndpoint(`http://127.0.0.1:${port}/slack/events`, SIGNING_SECRET, body, 'application/x-www-form-urlencoded')).status).toBe(
-          200,
-        );
-        const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
-        if (!(await eventually(() => h.slack.responses.some((r) => r.id === id)))) throw new Error(`no answer to /vs ${text}`);
-        return JSON.stringify(h.slack.responses.find((r) => r.id === id)!.body);
-      };
-      expect(await ask('whoami', 'UOPER')).toMatch(FROZEN);
-      expect(await ask('disk add 42', 'UOPER')).toMatch(FROZEN);
-      expect(h.slack.callsTo('views.open')).toHaveLength(0);
+    await h.restart();
+    const ask = async (text: string, user: string) => JSON.stringify(await answerTo(h, text, { user, channel: CHANNEL }));
+    expect(await ask('whoami', 'UOPER')).toMatch(FROZEN);
+    expect(await ask('disk add 42', 'UOPER')).toMatch(FROZEN);
+    expect(h.slack.callsTo('views.open')).toHaveLength(0);
 
-      // Lifted there, changes are allowed again: the form opens.
-      expect(await ask('unfreeze', 'UADMIN2')).toMatch(/Changes are allowed again\*: <@UADMIN2> lifted the freeze/);
-      expect(await again.store.freeze.current()).toBeNull();
-      expect((await again.store.audit.latest(1))[0]).toMatchObject({ action: 'unfreeze', userId: 'UADMIN2', outcome: 'succeeded' });
-      await postToSlackEndpoint(
-        `http://127.0.0.1:${port}/slack/events`,
-        SIGNING_SECRET,
-        slashCommandBody({ text: 'disk add 42', user_id: 'UOPER', channel_id: CHANNEL, response_url: h.slack.responseUrl(), trigger_id: 'trigger.thawed' }),
-        'application/x-www-form-urlencoded',
-      );
-      expect(await eventually(() => h.slack.callsTo('views.open').some((c) => c.args.trigger_id === 'trigger.thawed'))).toBe(true);
-      expect(await ask('unfreeze', 'UADMIN2')).toMatch(/not frozen; nothing to unfreeze/);
-    } finally {
-      await again.stop(1000);
-    }
+    // Lifted there, changes are allowed again: the form opens.
+    expect(await ask('unfreeze', 'UADMIN2')).toMatch(/Changes are allowed again\*: <@UADMIN2> lifted the freeze/);
+    expect(await h.store.freeze.current()).toBeNull();
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'unfreeze', userId: 'UADMIN2', outcome: 'succeeded' });
+    await openForm(h, 'disk add 42', 'UOPER');
+    expect(await ask('unfreeze', 'UADMIN2')).toMatch(/not frozen; nothing to unfreeze/);
   });
 });

@@ -2,7 +2,8 @@ import { connect, type Socket } from 'node:net';
 import { BODY_LIMIT, UNVERIFIED_LIMITS } from '../../src/slack/request-guard';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo } from '../helpers/drive';
-import { sign, slashCommandBody } from '../helpers/signed-requests';
+import { slashCommandBody } from '../helpers/payloads';
+import { sign } from '../helpers/signed-requests';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -19,7 +20,7 @@ describe('the HTTP receiver: the guard is the one signature check', () => {
   });
 
   test('a command signed with another secret is refused, and one signed right is answered', async () => {
-    const body = () => slashCommandBody({ text: 'firewall 42', user_id: 'UVIEW', channel_id: 'C1', response_url: h.slack.responseUrl() });
+    const body = () => slashCommandBody({ text: 'firewall 42', responseUrl: h.slack.responseUrl() });
     const forged = await h.raw(body(), FORM, { signature: sign('not-the-secret', Math.floor(Date.now() / 1000), body()) });
     expect(forged.status).toBe(401);
     expect((await answerTo(h, 'firewall 42')).response_type).toBe('in_channel');
@@ -27,7 +28,7 @@ describe('the HTTP receiver: the guard is the one signature check', () => {
   });
 
   test('an unsigned SSL check is answered as one, and a command smuggled into it never runs', async () => {
-    const smuggled = `ssl_check=1&${slashCommandBody({ text: 'firewall 43', user_id: 'UVIEW', channel_id: 'C1', response_url: h.slack.responseUrl() })}`;
+    const smuggled = `ssl_check=1&${slashCommandBody({ text: 'firewall 43', responseUrl: h.slack.responseUrl() })}`;
     const before = h.slack.responses.length;
     const res = await h.raw(smuggled.slice(0, 1024), FORM, { unsigned: true });
     expect(res.status).toBe(200);

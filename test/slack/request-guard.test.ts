@@ -15,7 +15,9 @@ import {
   unsignedHeadersReason,
   type UnverifiedLimits,
 } from '../../src/slack/request-guard';
+import { FORM, interactiveBody, JSON_CONTENT_TYPE } from '../helpers/payloads';
 import { sign } from '../helpers/signed-requests';
+import { awaitWithin, sleep } from '../helpers/wait';
 
 // The guard alone, in front of a stand-in for Bolt's listener that answers
 // 200 "inner": what it refuses never reaches Bolt, so Bolt's own checks
@@ -23,7 +25,6 @@ import { sign } from '../helpers/signed-requests';
 // exactly which bytes are sent, and when.
 
 const SECRET = 'guard-test-signing-secret';
-const FORM = 'application/x-www-form-urlencoded';
 /** The guard's clock: 2023-11-14T22:13:20.999Z (the fraction matters at the 5-minute boundary). */
 const T = 1_700_000_000;
 const NOW_MS = T * 1000 + 999;
@@ -100,7 +101,7 @@ describe('signatureMatches', () => {
 });
 
 describe('malformedReason: signed bodies Slack never sends', () => {
-  const form = (payload: unknown) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const form = interactiveBody;
   const user = { id: 'U1' };
 
   test.each([
@@ -113,7 +114,7 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['a message action', form({ type: 'message_action', user }), FORM],
     ['a block suggestion', form({ type: 'block_suggestion', user }), FORM],
     ['an interactive payload of a type without a user', form({ type: 'workflow_step_edit' }), FORM],
-    ['an event', JSON.stringify({ type: 'event_callback' }), 'application/json'],
+    ['an event', JSON.stringify({ type: 'event_callback' }), JSON_CONTENT_TYPE],
     ['a body of another content type', '<xml/>', 'text/xml'],
     ['a body with no content type', '{', undefined],
   ])('%s may be one', (_name, raw, contentType) => {
@@ -143,10 +144,10 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['a view submission whose view is null', form({ type: 'view_submission', user, view: null }), FORM, 'a view_submission without a view'],
     ['a block action without actions', form({ type: 'block_actions', user }), FORM, 'a block_actions without actions'],
     ['a block action whose actions are an object', form({ type: 'block_actions', user, actions: {} }), FORM, 'a block_actions without actions'],
-    ['a JSON body that is an array', '[{"type":"event_callback"}]', 'application/json', 'a JSON body that is not an object with a type'],
-    ['a JSON body without a type', '{"event":{}}', 'application/json', 'a JSON body that is not an object with a type'],
-    ['a JSON body of null', 'null', 'application/json', 'a JSON body that is not an object with a type'],
-    ['a JSON body that does not parse', '{"type":', 'application/json', 'a JSON body that does not parse'],
+    ['a JSON body that is an array', '[{"type":"event_callback"}]', JSON_CONTENT_TYPE, 'a JSON body that is not an object with a type'],
+    ['a JSON body without a type', '{"event":{}}', JSON_CONTENT_TYPE, 'a JSON body that is not an object with a type'],
+    ['a JSON body of null', 'null', JSON_CONTENT_TYPE, 'a JSON body that is not an object with a type'],
+    ['a JSON body that does not parse', '{"type":', JSON_CONTENT_TYPE, 'a JSON body that does not parse'],
   ];
   test.each(refused)('%s is refused', (_name, raw, contentType, reason) => {
     expect(malformedReason(raw, contentType)).toBe(reason);
@@ -218,18 +219,10 @@ const command = (text = 'help') => `command=%2Fvs&text=${text}`;
 /** A signed command of exactly `bytes` bytes. */
 const commandOf = (bytes: number) => command('x'.repeat(bytes - command('').length));
 
-/** Fails fast: a promise that has not settled after `ms` is a failure, not a hang to the jest timeout. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 /** Loopback answers come in milliseconds: a few seconds without one is a failure. */
 const WAIT_MS = 3000;
-const answerOf = (c: RawConnection, what = 'the answer') => within(c.answer, WAIT_MS, what);
-const closeOf = (c: RawConnection, what = 'the connection to close') => within(c.closed, WAIT_MS, what);
+const answerOf = (c: RawConnection, what = 'the answer') => awaitWithin(what, c.answer, WAIT_MS);
+const closeOf = (c: RawConnection, what = 'the connection to close') => awaitWithin(what, c.closed, WAIT_MS);
 
 interface Guarded {
   port: number;
@@ -239,6 +232,8 @@ interface Guarded {
   logs: string[];
   /** Resolves once the server has seen `count` requests in all (each already taken or refused by the guard). */
   requestsSeen(count: number): Promise<void>;
+  /** The requests the server has seen, in order. */
+  requests: IncomingMessage[];
   /** Resolves once the server's side of every connection it accepted so far is closed. */
   serverSocketsClosed(): Promise<void>;
   /** Resolves once the server's side of this connection is closed. */
@@ -270,7 +265,9 @@ async function startGuarded(
   server.on('connection', (s: Socket) => sockets.push(s));
   let seen = 0;
   const waiting: { count: number; resolve: () => void }[] = [];
-  server.on('request', () => {
+  const requests: IncomingMessage[] = [];
+  server.on('request', (req: IncomingMessage) => {
+    requests.push(req);
     seen += 1;
     for (const w of waiting.filter((w) => seen >= w.count)) w.resolve();
   });
@@ -284,18 +281,23 @@ async function startGuarded(
     server,
     passed,
     logs,
+    requests,
     requestsSeen: (count) =>
-      within(new Promise<void>((resolve) => (seen >= count ? resolve() : waiting.push({ count, resolve }))), WAIT_MS, `${count} requests seen by the server`),
+      awaitWithin(
+        `${count} requests seen by the server`,
+        new Promise<void>((resolve) => (seen >= count ? resolve() : waiting.push({ count, resolve }))),
+        WAIT_MS,
+      ),
     serverSocketsClosed: () =>
-      within(
+      awaitWithin(
+        'the server to close its side',
         Promise.all(sockets.map(afterClose)).then(() => undefined),
         WAIT_MS,
-        'the server to close its side',
       ),
     closedOnServer: (c) => {
       const serverSide = sockets.find((s) => s.remotePort === c.socket.localPort);
       if (!serverSide) throw new Error('no such connection on the server');
-      return within(afterClose(serverSide), WAIT_MS, 'the server to close its side of the connection');
+      return awaitWithin('the server to close its side of the connection', afterClose(serverSide), WAIT_MS);
     },
     async close() {
       server.closeAllConnections();
@@ -355,7 +357,7 @@ describe('the request guard, in front of the receiver', () => {
     });
 
     test.each([
-      ['an unsigned JSON body', { 'content-type': 'application/json', 'content-length': 200 }],
+      ['an unsigned JSON body', { 'content-type': JSON_CONTENT_TYPE, 'content-length': 200 }],
       ['an unsigned form too large to be an SSL check', { 'content-type': FORM, 'content-length': 1025 }],
       ['an unsigned chunked form', { 'content-type': FORM, 'transfer-encoding': 'chunked' }],
     ])('%s → 401', async (_name, headers) => {
@@ -388,6 +390,15 @@ describe('the request guard, in front of the receiver', () => {
       expect(g.passed.map((b) => b.length)).toEqual([BODY_LIMIT]);
     });
 
+    test('past the limit the guard stops listening to the body: what still arrives before the connection closes is not kept', async () => {
+      const g = await startGuarded();
+      const body = commandOf(BODY_LIMIT + 1);
+      const c = open(g.port, signedHead(body, T, { 'content-length': undefined, 'transfer-encoding': 'chunked' }));
+      c.socket.write(`${body.length.toString(16)}\r\n${body}`);
+      expect((await answerOf(c)).status).toBe(413);
+      expect(g.requests.map((req) => req.listenerCount('data'))).toEqual([0]);
+    });
+
     test('a wrong signature is refused once the body is read → 401', async () => {
       const g = await startGuarded();
       const body = command();
@@ -410,7 +421,7 @@ describe('the request guard, in front of the receiver', () => {
 
     test('a signed payload Slack never sends is refused → 400 and logged, never passed on', async () => {
       const g = await startGuarded();
-      const body = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { id: 'U1' } }) }).toString();
+      const body = interactiveBody({ type: 'block_actions', user: { id: 'U1' } });
       const res = await answerOf(open(g.port, signedHead(body) + body));
       expect(res.status).toBe(400);
       expect(g.passed).toEqual([]);
@@ -521,7 +532,7 @@ describe('the request guard, in front of the receiver', () => {
       const c = open(g.port, signedHead(body));
       for (let at = 0; at < body.length; at += 100) {
         c.socket.write(body.slice(at, at + 100));
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await sleep(150);
       }
       expect((await answerOf(c)).status).toBe(200);
       expect(g.passed).toEqual([body]);
@@ -599,49 +610,39 @@ describe('refuseUnprocessable: what escapes Bolt', () => {
     };
   }
 
-  test('before an answer: 400, logged as a refusal, handled', async () => {
+  test.each([
+    {
+      name: 'before an answer: 400, logged as a refusal, handled',
+      acked: false,
+      status: 400,
+      handled: true,
+      level: 'warn',
+      msg: 'refused a request Bolt could not process',
+    },
+    {
+      name: 'after the ack: the answer is left alone, the error logged as an error, not handled',
+      acked: true,
+      status: 200,
+      handled: false,
+      level: 'error',
+      msg: 'a request failed after it was acknowledged',
+    },
+  ])('$name', async ({ acked, status, handled, level, msg }) => {
     const logs: string[] = [];
     const logger = createLogger({ write: (l) => logs.push(l) });
-    let handled: boolean | undefined;
+    const error = new Error(acked ? 'late' : 'payload.user is undefined');
+    let returned: boolean | undefined;
     const s = await serve(async (request, response) => {
-      handled = await refuseUnprocessable(logger)({
-        error: new Error('payload.user is undefined'),
-        logger: toBoltLogger(logger),
-        request,
-        response,
-        storedResponse: undefined,
-      });
+      if (acked) response.writeHead(200);
+      returned = await refuseUnprocessable(logger)({ error, logger: toBoltLogger(logger), request, response, storedResponse: undefined });
+      if (acked) response.end('acked');
     });
     try {
       const res = await answerOf(open(s.port, head({}, 'POST')));
-      expect(res.status).toBe(400);
-      expect(handled).toBe(true);
-      expect(logs.join('\n')).toContain('payload.user is undefined');
-      expect(logs.map((l) => JSON.parse(l) as { level: string; msg: string })).toEqual([
-        expect.objectContaining({ level: 'warn', msg: 'refused a request Bolt could not process' }),
-      ]);
-    } finally {
-      await s.close();
-    }
-  });
-
-  test('after the ack: the answer is left alone, the error logged as an error, not handled', async () => {
-    const logs: string[] = [];
-    const logger = createLogger({ write: (l) => logs.push(l) });
-    let handled: boolean | undefined;
-    const s = await serve(async (request, response) => {
-      response.writeHead(200);
-      handled = await refuseUnprocessable(logger)({ error: new Error('late'), logger: toBoltLogger(logger), request, response, storedResponse: undefined });
-      response.end('acked');
-    });
-    try {
-      const res = await answerOf(open(s.port, head({}, 'POST')));
-      expect(res.status).toBe(200);
-      expect(handled).toBe(false);
-      expect(logs.join('\n')).toContain('late');
-      expect(logs.map((l) => JSON.parse(l) as { level: string; msg: string })).toEqual([
-        expect.objectContaining({ level: 'error', msg: 'a request failed after it was acknowledged' }),
-      ]);
+      expect(res.status).toBe(status);
+      expect(returned).toBe(handled);
+      expect(logs.join('\n')).toContain(error.message);
+      expect(logs.map((l) => JSON.parse(l) as { level: string; msg: string })).toEqual([expect.objectContaining({ level, msg })]);
     } finally {
       await s.close();
     }

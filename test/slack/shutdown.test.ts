@@ -1,19 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { eventually, visibleText } from '../helpers/drive';
-import { postToSlackEndpoint, slashCommandBody } from '../helpers/signed-requests';
-import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { visibleText } from '../helpers/drive';
+import { useProcessHarness } from '../helpers/process-harness';
+import type { SpawnedBot } from '../helpers/spawned-bot';
+import { waitFor } from '../helpers/wait';
 
 // Graceful shutdown of the real bot, as a process in HTTP mode: a command
 // acked just before SIGTERM (or Ctrl-C) still gets its answer, the process
 // then exits 0 with its 'shutting down' and 'stopped' lines, and nothing new
 // is served once it has begun shutting down.
 
-const SECRET = 'shutdown-signing-secret-0123456789';
-const FORM = 'application/x-www-form-urlencoded';
 const CLOUD_DELAY_MS = 1000;
 
 type LogLine = { msg?: string; signal?: string; time?: string };
@@ -25,38 +19,16 @@ const logLines = (bot: SpawnedBot): LogLine[] =>
     .map((l) => JSON.parse(l) as LogLine);
 
 describe.each(['SIGTERM', 'SIGINT'] as const)('the real bot, sent %s in the middle of a command', (signal) => {
-  let dir: string;
-  let slack: SlackFake;
-  let sandbox: Sandbox;
-  let bot: SpawnedBot | undefined;
-
+  const world = useProcessHarness({ cloudDelayMs: CLOUD_DELAY_MS });
+  let bot: SpawnedBot;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'vs-shutdown-'));
-    slack = await startSlackFake();
-    sandbox = await startSandbox({ port: 0, delayMs: CLOUD_DELAY_MS });
-    bot = await spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-shutdown-bot-token-0123456789',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      VS_API_URL: sandbox.url,
-      VS_ACCOUNT_ID: sandbox.accountId,
-      VS_API_KEY: sandbox.apiKey,
-      VS_DB_PATH: join(dir, 'audit.sqlite'),
-      LOG_LEVEL: 'info',
-    });
-  });
-
-  afterAll(async () => {
-    await bot?.kill('SIGKILL');
-    await sandbox?.close();
-    await slack?.close();
-    rmSync(dir, { recursive: true, force: true });
+    bot = await world.spawn({ LOG_LEVEL: 'info' });
   });
 
   test(`finishes the command it already acked, stops taking requests, and exits 0 with 'shutting down' and 'stopped' logged`, async () => {
-    const running = bot!;
-    const command = (text: string, responseUrl: string) =>
-      postToSlackEndpoint(running.eventsUrl, SECRET, slashCommandBody({ text, response_url: responseUrl }), FORM);
+    const { slack, sandbox } = world;
+    const running = bot;
+    const command = (text: string, responseUrl: string) => running.command(text, { responseUrl });
 
     const ack = await command('firewall 42', slack.responseUrl('in-flight'));
     expect(ack.status).toBe(200);
@@ -66,7 +38,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the real bot, sent %s in the midd
     running.child.kill(signal);
 
     // Once it says it is shutting down, a new command is not served.
-    expect(await eventually(() => logLines(running).some((l) => l.msg === 'shutting down'), 3000)).toBe(true);
+    await waitFor("'shutting down' in its log", () => logLines(running).some((l) => l.msg === 'shutting down'), { within: 3000 });
     const late = await command('firewall 43', slack.responseUrl('after-signal')).then(
       (res) => ({ served: true as const, status: res.status }),
       (error: unknown) => ({ served: false as const, error }),
@@ -81,10 +53,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('the real bot, sent %s in the midd
     expect(visibleText(post!.body)).toContain('VS 42');
     expect(post!.body.response_type).toBe('in_channel');
 
-    let timer: NodeJS.Timeout | undefined;
-    const ended = await Promise.race([running.exited, new Promise<'still running'>((r) => (timer = setTimeout(() => r('still running'), 5000)))]);
-    clearTimeout(timer);
-    expect(ended).toEqual({ code: 0, signal: null });
+    expect(await running.exit('the bot to exit after the signal', 5000)).toEqual({ code: 0, signal: null });
 
     const lines = logLines(running);
     const shuttingDown = lines.findIndex((l) => l.msg === 'shutting down');

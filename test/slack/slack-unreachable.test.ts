@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../helpers/drive';
-import { freePort, spawnBot } from '../helpers/spawned-bot';
+import { freePort, spawnBot, spawnMain } from '../helpers/spawned-bot';
+import { waitFor } from '../helpers/wait';
 
 // Slack out of reach while the bot starts: the real process, with
 // SLACK_API_URL on a loopback port where nothing listens (connection refused).
@@ -29,25 +28,15 @@ describe('Slack unreachable at start-up', () => {
   };
 
   it('Socket Mode: start-up stops with exit status 1, naming the URL, the reason, and the token, network and proxy to check', async () => {
-    const root = join(__dirname, '..', '..');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        PORT: String(await freePort()),
-        SLACK_BOT_TOKEN: BOT_TOKEN,
-        SLACK_APP_TOKEN: APP_TOKEN,
-        SLACK_API_URL: refusingUrl,
-        VS_DB_PATH: join(dir, 'socket.sqlite'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const main = spawnMain({
+      PORT: String(await freePort()),
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_API_URL: refusingUrl,
+      VS_DB_PATH: join(dir, 'socket.sqlite'),
     });
-    let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const { code } = await main.exit('start-up to stop', 15_000);
+    const stderr = main.stderr();
 
     expect(code).toBe(1);
     const last = stderr.trim().split('\n').pop() ?? '';
@@ -56,7 +45,7 @@ describe('Slack unreachable at start-up', () => {
     expect(last).toMatch(/SLACK_API_URL names your proxy/);
     expect(last).toMatch(/SLACK_APP_TOKEN is set to an app-level token \(xapp-…\)/);
     expect(last).not.toMatch(/fetch failed|\n\s+at /);
-    expectNoSecret(stdout + stderr);
+    expectNoSecret(main.output());
   });
 
   it('HTTP mode: the bot serves anyway, and the log says where auth.test failed and what to check', async () => {
@@ -72,8 +61,7 @@ describe('Slack unreachable at start-up', () => {
           .output()
           .split('\n')
           .find((l) => l.includes('"auth.test failed: '));
-      expect(await eventually(() => warning() !== undefined, 10_000)).toBe(true);
-      const line = warning() ?? '';
+      const line = await waitFor('the auth.test warning', warning, { within: 10_000 });
       const msg = (JSON.parse(line) as { msg: string }).msg;
       expect(msg).toContain(`Slack could not be reached at ${refusingUrl}auth.test (connection refused, ECONNREFUSED)`);
       expect(msg).toMatch(/network, DNS, firewall/);

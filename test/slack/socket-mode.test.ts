@@ -8,8 +8,9 @@ import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { CHANNEL, eventually, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
-import { viewSubmission } from '../helpers/payloads';
+import { CHANNEL, goodDisk, sleep, visibleText, type View } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
+import { slashCommandFields, viewSubmission } from '../helpers/payloads';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from '../helpers/socket-mode-server';
 import { freePort } from '../helpers/spawned-bot';
@@ -98,21 +99,7 @@ describe('the bot in Socket Mode', () => {
     const envelopeId = link.send({
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: {
-        token: 'legacy-verification-token',
-        team_id: 'T1',
-        team_domain: 'acme',
-        channel_id: CHANNEL,
-        channel_name: 'incident-42',
-        user_id: 'UVIEWER',
-        user_name: 'someone',
-        command: '/vs',
-        text: 'firewall 42',
-        api_app_id: 'A1',
-        is_enterprise_install: 'false',
-        response_url: responseUrl,
-        trigger_id: 'trigger.socket.1',
-      },
+      payload: slashCommandFields({ text: 'firewall 42', responseUrl, triggerId: 'trigger.socket.1' }),
     });
     const ack = await link.waitForAck(envelopeId, 2000);
     // Acked before the slow cloud answered: Slack's 3-second limit is never at risk.
@@ -147,21 +134,17 @@ describe('the bot in Socket Mode', () => {
   });
 
   test('a slash command Slack redelivers (retry_attempt) after the bot saw it is acked and not run again', async () => {
-    const payload = {
-      team_id: 'T1',
-      channel_id: CHANNEL,
-      user_id: 'UOPER',
-      command: '/vs',
+    const payload = slashCommandFields({
       text: 'firewall 43',
-      api_app_id: 'A1',
-      response_url: slack.responseUrl('socket-retried'),
-      trigger_id: 'trigger.socket.retried',
-    };
+      user: 'UOPER',
+      responseUrl: slack.responseUrl('socket-retried'),
+      triggerId: 'trigger.socket.retried',
+    });
     await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
-    expect(await eventually(() => slack.responses.some((r) => r.id === 'socket-retried'), 5000)).toBe(true);
+    await waitFor('the answer to the first delivery', () => slack.responses.some((r) => r.id === 'socket-retried'), { within: 5000 });
     const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
     await link.waitForAck(retry, 2000);
-    expect(await eventually(() => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), 3000)).toBe(true);
+    await waitFor('the retry to be logged as a repeat', () => logs.some((l) => l.includes('Slack retried a delivery that already arrived')), { within: 3000 });
     await sleep(300);
     expect(slack.responses.filter((r) => r.id === 'socket-retried')).toHaveLength(1);
   });
@@ -170,25 +153,16 @@ describe('the bot in Socket Mode', () => {
     const triggerId = 'trigger.socket.race';
     let release!: () => void;
     heldClaims.set(`delivery:trigger:${triggerId}`, new Promise<void>((resolve) => (release = resolve)));
-    const payload = {
-      team_id: 'T1',
-      channel_id: CHANNEL,
-      user_id: 'UOPER',
-      command: '/vs',
-      text: 'firewall 44',
-      api_app_id: 'A1',
-      response_url: slack.responseUrl('socket-race'),
-      trigger_id: triggerId,
-    };
+    const payload = slashCommandFields({ text: 'firewall 44', user: 'UOPER', responseUrl: slack.responseUrl('socket-race'), triggerId });
     const answered = () => slack.responses.filter((r) => r.id === 'socket-race');
     const first = link.send({ type: 'slash_commands', accepts_response_payload: true, payload });
     const retry = link.send({ type: 'slash_commands', accepts_response_payload: true, payload, retry_attempt: 1, retry_reason: 'timeout' });
     // The first delivery's id is not in the store yet, and each is acked all the same.
     await Promise.all([link.waitForAck(first, 2000), link.waitForAck(retry, 2000)]);
     // The retry claimed it first and is handled; the first waits for its own claim's answer before doing anything.
-    expect(await eventually(() => answered().length === 1, 5000)).toBe(true);
+    await waitFor('one answer', () => answered().length === 1, { within: 5000 });
     release();
-    expect(await eventually(() => logs.some((l) => l.includes('the other delivery came first; not handled again')), 3000)).toBe(true);
+    await waitFor('the first delivery to step aside', () => logs.some((l) => l.includes('the other delivery came first; not handled again')), { within: 3000 });
     expect(answered()).toHaveLength(1);
     expect(sandbox.requests.filter((r) => r.path.startsWith('/virtual_machines/44/firewall_rules'))).toHaveLength(1);
   });
@@ -198,16 +172,7 @@ describe('the bot in Socket Mode', () => {
     const commandEnvelope = link.send({
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: {
-        team_id: 'T1',
-        channel_id: CHANNEL,
-        user_id: 'UOPER',
-        command: '/vs',
-        text: 'disk add 42',
-        api_app_id: 'A1',
-        response_url: slack.responseUrl('socket-disk'),
-        trigger_id: triggerId,
-      },
+      payload: slashCommandFields({ text: 'disk add 42', user: 'UOPER', responseUrl: slack.responseUrl('socket-disk'), triggerId }),
     });
     await link.waitForAck(commandEnvelope, 2000);
     const opened = await slack.waitForCalls('views.open', 1, 5000);
@@ -268,7 +233,7 @@ describe('the bot in Socket Mode', () => {
       }),
     });
     // The change has reached the cloud, which is still answering, when the bot is told to stop.
-    expect(await eventually(() => posts() > before, 2000)).toBe(true);
+    await waitFor('another post', () => posts() > before, { within: 2000 });
     await app.stop(3000);
     stopped = true;
 

@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { postToSlackEndpoint, slashCommandBody } from '../helpers/signed-requests';
-import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { useProcessHarness } from '../helpers/process-harness';
+import type { SpawnedBot } from '../helpers/spawned-bot';
 
 // The bot pointed by URL at a sandbox it did not start (`npm run sandbox`,
 // then VS_API_URL=http://127.0.0.1:4010): the sandbox says what it is in every
@@ -15,52 +10,14 @@ import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 // warns in its log, once. The real bot process, signed requests over HTTP,
 // the sandbox and a Slack fake on loopback.
 
-const SECRET = 'standalone-sandbox-signing-secret-0123';
-const FORM = 'application/x-www-form-urlencoded';
 const NOTICE = 'sandbox data — not a real cloud account';
 
 describe('the bot on a standalone sandbox given by URL', () => {
-  let dir: string;
-  let slack: SlackFake;
-  let sandbox: Sandbox;
-  let bot: SpawnedBot | undefined;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'vs-standalone-sandbox-'));
-    slack = await startSlackFake();
-    sandbox = await startSandbox({ port: 0 });
-  });
-  afterAll(async () => {
-    await bot?.kill('SIGTERM');
-    await sandbox.close();
-    await slack.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const startBot = (cloudUrl: string, name: string) =>
-    spawnBot({
-      SLACK_BOT_TOKEN: 'xoxb-standalone-sandbox-0123456789',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      VS_API_URL: cloudUrl,
-      VS_ACCOUNT_ID: sandbox.accountId,
-      VS_API_KEY: sandbox.apiKey,
-      VS_DB_PATH: join(dir, `${name}.sqlite`),
-    });
-
-  /** Types `/vs <text>` as UVIEWER and returns what reached the response_url. */
-  const answerTo = async (target: SpawnedBot, text: string) => {
-    const id = `r${Math.random().toString(36).slice(2)}`;
-    const ack = await postToSlackEndpoint(target.eventsUrl, SECRET, slashCommandBody({ text, response_url: slack.responseUrl(id) }), FORM);
-    expect(ack.status).toBe(200);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const post = slack.responses.find((r) => r.id === id);
-      if (post) return post.body as { text: string; blocks: unknown[]; response_type?: string };
-      if (Date.now() > deadline) throw new Error(`no answer to "/vs ${text}"; bot output:\n${target.output()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const world = useProcessHarness();
+  /** The bot on the cloud API at `cloudUrl`, with a database of its own. */
+  const startBot = (cloudUrl: string, db: string) => world.spawn({ VS_API_URL: cloudUrl }, { db });
+  const answerTo = async (bot: SpawnedBot, text: string) =>
+    (await world.answerTo(bot, text, { within: 10_000 })) as { text: string; blocks: unknown[]; response_type?: string };
   const health = async (target: SpawnedBot) => {
     const res = await request(`http://127.0.0.1:${target.port}/healthz`);
     return (await res.body.json()) as { sandbox: boolean };
@@ -72,7 +29,8 @@ describe('the bot on a standalone sandbox given by URL', () => {
       .filter((l) => l.includes('answers as the sandbox'));
 
   it('labels its answers as sandbox data from the first answer on (an error, then the firewall summary), says so once in its log and in /healthz', async () => {
-    const standalone = (bot = await startBot(sandbox.url, 'labelled'));
+    const { sandbox } = world;
+    const standalone = await startBot(sandbox.url, 'labelled');
     expect(await health(standalone)).toMatchObject({ sandbox: false });
 
     // The very first answer, an error, is labelled already: the 404 said it came from the sandbox.
@@ -95,10 +53,10 @@ describe('the bot on a standalone sandbox given by URL', () => {
     expect(warned).toHaveLength(1);
     expect(JSON.parse(warned[0]!)).toMatchObject({ level: 'warn', cloudUrl: sandbox.url });
     await standalone.kill('SIGTERM');
-    bot = undefined;
   });
 
   it('does not label answers of an API that does not say it is the sandbox', async () => {
+    const { sandbox } = world;
     // The same sandbox behind a proxy that drops the header: what a real cloud API looks like to the bot.
     async function forwardWithoutHeader(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const chunks: Buffer[] = [];
@@ -118,7 +76,7 @@ describe('the bot on a standalone sandbox given by URL', () => {
     }
     const proxy: Server = createServer((req, res) => void forwardWithoutHeader(req, res));
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const plain = (bot = await startBot(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 'plain'));
+    const plain = await startBot(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, 'plain');
     try {
       const answer = await answerTo(plain, 'firewall 42');
       expect(answer.text).toMatch(/^Firewall rules of VS 42/);
@@ -127,7 +85,6 @@ describe('the bot on a standalone sandbox given by URL', () => {
       expect(await health(plain)).toMatchObject({ sandbox: false });
     } finally {
       await plain.kill('SIGTERM');
-      bot = undefined;
       proxy.closeAllConnections();
       await new Promise((r) => proxy.close(r));
     }

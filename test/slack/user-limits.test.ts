@@ -2,9 +2,10 @@ import { createLogger } from '../../src/log';
 import { createUserLimits, MAX_REFUSED, STORE_REST_MS, type UserLimitsDeps } from '../../src/slack/user-limits';
 import type { RateCounter, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { startHarness, type Harness } from '../helpers/app-harness';
+import { startHarness } from '../helpers/app-harness';
 import { answerTo, goodDisk, openForm, submit, visibleText } from '../helpers/drive';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
+import { createTestDatabase } from '../helpers/postgres';
+import { useStarted } from '../helpers/use-started';
 
 // Per-person limits counted in the store, shared by every instance, and
 // counted by each instance alone while the store does not answer. First on a
@@ -187,42 +188,42 @@ describe('per-person limits over the store (fake clock)', () => {
 });
 
 describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances on one PostgreSQL', () => {
-  let database: TestDatabase;
-  let one: Harness;
-  let two: Harness;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url, VS_OPERATORS: 'UOPER', VS_CHANGES_PER_USER_PER_MINUTE: '3', VS_READS_PER_USER_PER_MINUTE: '3' };
-    [one, two] = await Promise.all([startHarness({ env }), startHarness({ env })]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([one?.close(), two?.close()]);
-    await database?.drop();
-  });
+  // One start and one close for the three: the instances close before their database is dropped.
+  const both = useStarted(
+    'two instances on one PostgreSQL',
+    async () => {
+      const database = await createTestDatabase();
+      const env = { DATABASE_URL: database.url, VS_OPERATORS: 'UOPER', VS_CHANGES_PER_USER_PER_MINUTE: '3', VS_READS_PER_USER_PER_MINUTE: '3' };
+      const [one, two] = await Promise.all([startHarness({ env }), startHarness({ env })]);
+      return { database, one, two };
+    },
+    async ({ database, one, two }) => {
+      await Promise.all([one.close(), two.close()]);
+      await database.drop();
+    },
+  );
 
   test('forms opened and submitted on either instance count together; past the limit the person is told, only them, and it goes no further', async () => {
-    const first = await openForm(one, 'disk add 42', 'UOPER');
-    await openForm(two, 'disk add 43', 'UOPER');
-    const done = await submit(two, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
+    const first = await openForm(both.one, 'disk add 42', 'UOPER');
+    await openForm(both.two, 'disk add 43', 'UOPER');
+    const done = await submit(both.two, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
     expect(visibleText(done)).toContain('Done');
 
-    const limited = await answerTo(one, 'disk add 44', { user: 'UOPER', triggerId: 'trigger.limited' });
+    const limited = await answerTo(both.one, 'disk add 44', { user: 'UOPER', triggerId: 'trigger.limited' });
     expect(limited.response_type).toBe('ephemeral');
     expect(visibleText(limited)).toMatch(/opened or submitted 3 change forms in the last minute.*Try again in \d+ s/);
-    expect(one.slack.callsTo('views.open').filter((c) => c.args.trigger_id === 'trigger.limited')).toEqual([]);
-    const form = await submit(one, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
+    expect(both.one.slack.callsTo('views.open').filter((c) => c.args.trigger_id === 'trigger.limited')).toEqual([]);
+    const form = await submit(both.one, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
     expect(visibleText(form)).toContain('nothing was changed or recorded');
-    expect(one.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
-    expect(two.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(both.one.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    expect(both.two.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // Reads are counted apart.
-    expect((await answerTo(two, 'firewall 42', { user: 'UOPER' })).response_type).toBe('in_channel');
+    expect((await answerTo(both.two, 'firewall 42', { user: 'UOPER' })).response_type).toBe('in_channel');
   });
 
   test("a viewer's denied attempts: as many records as the limit, whichever instance they reach; the rest are only told", async () => {
     const answers = [];
-    for (let i = 0; i < 6; i++) answers.push(await answerTo(i % 2 === 0 ? one : two, 'disk add 45', { user: 'UVIEW' }));
+    for (let i = 0; i < 6; i++) answers.push(await answerTo(i % 2 === 0 ? both.one : both.two, 'disk add 45', { user: 'UVIEW' }));
     expect(answers.map((a) => (visibleText(a).includes('Try again in') ? 'limited' : 'denied'))).toEqual([
       'denied',
       'denied',
@@ -231,7 +232,7 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
       'limited',
       'limited',
     ]);
-    const records = await one.store.audit.latest(100, { userId: 'UVIEW' });
+    const records = await both.one.store.audit.latest(100, { userId: 'UVIEW' });
     expect(records.map((r) => r.outcome)).toEqual(['denied', 'denied', 'denied']);
   });
 });

@@ -1,22 +1,15 @@
 import { createChanges } from '../../src/changes/changes';
 import { preparing } from '../../src/cloud/prepared';
-import type { Policy } from '../../src/changes/policy';
 import type { Disk } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
+import { ALLOW_ALL } from '../helpers/door';
 
 // The door and the store together: a change whose instance never hears back
 // from the cloud API stays `started` while its lease lives, and is settled as
 // `interrupted` once it has expired, even when a newer change to the same
 // server holds the lock by then (the record names the lease it ran under).
-
-const policy: Policy = {
-  changeRolesConfigured: true,
-  roleOf: () => Promise.resolve('admin'),
-  can: () => Promise.resolve({ allowed: true, action: 'disk_add', role: 'admin', needed: 'operator', denial: null }),
-  allows: () => [],
-};
 
 test('a change left hanging is settled as interrupted once its own lease expires, not before, and not the newer one', async () => {
   const store = openSqliteStore(':memory:');
@@ -24,7 +17,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
   const hanging = new Promise<Disk>(() => undefined);
   const changes = createChanges({
     store,
-    policy,
+    policy: ALLOW_ALL,
     now: () => clock,
     lockTtlMs: 1000,
     // Every request hangs: its instance never hears back.
@@ -69,7 +62,7 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
     const logs: string[] = [];
     const changes = createChanges({
       store: leases ? { ...store, leases: leases(store.leases) } : store,
-      policy,
+      policy: ALLOW_ALL,
       now: () => Date.now(),
       lockTtlMs: TTL_MS,
       logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),

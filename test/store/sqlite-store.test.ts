@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { describeStoreContract, type StoreLocation } from './contract';
 import { entry } from './contract/entries';
+import { runToExit } from '../helpers/spawned-bot';
 
 // The contract on a real SQLite file, then what only SQLite has: its file,
 // its pragmas, its first schema (user_version 1) migrated forward, and
@@ -91,26 +92,14 @@ describe('the SQLite store', () => {
 
   test('three processes opening one fresh file at once: migrated once, each works, one claim wins', async () => {
     const path = join(freshDir(), 'race', 'audit.sqlite');
-    const children = ['a', 'b', 'c'].map(
-      (name) =>
-        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'fixtures', 'open-and-record.ts'), path, name], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let out = '';
-          let err = '';
-          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-          child.on('close', (code) => resolve({ code, out, err }));
-        }),
-    );
-    const results = await Promise.all(children);
-    expect(results.map((r) => [r.code, r.err])).toEqual([
+    const fixture = join(__dirname, 'fixtures', 'open-and-record.ts');
+    const results = await Promise.all(['a', 'b', 'c'].map((name) => runToExit(process.execPath, ['--import', 'tsx', fixture, path, name], 15_000)));
+    expect(results.map((r) => [r.code, r.stderr])).toEqual([
       [0, ''],
       [0, ''],
       [0, ''],
     ]);
-    expect(results.map((r) => r.out.trim()).sort()).toEqual(['claimed', 'duplicate', 'duplicate']);
+    expect(results.map((r) => r.stdout.trim()).sort()).toEqual(['claimed', 'duplicate', 'duplicate']);
     const store = openSqliteStore(path);
     try {
       expect((await store.audit.latest(10)).map((r) => r.target).sort()).toEqual(['vs:a', 'vs:b', 'vs:c']);
@@ -184,6 +173,7 @@ describe('the SQLite store', () => {
         requestedBy: null,
         decidedBy: null,
         approvalId: null,
+        workflowExecutionId: null,
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.

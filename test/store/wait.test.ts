@@ -3,7 +3,7 @@ import { createLogger } from '../../src/log';
 import { deferStore, openStoreWhenReachable, STORE_UNAVAILABLE, StoreUnavailableError, type Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { backoffMs } from '../../src/store/wait';
-import { eventually } from '../helpers/drive';
+import { waitFor } from '../helpers/wait';
 
 // Start-up's wait for the store, in parts: the tries and their pauses, and
 // the store every part is wired to before the database answers.
@@ -72,7 +72,7 @@ describe('openStoreWhenReachable', () => {
     await expect(waiting).resolves.toBeUndefined();
     const late = closable();
     finish(late.store);
-    expect(await eventually(late.closed)).toBe(true);
+    await waitFor('the late store to be closed', late.closed);
   });
 
   test('aborted during a pause: the default pause ends at once', async () => {
@@ -126,6 +126,6 @@ describe('deferStore', () => {
     const real = closable();
     deferred.open(real.store);
     expect(deferred.opened).toBeUndefined();
-    expect(await eventually(real.closed)).toBe(true);
+    await waitFor('the store opened afterwards to be closed', real.closed);
   });
 });

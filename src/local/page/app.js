@@ -11,6 +11,8 @@ import { el, mrkdwn, renderBlocks, textObject, unsupported } from './blocks.js';
 /** @typedef {import('./types').BlockElement} BlockElement */
 /** @typedef {import('./types').Confirm} Confirm */
 /** @typedef {import('./types').Events} Events */
+/** @typedef {import('./types').Execution} Execution */
+/** @typedef {import('./types').FunctionParameter} FunctionParameter */
 /** @typedef {import('./types').Message} Message */
 /** @typedef {import('./types').OpenView} OpenView */
 /** @typedef {import('./types').RenderContext} RenderContext */
@@ -31,16 +33,27 @@ function byId(id, type) {
 }
 const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
-/** @typedef {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals' | 'panel'>} Held what the page holds of the stand-in's state */
-/** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView> }} */
-const data = { people: [], channels: [], bot: null, messages: [], views: new Map(), homes: {}, refusals: [], panel: null };
+/** @typedef {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held what the page holds of the stand-in */
+/** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView>, executions: Map<string, Execution> }} */
+const data = {
+  people: [],
+  channels: [],
+  bot: null,
+  messages: [],
+  views: new Map(),
+  homes: {},
+  refusals: [],
+  panel: null,
+  functions: {},
+  executions: new Map(),
+};
 /**
  * What the person is looking at. `homeWaiting`: the Home tab was opened and the app has not published it yet (Slack shows
- * the last published view meanwhile, or nothing).
- * @typedef {{ me: string, channel: string, showing: 'channel' | 'home', homeWaiting: boolean }} Looking
+ * the last published view meanwhile, or nothing). `step`: the workflow step chosen on the Workflows panel.
+ * @typedef {{ me: string, channel: string, showing: 'channel' | 'home' | 'workflows', homeWaiting: boolean, step: string }} Looking
  * @type {Looking & { modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }}
  */
-const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, modalViewId: null, modalHash: null, lastFocus: null };
+const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, step: '', modalViewId: null, modalHash: null, lastFocus: null };
 
 /** @type {RenderContext} */
 const ctx = {
@@ -93,6 +106,7 @@ function renderSidebar() {
     ),
   );
   $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
+  $('workflows-tab').setAttribute('aria-current', ui.showing === 'workflows' ? 'page' : 'false');
 }
 
 /** @param {string} id */
@@ -548,20 +562,215 @@ function renderHome() {
   if (focusedText !== null) [...body.querySelectorAll('button')].find((b) => b.textContent === focusedText)?.focus();
 }
 
+// --- Workflows ------------------------------------------------------------------
+// The app's workflow steps, run as a workflow would run them: the person fills
+// in a step's inputs (as in Workflow Builder), the stand-in sends the app a
+// signed function_executed, and each run shows how the app completed it (its
+// outputs or its error) and, for a change step, the message it posted, whose
+// buttons work like any other.
+
+function showWorkflows() {
+  ui.showing = 'workflows';
+  renderAll();
+  byId('step-select', HTMLSelectElement).focus();
+}
+
+const stepFieldId = (/** @type {string} */ name) => `step-in-${name}`;
+
+/** The step chosen and its inputs, as fields labelled by their titles. */
+function renderStepForm() {
+  const select = byId('step-select', HTMLSelectElement);
+  const names = Object.keys(data.functions);
+  if (!names.includes(ui.step)) ui.step = names[0] ?? '';
+  select.replaceChildren(...names.map((name) => el('option', { value: name, selected: name === ui.step }, data.functions[name]?.title ?? name)));
+  const fn = data.functions[ui.step];
+  $('step-description').textContent = fn ? `${fn.description} (${ui.step})` : 'The app declares no workflow steps.';
+  const required = new Set(fn?.input_parameters.required ?? []);
+  $('step-inputs').dataset.step = ui.step;
+  $('step-inputs').replaceChildren(...Object.entries(fn?.input_parameters.properties ?? {}).map(([name, p]) => stepInputNode(name, p, !required.has(name))));
+  $('step-status').textContent = '';
+}
+
+/**
+ * @param {string} name
+ * @param {FunctionParameter} p
+ * @param {boolean} optional
+ */
+function stepInputNode(name, p, optional) {
+  const id = stepFieldId(name);
+  const hintId = `${id}-h`;
+  const errorId = `${id}-e`;
+  const attrs = { id, name, 'aria-describedby': `${hintId} ${errorId}`, 'aria-required': optional ? false : 'true' };
+  const choices = p.choices ?? p.enum?.map((value) => ({ value, title: value }));
+  /** @type {HTMLElement} */
+  let field;
+  if (p.type === 'slack#/types/channel_id')
+    field = el(
+      'select',
+      attrs,
+      el('option', { value: '' }, 'Choose a channel…'),
+      data.channels.map((c) => el('option', { value: c.id, selected: c.id === ui.channel }, `# ${c.name}`)),
+    );
+  else if (choices)
+    field = el(
+      'select',
+      attrs,
+      el('option', { value: '' }, optional ? '(not given)' : 'Choose…'),
+      choices.map((c) => el('option', { value: c.value }, c.title)),
+    );
+  else field = el('input', { ...attrs, type: 'text', inputmode: p.type === 'integer' ? 'numeric' : undefined });
+  return el(
+    'div',
+    { class: 'b-input', 'data-input': name },
+    el('label', { for: id }, p.title, optional ? el('span', { class: 'optional' }, ' (optional)') : null),
+    field,
+    el('p', { class: 'hint', id: hintId }, p.description ?? ''),
+    el('p', { class: 'field-error', id: errorId, hidden: true }),
+  );
+}
+
+/**
+ * Shows each input's problem on its field; the first field with one, if any.
+ * @param {Record<string, string>} problems
+ */
+function applyStepProblems(problems) {
+  /** @type {HTMLElement | null} */
+  let first = null;
+  for (const wrap of $('step-inputs').querySelectorAll('.b-input')) {
+    if (!(wrap instanceof HTMLElement)) continue;
+    const message = problems[wrap.dataset.input ?? ''];
+    const error = /** @type {HTMLElement} */ (wrap.querySelector('.field-error'));
+    error.textContent = message ?? '';
+    error.hidden = !message;
+    wrap.classList.toggle('has-error', Boolean(message));
+    const field = /** @type {HTMLElement} */ (wrap.querySelector('input, select'));
+    field.setAttribute('aria-invalid', message ? 'true' : 'false');
+    if (message && !first) first = field;
+  }
+  return first;
+}
+
+async function runStep() {
+  const form = byId('step-form', HTMLFormElement);
+  if (form.getAttribute('aria-busy') === 'true' || !ui.step) return;
+  /** @type {Record<string, string>} */
+  const inputs = {};
+  for (const field of $('step-inputs').querySelectorAll('input, select')) {
+    const f = /** @type {HTMLInputElement | HTMLSelectElement} */ (field);
+    if (f.value.trim() !== '') inputs[f.name] = f.value;
+  }
+  form.setAttribute('aria-busy', 'true');
+  const status = $('step-status');
+  status.textContent = 'Running…';
+  const answer = await post('/local/step', { callbackId: ui.step, inputs });
+  form.removeAttribute('aria-busy');
+  applyStepProblems(answer.problems ?? {});
+  if (answer.problems) {
+    status.textContent = 'Some inputs need attention.';
+    applyStepProblems(answer.problems)?.focus();
+  } else if (answer.error && !answer.execution) status.textContent = `The step was not run: ${answer.error}`;
+  else if (answer.error) status.textContent = `Sent, but the app did not acknowledge it (${answer.error}): Slack would retry it.`;
+  else status.textContent = 'Sent to the app. Its completion shows under Runs.';
+  if (answer.execution) upsertExecution(answer.execution);
+}
+
+const clock = (/** @type {number} */ ms) => new Date(ms).toISOString().slice(11, 19);
+const STATES = { running: 'Running', completed: 'Completed', failed: 'Failed' };
+
+/**
+ * The message a change step posted: the app's message that names its request id (its button's value, and the
+ * request's line under it, which stays once the request is claimed, decided or expired).
+ * @param {unknown} requestId
+ */
+function postedBy(requestId) {
+  if (typeof requestId !== 'string' || requestId === '') return undefined;
+  return data.messages.find((m) => m.author === data.bot?.id && m.ephemeralTo === undefined && JSON.stringify(m.blocks ?? []).includes(requestId));
+}
+
+/** @param {Execution} x */
+function runNode(x) {
+  const fn = data.functions[x.callbackId];
+  const title = fn?.title ?? x.callbackId;
+  const by = ctx.person(x.user)?.name ?? x.user;
+  const outputs = Object.entries(x.outputs ?? {});
+  const posted = postedBy(x.outputs?.request_id);
+  return el(
+    'article',
+    { class: `step-run ${x.state}`, 'aria-label': `${title} at ${clock(x.startedAt)}` },
+    el('h4', { class: 'step-run-title' }, title),
+    el(
+      'p',
+      { class: 'step-run-meta' },
+      el('span', { class: `step-state ${x.state}` }, STATES[x.state]),
+      ` · run by ${by} at ${clock(x.startedAt)} · `,
+      el('code', {}, x.id),
+    ),
+    el(
+      'dl',
+      { class: 'step-io', 'aria-label': 'Inputs' },
+      Object.entries(x.inputs).flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]),
+    ),
+    outputs.length > 0
+      ? el(
+          'dl',
+          { class: 'step-io outputs', 'aria-label': 'Outputs' },
+          outputs.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]),
+        )
+      : null,
+    x.error ? el('p', { class: 'step-error' }, el('strong', {}, 'Error: '), x.error) : null,
+    posted
+      ? el(
+          'section',
+          { class: 'step-posted', 'aria-label': `Message posted in #${ctx.channel(posted.channel)?.name ?? posted.channel}` },
+          el('p', { class: 'hint' }, `Posted in #${ctx.channel(posted.channel)?.name ?? posted.channel}:`),
+          messageNode(posted),
+        )
+      : null,
+  );
+}
+
+function renderRuns() {
+  const runs = [...data.executions.values()].reverse();
+  $('step-runs').replaceChildren(...(runs.length > 0 ? runs.map(runNode) : [el('p', { class: 'empty' }, 'No step has run yet.')]));
+}
+
+/**
+ * An execution only ever goes from running to its end. Two paths tell the page of it: the answer to /local/step (as it
+ * stood when the app acked) and the `execution` events; a step that ends at once can have its end arrive first, and the
+ * answer, older, must not draw it running again.
+ * @param {Execution} x
+ */
+function upsertExecution(x) {
+  const held = data.executions.get(x.id);
+  if (held && held.state !== 'running' && x.state === 'running') return;
+  data.executions.set(x.id, x);
+  if (ui.showing === 'workflows') renderRuns();
+}
+
 // --- the whole window -----------------------------------------------------------
 
 function renderAll() {
   renderSidebar();
   const inChannel = ui.showing === 'channel';
   const channel = ctx.channel(ui.channel);
-  $('channel-title').textContent = inChannel ? `# ${channel?.name ?? ''}` : 'vs-chatops · Home';
-  $('channel-topic').textContent = inChannel ? (channel?.topic ?? '') : 'The app’s Home tab, as you see it';
+  const titles = {
+    channel: [`# ${channel?.name ?? ''}`, channel?.topic ?? ''],
+    home: ['vs-chatops · Home', 'The app’s Home tab, as you see it'],
+    workflows: ['Workflows', 'Run the app’s workflow steps as a workflow in Workflow Builder would: Slack sends the app function_executed'],
+  };
+  [$('channel-title').textContent, $('channel-topic').textContent] = titles[ui.showing];
   $('messages').hidden = !inChannel;
   $('composer').hidden = !inChannel;
   $('composer-hint').hidden = !inChannel;
-  $('home').hidden = inChannel;
+  $('home').hidden = ui.showing !== 'home';
+  $('workflows').hidden = ui.showing !== 'workflows';
   if (inChannel) renderMessages();
-  else renderHome();
+  else if (ui.showing === 'home') renderHome();
+  else {
+    // The form is drawn once per step chosen: switching person or channel keeps what was typed.
+    if ($('step-inputs').dataset.step !== ui.step || ui.step === '') renderStepForm();
+    renderRuns();
+  }
   renderRefusals();
   renderModal();
 }
@@ -595,6 +804,8 @@ async function load() {
   notes.replaceChildren(...snapshot.notes.map((note) => el('p', {}, mrkdwn(note, ctx))));
   notes.hidden = snapshot.notes.length === 0;
   data.panel = snapshot.panel;
+  data.functions = snapshot.functions;
+  data.executions = new Map(snapshot.executions.map((x) => [x.id, x]));
   renderPanelHint();
   ui.me ||= data.people[0]?.id ?? '';
   ui.channel ||= data.channels[0]?.id ?? '';
@@ -614,7 +825,12 @@ function follow() {
       const payload = JSON.parse(/** @type {MessageEvent<string>} */ (e).data);
       handle(/** @type {Events[K]} */ (payload));
     });
-  on('message', ({ message }) => upsertMessage(message));
+  on('message', ({ message }) => {
+    upsertMessage(message);
+    // A change step's message, shown with its run, follows its updates (a claim, an approval).
+    if (ui.showing === 'workflows') renderRuns();
+  });
+  on('execution', ({ execution }) => upsertExecution(execution));
   on('delete', ({ channel, ts }) => {
     data.messages = data.messages.filter((m) => !(m.channel === channel && m.ts === ts));
     document.getElementById(messageId({ channel, ts }))?.remove();
@@ -656,6 +872,16 @@ function wire() {
     else renderAll();
   });
   $('home-tab').addEventListener('click', () => void showHome());
+  $('workflows-tab').addEventListener('click', showWorkflows);
+  const stepSelect = byId('step-select', HTMLSelectElement);
+  stepSelect.addEventListener('change', () => {
+    ui.step = stepSelect.value;
+    renderStepForm();
+  });
+  $('step-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void runStep();
+  });
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();
     void sendCommand();

@@ -156,6 +156,37 @@ export interface Refusal {
   user?: string;
 }
 
+/** One parameter of a workflow step, as the app's manifest declares it. */
+export interface FunctionParameter {
+  type: string;
+  title: string;
+  description?: string;
+  enum?: string[];
+  choices?: { value: string; title: string }[];
+}
+
+/** One of the app's workflow steps (manifest `functions`). */
+export interface AppFunction {
+  title: string;
+  description: string;
+  input_parameters: { properties: Record<string, FunctionParameter>; required?: string[] };
+  output_parameters: { properties: Record<string, FunctionParameter>; required?: string[] };
+}
+
+/** One run of a step, from function_executed to its completion. */
+export interface Execution {
+  id: string;
+  workflowExecutionId: string;
+  callbackId: string;
+  user: string;
+  inputs: Record<string, unknown>;
+  startedAt: number;
+  state: 'running' | 'completed' | 'failed';
+  outputs?: Record<string, unknown>;
+  error?: string;
+  endedAt?: number;
+}
+
 /** GET /local/state. */
 export interface Snapshot {
   people: Person[];
@@ -168,6 +199,8 @@ export interface Snapshot {
   /** What the page says about the workspace's settings. */
   notes: string[];
   panel: PanelHint | null;
+  functions: Record<string, AppFunction>;
+  executions: Execution[];
 }
 
 /** The answer of a POST to /local/... (each endpoint fills its part). */
@@ -177,6 +210,10 @@ export interface Answer {
   home?: View | null;
   outcome?: string;
   errors?: Record<string, string>;
+  /** /local/step: the inputs that do not fit the step's parameters, by input. */
+  problems?: Record<string, string>;
+  /** /local/step: the run started. */
+  execution?: Execution;
 }
 
 /** The stand-in's events, by type (the SSE event name). */
@@ -187,6 +224,7 @@ export interface Events {
   view_closed: { id: string; user: string };
   home: { user: string; view: View };
   refusal: { refusal: Refusal };
+  execution: { execution: Execution };
 }
 
 /** What renderBlocks needs from the page: names for mentions, and what buttons and inputs do. */

@@ -12,13 +12,14 @@ import {
   escapeMrkdwn,
   fallback,
   oneLine,
+  type Rendered,
   safe,
   section,
   slackTime,
   truncate,
+  unrecordable,
   userMention,
   withSandbox,
-  type Rendered,
 } from './mrkdwn';
 
 // The approval request (PRODUCT.md "Approvals"), posted in the channel the
@@ -59,11 +60,17 @@ export function requestBlock(request: RecordedRequest): RichTextBlock {
   return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: requestText(request) }] }] };
 }
 
-/** Who asks, for what, and why (mrkdwn). */
+/** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */
 export function asked(f: ApprovalFacts): string {
   const { approval } = f;
   const why = approval.reason ? `“${safe(oneLine(approval.reason), 500)}”` : '_no reason given_';
-  return `${userMention(approval.requestedBy)} asks to *${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}\n*Why:* ${why}`;
+  const who = approval.requestedBy === '' ? 'A workflow' : userMention(approval.requestedBy);
+  return `${who} asks to *${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}\n*Why:* ${why}`;
+}
+
+/** For a workflow's request: the workflow's execution, as Slack's workflow activity shows it. */
+export function fromWorkflow(approval: Approval): string {
+  return approval.workflowExecutionId ? ` Asked for by workflow ${code(approval.workflowExecutionId, 40)}.` : '';
 }
 
 /** Approve (behind Slack's confirmation dialog) and Deny, their value the request's id: on its message and on the Home tab. */
@@ -96,7 +103,9 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
     { type: 'actions', block_id: 'approval', elements: approvalButtons(f) },
-    context(`A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.`),
+    context(
+      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
+    ),
   ];
   return {
     text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
@@ -112,7 +121,10 @@ export function renderApprovalEnded(f: ApprovalFacts, end: ApprovalEnd): Rendere
     section(`${line}\n${asked(f)}`),
     section('*The request:*'),
     requestBlock(approval.apiRequest),
-    context(`Asked ${slackTime(Date.parse(approval.requestedAt))} · request ${code(approval.id, 40)}`),
+    context(
+      `Asked ${slackTime(Date.parse(approval.requestedAt))} · request ${code(approval.id, 40)}` +
+        (approval.workflowExecutionId ? ` · workflow ${code(approval.workflowExecutionId, 40)}` : ''),
+    ),
   ];
   return { text: fallback(`${plain(line)} (${f.title} · ${targetTitle(f.target)})`, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
 }
@@ -123,7 +135,9 @@ function endLine(f: ApprovalFacts, end: ApprovalEnd): string {
     case 'rejected':
       return `:no_entry: *Denied* by ${by}. Nothing was changed.`;
     case 'expired':
-      return `:hourglass: *Expired*: nobody decided before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`;
+      return f.approval.requestedBy === ''
+        ? `:hourglass: *Expired*: nobody claimed it before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`
+        : `:hourglass: *Expired*: nobody decided before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`;
     case 'approved':
       return `${approvedLine(f, end.run, end.timeoutMs, by)}`;
   }
@@ -163,7 +177,7 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
 }
 
 /** The fallback text of a line: mrkdwn's marks and tokens left out. */
-function plain(mrkdwn: string): string {
+export function plain(mrkdwn: string): string {
   return mrkdwn
     .replace(/:[a-z_]+: /g, '')
     .replace(/<!date\^\d+\^[^|]*\|([^>]*)>/g, '$1')
@@ -201,4 +215,4 @@ export function requestNotPostedText(channelId: string): string {
 }
 
 /** The store could not be reached before anything was decided. */
-export const DECISION_UNRECORDED = 'Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const DECISION_UNRECORDED = unrecordable('Nothing can be decided');

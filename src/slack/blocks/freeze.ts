@@ -1,6 +1,6 @@
 import type { Freeze } from '../../store';
 import { frozenText } from './denials';
-import { context, fallback, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { context, fallback, oneLine, type Rendered, safe, section, slackTime, unrecordable, userMention, withSandbox } from './mrkdwn';
 
 // The freeze in the channel (PRODUCT.md "Freeze"): said where it was typed,
 // for everyone there, and to the audit channel by its audit record.
@@ -48,4 +48,4 @@ export function freezeLine(freeze: Freeze | null): string {
 }
 
 /** The store could not be reached: nothing was switched, because it could not be recorded. */
-export const FREEZE_UNRECORDED = 'The freeze could not be switched right now, because it could not be recorded; nothing was changed. Try again in a minute.';
+export const FREEZE_UNRECORDED = unrecordable('The freeze could not be switched', 'nothing was changed', 'Try again in a minute.');

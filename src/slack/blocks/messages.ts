@@ -6,18 +6,19 @@ import { allowsText, channelList, denialText } from './denials';
 import {
   channelMention,
   code,
-  oneLine,
   context,
   escapeMrkdwn,
   fallback,
   header,
+  oneLine,
+  type Rendered,
   safe,
   section,
   truncate,
+  unrecordable,
   userMention,
-  withSandbox,
-  type Rendered,
   utcTime,
+  withSandbox,
 } from './mrkdwn';
 import { statusModal } from './status-modal';
 
@@ -47,7 +48,7 @@ export function renderUsage({ message, suggestion, commands }: { message: string
 }
 
 /** The store cannot be reached: a change could not be recorded, so none is started. */
-export const CHANGES_UNRECORDABLE = 'Nothing can be changed right now, because it could not be recorded; nothing was changed. Try again in a few minutes.';
+export const CHANGES_UNRECORDABLE = unrecordable('Nothing can be changed');
 
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =
@@ -188,9 +189,19 @@ function recordLine(r: AuditRecord): string {
   const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
   const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
-  const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${userMention(r.userId)}`;
+  const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${actor(r)}`;
   const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}`;
-  return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${detail}`;
+  return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${workflowOf(r)}${detail}`;
+}
+
+/** Who a record is about: a person, or, for a workflow step's request before anyone claimed it, the workflow. */
+function actor(r: AuditRecord): string {
+  return r.userId === '' ? 'a workflow' : userMention(r.userId);
+}
+
+/** The workflow execution whose step asked for the change: " · workflow `Wx…`". */
+function workflowOf(r: AuditRecord): string {
+  return r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
 }
 
 /** The two people of an approval, whoever the record is about: " · asked by <@R> · approved by <@A>". */
@@ -240,7 +251,7 @@ export function renderAuditPost(r: AuditRecord): Rendered {
   const params = code(compactJson(r.params), 1500);
   const request = requestLine(r, 1500);
   return {
-    text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId}: ${r.outcome}`)),
+    text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId === '' ? 'a workflow' : r.userId}: ${r.outcome}`)),
     blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
   };
 }

@@ -32,6 +32,14 @@ export function escapeMrkdwn(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * "<What> right now, because it could not be recorded; nothing was changed. Try again in a few minutes.": the one
+ * sentence for anything refused because the store could not be reached (nothing is done that is not on record).
+ */
+export function unrecordable(what: string, undone = 'nothing was changed', retry = 'Try again in a few minutes.'): string {
+  return `${what} right now, because it could not be recorded; ${undone}. ${retry}`;
+}
+
 /** Cuts `s` to at most `max` characters (code points kept whole), ending in an ellipsis. */
 export function truncate(s: string, max: number): string {
   if (s.length <= max) return s;

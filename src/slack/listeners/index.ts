@@ -5,6 +5,8 @@ import { readRequest } from '../middleware/request';
 import { ACTIONS, type ButtonArgs } from './actions';
 import { commandOf, parseVsCommand } from './commands';
 import { EVENTS, type EventArgs } from './events';
+import { FUNCTIONS } from './functions';
+import { stepListener, type StepArgs } from './functions/step';
 import { runRow, type ListenerRow } from './listener';
 import { SHORTCUTS, type ShortcutArgs } from './shortcuts';
 import { VIEWS } from './views';
@@ -16,7 +18,7 @@ import type { SubmissionArgs } from './views/submission';
 //   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
 //   form submissions    views/index.ts (VIEWS): one per change form
 //   Events API events   events/index.ts (EVENTS): one per event type
-// Workflow steps will be a table of their own, routed here the same way.
+//   workflow steps      functions/index.ts (FUNCTIONS): one per custom step (function_executed, by callback id)
 // Each runs behind the same two middleware: readRequest (ack, the request
 // object, child logger, one log line) and checkNeeds (what its row needs).
 //
@@ -64,6 +66,16 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
       fields: (_args, row) => ({ shortcut: row.callbackId }),
       ctx,
     }),
+    // A step is acked by readRequest, like every other request: first, before any work (Bolt's app.function would
+    // ack it itself unless told not to).
+    tableRoute<StepArgs, (typeof STEPS)[number]>({
+      kind: 'step',
+      isKind: (args) => 'event' in args && args.event?.type === 'function_executed',
+      rows: STEPS,
+      matches: (row, { event }) => row.callbackId === (event.function as { callback_id?: unknown } | undefined)?.callback_id,
+      fields: ({ body }, row) => stepLogFields(row.callbackId, body),
+      ctx,
+    }),
     tableRoute<EventArgs, (typeof EVENTS)[number]>({
       kind: 'event',
       isKind: (args) => 'event' in args && args.event !== undefined,
@@ -88,9 +100,18 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
   });
 }
 
+/** The FUNCTIONS table's rows as listener rows: inputs read, the step run, the step ended. */
+const STEPS = FUNCTIONS.map((row) => ({ callbackId: row.callbackId, ...stepListener(row) }));
+
+/** A step's log fields: which step, and the ids of its execution and its workflow's (what the workflow's activity shows), never its token. */
+function stepLogFields(callbackId: string, body: unknown): Record<string, unknown> {
+  const event = (body as { event?: { function_execution_id?: unknown; workflow_execution_id?: unknown } }).event;
+  return { step: callbackId, function_execution_id: event?.function_execution_id, workflow_execution_id: event?.workflow_execution_id };
+}
+
 /** A kind of delivery served from a table: the row the delivery names, behind readRequest and checkNeeds. */
-function tableRoute<A extends Args, Row extends ListenerRow<A>>(spec: {
-  kind: 'action' | 'shortcut' | 'event' | 'submission';
+function tableRoute<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(spec: {
+  kind: 'action' | 'shortcut' | 'event' | 'submission' | 'step';
   isKind: (args: Args) => boolean;
   rows: readonly Row[];
   /** Whether the row is the one the delivery names (a handful of rows: a walk costs less than a key built to look one up). */
@@ -100,18 +121,21 @@ function tableRoute<A extends Args, Row extends ListenerRow<A>>(spec: {
   ctx: ListenerContext;
 }): Route {
   const { ctx } = spec;
-  const rowOf = (args: Args) => spec.rows.find((row) => spec.matches(row, args as A));
+  // Bolt types some kinds' arguments apart from AnyMiddlewareArgs (a step's `ack` is a function, an event's is not),
+  // though every kind's are the arguments of one delivery: `isKind` has said which these are.
+  const asKind = (args: Args) => args as unknown as A;
+  const rowOf = (args: Args) => spec.rows.find((row) => spec.matches(row, asKind(args)));
   // Found when routing, so the steps after it may count on it.
-  const row = (args: Args) => rowOf(args) as Row;
+  const row = (args: A | Args) => rowOf(args as Args) as Row;
   return {
     serves: (args) => spec.isKind(args) && rowOf(args) !== undefined,
     steps: [
-      readRequest(ctx, spec.kind, (args) => spec.fields(args as A, row(args))),
+      readRequest(ctx, spec.kind, (args) => spec.fields(asKind(args), row(args))),
       checkNeeds(ctx, (args) => row(args).needs),
       runRow<A>(ctx, {
         run: (ctx, req, args) => row(args).run(ctx, req, args),
         unready: async (ctx, args) => row(args).unready?.(ctx, args),
-      }) as Step,
+      }) as unknown as Step,
     ],
   };
 }

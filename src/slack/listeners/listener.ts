@@ -1,5 +1,6 @@
-import type { AllMiddlewareArgs, AnyMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs } from '@slack/bolt';
 import { SOMETHING_WENT_WRONG } from '../blocks/messages';
+import { STEP_WENT_WRONG, stepError } from '../blocks/steps';
 import type { ListenerContext, Outcome, SlackRequest } from '../context';
 import { isMiddlewareMissing } from '../errors';
 import type { NeedOf } from '../middleware/needs';
@@ -26,7 +27,7 @@ export interface ListenerRow<Args> {
  * a response_url), never left silent; a missing middleware is logged by its
  * code, apart from a crash of the listener itself.
  */
-export function runRow<Args extends AnyMiddlewareArgs & AllMiddlewareArgs>(ctx: ListenerContext, { run, unready }: Pick<ListenerRow<Args>, 'run' | 'unready'>) {
+export function runRow<Args extends AllMiddlewareArgs>(ctx: ListenerContext, { run, unready }: Pick<ListenerRow<Args>, 'run' | 'unready'>) {
   return async (args: Args): Promise<void> => {
     let req: SlackRequest;
     try {
@@ -45,6 +46,8 @@ export function runRow<Args extends AnyMiddlewareArgs & AllMiddlewareArgs>(ctx: 
       else req.log.error(`${req.kind} failed`, { error });
       req.outcome = 'failed';
       if (req.respond) await replyError(req, SOMETHING_WENT_WRONG);
+      // A workflow would wait on a step that never ends.
+      else if (req.step) await req.step.fail(stepError(STEP_WENT_WRONG));
     }
   };
 }

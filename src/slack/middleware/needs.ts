@@ -11,6 +11,7 @@ import {
   SOMETHING_WENT_WRONG,
   type LimitReached,
 } from '../blocks/messages';
+import { stepError, WORKFLOW_READS_REFUSED } from '../blocks/steps';
 import type { ListenerContext, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
 import { replyEphemeral, replyError } from '../reply';
@@ -28,6 +29,12 @@ export type Need =
   | 'everyone'
   /** Reads: counted as reads, asked of the policy; a refusal is told, not recorded (nothing was attempted). */
   | ReadAction
+  /**
+   * A workflow step's read: nobody is known to have started it, so it reads as anyone would (policy.workflowsMayRead),
+   * and there is no person to count it against. A refusal ends the step with an error naming the settings; it is
+   * logged, not recorded.
+   */
+  | 'workflow_read'
   /** Opening a change's form: counted as a change attempt, asked of the change door, which records a refusal. */
   | { opens: ChangeAction }
   /**
@@ -59,6 +66,14 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     // A shortcut's form always asks for the channel; a Home tab button's says so in its row.
     const { need, target, title, channelChosenLater = req.kind === 'shortcut' } = needOf(args);
     if (need === 'everyone') return args.next();
+    if (need === 'workflow_read') {
+      // No person to bound: the cloud client's single flight and its connection budget for reads bound what steps cost.
+      if (ctx.policy.workflowsMayRead) return args.next();
+      req.outcome = 'denied';
+      req.log.info('denied: VS_VIEWERS limits reads and VS_WORKFLOW_READS is not everyone, so workflow steps may not read');
+      await req.step?.fail(stepError(WORKFLOW_READS_REFUSED));
+      return;
+    }
     // Per person, before anything is asked of the policy, the store's audit trail or the cloud API: an attempt
     // past the limit is told and goes no further, so it is never recorded (a denial, an audit post).
     const kind: LimitKind = typeof need === 'string' ? 'reads' : 'changes';

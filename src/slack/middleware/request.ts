@@ -5,6 +5,7 @@ import type { Logger } from '../../log';
 import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { responder, type Respond } from '../response-url';
+import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
@@ -35,7 +36,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const claim = deliveryClaim(args.context);
     if (claim && !(await claim)) return;
     const labels = fields(args);
-    const request = new ListenerRequest(kind, facts, args.client, ctx, {
+    const request = new ListenerRequest(kind, facts, args, ctx, {
       user: facts.userId,
       ...(facts.channelId ? { channel: facts.channelId } : {}),
       ...labels,
@@ -60,13 +61,15 @@ class ListenerRequest implements SlackRequest {
   readonly triggerId: string | undefined;
   readonly responseUrl: string | undefined;
   readonly respond: Respond | undefined;
+  readonly step: StepCompletion | undefined;
+  readonly client: WebClient;
   outcome: Outcome = 'failed';
   private childLog: Logger | undefined;
 
   constructor(
     readonly kind: RequestKind,
     facts: Facts,
-    readonly client: WebClient,
+    args: Args,
     private readonly ctx: ListenerContext,
     /** The fields of every line about it: who, where, and the listener table's labels. */
     private readonly bindings: Record<string, unknown>,
@@ -76,6 +79,10 @@ class ListenerRequest implements SlackRequest {
     this.triggerId = facts.triggerId;
     this.responseUrl = facts.responseUrl;
     this.respond = facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined;
+    this.client = args.client;
+    const enders = functionEndersOf(args);
+    // A workflow step's ending logs through the request's logger (a step is rare: its child is built at once).
+    this.step = enders ? stepCompletion(enders, this.log) : undefined;
   }
 
   get log(): Logger {

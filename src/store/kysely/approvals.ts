@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Approval, ApprovalDecision, Approvals, ApprovalRequest, ApprovalStatus, ExpiredApproval } from '../approvals';
-import type { RecordedAction } from '../audit';
+import type { AuditEntry, RecordedAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
 import { insertRecord } from './audit';
 import { claimKey } from './claims';
@@ -22,6 +22,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,
     messageTs: row.message_ts,
+    workflowExecutionId: row.workflow_execution_id,
   };
 }
 
@@ -39,10 +40,11 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
       expires_at_ms: wholeMs(request.expiresAtMs),
       reason: request.reason,
       api_request: JSON.stringify(recordedRequest(request.apiRequest)),
-      status: 'requested',
+      status: request.awaitingRequester === true ? 'awaiting_requester' : 'requested',
       decided_by: null,
       decided_at: null,
       message_ts: null,
+      workflow_execution_id: request.workflowExecutionId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -50,6 +52,35 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
 }
 
 export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
+  /**
+   * One step of an open request, in one transaction: the row updated only while it is `from` and unexpired at
+   * `nowMs` (of racing steps, the first to commit wins), with its record; else nothing, and the request as it stands.
+   */
+  const takeOpen = (
+    id: string,
+    from: 'requested' | 'awaiting_requester',
+    nowMs: number,
+    set: Updateable<ApprovalsTable>,
+    recordOf: ((taken: Approval) => AuditEntry) | undefined,
+  ) =>
+    db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
+      const row = await trx
+        .updateTable('approvals')
+        .set(set)
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .where('expires_at_ms', '>', wholeMs(nowMs))
+        .returningAll()
+        .executeTakeFirst();
+      if (row) {
+        const approval = toApproval(row);
+        if (!recordOf) return { won: true, approval };
+        return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
+      }
+      const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+      return { won: false, approval: current ? toApproval(current) : null };
+    });
+
   return {
     ask: ({ submissionKey, at, request, requested }) =>
       db.transaction().execute(async (trx) => {
@@ -71,24 +102,18 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
     },
 
     decide: (id, decision, recordOf) =>
-      db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
-        // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
-        const row = await trx
-          .updateTable('approvals')
-          .set({ status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') })
-          .where('id', '=', id)
-          .where('status', '=', 'requested')
-          .where('expires_at_ms', '>', wholeMs(decision.nowMs))
-          .returningAll()
-          .executeTakeFirst();
-        if (row) {
-          const approval = toApproval(row);
-          if (!recordOf) return { won: true, approval };
-          return { won: true, approval, record: await insertRecord(trx, options, { ...recordOf(approval), approvalId: approval.id }) };
-        }
-        const current = await trx.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
-        return { won: false, approval: current ? toApproval(current) : null };
-      }),
+      // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
+      takeOpen(id, 'requested', decision.nowMs, { status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') }, recordOf),
+
+    claim: (id, claim, recordOf) =>
+      // Only an unclaimed, unexpired row is updated: of racing claims, the first to commit wins.
+      takeOpen(
+        id,
+        'awaiting_requester',
+        claim.nowMs,
+        { status: 'requested', requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) },
+        recordOf,
+      ),
 
     open: async (nowMs) => {
       const rows = await db
@@ -107,7 +132,7 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
         const rows = await trx
           .updateTable('approvals')
           .set({ status: 'expired' })
-          .where('status', '=', 'requested')
+          .where('status', 'in', ['requested', 'awaiting_requester'])
           .where('expires_at_ms', '<=', wholeMs(nowMs))
           .returningAll()
           .execute();

@@ -68,6 +68,7 @@ export function recordRow(entry: AuditEntry) {
     requested_by: entry.requestedBy ?? null,
     decided_by: entry.decidedBy ?? null,
     approval_id: entry.approvalId ?? null,
+    workflow_execution_id: entry.workflowExecutionId ?? null,
   };
 }
 
@@ -101,5 +102,6 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     requestedBy: row.requested_by,
     decidedBy: row.decided_by,
     approvalId: row.approval_id,
+    workflowExecutionId: row.workflow_execution_id,
   };
 }

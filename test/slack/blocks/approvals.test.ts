@@ -4,11 +4,14 @@ import type { Approval, AuditRecord } from '../../../src/store';
 import { StoreUnavailableError } from '../../../src/store/unavailable';
 import {
   APPROVAL_UNKNOWN,
+  asked,
+  DECISION_UNRECORDED,
   MAX_SHOWN_REQUEST,
   renderApprovalClosed,
   renderApprovalEnded,
   renderApprovalRequest,
   requestedText,
+  requestBlock,
   requestNotPostedText,
   requestText,
   type ApprovalEnd,
@@ -92,7 +95,8 @@ describe('the request', () => {
         style: 'primary',
       },
     });
-    expect(deny).toMatchObject({ style: 'danger' });
+    expect(approve).toMatchObject({ text: { type: 'plain_text', text: 'Approve' } });
+    expect(deny).toMatchObject({ style: 'danger', text: { type: 'plain_text', text: 'Deny' } });
     expect(deny!.confirm).toBeUndefined();
     expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>. Request `A-1`.']);
     expect(m.text).toBe('Approval needed: UOPER asks to Add disk · VS 42 (POST /virtual_machines/42/disks.json)');
@@ -108,6 +112,29 @@ describe('the request', () => {
     const sandboxed = renderApprovalRequest(facts({}, true));
     expect(contextTexts(sandboxed).at(-1)).toContain(SANDBOX_NOTICE);
     expect(sandboxed.text.startsWith('[sandbox data] ')).toBe(true);
+  });
+
+  test('the request is shown as preformatted rich text: plain text in it, never markup', () => {
+    expect(requestBlock({ method: 'POST', path: '/backups/9/restore.json', body: null })).toEqual({
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'POST /backups/9/restore.json' }] }],
+    });
+  });
+
+  test('a request nobody has claimed is asked by a workflow; a workflow’s request names its execution, open and ended', () => {
+    expect(asked(facts({ requestedBy: '' }))).toBe('A workflow asks to *Add disk* · VS 42\n*Why:* “the data disk is full”');
+    const claimed = facts({ workflowExecutionId: 'Wx1' });
+    expect(contextTexts(renderApprovalRequest(claimed))).toEqual([
+      'A second person with the operator role decides, not <@UOPER>. Request `A-1`. Asked for by workflow `Wx1`.',
+    ]);
+    expect(contextTexts(renderApprovalEnded(claimed, { kind: 'rejected' }))).toEqual([
+      `Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\` · workflow \`Wx1\``,
+    ]);
+    const unclaimed = renderApprovalEnded(facts({ requestedBy: '', status: 'expired', workflowExecutionId: 'Wx1' }), { kind: 'expired' });
+    expect(sectionTexts(unclaimed)[0]).toBe(
+      `:hourglass: *Expired*: nobody claimed it before ${DATE(EXPIRES_MS)}2024-05-06 14:33:12 UTC>. Nothing was changed.\n` +
+        'A workflow asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
+    );
   });
 
   test('a request without a body is its line alone; one longer than a message holds is cut and says so', () => {
@@ -217,7 +244,11 @@ describe('what a clicker or a requester is told', () => {
         `a second person with the admin role must approve it before ${DATE(EXPIRES_MS)}2024-05-06 14:33:12 UTC>. ` +
         'Nothing has been changed yet; the request there shows who decides and how it ends.',
     );
-    expect(requestNotPostedText('CINCIDENT')).toMatch(/^:warning: The request for approval could not be posted in <#CINCIDENT> \(is the bot a member\?/);
+    expect(requestNotPostedText('CINCIDENT')).toBe(
+      ':warning: The request for approval could not be posted in <#CINCIDENT> (is the bot a member? `/invite` it there). ' +
+        'Nothing has been changed; the request expires unanswered. Ask again once the bot can post there.',
+    );
+    expect(DECISION_UNRECORDED).toBe('Nothing can be decided right now, because it could not be recorded; nothing was changed. Try again in a few minutes.');
   });
 });
 

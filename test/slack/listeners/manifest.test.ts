@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
 import { EVENTS } from '../../../src/slack/listeners/events';
+import { FUNCTIONS, manifestFunctions } from '../../../src/slack/listeners/functions';
+import { functionsBlock } from '../../../scripts/manifest-functions';
 import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
+import { readYaml } from '../../helpers/manifest-yaml';
 
 // The listener tables are the one source of what Slack is told: manifest.yml
-// (the slash command, the global shortcuts, the events; later the workflow
-// steps) and the local page, which stands in for Slack's own menus, must
+// (the slash command, the global shortcuts, the events, the workflow steps)
+// and the local page, which stands in for Slack's own menus, must
 // name exactly what the tables register.
 
 const root = join(__dirname, '../../..');
@@ -50,8 +53,8 @@ describe('manifest.yml', () => {
     expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
   });
 
-  test('subscribes the bot to exactly the events of the table, and asks for the scopes each row names', () => {
-    expect(listItems(section('event_subscriptions'), 'bot_events')).toEqual(EVENTS.map((row) => row.event));
+  test('subscribes the bot to exactly the events of the table (and function_executed, for the steps), and asks for the scopes each row names', () => {
+    expect(listItems(section('event_subscriptions'), 'bot_events')).toEqual([...EVENTS.map((row) => row.event), 'function_executed']);
     const scopes = listItems(section('scopes'), 'bot');
     for (const row of EVENTS) expect(scopes).toEqual(expect.arrayContaining([...row.scopes]));
   });
@@ -69,6 +72,62 @@ describe('manifest.yml', () => {
     const appHome = section('app_home');
     expect(appHome).toMatch(/^ {4}home_tab_enabled: true$/m);
     expect(appHome).toMatch(/^ {4}messages_tab_read_only_enabled: true$/m);
+  });
+});
+
+describe('manifest.yml and the workflow steps', () => {
+  const parsed = readYaml(manifest) as { functions?: unknown; settings?: Record<string, unknown> };
+
+  test('declares exactly the steps of the FUNCTIONS table, each with its title, description and typed inputs and outputs', () => {
+    expect(parsed.functions).toEqual(manifestFunctions());
+    expect(Object.keys(parsed.functions as object)).toEqual(FUNCTIONS.map((row) => row.callbackId));
+  });
+
+  test("the steps' callback ids, inputs and outputs are PRODUCT.md's", () => {
+    const declared = manifestFunctions();
+    const shape = Object.fromEntries(
+      Object.entries(declared).map(([id, f]) => [
+        id,
+        { inputs: Object.keys(f.input_parameters.properties), required: f.input_parameters.required, outputs: Object.keys(f.output_parameters.properties) },
+      ]),
+    );
+    expect(shape).toEqual({
+      vs_firewall_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'rule_count'] },
+      vs_port_check: { inputs: ['vs_id', 'port', 'protocol', 'source'], required: ['vs_id', 'port'], outputs: ['verdict', 'summary'] },
+      vs_autoscaling_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'configured_count'] },
+      vs_request_disk: {
+        inputs: ['vs_id', 'disk_type', 'disk_size', 'label', 'channel', 'reason'],
+        required: ['vs_id', 'disk_type', 'disk_size', 'channel', 'reason'],
+        outputs: ['request_id', 'status'],
+      },
+      vs_request_restore: { inputs: ['backup_id', 'channel', 'reason'], required: ['backup_id', 'channel', 'reason'], outputs: ['request_id', 'status'] },
+    });
+    expect(declared.vs_request_disk!.input_parameters.properties.channel!.type).toBe('slack#/types/channel_id');
+    expect(declared.vs_request_disk!.input_parameters.properties.disk_type!.enum).toEqual(['HDD', 'SSD']);
+    expect(declared.vs_port_check!.output_parameters.properties.verdict!.enum).toEqual(['accepted', 'dropped', 'mixed', 'undecided']);
+    expect(declared.vs_port_check!.input_parameters.properties.protocol!.enum).toEqual(['tcp', 'udp']);
+  });
+
+  test('every step reads each input it declares, and nothing else', () => {
+    for (const row of FUNCTIONS) {
+      const declared = manifestFunctions()[row.callbackId]!;
+      expect(Object.keys(row.inputs)).toEqual(Object.keys(declared.input_parameters.properties));
+      for (const [name, input] of Object.entries(row.inputs)) {
+        // A required input left empty is refused by its name; an optional one is read as not given.
+        const empty = input.schema.safeParse(undefined);
+        expect(empty.success).toBe(input.optional);
+        if (!empty.success) expect(empty.error.issues[0]!.message).toContain(name);
+      }
+    }
+  });
+
+  test('is written from the table by scripts/manifest-functions.ts, as it stands', () => {
+    expect(manifest).toContain(`${functionsBlock()}\n`);
+  });
+
+  test('is org-ready with steps that run in the bot: org_deploy_enabled, function_runtime remote, function_executed', () => {
+    expect(parsed.settings).toMatchObject({ org_deploy_enabled: true, function_runtime: 'remote' });
+    expect(listItems(section('event_subscriptions'), 'bot_events')).toContain('function_executed');
   });
 });
 

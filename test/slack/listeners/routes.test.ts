@@ -45,6 +45,11 @@ const action = (action_id: string) => ({ body: { type: 'block_actions', user, ac
 const shortcut = (callback_id: string) => ({ body: { type: 'shortcut', user, callback_id }, shortcut: { callback_id } });
 const event = (type: string) => ({ body: { type: 'event_callback', event: { type, user: 'U1' } }, event: { type, user: 'U1' } });
 const view = (callback_id: string) => ({ body: { type: 'view_submission', user, view: { callback_id } }, view: { callback_id } });
+const step = (callback_id: string) => {
+  const executed = { type: 'function_executed', function: { callback_id }, inputs: {}, function_execution_id: 'Fx1', workflow_execution_id: 'Wf1' };
+  const enders = { complete: () => Promise.resolve(), fail: () => Promise.resolve() };
+  return { body: { type: 'event_callback', event: executed }, event: executed, ...enders };
+};
 const command = (name: string, text: string) => ({ body: { command: name, text, user_id: 'U1' }, command: { command: name, text, user_id: 'U1' } });
 
 test.each([
@@ -52,6 +57,7 @@ test.each([
   ['a paging button', action('firewall_page_next'), { msg: 'action', action_id: 'firewall_page_next' }],
   ["a change form's global shortcut", shortcut('disk_add_shortcut'), { msg: 'shortcut', shortcut: 'disk_add_shortcut' }],
   ['a link posted', event('link_shared'), { msg: 'event', event: 'link_shared' }],
+  ['a workflow step', step('vs_firewall_summary'), { msg: 'step', step: 'vs_firewall_summary', function_execution_id: 'Fx1' }],
   ["a change form's submission", view('disk_add'), { msg: 'submission', view: 'disk_add' }],
 ])('%s is served by its row, and not passed on', async (_name, args, logged) => {
   const served = await deliver(args);
@@ -65,6 +71,7 @@ test.each([
   ['a button of a message of another kind', { ...action('firewall_page_next'), body: { type: 'interactive_message', user } }],
   ['a shortcut no row names', shortcut('some_other_shortcut')],
   ['an event no row names', event('reaction_added')],
+  ["another app's workflow step", step('someone_elses_step')],
   ['a submission no row names', view('some_other_form')],
   ['a closed form', { ...view('disk_add'), body: { type: 'view_closed', user, view: { callback_id: 'disk_add' } } }],
 ])('%s is passed on untouched: neither acked nor logged', async (_name, args) => {

@@ -85,6 +85,8 @@ interface Sent {
   modals: { trigger_id: string; view: { title: { text: string }; blocks: unknown[] } }[];
   /** A form's ack. */
   acks: unknown[];
+  /** The errors a workflow step was ended with (functions.completeError). */
+  stepErrors: string[];
 }
 
 interface Request {
@@ -103,6 +105,7 @@ async function send(ctx: ListenerContext, needOf: NeedOf, r: Request): Promise<S
   const replies: ResponsePayload[] = [];
   const modals: Sent['modals'] = [];
   const acks: unknown[] = [];
+  const stepErrors: string[] = [];
   const client = {
     views: {
       open: (args: Sent['modals'][number]) => {
@@ -121,6 +124,16 @@ async function send(ctx: ListenerContext, needOf: NeedOf, r: Request): Promise<S
     triggerId: (r.trigger ?? (r.kind === 'command' || r.kind === 'shortcut')) ? 'trigger.1' : undefined,
     responseUrl: respond ? 'https://hooks.slack.test/response' : undefined,
     respond: respond ? (payload) => Promise.resolve(void replies.push(payload)) : undefined,
+    step:
+      r.kind === 'step'
+        ? {
+            complete: () => Promise.resolve(true),
+            fail: (error) => {
+              stepErrors.push(error);
+              return Promise.resolve(true);
+            },
+          }
+        : undefined,
     client,
     log: ctx.logger,
     outcome: 'failed',
@@ -137,7 +150,7 @@ async function send(ctx: ListenerContext, needOf: NeedOf, r: Request): Promise<S
     ...(r.kind === 'submission' ? { ack: (answer: unknown) => Promise.resolve(void acks.push(answer)) } : {}),
   };
   await middleware(args as unknown as Parameters<typeof middleware>[0]);
-  return { ran, req, replies, modals, acks };
+  return { ran, req, replies, modals, acks, stepErrors };
 }
 
 const opens = (action: ChangeAction = 'disk_add', target = 'vs:42'): NeedOf => ({ need: { opens: action }, target, title: 'Add disk' });
@@ -153,6 +166,15 @@ const textOf = (sent: Sent) => JSON.stringify([sent.replies, sent.modals, sent.a
 const denials = async (store: Store) => (await store.audit.latest(100)).filter((r) => r.outcome === 'denied');
 
 describe('what each need lets through', () => {
+  test("a workflow step's read: while VS_VIEWERS limits reads it ends the step with the settings to change, and spends no one's reads", async () => {
+    const limited = await setup();
+    const refused = await send(limited.ctx, { need: 'workflow_read' }, { kind: 'step', user: '', respond: false });
+    expect(refused).toMatchObject({ ran: false, req: { outcome: 'denied' }, replies: [] });
+    expect(refused.stepErrors).toEqual([expect.stringContaining('VS_WORKFLOW_READS=everyone')]);
+    const everyoneReads = await setup({ VS_WORKFLOW_READS: 'everyone' });
+    for (let i = 0; i < 5; i++) expect((await send(everyoneReads.ctx, { need: 'workflow_read' }, { kind: 'step', user: '', respond: false })).ran).toBe(true);
+  });
+
   test('everyone: help runs for anyone, and spends no read', async () => {
     const { ctx } = await setup();
     for (let i = 0; i < 5; i++) expect((await send(ctx, everyone, { kind: 'command', user: STRANGER })).ran).toBe(true);
@@ -281,6 +303,16 @@ describe('a refusal that cannot be told or recorded', () => {
     expect(sent.modals).toHaveLength(1);
     expect(textOf(sent)).toContain('Something went wrong');
     expect(textOf(sent)).not.toContain('needs the operator role');
+  });
+
+  test('the store down at authorization with neither a response_url nor a trigger_id: only logged, no views.open without a trigger', async () => {
+    const { ctx, store, logs } = await setup();
+    await down(store);
+    const sent = await send(ctx, opens(), { kind: 'action', user: OPERATOR, respond: false, trigger: false });
+    expect(sent.ran).toBe(false);
+    expect(sent.req.outcome).toBe('failed');
+    expect(textOf(sent)).toBe('[[],[],[]]');
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'could not check or record the change' }));
   });
 
   test('the store down: an operator opens no form (the freeze cannot be read, the change could not be recorded), and reads are not held up', async () => {

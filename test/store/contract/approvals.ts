@@ -4,11 +4,21 @@ import type { ContractStores } from './types';
 
 // Approvals: asked for once per submission, with its record; the first
 // decisive click wins across instances, with its record; expiry settles a
-// request once, with its record; decided requests go with retention.
+// request once, with its record; decided requests go with retention. A
+// workflow's request waits for its requester: the first claim across
+// instances makes it an approval request, and one nobody claims expires.
 
 const requestedEntry = entry({ userId: 'UOPER', action: 'backup_restore', target: 'backup:9', outcome: 'requested', apiStatus: null, requestedBy: 'UOPER' });
 const decidedEntry = (a: Approval) =>
-  entry({ userId: a.decidedBy!, action: a.action, target: a.target, outcome: a.status, apiStatus: null, requestedBy: a.requestedBy, decidedBy: a.decidedBy });
+  entry({
+    userId: a.decidedBy!,
+    action: a.action,
+    target: a.target,
+    outcome: a.status === 'approved' ? 'approved' : 'rejected',
+    apiStatus: null,
+    requestedBy: a.requestedBy,
+    decidedBy: a.decidedBy,
+  });
 
 export function approvalsContract({ instances, one }: ContractStores): void {
   test('an approval request is decided once, by the first decisive click across instances, and only the winner is recorded', async () => {
@@ -76,6 +86,47 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(await a.audit.latest(10)).toEqual([expired.flat()[0]!.record]);
     expect((await a.approvals.open(10_000)).map((x) => x.id)).toEqual(['A3']);
     expect(await a.approvals.expire(10_000)).toEqual([]);
+  });
+
+  test("a workflow's request is claimed once, by the first claim across instances, and is then an approval request", async () => {
+    const [a, b] = (await instances(2)) as [Store, Store];
+    const asked = await a.approvals.ask({
+      submissionKey: 'step:Fx1',
+      at: '2024-05-01T10:00:00.000Z',
+      request: approvalRequest({ id: 'W1', requestedBy: '', awaitingRequester: true, workflowExecutionId: 'Wx1', expiresAtMs: 10_000 }),
+      requested: entry({ userId: '', action: 'backup_restore', target: 'backup:9', outcome: 'requested', apiStatus: null, workflowExecutionId: 'Wx1' }),
+    });
+    if (asked.outcome !== 'requested') throw new Error('not asked');
+    expect(asked.approval).toMatchObject({ id: 'W1', status: 'awaiting_requester', requestedBy: '', workflowExecutionId: 'Wx1' });
+    expect(asked.record).toMatchObject({ outcome: 'requested', userId: '', approvalId: 'W1', workflowExecutionId: 'Wx1' });
+    // Nobody can decide it before someone claims it, and it is not among the requests to decide.
+    expect(await b.approvals.open(5000)).toEqual([]);
+    expect((await b.approvals.decide('W1', { status: 'approved', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).won).toBe(false);
+    const at = '2024-05-01T10:02:00.000Z';
+    const claimedEntry = (x: Approval) =>
+      entry({ userId: x.requestedBy, outcome: 'requested', apiStatus: null, requestedBy: x.requestedBy, workflowExecutionId: x.workflowExecutionId });
+    const claims = await Promise.all(
+      ['UOPER1', 'UOPER2', 'UOPER3'].map((by, i) => [a, b][i % 2]!.approvals.claim('W1', { by, at, nowMs: 5000, expiresAtMs: 50_000 }, claimedEntry)),
+    );
+    const winners = claims.filter((c) => c.won);
+    expect(winners).toHaveLength(1);
+    const claimed = winners[0]!.approval;
+    expect(claimed).toMatchObject({ status: 'requested', requestedAt: at, expiresAtMs: 50_000, workflowExecutionId: 'Wx1' });
+    expect(['UOPER1', 'UOPER2', 'UOPER3']).toContain(claimed.requestedBy);
+    for (const loser of claims.filter((c) => !c.won)) expect(loser).toEqual({ won: false, approval: claimed });
+    expect(winners[0]!.won && winners[0]!.record).toMatchObject({ userId: claimed.requestedBy, approvalId: 'W1', workflowExecutionId: 'Wx1' });
+    expect(await a.approvals.open(20_000)).toEqual([claimed]);
+    expect(await a.approvals.claim('missing', { by: 'U1', at, nowMs: 5000, expiresAtMs: 50_000 })).toEqual({ won: false, approval: null });
+  });
+
+  test("a workflow's request nobody claims cannot be claimed past its expiry, and is expired once, with its record", async () => {
+    const [a, b] = (await instances(2)) as [Store, Store];
+    await a.approvals.request(approvalRequest({ id: 'W2', requestedBy: '', awaitingRequester: true, workflowExecutionId: 'Wx2', expiresAtMs: 10_000 }));
+    expect((await b.approvals.claim('W2', { by: 'UOPER', at: '2024-05-01T10:01:00.000Z', nowMs: 10_000, expiresAtMs: 90_000 })).won).toBe(false);
+    const recordOf = (x: Approval) => entry({ userId: '', outcome: 'expired', apiStatus: null, workflowExecutionId: x.workflowExecutionId });
+    const expired = (await Promise.all([a.approvals.expire(10_000, recordOf), b.approvals.expire(10_000, recordOf)])).flat();
+    expect(expired.map((x) => [x.id, x.status, x.requestedBy])).toEqual([['W2', 'expired', '']]);
+    expect(expired[0]!.record).toMatchObject({ outcome: 'expired', approvalId: 'W2', workflowExecutionId: 'Wx2' });
   });
 
   test('decided requests go with the audit records of their time; open ones stay', async () => {

@@ -41,18 +41,18 @@ async function decideClick(
   } catch (error) {
     if (!isStoreUnavailable(error)) throw error;
     req.log.warn('approval click refused: the store is unreachable', { error });
-    await tell(ctx, req, renderError(DECISION_UNRECORDED));
+    await tellClicker(ctx, req, renderError(DECISION_UNRECORDED));
     return 'failed';
   }
   switch (result.outcome) {
     case 'unknown':
-      await tell(ctx, req, renderError(APPROVAL_UNKNOWN));
+      await tellClicker(ctx, req, renderError(APPROVAL_UNKNOWN));
       return 'not_found';
     case 'closed':
-      await tell(ctx, req, renderApprovalClosed(result.approval));
+      await tellClicker(ctx, req, renderApprovalClosed(result.approval));
       return 'duplicate';
     case 'denied':
-      await tell(ctx, req, renderDenied(result.decision));
+      await tellClicker(ctx, req, renderDenied(result.decision));
       return 'denied';
     case 'rejected':
     case 'approved': {
@@ -62,14 +62,14 @@ async function decideClick(
           : { kind: 'approved' as const, run: result.change, timeoutMs: ctx.config.cloud.timeoutMs };
       const { updated, message } = await updateApprovalMessage(req.client, result.approval, end, { sandbox: ctx.sandbox, log: req.log, ts: clickedTs });
       // The message could not be updated: the one who decided hears the outcome at least.
-      if (!updated && message) await tell(ctx, req, message);
+      if (!updated && message) await tellClicker(ctx, req, message);
       return result.outcome;
     }
   }
 }
 
 /** To the clicker alone: ephemeral where the button was in a channel; a status modal where it was not (the Home tab). */
-async function tell(ctx: ListenerContext, req: SlackRequest, message: Rendered): Promise<void> {
+export async function tellClicker(ctx: ListenerContext, req: SlackRequest, message: Rendered): Promise<void> {
   if (req.respond) {
     await replyEphemeral(req, markSandbox(message, ctx.sandbox));
     return;
@@ -78,7 +78,7 @@ async function tell(ctx: ListenerContext, req: SlackRequest, message: Rendered):
 }
 
 /** The ts of the message whose button was clicked (a request's message, if its ts was not stored yet). */
-function clickedMessageTs(body: unknown): string | undefined {
+export function clickedMessageTs(body: unknown): string | undefined {
   const { message, container } = body as { message?: { ts?: unknown }; container?: { message_ts?: unknown } };
   const ts = message?.ts ?? container?.message_ts;
   return typeof ts === 'string' ? ts : undefined;

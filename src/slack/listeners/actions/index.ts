@@ -4,8 +4,10 @@ import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { HOME_FORM_BUTTONS } from '../../blocks/home';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approvalClick } from './approval';
+import { claimClick } from './claim';
 import { firewallPage } from './firewall-page';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
@@ -29,4 +31,6 @@ export const ACTIONS: readonly ActionRow[] = [
   // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
   { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
   { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
+  // A workflow's request: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
+  { actionId: CLAIM_ACTION_ID, needs: { need: 'everyone' }, run: claimClick },
 ];

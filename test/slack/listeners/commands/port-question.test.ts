@@ -1,4 +1,4 @@
-import { startHarness, type Harness } from '../../../helpers/app-harness';
+import { useHarness } from '../../../helpers/app-harness';
 import { answerTo, visibleText, type Message } from '../../../helpers/drive';
 import { blockViolations } from '../../blocks/limits';
 
@@ -13,17 +13,7 @@ describe.each([
   { format: 'json', visibility: 'in_channel' },
   { format: 'xml', visibility: 'ephemeral' },
 ] as const)('/vs firewall <vs_id> <port> against the sandbox in $format (VS_RESPONSE_VISIBILITY=$visibility)', ({ format, visibility }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ sandbox: true, env: { VS_API_FORMAT: format, VS_RESPONSE_VISIBILITY: visibility } });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-  });
+  const h = useHarness({ sandbox: true, env: { VS_API_FORMAT: format, VS_RESPONSE_VISIBILITY: visibility } });
 
   test('"is 443 open on 77?" gets a verdict per interface (they disagree), from one API call, as a summary', async () => {
     const m = await answerTo(h, 'firewall 77 443');

@@ -1,5 +1,5 @@
-import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, type Harness } from '../../../helpers/app-harness';
-import { closedPortUrl, reply, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startHarness, useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
+import { closedPortUrl, reply } from '../../../helpers/cloud-fault-server';
 import { answerTo as answer } from '../../../helpers/drive';
 import { buttonClick } from '../../../helpers/payloads';
 
@@ -18,17 +18,10 @@ function visibleText(m: Message): string {
 const answerTo = async (h: Harness, text: string, opts: Parameters<Harness['command']>[1] = {}): Promise<Message> => (await answer(h, text, opts)) as Message;
 
 describe('/vs read commands over the real Bolt app', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    h.sandbox.setDelay(0);
+  const h = useHarness({
+    beforeEach: (h) => {
+      h.sandbox.setDelay(0);
+    },
   });
 
   test('firewall posts the rules of the server in the channel', async () => {
@@ -205,13 +198,7 @@ describe('/vs read commands over the real Bolt app', () => {
 });
 
 describe('request verification', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness();
 
   test.each([
     ['unsigned', { unsigned: true }],
@@ -262,13 +249,7 @@ describe('presentation settings', () => {
 });
 
 describe('errors of the cloud API reach the user as PRODUCT.md words them', () => {
-  let fault: CloudFaultServer;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer();
-  });
-  afterAll(async () => {
-    await fault.close();
-  });
+  const { h, fault } = useHarnessBehindFaults();
 
   test.each([
     ['401', (res: import('node:http').ServerResponse) => reply(res, 401, '{"error":"Unauthorized"}'), /refused the request.*API key/],
@@ -281,24 +262,19 @@ describe('errors of the cloud API reach the user as PRODUCT.md words them', () =
     ['garbage', (res: import('node:http').ServerResponse) => reply(res, 200, '{"firewall_rule": [tru'), /cloud API failed/],
   ])('%s', async (_name, handler, expected) => {
     fault.handle((_req, res) => handler(res));
-    const h = await startHarness({ cloudUrl: fault.url });
-    try {
-      const m = await answerTo(h, 'firewall 42');
-      expect(m.response_type).toBe('ephemeral');
-      expect(visibleText(m)).toMatch(expected);
-      expect(visibleText(m)).not.toMatch(/stack|foo\.rb/);
-    } finally {
-      await h.close();
-    }
+    const m = await answerTo(h, 'firewall 42');
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(expected);
+    expect(visibleText(m)).not.toMatch(/stack|foo\.rb/);
   });
 
   test('connection refused', async () => {
-    const h = await startHarness({ cloudUrl: await closedPortUrl() });
+    const refusing = await startHarness({ cloudUrl: await closedPortUrl() });
     try {
-      const m = await answerTo(h, 'firewall 42');
+      const m = await answerTo(refusing, 'firewall 42');
       expect(visibleText(m)).toMatch(/did not answer within 3 s/);
     } finally {
-      await h.close();
+      await refusing.close();
     }
   });
 });

@@ -1,9 +1,11 @@
 import type { HomeView } from '@slack/types';
 import type { AuditEntry } from '../../../../src/store';
 import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
-import { startHarness, type Harness } from '../../../helpers/app-harness';
-import { CHANNEL, eventually, openForm, submit } from '../../../helpers/drive';
+import { useHarness } from '../../../helpers/app-harness';
+import { CHANNEL, openForm, submit } from '../../../helpers/drive';
 import { appHomeOpened, input, viewButtonClick } from '../../../helpers/payloads';
+import { approvalIdIn } from '../../../helpers/requests';
+import { waitFor } from '../../../helpers/wait';
 import { entry as storeEntry } from '../../../store/contract/entries';
 
 // The Home tab over the real Bolt app: Slack's signed app_home_opened event
@@ -16,26 +18,24 @@ import { entry as storeEntry } from '../../../store/contract/entries';
 const USERS = { admin: 'UADMIN', admin2: 'UADMIN2', operator: 'UOPER', viewer: 'UVIEWER', nobody: 'UNOBODY' } as const;
 const ALLOWED = CHANNEL;
 
-let h: Harness;
+// The sandbox keeps what it was asked across tests: the approval tests below count the restores sent so far.
+const h = useHarness({
+  env: {
+    VS_ADMINS: `${USERS.admin},${USERS.admin2}`,
+    VS_OPERATORS: USERS.operator,
+    VS_VIEWERS: USERS.viewer,
+    VS_MUTATION_CHANNELS: ALLOWED,
+    VS_APPROVALS: 'backup_restore',
+  },
+  reset: false,
+  beforeEach: (h) => h.slack.reset(),
+});
 
 beforeAll(async () => {
-  h = await startHarness({
-    env: {
-      VS_ADMINS: `${USERS.admin},${USERS.admin2}`,
-      VS_OPERATORS: USERS.operator,
-      VS_VIEWERS: USERS.viewer,
-      VS_MUTATION_CHANNELS: ALLOWED,
-      VS_APPROVALS: 'backup_restore',
-    },
-  });
   // One change of each person's, told apart by their targets.
   for (const [i, userId] of [USERS.admin, USERS.operator, USERS.viewer, 'USOMEONE'].entries())
     await h.store.audit.record(entry({ userId, target: `vs:${101 + i}` }));
 });
-
-afterAll(() => h.close());
-
-beforeEach(() => h.slack.reset());
 
 /** A record made now: older ones are the retention sweep's. */
 const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => storeEntry({ at: new Date().toISOString(), channelId: ALLOWED, ...overrides });
@@ -43,7 +43,7 @@ const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => storeEntry({ 
 /** Opens the Home tab as `user` (Slack's signed event) and returns the view the bot published for them. */
 async function openHome(user: string): Promise<HomeView> {
   const before = h.slack.callsTo('views.publish').length;
-  const res = await h.raw(JSON.stringify(appHomeOpened({ user })), 'application/json');
+  const res = await h.event(appHomeOpened({ user }));
   expect(res.status).toBe(200);
   const call = (await h.slack.waitForCalls('views.publish', before + 1))[before]!;
   // Published, not refused: the stand-in checks Block Kit's limits as Slack does.
@@ -126,7 +126,7 @@ describe('the Home tab, drawn for whoever opens it', () => {
   });
 
   test('the Messages tab opened is not answered with a Home tab', async () => {
-    const res = await h.raw(JSON.stringify(appHomeOpened({ user: USERS.admin, tab: 'messages' })), 'application/json');
+    const res = await h.event(appHomeOpened({ user: USERS.admin, tab: 'messages' }));
     expect(res.status).toBe(200);
     // Opened after it: the only publish is the Home tab's.
     await openHome(USERS.viewer);
@@ -182,17 +182,14 @@ describe('approval requests on the Home tab', () => {
   async function askRestore(user: string, backupId: number): Promise<{ id: string; ts: string }> {
     const view = await openForm(h, `backup restore ${backupId}`, user);
     await submit(h, 'backup_restore', user, view.private_metadata, { confirm: input.text(String(backupId)), reason: input.text('corrupted by the deploy') });
-    let id: string | undefined;
-    let ts = '';
-    const posted = await eventually(() => {
+    return waitFor(`the approval request for backup ${backupId}`, () => {
+      let asked: { id: string; ts: string } | undefined;
       for (const m of h.slack.messagesIn(CHANNEL)) {
-        const approve = buttonElements(m.blocks ?? []).find((e) => e.action_id === 'approval_approve');
-        if (approve?.value && JSON.stringify(m.blocks).includes(`Backup ${backupId}`)) [id, ts] = [approve.value, m.ts];
+        const id = approvalIdIn(m.blocks);
+        if (id && JSON.stringify(m.blocks).includes(`Backup ${backupId}`)) asked = { id, ts: m.ts };
       }
-      return id !== undefined;
+      return asked;
     });
-    if (!posted || !id) throw new Error(`no approval request was posted for backup ${backupId}`);
-    return { id, ts };
   }
 
   /** Presses a button of `user`'s Home tab; waits for their Home tab to be drawn again and returns it. */
@@ -200,8 +197,7 @@ describe('approval requests on the Home tab', () => {
     const published = () => h.slack.callsTo('views.publish').filter((c) => c.args.user_id === user);
     const before = published().length;
     expect((await h.interact(viewButtonClick({ user, actionId, value }))).status).toBe(200);
-    if (!(await eventually(() => published().length > before))) throw new Error(`the Home tab of ${user} was not drawn again`);
-    return published()[before]!.args.view as HomeView;
+    return (await waitFor(`the Home tab of ${user} drawn again`, () => published()[before])).args.view as HomeView;
   }
 
   /** What only the clicker was told, in a modal (the Home tab has no conversation to answer in). */
@@ -279,7 +275,7 @@ describe('approval requests on the Home tab', () => {
     expect(readable(view)).toMatch(/backup_restore\* `backup:9` → succeeded/);
     expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const settled = () => JSON.stringify(h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)?.blocks);
-    expect(await eventually(() => /Approved\* by <@UADMIN2>/.test(settled()))).toBe(true);
+    await waitFor('the request message settled', () => /Approved\* by <@UADMIN2>/.test(settled()), { detail: settled });
     expect(settled()).not.toContain('approval_approve');
     // And the one who asked no longer sees it waiting.
     expect(readable(await openHome(USERS.admin))).not.toContain('Your requests waiting for a second person');

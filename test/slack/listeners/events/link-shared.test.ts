@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { startHarness, type Harness } from '../../../helpers/app-harness';
-import { body, forward, startCloudFaultServer, type CloudFaultServer } from '../../../helpers/cloud-fault-server';
+import { useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
+import { body, forward } from '../../../helpers/cloud-fault-server';
 import { answerTo } from '../../../helpers/drive';
 import { linkShared } from '../../../helpers/payloads';
 
@@ -20,7 +20,7 @@ let shared = 0;
 /** Sends a signed link_shared as Slack does and waits for the bot to be done with it: its logged outcome, its chat.unfurl calls and other posts. */
 async function share(h: Harness, o: Omit<Parameters<typeof linkShared>[0], 'channel'> & { channel?: string }): Promise<Settled> {
   const channel = o.channel ?? `CSHARED${++shared}`;
-  const res = await h.raw(JSON.stringify(linkShared({ ...o, channel })), 'application/json');
+  const res = await h.event(linkShared({ ...o, channel }));
   expect(res.status).toBe(200);
   const outcome = await loggedOutcome(h, (line) => line.channel === channel && line.user === o.user);
   const unfurls = h.slack.callsTo('chat.unfurl').filter((c) => c.args.channel === channel || (o.unfurlId !== undefined && c.args.unfurl_id === o.unfurlId));
@@ -77,18 +77,10 @@ const textOf = (card: { blocks: unknown[] } | undefined): string => JSON.stringi
 const cloudPaths = (h: Harness) => h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort();
 
 describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
-  let h: Harness;
+  const h = useHarness({ env: { VS_VIEWERS: 'UVIEWER,WORGVIEWER,SSRE', VS_API_FORMAT: 'xml' }, beforeEach: (h) => h.slack.setGroup('SSRE', ['UGROUPIE']) });
   let panel: string;
-  beforeAll(async () => {
-    h = await startHarness({ env: { VS_VIEWERS: 'UVIEWER,WORGVIEWER,SSRE', VS_API_FORMAT: 'xml' } });
-    h.slack.setGroup('SSRE', ['UGROUPIE']);
+  beforeAll(() => {
     panel = h.sandbox.url;
-  });
-  afterAll(() => h.close());
-  beforeEach(() => {
-    h.slack.reset();
-    h.slack.setGroup('SSRE', ['UGROUPIE']);
-    h.sandbox.reset();
   });
 
   test('a viewer’s link to a server unfurls into its card: the server, firewall and autoscaling in a line each, the commands that show more', async () => {
@@ -190,24 +182,10 @@ describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
 });
 
 describe('link_shared, the cloud API in JSON behind a fault server', () => {
-  let h: Harness;
-  let fault: CloudFaultServer;
+  const { h, fault } = useHarnessBehindFaults();
   let panel: string;
-  beforeAll(async () => {
-    fault = await startCloudFaultServer({ handler: () => undefined });
-    h = await startHarness({ cloudUrl: fault.url });
-    fault.handle((req, res) => forward(h.sandbox.url, req, res));
+  beforeAll(() => {
     panel = fault.url;
-  });
-  afterAll(async () => {
-    await h.close();
-    await fault.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.sandbox.reset();
-    fault.requests.length = 0;
-    fault.handle((req, res) => forward(h.sandbox.url, req, res));
   });
 
   test('a viewer’s link unfurls from JSON as from XML', async () => {
@@ -281,7 +259,7 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
     const url = `${panel}/virtual_machines/42`;
     const users = Array.from({ length: 50 }, (_, i) => `UCROWD${i}`);
     const events = users.map((user, i) => linkShared({ user, channel: `CCROWD${i}`, urls: [url] }));
-    const acks = await Promise.all(events.map((event) => h.raw(JSON.stringify(event), 'application/json')));
+    const acks = await Promise.all(events.map((event) => h.event(event)));
     expect(acks.map((a) => a.status)).toEqual(users.map(() => 200));
     await untilClaimed(
       h,

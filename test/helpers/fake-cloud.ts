@@ -1,23 +1,10 @@
 import type { ChangeCloud } from '../../src/changes/definitions';
-import type { FormValues } from '../../src/changes/disk-form';
 import type { WireFormat } from '../../src/cloud/codec';
 import { preparing, type PreparedRequest } from '../../src/cloud/prepared';
 import type { Backup, Disk } from '../../src/cloud/schemas';
 
-/** A complete, valid add-disk form as the Slack side flattens it (sizes as typed text, checkboxes as booleans). */
-export const goodDiskForm = {
-  disk_type: 'SSD',
-  disk_size: '20',
-  label: 'data',
-  mount_point: '/mnt/data',
-  file_system: 'ext4',
-  primary: false,
-  is_swap: false,
-  hot_attach: true,
-  add_to_linux_fstab: true,
-  add_to_freebsd_fstab: false,
-  require_format_disk: true,
-} as const satisfies FormValues;
+// The cloud API's edge for tests of the change door (src/changes) without HTTP: requests prepared by the real
+// client's code, sent nowhere. Tests over the Bolt app use the sandbox on loopback instead.
 
 type Behaviour<T> = (() => Promise<T>) | undefined;
 

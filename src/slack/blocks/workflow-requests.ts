@@ -1,0 +1,61 @@
+import type { Button, KnownBlock } from '@slack/types';
+import type { Approval } from '../../store';
+import { asked, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
+import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
+
+// A change a workflow step asked for (PRODUCT.md "Workflow steps"), posted in
+// the step's channel: what the workflow asks (the change, the reason, the
+// exact API request) with a "Request this change" button. Nothing in a
+// workflow proves who started it, so nobody is its requester until someone
+// who may make the change claims it; the message then becomes the approval
+// request (blocks/approvals.ts) and a second person decides.
+
+/** The claim button's action_id (PRODUCT.md); its value is the request's id. */
+export const CLAIM_ACTION_ID = 'change_request_claim';
+
+/** The request nobody has claimed yet, with its button. */
+export function renderWorkflowRequest(f: ApprovalFacts): Rendered {
+  const { approval } = f;
+  const claim: Button = {
+    type: 'button',
+    action_id: CLAIM_ACTION_ID,
+    text: { type: 'plain_text', text: 'Request this change' },
+    style: 'primary',
+    value: approval.id,
+  };
+  const blocks: KnownBlock[] = [
+    section(`:clipboard: *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}`),
+    section('*The exact request the bot would send to the cloud API:*'),
+    requestBlock(approval.apiRequest),
+    { type: 'actions', block_id: 'workflow_request', elements: [claim] },
+    context(
+      `Nothing is changed by this message. Whoever clicks *Request this change* and holds the ${f.needed} role becomes its requester; ` +
+        `a second person with that role then approves or denies it. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
+    ),
+  ];
+  const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
+  return {
+    text: fallback(`A workflow asks to ${f.title} · ${escapeMrkdwn(oneLine(line))}: someone with the ${f.needed} role may request it`, f.sandbox),
+    blocks: withSandbox(blocks, f.sandbox),
+  };
+}
+
+/** Told to someone who clicks a request that is no longer waiting for its requester. */
+export function renderClaimClosed(approval: Approval): Rendered {
+  const text =
+    approval.status === 'expired'
+      ? `This request expired ${slackTime(approval.expiresAtMs)}: nobody claimed it in time. Nothing was changed.`
+      : approval.status === 'requested'
+        ? `${userMention(approval.requestedBy)} already requested this change; a second person decides it now.`
+        : `This request was already ${approval.status === 'approved' ? 'approved' : 'denied'}${by(approval.decidedBy)}.`;
+  return { text: fallback(plain(text)), blocks: [section(`:information_source: ${text}`)] };
+}
+
+/** The claim was taken, but the message could not become the approval request: the requester hears it at least. */
+export const CLAIMED_NOT_SHOWN =
+  'You are the requester of this change now; a second person must approve it, but its message could not be updated here. `/vs audit` shows the request.';
+
+const by = (userId: string | null) => (userId ? ` by ${userMention(userId)}` : '');
+
+/** A request that is not known (older than the audit retention, or never made). */
+export const WORKFLOW_REQUEST_UNKNOWN = 'This request is not known (it may be older than the audit retention). Nothing was changed.';

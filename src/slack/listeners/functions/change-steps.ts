@@ -1,0 +1,74 @@
+import { type ChangeAction, type FormValues } from '../../../changes';
+import { isStoreUnavailable } from '../../../store';
+import { postApprovalRequest } from '../../approval-messages';
+import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
+import type { ListenerContext, SlackRequest } from '../../context';
+import type { StepArgs, StepResult } from './step';
+
+// The change steps: a workflow asks for a change, and nothing is changed.
+// While changes are frozen nothing is posted: the step ends with an error
+// naming the freeze. The inputs are checked as the form would check them, the request is
+// stored with nobody as its requester (nothing in a workflow proves who
+// started it) and posted in the step's channel with the exact API request and
+// a "Request this change" button, posted with the app's own token so that its
+// button outlives the step; the step completes with the request's id and
+// `awaiting_requester`. From there the door decides who may claim it and who
+// approves it (src/changes/approvals.ts).
+
+type RequestOutputs = { request_id: string; status: string };
+
+export async function diskRequestStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: { vs_id: number; disk_type: string; disk_size: string; label: string | undefined; channel: string; reason: string | undefined },
+  args: StepArgs,
+): Promise<StepResult<RequestOutputs>> {
+  const values = { disk_type: inputs.disk_type, disk_size: inputs.disk_size, label: inputs.label };
+  return requestChange(ctx, req, args, { action: 'disk_add', targetId: inputs.vs_id, values, channel: inputs.channel, reason: inputs.reason });
+}
+
+export async function restoreRequestStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: { backup_id: number; channel: string; reason: string | undefined },
+  args: StepArgs,
+): Promise<StepResult<RequestOutputs>> {
+  // The form's confirmation is the backup id typed again: the workflow named it once, which is what it asks for.
+  const values = { confirm: String(inputs.backup_id), reason: inputs.reason };
+  return requestChange(ctx, req, args, { action: 'backup_restore', targetId: inputs.backup_id, values, channel: inputs.channel, reason: inputs.reason });
+}
+
+async function requestChange(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  args: StepArgs,
+  o: { action: ChangeAction; targetId: number; values: FormValues; channel: string; reason: string | undefined },
+): Promise<StepResult<RequestOutputs>> {
+  const step = {
+    functionExecutionId: args.event.function_execution_id,
+    workflowExecutionId: args.event.workflow_execution_id,
+    channelId: o.channel,
+    reason: o.reason,
+  };
+  let result;
+  try {
+    result = await ctx.changes.request(step, o.action, o.targetId, o.values);
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    req.log.warn('change step refused: the store is unreachable', { error });
+    return { outcome: 'failed', error: stepError(STEP_UNRECORDED) };
+  }
+  switch (result.outcome) {
+    case 'duplicate':
+      return { outcome: 'duplicate' };
+    case 'frozen':
+      return { outcome: 'denied', error: stepError(frozenForStep(result.freeze)) };
+    case 'invalid':
+      return { outcome: 'invalid', error: stepError(stepFieldErrors(result.fieldErrors)) };
+    case 'requested': {
+      const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, ctx.sandbox, req.log);
+      if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };
+      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
+    }
+  }
+}
