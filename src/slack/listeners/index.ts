@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, AnyMiddlewareArgs, App } from '@slack/bolt';
+import type { AllMiddlewareArgs, AnyMiddlewareArgs, App, Middleware, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { ListenerContext } from '../context';
 import { checkNeeds } from '../middleware/needs';
 import { readRequest } from '../middleware/request';
@@ -18,7 +18,7 @@ import type { SubmissionArgs } from './views/submission';
 //   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
 //   form submissions    views/index.ts (VIEWS): one per change form
 //   Events API events   events/index.ts (EVENTS): one per event type
-//   workflow steps      functions/index.ts (FUNCTIONS): one per custom step (function_executed, by callback id)
+//   workflow steps      functions/index.ts (FUNCTIONS): one Bolt app.function per custom step (function_executed, by callback id)
 // Each runs behind the same two middleware: readRequest (ack, the request
 // object, child logger, one log line) and checkNeeds (what its row needs).
 //
@@ -27,7 +27,7 @@ import type { SubmissionArgs } from './views/submission';
 // listener for every delivery, and each step of a chain copies the
 // delivery's arguments. With a listener per row, a `/vs` command paid for
 // eleven chains besides its own (docs/benchmark.md). A delivery no row
-// names goes on to Bolt, where no listener takes it, as before.
+// names goes on to Bolt: a workflow step to its app.function listener; anything else to no listener, as before.
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 /** A step of a route: a Bolt middleware (it calls `next` to go on). */
@@ -66,16 +66,6 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
       fields: (_args, row) => ({ shortcut: row.callbackId }),
       ctx,
     }),
-    // A step is acked by readRequest, like every other request: first, before any work (Bolt's app.function would
-    // ack it itself unless told not to).
-    tableRoute<StepArgs, (typeof STEPS)[number]>({
-      kind: 'step',
-      isKind: (args) => 'event' in args && args.event?.type === 'function_executed',
-      rows: STEPS,
-      matches: (row, { event }) => row.callbackId === (event.function as { callback_id?: unknown } | undefined)?.callback_id,
-      fields: ({ body }, row) => stepLogFields(row.callbackId, body),
-      ctx,
-    }),
     tableRoute<EventArgs, (typeof EVENTS)[number]>({
       kind: 'event',
       isKind: (args) => 'event' in args && args.event !== undefined,
@@ -98,6 +88,29 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
     if (route) await runSteps(route.steps, args);
     else await args.next();
   });
+
+  // Workflow steps go on to Bolt's app.function, which gives their listener complete() and fail() on the execution's
+  // own token. A delivery the router served never reaches these listeners (it does not call next), so they cost the
+  // other kinds nothing. Acked by readRequest, like every other request: first, before any work.
+  for (const row of STEPS) {
+    app.function(
+      row.callbackId,
+      { autoAcknowledge: false },
+      ...asStepMiddleware(
+        readRequest(ctx, 'step', ({ body }) => stepLogFields(row.callbackId, body)),
+        checkNeeds(ctx, () => row.needs),
+        runRow<StepArgs>(ctx, row),
+      ),
+    );
+  }
+}
+
+/**
+ * The middleware every listener runs behind, for a step: Bolt types a function_executed listener's arguments apart
+ * from AnyMiddlewareArgs (its `ack` is a function, an event's is undefined), though they are the same event arguments.
+ */
+function asStepMiddleware(...middleware: ((args: never) => Promise<void>)[]): Middleware<SlackEventMiddlewareArgs<'function_executed'>>[] {
+  return middleware as unknown as Middleware<SlackEventMiddlewareArgs<'function_executed'>>[];
 }
 
 /** The FUNCTIONS table's rows as listener rows: inputs read, the step run, the step ended. */
@@ -111,7 +124,7 @@ function stepLogFields(callbackId: string, body: unknown): Record<string, unknow
 
 /** A kind of delivery served from a table: the row the delivery names, behind readRequest and checkNeeds. */
 function tableRoute<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(spec: {
-  kind: 'action' | 'shortcut' | 'event' | 'submission' | 'step';
+  kind: 'action' | 'shortcut' | 'event' | 'submission';
   isKind: (args: Args) => boolean;
   rows: readonly Row[];
   /** Whether the row is the one the delivery names (a handful of rows: a walk costs less than a key built to look one up). */

@@ -2,6 +2,7 @@ import type { AnyMiddlewareArgs, App, Middleware } from '@slack/bolt';
 import { createLogger } from '../../../src/log';
 import type { ListenerContext } from '../../../src/slack/context';
 import { registerListeners } from '../../../src/slack/listeners';
+import { FUNCTIONS } from '../../../src/slack/listeners/functions';
 
 // One Bolt middleware routes every delivery to the row of its kind's table
 // (src/slack/listeners/index.ts). A delivery a row names is served by that
@@ -21,8 +22,13 @@ const ctx = {
 } as unknown as ListenerContext;
 
 let route: Middleware<AnyMiddlewareArgs>;
+/** The app.function listeners registered, by callback id: their options and middleware. */
+const functions = new Map<string, { options: unknown; chain: Middleware<AnyMiddlewareArgs>[] }>();
 beforeAll(() => {
-  const app = { use: (middleware: Middleware<AnyMiddlewareArgs>) => void (route = middleware) } as unknown as App;
+  const app = {
+    use: (middleware: Middleware<AnyMiddlewareArgs>) => void (route = middleware),
+    function: (callbackId: string, options: unknown, ...chain: Middleware<AnyMiddlewareArgs>[]) => void functions.set(callbackId, { options, chain }),
+  } as unknown as App;
   registerListeners(app, ctx);
 });
 beforeEach(() => void lines.splice(0));
@@ -57,7 +63,6 @@ test.each([
   ['a paging button', action('firewall_page_next'), { msg: 'action', action_id: 'firewall_page_next' }],
   ["a change form's global shortcut", shortcut('disk_add_shortcut'), { msg: 'shortcut', shortcut: 'disk_add_shortcut' }],
   ['a link posted', event('link_shared'), { msg: 'event', event: 'link_shared' }],
-  ['a workflow step', step('vs_firewall_summary'), { msg: 'step', step: 'vs_firewall_summary', function_execution_id: 'Fx1' }],
   ["a change form's submission", view('disk_add'), { msg: 'submission', view: 'disk_add' }],
 ])('%s is served by its row, and not passed on', async (_name, args, logged) => {
   const served = await deliver(args);
@@ -71,9 +76,23 @@ test.each([
   ['a button of a message of another kind', { ...action('firewall_page_next'), body: { type: 'interactive_message', user } }],
   ['a shortcut no row names', shortcut('some_other_shortcut')],
   ['an event no row names', event('reaction_added')],
+  ['a workflow step (for its app.function listener)', step('vs_firewall_summary')],
   ["another app's workflow step", step('someone_elses_step')],
   ['a submission no row names', view('some_other_form')],
   ['a closed form', { ...view('disk_add'), body: { type: 'view_closed', user, view: { callback_id: 'disk_add' } } }],
 ])('%s is passed on untouched: neither acked nor logged', async (_name, args) => {
   expect(await deliver(args)).toEqual({ passedOn: 1, acked: 0, logged: undefined });
+});
+
+test('each workflow step has its own app.function listener, acked by readRequest (not by Bolt), which serves it', async () => {
+  expect([...functions.keys()]).toEqual(FUNCTIONS.map((row) => row.callbackId));
+  for (const { options } of functions.values()) expect(options).toEqual({ autoAcknowledge: false });
+  const { chain } = functions.get('vs_firewall_summary')!;
+  const seen = { acked: 0 };
+  const args = { context: { isEnterpriseInstall: false }, ack: () => Promise.resolve(void seen.acked++), ...step('vs_firewall_summary') };
+  const run = (at: number): Promise<void> => chain[at]?.({ ...args, next: () => run(at + 1) } as never) ?? Promise.resolve();
+  await run(0);
+  expect(seen.acked).toBe(1);
+  const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => 'outcome' in line);
+  expect(logged).toMatchObject({ msg: 'step', step: 'vs_firewall_summary', function_execution_id: 'Fx1' });
 });
