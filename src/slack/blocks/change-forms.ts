@@ -24,7 +24,7 @@ export interface ChangeFormModal {
 }
 
 export interface ChangeForm<A extends ChangeAction> {
-  /** The modal's callback_id (PRODUCT.md): the change's action. */
+  /** The modal's callback_id (docs/product.md, Modals): the change's action. */
   callbackId: A;
   /** The global shortcut that opens the form without a target (manifest.yml, the local page's menu). */
   shortcut: { callbackId: string; name: string; description: string };
