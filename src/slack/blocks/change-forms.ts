@@ -12,7 +12,7 @@ import type { Rendered } from './mrkdwn';
 // global shortcut opens it without a target, the view submission runs it
 // through the change door. The table is typed by ChangeAction, so a change
 // without its row here does not compile; manifest.yml and the local page's
-// shortcut menu are kept in step with it by test/slack/declarations.test.ts.
+// shortcut menu are kept in step with it by test/slack/listeners/manifest.test.ts.
 
 export interface ChangeFormModal {
   /** Undefined when opened from the global shortcut: the form then asks for it. */
