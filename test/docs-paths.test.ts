@@ -117,11 +117,21 @@ function repositoryTexts(): Named[] {
 }
 
 describe('paths named in the docs and in comments', () => {
+  let texts: Named[] = [];
+  beforeAll(() => {
+    texts = repositoryTexts();
+  });
+
   test('every one exists', () => {
-    const texts = repositoryTexts();
     expect(texts.map(({ file }) => file)).toEqual(expect.arrayContaining(['README.md', 'docs/product.md', 'src/main.ts', 'test/docs-paths.test.ts']));
     expect(pathsIn(texts.find(({ file }) => file === 'src/store/audit.ts')?.text ?? '')).toContain('docs/product.md');
     expect(missingPaths(texts, ROOT)).toEqual([]);
+  });
+
+  test('none cites the contract or the API reference from outside the repository (PRODUCT.md, "spec 4.3")', () => {
+    const outside = /\bPRODUCT\.md\b|\bspec (?:section )?\d|\bspec\/cloud-api|cloud-api-beyond\.md|\.\.\/shared\//;
+    const citing = texts.flatMap(({ file, text }) => text.split('\n').flatMap((line) => (outside.test(line) ? [`${file}: ${line.trim()}`] : [])));
+    expect(citing).toEqual([]);
   });
 
   test('a path that names nothing is reported with the file that names it', () => {
