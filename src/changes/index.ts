@@ -24,6 +24,7 @@ export {
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
+export { readFrozenDetail } from './audit-text';
 export {
   CHANGE_ACTIONS,
   CHANGES,

@@ -73,7 +73,7 @@ describe('a change step', () => {
     expect(await recordsOf(h, id)).toMatchObject([{ outcome: 'requested', userId: '', requestedBy: null, workflowExecutionId: execution.workflowExecutionId }]);
     // /vs audit says who asked: a workflow, and which execution of it.
     const audit = JSON.stringify(await answerTo(h, 'audit 1', { user: 'UADMIN' }));
-    expect(audit).toContain('a workflow *disk_add* `vs:42` → requested');
+    expect(audit).toContain('a workflow · *Add disk* · VS 42 → waiting for a second person');
     expect(audit).toContain(`workflow \`${execution.workflowExecutionId}\``);
   });
 
