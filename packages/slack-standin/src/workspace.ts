@@ -17,6 +17,8 @@ export interface Channel {
   topic: string;
   /** Who is in it, in the order Slack lists them; unset: every person of the workspace, and the bot. */
   members?: readonly string[];
+  /** A direct message between the app and this person (conversations.open): only they see it. */
+  dmWith?: string;
 }
 
 export const BOT_USER = { id: 'U0VSCHATOPS', botId: 'B0VSCHATOPS', name: 'vs-chatops' } as const;
