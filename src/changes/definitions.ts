@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
 import type { ChangeAnswers, ChangeOperation, PreparedRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
-import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
+import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -26,7 +26,8 @@ export interface ChangeDefinition<A extends string, P, O extends ChangeOperation
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
-  validate(targetId: number, values: FormValues): FormValidation<P>;
+  /** Its form's values checked, under what the deployment's forms accept (`limits`, e.g. VS_MAX_DISK_GB). */
+  validate(targetId: number, values: FormValues, limits: FormLimits): FormValidation<P>;
   /** What the audit (and an approval request) keeps of valid parameters. */
   audited(params: P): Record<string, unknown>;
   /** Reads back what `audited` kept, for a change approved later: its parameters again, or a failure if they are not. */
@@ -52,7 +53,7 @@ const DEFINITIONS = {
     needed: 'operator',
     fields: DISK_FORM_FIELDS,
     apiFields: DISK_FORM_FIELDS,
-    validate: (_vsId, values) => validateDiskForm(values),
+    validate: (_vsId, values, limits) => validateDiskForm(values, limits),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,
     prepare: (cloud, vsId, params) => cloud.prepareAddDisk(vsId, params),

@@ -6,6 +6,7 @@ import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
+import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
 import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
@@ -67,6 +68,8 @@ export interface DoorDeps {
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
   newId?: () => string;
+  /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
+  formLimits?: FormLimits;
 }
 
 /** Who a record of an approval names, besides the user it is about. */

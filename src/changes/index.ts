@@ -56,5 +56,14 @@ export {
   type PolicyDeps,
   type Role,
 } from './policy';
-export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormValidation, type FormValues } from './disk-form';
+export {
+  DEFAULT_MAX_DISK_GB,
+  DiskAddForm,
+  DISK_FORM_FIELDS,
+  validateDiskForm,
+  type DiskFormField,
+  type FormLimits,
+  type FormValidation,
+  type FormValues,
+} from './disk-form';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';
