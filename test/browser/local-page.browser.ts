@@ -562,7 +562,7 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
             type: 'section',
             text: {
               type: 'mrkdwn',
-              text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;',
+              text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> <!subteam^S0ONCALL> :white_check_mark: &lt;escaped&gt;',
             },
           },
           {
@@ -602,6 +602,7 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     expect(await message.getByRole('link', { name: 'a link' }).getAttribute('href')).toBe('https://example.com');
     await message.getByText('@Ada (admin)').waitFor();
     await message.getByRole('button', { name: '#vs-audit' }).waitFor();
+    await message.getByText('@oncall-infra').waitFor();
     await message.getByRole('img', { name: 'white check mark' }).waitFor();
     await message.getByText('<escaped>').waitFor();
     await message.getByText('unsupported block: video').waitFor();

@@ -33,11 +33,15 @@ function byId(id, type) {
 }
 const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
-/** @typedef {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held what the page holds of the stand-in */
+/**
+ * What the page holds of the stand-in.
+ * @typedef {Pick<Snapshot, 'people' | 'channels' | 'groups' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held
+ */
 /** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView>, executions: Map<string, Execution> }} */
 const data = {
   people: [],
   channels: [],
+  groups: {},
   bot: null,
   messages: [],
   views: new Map(),
@@ -59,7 +63,7 @@ const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, step: 
 const ctx = {
   person: (id) => (id === data.bot?.id ? { name: data.bot.name } : data.people.find((p) => p.id === id)),
   channel: (id) => data.channels.find((c) => c.id === id),
-  group: (id) => (id === 'S0ONCALL' ? 'oncall-infra' : id),
+  group: (id) => data.groups[id] ?? id,
   openChannel: (id) => (data.channels.some((c) => c.id === id) ? showChannel(id) : undefined),
 };
 
@@ -795,6 +799,7 @@ async function load() {
   const snapshot = /** @type {Snapshot} */ (await bodyOf(await fetch('/local/state')));
   data.people = snapshot.people;
   data.channels = snapshot.channels;
+  data.groups = snapshot.groups;
   data.bot = snapshot.bot;
   data.messages = snapshot.messages;
   data.views = new Map(snapshot.views.map((v) => [v.id, v]));

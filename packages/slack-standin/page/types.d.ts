@@ -191,6 +191,8 @@ export interface Execution {
 export interface Snapshot {
   people: Person[];
   channels: Channel[];
+  /** The user groups' @handles, by id. */
+  groups: Record<string, string>;
   bot: { id: string; name: string };
   messages: Message[];
   views: OpenView[];

@@ -213,6 +213,8 @@ export function snapshot(standIn: PageStandIn) {
     bot: BOT_USER,
     people: s.people,
     channels: s.channels,
+    /** The user groups' @handles by id, for mentions (`<!subteam^S…>`). */
+    groups: Object.fromEntries(s.groupHandles),
     messages: s.messages,
     views: [...s.views.values()],
     homes: Object.fromEntries(s.homes),

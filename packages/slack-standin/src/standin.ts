@@ -127,7 +127,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const now = options.now ?? (() => Date.now());
   const signingSecret = options.signingSecret ?? randomBytes(24).toString('hex');
   const state = new StandInState(options.people ?? PEOPLE, options.channels ?? CHANNELS, now, options.keepBodies ?? true);
-  for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: ['U0ONCALL'] })) state.groups.set(id, users);
+  for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: [...ONCALL_GROUP.members] })) state.groups.set(id, users);
+  state.groupHandles.set(ONCALL_GROUP.id, ONCALL_GROUP.handle);
   const setPanel = (panel: PanelHint) => {
     state.panel = { url: panel.url, servers: [...panel.servers] };
     state.unfurlDomains = [new URL(panel.url).hostname];

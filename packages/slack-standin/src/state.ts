@@ -133,6 +133,8 @@ export class StandInState {
   readonly people: Person[];
   readonly channels: Channel[];
   readonly groups = new Map<string, string[]>();
+  /** The @handles of the groups that have one (the on-call group), by id: usergroups.list and the page's mentions. */
+  readonly groupHandles = new Map<string, string>();
   readonly messages: ChannelMessage[] = [];
   readonly views = new Map<string, OpenView>();
   /** Each person's modal stack, bottom first. */

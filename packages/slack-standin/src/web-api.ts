@@ -311,6 +311,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
         usergroups: [...state.groups.entries()].map(([id, users]) => ({
           id,
           team_id: TEAM.id,
+          ...(state.groupHandles.has(id) ? { handle: state.groupHandles.get(id) } : {}),
           is_usergroup: true,
           user_count: users.length,
           users: [...users],
