@@ -18,7 +18,6 @@ import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { manifestFunctions } from './slack/listeners/functions';
 import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
@@ -268,10 +267,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             await slack.start();
             stillStarting();
           }
-          // Local mode: the stand-in unfurls links to the panel (the sandbox's), its page names the servers they may link to,
-          // and its Workflows panel runs the steps manifest.yml declares.
-          if (local && bound.port !== null)
-            local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] }, functions: manifestFunctions() });
+          // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
+          if (local && bound.port !== null) local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] } });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

@@ -2,6 +2,8 @@
 export { startSlackStandIn, type Fault, type MethodHandler, type SlackStandIn, type SlackStandInOptions } from './standin';
 export type { AppFunction, Execution, FunctionParameter } from './functions';
 export type { ExecutionOptions } from './interactions';
+export { readManifest, type AppManifest, type Shortcut, type SlashCommand } from './manifest';
+export { readYaml, type Yaml } from './yaml';
 export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent } from './state';
 export { sign, signatureHeaders } from './signing';
 export { AUDIT_CHANNEL, BOT_USER, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE, TEAM, type Channel, type Person, type UserGroup } from './workspace';
