@@ -4,6 +4,7 @@ import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
 import { secretValues, type Config } from './config';
+import { CodedError } from './errors';
 import { localMode } from './local-mode';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
@@ -59,8 +60,9 @@ export interface ComposeOverrides {
 }
 
 /** start() was cut short by stop() (a signal while start-up waited for the database): not a failure. */
-export class StoppedWhileStarting extends Error {
+export class StoppedWhileStarting extends CodedError {
   override readonly name = 'StoppedWhileStarting';
+  readonly code = 'BOT_STOPPED_WHILE_STARTING';
   constructor() {
     super('stopped before start-up was done');
   }

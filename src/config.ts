@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from '@vs-chatops/cloud-sandbox';
 import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
+import { CodedError } from './errors';
 
 // The only reader of process.env. One zod schema names every setting once,
 // with its default; its transform shapes the frozen Config, whose type is
@@ -414,7 +415,7 @@ export type Config = z.output<typeof Settings>;
 /** Names of the settings whose values must never be shown. */
 export const SECRET_SETTINGS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_KEY'] as const;
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   constructor(readonly problems: string[]) {
