@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { request } from 'undici';
+import { CodedError } from '../errors';
 
 // A file for one person, in their direct messages with the bot, through
 // Slack's upload API (docs/product.md, Long lists): conversations.open for
@@ -15,7 +16,7 @@ const SLACK_FILES = 'https://files.slack.com/';
 const UPLOAD_TIMEOUT_MS = 30_000;
 
 /** A step of the upload failed; `slackError` is Slack's error code when Slack refused (e.g. `missing_scope`). */
-export class DirectUploadError extends Error {
+export class DirectUploadError extends CodedError {
   override readonly name = 'DirectUploadError';
   readonly code = 'SLACK_UPLOAD_FAILED';
   constructor(
