@@ -314,6 +314,8 @@ describe('global shortcuts', () => {
     await channel.selectOption({ label: '# general' });
     await dialog.getByRole('textbox', { name: 'Server (VS) id' }).fill('44');
     await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('15');
+    // The form adds it to the Linux fstab unless told otherwise: that needs a mount point.
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
     await page.keyboard.press('Escape');
@@ -340,6 +342,12 @@ describe('keyboard only', () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.type('30');
+    for (let i = 0; i < 30; i++) {
+      const name = await page.evaluate(() => document.activeElement?.id ?? '');
+      if (name === 'f-mount_point') break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type('/mnt/data');
     for (let i = 0; i < 40; i++) {
       const label = await page.evaluate(() => document.activeElement?.textContent ?? '');
       if (label === 'Add disk') break;
@@ -493,7 +501,7 @@ describe('the Home tab', () => {
     await home().getByRole('button', { name: 'Restore a backup' }).waitFor();
     // Her restore of backup 9 (above), among everyone's changes.
     await home().getByRole('heading', { name: 'Latest changes' }).waitFor();
-    await expectText(home(), /backup_restore.*backup:9.*succeeded/);
+    await expectText(home(), /Restore backup · Backup 9 → succeeded/);
     await page.screenshot({ path: join(SCREENSHOTS, 'home-tab.png') });
   });
 
@@ -502,7 +510,7 @@ describe('the Home tab', () => {
     await expectText(home(), /your role is viewer/);
     await home().getByRole('heading', { name: 'Your latest changes' }).waitFor();
     expect(await home().getByRole('button', { name: 'Restore a backup' }).count()).toBe(0);
-    expect(await home().textContent()).not.toMatch(/backup:9/);
+    expect(await home().textContent()).not.toMatch(/Backup 9/);
   });
 
   test('its button opens the form, which asks for the backup and the channel (the Home tab is no conversation)', async () => {
@@ -530,7 +538,7 @@ describe('approving from the Home tab', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'home-tab-approval.png') });
     await approve(home());
     await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor({ state: 'hidden' });
-    await expectText(home(), /backup:10.*succeeded/);
+    await expectText(home(), /Restore backup · Backup 10 → succeeded/);
     await inChannel('incident-42');
     await expectText(requestFor(10), /Approved by @Bea \(admin\) · done/);
   });
