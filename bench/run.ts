@@ -13,6 +13,8 @@ import {
   closedLoopLines,
   closedLoopTarget,
   type ClosedLoopSection,
+  exportsLines,
+  exportsTargets,
   formatReport,
   hostileLines,
   hostileTarget,
@@ -24,6 +26,7 @@ import {
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
+import { runExports } from './scenarios/exports';
 import { runApprovalClicks } from './scenarios/approval-clicks';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -44,7 +47,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks` for scenario 2, 8, 10, 11, 12 or 13 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|exports` for scenario 2, 8, 10, 11, 12, 13 or
+// 14 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -65,7 +69,7 @@ const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
   const lines =
-    args.only === 'app-home' || args.only === 'approval-clicks'
+    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports'
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
@@ -75,10 +79,14 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
 
-/** Scenario 10 or 13 alone, on a PostgreSQL of its own. */
+/** Scenario 10, 13 or 14 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {
+    if (args.only === 'exports') {
+      const figures = await runExports(pg.url, args.profile.exports, progress);
+      return [...exportsLines(figures), '', ...exportsTargets(figures).map(targetLine)];
+    }
     if (args.only === 'approval-clicks') {
       const figures = await runApprovalClicks(pg.url, args.profile.approvalClicks, progress);
       return [...approvalClicksLines(figures), '', ...approvalClicksTargets(figures).map(targetLine)];
@@ -205,6 +213,7 @@ async function main(): Promise<void> {
     const severalInstances = await runSeveralInstances(profile.severalInstances, progress, postgres.url);
     const appHome = await runAppHome(postgres.url, profile.appHome, progress);
     const approvalClicks = await runApprovalClicks(postgres.url, profile.approvalClicks, progress);
+    const exports = await runExports(postgres.url, profile.exports, progress);
     await pg?.close();
     pg = undefined;
 
@@ -266,6 +275,7 @@ async function main(): Promise<void> {
       unfurls,
       approvalClicks,
       steps,
+      exports,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -65,24 +65,17 @@ async function runExport<V, T>(ctx: ListenerContext, req: SlackRequest, spec: Ex
     await replyError(req, spec.outOfDate);
     return 'invalid';
   }
-  const read = await spec.read(ctx, req, value);
-  if (typeof read === 'string') return read;
-  const words = spec.words(value);
-  if (read.rows.length === 0) {
-    await replyError(req, nothingToExport(words.what));
+  const file = await csvFile(ctx, req, spec, value);
+  if (typeof file === 'string') return file;
+  const { facts, content } = file;
+  if (facts.shown === 0) {
+    await replyError(req, nothingToExport(facts.what));
     return 'succeeded';
   }
-  const facts: ExportFacts = { ...words, shown: read.rows.length, total: read.total, atMs: ctx.now() };
   try {
     await uploadToDirectMessage(
       req.client,
-      {
-        userId: req.userId,
-        filename: exportFilename(facts),
-        title: exportFilename(facts),
-        content: toCsv(spec.columns, read.rows),
-        comment: exportComment(facts),
-      },
+      { userId: req.userId, filename: exportFilename(facts), title: exportFilename(facts), content, comment: exportComment(facts) },
       ctx.config.slack.apiUrl,
     );
   } catch (error) {
@@ -94,6 +87,22 @@ async function runExport<V, T>(ctx: ListenerContext, req: SlackRequest, spec: Ex
   req.log.info('exported', { rows: facts.shown, total: facts.total });
   await replyEphemeral(req, renderExportSent(facts));
   return 'succeeded';
+}
+
+/**
+ * The list read and written as CSV, or the outcome of a read that failed (already told). Only the file leaves: the
+ * rows (10,000 objects) are garbage before the upload's round trips begin, not carried through them.
+ */
+async function csvFile<V, T>(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  spec: ExportSpec<V, T>,
+  value: V,
+): Promise<{ facts: ExportFacts; content: string } | Outcome> {
+  const read = await spec.read(ctx, req, value);
+  if (typeof read === 'string') return read;
+  const facts: ExportFacts = { ...spec.words(value), shown: read.rows.length, total: read.total, atMs: ctx.now() };
+  return { facts, content: read.rows.length === 0 ? '' : toCsv(spec.columns, read.rows) };
 }
 
 /** Audit records are read in pages of this many, newest first, each below the last one read. */
