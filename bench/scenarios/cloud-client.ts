@@ -2,7 +2,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { request } from 'undici';
 import { createCloudClient } from '../../src/cloud/client';
 import { loadConfig } from '../../src/config';
-import { decodeResponse, Responses } from '../../src/cloud/codec';
+import { decodeResponse } from '../../src/cloud/codec';
+import { READS } from '../../src/cloud/reads';
 import type { BenchProfile } from '../profile';
 import { medianRatio, runSideBySide } from '../side-by-side';
 import { median, round } from '../stats';
@@ -64,8 +65,8 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
     );
     const decoding = await runSideBySide(
       {
-        json: () => void decodeResponse('json', jsonText, Responses.firewallRules),
-        xml: () => void decodeResponse('xml', xmlText, Responses.firewallRules),
+        json: () => void decodeResponse('json', jsonText, READS.listFirewallRules.answer),
+        xml: () => void decodeResponse('xml', xmlText, READS.listFirewallRules.answer),
       },
       rounds,
     );
