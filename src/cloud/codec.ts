@@ -18,7 +18,7 @@ export interface ResponseContext {
   request?: string;
 }
 
-/** Decodes a successful answer. Unreadable text or a shape other than the spec's → CloudError('bad_response'). */
+/** Decodes a successful answer. Unreadable text or a shape other than docs/cloud-api.md's → CloudError('bad_response'). */
 export function decodeResponse<S extends ResponseShape>(format: WireFormat, text: string, shape: S, context: ResponseContext = {}): Decoded<S> {
   try {
     return decodeOrThrow(format, text, shape);
@@ -222,12 +222,12 @@ function decodeHtmlText(html: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// The add-disk body (spec 4.3)
+// The add-disk body (docs/cloud-api.md, Add a disk)
 
-/** Flags the spec writes as 1/0; the others are written true/false. */
+/** Flags the API writes as 1/0; the others are written true/false. */
 const ONE_ZERO_FLAGS: ReadonlySet<keyof AddDiskParams> = new Set(['primary', 'hot_attach', 'require_format_disk']);
 
-/** Wire order: the spec's parameter table. */
+/** Wire order: the parameter table of docs/cloud-api.md, Add a disk. */
 const ADD_DISK_FIELDS: readonly (keyof AddDiskParams)[] = [
   'disk_type',
   'disk_size',
@@ -243,7 +243,7 @@ const ADD_DISK_FIELDS: readonly (keyof AddDiskParams)[] = [
   'file_system',
 ];
 
-/** The parameters as the strings the spec's JSON example sends; undefined parameters are left out. */
+/** The parameters as the strings the API's JSON example sends; undefined parameters are left out. */
 export function addDiskWireFields(params: AddDiskParams): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const name of ADD_DISK_FIELDS) {

@@ -26,7 +26,7 @@ const timestamp = z.string();
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-/** Spec 2.1. */
+/** A backup (docs/cloud-api.md, Backups). */
 export const Backup = z.object({
   id: integer,
   identifier: opt(text),
@@ -65,7 +65,7 @@ export const ScaleType = z.enum(['up', 'down']);
 export type ScaleType = z.infer<typeof ScaleType>;
 
 /**
- * Spec 2.2. A slot with no rule comes back as a placeholder (id null); it is
+ * A slot of docs/cloud-api.md, Autoscaling rules. A slot with no rule comes back as a placeholder (id null); it is
  * kept and marked `configured: false`. `above`/`add_units` are the older names
  * of `limit_trigger`/`adjust_units`: whichever is present fills both.
  */
@@ -105,7 +105,7 @@ export const AutoscalingSlot = z
   });
 export type AutoscalingSlot = z.infer<typeof AutoscalingSlot>;
 
-/** Spec 2.3; `data_store_id` comes with a server's list of disks. */
+/** A disk (docs/cloud-api.md, Disks); `data_store_id` comes with a server's list of disks. */
 export const Disk = z.object({
   id: integer,
   identifier: opt(text),
@@ -134,7 +134,7 @@ export const Disk = z.object({
 export type Disk = z.infer<typeof Disk>;
 
 /**
- * Spec 2.4. XML carries only a subset (id, network_interface_id, position,
+ * A firewall rule (docs/cloud-api.md, Firewall rules). XML carries only a subset (id, network_interface_id, position,
  * address, port, protocol, command, created_at, updated_at): the rest is
  * absent, not an error. Empty address/port arrive as "" or null: both mean
  * "any" and are normalised to null.
@@ -273,8 +273,8 @@ export const Transaction = z.object({
 export type Transaction = z.infer<typeof Transaction>;
 
 /**
- * What our code asks the client to send for spec 4.3. Plain booleans here;
- * the client writes them on the wire as the spec wants (1/0 or true/false).
+ * What our code asks the client to send to add a disk (docs/cloud-api.md, Add a disk). Plain booleans here;
+ * the client writes them on the wire as the API wants (1/0 or true/false).
  */
 export const AddDiskParams = z.object({
   disk_type: z.enum(['HDD', 'SSD']),
