@@ -65,7 +65,7 @@ export const ScaleType = z.enum(['up', 'down']);
 export type ScaleType = z.infer<typeof ScaleType>;
 
 /**
- * A slot of docs/cloud-api.md, Autoscaling rules. A slot with no rule comes back as a placeholder (id null); it is
+ * An autoscaling slot (docs/cloud-api.md, Autoscaling rules). A slot with no rule comes back as a placeholder (id null); it is
  * kept and marked `configured: false`. `above`/`add_units` are the older names
  * of `limit_trigger`/`adjust_units`: whichever is present fills both.
  */
