@@ -1,5 +1,6 @@
 import type { ListShape } from '../../src/cloud/shapes';
-import { scanXml, type PlainValue } from './xml-scanner';
+import type { PlainValue } from '../../src/cloud/xml';
+import { scanXml } from './xml-scanner';
 
 // A list answer decoded as the client decoded XML before fast-xml-parser: the
 // baseline scanner, then the same unwrapping and the same zod schema as the
