@@ -692,18 +692,19 @@ function legacyServer(random: Random): ServerParts {
   };
 }
 
-type PastTransaction = Pick<SandboxTransaction, 'id' | 'action' | 'parent_type' | 'parent_id' | 'associated_object_id'> & {
+type SeededTransaction = Pick<SandboxTransaction, 'id' | 'action' | 'parent_type' | 'parent_id' | 'associated_object_id'> & {
   status: TransactionStatus;
-  /** Minutes after the seed's base time when it started; it ran for `minutes`. */
+  /** Minutes after the seed's base time when it started; it ran for `minutes` (Infinity: it is still running). */
   startedAt: number;
   minutes: number;
   params?: SandboxTransaction['params'];
+  locks?: SandboxTransaction['locks'];
 };
 
 /** What already ran, oldest first, and the backup that holds VS 47 locked. */
 function history(random: Random): SandboxTransaction[] {
   const day = 24 * 60;
-  const past: PastTransaction[] = [
+  const seeded: SeededTransaction[] = [
     { id: 1, action: 'take_backup', parent_type: 'Disk', parent_id: 101, associated_object_id: 42, status: 'complete', startedAt: 66 * day + 120, minutes: 12 },
     { id: 2, action: 'take_backup', parent_type: 'Disk', parent_id: 109, associated_object_id: 46, status: 'complete', startedAt: 70 * day + 130, minutes: 12 },
     {
@@ -758,10 +759,21 @@ function history(random: Random): SandboxTransaction[] {
       startedAt: 71 * day + 90,
       minutes: 2,
     },
+    {
+      id: 8,
+      action: 'take_incremental_backup',
+      parent_type: 'VirtualMachine',
+      parent_id: 47,
+      associated_object_id: 47,
+      status: 'running',
+      startedAt: 72 * day,
+      minutes: Infinity,
+      locks: { servers: [47], disks: [98], backups: [] },
+    },
   ];
-  const done = past.map((t): SandboxTransaction => {
+  return seeded.map((t): SandboxTransaction => {
     const startsAt = BASE + t.startedAt * 60_000;
-    const endsAt = startsAt + t.minutes * 60_000;
+    const running = t.minutes === Infinity;
     return {
       id: t.id,
       identifier: identifier(random),
@@ -777,36 +789,12 @@ function history(random: Random): SandboxTransaction[] {
       log_output: t.status === 'failed' ? failureLog(t.action, t.id, t.associated_object_id) : '',
       created_at: at(t.startedAt - 1),
       started_at: t.status === 'cancelled' ? null : at(t.startedAt),
-      updated_at: at(t.startedAt + t.minutes),
+      updated_at: at(t.startedAt + (running ? 0 : t.minutes)),
       startsAt,
-      endsAt,
+      endsAt: startsAt + t.minutes * 60_000,
       outcome: t.status === 'failed' ? 'failed' : 'complete',
-      locks: { servers: [], disks: [], backups: [] },
+      locks: t.locks ?? { servers: [], disks: [], backups: [] },
       effect: { kind: 'none' },
     };
   });
-  const lockStart = BASE + 72 * day * 60_000;
-  const locking: SandboxTransaction = {
-    id: 8,
-    identifier: identifier(random),
-    action: 'take_incremental_backup',
-    status: 'running',
-    parent_type: 'VirtualMachine',
-    parent_id: 47,
-    associated_object_type: 'VirtualMachine',
-    associated_object_id: 47,
-    dependent_transaction_id: null,
-    allowed_cancel: false,
-    params: {},
-    log_output: '',
-    created_at: at(72 * day - 1),
-    started_at: at(72 * day),
-    updated_at: at(72 * day),
-    startsAt: lockStart,
-    endsAt: Infinity,
-    outcome: 'complete',
-    locks: { servers: [47], disks: [98], backups: [] },
-    effect: { kind: 'none' },
-  };
-  return [...done, locking];
 }
