@@ -1,4 +1,5 @@
 import { XMLParser, XMLValidator, type ValidationError } from 'fast-xml-parser';
+import { CodedError } from '../errors';
 import { XML_LIST_ELEMENTS } from './reads';
 
 // The one XML configuration of the client, for the answers of the cloud API
@@ -27,8 +28,9 @@ export const MAX_ATTRIBUTES_PER_ELEMENT = 32;
 /** The API's answers nest four levels (a list, its record, a nested list, its record); deeper than this is refused. */
 export const MAX_XML_DEPTH = 32;
 
-export class XmlSyntaxError extends Error {
+export class XmlSyntaxError extends CodedError {
   override readonly name = 'XmlSyntaxError';
+  readonly code = 'CLOUD_XML_SYNTAX';
 }
 
 /** Elements that are lists even without type="array" (a list of one would read as a record): the reads' lists, and error lists. */
@@ -42,8 +44,10 @@ const ATTRIBUTES = ':@';
 type ParsedNode = Record<string, unknown>;
 type Attributes = Readonly<Record<string, string>>;
 
-/** Thrown from inside the parser's callbacks when a cap is reached; turned into an XmlSyntaxError. */
-class CapReached extends Error {}
+/** Thrown from inside the parser's callbacks when a cap is reached; turned into an XmlSyntaxError before it leaves. */
+class CapReached extends CodedError {
+  readonly code = 'CLOUD_XML_CAP_REACHED';
+}
 
 const parser = new XMLParser({
   // Ordered output: cheaper than its object form, and lists are made here from the reads table.
