@@ -10,6 +10,8 @@ import {
   approvalClicksLines,
   approvalClicksTargets,
   checkTargets,
+  cloudClientLines,
+  cloudClientTargets,
   closedLoopLines,
   closedLoopTarget,
   type ClosedLoopSection,
@@ -47,15 +49,15 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|exports` for scenario 2, 8, 10, 11, 12, 13 or
-// 14 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports` for scenario 2, 8, 10,
+// 11, 12, 13, 4 or 14 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The PostgreSQL of scenarios 9, 10 and 13: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+/** The PostgreSQL of scenarios 9, 10, 13 and 14: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
 async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
   const given = process.env.VS_TEST_DATABASE_URL;
   if (given) return { url: given, server: undefined };
@@ -73,11 +75,25 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
-        : await againstBotAlone(args);
+        : args.only === 'cloud-client'
+          ? await cloudClientAlone(args)
+          : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
+
+/** Scenario 4 alone: the cloud client against the sandbox, no bot. */
+async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  try {
+    progress('4. cloud client alone');
+    const figures = await runCloudClient(world, args.profile.micro);
+    return [...cloudClientLines(figures), '', ...cloudClientTargets(figures).map(targetLine)];
+  } finally {
+    await world.close();
+  }
+}
 
 /** Scenario 10, 13 or 14 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { defaultSeed, startSandbox, type SandboxFirewallRule, type SandboxSeed } from '@vs-chatops/cloud-sandbox';
+import { READS } from '../../src/cloud/reads';
 import { openPostgresStore } from '../../src/store/postgres';
 import { BOT_TOKEN, SIGNING_SECRET } from '../../test/helpers/app-harness';
 import { buttonClick, FORM, interactiveBody, slashCommandBody } from '../../test/helpers/payloads';
@@ -74,7 +75,10 @@ function seedWithRules(count: number): SandboxSeed {
     firewall_service_id: null,
     source_port: null,
   }));
-  seed.servers.push({ id: BIG_VS, label: 'bench-exports', firewallRules, autoscaling: [], disks: [] });
+  // One of the seed's servers, again, under another id and with the rules.
+  const [model] = seed.servers;
+  if (!model) throw new Error('the sandbox seed holds no server');
+  seed.servers.push({ ...model, id: BIG_VS, label: 'bench-exports', firewallRules, autoscaling: [], disks: [] });
   return seed;
 }
 
@@ -88,7 +92,7 @@ function rssBytes(pid: number): number {
 export async function runExports(serverUrl: string, load: ExportsLoad, progress: (message: string) => void): Promise<ExportsFigures> {
   let bot: SpawnedBot | undefined;
   const slack = await startSlackFake();
-  const sandbox = await startSandbox({ port: 0, seed: seedWithRules(load.rules) });
+  const sandbox = await startSandbox({ reads: READS, port: 0, seed: seedWithRules(load.rules) });
   const database = await createTestDatabase(serverUrl);
   try {
     const url = database.url;
