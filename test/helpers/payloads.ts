@@ -187,13 +187,26 @@ export function messageShortcut(o: { user: string; callbackId: string; channel: 
 
 /** What Slack sends for an external select's options as a person types (block_suggestion). */
 export function blockSuggestion(o: { user: string; actionId: string; value: string }) {
-  const { type: _shortcut, callback_id: _id, trigger_id: _trigger, action_ts: _ts, ...common } = slack.shortcut({
+  const {
+    type: _shortcut,
+    callback_id: _id,
+    trigger_id: _trigger,
+    action_ts: _ts,
+    ...common
+  } = slack.shortcut({
     user: o.user,
     callbackId: '',
     triggerId: '',
     actionTs: '',
   });
-  return { ...common, type: 'block_suggestion', action_id: o.actionId, block_id: o.actionId, value: o.value, container: { type: 'view', view_id: newViewId() } };
+  return {
+    ...common,
+    type: 'block_suggestion',
+    action_id: o.actionId,
+    block_id: o.actionId,
+    value: o.value,
+    container: { type: 'view', view_id: newViewId() },
+  };
 }
 
 /** The Events API's check of a request URL: answered with its challenge. */
