@@ -120,7 +120,7 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     expect(malformedReason(raw, contentType)).toBeNull();
   });
 
-  const refused: [string, string, string, string][] = [
+  const refused: [string, string, string | undefined, string][] = [
     ['an SSL check that says 0', 'ssl_check=0', FORM, 'a form body with neither a command nor a payload'],
     ['a form of other fields', 'hello=world', FORM, 'a form body with neither a command nor a payload'],
     ['a payload sent twice', 'payload=1&payload=2', FORM, 'a form body with neither a command nor a payload'],
