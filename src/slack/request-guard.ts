@@ -22,14 +22,16 @@ import type { Logger } from '../log';
 //   3. the body is read up to the bound (413 past it), and cut when it stops
 //      arriving (408); the server itself cuts slow headers and requests whose
 //      whole body takes too long (Node's headersTimeout and requestTimeout);
-//   4. Slack's SSL check (a form whose ssl_check is 1) is answered here, 200
-//      and empty, signed or not, and nothing of it goes on: Bolt answers what
-//      it takes for one without checking its signature, so none may reach it;
+//   4. an unsigned body is answered 200 and empty if it is Slack's SSL check
+//      (a form whose ssl_check is 1), and refused otherwise (401): nothing of
+//      it goes on, since Bolt answers what it takes for an SSL check without
+//      checking its signature;
 //   5. the signature is checked, constant-time (401);
-//   6. the body is parsed as Bolt will parse it: Bolt trusts the shape of
-//      what it parses (a payload of `null` makes it throw where nothing
-//      answers; an interactive payload without a user or view makes it answer
-//      500), so what Slack never sends is refused here with 400;
+//   6. the body is parsed once, as Bolt will parse it: an SSL check, signed,
+//      is answered here too; and Bolt trusts the shape of what it parses (a
+//      payload of `null` makes it throw where nothing answers; an interactive
+//      payload without a user or view makes it answer 500), so what Slack
+//      never sends is refused here with 400;
 //   7. Bolt gets the body already read, and checks its signature again.
 
 /** Largest body accepted. Slack's payloads carry our own messages and modals, which stay far below it. */
@@ -102,39 +104,44 @@ export function signatureMatches(headers: IncomingHttpHeaders, raw: Buffer, sign
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/**
- * Whether Bolt would take the body for Slack's SSL check, by Bolt's own rule (a form, exactly that content type,
- * whose one `ssl_check` is `1`), which Bolt applies before it checks a signature.
- */
-export function isSslCheck(raw: string, contentType: string | undefined): boolean {
-  return contentType === FORM && parseQuery(raw).ssl_check === '1';
-}
+/** A body read as Bolt will read it (a form, or else JSON): Slack's SSL check, a body Slack never sends, or one it may send. */
+export type BodyReading = { kind: 'ssl_check' } | { kind: 'malformed'; reason: string } | { kind: 'slack' };
 
-/** Why a signed body cannot be a Slack request, or null when it may be one. Read as Bolt reads it: a form, or else JSON. */
-export function malformedReason(raw: string, contentType: string | undefined): string | null {
+const SSL_CHECK: BodyReading = { kind: 'ssl_check' };
+const MAY_BE_SLACK: BodyReading = { kind: 'slack' };
+const malformed = (reason: string): BodyReading => ({ kind: 'malformed', reason });
+
+/**
+ * Reads a body once, as Bolt reads it. An SSL check is what Bolt takes for one, by its own rule (a form, exactly that
+ * content type, whose one `ssl_check` is `1`), which it applies before it checks a signature. A body Slack never sends
+ * is one Bolt would throw on, or answer 500.
+ */
+export function readBody(raw: string, contentType: string | undefined): BodyReading {
   if (contentType === FORM) {
     const form = parseQuery(raw);
-    if (typeof form.payload !== 'string') return typeof form.command === 'string' ? null : 'a form body with neither a command nor a payload';
+    if (form.ssl_check === '1') return SSL_CHECK;
+    if (typeof form.payload !== 'string')
+      return typeof form.command === 'string' ? MAY_BE_SLACK : malformed('a form body with neither a command nor a payload');
     let payload: unknown;
     try {
       payload = JSON.parse(form.payload);
     } catch {
-      return 'a payload that is not JSON';
+      return malformed('a payload that is not JSON');
     }
-    if (!isPlain(payload) || typeof payload.type !== 'string') return 'a payload that is not an object with a type';
+    if (!isPlain(payload) || typeof payload.type !== 'string') return malformed('a payload that is not an object with a type');
     if (['view_submission', 'view_closed', 'block_actions', 'shortcut', 'message_action', 'block_suggestion'].includes(payload.type) && !hasUser(payload))
-      return `a ${payload.type} without a user`;
-    if (payload.type.startsWith('view_') && !isPlain(payload.view)) return `a ${payload.type} without a view`;
-    if (payload.type === 'block_actions' && !Array.isArray(payload.actions)) return 'a block_actions without actions';
-    return null;
+      return malformed(`a ${payload.type} without a user`);
+    if (payload.type.startsWith('view_') && !isPlain(payload.view)) return malformed(`a ${payload.type} without a view`);
+    if (payload.type === 'block_actions' && !Array.isArray(payload.actions)) return malformed('a block_actions without actions');
+    return MAY_BE_SLACK;
   }
   let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
-    return 'a JSON body that does not parse';
+    return malformed('a JSON body that does not parse');
   }
-  return isPlain(body) && typeof body.type === 'string' ? null : 'a JSON body that is not an object with a type';
+  return isPlain(body) && typeof body.type === 'string' ? MAY_BE_SLACK : malformed('a JSON body that is not an object with a type');
 }
 
 export interface RequestGuardOptions {
@@ -187,16 +194,19 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
       .then((read) => {
         if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
         if (read === 'idle') return refuse(res, 408, refusals, 'a body that stopped arriving');
-        const raw = read.toString('utf8');
-        if (isSslCheck(raw, req.headers['content-type'])) {
-          res.writeHead(200, { 'content-length': '0' }).end();
-          return;
+        const contentType = req.headers['content-type'];
+        if (maybeSslCheck) {
+          // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
+          if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
+          return refuse(res, 401, refusals, 'no request timestamp');
         }
-        if (maybeSslCheck) return refuse(res, 401, refusals, 'no request timestamp');
         if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
-        const reason = malformedReason(raw, req.headers['content-type']);
-        if (reason !== null) {
-          options.logger.warn('refused a malformed request to the Slack endpoint', { reason, bytes: read.length });
+        // Read once, after the signature: a stranger's body costs no parse.
+        const body = readBody(read.toString('utf8'), contentType);
+        // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
+        if (body.kind === 'ssl_check') return answerSslCheck(res);
+        if (body.kind === 'malformed') {
+          options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
           res.writeHead(400, { 'content-length': '0' }).end();
           return;
         }
@@ -208,6 +218,11 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
       // threw: never leave a connection waiting for an answer that will not come.
       .catch(() => res.destroy());
   };
+}
+
+/** Slack's SSL check is answered as Bolt would: 200, nothing in the body. */
+function answerSslCheck(res: ServerResponse): void {
+  res.writeHead(200, { 'content-length': '0' }).end();
 }
 
 /** A fixed number of places, taken and given back. */

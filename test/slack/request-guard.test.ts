@@ -8,8 +8,7 @@ import { createReceiver } from '../../src/slack/receiver';
 import {
   BODY_LIMIT,
   guardRequests,
-  isSslCheck,
-  malformedReason,
+  readBody,
   refuseUnprocessable,
   signatureMatches,
   UNVERIFIED_LIMITS,
@@ -101,7 +100,7 @@ describe('signatureMatches', () => {
   });
 });
 
-describe('malformedReason: signed bodies Slack never sends', () => {
+describe('readBody: signed bodies Slack never sends', () => {
   const form = interactiveBody;
   const user = { id: 'U1' };
 
@@ -117,7 +116,7 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['an event', JSON.stringify({ type: 'event_callback' }), JSON_CONTENT_TYPE],
     ['an event sent as another content type (Bolt reads it as JSON)', JSON.stringify({ type: 'event_callback' }), 'text/plain'],
   ])('%s may be one', (_name, raw, contentType) => {
-    expect(malformedReason(raw, contentType)).toBeNull();
+    expect(readBody(raw, contentType)).toEqual({ kind: 'slack' });
   });
 
   const refused: [string, string, string | undefined, string][] = [
@@ -154,11 +153,11 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['a body with no content type', '{', undefined, 'a JSON body that does not parse'],
   ];
   test.each(refused)('%s is refused', (_name, raw, contentType, reason) => {
-    expect(malformedReason(raw, contentType)).toBe(reason);
+    expect(readBody(raw, contentType)).toEqual({ kind: 'malformed', reason });
   });
 });
 
-describe('isSslCheck: what Bolt takes for Slack\'s SSL check, by its rule', () => {
+describe("readBody: what Bolt takes for Slack's SSL check, by its rule", () => {
   test.each([
     ['the SSL check', 'ssl_check=1&token=x', FORM],
     ['one with a payload beside it', 'ssl_check=1&payload=%7B%22type%22%3A%22shortcut%22%7D', FORM],
@@ -166,7 +165,7 @@ describe('isSslCheck: what Bolt takes for Slack\'s SSL check, by its rule', () =
     ['one after a command', 'command=%2Fvs&text=help&ssl_check=1', FORM],
     ['its flag percent-encoded', 'ssl%5Fcheck=%31', FORM],
   ])('%s is one', (_name, raw, contentType) => {
-    expect(isSslCheck(raw, contentType)).toBe(true);
+    expect(readBody(raw, contentType)).toEqual({ kind: 'ssl_check' });
   });
 
   test.each([
@@ -176,7 +175,7 @@ describe('isSslCheck: what Bolt takes for Slack\'s SSL check, by its rule', () =
     ['JSON', '{"ssl_check":"1"}', JSON_CONTENT_TYPE],
     ['a command', 'command=%2Fvs&text=help', FORM],
   ])('%s is not', (_name, raw, contentType) => {
-    expect(isSslCheck(raw, contentType)).toBe(false);
+    expect(readBody(raw, contentType).kind).not.toBe('ssl_check');
   });
 });
 

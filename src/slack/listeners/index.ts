@@ -1,27 +1,35 @@
-import type { AllMiddlewareArgs, App, BlockButtonAction, Middleware, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockButtonAction, Context, Middleware, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { ListenerContext, RequestKind } from '../context';
+import { MiddlewareMissingError } from '../errors';
 import { checkNeeds } from '../middleware/needs';
 import { readRequest, type LogFields } from '../middleware/request';
-import { ACTIONS } from './actions';
+import { ACTIONS, type ActionRow, type ButtonArgs } from './actions';
 import { commandOf, parseVsCommand } from './commands';
-import { EVENTS } from './events';
+import { EVENTS, type EventArgs, type EventRow } from './events';
 import { FUNCTIONS } from './functions';
 import { stepListener, type StepArgs } from './functions/step';
 import { runRow, type ListenerRow } from './listener';
-import { SHORTCUTS } from './shortcuts';
-import { VIEWS } from './views';
+import { SHORTCUTS, type ShortcutArgs, type ShortcutRow } from './shortcuts';
+import { VIEWS, type ViewRow } from './views';
+import type { SubmissionArgs } from './views/submission';
 
 // Every listener, registered with Bolt from the tables that declare them:
-//   `/vs` subcommands   commands/index.ts (COMMANDS): app.command('/vs') reads the line, then runs its row
-//   buttons             actions/index.ts (ACTIONS): app.action, by action_id (or a pattern of them)
-//   global shortcuts    shortcuts/index.ts (SHORTCUTS): app.shortcut, one per change form of blocks/change-forms.ts
-//   form submissions    views/index.ts (VIEWS): app.view, one per change form
-//   Events API events   events/index.ts (EVENTS): app.event, one per event type
+//   `/vs` subcommands   commands/index.ts (COMMANDS): app.command('/vs'); parseVsCommand picks the row of the line
+//   buttons             actions/index.ts (ACTIONS): app.action, for the action_ids of the table
+//   global shortcuts    shortcuts/index.ts (SHORTCUTS): app.shortcut, for the callback_ids of the table
+//   form submissions    views/index.ts (VIEWS): app.view, for the callback_ids of the table
+//   Events API events   events/index.ts (EVENTS): app.event, for the event types of the table
 //   workflow steps      functions/index.ts (FUNCTIONS): app.function, one per custom step (function_executed)
 // Each runs behind the same two listener middleware: readRequest (ack, the
 // request object, child logger, one log line) and checkNeeds (what its row
-// needs). A row's ids are its own: no delivery matches two rows
-// (test/slack/listeners/routes.test.ts).
+// needs).
+//
+// One Bolt listener per kind, not per row: Bolt runs the middleware chain of
+// every listener for every delivery, and with a listener per row a `/vs`
+// command paid for seventeen chains besides its own (docs/benchmark.md).
+// Bolt matches the kind and the table's ids (one pattern made of them, so a
+// delivery no row names reaches no listener); `pickRow`, the first middleware
+// of the kind, finds the row the ids name, as parseVsCommand does for `/vs`.
 
 export function registerListeners(app: App, ctx: ListenerContext): void {
   app.command(
@@ -32,31 +40,106 @@ export function registerListeners(app: App, ctx: ListenerContext): void {
     runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
   );
   // Buttons of Block Kit (in a message, the Home tab or a modal), not of legacy attachments.
-  for (const row of ACTIONS)
-    app.action<BlockButtonAction>(
-      { type: 'block_actions', action_id: row.actionId },
-      ...behind(ctx, 'action', row, ({ action }) => ({ action_id: action.action_id })),
-    );
+  app.action<BlockButtonAction>(
+    { type: 'block_actions', action_id: anyOf(ACTIONS.map((row) => row.actionId)) },
+    ...kind<ButtonArgs, ActionRow>(
+      ctx,
+      'action',
+      ACTIONS,
+      (row, { action }) => matches(row.actionId, action.action_id),
+      ({ action }) => ({ action_id: action.action_id }),
+    ),
+  );
   // Global shortcuts only: a message shortcut of the same callback_id is another thing, which no row offers.
-  for (const row of SHORTCUTS)
-    app.shortcut({ type: 'shortcut', callback_id: row.callbackId }, ...behind(ctx, 'shortcut', row, () => ({ shortcut: row.callbackId })));
-  for (const row of VIEWS)
-    app.view({ type: 'view_submission', callback_id: row.callbackId }, ...behind(ctx, 'submission', row, () => ({ view: row.callbackId })));
-  for (const row of EVENTS) app.event(row.event, ...behind(ctx, 'event', row, () => ({ event: row.event })));
+  app.shortcut(
+    { type: 'shortcut', callback_id: anyOf(SHORTCUTS.map((row) => row.callbackId)) },
+    ...kind<ShortcutArgs, ShortcutRow>(
+      ctx,
+      'shortcut',
+      SHORTCUTS,
+      (row, { shortcut }) => row.callbackId === shortcut.callback_id,
+      ({ shortcut }) => ({ shortcut: shortcut.callback_id }),
+    ),
+  );
+  app.view(
+    { type: 'view_submission', callback_id: anyOf(VIEWS.map((row) => row.callbackId)) },
+    ...kind<SubmissionArgs, ViewRow>(
+      ctx,
+      'submission',
+      VIEWS,
+      (row, { view }) => row.callbackId === view.callback_id,
+      ({ view }) => ({ view: view.callback_id }),
+    ),
+  );
+  app.event(
+    anyOf(EVENTS.map((row) => row.event)),
+    ...kind<EventArgs, EventRow>(
+      ctx,
+      'event',
+      EVENTS,
+      (row, { event }) => row.event === event.type,
+      ({ event }) => ({ event: event.type }),
+    ),
+  );
   // complete() and fail() on the execution's own token come from app.function; the step is acked by readRequest,
   // first, like every other request, not by Bolt.
   for (const row of FUNCTIONS)
     app.function(
       row.callbackId,
       { autoAcknowledge: false },
-      ...asStepMiddleware(behind(ctx, 'step', stepListener(row), ({ body }) => stepLogFields(row.callbackId, body))),
+      ...asStepMiddleware([
+        readRequest(ctx, 'step', ({ body }) => stepLogFields(row.callbackId, body)),
+        checkNeeds(ctx, () => row.needs),
+        runRow<StepArgs>(ctx, stepListener(row)),
+      ]),
     );
 }
 
-/** A row's listener, behind the middleware every listener runs behind: readRequest, then checkNeeds with the row's needs. */
-function behind<A extends AllMiddlewareArgs>(ctx: ListenerContext, kind: RequestKind, row: ListenerRow<A>, fields: (args: A) => Record<string, unknown>) {
-  // Bolt gives a row's middleware the arguments of the kind its registration matched.
-  return [readRequest(ctx, kind, fields as unknown as LogFields), checkNeeds(ctx, () => row.needs), runRow<A>(ctx, row)] as const;
+/**
+ * The listener of one kind: the row the delivery names, then readRequest, checkNeeds with the row's needs, and the
+ * row. Bolt gives the kind's middleware the arguments of the kind its registration matched (`A`).
+ */
+function kind<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(
+  ctx: ListenerContext,
+  requestKind: RequestKind,
+  rows: readonly Row[],
+  names: (row: Row, args: A) => boolean,
+  fields: (args: A) => Record<string, unknown>,
+) {
+  const pickRow = async (args: A): Promise<void> => {
+    const row = rows.find((candidate) => names(candidate, args));
+    // Bolt matched one of the table's ids: a row names it.
+    if (row === undefined) return;
+    (args.context as { row?: Row }).row = row;
+    await args.next();
+  };
+  return [
+    pickRow,
+    readRequest(ctx, requestKind, fields as unknown as LogFields),
+    checkNeeds(ctx, ({ context }) => rowOf<Row>(context).needs),
+    runRow<A>(ctx, {
+      run: (ctx, req, args) => rowOf<Row>(args.context).run(ctx, req, args),
+      unready: async (ctx, args) => (args.context as { row?: Row }).row?.unready?.(ctx, args),
+    }),
+  ] as const;
+}
+
+/** The row pickRow found; throws a coded error when it did not run. */
+function rowOf<Row>(context: Context): Row {
+  const row = (context as { row?: Row }).row;
+  if (row === undefined) throw new MiddlewareMissingError('pickRow');
+  return row;
+}
+
+/** Whether an id is one a row's id (or pattern) names, as Bolt matches it. */
+function matches(id: string | RegExp, candidate: string): boolean {
+  return typeof id === 'string' ? id === candidate : id.test(candidate);
+}
+
+/** One pattern for a table's ids (each id whole; a pattern as it is): Bolt's constraint for the kind's listener. */
+function anyOf(ids: readonly (string | RegExp)[]): RegExp {
+  const escape = (id: string) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(ids.map((id) => (typeof id === 'string' ? `^${escape(id)}$` : `(?:${id.source})`)).join('|'));
 }
 
 /**
@@ -68,7 +151,7 @@ function asStepMiddleware(middleware: readonly unknown[]): Middleware<SlackEvent
 }
 
 /** A step's log fields: which step, and the ids of its execution and its workflow's (what the workflow's activity shows), never its token. */
-function stepLogFields(callbackId: string, body: StepArgs['body']): Record<string, unknown> {
+function stepLogFields(callbackId: string, body: unknown): Record<string, unknown> {
   const event = (body as { event?: { function_execution_id?: unknown; workflow_execution_id?: unknown } }).event;
   return { step: callbackId, function_execution_id: event?.function_execution_id, workflow_execution_id: event?.workflow_execution_id };
 }

@@ -10,9 +10,10 @@ import { VIEWS } from '../../../src/slack/listeners/views';
 
 // The listeners as Bolt runs them: a real App, fed deliveries by a receiver of
 // the test's own (bolt-js tests routing the same way), with the listeners
-// registered by registerListeners from the tables. A delivery a row names is
-// served by that row, and by no other; one that no row names runs no listener:
-// it is neither acked nor logged. The rows here are refused by the policy (or
+// registered by registerListeners from the tables (one Bolt listener per kind,
+// matching the ids of its table, and one app.function per step). A delivery a
+// row names is served by that row, and by no other; one that no row names
+// runs no listener: it is neither acked nor logged. The rows here are refused by the policy (or
 // fail on a context without a door), which is enough to see which row served
 // them: the request's log line names it.
 
