@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startSandbox } from '../../src/sandbox';
+import { startSandbox } from '@vs-chatops/cloud-sandbox';
 import * as faults from '../../test/helpers/cloud-fault-server';
 import { FORM, input, buttonClick, interactiveBody, slashCommandBody, viewSubmission, type StateValue } from '../../test/helpers/payloads';
 import { postToSlackEndpoint } from '../../test/helpers/signed-requests';
@@ -54,7 +54,7 @@ const SECRET = 'soak-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-soak-bot-token-0123456789';
 const API_KEY = 'soak-cloud-api-key-0123456789';
 
-/** Messages of PRODUCT.md's error table (and Slack-side refusals): explained when a fault was injected. */
+/** Messages of docs/product.md, Errors the user sees (and Slack-side refusals): explained when a fault was injected. */
 const EXPLAINED: [string, RegExp][] = [
   ['cloud_timeout', /did not answer within/],
   ['cloud_failed', /The cloud API failed/],
