@@ -10,10 +10,11 @@ import { VIEWS } from '../../../src/slack/listeners/views';
 
 // The listeners as Bolt runs them: a real App, fed deliveries by a receiver of
 // the test's own (bolt-js tests routing the same way), with the listeners
-// registered by registerListeners from the tables (one Bolt listener per kind,
-// matching the ids of its table, and one app.function per step). A delivery a
-// row names is served by that row, and by no other; one that no row names
-// runs no listener: it is neither acked nor logged. The rows here are refused by the policy (or
+// registered by registerListeners from the tables (`/vs` in Bolt's global
+// middleware, one Bolt listener per other kind, matching the ids of its table,
+// and one app.function per step). A delivery a row names is served by that
+// row, and by no other; one that no row names runs no listener: it is neither
+// acked nor logged. The rows here are refused by the policy (or
 // fail on a context without a door), which is enough to see which row served
 // them: the request's log line names it.
 
@@ -38,13 +39,15 @@ const silent: BoltLogger = {
   setName: () => undefined,
 };
 const receiver: Receiver = { init: () => undefined, start: () => Promise.resolve(), stop: () => Promise.resolve() };
-const app = new App({
-  receiver,
-  logger: silent,
-  authorize: () => Promise.resolve({ botToken: 'xoxb-routes-test', botId: 'B1', botUserId: 'UBOT' }),
-  // A step refused completes with an error through the Web API: nowhere to go here, and no retries.
-  clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } },
-});
+const newApp = () =>
+  new App({
+    receiver,
+    logger: silent,
+    authorize: () => Promise.resolve({ botToken: 'xoxb-routes-test', botId: 'B1', botUserId: 'UBOT' }),
+    // A step refused completes with an error through the Web API: nowhere to go here, and no retries.
+    clientOptions: { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } },
+  });
+const app = newApp();
 registerListeners(app, ctx);
 beforeEach(() => void lines.splice(0));
 
@@ -123,4 +126,16 @@ describe('no delivery matches two rows of a table (Bolt would run both)', () => 
   ])('%s', (_table, rows, examples) => {
     expect(ids(rows, examples)).toEqual(examples.map(() => 1));
   });
+});
+
+test("/vs is served before Bolt's listener phase: no listener's chain runs for it, while other deliveries reach the listeners", async () => {
+  const probed = newApp();
+  registerListeners(probed, ctx);
+  const reached: string[] = [];
+  // A listener registered after ours, of every kind a /vs command or a button could match.
+  probed.command(/.*/, async ({ command }) => void reached.push(`command ${command.command}`));
+  probed.action(/.*/, async ({ action }) => void reached.push(`action ${'action_id' in action ? action.action_id : ''}`));
+  for (const body of [command('/vs', 'firewall 42'), command('/other', 'x'), action('firewall_page_next')])
+    await probed.processEvent({ body, ack: () => Promise.resolve() });
+  expect(reached).toEqual(['command /other', 'action firewall_page_next']);
 });
