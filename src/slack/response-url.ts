@@ -30,7 +30,7 @@ export class ResponseUrlError extends CodedError {
 }
 
 /** Posting to a response_url that is not Slack's was asked for: nothing was posted (and the URL is not said). */
-export class ResponseUrlNotSlackError extends Error {
+export class ResponseUrlNotSlackError extends CodedError {
   override readonly name = 'ResponseUrlNotSlackError';
   readonly code = 'SLACK_RESPONSE_URL_NOT_SLACK';
   constructor() {

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import { readYaml, type Yaml } from '@vs-chatops/slack-standin';
 import { CHANGE_FORMS } from '../../src/slack/blocks/change-forms';
 import { writeMetadata } from '../../src/slack/metadata';
 import { SIGNING_SECRET, useHarness, type Harness } from '../helpers/app-harness';
 import { goodDisk } from '../helpers/forms';
-import { readYaml, type Yaml } from '../helpers/manifest-yaml';
 import {
   appHomeOpened,
   blockSuggestion,
