@@ -33,7 +33,7 @@ export default tseslint.config(
         'error',
         {
           selector: "Property[key.name='signatureVerification'], Property[key.value='signatureVerification']",
-          message: "Bolt's signature verification stays on (docs/production.md, \"Who may reach the bot\").",
+          message: 'Bolt\'s signature verification stays on (docs/production.md, "Who may reach the bot").',
         },
       ],
     },
