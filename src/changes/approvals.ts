@@ -270,7 +270,7 @@ export function createApprovalSteps(door: Door) {
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
     const targetId = targetIdIn(approval.target, change.targetKind);
     const stored = change.stored.safeParse(approval.params);
-    const prepared = targetId !== null && stored.success ? change.prepare(door.cloud, targetId, stored.data) : null;
+    const prepared = targetId !== null && stored.success ? change.request.prepare(door.cloud.format, targetId, stored.data) : null;
     if (targetId === null || !stored.success || prepared === null || !samePreparedRequest(prepared, approval.apiRequest)) {
       // What would go on the wire now is not what was approved (VS_API_FORMAT changed, or the bot did): nothing is sent.
       const current = prepared === null ? null : recorded(prepared);

@@ -127,7 +127,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'invalid', fieldErrors, record: await write(entry, log) };
     }
     const params = validated.params;
-    const prepared = change.prepare(door.cloud, targetId, params);
+    const prepared = change.request.prepare(door.cloud.format, targetId, params);
 
     if (needsApproval(action, ctx)) {
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
@@ -186,7 +186,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
-    const prepared = change.prepare(door.cloud, targetId, validated.params);
+    const prepared = change.request.prepare(door.cloud.format, targetId, validated.params);
     const asked = await approvals.ask(
       {
         ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import type { ChangeAnswers, ChangeOperation, PreparedRequest } from '../cloud/prepared';
+import { addDiskWireFields, Responses, type Decoded, type ResponseShape } from '../cloud/codec';
+import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
@@ -8,16 +9,21 @@ import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
 
 // The one table of changes: what each is about, who may make it, how its form
-// is validated, which API call makes it and how the audit describes it. The
-// door runs a row (changes.ts); the policy reads what each needs; ChangeAction
-// is the table's keys. To add a change: a row here, and its Slack form (a row
-// of CHANGE_FORMS, src/slack/blocks/change-forms.ts), which the compiler asks for.
+// is validated, the exact request that makes it and how the audit describes
+// it. The door runs a row (door.ts, changes.ts); the policy reads what each
+// needs; every other list of changes follows from the table's keys
+// (ChangeAction): the store's recorded actions, what VS_APPROVALS accepts,
+// the Slack forms, shortcuts and Home tab buttons. To add a change: a row
+// here, and its Slack form (a row of CHANGE_FORMS,
+// src/slack/blocks/change-forms.ts), which the compiler asks for
+// (docs/architecture.md, "Where to add things").
 
-export type ChangeCloud = Pick<CloudClient, 'prepareAddDisk' | 'prepareRestoreBackup' | 'send'>;
+/** What the door needs of the cloud client: the format to prepare a request in, and the sending of it. */
+export type ChangeCloud = Pick<CloudClient, 'format' | 'send'>;
 
-/** One change. `P`: its validated parameters; `O`: the cloud operation that makes it (what it returns: ChangeAnswers[O]). */
-export interface ChangeDefinition<A extends string, P, O extends ChangeOperation> {
-  /** Its name in records, metrics and callback ids; the key of its row. */
+/** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
+export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
+  /** Its name in records, metrics, VS_APPROVALS and the Slack forms; the key of its row. */
   action: A;
   targetKind: TargetKind;
   /** The role it needs. */
@@ -31,16 +37,17 @@ export interface ChangeDefinition<A extends string, P, O extends ChangeOperation
   audited(params: P): Record<string, unknown>;
   /** Reads back what `audited` kept, for a change approved later: its parameters again, or a failure if they are not. */
   stored: z.ZodType<P>;
-  /** The request the cloud client will send for it, exactly: shown to approvers, sent as it is, kept in the audit. */
-  prepare(cloud: ChangeCloud, targetId: number, params: P): PreparedRequest<O>;
-  /** The status the client saw on success (it returns the body only). */
-  successStatus: number;
+  /**
+   * The request that makes it (method, path, body, the statuses that mean success, the answer's shape): prepared in
+   * the client's format, shown to approvers, sent as it is, kept in the audit.
+   */
+  request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
-  describe(targetId: number, value: ChangeAnswers[O]): string;
+  describe(targetId: number, value: Decoded<S>): string;
 }
 
-/** Checks one row and keeps its own types: what its form validates to, which operation makes it. */
-const defineChange = <A extends string, P, O extends ChangeOperation>(definition: ChangeDefinition<A, P, O>): ChangeDefinition<A, P, O> => definition;
+/** Checks one row and keeps its own types: what its form validates to, what its answer is. */
+const defineChange = <A extends string, P, S extends ResponseShape>(definition: ChangeDefinition<A, P, S>): ChangeDefinition<A, P, S> => definition;
 
 /** What a restore keeps: the backup, and why. */
 const StoredRestore = z.object({ backup_id: z.number().int().positive(), reason: z.string().max(MAX_REASON_LENGTH).optional() });
@@ -55,8 +62,15 @@ const DEFINITIONS = {
     validate: (_vsId, values) => validateDiskForm(values),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,
-    prepare: (cloud, vsId, params) => cloud.prepareAddDisk(vsId, params),
-    successStatus: 201,
+    // docs/cloud-api.md: 201 with the new disk; 200 is what some deployments send for the same thing.
+    request: changeRequest({
+      operation: 'add_disk',
+      method: 'POST',
+      path: '/virtual_machines/:id/disks',
+      body: (params: AddDiskParams) => ({ root: 'disk', fields: addDiskWireFields(params) }),
+      expectedStatuses: [201, 200],
+      answer: Responses.disk,
+    }),
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
   }),
   backup_restore: defineChange({
@@ -68,8 +82,15 @@ const DEFINITIONS = {
     validate: (backupId, values) => validateRestoreForm(backupId, { confirm: text(values.confirm), reason: text(values.reason) }),
     audited: (params: RestoreParams) => ({ ...params }),
     stored: StoredRestore,
-    prepare: (cloud, backupId) => cloud.prepareRestoreBackup(backupId),
-    successStatus: 200,
+    // No status is documented: any 2xx with the backup in the body is success.
+    request: changeRequest({
+      operation: 'restore_backup',
+      method: 'POST',
+      path: '/backups/:id/restore',
+      body: noBody,
+      expectedStatuses: [200, 201, 202],
+      answer: Responses.backup,
+    }),
     describe: (_backupId, backup) =>
       `backup ${backup.id} restored` +
       (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
@@ -82,11 +103,11 @@ type Definitions = typeof DEFINITIONS;
 /** Every change there is: the keys of the table. */
 export type ChangeAction = keyof Definitions;
 /** What a change's form validates to. */
-export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _O> ? P : never;
-/** The cloud operation that makes a change. */
-export type ChangeOperationOf<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer O> ? O : never;
+export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _S> ? P : never;
+/** The shape of a change's answer. */
+export type ChangeAnswerOf<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer S> ? S : never;
 /** What a change's cloud API call returns (its result renderer's input). */
-export type ChangeValue<A extends ChangeAction> = ChangeAnswers[ChangeOperationOf<A>];
+export type ChangeValue<A extends ChangeAction> = Decoded<ChangeAnswerOf<A>>;
 
 /**
  * The table, typed so that a row looked up by a generic action keeps its own
@@ -94,12 +115,21 @@ export type ChangeValue<A extends ChangeAction> = ChangeAnswers[ChangeOperationO
  * door runs any row without a cast. A row filed under another action's key
  * does not compile.
  */
-export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeOperationOf<A>> } = DEFINITIONS;
+export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeAnswerOf<A>> } = DEFINITIONS;
 
 export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).map((change) => change.action);
 
 export function isChangeAction(action: string): action is ChangeAction {
   return CHANGE_ACTIONS.some((a) => a === action);
+}
+
+/** What the audit trail records: a change of the table, or the freeze switched on or off (freeze.ts). */
+export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze';
+
+// The store's vocabulary of actions is this table's (src/store/audit.ts, RecordedActions).
+declare module '../store/audit' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the keys are the point
+  interface RecordedActions extends Record<RecordedChangeAction, true> {}
 }
 
 /** The form input that carries a change's target id when its form is opened from a shortcut. */

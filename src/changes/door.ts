@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
-import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
+import { CHANGES, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
 import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
@@ -84,7 +84,7 @@ export interface Run<A extends ChangeAction> {
   action: A;
   targetId: number;
   params: ChangeParams<A>;
-  prepared: PreparedRequest<ChangeOperationOf<A>>;
+  prepared: PreparedRequest<ChangeAnswerOf<A>>;
   /** Claims it once: the submission's key (the modal's view id), or `approval:<id>`. */
   claimKey: string;
   /** When it was asked for (epoch ms): its records' time and duration count from here. */
@@ -237,7 +237,8 @@ export function createDoor(deps: DoorDeps) {
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record: settled };
       }
-      const settled = await settle('succeeded', change.successStatus, change.describe(run.targetId, value));
+      // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
+      const settled = await settle('succeeded', run.prepared.expectedStatuses[0] ?? null, change.describe(run.targetId, value));
       log.info('change succeeded', { ms: settled.durationMs });
       return { outcome: 'succeeded', value, record: settled };
     } finally {

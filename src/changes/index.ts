@@ -32,7 +32,7 @@ export {
   type ChangeAction,
   type ChangeCloud,
   type ChangeDefinition,
-  type ChangeOperationOf,
+  type ChangeAnswerOf,
   type ChangeParams,
   type ChangeValue,
 } from './definitions';

@@ -2,22 +2,27 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
-import { decodeResponse, Responses, type ResponseShape } from './codec';
+import { decodeResponse, Responses, type Decoded, type ResponseShape } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
-import { CHANGE_OPERATIONS, pathId, prepareAddDisk, prepareRestoreBackup, type ChangeAnswers, type ChangeOperation, type PreparedRequest } from './prepared';
+import { pathId, type PreparedRequest } from './prepared';
 
-// The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
-// the codec (codec.ts). Reads are single-flight and come back frozen, since
-// callers that overlap share them; changes are prepared (prepared.ts) and the
-// prepared request is what is sent, exactly once.
+// The reads of spec 4.2 and 4.4 and the sending of changes, on top of the
+// transport (http.ts) and the codec (codec.ts). Reads are single-flight and
+// come back frozen, since callers that overlap share them. A change is
+// prepared by its row (src/changes/definitions.ts, with prepared.ts's
+// changeRequest) and sent here as it was prepared, exactly once: the client
+// knows no change by name.
 
 /** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
 export type CloudClientConfig = Config['cloud'];
 
-/** The four operations, as named in metrics and logs. */
-export type CloudOperation = 'list_firewall_rules' | 'list_autoscaling' | 'add_disk' | 'restore_backup';
+/**
+ * An operation as named in metrics and logs: a read's (`list_firewall_rules`, `list_autoscaling`), or a change's as
+ * its prepared request names it (its row of src/changes/definitions.ts). A fixed set: never a label made of input.
+ */
+export type CloudOperation = string;
 
 /**
  * Told once per operation when it settles, retries included: the HTTP status
@@ -78,8 +83,8 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     decodeResponse(format, response.text, shape, { status: response.status, request: response.request });
 
   /** Sends a prepared change exactly as prepared: its path and body are what goes on the wire. */
-  async function send<O extends ChangeOperation>(request: PreparedRequest<O>): Promise<ChangeAnswers[O]> {
-    const { expectedStatuses, answer } = CHANGE_OPERATIONS[request.operation];
+  async function send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>> {
+    const { expectedStatuses, answer } = request;
     if (request.method !== 'POST' || !request.path.startsWith('/') || !request.path.endsWith(`.${format}`)) {
       // Prepared for another format (VS_API_FORMAT changed since), or not by prepare…(): a bug, not an API call.
       throw new RangeError(`not a ${format} change request of this client: ${request.method} ${request.path}`);
@@ -87,7 +92,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     const body = request.body ?? undefined;
     return observed(request.operation, async (seen) => {
       const response = seen(await http.send({ method: 'POST', path: request.path, body, expectedStatuses }));
-      return decode(response, answer) as ChangeAnswers[O];
+      return decode(response, answer);
     });
   }
 
@@ -110,11 +115,8 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
       );
     },
 
-    prepareAddDisk: (vsId, params) => prepareAddDisk(format, vsId, params),
-    prepareRestoreBackup: (backupId) => prepareRestoreBackup(format, backupId),
+    format,
     send,
-    addDisk: async (vsId, params) => send(prepareAddDisk(format, vsId, params)),
-    restoreBackup: async (backupId) => send(prepareRestoreBackup(format, backupId)),
 
     close: () => http.close(),
   };

@@ -1,22 +1,17 @@
-import type { ChangeAnswers, ChangeOperation, PreparedRequest } from './prepared';
-import type { AddDiskParams, AutoscalingSlot, Backup, Disk, FirewallRule } from './schemas';
+import type { Decoded, ResponseShape, WireFormat } from './codec';
+import type { PreparedRequest } from './prepared';
+import type { AutoscalingSlot, FirewallRule } from './schemas';
 
-/** The four operations of spec 4.1–4.4. Every failure is a CloudError. */
+/** The reads of spec 4.2 and 4.4, and the sending of prepared changes. Every failure is a CloudError. */
 export interface CloudClient {
   /** GET /virtual_machines/:id/firewall_rules (spec 4.4). Frozen: overlapping callers share it. */
   listFirewallRules(vsId: number): Promise<ReadonlyArray<Readonly<FirewallRule>>>;
   /** GET /virtual_machines/:id/auto_scaling (spec 4.2): six slots, placeholders kept. Frozen, shared likewise. */
   listAutoscaling(vsId: number): Promise<ReadonlyArray<Readonly<AutoscalingSlot>>>;
-  /** The request POST /virtual_machines/:id/disks (spec 4.3) would be, in the configured format; sends nothing. */
-  prepareAddDisk(vsId: number, params: AddDiskParams): PreparedRequest<'add_disk'>;
-  /** The request POST /backups/:id/restore (spec 4.1) would be; sends nothing. */
-  prepareRestoreBackup(backupId: number): PreparedRequest<'restore_backup'>;
-  /** Sends a prepared change exactly as prepared (method, path, body). Never retried. */
-  send<O extends ChangeOperation>(request: PreparedRequest<O>): Promise<ChangeAnswers[O]>;
-  /** POST /virtual_machines/:id/disks (spec 4.3): prepared and sent. Never retried. */
-  addDisk(vsId: number, params: AddDiskParams): Promise<Disk>;
-  /** POST /backups/:id/restore (spec 4.1): prepared and sent. Never retried. */
-  restoreBackup(backupId: number): Promise<Backup>;
+  /** VS_API_FORMAT: what a change must be prepared in to be sent by this client. */
+  readonly format: WireFormat;
+  /** Sends a prepared change exactly as prepared (method, path, body) and reads its answer as it says. Never retried. */
+  send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>>;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { CloudError } from './errors';
 import { AutoscalingSlot, Backup, Disk, FirewallRule, type AddDiskParams } from './schemas';
-import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
+import { parseXml, writeXmlDocument, writeXmlElement, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
 // One decoding path for both wire formats: body text → plain objects (JSON.parse
 // or the XML reader of xml.ts) → unwrap the spec's wrappers → the zod schemas
@@ -10,7 +10,7 @@ import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type Plai
 export type WireFormat = 'json' | 'xml';
 
 /** How each operation's answer is shaped on the wire (spec 4.1–4.4). */
-interface ListShape<S extends z.ZodType> {
+export interface ListShape<S extends z.ZodType> {
   kind: 'list';
   /** XML root and JSON list name, e.g. `firewall_rules`. */
   listName: string;
@@ -18,7 +18,7 @@ interface ListShape<S extends z.ZodType> {
   itemName: string;
   schema: S;
 }
-interface ObjectShape<S extends z.ZodType> {
+export interface ObjectShape<S extends z.ZodType> {
   kind: 'object';
   /** JSON wrapper key and XML root, e.g. `disk`. */
   name: string;
@@ -37,9 +37,11 @@ export const Responses = {
   backup: { kind: 'object', name: 'backup', schema: Backup },
 } as const satisfies Record<string, ListShape<z.ZodType> | ObjectShape<z.ZodType>>;
 
-export type ResponseShape = (typeof Responses)[keyof typeof Responses];
+/** Any answer's shape: a list of wrapped elements, or one wrapped object. */
+export type ResponseShape = ListShape<z.ZodType> | ObjectShape<z.ZodType>;
 
-type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
+/** What an answer of shape `S` decodes to. */
+export type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
 
 /** Where an answer came from, carried on the errors for logs. */
 export interface ResponseContext {
@@ -285,8 +287,15 @@ export function addDiskWireFields(params: AddDiskParams): Record<string, string>
   return fields;
 }
 
-/** `{"disk": {...}}` or `<disk>…</disk>`. */
-export function encodeAddDiskBody(format: WireFormat, params: AddDiskParams): string {
-  const fields = addDiskWireFields(params);
-  return format === 'json' ? JSON.stringify({ disk: fields }) : writeXmlDocument('disk', fields);
+/**
+ * How a change's body is written: none; one object under a root (`{"disk": {...}}`, `<disk>…</disk>`); or one field
+ * alone (`{"mode": "recovery"}`, `<mode>recovery</mode>`). Values are strings, as the spec's JSON examples send them.
+ */
+export type WireBody = null | { root: string; fields: Readonly<Record<string, string>> } | { field: string; value: string };
+
+/** A change's body in the configured format; null when it has none. */
+export function encodeBody(format: WireFormat, body: WireBody): string | null {
+  if (body === null) return null;
+  if ('root' in body) return format === 'json' ? JSON.stringify({ [body.root]: body.fields }) : writeXmlDocument(body.root, body.fields);
+  return format === 'json' ? JSON.stringify({ [body.field]: body.value }) : writeXmlElement(body.field, body.value);
 }

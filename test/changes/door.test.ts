@@ -50,7 +50,7 @@ function setup(overrides: Partial<DoorDeps> = {}) {
     action: 'disk_add',
     targetId: 42,
     params: PARAMS,
-    prepared: fake.cloud.prepareAddDisk(42, PARAMS),
+    prepared: fake.prepare('disk_add', 42, PARAMS),
     claimKey,
     startedMs: clock.t,
     names,

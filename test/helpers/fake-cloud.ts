@@ -1,16 +1,21 @@
-import type { ChangeCloud } from '../../src/changes/definitions';
+import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeParams } from '../../src/changes/definitions';
 import type { WireFormat } from '../../src/cloud/codec';
-import { preparing, type PreparedRequest } from '../../src/cloud/prepared';
+import type { PreparedRequest } from '../../src/cloud/prepared';
 import type { Backup, Disk } from '../../src/cloud/schemas';
 
-// The cloud API's edge for tests of the change door (src/changes) without HTTP: requests prepared by the real
-// client's code, sent nowhere. Tests over the Bolt app use the sandbox on loopback instead.
+// The cloud API's edge for tests of the change door (src/changes) without HTTP: requests prepared by the changes'
+// own rows, in the format of the fake, sent nowhere. Tests over the Bolt app use the sandbox on loopback instead.
+
+/** A cloud edge in `format` whose every request is answered by `send` (a fake's answer is not checked against the request's shape). */
+export function cloudAnswering(send: (request: PreparedRequest) => Promise<unknown>, format: WireFormat = 'json'): ChangeCloud {
+  return { format, send: send as ChangeCloud['send'] };
+}
 
 type Behaviour<T> = (() => Promise<T>) | undefined;
 
 /**
- * The network edge: a cloud client that prepares requests as the real one does (in `format`), records every request
- * it is asked to send, exactly as prepared, and answers as told.
+ * The network edge: a cloud client in `format` that records every request it is asked to send, exactly as prepared,
+ * and answers as told. `prepare` makes a change's request as the door does.
  */
 export function fakeCloud(format: WireFormat = 'json') {
   const calls: PreparedRequest[] = [];
@@ -27,10 +32,11 @@ export function fakeCloud(format: WireFormat = 'json') {
     if (nextRestore) return nextRestore();
     return { id: Number(/^\/backups\/(\d+)\//.exec(request.path)?.[1]), target_id: 42, target_type: 'VirtualMachine', disk_id: 7 };
   }
-  const cloud: ChangeCloud = { ...preparing(format), send: answer as ChangeCloud['send'] };
+  const cloud = cloudAnswering(answer, format);
   return {
     cloud,
     calls,
+    prepare: <A extends ChangeAction>(action: A, targetId: number, params: ChangeParams<A>) => CHANGES[action].request.prepare(format, targetId, params),
     onAddDisk: (b: Behaviour<Disk>) => {
       nextDisk = b;
     },
