@@ -91,7 +91,7 @@ export type ClaimResult =
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function createApprovalSteps(door: Door) {
-  const { store, now, logger, check, frozenDenial, write, notify, entryAt, denialEntry } = door;
+  const { store, now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
@@ -102,23 +102,25 @@ export function createApprovalSteps(door: Door) {
     const id = door.newId();
     const expiresAtMs = startedMs + ttlMs;
     const apiRequest = recorded(prepared);
-    const requested = entryAt(startedMs, {
-      userId: ctx.userId,
-      channelId: ctx.channelId,
-      action,
-      target,
-      params,
-      outcome: 'requested',
-      apiStatus: null,
-      detail: workflow
+    const requested = auditEntry(
+      startedMs,
+      {
+        userId: ctx.userId,
+        channelId: ctx.channelId,
+        action,
+        target,
+        params,
+        apiRequest,
+        requestedBy: workflow ? null : ctx.userId,
+        approvalId: id,
+        workflowExecutionId: workflow?.workflowExecutionId ?? null,
+      },
+      'requested',
+      workflow
         ? `a workflow asked for it (${workflow.workflowExecutionId}); ` +
-          `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
+            `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
         : `waits for a second person's approval until ${iso(expiresAtMs)}`,
-      apiRequest,
-      requestedBy: workflow ? null : ctx.userId,
-      approvalId: id,
-      workflowExecutionId: workflow?.workflowExecutionId ?? null,
-    });
+    );
     const request = {
       id,
       action,
@@ -169,7 +171,7 @@ export function createApprovalSteps(door: Door) {
     /** Records a refused click (the clicker's denial) and hears of it. */
     const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
       log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
-      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
+      const record = await write(denialEntry(startedMs, { ...ctx, ...about }, decision), log);
       notify(record, log);
       return { outcome: 'denied' as const, approval, decision, record };
     };
@@ -192,15 +194,12 @@ export function createApprovalSteps(door: Door) {
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: 'requested',
-        apiStatus: null,
-        detail: `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
-        requestedBy: ctx.userId,
-      }),
+      auditEntry(
+        startedMs,
+        { ...about, userId: ctx.userId, channelId: current.channelId, requestedBy: ctx.userId },
+        'requested',
+        `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
+      ),
     );
     if (!claimed.won) {
       log.info('claim came after another', { status: claimed.approval?.status, by: claimed.approval?.requestedBy });
@@ -226,15 +225,12 @@ export function createApprovalSteps(door: Door) {
     const status = verdict === 'approve' ? 'approved' : 'rejected';
     const decidedMs = now();
     const decided = await store.approvals.decide(approval.id, { status, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: status,
-        apiStatus: null,
-        detail: status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
-        decidedBy: ctx.userId,
-      }),
+      auditEntry(
+        startedMs,
+        { ...about, userId: ctx.userId, channelId: current.channelId, decidedBy: ctx.userId },
+        status,
+        status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
+      ),
     );
     if (!decided.won) {
       log.info('approval click came after the decision', { verdict, status: decided.approval?.status });
@@ -279,17 +275,12 @@ export function createApprovalSteps(door: Door) {
           ? 'not sent: the approved request could not be read back; nothing was changed'
           : `not sent: the bot would now send ${current.method} ${current.path}, not the request that was approved; nothing was changed`;
       log.warn('the approved request is not what would be sent now; not sent', { approved: approval.apiRequest.path, now: current?.path });
-      const entry = entryAt(startedMs, {
-        ...ctx,
-        action,
-        target: approval.target,
-        params: approval.params,
-        outcome: 'failed',
-        apiStatus: null,
+      const entry = auditEntry(
+        startedMs,
+        { ...ctx, action, target: approval.target, params: approval.params, apiRequest: approval.apiRequest, ...names },
+        'failed',
         detail,
-        apiRequest: approval.apiRequest,
-        ...names,
-      });
+      );
       return { outcome: 'not_sent', current, record: await write(entry, log) };
     }
     return door.execute({ ctx, action, targetId, params: stored.data, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
@@ -298,24 +289,25 @@ export function createApprovalSteps(door: Door) {
   async function expire(): Promise<ExpiredApproval[]> {
     const atMs = now();
     const expired = await store.approvals.expire(atMs, (approval) =>
-      entryAt(atMs, {
-        userId: approval.requestedBy,
-        channelId: approval.channelId,
-        action: approval.action,
-        target: approval.target,
-        params: approval.params,
-        outcome: 'expired',
-        apiStatus: null,
+      auditEntry(
+        atMs,
+        {
+          userId: approval.requestedBy,
+          channelId: approval.channelId,
+          action: approval.action,
+          target: approval.target,
+          params: approval.params,
+          apiRequest: approval.apiRequest,
+          requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
+          approvalId: approval.id,
+          workflowExecutionId: approval.workflowExecutionId ?? null,
+        },
+        'expired',
         // A workflow's request nobody claimed has no requester: expired all the same.
-        detail:
-          approval.requestedBy === ''
-            ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
-            : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
-        apiRequest: approval.apiRequest,
-        requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-        approvalId: approval.id,
-        workflowExecutionId: approval.workflowExecutionId ?? null,
-      }),
+        approval.requestedBy === ''
+          ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
+          : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
+      ),
     );
     for (const approval of expired) {
       logger.info('approval request expired', { approval: approval.id, action: approval.action, target: approval.target });

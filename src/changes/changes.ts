@@ -94,7 +94,7 @@ export type ChangesDeps = DoorDeps;
 
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
-  const { now, logger, check, frozenDenial, write, notify, denialEntry } = door;
+  const { now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
   const needsApproval = (action: ChangeAction, ctx: SubmissionContext) => ctx.needsApproval === true || (deps.approvals?.actions.includes(action) ?? false);
@@ -106,13 +106,13 @@ export function createChanges(deps: ChangesDeps): Changes {
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action: change.action, target: key });
     const startedMs = now();
     // The form as typed, bounded, for records of changes that did not run.
-    const asTyped = { action: change.action, target: key, params: bounded(values, change.fields) };
+    const asTyped = { userId: ctx.userId, channelId: ctx.channelId, action: change.action, target: key, params: bounded(values, change.fields) };
 
     const allowed = await check(ctx.userId, change.action, ctx.channelId, log, { channelChosenInForm: ctx.channelChosenInForm });
     const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed, denial: decision.denial?.code });
-      return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, ctx, decision, asTyped), log) };
+      return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, asTyped, decision), log) };
     }
 
     const validated = validate(action, targetId, values);
@@ -123,8 +123,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       const detail = `invalid form: ${Object.entries(fieldErrors)
         .map(([field, message]) => `${field}: ${message}`)
         .join('; ')}`;
-      const entry = door.entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'invalid', apiStatus: null, detail, ...asTyped });
-      return { outcome: 'invalid', fieldErrors, record: await write(entry, log) };
+      return { outcome: 'invalid', fieldErrors, record: await write(auditEntry(startedMs, asTyped, 'invalid', detail), log) };
     }
     const params = validated.params;
     const prepared = change.request.prepare(door.cloud.format, targetId, params);
@@ -150,19 +149,17 @@ export function createChanges(deps: ChangesDeps): Changes {
     // Nobody is known to ask: the records of the request name the workflow's execution instead.
     const ctx = { userId: '', channelId: step.channelId };
     const reason = typeof step.reason === 'string' ? step.reason.trim() : '';
-    const asTyped = { action: change.action, target: key, params: bounded({ ...values, reason }, [...change.fields, 'reason']) };
+    const asTyped = {
+      ...ctx,
+      action: change.action,
+      target: key,
+      params: bounded({ ...values, reason }, [...change.fields, 'reason']),
+      workflowExecutionId: step.workflowExecutionId,
+    };
     const freeze = await freezing.frozen();
     if (freeze) {
       log.info('workflow request denied: changes are frozen', { by: freeze.by });
-      const entry = door.entryAt(startedMs, {
-        ...ctx,
-        ...asTyped,
-        outcome: 'denied',
-        apiStatus: null,
-        detail: frozenDetail(freeze),
-        workflowExecutionId: step.workflowExecutionId,
-      });
-      const record = await write(entry, log);
+      const record = await write(auditEntry(startedMs, asTyped, 'denied', frozenDetail(freeze)), log);
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
@@ -174,15 +171,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       const detail = `invalid workflow step: ${Object.entries(fieldErrors)
         .map(([field, message]) => `${field}: ${message}`)
         .join('; ')}`;
-      const entry = door.entryAt(startedMs, {
-        ...ctx,
-        ...asTyped,
-        outcome: 'invalid',
-        apiStatus: null,
-        detail,
-        workflowExecutionId: step.workflowExecutionId,
-      });
-      const record = await write(entry, log);
+      const record = await write(auditEntry(startedMs, asTyped, 'invalid', detail), log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
@@ -220,7 +209,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       const startedMs = now();
       const allowed = await check(ctx.userId, action, ctx.channelId, log, options);
       const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
-      if (!decision.allowed) notify(await write(denialEntry(startedMs, ctx, decision, { action, target, params: {} }), log), log);
+      if (!decision.allowed) notify(await write(denialEntry(startedMs, { ...ctx, action, target, params: {} }, decision), log), log);
       return decision;
     },
     submit,

@@ -3,6 +3,7 @@ import type { CloudClient } from '../cloud/client.types';
 import { addDiskWireFields, Responses, type Decoded, type ResponseShape } from '../cloud/codec';
 import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
+import { ConfigError } from '../config';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
@@ -121,6 +122,20 @@ export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).ma
 
 export function isChangeAction(action: string): action is ChangeAction {
   return CHANGE_ACTIONS.some((a) => a === action);
+}
+
+/**
+ * VS_APPROVALS read against the table, at start-up: the changes it names, or a ConfigError naming each unknown one
+ * and the actions that can need approval (config.ts checks only their spelling).
+ */
+export function approvalActions(names: readonly string[]): ChangeAction[] {
+  const unknown = names.filter((name) => !isChangeAction(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      unknown.map((name) => `VS_APPROVALS names an unknown action "${name}": the actions that can need approval are ${CHANGE_ACTIONS.join(', ')}`),
+    );
+  }
+  return names.filter(isChangeAction);
 }
 
 /** What the audit trail records: a change of the table, or the freeze switched on or off (freeze.ts). */

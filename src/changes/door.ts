@@ -78,6 +78,12 @@ export interface ApprovalNames {
   workflowExecutionId?: string | null;
 }
 
+/**
+ * What the records of one attempt are about: who asked and where, which action on what, with what parameters, the
+ * request sent (when there is one) and, for an approval, who asked, who decided and the request's id.
+ */
+export type RecordSubject = Omit<AuditEntry, 'at' | 'durationMs' | 'outcome' | 'apiStatus' | 'detail' | 'leaseOwner'>;
+
 /** One change about to run: everything it was checked with, and the request it sends. */
 export interface Run<A extends ChangeAction> {
   ctx: ChangeContext;
@@ -147,19 +153,24 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  /** A record's entry: `at` when it was asked for, the duration from then to now. */
-  function entryAt(startedMs: number, fields: Omit<AuditEntry, 'at' | 'durationMs'>): AuditEntry {
-    return { at: new Date(startedMs).toISOString(), durationMs: Math.max(0, now() - startedMs), ...fields };
+  /**
+   * The one way an audit entry is made: what it is about, how the attempt ended and why (bounded), timed from when it
+   * was asked for (`at`) to now (its duration).
+   */
+  function auditEntry(startedMs: number, subject: RecordSubject, outcome: ChangeOutcome, detail: string | null, apiStatus: number | null = null): AuditEntry {
+    return {
+      at: new Date(startedMs).toISOString(),
+      durationMs: Math.max(0, now() - startedMs),
+      ...subject,
+      outcome,
+      apiStatus,
+      detail: detail === null ? null : clip(detail, MAX_DETAIL_LENGTH),
+    };
   }
 
   /** A refusal on record: the denial's words in the detail. */
-  function denialEntry(
-    startedMs: number,
-    ctx: ChangeContext,
-    decision: Decision,
-    about: Omit<AuditEntry, 'at' | 'durationMs' | 'userId' | 'channelId' | 'outcome' | 'apiStatus' | 'detail'>,
-  ): AuditEntry {
-    return entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'denied', apiStatus: null, detail: denialDetail(decision), ...about });
+  function denialEntry(startedMs: number, subject: RecordSubject, decision: Decision): AuditEntry {
+    return auditEntry(startedMs, subject, 'denied', denialDetail(decision));
   }
 
   /**
@@ -171,17 +182,16 @@ export function createDoor(deps: DoorDeps) {
     const change = CHANGES[run.action];
     const target: Target = { kind: change.targetKind, id: run.targetId };
     const key = targetKey(target);
-    const audited = change.audited(run.params);
-    const about = { action: change.action, target: key, params: audited, apiRequest: recorded(run.prepared), ...run.names };
-    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry =>
-      entryAt(run.startedMs, {
-        userId: run.ctx.userId,
-        channelId: run.ctx.channelId,
-        outcome,
-        apiStatus: null,
-        detail: clip(detail, MAX_DETAIL_LENGTH),
-        ...about,
-      });
+    const subject: RecordSubject = {
+      userId: run.ctx.userId,
+      channelId: run.ctx.channelId,
+      action: change.action,
+      target: key,
+      params: change.audited(run.params),
+      apiRequest: recorded(run.prepared),
+      ...run.names,
+    };
+    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry => auditEntry(run.startedMs, subject, outcome, detail);
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
@@ -259,7 +269,7 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  return { deps, store, cloud, now, logger, newId, check, frozenDenial, write, notify, entryAt, denialEntry, execute };
+  return { deps, store, cloud, now, logger, newId, check, frozenDenial, write, notify, auditEntry, denialEntry, execute };
 }
 
 /**

@@ -25,6 +25,7 @@ export {
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
 export {
+  approvalActions,
   CHANGE_ACTIONS,
   CHANGES,
   isChangeAction,

@@ -1,5 +1,4 @@
-import type { ChangeAction } from '../../changes';
-import { CHANGE_FORMS } from '../blocks/change-forms';
+import type { FormOfChanges } from '../blocks/change-forms';
 import type { ListenerContext, Outcome, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
 
@@ -9,8 +8,8 @@ import { openModal } from '../open-modal';
  * middleware has checked the role; the channel, once chosen, is checked by
  * the change door on submission.
  */
-export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, action: ChangeAction): Promise<Outcome> {
+export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges): Promise<Outcome> {
   if (!req.triggerId) return 'failed';
-  const opened = await openModal(req.client, req.triggerId, CHANGE_FORMS[action].modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
+  const opened = await openModal(req.client, req.triggerId, form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
   return opened ? 'opened' : 'failed';
 }

@@ -14,7 +14,7 @@ import { replyError } from '../../reply';
  */
 export async function openChangeForm(ctx: ListenerContext, req: SlackRequest, action: ChangeAction, targetId: number): Promise<Outcome> {
   const channelId = req.channelId ?? undefined;
-  const view = CHANGE_FORMS[action].modal({
+  const view = CHANGE_FORMS[action].form.modal({
     targetId,
     channelId,
     privateMetadata: writeMetadata({ channelId, ...targetMetadata(CHANGES[action].targetKind, targetId), responseUrl: req.responseUrl }),
