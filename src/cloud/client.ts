@@ -8,12 +8,12 @@ import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
 import { pathId, type PreparedRequest } from './prepared';
 
-// The reads of spec 4.2 and 4.4 and the sending of changes, on top of the
-// transport (http.ts) and the codec (codec.ts). Reads are single-flight and
-// come back frozen, since callers that overlap share them. A change is
-// prepared by its row (src/changes/definitions.ts, with prepared.ts's
-// changeRequest) and sent here as it was prepared, exactly once: the client
-// knows no change by name.
+// The reads of docs/cloud-api.md (Firewall rules, Autoscaling rules) and the
+// sending of changes, on top of the transport (http.ts) and the codec
+// (codec.ts). Reads are single-flight and come back frozen, since callers
+// that overlap share them. A change is prepared by its row
+// (src/changes/definitions.ts, with prepared.ts's changeRequest) and sent
+// here as it was prepared, exactly once: the client knows no change by name.
 
 /** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
 export type CloudClientConfig = Config['cloud'];
