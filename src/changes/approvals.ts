@@ -90,6 +90,20 @@ export type ClaimResult =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What every record of an approval request is about: its change and request, who asked, and the request's ids. */
+function aboutApproval(approval: Approval) {
+  return {
+    action: approval.action,
+    target: approval.target,
+    params: approval.params,
+    apiRequest: approval.apiRequest,
+    // A workflow's request nobody has claimed has no requester yet.
+    requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
+    approvalId: approval.id,
+    workflowExecutionId: approval.workflowExecutionId ?? null,
+  };
+}
+
 export function createApprovalSteps(door: Door) {
   const { store, now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
@@ -158,16 +172,7 @@ export function createApprovalSteps(door: Door) {
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
-    const about = {
-      action,
-      target: approval.target,
-      params: approval.params,
-      apiRequest: approval.apiRequest,
-      // A workflow's request nobody has claimed has no requester yet.
-      requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-      approvalId: approval.id,
-      workflowExecutionId: approval.workflowExecutionId ?? null,
-    };
+    const about = aboutApproval(approval);
     /** Records a refused click (the clicker's denial) and hears of it. */
     const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
       log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
@@ -291,17 +296,7 @@ export function createApprovalSteps(door: Door) {
     const expired = await store.approvals.expire(atMs, (approval) =>
       auditEntry(
         atMs,
-        {
-          userId: approval.requestedBy,
-          channelId: approval.channelId,
-          action: approval.action,
-          target: approval.target,
-          params: approval.params,
-          apiRequest: approval.apiRequest,
-          requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-          approvalId: approval.id,
-          workflowExecutionId: approval.workflowExecutionId ?? null,
-        },
+        { userId: approval.requestedBy, channelId: approval.channelId, ...aboutApproval(approval) },
         'expired',
         // A workflow's request nobody claimed has no requester: expired all the same.
         approval.requestedBy === ''
