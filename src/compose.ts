@@ -4,6 +4,7 @@ import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
 import { secretValues, type Config } from './config';
+import { CodedError } from './errors';
 import { localMode } from './local-mode';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
@@ -18,7 +19,6 @@ import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { manifestFunctions } from './slack/listeners/functions';
 import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
@@ -60,8 +60,9 @@ export interface ComposeOverrides {
 }
 
 /** start() was cut short by stop() (a signal while start-up waited for the database): not a failure. */
-export class StoppedWhileStarting extends Error {
+export class StoppedWhileStarting extends CodedError {
   override readonly name = 'StoppedWhileStarting';
+  readonly code = 'BOT_STOPPED_WHILE_STARTING';
   constructor() {
     super('stopped before start-up was done');
   }
@@ -270,10 +271,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             await slack.start();
             stillStarting();
           }
-          // Local mode: the stand-in unfurls links to the panel (the sandbox's), its page names the servers they may link to,
-          // and its Workflows panel runs the steps manifest.yml declares.
-          if (local && bound.port !== null)
-            local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] }, functions: manifestFunctions() });
+          // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
+          if (local && bound.port !== null) local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] } });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

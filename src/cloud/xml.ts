@@ -1,3 +1,5 @@
+import { CodedError } from '../errors';
+
 // The reader of the client: OnApp answers Rails-style XML, with typed
 // attributes (type="integer" | "boolean" | "datetime"), nil="true" for null
 // and type="array" on lists. One pass over the text turns it into the same
@@ -28,8 +30,9 @@ export const MAX_ATTRIBUTES_PER_ELEMENT = 256;
 /** Roots that are lists even when a server forgets type="array". */
 const KNOWN_LIST_ELEMENTS: ReadonlySet<string> = new Set(['firewall_rules', 'auto_scaling_configurations', 'errors']);
 
-export class XmlSyntaxError extends Error {
+export class XmlSyntaxError extends CodedError {
   override readonly name = 'XmlSyntaxError';
+  readonly code = 'CLOUD_XML_SYNTAX';
 }
 
 /** An element whose end tag has not been read yet. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { composeBot, type Bot } from '../../src/compose';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
-import { manifestFunctions } from '../../src/slack/listeners/functions';
+import { appManifest } from '../../src/local-mode';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import type { Store } from '../../src/store';
@@ -66,8 +66,8 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startSlackFake();
-  // The app's workflow steps as its manifest declares them: the stand-in checks each step's completion against them.
-  slack.setFunctions(manifestFunctions());
+  // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
+  slack.setManifest(appManifest());
   const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
