@@ -23,6 +23,7 @@ import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
+import { READS } from './cloud/reads';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -117,7 +118,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     let sandbox: Sandbox | undefined;
     let cloudUrl = overrides.cloudUrl ?? config.cloud.url;
     if (cloudUrl === 'sandbox') {
-      sandbox = await startSandbox({ port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
+      sandbox = await startSandbox({ reads: READS, port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
       parts.add({ name: 'sandbox', stop: () => sandbox!.close() });
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });

@@ -179,7 +179,7 @@ test("a control-panel link posted on the page unfurls into the server's card; th
   // The sandbox's panel is the sandbox's own address: VS_PANEL_URL's default, the scheme and host of the API it runs.
   expect(panel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(panel.url).not.toBe(page);
-  expect(panel.servers).toEqual([42, 43, 44, 45, 46, 77]);
+  expect(panel.servers).toEqual([42, 43, 44, 45, 46, 47, 48, 77]);
   const url = `${panel.url}/virtual_machines/44/firewall_rules`;
   const sent = await call('/local/message', { user: 'U0VIEWER', channel: 'C0GENERAL', text: `is ${url} open?` });
   expect(sent).toMatchObject({ status: 200, json: { ok: true } });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import { addDiskWireFields, Responses, type Decoded, type ResponseShape } from '../cloud/codec';
+import { addDiskWireFields } from '../cloud/codec';
 import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
+import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../config';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';

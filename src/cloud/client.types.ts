@@ -1,13 +1,15 @@
-import type { Decoded, ResponseShape, WireFormat } from './codec';
+import type { WireFormat } from './codec';
 import type { PreparedRequest } from './prepared';
-import type { AutoscalingSlot, FirewallRule } from './schemas';
+import type { ReadMethods } from './reads';
+import type { Decoded, ResponseShape } from './shapes';
 
-/** The reads of docs/cloud-api.md (Firewall rules, Autoscaling rules), and the sending of prepared changes. Every failure is a CloudError. */
-export interface CloudClient {
-  /** GET /virtual_machines/:id/firewall_rules (docs/cloud-api.md, Firewall rules). Frozen: overlapping callers share it. */
-  listFirewallRules(vsId: number): Promise<ReadonlyArray<Readonly<FirewallRule>>>;
-  /** GET /virtual_machines/:id/auto_scaling (docs/cloud-api.md, Autoscaling rules): six slots, placeholders kept. Frozen, shared likewise. */
-  listAutoscaling(vsId: number): Promise<ReadonlyArray<Readonly<AutoscalingSlot>>>;
+/**
+ * The cloud API (docs/cloud-api.md): a method per read of reads.ts
+ * (`listFirewallRules(vsId)`, `getServer(vsId)`, `listTransactions(vsId, { page })`…,
+ * single-flight and frozen: overlapping callers share them), and the sending of
+ * prepared changes. Every failure is a CloudError.
+ */
+export interface CloudClient extends ReadMethods {
   /** VS_API_FORMAT: what a change must be prepared in to be sent by this client. */
   readonly format: WireFormat;
   /** Sends a prepared change exactly as prepared (method, path, body) and reads its answer as it says. Never retried. */

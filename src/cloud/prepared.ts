@@ -1,4 +1,5 @@
-import { encodeBody, type Decoded, type ResponseShape, type WireBody, type WireFormat } from './codec';
+import { encodeBody, type WireBody, type WireFormat } from './codec';
+import type { Decoded, ResponseShape } from './shapes';
 
 // A change as it will go on the wire, prepared before it is sent: what an
 // approval request shows and an audit record keeps is the very value the

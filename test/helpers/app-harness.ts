@@ -13,6 +13,7 @@ import { startSlackFake, type SlackFake } from './slack-fake';
 import { FORM, interactiveBody, JSON_CONTENT_TYPE, slashCommandBody } from './payloads';
 import { useStarted } from './use-started';
 import { postToSlackEndpoint, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
+import { READS } from '../../src/cloud/reads';
 
 // The real bot, composed by the same composeBot() as main.ts, over its HTTP
 // receiver, with a loopback Slack fake and the sandbox cloud API on loopback:
@@ -68,7 +69,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const slack = await startSlackFake();
   // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
   slack.setManifest(appManifest());
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
+  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
   const settings = {
