@@ -32,7 +32,8 @@ export function doorBench(store: Store, options: { admins: readonly string[]; ap
     return Promise.resolve(disk);
   };
   // An answer for any request: the door only hands it to the disk row's audit words.
-  const cloud: ChangeCloud = { format: 'json', send: send as ChangeCloud['send'] };
+  const unread = () => Promise.reject(new Error('the disk path reads nothing first'));
+  const cloud: ChangeCloud = { format: 'json', send: send as ChangeCloud['send'], getServer: unread, listTransactions: unread };
   const policy = createPolicy(
     { admins: [...options.admins], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000, workflowReads: 'viewers' },
     { membersOf: () => Promise.resolve([]) },

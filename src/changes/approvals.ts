@@ -193,7 +193,7 @@ export function createApprovalSteps(door: Door) {
     const click = await clicked(approvalId, clicker, 'awaiting_requester');
     if (click.outcome !== 'open') return click;
     const { startedMs, approval, action, ctx, log, about } = click;
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
     if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
@@ -221,7 +221,7 @@ export function createApprovalSteps(door: Door) {
     const { startedMs, approval, action, ctx, log, about } = click;
 
     // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
@@ -315,7 +315,7 @@ export function createApprovalSteps(door: Door) {
   async function waiting(userId: string): Promise<WaitingApprovals> {
     const open = await store.approvals.open(now());
     const others = open.filter((a) => a.requestedBy !== userId);
-    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
+    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed));
     return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
   }
 

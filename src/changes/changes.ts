@@ -2,11 +2,12 @@ import type { Approval, AuditRecord, Freeze } from '../store';
 import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
-import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
+import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
 import type { FormValues, FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
+import type { Inspection } from './power';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 
 // The one door every change goes through. A form's submission, in order:
@@ -74,6 +75,11 @@ export interface Changes {
   request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult>;
   /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
   claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult>;
+  /**
+   * The target as it stands for `action`, before its form opens (its row's inspect): whether the change may be made
+   * now. Null when the change reads nothing first. A read only: nothing is recorded; a cloud failure is thrown.
+   */
+  inspect(action: ChangeAction, targetId: number): Promise<Inspection | null>;
   /** Settles every open request past its expiry as `expired`, recorded; returns them, so their messages can say so. */
   expire(): Promise<ExpiredApproval[]>;
   /** Remembers where an approval request's message was posted (its ts), so that any instance updates it in place. */
@@ -94,7 +100,7 @@ export type ChangesDeps = DoorDeps;
 
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
-  const { now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
+  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
   const needsApproval = (action: ChangeAction, ctx: SubmissionContext) => ctx.needsApproval === true || (deps.approvals?.actions.includes(action) ?? false);
@@ -126,10 +132,20 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'invalid', fieldErrors, record: await write(auditEntry(startedMs, asTyped, 'invalid', detail), log) };
     }
     const params = validated.params;
+    // What the parameters chose may need more than the change itself (a reboot into the recovery image: admin).
+    const raised = withParams(decision, action, params);
+    if (!raised.allowed) {
+      log.info('change denied', { role: raised.role, needed: raised.needed, denial: raised.denial?.code });
+      return { outcome: 'denied', decision: raised, record: await write(denialEntry(startedMs, asTyped, raised), log) };
+    }
     const prepared = change.request.prepare(door.cloud.format, targetId, params);
 
     if (needsApproval(action, ctx)) {
-      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
+      const audited = change.audited(params);
+      // Nobody is asked to approve what could not be sent as the target stands (the door reads it again before sending).
+      const refused = await refusedAsItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
+      if (refused) return refused;
+      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: audited, prepared, startedMs }, log);
     }
     return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
   }
@@ -214,6 +230,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     },
     submit,
     request,
+    inspect: async (action, targetId) => (await CHANGES[action].inspect?.(door.cloud, targetId)) ?? null,
     claim: approvals.claim,
     decide: approvals.decide,
     expire: approvals.expire,

@@ -6,6 +6,17 @@ import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../config';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
+import {
+  inspectPower,
+  POWER_CHOICES,
+  StoredPower,
+  validatePowerForm,
+  type Inspection,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerReads,
+} from './power';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -20,8 +31,8 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 // src/slack/blocks/change-forms.ts), which the compiler asks for
 // (docs/architecture.md, "Where to add things").
 
-/** What the door needs of the cloud client: the format to prepare a request in, and the sending of it. */
-export type ChangeCloud = Pick<CloudClient, 'format' | 'send'>;
+/** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
+export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads;
 
 /** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
 export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
@@ -30,6 +41,8 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   targetKind: TargetKind;
   /** The role it needs. */
   needed: Role;
+  /** The role its parameters need, when more than `needed` (a reboot into the recovery image: admin). */
+  neededFor?(params: P): Role;
   /** Form fields kept (bounded) in records of attempts that did not run. */
   fields: readonly string[];
   /** Form fields an API field message may land on. */
@@ -46,10 +59,42 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
   describe(targetId: number, value: Decoded<S>): string;
+  /**
+   * Reads the target as it stands, before the form opens and before the change is sent or asked for: whether the
+   * change may be made now (the power actions: a locked server is busy, one in the wrong state is refused). Absent:
+   * nothing to read first.
+   */
+  inspect?(cloud: ChangeCloud, targetId: number): Promise<Inspection>;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, what its answer is. */
 const defineChange = <A extends string, P, S extends ResponseShape>(definition: ChangeDefinition<A, P, S>): ChangeDefinition<A, P, S> => definition;
+
+/** A power action (power.ts): its choices of the form, its path, who may, and what the audit says it did. */
+function powerChange<A extends PowerAction>(action: A, o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string }) {
+  return defineChange({
+    action,
+    targetKind: 'vs',
+    needed: o.needed,
+    ...(o.neededFor ? { neededFor: o.neededFor } : {}),
+    fields: ['power_action', 'confirm', 'reason'],
+    apiFields: [],
+    validate: (vsId, values) => validatePowerForm(action, vsId, values),
+    audited: (params: PowerParams) => ({ ...params }),
+    stored: StoredPower,
+    // docs/cloud-api.md, Power actions: 201 with the server, now locked; the action runs as a transaction.
+    request: changeRequest({
+      operation: action,
+      method: 'POST',
+      path: o.path,
+      body: (params: PowerParams) => (params.power_action === 'reboot_recovery' ? { field: 'mode', value: 'recovery' } : null),
+      expectedStatuses: [201, 200],
+      answer: Responses.server,
+    }),
+    describe: (vsId) => `${o.did} of VS ${vsId} scheduled`,
+    inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
+  });
+}
 
 /** What a restore keeps: the backup, and why. */
 const StoredRestore = z.object({ backup_id: z.number().int().positive(), reason: z.string().max(MAX_REASON_LENGTH).optional() });
@@ -98,6 +143,16 @@ const DEFINITIONS = {
       (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
       (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
   }),
+  // Operators start, shut down and reboot; admins also force a server off and reboot it into the recovery image.
+  power_start: powerChange('power_start', { path: '/virtual_machines/:id/startup', needed: 'operator', did: 'start-up' }),
+  power_shutdown: powerChange('power_shutdown', { path: '/virtual_machines/:id/shutdown', needed: 'operator', did: 'shutdown' }),
+  power_reboot: powerChange('power_reboot', {
+    path: '/virtual_machines/:id/reboot',
+    needed: 'operator',
+    neededFor: (params) => (params.power_action === 'reboot_recovery' ? 'admin' : 'operator'),
+    did: 'reboot',
+  }),
+  power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop' }),
 };
 
 type Definitions = typeof DEFINITIONS;
@@ -123,6 +178,13 @@ export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).ma
 
 export function isChangeAction(action: string): action is ChangeAction {
   return CHANGE_ACTIONS.some((a) => a === action);
+}
+
+/** The role a choice of the power form needs (a reboot into the recovery image: admin): its change's, for its parameters. */
+export function choiceNeeds(choice: PowerChoice): Role {
+  const change = CHANGES[POWER_CHOICES[choice]];
+  // Only the choice decides the role; the reason is not read.
+  return change.neededFor?.({ power_action: choice, reason: '' }) ?? change.needed;
 }
 
 /**

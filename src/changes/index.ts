@@ -28,6 +28,7 @@ export {
   approvalActions,
   CHANGE_ACTIONS,
   CHANGES,
+  choiceNeeds,
   isChangeAction,
   targetFieldOf,
   type ChangeAction,
@@ -57,4 +58,19 @@ export {
   type Role,
 } from './policy';
 export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormValidation, type FormValues } from './disk-form';
+export {
+  choicesOf,
+  fits,
+  POWER_CHOICE_NAMES,
+  POWER_CHOICES,
+  powerActionOf,
+  type Inspection,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+} from './power';
+export { neededFor } from './door';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';

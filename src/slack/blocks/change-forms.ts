@@ -1,8 +1,24 @@
 import type { ModalView } from '@slack/types';
-import { atLeast, CHANGE_ACTIONS, neededRole, type ChangeAction, type ChangeValue, type FormValues } from '../../changes';
+import {
+  atLeast,
+  CHANGE_ACTIONS,
+  choiceNeeds,
+  fits,
+  neededRole,
+  POWER_CHOICES,
+  POWER_CHOICE_NAMES,
+  powerActionOf,
+  type ChangeAction,
+  type ChangeValue,
+  type FormValues,
+  type Role,
+  type ServerState,
+} from '../../changes';
 import { renderBackupRestored, renderDiskAdded } from './changes';
-import { backupRestoreModal, diskAddModal } from './modals';
+import { backupRestoreModal, diskAddModal, powerModal } from './modals';
+import type { Server } from '../../cloud/schemas';
 import type { Rendered } from './mrkdwn';
+import { renderPowerScheduled } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
 // change is: its form's schema, its target, its request, its audit text).
@@ -25,6 +41,12 @@ export interface ChangeFormModal {
   channelId?: string;
   privateMetadata: string;
   sandbox: boolean;
+  /** The change asked for (a command names one; a form that makes several preselects it). */
+  action?: ChangeAction;
+  /** The person's role: a form that makes several changes offers those it allows. */
+  role?: Role;
+  /** The target as read before the form opened (a change whose row inspects it): a form offers what its state allows. */
+  state?: ServerState;
 }
 
 /** One modal people fill in to make a change. */
@@ -77,6 +99,54 @@ const backupRestoreForm: FormOfChanges = {
   formErrorBlock: 'confirm',
 };
 
+const powerForm: FormOfChanges = {
+  callbackId: 'vs_power',
+  shortcut: { callbackId: 'power_shortcut', name: 'Start, stop or reboot a server', description: 'Opens the power form (operators and admins)' },
+  title: 'Power action',
+  modal: ({ targetId, channelId, privateMetadata, sandbox, action, role, state }) =>
+    powerModal({
+      vsId: targetId,
+      channelId,
+      privateMetadata,
+      sandbox,
+      state,
+      choices: POWER_CHOICE_NAMES.filter(
+        (choice) => (role === undefined || atLeast(role, choiceNeeds(choice))) && (state === undefined || fits(POWER_CHOICES[choice], state.power)),
+      ),
+      // The command's action, plainly: `/vs reboot` preselects a reboot, not one into the recovery image.
+      chosen: POWER_CHOICE_NAMES.find((choice) => powerActionOf(choice) === action),
+    }),
+  formErrorBlock: 'power_action',
+  chosenIn: (values) => powerActionOf(values.power_action),
+};
+
+/** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction). */
+const powerRow = (o: { title: string; doing: string; allows: string }) => ({
+  form: powerForm,
+  ...o,
+  renderResult: ({
+    value,
+    targetId,
+    userId,
+    values,
+    sandbox,
+  }: {
+    value: Pick<Server, 'label'>;
+    targetId: number;
+    userId: string;
+    values: FormValues;
+    sandbox: boolean;
+  }) =>
+    renderPowerScheduled({
+      vsId: targetId,
+      server: value,
+      choice: POWER_CHOICE_NAMES.find((choice) => choice === values.power_action),
+      user: userId,
+      reason: typeof values.reason === 'string' ? values.reason : null,
+      sandbox,
+    }),
+});
+
 export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
   disk_add: {
     form: diskAddForm,
@@ -93,6 +163,10 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
     renderResult: ({ value, userId, values, sandbox }) =>
       renderBackupRestored({ backup: value, user: userId, reason: typeof values.reason === 'string' ? values.reason : null, sandbox }),
   },
+  power_start: powerRow({ title: 'Start server', doing: 'Starting a server', allows: 'start a server' }),
+  power_shutdown: powerRow({ title: 'Shut down server', doing: 'Shutting down a server', allows: 'shut down a server' }),
+  power_reboot: powerRow({ title: 'Reboot server', doing: 'Rebooting a server', allows: 'reboot a server (into the recovery image: admins)' }),
+  power_stop: powerRow({ title: 'Stop server', doing: 'Forcing a server off', allows: 'force a server off (stop)' }),
 };
 
 /** The change a submission of `form` makes: its only one, or the one its values choose. */

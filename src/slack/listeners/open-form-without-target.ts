@@ -10,6 +10,8 @@ import { openModal } from '../open-modal';
  */
 export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges): Promise<Outcome> {
   if (!req.triggerId) return 'failed';
-  const opened = await openModal(req.client, req.triggerId, form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
+  // A form that makes several changes offers those the role allows; the server is read when it is submitted.
+  const view = form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox, role: await ctx.policy.roleOf(req.userId) });
+  const opened = await openModal(req.client, req.triggerId, view, req.log);
   return opened ? 'opened' : 'failed';
 }

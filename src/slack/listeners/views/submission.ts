@@ -177,7 +177,9 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
       });
     }
   }
-  return result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded' ? 'failed' : result.outcome;
+  if (result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded') return 'failed';
+  // A target whose state does not allow the change: refused as an invalid request is (its record says `invalid`).
+  return result.outcome === 'unfit' ? 'invalid' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

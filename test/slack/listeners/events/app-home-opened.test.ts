@@ -255,7 +255,7 @@ describe('approval requests on the Home tab', () => {
     expect(text).toContain('Your requests waiting for a second person');
     expect(text).toMatch(/\*Restore backup\* · Backup 9 in <#CINCIDENT>, open until <!date\^/);
     expect(text).not.toContain('Waiting for your approval');
-    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(buttons(view)).toEqual(formButtonsFor('admin'));
   });
 
   test('an operator and a viewer, who may not decide it, see nothing of it', async () => {
