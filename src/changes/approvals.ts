@@ -315,7 +315,9 @@ export function createApprovalSteps(door: Door) {
   async function waiting(userId: string): Promise<WaitingApprovals> {
     const open = await store.approvals.open(now());
     const others = open.filter((a) => a.requestedBy !== userId);
-    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed));
+    const allowed = await Promise.all(
+      others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed),
+    );
     return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
   }
 

@@ -19,7 +19,14 @@ function reads(server: () => Promise<Server>, transactions: () => Promise<Transa
  * request's shape), and whose server reads answer SERVER_ON.
  */
 export function cloudAnswering(send: (request: PreparedRequest) => Promise<unknown>, format: WireFormat = 'json'): ChangeCloud {
-  return { format, send: send as ChangeCloud['send'], ...reads(() => Promise.resolve(SERVER_ON), () => Promise.resolve([])) };
+  return {
+    format,
+    send: send as ChangeCloud['send'],
+    ...reads(
+      () => Promise.resolve(SERVER_ON),
+      () => Promise.resolve([]),
+    ),
+  };
 }
 
 type Behaviour<T> = (() => Promise<T>) | undefined;

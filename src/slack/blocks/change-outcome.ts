@@ -1,4 +1,4 @@
-import { isChangeAction, neededRole, targetTitle, type ChangeResult, type Target } from '../../changes';
+import { isChangeAction, neededFor, targetTitle, type ChangeResult, type Target } from '../../changes';
 import { requestedText } from './approvals';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
@@ -65,7 +65,7 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return requestedText({
         channelId: approval.channelId,
         expiresAtMs: approval.expiresAtMs,
-        needed: isChangeAction(approval.action) ? neededRole(approval.action) : 'admin',
+        needed: isChangeAction(approval.action) ? neededFor(approval.action, approval.params) : 'admin',
       });
     }
     case 'unrecorded':

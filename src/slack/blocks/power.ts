@@ -64,7 +64,11 @@ export function lockedText(vsId: number, transaction: RunningTransaction | null 
 /** A change its server's state does not allow (a power action), with that state, as mrkdwn. */
 export function unfitText(vsId: number, action: ChangeAction, state: ServerState): string {
   const words = Object.hasOwn(VERBS, action) ? VERBS[action as PowerAction] : undefined;
-  const why = !words ? 'it cannot take this change now' : state.power === 'suspended' ? `it cannot be ${words.done} from here` : `there is nothing to ${words.verb}`;
+  const why = !words
+    ? 'it cannot take this change now'
+    : state.power === 'suspended'
+      ? `it cannot be ${words.done} from here`
+      : `there is nothing to ${words.verb}`;
   return `${targetTitle({ kind: 'vs', id: vsId })} is ${POWER_STATE_WORDS[state.power]}: ${why}. Nothing was sent.`;
 }
 

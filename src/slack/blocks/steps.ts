@@ -91,7 +91,8 @@ export const STEP_WORDS = {
   vs_request_power: {
     title: 'Ask for a power action',
     description:
-      'Posts a request to start, shut down, reboot or stop a server, with the exact API request; someone whose role allows it claims it and a second person approves it',
+      'Posts a request to start, shut down, reboot or stop a server, with the exact API request; ' +
+      'someone whose role allows it claims it and a second person approves it',
     outputs: REQUEST_OUTPUT_WORDS,
   },
 } satisfies Record<string, StepWords & { outputs: Record<string, StepWords> }>;

@@ -46,7 +46,13 @@ export async function powerRequestStep(
 ): Promise<StepResult<RequestOutputs>> {
   // The form's choice is the step's action; its confirmation is the server id typed again: the workflow named it once.
   const values = { power_action: inputs.action, confirm: String(inputs.vs_id), reason: inputs.reason };
-  return requestChange(ctx, req, args, { action: POWER_CHOICES[inputs.action], targetId: inputs.vs_id, values, channel: inputs.channel, reason: inputs.reason });
+  return requestChange(ctx, req, args, {
+    action: POWER_CHOICES[inputs.action],
+    targetId: inputs.vs_id,
+    values,
+    channel: inputs.channel,
+    reason: inputs.reason,
+  });
 }
 
 async function requestChange(
