@@ -3,6 +3,7 @@ import type { CloudClient } from '../cloud/client.types';
 import type { Server, TransactionStatus } from '../cloud/schemas';
 import { firstMessages, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
+import { typedAgain } from './typed-again';
 
 // The power actions (docs/product.md, Power actions; docs/cloud-api.md, Power
 // actions): four changes of one form. The form's `power_action` chooses the
@@ -43,14 +44,9 @@ export const StoredPower = z.object({ power_action: z.enum(POWER_CHOICE_NAMES), 
 /** The power form for one server and one change: a choice of that change's, the server id typed again, a reason. */
 export function validatePowerForm(action: PowerAction, vsId: number, values: FormValues): FormValidation<PowerParams> {
   const choices = choicesOf(action);
-  const mismatch = `Type the server id (${vsId}) to confirm`;
   const form = z.object({
     power_action: z.enum(choices as [PowerChoice, ...PowerChoice[]], { error: 'Choose what to do with the server' }),
-    confirm: z
-      .string({ error: mismatch })
-      .optional()
-      // Ids may be written with a leading # everywhere (docs/product.md), the confirmation too.
-      .refine((s) => s !== undefined && s.trim().replace(/^#/, '') === String(vsId), mismatch),
+    confirm: typedAgain(vsId, `Type the server id (${vsId}) to confirm`),
     reason: z
       .string({ error: 'Give the reason as text' })
       .optional()
