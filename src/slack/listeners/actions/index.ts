@@ -1,7 +1,5 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { CHANGE_ACTIONS } from '../../../changes';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
-import { HOME_FORM_BUTTONS } from '../../blocks/home';
+import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
@@ -32,10 +30,10 @@ export const ACTIONS: readonly ActionRow[] = [
   // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.
   { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'everyone' }, run: recordDetails },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
-  ...CHANGE_ACTIONS.map((action): ActionRow => ({
-    actionId: HOME_FORM_BUTTONS[action],
-    needs: { need: { opens: action }, target: 'home', title: CHANGE_FORMS[action].title, channelChosenLater: true },
-    run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
+  ...FORMS.map((form): ActionRow => ({
+    actionId: homeFormButton(form),
+    needs: { need: { opens: openedAs(form) }, target: 'home', title: form.title, channelChosenLater: true },
+    run: (ctx, req) => openFormWithoutTarget(ctx, req, form),
   })),
   // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
   { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
