@@ -170,8 +170,9 @@ const AFTER_SLASH = 5;
  * One pass over the text before the parser sees it (indexOf and charCodeAt,
  * nothing allocated per element): refuses a DOCTYPE, an element with more than
  * MAX_ATTRIBUTES_PER_ELEMENT attributes and an element deeper than
- * MAX_XML_DEPTH, wherever they are and whatever else the text holds, so a bomb
- * costs about a millisecond a megabyte instead of a parse up to the cap.
+ * MAX_XML_DEPTH, wherever they are and whatever else the text holds: a bomb
+ * costs what reading up to it costs (a few milliseconds a megabyte), not a parse
+ * up to the cap (docs/benchmark.md, scenario 4).
  *
  * Returns whether the text is a document in the plain form Rails writes: a
  * prolog of the declaration, comments and processing instructions; one root
