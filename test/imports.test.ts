@@ -124,11 +124,12 @@ describe('the import graph', () => {
     expect(leaving).toEqual([]);
   });
 
-  test("a workspace package's code imports nothing outside its package (the product imports it by name)", () => {
+  test("a workspace package's code and its tests import nothing outside the package: neither src/ nor the repository's test/", () => {
     const packageOf = (file: string) => /^packages\/[^/]+\//.exec(file)?.[0];
-    const code = [...graph].filter(([file]) => /^packages\/[^/]+\/src\//.test(file));
-    expect(code.length).toBeGreaterThan(10);
-    const leaving = code.flatMap(([file, targets]) =>
+    const inPackages = [...graph].filter(([file]) => /^packages\/[^/]+\/(src|test)\//.test(file));
+    expect(inPackages.filter(([file]) => file.includes('/src/')).length).toBeGreaterThan(10);
+    expect(inPackages.filter(([file]) => file.includes('/test/')).length).toBeGreaterThan(10);
+    const leaving = inPackages.flatMap(([file, targets]) =>
       targets.filter((target) => packageOf(target) !== packageOf(file)).map((target) => `${file} -> ${target}`),
     );
     expect(leaving).toEqual([]);
