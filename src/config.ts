@@ -8,8 +8,9 @@ import { ConfigError } from './errors';
 // with its default; its transform shapes the frozen Config, whose type is
 // inferred from it. Adding a setting is one line in EnvSchema, one field in
 // the transform, plus its row in README's table and its line in .env.example
-// (test/config.test.ts checks both). Every problem is reported at once, each
-// with what to do; secret values never appear in a message, not even a bad one.
+// (test/config.test.ts checks both; docs/architecture.md, "Where to add
+// things"). Every problem is reported at once, each with what to do; secret
+// values never appear in a message, not even a bad one.
 
 const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
 // Public and private channels; a DM (D…) cannot be an incident or audit channel, nor be linked as one.
