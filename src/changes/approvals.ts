@@ -1,8 +1,8 @@
 import type { PreparedRequest } from '../cloud/prepared';
-import { samePreparedRequest } from '../cloud/prepared';
+import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
 import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
-import { CHANGES, isChangeAction, type ChangeAction } from './definitions';
+import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
 import { neededRole, type Decision } from './policy';
 import { targetIdIn } from './targets';
@@ -57,6 +57,48 @@ export type ApprovalResult =
 export interface WaitingApprovals {
   decidable: Approval[];
   own: Approval[];
+}
+
+/**
+ * The most characters of a request (its line and its body, as sent) that an approval request's message shows whole.
+ * A longer one is not asked for (unshownFields): an approver never approves what they could not see.
+ */
+export const MAX_SHOWN_REQUEST = 2800;
+
+/**
+ * When a change's request is too long to be shown whole, the text fields that make it long, each with what to
+ * shorten (the form shows it on the field); null when it fits. A field's share is what the request loses without it,
+ * encoded as it is sent (XML writes each of ' " < > & as five or six characters).
+ */
+export function unshownFields<A extends ChangeAction>(
+  cloud: ChangeCloud,
+  action: A,
+  targetId: number,
+  params: ChangeParams<A>,
+  prepared: PreparedRequest,
+): Record<string, string> | null {
+  const length = requestText(prepared).length;
+  if (length <= MAX_SHOWN_REQUEST) return null;
+  const change = CHANGES[action];
+  const over = length - MAX_SHOWN_REQUEST;
+  const typed = (change.textFields ?? []).filter((field) => typeof (params as Record<string, unknown>)[field] === 'string');
+  const shares = typed
+    .map((field) => {
+      const without = change.prepare(cloud, targetId, { ...(params as object), [field]: undefined } as ChangeParams<A>);
+      return { field, share: length - requestText(without).length };
+    })
+    .filter(({ share }) => share > 0)
+    .sort((a, b) => b.share - a.share);
+  const count = (n: number) => n.toLocaleString('en-US');
+  const whole = `the request would be ${count(length)} characters as sent, ${count(over)} more than an approval request shows whole`;
+  const errors: Record<string, string> = {};
+  for (const { field, share } of shares)
+    errors[field] =
+      `Too long to ask for approval: ${whole}. This field takes ${count(share)} of them ` +
+      `(quotes, apostrophes, <, > and & take several characters each once encoded): shorten it` +
+      (shares.length > 1 ? ' or the other fields marked' : '');
+  // Nothing typed makes it long (it cannot happen with today's forms): said about the whole form.
+  return shares.length > 0 ? errors : { form: `Too long to ask for approval: ${whole}` };
 }
 
 /** VS_APPROVAL_TTL_MIN's default, for a change made to wait without VS_APPROVALS (a workflow step's). */

@@ -1,7 +1,16 @@
 import type { Approval, AuditRecord, Freeze } from '../store';
-import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
+import type { PreparedRequest } from '../cloud/prepared';
+import {
+  createApprovalSteps,
+  unshownFields,
+  type ApprovalResult,
+  type ClaimResult,
+  type ExpiredApproval,
+  type Verdict,
+  type WaitingApprovals,
+} from './approvals';
 import { bounded, frozenDetail } from './audit-text';
-import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
+import { CHANGES, type ChangeAction, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
 import type { FormValues, FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
@@ -92,6 +101,17 @@ export interface Changes {
 
 export type ChangesDeps = DoorDeps;
 
+/** A valid form: its parameters, and the request they make. */
+type Validated<A extends ChangeAction> =
+  { ok: true; params: ChangeParams<A>; prepared: PreparedRequest<ChangeOperationOf<A>> } | Extract<FormValidation<ChangeParams<A>>, { ok: false }>;
+
+/** An invalid form or step in the audit's words: each field with its message. */
+function invalidDetail(what: string, fieldErrors: Record<string, string>): string {
+  return `${what}: ${Object.entries(fieldErrors)
+    .map(([field, message]) => `${field}: ${message}`)
+    .join('; ')}`;
+}
+
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
   const { now, logger, check, frozenDenial, write, notify, denialEntry } = door;
@@ -115,31 +135,42 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, ctx, decision, asTyped), log) };
     }
 
-    const validated = validate(action, targetId, values);
+    const asked = needsApproval(action, ctx);
+    const validated = validate(action, targetId, values, asked);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     // A request for approval is posted in its channel: without one, it could be seen by nobody.
-    if (needsApproval(action, ctx) && ctx.channelId === null) fieldErrors.channel = 'Choose the channel where the request for approval is posted';
+    if (asked && ctx.channelId === null) fieldErrors.channel = 'Choose the channel where the request for approval is posted';
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const detail = `invalid form: ${Object.entries(fieldErrors)
-        .map(([field, message]) => `${field}: ${message}`)
-        .join('; ')}`;
-      const entry = door.entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'invalid', apiStatus: null, detail, ...asTyped });
+      const entry = door.entryAt(startedMs, {
+        userId: ctx.userId,
+        channelId: ctx.channelId,
+        outcome: 'invalid',
+        apiStatus: null,
+        detail: invalidDetail('invalid form', fieldErrors),
+        ...asTyped,
+      });
       return { outcome: 'invalid', fieldErrors, record: await write(entry, log) };
     }
-    const params = validated.params;
-    const prepared = change.prepare(door.cloud, targetId, params);
+    const { params, prepared } = validated;
 
-    if (needsApproval(action, ctx)) {
+    if (asked) {
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
     }
     return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
   }
 
-  /** A change's form validated for its target: its parameters, or its field errors. */
-  function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues): FormValidation<ChangeParams<A>> {
+  /**
+   * A change's form validated for its target: its parameters and the request they make, or its field errors. A change
+   * that waits for approval must be shown whole in its request's message: one too long for it is invalid too.
+   */
+  function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues, forApproval: boolean): Validated<A> {
     const change = CHANGES[action];
     if (!isTargetId(targetId)) return { ok: false, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
-    return change.validate(targetId, values);
+    const validated = change.validate(targetId, values);
+    if (!validated.ok) return validated;
+    const prepared = change.prepare(door.cloud, targetId, validated.params);
+    const unshown = forApproval ? unshownFields(door.cloud, action, targetId, validated.params, prepared) : null;
+    return unshown ? { ok: false, fieldErrors: unshown } : { ok: true, params: validated.params, prepared };
   }
 
   async function request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult> {
@@ -166,27 +197,24 @@ export function createChanges(deps: ChangesDeps): Changes {
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
-    const validated = validate(action, targetId, values);
+    const validated = validate(action, targetId, values, true);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const detail = `invalid workflow step: ${Object.entries(fieldErrors)
-        .map(([field, message]) => `${field}: ${message}`)
-        .join('; ')}`;
       const entry = door.entryAt(startedMs, {
         ...ctx,
         ...asTyped,
         outcome: 'invalid',
         apiStatus: null,
-        detail,
+        detail: invalidDetail('invalid workflow step', fieldErrors),
         workflowExecutionId: step.workflowExecutionId,
       });
       const record = await write(entry, log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
-    const prepared = change.prepare(door.cloud, targetId, validated.params);
+    const { prepared } = validated;
     const asked = await approvals.ask(
       {
         ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },

@@ -26,6 +26,8 @@ export interface ChangeDefinition<A extends string, P, O extends ChangeOperation
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
+  /** Fields typed as free text that go into the request: what a request too long to be shown for approval asks to shorten. */
+  textFields?: readonly string[];
   validate(targetId: number, values: FormValues): FormValidation<P>;
   /** What the audit (and an approval request) keeps of valid parameters. */
   audited(params: P): Record<string, unknown>;
@@ -52,6 +54,7 @@ const DEFINITIONS = {
     needed: 'operator',
     fields: DISK_FORM_FIELDS,
     apiFields: DISK_FORM_FIELDS,
+    textFields: ['label', 'mount_point'],
     validate: (_vsId, values) => validateDiskForm(values),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,

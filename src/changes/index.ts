@@ -15,6 +15,7 @@ export {
 } from './changes';
 export {
   DEFAULT_APPROVAL_TTL_MS,
+  MAX_SHOWN_REQUEST,
   type ApprovalResult,
   type ApprovedRun,
   type ClaimResult,

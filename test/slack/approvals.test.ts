@@ -247,6 +247,31 @@ describe('the exact request', () => {
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
     });
+
+    test('a request too long to be shown whole is not asked for: the form names the fields to shorten; shortened, every field sent is shown', async () => {
+      // Each apostrophe is six characters in XML (&apos;): a label and a mount point of them make the request 3,400 long.
+      const apostrophes = { ...goodDisk, label: input.text("'".repeat(255)), mount_point: input.text(`/${"'".repeat(255)}`), min_iops: input.number('500') };
+      const requestsBefore = x.slack.messagesIn(CHANNEL).filter(isRequest).length;
+      const view = await openForm(x, 'disk add 44', 'UOPER');
+      const ack = await submit(x, 'disk_add', 'UOPER', view.private_metadata, apostrophes);
+      expect(ack.response_action).toBe('errors');
+      expect(Object.keys(ack.errors!).sort()).toEqual(['label', 'mount_point']);
+      expect(ack.errors!.mount_point).toMatch(
+        /^Too long to ask for approval: the request would be 3,\d+ characters as sent, \d+ more than an approval request shows whole\. This field takes 1,558/,
+      );
+      expect(ack.errors!.label).toMatch(/This field takes 1,545 of them .*: shorten it or the other fields marked$/);
+      expect((await x.store.approvals.open(Date.now())).filter((a) => a.target === 'vs:44')).toEqual([]);
+      expect(x.slack.messagesIn(CHANNEL).filter(isRequest)).toHaveLength(requestsBefore);
+      expect(xmlCloud.requests.filter((r) => r.method === 'POST')).toEqual([]);
+
+      const shortened = { ...apostrophes, label: input.text("'".repeat(200)), mount_point: input.text(`/mnt/${"'".repeat(100)}`) };
+      const asked = await ask('UOPER', 'disk add 44', shortened, 'disk_add', x);
+      const shown = shownRequest(asked.message);
+      for (const field of ['label', 'mount_point', 'hot_attach', 'min_iops', 'require_format_disk', 'file_system']) expect(shown).toContain(`<${field}`);
+      await clickOn(x, 'UOPER2', 'approval_approve', asked);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · done/);
+      expect(xmlCloud.requests.filter((r) => r.method === 'POST').map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shown]);
+    });
   });
 });
 

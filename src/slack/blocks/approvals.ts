@@ -1,6 +1,7 @@
 import type { Button, KnownBlock, RichTextBlock } from '@slack/types';
 import type { ApprovedRun, Role, Target } from '../../changes';
-import { isOutcomeNotRecorded, targetTitle } from '../../changes';
+import { isOutcomeNotRecorded, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
+import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, RecordedRequest } from '../../store';
 import { appliedUnreadableText } from './changes';
@@ -33,8 +34,6 @@ import {
 export const APPROVE_ACTION_ID = 'approval_approve';
 export const DENY_ACTION_ID = 'approval_deny';
 
-/** The request text shown is bounded; a longer body is cut and says so (the audit keeps it whole). */
-export const MAX_SHOWN_REQUEST = 2800;
 
 export interface ApprovalFacts {
   approval: Approval;
@@ -49,15 +48,18 @@ export interface ApprovalFacts {
 /** How a request ended: approved (and how its change went), rejected, or expired. */
 export type ApprovalEnd = { kind: 'approved'; run: ApprovedRun; timeoutMs: number } | { kind: 'rejected' } | { kind: 'expired' };
 
-/** The request as it goes on the wire: its line, then its body. */
-export function requestText(request: RecordedRequest): string {
-  const text = `${request.method} ${request.path}${request.body === null ? '' : `\n\n${request.body}`}`;
-  return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here; the audit record keeps it whole)` : text;
+/**
+ * The request as it goes on the wire: its line, then its body. The door asks for none longer than MAX_SHOWN_REQUEST;
+ * one stored before it checked is cut here and says so (the door does not send it: what is shown is all there is).
+ */
+export function shownRequestText(request: RecordedRequest): string {
+  const text = requestText(request);
+  return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)` : text;
 }
 
 /** The request as preformatted rich text: shown as it is, byte for byte. */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: requestText(request) }] }] };
+  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: shownRequestText(request) }] }] };
 }
 
 /** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */

@@ -1,4 +1,4 @@
-import { OutcomeNotRecordedError, type ApprovedRun } from '../../../src/changes';
+import { MAX_SHOWN_REQUEST, OutcomeNotRecordedError, type ApprovedRun } from '../../../src/changes';
 import { CloudError } from '../../../src/cloud/errors';
 import type { Approval, AuditRecord } from '../../../src/store';
 import { StoreUnavailableError } from '../../../src/store/unavailable';
@@ -6,14 +6,13 @@ import {
   APPROVAL_UNKNOWN,
   asked,
   DECISION_UNRECORDED,
-  MAX_SHOWN_REQUEST,
   renderApprovalClosed,
   renderApprovalEnded,
   renderApprovalRequest,
   requestedText,
   requestBlock,
   requestNotPostedText,
-  requestText,
+  shownRequestText,
   type ApprovalEnd,
   type ApprovalFacts,
 } from '../../../src/slack/blocks/approvals';
@@ -137,11 +136,11 @@ describe('the request', () => {
     );
   });
 
-  test('a request without a body is its line alone; one longer than a message holds is cut and says so', () => {
-    expect(requestText({ method: 'POST', path: '/backups/9/restore.json', body: null })).toBe('POST /backups/9/restore.json');
-    const long = requestText({ method: 'POST', path: '/x.json', body: 'y'.repeat(5000) });
-    expect(long).toBe(`${`POST /x.json\n\n${'y'.repeat(5000)}`.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here; the audit record keeps it whole)`);
-    const exact = requestText({ method: 'POST', path: '/x.json', body: 'z'.repeat(MAX_SHOWN_REQUEST - 'POST /x.json\n\n'.length) });
+  test('a request without a body is its line alone; one stored longer than a message shows (before the door refused them) is cut and says so', () => {
+    expect(shownRequestText({ method: 'POST', path: '/backups/9/restore.json', body: null })).toBe('POST /backups/9/restore.json');
+    const long = shownRequestText({ method: 'POST', path: '/x.json', body: 'y'.repeat(5000) });
+    expect(long).toBe(`${`POST /x.json\n\n${'y'.repeat(5000)}`.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)`);
+    const exact = shownRequestText({ method: 'POST', path: '/x.json', body: 'z'.repeat(MAX_SHOWN_REQUEST - 'POST /x.json\n\n'.length) });
     expect(exact).not.toContain('cut here');
     expect(exact).toHaveLength(MAX_SHOWN_REQUEST);
   });
