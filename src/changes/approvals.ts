@@ -253,16 +253,30 @@ export function createApprovalSteps(door: Door) {
     return { outcome: 'claimed', approval: claimed.approval, record: claimed.record! };
   }
 
+  /** A decision that allowed approving turned into a refusal because the one who asked could not ask for the change now. */
+  async function requesterDenial(decision: Decision, approval: Approval, log: Logger): Promise<Decision | null> {
+    if (!isChangeAction(approval.action)) return null;
+    const theirs = await check(approval.requestedBy, approval.action, approval.channelId, log);
+    if (theirs.allowed) return null;
+    const denial = {
+      code: 'requester' as const,
+      requestedBy: approval.requestedBy,
+      theirs: { role: theirs.role, needed: theirs.needed, denial: theirs.denial },
+    };
+    return { ...decision, allowed: false, denial };
+  }
+
   async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
     const click = await clicked(approvalId, clicker, 'requested');
     if (click.outcome !== 'open') return click;
     const { startedMs, approval, action, ctx, log, about } = click;
 
-    // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
+    // The role now and the channel of the request; not the one who asked; to approve, not while frozen, and only
+    // while the one who asked could still ask for it (their role now, the request's channel), as at submission.
     const checked = await check(ctx.userId, action, approval.channelId, log);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
-    else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
+    else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
     if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
 
     const status = verdict === 'approve' ? 'approved' : 'rejected';

@@ -226,6 +226,30 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
   });
 
+  test('Approve is refused while the one who asked could not ask for the change now (a role lost), recorded; Deny still decides', async () => {
+    t = setup();
+    const approval = await askRestore(t, 'UGROUPIE');
+    t.groups.SADMINS = [];
+    t.advance(2000);
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      outcome: 'denied',
+      decision: {
+        allowed: false,
+        role: 'admin',
+        denial: { code: 'requester', requestedBy: 'UGROUPIE', theirs: { role: 'none', needed: 'admin', denial: { code: 'role' } } },
+      },
+    });
+    expect((await records(t)).at(-1)).toMatchObject({
+      outcome: 'denied',
+      userId: 'UADMIN2',
+      requestedBy: 'UGROUPIE',
+      detail: 'the requester UGROUPIE could no longer ask for it: role none, needs admin',
+    });
+    expect((await t.store.approvals.get(approval.id))!.status).toBe('requested');
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject')).toMatchObject({ outcome: 'rejected' });
+    expect(t.calls).toEqual([]);
+  });
+
   test("the channel restriction applies to the request's channel", async () => {
     t = setup();
     const approval = await askRestore(t);

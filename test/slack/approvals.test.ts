@@ -194,6 +194,26 @@ describe('a click on the request', () => {
     await updatedTo(h, asked, /Approved\* by <@UGROUPADMIN>/);
   });
 
+  test('Approve of a request whose requester could not ask for it now is refused, recorded, and told why; nothing is sent', async () => {
+    const asked = await ask('UOPER', 'disk add 42', goodDisk, 'disk_add');
+    // A restart with other settings: UOPER is an operator no more.
+    await h.restart({ ...ENV, VS_OPERATORS: 'UOPER2' });
+    try {
+      expect(await answerToClick(h, 'UOPER2', 'approval_approve', asked)).toMatch(
+        /<@UOPER> asked for this change and could not ask for it now: Adding a disk needs the operator role; they have no role now\. Nothing was sent\./,
+      );
+      expect(changePosts()).toEqual([]);
+      expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy, r.detail])).toEqual([
+        ['requested', 'UOPER', 'UOPER', expect.any(String)],
+        ['denied', 'UOPER2', 'UOPER', 'the requester UOPER could no longer ask for it: role none, needs operator'],
+      ]);
+      expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
+      await clickOn(h, 'UOPER2', 'approval_deny', asked);
+    } finally {
+      await h.restart(ENV);
+    }
+  });
+
   test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
     const asked = await askRestore('UADMIN');
     await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });

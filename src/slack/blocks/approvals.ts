@@ -34,7 +34,6 @@ import {
 export const APPROVE_ACTION_ID = 'approval_approve';
 export const DENY_ACTION_ID = 'approval_deny';
 
-
 export interface ApprovalFacts {
   approval: Approval;
   /** What the change is called, e.g. "Restore backup" (its row of CHANGE_FORMS). */

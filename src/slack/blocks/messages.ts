@@ -75,7 +75,7 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   const text = truncate(denialText(decision), 2000);
   const code = decision.denial?.code;
   const note =
-    code === 'frozen' || code === 'own_request'
+    code === 'frozen' || code === 'own_request' || code === 'requester'
       ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
       : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
