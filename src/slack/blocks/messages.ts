@@ -111,7 +111,8 @@ function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
   const asked =
     kind === 'reads'
       ? `You have asked for ${perMinute} reads in the last minute, the most allowed per person.`
-      : `You have opened or submitted ${perMinute} change forms in the last minute, the most allowed per person; nothing was changed or recorded.`;
+      : `You have made ${perMinute} change attempts in the last minute (forms opened or submitted, approvals, freezes), the most allowed per person; ` +
+        'nothing was changed or recorded.';
   return `${asked} Try again in ${retryInSeconds} s.`;
 }
 

@@ -361,7 +361,7 @@ describe('per-person limits', () => {
     expect(limited.req.outcome).toBe('limited');
     expect(limited.modals).toEqual([]);
     expect(limited.replies[0]).toMatchObject({ response_type: 'ephemeral' });
-    expect(textOf(limited)).toContain('You have opened or submitted 2 change forms in the last minute');
+    expect(textOf(limited)).toContain('You have made 2 change attempts in the last minute');
     expect(textOf(limited)).toContain('nothing was changed or recorded. Try again in 30 s.');
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'limit reached', limit: 'changes', perMinute: 2, retryInSeconds: 30 }));
   });

@@ -28,9 +28,10 @@ export const ACTIONS: readonly ActionRow[] = [
     needs: { need: { opens: action }, target: 'home', title: CHANGE_FORMS[action].title, channelChosenLater: true },
     run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
   })),
-  // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
-  { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
-  { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
-  // A workflow's request: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
-  { actionId: CLAIM_ACTION_ID, needs: { need: 'everyone' }, run: claimClick },
+  // An approval request's buttons, change attempts: the door checks the clicker (role now, not the requester, the
+  // request's channel, the freeze) and records a refusal.
+  { actionId: APPROVE_ACTION_ID, needs: { need: 'change_attempt' }, run: approvalClick('approve') },
+  { actionId: DENY_ACTION_ID, needs: { need: 'change_attempt' }, run: approvalClick('reject') },
+  // A workflow's request, a change attempt: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
+  { actionId: CLAIM_ACTION_ID, needs: { need: 'change_attempt' }, run: claimClick },
 ];

@@ -115,8 +115,8 @@ export const COMMANDS = [
     usage: '/vs freeze <reason>',
     example: '/vs freeze deploy in progress',
     help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze` (admins)'],
-    // The door checks the admin role (the policy's `freeze`) and records a refusal.
-    needs: 'everyone',
+    // A change attempt: the door checks the admin role (the policy's `freeze`) and records a refusal.
+    needs: 'change_attempt',
     run: freezeCommand,
   }),
   subcommand({
@@ -127,7 +127,7 @@ export const COMMANDS = [
     usage: '/vs unfreeze',
     example: '/vs unfreeze',
     help: ['`/vs unfreeze`: allow changes again (admins)'],
-    needs: 'everyone',
+    needs: 'change_attempt',
     run: unfreezeCommand,
   }),
   subcommand({

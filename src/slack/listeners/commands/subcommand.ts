@@ -13,8 +13,11 @@ import { openChangeForm } from './open-change-form';
 /** Runs a subcommand with the arguments its grammar read. */
 export type CommandListener<A> = (ctx: ListenerContext, req: SlackRequest, args: A) => Promise<Outcome>;
 
-/** The needs of a row that runs a listener: everyone, or an action the policy decides (a change form's row needs what its change needs). */
-export type CommandNeed = 'everyone' | ReadAction;
+/**
+ * The needs of a row that runs a listener: everyone, an action the policy decides (a change form's row needs what its
+ * change needs), or a change attempt the door decides (the freeze).
+ */
+export type CommandNeed = 'everyone' | ReadAction | 'change_attempt';
 
 type Does<A> =
   /** Runs its listener once the needs middleware has let the user through. */
