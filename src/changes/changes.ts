@@ -156,7 +156,11 @@ export function createChanges(deps: ChangesDeps): Changes {
     if (asked) {
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
     }
-    return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+    const ran = await door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+    // Frozen between the check above and the start: a refusal like the check's.
+    return ran.outcome === 'frozen'
+      ? { outcome: 'denied', decision: { ...decision, allowed: false, denial: { code: 'frozen', freeze: ran.freeze } }, record: ran.record }
+      : ran;
   }
 
   /**

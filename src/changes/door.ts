@@ -4,7 +4,7 @@ import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
 import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
-import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
+import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
@@ -46,8 +46,13 @@ export type ChangeResult<T> =
   /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
   | { outcome: 'requested'; approval: Approval; record: AuditRecord };
 
-/** What a run of a change can end in, once it was allowed and valid. */
-export type RunResult<T> = Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' }>;
+/**
+ * What a run of a change can end in, once it was allowed and valid; `frozen`: changes were frozen when it was to start
+ * (checked in the transaction that starts it), so nothing was sent; recorded as denied.
+ */
+export type RunResult<T> =
+  | Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' }>
+  | { outcome: 'frozen'; freeze: Freeze; record: AuditRecord };
 
 export interface DoorDeps {
   cloud: ChangeCloud;
@@ -195,6 +200,11 @@ export function createDoor(deps: DoorDeps) {
     if (begun.outcome === 'busy') {
       log.info('target busy', { submission: run.claimKey });
       return { outcome: 'busy', record: await write(entry('busy', `another change to ${targetTitle(target)} is in progress`), log) };
+    }
+    if (begun.outcome === 'frozen') {
+      // Frozen after the checks read the freeze, before the start committed (another instance, or a click): nothing sent.
+      log.info('change refused at its start: changes are frozen', { by: begun.freeze.by });
+      return { outcome: 'frozen', freeze: begun.freeze, record: await write(entry('denied', frozenDetail(begun.freeze)), log) };
     }
 
     const record = begun.record;

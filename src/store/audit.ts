@@ -1,3 +1,4 @@
+import type { Freeze } from './freeze';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
@@ -100,8 +101,12 @@ export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   id: number;
 }
 
-/** What beginChange did: claimed, leased and recorded the attempt as `started`, or nothing past the claim. */
-export type ChangeBeginning = { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' };
+/**
+ * What beginChange did: claimed, leased and recorded the attempt as `started`; or nothing past the claim (`duplicate`,
+ * `busy`); or nothing at all, as changes are frozen.
+ */
+export type ChangeBeginning =
+  { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' } | { outcome: 'frozen'; freeze: Freeze };
 
 /**
  * The start and the end of a change are here, though they also claim the
@@ -120,6 +125,8 @@ export interface AuditTrail {
   record(entry: AuditEntry): Promise<AuditRecord>;
   /**
    * The start of a change, in one transaction (one commit instead of three):
+   * reads the freeze (while changes are frozen, `frozen`, nothing written; a
+   * freeze committing meanwhile, on any instance, is waited for and read);
    * claims `submissionKey` (else `duplicate`, nothing written); takes the
    * lease (else `busy`: the claim is kept, nothing else written); records
    * `started` (its lease owner: `lease.owner`) and returns it. The same

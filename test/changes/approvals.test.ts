@@ -280,6 +280,18 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
   });
 
+  test('a freeze committed after Approve read the freeze: approved and recorded, then refused at its start (in its transaction); nothing sent', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const freeze = { by: 'UADMIN', at: new Date(T0).toISOString(), reason: 'storage migration' };
+    const store = t.store;
+    const racing = { ...store, freeze: { ...store.freeze, current: async () => (await store.freeze.current()) ?? (await store.freeze.start(freeze), null) } };
+    const result = await createChanges({ ...t.deps, store: racing }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({ outcome: 'approved', change: { outcome: 'frozen', freeze, record: { outcome: 'denied', decidedBy: 'UADMIN2' } } });
+    expect(t.calls).toEqual([]);
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'approved', 'denied']);
+  });
+
   test('Deny: rejected, recorded with both people, nothing called; a later click hears who decided', async () => {
     t = setup();
     const approval = await askRestore(t);

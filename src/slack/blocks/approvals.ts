@@ -6,6 +6,7 @@ import { isStoreUnavailable } from '../../store';
 import type { Approval, RecordedRequest } from '../../store';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
+import { frozenText } from './denials';
 import {
   channelMention,
   code,
@@ -157,6 +158,8 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
       return `:warning: ${approved}, but another change to ${safe(targetTitle(f.target), 40)} was in progress. Nothing was changed; ask again later.`;
     case 'duplicate':
       return `:information_source: ${approved}; it had already been run (see \`/vs audit\`).`;
+    case 'frozen':
+      return `:no_entry: ${approved}, but changes were frozen before it started. Nothing was changed. ${frozenText(run.freeze)}`;
     case 'not_sent':
       return (
         `:x: ${approved}, but not sent: ` +

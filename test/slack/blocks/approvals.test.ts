@@ -198,6 +198,10 @@ describe('the request once it has ended', () => {
     expect(approvedWith({ outcome: 'busy', record: record({ outcome: 'busy' }) })).toBe(
       ':warning: *Approved* by <@UADMIN>, but another change to VS 42 was in progress. Nothing was changed; ask again later.',
     );
+    const freeze = { by: 'UADMIN2', at: '2024-05-06T14:05:00.000Z', reason: 'storage migration' };
+    expect(approvedWith({ outcome: 'frozen', freeze, record: record({ outcome: 'denied' }) })).toMatch(
+      /^:no_entry: \*Approved\* by <@UADMIN>, but changes were frozen before it started\. Nothing was changed\. Changes are frozen: <@UADMIN2>/,
+    );
     expect(approvedWith({ outcome: 'duplicate' })).toBe(':information_source: *Approved* by <@UADMIN>; it had already been run (see `/vs audit`).');
     expect(approvedWith({ outcome: 'not_sent', current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' }, record: record() })).toBe(
       ':x: *Approved* by <@UADMIN>, but not sent: the bot would now send `POST /virtual_machines/42/disks.xml` instead of the request approved ' +
