@@ -15,7 +15,7 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('loadConfig', () => {
-  test('fills every default from PRODUCT.md for a minimal HTTP-mode setup', () => {
+  test('fills every default of docs/product.md (Configuration) for a minimal HTTP-mode setup', () => {
     const c = loadConfig(minimalHttp);
     expect(c.slack.port).toBe(3000);
     expect(c.slack.appToken).toBeUndefined();

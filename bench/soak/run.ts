@@ -54,7 +54,7 @@ const SECRET = 'soak-signing-secret-0123456789';
 const BOT_TOKEN = 'xoxb-soak-bot-token-0123456789';
 const API_KEY = 'soak-cloud-api-key-0123456789';
 
-/** Messages of PRODUCT.md's error table (and Slack-side refusals): explained when a fault was injected. */
+/** Messages of docs/product.md, Errors the user sees (and Slack-side refusals): explained when a fault was injected. */
 const EXPLAINED: [string, RegExp][] = [
   ['cloud_timeout', /did not answer within/],
   ['cloud_failed', /The cloud API failed/],

@@ -7,7 +7,7 @@ import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door,
 import { neededRole, type Decision } from './policy';
 import { targetIdIn } from './targets';
 
-// The second person (PRODUCT.md "Approvals"). A change that needs one is not
+// The second person (docs/product.md, Approvals). A change that needs one is not
 // called when it is submitted: its prepared request is stored with who asked,
 // where and until when, and recorded as `requested` (ask). A click on its
 // message's Approve or Deny button is checked (decide): the clicker holds the
@@ -18,7 +18,7 @@ import { targetIdIn } from './targets';
 // (claim `approval:<id>`, lease, call, records), sending the request that was
 // approved, after checking that it is still what the bot would send now.
 // Requests nobody decides expire (expire, run by the sweeps of src/ops).
-// A workflow step's request (PRODUCT.md "Workflow steps") is asked for with
+// A workflow step's request (docs/product.md, Workflow steps) is asked for with
 // nobody as its requester; the first person allowed to make the change who
 // clicks it becomes the requester (claim), and from there it is an approval
 // request like any other. One nobody claims expires the same way.

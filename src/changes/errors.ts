@@ -1,5 +1,5 @@
 // Failures of the door that its callers must tell apart from a crash: each a
-// small class with a stable `code` (as bolt-js src/errors.ts), so that the
+// small class with a stable `code` (as bolt-js/src/errors.ts), so that the
 // Slack side says the right thing without matching messages.
 
 export const ChangeErrorCode = {

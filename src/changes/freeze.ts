@@ -2,7 +2,7 @@ import type { AuditRecord, Freeze } from '../store';
 import type { ChangeContext, Door } from './door';
 import type { Decision } from './policy';
 
-// The switch that stops every change (PRODUCT.md "Freeze"): admins turn it
+// The switch that stops every change (docs/product.md, Freeze): admins turn it
 // on with a reason and off again; each is recorded in the same transaction as
 // the change of state, and a refusal is recorded too. While it is on, the
 // door refuses every way in (door.ts frozenDenial: opening a form, a

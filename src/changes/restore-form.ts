@@ -25,7 +25,7 @@ export const BackupRestoreForm = (backupId: number) => {
       confirm: z
         .string({ error: mismatch })
         .optional()
-        // Ids may be written with a leading # everywhere (PRODUCT.md), the confirmation too.
+        // Ids may be written with a leading # everywhere (docs/product.md, The /vs command), the confirmation too.
         .refine((s) => s !== undefined && s.trim().replace(/^#/, '') === String(backupId), mismatch),
       reason: z
         .string({ error: 'Enter the reason as text' })

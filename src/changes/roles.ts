@@ -1,4 +1,4 @@
-// The roles of PRODUCT.md, lowest first. Who has which is the policy's
+// The roles of docs/product.md (Roles), lowest first. Who has which is the policy's
 // business (policy.ts); what each change needs is its definition's.
 
 export type Role = 'none' | 'viewer' | 'operator' | 'admin';

@@ -8,7 +8,7 @@ import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
 import { CHANGE_OPERATIONS, pathId, prepareAddDisk, prepareRestoreBackup, type ChangeAnswers, type ChangeOperation, type PreparedRequest } from './prepared';
 
-// The four operations of spec 4.1–4.4 on top of the transport (http.ts) and
+// The four operations of docs/cloud-api.md on top of the transport (http.ts) and
 // the codec (codec.ts). Reads are single-flight and come back frozen, since
 // callers that overlap share them; changes are prepared (prepared.ts) and the
 // prepared request is what is sent, exactly once.

@@ -4,12 +4,12 @@ import { AutoscalingSlot, Backup, Disk, FirewallRule, type AddDiskParams } from 
 import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
 // One decoding path for both wire formats: body text → plain objects (JSON.parse
-// or the XML reader of xml.ts) → unwrap the spec's wrappers → the zod schemas
+// or the XML reader of xml.ts) → unwrap the API's wrappers → the zod schemas
 // of schemas.ts. JSON and XML carrying the same data decode to equal objects.
 
 export type WireFormat = 'json' | 'xml';
 
-/** How each operation's answer is shaped on the wire (spec 4.1–4.4). */
+/** How each operation's answer is shaped on the wire (docs/cloud-api.md). */
 interface ListShape<S extends z.ZodType> {
   kind: 'list';
   /** XML root and JSON list name, e.g. `firewall_rules`. */
@@ -48,7 +48,7 @@ export interface ResponseContext {
   request?: string;
 }
 
-/** Decodes a successful answer. Unreadable text or a shape other than the spec's → CloudError('bad_response'). */
+/** Decodes a successful answer. Unreadable text or a shape other than docs/cloud-api.md's → CloudError('bad_response'). */
 export function decodeResponse<S extends ResponseShape>(format: WireFormat, text: string, shape: S, context: ResponseContext = {}): Decoded<S> {
   try {
     return decodeOrThrow(format, text, shape);
@@ -252,12 +252,12 @@ function decodeHtmlText(html: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// The add-disk body (spec 4.3)
+// The add-disk body (docs/cloud-api.md, Add a disk)
 
-/** Flags the spec writes as 1/0; the others are written true/false. */
+/** Flags the API writes as 1/0; the others are written true/false. */
 const ONE_ZERO_FLAGS: ReadonlySet<keyof AddDiskParams> = new Set(['primary', 'hot_attach', 'require_format_disk']);
 
-/** Wire order: the spec's parameter table. */
+/** Wire order: the parameter table of docs/cloud-api.md, Add a disk. */
 const ADD_DISK_FIELDS: readonly (keyof AddDiskParams)[] = [
   'disk_type',
   'disk_size',
@@ -273,7 +273,7 @@ const ADD_DISK_FIELDS: readonly (keyof AddDiskParams)[] = [
   'file_system',
 ];
 
-/** The parameters as the strings the spec's JSON example sends; undefined parameters are left out. */
+/** The parameters as the strings the API's JSON example sends; undefined parameters are left out. */
 export function addDiskWireFields(params: AddDiskParams): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const name of ADD_DISK_FIELDS) {

@@ -9,7 +9,7 @@ export type CloudErrorKind =
   | 'timeout' // no answer within VS_API_TIMEOUT_MS
   | 'network' // refused, reset, DNS
   | 'no_connection' // not sent: no connection of its budget came free within VS_API_CONNECTION_WAIT_MS
-  | 'bad_response'; // unparsable, too large, or not the shape of the spec
+  | 'bad_response'; // unparsable, too large, or not the shape docs/cloud-api.md gives
 
 export interface CloudErrorInit {
   status?: number;
@@ -38,7 +38,7 @@ export class CloudError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly request: string | undefined;
   /**
-   * The API answered 2xx, but its body could not be read (not the spec's
+   * The API answered 2xx, but its body could not be read (not the API's
    * shape, not JSON/XML, too large, or the connection broke off after the
    * status line). What was asked was done: a change was applied, only its
    * answer is lost. The door records such a change as `applied_unreadable`.

@@ -7,7 +7,7 @@ import type { AddDiskParams, Backup, Disk } from './schemas';
 // construction, what the cloud API receives. The credentials are not part of
 // it: the transport adds them as a header.
 
-/** What each change operation answers with (spec 4.1, 4.3). */
+/** What each change operation answers with (docs/cloud-api.md, Restore a backup, Add a disk). */
 export interface ChangeAnswers {
   add_disk: Disk;
   restore_backup: Backup;
@@ -39,12 +39,12 @@ export function pathId(id: number): string {
   return String(id);
 }
 
-/** POST /virtual_machines/:id/disks (spec 4.3), its body in `format`. */
+/** POST /virtual_machines/:id/disks (docs/cloud-api.md, Add a disk), its body in `format`. */
 export function prepareAddDisk(format: WireFormat, vsId: number, params: AddDiskParams): PreparedRequest<'add_disk'> {
   return { operation: 'add_disk', method: 'POST', path: `/virtual_machines/${pathId(vsId)}/disks.${format}`, body: encodeAddDiskBody(format, params) };
 }
 
-/** POST /backups/:id/restore (spec 4.1): no body. */
+/** POST /backups/:id/restore (docs/cloud-api.md, Restore a backup): no body. */
 export function prepareRestoreBackup(format: WireFormat, backupId: number): PreparedRequest<'restore_backup'> {
   return { operation: 'restore_backup', method: 'POST', path: `/backups/${pathId(backupId)}/restore.${format}`, body: null };
 }

@@ -162,8 +162,8 @@ export const FirewallRule = z
 export type FirewallRule = z.infer<typeof FirewallRule>;
 
 /**
- * What our code asks the client to send for spec 4.3. Plain booleans here;
- * the client writes them on the wire as the spec wants (1/0 or true/false).
+ * What our code asks the client to send to add a disk (docs/cloud-api.md, Add a disk). Plain booleans here;
+ * the client writes them on the wire as the API wants (1/0 or true/false).
  */
 export const AddDiskParams = z.object({
   disk_type: z.enum(['HDD', 'SSD']),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The template catalogue of spec 2.5. The spec describes each template but
+// The template catalogue (docs/cloud-api.md, Templates). The API describes each template but
 // omits the literal labels; these follow its pattern "<distribution> <version>
 // x64" (Windows: "<name> <year> x64 <edition> R2"). Labels are exact and
 // case-sensitive, as the API treats them.
@@ -39,7 +39,7 @@ const CATALOGUE: readonly Template[] = z
 
 Object.freeze(CATALOGUE);
 
-/** The whole catalogue, in the spec's order. Frozen: callers share it. */
+/** The whole catalogue, in the order of docs/cloud-api.md. Frozen: callers share it. */
 export const TEMPLATES: readonly Template[] = CATALOGUE;
 
 /** The template with exactly this label (case-sensitive), or undefined. */

@@ -5,7 +5,7 @@ import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
 
 // One exchange with the cloud API: a connection from the request's budget
 // (reads and changes each have their own, and their own Pool), Basic auth,
-// the headers of spec 4 (the format suffix is in the caller's path), the call's deadline, a cap on the
+// the headers of docs/cloud-api.md, Conventions (the format suffix is in the caller's path), the call's deadline, a cap on the
 // size of answers, and every low-level failure mapped to a CloudError. What
 // an answer's status or body means is not decided here (retry.ts, codec.ts).
 // The API key lives only in the Authorization header built here; every text

@@ -1,7 +1,7 @@
 import { parseAddressForm } from './address';
 import type { InterfaceAnswer, PortAnswer, RuleRecord, Verdict } from './port-question';
 
-// The port question's answer in one word (PRODUCT.md, "Workflow steps"):
+// The port question's answer in one word (docs/product.md, Workflow steps):
 // `accepted` when the traffic is accepted on every network interface,
 // `dropped` when dropped on every one, `undecided` when no rule decides on
 // any, `mixed` otherwise. Without a source, an interface's word is the one

@@ -15,7 +15,7 @@ export interface Metrics {
   /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
-  /** Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (PRODUCT.md's vocabulary). */
+  /** Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (docs/product.md, Audit). */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;

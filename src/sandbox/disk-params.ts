@@ -1,5 +1,5 @@
-// Validation of the add-disk parameters (spec 4.3) as the real API does it:
-// lenient about how values are written (the spec's own JSON example sends
+// Validation of the add-disk parameters (docs/cloud-api.md, Add a disk) as the real API does it:
+// lenient about how values are written (the API's own JSON example sends
 // "20", "1", "true"), strict about what they mean. Every problem is reported
 // at once, keyed by the parameter name, so a client can put it on the field.
 

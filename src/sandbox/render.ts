@@ -11,7 +11,7 @@ import type {
 } from './types';
 import { xmlDocument, xmlErrors, xmlList } from './xml';
 
-// Records → wire bodies, in the shapes of spec section 4: JSON wraps each item
+// Records → wire bodies, in the shapes of docs/cloud-api.md: JSON wraps each item
 // in its resource key, XML is Rails-style with typed attributes.
 
 export interface Body {
@@ -22,7 +22,7 @@ export interface Body {
 const json = (value: unknown): Body => ({ contentType: 'application/json; charset=utf-8', text: JSON.stringify(value) });
 const xml = (text: string): Body => ({ contentType: 'application/xml; charset=utf-8', text });
 
-/** The XML form of a firewall rule carries only this subset of spec 2.4, in this order. */
+/** The XML form of a firewall rule carries only this subset (docs/cloud-api.md, Firewall rules), in this order. */
 export const FIREWALL_XML_FIELDS = ['address', 'created_at', 'command', 'id', 'network_interface_id', 'port', 'position', 'protocol', 'updated_at'] as const;
 
 export function firewallRules(rules: readonly SandboxFirewallRule[], format: WireFormat): Body {
@@ -74,7 +74,7 @@ function autoscalingRecord(vmId: number, resource: AutoscalingResource, scaleTyp
   };
 }
 
-/** Always six entries; a slot without a rule is a placeholder (spec 2.2 rule 1). */
+/** Always six entries; a slot without a rule is a placeholder (docs/cloud-api.md, Autoscaling rules). */
 export function autoscaling(server: SandboxServer, format: WireFormat): Body {
   const records = AUTOSCALING_SLOTS.map(([resource, scaleType]) =>
     autoscalingRecord(

@@ -11,7 +11,7 @@ import { SandboxState } from './state';
 import type { Sandbox, SandboxOptions, SandboxRequest, WireFormat } from './types';
 
 // The cloud API simulator on node:http: Basic auth, JSON or XML chosen by the
-// path suffix (or Accept), the four operations of spec 4.1–4.4 and their
+// path suffix (or Accept), the four operations of docs/cloud-api.md and their
 // 404/422/403 answers. Everything a request changes lives in SandboxState.
 
 /** Bodies larger than this are refused (413); add-disk bodies are a few hundred bytes. */

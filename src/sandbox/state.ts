@@ -2,7 +2,7 @@ import type { DiskParams } from './disk-params';
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
 import type { SandboxBackup, SandboxDisk, SandboxSeed, SandboxServer } from './types';
 
-/** Why a restore was refused (spec 7: 403, "request is correct but could not be processed"). */
+/** Why a restore was refused (docs/cloud-api.md, Status codes: 403, "request is correct but could not be processed"). */
 export type RestoreRefusal = 'marked_for_delete' | 'not_built' | 'locked';
 
 export type RestoreResult = { ok: true; backup: SandboxBackup } | { ok: false; reason: RestoreRefusal };

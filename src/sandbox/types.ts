@@ -1,4 +1,4 @@
-// Records the sandbox keeps, shaped as the spec's resources (section 2). They
+// Records the sandbox keeps, shaped as the records of docs/cloud-api.md. They
 // are the sandbox's own types on purpose: the simulator must not lean on the
 // client's decoding, or a shared mistake would go unnoticed in the tests.
 
@@ -29,7 +29,7 @@ export interface SandboxFirewallRule {
 export type AutoscalingResource = 'memory' | 'cpu' | 'disk';
 export type ScaleType = 'up' | 'down';
 
-/** A configured autoscaling rule; `above`/`add_units` are derived on output (spec 2.2 rule 2). */
+/** A configured autoscaling rule; `above`/`add_units` are derived on output (docs/cloud-api.md, Autoscaling rules). */
 export interface SandboxAutoscalingRule {
   id: number;
   resource: AutoscalingResource;
@@ -102,7 +102,7 @@ export interface SandboxBackup {
 
 export interface SandboxServer {
   id: number;
-  /** Not served by any route (spec 2.6 shows no fields); for people reading the seed. */
+  /** Not served by any route (docs/cloud-api.md, The server); for people reading the seed. */
   label: string;
   firewallRules: SandboxFirewallRule[];
   /** Configured rules only; the missing slots are answered as placeholders. */

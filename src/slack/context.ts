@@ -42,7 +42,7 @@ export interface ListenerContext {
 export type RequestKind = 'command' | 'action' | 'shortcut' | 'submission' | 'event' | 'step';
 
 /**
- * How a request ended, in PRODUCT.md's outcomes, plus three that are not
+ * How a request ended, in the outcomes of docs/product.md (Audit), plus three that are not
  * outcomes of a change: `not_found` (the id names nothing), `opened` (a
  * form was opened), `duplicate` (a repeated submission, which did nothing),
  * `limited` (past a per-person limit: nothing was asked or recorded).

@@ -1,5 +1,5 @@
 // Failures of the Slack side that are ours, not the user's: each a small
-// class with a stable `code` (as bolt-js src/errors.ts), so that the listener
+// class with a stable `code` (as bolt-js/src/errors.ts), so that the listener
 // wrapper logs and answers them apart from a crash.
 
 export const SlackErrorCode = {

@@ -1,10 +1,10 @@
 import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from './audit';
 
-// Approvals: a change that waits for a second person (PRODUCT.md
+// Approvals: a change that waits for a second person (docs/product.md,
 // "Approvals"). Each step is one transaction with its audit record (and the
 // record's audit post): asked for (with the submission's claim), decided (the
 // first decisive click wins, across instances), expired (each once, across
-// instances). A workflow step's request (PRODUCT.md "Workflow steps") is asked
+// instances). A workflow step's request (docs/product.md, Workflow steps) is asked
 // for with no requester and claimed by the first person who takes it (the
 // first claim wins, across instances). The records' words are the caller's: it passes the entry, or a
 // function of the approval as it stands once the step is taken.

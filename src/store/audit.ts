@@ -2,7 +2,7 @@ import type { Freeze } from './freeze';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
-// told, settled in place when the cloud API answers (PRODUCT.md "Audit").
+// told, settled in place when the cloud API answers (docs/product.md, Audit).
 // Its callers are the change door (record, beginChange, complete), `/vs audit`
 // (latest) and the recovery sweep (recoverInterrupted).
 
@@ -29,7 +29,7 @@ export interface RecordedRequest {
 }
 
 /**
- * One vocabulary for records, messages and metrics (PRODUCT.md "Audit").
+ * One vocabulary for records, messages and metrics (docs/product.md, Audit).
  * `started` is written before the cloud API is called and replaced by the
  * final outcome when it answers; a record still `started` whose lease has
  * expired is settled as `interrupted` (the change may or may not have been

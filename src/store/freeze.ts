@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditRecord } from './audit';
 
-// The freeze: while one is in force, changes are refused (PRODUCT.md
+// The freeze: while one is in force, changes are refused (docs/product.md,
 // "Freeze"). At most one at a time, shared by every instance, read afresh by
 // every check (one row). Freezing and lifting write their audit record in the
 // same transaction as the change of state.

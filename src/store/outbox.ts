@@ -5,7 +5,7 @@ import type { AuditRecord } from './audit';
 // without its post; the sender (src/ops/audit-outbox.ts) drains it under a
 // claim that expires, acknowledging a post only once Slack took it.
 //
-// Denials are grouped: one user's denials form one group (PRODUCT.md: at most
+// Denials are grouped: one user's denials form one group (docs/product.md, Audit: at most
 // one denial post per user a minute), and a claim takes a whole group as one
 // post. Posts of other records are claimed before any group, so a real
 // change's post never waits behind anyone's denials, and however many denials

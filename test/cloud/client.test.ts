@@ -95,7 +95,7 @@ describe('what the client sends', () => {
     expect(server.requests[0]!.url).toBe('/api/virtual_machines/7/firewall_rules.json');
   });
 
-  it('posts the add-disk body of spec 4.3 and returns the created disk', async () => {
+  it('posts the add-disk body of docs/cloud-api.md and returns the created disk', async () => {
     server.handle((_req, res) => reply(res, 201, fixture('disk.json')));
     const disk = await client().addDisk(42, { disk_type: 'SSD', disk_size: 20, primary: false, add_to_linux_fstab: true });
     expect(disk).toMatchObject({ id: 311, disk_size: 20, built: false, locked: true });

@@ -8,7 +8,7 @@ import { xmlList, xmlRecord } from '../helpers/rails-xml';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
 
-/** The fields XML carries for a firewall rule (spec 2.4); JSON carries these and more. */
+/** The fields XML carries for a firewall rule (docs/cloud-api.md, Firewall rules); JSON carries these and more. */
 const XML_FIREWALL_FIELDS = ['id', 'network_interface_id', 'position', 'address', 'port', 'protocol', 'command', 'created_at', 'updated_at'];
 
 function expectBadResponse(run: () => unknown, message: RegExp): void {

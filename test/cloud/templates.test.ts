@@ -1,12 +1,12 @@
 import { filterTemplates, findTemplate, Template, TEMPLATES } from '../../src/cloud/templates';
 
 describe('the template catalogue', () => {
-  it('holds the twelve templates of spec 2.5, each valid against the Template schema', () => {
+  it('holds the twelve templates of docs/cloud-api.md, each valid against the Template schema', () => {
     expect(TEMPLATES).toHaveLength(12);
     for (const template of TEMPLATES) expect(Template.safeParse(template).success).toBe(true);
   });
 
-  it('carries the minimums, virtualization and licence of the spec', () => {
+  it('carries the minimums, virtualization and licence of docs/cloud-api.md', () => {
     expect(findTemplate('CentOS 6.7 x64')).toEqual({ label: 'CentOS 6.7 x64', minMemoryMb: 384, minDiskGb: 5, virtualization: ['XEN', 'KVM'], license: null });
     expect(findTemplate('Ubuntu 12.04 x64')).toMatchObject({ minMemoryMb: 128, minDiskGb: 5 });
     expect(findTemplate('Debian 8.0 x64')).toMatchObject({ minMemoryMb: 512, minDiskGb: 6 });

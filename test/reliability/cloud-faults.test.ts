@@ -5,7 +5,7 @@ import * as faults from '../helpers/cloud-fault-server';
 import type { FaultHandler } from '../helpers/cloud-fault-server';
 
 // The cloud API failing in every way we know of, end to end through the real
-// Bolt app: the user reads PRODUCT.md's message for it (only they see it, no
+// Bolt app: the user reads the message of docs/product.md (Errors the user sees) (only they see it, no
 // stack trace), the bot answers the next command normally, memory stays flat.
 
 const TIMEOUT_MS = 800;

@@ -36,7 +36,7 @@ async function addJson(body: unknown, vsId = 42) {
 }
 
 describe('POST /virtual_machines/:id/disks', () => {
-  it('creates a disk from the spec example with string values and answers 201 with every disk field', async () => {
+  it('creates a disk from the API example with string values and answers 201 with every disk field', async () => {
     const { status, body } = await addJson({
       disk: {
         disk_type: 'SSD',

@@ -39,7 +39,7 @@ async function xmlRules(vsId: number) {
 }
 
 describe('GET /virtual_machines/:id/firewall_rules in JSON', () => {
-  it('lists the web server rules with every field of spec 2.4, each wrapped in firewall_rule', async () => {
+  it('lists the web server rules with every field of docs/cloud-api.md (Firewall rules), each wrapped in firewall_rule', async () => {
     const rules = await jsonRules(42);
     expect(rules).toHaveLength(8);
     for (const r of rules) expect(Object.keys(r).sort()).toEqual(ALL_FIELDS);
@@ -110,7 +110,7 @@ describe('VS 77, the server for the port question', () => {
 });
 
 describe('GET /virtual_machines/:id/firewall_rules in XML', () => {
-  it('carries only the spec 2.4 XML subset, with typed attributes', async () => {
+  it('carries only the XML subset of docs/cloud-api.md (Firewall rules), with typed attributes', async () => {
     const { rules } = await xmlRules(42);
     expect(rules).toHaveLength(8);
     for (const r of rules) expect(Object.keys(r).sort()).toEqual(XML_SUBSET);

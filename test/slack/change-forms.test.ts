@@ -34,7 +34,7 @@ describe('changes from Slack', () => {
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'denied' });
   });
 
-  test('an operator adds a disk: the API receives the spec body and the channel gets the new disk', async () => {
+  test('an operator adds a disk: the API receives the body of docs/cloud-api.md and the channel gets the new disk', async () => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     expect(view.callback_id).toBe('disk_add');
     const actionIds = view.blocks.map((b) => b.element?.action_id).filter(Boolean);

@@ -24,7 +24,7 @@ import {
   withSandbox,
 } from './mrkdwn';
 
-// The approval request (PRODUCT.md "Approvals"), posted in the channel the
+// The approval request (docs/product.md, Approvals), posted in the channel the
 // change was asked from and updated in place by whichever instance settles
 // it: who asks, for what, why, until when, and the exact API request, with
 // Approve (behind Slack's confirmation dialog) and Deny buttons whose value is

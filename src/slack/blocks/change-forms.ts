@@ -12,7 +12,7 @@ import type { Rendered } from './mrkdwn';
 // global shortcut opens it without a target, the view submission runs it
 // through the change door. The table is typed by ChangeAction, so a change
 // without its row here does not compile; manifest.yml and the local page's
-// shortcut menu are kept in step with it by test/slack/declarations.test.ts.
+// shortcut menu are kept in step with it by test/slack/listeners/manifest.test.ts.
 
 export interface ChangeFormModal {
   /** Undefined when opened from the global shortcut: the form then asks for it. */
@@ -24,7 +24,7 @@ export interface ChangeFormModal {
 }
 
 export interface ChangeForm<A extends ChangeAction> {
-  /** The modal's callback_id (PRODUCT.md): the change's action. */
+  /** The modal's callback_id (docs/product.md, Modals): the change's action. */
   callbackId: A;
   /** The global shortcut that opens the form without a target (manifest.yml, the local page's menu). */
   shortcut: { callbackId: string; name: string; description: string };

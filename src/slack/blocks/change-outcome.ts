@@ -17,7 +17,7 @@ import { CHANGES_UNRECORDABLE } from './messages';
  */
 export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { outcome: 'unrecorded' } | { outcome: 'not_recorded' };
 
-/** PRODUCT.md: the audit store is unreachable. */
+/** docs/product.md, Errors the user sees: the audit store is unreachable. */
 export const UNRECORDED_TEXT = `:x: ${CHANGES_UNRECORDABLE}`;
 
 /** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */

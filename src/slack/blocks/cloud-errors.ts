@@ -2,7 +2,7 @@ import { targetTitle, type Target } from '../../changes';
 import { isCloudError, mayHaveApplied, type CloudError } from '../../cloud/errors';
 
 // The one place that turns a cloud API failure into what the user reads
-// (PRODUCT.md, "Errors the user sees"), from the error's data: its kind,
+// (docs/product.md, Errors the user sees), from the error's data: its kind,
 // status, the API's own messages and the low-level cause's code. Plain text:
 // renderers escape it where they place it. Never a stack trace, never silence.
 

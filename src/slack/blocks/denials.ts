@@ -87,7 +87,7 @@ export function allowsText(actions: readonly Action[], mutationChannels: readonl
   return actions.map((action) => (isChangeAction(action) ? `${CHANGE_FORMS[action].allows}${where}` : OTHER_WORDS[action].allows));
 }
 
-/** Who froze changes, when and why (PRODUCT.md "Errors the user sees"), as mrkdwn. */
+/** Who froze changes, when and why (docs/product.md, Errors the user sees), as mrkdwn. */
 export function frozenText(freeze: Freeze): string {
   const at = Date.parse(freeze.at);
   const when = Number.isFinite(at) ? slackTime(at) : safe(freeze.at, 40);

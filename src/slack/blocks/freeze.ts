@@ -2,7 +2,7 @@ import type { Freeze } from '../../store';
 import { frozenText } from './denials';
 import { context, fallback, oneLine, type Rendered, safe, section, slackTime, unrecordable, userMention, withSandbox } from './mrkdwn';
 
-// The freeze in the channel (PRODUCT.md "Freeze"): said where it was typed,
+// The freeze in the channel (docs/product.md, Freeze): said where it was typed,
 // for everyone there, and to the audit channel by its audit record.
 
 const when = (iso: string) => (Number.isFinite(Date.parse(iso)) ? slackTime(Date.parse(iso)) : safe(iso, 40));

@@ -7,7 +7,7 @@ import { frozenText } from './denials';
 import { auditRecordSections, roleLines, type RoleFacts } from './messages';
 import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
 
-// The Home tab (PRODUCT.md "App Home"): who you are here and what your role
+// The Home tab (docs/product.md, App Home): who you are here and what your role
 // allows, whether changes are frozen, the buttons that open the change forms,
 // the approval requests you may decide (with the buttons their messages
 // have), your own requests still waiting, and the latest changes (all of

@@ -2,7 +2,7 @@ import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 
 // The two change forms. Each input's block_id and action_id are the name of
-// the API parameter it fills (PRODUCT.md), so validation messages keyed by
+// the API parameter it fills (docs/product.md, Modals), so validation messages keyed by
 // parameter go straight back onto the field.
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });

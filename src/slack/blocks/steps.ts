@@ -5,7 +5,7 @@ import type { Freeze } from '../../store';
 import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcTime } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
-// The words of the workflow steps (PRODUCT.md, "Workflow steps"): what
+// The words of the workflow steps (docs/product.md, Workflow steps): what
 // Workflow Builder shows of each step and its parameters, their outputs, the
 // errors they complete with, and what a step's inputs are told when they do
 // not read. Outputs and errors are plain text that a workflow

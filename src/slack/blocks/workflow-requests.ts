@@ -3,14 +3,14 @@ import type { Approval } from '../../store';
 import { asked, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
 import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
-// A change a workflow step asked for (PRODUCT.md "Workflow steps"), posted in
+// A change a workflow step asked for (docs/product.md, Workflow steps), posted in
 // the step's channel: what the workflow asks (the change, the reason, the
 // exact API request) with a "Request this change" button. Nothing in a
 // workflow proves who started it, so nobody is its requester until someone
 // who may make the change claims it; the message then becomes the approval
 // request (blocks/approvals.ts) and a second person decides.
 
-/** The claim button's action_id (PRODUCT.md); its value is the request's id. */
+/** The claim button's action_id (docs/product.md, Workflow steps); its value is the request's id. */
 export const CLAIM_ACTION_ID = 'change_request_claim';
 
 /** The request nobody has claimed yet, with its button. */

@@ -15,7 +15,7 @@ import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, vi
 /** What Slack shows for escaped mrkdwn. */
 const shown = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-/** Every command of PRODUCT.md's table, as a user would type it. */
+/** Every command of the table in docs/product.md (The /vs command), as a user would type it. */
 const PRODUCT_COMMANDS = [
   '/vs help',
   '/vs firewall <vs_id>',
@@ -35,7 +35,7 @@ const usageFor = (text: string) => {
 };
 
 describe('help', () => {
-  test('lists every command of PRODUCT.md', () => {
+  test('lists every command of docs/product.md', () => {
     const m = renderHelp({ commands: USAGE_LINES, sandbox: false });
     for (const command of PRODUCT_COMMANDS) expect(shown(visible(m))).toContain(command);
     expectWithinSlackLimits(m);

@@ -49,7 +49,7 @@ describe('add-disk modal', () => {
     expect(fromCommand.submit?.text).toBe('Add disk');
   });
 
-  test('has one input per API parameter of spec 4.3, block_id = action_id = parameter name', () => {
+  test('has one input per API parameter of docs/cloud-api.md (Add a disk), block_id = action_id = parameter name', () => {
     expect(inputIds(fromCommand).sort()).toEqual([...DISK_FIELDS].sort());
     for (const b of inputs(fromCommand)) expect(b.element?.action_id).toBe(b.block_id);
   });

@@ -83,7 +83,7 @@ describe('manifest.yml and the workflow steps', () => {
     expect(Object.keys(parsed.functions as object)).toEqual(FUNCTIONS.map((row) => row.callbackId));
   });
 
-  test("the steps' callback ids, inputs and outputs are PRODUCT.md's", () => {
+  test("the steps' callback ids, inputs and outputs are those of docs/product.md", () => {
     const declared = manifestFunctions();
     const shape = Object.fromEntries(
       Object.entries(declared).map(([id, f]) => [

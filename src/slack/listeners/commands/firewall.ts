@@ -29,7 +29,7 @@ export async function firewallCommand(ctx: ListenerContext, req: SlackRequest, c
   }
 }
 
-/** A failed read, told to the user in PRODUCT.md's words: `not_found` for a 404 (the id names nothing), `failed` for the rest. */
+/** A failed read, told in the words of docs/product.md, Errors the user sees: `not_found` for a 404 (the id names nothing), `failed` for the rest. */
 export async function replyCloudError(ctx: ListenerContext, req: Replier, error: unknown, subject: Target): Promise<Outcome> {
   const notFound = isCloudError(error) && error.kind === 'not_found';
   // A 404 is a user's typo, not a fault of ours: one plain line, no stack trace.

@@ -3,7 +3,7 @@ import { PORT_MAX } from '../../../firewall/ports';
 import type { PortQuestion, Protocol } from '../../../firewall/port-question';
 import { cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
 
-// The `/vs` grammar of PRODUCT.md, without Slack or the network: the kinds of
+// The `/vs` grammar of docs/product.md (The /vs command), without Slack or the network: the kinds of
 // argument a subcommand takes, and the reading of a line against the rows of
 // the command table (index.ts). Reading never throws: whatever the text, it
 // is one row's arguments, or a refusal with a message for the user and, when

@@ -18,7 +18,7 @@ import { whoamiCommand } from './whoami';
 // `Command` type is read off them; `/vs help` lists their help lines in the
 // same order. To add a subcommand: a row below (and its listener beside this
 // file); manifest.yml's usage hint is checked against the rows by
-// test/slack/declarations.test.ts.
+// test/slack/listeners/manifest.test.ts.
 
 export const AUDIT_DEFAULT_LIMIT = 10;
 export const AUDIT_MAX_LIMIT = 50;

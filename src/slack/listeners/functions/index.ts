@@ -15,7 +15,7 @@ import {
 import { autoscalingSummaryStep, firewallSummaryStep, portCheckStep } from './read-steps';
 import { manifestOf, stepRow, type StepRow } from './step';
 
-// The table of workflow steps (PRODUCT.md, "Workflow steps"): a row per
+// The table of workflow steps (docs/product.md, Workflow steps): a row per
 // custom step Workflow Builder offers, with its callback id, its typed inputs
 // and outputs (parameters.ts: how manifest.yml declares each, and how a value
 // is read; their words, as Workflow Builder shows them, in blocks/steps.ts),

@@ -12,7 +12,7 @@ const invalid = (text: string): Extract<Command, { kind: 'invalid' }> => {
   return cmd;
 };
 
-describe('the /vs grammar of PRODUCT.md', () => {
+describe('the /vs grammar of docs/product.md', () => {
   test.each<[string, Command]>([
     ['', { kind: 'help' }],
     ['   ', { kind: 'help' }],

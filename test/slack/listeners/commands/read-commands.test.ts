@@ -248,7 +248,7 @@ describe('presentation settings', () => {
   });
 });
 
-describe('errors of the cloud API reach the user as PRODUCT.md words them', () => {
+describe('errors of the cloud API reach the user as docs/product.md words them', () => {
   const { h, fault } = useHarnessBehindFaults();
 
   test.each([
