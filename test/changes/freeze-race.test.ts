@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/wait';
 import { entry } from '../store/contract/entries';
 
 // A freeze against the start of a change, across instances on one PostgreSQL
-// (PRODUCT.md "Security": the freeze is checked in the same transaction that
+// (docs/product.md "Security": the freeze is checked in the same transaction that
 // starts a change, so nothing starts after a freeze commits). Two stores on one
 // database stand for two instances; a third connection holds a table lock to
 // stop a transaction half-way, where the race would happen.
