@@ -154,6 +154,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({
       cloud,
+      // The cloud as configured (`sandbox` for the built-in one, whatever port it listens on): approvals are sent to it or not at all.
+      cloudAccount: { apiUrl: overrides.cloudUrl ?? config.cloud.url, accountId: config.cloud.accountId },
       store: watchedStore,
       policy,
       approvals: config.approvals,

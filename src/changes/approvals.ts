@@ -1,7 +1,7 @@
 import type { PreparedRequest } from '../cloud/prepared';
 import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
+import type { Approval, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
 import { neededRole, type Decision } from './policy';
@@ -35,12 +35,38 @@ export type ApprovedRun =
    * StoreUnavailableError (nothing sent), or something unforeseen.
    */
   | { outcome: 'error'; error: unknown }
-  | {
-      outcome: 'not_sent';
-      /** The request the bot would send now for the same change; null when its stored parameters could not be read. */
-      current: RecordedRequest | null;
-      record: AuditRecord;
-    };
+  | { outcome: 'not_sent'; why: NotSent; record: AuditRecord };
+
+/** Why an approved request was not sent (recorded as failed; nothing was changed). */
+export type NotSent =
+  /** What the bot would send now for the same change is another request (VS_API_FORMAT changed, or the bot did). */
+  | { code: 'changed'; current: RecordedRequest }
+  /** Its stored parameters could not be read back. */
+  | { code: 'unreadable' }
+  /** It was prepared for another cloud: VS_API_URL or VS_ACCOUNT_ID differ now (or it was stored before they were kept). */
+  | { code: 'other_cloud' }
+  /** It is longer than its message could show (stored before such requests were refused): nobody saw all of it. */
+  | { code: 'unshown' };
+
+/** A not-sent request in the audit's words. */
+function notSentDetail(why: NotSent): string {
+  switch (why.code) {
+    case 'changed':
+      return `not sent: the bot would now send ${why.current.method} ${why.current.path}, not the request that was approved; nothing was changed`;
+    case 'unreadable':
+      return 'not sent: the approved request could not be read back; nothing was changed';
+    case 'other_cloud':
+      return 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed';
+    case 'unshown':
+      return 'not sent: it is longer than its message could show, so nobody saw all of it; nothing was changed';
+  }
+}
+
+/** Whether a request's cloud is the one the bot sends to now (a base URL compared without its trailing slashes). */
+function sameCloud(a: CloudAccount | null, b: CloudAccount): boolean {
+  const base = (url: string) => url.replace(/\/+$/, '');
+  return a !== null && base(a.apiUrl) === base(b.apiUrl) && a.accountId === b.accountId;
+}
 
 export type ApprovalResult =
   /** No such request (or not one this version knows). */
@@ -166,6 +192,7 @@ export function createApprovalSteps(door: Door) {
       action,
       target,
       params,
+      cloud: door.deps.cloudAccount,
       channelId: ctx.channelId,
       requestedBy: ctx.userId,
       requestedAt: requested.at,
@@ -316,7 +343,6 @@ export function createApprovalSteps(door: Door) {
 
   /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
   async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, log: Logger): Promise<ApprovedRun> {
-    const change = CHANGES[action];
     const names = {
       requestedBy: approval.requestedBy,
       decidedBy: approval.decidedBy,
@@ -324,17 +350,17 @@ export function createApprovalSteps(door: Door) {
       workflowExecutionId: approval.workflowExecutionId ?? null,
     };
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
-    const targetId = targetIdIn(approval.target, change.targetKind);
-    const stored = change.stored.safeParse(approval.params);
-    const prepared = targetId !== null && stored.success ? change.prepare(door.cloud, targetId, stored.data) : null;
-    if (targetId === null || !stored.success || prepared === null || !samePreparedRequest(prepared, approval.apiRequest)) {
-      // What would go on the wire now is not what was approved (VS_API_FORMAT changed, or the bot did): nothing is sent.
-      const current = prepared === null ? null : recorded(prepared);
-      const detail =
-        current === null
-          ? 'not sent: the approved request could not be read back; nothing was changed'
-          : `not sent: the bot would now send ${current.method} ${current.path}, not the request that was approved; nothing was changed`;
-      log.warn('the approved request is not what would be sent now; not sent', { approved: approval.apiRequest.path, now: current?.path });
+    const sendable = sendableAsApproved(approval, action);
+    if (!sendable.ok) {
+      const { why } = sendable;
+      const detail = notSentDetail(why);
+      log.warn('the approved request is not sent', {
+        why: why.code,
+        approved: approval.apiRequest.path,
+        now: why.code === 'changed' ? why.current.path : undefined,
+        preparedFor: approval.cloud?.apiUrl ?? null,
+        sendingTo: door.deps.cloudAccount.apiUrl,
+      });
       const entry = entryAt(startedMs, {
         ...ctx,
         action,
@@ -346,9 +372,27 @@ export function createApprovalSteps(door: Door) {
         apiRequest: approval.apiRequest,
         ...names,
       });
-      return { outcome: 'not_sent', current, record: await write(entry, log) };
+      return { outcome: 'not_sent', why, record: await write(entry, log) };
     }
-    return door.execute({ ctx, action, targetId, params: stored.data, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+    const { targetId, params, prepared } = sendable;
+    return door.execute({ ctx, action, targetId, params, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+  }
+
+  /**
+   * What is sent for an approved request is what was approved, whole, to the cloud it was prepared for: the request
+   * prepared again from its stored parameters, to run; or why it is not sent.
+   */
+  function sendableAsApproved<A extends ChangeAction>(approval: Approval, action: A) {
+    const change = CHANGES[action];
+    const notSent = (why: NotSent) => ({ ok: false as const, why });
+    if (!sameCloud(approval.cloud, door.deps.cloudAccount)) return notSent({ code: 'other_cloud' });
+    const targetId = targetIdIn(approval.target, change.targetKind);
+    const stored = change.stored.safeParse(approval.params);
+    if (targetId === null || !stored.success) return notSent({ code: 'unreadable' });
+    const prepared = change.prepare(door.cloud, targetId, stored.data);
+    if (!samePreparedRequest(prepared, approval.apiRequest)) return notSent({ code: 'changed', current: recorded(prepared) });
+    if (requestText(approval.apiRequest).length > MAX_SHOWN_REQUEST) return notSent({ code: 'unshown' });
+    return { ok: true as const, targetId, params: stored.data, prepared };
   }
 
   async function expire(): Promise<ExpiredApproval[]> {

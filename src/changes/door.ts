@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, RecordedRequest, Store } from '../store';
+import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
@@ -56,6 +56,8 @@ export type RunResult<T> =
 
 export interface DoorDeps {
   cloud: ChangeCloud;
+  /** The cloud `cloud` sends to (VS_API_URL, VS_ACCOUNT_ID): kept with each approval request, which is sent to it or not at all. */
+  cloudAccount: CloudAccount;
   /** The audit trail, submission claims, target leases, approvals and the freeze. */
   store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze'>;
   policy: Policy;

@@ -20,6 +20,7 @@ export {
   type ApprovedRun,
   type ClaimResult,
   type ExpiredApproval,
+  type NotSent,
   type Verdict,
   type WaitingApprovals,
 } from './approvals';

@@ -15,6 +15,12 @@ import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from '.
  */
 export type ApprovalStatus = 'awaiting_requester' | 'requested' | 'approved' | 'rejected' | 'expired';
 
+/** The cloud a request was prepared for: VS_API_URL (`sandbox` for the built-in one) and VS_ACCOUNT_ID. */
+export interface CloudAccount {
+  apiUrl: string;
+  accountId: string;
+}
+
 /** A change waiting for a second person. */
 export interface ApprovalRequest {
   /** Unique, e.g. a UUID; the buttons' value. */
@@ -33,13 +39,16 @@ export interface ApprovalRequest {
   reason: string | null;
   /** The exact API request it will send (method, path, body), for the message. */
   apiRequest: RecordedRequest;
+  /** The cloud it will be sent to; null for a request stored before it was kept (such a request is never sent). */
+  cloud?: CloudAccount | null;
   /** The workflow execution (Wx…) whose step asked for it; absent or null for a person's request. */
   workflowExecutionId?: string | null;
   /** A workflow asked for it: it starts `awaiting_requester`, not `requested`. */
   awaitingRequester?: boolean;
 }
 
-export interface Approval extends Omit<ApprovalRequest, 'awaitingRequester'> {
+export interface Approval extends Omit<ApprovalRequest, 'awaitingRequester' | 'cloud'> {
+  cloud: CloudAccount | null;
   status: ApprovalStatus;
   decidedBy: string | null;
   /** ISO 8601. */

@@ -15,7 +15,7 @@ export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';
 export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';
 export type { PruneResult, Retention } from './retention';
-export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals, ExpiredApproval } from './approvals';
+export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals, CloudAccount, ExpiredApproval } from './approvals';
 export type { ChangeFreeze, Freeze } from './freeze';
 export type { RateCounter, RateDecision } from './rates';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';

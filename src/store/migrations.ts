@@ -191,6 +191,14 @@ function version6(): string[] {
   ];
 }
 
+/**
+ * An approval request keeps the cloud it was prepared for (VS_API_URL, VS_ACCOUNT_ID): it is sent to that one or
+ * not at all. Requests stored before have none, and are never sent.
+ */
+function version7(): string[] {
+  return [`ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`, `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -227,6 +235,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
     sqlite: version6(),
     postgres: version6(),
+  },
+  {
+    version: 7,
+    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for',
+    sqlite: version7(),
+    postgres: version7(),
   },
 ];
 

@@ -1,3 +1,4 @@
+import { MAX_SHOWN_REQUEST } from '../../src/changes';
 import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
@@ -5,7 +6,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { Approval, AuditRecord } from '../../src/store';
 import { StoreUnavailableError } from '../../src/store/unavailable';
-import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
+import { CLOUD_ACCOUNT, openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
 import { goodDiskForm } from '../helpers/forms';
 
 // The second person, at the door (src/changes/approvals.ts): asking stores
@@ -80,6 +81,7 @@ describe('asking', () => {
         decidedAt: null,
         messageTs: null,
         workflowExecutionId: null,
+        cloud: CLOUD_ACCOUNT,
       },
       record: expect.objectContaining({
         outcome: 'requested',
@@ -410,7 +412,7 @@ describe('deciding', () => {
       outcome: 'approved',
       change: {
         outcome: 'not_sent',
-        current: { method: 'POST', path: '/backups/9/restore.xml', body: null },
+        why: { code: 'changed', current: { method: 'POST', path: '/backups/9/restore.xml', body: null } },
         record: {
           outcome: 'failed',
           userId: 'UADMIN',
@@ -430,10 +432,69 @@ describe('deciding', () => {
     await t.store.approvals.request({ ...approval, id: 'TAMPERED', params: { backup_id: 'nine' } });
     const result = await t.changes.decide('TAMPERED', { userId: 'UADMIN2' }, 'approve');
     expect(result).toMatchObject({
-      change: { outcome: 'not_sent', current: null, record: { detail: 'not sent: the approved request could not be read back; nothing was changed' } },
+      change: {
+        outcome: 'not_sent',
+        why: { code: 'unreadable' },
+        record: { detail: 'not sent: the approved request could not be read back; nothing was changed' },
+      },
     });
     await t.store.approvals.request({ ...approval, id: 'ELSEWHERE', target: 'vs:9' });
-    expect(await t.changes.decide('ELSEWHERE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'not_sent', current: null } });
+    expect(await t.changes.decide('ELSEWHERE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      change: { outcome: 'not_sent', why: { code: 'unreadable' } },
+    });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('prepared for another cloud (VS_API_URL or VS_ACCOUNT_ID changed since), or stored before the cloud was kept: not sent, recorded', async () => {
+    t = setup();
+    const elsewhere = [
+      { ...CLOUD_ACCOUNT, accountId: 'acct-2' },
+      { ...CLOUD_ACCOUNT, apiUrl: 'https://other-cloud.example.com/api' },
+    ];
+    for (const cloudAccount of elsewhere) {
+      const approval = await askRestore(t);
+      const result = await createChanges({ ...t.deps, cloudAccount }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+      expect(result).toMatchObject({
+        outcome: 'approved',
+        change: {
+          outcome: 'not_sent',
+          why: { code: 'other_cloud' },
+          record: {
+            outcome: 'failed',
+            decidedBy: 'UADMIN2',
+            detail: 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed',
+          },
+        },
+      });
+    }
+    const before = await askRestore(t);
+    await t.store.approvals.request({ ...before, id: 'BEFORE', cloud: null });
+    expect(await t.changes.decide('BEFORE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'not_sent', why: { code: 'other_cloud' } } });
+    expect(t.calls).toEqual([]);
+    // The same base URL written with a trailing slash is the same cloud.
+    const same = await askRestore(t);
+    const slashed = createChanges({ ...t.deps, cloudAccount: { ...CLOUD_ACCOUNT, apiUrl: `${CLOUD_ACCOUNT.apiUrl}/` } });
+    expect(await slashed.decide(same.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'succeeded' } });
+  });
+
+  test('a request stored longer than its message shows (before such requests were refused): not sent, as nobody saw all of it', async () => {
+    t = setup({ format: 'xml' });
+    const asked = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm);
+    if (asked.outcome !== 'requested') throw new Error(`expected requested, got ${asked.outcome}`);
+    // Asked for today, this form is refused on its label and mount point: each apostrophe is six characters in XML.
+    const params = { ...asked.approval.params, label: "'".repeat(255), mount_point: `/${"'".repeat(255)}` };
+    expect(await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDiskForm, label: params.label, mount_point: params.mount_point })).toMatchObject({
+      outcome: 'invalid',
+      fieldErrors: { label: expect.stringContaining('Too long to ask for approval'), mount_point: expect.stringContaining('Too long') },
+    });
+    const prepared = t.cloud.prepareAddDisk(42, params as Parameters<typeof t.cloud.prepareAddDisk>[1]);
+    expect(prepared.body!.length).toBeGreaterThan(MAX_SHOWN_REQUEST);
+    const apiRequest = { method: prepared.method, path: prepared.path, body: prepared.body };
+    await t.store.approvals.request({ ...asked.approval, id: 'LONG', params, apiRequest });
+    const result = await t.changes.decide('LONG', { userId: 'UOPER2' }, 'approve');
+    expect(result).toMatchObject({
+      change: { outcome: 'not_sent', why: { code: 'unshown' }, record: { detail: expect.stringContaining('nobody saw all of it') } },
+    });
     expect(t.calls).toEqual([]);
   });
 
@@ -729,9 +790,12 @@ describe('what each step keeps, and logs', () => {
     expect(log.lines()).toContainEqual(
       expect.objectContaining({
         level: 'warn',
-        msg: 'the approved request is not what would be sent now; not sent',
+        msg: 'the approved request is not sent',
+        why: 'changed',
         approved: '/backups/9/restore.json',
         now: '/backups/9/restore.xml',
+        preparedFor: CLOUD_ACCOUNT.apiUrl,
+        sendingTo: CLOUD_ACCOUNT.apiUrl,
       }),
     );
   });

@@ -26,6 +26,7 @@ function approval(o: Partial<Approval> = {}): Approval {
     decidedBy: null,
     decidedAt: null,
     messageTs: null,
+    cloud: null,
     ...o,
   };
 }

@@ -214,6 +214,23 @@ describe('a click on the request', () => {
     }
   });
 
+  test('approved after a restart onto another cloud account: not sent, recorded, and the message says why', async () => {
+    const asked = await askRestore('UADMIN');
+    await h.restart({ ...ENV, VS_ACCOUNT_ID: 'another-account' });
+    try {
+      await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+      await updatedTo(h, asked, /Approved\* by <@UADMIN2>, but not sent: it was prepared for another cloud API or account than the bot uses now/);
+      expect(changePosts()).toEqual([]);
+      expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.detail])).toEqual([
+        ['requested', expect.any(String)],
+        ['approved', expect.any(String)],
+        ['failed', 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed'],
+      ]);
+    } finally {
+      await h.restart(ENV);
+    }
+  });
+
   test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
     const asked = await askRestore('UADMIN');
     await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock, RichTextBlock } from '@slack/types';
-import type { ApprovedRun, Role, Target } from '../../changes';
+import type { ApprovedRun, NotSent, Role, Target } from '../../changes';
 import { isOutcomeNotRecorded, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
@@ -161,13 +161,7 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
     case 'frozen':
       return `:no_entry: ${approved}, but changes were frozen before it started. Nothing was changed. ${frozenText(run.freeze)}`;
     case 'not_sent':
-      return (
-        `:x: ${approved}, but not sent: ` +
-        (run.current
-          ? `the bot would now send ${code(`${run.current.method} ${run.current.path}`, 200)} instead of the request approved (its configuration changed)`
-          : 'the approved request could not be read back') +
-        '. Nothing was changed; ask again.'
-      );
+      return `:x: ${approved}, but not sent: ${notSentText(run.why)}. Nothing was changed; ask again.`;
     case 'error':
       if (isOutcomeNotRecorded(run.error))
         return (
@@ -177,6 +171,20 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
       if (isStoreUnavailable(run.error))
         return `:x: ${approved}, but it could not be run: the audit store is unreachable, so nothing was changed. Ask again in a few minutes.`;
       return `:x: ${approved}, but something went wrong on our side running it. Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\` before retrying.`;
+  }
+}
+
+/** Why an approved request was not sent, as mrkdwn. */
+function notSentText(why: NotSent): string {
+  switch (why.code) {
+    case 'changed':
+      return `the bot would now send ${code(`${why.current.method} ${why.current.path}`, 200)} instead of the request approved (its configuration changed)`;
+    case 'unreadable':
+      return 'the approved request could not be read back';
+    case 'other_cloud':
+      return 'it was prepared for another cloud API or account than the bot uses now (VS_API_URL or VS_ACCOUNT_ID changed since it was asked for)';
+    case 'unshown':
+      return 'it is longer than its message could show, so nobody saw all of it';
   }
 }
 

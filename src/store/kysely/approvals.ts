@@ -23,6 +23,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     decidedAt: row.decided_at,
     messageTs: row.message_ts,
     workflowExecutionId: row.workflow_execution_id,
+    cloud: row.cloud_api_url !== null && row.cloud_account_id !== null ? { apiUrl: row.cloud_api_url, accountId: row.cloud_account_id } : null,
   };
 }
 
@@ -45,6 +46,8 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
       decided_at: null,
       message_ts: null,
       workflow_execution_id: request.workflowExecutionId ?? null,
+      cloud_api_url: request.cloud?.apiUrl ?? null,
+      cloud_account_id: request.cloud?.accountId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

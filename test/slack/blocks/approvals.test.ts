@@ -47,6 +47,7 @@ function approval(o: Partial<Approval> = {}): Approval {
     decidedBy: null,
     decidedAt: null,
     messageTs: '1.2',
+    cloud: null,
     ...o,
   };
 }
@@ -203,12 +204,20 @@ describe('the request once it has ended', () => {
       /^:no_entry: \*Approved\* by <@UADMIN>, but changes were frozen before it started\. Nothing was changed\. Changes are frozen: <@UADMIN2>/,
     );
     expect(approvedWith({ outcome: 'duplicate' })).toBe(':information_source: *Approved* by <@UADMIN>; it had already been run (see `/vs audit`).');
-    expect(approvedWith({ outcome: 'not_sent', current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' }, record: record() })).toBe(
+    const changed = { code: 'changed' as const, current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' } };
+    expect(approvedWith({ outcome: 'not_sent', why: changed, record: record() })).toBe(
       ':x: *Approved* by <@UADMIN>, but not sent: the bot would now send `POST /virtual_machines/42/disks.xml` instead of the request approved ' +
         '(its configuration changed). Nothing was changed; ask again.',
     );
-    expect(approvedWith({ outcome: 'not_sent', current: null, record: record() })).toBe(
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'unreadable' }, record: record() })).toBe(
       ':x: *Approved* by <@UADMIN>, but not sent: the approved request could not be read back. Nothing was changed; ask again.',
+    );
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'other_cloud' }, record: record() })).toBe(
+      ':x: *Approved* by <@UADMIN>, but not sent: it was prepared for another cloud API or account than the bot uses now ' +
+        '(VS_API_URL or VS_ACCOUNT_ID changed since it was asked for). Nothing was changed; ask again.',
+    );
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'unshown' }, record: record() })).toBe(
+      ':x: *Approved* by <@UADMIN>, but not sent: it is longer than its message could show, so nobody saw all of it. Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'error', error: new OutcomeNotRecordedError({ cause: new Error('disk full') }) })).toBe(
       ':warning: *Approved* by <@UADMIN>; the change was sent to the cloud API, but its outcome could not be recorded, ' +

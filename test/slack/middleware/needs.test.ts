@@ -8,6 +8,7 @@ import type { ResponsePayload } from '../../../src/slack/response-url';
 import { createUserLimits } from '../../../src/slack/user-limits';
 import { StoreUnavailableError, type Store } from '../../../src/store';
 import { openSqliteStore } from '../../../src/store/sqlite';
+import { CLOUD_ACCOUNT } from '../../helpers/door';
 
 // The needs middleware on its own: the real policy, change door, limits and
 // store (SQLite in memory), a fake clock, and Slack's edges (the response_url,
@@ -53,6 +54,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   };
   const changes = createChanges({
     cloud: { prepareAddDisk: notPrepared, prepareRestoreBackup: notPrepared, send: unused },
+    cloudAccount: CLOUD_ACCOUNT,
     store,
     policy,
     now,

@@ -30,6 +30,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
       decidedBy: null,
       decidedAt: null,
       messageTs: null,
+      cloud: null,
       params: { backup_id: 9, reason: 'disk corrupted' },
       apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
     });
