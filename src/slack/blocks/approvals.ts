@@ -13,6 +13,7 @@ import {
   context,
   escapeMrkdwn,
   fallback,
+  mrkdwn,
   oneLine,
   type Rendered,
   safe,
@@ -86,7 +87,7 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
     value: approval.id,
     confirm: {
       title: { type: 'plain_text', text: `Approve: ${truncate(f.title, 80)}?` },
-      text: { type: 'mrkdwn', text: truncate(`The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`, 300) },
+      text: mrkdwn(truncate(`The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`, 300)),
       confirm: { type: 'plain_text', text: 'Approve' },
       deny: { type: 'plain_text', text: 'Cancel' },
       style: 'primary',

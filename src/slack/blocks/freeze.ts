@@ -10,7 +10,7 @@ const reasonOf = (freeze: Freeze) => `“${safe(oneLine(freeze.reason), 300)}”
 
 export function renderFrozen(freeze: Freeze, sandbox: boolean): Rendered {
   return {
-    text: fallback(`Changes are frozen by ${freeze.by}: ${freeze.reason}`, sandbox),
+    text: fallback(`Changes are frozen by ${freeze.by}: ${safe(oneLine(freeze.reason), 300)}`, sandbox),
     blocks: withSandbox(
       [
         section(`:ice_cube: *Changes are frozen* by ${userMention(freeze.by)} ${when(freeze.at)}: ${reasonOf(freeze)}`),

@@ -48,7 +48,7 @@ export interface HomeFacts extends RoleFacts {
 export function renderHome(o: HomeFacts): HomeView {
   const blocks: KnownBlock[] = [
     header('vs-chatops'),
-    { type: 'section', block_id: 'home_role', text: { type: 'mrkdwn', text: roleLines(o).join('\n') } },
+    { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...formBlocks(o),
     ...approvalBlocks(o),

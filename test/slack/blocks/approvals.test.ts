@@ -273,7 +273,7 @@ describe('the freeze', () => {
       `:ice_cube: *Changes are frozen* by <@UADMIN> ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC>: “storage &lt;!channel&gt; migration”`,
     ]);
     expect(contextTexts(m)).toEqual(['Every change is refused, on every instance, until an admin runs `/vs unfreeze`. Reads keep working.']);
-    expect(m.text).toBe('Changes are frozen by UADMIN: storage <!channel> migration');
+    expect(m.text).toBe('Changes are frozen by UADMIN: storage &lt;!channel&gt; migration');
     expect(contextTexts(renderFrozen(freeze, true)).at(-1)).toContain(SANDBOX_NOTICE);
   });
 

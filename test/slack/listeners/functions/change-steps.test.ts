@@ -1,6 +1,7 @@
 import type { ChannelMessage } from '../../../../src/local/state';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
+import { unverbatimTexts } from '../../blocks/limits';
 import { answerToClick, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../../../helpers/requests';
 
 // The change steps over the real Bolt app with signed requests: a workflow
@@ -50,6 +51,17 @@ const askDisk = (inputs: Record<string, unknown> = {}, channel?: string) =>
 const claim = (user: string, p: Posted, tweak?: (payload: Record<string, unknown>) => void) => clickOn(h, user, 'change_request_claim', p, tweak);
 
 describe('a change step', () => {
+  test("a workflow's reason is shown as text: escaped, in verbatim mrkdwn, so a bare link or @here in it is neither linked nor a mention", async () => {
+    const p = await askDisk({ reason: 'see https://evil.example/login @here <!channel> #general' });
+    const message = messageOf(h, p);
+    expect(blocksOf(message)).toContain('see https://evil.example/login @here &lt;!channel&gt; #general');
+    expect(unverbatimTexts(message.blocks)).toEqual([]);
+    await claim('UOPER', p);
+    const claimed = await updatedTo(h, p, /Approval needed/);
+    expect(blocksOf(claimed)).toContain('see https://evil.example/login @here &lt;!channel&gt; #general');
+    expect(unverbatimTexts(claimed.blocks)).toEqual([]);
+  });
+
   test('posts the request with its reason, the exact request and the claim button, completes with its id and awaiting_requester; changes nothing', async () => {
     const { execution } = await runStep(h, 'vs_request_disk', {
       vs_id: 42,
