@@ -1,5 +1,5 @@
 // ESLint: typescript-eslint's type-checked rules over src, test, bench and scripts (and the local page's
-// JavaScript, type-checked through src/local/page/tsconfig.json); Prettier owns layout (eslint-config-prettier
+// JavaScript, type-checked through packages/slack-standin/page/tsconfig.json); Prettier owns layout (eslint-config-prettier
 // turns off the rules that would fight it). Every eslint-disable says why, on its own line.
 import comments from '@eslint-community/eslint-plugin-eslint-comments/configs';
 import js from '@eslint/js';
@@ -32,19 +32,19 @@ export default tseslint.config(
   },
   {
     // The local page runs in the browser, as ES modules; its types come from its own tsconfig (lib DOM, checkJs).
-    files: ['src/local/page/**/*.js'],
+    files: ['packages/slack-standin/page/**/*.js'],
     languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
   },
   {
     // Plain JavaScript run by node as it is (the build script, jest's configs, this file): in no tsconfig, so not type-checked.
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
-    ignores: ['src/local/page/**'],
+    ignores: ['packages/slack-standin/page/**'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
     // Those .js files are CommonJS (package.json has no "type": "module"): require() is how they import.
     files: ['**/*.js', '**/*.cjs'],
-    ignores: ['src/local/page/**'],
+    ignores: ['packages/slack-standin/page/**'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -1,7 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // The product's tests, and the workspace packages' own (packages/*/test).
+  roots: ['<rootDir>/test', '<rootDir>/packages'],
   testMatch: ['**/*.test.ts'],
   // Type checking runs once in `npm test` (tsc --noEmit); ts-jest only transpiles here.
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },

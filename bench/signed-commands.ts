@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type autocannon from 'autocannon';
-import { FORM_CONTENT_TYPE, formBody, JSON_CONTENT_TYPE, slashCommand } from '../src/local/payloads';
-import { signatureHeaders } from '../src/local/signing';
+import { payloads, signatureHeaders } from '@vs-chatops/slack-standin';
 import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 
 // The request autocannon sends: a `/vs …` command signed as Slack signs it,
@@ -10,6 +9,8 @@ import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 
 export const BENCH_SIGNING_SECRET = 'bench-signing-secret-0123456789';
 export const BENCH_BOT_TOKEN = 'xoxb-bench-bot-token-0123456789';
+
+const { FORM_CONTENT_TYPE, formBody, JSON_CONTENT_TYPE, slashCommand } = payloads;
 
 export interface SignedCommands {
   /** The one entry of autocannon's `requests`. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import type { SlackStandIn } from '../src/local/standin';
+import type { SlackStandIn } from '@vs-chatops/slack-standin';
 
 // Slack's side of a slash command, for a loop closed on the message: the
 // edge passes each signed command through to the server under test and

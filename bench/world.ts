@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../src/sandbox';
-import { startSlackStandIn, type SlackStandIn } from '../src/local/standin';
+import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
+import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
 
 // What every scenario shares, all in the bench process: the Slack stand-in, the
 // sandbox cloud API (its delay is the injectable upstream latency) and a

@@ -1,18 +1,34 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ (run by `npm ci` through "prepare"). With
-// --if-stale (run before `npm start`) it compiles only when a source file is
-// newer than the last build, so an edited tree never starts stale code and a
-// fresh one starts at once. Plain JS: it must run before anything is built.
-// With TypeScript (a dev dependency) it type-checks and compiles with tsc;
-// without it (`npm ci --omit=dev`) it transpiles with tsx's esbuild.
+// Compiles src/ to dist/ (run by `npm ci` through "prepare"), and each
+// workspace package the bot imports (packages/*) to dist/node_modules/<its
+// name>, where node looks first from dist/: `npm start` runs dist/ alone,
+// while tsx and the tests take the packages' TypeScript sources (their
+// package.json's "main"). With --if-stale (run before `npm start`) it compiles
+// only when a source file is newer than the last build, so an edited tree
+// never starts stale code and a fresh one starts at once. Plain JS: it must
+// run before anything is built. With TypeScript (a dev dependency) it
+// type-checks and compiles with tsc; without it (`npm ci --omit=dev`) it
+// transpiles with tsx's esbuild.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+const { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const root = join(__dirname, '..');
-const stamp = join(root, 'dist', '.build-stamp');
-const inputs = [join(root, 'src'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json'), join(root, 'package-lock.json')];
+const dist = join(root, 'dist');
+const stamp = join(dist, '.build-stamp');
+/** The workspace packages (package.json's "workspaces"), each with where its build goes. */
+const packages = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces.map((dir) => {
+  const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  return { dir: join(root, dir), manifest, out: join(dist, 'node_modules', manifest.name) };
+});
+const inputs = [
+  join(root, 'src'),
+  ...packages.map((p) => p.dir),
+  join(root, 'tsconfig.json'),
+  join(root, 'tsconfig.build.json'),
+  join(root, 'package-lock.json'),
+];
 
 function newestMtime(path) {
   const info = statSync(path);
@@ -37,26 +53,55 @@ try {
   tsc = undefined;
 }
 if (tsc) {
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');
-    process.exit(result.status ?? 1);
+  compileWithTsc(join(root, 'tsconfig.build.json'), dist);
+  for (const p of packages) {
+    rmSync(p.out, { recursive: true, force: true });
+    compileWithTsc(join(p.dir, 'tsconfig.build.json'), join(p.out, 'src'));
   }
 } else {
   // `npm ci --omit=dev` (production): no TypeScript, so no type check here (CI did it). The
   // sources are transpiled file by file with esbuild, which tsx (a runtime dependency) brings.
-  transpileWithEsbuild();
+  const esbuild = loadEsbuild();
+  transpileWithEsbuild(esbuild, join(root, 'src'), dist);
+  for (const p of packages) {
+    rmSync(p.out, { recursive: true, force: true });
+    transpileWithEsbuild(esbuild, join(p.dir, 'src'), join(p.out, 'src'));
+  }
 }
+for (const p of packages) copyPackage(p);
 writeFileSync(stamp, new Date().toISOString() + '\n');
 
-function transpileWithEsbuild() {
-  let esbuild;
+function compileWithTsc(project, outDir) {
+  const result = spawnSync(process.execPath, [tsc, '-p', project, '--outDir', outDir], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('vs-chatops: the TypeScript build failed (see above); nothing was started.\n');
+    process.exit(result.status ?? 1);
+  }
+}
+
+/**
+ * The rest of a built package: its package.json, pointing at the compiled entry, and the files it ships
+ * besides its sources ("files": the stand-in's page).
+ */
+function copyPackage({ dir, manifest, out }) {
+  const main = (manifest.main ?? 'src/index.ts').replace(/\.ts$/, '.js');
+  const { types: _types, scripts: _scripts, ...rest } = manifest;
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ ...rest, main }, null, 2) + '\n');
+  for (const entry of manifest.files ?? []) {
+    if (entry !== 'src') cpSync(join(dir, entry), join(out, entry), { recursive: true });
+  }
+}
+
+function loadEsbuild() {
   try {
-    esbuild = require(require.resolve('esbuild', { paths: [dirname(require.resolve('tsx'))] }));
+    return require(require.resolve('esbuild', { paths: [dirname(require.resolve('tsx'))] }));
   } catch {
     process.stderr.write('vs-chatops: dist/ needs building and neither TypeScript nor esbuild (from tsx) is installed; run `npm ci` first.\n');
     process.exit(1);
   }
+}
+
+function transpileWithEsbuild(esbuild, from, outdir) {
   const sources = [];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -65,12 +110,13 @@ function transpileWithEsbuild() {
       else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) sources.push(path);
     }
   };
-  walk(join(root, 'src'));
+  walk(from);
+  mkdirSync(outdir, { recursive: true });
   try {
     esbuild.buildSync({
       entryPoints: sources,
-      outdir: join(root, 'dist'),
-      outbase: join(root, 'src'),
+      outdir,
+      outbase: from,
       bundle: false,
       platform: 'node',
       format: 'cjs',

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startSandbox } from '../src/sandbox';
+import { startSandbox } from '@vs-chatops/cloud-sandbox';
 import { API_KEY, SIGNING_SECRET } from '../test/helpers/app-harness';
 import { startInstances, type Instance } from '../test/helpers/cluster';
 import { goodDisk, newViewId } from '../test/helpers/drive';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from '@vs-chatops/cloud-sandbox';
 import { z } from 'zod';
 
 // The only reader of process.env. One zod schema names every setting once,
@@ -288,7 +289,7 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   return problems;
 }
 
-/** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (src/local). */
+/** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (packages/slack-standin). */
 export type Mode = 'http' | 'socket' | 'local';
 
 function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET'>): Mode {
@@ -298,7 +299,7 @@ function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SI
 }
 
 /**
- * Local mode's own settings: the make-believe workspace of src/local (whose
+ * Local mode's own settings: the make-believe workspace of the Slack stand-in (whose
  * people, group and channels carry these ids) and a store no deployment
  * uses. VS_DB_PATH is not read in local mode; DATABASE_URL stops it.
  */
@@ -446,14 +447,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parsed.data;
 }
 
-/** Credentials of the built-in sandbox; not secret, it holds no real data. */
-export const SANDBOX_ACCOUNT_ID = 'sandbox';
-export const SANDBOX_API_KEY = 'sandbox-key';
-/**
- * Every answer of the sandbox carries this header (value `1`), so a bot
- * pointed at a standalone sandbox by URL knows its data is fake.
- */
-export const SANDBOX_HEADER = 'x-vs-sandbox';
+/** The built-in sandbox's credentials and the header its answers carry: the sandbox's own (packages/cloud-sandbox). */
+export { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER };
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { composeBot, StoppedWhileStarting, type Bot } from '../src/compose';
 import { loadConfig, secretValues } from '../src/config';
 import { createLogger } from '../src/log';
-import { startSandbox, type Sandbox } from '../src/sandbox';
+import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { goodDisk, newViewId, type View } from './helpers/drive';
 import { FORM, interactiveBody, slashCommandBody, viewSubmission } from './helpers/payloads';
 import { createTestDatabase, type TestDatabase } from './helpers/postgres';

@@ -2,17 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
-// The shape of the import graph (relative imports of src, test, bench and scripts), read with TypeScript's own
-// pre-processor: no import circles, and nothing below src/slack imports it (only the composition root does).
+// The shape of the import graph (relative imports of src, the workspace packages, test, bench and scripts), read
+// with TypeScript's own pre-processor: no import circles, nothing below src/slack imports it (only the composition
+// root does), and a package's code stays inside its package (src/ imports packages by name, never the reverse).
 
 const ROOT = join(__dirname, '..');
-const DIRS = ['src', 'test', 'bench', 'scripts'];
+const DIRS = ['src', 'packages', 'test', 'bench', 'scripts'];
 
 function sourceFiles(): string[] {
   return DIRS.flatMap((dir) =>
     readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
       .map((file) => join(dir, file))
-      .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts')),
+      .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts') && !file.includes('node_modules')),
   );
 }
 
@@ -82,5 +83,13 @@ describe('the import graph', () => {
       .filter(([file]) => file.startsWith('src/') && !file.startsWith('src/slack/') && file !== 'src/compose.ts')
       .flatMap(([file, targets]) => targets.filter((target) => target.startsWith('src/slack/')).map((target) => `${file} -> ${target}`));
     expect(upward).toEqual([]);
+  });
+
+  test("a workspace package's code imports nothing outside its package (the product imports it by name)", () => {
+    const packageOf = (file: string) => /^packages\/[^/]+\//.exec(file)?.[0];
+    const code = [...graph].filter(([file]) => /^packages\/[^/]+\/src\//.test(file));
+    expect(code.length).toBeGreaterThan(10);
+    const leaving = code.flatMap(([file, targets]) => targets.filter((target) => packageOf(target) !== packageOf(file)).map((target) => `${file} -> ${target}`));
+    expect(leaving).toEqual([]);
   });
 });

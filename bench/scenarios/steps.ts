@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { StandInEvent } from '../../src/local/state';
+import type { StandInEvent } from '@vs-chatops/slack-standin';
 import { manifestFunctions } from '../../src/slack/listeners/functions';
 import { postSignedEvent } from '../signed-commands';
 import { percentile, round } from '../stats';

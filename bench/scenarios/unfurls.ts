@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { eventCallback, linkSharedEvent } from '../../src/local/events';
+import { events } from '@vs-chatops/slack-standin';
 import { postSignedEvent } from '../signed-commands';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
@@ -34,8 +34,8 @@ export async function runUnfurls(world: BenchWorld, bot: TargetProcess, load: { 
   const url = `${world.sandbox.url}/virtual_machines/${SERVER}`;
   const bodies = Array.from({ length: load.unfurls }, (_, i) =>
     JSON.stringify(
-      eventCallback(
-        linkSharedEvent({
+      events.eventCallback(
+        events.linkSharedEvent({
           user: `UBENCHLINK${i}`,
           channel: `CBENCHLINK${i}`,
           messageTs: `${1_700_000_000 + i}.000100`,

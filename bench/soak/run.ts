@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startSandbox } from '../../src/sandbox';
+import { startSandbox } from '@vs-chatops/cloud-sandbox';
 import * as faults from '../../test/helpers/cloud-fault-server';
 import { FORM, input, buttonClick, interactiveBody, slashCommandBody, viewSubmission, type StateValue } from '../../test/helpers/payloads';
 import { postToSlackEndpoint } from '../../test/helpers/signed-requests';

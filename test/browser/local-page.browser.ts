@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { request } from 'undici';
-import { startSlackStandIn, type SlackStandIn } from '../../src/local/standin';
+import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
 import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 
 // The local page in a real browser (Debian's chromium, headless), driven the

@@ -6,7 +6,7 @@ import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
 import { manifestFunctions } from '../../src/slack/listeners/functions';
 import { createLogger } from '../../src/log';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import type { Store } from '../../src/store';
 import { forward, startCloudFaultServer, type CloudFaultServer } from './cloud-fault-server';
 import { startSlackFake, type SlackFake } from './slack-fake';

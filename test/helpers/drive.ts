@@ -1,5 +1,4 @@
-import type { Execution } from '../../src/local/functions';
-import type { ExecutionOptions } from '../../src/local/interactions';
+import type { Execution, ExecutionOptions } from '@vs-chatops/slack-standin';
 import type { Harness } from './app-harness';
 import { CHANNEL, newTriggerId, newViewId, viewSubmission, type StateValue } from './payloads';
 import type { SlackHttpResponse, SlackRequestOptions } from './signed-requests';

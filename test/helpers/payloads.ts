@@ -1,11 +1,10 @@
-import * as events from '../../src/local/events';
-import * as slack from '../../src/local/payloads';
+import { events, payloads as slack } from '@vs-chatops/slack-standin';
 
-// Slack payloads for tests, built by the stand-in's builders (src/local/payloads.ts) from the few fields a test
+// Slack payloads for tests, built by the stand-in's builders (packages/slack-standin/src/payloads.ts) from the few fields a test
 // cares about; the ids Slack would issue (trigger ids, view hashes) are made up here. The stand-in runs lenient
 // in tests, so it takes them.
 
-export { FORM_CONTENT_TYPE as FORM, JSON_CONTENT_TYPE, formBody, interactiveBody } from '../../src/local/payloads';
+export const { FORM_CONTENT_TYPE: FORM, JSON_CONTENT_TYPE, formBody, interactiveBody } = slack;
 
 /** The channel tests type in unless they say otherwise. */
 export const CHANNEL = 'CINCIDENT';
@@ -132,7 +131,7 @@ export function viewButtonClick(o: { user: string; actionId: string; value?: str
 }
 
 /**
- * The Events API envelope of link_shared, built as the stand-in builds it (src/local/events.ts): the links of one
+ * The Events API envelope of link_shared, built as the stand-in builds it (packages/slack-standin/src/events.ts): the links of one
  * message (by channel and ts; or, from the composer, by unfurl_id and source), each under its host as the unfurl
  * domain. `orgWide` makes it an org-wide install's event: an enterprise id, is_enterprise_install, and the channel's
  * workspace differing from the one the event is addressed to.

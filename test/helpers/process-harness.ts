@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET } from './app-harness';
 import { startCloudFaultServer, type CloudFaultServer } from './cloud-fault-server';
 import type { Message } from './drive';

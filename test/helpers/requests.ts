@@ -1,4 +1,4 @@
-import type { ChannelMessage } from '../../src/local/state';
+import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import type { AuditRecord } from '../../src/store';
 import type { Harness } from './app-harness';
 import { buttonClick } from './payloads';

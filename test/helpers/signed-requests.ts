@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { sign, signatureHeaders } from '../../src/local/signing';
+import { sign, signatureHeaders } from '@vs-chatops/slack-standin';
 
 export { sign };
 

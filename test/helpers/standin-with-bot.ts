@@ -1,9 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { JSON_CONTENT_TYPE } from '../../src/local/payloads';
-import { sign } from '../../src/local/signing';
-import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../src/local/standin';
+import { payloads, sign, startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '@vs-chatops/slack-standin';
 import { useStarted } from './use-started';
 
 // The Slack stand-in on its own, delivering to a stand-in for the bot's
@@ -58,7 +56,7 @@ export async function startStandInWithBot(
     async api<T>(method: string, args: Record<string, unknown>, token = options.botToken) {
       const res = await request(`${standIn.apiUrl}${method}`, {
         method: 'POST',
-        headers: { 'content-type': JSON_CONTENT_TYPE, authorization: `Bearer ${token}` },
+        headers: { 'content-type': payloads.JSON_CONTENT_TYPE, authorization: `Bearer ${token}` },
         body: JSON.stringify(args),
       });
       return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as T };

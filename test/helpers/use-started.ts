@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
+import { startSandbox, type Sandbox, type SandboxOptions } from '@vs-chatops/cloud-sandbox';
 
 // One thing started for the enclosing describe block (or file): started in
 // beforeAll, closed in afterAll, and read inside tests through what this

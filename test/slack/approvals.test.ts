@@ -1,4 +1,4 @@
-import type { ChannelMessage } from '../../src/local/state';
+import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { composeBot, type Bot } from '../../src/compose';
 import { loadConfig, secretValues } from '../../src/config';
 import { createLogger } from '../../src/log';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { CHANNEL, goodDisk, sleep, visibleText, type View } from '../helpers/drive';

@@ -14,8 +14,8 @@ import { readYaml } from '../../helpers/manifest-yaml';
 
 const root = join(__dirname, '../../..');
 const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
-const page = readFileSync(join(root, 'src/local/page/index.html'), 'utf8');
-const pageScript = readFileSync(join(root, 'src/local/page/app.js'), 'utf8');
+const page = readFileSync(join(root, 'packages/slack-standin/page/index.html'), 'utf8');
+const pageScript = readFileSync(join(root, 'packages/slack-standin/page/app.js'), 'utf8');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The lines of one section one level down in the manifest (under features, oauth_config or settings), e.g. `shortcuts`. */

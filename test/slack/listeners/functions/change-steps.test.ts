@@ -1,4 +1,4 @@
-import type { ChannelMessage } from '../../../../src/local/state';
+import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
 import { unverbatimTexts } from '../../blocks/limits';

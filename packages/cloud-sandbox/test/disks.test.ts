@@ -1,6 +1,6 @@
-import { Disk } from '../../src/cloud/schemas';
+import { Disk } from '../../../src/cloud/schemas';
 import { call, parseXml, postJson, postXml, typed } from './http';
-import { useSandbox } from '../helpers/use-started';
+import { useSandbox } from '../../../test/helpers/use-started';
 
 const NOW = new Date('2026-03-14T09:26:53Z');
 const sandbox = useSandbox({ now: () => NOW });

@@ -1,7 +1,7 @@
 import { request } from 'undici';
-import { LOCAL_MODE } from '../../src/config';
-import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../../src/local/workspace';
-import { signedWith, useStandInWithBot } from '../helpers/standin-with-bot';
+import { LOCAL_MODE } from '../../../src/config';
+import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../src/workspace';
+import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that

@@ -1,6 +1,6 @@
-import { startSandbox } from '../../src/sandbox';
+import { startSandbox } from '../src';
 import { call, parseXml } from './http';
-import { useSandbox } from '../helpers/use-started';
+import { useSandbox } from '../../../test/helpers/use-started';
 
 const sandbox = useSandbox({ accountId: 'acct-7', apiKey: 'k3y-for-tests' });
 

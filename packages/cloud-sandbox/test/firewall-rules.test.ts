@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FirewallRule } from '../../src/cloud/schemas';
+import { FirewallRule } from '../../../src/cloud/schemas';
 import { call, leafText, parseXml, typed, unwrap, xmlItems } from './http';
-import { useSandbox } from '../helpers/use-started';
+import { useSandbox } from '../../../test/helpers/use-started';
 
 const sandbox = useSandbox({}, { reset: false });
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -28,17 +28,14 @@ const STATIC: Record<string, string> = {
 };
 const TYPES: Record<string, string> = { html: 'text/html', js: 'text/javascript', css: 'text/css' };
 
-/** The page's files sit in src/local/page; compiled code (dist/local) finds them there too. */
-function pageDir(): string {
-  const candidates = [join(__dirname, 'page'), join(__dirname, '..', '..', 'src', 'local', 'page')];
-  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0]!;
-}
+/** The page's files sit beside src/ in this package, and in its built copy (the bot's dist/node_modules). */
+const PAGE_DIR = join(__dirname, '..', 'page');
 
 const files = new Map<string, string>();
 function pageFile(name: string): string {
   let text = files.get(name);
   if (text === undefined) {
-    text = readFileSync(join(pageDir(), name), 'utf8');
+    text = readFileSync(join(PAGE_DIR, name), 'utf8');
     files.set(name, text);
   }
   return text;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { spawnBot, spawnMain, type SpawnedBot } from '../helpers/spawned-bot';
-import { waitFor } from '../helpers/wait';
+import { spawnBot, spawnMain, type SpawnedBot } from './helpers/spawned-bot';
+import { waitFor } from './helpers/wait';
 
 // Local mode at the protocol level: the bot started as `npm start` starts it
 // with no Slack variable at all, driven through the stand-in's own endpoints

@@ -1,6 +1,6 @@
 // The local page's side of the wire: what it reads from the stand-in (GET /local/state, the events, the
 // answers of the /local/ endpoints), as far as the page uses it. Types only, for the JSDoc of app.js and
-// blocks.js (checked by src/local/page/tsconfig.json); the stand-in's own are in src/local/state.ts.
+// blocks.js (checked by page/tsconfig.json); the stand-in's own are in src/state.ts.
 
 /** A Block Kit text object. */
 export interface TextObject {

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { request } from 'undici';
-import type { Sandbox } from '../../src/sandbox';
+import type { Sandbox } from '../src';
 
 // Real HTTP against a real sandbox, and a plain XML reader that keeps the
 // attributes, so the tests see exactly what a client would.

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { Backup, Disk, FirewallRule } from '../../src/cloud/schemas';
-import { defaultSeed, startSandbox, type SandboxSeed } from '../../src/sandbox';
-import { freePort, runToExit } from '../helpers/spawned-bot';
+import { Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
+import { defaultSeed, startSandbox, type SandboxSeed } from '../src';
+import { freePort, runToExit } from '../../../test/helpers/spawned-bot';
 import { call, postJson } from './http';
-import { awaitWithin, waitFor } from '../helpers/wait';
+import { awaitWithin, waitFor } from '../../../test/helpers/wait';
 
 const listenOn = (port: number) =>
   new Promise<void>((resolve, reject) => {
@@ -157,8 +157,8 @@ describe('the default seed', () => {
 describe('npm run sandbox', () => {
   it('listens on the port after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, stops on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../src/sandbox/main.ts'), '--port', String(port)], {
-      cwd: join(__dirname, '../..'),
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../src/main.ts'), '--port', String(port)], {
+      cwd: join(__dirname, '../../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -184,8 +184,8 @@ describe('npm run sandbox', () => {
 });
 
 describe('npm run sandbox options', () => {
-  const root = join(__dirname, '../..');
-  const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'src/sandbox/main.ts'), ...args]);
+  const root = join(__dirname, '../../..');
+  const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'packages/cloud-sandbox/src/main.ts'), ...args]);
   const usageLine = 'usage: npm run sandbox -- [--port N] [--delay MS]';
 
   it('refuses `npm run sandbox --port N` (npm keeps the option) with the spelling that works, and exit status 2', async () => {

@@ -1,5 +1,3 @@
-import { LOCAL_MODE } from '../config';
-
 // The make-believe workspace of local mode: its people, channels and the
 // on-call user group. Ids follow Slack's shapes so the bot's config rules
 // (U…, S…, C… ids) take them as they are; the roles and the audit channel
@@ -38,5 +36,5 @@ export const PEOPLE: readonly Person[] = [
 export const CHANNELS: readonly Channel[] = [
   { id: 'C0INCIDENT', name: 'incident-42', topic: 'VS 42 is slow: investigating' },
   { id: 'C0GENERAL', name: 'general', topic: 'Everyone' },
-  { id: LOCAL_MODE.auditChannel, name: 'vs-audit', topic: 'Every change the bot makes, recorded' },
+  { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' },
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AutoscalingSlot } from '../../src/cloud/schemas';
+import { AutoscalingSlot } from '../../../src/cloud/schemas';
 import { call, parseXml, typed, unwrap, xmlItems } from './http';
-import { useSandbox } from '../helpers/use-started';
+import { useSandbox } from '../../../test/helpers/use-started';
 
 const sandbox = useSandbox({}, { reset: false });
 

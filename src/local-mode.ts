@@ -1,9 +1,6 @@
-import type { Config } from '../config';
-import type { Logger } from '../log';
-import type { AppFunction } from './functions';
-import { startSlackStandIn, type SlackStandIn } from './standin';
-import type { PanelHint } from './state';
-import { CHANNELS, PEOPLE, type Channel } from './workspace';
+import { CHANNELS, PEOPLE, startSlackStandIn, type AppFunction, type Channel, type PanelHint, type SlackStandIn } from '@vs-chatops/slack-standin';
+import type { Config } from './config';
+import type { Logger } from './log';
 
 // Local mode: the stand-in for Slack and its page on PORT (loopback), and the
 // bot, unchanged, in HTTP mode on a loopback port of its own. The settings

@@ -1,0 +1,11 @@
+// The Slack stand-in: what local mode, the tests and the benchmark take from it.
+export { startSlackStandIn, type Fault, type MethodHandler, type SlackStandIn, type SlackStandInOptions } from './standin';
+export type { AppFunction, Execution, FunctionParameter } from './functions';
+export type { ExecutionOptions } from './interactions';
+export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent } from './state';
+export { sign, signatureHeaders } from './signing';
+export { BOT_USER, CHANNELS, ONCALL_GROUP, PEOPLE, TEAM, type Channel, type Person } from './workspace';
+/** Slack's payloads, one builder per kind (slash command, block_actions, view_submission…), as the stand-in sends them. */
+export * as payloads from './payloads';
+/** Events API envelopes and their events, as the stand-in sends them. */
+export * as events from './events';
