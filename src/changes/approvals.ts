@@ -1,10 +1,13 @@
 import type { PreparedRequest } from '../cloud/prepared';
 import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
+import type { Approval, AuditEntry, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
+import { APPROVAL_STEPS, mayTake, type ApprovalStep } from '../store/approval-states';
+import { clip } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
 import { neededRole, type Decision } from './policy';
+import { MAX_REASON_LENGTH } from './restore-form';
 import { targetIdIn } from './targets';
 
 // The second person (docs/product.md, Approvals). A change that needs one is not
@@ -23,7 +26,8 @@ import { targetIdIn } from './targets';
 // clicks it becomes the requester (claim), and from there it is an approval
 // request like any other. One nobody claims expires the same way.
 
-export type Verdict = 'approve' | 'reject';
+/** What a second person decides: a step of the table (approval-states.ts). */
+export type Verdict = Extract<ApprovalStep, 'approve' | 'reject'>;
 
 export type { ExpiredApproval } from '../store';
 
@@ -78,6 +82,16 @@ export type ApprovalResult =
   | { outcome: 'rejected'; approval: Approval; record: AuditRecord }
   /** Approved (recorded), and the change run: `change` says how it ended. */
   | { outcome: 'approved'; approval: Approval; record: AuditRecord; change: ApprovedRun };
+
+/** How a click on Withdraw ended. */
+export type WithdrawResult =
+  /** No such request (or not one this version knows). */
+  | { outcome: 'unknown' }
+  /** Decided, withdrawn before, or past its expiry: the request says which. */
+  | { outcome: 'closed'; approval: Approval }
+  /** Clicked by someone who did not ask for it: refused, recorded. */
+  | { outcome: 'denied'; approval: Approval; decision: Decision; record: AuditRecord }
+  | { outcome: 'withdrawn'; approval: Approval; record: AuditRecord };
 
 /** The open requests as one person sees them (the Home tab): those they may decide now, and their own, oldest first. */
 export interface WaitingApprovals {
@@ -212,16 +226,17 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
-   * A click on a request's button: the request, if it is still `status` and open, with who clicked, where, and what
-   * every record of the click names; else how it stands (unknown, or closed: taken, decided or past its expiry).
+   * A click on a request's button, for one step of the table (approval-states.ts): the request, if the step may be
+   * taken from where it stands and it is unexpired, with who clicked, where, and what every record of the click names;
+   * else how it stands (unknown, or closed: taken, decided, withdrawn or past its expiry).
    */
-  async function clicked(approvalId: string, clicker: { userId: string }, status: 'awaiting_requester' | 'requested') {
+  async function clicked(approvalId: string, clicker: { userId: string }, step: ApprovalStep) {
     const startedMs = now();
     const approval = await store.approvals.get(approvalId);
     if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' as const };
-    if (approval.status !== status) return { outcome: 'closed' as const, approval };
+    if (!mayTake(step, approval.status)) return { outcome: 'closed' as const, approval };
     // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
-    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: 'expired' as const } };
+    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: APPROVAL_STEPS.expire.to } };
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
@@ -242,7 +257,10 @@ export function createApprovalSteps(door: Door) {
       notify(record, log);
       return { outcome: 'denied' as const, approval, decision, record };
     };
-    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse };
+    /** The record of the step taken, as the request stands once taken; `fields` over the click's. */
+    const stepEntry = (taken: Approval, fields: Pick<AuditEntry, 'detail'> & Partial<AuditEntry>) =>
+      entryAt(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, outcome: APPROVAL_STEPS[step].to, apiStatus: null, ...fields });
+    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse, stepEntry };
   }
 
   /**
@@ -252,21 +270,16 @@ export function createApprovalSteps(door: Door) {
    * for VS_APPROVAL_TTL_MIN from now.
    */
   async function claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult> {
-    const click = await clicked(approvalId, clicker, 'awaiting_requester');
+    const click = await clicked(approvalId, clicker, 'claim');
     if (click.outcome !== 'open') return click;
-    const { startedMs, approval, action, ctx, log, about } = click;
+    const { approval, action, ctx, log } = click;
     const checked = await check(ctx.userId, action, approval.channelId, log);
     const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
     if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: 'requested',
-        apiStatus: null,
+      click.stepEntry(current, {
         detail: `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
         requestedBy: ctx.userId,
       }),
@@ -293,10 +306,10 @@ export function createApprovalSteps(door: Door) {
     return { ...decision, allowed: false, denial };
   }
 
-  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
-    const click = await clicked(approvalId, clicker, 'requested');
+  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, why?: string): Promise<ApprovalResult> {
+    const click = await clicked(approvalId, clicker, verdict);
     if (click.outcome !== 'open') return click;
-    const { startedMs, approval, action, ctx, log, about } = click;
+    const { startedMs, approval, action, ctx, log } = click;
 
     // The role now and the channel of the request; not the one who asked; to approve, not while frozen, and only
     // while the one who asked could still ask for it (their role now, the request's channel), as at submission.
@@ -306,16 +319,16 @@ export function createApprovalSteps(door: Door) {
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
     if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
 
-    const status = verdict === 'approve' ? 'approved' : 'rejected';
+    // Deny's reason, optional: as typed, without the spaces around it, bounded as every reason is.
+    const reason = verdict === 'reject' && typeof why === 'string' && why.trim() !== '' ? clip(why.trim(), MAX_REASON_LENGTH) : null;
     const decidedMs = now();
-    const decided = await store.approvals.decide(approval.id, { status, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: status,
-        apiStatus: null,
-        detail: status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
+    const taken = { step: verdict, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs, reason };
+    const decided = await store.approvals.decide(approval.id, taken, (current) =>
+      click.stepEntry(current, {
+        detail:
+          verdict === 'approve'
+            ? `approved by ${ctx.userId}; the change runs now`
+            : `rejected by ${ctx.userId}${reason === null ? '' : ` because “${reason}”`}; nothing was changed`,
         decidedBy: ctx.userId,
       }),
     );
@@ -325,8 +338,8 @@ export function createApprovalSteps(door: Door) {
     }
     const record = decided.record!;
     notify(record, log);
-    if (status === 'rejected') {
-      log.info('approval rejected');
+    if (verdict === 'reject') {
+      log.info('approval rejected', { reason: reason !== null });
       return { outcome: 'rejected', approval: decided.approval, record };
     }
     log.info('approval approved; running the change');
@@ -339,6 +352,31 @@ export function createApprovalSteps(door: Door) {
     }
     if ('record' in change) notify(change.record, log);
     return { outcome: 'approved', approval: decided.approval, record, change };
+  }
+
+  /**
+   * A click on Withdraw: only the one who asked may withdraw their request, while it is open (anyone else is refused,
+   * recorded); whatever their role now, and while frozen too (it changes nothing). The first step to commit wins.
+   */
+  async function withdraw(approvalId: string, clicker: { userId: string }): Promise<WithdrawResult> {
+    const click = await clicked(approvalId, clicker, 'withdraw');
+    if (click.outcome !== 'open') return click;
+    const { approval, action, ctx, log } = click;
+    if (ctx.userId !== approval.requestedBy) {
+      const checked = await check(ctx.userId, action, approval.channelId, log);
+      return click.refuse({ ...checked, allowed: false, denial: { code: 'not_requester', requestedBy: approval.requestedBy } }, 'withdrawal refused');
+    }
+    const withdrawnMs = now();
+    const withdrawn = await store.approvals.withdraw(approval.id, { by: ctx.userId, at: iso(withdrawnMs), nowMs: withdrawnMs }, (current) =>
+      click.stepEntry(current, { detail: `withdrawn by ${ctx.userId}, who asked for it; nothing was changed`, decidedBy: ctx.userId }),
+    );
+    if (!withdrawn.won) {
+      log.info('withdrawal came after the decision', { status: withdrawn.approval?.status });
+      return withdrawn.approval ? { outcome: 'closed', approval: withdrawn.approval } : { outcome: 'unknown' };
+    }
+    notify(withdrawn.record!, log);
+    log.info('approval request withdrawn');
+    return { outcome: 'withdrawn', approval: withdrawn.approval, record: withdrawn.record! };
   }
 
   /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
@@ -404,7 +442,7 @@ export function createApprovalSteps(door: Door) {
         action: approval.action,
         target: approval.target,
         params: approval.params,
-        outcome: 'expired',
+        outcome: APPROVAL_STEPS.expire.to,
         apiStatus: null,
         // A workflow's request nobody claimed has no requester: expired all the same.
         detail:
@@ -436,6 +474,7 @@ export function createApprovalSteps(door: Door) {
     ask,
     claim,
     decide,
+    withdraw,
     expire,
     decidable: async (userId: string) => (await waiting(userId)).decidable,
     waiting,

@@ -8,6 +8,7 @@ import {
   type ExpiredApproval,
   type Verdict,
   type WaitingApprovals,
+  type WithdrawResult,
 } from './approvals';
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
@@ -71,10 +72,12 @@ export interface Changes {
   /** Runs one submitted change form through the door (the table of definitions.ts says what each change is). */
   submit<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>>;
   /**
-   * A click on an approval request's Approve or Deny button, by `clicker`: the checks of the click, the first decisive
-   * click across instances, and an approved change run once (approvals.ts).
+   * An approval request approved, or denied (with the reason given, if any), by `clicker`: the checks of the click,
+   * the first decisive click across instances, and an approved change run once (approvals.ts).
    */
-  decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult>;
+  decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, reason?: string): Promise<ApprovalResult>;
+  /** A click on an approval request's Withdraw: its requester's alone (anyone else is refused, recorded), while it is open. */
+  withdraw(approvalId: string, clicker: { userId: string }): Promise<WithdrawResult>;
   /**
    * A workflow step's change: refused while changes are frozen (as every way in is), then validated as its form would
    * be (and its reason), then stored as a request nobody has claimed yet, recorded; nothing is called, whatever
@@ -259,6 +262,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     request,
     claim: approvals.claim,
     decide: approvals.decide,
+    withdraw: approvals.withdraw,
     expire: approvals.expire,
     setMessage: approvals.setMessage,
     decidable: approvals.decidable,

@@ -23,6 +23,7 @@ export {
   type NotSent,
   type Verdict,
   type WaitingApprovals,
+  type WithdrawResult,
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';

@@ -39,7 +39,9 @@ export type Denial =
    * Approve, when the one who asked could no longer ask for the change now (their role, the request's channel): the
    * policy's answer for them, and who they are. The door adds it.
    */
-  | { code: 'requester'; requestedBy: string; theirs: Pick<Decision, 'role' | 'needed' | 'denial'> };
+  | { code: 'requester'; requestedBy: string; theirs: Pick<Decision, 'role' | 'needed' | 'denial'> }
+  /** Withdraw, clicked by someone other than the one who asked for the change. The door adds it. */
+  | { code: 'not_requester'; requestedBy: string };
 
 export interface Decision {
   allowed: boolean;

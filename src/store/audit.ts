@@ -1,3 +1,4 @@
+import { APPROVAL_OUTCOMES, type ApprovalOutcome } from './approval-states';
 import type { Freeze } from './freeze';
 import type { Lease } from './leases';
 
@@ -33,10 +34,10 @@ export interface RecordedRequest {
  * `started` is written before the cloud API is called and replaced by the
  * final outcome when it answers; a record still `started` whose lease has
  * expired is settled as `interrupted` (the change may or may not have been
- * applied). `requested`…`expired` are the steps of an approval.
+ * applied). The outcomes of an approval (`requested` and where each of its
+ * steps leads) are its transition table's (approval-states.ts).
  */
-export type ChangeOutcome =
-  'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | 'requested' | 'approved' | 'rejected' | 'expired';
+export type ChangeOutcome = 'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | ApprovalOutcome;
 
 export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'denied',
@@ -47,10 +48,7 @@ export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'failed',
   'applied_unreadable',
   'interrupted',
-  'requested',
-  'approved',
-  'rejected',
-  'expired',
+  ...APPROVAL_OUTCOMES,
 ];
 
 /** What is known once a started change has ended. */

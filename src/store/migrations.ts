@@ -193,10 +193,15 @@ function version6(): string[] {
 
 /**
  * An approval request keeps the cloud it was prepared for (VS_API_URL, VS_ACCOUNT_ID): it is sent to that one or
- * not at all. Requests stored before have none, and are never sent.
+ * not at all. Requests stored before have none, and are never sent. A rejected one keeps why, when its decider
+ * said. (A request may also be `withdrawn` now: a status, no new column.)
  */
 function version7(): string[] {
-  return [`ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`, `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`];
+  return [
+    `ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`,
+    `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`,
+    `ALTER TABLE approvals ADD COLUMN decision_reason TEXT`,
+  ];
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -238,7 +243,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for',
+    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
     sqlite: version7(),
     postgres: version7(),
   },

@@ -88,6 +88,8 @@ export interface ApprovalsTable {
   cloud_api_url: string | null;
   /** VS_ACCOUNT_ID when it was asked for; null before version 7. */
   cloud_account_id: string | null;
+  /** Why it was rejected, when the one who denied it said. Since version 7. */
+  decision_reason: string | null;
 }
 
 /** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */

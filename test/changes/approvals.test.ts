@@ -79,6 +79,7 @@ describe('asking', () => {
         status: 'requested',
         decidedBy: null,
         decidedAt: null,
+        decisionReason: null,
         messageTs: null,
         workflowExecutionId: null,
         cloud: CLOUD_ACCOUNT,

@@ -25,6 +25,7 @@ function approval(o: Partial<Approval> = {}): Approval {
     status: 'requested',
     decidedBy: null,
     decidedAt: null,
+    decisionReason: null,
     messageTs: null,
     cloud: null,
     ...o,

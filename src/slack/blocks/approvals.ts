@@ -4,6 +4,7 @@ import { isOutcomeNotRecorded, MAX_SHOWN_REQUEST, targetTitle } from '../../chan
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, RecordedRequest } from '../../store';
+import type { ClosedStatus } from '../../store/approval-states';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { frozenText } from './denials';
@@ -46,8 +47,8 @@ export interface ApprovalFacts {
   sandbox: boolean;
 }
 
-/** How a request ended: approved (and how its change went), rejected, or expired. */
-export type ApprovalEnd = { kind: 'approved'; run: ApprovedRun; timeoutMs: number } | { kind: 'rejected' } | { kind: 'expired' };
+/** How a request ended: one of its closed states (approval-states.ts), approved with how its change went. */
+export type ApprovalEnd = { kind: 'approved'; run: ApprovedRun; timeoutMs: number } | { kind: Exclude<ClosedStatus, 'approved'> };
 
 /**
  * The request as it goes on the wire: its line, then its body. The door asks for none longer than MAX_SHOWN_REQUEST;
@@ -132,18 +133,39 @@ export function renderApprovalEnded(f: ApprovalFacts, end: ApprovalEnd): Rendere
   return { text: fallback(`${plain(line)} (${f.title} · ${targetTitle(f.target)})`, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
 }
 
-function endLine(f: ApprovalFacts, end: ApprovalEnd): string {
-  const by = f.approval.decidedBy ? userMention(f.approval.decidedBy) : 'someone';
-  switch (end.kind) {
-    case 'rejected':
-      return `:no_entry: *Denied* by ${by}. Nothing was changed.`;
-    case 'expired':
-      return f.approval.requestedBy === ''
-        ? `:hourglass: *Expired*: nobody claimed it before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`
-        : `:hourglass: *Expired*: nobody decided before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`;
-    case 'approved':
-      return `${approvedLine(f, end.run, end.timeoutMs, by)}`;
-  }
+/** How a request ended, in one line: each closed state's words, and for an approved one how its change went. */
+export function endLine(f: ApprovalFacts, end: ApprovalEnd): string {
+  return end.kind === 'approved' ? approvedLine(f, end.run, end.timeoutMs, decider(f.approval)) : ENDED[end.kind](f.approval);
+}
+
+const decider = (approval: Approval) => (approval.decidedBy ? userMention(approval.decidedBy) : 'someone');
+const because = (approval: Approval) => (approval.decisionReason ? `: “${safe(oneLine(approval.decisionReason), 500)}”` : '');
+
+/**
+ * The words of each closed state (approval-states.ts), as the request's message ends (an approved one's say how its
+ * change went: approvedLine) and as a later click is told. A state added to the table does not compile until it has
+ * its words here.
+ */
+const ENDED: { readonly [S in Exclude<ClosedStatus, 'approved'>]: (a: Approval) => string } = {
+  rejected: (a) => `:no_entry: *Denied* by ${decider(a)}${because(a)}. Nothing was changed.`,
+  withdrawn: (a) => `:leftwards_arrow_with_hook: *Withdrawn* by ${decider(a)}, who asked for it. Nothing was changed.`,
+  expired: (a) => `:hourglass: *Expired*: nobody ${a.requestedBy === '' ? 'claimed it' : 'decided'} before ${slackTime(a.expiresAtMs)}. Nothing was changed.`,
+};
+const TOLD: { readonly [S in ClosedStatus]: (a: Approval) => string } = {
+  approved: (a) => `This request was already approved by ${decider(a)}${decidedAt(a)}.`,
+  rejected: (a) => `This request was already denied by ${decider(a)}${decidedAt(a)}${because(a)}.`,
+  withdrawn: (a) => `This request was withdrawn by ${decider(a)}${decidedAt(a)}, who asked for it. Nothing was changed.`,
+  expired: (a) =>
+    `This request expired ${slackTime(a.expiresAtMs)}: nobody ${a.requestedBy === '' ? 'claimed' : 'decided'} it. ` +
+    'Nothing was changed; ask again if it is still needed.',
+};
+
+const decidedAt = (a: Approval) => (a.decidedAt ? ` ${slackTime(Date.parse(a.decidedAt))}` : '');
+
+/** What a later click on a request that is closed is told (the words of its state), or null while it is open. */
+export function closedText(approval: Approval): string | null {
+  const told = (TOLD as Partial<Record<string, (a: Approval) => string>>)[approval.status];
+  return told ? told(approval) : null;
 }
 
 function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by: string): string {
@@ -197,14 +219,9 @@ export function plain(mrkdwn: string): string {
     .replace(/\*/g, '');
 }
 
-/** Told to a later clicker: the request was already decided, or expired. */
+/** Told to a later clicker: the request was already decided, withdrawn, or expired (or, unclaimed, is not open for a decision yet). */
 export function renderApprovalClosed(approval: Approval): Rendered {
-  const by = approval.decidedBy ? userMention(approval.decidedBy) : 'someone';
-  const at = approval.decidedAt ? ` ${slackTime(Date.parse(approval.decidedAt))}` : '';
-  const text =
-    approval.status === 'expired'
-      ? `This request expired ${slackTime(approval.expiresAtMs)}: nobody decided it. Nothing was changed; ask again if it is still needed.`
-      : `This request was already ${approval.status === 'approved' ? 'approved' : 'denied'} by ${by}${at}.`;
+  const text = closedText(approval) ?? 'This request is not waiting for a decision: nobody has requested it yet.';
   return { text: fallback(plain(text)), blocks: [section(`:information_source: ${text}`)] };
 }
 

@@ -55,6 +55,8 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
       return frozenText(denial.freeze);
     case 'own_request':
       return 'You asked for this change, so a second person must decide it: you cannot approve or deny your own request.';
+    case 'not_requester':
+      return `Only ${userMention(denial.requestedBy)}, who asked for this change, may withdraw it. Nothing was changed.`;
     case 'requester':
       return `${userMention(denial.requestedBy)} asked for this change and could not ask for it now: ${requesterText(action, denial.theirs)} Nothing was sent.`;
     default:

@@ -75,7 +75,7 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   const text = truncate(denialText(decision), 2000);
   const code = decision.denial?.code;
   const note =
-    code === 'frozen' || code === 'own_request' || code === 'requester'
+    code === 'frozen' || code === 'own_request' || code === 'requester' || code === 'not_requester'
       ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
       : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
@@ -183,6 +183,7 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
   requested: ':raised_hand:',
   approved: ':ballot_box_with_check:',
   rejected: ':no_entry:',
+  withdrawn: ':leftwards_arrow_with_hook:',
   expired: ':hourglass:',
 };
 
@@ -208,7 +209,8 @@ function workflowOf(r: AuditRecord): string {
 /** The two people of an approval, whoever the record is about: " · asked by <@R> · approved by <@A>". */
 function approvalNames(r: AuditRecord): string {
   const asked = r.requestedBy ? ` · asked by ${userMention(r.requestedBy)}` : '';
-  const decided = r.decidedBy ? ` · ${r.outcome === 'rejected' ? 'rejected' : 'approved'} by ${userMention(r.decidedBy)}` : '';
+  const how = r.outcome === 'rejected' || r.outcome === 'withdrawn' ? r.outcome : 'approved';
+  const decided = r.decidedBy ? ` · ${how} by ${userMention(r.decidedBy)}` : '';
   return `${asked}${decided}`;
 }
 

@@ -46,6 +46,7 @@ function approval(o: Partial<Approval> = {}): Approval {
     status: 'requested',
     decidedBy: null,
     decidedAt: null,
+    decisionReason: null,
     messageTs: '1.2',
     cloud: null,
     ...o,

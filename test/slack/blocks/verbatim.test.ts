@@ -74,6 +74,7 @@ const approval = (o: Partial<Approval>): Approval => ({
   status: 'requested',
   decidedBy: 'UADMIN',
   decidedAt: new Date(T).toISOString(),
+  decisionReason: null,
   messageTs: '1.2',
   cloud: null,
   ...o,
