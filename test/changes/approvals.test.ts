@@ -1,4 +1,4 @@
-import { MAX_SHOWN_REQUEST } from '../../src/changes';
+import { MAX_REASON_LENGTH, MAX_SHOWN_REQUEST } from '../../src/changes';
 import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
@@ -318,6 +318,58 @@ describe('deciding', () => {
     const later = await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve');
     expect(later).toEqual({ outcome: 'closed', approval: (result as { approval: Approval }).approval });
     expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'rejected']);
+  });
+
+  test('Deny with a reason: kept with the request and in its record, as typed without the spaces around it, bounded; a blank one is none', async () => {
+    t = setup();
+    const first = await askRestore(t);
+    const result = await t.changes.decide(first.id, { userId: 'UADMIN2' }, 'reject', '  wrong backup: restore last night’s\n ');
+    expect(result).toMatchObject({
+      outcome: 'rejected',
+      approval: { status: 'rejected', decisionReason: 'wrong backup: restore last night’s' },
+      record: { outcome: 'rejected', detail: 'rejected by UADMIN2 because “wrong backup: restore last night’s”; nothing was changed' },
+    });
+    const blank = await askRestore(t);
+    expect(await t.changes.decide(blank.id, { userId: 'UADMIN2' }, 'reject', '   ')).toMatchObject({ approval: { decisionReason: null } });
+    const long = await askRestore(t);
+    const kept = (await t.changes.decide(long.id, { userId: 'UADMIN2' }, 'reject', 'x'.repeat(5000))) as { approval: Approval };
+    expect(kept.approval.decisionReason).toHaveLength(MAX_REASON_LENGTH);
+    // An approval keeps none, whatever is passed.
+    const approved = await askRestore(t);
+    expect(await t.changes.decide(approved.id, { userId: 'UADMIN2' }, 'approve', 'looks fine')).toMatchObject({ approval: { decisionReason: null } });
+  });
+
+  test('Withdraw: the requester alone, while it is open (frozen or not, whatever their role now); recorded; later clicks hear it was withdrawn', async () => {
+    t = setup();
+    const approval = await askRestore(t, 'UGROUPIE');
+    const other = await t.changes.withdraw(approval.id, { userId: 'UADMIN2' });
+    expect(other).toMatchObject({ outcome: 'denied', decision: { allowed: false, denial: { code: 'not_requester', requestedBy: 'UGROUPIE' } } });
+    expect((await records(t)).at(-1)).toMatchObject({ outcome: 'denied', userId: 'UADMIN2', detail: 'only the requester, UGROUPIE, may withdraw it' });
+    // Their role lost and changes frozen: the requester may still take back what they asked for.
+    t.groups.SADMINS = [];
+    t.advance(2000);
+    await t.changes.freeze(as('UADMIN'), 'storage migration');
+    const withdrawn = await t.changes.withdraw(approval.id, { userId: 'UGROUPIE' });
+    expect(withdrawn).toMatchObject({
+      outcome: 'withdrawn',
+      approval: { status: 'withdrawn', decidedBy: 'UGROUPIE' },
+      record: {
+        outcome: 'withdrawn',
+        userId: 'UGROUPIE',
+        requestedBy: 'UGROUPIE',
+        decidedBy: 'UGROUPIE',
+        detail: 'withdrawn by UGROUPIE, who asked for it; nothing was changed',
+      },
+    });
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject')).toMatchObject({ outcome: 'closed', approval: { status: 'withdrawn' } });
+    expect(await t.changes.withdraw(approval.id, { userId: 'UGROUPIE' })).toMatchObject({ outcome: 'closed' });
+    expect(await t.changes.withdraw('nope', { userId: 'UGROUPIE' })).toEqual({ outcome: 'unknown' });
+    expect(t.calls).toEqual([]);
+    // Past its time, it is expired, not withdrawn.
+    await t.changes.unfreeze(as('UADMIN'));
+    const late = await askRestore(t);
+    t.advance(TTL_MS);
+    expect(await t.changes.withdraw(late.id, { userId: 'UADMIN' })).toMatchObject({ outcome: 'closed', approval: { status: 'expired' } });
   });
 
   test('Approve: recorded, then the approved request is sent once as the requester, and every record names both people', async () => {
