@@ -6,7 +6,8 @@ import { APPROVAL_STEPS, mayTake, type ApprovalStep } from '../store/approval-st
 import { clip } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
-import { neededRole, type Decision } from './policy';
+import type { Config } from '../config';
+import { atLeast, neededRole, type Decision, type Role } from './policy';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { targetIdIn } from './targets';
 
@@ -92,6 +93,33 @@ export type WithdrawResult =
   /** Clicked by someone who did not ask for it: refused, recorded. */
   | { outcome: 'denied'; approval: Approval; decision: Decision; record: AuditRecord }
   | { outcome: 'withdrawn'; approval: Approval; record: AuditRecord };
+
+/** Who may decide a request, as the settings name them: the user groups holding the role, and people by their own id. */
+export interface Deciders {
+  /** User groups (S…) holding the role the change needs, or a higher one. */
+  groups: string[];
+  /** People (U…, W…) holding it by their own id, never the one who asked; empty when there are ten or more of them. */
+  users: string[];
+}
+
+/** At most this many people are mentioned by their own id on a request; more, and only the user groups are. */
+export const MAX_MENTIONED_DECIDERS = 9;
+
+/**
+ * Who may decide a request for a change that needs `needed` (docs/product.md "Approvals": the request mentions them):
+ * the user groups and the people VS_ADMINS (and, for an operator's change, VS_OPERATORS) name, never `requestedBy`;
+ * the people only when they are fewer than ten. Whether each may decide is still checked when they click.
+ */
+export function deciders(roles: Pick<Config['roles'], 'admins' | 'operators'>, needed: Role, requestedBy: string): Deciders {
+  const named = [...roles.admins, ...(atLeast('operator', needed) ? roles.operators : [])];
+  const unique = [...new Set(named)];
+  const groups = unique.filter((id) => /^S[A-Z0-9]+$/.test(id));
+  const users = unique.filter((id) => /^[UW][A-Z0-9]+$/.test(id) && id !== requestedBy);
+  return { groups, users: users.length <= MAX_MENTIONED_DECIDERS ? users : [] };
+}
+
+/** How the checks of a click on Deny stand before the reason is asked: its refusal (recorded) or that it is open. */
+export type DecisionCheck = Exclude<ApprovalResult, { outcome: 'approved' | 'rejected' }> | { outcome: 'open'; approval: Approval };
 
 /** The open requests as one person sees them (the Home tab): those they may decide now, and their own, oldest first. */
 export interface WaitingApprovals {
@@ -306,18 +334,33 @@ export function createApprovalSteps(door: Door) {
     return { ...decision, allowed: false, denial };
   }
 
-  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, why?: string): Promise<ApprovalResult> {
+  /**
+   * The checks of a decision, now: the clicker holds the role the change needs and may act in the request's channel;
+   * is not the one who asked; to approve, changes are not frozen and the one who asked could still ask for it (their
+   * role now, the request's channel), as at submission. A refusal is recorded.
+   */
+  async function checkDecision(approvalId: string, clicker: { userId: string }, verdict: Verdict) {
     const click = await clicked(approvalId, clicker, verdict);
     if (click.outcome !== 'open') return click;
-    const { startedMs, approval, action, ctx, log } = click;
-
-    // The role now and the channel of the request; not the one who asked; to approve, not while frozen, and only
-    // while the one who asked could still ask for it (their role now, the request's channel), as at submission.
+    const { approval, action, ctx, log } = click;
     const checked = await check(ctx.userId, action, approval.channelId, log);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
     if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
+    return click;
+  }
+
+  /** Whether `clicker` may take `verdict` on the request now, without taking it (Deny asks why first); a refusal is recorded. */
+  async function mayDecide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<DecisionCheck> {
+    const checked = await checkDecision(approvalId, clicker, verdict);
+    return checked.outcome === 'open' ? { outcome: 'open', approval: checked.approval } : checked;
+  }
+
+  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, why?: string): Promise<ApprovalResult> {
+    const click = await checkDecision(approvalId, clicker, verdict);
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log } = click;
 
     // Deny's reason, optional: as typed, without the spaces around it, bounded as every reason is.
     const reason = verdict === 'reject' && typeof why === 'string' && why.trim() !== '' ? clip(why.trim(), MAX_REASON_LENGTH) : null;
@@ -474,6 +517,7 @@ export function createApprovalSteps(door: Door) {
     ask,
     claim,
     decide,
+    mayDecide,
     withdraw,
     expire,
     decidable: async (userId: string) => (await waiting(userId)).decidable,

@@ -5,6 +5,7 @@ import {
   unshownFields,
   type ApprovalResult,
   type ClaimResult,
+  type DecisionCheck,
   type ExpiredApproval,
   type Verdict,
   type WaitingApprovals,
@@ -76,6 +77,8 @@ export interface Changes {
    * the first decisive click across instances, and an approved change run once (approvals.ts).
    */
   decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, reason?: string): Promise<ApprovalResult>;
+  /** Whether `clicker` may decide the request now, without deciding (Deny asks why first); a refusal is recorded. */
+  mayDecide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<DecisionCheck>;
   /** A click on an approval request's Withdraw: its requester's alone (anyone else is refused, recorded), while it is open. */
   withdraw(approvalId: string, clicker: { userId: string }): Promise<WithdrawResult>;
   /**
@@ -263,6 +266,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     claim: approvals.claim,
     decide: approvals.decide,
     withdraw: approvals.withdraw,
+    mayDecide: approvals.mayDecide,
     expire: approvals.expire,
     setMessage: approvals.setMessage,
     decidable: approvals.decidable,

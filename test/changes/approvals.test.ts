@@ -1,4 +1,4 @@
-import { MAX_REASON_LENGTH, MAX_SHOWN_REQUEST } from '../../src/changes';
+import { deciders, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST } from '../../src/changes';
 import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
@@ -876,5 +876,21 @@ describe('what each step keeps, and logs', () => {
     expect(await ids('UADMIN')).toEqual({ decidable: [disk.approval.id], own: [restore.id] });
     expect(await ids('UOPER')).toEqual({ decidable: [], own: [disk.approval.id] });
     expect(await ids('UVIEW')).toEqual({ decidable: [], own: [] });
+  });
+});
+
+describe('who may decide, as the request mentions them', () => {
+  const roles = { admins: ['UADMIN', 'SADMINS', 'WORGADMIN'], operators: ['UOPER', 'SONCALL', 'UADMIN'] };
+
+  test('the user groups and the people holding the role by their own id (admins for a restore, operators too for a disk), never the one who asked', () => {
+    expect(deciders(roles, 'admin', 'UADMIN')).toEqual({ groups: ['SADMINS'], users: ['WORGADMIN'] });
+    expect(deciders(roles, 'operator', 'UOPER')).toEqual({ groups: ['SADMINS', 'SONCALL'], users: ['UADMIN', 'WORGADMIN'] });
+    expect(deciders({ admins: [], operators: [] }, 'operator', 'UOPER')).toEqual({ groups: [], users: [] });
+  });
+
+  test('people are named only while they are fewer than ten; the groups always', () => {
+    const nine = Array.from({ length: 9 }, (_, i) => `UADMIN${i}`);
+    expect(deciders({ admins: [...nine, 'UASKER'], operators: [] }, 'admin', 'UASKER').users).toEqual(nine);
+    expect(deciders({ admins: [...nine, 'UTENTH', 'SADMINS'], operators: [] }, 'admin', 'UASKER')).toEqual({ groups: ['SADMINS'], users: [] });
   });
 });

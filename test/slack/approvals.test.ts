@@ -3,7 +3,7 @@ import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
 import { input } from '../helpers/payloads';
-import { answerToClick, approvalIdIn, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
+import { answerToClick, approvalIdIn, clickOn, deny, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 
 // The second person, over the real Bolt app with signed requests: a change
@@ -81,6 +81,7 @@ describe('asking for a change that needs a second person', () => {
     expect(buttons.map((b) => [b.action_id, b.value])).toEqual([
       ['approval_approve', asked.id],
       ['approval_deny', asked.id],
+      ['approval_withdraw', asked.id],
     ]);
     expect(buttons[0]!.confirm).toMatchObject({ confirm: { text: 'Approve' }, deny: { text: 'Cancel' } });
     expect(await recordsOf(h, asked.id)).toEqual([
@@ -92,7 +93,7 @@ describe('asking for a change that needs a second person', () => {
       }),
     ]);
     // Declined so that it does not linger for the other tests.
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
     await updatedTo(h, asked, /Denied/);
   });
 
@@ -109,7 +110,7 @@ describe('asking for a change that needs a second person', () => {
     expect(open).toHaveLength(1);
     await waitFor('the request posted once', () => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1);
     const message = h.slack.messagesIn(CHANNEL).find((m) => isRequest(m) && JSON.stringify(m.blocks).includes(open[0]!.id))!;
-    await clickOn(h, 'UADMIN2', 'approval_deny', { id: open[0]!.id, channel: CHANNEL, ts: message.ts });
+    await deny(h, 'UADMIN2', { id: open[0]!.id, channel: CHANNEL, ts: message.ts });
   });
 });
 
@@ -124,7 +125,7 @@ describe('a click on the request', () => {
       ['requested', 'UADMIN', 'UADMIN'],
       ['denied', 'UADMIN', 'UADMIN'],
     ]);
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
   });
 
   test('by a viewer is refused with the role needed, and by an operator too (a restore needs an admin)', async () => {
@@ -133,7 +134,7 @@ describe('a click on the request', () => {
     expect(await answerToClick(h, 'UOPER', 'approval_deny', asked)).toMatch(/needs the admin role; you are an operator/);
     expect(changePosts()).toEqual([]);
     expect((await recordsOf(h, asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
   });
 
   test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
@@ -171,7 +172,7 @@ describe('a click on the request', () => {
 
   test('Deny by a second admin: the request says so in place, nothing is called, and Approve afterwards is told who denied it', async () => {
     const asked = await askRestore('UADMIN');
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
     await updatedTo(h, asked, /Denied\* by <@UADMIN2>/);
     expect(await answerToClick(h, 'UGROUPADMIN', 'approval_approve', asked)).toMatch(/already denied by <@UADMIN2>/);
     expect(changePosts()).toEqual([]);
@@ -208,7 +209,7 @@ describe('a click on the request', () => {
         ['denied', 'UOPER2', 'UOPER', 'the requester UOPER could no longer ask for it: role none, needs operator'],
       ]);
       expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
-      await clickOn(h, 'UOPER2', 'approval_deny', asked);
+      await deny(h, 'UOPER2', asked);
     } finally {
       await h.restart(ENV);
     }
@@ -244,7 +245,7 @@ describe('a click on the request', () => {
       userId: 'UGROUPADMIN',
       detail: expect.stringMatching(/^changes are frozen/),
     });
-    await clickOn(h, 'UGROUPADMIN', 'approval_deny', asked);
+    await deny(h, 'UGROUPADMIN', asked);
     await updatedTo(h, asked, /Denied\* by <@UGROUPADMIN>/);
     await h.command('unfreeze', { user: 'UADMIN2', channel: CHANNEL });
     await waitFor('the freeze lifted', async () => (await h.store.freeze.current()) === null);
@@ -312,6 +313,96 @@ describe('the exact request', () => {
   });
 });
 
+/** The replies in a request's thread, as the channel's members get them (chat.postMessage with its ts). */
+const threadOf = (p: PostedRequest) =>
+  h.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.args.channel === p.channel && c.args.thread_ts === p.ts)
+    .map((c) => JSON.stringify(c.args));
+
+describe('people notice a request', () => {
+  test('it mentions who may decide it: the user groups holding the role, the people by their own id, never the one who asked', async () => {
+    const asked = await askRestore('UADMIN');
+    const shown = JSON.stringify(asked.message.blocks);
+    expect(shown).toContain('*Who may decide:* <!subteam^SADMINS> <@UADMIN2>');
+    expect(asked.message.text).toMatch(/for <!subteam\^SADMINS> <@UADMIN2>$/);
+    // An add-disk may be decided by operators too; the operator who asks is not among them.
+    const disk = await ask('UOPER', 'disk add 42', goodDisk, 'disk_add');
+    expect(JSON.stringify(disk.message.blocks)).toContain('*Who may decide:* <!subteam^SADMINS> <@UADMIN> <@UADMIN2> <@UOPER2>');
+    await deny(h, 'UADMIN2', asked);
+    await deny(h, 'UADMIN2', disk);
+  });
+
+  test('Deny opens a small form asking why; the reason is shown in the message, kept in the record, and the one who asked is told in the thread', async () => {
+    const asked = await askRestore('UADMIN');
+    const click = await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    const form = await waitFor('the deny form', () => h.slack.callsTo('views.open').find((c) => c.args.trigger_id === click.triggerId));
+    const view = form.args.view as { callback_id: string; blocks: { type: string; block_id?: string; optional?: boolean; element?: { action_id: string } }[] };
+    expect(view.callback_id).toBe('approval_deny_reason');
+    expect(view.blocks.find((b) => b.type === 'input')).toMatchObject({ block_id: 'reason', optional: true, element: { action_id: 'reason' } });
+    // Nothing is decided by the click alone.
+    expect((await h.store.approvals.get(asked.id))!.status).toBe('requested');
+
+    const ack = await deny(h, 'UADMIN2', asked, 'wrong backup: <!channel> restore last night’s instead');
+    expect(ack).toEqual({});
+    const message = await updatedTo(h, asked, /Denied\* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”/);
+    expect(JSON.stringify(message.blocks)).not.toContain('approval_');
+    expect((await recordsOf(h, asked.id)).at(-1)).toMatchObject({
+      outcome: 'rejected',
+      decidedBy: 'UADMIN2',
+      detail: 'rejected by UADMIN2 because “wrong backup: <!channel> restore last night’s instead”; nothing was changed',
+    });
+    const [reply] = await waitFor('the reply in the thread', () => (threadOf(asked).length > 0 ? threadOf(asked) : undefined));
+    expect(reply).toContain('<@UADMIN> :no_entry: *Denied* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”');
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('Deny with no reason given says so plainly; a form submitted after someone else decided is told who, in the form', async () => {
+    const asked = await askRestore('UADMIN');
+    // UGROUPADMIN opens the form; meanwhile UADMIN2 denies. The first decisive action wins.
+    const late = await clickOn(h, 'UGROUPADMIN', 'approval_deny', asked);
+    const lateForm = await waitFor('the deny form', () => h.slack.callsTo('views.open').find((c) => c.args.trigger_id === late.triggerId));
+    await deny(h, 'UADMIN2', asked);
+    await updatedTo(h, asked, /Denied\* by <@UADMIN2>\. Nothing was changed\./);
+    const metadata = (lateForm.args.view as { private_metadata: string }).private_metadata;
+    const ack = await submit(h, 'approval_deny_reason', 'UGROUPADMIN', metadata, { reason: input.text('too late') });
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toMatch(/already denied by <@UADMIN2>/);
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
+      ['requested', null],
+      ['rejected', 'UADMIN2'],
+    ]);
+  });
+
+  test('the one who asked may withdraw it: the message says so in place, recorded, told in the thread; anyone else is refused, alone', async () => {
+    const asked = await askRestore('UADMIN');
+    expect(await answerToClick(h, 'UADMIN2', 'approval_withdraw', asked)).toMatch(
+      /Only <@UADMIN>, who asked for this change, may withdraw it\. Nothing was changed\./,
+    );
+    expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_withdraw');
+    await clickOn(h, 'UADMIN', 'approval_withdraw', asked);
+    const message = await updatedTo(h, asked, /Withdrawn\* by <@UADMIN>, who asked for it\. Nothing was changed\./);
+    expect(JSON.stringify(message.blocks)).not.toContain('approval_');
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.decidedBy])).toEqual([
+      ['requested', 'UADMIN', null],
+      ['denied', 'UADMIN2', null],
+      ['withdrawn', 'UADMIN', 'UADMIN'],
+    ]);
+    await waitFor('the reply in the thread', () => threadOf(asked).some((r) => r.includes('<@UADMIN> :leftwards_arrow_with_hook: *Withdrawn*')));
+    expect(await answerToClick(h, 'UADMIN2', 'approval_approve', asked)).toMatch(/withdrawn by <@UADMIN>/);
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('approved: the one who asked is told in the thread, with a mention, how the change went', async () => {
+    const asked = await askRestore('UADMIN');
+    await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · done/);
+    await waitFor('the reply in the thread', () =>
+      threadOf(asked).some((r) => r.includes('<@UADMIN> :white_check_mark: *Approved* by <@UADMIN2> · done: backup 9 restored')),
+    );
+  });
+});
+
 describe('a request nobody decides', () => {
   test('expires when its time is up: the message says so in place, it is recorded, and a click afterwards is told', async () => {
     const asked = await askRestore('UADMIN');
@@ -324,5 +415,7 @@ describe('a request nobody decides', () => {
     ]);
     expect(await answerToClick(h, 'UADMIN2', 'approval_approve', asked)).toMatch(/expired/);
     expect(changePosts()).toEqual([]);
+    // The one who asked is told in its thread, with a mention.
+    await waitFor('the reply in the thread', () => threadOf(asked).some((r) => r.includes('<@UADMIN> :hourglass: *Expired*')));
   });
 });

@@ -1,6 +1,6 @@
-import type { Button, KnownBlock, RichTextBlock } from '@slack/types';
-import type { ApprovedRun, NotSent, Role, Target } from '../../changes';
-import { isOutcomeNotRecorded, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
+import type { Button, InputBlock, KnownBlock, ModalView, RichTextBlock } from '@slack/types';
+import type { ApprovedRun, Deciders, NotSent, Role, Target } from '../../changes';
+import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, RecordedRequest } from '../../store';
@@ -14,6 +14,7 @@ import {
   context,
   escapeMrkdwn,
   fallback,
+  groupMention,
   mrkdwn,
   oneLine,
   type Rendered,
@@ -35,7 +36,15 @@ import {
 // is sent, byte for byte.
 
 export const APPROVE_ACTION_ID = 'approval_approve';
+/** Deny opens the deny form (DENY_REASON_CALLBACK_ID), which asks why. */
 export const DENY_ACTION_ID = 'approval_deny';
+/** The requester's own button, while the request is open. */
+export const WITHDRAW_ACTION_ID = 'approval_withdraw';
+/** The deny form: its callback id, and its one input (optional), whose block id and action_id are both `reason`. */
+export const DENY_REASON_CALLBACK_ID = 'approval_deny_reason';
+export const DENY_REASON_INPUT = 'reason';
+/** The deny form's title, and the title of what is said in its place. */
+export const DENY_FORM_TITLE = 'Deny request';
 
 export interface ApprovalFacts {
   approval: Approval;
@@ -44,6 +53,8 @@ export interface ApprovalFacts {
   target: Target;
   /** The role a decider must hold. */
   needed: Role;
+  /** Who may decide it, mentioned on the open request so that they are notified (not on the Home tab). */
+  deciders?: Deciders;
   sandbox: boolean;
 }
 
@@ -98,23 +109,77 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
   return [approve, deny];
 }
 
-/** The open request, with its buttons. */
+/** Withdraw, for the one who asked (anyone else is refused), its value the request's id. */
+export function withdrawButton(approval: Approval): Button {
+  return { type: 'button', action_id: WITHDRAW_ACTION_ID, text: { type: 'plain_text', text: 'Withdraw' }, value: approval.id };
+}
+
+/** Who may decide, as mentions that notify them: the user groups, then the people (docs/product.md "Approvals"). */
+export function decidersLine(deciders: Deciders | undefined): string | null {
+  const mentions = [...(deciders?.groups ?? []).map(groupMention), ...(deciders?.users ?? []).map(userMention)];
+  return mentions.length > 0 ? mentions.join(' ') : null;
+}
+
+/** The open request, with its buttons: Approve and Deny for a second person, Withdraw for the one who asked. */
 export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const { approval } = f;
   const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
+  const who = decidersLine(f.deciders);
   const blocks: KnownBlock[] = [
-    section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}`),
+    section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` + (who ? `\n*Who may decide:* ${who}` : '')),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
-    { type: 'actions', block_id: 'approval', elements: approvalButtons(f) },
+    { type: 'actions', block_id: 'approval', elements: [...approvalButtons(f), withdrawButton(approval)] },
     context(
-      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
+      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}, who may withdraw it. ` +
+        `Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
   ];
-  return {
-    text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
-    blocks: withSandbox(blocks, f.sandbox),
+  const asking = `Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`;
+  return { text: fallback(who ? `${asking} · for ${who}` : asking, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
+}
+
+/**
+ * The deny form (Deny on a request's message or the Home tab): what is denied, and why, optionally. `metadata` carries
+ * the request's id and where its click came from, for the submission.
+ */
+export function renderDenyReasonModal(f: ApprovalFacts, metadata: string): ModalView {
+  const input: InputBlock = {
+    type: 'input',
+    block_id: DENY_REASON_INPUT,
+    optional: true,
+    label: { type: 'plain_text', text: 'Why (optional)' },
+    hint: { type: 'plain_text', text: 'Shown on the request and kept in the audit record.' },
+    element: { type: 'plain_text_input', action_id: DENY_REASON_INPUT, multiline: true, max_length: MAX_REASON_LENGTH },
   };
+  return {
+    type: 'modal',
+    callback_id: DENY_REASON_CALLBACK_ID,
+    private_metadata: metadata,
+    title: { type: 'plain_text', text: DENY_FORM_TITLE },
+    submit: { type: 'plain_text', text: 'Deny' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: withSandbox([section(`:no_entry: You are denying this request. Nothing will be changed.\n${asked(f)}`), input], f.sandbox),
+  };
+}
+
+/** The requester told in the request's thread, with a mention (which notifies them), how it ended; null for a workflow's request nobody claimed. */
+export function renderRequesterTold(f: ApprovalFacts, end: ApprovalEnd): Rendered | null {
+  const { requestedBy } = f.approval;
+  if (requestedBy === '') return null;
+  const line = endLine(f, end);
+  return {
+    text: fallback(`${userMention(requestedBy)} your request to ${f.title} · ${targetTitle(f.target)}: ${plain(line)}`, f.sandbox),
+    blocks: [section(`${userMention(requestedBy)} ${line}`)],
+  };
+}
+
+/** A workflow's request just claimed: those who may decide it are called in its thread (an edit in place notifies nobody). */
+export function renderDecidersCalled(f: ApprovalFacts): Rendered | null {
+  const who = decidersLine(f.deciders);
+  if (!who) return null;
+  const text = `${who}: ${userMention(f.approval.requestedBy)} requested this change; a second person approves or denies it above.`;
+  return { text: fallback(text, f.sandbox), blocks: [section(`:raised_hand: ${text}`)] };
 }
 
 /** The request once settled: the same facts, no buttons, and how it ended. */

@@ -135,6 +135,11 @@ export function userMention(userId: string): string {
   return /^[UW][A-Z0-9]{1,30}$/.test(userId) ? `<@${userId}>` : `\`${safe(oneLine(userId), 40).replace(/`/g, "'")}\``;
 }
 
+/** A mention of a real user group id (`S…`), which notifies its members; anything else is shown escaped. */
+export function groupMention(groupId: string): string {
+  return /^S[A-Z0-9]{1,30}$/.test(groupId) ? `<!subteam^${groupId}>` : `\`${safe(oneLine(groupId), 40).replace(/`/g, "'")}\``;
+}
+
 /** A link for a real channel id (`C…`, `G…`); anything else is shown escaped. */
 export function channelMention(channelId: string): string {
   return /^[CG][A-Z0-9]{1,30}$/.test(channelId) ? `<#${channelId}>` : `\`${safe(oneLine(channelId), 40).replace(/`/g, "'")}\``;

@@ -73,7 +73,7 @@ const markupFromData = (m: Rendered, users: string[]) =>
 const record = (o: Partial<AuditRecord> = {}) => auditRecord({ outcome: 'succeeded', detail: 'disk 311 (20 GB) scheduled on VS 42', ...o });
 
 describe('the request', () => {
-  test('says who asks, for what, why and until when, shows the exact request, and offers Approve (confirmed) and Deny', () => {
+  test('says who asks, for what, why and until when, shows the exact request, and offers Approve (confirmed), Deny and Withdraw', () => {
     const m = renderApprovalRequest(facts());
     expect(sectionTexts(m)[0]).toBe(
       ':raised_hand: *Approval needed* · <@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”\n' +
@@ -84,6 +84,7 @@ describe('the request', () => {
     expect(buttons(m)).toEqual([
       { text: 'Approve', value: 'A-1', actionId: 'approval_approve' },
       { text: 'Deny', value: 'A-1', actionId: 'approval_deny' },
+      { text: 'Withdraw', value: 'A-1', actionId: 'approval_withdraw' },
     ]);
     const [approve, deny] = blocksOf(m).find((b) => b.type === 'actions')!.elements as unknown as Record<string, unknown>[];
     expect(approve).toMatchObject({
@@ -99,7 +100,7 @@ describe('the request', () => {
     expect(approve).toMatchObject({ text: { type: 'plain_text', text: 'Approve' } });
     expect(deny).toMatchObject({ style: 'danger', text: { type: 'plain_text', text: 'Deny' } });
     expect(deny!.confirm).toBeUndefined();
-    expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>. Request `A-1`.']);
+    expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>, who may withdraw it. Request `A-1`.']);
     expect(m.text).toBe('Approval needed: UOPER asks to Add disk · VS 42 (POST /virtual_machines/42/disks.json)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER'])).toEqual([]);
@@ -126,7 +127,7 @@ describe('the request', () => {
     expect(asked(facts({ requestedBy: '' }))).toBe('A workflow asks to *Add disk* · VS 42\n*Why:* “the data disk is full”');
     const claimed = facts({ workflowExecutionId: 'Wx1' });
     expect(contextTexts(renderApprovalRequest(claimed))).toEqual([
-      'A second person with the operator role decides, not <@UOPER>. Request `A-1`. Asked for by workflow `Wx1`.',
+      'A second person with the operator role decides, not <@UOPER>, who may withdraw it. Request `A-1`. Asked for by workflow `Wx1`.',
     ]);
     expect(contextTexts(renderApprovalEnded(claimed, { kind: 'rejected' }))).toEqual([
       `Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\` · workflow \`Wx1\``,

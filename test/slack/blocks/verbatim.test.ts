@@ -2,7 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import type { ApprovedRun } from '../../../src/changes';
-import { renderApprovalClosed, renderApprovalEnded, renderApprovalRequest, type ApprovalFacts } from '../../../src/slack/blocks/approvals';
+import {
+  renderApprovalClosed,
+  renderApprovalEnded,
+  renderApprovalRequest,
+  renderDecidersCalled,
+  renderDenyReasonModal,
+  renderRequesterTold,
+  type ApprovalFacts,
+} from '../../../src/slack/blocks/approvals';
 import { renderDenied } from '../../../src/slack/blocks/messages';
 import { renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/slack/blocks/freeze';
 import { renderHome } from '../../../src/slack/blocks/home';
@@ -52,7 +60,12 @@ const USERS = ['UOPER', 'UADMIN', 'UADMIN2'];
 function markupFromData(m: Rendered): string[] {
   const withoutDates = (text: string) => text.replace(/<!date\^\d+\^[^|>]*\|[^>]*>/g, '');
   const blocks = JSON.parse(withoutDates(JSON.stringify(m.blocks.filter((b) => b.type !== 'rich_text')))) as unknown;
-  return dataMarkup({ text: withoutDates(m.text), blocks }, { users: USERS, channels: ['CINCIDENT', 'C0INCIDENT'] });
+  // The people and the user group who may decide, mentioned so that they are notified.
+  const ours = (text: string) => withoutDates(text).replaceAll('<!subteam^SADMINS>', '');
+  return dataMarkup(
+    { text: ours(m.text), blocks: JSON.parse(ours(JSON.stringify(blocks))) as unknown },
+    { users: USERS, channels: ['CINCIDENT', 'C0INCIDENT'] },
+  );
 }
 
 function expectShownAsText(m: Rendered): void {
@@ -85,14 +98,20 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
   test('approval requests, open and ended, and workflow requests: the reason and the workflow execution', () => {
     fc.assert(
       fc.property(untrusted, untrusted, (reason, execution) => {
-        const asked = approval({ reason, workflowExecutionId: execution });
+        const asked = approval({ reason, workflowExecutionId: execution, decisionReason: reason });
         const done: ApprovedRun = { outcome: 'succeeded', value: {}, record: auditRecord({ detail: reason }) };
+        const called = { ...facts(asked), deciders: { groups: ['SADMINS'], users: ['UADMIN2'] } };
         for (const m of [
-          renderApprovalRequest(facts(asked)),
+          renderApprovalRequest(called),
+          renderDecidersCalled(called)!,
+          renderRequesterTold(facts({ ...asked, status: 'rejected' }), { kind: 'rejected' })!,
+          renderRequesterTold(facts({ ...asked, status: 'approved' }), { kind: 'approved', run: done, timeoutMs: 10_000 })!,
+          { text: 'deny form', blocks: renderDenyReasonModal(facts(asked), '{}').blocks as Rendered['blocks'] },
           renderWorkflowRequest(facts({ ...asked, requestedBy: '', status: 'awaiting_requester' })),
           renderApprovalEnded(facts({ ...asked, status: 'approved' }), { kind: 'approved', run: done, timeoutMs: 10_000 }),
           renderApprovalEnded(facts({ ...asked, status: 'rejected' }), { kind: 'rejected' }),
           renderApprovalEnded(facts({ ...asked, status: 'expired' }), { kind: 'expired' }),
+          renderApprovalEnded(facts({ ...asked, status: 'withdrawn' }), { kind: 'withdrawn' }),
           renderApprovalClosed({ ...asked, status: 'rejected' }),
           renderClaimClosed({ ...asked, status: 'requested' }),
         ])

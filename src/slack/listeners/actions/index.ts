@@ -3,10 +3,10 @@ import { CHANGE_ACTIONS } from '../../../changes';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { HOME_FORM_BUTTONS } from '../../blocks/home';
 import type { ListenerRow } from '../listener';
-import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { APPROVE_ACTION_ID, DENY_ACTION_ID, WITHDRAW_ACTION_ID } from '../../blocks/approvals';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
-import { approvalClick } from './approval';
+import { approveClick, denyClick, withdrawClick } from './approval';
 import { claimClick } from './claim';
 import { firewallPage } from './firewall-page';
 
@@ -29,9 +29,10 @@ export const ACTIONS: readonly ActionRow[] = [
     run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
   })),
   // An approval request's buttons, change attempts: the door checks the clicker (role now, not the requester, the
-  // request's channel, the freeze) and records a refusal.
-  { actionId: APPROVE_ACTION_ID, needs: { need: 'change_attempt' }, run: approvalClick('approve') },
-  { actionId: DENY_ACTION_ID, needs: { need: 'change_attempt' }, run: approvalClick('reject') },
+  // request's channel, the freeze; Withdraw: the requester alone) and records a refusal. Deny opens the form that asks why.
+  { actionId: APPROVE_ACTION_ID, needs: { need: 'change_attempt' }, run: approveClick },
+  { actionId: DENY_ACTION_ID, needs: { need: 'change_attempt' }, run: denyClick },
+  { actionId: WITHDRAW_ACTION_ID, needs: { need: 'change_attempt' }, run: withdrawClick },
   // A workflow's request, a change attempt: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
   { actionId: CLAIM_ACTION_ID, needs: { need: 'change_attempt' }, run: claimClick },
 ];
