@@ -148,7 +148,7 @@ export function renderDenyReasonModal(f: ApprovalFacts, metadata: string): Modal
     type: 'input',
     block_id: DENY_REASON_INPUT,
     optional: true,
-    label: { type: 'plain_text', text: 'Why (optional)' },
+    label: { type: 'plain_text', text: 'Why' },
     hint: { type: 'plain_text', text: 'Shown on the request and kept in the audit record.' },
     element: { type: 'plain_text_input', action_id: DENY_REASON_INPUT, multiline: true, max_length: MAX_REASON_LENGTH },
   };
