@@ -67,7 +67,7 @@ export const SMOKE_PROFILE: BenchProfile = {
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks'] as const;
+export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks', 'cloud-client'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

@@ -10,6 +10,8 @@ import {
   approvalClicksLines,
   approvalClicksTargets,
   checkTargets,
+  cloudClientLines,
+  cloudClientTargets,
   closedLoopLines,
   closedLoopTarget,
   type ClosedLoopSection,
@@ -44,7 +46,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks` for scenario 2, 8, 10, 11, 12 or 13 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client` for scenario 2, 8, 10, 11, 12, 13 or 4 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -69,11 +71,25 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
-        : await againstBotAlone(args);
+        : args.only === 'cloud-client'
+          ? await cloudClientAlone(args)
+          : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
+
+/** Scenario 4 alone: the cloud client against the sandbox, no bot. */
+async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  try {
+    progress('4. cloud client alone');
+    const figures = await runCloudClient(world, args.profile.micro);
+    return [...cloudClientLines(figures), '', ...cloudClientTargets(figures).map(targetLine)];
+  } finally {
+    await world.close();
+  }
+}
 
 /** Scenario 10 or 13 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {

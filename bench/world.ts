@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
+import { READS } from '../src/cloud/reads';
 
 // What every scenario shares, all in the bench process: the Slack stand-in, the
 // sandbox cloud API (its delay is the injectable upstream latency) and a
@@ -23,7 +24,7 @@ export async function startWorld(): Promise<BenchWorld> {
   // Lenient: the load generator mints its own response_urls; only arrival times are kept.
   const slack = await startSlackStandIn({ strict: false, keepBodies: false });
   let cloudRequests = 0;
-  const sandbox = await startSandbox({ port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0, onRequest: () => void cloudRequests++ });
+  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0, onRequest: () => void cloudRequests++ });
   const scratchDir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-'));
   return {
     slack,

@@ -17,6 +17,7 @@ import { postToSlackEndpoint } from '../test/helpers/signed-requests';
 import { freePort } from '../test/helpers/spawned-bot';
 import { startSlackFake } from '../test/helpers/slack-fake';
 import { waitFor } from '../test/helpers/wait';
+import { READS } from '../src/cloud/reads';
 
 const say = (line: string) => process.stdout.write(`[try-nginx] ${line}\n`);
 const OPERATOR = 'UOPER';
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
       databaseUrl = pg.url;
     }
     const slack = await startSlackFake();
-    const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
+    const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY });
     const cloud = await startCloudFaultServer({ upstream: sandbox.url });
     cloud.handle((req, res) => forward(sandbox.url, req, res)); // records every request, answers as the sandbox
     closers.push(

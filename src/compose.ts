@@ -4,6 +4,7 @@ import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
 import { secretValues, type Config } from './config';
+import { CodedError } from './errors';
 import { localMode } from './local-mode';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
@@ -18,11 +19,11 @@ import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
-import { manifestFunctions } from './slack/listeners/functions';
 import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
+import { READS } from './cloud/reads';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -60,8 +61,9 @@ export interface ComposeOverrides {
 }
 
 /** start() was cut short by stop() (a signal while start-up waited for the database): not a failure. */
-export class StoppedWhileStarting extends Error {
+export class StoppedWhileStarting extends CodedError {
   override readonly name = 'StoppedWhileStarting';
+  readonly code = 'BOT_STOPPED_WHILE_STARTING';
   constructor() {
     super('stopped before start-up was done');
   }
@@ -114,7 +116,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     let sandbox: Sandbox | undefined;
     let cloudUrl = overrides.cloudUrl ?? config.cloud.url;
     if (cloudUrl === 'sandbox') {
-      sandbox = await startSandbox({ port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
+      sandbox = await startSandbox({ reads: READS, port: 0, accountId: config.cloud.accountId, apiKey: config.cloud.apiKey });
       parts.add({ name: 'sandbox', stop: () => sandbox!.close() });
       cloudUrl = sandbox.url;
       logger.warn('VS_API_URL=sandbox: the bot is running on the built-in simulator with fake servers, not a real cloud account', { sandboxUrl: sandbox.url });
@@ -270,10 +272,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             await slack.start();
             stillStarting();
           }
-          // Local mode: the stand-in unfurls links to the panel (the sandbox's), its page names the servers they may link to,
-          // and its Workflows panel runs the steps manifest.yml declares.
-          if (local && bound.port !== null)
-            local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] }, functions: manifestFunctions() });
+          // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
+          if (local && bound.port !== null) local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] } });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from '@vs-chatops/cloud-sandbox';
+import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
+import { CodedError } from './errors';
 
 // The only reader of process.env. One zod schema names every setting once,
 // with its default; its transform shapes the frozen Config, whose type is
@@ -299,22 +301,18 @@ function modeOf(env: Pick<Env, 'SLACK_APP_TOKEN' | 'SLACK_BOT_TOKEN' | 'SLACK_SI
 }
 
 /**
- * Local mode's own settings: the make-believe workspace of the Slack stand-in (whose
- * people, group and channels carry these ids) and a store no deployment
- * uses. VS_DB_PATH is not read in local mode; DATABASE_URL stops it.
+ * Local mode's own settings: the roles and audit channel of the Slack stand-in's make-believe workspace (its ids are
+ * written once, there) and a store no deployment uses. VS_DB_PATH is not read in local mode; DATABASE_URL stops it.
  */
 export const LOCAL_MODE = {
   dbPath: './data/local-mode/vs-chatops.sqlite',
-  /**
-   * The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: Ada and Bea admins (two, so that one can
-   * approve what the other asks for), Otto and the on-call group operators, everyone a viewer.
-   */
-  admins: ['U0ADMIN', 'U0ADMIN2'] as readonly string[],
-  operators: ['U0OPERATOR', 'S0ONCALL'] as readonly string[],
+  /** The roles when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set: the workspace's (two admins, Otto and the on-call group operators). */
+  admins: MADE_UP_ROLES.admins as readonly string[],
+  operators: MADE_UP_ROLES.operators as readonly string[],
   /** VS_APPROVALS with the made-up roles, unless it is set: a restore waits for the other admin, so the page shows the two-person rule. */
   approvals: ['backup_restore'] as readonly (typeof APPROVABLE_ACTIONS)[number][],
   /** VS_AUDIT_CHANNEL unless one is configured. */
-  auditChannel: 'C0AUDIT',
+  auditChannel: AUDIT_CHANNEL.id,
 } as const;
 
 /** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
@@ -417,7 +415,7 @@ export type Config = z.output<typeof Settings>;
 /** Names of the settings whose values must never be shown. */
 export const SECRET_SETTINGS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_KEY'] as const;
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   constructor(readonly problems: string[]) {

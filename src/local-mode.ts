@@ -1,11 +1,23 @@
-import { CHANNELS, PEOPLE, startSlackStandIn, type AppFunction, type Channel, type PanelHint, type SlackStandIn } from '@vs-chatops/slack-standin';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CHANNELS,
+  PEOPLE,
+  readManifest,
+  startSlackStandIn,
+  type AppManifest,
+  type Channel,
+  type PanelHint,
+  type SlackStandIn,
+} from '@vs-chatops/slack-standin';
 import type { Config } from './config';
 import type { Logger } from './log';
 
 // Local mode: the stand-in for Slack and its page on PORT (loopback), and the
 // bot, unchanged, in HTTP mode on a loopback port of its own. The settings
 // (made-up credentials, roles, audit channel, the store's own file) are
-// config's (LOCAL_MODE); this only builds the make-believe workspace to match.
+// config's (LOCAL_MODE); this only builds the make-believe workspace to match,
+// and tells the stand-in the app as Slack learns it, from manifest.yml.
 
 export interface LocalMode {
   /** Where the bot listens: loopback, any free port. */
@@ -13,12 +25,25 @@ export interface LocalMode {
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
   readonly start: () => Promise<void>;
-  /**
-   * Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls and the
-   * workflow steps its manifest declares, and prints the page's address.
-   */
-  connect(botPort: number, app: { panel: PanelHint; functions: Record<string, AppFunction> }): void;
+  /** Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls, and prints the page's address. */
+  connect(botPort: number, app: { panel: PanelHint }): void;
   readonly stop: () => Promise<void>;
+}
+
+/** The app's manifest, at the repository's root (beside src/ and dist/), as Slack reads it. */
+export const MANIFEST_PATH = join(__dirname, '..', 'manifest.yml');
+
+/** The app as manifest.yml declares it (its slash command, shortcuts and workflow steps), for the stand-in. */
+export function appManifest(path = MANIFEST_PATH): AppManifest {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`local mode tells its stand-in for Slack the app's shortcuts and steps from ${path}, which could not be read: ${String(e)}`, {
+      cause: e,
+    });
+  }
+  return readManifest(text);
 }
 
 /** What the page says about the settings local mode runs with (mrkdwn): which changes wait for a second person. */
@@ -60,6 +85,7 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
         people,
         channels,
         notes: localModeNotes(config),
+        manifest: appManifest(),
         opsUrl: () => botOrigin,
       });
       logger.warn('local mode: no Slack variable is set, so the bot talks to an embedded stand-in for Slack on loopback, with make-believe people', {
@@ -72,7 +98,6 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
       botOrigin = `http://127.0.0.1:${botPort}`;
       standIn?.connect(`${botOrigin}/slack/events`);
       standIn?.setPanel(app.panel);
-      standIn?.setFunctions(app.functions);
       print(`Open ${standIn?.origin}/ to try vs-chatops without Slack`);
     },
     stop: async () => standIn?.close(),

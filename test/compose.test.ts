@@ -12,6 +12,7 @@ import { startSlackFake, type SlackFake } from './helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from './helpers/socket-mode-server';
 import { freePort } from './helpers/spawned-bot';
 import { waitFor } from './helpers/wait';
+import { READS } from '../src/cloud/reads';
 
 // Start-up while the database is down (a deploy during a failover): the bot,
 // composed as main.ts composes it, listens at once and waits for PostgreSQL.
@@ -81,7 +82,7 @@ describe('start-up while PostgreSQL is down', () => {
   let databasePassword: string;
 
   beforeAll(async () => {
-    [slack, sandbox, database] = await Promise.all([startSlackFake(), startSandbox({ port: 0 }), createTestDatabase()]);
+    [slack, sandbox, database] = await Promise.all([startSlackFake(), startSandbox({ reads: READS, port: 0 }), createTestDatabase()]);
     databasePassword = decodeURIComponent(new URL(database.url).password);
   });
   afterAll(async () => {

@@ -89,7 +89,9 @@ describe('the import graph', () => {
     const packageOf = (file: string) => /^packages\/[^/]+\//.exec(file)?.[0];
     const code = [...graph].filter(([file]) => /^packages\/[^/]+\/src\//.test(file));
     expect(code.length).toBeGreaterThan(10);
-    const leaving = code.flatMap(([file, targets]) => targets.filter((target) => packageOf(target) !== packageOf(file)).map((target) => `${file} -> ${target}`));
+    const leaving = code.flatMap(([file, targets]) =>
+      targets.filter((target) => packageOf(target) !== packageOf(file)).map((target) => `${file} -> ${target}`),
+    );
     expect(leaving).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { appManifest, MANIFEST_PATH } from '../src/local-mode';
 import { spawnBot, spawnMain, type SpawnedBot } from './helpers/spawned-bot';
 import { waitFor } from './helpers/wait';
 
@@ -178,7 +179,7 @@ test("a control-panel link posted on the page unfurls into the server's card; th
   // The sandbox's panel is the sandbox's own address: VS_PANEL_URL's default, the scheme and host of the API it runs.
   expect(panel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(panel.url).not.toBe(page);
-  expect(panel.servers).toEqual([42, 43, 44, 45, 46, 77]);
+  expect(panel.servers).toEqual([42, 43, 44, 45, 46, 47, 48, 77]);
   const url = `${panel.url}/virtual_machines/44/firewall_rules`;
   const sent = await call('/local/message', { user: 'U0VIEWER', channel: 'C0GENERAL', text: `is ${url} open?` });
   expect(sent).toMatchObject({ status: 200, json: { ok: true } });
@@ -286,5 +287,19 @@ describe('start-up refusals', () => {
     expect(code).toBe(2);
     expect(output).toMatch(/SLACK_SIGNING_SECRET is required/);
     expect(output).not.toContain('Open http');
+  });
+});
+
+describe("the app's manifest, which local mode tells its stand-in", () => {
+  test('is manifest.yml at the root; one that cannot be read or is not a manifest stops local mode, naming the file or the line', () => {
+    expect(MANIFEST_PATH).toBe(join(__dirname, '..', 'manifest.yml'));
+    expect(() => appManifest(join(tmpdir(), 'no-such-folder', 'manifest.yml'))).toThrow(/no-such-folder\/manifest\.yml, which could not be read/);
+    const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-manifest-'));
+    try {
+      writeFileSync(join(dir, 'manifest.yml'), 'features:\n  shortcuts:\n    - name: No callback\n      type: global\n');
+      expect(() => appManifest(join(dir, 'manifest.yml'))).toThrow('features.shortcuts[0].callback_id must be text');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

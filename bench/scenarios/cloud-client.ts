@@ -2,7 +2,9 @@ import { XMLParser } from 'fast-xml-parser';
 import { request } from 'undici';
 import { createCloudClient } from '../../src/cloud/client';
 import { loadConfig } from '../../src/config';
-import { decodeResponse, Responses } from '../../src/cloud/codec';
+import { decodeResponse } from '../../src/cloud/codec';
+import { READS } from '../../src/cloud/reads';
+import { decodeListWithScanner } from '../baselines/decode-with-scanner';
 import type { BenchProfile } from '../profile';
 import { medianRatio, runSideBySide } from '../side-by-side';
 import { median, round } from '../stats';
@@ -12,7 +14,9 @@ import type { BenchWorld } from '../world';
 // the 300 rules of VS 45 one call after another, next to the least anyone
 // could do for the same answer: undici.request of the same URL and a plain
 // parse (JSON.parse; fast-xml-parser with its defaults for XML). Then the
-// decoding alone (text → validated rules), XML against JSON. Calls are made
+// decoding alone (text → validated rules): JSON, XML as the client reads it
+// (fast-xml-parser with its caps and validation, src/cloud/xml.ts), and XML as
+// it was read before, by the hand-written scanner (bench/baselines). Calls are made
 // one at a time: concurrent identical reads would share one request in the
 // client (single-flight) and flatter it.
 
@@ -28,6 +32,10 @@ export interface CloudClientFigures {
   decodeJsonMs: number;
   decodeXmlMs: number;
   xmlOverJsonDecode: number;
+  /** The same XML decoded by the scanner the client used before fast-xml-parser (bench/baselines/xml-scanner.ts). */
+  decodeXmlScannerMs: number;
+  /** The client's XML decoding over the scanner's: what the switch to fast-xml-parser costs per answer. */
+  xmlOverScannerDecode: number;
   jsonBytes: number;
   xmlBytes: number;
 }
@@ -50,6 +58,11 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
   const xmlText = await fetchText('xml');
   const expected = (await jsonClient.listFirewallRules(VS_ID)).length;
   if (expected !== 300 || (await xmlClient.listFirewallRules(VS_ID)).length !== 300) throw new Error(`VS ${VS_ID} should list 300 rules, got ${expected}`);
+  // The baseline decodes what the client decodes, or the two figures would not compare.
+  const byScanner = decodeListWithScanner(xmlText, READS.listFirewallRules.answer);
+  if (JSON.stringify(byScanner) !== JSON.stringify(decodeResponse('xml', xmlText, READS.listFirewallRules.answer))) {
+    throw new Error('the old scanner and the client read the 300 rules differently');
+  }
 
   try {
     const rounds = { rounds: micro.rounds, iterations: micro.roundIterations, warmupMs: micro.warmupMs };
@@ -64,8 +77,9 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
     );
     const decoding = await runSideBySide(
       {
-        json: () => void decodeResponse('json', jsonText, Responses.firewallRules),
-        xml: () => void decodeResponse('xml', xmlText, Responses.firewallRules),
+        json: () => void decodeResponse('json', jsonText, READS.listFirewallRules.answer),
+        xml: () => void decodeResponse('xml', xmlText, READS.listFirewallRules.answer),
+        xmlScanner: () => void decodeListWithScanner(xmlText, READS.listFirewallRules.answer),
       },
       rounds,
     );
@@ -82,6 +96,8 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
       decodeJsonMs: round(median(decoding.json), 3),
       decodeXmlMs: round(median(decoding.xml), 3),
       xmlOverJsonDecode: round(medianRatio(decoding.xml, decoding.json), 2),
+      decodeXmlScannerMs: round(median(decoding.xmlScanner), 3),
+      xmlOverScannerDecode: round(medianRatio(decoding.xml, decoding.xmlScanner), 2),
       jsonBytes: Buffer.byteLength(jsonText),
       xmlBytes: Buffer.byteLength(xmlText),
     };

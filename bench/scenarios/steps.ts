@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { StandInEvent } from '@vs-chatops/slack-standin';
-import { manifestFunctions } from '../../src/slack/listeners/functions';
+import { appManifest } from '../../src/local-mode';
 import { postSignedEvent } from '../signed-commands';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
@@ -39,7 +39,7 @@ export async function runSteps(world: BenchWorld, bot: TargetProcess, load: { ra
   world.sandbox.reset();
   world.sandbox.setDelay(load.upstreamDelayMs);
   // The steps as manifest.yml declares them: the stand-in checks each completion's outputs against them.
-  world.slack.setFunctions(manifestFunctions());
+  world.slack.setManifest(appManifest());
   const servers = world.sandbox.serverIds();
   const sentAt = new Map<string, number>();
   const completions: number[] = [];

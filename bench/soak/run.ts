@@ -9,6 +9,7 @@ import { postToSlackEndpoint } from '../../test/helpers/signed-requests';
 import { startSlackFake, type SlackFake } from '../../test/helpers/slack-fake';
 import { spawnBot, type SpawnedBot } from '../../test/helpers/spawned-bot';
 import { judgeMemory, type MemorySample, type MemoryVerdict } from './memory';
+import { READS } from '../../src/cloud/reads';
 
 // The soak: the real bot as a process (`node --import tsx src/main.ts`, HTTP
 // mode), a loopback Slack fake, and a cloud API that is the sandbox behind a
@@ -70,7 +71,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   const options: SoakOptions = { ...DEFAULT_SOAK, ...partial };
   const log = options.log ?? ((line: string) => process.stdout.write(line + '\n'));
   const dir = mkdtempSync(join(tmpdir(), 'vs-soak-'));
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
+  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY });
   const cloud = await faults.startCloudFaultServer({ upstream: sandbox.url });
   const slack = await startSlackFake();
   let bot: SpawnedBot | undefined;

@@ -1,11 +1,14 @@
+import { CodedError } from '../errors';
+
 // A connection budget: at most `size` requests of one class (reads, or
 // changes) hold a connection at once. A request that finds none free waits in
 // line, for a bounded time; past it, it is not sent at all. Reads and changes
 // each have their own budget, so a burst of slow reads cannot make a change
 // wait, and the wait for a connection is never counted in a request's deadline.
 
-export class BudgetWaitTimeout extends Error {
+export class BudgetWaitTimeout extends CodedError {
   override readonly name = 'BudgetWaitTimeout';
+  readonly code = 'CLOUD_BUDGET_WAIT_TIMEOUT';
 }
 
 export interface ConnectionBudget {

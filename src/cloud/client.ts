@@ -2,22 +2,26 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
-import { decodeResponse, Responses, type ResponseShape } from './codec';
+import { decodeResponse } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
 import { CHANGE_OPERATIONS, pathId, prepareAddDisk, prepareRestoreBackup, type ChangeAnswers, type ChangeOperation, type PreparedRequest } from './prepared';
+import { READS, type ReadMethods, type ReadName, type ReadOperation, type ReadPage, type ReadRow } from './reads';
+import type { ResponseShape } from './shapes';
 
-// The four operations of docs/cloud-api.md on top of the transport (http.ts) and
-// the codec (codec.ts). Reads are single-flight and come back frozen, since
-// callers that overlap share them; changes are prepared (prepared.ts) and the
-// prepared request is what is sent, exactly once.
+// The reads of reads.ts and the changes of prepared.ts on top of the transport
+// (http.ts) and the codec (codec.ts). Every read goes one way: single-flight
+// (overlapping identical reads share one request and its frozen answer),
+// retried as the policy allows, within the read connections, observed. Changes
+// are prepared (prepared.ts) and the prepared request is what is sent, exactly
+// once.
 
 /** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
 export type CloudClientConfig = Config['cloud'];
 
-/** The four operations, as named in metrics and logs. */
-export type CloudOperation = 'list_firewall_rules' | 'list_autoscaling' | 'add_disk' | 'restore_backup';
+/** Every operation, as named in metrics and logs: the reads' (reads.ts) and the changes'. */
+export type CloudOperation = ReadOperation | ChangeOperation;
 
 /**
  * Told once per operation when it settles, retries included: the HTTP status
@@ -76,6 +80,39 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   const format = config.format;
   const decode = <S extends ResponseShape>(response: CloudHttpResponse, shape: S) =>
     decodeResponse(format, response.text, shape, { status: response.status, request: response.request });
+  /** Rows this cloud answered 404 for while the row read instead answered: an older cloud, asked the other way from then on. */
+  const missingPaths = new Set<ReadName>();
+
+  /** One read, as its row says: GET its path, decode its answer, freeze it. */
+  async function read(name: ReadName, args: readonly unknown[]): Promise<unknown> {
+    const row: ReadRow = READS[name];
+    const path = readPath(row, args, format);
+    return reads.run(`${format} ${path}`, async () => {
+      const instead = row.insteadWhenMissing as ReadName | undefined;
+      if (instead === undefined) return fetchAnswer(row, path, row.answer);
+      if (!missingPaths.has(name)) {
+        try {
+          return await fetchAnswer(row, path, row.answer);
+        } catch (error) {
+          if (!(error instanceof CloudError && error.kind === 'not_found')) throw error;
+        }
+      }
+      // Read by this row's shape: the other row answers with the same record, and this row's allow-list applies.
+      const answer = await fetchAnswer(READS[instead], readPath(READS[instead], args, format), row.answer);
+      if (!missingPaths.has(name)) {
+        missingPaths.add(name);
+        const from = { operation: row.operation, instead: READS[instead].operation };
+        deps.logger?.info('the cloud API has no such path: reading another instead from now on', from);
+      }
+      return answer;
+    });
+  }
+
+  function fetchAnswer(row: ReadRow, path: string, shape: ResponseShape): Promise<unknown> {
+    return observed(row.operation as ReadOperation, async (seen) =>
+      frozen(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), shape)),
+    );
+  }
 
   /** Sends a prepared change exactly as prepared: its path and body are what goes on the wire. */
   async function send<O extends ChangeOperation>(request: PreparedRequest<O>): Promise<ChangeAnswers[O]> {
@@ -91,25 +128,12 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     });
   }
 
+  const readMethods = Object.fromEntries(
+    (Object.keys(READS) as ReadName[]).map((name) => [name, (...args: unknown[]) => read(name, args)]),
+  ) as unknown as ReadMethods;
+
   return {
-    async listFirewallRules(vsId: number) {
-      const path = `/virtual_machines/${pathId(vsId)}/firewall_rules.${format}`;
-      return reads.run(`${format} ${path}`, () =>
-        observed('list_firewall_rules', async (seen) =>
-          frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.firewallRules)),
-        ),
-      );
-    },
-
-    async listAutoscaling(vsId: number) {
-      const path = `/virtual_machines/${pathId(vsId)}/auto_scaling.${format}`;
-      return reads.run(`${format} ${path}`, () =>
-        observed('list_autoscaling', async (seen) =>
-          frozenRecords(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), Responses.autoscaling)),
-        ),
-      );
-    },
-
+    ...readMethods,
     prepareAddDisk: (vsId, params) => prepareAddDisk(format, vsId, params),
     prepareRestoreBackup: (backupId) => prepareRestoreBackup(format, backupId),
     send,
@@ -118,6 +142,20 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
 
     close: () => http.close(),
   };
+}
+
+/**
+ * The path a read asks for: its ids in place of the `:name` segments (each a
+ * positive integer, or a RangeError: a bug on our side, not an API call), the
+ * page as `/page/N` before the format suffix, the page size as `per_page`.
+ */
+export function readPath(row: ReadRow, args: readonly unknown[], format: string): string {
+  let next = 0;
+  const filled = row.path.replace(/:[A-Za-z]+/g, () => pathId(args[next++] as number));
+  const page = row.paged ? (args[next] as ReadPage | undefined) : undefined;
+  const pageNumber = page?.page === undefined || page.page === 1 ? '' : `/page/${pathId(page.page)}`;
+  const perPage = page?.perPage === undefined ? '' : `?per_page=${pathId(page.perPage)}`;
+  return `${filled}${pageNumber}.${format}${perPage}`;
 }
 
 /** Times an operation and tells the observer how it ended; an observer that throws is logged, never felt by the caller. */
@@ -149,10 +187,19 @@ function observer(onDone: RequestDoneObserver | undefined, logger: Logger | unde
 }
 
 /**
- * The list is frozen, so a sort or a push by mistake throws instead of
- * reordering what another caller sees; its records are read-only by type.
- * Freezing each record as well cost about as much as validating it.
+ * A list is frozen, so a sort or a push by mistake throws instead of
+ * reordering what another caller sees; its records are read-only by type
+ * (freezing each one cost about as much as validating it). A single record is
+ * frozen through, nested lists included.
  */
-function frozenRecords<T extends object>(records: T[]): ReadonlyArray<Readonly<T>> {
-  return Object.freeze(records);
+function frozen<T>(answer: T): T {
+  return Array.isArray(answer) ? Object.freeze(answer) : deepFreeze(answer);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

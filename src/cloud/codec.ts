@@ -1,45 +1,15 @@
 import type { z } from 'zod';
 import { CloudError } from './errors';
-import { AutoscalingSlot, Backup, Disk, FirewallRule, type AddDiskParams } from './schemas';
+import type { AddDiskParams } from './schemas';
+import type { Decoded, ResponseShape } from './shapes';
 import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
 // One decoding path for both wire formats: body text → plain objects (JSON.parse
-// or the XML reader of xml.ts) → unwrap the API's wrappers → the zod schemas
-// of schemas.ts. JSON and XML carrying the same data decode to equal objects.
+// or the XML reader of xml.ts) → unwrap the wrappers of docs/cloud-api.md → the
+// zod schemas of schemas.ts. JSON and XML carrying the same data decode to equal objects.
 
 export type WireFormat = 'json' | 'xml';
-
-/** How each operation's answer is shaped on the wire (docs/cloud-api.md). */
-interface ListShape<S extends z.ZodType> {
-  kind: 'list';
-  /** XML root and JSON list name, e.g. `firewall_rules`. */
-  listName: string;
-  /** JSON wrapper key of each element and XML element name, e.g. `firewall_rule`. */
-  itemName: string;
-  schema: S;
-}
-interface ObjectShape<S extends z.ZodType> {
-  kind: 'object';
-  /** JSON wrapper key and XML root, e.g. `disk`. */
-  name: string;
-  schema: S;
-}
-
-export const Responses = {
-  firewallRules: { kind: 'list', listName: 'firewall_rules', itemName: 'firewall_rule', schema: FirewallRule },
-  autoscaling: {
-    kind: 'list',
-    listName: 'auto_scaling_configurations',
-    itemName: 'auto_scaling_configuration',
-    schema: AutoscalingSlot,
-  },
-  disk: { kind: 'object', name: 'disk', schema: Disk },
-  backup: { kind: 'object', name: 'backup', schema: Backup },
-} as const satisfies Record<string, ListShape<z.ZodType> | ObjectShape<z.ZodType>>;
-
-export type ResponseShape = (typeof Responses)[keyof typeof Responses];
-
-type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
+export { Responses, type ResponseShape } from './shapes';
 
 /** Where an answer came from, carried on the errors for logs. */
 export interface ResponseContext {

@@ -1,3 +1,5 @@
+import { CodedError } from '../errors';
+
 /** What went wrong talking to the cloud API; the Slack side maps each kind to a message. */
 export type CloudErrorKind =
   | 'unauthorized' // 401
@@ -29,7 +31,7 @@ export interface CloudErrorInit {
  * messages are built from status codes and response bodies, and `cause` keeps
  * only the name/code/message of a low-level error, never its request options.
  */
-export class CloudError extends Error {
+export class CloudError extends CodedError {
   override readonly name = 'CloudError';
   readonly code: `CLOUD_${Uppercase<CloudErrorKind>}`;
   readonly status: number | undefined;

@@ -26,7 +26,7 @@ const timestamp = z.string();
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-/** Spec 2.1. */
+/** A backup (docs/cloud-api.md, Backups). */
 export const Backup = z.object({
   id: integer,
   identifier: opt(text),
@@ -65,7 +65,7 @@ export const ScaleType = z.enum(['up', 'down']);
 export type ScaleType = z.infer<typeof ScaleType>;
 
 /**
- * Spec 2.2. A slot with no rule comes back as a placeholder (id null); it is
+ * An autoscaling slot (docs/cloud-api.md, Autoscaling rules). A slot with no rule comes back as a placeholder (id null); it is
  * kept and marked `configured: false`. `above`/`add_units` are the older names
  * of `limit_trigger`/`adjust_units`: whichever is present fills both.
  */
@@ -105,7 +105,7 @@ export const AutoscalingSlot = z
   });
 export type AutoscalingSlot = z.infer<typeof AutoscalingSlot>;
 
-/** Spec 2.3. */
+/** A disk (docs/cloud-api.md, Disks); `data_store_id` comes with a server's list of disks. */
 export const Disk = z.object({
   id: integer,
   identifier: opt(text),
@@ -127,13 +127,14 @@ export const Disk = z.object({
   has_autobackups: opt(flag),
   iqn: opt(text),
   volume_id: opt(integer),
+  data_store_id: opt(integer),
   created_at: opt(timestamp),
   updated_at: opt(timestamp),
 });
 export type Disk = z.infer<typeof Disk>;
 
 /**
- * Spec 2.4. XML carries only a subset (id, network_interface_id, position,
+ * A firewall rule (docs/cloud-api.md, Firewall rules). XML carries only a subset (id, network_interface_id, position,
  * address, port, protocol, command, created_at, updated_at): the rest is
  * absent, not an error. Empty address/port arrive as "" or null: both mean
  * "any" and are normalised to null.
@@ -160,6 +161,116 @@ export const FirewallRule = z
   })
   .transform((r) => ({ ...r, address: blankToNull(r.address), port: blankToNull(r.port) }));
 export type FirewallRule = z.infer<typeof FirewallRule>;
+
+/** One element of a list sent either wrapped (JSON's `{"ip_address": {…}}`) or bare (XML's list items). */
+const unwrapped = <T extends z.ZodType>(wrapper: string, schema: T) =>
+  z.preprocess((item) => {
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+      const inner = (item as Record<string, unknown>)[wrapper];
+      if (inner !== null && typeof inner === 'object' && Object.keys(item).length === 1) return inner;
+    }
+    return item;
+  }, schema);
+
+/** An address of a server (docs/cloud-api.md, The server: `ip_addresses`). */
+export const IpAddress = z.object({
+  id: opt(integer),
+  address: text,
+  netmask: opt(text),
+  gateway: opt(text),
+  network_id: opt(integer),
+});
+export type IpAddress = z.infer<typeof IpAddress>;
+
+/**
+ * A server (docs/cloud-api.md, The server), read from an allow-list: real
+ * answers carry about 80 keys, among them `initial_root_password`,
+ * `remote_access_password` and `service_password`, and zod drops every key not
+ * named here, so no credential is ever kept, logged or passed on.
+ */
+export const Server = z.object({
+  id: integer,
+  identifier: opt(text),
+  label: opt(text),
+  hostname: opt(text),
+  booted: opt(flag),
+  built: opt(flag),
+  locked: opt(flag),
+  suspended: opt(flag),
+  recovery_mode: opt(flag),
+  state: opt(text),
+  memory: opt(integer),
+  cpus: opt(integer),
+  cpu_shares: opt(integer),
+  total_disk_size: opt(integer),
+  template_id: opt(integer),
+  template_label: opt(text),
+  operating_system: opt(text),
+  operating_system_distro: opt(text),
+  hypervisor_id: opt(integer),
+  enable_autoscale: opt(flag),
+  // Some versions leave the list out, XML sends an empty one as nothing at all: both mean no addresses.
+  ip_addresses: opt(z.array(unwrapped('ip_address', IpAddress))).transform((list) => list ?? []),
+  created_at: opt(timestamp),
+  updated_at: opt(timestamp),
+});
+export type Server = z.infer<typeof Server>;
+
+/**
+ * A server's state (docs/cloud-api.md, Status): the fields `/status` answers
+ * with. The full record read through this schema gives the same shape, which is
+ * how an older cloud without `/status` is read.
+ */
+export const ServerStatus = Server.pick({
+  id: true,
+  identifier: true,
+  hostname: true,
+  template_id: true,
+  built: true,
+  locked: true,
+  booted: true,
+  operating_system: true,
+  suspended: true,
+  enable_autoscale: true,
+  state: true,
+});
+export type ServerStatus = z.infer<typeof ServerStatus>;
+
+/** Final statuses first; `canceled` is read as `cancelled`, anything else as `unknown` (still running, as far as we can tell). */
+export const TRANSACTION_STATUSES = ['complete', 'failed', 'cancelled', 'pending', 'running', 'unknown'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+const FINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['complete', 'failed', 'cancelled']);
+
+/** Whether a transaction has ended, one way or another. */
+export const isFinalStatus = (status: TransactionStatus): boolean => FINAL_STATUSES.has(status);
+
+const transactionStatus = text.transform((raw): TransactionStatus => {
+  const status = raw.trim().toLowerCase();
+  if (status === 'canceled') return 'cancelled';
+  return (TRANSACTION_STATUSES as readonly string[]).includes(status) ? (status as TransactionStatus) : 'unknown';
+});
+
+/**
+ * A transaction (docs/cloud-api.md, Transactions). `log_output` (the cloud's
+ * raw log: server stack traces) and `params` (free form: a password reset
+ * carries the new password there) are never kept.
+ */
+export const Transaction = z.object({
+  id: integer,
+  identifier: opt(text),
+  action: text,
+  status: transactionStatus,
+  parent_type: opt(text),
+  parent_id: opt(integer),
+  associated_object_type: opt(text),
+  associated_object_id: opt(integer),
+  dependent_transaction_id: opt(integer),
+  allowed_cancel: opt(flag),
+  created_at: opt(timestamp),
+  started_at: opt(timestamp),
+  updated_at: opt(timestamp),
+});
+export type Transaction = z.infer<typeof Transaction>;
 
 /**
  * What our code asks the client to send to add a disk (docs/cloud-api.md, Add a disk). Plain booleans here;

@@ -1,5 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { SANDBOX_HEADER, type Config } from '../config';
+import { CodedError } from '../errors';
 import { BudgetWaitTimeout, createBudget, type ConnectionBudget } from './budget';
 import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
 
@@ -78,8 +79,9 @@ const CONNECT_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTF
 const TIMEOUT_ERROR_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 /** The reason our deadline aborts a call with, told apart from any other abort. */
-class DeadlinePassed extends Error {
+class DeadlinePassed extends CodedError {
   override readonly name = 'DeadlinePassed';
+  readonly code = 'CLOUD_DEADLINE_PASSED';
 }
 
 /** The deadline of one call (its retries included): it starts when the call is first sent, not while it waits for a connection. */
@@ -233,7 +235,10 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A fresh error holding only name, code and a scrubbed message: undici errors can reference request options. */
+/**
+ * A fresh error holding only name, code and a scrubbed message: undici errors can reference request options. A copy
+ * of someone else's error with its code (ECONNRESET, UND_ERR_*), so not a CodedError of ours.
+ */
 class LowLevelCause extends Error {
   constructor(
     override readonly name: string,

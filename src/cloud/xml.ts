@@ -1,236 +1,229 @@
-// The reader of the client: OnApp answers Rails-style XML, with typed
-// attributes (type="integer" | "boolean" | "datetime"), nil="true" for null
-// and type="array" on lists. One pass over the text turns it into the same
-// plain values JSON.parse gives, so both formats go through the same zod
-// schemas. Text stays a string unless its element is typed ("0800" stays
-// "0800"); attributes other than type and nil are dropped.
+import { XMLParser, XMLValidator, type ValidationError } from 'fast-xml-parser';
+import { CodedError } from '../errors';
+import { XML_LIST_ELEMENTS } from './reads';
+
+// The one XML configuration of the client, for the answers of the cloud API
+// (docs/cloud-api.md): Rails-style XML with typed attributes
+// (type="integer" | "boolean" | "datetime"), nil="true" for null and
+// type="array" on lists. fast-xml-parser reads the text; this file turns what
+// it read into the same plain values JSON.parse gives, so both formats go
+// through the same zod schemas. Text stays a string unless its element is
+// typed ("0800" stays "0800"); attributes other than type and nil are dropped.
 //
-// Our own scanner rather than fast-xml-parser: that one took ~17 ms to
-// validate and parse a 300-rule answer that JSON.parse reads in 0.5 ms (bench
-// scenario 4). test/cloud/xml.test.ts checks this reader against
-// fast-xml-parser on generated documents. It checks well-formedness as it
-// goes (tags nest and match, one root, quoted attributes, nothing after the
-// root), refuses DTDs, and keeps no stack of its own beyond the open elements.
-// Its work is linear in the text: every character is looked at a bounded
-// number of times, and an element may carry at most MAX_ATTRIBUTES_PER_ELEMENT
-// attributes (a hostile answer with 100,000 of them is refused at the cap).
+// Safe for hostile answers: a DOCTYPE is refused before parsing and entities
+// are never expanded (processEntities off; the five XML entities and character
+// references are decoded here, nothing else), the text's length is capped before
+// parsing, and while parsing the nesting depth and the attributes of an element
+// are capped. The parser is lenient about structure, so its validator checks the
+// text is one well-formed document (a cut answer must not read as a shorter list).
 
 /** What XML turns into: the same plain values JSON.parse gives. */
 export type PlainValue = string | number | boolean | null | PlainValue[] | { [key: string]: PlainValue };
 export type PlainObject = { [key: string]: PlainValue };
 
-/**
- * Rails writes at most two attributes (type, nil) on an element: anything near
- * this many is not an answer from the API, and reading it is refused.
- */
-export const MAX_ATTRIBUTES_PER_ELEMENT = 256;
+/** Longer answers are refused unread: the transport's own cap on answers (http.ts) is 5 MB. */
+export const MAX_XML_LENGTH = 5 * 1024 * 1024;
+/** Rails writes at most two attributes (type, nil) on an element: anything near this many is not an answer from the API. */
+export const MAX_ATTRIBUTES_PER_ELEMENT = 32;
+/** The API's answers nest four levels (a list, its record, a nested list, its record); deeper than this is refused. */
+export const MAX_XML_DEPTH = 32;
 
-/** Roots that are lists even when a server forgets type="array". */
-const KNOWN_LIST_ELEMENTS: ReadonlySet<string> = new Set(['firewall_rules', 'auto_scaling_configurations', 'errors']);
-
-export class XmlSyntaxError extends Error {
+export class XmlSyntaxError extends CodedError {
   override readonly name = 'XmlSyntaxError';
+  readonly code = 'CLOUD_XML_SYNTAX';
 }
 
-/** An element whose end tag has not been read yet. */
-interface OpenElement {
-  readonly name: string;
-  type: string | undefined;
-  nil: boolean;
-  hasAttributes: boolean;
-  /** Character data: text trimmed and decoded, CDATA as sent. Dropped once a child element appears (mixed content keeps the children). */
-  text: string;
-  childNames: string[] | undefined;
-  childValues: PlainValue[] | undefined;
+/** Elements that are lists even without type="array" (a list of one would read as a record): the reads' lists, and error lists. */
+const LIST_ELEMENTS: ReadonlySet<string> = new Set([...XML_LIST_ELEMENTS, 'errors']);
+
+const TEXT = '#text';
+const CDATA = '#cdata';
+const ATTRIBUTES = ':@';
+
+/** One node of the parser's ordered output: an element `{ name: children, ':@': attributes }`, text, or CDATA. */
+type ParsedNode = Record<string, unknown>;
+type Attributes = Readonly<Record<string, string>>;
+
+/** Thrown from inside the parser's callbacks when a cap is reached; turned into an XmlSyntaxError before it leaves. */
+class CapReached extends CodedError {
+  readonly code = 'CLOUD_XML_CAP_REACHED';
 }
 
-const GT = 0x3e;
-const SLASH = 0x2f;
-const BANG = 0x21;
-const QUESTION = 0x3f;
-const EQUALS = 0x3d;
-const DOUBLE_QUOTE = 0x22;
-const SINGLE_QUOTE = 0x27;
-const BOM = 0xfeff;
+const parser = new XMLParser({
+  // Ordered output: cheaper than its object form, and lists are made here from the reads table.
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  processEntities: false,
+  htmlEntities: false,
+  cdataPropName: CDATA,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  maxNestedTags: MAX_XML_DEPTH,
+  // Callbacks get the parser's matcher rather than a path string built for every element.
+  jPath: false,
+  // Names like `toString` are kept as they are: the ordered output holds them in objects of their own, and
+  // toPlain() writes fields as own properties. `__proto__`, `constructor` and `prototype` are still refused.
+  onDangerousProperty: (name) => name,
+  updateTag: (name, _path, attributes) => {
+    let count = 0;
+    for (const key in attributes) if (Object.hasOwn(attributes, key) && ++count > MAX_ATTRIBUTES_PER_ELEMENT) throw new CapReached();
+    return name;
+  },
+});
 
 /**
  * Parses an XML document into `{ rootName: plainValue }`. Throws
- * XmlSyntaxError on anything that is not a well-formed document. Messages
- * give a line and a reason, never the document's text.
+ * XmlSyntaxError on anything that is not a well-formed document within the
+ * caps. Messages give a line and a reason, never the document's text.
  */
-export function parseXml(text: string): PlainObject {
-  const length = text.length;
-  const open: OpenElement[] = [];
-  let rootName: string | undefined;
-  let rootValue: PlainValue = null;
-  const fail = (at: number, reason: string): never => {
-    throw new XmlSyntaxError(`malformed XML at line ${lineAt(text, at)}: ${reason}`);
-  };
-
-  const close = (element: OpenElement): void => {
-    const value = settle(element);
-    const parent = open[open.length - 1];
-    if (parent === undefined) {
-      rootName = element.name;
-      rootValue = value;
-      return;
-    }
-    if (parent.childNames === undefined) {
-      parent.childNames = [];
-      parent.childValues = [];
-      parent.text = '';
-    }
-    parent.childNames.push(element.name);
-    (parent.childValues as PlainValue[]).push(value);
-  };
-
-  let i = text.charCodeAt(0) === BOM ? 1 : 0;
-  while (i < length) {
-    const lt = text.indexOf('<', i);
-    const textEnd = lt === -1 ? length : lt;
-    if (textEnd > i) {
-      const current = open[open.length - 1];
-      if (current === undefined) {
-        if (!isBlank(text, i, textEnd)) fail(i, rootName === undefined ? 'text before the root element' : 'text after the root element');
-      } else if (current.childNames === undefined) {
-        // Each run of text is trimmed on its own; CDATA below is kept exactly as sent.
-        current.text += decodeEntities(text.slice(i, textEnd).trim());
-      }
-    }
-    if (lt === -1) break;
-    const c = text.charCodeAt(lt + 1);
-
-    if (c === SLASH) {
-      const element = open.pop();
-      if (element === undefined) return fail(lt, 'an end tag without a start tag');
-      let j = lt + 2;
-      if (!text.startsWith(element.name, j)) fail(lt, 'an end tag that does not match its start tag');
-      j += element.name.length;
-      while (j < length && isSpace(text.charCodeAt(j))) j++;
-      if (text.charCodeAt(j) !== GT) fail(lt, j >= length ? 'the document ends inside an end tag' : 'an end tag that does not match its start tag');
-      i = j + 1;
-      close(element);
-      continue;
-    }
-
-    if (c === BANG) {
-      if (text.startsWith('!--', lt + 1)) {
-        const end = text.indexOf('-->', lt + 4);
-        if (end === -1) fail(lt, 'an unfinished comment');
-        i = end + 3;
-      } else if (text.startsWith('![CDATA[', lt + 1)) {
-        const current = open[open.length - 1];
-        if (current === undefined) fail(lt, 'CDATA outside the root element');
-        const end = text.indexOf(']]>', lt + 9);
-        if (end === -1) fail(lt, 'an unfinished CDATA section');
-        if (current !== undefined && current.childNames === undefined) current.text += text.slice(lt + 9, end);
-        i = end + 3;
-      } else if (/^!DOCTYPE/i.test(text.slice(lt + 1, lt + 9))) {
-        // Our API never sends a DTD; refusing it closes the door on entity tricks.
-        throw new XmlSyntaxError('XML with a DOCTYPE is not accepted');
-      } else {
-        fail(lt, 'markup that is neither a comment nor CDATA');
-      }
-      continue;
-    }
-
-    if (c === QUESTION) {
-      // The declaration and processing instructions carry nothing we read.
-      const end = text.indexOf('?>', lt + 2);
-      if (end === -1) fail(lt, 'an unfinished processing instruction');
-      i = end + 2;
-      continue;
-    }
-
-    // A start tag: name, attributes, then `>` or `/>`.
-    if (open.length === 0 && rootName !== undefined) fail(lt, 'a second root element');
-    let j = lt + 1;
-    if (!isNameStart(c)) fail(lt, lt + 1 >= length ? 'the document ends inside a tag' : 'a tag without a name');
-    j++;
-    while (j < length && isNameChar(text.charCodeAt(j))) j++;
-    const element: OpenElement = {
-      name: text.slice(lt + 1, j),
-      type: undefined,
-      nil: false,
-      hasAttributes: false,
-      text: '',
-      childNames: undefined,
-      childValues: undefined,
-    };
-    // A set, not a list: finding a name given twice must not cost a pass over the names before it.
-    let attributeNames: Set<string> | undefined;
-    let selfClosing = false;
-    for (;;) {
-      const spaceStart = j;
-      while (j < length && isSpace(text.charCodeAt(j))) j++;
-      if (j >= length) return fail(lt, 'the document ends inside a tag');
-      const next = text.charCodeAt(j);
-      if (next === GT) {
-        j++;
-        break;
-      }
-      if (next === SLASH) {
-        if (text.charCodeAt(j + 1) !== GT) fail(j, "a '/' inside a tag");
-        j += 2;
-        selfClosing = true;
-        break;
-      }
-      if (j === spaceStart || !isNameStart(next)) fail(j, 'a malformed attribute');
-      if (attributeNames !== undefined && attributeNames.size >= MAX_ATTRIBUTES_PER_ELEMENT) {
-        fail(j, `more than ${MAX_ATTRIBUTES_PER_ELEMENT} attributes on one element`);
-      }
-      const nameStart = j;
-      j++;
-      while (j < length && isNameChar(text.charCodeAt(j))) j++;
-      const attributeName = text.slice(nameStart, j);
-      while (j < length && isSpace(text.charCodeAt(j))) j++;
-      if (text.charCodeAt(j) !== EQUALS) fail(j, 'an attribute without a value');
-      j++;
-      while (j < length && isSpace(text.charCodeAt(j))) j++;
-      const quote = text.charCodeAt(j);
-      if (quote !== DOUBLE_QUOTE && quote !== SINGLE_QUOTE) fail(j, 'an attribute value without quotes');
-      const valueEnd = text.indexOf(quote === DOUBLE_QUOTE ? '"' : "'", j + 1);
-      if (valueEnd === -1) fail(j, 'the document ends inside an attribute value');
-      const raw = text.slice(j + 1, valueEnd);
-      if (raw.includes('<')) fail(j, "a '<' inside an attribute value");
-      if (attributeNames?.has(attributeName)) fail(nameStart, 'an attribute given twice');
-      (attributeNames ??= new Set()).add(attributeName);
-      element.hasAttributes = true;
-      if (attributeName === 'type') element.type = decodeEntities(raw);
-      else if (attributeName === 'nil') element.nil = decodeEntities(raw) === 'true';
-      j = valueEnd + 1;
-    }
-    i = j;
-    if (selfClosing) close(element);
-    else open.push(element);
+export function parseXml(xml: string): PlainObject {
+  const text = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
+  if (text.length > MAX_XML_LENGTH) throw new XmlSyntaxError(`XML longer than ${MAX_XML_LENGTH} characters is not read`);
+  // Our API never sends a DTD; refusing it before parsing closes the door on entity tricks.
+  if (/<!DOCTYPE/i.test(text)) throw new XmlSyntaxError('XML with a DOCTYPE is not accepted');
+  let nodes: ParsedNode[];
+  try {
+    nodes = parser.parse(text) as ParsedNode[];
+  } catch (error) {
+    throw refusal(text, error);
   }
-
-  if (open.length > 0) fail(length, 'the document ends inside an element');
-  if (rootName === undefined) throw new XmlSyntaxError('no XML element found');
+  const validation = XMLValidator.validate(text);
+  if (validation !== true) throw malformed(validation);
+  const elements = nodes.filter((node) => elementName(node) !== undefined);
+  const root = elements[0];
+  const rootName = root && elementName(root);
+  if (root === undefined || rootName === undefined) throw new XmlSyntaxError('no XML element found');
+  // The validator misses what follows a self-closing root (`<r/><r/>`, `<r/>text`); the parser keeps the second root.
+  if (elements.length > 1) throw new XmlSyntaxError('malformed XML: a second root element');
+  const children = root[rootName] as ParsedNode[];
+  if (children.length === 0 && !onlyMarkupAfterRoot(text)) throw new XmlSyntaxError('malformed XML: text after the root element');
   const out: PlainObject = {};
-  setOwn(out, rootName, rootValue);
+  setOwn(out, rootName, toPlain(rootName, children, root[ATTRIBUTES] as Attributes | undefined));
   return out;
 }
 
-/** The plain value of an element whose end tag has just been read. */
-function settle(element: OpenElement): PlainValue {
-  if (element.nil) return null;
-  const names = element.childNames;
-  const isList = element.type === 'array' || KNOWN_LIST_ELEMENTS.has(element.name);
-  if (names === undefined) {
-    const text = element.text;
-    // A list root without attributes that holds only text keeps the text: it is an answer, just not a list.
-    if (isList) return element.hasAttributes || text === '' ? [] : text;
-    return typedText(text, element.type);
+/**
+ * For a root without content: whether only comments, processing instructions
+ * and white space follow it. Linear: each character is looked at once or twice.
+ */
+function onlyMarkupAfterRoot(text: string): boolean {
+  let at = 0;
+  // Past the prolog: the root is the first `<` that opens neither a comment nor a processing instruction.
+  for (;;) {
+    at = text.indexOf('<', at);
+    if (at === -1) return true;
+    if (text.startsWith('<!--', at)) at = text.indexOf('-->', at) + 3;
+    else if (text.startsWith('<?', at)) at = text.indexOf('?>', at) + 2;
+    else break;
+    if (at < 3) return true;
   }
-  const values = element.childValues as PlainValue[];
+  // Past the root's start tag, skipping quoted values (they may hold `>`), then its end tag if it has one.
+  let quote = '';
+  for (at++; at < text.length; at++) {
+    const c = text[at];
+    if (quote !== '') quote = c === quote ? '' : quote;
+    else if (c === '"' || c === "'") quote = c;
+    else if (c === '>') break;
+  }
+  at++;
+  if (text[at - 2] !== '/') at = text.indexOf('>', text.indexOf('</', at)) + 1;
+  for (;;) {
+    while (at < text.length && ' \t\n\r'.includes(text[at] as string)) at++;
+    if (at >= text.length) return true;
+    if (text.startsWith('<!--', at)) at = text.indexOf('-->', at) + 3;
+    else if (text.startsWith('<?', at)) at = text.indexOf('?>', at) + 2;
+    else return false;
+    if (at < 3) return false;
+  }
+}
+
+/** Why the parser stopped, in our words: a cap, or whatever the validator finds wrong with the text. */
+function refusal(text: string, error: unknown): XmlSyntaxError {
+  if (error instanceof CapReached) return new XmlSyntaxError(`XML with more than ${MAX_ATTRIBUTES_PER_ELEMENT} attributes on one element is not read`);
+  const message = error instanceof Error ? error.message : '';
+  if (message.startsWith('Maximum nested tags')) return new XmlSyntaxError(`XML nested deeper than ${MAX_XML_DEPTH} elements is not read`);
+  // The parser's own messages may quote the document; the validator's line and our reason do not.
+  const validation = XMLValidator.validate(text);
+  if (validation !== true) return malformed(validation);
+  if (message.startsWith('[SECURITY]')) return new XmlSyntaxError('XML with an element named __proto__, constructor or prototype is not read');
+  return new XmlSyntaxError('malformed XML');
+}
+
+/** The validator's finding as a line and a reason of ours: its own message may name the document's elements. */
+function malformed({ err }: ValidationError): XmlSyntaxError {
+  const { code, msg, line } = err;
+  if (code === 'InvalidXml' && msg.startsWith('Start tag expected')) return new XmlSyntaxError('no XML element found');
+  const reason =
+    code === 'InvalidXml'
+      ? msg.startsWith('Multiple possible root')
+        ? 'a second root element'
+        : msg.startsWith('Extra text')
+          ? 'text after the root element'
+          : 'the document ends inside an element'
+      : code === 'InvalidTag'
+        ? msg.startsWith('Unclosed tag')
+          ? 'the document ends inside an element'
+          : msg.startsWith('Expected closing tag') || msg.includes('has not been opened')
+            ? 'an end tag that does not match its start tag'
+            : 'a malformed tag'
+        : code === 'InvalidAttr'
+          ? msg.endsWith('is repeated.')
+            ? 'an attribute given twice'
+            : 'a malformed attribute'
+          : 'text or a character where none may be';
+  return new XmlSyntaxError(`malformed XML at line ${line}: ${reason}`);
+}
+
+/** The element's name, or undefined for text, CDATA and comments. */
+function elementName(node: ParsedNode): string | undefined {
+  for (const key in node) if (key !== ATTRIBUTES && key !== TEXT && key !== CDATA) return key;
+  return undefined;
+}
+
+/** The plain value of an element. Depth is bounded by MAX_XML_DEPTH, so recursion is safe. */
+function toPlain(name: string, children: readonly ParsedNode[], attributes: Attributes | undefined): PlainValue {
+  if (attributes?.nil === 'true') return null;
+  const type = attributes?.type;
+  const isList = type === 'array' || LIST_ELEMENTS.has(name);
+  let text = '';
+  let names: string[] | undefined;
+  let values: PlainValue[] | undefined;
+  for (const child of children) {
+    const childName = elementName(child);
+    if (childName === undefined) {
+      // CDATA is kept as sent; other text has its entities decoded. Mixed content keeps the children only.
+      if (names === undefined) text += CDATA in child ? cdataText(child[CDATA]) : decodeEntities(textOf(child));
+      continue;
+    }
+    (names ??= []).push(childName);
+    (values ??= []).push(toPlain(childName, child[childName] as ParsedNode[], child[ATTRIBUTES] as Attributes | undefined));
+  }
+  if (names === undefined || values === undefined) {
+    // A list without attributes that holds only text keeps the text: it is an answer, just not a list.
+    if (isList) return attributes !== undefined || text === '' ? [] : text;
+    return typedText(text, type);
+  }
   // `<errors>` children are named after what they describe unless they are all `error`.
-  if (isList && !(element.name === 'errors' && names.some((name) => name !== 'error'))) return listItems(names, values);
+  if (isList && !(name === 'errors' && names.some((n) => n !== 'error'))) return listItems(names, values);
   return objectOf(names, values);
 }
 
+/** The parser's text nodes hold strings (parseTagValue is off). */
+function textOf(node: ParsedNode | undefined): string {
+  const text = node?.[TEXT];
+  return typeof text === 'string' ? text : '';
+}
+
+function cdataText(cdata: unknown): string {
+  return textOf(Array.isArray(cdata) ? (cdata[0] as ParsedNode | undefined) : undefined);
+}
+
 /** Items of a list, grouped by element name in order of first appearance (lists hold one kind of child). */
-function listItems(names: string[], values: PlainValue[]): PlainValue[] {
+export function listItems(names: string[], values: PlainValue[]): PlainValue[] {
   const first = names[0];
   if (names.every((name) => name === first)) return values;
   const groups = new Map<string, PlainValue[]>();
@@ -243,13 +236,13 @@ function listItems(names: string[], values: PlainValue[]): PlainValue[] {
 }
 
 /** Children as fields; a name that repeats becomes a list of its values. */
-function objectOf(names: string[], values: PlainValue[]): PlainObject {
+export function objectOf(names: string[], values: PlainValue[]): PlainObject {
   const out: PlainObject = {};
   let repeated: Set<string> | undefined;
   for (let k = 0; k < names.length; k++) {
     const name = names[k] as string;
     const value = values[k] as PlainValue;
-    // Values are never undefined, so only a defined one can be a repeat (or an inherited name like `constructor`).
+    // Values are never undefined, so only a defined one can be a repeat (or an inherited name like `toString`).
     if (out[name] === undefined || !Object.hasOwn(out, name)) {
       setOwn(out, name, value);
     } else if (repeated?.has(name)) {
@@ -262,13 +255,12 @@ function objectOf(names: string[], values: PlainValue[]): PlainObject {
   return out;
 }
 
-/** `out[name] = value`, also for an element named `__proto__` (an own field, as JSON.parse makes it). */
+/** `out[name] = value` as an own field, whatever the name (as JSON.parse makes it). */
 function setOwn(out: PlainObject, name: string, value: PlainValue): void {
-  if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
-  else out[name] = value;
+  Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Text of an element with Rails' `type` attribute applied. Exported for the reference reader of the tests. */
+/** Text of an element with Rails' `type` attribute applied (the baseline scanner of bench/ applies it too). */
 export function typedText(value: string, type: string | undefined): PlainValue {
   switch (type) {
     case 'integer':
@@ -295,7 +287,7 @@ const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/g
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** The five XML entities and character references; anything else that starts with `&` is kept as it is. */
-function decodeEntities(raw: string): string {
+export function decodeEntities(raw: string): string {
   if (!raw.includes('&')) return raw;
   return raw.replace(ENTITY, (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
     if (named !== undefined) return NAMED_ENTITIES[named] as string;
@@ -313,30 +305,6 @@ function isXmlCharacter(code: number): boolean {
     (code >= 0xe000 && code <= 0xfffd) ||
     (code >= 0x10000 && code <= 0x10ffff)
   );
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
-}
-
-function isBlank(text: string, from: number, to: number): boolean {
-  for (let k = from; k < to; k++) if (!isSpace(text.charCodeAt(k))) return false;
-  return true;
-}
-
-/** Letters, `_`, `:` and anything beyond ASCII (XML allows most of it in names). */
-function isNameStart(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || code === 0x3a || code >= 0x80;
-}
-
-function isNameChar(code: number): boolean {
-  return isNameStart(code) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x2e;
-}
-
-function lineAt(text: string, at: number): number {
-  let line = 1;
-  for (let k = text.indexOf('\n'); k !== -1 && k < at; k = text.indexOf('\n', k + 1)) line++;
-  return line;
 }
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';

@@ -1,15 +1,10 @@
+import { isStoreUnavailable } from '../store/unavailable';
+
 // A store as every caller sees it, reporting what its answers say about the
 // database: any method rejecting with StoreUnavailableError reports it
 // unreachable at once (the periodic ping would say so only on its next
 // round), any answer reports it reachable. The methods of nested slices
 // (`store.audit.record`) are watched alike. The store itself is unchanged.
-
-/** StoreUnavailableError's code (src/store/unavailable.ts); matched by code so no import cycle forms. */
-const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
-
-export function isStoreUnavailableError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === STORE_UNAVAILABLE;
-}
 
 export function watchStore<S extends object>(store: S, report: (state: 'ok' | 'unreachable') => void): S {
   const watched = new WeakMap<object, object>();
@@ -31,7 +26,7 @@ export function watchStore<S extends object>(store: S, report: (state: 'ok' | 'u
               return answer;
             },
             (error: unknown) => {
-              if (isStoreUnavailableError(error)) report('unreachable');
+              if (isStoreUnavailable(error)) report('unreachable');
               throw error;
             },
           );

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { request } from 'undici';
+import { CodedError } from '../errors';
 import { markSandbox } from './blocks/mrkdwn';
 
 // Answers go to the response_url Slack gave with the request. Posted with
@@ -15,7 +16,7 @@ export interface ResponsePayload {
 
 export type Respond = (payload: ResponsePayload) => Promise<void>;
 
-export class ResponseUrlError extends Error {
+export class ResponseUrlError extends CodedError {
   override readonly name = 'ResponseUrlError';
   readonly code = 'SLACK_RESPONSE_URL_REFUSED';
   constructor(readonly status: number) {

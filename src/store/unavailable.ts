@@ -1,3 +1,5 @@
+import { CodedError } from '../errors';
+
 export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
 
 /**
@@ -7,7 +9,7 @@ export const STORE_UNAVAILABLE = 'STORE_UNAVAILABLE';
  * could not be recorded") and nothing changed. The same store recovers on its
  * own when the database is back: no reopening.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends CodedError {
   override readonly name = 'StoreUnavailableError';
   readonly code = STORE_UNAVAILABLE;
   constructor(message: string, options?: { cause?: unknown }) {

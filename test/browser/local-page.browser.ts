@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { request } from 'undici';
-import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
+import { readManifest, startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
 import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 
 // The local page in a real browser (Debian's chromium, headless), driven the
@@ -603,7 +603,7 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
             type: 'section',
             text: {
               type: 'mrkdwn',
-              text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> :white_check_mark: &lt;escaped&gt;',
+              text: '*bold* _italic_ ~gone~ `code` <https://example.com|a link> <@U0ADMIN> <#C0AUDIT> <!subteam^S0ONCALL> :white_check_mark: &lt;escaped&gt;',
             },
           },
           {
@@ -643,6 +643,7 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     expect(await message.getByRole('link', { name: 'a link' }).getAttribute('href')).toBe('https://example.com');
     await message.getByText('@Ada (admin)').waitFor();
     await message.getByRole('button', { name: '#vs-audit' }).waitFor();
+    await message.getByText('@oncall-infra').waitFor();
     await message.getByRole('img', { name: 'white check mark' }).waitFor();
     await message.getByText('<escaped>').waitFor();
     await message.getByText('unsupported block: video').waitFor();
@@ -716,6 +717,22 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     const alert = alone.getByRole('alert').filter({ hasText: 'invalid_blocks' });
     await alert.waitFor();
     await alert.getByText('[ERROR] must be less than 51 items [json-pointer:/blocks]').waitFor();
+  });
+
+  test('the shortcut menu is the app manifest’s: none without one, and a shortcut added to manifest.yml is offered', async () => {
+    expect(await alone.getByRole('button', { name: 'Shortcuts' }).isVisible()).toBe(false);
+    const manifest = readFileSync(join(__dirname, '..', '..', 'manifest.yml'), 'utf8').replace(
+      '  shortcuts:\n',
+      '  shortcuts:\n    - name: Reboot a server\n      type: global\n      callback_id: reboot_shortcut\n      description: Opens the reboot form\n',
+    );
+    standIn.setManifest(readManifest(manifest));
+    await alone.reload();
+    await alone.getByRole('button', { name: 'Shortcuts' }).click();
+    const menu = alone.getByRole('menu', { name: 'Shortcuts' });
+    await menu.waitFor();
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Reboot a server', 'Add a disk to a server', 'Restore a backup']);
+    await alone.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden' });
   });
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { addDiskWireFields, decodeResponse, encodeAddDiskBody, parseErrorBody, Responses } from '../../src/cloud/codec';
+import { READS } from '../../src/cloud/reads';
 import { CloudError } from '../../src/cloud/errors';
 import { MAX_ATTRIBUTES_PER_ELEMENT, parseXml } from '../../src/cloud/xml';
 import { xmlList, xmlRecord } from '../helpers/rails-xml';
@@ -24,8 +25,8 @@ function expectBadResponse(run: () => unknown, message: RegExp): void {
 }
 
 describe('decoding firewall rules', () => {
-  const fromJson = decodeResponse('json', fixture('firewall_rules.json'), Responses.firewallRules);
-  const fromXml = decodeResponse('xml', fixture('firewall_rules.xml'), Responses.firewallRules);
+  const fromJson = decodeResponse('json', fixture('firewall_rules.json'), READS.listFirewallRules.answer);
+  const fromXml = decodeResponse('xml', fixture('firewall_rules.xml'), READS.listFirewallRules.answer);
 
   it('reads every rule of the JSON answer with typed fields', () => {
     expect(fromJson).toHaveLength(3);
@@ -64,9 +65,9 @@ describe('decoding firewall rules', () => {
   });
 
   it('reads an empty list in both formats', () => {
-    expect(decodeResponse('json', '[]', Responses.firewallRules)).toEqual([]);
-    expect(decodeResponse('xml', '<?xml version="1.0" encoding="UTF-8"?>\n<firewall_rules type="array"/>', Responses.firewallRules)).toEqual([]);
-    expect(decodeResponse('xml', '<firewall_rules></firewall_rules>', Responses.firewallRules)).toEqual([]);
+    expect(decodeResponse('json', '[]', READS.listFirewallRules.answer)).toEqual([]);
+    expect(decodeResponse('xml', '<?xml version="1.0" encoding="UTF-8"?>\n<firewall_rules type="array"/>', READS.listFirewallRules.answer)).toEqual([]);
+    expect(decodeResponse('xml', '<firewall_rules></firewall_rules>', READS.listFirewallRules.answer)).toEqual([]);
   });
 
   it('reads a list of one rule in XML as a list, with or without type="array"', () => {
@@ -74,7 +75,7 @@ describe('decoding firewall rules', () => {
       '<firewall_rule><id type="integer">1</id><network_interface_id type="integer">5</network_interface_id><position type="integer">1</position>' +
       '<protocol>TCP</protocol><command>ACCEPT</command></firewall_rule>';
     for (const doc of [`<firewall_rules type="array">${one}</firewall_rules>`, `<firewall_rules>${one}</firewall_rules>`]) {
-      expect(decodeResponse('xml', doc, Responses.firewallRules)).toEqual([
+      expect(decodeResponse('xml', doc, READS.listFirewallRules.answer)).toEqual([
         { id: 1, network_interface_id: 5, position: 1, protocol: 'TCP', command: 'ACCEPT', address: null, port: null },
       ]);
     }
@@ -82,26 +83,26 @@ describe('decoding firewall rules', () => {
 
   it('tolerates unknown extra fields', () => {
     const json = JSON.stringify([{ firewall_rule: { id: 1, network_interface_id: 2, position: 1, protocol: 'TCP', command: 'ACCEPT', colour: 'blue' } }]);
-    expect(decodeResponse('json', json, Responses.firewallRules)[0]).toMatchObject({ id: 1, command: 'ACCEPT' });
+    expect(decodeResponse('json', json, READS.listFirewallRules.answer)[0]).toMatchObject({ id: 1, command: 'ACCEPT' });
   });
 
   it('rejects a rule without an id as a bad response naming the field', () => {
     const json = JSON.stringify([{ firewall_rule: { network_interface_id: 2, position: 1, protocol: 'TCP', command: 'ACCEPT' } }]);
-    expectBadResponse(() => decodeResponse('json', json, Responses.firewallRules), /firewall_rule\[0\]\.id/);
+    expectBadResponse(() => decodeResponse('json', json, READS.listFirewallRules.answer), /firewall_rule\[0\]\.id/);
   });
 
   it('rejects an object where a list is expected', () => {
-    expectBadResponse(() => decodeResponse('json', '{"firewall_rule": {}}', Responses.firewallRules), /expected a list of firewall_rule/);
+    expectBadResponse(() => decodeResponse('json', '{"firewall_rule": {}}', READS.listFirewallRules.answer), /expected a list of firewall_rule/);
   });
 
   it('rejects truncated JSON, garbage, truncated XML and an empty body as bad responses', () => {
     const json = fixture('firewall_rules.json');
-    expectBadResponse(() => decodeResponse('json', json.slice(0, json.length / 2), Responses.firewallRules), /not valid JSON/);
-    expectBadResponse(() => decodeResponse('json', '\u0000\u00ff garbage', Responses.firewallRules), /not valid JSON/);
+    expectBadResponse(() => decodeResponse('json', json.slice(0, json.length / 2), READS.listFirewallRules.answer), /not valid JSON/);
+    expectBadResponse(() => decodeResponse('json', '\u0000\u00ff garbage', READS.listFirewallRules.answer), /not valid JSON/);
     const xml = fixture('firewall_rules.xml');
-    expectBadResponse(() => decodeResponse('xml', xml.slice(0, xml.length / 2), Responses.firewallRules), /not valid XML/);
-    expectBadResponse(() => decodeResponse('xml', 'garbage', Responses.firewallRules), /not valid XML/);
-    expectBadResponse(() => decodeResponse('json', '   ', Responses.firewallRules), /empty answer/);
+    expectBadResponse(() => decodeResponse('xml', xml.slice(0, xml.length / 2), READS.listFirewallRules.answer), /not valid XML/);
+    expectBadResponse(() => decodeResponse('xml', 'garbage', READS.listFirewallRules.answer), /not valid XML/);
+    expectBadResponse(() => decodeResponse('json', '   ', READS.listFirewallRules.answer), /empty answer/);
   });
 
   it('rejects an answer with too many attributes on one element as a bad response, like any malformed XML', () => {
@@ -109,15 +110,15 @@ describe('decoding firewall rules', () => {
     const attributes = Array.from({ length: MAX_ATTRIBUTES_PER_ELEMENT + 1 }, (_, k) => ` a${k}="1"`).join('');
     const xml = `<firewall_rules type="array"><firewall_rule${attributes}><id type="integer">1</id></firewall_rule></firewall_rules>`;
     expectBadResponse(
-      () => decodeResponse('xml', xml, Responses.firewallRules),
-      /^the cloud API sent an answer that is not valid XML \(malformed XML at line 1: more than \d+ attributes on one element\)$/,
+      () => decodeResponse('xml', xml, READS.listFirewallRules.answer),
+      /^the cloud API sent an answer that is not valid XML \(XML with more than \d+ attributes on one element is not read\)$/,
     );
   });
 });
 
 describe('decoding autoscaling', () => {
-  const fromJson = decodeResponse('json', fixture('auto_scaling.json'), Responses.autoscaling);
-  const fromXml = decodeResponse('xml', fixture('auto_scaling.xml'), Responses.autoscaling);
+  const fromJson = decodeResponse('json', fixture('auto_scaling.json'), READS.listAutoscaling.answer);
+  const fromXml = decodeResponse('xml', fixture('auto_scaling.xml'), READS.listAutoscaling.answer);
 
   it('keeps the six slots in the order returned, placeholders marked as not configured', () => {
     expect(fromJson.map((s) => `${s.resource}/${s.scale_type}/${s.configured}`)).toEqual([
@@ -193,7 +194,7 @@ describe('the property: any list of rules decodes the same from JSON and from XM
         }));
         const json = JSON.stringify(clean.map((r) => ({ firewall_rule: r })));
         const xml = xmlList('firewall_rules', 'firewall_rule', clean);
-        expect(decodeResponse('xml', xml, Responses.firewallRules)).toEqual(decodeResponse('json', json, Responses.firewallRules));
+        expect(decodeResponse('xml', xml, READS.listFirewallRules.answer)).toEqual(decodeResponse('json', json, READS.listFirewallRules.answer));
       }),
       { numRuns: 200 },
     );
@@ -276,11 +277,12 @@ describe('parsing error bodies', () => {
     }
   });
 
-  it('survives an error body nested thousands deep, reading what sits near the top', () => {
+  it('survives an error body nested thousands deep: JSON is read near the top, XML past the depth cap is not read at all', () => {
     const depth = 9000;
     const xml = `<errors><error>near the top</error>${'<a>'.repeat(depth)}deep${'</a>'.repeat(depth)}</errors>`;
     const json = `{"errors": ["near the top", ${'['.repeat(depth)}"deep"${']'.repeat(depth)}]}`;
-    for (const body of [xml, json]) expect(parseErrorBody(body).messages).toEqual(['near the top']);
+    expect(parseErrorBody(json).messages).toEqual(['near the top']);
+    expect(parseErrorBody(xml)).toEqual({ messages: [], fieldErrors: {} });
   });
 
   it('survives a body without an errors wrapper nested thousands deep (not taken for a bare field hash)', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { composeBot, type Bot } from '../../src/compose';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { loadConfig, secretValues, type Config } from '../../src/config';
-import { manifestFunctions } from '../../src/slack/listeners/functions';
+import { appManifest } from '../../src/local-mode';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import type { Store } from '../../src/store';
@@ -13,6 +13,7 @@ import { startSlackFake, type SlackFake } from './slack-fake';
 import { FORM, interactiveBody, JSON_CONTENT_TYPE, slashCommandBody } from './payloads';
 import { useStarted } from './use-started';
 import { postToSlackEndpoint, type SlackHttpResponse, type SlackRequestOptions } from './signed-requests';
+import { READS } from '../../src/cloud/reads';
 
 // The real bot, composed by the same composeBot() as main.ts, over its HTTP
 // receiver, with a loopback Slack fake and the sandbox cloud API on loopback:
@@ -66,9 +67,9 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startSlackFake();
-  // The app's workflow steps as its manifest declares them: the stand-in checks each step's completion against them.
-  slack.setFunctions(manifestFunctions());
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
+  // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
+  slack.setManifest(appManifest());
+  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
   const settings = {

@@ -9,6 +9,7 @@ import { startSlackFake, type SlackFake } from './slack-fake';
 import { spawnBot, type SpawnedBot, type SpawnOptions } from './spawned-bot';
 import { useStarted } from './use-started';
 import { waitFor } from './wait';
+import { READS } from '../../src/cloud/reads';
 
 // What the real bot process runs against in a test: the Slack stand-in, the
 // sandbox cloud API on loopback and a folder of its own, with the env that
@@ -43,7 +44,7 @@ export async function startProcessHarness(
 ): Promise<ProcessHarness | ProcessHarnessBehindFaults> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-process-'));
   const slack = await startSlackFake();
-  const sandbox = await startSandbox({ port: 0, apiKey: API_KEY, delayMs: options.cloudDelayMs ?? 0 });
+  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.cloudDelayMs ?? 0 });
   const cloud = options.behindFaults ? await startCloudFaultServer({ upstream: sandbox.url }) : undefined;
   const bots: SpawnedBot[] = [];
   let answers = 0;

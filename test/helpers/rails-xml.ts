@@ -15,10 +15,36 @@ export function xmlRecord(name: string, record: Record<string, unknown>): string
   return `<${name}>${fields}</${name}>`;
 }
 
+/**
+ * A JSON answer as Rails would have written it in XML: `[{"disk": {…}}]` under
+ * `listName`, `{"virtual_machine": {…}}` as its record. Nested lists of wrapped
+ * records (`ip_addresses: [{ip_address: {…}}]`) become `type="array"` elements.
+ */
+export function xmlFromJson(json: unknown, listName?: string): string {
+  const declaration = '<?xml version="1.0" encoding="UTF-8"?>\n';
+  if (Array.isArray(json)) {
+    if (listName === undefined) throw new Error('a JSON list needs the name of its XML root');
+    return declaration + xmlField(listName, json);
+  }
+  const [name, record] = Object.entries(json as Record<string, unknown>)[0] ?? [];
+  if (name === undefined) throw new Error('a JSON record needs its wrapper');
+  return declaration + xmlRecord(name, record as Record<string, unknown>);
+}
+
 function xmlField(name: string, value: unknown): string {
   if (value === null) return `<${name} nil="true"/>`;
   if (typeof value === 'boolean') return `<${name} type="boolean">${value}</${name}>`;
-  if (typeof value === 'number') return `<${name} type="integer">${value}</${name}>`;
+  if (typeof value === 'number') return `<${name} type="${Number.isInteger(value) ? 'integer' : 'float'}">${value}</${name}>`;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `<${name} type="array"/>`;
+    const items = value.map((item) => {
+      const [wrapper, inner] = Object.entries(item as Record<string, unknown>)[0] ?? [];
+      if (wrapper === undefined || Object.keys(item as object).length !== 1) return xmlField(name.replace(/s$/, ''), item);
+      return xmlField(wrapper, inner);
+    });
+    return `<${name} type="array">${items.join('')}</${name}>`;
+  }
+  if (typeof value === 'object') return xmlRecord(name, value as Record<string, unknown>);
   const text = escapeText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return name.endsWith('_at') ? `<${name} type="datetime">${text}</${name}>` : `<${name}>${text}</${name}>`;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '@vs-chatops/cloud-sandbox';
+import { READS } from '../../src/cloud/reads';
 
 // One thing started for the enclosing describe block (or file): started in
 // beforeAll, closed in afterAll, and read inside tests through what this
@@ -43,7 +44,7 @@ export function useTempDir(prefix = 'vs-chatops-test-'): { readonly path: string
 export function useSandbox(options: SandboxOptions = {}, { reset = true } = {}): Sandbox {
   const sandbox = useStarted(
     'the sandbox',
-    () => startSandbox({ port: 0, ...options }),
+    () => startSandbox({ reads: READS, port: 0, ...options }),
     (started) => started.close(),
   );
   if (reset) beforeEach(() => sandbox.reset());

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec';
+import { READS } from '../../src/cloud/reads';
 import { CloudError } from '../../src/cloud/errors';
 import { SIGNING_SECRET, useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, reactionTo, sleep, STACK_TRACE, visibleText } from '../helpers/drive';
@@ -372,7 +373,7 @@ describe('properties over arbitrary input', () => {
 });
 
 describe('properties of the decoders', () => {
-  const shapes = Object.values(Responses);
+  const shapes = [...Object.values(READS).map((row) => row.answer), ...Object.values(Responses)];
   const onlyCloudErrors = (run: () => unknown) => {
     try {
       run();
@@ -420,6 +421,10 @@ function xmlish(): fc.Arbitrary<string> {
     'errors',
     'error',
     'auto_scaling_configurations',
+    'virtual_machine',
+    'ip_addresses',
+    'transactions',
+    'transaction',
     '!DOCTYPE x',
     '?xml version="1.0"?',
     '![CDATA[',

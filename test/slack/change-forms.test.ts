@@ -205,7 +205,7 @@ describe('changes from Slack', () => {
       expect(said).toContain('The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.');
       expect(said).toContain('Check VS 42');
       expect(said).not.toContain('Something went wrong');
-      expect(h.logs.some((l) => l.includes('"code":"vs_change_outcome_not_recorded"'))).toBe(true);
+      expect(h.logs.some((l) => l.includes('"code":"CHANGE_OUTCOME_NOT_RECORDED"'))).toBe(true);
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'started' });
     } finally {
       h.store.audit.complete = complete;

@@ -14,6 +14,7 @@ import { slashCommandFields, viewSubmission } from '../helpers/payloads';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { startSocketModeServer, type SocketModeServer } from '../helpers/socket-mode-server';
 import { freePort } from '../helpers/spawned-bot';
+import { READS } from '../../src/cloud/reads';
 
 // The bot in Socket Mode (SLACK_APP_TOKEN set), end to end on loopback: the
 // Slack fake hands out a ws:// URL from apps.connections.open, a `ws` server
@@ -45,7 +46,7 @@ describe('the bot in Socket Mode', () => {
     slack = await startSlackFake();
     link = await startSocketModeServer();
     slack.on('apps.connections.open', () => ({ body: { ok: true, url: `${link.url}?ticket=${TICKET}&app_id=A1` } }));
-    sandbox = await startSandbox({ port: 0, apiKey: API_KEY });
+    sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY });
     port = await freePort();
     const config = loadConfig({
       SLACK_BOT_TOKEN: BOT_TOKEN,

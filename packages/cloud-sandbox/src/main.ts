@@ -1,9 +1,12 @@
+import type { SandboxReadsFor } from './reads';
 import { startSandbox } from './server';
-import type { SandboxRequest } from './types';
+import type { SandboxReads, SandboxRequest } from './types';
 
 // `npm run sandbox [-- --port N] [--delay MS]`: the simulator on its own, for
 // trying the API with curl. A developer tool, so it reads argv, not the bot's
-// config; the data is fake and it says so.
+// config; the data is fake and it says so. It runs on the real clock: a change's
+// transactions take a few seconds. The repository's scripts/sandbox.ts runs it
+// with the bot's table of reads (this package imports nothing of the bot).
 
 const DEFAULT_PORT = 4010;
 const USAGE = 'usage: npm run sandbox -- [--port N] [--delay MS]   (the -- passes the options on to the sandbox)';
@@ -54,7 +57,8 @@ function wholeNumber(text: string | undefined, fallback: number, name: string, m
   return Number(text);
 }
 
-async function main(): Promise<void> {
+/** Runs the standalone sandbox, serving `reads` (the bot's table of reads), until SIGINT or SIGTERM. */
+export async function runSandboxCommand<R extends SandboxReads>(reads: SandboxReadsFor<R>): Promise<void> {
   const parsed = parseSandboxArgs(process.argv.slice(2), process.env);
   if ('problem' in parsed) {
     process.stderr.write(`${parsed.problem}\n${USAGE}\n`);
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
 
   let sandbox;
   try {
-    sandbox = await startSandbox({ port, delayMs, onRequest: printRequest });
+    sandbox = await startSandbox({ port, delayMs, onRequest: printRequest, reads });
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     process.stderr.write(
@@ -86,8 +90,10 @@ async function main(): Promise<void> {
       `  API key      ${apiKey}`,
       delayMs > 0 ? `  delay        ${delayMs} ms before every answer` : undefined,
       '',
-      'Seeded servers: 42 (web, 8 rules), 43 (no rules), 44 (one rule), 45 (300 rules), 46 (database), 77 (every firewall rule form: /vs firewall 77 443).',
-      'Backups: 9, 10, 11 restorable; 12 marked for delete and 13 not built (both answer 403).',
+      'Seeded servers (the package README says what each shows): 42 web (on), 43 batch worker (off), 44 bastion, 45 (300 rules),',
+      '46 database, 47 (locked by a running backup), 48 (every change fails in the cloud), 77 (every firewall rule form).',
+      'Backups: 9, 10, 11, 14, 15 usable; 12 marked for deletion and 13 not built (both answer 403).',
+      'Changes run as transactions of a few seconds: GET …/virtual_machines/:id/transactions.json follows them (?detailed: raw logs).',
       '',
       'Try:',
       `  curl -u ${auth} ${url}/virtual_machines/42/firewall_rules.xml`,
@@ -95,6 +101,9 @@ async function main(): Promise<void> {
       `  curl -u ${auth} ${url}/virtual_machines/46/auto_scaling.json`,
       `  curl -u ${auth} -H 'Content-Type: application/json' -d '${exampleDisk}' ${url}/virtual_machines/42/disks.json`,
       `  curl -u ${auth} -X POST ${url}/backups/9/restore.json`,
+      `  curl -u ${auth} ${url}/virtual_machines/42.json`,
+      `  curl -u ${auth} -X POST ${url}/virtual_machines/42/reboot.json`,
+      `  curl -u ${auth} ${url}/virtual_machines/42/transactions.json`,
       '',
       'Then point the bot at it: VS_API_URL=' + url + ` VS_ACCOUNT_ID=${accountId} VS_API_KEY=${apiKey}`,
       'Ctrl-C stops it.',
@@ -121,5 +130,3 @@ async function main(): Promise<void> {
 function printRequest(r: SandboxRequest): void {
   process.stdout.write(`${r.at} ${r.method} ${r.path} → ${r.status}\n`);
 }
-
-void main();

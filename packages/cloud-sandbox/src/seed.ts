@@ -1,5 +1,16 @@
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
-import type { SandboxAutoscalingRule, SandboxBackup, SandboxDisk, SandboxFirewallRule, SandboxSeed, SandboxServer } from './types';
+import { failureLog } from './transactions';
+import type {
+  SandboxAutoscalingRule,
+  SandboxBackup,
+  SandboxDisk,
+  SandboxFirewallRule,
+  SandboxIpAddress,
+  SandboxSeed,
+  SandboxServer,
+  SandboxTransaction,
+  TransactionStatus,
+} from './types';
 
 // Fake but realistic data, the same on every run: fixed timestamps, a seeded
 // generator for identifiers. Each server exercises something the bot must
@@ -81,8 +92,164 @@ function scaling(
   return { id, resource, scale_type, limit_trigger, for_minutes, adjust_units, up_to, created_at: at(minutes), updated_at: at(minutes + 60) };
 }
 
+/** What each server's builder below decides; the rest of its record comes from its profile (PROFILES). */
+type ServerParts = Pick<SandboxServer, 'id' | 'label' | 'firewallRules' | 'autoscaling' | 'disks'>;
+
+interface Profile {
+  hostname: string;
+  booted: boolean;
+  memory: number;
+  cpus: number;
+  template: readonly [id: number, label: string, os: string, distro: string];
+  hypervisorId: number | null;
+  enableAutoscale: boolean | null;
+  /** Public, then private; a /24 each. */
+  addresses: readonly string[];
+  changesFail?: boolean;
+}
+
+const UBUNTU = [12, 'Ubuntu 22.04 x64', 'linux', 'ubuntu'] as const;
+const DEBIAN = [14, 'Debian 12 x64', 'linux', 'debian'] as const;
+const ROCKY = [15, 'Rocky Linux 9 x64', 'linux', 'rhel'] as const;
+const CENTOS = [9, 'CentOS 7.9 x64', 'linux', 'rhel'] as const;
+
+/** How each server looks beyond its firewall, autoscaling and disks: power, size, template, addresses. */
+const PROFILES: Readonly<Record<number, Profile>> = {
+  42: {
+    hostname: 'web-1.prod.example.com',
+    booted: true,
+    memory: 4096,
+    cpus: 2,
+    template: UBUNTU,
+    hypervisorId: 3,
+    enableAutoscale: true,
+    addresses: ['203.0.113.42', '10.20.0.42'],
+  },
+  43: {
+    hostname: 'batch-worker-3.example.com',
+    booted: false,
+    memory: 8192,
+    cpus: 4,
+    template: DEBIAN,
+    hypervisorId: 4,
+    enableAutoscale: false,
+    addresses: ['10.20.0.43'],
+  },
+  44: {
+    hostname: 'bastion.example.com',
+    booted: true,
+    memory: 1024,
+    cpus: 1,
+    template: UBUNTU,
+    hypervisorId: 3,
+    enableAutoscale: null,
+    addresses: ['192.0.2.44'],
+  },
+  45: {
+    hostname: 'edge-lb-1.example.com',
+    booted: true,
+    memory: 2048,
+    cpus: 2,
+    template: ROCKY,
+    hypervisorId: 5,
+    enableAutoscale: true,
+    addresses: ['198.51.100.45', '10.30.0.45'],
+  },
+  46: {
+    hostname: 'db-primary.example.com',
+    booted: true,
+    memory: 16384,
+    cpus: 8,
+    template: DEBIAN,
+    hypervisorId: 4,
+    enableAutoscale: true,
+    addresses: ['10.20.0.46'],
+  },
+  47: {
+    hostname: 'reporting-1.example.com',
+    booted: true,
+    memory: 4096,
+    cpus: 2,
+    template: UBUNTU,
+    hypervisorId: 5,
+    enableAutoscale: false,
+    addresses: ['10.20.0.47'],
+  },
+  48: {
+    hostname: 'legacy-app.example.com',
+    booted: true,
+    memory: 2048,
+    cpus: 2,
+    template: CENTOS,
+    hypervisorId: null,
+    enableAutoscale: null,
+    addresses: ['203.0.113.48'],
+    changesFail: true,
+  },
+  77: {
+    hostname: 'api-gateway.example.com',
+    booted: true,
+    memory: 4096,
+    cpus: 2,
+    template: UBUNTU,
+    hypervisorId: 3,
+    enableAutoscale: false,
+    addresses: ['198.51.100.77', '10.77.0.77'],
+  },
+};
+
+/** A server's whole record: its parts, its profile, and fake credentials (as real records carry real ones). */
+function server(random: Random, parts: ServerParts): SandboxServer {
+  const profile = PROFILES[parts.id];
+  if (profile === undefined) throw new Error(`no profile for seeded server ${parts.id}`);
+  const [templateId, templateLabel, os, distro] = profile.template;
+  const address = (ip: string, k: number): SandboxIpAddress => {
+    const network = ip.replace(/\.\d+$/, '');
+    return {
+      id: parts.id * 10 + k,
+      address: ip,
+      netmask: '255.255.255.0',
+      gateway: `${network}.1`,
+      broadcast: `${network}.255`,
+      network_address: `${network}.0`,
+      network_id: k + 1,
+      disallowed_primary: false,
+      free: false,
+      created_at: at(k),
+      updated_at: at(k + 5),
+    };
+  };
+  return {
+    ...parts,
+    identifier: identifier(random),
+    hostname: profile.hostname,
+    booted: profile.booted,
+    built: true,
+    suspended: false,
+    recovery_mode: false,
+    state: 'delivered',
+    memory: profile.memory,
+    cpus: profile.cpus,
+    cpu_shares: 100,
+    template_id: templateId,
+    template_label: templateLabel,
+    operating_system: os,
+    operating_system_distro: distro,
+    hypervisor_id: profile.hypervisorId,
+    enable_autoscale: profile.enableAutoscale,
+    ip_addresses: profile.addresses.map(address),
+    // Made up, and plainly so: what an allow-list must keep out of every message, log and record.
+    initial_root_password: `fake-root-pw-${parts.id}-${identifier(random).slice(0, 6)}`,
+    remote_access_password: `fake-vnc-pw-${parts.id}-${identifier(random).slice(0, 6)}`,
+    service_password: `fake-svc-pw-${parts.id}-${identifier(random).slice(0, 6)}`,
+    created_at: at(-30 * 24 * 60),
+    updated_at: at(0),
+    ...(profile.changesFail ? { changesFail: true } : {}),
+  };
+}
+
 /** 42: a public web server behind a typical host firewall. */
-function webServer(random: Random): SandboxServer {
+function webServer(random: Random): ServerParts {
   const nic = 3;
   const r = onInterface(random, nic);
   return {
@@ -151,7 +318,7 @@ function webServer(random: Random): SandboxServer {
  * 45: an edge load balancer with 300 rules on two interfaces (positions 1..150
  * each), generated from fixed patterns so every run sees the same list.
  */
-function bigServer(random: Random): SandboxServer {
+function bigServer(random: Random): ServerParts {
   const ports = ['22', '80', '443', '8080', '3000:3999', '53,123', '', '25', '5000:5100', '9100'];
   const addresses = [null, '', '10.0.0.0/8', '192.0.2.0/24', '198.51.100.17/32', '203.0.113.0/24', '172.16.4.0/22', '2001:db8::/32'];
   const rules: SandboxFirewallRule[] = [];
@@ -196,7 +363,7 @@ function bigServer(random: Random): SandboxServer {
 }
 
 /** 46: a PostgreSQL primary; every autoscaling slot configured, each capped by up_to. */
-function databaseServer(random: Random): SandboxServer {
+function databaseServer(random: Random): ServerParts {
   const nic = 10;
   const r = onInterface(random, nic);
   return {
@@ -250,7 +417,7 @@ function databaseServer(random: Random): SandboxServer {
  * interfaces disagree about 443 and 8443. It draws its identifiers from its
  * own generator, so the servers above keep theirs.
  */
-function gatewayServer(random: Random): SandboxServer {
+function gatewayServer(random: Random): ServerParts {
   const pub = onInterface(random, 21);
   const priv = onInterface(random, 22);
   return {
@@ -349,17 +516,20 @@ function gatewayServer(random: Random): SandboxServer {
   };
 }
 
-type BackupInput = Pick<SandboxBackup, 'id' | 'target_id' | 'disk_id' | 'backup_size'> &
-  Partial<Pick<SandboxBackup, 'built' | 'marked_for_delete' | 'backup_type' | 'initiated' | 'note' | 'min_disk_size' | 'min_memory_size'>>;
+type BackupInput = Pick<SandboxBackup, 'id' | 'target_id' | 'backup_size'> & { disk_id: number } & Partial<
+    Pick<SandboxBackup, 'built' | 'marked_for_delete' | 'backup_type' | 'initiated' | 'note' | 'min_disk_size' | 'min_memory_size'>
+  >;
 
+/** A normal backup's target is its disk, an incremental one's its server (docs/cloud-api.md, Backups). */
 function backup(random: Random, b: BackupInput, minutes: number): SandboxBackup {
   const built = b.built ?? true;
+  const incremental = (b.backup_type ?? 'incremental') === 'incremental';
   return {
     id: b.id,
     identifier: identifier(random),
     user_id: 7,
-    target_id: b.target_id,
-    target_type: 'VirtualMachine',
+    target_id: incremental ? b.target_id : b.disk_id,
+    target_type: incremental ? 'VirtualMachine' : 'Disk',
     template_id: 12,
     backup_server_id: 1,
     backup_size: b.backup_size,
@@ -387,24 +557,28 @@ function backup(random: Random, b: BackupInput, minutes: number): SandboxBackup 
 }
 
 /**
- * The default state of the sandbox.
+ * The default state of the sandbox (packages/cloud-sandbox/README.md lists it too).
  *
  * | id | what it exercises |
  * |---|---|
- * | VS 42 | web server: 8 rules, ACCEPT/DROP, TCP/UDP, ranged and listed ports, "" and null address, a description with `<` and `&`; |
- * |       | memory up/down and cpu up configured, 3 placeholders |
- * | VS 43 | no firewall rules; six autoscaling placeholders |
- * | VS 44 | exactly one firewall rule; six placeholders |
- * | VS 45 | 300 rules over two interfaces (positions 1..150 each) |
- * | VS 46 | database server, 5 rules, all six autoscaling slots configured with up_to |
- * | VS 77 | API gateway for the port question: 13 rules on two interfaces using every port and address form, disabled rules, one unreadable port |
- * | backup 9, 10, 11 | restorable (targets 42, 44, 46) |
- * | backup 12 | marked for delete: restore answers 403 |
+ * | VS 42 | on; web server: 8 rules, ACCEPT/DROP, TCP/UDP, ranged and listed ports, "" and null address, a description with |
+ * |       | `<` and `&`; memory up/down and cpu up configured, 3 placeholders; backups of both kinds; a past transaction of each outcome |
+ * | VS 43 | off; no firewall rules; six autoscaling placeholders |
+ * | VS 44 | on; exactly one firewall rule; six placeholders |
+ * | VS 45 | on; 300 rules over two interfaces (positions 1..150 each) |
+ * | VS 46 | on; database server, 5 rules, all six autoscaling slots configured with up_to; a backup not built |
+ * | VS 47 | on, locked: a backup of it is running and never ends |
+ * | VS 48 | on; every change to it fails in the cloud, its raw log full of internals (only with `?detailed`) |
+ * | VS 77 | on; API gateway for the port question: 13 rules on two interfaces using every port and address form, disabled rules, one unreadable port |
+ * | backup 9, 10, 15 | usable: 9 and 10 incremental (targets VS 42, 44), 15 normal (disk 101 of VS 42) |
+ * | backup 11, 14 | usable, normal: disk 109 of VS 46; disk 96 of VS 48 (restoring it fails in the cloud) |
+ * | backup 12 | marked for deletion: restore answers 403 |
  * | backup 13 | not built yet: restore answers 403 |
+ * Every server's record carries fake credentials (`initial_root_password`, `remote_access_password`, `service_password`).
  */
 export function defaultSeed(): SandboxSeed {
   const random = seededRandom(0x5eed42);
-  const servers: SandboxServer[] = [
+  const parts: ServerParts[] = [
     webServer(random),
     {
       id: 43,
@@ -459,6 +633,8 @@ export function defaultSeed(): SandboxSeed {
     },
     bigServer(random),
     databaseServer(random),
+    reportingServer(random),
+    legacyServer(random),
   ];
   const day = 24 * 60;
   const backups: SandboxBackup[] = [
@@ -466,12 +642,159 @@ export function defaultSeed(): SandboxSeed {
     backup(random, { id: 10, target_id: 44, disk_id: 105, backup_size: 1_887_437, min_disk_size: 10 }, 70 * day + 125),
     backup(
       random,
-      { id: 11, target_id: 46, disk_id: 109, backup_size: 73_400_320, min_disk_size: 200, min_memory_size: 4096, backup_type: 'normal', initiated: 'auto' },
+      { id: 11, target_id: 46, disk_id: 109, backup_size: 73_400_320, min_disk_size: 200, min_memory_size: 4096, backup_type: 'normal', initiated: 'days' },
       70 * day + 130,
     ),
     backup(random, { id: 12, target_id: 42, disk_id: 101, backup_size: 5_100_032, marked_for_delete: true, note: 'superseded' }, 60 * day + 120),
     backup(random, { id: 13, target_id: 46, disk_id: 107, backup_size: 0, built: false, min_disk_size: 40 }, 71 * day + 120),
+    backup(random, { id: 14, target_id: 48, disk_id: 96, backup_size: 3_145_728, backup_type: 'normal', initiated: 'weeks' }, 69 * day + 60),
+    backup(random, { id: 15, target_id: 42, disk_id: 101, backup_size: 4_980_736, backup_type: 'normal', initiated: 'weeks', note: 'weekly' }, 66 * day + 120),
   ];
-  servers.push(gatewayServer(seededRandom(0x5eed77)));
-  return { servers, backups };
+  parts.push(gatewayServer(seededRandom(0x5eed77)));
+  // Their own generator: the rules' and disks' identifiers stay what they were before servers had records.
+  const identities = seededRandom(0x5e7e5);
+  const servers = parts.map((p) => server(identities, p));
+  return { servers, backups, transactions: history(identities) };
+}
+
+/** 47: a reporting server, locked by a backup that is running (it never ends: the locked server of every run). */
+function reportingServer(random: Random): ServerParts {
+  return {
+    id: 47,
+    label: 'reporting-1',
+    firewallRules: [],
+    autoscaling: [],
+    disks: [
+      disk(
+        random,
+        { id: 98, virtual_machine_id: 47, disk_vm_number: 1, disk_type: 'SSD', disk_size: 30, label: 'reporting-1 root', primary: true, mount_point: '/' },
+        0,
+      ),
+    ],
+  };
+}
+
+/** 48: an old application server on a hypervisor in trouble: every change to it fails in the cloud. */
+function legacyServer(random: Random): ServerParts {
+  return {
+    id: 48,
+    label: 'legacy-app',
+    firewallRules: [],
+    autoscaling: [],
+    disks: [
+      disk(
+        random,
+        { id: 96, virtual_machine_id: 48, disk_vm_number: 1, disk_type: 'HDD', disk_size: 20, label: 'legacy-app root', primary: true, mount_point: '/' },
+        0,
+      ),
+      disk(random, { id: 97, virtual_machine_id: 48, disk_vm_number: 2, disk_type: 'HDD', disk_size: 50, label: 'legacy-app data', mount_point: '/srv' }, 0),
+    ],
+  };
+}
+
+type SeededTransaction = Pick<SandboxTransaction, 'id' | 'action' | 'parent_type' | 'parent_id' | 'associated_object_id'> & {
+  status: TransactionStatus;
+  /** Minutes after the seed's base time when it started; it ran for `minutes` (Infinity: it is still running). */
+  startedAt: number;
+  minutes: number;
+  params?: SandboxTransaction['params'];
+  locks?: SandboxTransaction['locks'];
+};
+
+/** What already ran, oldest first, and the backup that holds VS 47 locked. */
+function history(random: Random): SandboxTransaction[] {
+  const day = 24 * 60;
+  const seeded: SeededTransaction[] = [
+    { id: 1, action: 'take_backup', parent_type: 'Disk', parent_id: 101, associated_object_id: 42, status: 'complete', startedAt: 66 * day + 120, minutes: 12 },
+    { id: 2, action: 'take_backup', parent_type: 'Disk', parent_id: 109, associated_object_id: 46, status: 'complete', startedAt: 70 * day + 130, minutes: 12 },
+    {
+      id: 3,
+      action: 'take_incremental_backup',
+      parent_type: 'VirtualMachine',
+      parent_id: 42,
+      associated_object_id: 42,
+      status: 'complete',
+      startedAt: 70 * day + 120,
+      minutes: 12,
+    },
+    {
+      id: 4,
+      action: 'resize_disk',
+      parent_type: 'Disk',
+      parent_id: 107,
+      associated_object_id: 46,
+      status: 'failed',
+      startedAt: 70 * day + 300,
+      minutes: 3,
+      params: { new_disk_size: 60 },
+    },
+    {
+      id: 5,
+      action: 'update_firewall',
+      parent_type: 'VirtualMachine',
+      parent_id: 42,
+      associated_object_id: 42,
+      status: 'complete',
+      startedAt: 71 * day,
+      minutes: 1,
+    },
+    {
+      id: 6,
+      action: 'reboot_virtual_machine',
+      parent_type: 'VirtualMachine',
+      parent_id: 42,
+      associated_object_id: 42,
+      status: 'cancelled',
+      startedAt: 71 * day + 60,
+      minutes: 0,
+      params: { mode: null },
+    },
+    {
+      id: 7,
+      action: 'startup_virtual_machine',
+      parent_type: 'VirtualMachine',
+      parent_id: 48,
+      associated_object_id: 48,
+      status: 'failed',
+      startedAt: 71 * day + 90,
+      minutes: 2,
+    },
+    {
+      id: 8,
+      action: 'take_incremental_backup',
+      parent_type: 'VirtualMachine',
+      parent_id: 47,
+      associated_object_id: 47,
+      status: 'running',
+      startedAt: 72 * day,
+      minutes: Infinity,
+      locks: { servers: [47], disks: [98], backups: [] },
+    },
+  ];
+  return seeded.map((t): SandboxTransaction => {
+    const startsAt = BASE + t.startedAt * 60_000;
+    const running = t.minutes === Infinity;
+    return {
+      id: t.id,
+      identifier: identifier(random),
+      action: t.action,
+      status: t.status,
+      parent_type: t.parent_type,
+      parent_id: t.parent_id,
+      associated_object_type: 'VirtualMachine',
+      associated_object_id: t.associated_object_id,
+      dependent_transaction_id: null,
+      allowed_cancel: false,
+      params: t.params ?? {},
+      log_output: t.status === 'failed' ? failureLog(t.action, t.id, t.associated_object_id) : '',
+      created_at: at(t.startedAt - 1),
+      started_at: t.status === 'cancelled' ? null : at(t.startedAt),
+      updated_at: at(t.startedAt + (running ? 0 : t.minutes)),
+      startsAt,
+      endsAt: startsAt + t.minutes * 60_000,
+      outcome: t.status === 'failed' ? 'failed' : 'complete',
+      locks: t.locks ?? { servers: [], disks: [], backups: [] },
+      effect: { kind: 'none' },
+    };
+  });
 }

@@ -6,13 +6,17 @@ import { validateDiskParams } from './disk-params';
 import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from './identity';
 import { isoTimestamp } from './random';
 import * as render from './render';
+import { READ_HANDLERS, type ReadHandler, type SandboxReadsFor } from './reads';
 import { defaultSeed } from './seed';
-import { SandboxState } from './state';
-import type { Sandbox, SandboxOptions, SandboxRequest, WireFormat } from './types';
+import { SandboxState, type PowerAction } from './state';
+import type { Sandbox, SandboxOptions, SandboxReadRow, SandboxReads, SandboxRequest, WireFormat } from './types';
 
 // The cloud API simulator on node:http: Basic auth, JSON or XML chosen by the
-// path suffix (or Accept), the four operations of docs/cloud-api.md and their
-// 404/422/403 answers. Everything a request changes lives in SandboxState.
+// path suffix (or Accept), the reads of the bot's table (one route per row,
+// src/reads.ts), the changes of docs/cloud-api.md (add a disk, restore a
+// backup, the power actions) and their 404/422/403 answers. Everything a
+// request changes lives in SandboxState; the changes then run as transactions
+// on the sandbox's clock (src/transactions.ts).
 
 /** Bodies larger than this are refused (413); add-disk bodies are a few hundred bytes. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -27,7 +31,11 @@ interface Answer {
 
 interface Call {
   method: string;
-  id: number;
+  /** The path's ids, in order. */
+  ids: number[];
+  /** The page of a paged read (`…/page/2`); 1 otherwise. */
+  page: number;
+  query: URLSearchParams;
   format: WireFormat;
   body: unknown;
 }
@@ -40,6 +48,13 @@ interface Route {
   segments: readonly string[];
   handler: Handler;
 }
+
+/** Segments of a path template, each `:name` an id: `/backups/:backupId` → `['backups', ':id']`. */
+const segmentsOf = (path: string): string[] =>
+  path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith(':') ? ':id' : segment));
 
 /** Format from the `.json`/`.xml` suffix; without one, Accept decides and JSON is the default. */
 function formatOf(pathname: string, accept: string | undefined): { format: WireFormat; path: string } {
@@ -87,28 +102,70 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+/** The route of each read, from its row: GET its path (and, when paged, its `/page/N`), answered by the handler of its name. */
+function readRoutes(reads: SandboxReads, state: SandboxState, notFound: (what: string, format: WireFormat) => Answer): Route[] {
+  return Object.entries(reads).flatMap(([name, row]: [string, SandboxReadRow]) => {
+    const handler = (READ_HANDLERS as Record<string, ReadHandler | undefined>)[name];
+    if (handler === undefined) throw new Error(`the sandbox has no handler for the read ${name}: add one to packages/cloud-sandbox/src/reads.ts`);
+    const serve: Handler = (call) => {
+      const result = handler(state, call);
+      if ('missing' in result) return notFound(result.missing, call.format);
+      return { status: 200, body: render.answer(row.answer, result.records, call.format, result.xmlFields) };
+    };
+    const segments = segmentsOf(row.path);
+    const route: Route = { method: 'GET', segments, handler: serve };
+    return row.paged ? [route, { method: 'GET', segments: [...segments, 'page', ':id'], handler: serve }] : [route];
+  });
+}
+
+const POWER_ACTIONS: readonly PowerAction[] = ['startup', 'shutdown', 'stop', 'reboot'];
+
+/** What a power action the state does not allow is told (404, as the API answers). */
+const POWER_REFUSALS: Record<PowerAction, string> = {
+  startup: 'cannot be started: it is already on',
+  shutdown: 'cannot be shut down: it is off',
+  stop: 'cannot be stopped: it is off',
+  reboot: 'cannot be rebooted: it is off',
+};
+
+/** `{"mode": "recovery"}` (or `<mode>recovery</mode>`): the recovery image; anything else in `mode` is refused. */
+function rebootMode(body: unknown): { recovery: boolean } | { problem: string } {
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const inner = fields.virtual_machine;
+  const mode = (inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>).mode : undefined) ?? fields.mode;
+  if (mode === undefined || mode === null || mode === '') return { recovery: false };
+  return mode === 'recovery' ? { recovery: true } : { problem: 'must be recovery, or left out for a normal reboot' };
+}
+
+/**
+ * Starts the simulator. `reads`: the reads it serves, one route per row: the bot's table of reads (READS of
+ * src/cloud/reads.ts), each answered in JSON and XML by the handler of the same name (src/reads.ts here).
+ */
+export async function startSandbox<R extends SandboxReads>(options: SandboxOptions & { reads: SandboxReadsFor<R> }): Promise<Sandbox> {
   const accountId = options.accountId ?? SANDBOX_ACCOUNT_ID;
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const expectedCredentials = digest(`${accountId}:${apiKey}`);
   const now = options.now ?? (() => new Date());
-  const state = new SandboxState(options.seed ?? defaultSeed(), now);
+  const state = new SandboxState(options.seed ?? defaultSeed(), now, options.transactionMs);
   const requests: SandboxRequest[] = [];
   let delayMs = checkedDelay(options.delayMs ?? 0);
   const pendingDelays = new Set<NodeJS.Timeout>();
   let closed = false;
 
   const notFound = (what: string, format: WireFormat): Answer => ({ status: 404, body: render.errorList([`${what} was not found`], format) });
+  const idOf = (call: Call) => call.ids[0] ?? 0;
 
   const routes: Route[] = [
+    ...readRoutes(options.reads, state, notFound),
     {
       method: 'POST',
       segments: ['backups', ':id', 'restore'],
-      handler: ({ id, format }) => {
+      handler: ({ ids, format }) => {
+        const id = ids[0] ?? 0;
         const backup = state.backup(id);
         if (!backup) return notFound(`Backup ${id}`, format);
         const result = state.restore(backup);
-        if (result.ok) return { status: 200, body: render.backup(result.backup, format) };
+        if (result.ok) return { status: 200, body: render.answer({ kind: 'object', name: 'backup' }, render.backup(state, result.backup), format) };
         const why = {
           marked_for_delete: 'it is marked for deletion',
           not_built: 'it is not built yet',
@@ -118,19 +175,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
     },
     {
-      method: 'GET',
-      segments: ['virtual_machines', ':id', 'auto_scaling'],
-      handler: ({ id, format }) => {
-        const server = state.server(id);
-        return server ? { status: 200, body: render.autoscaling(server, format) } : notFound(`VirtualMachine ${id}`, format);
-      },
-    },
-    {
       method: 'POST',
       segments: ['virtual_machines', ':id', 'disks'],
-      handler: ({ id, format, body }) => {
-        const server = state.server(id);
-        if (!server) return notFound(`VirtualMachine ${id}`, format);
+      handler: (call) => {
+        const { format, body } = call;
+        const server = state.server(idOf(call));
+        if (!server) return notFound(`VirtualMachine ${idOf(call)}`, format);
         const wrapper = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).disk : undefined;
         if (wrapper === null || typeof wrapper !== 'object' || Array.isArray(wrapper)) {
           return {
@@ -140,41 +190,52 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         }
         const result = validateDiskParams(wrapper as Record<string, unknown>);
         if (!result.ok) return { status: 422, body: render.fieldErrors(result.errors, format) };
-        return { status: 201, body: render.disk(state.addDisk(server, result.params), format) };
+        const disk = state.addDisk(server, result.params);
+        return { status: 201, body: render.answer({ kind: 'object', name: 'disk' }, render.disk(state, disk), format) };
       },
     },
-    {
-      method: 'GET',
-      segments: ['virtual_machines', ':id', 'firewall_rules'],
-      handler: ({ id, format }) => {
-        const server = state.server(id);
-        return server ? { status: 200, body: render.firewallRules(server.firewallRules, format) } : notFound(`VirtualMachine ${id}`, format);
+    ...POWER_ACTIONS.map((action): Route => ({
+      method: 'POST',
+      segments: ['virtual_machines', ':id', action],
+      handler: (call) => {
+        const { format } = call;
+        const server = state.server(idOf(call));
+        if (!server) return notFound(`VirtualMachine ${idOf(call)}`, format);
+        const mode = action === 'reboot' ? rebootMode(call.body) : { recovery: false };
+        if ('problem' in mode) return { status: 422, body: render.fieldErrors({ mode: [mode.problem] }, format) };
+        const result = state.power(server, action, mode.recovery);
+        if (result.ok) return { status: 201, body: render.answer({ kind: 'object', name: 'virtual_machine' }, render.server(state, result.server), format) };
+        if (result.reason === 'locked') {
+          const running = result.transaction ? `: ${result.transaction.action} is running on it` : '';
+          return { status: 422, body: render.errorList([`VirtualMachine ${server.id} is locked${running}`], format) };
+        }
+        return { status: 404, body: render.errorList([`VirtualMachine ${server.id} ${POWER_REFUSALS[action]}`], format) };
       },
-    },
+    })),
   ];
 
-  /** The route whose shape matches, with the id; or the methods allowed there (405); or nothing (404). */
-  function match(path: string, method: string): { route: Route; id: number } | { allow: string[] } | undefined {
+  /** The route whose shape matches, with its ids; or the methods allowed there (405); or nothing (404). */
+  function match(path: string, method: string): { route: Route; ids: number[] } | { allow: string[] } | undefined {
     const parts = path.split('/').filter(Boolean);
     const allow: string[] = [];
     for (const route of routes) {
       if (route.segments.length !== parts.length) continue;
-      let id: number | undefined;
+      const ids: number[] = [];
       const fits = route.segments.every((segment, i) => {
         const part = parts[i] ?? '';
         if (segment !== ':id') return segment === part;
         if (!/^\d{1,15}$/.test(part)) return false;
-        id = Number(part);
+        ids.push(Number(part));
         return true;
       });
-      if (!fits || id === undefined) continue;
-      if (route.method === method) return { route, id };
+      if (!fits) continue;
+      if (route.method === method) return { route, ids };
       allow.push(route.method);
     }
     return allow.length > 0 ? { allow } : undefined;
   }
 
-  function answer(req: IncomingMessage, path: string, format: WireFormat, raw: string | null): { answer: Answer; body: unknown } {
+  function answer(req: IncomingMessage, url: URL, path: string, format: WireFormat, raw: string | null): { answer: Answer; body: unknown } {
     const auth = authorized(req.headers.authorization, expectedCredentials);
     if (auth !== true) {
       const message = auth === 'missing' ? 'Authentication required: send HTTP Basic auth as <account_id>:<api_key>' : 'Invalid account id or API key';
@@ -193,17 +254,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return { answer: { status: 405, body: render.errorList([`${method} is not allowed here`], format), headers: { allow: found.allow.join(', ') } }, body };
     }
     if (!parsed.ok) return { answer: { status: 422, body: render.fieldErrors({ base: [parsed.message] }, format) }, body };
-    return { answer: found.route.handler({ method, id: found.id, format, body }), body };
+    // A paged route ends in `/page/N`: that id is the page, the others are the path's.
+    const paged = found.route.segments.at(-2) === 'page';
+    const ids = paged ? found.ids.slice(0, -1) : found.ids;
+    const page = paged ? Math.max(1, found.ids.at(-1) ?? 1) : 1;
+    state.advance();
+    return { answer: found.route.handler({ method, ids, page, query: url.searchParams, format, body }), body };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = isoTimestamp(now());
-    const pathname = new URL(req.url ?? '/', 'http://sandbox.invalid').pathname;
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const pathname = url.pathname;
     const { format, path } = formatOf(pathname, req.headers.accept);
     const raw = await readBody(req);
     let result: { answer: Answer; body: unknown };
     try {
-      result = answer(req, path, format, raw);
+      result = answer(req, url, path, format, raw);
     } catch {
       result = { answer: { status: 500, body: render.errorList(['internal sandbox error'], format) }, body: null };
     }

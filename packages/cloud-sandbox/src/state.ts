@@ -1,22 +1,35 @@
 import type { DiskParams } from './disk-params';
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
-import type { SandboxBackup, SandboxDisk, SandboxSeed, SandboxServer } from './types';
+import { Transactions } from './transactions';
+import type { SandboxBackup, SandboxDisk, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
 
-/** Why a restore was refused (docs/cloud-api.md, Status codes: 403, "request is correct but could not be processed"). */
+/** Why a restore was refused (docs/cloud-api.md, Restore a backup: 403, "correct but could not be processed"). */
 export type RestoreRefusal = 'marked_for_delete' | 'not_built' | 'locked';
 
 export type RestoreResult = { ok: true; backup: SandboxBackup } | { ok: false; reason: RestoreRefusal };
 
-/** The mutable world of the sandbox: a deep copy of the seed, plus what requests changed. */
+/** The power actions (docs/cloud-api.md, Power actions), by the last segment of their path. */
+export type PowerAction = 'startup' | 'shutdown' | 'stop' | 'reboot';
+
+export type PowerResult =
+  | { ok: true; server: SandboxServer }
+  /** `off`/`on`: the state does not allow it (404, as the API answers); `locked`: a transaction is running on it. */
+  | { ok: false; reason: 'off' | 'on' | 'locked'; transaction?: SandboxTransaction };
+
+const DEFAULT_TIMING = { pending: 1_000, running: 3_000 };
+
+/** The mutable world of the sandbox: a deep copy of the seed, plus what requests changed and the transactions they started. */
 export class SandboxState {
   private servers = new Map<number, SandboxServer>();
   private backups = new Map<number, SandboxBackup>();
   private nextDiskId = 1;
   private random: Random = seededRandom(1);
+  private transactions!: Transactions;
 
   constructor(
     private readonly seed: SandboxSeed,
     private readonly now: () => Date,
+    private readonly timing: { pending: number; running: number } = DEFAULT_TIMING,
   ) {
     this.reset();
   }
@@ -28,8 +41,27 @@ export class SandboxState {
     this.backups = new Map(copy.backups.map((b) => [b.id, b]));
     const diskIds = copy.servers.flatMap((s) => s.disks.map((d) => d.id));
     this.nextDiskId = Math.max(0, ...diskIds) + 1;
-    // Same identifiers for new disks after every reset: tests can rely on them.
+    // Same identifiers for new disks and transactions after every reset: tests can rely on them.
     this.random = seededRandom(0xd15c);
+    this.transactions = new Transactions(copy.transactions, this.random, this.timing);
+  }
+
+  /** Brings the transactions up to the clock and applies what the completed ones did. Called before every request is answered. */
+  advance(): void {
+    for (const effect of this.transactions.advance(this.now().getTime())) this.apply(effect);
+  }
+
+  private apply(effect: TransactionEffect): void {
+    if (effect.kind === 'disk_built') {
+      const disk = this.findDisk(effect.diskId);
+      if (disk) disk.built = true;
+    } else if (effect.kind === 'power') {
+      const server = this.servers.get(effect.serverId);
+      if (server) {
+        server.booted = effect.booted;
+        server.recovery_mode = effect.recoveryMode;
+      }
+    }
   }
 
   /** The ids of its servers, in order. */
@@ -45,7 +77,27 @@ export class SandboxState {
     return this.backups.get(id);
   }
 
-  /** Creates the disk as the API reports a fresh one: not built yet, locked while the transaction runs. */
+  /** A server's backups: incremental ones target the server, normal ones one of its disks. */
+  backupsOf(server: SandboxServer): SandboxBackup[] {
+    const disks = new Set(server.disks.map((d) => d.id));
+    return [...this.backups.values()].filter((b) => (b.target_type === 'Disk' ? disks.has(b.target_id) : b.target_id === server.id));
+  }
+
+  transaction(id: number): SandboxTransaction | undefined {
+    return this.transactions.byId(id);
+  }
+
+  /** A server's transactions, newest first. */
+  transactionsOf(server: SandboxServer): SandboxTransaction[] {
+    return this.transactions.ofServer(server.id);
+  }
+
+  /** The transaction holding the object locked, if one is running (or waiting to). */
+  lockOf(kind: 'servers' | 'disks' | 'backups', id: number): SandboxTransaction | undefined {
+    return this.transactions.holding(kind, id);
+  }
+
+  /** Creates the disk as the API reports a fresh one, and its build (and format) transactions: not built, locked until they end. */
   addDisk(server: SandboxServer, params: DiskParams): SandboxDisk {
     const stamp = isoTimestamp(this.now());
     const diskVmNumber = Math.max(0, ...server.disks.map((d) => d.disk_vm_number)) + 1;
@@ -64,7 +116,7 @@ export class SandboxState {
       add_to_linux_fstab: params.add_to_linux_fstab,
       add_to_freebsd_fstab: params.add_to_freebsd_fstab,
       built: false,
-      locked: true,
+      locked: false,
       burst_bw: 0,
       max_bw: 0,
       has_autobackups: false,
@@ -74,15 +126,96 @@ export class SandboxState {
       updated_at: stamp,
     };
     server.disks.push(disk);
+    const locks = { servers: [server.id], disks: [disk.id], backups: [] };
+    const fails = server.changesFail === true;
+    const parent = { type: 'Disk' as const, id: disk.id };
+    const build = this.transactions.start(
+      {
+        action: 'build_disk',
+        parent,
+        serverId: server.id,
+        locks,
+        effect: { kind: 'disk_built', diskId: disk.id },
+        fails,
+        params: { disk_size: disk.disk_size },
+      },
+      this.now().getTime(),
+    );
+    if (params.require_format_disk) {
+      this.transactions.start(
+        {
+          action: 'format_disk',
+          parent,
+          serverId: server.id,
+          locks,
+          effect: { kind: 'none' },
+          fails: false,
+          after: build,
+          params: { file_system: disk.file_system },
+        },
+        this.now().getTime(),
+      );
+    }
     return disk;
   }
 
-  /** Queues the restore: the backup record comes back with updated_at now. */
+  /** Queues the restore: the backup record comes back with updated_at now, locked (with its server and disk) while it runs. */
   restore(backup: SandboxBackup): RestoreResult {
     if (backup.marked_for_delete) return { ok: false, reason: 'marked_for_delete' };
     if (!backup.built) return { ok: false, reason: 'not_built' };
-    if (backup.locked) return { ok: false, reason: 'locked' };
+    if (backup.locked || this.lockOf('backups', backup.id)) return { ok: false, reason: 'locked' };
     backup.updated_at = isoTimestamp(this.now());
+    const server = this.serverOfBackup(backup);
+    if (server) {
+      const incremental = backup.target_type === 'VirtualMachine';
+      this.transactions.start(
+        {
+          action: incremental ? 'restore_incremental_backup' : 'restore_backup',
+          parent: { type: 'Backup', id: backup.id },
+          serverId: server.id,
+          locks: { servers: [server.id], disks: backup.disk_id === null ? [] : [backup.disk_id], backups: [backup.id] },
+          effect: { kind: 'none' },
+          fails: server.changesFail === true,
+        },
+        this.now().getTime(),
+      );
+    }
     return { ok: true, backup };
+  }
+
+  /** Starts a power action, as the API allows it: not on a locked server, not "start" when on nor the others when off. */
+  power(server: SandboxServer, action: PowerAction, recovery: boolean): PowerResult {
+    const running = this.lockOf('servers', server.id);
+    if (running) return { ok: false, reason: 'locked', transaction: running };
+    if (action === 'startup' && server.booted) return { ok: false, reason: 'on' };
+    if (action !== 'startup' && !server.booted) return { ok: false, reason: 'off' };
+    const effect: TransactionEffect = { kind: 'power', serverId: server.id, booted: action === 'startup' || action === 'reboot', recoveryMode: recovery };
+    this.transactions.start(
+      {
+        action: action === 'startup' ? 'startup_virtual_machine' : action === 'reboot' ? 'reboot_virtual_machine' : 'stop_virtual_machine',
+        parent: { type: 'VirtualMachine', id: server.id },
+        serverId: server.id,
+        locks: { servers: [server.id], disks: [], backups: [] },
+        effect,
+        fails: server.changesFail === true,
+        params: action === 'reboot' ? { mode: recovery ? 'recovery' : null } : action === 'stop' ? { forced: true } : {},
+      },
+      this.now().getTime(),
+    );
+    server.updated_at = isoTimestamp(this.now());
+    return { ok: true, server };
+  }
+
+  private serverOfBackup(backup: SandboxBackup): SandboxServer | undefined {
+    if (backup.target_type === 'VirtualMachine') return this.servers.get(backup.target_id);
+    return [...this.servers.values()].find((s) => s.disks.some((d) => d.id === backup.target_id));
+  }
+
+  private findDisk(id: number): SandboxDisk | undefined {
+    for (const server of this.servers.values()) {
+      const disk = server.disks.find((d) => d.id === id);
+      if (disk) return disk;
+    }
+    return undefined;
   }
 }

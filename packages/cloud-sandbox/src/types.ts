@@ -100,23 +100,126 @@ export interface SandboxBackup {
   disk_id: number | null;
 }
 
+/** One address of a server, as the API nests it (`ip_addresses: [{ip_address: {…}}]`). */
+export interface SandboxIpAddress {
+  id: number;
+  address: string;
+  netmask: string;
+  gateway: string;
+  broadcast: string;
+  network_address: string;
+  network_id: number;
+  disallowed_primary: boolean;
+  free: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** docs/cloud-api.md, The server; `locked` and `total_disk_size` are not kept but worked out when served. */
 export interface SandboxServer {
   id: number;
-  /** Not served by any route (docs/cloud-api.md, The server); for people reading the seed. */
+  identifier: string;
   label: string;
+  hostname: string;
+  /** Powered on. */
+  booted: boolean;
+  built: boolean;
+  suspended: boolean;
+  recovery_mode: boolean;
+  state: string;
+  memory: number;
+  cpus: number;
+  cpu_shares: number;
+  template_id: number;
+  template_label: string;
+  operating_system: string;
+  operating_system_distro: string;
+  hypervisor_id: number | null;
+  enable_autoscale: boolean | null;
+  ip_addresses: SandboxIpAddress[];
+  /**
+   * Fake credentials, sent with the record as real clouds send theirs: the bot must never show, log, store or pass
+   * them on, and every run that reads a server tests that.
+   */
+  initial_root_password: string;
+  remote_access_password: string;
+  service_password: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Every change to it is accepted and then fails in the cloud, with a raw log full of internals (only with `?detailed`). */
+  changesFail?: boolean;
   firewallRules: SandboxFirewallRule[];
   /** Configured rules only; the missing slots are answered as placeholders. */
   autoscaling: SandboxAutoscalingRule[];
   disks: SandboxDisk[];
 }
 
+export type TransactionStatus = 'pending' | 'running' | 'complete' | 'failed' | 'cancelled';
+
+/** What a transaction holds locked until it ends. */
+export interface TransactionLocks {
+  servers: number[];
+  disks: number[];
+  backups: number[];
+}
+
+/** What completing a transaction does to the world. */
+export type TransactionEffect =
+  { kind: 'disk_built'; diskId: number } | { kind: 'power'; serverId: number; booted: boolean; recoveryMode: boolean } | { kind: 'none' };
+
+/**
+ * docs/cloud-api.md, Transactions: what the API serves, and the schedule the
+ * sandbox runs it by (times in ms since the epoch on the sandbox's clock):
+ * pending until `startsAt`, running until `endsAt`, then `outcome`.
+ */
+export interface SandboxTransaction {
+  id: number;
+  identifier: string;
+  action: string;
+  status: TransactionStatus;
+  parent_type: 'VirtualMachine' | 'Disk' | 'Backup';
+  parent_id: number;
+  associated_object_type: 'VirtualMachine';
+  associated_object_id: number;
+  dependent_transaction_id: number | null;
+  allowed_cancel: boolean;
+  params: Record<string, string | number | boolean | null>;
+  /** The cloud's raw log: served only with `?detailed`. */
+  log_output: string;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  updated_at: Timestamp;
+  startsAt: number;
+  /** Infinity: still running whatever the clock says (the seeded lock). */
+  endsAt: number;
+  outcome: 'complete' | 'failed';
+  locks: TransactionLocks;
+  effect: TransactionEffect;
+}
+
 /** The whole state of the sandbox; `reset()` goes back to a fresh copy of it. */
 export interface SandboxSeed {
   servers: SandboxServer[];
   backups: SandboxBackup[];
+  /** The transactions that already ran (and the one that holds a server locked), oldest first. */
+  transactions: SandboxTransaction[];
 }
 
 export type WireFormat = 'json' | 'xml';
+
+/** How a read's answer is shaped on the wire: a list of wrapped items, or one wrapped record. */
+export type SandboxAnswerShape =
+  { readonly kind: 'list'; readonly listName: string; readonly itemName: string } | { readonly kind: 'object'; readonly name: string };
+
+/** A read of the API as the bot's table declares it: its path (`:name` segments are ids), its answer, whether it is paged. */
+export interface SandboxReadRow {
+  readonly path: string;
+  readonly answer: SandboxAnswerShape;
+  readonly paged?: boolean;
+}
+
+/** The rows to serve, by the bot's name for each read; the sandbox has a handler for each (src/reads.ts). */
+export type SandboxReads = Readonly<Record<string, SandboxReadRow>>;
 
 /** One request as the sandbox received it. */
 export interface SandboxRequest {
@@ -145,8 +248,10 @@ export interface SandboxOptions {
   delayMs?: number;
   /** Initial state; the realistic default seed when absent. */
   seed?: SandboxSeed;
-  /** Clock for created/updated timestamps; the real clock by default. */
+  /** Clock for timestamps and for the transactions' progress; the real clock by default. Tests move a clock of their own. */
   now?: () => Date;
+  /** How long a change's transactions stay pending, then running (ms). Default: 1 s pending, 3 s running. */
+  transactionMs?: { pending: number; running: number };
   /** Called once per request after the answer is decided (the standalone tool prints it). */
   onRequest?: (request: SandboxRequest) => void;
 }

@@ -1,6 +1,7 @@
 import { startSandbox } from '../src';
 import { call, parseXml } from './http';
 import { useSandbox } from '../../../test/helpers/use-started';
+import { READS } from '../../../src/cloud/reads';
 
 const sandbox = useSandbox({ accountId: 'acct-7', apiKey: 'k3y-for-tests' });
 
@@ -44,7 +45,7 @@ describe('authentication', () => {
   });
 
   it('defaults to the sandbox credentials from the config', async () => {
-    const other = await startSandbox();
+    const other = await startSandbox({ reads: READS });
     try {
       expect([other.accountId, other.apiKey]).toEqual(['sandbox', 'sandbox-key']);
       expect((await call(other, '/virtual_machines/42/auto_scaling', { auth: 'sandbox:sandbox-key' })).status).toBe(200);

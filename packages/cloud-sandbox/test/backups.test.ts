@@ -60,14 +60,14 @@ describe('POST /backups/:id/restore', () => {
     expect(Backup.safeParse(backup).success).toBe(true);
   });
 
-  it('restores the backups of the bastion and the database server too', async () => {
+  it('restores the backups of the bastion (incremental: its target is the server) and the database server (normal: its disk) too', async () => {
     for (const [id, target] of [
-      [10, 44],
-      [11, 46],
+      [10, { target_type: 'VirtualMachine', target_id: 44 }],
+      [11, { target_type: 'Disk', target_id: 109, disk_id: 109 }],
     ] as const) {
       const res = await restore(id);
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.text)).toMatchObject({ backup: { id, target_id: target } });
+      expect(JSON.parse(res.text)).toMatchObject({ backup: { id, ...target } });
     }
   });
 

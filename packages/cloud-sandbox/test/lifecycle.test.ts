@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
+import { Backup, Disk, FirewallRule, Server, Transaction } from '../../../src/cloud/schemas';
 import { defaultSeed, startSandbox, type SandboxSeed } from '../src';
 import { freePort, runToExit } from '../../../test/helpers/spawned-bot';
 import { call, postJson } from './http';
 import { awaitWithin, waitFor } from '../../../test/helpers/wait';
+import { READS } from '../../../src/cloud/reads';
 
 const listenOn = (port: number) =>
   new Promise<void>((resolve, reject) => {
@@ -17,7 +18,7 @@ const listenOn = (port: number) =>
 
 describe('sandbox lifecycle', () => {
   it('listens on 127.0.0.1 on a random port and reports its URL', async () => {
-    const sandbox = await startSandbox({ port: 0 });
+    const sandbox = await startSandbox({ reads: READS, port: 0 });
     try {
       expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(200);
@@ -27,7 +28,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('says it is the sandbox in every answer (X-VS-Sandbox: 1), errors included, so a bot given its URL labels its data', async () => {
-    const sandbox = await startSandbox({ port: 0 });
+    const sandbox = await startSandbox({ reads: READS, port: 0 });
     try {
       const answers = [
         await call(sandbox, '/virtual_machines/42/firewall_rules.json'),
@@ -43,7 +44,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('delays every answer by the injected upstream delay, and setDelay changes it', async () => {
-    const sandbox = await startSandbox({ delayMs: 250 });
+    const sandbox = await startSandbox({ reads: READS, delayMs: 250 });
     try {
       // Order, not time: an answer held by a delay comes after one asked later without it.
       const order: string[] = [];
@@ -63,7 +64,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('restores the seed state and clears the request log on reset', async () => {
-    const sandbox = await startSandbox({ now: () => new Date('2026-03-14T09:26:53Z') });
+    const sandbox = await startSandbox({ reads: READS, now: () => new Date('2026-03-14T09:26:53Z') });
     try {
       const first = JSON.parse((await postJson(sandbox, '/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 1 } })).text) as {
         disk: unknown;
@@ -87,7 +88,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('frees its port on close, even with a keep-alive connection open', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ reads: READS });
     const port = Number(new URL(sandbox.url).port);
     const agent = new Agent({ keepAliveTimeout: 60_000 });
     const res = await request(`${sandbox.url}/virtual_machines/42/firewall_rules.json`, {
@@ -102,7 +103,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('ends a request waiting on the delay when it closes, without hanging', async () => {
-    const sandbox = await startSandbox({ delayMs: 5_000 });
+    const sandbox = await startSandbox({ reads: READS, delayMs: 5_000 });
     const pending = call(sandbox, '/virtual_machines/42/firewall_rules.json');
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The close itself settles the request (a 5 s delay would outlive the test's wait otherwise).
@@ -115,9 +116,10 @@ describe('sandbox lifecycle', () => {
   });
 
   it('serves a seed given by the caller without changing it', async () => {
-    const seed: SandboxSeed = { servers: [{ id: 7, label: 'tiny', firewallRules: [], autoscaling: [], disks: [] }], backups: [] };
+    const tiny = { ...defaultSeed().servers.find((s) => s.id === 43)!, id: 7, label: 'tiny', firewallRules: [], autoscaling: [], disks: [] };
+    const seed: SandboxSeed = { servers: [tiny], backups: [], transactions: [] };
     const before = JSON.stringify(seed);
-    const sandbox = await startSandbox({ seed });
+    const sandbox = await startSandbox({ reads: READS, seed });
     try {
       expect((await call(sandbox, '/virtual_machines/42/firewall_rules.json')).status).toBe(404);
       const res = await postJson(sandbox, '/virtual_machines/7/disks.json', { disk: { disk_type: 'HDD', disk_size: 3 } });
@@ -134,15 +136,18 @@ describe('the default seed', () => {
     expect(defaultSeed()).toEqual(defaultSeed());
   });
 
-  it('holds servers 42 to 46 and 77 and backups 9 to 13 whose records validate against the client schemas', () => {
+  it('holds servers 42 to 48 and 77, backups 9 to 15 and transactions 1 to 8, whose records validate against the client schemas', () => {
     const seed = defaultSeed();
-    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46, 77]);
-    expect(seed.backups.map((b) => b.id)).toEqual([9, 10, 11, 12, 13]);
+    expect(seed.servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46, 47, 48, 77]);
+    expect(seed.backups.map((b) => b.id)).toEqual([9, 10, 11, 12, 13, 14, 15]);
+    expect(seed.transactions.map((t) => t.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const s of seed.servers) {
+      expect(Server.safeParse(s).success).toBe(true);
       for (const r of s.firewallRules) expect(FirewallRule.safeParse(r).success).toBe(true);
       for (const d of s.disks) expect(Disk.safeParse(d).success).toBe(true);
     }
     for (const b of seed.backups) expect(Backup.safeParse(b).success).toBe(true);
+    for (const t of seed.transactions) expect(Transaction.safeParse(t).success).toBe(true);
   });
 
   it('has unique firewall rule ids and disk ids', () => {
@@ -157,7 +162,7 @@ describe('the default seed', () => {
 describe('npm run sandbox', () => {
   it('listens on the port after --, says it is a simulator with fake data, prints URL, credentials and a curl line, answers, stops on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../src/main.ts'), '--port', String(port)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../../scripts/sandbox.ts'), '--port', String(port)], {
       cwd: join(__dirname, '../../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -185,7 +190,7 @@ describe('npm run sandbox', () => {
 
 describe('npm run sandbox options', () => {
   const root = join(__dirname, '../../..');
-  const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'packages/cloud-sandbox/src/main.ts'), ...args]);
+  const sandboxMain = (...args: string[]) => runToExit(process.execPath, ['--import', 'tsx', join(root, 'scripts/sandbox.ts'), ...args]);
   const usageLine = 'usage: npm run sandbox -- [--port N] [--delay MS]';
 
   it('refuses `npm run sandbox --port N` (npm keeps the option) with the spelling that works, and exit status 2', async () => {

@@ -33,11 +33,15 @@ function byId(id, type) {
 }
 const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
-/** @typedef {Pick<Snapshot, 'people' | 'channels' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held what the page holds of the stand-in */
+/**
+ * What the page holds of the stand-in.
+ * @typedef {Pick<Snapshot, 'people' | 'channels' | 'groups' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held
+ */
 /** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView>, executions: Map<string, Execution> }} */
 const data = {
   people: [],
   channels: [],
+  groups: {},
   bot: null,
   messages: [],
   views: new Map(),
@@ -59,7 +63,7 @@ const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, step: 
 const ctx = {
   person: (id) => (id === data.bot?.id ? { name: data.bot.name } : data.people.find((p) => p.id === id)),
   channel: (id) => data.channels.find((c) => c.id === id),
-  group: (id) => (id === 'S0ONCALL' ? 'oncall-infra' : id),
+  group: (id) => data.groups[id] ?? id,
   openChannel: (id) => (data.channels.some((c) => c.id === id) ? showChannel(id) : undefined),
 };
 
@@ -815,10 +819,25 @@ function renderPanelHint() {
   );
 }
 
+/**
+ * The shortcut menu: the app's global shortcuts, as its manifest declares them; no button when it declares none.
+ * @param {Snapshot['shortcuts']} shortcuts
+ */
+function renderShortcuts(shortcuts) {
+  $('shortcuts-menu').replaceChildren(
+    ...shortcuts.map(({ callbackId, name, description }) =>
+      el('li', { role: 'none' }, el('button', { type: 'button', role: 'menuitem', 'data-callback': callbackId, title: description }, name)),
+    ),
+  );
+  $('shortcuts-button').hidden = shortcuts.length === 0;
+}
+
 async function load() {
   const snapshot = /** @type {Snapshot} */ (await bodyOf(await fetch('/local/state')));
   data.people = snapshot.people;
   data.channels = snapshot.channels;
+  data.groups = snapshot.groups;
+  renderShortcuts(snapshot.shortcuts);
   data.bot = snapshot.bot;
   data.messages = snapshot.messages;
   data.views = new Map(snapshot.views.map((v) => [v.id, v]));
@@ -915,8 +934,9 @@ function wire() {
     const text = input.value.trim();
     if (!text) return;
     input.value = '';
-    // A slash command goes to the app; anything else is a message in the channel (its control-panel links unfurl).
-    if (!/^\/vs(\s|$)/.test(text)) {
+    // A slash command goes to the app (the stand-in refuses one the app does not declare, as Slack does); anything
+    // else is a message in the channel (its control-panel links unfurl).
+    if (!text.startsWith('/')) {
       const answer = await post('/local/message', { channel: ui.channel, text });
       if (!answer.ok && answer.error && !/dispatch_failed|operation_timeout/.test(answer.error)) showStatus(`The message was not sent: ${answer.error}`);
       return;
@@ -943,7 +963,11 @@ function wire() {
       items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
     }
   });
-  for (const item of menu.querySelectorAll('button')) item.addEventListener('click', () => void openShortcut(item.dataset.callback));
+  // The items are drawn from the stand-in's state (renderShortcuts), so a click is caught on the menu.
+  menu.addEventListener('click', (e) => {
+    const item = e.target instanceof Element ? e.target.closest('button') : null;
+    if (item) void openShortcut(item.dataset.callback);
+  });
   /** @param {string | undefined} callbackId */
   async function openShortcut(callbackId) {
     setMenu(false);

@@ -193,6 +193,10 @@ export interface Execution {
 export interface Snapshot {
   people: Person[];
   channels: Channel[];
+  /** The user groups' @handles, by id. */
+  groups: Record<string, string>;
+  /** The app's global shortcuts, from its manifest: the shortcut menu. */
+  shortcuts: { callbackId: string; name: string; description: string }[];
   bot: { id: string; name: string };
   messages: Message[];
   views: OpenView[];

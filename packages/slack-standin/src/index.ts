@@ -2,9 +2,11 @@
 export { startSlackStandIn, type Fault, type MethodHandler, type SlackStandIn, type SlackStandInOptions } from './standin';
 export type { AppFunction, Execution, FunctionParameter } from './functions';
 export type { ExecutionOptions } from './interactions';
+export { readManifest, type AppManifest, type Shortcut, type SlashCommand } from './manifest';
+export { readYaml, type Yaml } from './yaml';
 export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent } from './state';
 export { sign, signatureHeaders } from './signing';
-export { BOT_USER, CHANNELS, ONCALL_GROUP, PEOPLE, TEAM, type Channel, type Person } from './workspace';
+export { AUDIT_CHANNEL, BOT_USER, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE, TEAM, type Channel, type Person, type UserGroup } from './workspace';
 /** Slack's payloads, one builder per kind (slash command, block_actions, view_submission…), as the stand-in sends them. */
 export * as payloads from './payloads';
 /** Events API envelopes and their events, as the stand-in sends them. */

@@ -43,7 +43,8 @@ export type EnteredValues = Record<string, string | string[] | null | undefined>
 
 /** A person's side of the stand-in, as the page (and tests) drive it. */
 export interface PersonSide {
-  command(user: string, channel: string, text: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
+  /** A slash command typed in a channel: `/vs` unless `name` is another of the app's. */
+  command(user: string, channel: string, text: string, name?: string): Promise<{ ack: Ack; triggerId: string; responseUrl: string }>;
   /** `blockId` tells apart elements of one action_id in several blocks (a Home tab's Approve buttons, one per request). */
   click(user: string, target: { channel: string; ts: string } | { viewId: string }, actionId: string, blockId?: string): Promise<{ ack?: Ack; error?: string }>;
   submit(user: string, viewId: string, values: EnteredValues): Promise<SubmitOutcome>;
@@ -427,6 +428,9 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   }
 
   async function shortcut(userId: string, callbackId: string, channel?: string): Promise<Ack> {
+    // Slack offers only the shortcuts the app's manifest declares; a test's stand-in that was told no manifest sends any.
+    if (state.manifest && !state.manifest.shortcuts.some((s) => s.type === 'global' && s.callbackId === callbackId))
+      return { status: null, body: '', error: 'unknown_shortcut' };
     const payload = slack.shortcut({ user: userId, callbackId, triggerId: issueTrigger(userId, channel), actionTs: String(state.now() / 1000) });
     const ack = await interactive('shortcut', payload);
     if (ack.error && channel) notice(channel, userId, `The shortcut failed with the error "${ack.error}"`);
@@ -459,7 +463,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
 
   /** A step as the app declared it; a test's step the stand-in was not told of is taken as declaring nothing. */
   const declaredStep = (callbackId: string): AppFunction =>
-    state.functions[callbackId] ?? {
+    state.manifest?.functions[callbackId] ?? {
       title: callbackId,
       description: '',
       input_parameters: { properties: {} },
@@ -498,7 +502,7 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
   }
 
   async function runStep(userId: string, callbackId: string, entered: Record<string, unknown>): Promise<StepRun> {
-    const declared = state.functions[callbackId];
+    const declared = state.manifest?.functions[callbackId];
     if (!declared) return { error: 'unknown_function' };
     const read = inputsFromForm(declared, entered);
     if ('problems' in read) return read;

@@ -139,8 +139,17 @@ export async function servePage(
   switch (path) {
     case '/local/command': {
       if (!channel) return badRequest(res, 'channel is required');
-      const text = str('text').replace(/^\/vs\b\s*/, '');
-      const { ack } = await standIn.command(user, channel, text.slice(0, 4000));
+      // Typed with or without its command; one the app's manifest does not declare is refused, as Slack refuses it.
+      const typed = str('text').trim();
+      const named = /^\/\S+/.exec(typed)?.[0];
+      const commands = appCommands(standIn.state);
+      const command = named ?? commands[0];
+      if (!command || !commands.includes(command)) {
+        sendJson(res, 200, { ok: false, error: `${named ?? 'a command'} is not a valid command` });
+        return true;
+      }
+      const text = named ? typed.slice(named.length).trim() : typed;
+      const { ack } = await standIn.command(user, channel, text.slice(0, 4000), command);
       sendJson(res, 200, { ok: !ack.error, ...(ack.error ? { error: ack.error } : {}) });
       return true;
     }
@@ -206,6 +215,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   send(res, status, 'application/json', JSON.stringify(body));
 }
 
+/** The app's slash commands as its manifest declares them; a test's app, told no manifest, has `/vs`. */
+function appCommands(s: StandInState): string[] {
+  return s.manifest ? s.manifest.slashCommands.map((c) => c.command) : ['/vs'];
+}
+
 /** Everything the page shows, for its first paint. */
 export function snapshot(standIn: PageStandIn) {
   const s = standIn.state;
@@ -213,6 +227,8 @@ export function snapshot(standIn: PageStandIn) {
     bot: BOT_USER,
     people: s.people,
     channels: s.channels,
+    /** The user groups' @handles by id, for mentions (`<!subteam^S…>`). */
+    groups: Object.fromEntries(s.groupHandles),
     messages: s.messages,
     views: [...s.views.values()],
     homes: Object.fromEntries(s.homes),
@@ -220,8 +236,10 @@ export function snapshot(standIn: PageStandIn) {
     notes: standIn.notes,
     /** The control panel whose server links unfurl, for the hint under the message box; null when none. */
     panel: s.panel ?? null,
+    /** The app's global shortcuts (the shortcut menu), as its manifest declares them. */
+    shortcuts: (s.manifest?.shortcuts ?? []).filter((c) => c.type === 'global').map(({ callbackId, name, description }) => ({ callbackId, name, description })),
     /** The app's workflow steps (the Workflows panel's choices) and their runs, newest last, never their tokens. */
-    functions: s.functions,
+    functions: s.manifest?.functions ?? {},
     executions: [...s.executions.values()].slice(-50).map(shown),
   };
 }

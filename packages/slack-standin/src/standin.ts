@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EXECUTION_TOKEN_TTL_MS, type AppFunction, type Execution } from './functions';
+import { EXECUTION_TOKEN_TTL_MS, type Execution } from './functions';
+import type { AppManifest } from './manifest';
 import { createInteractions, type ExecutionOptions, type PersonSide } from './interactions';
 import { readBody, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
@@ -58,6 +59,8 @@ export interface SlackStandInOptions {
   keepBodies?: boolean;
   /** What the page says about this workspace's settings (local mode: which changes wait for a second person). */
   notes?: readonly string[];
+  /** The app as its manifest declares it (readManifest); unset: a test's app, whose shortcuts and steps are taken as they come. */
+  manifest?: AppManifest;
   now?: () => number;
 }
 
@@ -97,8 +100,8 @@ export interface SlackStandIn extends PersonSide {
   connect(eventsUrl: string): void;
   /** Sets the control panel whose links the app unfurls (its host becomes the app's one unfurl domain). */
   setPanel(panel: PanelHint): void;
-  /** Tells the stand-in the app's workflow steps, as its manifest declares them (`functions`, by callback_id). */
-  setFunctions(functions: Record<string, AppFunction>): void;
+  /** Tells the stand-in the app as its manifest declares it (readManifest): its slash commands, shortcuts and workflow steps. */
+  setManifest(manifest: AppManifest): void;
   /**
    * Builds the function_executed Slack sends for one run of a step (the event_callback envelope, for a test to sign
    * and send) and remembers the execution, so that its completion is checked and recorded as Slack would.
@@ -127,12 +130,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const now = options.now ?? (() => Date.now());
   const signingSecret = options.signingSecret ?? randomBytes(24).toString('hex');
   const state = new StandInState(options.people ?? PEOPLE, options.channels ?? CHANNELS, now, options.keepBodies ?? true);
-  for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: ['U0ONCALL'] })) state.groups.set(id, users);
+  for (const [id, users] of Object.entries(options.groups ?? { [ONCALL_GROUP.id]: [...ONCALL_GROUP.members] })) state.groups.set(id, users);
+  state.groupHandles.set(ONCALL_GROUP.id, ONCALL_GROUP.handle);
   const setPanel = (panel: PanelHint) => {
     state.panel = { url: panel.url, servers: [...panel.servers] };
     state.unfurlDomains = [new URL(panel.url).hostname];
   };
   if (options.panel) setPanel(options.panel);
+  if (options.manifest) state.manifest = structuredClone(options.manifest);
   let eventsUrl = options.eventsUrl;
   let origin = '';
   const handlers = new Map<string, MethodHandler>();
@@ -287,8 +292,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       eventsUrl = url;
     },
     setPanel,
-    setFunctions(functions) {
-      state.functions = structuredClone(functions);
+    setManifest(manifest) {
+      state.manifest = structuredClone(manifest);
     },
     functionExecuted: (callbackId, inputs, executionOptions) => interactions.functionExecuted(callbackId, inputs, executionOptions),
     waitForExecution: (id, timeoutMs = 5000) =>
@@ -301,7 +306,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         timeoutMs,
       ),
     runStep: (user, callbackId, entered) => interactions.runStep(user, callbackId, entered),
-    command: (user, channel, text) => interactions.command(user, channel, text),
+    command: (user, channel, text, name) => interactions.command(user, channel, text, name),
     async click(user, target, actionId, blockId) {
       if ('viewId' in target) {
         // A modal, or a Home tab (only its owner sees it, so only its owner clicks in it).

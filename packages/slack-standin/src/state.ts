@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { shown, type AppFunction, type Execution, type ShownExecution } from './functions';
+import { shown, type Execution, type ShownExecution } from './functions';
+import type { AppManifest } from './manifest';
 import { modalView, type Json } from './payloads';
 import { BOT_USER, type Channel, type Person } from './workspace';
 
@@ -135,6 +136,8 @@ export class StandInState {
   readonly people: Person[];
   readonly channels: Channel[];
   readonly groups = new Map<string, string[]>();
+  /** The @handles of the groups that have one (the on-call group), by id: usergroups.list and the page's mentions. */
+  readonly groupHandles = new Map<string, string>();
   readonly messages: ChannelMessage[] = [];
   readonly views = new Map<string, OpenView>();
   /** Each person's modal stack, bottom first. */
@@ -149,8 +152,8 @@ export class StandInState {
   /** The unfurl_id of each link_shared sent, and the message it was about. */
   readonly unfurlTargets = new Map<string, { channel: string; ts: string }>();
   readonly responseTargets = new Map<string, ResponseTarget>();
-  /** The app's workflow steps, as its manifest declares them (`functions`), by callback_id. */
-  functions: Record<string, AppFunction> = {};
+  /** The app as its manifest declares it (slash commands, shortcuts, workflow steps); unset until it is told. */
+  manifest: AppManifest | undefined;
   /** Every run of a step, by function_execution_id, oldest first. */
   readonly executions = new Map<string, Execution>();
   /** The execution each issued bot token (xwfp-…) belongs to. */

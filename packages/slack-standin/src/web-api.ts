@@ -295,7 +295,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (!execution || 'body' in execution) return execution ?? ok();
       if (typeof args.outputs !== 'object' || args.outputs === null || Array.isArray(args.outputs))
         return refuse('functions.completeSuccess', args, 'invalid_arguments', ['[ERROR] missing required field: outputs']);
-      const declared = state.functions[execution.callbackId];
+      const declared = state.manifest?.functions[execution.callbackId];
       const problems = declared ? parameterProblems(declared.output_parameters, args.outputs) : [];
       if (problems.length > 0) return refuse('functions.completeSuccess', args, 'parameter_validation_failed', problems);
       state.putExecution({ ...execution, state: 'completed', outputs: args.outputs as Json, endedAt: state.now() });
@@ -321,6 +321,7 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
         usergroups: [...state.groups.entries()].map(([id, users]) => ({
           id,
           team_id: TEAM.id,
+          ...(state.groupHandles.has(id) ? { handle: state.groupHandles.get(id) } : {}),
           is_usergroup: true,
           user_count: users.length,
           users: [...users],

@@ -1,7 +1,9 @@
-// The make-believe workspace of local mode: its people, channels and the
-// on-call user group. Ids follow Slack's shapes so the bot's config rules
-// (U…, S…, C… ids) take them as they are; the roles and the audit channel
-// local mode gives them are config's (LOCAL_MODE), on these ids.
+// The make-believe workspace of local mode, and the one place its ids are
+// written: the stand-in's people, user group and channels carry them, the
+// bot's config names them for local mode's made-up roles and audit channel
+// (LOCAL_MODE in src/config.ts imports MADE_UP_ROLES and AUDIT_CHANNEL), and
+// the page reads them from the stand-in (/local/state). Ids follow Slack's
+// shapes so the bot's config rules (U…, S…, C… ids) take them as they are.
 
 export interface Person {
   id: string;
@@ -19,22 +21,43 @@ export interface Channel {
   members?: readonly string[];
 }
 
+export interface UserGroup {
+  id: string;
+  /** Its @handle, without the @. */
+  handle: string;
+  members: readonly string[];
+}
+
 export const BOT_USER = { id: 'U0VSCHATOPS', botId: 'B0VSCHATOPS', name: 'vs-chatops' } as const;
 export const TEAM = { id: 'T0LOCAL', domain: 'local' } as const;
 export const APP_ID = 'A0VSCHATOPS';
 
-export const ONCALL_GROUP = { id: 'S0ONCALL', handle: 'oncall-infra' } as const;
+const ADA: Person = { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin' };
+const BEA: Person = { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin' };
+const OTTO: Person = { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator' };
+const VERA: Person = { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer' };
+const OMAR_ID = 'U0ONCALL';
 
-export const PEOPLE: readonly Person[] = [
-  { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin' },
-  { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin' },
-  { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator' },
-  { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer' },
-  { id: 'U0ONCALL', name: 'Omar (@oncall-infra)', role: 'member of @oncall-infra' },
-];
+export const ONCALL_GROUP: UserGroup = { id: 'S0ONCALL', handle: 'oncall-infra', members: [OMAR_ID] };
+const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}` };
+
+export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR];
+
+/** The channel local mode posts its audit records to unless VS_AUDIT_CHANNEL names another. */
+export const AUDIT_CHANNEL: Channel = { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' };
 
 export const CHANNELS: readonly Channel[] = [
   { id: 'C0INCIDENT', name: 'incident-42', topic: 'VS 42 is slow: investigating' },
   { id: 'C0GENERAL', name: 'general', topic: 'Everyone' },
-  { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' },
+  AUDIT_CHANNEL,
 ];
+
+/**
+ * The roles local mode gives these people when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set (the names above
+ * say them): Ada and Bea admins (two, so that one can approve what the other asks for), Otto and the on-call group
+ * operators; everyone is a viewer.
+ */
+export const MADE_UP_ROLES = {
+  admins: [ADA.id, BEA.id],
+  operators: [OTTO.id, ONCALL_GROUP.id],
+} as const satisfies Record<string, readonly string[]>;

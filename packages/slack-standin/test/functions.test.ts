@@ -30,7 +30,7 @@ const CHECK: AppFunction = {
 
 let now = 1_700_000_000_000;
 const slack = useStandInWithBot({ botToken: TOKEN, signingSecret: 'shh', now: () => now });
-beforeAll(() => slack.standIn.setFunctions({ check: CHECK }));
+beforeAll(() => slack.standIn.setManifest({ slashCommands: [], shortcuts: [], functions: { check: CHECK } }));
 
 type FunctionExecuted = {
   type: string;

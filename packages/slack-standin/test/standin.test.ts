@@ -1,6 +1,5 @@
 import { request } from 'undici';
-import { LOCAL_MODE } from '../../../src/config';
-import { CHANNELS, ONCALL_GROUP, PEOPLE } from '../src/workspace';
+import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE } from '../src/workspace';
 import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
@@ -460,10 +459,20 @@ describe('channel membership, paged as Slack pages it', () => {
 });
 
 describe('the make-believe workspace', () => {
-  test("carries the ids of local mode's roles and audit channel (config's LOCAL_MODE)", () => {
+  test('its made-up roles name its people and its group, and its audit channel is one of its channels', () => {
     const ids = new Set([...PEOPLE.map((p) => p.id), ONCALL_GROUP.id]);
-    expect([...LOCAL_MODE.admins, ...LOCAL_MODE.operators].filter((id) => !ids.has(id))).toEqual([]);
-    expect(CHANNELS.map((c) => c.id)).toContain(LOCAL_MODE.auditChannel);
+    expect([...MADE_UP_ROLES.admins, ...MADE_UP_ROLES.operators].filter((id) => !ids.has(id))).toEqual([]);
+    expect(MADE_UP_ROLES.admins.length).toBeGreaterThanOrEqual(2);
+    expect(CHANNELS).toContain(AUDIT_CHANNEL);
+  });
+
+  test('the on-call group answers with its handle and its members, as Slack’s usergroups methods do', async () => {
+    expect((await api('usergroups.users.list', { usergroup: ONCALL_GROUP.id })).body).toEqual({ ok: true, users: [...ONCALL_GROUP.members] });
+    expect((await api('usergroups.list', {})).body).toMatchObject({
+      ok: true,
+      usergroups: [{ id: ONCALL_GROUP.id, handle: ONCALL_GROUP.handle, users: [...ONCALL_GROUP.members] }],
+    });
+    expect(ONCALL_GROUP.members.every((id) => PEOPLE.some((p) => p.id === id))).toBe(true);
   });
 });
 

@@ -43,7 +43,7 @@ describe('a listener without its middleware', () => {
     await expect(listener({ context: { isEnterpriseInstall: false } } as Parameters<typeof listener>[0])).resolves.toBeUndefined();
     expect(ran).toBe(false);
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: 'error', code: 'vs_slack_middleware_missing', middleware: 'readRequest' }),
+      expect.objectContaining({ level: 'error', code: 'SLACK_MIDDLEWARE_MISSING', middleware: 'readRequest' }),
     ]);
   });
 
@@ -56,6 +56,6 @@ describe('a listener without its middleware', () => {
     await listener(args as unknown as Parameters<typeof listener>[0]);
     expect(acks).toEqual([{ response_action: 'update', view: expect.objectContaining({ type: 'modal' }) }]);
     expect(JSON.stringify(acks)).toContain('before anything was done; nothing was changed');
-    expect(lines.join('\n')).toContain('"code":"vs_slack_middleware_missing"');
+    expect(lines.join('\n')).toContain('"code":"SLACK_MIDDLEWARE_MISSING"');
   });
 });

@@ -4,8 +4,9 @@ import { COMMANDS, parseCommand } from '../../../src/slack/listeners/commands';
 import { EVENTS } from '../../../src/slack/listeners/events';
 import { FUNCTIONS, manifestFunctions } from '../../../src/slack/listeners/functions';
 import { functionsBlock } from '../../../scripts/manifest-functions';
+import { appManifest } from '../../../src/local-mode';
 import { SHORTCUTS } from '../../../src/slack/listeners/shortcuts';
-import { readYaml } from '../../helpers/manifest-yaml';
+import { readManifest, readYaml } from '@vs-chatops/slack-standin';
 
 // The listener tables are the one source of what Slack is told: manifest.yml
 // (the slash command, the global shortcuts, the events, the workflow steps)
@@ -45,12 +46,7 @@ describe('manifest.yml', () => {
   });
 
   test('declares exactly the global shortcuts of the table, with their names and descriptions', () => {
-    const declared = [...section('shortcuts').matchAll(/- name: (.+)\n\s+type: global\n\s+callback_id: (\S+)\n\s+description: (.+)/g)].map((m) => ({
-      name: m[1],
-      callbackId: m[2],
-      description: m[3],
-    }));
-    expect(declared).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, callbackId, description })));
+    expect(readManifest(manifest).shortcuts).toEqual(SHORTCUTS.map(({ name, callbackId, description }) => ({ name, type: 'global', callbackId, description })));
   });
 
   test('subscribes the bot to exactly the events of the table (and function_executed, for the steps), and asks for the scopes each row names', () => {
@@ -132,10 +128,11 @@ describe('manifest.yml and the workflow steps', () => {
 });
 
 describe('the local page', () => {
-  test("its shortcut menu lists exactly the table's shortcuts, by the names Slack shows", () => {
-    const menu = /<ul id="shortcuts-menu"[^>]*>([\s\S]*?)<\/ul>/.exec(page)?.[1] ?? '';
-    const items = [...menu.matchAll(/data-callback="([^"]+)">([^<]+)<\/button>/g)].map((m) => ({ callbackId: m[1], name: m[2] }));
-    expect(items).toEqual(SHORTCUTS.map(({ callbackId, name }) => ({ callbackId, name })));
+  test("its stand-in learns the table's shortcuts and steps from manifest.yml, as local mode reads it (the shortcut menu, the Workflows panel)", () => {
+    const app = appManifest();
+    expect(app.shortcuts.map(({ callbackId, name }) => ({ callbackId, name }))).toEqual(SHORTCUTS.map(({ callbackId, name }) => ({ callbackId, name })));
+    expect(app.functions).toEqual(manifestFunctions());
+    expect(app.slashCommands.map((c) => c.command)).toEqual(['/vs']);
   });
 
   test('every command it suggests (the composer placeholder, "try /vs …") reads as a command', () => {

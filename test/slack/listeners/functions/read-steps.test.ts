@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
 import { body, forward } from '../../../helpers/cloud-fault-server';
 import { answerTo, completionsOf, runStep } from '../../../helpers/drive';
-import { readYaml } from '../../../helpers/manifest-yaml';
+import { readYaml } from '@vs-chatops/slack-standin';
 import { waitFor } from '../../../helpers/wait';
 
 // The read steps over the real Bolt app: Slack's signed function_executed in

@@ -1,7 +1,9 @@
-// Reads manifest.yml into plain values, for the tests that hold it to the listener tables. Only the YAML the
-// manifest is written in: block mappings and lists by indentation, lists of mappings (`- key: value`), plain,
-// single- and double-quoted scalars, folded and literal block scalars (`>-`, `|`), `[]`, comments. Anything else
-// throws, naming the line, so the manifest cannot drift into a form this reads wrongly.
+// Reads an app manifest (manifest.yml) into plain values: what the stand-in learns of the app (manifest.ts), and
+// what the bot's tests hold to its listener tables. Only the YAML a manifest is written in: block mappings and
+// lists by indentation, lists of mappings (`- key: value`), plain, single- and double-quoted scalars, folded and
+// literal block scalars (`>-`, `|`), `[]`, comments. Anything else throws, naming the line, so a manifest cannot
+// drift into a form this reads wrongly. Written by hand because a manifest uses a small part of YAML and the
+// project has no YAML library to keep: what this does not take, it refuses.
 
 export type Yaml = string | boolean | Yaml[] | { [key: string]: Yaml };
 
