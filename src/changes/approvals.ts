@@ -1,8 +1,9 @@
 import type { PreparedRequest } from '../cloud/prepared';
 import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
-import { APPROVAL_STEPS, mayTake, type ApprovalStep } from '../store/approval-states';
+import type { Approval, ApprovalStep, AuditEntry, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
+// The transition table itself, not the store's index: a leaf that imports nothing (no database driver comes with it).
+import { APPROVAL_STEPS, mayTake } from '../store/approval-states';
 import { clip } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';

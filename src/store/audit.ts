@@ -1,5 +1,5 @@
 import { APPROVAL_OUTCOMES, type ApprovalOutcome } from './approval-states';
-import type { Freeze } from './freeze';
+import type { Freeze } from './frozen';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is

@@ -3,8 +3,7 @@ import type { ApprovedRun, Deciders, NotSent, Role, Target } from '../../changes
 import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
-import type { Approval, RecordedRequest } from '../../store';
-import type { ClosedStatus } from '../../store/approval-states';
+import type { Approval, ClosedStatus, RecordedRequest } from '../../store';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { frozenText } from './denials';

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning } from '../audit';
 import { claimKey } from './claims';
-import { freezeInForce } from './freeze';
+import { freezeInForce } from './freeze-lock';
 import { releaseLease, takeLease } from './leases';
 import { enqueuePosts } from './outbox';
 import { recordRow, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } from './rows';
