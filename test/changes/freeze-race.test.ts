@@ -82,50 +82,56 @@ test('a freeze committed on another instance after the door read the freeze, bef
   }
 });
 
-test("a start under way when another instance freezes commits first; the freeze waits for it, so no start commits after the freeze's", async () => {
-  const { one, two, sql } = await twoInstances();
-  const order: string[] = [];
+/**
+ * Holds `table` (a third connection locks it against writes) so that `first` stops at its write into it, then starts
+ * `second`, which must wait for the freeze lock (neither may end while `table` is held); then lets both go, and gives
+ * what each came to.
+ */
+async function heldAt<A, B>(sql: Client, table: string, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+  let ended = 0;
+  const tracked = <T>(running: Promise<T>) => running.finally(() => (ended += 1));
+  await sql.query('BEGIN');
   try {
-    // Stops instance one's start after it read the freeze, at its claim (an insert into submissions).
-    await sql.query('BEGIN');
-    await sql.query('LOCK TABLE submissions IN SHARE MODE');
-    const starting = begin(one, 'V1').then((r) => (order.push(`start ${r.outcome}`), r));
-    await waitFor('the start to wait at its claim', async () => (await waitingOn(sql, 'relation')) === 1);
-    const freezing = two.freeze.start(FREEZE).then((r) => (order.push('freeze'), r));
-    // The freeze waits for the start under way (the freeze lock): it does not commit while the start is open.
-    await waitFor('the freeze to wait for the start', async () => order.includes('freeze') || (await waitingOn(sql, 'advisory')) === 1);
-    expect(order).toEqual([]);
+    await sql.query(`LOCK TABLE ${table} IN SHARE MODE`);
+    const a = tracked(first());
+    await waitFor(`the first to wait at ${table}`, async () => (await waitingOn(sql, 'relation')) === 1);
+    const b = tracked(second());
+    await waitFor('the second to wait for the freeze lock', async () => ended > 0 || (await waitingOn(sql, 'advisory')) === 1);
+    expect(ended).toBe(0);
     await sql.query('COMMIT');
-    expect(await starting).toMatchObject({ outcome: 'started' });
-    expect(await freezing).toMatchObject({ started: true });
-    // Any start from now on is refused.
-    expect(await begin(one, 'V2')).toEqual({ outcome: 'frozen', freeze: FREEZE });
+    return [await a, await b];
   } finally {
     await sql.query('ROLLBACK').catch(() => undefined);
     await sql.end();
   }
+}
+
+test("a start under way when another instance freezes commits first; the freeze waits for it, so no start commits after the freeze's", async () => {
+  const { one, two, sql } = await twoInstances();
+  // Instance one's start is stopped after it read the freeze, at its claim (an insert into submissions); the freeze
+  // waits for it (the freeze lock): it does not commit while the start is open.
+  const [started, frozen] = await heldAt(
+    sql,
+    'submissions',
+    () => begin(one, 'V1'),
+    () => two.freeze.start(FREEZE),
+  );
+  expect(started).toMatchObject({ outcome: 'started' });
+  expect(frozen).toMatchObject({ started: true });
+  // Any start from now on is refused.
+  expect(await begin(one, 'V2')).toEqual({ outcome: 'frozen', freeze: FREEZE });
 });
 
 test('a start that comes while another instance is committing a freeze waits for it, then is refused by it', async () => {
   const { one, two, sql } = await twoInstances();
-  const order: string[] = [];
-  try {
-    // Stops instance two's freeze after its freeze lock and its row, at its record (an insert into audit_records).
-    await sql.query('BEGIN');
-    await sql.query('LOCK TABLE audit_records IN SHARE MODE');
-    const freezing = two.freeze.start(FREEZE, entry({ userId: 'UADMIN', action: 'freeze', target: 'changes', apiStatus: null })).then((r) => {
-      order.push('freeze');
-      return r;
-    });
-    await waitFor('the freeze to wait at its record', async () => (await waitingOn(sql, 'relation')) === 1);
-    const starting = begin(one, 'V1').then((r) => (order.push(`start ${r.outcome}`), r));
-    await waitFor('the start to wait for the freeze', async () => order.length > 0 || (await waitingOn(sql, 'advisory')) === 1);
-    expect(order).toEqual([]);
-    await sql.query('COMMIT');
-    expect(await freezing).toMatchObject({ started: true });
-    expect(await starting).toEqual({ outcome: 'frozen', freeze: FREEZE });
-  } finally {
-    await sql.query('ROLLBACK').catch(() => undefined);
-    await sql.end();
-  }
+  // Instance two's freeze is stopped after its freeze lock and its row, at its record (an insert into audit_records).
+  const record = entry({ userId: 'UADMIN', action: 'freeze', target: 'changes', apiStatus: null });
+  const [frozen, started] = await heldAt(
+    sql,
+    'audit_records',
+    () => two.freeze.start(FREEZE, record),
+    () => begin(one, 'V1'),
+  );
+  expect(frozen).toMatchObject({ started: true });
+  expect(started).toEqual({ outcome: 'frozen', freeze: FREEZE });
 });

@@ -19,39 +19,16 @@ import {
 import { freezeLine, NOT_FROZEN, renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/slack/blocks/freeze';
 import { frozenText } from '../../../src/slack/blocks/denials';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
-import { auditRecord, blocksOf, buttons, contextTexts, SANDBOX_NOTICE, sectionTexts } from './fixtures';
+import { approval, APPROVAL_BODY, ASKED_MS, auditRecord, blocksOf, buttons, contextTexts, EXPIRES_MS, SANDBOX_NOTICE, sectionTexts } from './fixtures';
 import { dataMarkup, expectWithinSlackLimits } from './limits';
 
 // The approval request's message and the freeze's, as pure renderers: who,
 // what, why, until when, the exact request as it goes on the wire (shown as
 // preformatted text, never as markup), the buttons, and each way it can end.
 
-const ASKED_MS = Date.parse('2024-05-06T14:03:12.000Z');
-const EXPIRES_MS = ASKED_MS + 30 * 60_000;
 const DATE = (ms: number) => `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|`;
-const BODY = '{"disk":{"disk_type":"SSD","disk_size":"20","label":"a \\"b\\" <c> & d"}}';
+const BODY = APPROVAL_BODY;
 
-function approval(o: Partial<Approval> = {}): Approval {
-  return {
-    id: 'A-1',
-    action: 'disk_add',
-    target: 'vs:42',
-    params: { disk_type: 'SSD', disk_size: 20 },
-    channelId: 'CINCIDENT',
-    requestedBy: 'UOPER',
-    requestedAt: new Date(ASKED_MS).toISOString(),
-    expiresAtMs: EXPIRES_MS,
-    reason: 'the data disk is full',
-    apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: BODY },
-    status: 'requested',
-    decidedBy: null,
-    decidedAt: null,
-    decisionReason: null,
-    messageTs: '1.2',
-    cloud: null,
-    ...o,
-  };
-}
 const facts = (o: Partial<Approval> = {}, sandbox = false): ApprovalFacts => ({
   approval: approval(o),
   title: 'Add disk',

@@ -18,7 +18,7 @@ import { renderAuditPost } from '../../../src/slack/blocks/messages';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 import { renderClaimClosed, renderWorkflowRequest } from '../../../src/slack/blocks/workflow-requests';
 import type { Approval, AuditRecord, Freeze } from '../../../src/store';
-import { auditRecord } from './fixtures';
+import { approval as fixture, auditRecord } from './fixtures';
 import { dataMarkup, describeProblems, hostileString, messageViolations, unverbatimTexts } from './limits';
 
 // Text that is not ours, from the cloud API or a workflow (a reason, a label,
@@ -73,25 +73,7 @@ function expectShownAsText(m: Rendered): void {
   if (problems.length > 0) throw new Error(describeProblems(problems));
 }
 
-const approval = (o: Partial<Approval>): Approval => ({
-  id: 'A-1',
-  action: 'disk_add',
-  target: 'vs:42',
-  params: { disk_type: 'SSD', disk_size: 20 },
-  channelId: 'CINCIDENT',
-  requestedBy: 'UOPER',
-  requestedAt: new Date(T).toISOString(),
-  expiresAtMs: T + 30 * 60_000,
-  reason: null,
-  apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: '{"disk":{}}' },
-  status: 'requested',
-  decidedBy: 'UADMIN',
-  decidedAt: new Date(T).toISOString(),
-  decisionReason: null,
-  messageTs: '1.2',
-  cloud: null,
-  ...o,
-});
+const approval = (o: Partial<Approval>): Approval => fixture({ decidedBy: 'UADMIN', decidedAt: new Date(T).toISOString(), reason: null, ...o });
 const facts = (a: Approval): ApprovalFacts => ({ approval: a, title: 'Add disk', target: { kind: 'vs', id: 42 }, needed: 'operator', sandbox: false });
 
 describe('text that is not ours is shown as text, in verbatim mrkdwn, by every renderer that shows it', () => {
