@@ -153,7 +153,7 @@ export function unshownFields<A extends ChangeAction>(
   const typed = (change.textFields ?? []).filter((field) => typeof (params as Record<string, unknown>)[field] === 'string');
   const shares = typed
     .map((field) => {
-      const without = change.prepare(cloud, targetId, { ...(params as object), [field]: undefined } as ChangeParams<A>);
+      const without = change.request.prepare(cloud.format, targetId, { ...(params as object), [field]: undefined } as ChangeParams<A>);
       return { field, share: length - requestText(without).length };
     })
     .filter(({ share }) => share > 0)
@@ -201,8 +201,22 @@ export type ClaimResult =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What every record of an approval request is about: its change and request, who asked, and the request's ids. */
+function aboutApproval(approval: Approval) {
+  return {
+    action: approval.action,
+    target: approval.target,
+    params: approval.params,
+    apiRequest: approval.apiRequest,
+    // A workflow's request nobody has claimed has no requester yet.
+    requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
+    approvalId: approval.id,
+    workflowExecutionId: approval.workflowExecutionId ?? null,
+  };
+}
+
 export function createApprovalSteps(door: Door) {
-  const { store, now, logger, check, frozenDenial, write, notify, entryAt, denialEntry } = door;
+  const { store, now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
@@ -213,23 +227,25 @@ export function createApprovalSteps(door: Door) {
     const id = door.newId();
     const expiresAtMs = startedMs + ttlMs;
     const apiRequest = recorded(prepared);
-    const requested = entryAt(startedMs, {
-      userId: ctx.userId,
-      channelId: ctx.channelId,
-      action,
-      target,
-      params,
-      outcome: 'requested',
-      apiStatus: null,
-      detail: workflow
+    const requested = auditEntry(
+      startedMs,
+      {
+        userId: ctx.userId,
+        channelId: ctx.channelId,
+        action,
+        target,
+        params,
+        apiRequest,
+        requestedBy: workflow ? null : ctx.userId,
+        approvalId: id,
+        workflowExecutionId: workflow?.workflowExecutionId ?? null,
+      },
+      'requested',
+      workflow
         ? `a workflow asked for it (${workflow.workflowExecutionId}); ` +
-          `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
+            `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
         : `waits for a second person's approval until ${iso(expiresAtMs)}`,
-      apiRequest,
-      requestedBy: workflow ? null : ctx.userId,
-      approvalId: id,
-      workflowExecutionId: workflow?.workflowExecutionId ?? null,
-    });
+    );
     const request = {
       id,
       action,
@@ -269,26 +285,17 @@ export function createApprovalSteps(door: Door) {
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
-    const about = {
-      action,
-      target: approval.target,
-      params: approval.params,
-      apiRequest: approval.apiRequest,
-      // A workflow's request nobody has claimed has no requester yet.
-      requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-      approvalId: approval.id,
-      workflowExecutionId: approval.workflowExecutionId ?? null,
-    };
+    const about = aboutApproval(approval);
     /** Records a refused click (the clicker's denial) and hears of it. */
     const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
       log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
-      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
+      const record = await write(denialEntry(startedMs, { ...ctx, ...about }, decision), log);
       notify(record, log);
       return { outcome: 'denied' as const, approval, decision, record };
     };
-    /** The record of the step taken, as the request stands once taken; `fields` over the click's. */
-    const stepEntry = (taken: Approval, fields: Pick<AuditEntry, 'detail'> & Partial<AuditEntry>) =>
-      entryAt(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, outcome: APPROVAL_STEPS[step].to, apiStatus: null, ...fields });
+    /** The record of the step taken (its outcome: where the step leads), as the request stands once taken; `names` over the click's. */
+    const stepEntry = (taken: Approval, detail: string, names: Pick<AuditEntry, 'requestedBy' | 'decidedBy'>) =>
+      auditEntry(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, ...names }, APPROVAL_STEPS[step].to, detail);
     return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse, stepEntry };
   }
 
@@ -302,16 +309,13 @@ export function createApprovalSteps(door: Door) {
     const click = await clicked(approvalId, clicker, 'claim');
     if (click.outcome !== 'open') return click;
     const { approval, action, ctx, log } = click;
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
     if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
-      click.stepEntry(current, {
-        detail: `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
-        requestedBy: ctx.userId,
-      }),
+      click.stepEntry(current, `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`, { requestedBy: ctx.userId }),
     );
     if (!claimed.won) {
       log.info('claim came after another', { status: claimed.approval?.status, by: claimed.approval?.requestedBy });
@@ -325,7 +329,7 @@ export function createApprovalSteps(door: Door) {
   /** A decision that allowed approving turned into a refusal because the one who asked could not ask for the change now. */
   async function requesterDenial(decision: Decision, approval: Approval, log: Logger): Promise<Decision | null> {
     if (!isChangeAction(approval.action)) return null;
-    const theirs = await check(approval.requestedBy, approval.action, approval.channelId, log);
+    const theirs = await check(approval.requestedBy, approval.action, approval.channelId, log, {}, approval.params);
     if (theirs.allowed) return null;
     const denial = {
       code: 'requester' as const,
@@ -336,15 +340,15 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
-   * The checks of a decision, now: the clicker holds the role the change needs and may act in the request's channel;
-   * is not the one who asked; to approve, changes are not frozen and the one who asked could still ask for it (their
-   * role now, the request's channel), as at submission. A refusal is recorded.
+   * The checks of a decision, now: the clicker holds the role the change needs (for its parameters) and may act in the
+   * request's channel; is not the one who asked; to approve, changes are not frozen and the one who asked could still
+   * ask for it (their role now, the request's channel), as at submission. A refusal is recorded.
    */
   async function checkDecision(approvalId: string, clicker: { userId: string }, verdict: Verdict) {
     const click = await clicked(approvalId, clicker, verdict);
     if (click.outcome !== 'open') return click;
     const { approval, action, ctx, log } = click;
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
@@ -368,13 +372,13 @@ export function createApprovalSteps(door: Door) {
     const decidedMs = now();
     const taken = { step: verdict, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs, reason };
     const decided = await store.approvals.decide(approval.id, taken, (current) =>
-      click.stepEntry(current, {
-        detail:
-          verdict === 'approve'
-            ? `approved by ${ctx.userId}; the change runs now`
-            : `rejected by ${ctx.userId}${reason === null ? '' : ` because “${reason}”`}; nothing was changed`,
-        decidedBy: ctx.userId,
-      }),
+      click.stepEntry(
+        current,
+        verdict === 'approve'
+          ? `approved by ${ctx.userId}; the change runs now`
+          : `rejected by ${ctx.userId}${reason === null ? '' : ` because “${reason}”`}; nothing was changed`,
+        { decidedBy: ctx.userId },
+      ),
     );
     if (!decided.won) {
       log.info('approval click came after the decision', { verdict, status: decided.approval?.status });
@@ -412,7 +416,7 @@ export function createApprovalSteps(door: Door) {
     }
     const withdrawnMs = now();
     const withdrawn = await store.approvals.withdraw(approval.id, { by: ctx.userId, at: iso(withdrawnMs), nowMs: withdrawnMs }, (current) =>
-      click.stepEntry(current, { detail: `withdrawn by ${ctx.userId}, who asked for it; nothing was changed`, decidedBy: ctx.userId }),
+      click.stepEntry(current, `withdrawn by ${ctx.userId}, who asked for it; nothing was changed`, { decidedBy: ctx.userId }),
     );
     if (!withdrawn.won) {
       log.info('withdrawal came after the decision', { status: withdrawn.approval?.status });
@@ -435,7 +439,6 @@ export function createApprovalSteps(door: Door) {
     const sendable = sendableAsApproved(approval, action);
     if (!sendable.ok) {
       const { why } = sendable;
-      const detail = notSentDetail(why);
       log.warn('the approved request is not sent', {
         why: why.code,
         approved: approval.apiRequest.path,
@@ -443,17 +446,12 @@ export function createApprovalSteps(door: Door) {
         preparedFor: approval.cloud?.apiUrl ?? null,
         sendingTo: door.deps.cloudAccount.apiUrl,
       });
-      const entry = entryAt(startedMs, {
-        ...ctx,
-        action,
-        target: approval.target,
-        params: approval.params,
-        outcome: 'failed',
-        apiStatus: null,
-        detail,
-        apiRequest: approval.apiRequest,
-        ...names,
-      });
+      const entry = auditEntry(
+        startedMs,
+        { ...ctx, action, target: approval.target, params: approval.params, apiRequest: approval.apiRequest, ...names },
+        'failed',
+        notSentDetail(why),
+      );
       return { outcome: 'not_sent', why, record: await write(entry, log) };
     }
     const { targetId, params, prepared } = sendable;
@@ -471,7 +469,7 @@ export function createApprovalSteps(door: Door) {
     const targetId = targetIdIn(approval.target, change.targetKind);
     const stored = change.stored.safeParse(approval.params);
     if (targetId === null || !stored.success) return notSent({ code: 'unreadable' });
-    const prepared = change.prepare(door.cloud, targetId, stored.data);
+    const prepared = change.request.prepare(door.cloud.format, targetId, stored.data);
     if (!samePreparedRequest(prepared, approval.apiRequest)) return notSent({ code: 'changed', current: recorded(prepared) });
     if (requestText(approval.apiRequest).length > MAX_SHOWN_REQUEST) return notSent({ code: 'unshown' });
     return { ok: true as const, targetId, params: stored.data, prepared };
@@ -480,24 +478,15 @@ export function createApprovalSteps(door: Door) {
   async function expire(): Promise<ExpiredApproval[]> {
     const atMs = now();
     const expired = await store.approvals.expire(atMs, (approval) =>
-      entryAt(atMs, {
-        userId: approval.requestedBy,
-        channelId: approval.channelId,
-        action: approval.action,
-        target: approval.target,
-        params: approval.params,
-        outcome: APPROVAL_STEPS.expire.to,
-        apiStatus: null,
+      auditEntry(
+        atMs,
+        { userId: approval.requestedBy, channelId: approval.channelId, ...aboutApproval(approval) },
+        APPROVAL_STEPS.expire.to,
         // A workflow's request nobody claimed has no requester: expired all the same.
-        detail:
-          approval.requestedBy === ''
-            ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
-            : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
-        apiRequest: approval.apiRequest,
-        requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-        approvalId: approval.id,
-        workflowExecutionId: approval.workflowExecutionId ?? null,
-      }),
+        approval.requestedBy === ''
+          ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
+          : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
+      ),
     );
     for (const approval of expired) {
       logger.info('approval request expired', { approval: approval.id, action: approval.action, target: approval.target });
@@ -510,7 +499,9 @@ export function createApprovalSteps(door: Door) {
   async function waiting(userId: string): Promise<WaitingApprovals> {
     const open = await store.approvals.open(now());
     const others = open.filter((a) => a.requestedBy !== userId);
-    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
+    const allowed = await Promise.all(
+      others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed),
+    );
     return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
   }
 

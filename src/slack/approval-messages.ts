@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { CHANGES, deciders, isChangeAction, neededRole, targetIdIn, type Changes } from '../changes';
+import { CHANGES, deciders, isChangeAction, neededFor, targetIdIn, type Changes } from '../changes';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Approval } from '../store';
@@ -33,7 +33,7 @@ export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Conf
   const { targetKind } = CHANGES[approval.action];
   const id = targetIdIn(approval.target, targetKind);
   if (id === null) return null;
-  const needed = neededRole(approval.action);
+  const needed = neededFor(approval.action, approval.params);
   return {
     approval,
     title: CHANGE_FORMS[approval.action].title,

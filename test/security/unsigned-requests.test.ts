@@ -101,7 +101,7 @@ interface Shape {
 }
 
 const payload = (p: unknown): Delivery => ({ form: { payload: JSON.stringify(p) } });
-const diskAdd = CHANGE_FORMS.disk_add;
+const diskAdd = CHANGE_FORMS.disk_add.form;
 
 /** The Events API events the app subscribes to, each as Slack would deliver it; the test fails for one it cannot build. */
 const EVENT_SHAPES: Record<string, Omit<Shape, 'name'>> = {
