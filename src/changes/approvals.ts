@@ -13,20 +13,24 @@ import { MAX_REASON_LENGTH } from './restore-form';
 import { targetIdIn } from './targets';
 
 // The second person (docs/product.md, Approvals). A change that needs one is not
-// called when it is submitted: its prepared request is stored with who asked,
-// where and until when, and recorded as `requested` (ask). A click on its
-// message's Approve or Deny button is checked (decide): the clicker holds the
-// role the change needs now, is not the one who asked, may act in the channel
-// the request sits in, and, to approve, changes are not frozen; a refusal is
-// recorded. The first decisive click wins across instances (the store's
-// decide), recorded with it. An approved change runs through the door once
-// (claim `approval:<id>`, lease, call, records), sending the request that was
-// approved, after checking that it is still what the bot would send now.
-// Requests nobody decides expire (expire, run by the sweeps of src/ops).
-// A workflow step's request (docs/product.md, Workflow steps) is asked for with
-// nobody as its requester; the first person allowed to make the change who
-// clicks it becomes the requester (claim), and from there it is an approval
-// request like any other. One nobody claims expires the same way.
+// called when it is submitted: its prepared request (shown whole, or not asked
+// for) is stored with who asked, where, until when and the cloud it is for,
+// and recorded as `requested` (ask). Its states and the steps between them are
+// the table of src/store/approval-states.ts; each click is one step, checked
+// (clicked, checkDecision): the clicker holds the role the change needs now,
+// is not the one who asked, may act in the channel the request sits in, and,
+// to approve, changes are not frozen and the one who asked could still ask for
+// it; Withdraw is the requester's alone; a refusal is recorded. The first
+// step to commit wins across instances (the store's conditional update),
+// recorded with it. An approved change runs through the door once (claim
+// `approval:<id>`, lease, call, records), sending the request that was
+// approved, after checking that it goes to the cloud it was prepared for and
+// is still what the bot would send now. Requests nobody decides expire
+// (expire, run by the sweeps of src/ops). A workflow step's request
+// (docs/product.md, Workflow steps) is asked for with nobody as its requester;
+// the first person allowed to make the change who clicks it becomes the
+// requester (claim), and from there it is an approval request like any other.
+// One nobody claims expires the same way.
 
 /** What a second person decides: a step of the table (approval-states.ts). */
 export type Verdict = Extract<ApprovalStep, 'approve' | 'reject'>;
