@@ -25,7 +25,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
-  bot = await spawnBot({}, { cwd: dir });
+  // Each person here makes more change attempts in a minute (forms, approval clicks, freezes) than one would at a
+  // time; the per-person limits have tests of their own (test/slack/user-limits.test.ts).
+  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
