@@ -192,11 +192,20 @@ function version6(): string[] {
 }
 
 /**
+ * `/vs audit failed` and `/vs audit denied` (docs/product.md, Audit): the latest records of one outcome, newest first,
+ * read from an index as `vs <id>`, `backup <id>` and `@person` are (audit_records_target, audit_records_user), at
+ * any size of the trail (docs/benchmark.md shows the plans).
+ */
+function version7(): string[] {
+  return [`CREATE INDEX audit_records_outcome ON audit_records (outcome, id)`];
+}
+
+/**
  * An approval request keeps the cloud it was prepared for (VS_API_URL, VS_ACCOUNT_ID): it is sent to that one or
  * not at all. Requests stored before have none, and are never sent. A rejected one keeps why, when its decider
  * said. (A request may also be `withdrawn` now: a status, no new column.)
  */
-function version7(): string[] {
+function version8(): string[] {
   return [
     `ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`,
     `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`,
@@ -243,9 +252,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
+    description: "the audit trail's records by outcome, newest first (/vs audit failed, /vs audit denied)",
     sqlite: version7(),
     postgres: version7(),
+  },
+  {
+    version: 8,
+    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
+    sqlite: version8(),
+    postgres: version8(),
   },
 ];
 

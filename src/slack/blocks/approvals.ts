@@ -135,7 +135,8 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
         `Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
   ];
-  const asking = `Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`;
+  const asker = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
+  const asking = `Approval needed: ${asker} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`;
   return { text: fallback(who ? `${asking} · for ${who}` : asking, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
 }
 

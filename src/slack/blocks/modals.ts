@@ -179,7 +179,8 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
       'reason',
       'Reason (kept in the audit trail)',
       { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. data corrupted by the 14:00 deploy') },
-      { optional: true },
+      // Required (docs/product.md, Modals): whoever approves, and the audit, read why the disk is overwritten.
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
     ),
   );
   return {

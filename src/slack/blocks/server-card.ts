@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
-import { clock, code, mrkdwn, withSandbox } from './mrkdwn';
+import { code, mrkdwn, slackTime, withSandbox } from './mrkdwn';
 import { summarizeAutoscaling, summarizeFirewall } from './summaries';
 
 // The card a control-panel link to a server unfurls into: the server, its
@@ -28,7 +28,7 @@ export function renderServerCard({ vsId, rules, slots, fetchedAt, sandbox }: Ser
   const more = [`/vs firewall ${vsId}`, `/vs firewall ${vsId} <port>`, `/vs autoscaling ${vsId}`].map((command) => code(command)).join(' · ');
   const blocks: KnownBlock[] = [
     { type: 'section', text: mrkdwn(`*VS ${vsId}*\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
-    { type: 'context', elements: [mrkdwn(`More: ${more} · fetched ${clock(fetchedAt)}`)] },
+    { type: 'context', elements: [mrkdwn(`More: ${more} · fetched ${slackTime(fetchedAt.getTime())}`)] },
   ];
   return { blocks: withSandbox(blocks, sandbox) };
 }

@@ -14,7 +14,7 @@ import {
 import { renderDenied } from '../../../src/slack/blocks/messages';
 import { renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/slack/blocks/freeze';
 import { renderHome } from '../../../src/slack/blocks/home';
-import { renderAuditPost } from '../../../src/slack/blocks/messages';
+import { renderAuditPost } from '../../../src/slack/blocks/audit';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 import { renderClaimClosed, renderWorkflowRequest } from '../../../src/slack/blocks/workflow-requests';
 import type { Approval, AuditRecord, Freeze } from '../../../src/store';

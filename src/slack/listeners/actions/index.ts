@@ -5,8 +5,12 @@ import { APPROVE_ACTION_ID, DENY_ACTION_ID, WITHDRAW_ACTION_ID } from '../../blo
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approveClick, denyClick, withdrawClick } from './approval';
+import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/audit';
+import { auditPage } from './audit-page';
 import { claimClick } from './claim';
+import { EXPORTS } from './export';
 import { firewallPage } from './firewall-page';
+import { recordDetails } from './record-details';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
 // pressing it needs and what runs it. To add a button: its renderer in
@@ -20,6 +24,11 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
 
 export const ACTIONS: readonly ActionRow[] = [
   { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
+  { actionId: new RegExp(`^(${AUDIT_PAGE_ACTION_IDS.prev}|${AUDIT_PAGE_ACTION_IDS.next})$`), needs: { need: 'audit_read' }, run: auditPage },
+  // Export CSV of each list: a read of that list, under its role and the per-person limit.
+  ...EXPORTS,
+  // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.
+  { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'everyone' }, run: recordDetails },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
   ...FORMS.map((form): ActionRow => ({
     actionId: homeFormButton(form),
