@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE } from '../src/workspace';
-import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from './with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that
@@ -386,6 +386,17 @@ describe('the Home tab', () => {
     const payload = JSON.parse(new URLSearchParams(slack.received.at(-1)!.body).get('payload')!) as Record<string, unknown>;
     expect(payload.actions).toMatchObject([{ action_id: 'approval_approve', block_id: 'approval_a2', value: 'a2' }]);
     expect(await slack.standIn.click('U0ADMIN', { viewId: view.id }, 'approval_approve', 'approval_a3')).toEqual({ error: 'no such button' });
+  });
+});
+
+describe('threads', () => {
+  // In #general: the tests of chat.update count the bot's messages in #incident-42.
+  test('chat.postMessage with thread_ts is a reply in that message’s thread: kept with its thread_ts, answered with it', async () => {
+    const parent = (await api('chat.postMessage', { channel: 'C0GENERAL', text: 'asked' })).body.ts as string;
+    const reply = await api('chat.postMessage', { channel: 'C0GENERAL', thread_ts: parent, text: '<@U0ADMIN> denied' });
+    expect(reply.body).toMatchObject({ ok: true, message: { thread_ts: parent, text: '<@U0ADMIN> denied' } });
+    expect(slack.standIn.messagesIn('C0GENERAL').find((m) => m.ts === reply.body.ts)).toMatchObject({ threadTs: parent, kind: 'bot' });
+    expect(slack.standIn.messagesIn('C0GENERAL').find((m) => m.ts === parent)!.threadTs).toBeUndefined();
   });
 });
 
