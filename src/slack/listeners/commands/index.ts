@@ -3,10 +3,13 @@ import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/gramma
 import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
+import { backupsCommand } from './backups';
+import { disksCommand } from './disks';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
+import { serverCommand } from './server';
 import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
@@ -26,6 +29,18 @@ export const TEMPLATE_FILTER_MAX_LENGTH = 100;
 export const FREEZE_REASON_MAX_LENGTH = 200;
 
 export const COMMANDS = [
+  subcommand({
+    kind: 'server',
+    words: ['server'],
+    aliases: ['status'],
+    nicknames: ['servers', 'vs', 'info', 'show', 'state'],
+    argument: serverId,
+    usage: '/vs server <vs_id>',
+    example: '/vs server 42',
+    help: ['`/vs server <vs_id>` (or `/vs status`): the server at a glance: power, lock, disks, latest backups and transactions'],
+    needs: 'read',
+    run: serverCommand,
+  }),
   subcommand({
     kind: 'firewall',
     words: ['firewall'],
@@ -51,6 +66,28 @@ export const COMMANDS = [
     help: ['`/vs autoscaling <vs_id>` (or `/vs as`): its autoscaling rules'],
     needs: 'read',
     run: autoscalingCommand,
+  }),
+  subcommand({
+    kind: 'disks',
+    words: ['disks'],
+    nicknames: ['volumes', 'drives'],
+    argument: serverId,
+    usage: '/vs disks <vs_id>',
+    example: '/vs disks 42',
+    help: ['`/vs disks <vs_id>`: its disks: size, type, primary or swap, mount point, built, locked'],
+    needs: 'read',
+    run: disksCommand,
+  }),
+  subcommand({
+    kind: 'backups',
+    words: ['backups'],
+    nicknames: ['snapshots', 'backup list', 'list backups'],
+    argument: serverId,
+    usage: '/vs backups <vs_id>',
+    example: '/vs backups 42',
+    help: ['`/vs backups <vs_id>`: its backups, newest first: when, size, type, disk, usable or not'],
+    needs: 'read',
+    run: backupsCommand,
   }),
   subcommand({
     kind: 'templates',

@@ -1,0 +1,60 @@
+import type { Frozen } from '../cloud/reads';
+import type { Backup } from '../cloud/schemas';
+
+// What a restore needs to know of a backup (docs/cloud-api.md, Backups;
+// docs/product.md, Restore with eyes open): whether it can be used and why
+// not, what it overwrites, when it was taken, and which backups are newest.
+// Data only: src/slack/blocks words it.
+
+/** Why a backup cannot be restored now. */
+export type UnusableBackup = 'marked_for_delete' | 'not_built' | 'locked';
+
+export type Usability = { usable: true } | { usable: false; why: UnusableBackup };
+
+type BackupRecord = Frozen<Backup> | Backup;
+
+/**
+ * Usable when built, not locked and not marked for deletion. Of several reasons, the one that lasts is named first: a
+ * backup marked for deletion will never be usable, one not built yet may be, a locked one will be once its transaction ends.
+ */
+export function usabilityOf(backup: Pick<BackupRecord, 'built' | 'locked' | 'marked_for_delete'>): Usability {
+  if (backup.marked_for_delete === true) return { usable: false, why: 'marked_for_delete' };
+  if (backup.built !== true) return { usable: false, why: 'not_built' };
+  if (backup.locked === true) return { usable: false, why: 'locked' };
+  return { usable: true };
+}
+
+/**
+ * What restoring a backup overwrites, as far as its record says: its disk, and its server (an incremental backup
+ * names it; a normal one names only its disk).
+ */
+export interface RestoreTarget {
+  diskId: number | null;
+  vsId: number | null;
+}
+
+export function restoreTargetOf(backup: Pick<BackupRecord, 'disk_id' | 'target_id' | 'target_type'>): RestoreTarget {
+  const diskId = backup.disk_id ?? (backup.target_type === 'Disk' ? (backup.target_id ?? null) : null);
+  const vsId = backup.target_type === 'VirtualMachine' ? (backup.target_id ?? null) : null;
+  return { diskId, vsId };
+}
+
+/** When it was taken, epoch milliseconds: built_at, or created_at for one not built; null when neither reads as a time. */
+export function takenAt(backup: Pick<BackupRecord, 'built_at' | 'created_at'>): number | null {
+  for (const at of [backup.built_at, backup.created_at]) {
+    const ms = at == null ? NaN : Date.parse(at);
+    if (Number.isFinite(ms)) return ms;
+  }
+  return null;
+}
+
+/** Newest first (docs/cloud-api.md, Backups: the cloud's order is not documented); a backup with no time last, then by id, highest first. */
+export function newestFirst<B extends Pick<BackupRecord, 'id' | 'built_at' | 'created_at'>>(backups: readonly B[]): B[] {
+  const at = new Map(backups.map((b) => [b, takenAt(b) ?? -Infinity]));
+  return [...backups].sort((a, b) => at.get(b)! - at.get(a)! || b.id - a.id);
+}
+
+/** The backups a restore may be made from, newest first. */
+export function usableBackups<B extends BackupRecord>(backups: readonly B[]): B[] {
+  return newestFirst(backups).filter((b) => usabilityOf(b).usable);
+}
