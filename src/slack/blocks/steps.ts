@@ -50,9 +50,12 @@ const REQUEST_OUTPUT_WORDS = {
 export const STEP_WORDS = {
   vs_firewall_summary: {
     title: "Summarise a server's firewall",
-    description: "The server's firewall rules in one line: how many, accepted or dropped, on how many network interfaces",
+    description: "What the server's firewall lets in, in one line: which ports and protocols it accepts or drops, from where",
     outputs: {
-      summary: { title: 'Summary', description: 'The firewall rules in one line, as /vs firewall counts them' },
+      summary: {
+        title: 'Summary',
+        description: 'What the firewall accepts and drops, briefly, in position order, e.g. "accepts 443/tcp from anywhere; drops 23/tcp from anywhere"',
+      },
       rule_count: { title: 'Rule count', description: 'How many firewall rules the server has' },
     },
   },
@@ -108,9 +111,16 @@ export function defang(text: string): string {
     .replace(/\bwww\./gi, 'www[.]');
 }
 
-/** vs_firewall_summary's `summary`: the firewall in one line, as a server's card says it. */
-export function firewallStepSummary(vsId: number, firewall: FirewallSummary, sandbox: boolean): string {
-  return stepText(fallback(`VS ${vsId} firewall: ${firewall.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+/**
+ * vs_firewall_summary's `summary`: what the firewall lets in, briefly, for a workflow posting it into an incident
+ * channel ("VS 42 firewall, 8 rules: accepts 443/tcp from anywhere, 22/tcp from 10.0.0.0/8; drops 23/tcp from anywhere").
+ */
+export function firewallStepSummary(vsId: number, firewall: FirewallSummary, description: string, sandbox: boolean): string {
+  const said =
+    firewall.ruleCount === 0
+      ? `VS ${vsId} firewall: ${firewall.line}`
+      : `VS ${vsId} firewall, ${firewall.ruleCount} rule${firewall.ruleCount === 1 ? '' : 's'}: ${description}`;
+  return stepText(fallback(said, sandbox), { escaped: true, max: MAX_SUMMARY });
 }
 
 /** vs_autoscaling_summary's `summary`. */

@@ -1,6 +1,7 @@
 import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
 import { RESOURCES } from './autoscaling';
 import { commandCounts } from './firewall';
+import { oneLine, safe } from './mrkdwn';
 
 // A server's firewall and autoscaling, each in one line, in the words the
 // slash commands use: for a link's card, and for whatever else must say it
@@ -41,4 +42,58 @@ export function summarizeAutoscaling(slots: readonly AutoscalingSlot[]): Autosca
   }
   const configuredCount = configured.length;
   return { line: `${configuredCount} of 6 rules configured${configuredCount > 0 ? `: ${configured.join(', ')}` : ''}`, configuredCount };
+}
+
+/** The most rules `describeFirewall` names on one network interface; the rest are counted. */
+export const DESCRIBED_RULES = 12;
+
+const VERBS: Readonly<Record<string, string>> = { ACCEPT: 'accepts', DROP: 'drops', REJECT: 'rejects' };
+
+/**
+ * What the firewall lets in, briefly, in position order: "accepts 443/tcp from anywhere, 22/tcp from 10.0.0.0/8;
+ * drops 23/tcp from anywhere". Consecutive rules of one command are one clause, and of one source one list of ports;
+ * disabled rules are left out; each network interface is named when there are several.
+ */
+export function describeFirewall(rules: readonly FirewallRule[]): string {
+  const enabled = rules.filter((r) => r.enabled !== false);
+  if (enabled.length === 0) return "no rule applies: each network interface's default does (the API does not show it)";
+  const interfaces = [...new Set(enabled.map((r) => r.network_interface_id))].sort((a, b) => a - b);
+  const described = interfaces.map((nic) => {
+    const own = enabled.filter((r) => r.network_interface_id === nic).sort((a, b) => a.position - b.position || a.id - b.id);
+    const text = clauses(own.slice(0, DESCRIBED_RULES));
+    const more = own.length - DESCRIBED_RULES;
+    return more > 0 ? `${text}; and ${more} more rule${more === 1 ? '' : 's'}` : text;
+  });
+  return interfaces.length === 1 ? described[0]! : interfaces.map((nic, i) => `interface ${nic}: ${described[i]}`).join(' · ');
+}
+
+/** Runs of one command, each "accepts <ports> from <source>, <ports> from <source>". */
+function clauses(rules: readonly FirewallRule[]): string {
+  const out: string[] = [];
+  let command: string | undefined;
+  let sources: { source: string; ports: string[] }[] = [];
+  const flush = () => {
+    if (command === undefined) return;
+    const verb = VERBS[command] ?? safe(oneLine(command), 20);
+    out.push(`${verb} ${sources.map(({ source, ports }) => `${ports.join(', ')}${source}`).join(', ')}`);
+  };
+  rules.forEach((rule, i) => {
+    const ruleCommand = oneLine(rule.command.trim().toUpperCase());
+    if (ruleCommand !== command) {
+      flush();
+      command = ruleCommand;
+      sources = [];
+    }
+    const protocol = safe(oneLine(rule.protocol.trim().toLowerCase()), 10);
+    // "all other tcp" says "from anywhere" already.
+    const everything = rule.port === null && rule.address === null;
+    const source = everything ? '' : rule.address === null ? ' from anywhere' : ` from ${safe(oneLine(rule.address), 60)}`;
+    const ports =
+      rule.port === null ? `all${i > 0 ? ' other' : ''} ${protocol}` : `${safe(oneLine(rule.port.trim()).replace(/\s*:\s*/g, '-'), 40)}/${protocol}`;
+    const last = sources[sources.length - 1];
+    if (last?.source === source) last.ports.push(ports);
+    else sources.push({ source, ports: [ports] });
+  });
+  flush();
+  return out.join('; ');
 }

@@ -5,7 +5,7 @@ import { portVerdict } from '../../../firewall/verdict';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { renderPortAnswer } from '../../blocks/port-answer';
 import { autoscalingStepSummary, firewallStepSummary, portCheckStepSummary, stepError } from '../../blocks/steps';
-import { summarizeAutoscaling, summarizeFirewall } from '../../blocks/summaries';
+import { describeFirewall, summarizeAutoscaling, summarizeFirewall } from '../../blocks/summaries';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepResult } from './step';
 
@@ -21,8 +21,10 @@ export async function firewallSummaryStep(
   { vs_id: vsId }: { vs_id: number },
 ): Promise<StepResult<{ summary: string; rule_count: number }>> {
   try {
-    const firewall = summarizeFirewall(await ctx.cloud.listFirewallRules(vsId));
-    return { outcome: 'succeeded', outputs: { summary: firewallStepSummary(vsId, firewall, ctx.sandbox), rule_count: firewall.ruleCount } };
+    const rules = await ctx.cloud.listFirewallRules(vsId);
+    const firewall = summarizeFirewall(rules);
+    const summary = firewallStepSummary(vsId, firewall, describeFirewall(rules), ctx.sandbox);
+    return { outcome: 'succeeded', outputs: { summary, rule_count: firewall.ruleCount } };
   } catch (error) {
     return cloudFailure(ctx, req, error, vsId);
   }
