@@ -35,9 +35,11 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
-/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS). */
-const APPROVABLE_ACTIONS = ['disk_add', 'backup_restore'] as const;
-
+/**
+ * VS_APPROVALS: the names of the changes that wait for a second person. Only their spelling is checked here (this
+ * module knows no change); which changes there are is the door's table, which start-up checks them against
+ * (src/changes/definitions.ts, approvalActions).
+ */
 const actionList = z
   .string()
   .transform((s) =>
@@ -46,13 +48,9 @@ const actionList = z
       .map((x) => x.trim())
       .filter(Boolean),
   )
-  .pipe(
-    z.array(
-      z.enum(APPROVABLE_ACTIONS, {
-        error: (issue) => `names an unknown action "${String(issue.input)}": the actions that can need approval are ${APPROVABLE_ACTIONS.join(', ')}`,
-      }),
-    ),
-  );
+  .refine((names) => names.every((name) => /^[a-z][a-z0-9_]*$/.test(name)), {
+    message: 'must be a comma-separated list of change actions (e.g. disk_add,power_reboot)',
+  });
 
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
@@ -310,7 +308,7 @@ export const LOCAL_MODE = {
   admins: MADE_UP_ROLES.admins as readonly string[],
   operators: MADE_UP_ROLES.operators as readonly string[],
   /** VS_APPROVALS with the made-up roles, unless it is set: a restore waits for the other admin, so the page shows the two-person rule. */
-  approvals: ['backup_restore'] as readonly (typeof APPROVABLE_ACTIONS)[number][],
+  approvals: ['backup_restore'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: AUDIT_CHANNEL.id,
 } as const;
@@ -368,7 +366,10 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
-    /** Changes that wait for a second person's approval (VS_APPROVALS), and how long a request for one stays open (VS_APPROVAL_TTL_MIN). */
+    /**
+     * Changes that wait for a second person's approval (VS_APPROVALS, by name: start-up checks them against the table of
+     * changes), and how long a request for one stays open (VS_APPROVAL_TTL_MIN).
+     */
     approvals: {
       actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,

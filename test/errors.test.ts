@@ -8,7 +8,7 @@ import { StoppedWhileStarting } from '../src/compose';
 import { ConfigError } from '../src/config';
 import { CodedError } from '../src/errors';
 import { MiddlewareMissingError } from '../src/slack/errors';
-import { ResponseUrlError } from '../src/slack/response-url';
+import { ResponseUrlError, ResponseUrlNotSlackError } from '../src/slack/response-url';
 import { StoreUnavailableError } from '../src/store';
 
 // Every error the bot throws on purpose is a CodedError (src/errors.ts) with a code in one spelling: the part of the
@@ -28,6 +28,7 @@ test.each([
   ['OutcomeNotRecordedError', new OutcomeNotRecordedError({ cause: new Error('down') }), 'CHANGE_OUTCOME_NOT_RECORDED'],
   ['MiddlewareMissingError', new MiddlewareMissingError('readRequest'), 'SLACK_MIDDLEWARE_MISSING'],
   ['ResponseUrlError', new ResponseUrlError(404), 'SLACK_RESPONSE_URL_REFUSED'],
+  ['ResponseUrlNotSlackError', new ResponseUrlNotSlackError(), 'SLACK_RESPONSE_URL_NOT_SLACK'],
   ['StoreUnavailableError', new StoreUnavailableError('the database is down'), 'STORE_UNAVAILABLE'],
   ['ConfigError', new ConfigError(['VS_API_URL is required']), 'CONFIG_INVALID'],
   ['StoppedWhileStarting', new StoppedWhileStarting(), 'BOT_STOPPED_WHILE_STARTING'],

@@ -25,14 +25,16 @@ export {
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
 export {
+  approvalActions,
   CHANGE_ACTIONS,
   CHANGES,
+  choiceNeeds,
   isChangeAction,
   targetFieldOf,
   type ChangeAction,
   type ChangeCloud,
   type ChangeDefinition,
-  type ChangeOperationOf,
+  type ChangeAnswerOf,
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
@@ -56,4 +58,19 @@ export {
   type Role,
 } from './policy';
 export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormValidation, type FormValues } from './disk-form';
+export {
+  choicesOf,
+  fits,
+  POWER_CHOICE_NAMES,
+  POWER_CHOICES,
+  powerActionOf,
+  type Inspection,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+} from './power';
+export { neededFor } from './door';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { firstMessages, type FormValidation } from './disk-form';
+import { typedAgain } from './typed-again';
 
 // The restore modal: restoring overwrites a disk, so the user types the
 // backup id again. The optional reason goes into the audit record.
@@ -22,11 +23,7 @@ export const BackupRestoreForm = (backupId: number) => {
   const mismatch = `Type the backup id (${backupId}) to confirm that its disk will be overwritten`;
   return z
     .object({
-      confirm: z
-        .string({ error: mismatch })
-        .optional()
-        // Ids may be written with a leading # everywhere (docs/product.md, The /vs command), the confirmation too.
-        .refine((s) => s !== undefined && s.trim().replace(/^#/, '') === String(backupId), mismatch),
+      confirm: typedAgain(backupId, mismatch),
       reason: z
         .string({ error: 'Enter the reason as text' })
         .optional()

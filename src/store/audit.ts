@@ -6,15 +6,15 @@ import type { Lease } from './leases';
 // (latest) and the recovery sweep (recoverInterrupted).
 
 /**
- * The actions the store has records of, as the store's own string-literal
- * type (the store imports nothing of src/changes): the one place in src/store
- * that spells them; every other store file imports it from here. The
- * vocabulary is the door's (`ChangeAction`, src/changes/definitions.ts), and
- * the door writing its actions into records keeps the two in step: a change
- * added there and not here does not compile. Deriving it from src/changes is
- * this one line.
+ * The actions the store has records of. The store spells none of them (it
+ * imports nothing of src/changes): they are the keys of this interface, which
+ * the door fills in by declaration merging from its table of changes (the
+ * keys of CHANGES, src/changes/definitions.ts) and the freeze's two records.
+ * A change added there is an action here, with nothing written in src/store.
  */
-export type RecordedAction = 'disk_add' | 'backup_restore' | 'freeze' | 'unfreeze';
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by src/changes (declaration merging)
+export interface RecordedActions {}
+export type RecordedAction = keyof RecordedActions;
 
 /**
  * A request to the cloud API as it goes on the wire: the method, the path

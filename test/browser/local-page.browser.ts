@@ -184,6 +184,32 @@ describe('the forms, as the right and the wrong person', () => {
   });
 });
 
+describe('the power form', () => {
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('an operator shuts a server down: the form shows the server as read, its actions, and the channel reads “scheduled”', async () => {
+    await as(/Otto/);
+    // VS 44 of the sandbox is on, and nothing else here changes it.
+    const refused = await type('/vs start 44');
+    await expectText(refused, /VS 44 is on: there is nothing to start/);
+    const dialog = await openForm('/vs shutdown 44', 'Power · VS 44');
+    await expectText(dialog, /VS 44 · bastion · on/);
+    const action = dialog.getByRole('combobox', { name: 'Action' });
+    expect(await action.locator('option').allTextContents()).toEqual(expect.arrayContaining(['Shut down (graceful)', 'Reboot']));
+    expect(await action.locator('option').allTextContents()).not.toContain('Start');
+    await dialog.getByRole('textbox', { name: 'Type 44 to confirm' }).fill('44');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung after the deploy');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    const outcome = page.getByRole('dialog', { name: 'Shut down server' });
+    await outcome.getByText(/Done/).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await expectText(lastMessage(), /Shut down \(graceful\) · VS 44 · scheduled/);
+  });
+});
+
 /** The approval request for `backup`'s restore, as a message of the channel being looked at. */
 const requestFor = (backup: number) =>
   messages()
@@ -689,7 +715,12 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     await alone.getByRole('button', { name: 'Shortcuts' }).click();
     const menu = alone.getByRole('menu', { name: 'Shortcuts' });
     await menu.waitFor();
-    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Reboot a server', 'Add a disk to a server', 'Restore a backup']);
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
+      'Reboot a server',
+      'Add a disk to a server',
+      'Restore a backup',
+      'Start, stop or reboot a server',
+    ]);
     await alone.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden' });
   });

@@ -139,7 +139,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
       // The form as typed, with the size read as a number.
       const expectedParams = { ...goodDisk, disk_size: 20 };
-      expect(t.calls).toEqual([t.cloud.prepareAddDisk(42, expectedParams)]);
+      expect(t.calls).toEqual([t.prepare('disk_add', 42, expectedParams)]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
       const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
@@ -379,7 +379,7 @@ describe('the changes door', () => {
       t = setup();
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
-      expect(t.calls).toEqual([{ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null }]);
+      expect(t.calls).toEqual([expect.objectContaining({ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null })]);
       expect((await t.store.audit.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',

@@ -21,6 +21,7 @@ import {
   userMention,
   withSandbox,
 } from './mrkdwn';
+import { lockedText, unfitText } from './power';
 
 // The approval request (docs/product.md, Approvals), posted in the channel the
 // change was asked from and updated in place by whichever instance settles
@@ -153,7 +154,10 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
     case 'applied_unreadable':
       return `:warning: ${approved} · applied: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
     case 'busy':
+      if (run.transaction !== undefined) return `:warning: ${approved}, but not sent. ${lockedText(f.target.id, run.transaction)}`;
       return `:warning: ${approved}, but another change to ${safe(targetTitle(f.target), 40)} was in progress. Nothing was changed; ask again later.`;
+    case 'unfit':
+      return `:warning: ${approved}, but not sent: ${unfitText(f.target.id, run.action, run.state)}`;
     case 'duplicate':
       return `:information_source: ${approved}; it had already been run (see \`/vs audit\`).`;
     case 'not_sent':

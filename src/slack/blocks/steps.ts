@@ -35,6 +35,7 @@ export const STEP_INPUT_WORDS = {
     description: `Why the workflow asks for this change (at most ${MAX_REASON_LENGTH} characters), shown with the request`,
   },
   backup_id: { title: 'Backup id', description: 'The id of the backup to restore, e.g. 9', what: 'backup id' },
+  action: { title: 'Action', description: 'startup, shutdown (graceful), reboot or stop (a forced power-off)' },
 } satisfies Record<string, StepWords & { what?: string }>;
 
 /** What every change step completes with. */
@@ -88,6 +89,13 @@ export const STEP_WORDS = {
     title: 'Ask for a backup restore',
     description:
       "Posts a request to restore a backup (it overwrites the backup's disk), with the exact API request; an admin claims it and a second admin approves it",
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+  vs_request_power: {
+    title: 'Ask for a power action',
+    description:
+      'Posts a request to start, shut down, reboot or stop a server, with the exact API request; ' +
+      'someone whose role allows it claims it and a second person approves it',
     outputs: REQUEST_OUTPUT_WORDS,
   },
 } satisfies Record<string, StepWords & { outputs: Record<string, StepWords> }>;

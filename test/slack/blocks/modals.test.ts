@@ -1,7 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
 import { statusModal } from '../../../src/slack/blocks/status-modal';
-import { CHANGE_FORMS } from '../../../src/slack/blocks/change-forms';
+import { CHANGE_FORMS, changesOf, FORMS } from '../../../src/slack/blocks/change-forms';
 import { CHANGE_ACTIONS, targetFieldOf } from '../../../src/changes';
 import { validateDiskForm } from '../../../src/changes/disk-form';
 import { input as stateInput, stateOf } from '../../helpers/payloads';
@@ -120,8 +120,8 @@ describe('restore-backup modal', () => {
   });
 });
 
-// What holds for every row of the table of change forms, from the command (with a target and a channel) and from the shortcut.
-describe.each(CHANGE_ACTIONS.map((action) => [action, CHANGE_FORMS[action]] as const))('the %s form', (action, form) => {
+// What holds for every form of the table of change forms, from the command (with a target and a channel) and from the shortcut.
+describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s form', (_callbackId, form) => {
   const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false });
   const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false });
 
@@ -144,10 +144,15 @@ describe.each(CHANGE_ACTIONS.map((action) => [action, CHANGE_FORMS[action]] as c
   test('the input that carries messages about the whole form is in both variants, and the shortcut asks for the target', () => {
     expect(inputIds(fromCommand)).toContain(form.formErrorBlock);
     expect(inputIds(fromShortcut)).toContain(form.formErrorBlock);
-    expect(inputIds(fromShortcut)).toContain(targetFieldOf(action));
+    for (const action of changesOf(form)) expect(inputIds(fromShortcut)).toContain(targetFieldOf(action));
     expect(fromShortcut.callback_id).toBe(form.callbackId);
-    expect(form.callbackId).toBe(action);
+    expect(fromCommand.callback_id).toBe(form.callbackId);
   });
+});
+
+test("every change has its form, and the forms' callback ids are docs/product.md's", () => {
+  expect(CHANGE_ACTIONS.every((action) => FORMS.includes(CHANGE_FORMS[action].form))).toBe(true);
+  expect(FORMS.map((form) => form.callbackId)).toEqual(['disk_add', 'backup_restore', 'vs_power']);
 });
 
 describe('reading a submitted form', () => {

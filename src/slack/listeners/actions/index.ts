@@ -1,7 +1,5 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { CHANGE_ACTIONS } from '../../../changes';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
-import { HOME_FORM_BUTTONS } from '../../blocks/home';
+import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
@@ -23,10 +21,10 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
 export const ACTIONS: readonly ActionRow[] = [
   { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
-  ...CHANGE_ACTIONS.map((action): ActionRow => ({
-    actionId: HOME_FORM_BUTTONS[action],
-    needs: { need: { opens: action }, target: 'home', title: CHANGE_FORMS[action].title, channelChosenLater: true },
-    run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
+  ...FORMS.map((form): ActionRow => ({
+    actionId: homeFormButton(form),
+    needs: { need: { opens: openedAs(form) }, target: 'home', title: form.title, channelChosenLater: true },
+    run: (ctx, req) => openFormWithoutTarget(ctx, req, form),
   })),
   // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
   { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },

@@ -251,10 +251,18 @@ describe('did you mean', () => {
     ['who', '/vs whoami'],
     ['hlep', '/vs help'],
     ['firewal abc', '/vs firewall <vs_id>'],
+    ['strat 42', '/vs start 42'],
+    ['shutdwon 42', '/vs shutdown 42'],
+    ['restart 42', '/vs reboot 42'],
+    ['kill 42', '/vs stop 42'],
   ])('"/vs %s" suggests "%s"', (text, suggestion) => {
     const cmd = invalid(text);
     expect(cmd.suggestion).toBe(suggestion);
     expect(cmd.message).toMatch(/^Unknown command `/);
+  });
+
+  test('a read is never answered with a change (docs/product.md, The `/vs` command): the server card is not a start', () => {
+    for (const text of ['status 42', 'stats 42', 'state 42', 'server 42']) expect(invalid(text).suggestion ?? '').not.toMatch(/start|stop|reboot|shutdown/);
   });
 
   test('only the unknown words are echoed', () => {

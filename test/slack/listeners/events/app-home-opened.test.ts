@@ -1,5 +1,7 @@
 import type { HomeView } from '@slack/types';
 import type { AuditEntry } from '../../../../src/store';
+import { atLeast, neededRole, targetFieldOf, type Role } from '../../../../src/changes';
+import { changesOf, FORMS, homeFormButton, openedAs } from '../../../../src/slack/blocks/change-forms';
 import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
 import { useHarness } from '../../../helpers/app-harness';
 import { CHANNEL, openForm, submit } from '../../../helpers/drive';
@@ -66,6 +68,10 @@ const buttonElements = (blocks: unknown[]) =>
   (blocks as { type: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 const buttons = (view: HomeView) => buttonElements(view.blocks).map((e) => e.action_id);
 
+/** The Home tab buttons a role is offered: one per change form, when the role may make any of the changes it makes. */
+const formButtonsFor = (role: Role) => FORMS.filter((form) => changesOf(form).some((action) => atLeast(role, neededRole(action)))).map(homeFormButton);
+const ROLE_OF: Record<string, Role> = { [USERS.admin]: 'admin', [USERS.operator]: 'operator', [USERS.viewer]: 'viewer' };
+
 describe('the Home tab, drawn for whoever opens it', () => {
   test('an admin: their role and all it allows, not frozen, both forms, every change', async () => {
     const view = await openHome(USERS.admin);
@@ -74,16 +80,19 @@ describe('the Home tab, drawn for whoever opens it', () => {
     expect(text).toContain('<@UADMIN>, your role is *admin*');
     expect(text).toMatch(/restore a disk from a backup.*only in <#CINCIDENT>/);
     expect(text).toContain('Changes are not frozen');
-    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(buttons(view)).toEqual(formButtonsFor('admin'));
+    expect(buttons(view)).toEqual(expect.arrayContaining(['home_open_disk_add', 'home_open_backup_restore']));
     expect(text).toContain('Latest changes');
     for (const target of ['vs:101', 'vs:102', 'vs:103', 'vs:104']) expect(text).toContain(target);
   });
 
-  test('an operator: the add-disk form only, and only their own changes', async () => {
+  test('an operator: the forms of the changes an operator may make (not the restore), and only their own changes', async () => {
     const view = await openHome(USERS.operator);
     const text = readable(view);
     expect(text).toContain('your role is *operator*');
-    expect(buttons(view)).toEqual(['home_open_disk_add']);
+    expect(buttons(view)).toEqual(formButtonsFor('operator'));
+    expect(buttons(view)).toContain('home_open_disk_add');
+    expect(buttons(view)).not.toContain('home_open_backup_restore');
     expect(text).toContain('Your latest changes');
     expect(text).toContain('vs:102');
     for (const target of ['vs:101', 'vs:103', 'vs:104']) expect(text).not.toContain(target);
@@ -145,10 +154,24 @@ describe('its buttons open the change forms, role-checked as the shortcuts are',
     return call.args.view as { callback_id?: string; title: { text: string }; blocks: { block_id?: string; text?: { text: string } }[] };
   }
 
-  test('an operator gets the add-disk form, which asks for the server and the channel (checked when it is submitted)', async () => {
-    const form = await press(USERS.operator, 'home_open_disk_add');
-    expect(form.callback_id).toBe('disk_add');
-    expect(form.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining(['vs_id', 'channel']));
+  describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s button', (_callbackId, form) => {
+    const allowed = [USERS.viewer, USERS.operator, USERS.admin].find((user) => atLeast(ROLE_OF[user]!, neededRole(openedAs(form))))!;
+    const refused = [USERS.viewer, USERS.operator].filter((user) => !atLeast(ROLE_OF[user]!, neededRole(openedAs(form))));
+
+    test('opens its form for the lowest role that may make one of its changes, asking for the target and the channel', async () => {
+      const opened = await press(allowed, homeFormButton(form));
+      expect(opened.callback_id).toBe(form.callbackId);
+      expect(opened.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining([targetFieldOf(openedAs(form)), 'channel']));
+    });
+
+    test.each(refused)('is refused in a modal for %s, and the refusal is recorded', async (user) => {
+      const refusal = await press(user, homeFormButton(form));
+      expect(refusal.callback_id ?? '').toBe('');
+      expect(refusal.title.text).toBe(form.title);
+      expect(JSON.stringify(refusal.blocks)).toContain(`needs the ${neededRole(openedAs(form))} role`);
+      const [record] = await h.store.audit.latest(1);
+      expect(record).toMatchObject({ userId: user, action: openedAs(form), target: 'home', outcome: 'denied' });
+    });
   });
 
   test('an operator pressing the restore button of a stale Home tab is refused in a modal, and the refusal is recorded', async () => {
@@ -232,7 +255,7 @@ describe('approval requests on the Home tab', () => {
     expect(text).toContain('Your requests waiting for a second person');
     expect(text).toMatch(/\*Restore backup\* · Backup 9 in <#CINCIDENT>, open until <!date\^/);
     expect(text).not.toContain('Waiting for your approval');
-    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(buttons(view)).toEqual(formButtonsFor('admin'));
   });
 
   test('an operator and a viewer, who may not decide it, see nothing of it', async () => {

@@ -1,0 +1,100 @@
+import { targetTitle, type ChangeAction, type PowerAction, type PowerChoice, type PowerState, type RunningTransaction, type ServerState } from '../../changes';
+import type { Server } from '../../cloud/schemas';
+import { code, context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+
+// The words of the power actions (docs/product.md, Power actions): a server's
+// state, the form's choices, a transaction that holds a server, the refusals,
+// and the result posted to the channel.
+
+/** A server's power, as a sentence says it: "VS 42 is …". */
+export const POWER_STATE_WORDS: Record<PowerState, string> = {
+  on: 'on',
+  off: 'off',
+  recovery: 'on, in the recovery image',
+  suspended: 'suspended by the provider',
+};
+
+/** The form's choices (`power_action`), as its menu shows them. */
+export const POWER_CHOICE_WORDS: Record<PowerChoice, string> = {
+  startup: 'Start',
+  shutdown: 'Shut down (graceful)',
+  reboot: 'Reboot',
+  reboot_recovery: 'Reboot into the recovery image',
+  stop: 'Stop (forced power-off)',
+};
+
+/** Each power action as a verb: "there is nothing to shut down". */
+const VERBS: Record<PowerAction, { verb: string; done: string }> = {
+  power_start: { verb: 'start', done: 'started' },
+  power_shutdown: { verb: 'shut down', done: 'shut down' },
+  power_reboot: { verb: 'reboot', done: 'rebooted' },
+  power_stop: { verb: 'stop', done: 'stopped' },
+};
+
+/** What the cloud's transactions do, in words (docs/cloud-api.md, Transactions); an action not listed is shown as the cloud names it. */
+const TRANSACTION_WORDS: Record<string, string> = {
+  build_disk: 'building a disk',
+  provisioning: 'provisioning the server',
+  format_disk: 'formatting a disk',
+  resize_disk: 'resizing a disk',
+  update_fstab: 'updating the fstab',
+  destroy_disk: 'removing a disk',
+  startup_virtual_machine: 'starting the server',
+  stop_virtual_machine: 'stopping the server',
+  reboot_virtual_machine: 'rebooting the server',
+  update_firewall: 'updating the firewall',
+  rebuild_network: 'rebuilding the network',
+  take_backup: 'taking a backup',
+  take_incremental_backup: 'taking an incremental backup',
+  restore_backup: 'restoring a backup',
+  restore_incremental_backup: 'restoring an incremental backup',
+};
+
+/** A transaction's action in words, as mrkdwn. */
+export function transactionWords(action: string): string {
+  return Object.hasOwn(TRANSACTION_WORDS, action) ? TRANSACTION_WORDS[action]! : code(action, 60);
+}
+
+/** A server locked by a running transaction (docs/product.md, Errors the user sees), as mrkdwn. */
+export function lockedText(vsId: number, transaction: RunningTransaction | null | undefined): string {
+  const which = transaction ? `: ${transactionWords(transaction.action)}` : '';
+  return `Busy: a transaction is running on ${targetTitle({ kind: 'vs', id: vsId })}${which}. Nothing was sent; try again when it has finished.`;
+}
+
+/** A change its server's state does not allow (a power action), with that state, as mrkdwn. */
+export function unfitText(vsId: number, action: ChangeAction, state: ServerState): string {
+  const words = Object.hasOwn(VERBS, action) ? VERBS[action as PowerAction] : undefined;
+  const why = !words
+    ? 'it cannot take this change now'
+    : state.power === 'suspended'
+      ? `it cannot be ${words.done} from here`
+      : `there is nothing to ${words.verb}`;
+  return `${targetTitle({ kind: 'vs', id: vsId })} is ${POWER_STATE_WORDS[state.power]}: ${why}. Nothing was sent.`;
+}
+
+/** The server as the form shows it: its id, its label, its state. */
+export function serverLine(vsId: number, state: ServerState): string {
+  const label = state.label ? ` · ${safe(oneLine(state.label), 120)}` : '';
+  return `*${targetTitle({ kind: 'vs', id: vsId })}*${label} · ${POWER_STATE_WORDS[state.power]}`;
+}
+
+/** A power action the cloud accepted: scheduled, not done (the cloud runs it as a transaction). */
+export function renderPowerScheduled(o: {
+  vsId: number;
+  server: Pick<Server, 'label'>;
+  choice: PowerChoice | undefined;
+  user: string;
+  reason: string | null;
+  sandbox: boolean;
+}): Rendered {
+  const what = o.choice ? POWER_CHOICE_WORDS[o.choice] : 'Power action';
+  const title = targetTitle({ kind: 'vs', id: o.vsId });
+  const label = o.server.label ? ` (${safe(oneLine(o.server.label), 120)})` : '';
+  const lines = [`*${what}* of ${title}${label}: *scheduled*. The cloud runs it as a transaction; the server is locked until it has finished.`];
+  // Free text from a user: one line, quoted, and said to be theirs, so it cannot pass for the bot's own lines.
+  if (o.reason && o.reason.trim()) lines.push(`Reason given by ${userMention(o.user)}: “${safe(oneLine(o.reason).trim(), 500)}”`);
+  return {
+    text: fallback(`${what} of ${title} scheduled by ${userMention(o.user)}`, o.sandbox),
+    blocks: withSandbox([header(`${what} · ${title} · scheduled`), section(lines.join('\n')), context(`asked by ${userMention(o.user)}`)], o.sandbox),
+  };
+}
