@@ -193,6 +193,7 @@ export const COMMANDS = [
   subcommand({
     kind: 'freeze',
     words: ['freeze'],
+    changes: true,
     nicknames: ['frozen', 'halt', 'changefreeze'],
     argument: freeText({ what: 'reason', max: FREEZE_REASON_MAX_LENGTH, required: true }, (reason) => ({ reason })),
     usage: '/vs freeze <reason>',
@@ -205,6 +206,7 @@ export const COMMANDS = [
   subcommand({
     kind: 'unfreeze',
     words: ['unfreeze'],
+    changes: true,
     nicknames: ['thaw', 'unfrozen', 'defrost'],
     argument: none,
     usage: '/vs unfreeze',

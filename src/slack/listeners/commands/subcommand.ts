@@ -67,6 +67,7 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
   };
   return {
     ...spec,
+    changes: 'opens' in spec || spec.changes === true,
     read(args, quoted) {
       const read = spec.argument.read(args, quoted);
       return read.ok ? { ok: true, value: bind(read.value) } : read;

@@ -262,7 +262,25 @@ describe('did you mean', () => {
   });
 
   test('a read is never answered with a change (docs/product.md, The `/vs` command): the server card is not a start', () => {
-    for (const text of ['status 42', 'stats 42', 'state 42', 'server 42']) expect(invalid(text).suggestion ?? '').not.toMatch(/start|stop|reboot|shutdown/);
+    expect(parseCommand('status 42')).toEqual({ kind: 'server', vsId: 42 });
+    expect(parseCommand('server 42')).toEqual({ kind: 'server', vsId: 42 });
+    for (const text of ['stats 42', 'state 42', 'stat 42', 'statu 42', 'srever 42']) expect(invalid(text).suggestion).toBe('/vs server 42');
+  });
+
+  test.each([
+    ['backup 42', '/vs backups 42'],
+    ['bakups 42', '/vs backups 42'],
+    ['backup', '/vs backups <vs_id>'],
+    ['disk 42', '/vs disks 42'],
+    ['disk', '/vs disks <vs_id>'],
+    ['dsks 42', '/vs disks 42'],
+  ])('"/vs %s", typed for a read, is answered with the read %s, never with a change', (text, suggestion) => {
+    expect(invalid(text).suggestion).toBe(suggestion);
+  });
+
+  test('a change is still suggested where only a change fits what was typed', () => {
+    expect(invalid('disk ad 42').suggestion).toBe('/vs disk add 42');
+    expect(invalid('backup restor 9').suggestion).toBe('/vs backup restore 9');
   });
 
   test('only the unknown words are echoed', () => {
