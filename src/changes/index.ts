@@ -61,9 +61,12 @@ export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, ty
 export {
   choicesOf,
   fits,
+  isPowerAction,
   POWER_CHOICE_NAMES,
   POWER_CHOICES,
   powerActionOf,
+  runningTransaction,
+  serverState,
   type Inspection,
   type PowerAction,
   type PowerChoice,

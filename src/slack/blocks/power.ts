@@ -1,6 +1,7 @@
 import { targetTitle, type ChangeAction, type PowerAction, type PowerChoice, type PowerState, type RunningTransaction, type ServerState } from '../../changes';
 import type { Server } from '../../cloud/schemas';
-import { code, context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { transactionWords } from './transactions';
 
 // The words of the power actions (docs/product.md, Power actions): a server's
 // state, the form's choices, a transaction that holds a server, the refusals,
@@ -30,30 +31,6 @@ const VERBS: Record<PowerAction, { verb: string; done: string }> = {
   power_reboot: { verb: 'reboot', done: 'rebooted' },
   power_stop: { verb: 'stop', done: 'stopped' },
 };
-
-/** What the cloud's transactions do, in words (docs/cloud-api.md, Transactions); an action not listed is shown as the cloud names it. */
-const TRANSACTION_WORDS: Record<string, string> = {
-  build_disk: 'building a disk',
-  provisioning: 'provisioning the server',
-  format_disk: 'formatting a disk',
-  resize_disk: 'resizing a disk',
-  update_fstab: 'updating the fstab',
-  destroy_disk: 'removing a disk',
-  startup_virtual_machine: 'starting the server',
-  stop_virtual_machine: 'stopping the server',
-  reboot_virtual_machine: 'rebooting the server',
-  update_firewall: 'updating the firewall',
-  rebuild_network: 'rebuilding the network',
-  take_backup: 'taking a backup',
-  take_incremental_backup: 'taking an incremental backup',
-  restore_backup: 'restoring a backup',
-  restore_incremental_backup: 'restoring an incremental backup',
-};
-
-/** A transaction's action in words, as mrkdwn. */
-export function transactionWords(action: string): string {
-  return Object.hasOwn(TRANSACTION_WORDS, action) ? TRANSACTION_WORDS[action]! : code(action, 60);
-}
 
 /** A server locked by a running transaction (docs/product.md, Errors the user sees), as mrkdwn. */
 export function lockedText(vsId: number, transaction: RunningTransaction | null | undefined): string {

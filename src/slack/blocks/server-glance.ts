@@ -1,10 +1,13 @@
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import { runningTransaction, type ChangeAction, type PowerState } from '../../changes';
 import { newestFirst } from '../../changes/backups';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup, Disk, Server, Transaction } from '../../cloud/schemas';
 import { backupLine } from './backups';
+import { CHANGE_FORMS } from './change-forms';
 import { diskLine, diskOrder } from './disks';
 import { sizeFromMb } from './measures';
+import { POWER_STATE_WORDS } from './power';
 import { code, context, fallback, header, oneLine, safe, section, slackTime, truncate, withSandbox, type Rendered } from './mrkdwn';
 import { TRANSACTION_STATUS_WORDS, transactionWords } from './transactions';
 
@@ -18,15 +21,16 @@ import { TRANSACTION_STATUS_WORDS, transactionWords } from './transactions';
 /** A part of the card: what was read, or why it could not be (a sentence, plain text). */
 export type Part<T> = { value: T } | { unread: string };
 
-/** A server's power, as the card says it. */
-export type Power = 'on' | 'off' | 'suspended' | 'recovery';
-
-export const POWER_WORDS: Readonly<Record<Power, string>> = {
-  on: ':large_green_circle: *on*',
-  off: ':red_circle: *off*',
-  suspended: ':large_orange_circle: *suspended* by the provider',
-  recovery: ':large_yellow_circle: *on, in the recovery image*',
+/** A server's power at a glance: a mark before its words. */
+const POWER_MARKS: Readonly<Record<PowerState, string>> = {
+  on: ':large_green_circle:',
+  off: ':red_circle:',
+  suspended: ':large_orange_circle:',
+  recovery: ':large_yellow_circle:',
 };
+
+/** ":large_green_circle: *on*" */
+export const powerWords = (power: PowerState): string => `${POWER_MARKS[power]} *${POWER_STATE_WORDS[power]}*`;
 
 /** The most backups and transactions the card lists: the newest. */
 export const CARD_LATEST = 5;
@@ -38,6 +42,9 @@ export interface CardButton {
   line: string;
 }
 
+/** The action_ids of the card's buttons: `server_<what>`, each running the `/vs` command its value names. */
+export const SERVER_CARD_ACTIONS = /^server_[a-z_]+$/;
+
 /** The other views of a server, always offered. */
 export const VIEW_BUTTONS = (vsId: number): CardButton[] => [
   { actionId: 'server_firewall', text: 'Firewall', line: `firewall ${vsId}` },
@@ -45,10 +52,15 @@ export const VIEW_BUTTONS = (vsId: number): CardButton[] => [
   { actionId: 'server_backups', text: 'Backups', line: `backups ${vsId}` },
 ];
 
+/** The button of a change's form: its title (Add disk, Start server…), and the command that opens it. */
+export function changeButton(action: ChangeAction, line: string): CardButton {
+  return { actionId: `server_${action}`, text: CHANGE_FORMS[action].title, line };
+}
+
 export interface ServerGlanceView {
   vsId: number;
   server: Part<Frozen<Server>>;
-  power: Power | null;
+  power: PowerState | null;
   disks: Part<readonly Frozen<Disk>[]>;
   backups: Part<readonly Frozen<Backup>[]>;
   transactions: Part<readonly Frozen<Transaction>[]>;
@@ -56,11 +68,6 @@ export interface ServerGlanceView {
   changes: readonly CardButton[];
   now: number;
   sandbox: boolean;
-}
-
-/** A transaction that holds a server: the newest pending or running one. */
-export function runningTransaction<T extends Pick<Transaction, 'status'>>(transactions: readonly T[]): T | undefined {
-  return transactions.find((t) => t.status === 'running' || t.status === 'pending');
 }
 
 /** "locked: taking an incremental backup is running", or only that it is locked when its transaction is not known. */
@@ -73,13 +80,14 @@ export function lockWords(locked: boolean, transactions: Part<readonly Frozen<Tr
 export function renderServerGlance(v: ServerGlanceView): Rendered {
   const server = 'value' in v.server ? v.server.value : null;
   const title = `VS ${v.vsId}`;
-  const label = server?.label ? oneLine(server.label).trim() : '';
-  const blocks: KnownBlock[] = [header(label ? `${title} · ${label}` : title)];
+  const label = server?.label ? safe(oneLine(server.label).trim(), 120) : '';
+  // The label is the cloud's text: in mrkdwn, escaped, never in the plain-text header.
+  const blocks: KnownBlock[] = [header(title)];
 
   if (server) {
     const host = server.hostname ? code(server.hostname, 120) : '_no hostname_';
-    const power = v.power ? POWER_WORDS[v.power] : ':grey_question: power unknown';
-    blocks.push(section(`${label ? `*${safe(label, 120)}* · ` : ''}${host}\n${power} · ${lockWords(server.locked === true, v.transactions)}`));
+    const power = v.power ? powerWords(v.power) : ':grey_question: power unknown';
+    blocks.push(section(`${label ? `*${label}* · ` : ''}${host}\n${power} · ${lockWords(server.locked === true, v.transactions)}`));
     blocks.push(section(facts(server, v)));
   } else {
     blocks.push(section(`:warning: The server's record could not be read: ${safe(unreadOf(v.server), 500)}`));

@@ -70,7 +70,7 @@ describe('the server at a glance', () => {
 
   test.each([
     ['off', ':red_circle: *off*'],
-    ['suspended', ':large_orange_circle: *suspended* by the provider'],
+    ['suspended', ':large_orange_circle: *suspended by the provider*'],
     ['recovery', ':large_yellow_circle: *on, in the recovery image*'],
   ] as const)('a server %s says so', (power, words) => {
     expect(sectionTexts(renderServerGlance(view({ power })))[0]).toContain(words);

@@ -1,3 +1,4 @@
+import { CHANGES } from '../../../changes';
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
@@ -9,7 +10,7 @@ import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
-import { serverCommand } from './server';
+import { serverCommand, type ServerChange } from './server';
 import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
@@ -39,7 +40,7 @@ export const COMMANDS = [
     example: '/vs server 42',
     help: ['`/vs server <vs_id>` (or `/vs status`): the server at a glance: power, lock, disks, latest backups and transactions'],
     needs: 'read',
-    run: serverCommand,
+    run: (ctx, req, args) => serverCommand(ctx, req, args, SERVER_CHANGES),
   }),
   subcommand({
     kind: 'firewall',
@@ -241,6 +242,11 @@ export type InvalidCommand = {
 
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
 export type Command = CommandOf<Row> | InvalidCommand;
+
+/** The changes the server's card offers a button for: each row that opens a change's form for a server, by its words. */
+const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
+  'opens' in row && CHANGES[row.opens].targetKind === 'vs' ? [{ action: row.opens, words: row.words.join(' ') }] : [],
+);
 
 /** What every subcommand's help says, in the table's order: `/vs help` and the usage after a wrong command show it. */
 export const USAGE_LINES: readonly string[] = COMMANDS.flatMap((row) => row.help);

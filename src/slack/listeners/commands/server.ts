@@ -1,9 +1,7 @@
-import { atLeast, neededRole, type ChangeAction, type Role } from '../../../changes';
+import { atLeast, fits, isPowerAction, neededRole, serverState, type ChangeAction, type PowerState, type Role } from '../../../changes';
 import { isCloudError } from '../../../cloud/errors';
-import type { Server } from '../../../cloud/schemas';
-import type { Frozen } from '../../../cloud/reads';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
-import { renderServerGlance, type CardButton, type Part, type Power } from '../../blocks/server-glance';
+import { changeButton, renderServerGlance, type CardButton, type Part } from '../../blocks/server-glance';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replySummary } from '../../reply';
 import { replyCloudError } from './firewall';
@@ -16,7 +14,13 @@ import { replyCloudError } from './firewall';
 // that failed leaves its part saying so; only when nothing could be read is
 // the answer the error alone.
 
-export async function serverCommand(ctx: ListenerContext, req: SlackRequest, { vsId }: { vsId: number }): Promise<Outcome> {
+/** A change the card may offer a button for: the words of the `/vs` command that opens its form for a server. */
+export interface ServerChange {
+  action: ChangeAction;
+  words: string;
+}
+
+export async function serverCommand(ctx: ListenerContext, req: SlackRequest, { vsId }: { vsId: number }, offered: readonly ServerChange[]): Promise<Outcome> {
   const [server, disks, backups, transactions] = await Promise.allSettled([
     ctx.cloud.getServer(vsId),
     ctx.cloud.listDisks(vsId),
@@ -32,15 +36,15 @@ export async function serverCommand(ctx: ListenerContext, req: SlackRequest, { v
   for (const [part, { reason }] of failed) req.log.warn('cloud API call failed; the card says that part could not be read', { part, error: reason, subject });
   const part = <T>(settled: PromiseSettledResult<T>): Part<T> =>
     settled.status === 'fulfilled' ? { value: settled.value } : { unread: cloudErrorMessage(settled.reason, subject, ctx.config.cloud.timeoutMs) };
-  const record = server.status === 'fulfilled' ? server.value : null;
+  const power = server.status === 'fulfilled' ? serverState(server.value).power : null;
   const card = renderServerGlance({
     vsId,
     server: part(server),
-    power: record ? powerOf(record) : null,
+    power,
     disks: part(disks),
     backups: part(backups),
     transactions: part(transactions),
-    changes: changeButtons(vsId, await roleOf(ctx, req)),
+    changes: changeButtons(vsId, offered, await roleOf(ctx, req), power),
     now: ctx.now(),
     sandbox: ctx.sandbox,
   });
@@ -58,16 +62,11 @@ async function roleOf(ctx: ListenerContext, req: SlackRequest): Promise<Role | n
   }
 }
 
-/** The change forms offered on the card, each the `/vs` command that opens it. */
-const CHANGE_BUTTONS: readonly { action: ChangeAction; button: (vsId: number) => CardButton }[] = [
-  { action: 'disk_add', button: (vsId) => ({ actionId: 'server_disk_add', text: 'Add disk', line: `disk add ${vsId}` }) },
-];
-
-function changeButtons(vsId: number, role: Role | null): CardButton[] {
+/** The changes the reader's role allows, a power action only where the server's power allows it (nothing to start when it is on). */
+function changeButtons(vsId: number, offered: readonly ServerChange[], role: Role | null, power: PowerState | null): CardButton[] {
   if (role === null) return [];
-  return CHANGE_BUTTONS.filter(({ action }) => atLeast(role, neededRole(action))).map(({ button }) => button(vsId));
-}
-
-function powerOf(server: Frozen<Server>): Power {
-  return server.suspended ? 'suspended' : server.recovery_mode ? 'recovery' : server.booted ? 'on' : 'off';
+  return offered
+    .filter(({ action }) => atLeast(role, neededRole(action)))
+    .filter(({ action }) => !isPowerAction(action) || (power !== null && fits(action, power)))
+    .map(({ action, words }) => changeButton(action, `${words} ${vsId}`));
 }

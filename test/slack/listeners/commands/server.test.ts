@@ -1,6 +1,8 @@
 import { useHarness, useHarnessBehindFaults, type Harness } from '../../../helpers/app-harness';
 import { forward, reply } from '../../../helpers/cloud-fault-server';
-import { answerTo, STACK_TRACE, visibleText, type Message } from '../../../helpers/drive';
+import { answerTo, CHANNEL, STACK_TRACE, visibleText, type Message } from '../../../helpers/drive';
+import { buttonClick } from '../../../helpers/payloads';
+import { waitFor } from '../../../helpers/wait';
 
 // `/vs server` (alias `/vs status`), `/vs disks` and `/vs backups` over the
 // real Bolt app, on the sandbox's seeded servers (packages/cloud-sandbox/README.md):
@@ -56,7 +58,37 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
   test('buttons: the other views for everyone, the change forms the reader’s role allows', async () => {
     const views = ['Firewall: firewall 42', 'Autoscaling: autoscaling 42', 'Backups: backups 42'];
     expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UVIEWER' }))).toEqual(views);
-    expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UOPER' }))).toEqual([...views, 'Add disk: disk add 42']);
+    const operatorOn = [...views, 'Add disk: disk add 42', 'Shut down server: shutdown 42', 'Reboot server: reboot 42'];
+    expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UOPER' }))).toEqual(operatorOn);
+    // An admin may also force it off; a server that is off can only be started.
+    expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UADMIN' }))).toEqual([...operatorOn, 'Stop server: stop 42']);
+    expect(buttonsOf(await answerTo(h, 'server 43', { user: 'UADMIN' }))).toEqual([
+      'Firewall: firewall 43',
+      'Autoscaling: autoscaling 43',
+      'Backups: backups 43',
+      'Add disk: disk add 43',
+      'Start server: start 43',
+    ]);
+  });
+
+  test('a button of the card runs the command it names, checked as if typed: a viewer’s forged Add disk is refused', async () => {
+    const click = async (user: string, actionId: string, value: string) => {
+      const responseUrl = h.slack.responseUrl();
+      const res = await h.interact(buttonClick({ user, channel: CHANNEL, actionId, value, responseUrl }));
+      expect(res.status).toBe(200);
+      const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+      return waitFor(`the answer to ${value}`, () => h.slack.responses.find((r) => r.id === id)?.body as Message | undefined, { within: 5000 });
+    };
+    const firewall = await click('UVIEWER', 'server_firewall', 'firewall 42');
+    expect(firewall.response_type).toBe('in_channel');
+    expect(firewall.text).toContain('Firewall rules of VS 42');
+    const refused = await click('UVIEWER', 'server_disk_add', 'disk add 42');
+    expect(refused.response_type).toBe('ephemeral');
+    expect(refused.text).toMatch(/operator/);
+    expect(h.slack.callsTo('views.open')).toEqual([]);
+    await h.interact(buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'server_disk_add', value: 'disk add 42', responseUrl: h.slack.responseUrl() }));
+    const opened = await waitFor('the add-disk form', () => h.slack.callsTo('views.open')[0], { within: 5000 });
+    expect((opened.args.view as { callback_id: string }).callback_id).toBe('disk_add');
   });
 
   test('an unknown server is "VS 999 was not found", only for the one who asked', async () => {
@@ -161,7 +193,7 @@ describe('the same reads with the cloud API in XML', () => {
       'GET /virtual_machines/42/disks.xml',
       'GET /virtual_machines/42/transactions.xml',
     ]);
-    expect(buttonsOf(m)).toContain('Add disk: disk add 42');
+    expect(buttonsOf(m)).toEqual(expect.arrayContaining(['Add disk: disk add 42', 'Reboot server: reboot 42']));
   });
 
   test('/vs disks and /vs backups in XML', async () => {
