@@ -3,7 +3,7 @@ import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type UnusableBackup
 import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
 import { ago, shortUtc, sizeFromKb } from './measures';
-import { code, context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
+import { code, context, fallback, header, oneLine, safe, section, slackTime, truncate, withSandbox, type Rendered } from './mrkdwn';
 
 // A server's backups (docs/product.md, The /vs command: `/vs backups`; Server
 // at a glance): when each was taken and how long ago, its size, its type, the
@@ -38,8 +38,7 @@ export function backupTypeText(type: string | null | undefined): string {
   if (!type) return 'type unknown';
   const schedule = /^(day|week|month|year)s-autobackup$/.exec(type);
   if (schedule) return `${SCHEDULES[schedule[1]!]} auto-backup`;
-  const text = oneLine(type).trim();
-  return text.length <= 30 ? text : `${text.slice(0, 29)}…`;
+  return truncate(oneLine(type).trim(), 30);
 }
 
 /** "5 GB", or that the cloud did not say. */
@@ -75,7 +74,7 @@ export function backupOptionText(backup: BackupRecord, now: number): string {
   const when = at === null ? 'taken at an unknown time' : `taken ${shortUtc(at, now)} (${ago(at, now)})`;
   const { diskId } = restoreTargetOf(backup);
   const text = [when, backupSize(backup), backupTypeText(backup.backup_type), diskId === null ? 'disk unknown' : `disk ${diskId}`].join(' · ');
-  return text.length <= 75 ? text : `${text.slice(0, 74)}…`;
+  return truncate(text, 75);
 }
 
 /** The Restore button of one backup in `/vs backups`: its value names the server and the backup the form preselects. */
