@@ -1,3 +1,4 @@
+import type { CloudClient } from '../cloud/client.types';
 import type { Frozen } from '../cloud/reads';
 import type { Backup } from '../cloud/schemas';
 
@@ -57,4 +58,23 @@ export function newestFirst<B extends Pick<BackupRecord, 'id' | 'built_at' | 'cr
 /** The backups a restore may be made from, newest first. */
 export function usableBackups<B extends BackupRecord>(backups: readonly B[]): B[] {
   return newestFirst(backups).filter((b) => usabilityOf(b).usable);
+}
+
+/** A backup as a restore sees it before it is sent: its record (read from an allow-list), and whether it can be used. */
+export interface BackupState {
+  backup: Frozen<Backup>;
+  usability: Usability;
+}
+
+/** Whether a backup may be restored as it stands: fit, or unfit with why. */
+export type RestoreInspection = { outcome: 'fit'; state: BackupState } | { outcome: 'unfit'; state: BackupState };
+
+/** The read a restore makes before its form opens and before it is sent or asked for (docs/cloud-api.md, One backup). */
+export type RestoreReads = Pick<CloudClient, 'getBackup'>;
+
+/** Reads the backup (a 404 is thrown: "Backup 999 was not found") and tells whether it may be restored now. */
+export async function inspectRestore(cloud: RestoreReads, backupId: number): Promise<RestoreInspection> {
+  const backup = await cloud.getBackup(backupId);
+  const state = { backup, usability: usabilityOf(backup) };
+  return state.usability.usable ? { outcome: 'fit', state } : { outcome: 'unfit', state };
 }

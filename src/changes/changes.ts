@@ -7,7 +7,7 @@ import type { FormValues, FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
-import type { Inspection } from './power';
+import type { Inspection } from './inspection';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 
 // The one door every change goes through. A form's submission, in order:

@@ -6,17 +6,9 @@ import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../config';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
-import {
-  inspectPower,
-  POWER_CHOICES,
-  StoredPower,
-  validatePowerForm,
-  type Inspection,
-  type PowerAction,
-  type PowerChoice,
-  type PowerParams,
-  type PowerReads,
-} from './power';
+import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type PowerAction, type PowerChoice, type PowerParams, type PowerReads } from './power';
+import { inspectRestore, type RestoreReads } from './backups';
+import type { Inspection } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -32,7 +24,7 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 // (docs/architecture.md, "Where to add things").
 
 /** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
-export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads;
+export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads & RestoreReads;
 
 /** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
 export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
@@ -138,6 +130,8 @@ const DEFINITIONS = {
       expectedStatuses: [200, 201, 202],
       answer: Responses.backup,
     }),
+    // docs/product.md, Restore with eyes open: the backup is read before the form opens, and again before it is sent or asked for.
+    inspect: (cloud, backupId) => inspectRestore(cloud, backupId),
     describe: (_backupId, backup) =>
       `backup ${backup.id} restored` +
       (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +

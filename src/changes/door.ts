@@ -9,7 +9,8 @@ import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type C
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
 import { atLeast, neededRole, type Action, type Decision, type Policy, type Role, type WhereFrom } from './policy';
-import type { RunningTransaction, ServerState } from './power';
+import { isBackupState, type TargetState } from './inspection';
+import type { RunningTransaction } from './power';
 import { targetKey, targetTitle, type Target } from './targets';
 
 // What every way through the door shares: the policy's answer (no, if the
@@ -47,8 +48,8 @@ export type ChangeResult<T> =
    * transaction, named when the cloud lists it); nothing was called.
    */
   | { outcome: 'busy'; record: AuditRecord; transaction?: RunningTransaction | null }
-  /** The target's state does not allow the change (starting a server that is on); nothing was called. */
-  | { outcome: 'unfit'; action: ChangeAction; state: ServerState; record: AuditRecord }
+  /** The target's state does not allow the change (starting a server that is on, restoring a backup marked for deletion); nothing was called. */
+  | { outcome: 'unfit'; action: ChangeAction; state: TargetState; record: AuditRecord }
   /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
   | { outcome: 'requested'; approval: Approval; record: AuditRecord };
 
@@ -213,9 +214,13 @@ export function createDoor(deps: DoorDeps) {
       return { outcome: 'busy', transaction, record: await write(auditEntry(startedMs, subject, 'busy', detail), log) };
     }
     if (inspection.outcome === 'unfit') {
-      log.info('the target does not fit the change; not sent', { power: inspection.state.power });
-      const detail = `not sent: ${title} is ${inspection.state.power}, which ${action} does not fit`;
-      return { outcome: 'unfit', action, state: inspection.state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) };
+      const { state } = inspection;
+      const as = isBackupState(state) ? (state.usability.usable ? 'usable' : state.usability.why) : state.power;
+      log.info('the target does not fit the change; not sent', { state: as });
+      const detail = isBackupState(state)
+        ? `not sent: ${title} cannot be restored (${as.replace(/_/g, ' ')})`
+        : `not sent: ${title} is ${as}, which ${action} does not fit`;
+      return { outcome: 'unfit', action, state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) };
     }
     return null;
   }

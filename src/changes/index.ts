@@ -67,7 +67,6 @@ export {
   powerActionOf,
   runningTransaction,
   serverState,
-  type Inspection,
   type PowerAction,
   type PowerChoice,
   type PowerParams,
@@ -76,4 +75,16 @@ export {
   type ServerState,
 } from './power';
 export { neededFor } from './door';
+export { isBackupState, type Inspection, type TargetState } from './inspection';
+export {
+  newestFirst,
+  restoreTargetOf,
+  takenAt,
+  usabilityOf,
+  usableBackups,
+  type BackupState,
+  type RestoreTarget,
+  type UnusableBackup,
+  type Usability,
+} from './backups';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';

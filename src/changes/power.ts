@@ -78,8 +78,8 @@ export interface RunningTransaction {
   status: TransactionStatus;
 }
 
-/** Whether a change may be made to its target as it stands. */
-export type Inspection =
+/** Whether a power action may be made to its server as it stands. */
+export type PowerInspection =
   | { outcome: 'fit'; state: ServerState }
   /** Locked by a running transaction: nothing may change it until it has finished. */
   | { outcome: 'busy'; state: ServerState; transaction: RunningTransaction | null }
@@ -108,7 +108,7 @@ export function runningTransaction<T extends Pick<Transaction, 'status'>>(transa
 }
 
 /** Reads the server and tells whether `action` may be made now; a locked server's running transaction is looked up to be named. */
-export async function inspectPower(cloud: PowerReads, action: PowerAction, vsId: number): Promise<Inspection> {
+export async function inspectPower(cloud: PowerReads, action: PowerAction, vsId: number): Promise<PowerInspection> {
   const state = serverState(await cloud.getServer(vsId));
   if (state.locked) {
     // Only to name it: a cloud that cannot list them still refuses the change, without the name.

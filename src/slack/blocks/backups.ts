@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type UnusableBackup } from '../../changes/backups';
+import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type UnusableBackup, type Usability } from '../../changes/backups';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
 import { ago, shortUtc, sizeFromKb } from './measures';
@@ -27,6 +27,17 @@ const SHORT_UNUSABLE: Readonly<Record<UnusableBackup, string>> = {
   not_built: 'not built yet',
   locked: 'locked by a running transaction',
 };
+
+/** Why a backup cannot be restored, as a sentence (mrkdwn): "Backup 12 cannot be restored: it is marked for deletion." Empty for a usable one. */
+export function unusableText(backupId: number, usability: Usability): string {
+  return usability.usable ? '' : `Backup ${backupId} cannot be restored: ${UNUSABLE_WORDS[usability.why]}.`;
+}
+
+/** A server none of whose backups can be restored: how many it has, and that nothing was asked. */
+export function noUsableBackupText(vsId: number, count: number): string {
+  const has = count === 0 ? 'has no backups' : `has ${count} backup${count === 1 ? '' : 's'}, none of them usable now (\`/vs backups ${vsId}\` says why)`;
+  return `VS ${vsId} ${has}, so there is nothing to restore. Nothing was asked of anyone.`;
+}
 
 const SCHEDULES: Readonly<Record<string, string>> = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' };
 
@@ -66,15 +77,53 @@ export function backupLine(backup: BackupRecord, now: number): string {
 }
 
 /**
- * A backup as a menu option of the restore form (plain text, at most 75 characters): "taken 26 Nov 02:00 UTC (31
- * hours ago) · 5 GB · incremental · disk 101".
+ * A backup as a menu option of the restore form (plain text, at most 75 characters): its id, to type it again, then
+ * "taken 26 Nov 02:00 UTC (31 hours ago) · 5 GB · incremental · disk 101". Where that is too long, the time zone
+ * goes first, then the age is shortened, then the type: the disk it overwrites is the last thing cut.
  */
 export function backupOptionText(backup: BackupRecord, now: number): string {
   const at = takenAt(backup);
-  const when = at === null ? 'taken at an unknown time' : `taken ${shortUtc(at, now)} (${ago(at, now)})`;
   const { diskId } = restoreTargetOf(backup);
-  const text = [when, backupSize(backup), backupTypeText(backup.backup_type), diskId === null ? 'disk unknown' : `disk ${diskId}`].join(' · ');
-  return truncate(text, 75);
+  const disk = diskId === null ? 'disk unknown' : `disk ${diskId}`;
+  const type = backupTypeText(backup.backup_type);
+  const when = (zone: string, age: string) => (at === null ? 'taken at an unknown time' : `taken ${shortUtc(at, now).replace(' UTC', zone)} (${age})`);
+  const age = at === null ? '' : ago(at, now);
+  const short = age.replace(/ (minute|hour|day)s? ago$/, (_, unit: string) => ` ${unit[0]} ago`);
+  const texts = [
+    [when(' UTC', age), backupSize(backup), type, disk],
+    [when('', age), backupSize(backup), type, disk],
+    [when('', short), backupSize(backup), type, disk],
+    [when('', short), backupSize(backup), disk],
+  ].map((parts) => `#${backup.id} · ${parts.join(' · ')}`);
+  return texts.find((text) => text.length <= 75) ?? truncate(texts[texts.length - 1]!, 75);
+}
+
+/**
+ * What a restore of `backup` loses, in plain words (a form, a confirmation dialog, an approval request): "everything
+ * written to disk 101 since 26 Nov 02:00 UTC, 31 hours ago, is lost".
+ */
+export function lossText(backup: BackupRecord, now: number): string {
+  const at = takenAt(backup);
+  const { diskId } = restoreTargetOf(backup);
+  const disk = diskId === null ? 'its disk' : `disk ${diskId}`;
+  const since = at === null ? 'since the backup was taken (the cloud does not say when)' : `since ${shortUtc(at, now)}, ${ago(at, now)},`;
+  return `everything written to ${disk} ${since} is lost`;
+}
+
+/**
+ * What a restore overwrites, as mrkdwn: "disk 101 of VS 42"; the server from the backup's record, or from where the
+ * form was opened (`vsId`), or said to be unknown ("disk 101 (the cloud's answer does not say of which server)").
+ */
+export function overwritesText(backup: BackupRecord, vsId?: number): string {
+  const target = restoreTargetOf(backup);
+  const disk = target.diskId === null ? 'its disk' : `disk ${target.diskId}`;
+  const server = target.vsId ?? vsId ?? null;
+  return server === null ? `${disk} (the cloud's answer does not say of which server)` : `${disk} of VS ${server}`;
+}
+
+/** "Backup 15 · 4.8 GB · normal": its size and type, as the form, the request and the result name it. */
+export function backupFacts(backup: BackupRecord): string {
+  return `Backup ${backup.id} · ${backupSize(backup)} · ${safe(backupTypeText(backup.backup_type), 40)}`;
 }
 
 /** The Restore button of one backup in `/vs backups`: its value names the server and the backup the form preselects. */

@@ -1,4 +1,15 @@
-import { targetTitle, type ChangeAction, type PowerAction, type PowerChoice, type PowerState, type RunningTransaction, type ServerState } from '../../changes';
+import {
+  isBackupState,
+  targetTitle,
+  type ChangeAction,
+  type PowerAction,
+  type PowerChoice,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+  type TargetState,
+} from '../../changes';
+import { unusableText } from './backups';
 import type { Server } from '../../cloud/schemas';
 import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
 import { transactionWords } from './transactions';
@@ -38,8 +49,10 @@ export function lockedText(vsId: number, transaction: RunningTransaction | null 
   return `Busy: a transaction is running on ${targetTitle({ kind: 'vs', id: vsId })}${which}. Nothing was sent; try again when it has finished.`;
 }
 
-/** A change its server's state does not allow (a power action), with that state, as mrkdwn. */
-export function unfitText(vsId: number, action: ChangeAction, state: ServerState): string {
+/** A change its target's state does not allow (a power action, with the server's state; a restore, with why the backup cannot be used), as mrkdwn. */
+export function unfitText(targetId: number, action: ChangeAction, state: TargetState): string {
+  if (isBackupState(state)) return `${unusableText(targetId, state.usability)} Nothing was sent.`;
+  const vsId = targetId;
   const words = Object.hasOwn(VERBS, action) ? VERBS[action as PowerAction] : undefined;
   const why = !words
     ? 'it cannot take this change now'

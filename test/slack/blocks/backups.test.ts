@@ -75,9 +75,16 @@ describe('what a restore knows of a backup', () => {
 });
 
 describe('a backup in the restore form’s menu', () => {
-  test('taken <when> (<how long ago>) · <size> · <type> · disk <id>', () => {
-    const b = backup({ built_at: '2024-11-26T02:00:00Z', backup_size: 5_242_880, disk_id: 101 });
-    expect(backupOptionText(b, NOW)).toBe('taken 26 Nov 02:00 UTC (31 hours ago) · 5 GB · incremental · disk 101');
+  test('its number (to type it again), then taken <when> (<how long ago>) · <size> · <type> · disk <id>', () => {
+    const b = backup({ id: 9, built_at: '2024-11-26T02:00:00Z', backup_size: 5_242_880, disk_id: 101 });
+    expect(backupOptionText(b, NOW)).toBe('#9 · taken 26 Nov 02:00 UTC (31 hours ago) · 5 GB · incremental · disk 101');
+  });
+
+  test('too long for an option, the time zone goes, then the age is shortened, then the type: the disk is kept', () => {
+    const b = (id: number, at: string, diskId: number) => backup({ id, built_at: at, backup_size: 1_887_437, disk_id: diskId });
+    expect(backupOptionText(b(10, '2024-01-01T02:00:00Z', 105), NOW)).toBe('#10 · taken 1 Jan 02:00 (331 days ago) · 1.8 GB · incremental · disk 105');
+    expect(backupOptionText(b(123, '2023-11-26T02:00:00Z', 105), NOW)).toBe('#123 · taken 26 Nov 2023 02:00 (367 d ago) · 1.8 GB · disk 105');
+    expect(backupOptionText(b(123456, '2023-11-26T02:00:00Z', 1234567), NOW)).toBe('#123456 · taken 26 Nov 2023 02:00 (367 d ago) · 1.8 GB · disk 1234567');
   });
 
   test('older clouds’ schedule types in words, any other type as the cloud writes it', () => {

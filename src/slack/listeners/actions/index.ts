@@ -2,12 +2,14 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { RESTORE_BACKUP_ACTION_PREFIX } from '../../blocks/backups';
 import { SERVER_CARD_ACTIONS } from '../../blocks/server-glance';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approvalClick } from './approval';
 import { claimClick } from './claim';
 import { commandOfButton } from './command-button';
+import { restoreButton, restoreButtonNeeds } from './restore-button';
 import { firewallPage } from './firewall-page';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
@@ -22,6 +24,8 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
 
 export const ACTIONS: readonly ActionRow[] = [
   { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
+  // A backup's Restore button in /vs backups: the restore form of its server with that backup picked.
+  { actionId: new RegExp(`^${RESTORE_BACKUP_ACTION_PREFIX}[0-9]+$`), needs: restoreButtonNeeds, run: restoreButton },
   // The server card's buttons: each runs the `/vs` command its value names, checked as that command is.
   { actionId: SERVER_CARD_ACTIONS, needs: (args) => commandOfButton(args).need, run: (ctx, req, args) => commandOfButton(args).run(ctx, req) },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.

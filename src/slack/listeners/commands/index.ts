@@ -10,6 +10,7 @@ import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
+import { openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -115,13 +116,27 @@ export const COMMANDS = [
   subcommand({
     kind: 'backup_restore',
     words: ['backup', 'restore'],
-    nicknames: ['restore', 'backup', 'restore backup', 'backups restore'],
+    nicknames: ['backup', 'restore backup', 'backups restore'],
     argument: backupId,
     usage: '/vs backup restore <backup_id>',
     example: '/vs backup restore 9',
     help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'],
     opens: 'backup_restore',
     targetId: ({ backupId }) => backupId,
+  }),
+  subcommand({
+    kind: 'restore',
+    words: ['restore'],
+    nicknames: ['restores', 'rollback'],
+    argument: serverId,
+    usage: '/vs restore <vs_id>',
+    example: '/vs restore 42',
+    help: ['`/vs restore <vs_id>`: pick one of its usable backups, newest first, and restore it (admins)'],
+    opens: 'backup_restore',
+    // A server, whose backup the form picks: the restore's own target, the backup, is the one picked.
+    about: 'vs',
+    targetId: ({ vsId }) => vsId,
+    open: openRestorePicker,
   }),
   // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
   subcommand({
@@ -245,7 +260,9 @@ export type Command = CommandOf<Row> | InvalidCommand;
 
 /** The changes the server's card offers a button for: each row that opens a change's form for a server, by its words. */
 const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
-  'opens' in row && CHANGES[row.opens].targetKind === 'vs' ? [{ action: row.opens, words: row.words.join(' ') }] : [],
+  'opens' in row && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
+    ? [{ action: row.opens, words: row.words.join(' ') }]
+    : [],
 );
 
 /** What every subcommand's help says, in the table's order: `/vs help` and the usage after a wrong command show it. */

@@ -1,4 +1,4 @@
-import { CHANGES, targetKey, type ChangeAction, type ReadAction } from '../../../changes';
+import { CHANGES, targetKey, type ChangeAction, type ReadAction, type TargetKind } from '../../../changes';
 import type { Quoted } from '../../blocks/grammar';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import type { NeedOf } from '../../middleware/needs';
@@ -19,8 +19,17 @@ export type CommandNeed = 'everyone' | ReadAction;
 type Does<A> =
   /** Runs its listener once the needs middleware has let the user through. */
   | { needs: CommandNeed; run: CommandListener<A> }
-  /** Opens a change's form (its row of CHANGE_FORMS says the rest) for the target its arguments name. */
-  | { opens: ChangeAction; targetId: (args: A) => number };
+  /**
+   * Opens a change's form (its row of CHANGE_FORMS says the rest) for the target its arguments name: by default one of
+   * the change's own kind (`/vs backup restore 9`: a backup); `about` another (`/vs restore 42`: a server, whose backup
+   * the form picks), opened by `open`.
+   */
+  | {
+      opens: ChangeAction;
+      targetId: (args: A) => number;
+      about?: TargetKind;
+      open?: (ctx: ListenerContext, req: SlackRequest, id: number) => Promise<Outcome>;
+    };
 
 export type SubcommandSpec<K extends string, A extends object> = Vocabulary & {
   /** The command's name in logs and metrics (`subcommand`). */
@@ -54,12 +63,12 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
   const bind = (args: A): Reading<{ kind: K } & A> => {
     const command = { kind: spec.kind, ...args };
     if ('opens' in spec) {
-      const { opens } = spec;
+      const { opens, open } = spec;
       const targetId = spec.targetId(args);
       return {
         command,
-        need: { need: { opens }, target: targetKey({ kind: CHANGES[opens].targetKind, id: targetId }) },
-        run: (ctx, req) => openChangeForm(ctx, req, opens, targetId),
+        need: { need: { opens }, target: targetKey({ kind: spec.about ?? CHANGES[opens].targetKind, id: targetId }) },
+        run: (ctx, req) => (open ? open(ctx, req, targetId) : openChangeForm(ctx, req, opens, targetId)),
       };
     }
     const { run } = spec;

@@ -242,7 +242,7 @@ describe('did you mean', () => {
     ['fw 42', '/vs firewall 42'],
     ['disk ad 3', '/vs disk add 3'],
     ['add disk 3', '/vs disk add 3'],
-    ['restore 9', '/vs backup restore 9'],
+    ['restor 42', '/vs restore 42'],
     ['backup restor 9', '/vs backup restore 9'],
     ['autoscale 42', '/vs autoscaling 42'],
     ['autoscalling 42', '/vs autoscaling 42'],
@@ -278,6 +278,11 @@ describe('did you mean', () => {
     expect(invalid(text).suggestion).toBe(suggestion);
   });
 
+  test('/vs restore takes a server, /vs backup restore a backup', () => {
+    expect(parseCommand('restore 42')).toEqual({ kind: 'restore', vsId: 42 });
+    expect(parseCommand('backup restore 9')).toEqual({ kind: 'backup_restore', backupId: 9 });
+  });
+
   test('a change is still suggested where only a change fits what was typed', () => {
     expect(invalid('disk ad 42').suggestion).toBe('/vs disk add 42');
     expect(invalid('backup restor 9').suggestion).toBe('/vs backup restore 9');
@@ -285,7 +290,7 @@ describe('did you mean', () => {
 
   test('only the unknown words are echoed', () => {
     expect(invalid('disk ad 3').message).toBe('Unknown command `disk ad`.');
-    expect(invalid('restore 9').message).toBe('Unknown command `restore`.');
+    expect(invalid('restor 9').message).toBe('Unknown command `restor`.');
   });
 
   test('nothing close enough: no suggestion, a pointer to help', () => {

@@ -61,12 +61,20 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
     const operatorOn = [...views, 'Add disk: disk add 42', 'Shut down server: shutdown 42', 'Reboot server: reboot 42'];
     expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UOPER' }))).toEqual(operatorOn);
     // An admin may also force it off; a server that is off can only be started.
-    expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UADMIN' }))).toEqual([...operatorOn, 'Stop server: stop 42']);
+    expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UADMIN' }))).toEqual([
+      ...views,
+      'Add disk: disk add 42',
+      'Restore backup: restore 42',
+      'Shut down server: shutdown 42',
+      'Reboot server: reboot 42',
+      'Stop server: stop 42',
+    ]);
     expect(buttonsOf(await answerTo(h, 'server 43', { user: 'UADMIN' }))).toEqual([
       'Firewall: firewall 43',
       'Autoscaling: autoscaling 43',
       'Backups: backups 43',
       'Add disk: disk add 43',
+      'Restore backup: restore 43',
       'Start server: start 43',
     ]);
   });
