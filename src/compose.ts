@@ -165,6 +165,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       logger,
       onRecorded: ops.recorded,
       lockTtlMs: config.ops.lockTtlMs,
+      formLimits: config.forms,
     });
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({

@@ -55,6 +55,9 @@ const actionList = z
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
 
+/** The largest disk the cloud API takes (docs/cloud-api.md, Add a disk); src/changes keeps the same bound. */
+const MAX_DISK_GB = 65_536;
+
 /** VS_API_URL's value that runs the built-in simulator in-process. */
 const SANDBOX = 'sandbox';
 
@@ -103,6 +106,9 @@ const EnvSchema = z.object({
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
+  VS_MAX_DISK_GB: positiveInt('a size in GB')
+    .refine((n) => n <= MAX_DISK_GB, `must be at most ${MAX_DISK_GB} (the largest disk the cloud API takes)`)
+    .default(2048),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
   VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
   DATABASE_URL: z
@@ -374,6 +380,8 @@ function shape(e: Env) {
       actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
     },
+    /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
+    forms: { maxDiskGb: e.VS_MAX_DISK_GB },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
     /** Local mode: its own file, whatever VS_DB_PATH says. */
     dbPath: local ? LOCAL_MODE.dbPath : e.VS_DB_PATH,

@@ -312,6 +312,17 @@ describe('loadConfig', () => {
     );
   });
 
+  test('VS_MAX_DISK_GB: 2048 by default; a whole number of GB up to the 65,536 the cloud API takes, else start-up stops naming it', () => {
+    expect(loadConfig(minimalHttp).forms).toEqual({ maxDiskGb: 2048 });
+    expect(loadConfig({ ...minimalHttp, VS_MAX_DISK_GB: '500' }).forms).toEqual({ maxDiskGb: 500 });
+    expect(loadConfig({ ...minimalHttp, VS_MAX_DISK_GB: '65536' }).forms).toEqual({ maxDiskGb: 65_536 });
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '65537' })).toEqual([
+      expect.stringMatching(/^VS_MAX_DISK_GB must be at most 65536 \(the largest disk the cloud API takes\)/),
+    ]);
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '2 TB' })).toEqual([expect.stringMatching(/^VS_MAX_DISK_GB must be a size in GB \(a whole number\)/)]);
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '0' })).toEqual([expect.stringMatching(/^VS_MAX_DISK_GB must be a size in GB greater than 0/)]);
+  });
+
   test('VS_APPROVALS names the actions that wait for a second person, by name (start-up checks them against the table of changes)', () => {
     expect(loadConfig({ ...minimalHttp, VS_APPROVALS: ' backup_restore ,' }).approvals.actions).toEqual(['backup_restore']);
     expect(loadConfig({ ...minimalHttp, VS_APPROVALS: 'disk_add,power_reboot' }).approvals.actions).toEqual(['disk_add', 'power_reboot']);

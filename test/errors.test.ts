@@ -8,6 +8,7 @@ import { StoppedWhileStarting } from '../src/compose';
 import { ConfigError } from '../src/config';
 import { CodedError } from '../src/errors';
 import { MiddlewareMissingError } from '../src/slack/errors';
+import { DirectUploadError } from '../src/slack/dm-upload';
 import { ResponseUrlError, ResponseUrlNotSlackError } from '../src/slack/response-url';
 import { StoreUnavailableError } from '../src/store';
 
@@ -35,6 +36,7 @@ test.each([
   ['CloudError', new CloudError('timeout', 'no answer'), 'CLOUD_TIMEOUT'],
   ['XmlSyntaxError', new XmlSyntaxError('no XML element found'), 'CLOUD_XML_SYNTAX'],
   ['BudgetWaitTimeout', new BudgetWaitTimeout('no connection came free'), 'CLOUD_BUDGET_WAIT_TIMEOUT'],
+  ['DirectUploadError', new DirectUploadError('upload', 'upload_url_not_slack'), 'SLACK_UPLOAD_FAILED'],
 ])('%s is a CodedError, named after its class, with its code in the one spelling', (name, error, code) => {
   expect(error).toBeInstanceOf(CodedError);
   expect(error).toBeInstanceOf(Error);

@@ -3,7 +3,7 @@ import { createApprovalSteps, type ApprovalResult, type ClaimResult, type Expire
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
-import type { FormValues, FormValidation } from './disk-form';
+import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
@@ -154,7 +154,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues): FormValidation<ChangeParams<A>> {
     const change = CHANGES[action];
     if (!isTargetId(targetId)) return { ok: false, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
-    return change.validate(targetId, values);
+    return change.validate(targetId, values, deps.formLimits ?? DEFAULT_FORM_LIMITS);
   }
 
   async function request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult> {
@@ -179,7 +179,8 @@ export function createChanges(deps: ChangesDeps): Changes {
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
-    const validated = validate(action, targetId, values);
+    // The step's reason is the form's reason (a restore's is required): one reason, checked once below.
+    const validated = validate(action, targetId, { ...values, reason });
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;

@@ -5,7 +5,7 @@ import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../config';
-import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
+import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type PowerAction, type PowerChoice, type PowerParams, type PowerReads } from './power';
 import { inspectRestore, type RestoreReads } from './backups';
 import type { Inspection } from './inspection';
@@ -39,7 +39,8 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
-  validate(targetId: number, values: FormValues): FormValidation<P>;
+  /** Its form's values checked, under what the deployment's forms accept (`limits`, e.g. VS_MAX_DISK_GB). */
+  validate(targetId: number, values: FormValues, limits: FormLimits): FormValidation<P>;
   /** What the audit (and an approval request) keeps of valid parameters. */
   audited(params: P): Record<string, unknown>;
   /** Reads back what `audited` kept, for a change approved later: its parameters again, or a failure if they are not. */
@@ -98,7 +99,7 @@ const DEFINITIONS = {
     needed: 'operator',
     fields: DISK_FORM_FIELDS,
     apiFields: DISK_FORM_FIELDS,
-    validate: (_vsId, values) => validateDiskForm(values),
+    validate: (_vsId, values, limits) => validateDiskForm(values, limits),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,
     // docs/cloud-api.md: 201 with the new disk; 200 is what some deployments send for the same thing.

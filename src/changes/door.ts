@@ -6,6 +6,7 @@ import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
+import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
 import { atLeast, neededRole, type Action, type Decision, type Policy, type Role, type WhereFrom } from './policy';
@@ -77,6 +78,8 @@ export interface DoorDeps {
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
   newId?: () => string;
+  /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
+  formLimits?: FormLimits;
 }
 
 /** Who a record of an approval names, besides the user it is about. */

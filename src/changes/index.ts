@@ -24,6 +24,7 @@ export {
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
+export { readFrozenDetail } from './audit-text';
 export {
   approvalActions,
   CHANGE_ACTIONS,
@@ -57,7 +58,16 @@ export {
   type PolicyDeps,
   type Role,
 } from './policy';
-export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormValidation, type FormValues } from './disk-form';
+export {
+  DEFAULT_MAX_DISK_GB,
+  DiskAddForm,
+  DISK_FORM_FIELDS,
+  validateDiskForm,
+  type DiskFormField,
+  type FormLimits,
+  type FormValidation,
+  type FormValues,
+} from './disk-form';
 export {
   choicesOf,
   fits,

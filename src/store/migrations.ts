@@ -191,6 +191,15 @@ function version6(): string[] {
   ];
 }
 
+/**
+ * `/vs audit failed` and `/vs audit denied` (docs/product.md, Audit): the latest records of one outcome, newest first,
+ * read from an index as `vs <id>`, `backup <id>` and `@person` are (audit_records_target, audit_records_user), at
+ * any size of the trail (docs/benchmark.md shows the plans).
+ */
+function version7(): string[] {
+  return [`CREATE INDEX audit_records_outcome ON audit_records (outcome, id)`];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -227,6 +236,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
     sqlite: version6(),
     postgres: version6(),
+  },
+  {
+    version: 7,
+    description: "the audit trail's records by outcome, newest first (/vs audit failed, /vs audit denied)",
+    sqlite: version7(),
+    postgres: version7(),
   },
 ];
 

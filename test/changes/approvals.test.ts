@@ -157,7 +157,7 @@ describe('asking', () => {
 
   test('an invalid form that also lacks a channel lists both', async () => {
     t = setup();
-    const result = await t.changes.submit(as('UADMIN', null), 'backup_restore', 9, { confirm: '1' });
+    const result = await t.changes.submit(as('UADMIN', null), 'backup_restore', 9, { confirm: '1', reason: 'corrupt' });
     expect(Object.keys((result as { fieldErrors: Record<string, string> }).fieldErrors).sort()).toEqual(['channel', 'confirm']);
   });
 });

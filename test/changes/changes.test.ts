@@ -367,7 +367,7 @@ describe('the changes door', () => {
       t.onRestore(async () => {
         throw new TypeError('Cannot read properties of undefined');
       });
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
       expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
       expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
@@ -393,11 +393,11 @@ describe('the changes door', () => {
 
     test('a confirmation that does not match is invalid on the confirm field and calls nothing', async () => {
       t = setup();
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '10' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '10', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
       expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
       expect(t.calls).toEqual([]);
-      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10', reason: 'corrupt' } });
     });
 
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
@@ -408,7 +408,7 @@ describe('the changes door', () => {
           messages: ['You do not have permissions for this action'],
         });
       });
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
       expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
     });
@@ -451,7 +451,7 @@ describe('the changes door', () => {
       await t.changes.submit(as('UVIEW'), 'disk_add', 42, goodDisk);
       await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, disk_size: 'big' });
       await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
-      await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
+      await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9', reason: 'corrupt' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
       expect(t.recorded.map((r) => r.id)).toEqual((await t.store.audit.latest(10)).map((r) => r.id).reverse());
     });

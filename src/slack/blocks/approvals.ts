@@ -108,8 +108,9 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
       `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
   ];
+  const who = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
   return {
-    text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
+    text: fallback(`Approval needed: ${who} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
     blocks: withSandbox(blocks, f.sandbox),
   };
 }

@@ -1,6 +1,6 @@
 import { targetTitle, type Target } from '../../changes';
 import type { Backup, Disk } from '../../cloud/schemas';
-import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { context, fallback, header, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from.
 
@@ -28,7 +28,7 @@ export function renderBackupRestored({ backup, user, reason, sandbox }: { backup
     `*Backup ${backup.id}* restored onto ${target}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
     `Size: ${backup.backup_size != null ? formatKb(backup.backup_size) : '_unknown_'}`,
     `Operating system: ${os || '_unknown_'}`,
-    `Backup taken: ${backup.built_at ? safe(backup.built_at, 40) : '_unknown_'}`,
+    `Backup taken: ${backup.built_at ? slackTime(backup.built_at) : '_unknown_'}`,
   ];
   // Free text from a user: one line, quoted, and said to be theirs, so it cannot pass for the bot's own lines.
   if (reason && reason.trim()) lines.push(`Reason given by ${userMention(user)}: “${safe(oneLine(reason).trim(), 500)}”`);

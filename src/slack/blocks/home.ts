@@ -4,7 +4,8 @@ import type { AuditRecord, Freeze } from '../../store';
 import { approvalButtons, asked, requestBlock, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
-import { auditRecordSections, roleLines, type RoleFacts } from './messages';
+import { recordSection } from './audit';
+import { roleLines, type RoleFacts } from './messages';
 import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
 
 // The Home tab (docs/product.md, App Home): who you are here and what your role
@@ -32,7 +33,10 @@ export interface HomeFacts extends RoleFacts {
   forms: readonly ChangeAction[];
   /** The open approval requests: those this user may decide now, and their own waiting for someone. */
   approvals: Readable<{ decidable: readonly ApprovalFacts[]; own: readonly ApprovalFacts[] }>;
-  /** The latest changes: every one (`all`, for those who may read the audit trail) or the user's own. */
+  /**
+   * The latest changes: every one (`all`, for those who may read the audit trail) or the user's own; forms that were
+   * not valid are not changes and are not among them.
+   */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
   /** When the view was drawn (epoch ms). */
   nowMs: number;
@@ -117,5 +121,5 @@ function approvalBlocks(o: HomeFacts): KnownBlock[] {
 function changeBlocks(changes: HomeFacts['changes']): KnownBlock[] {
   if (changes.records === UNREADABLE) return [section(':warning: The audit trail could not be read just now. Open the Home tab again in a minute.')];
   if (changes.records.length === 0) return [section(changes.scope === 'all' ? 'No change has been attempted yet.' : 'You have not attempted any change yet.')];
-  return auditRecordSections(changes.records.slice(0, HOME_RECORDS));
+  return changes.records.slice(0, HOME_RECORDS).map((r) => recordSection(r));
 }

@@ -2,7 +2,7 @@ import { MAX_REASON_LENGTH } from '../../changes';
 import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
-import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcTime } from './mrkdwn';
+import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcText } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
 // The words of the workflow steps (docs/product.md, Workflow steps): what
@@ -163,7 +163,7 @@ export const STEP_UNRECORDED = unrecordable('Nothing can be asked for', 'nothing
  */
 export function frozenForStep(freeze: Freeze): string {
   return (
-    `Changes are frozen: ${freeze.by} froze them at ${utcTime(freeze.at)} because “${oneLine(freeze.reason)}”. ` +
+    `Changes are frozen: ${freeze.by} froze them at ${utcText(freeze.at)} because “${oneLine(freeze.reason)}”. ` +
     'Nothing was posted or changed. Run the workflow again once an admin has allowed changes again with /vs unfreeze.'
   );
 }

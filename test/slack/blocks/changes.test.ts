@@ -53,7 +53,7 @@ describe('backup restored summary', () => {
         '*Backup 9* restored onto VS 42, disk 77',
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
-        'Backup taken: 2024-05-05T02:00:00Z',
+        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );

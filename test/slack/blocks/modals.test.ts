@@ -105,7 +105,7 @@ describe('restore-backup modal', () => {
     expect(blocksOf(fromShortcut).some((b) => b.type === 'section' && b.text!.text.includes('Restoring overwrites the disk'))).toBe(true);
   });
 
-  test('asks to type the backup id again (confirm) and for the reason', () => {
+  test('asks to type the backup id again (confirm) and for a reason, both required', () => {
     expect(inputIds(fromCommand)).toEqual(['confirm', 'reason']);
     expect(input(fromCommand, 'confirm').label?.text).toBe('Type 9 to confirm');
     expect(input(fromCommand, 'confirm').optional).toBe(false);
@@ -249,7 +249,7 @@ describe('status modal', () => {
 });
 
 describe('the add-disk form as it opens', () => {
-  test('submits values that the changes door accepts without edits but the size', () => {
+  test('submits values that the changes door accepts without edits but the size and the mount point (it goes in the Linux fstab)', () => {
     const v = diskAddModal({ vsId: 1, channelId: 'C1', privateMetadata: '', sandbox: false });
     const state: Record<string, ReturnType<typeof stateInput.text>> = {};
     for (const b of inputs(v)) {
@@ -258,7 +258,7 @@ describe('the add-disk form as it opens', () => {
       if (e.type === 'checkboxes') state[id] = stateInput.check(Array.isArray(e.initial_options) && e.initial_options.length > 0);
       else if (e.type === 'static_select') state[id] = stateInput.select((e.initial_option as { value: string } | undefined)?.value ?? null);
       else if (e.type === 'number_input') state[id] = stateInput.number(id === 'disk_size' ? '10' : null);
-      else state[id] = stateInput.text(null);
+      else state[id] = stateInput.text(id === 'mount_point' ? '/mnt/data' : null);
     }
     const result = validateDiskForm(viewStateToValues(stateOf(state)));
     expect(result).toMatchObject({

@@ -7,10 +7,14 @@ import { SERVER_CARD_ACTIONS } from '../../blocks/server-glance';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approvalClick } from './approval';
+import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/audit';
+import { auditPage } from './audit-page';
 import { claimClick } from './claim';
 import { commandOfButton } from './command-button';
 import { restoreButton, restoreButtonNeeds } from './restore-button';
+import { EXPORTS } from './export';
 import { firewallPage } from './firewall-page';
+import { recordDetails } from './record-details';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
 // pressing it needs and what runs it. To add a button: its renderer in
@@ -28,6 +32,11 @@ export const ACTIONS: readonly ActionRow[] = [
   { actionId: new RegExp(`^${RESTORE_BACKUP_ACTION_PREFIX}[0-9]+$`), needs: restoreButtonNeeds, run: restoreButton },
   // The server card's buttons: each runs the `/vs` command its value names, checked as that command is.
   { actionId: SERVER_CARD_ACTIONS, needs: (args) => commandOfButton(args).need, run: (ctx, req, args) => commandOfButton(args).run(ctx, req) },
+  { actionId: new RegExp(`^(${AUDIT_PAGE_ACTION_IDS.prev}|${AUDIT_PAGE_ACTION_IDS.next})$`), needs: { need: 'audit_read' }, run: auditPage },
+  // Export CSV of each list: a read of that list, under its role and the per-person limit.
+  ...EXPORTS,
+  // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.
+  { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'everyone' }, run: recordDetails },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
   ...FORMS.map((form): ActionRow => ({
     actionId: homeFormButton(form),
