@@ -3,7 +3,7 @@ import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
 import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcText } from './mrkdwn';
-import type { AutoscalingSummary, FirewallSummary } from './summaries';
+import type { AutoscalingSummary, FirewallSummary, ServerSummary } from './summaries';
 
 // The words of the workflow steps (docs/product.md, Workflow steps): what
 // Workflow Builder shows of each step and its parameters, their outputs, the
@@ -79,6 +79,15 @@ export const STEP_WORDS = {
       configured_count: { title: 'Configured count', description: 'How many of the six autoscaling rules are configured' },
     },
   },
+  vs_server_status: {
+    title: 'Server at a glance',
+    description: 'The server in one line: its name, power (on, off, suspended, in recovery), whether a transaction locks it, its size and addresses',
+    outputs: {
+      summary: { title: 'Summary', description: 'The server in one line, in the words of /vs server' },
+      power: { title: 'Power', description: 'on, off, suspended or recovery (on, in the recovery image)' },
+      locked: { title: 'Locked', description: 'Whether a running transaction locks the server (changes wait until it has finished)' },
+    },
+  },
   vs_request_disk: {
     title: 'Ask for a disk',
     description:
@@ -134,6 +143,12 @@ export function firewallStepSummary(vsId: number, firewall: FirewallSummary, des
 /** vs_autoscaling_summary's `summary`. */
 export function autoscalingStepSummary(vsId: number, autoscaling: AutoscalingSummary, sandbox: boolean): string {
   return stepText(fallback(`VS ${vsId} autoscaling: ${autoscaling.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+}
+
+/** vs_server_status's `summary`: the server's name and state in one line, its size and addresses ("VS 42 (web-1.prod): on, not locked · …"). */
+export function serverStatusStepSummary(vsId: number, server: ServerSummary, sandbox: boolean): string {
+  const line = `VS ${vsId}${server.label ? ` (${server.label})` : ''}: ${server.state}${server.size ? ` · ${server.size}` : ''}`;
+  return stepText(fallback(line, sandbox), { escaped: true, max: MAX_SUMMARY });
 }
 
 /** vs_port_check's `summary`: the port answer's own notification line (`/vs firewall <vs_id> <port>` says the same). */

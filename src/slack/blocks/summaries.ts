@@ -1,7 +1,12 @@
-import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
+import type { PowerState } from '../../changes';
+import type { Frozen } from '../../cloud/reads';
+import type { AutoscalingSlot, FirewallRule, Server, Transaction } from '../../cloud/schemas';
 import { RESOURCES } from './autoscaling';
 import { commandCounts } from './firewall';
+import { sizeFromMb } from './measures';
 import { oneLine, safe } from './mrkdwn';
+import { POWER_STATE_WORDS } from './power';
+import { transactionText } from './transactions';
 
 // A server's firewall and autoscaling, each in one line, in the words the
 // slash commands use: for a link's card, and for whatever else must say it
@@ -9,6 +14,15 @@ import { oneLine, safe } from './mrkdwn';
 // its API text is escaped and kept on one line, so it may go as it is into
 // mrkdwn, a notification's text or a plain-text output: nothing in it can
 // mention anyone or link anywhere.
+
+export interface ServerSummary {
+  /** "web-1.prod", escaped; null when the cloud gives none. */
+  label: string | null;
+  /** "on, not locked", "on, locked: taking an incremental backup is running" */
+  state: string;
+  /** "4 GB memory, 2 CPUs, 22 GB disk · 203.0.113.42, 10.20.0.42" */
+  size: string;
+}
 
 export interface FirewallSummary {
   /** "8 rules on 2 network interfaces: 6 ACCEPT, 2 DROP" */
@@ -20,6 +34,22 @@ export interface AutoscalingSummary {
   /** "2 of 6 rules configured: Memory up, CPU down" */
   line: string;
   configuredCount: number;
+}
+
+/** A server's name and state, and its size and addresses, each in words (`running`: the transaction that locks it, when known). */
+export function summarizeServer(server: Frozen<Server>, power: PowerState, running?: Pick<Transaction, 'action'>): ServerSummary {
+  const lock = server.locked !== true ? 'not locked' : running ? `locked: ${transactionText(running.action)} is running` : 'locked by a running transaction';
+  const size = [
+    server.memory != null ? `${sizeFromMb(server.memory)} memory` : null,
+    server.cpus != null ? `${server.cpus} CPU${server.cpus === 1 ? '' : 's'}` : null,
+    server.total_disk_size != null ? `${server.total_disk_size} GB disk` : null,
+  ].filter((part) => part !== null);
+  const addresses = server.ip_addresses.slice(0, 4).map((ip) => safe(oneLine(ip.address), 45));
+  return {
+    label: server.label ? safe(oneLine(server.label).trim(), 80) || null : null,
+    state: `${POWER_STATE_WORDS[power]}, ${lock}`,
+    size: [size.join(', '), addresses.join(', ')].filter((part) => part !== '').join(' · '),
+  };
 }
 
 export function summarizeFirewall(rules: readonly FirewallRule[]): FirewallSummary {

@@ -1,5 +1,5 @@
 import type { TransactionStatus } from '../../cloud/schemas';
-import { code } from './mrkdwn';
+import { code, oneLine, safe } from './mrkdwn';
 
 // The cloud's transactions in words (docs/cloud-api.md, Transactions), in one
 // place: what each action does and what each status means, for the server's
@@ -27,6 +27,11 @@ const TRANSACTION_ACTION_WORDS: Readonly<Record<string, string>> = {
 /** A transaction's action in words, as mrkdwn: "taking an incremental backup", or the cloud's own name in code. */
 export function transactionWords(action: string): string {
   return Object.hasOwn(TRANSACTION_ACTION_WORDS, action) ? TRANSACTION_ACTION_WORDS[action]! : code(action, 60);
+}
+
+/** The same without markup, for a line that may go anywhere (a workflow's output): the cloud's own name escaped. */
+export function transactionText(action: string): string {
+  return Object.hasOwn(TRANSACTION_ACTION_WORDS, action) ? TRANSACTION_ACTION_WORDS[action]! : safe(oneLine(action), 60);
 }
 
 /** Each status as mrkdwn; a failed transaction stands out. */

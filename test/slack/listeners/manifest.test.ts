@@ -91,6 +91,7 @@ describe('manifest.yml and the workflow steps', () => {
       vs_firewall_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'rule_count'] },
       vs_port_check: { inputs: ['vs_id', 'port', 'protocol', 'source'], required: ['vs_id', 'port'], outputs: ['verdict', 'summary'] },
       vs_autoscaling_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'configured_count'] },
+      vs_server_status: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'power', 'locked'] },
       vs_request_disk: {
         inputs: ['vs_id', 'disk_type', 'disk_size', 'label', 'channel', 'reason'],
         required: ['vs_id', 'disk_type', 'disk_size', 'channel', 'reason'],

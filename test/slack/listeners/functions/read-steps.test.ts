@@ -46,6 +46,27 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     expect(h.logs.join('\n')).not.toContain(execution.token);
   });
 
+  test('vs_server_status completes with the server in one line, its power and whether it is locked', async () => {
+    const { execution } = await runStep(h, 'vs_server_status', { vs_id: 42 });
+    expect(execution.outputs).toEqual({
+      // A label that reads like a domain is defanged, as all text a workflow may post (blocks/steps.ts).
+      summary: 'VS 42 (web-1[.]prod): on, not locked · 4 GB memory, 2 CPUs, 22 GB disk · 203.0.113.42, 10.20.0.42',
+      power: 'on',
+      locked: false,
+    });
+    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42.json']);
+    // Locked: the transaction that holds it is named (one more read, only then).
+    const locked = await runStep(h, 'vs_server_status', { vs_id: 47 });
+    expect(locked.execution.outputs).toEqual({
+      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      power: 'on',
+      locked: true,
+    });
+    expect((await runStep(h, 'vs_server_status', { vs_id: 43 })).execution.outputs).toMatchObject({ power: 'off', locked: false });
+    const unknown = await runStep(h, 'vs_server_status', { vs_id: 999 });
+    expect(unknown.execution).toMatchObject({ state: 'failed', error: 'VS 999 was not found' });
+  });
+
   test('vs_autoscaling_summary completes with the six slots in one line and how many are configured', async () => {
     const { execution } = await runStep(h, 'vs_autoscaling_summary', { vs_id: '#42' });
     expect(execution.outputs).toEqual({ summary: 'VS 42 autoscaling: 3 of 6 rules configured: Memory up, Memory down, CPU up', configured_count: 3 });
@@ -184,6 +205,11 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
       rule_count: 8,
     });
     expect((await runStep(h, 'vs_autoscaling_summary', { vs_id: 42 })).execution.outputs).toMatchObject({ configured_count: 3 });
+    expect((await runStep(h, 'vs_server_status', { vs_id: 47 })).execution.outputs).toEqual({
+      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      power: 'on',
+      locked: true,
+    });
     expect((await runStep(h, 'vs_port_check', { vs_id: 42, port: 22 })).execution.outputs).toEqual({
       verdict: 'dropped',
       summary: 'VS 42 · 22/tcp: accepted from 203.0.113.0/24 (rule #1); dropped for everyone else (rule #8)',
@@ -191,6 +217,8 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
     expect(cloudPaths(h)).toEqual([
       'GET /virtual_machines/42/firewall_rules.xml',
       'GET /virtual_machines/42/auto_scaling.xml',
+      'GET /virtual_machines/47.xml',
+      'GET /virtual_machines/47/transactions.xml',
       'GET /virtual_machines/42/firewall_rules.xml',
     ]);
   });
