@@ -50,7 +50,9 @@ describe('the server card', () => {
   test('names the server, says its firewall and autoscaling in a line each, and the commands that show more', () => {
     const card = renderServerCard({ vsId: 42, server: WEB, rules, slots, fetchedAt: FETCHED_AT, sandbox: false });
     expect(texts(card.blocks)).toEqual([
-      '*VS 42* · web-1.prod · on, not locked\n*Firewall:* 3 rules on 2 network interfaces: 2 ACCEPT, 1 DROP (1 disabled)\n*Autoscaling:* 2 of 6 rules configured: Memory up, CPU down',
+      '*VS 42* · web-1.prod · on, not locked\n' +
+        '*Firewall:* 3 rules on 2 network interfaces: 2 ACCEPT, 1 DROP (1 disabled)\n' +
+        '*Autoscaling:* 2 of 6 rules configured: Memory up, CPU down',
       'More: `/vs server 42` · `/vs firewall 42 &lt;port&gt;` · `/vs autoscaling 42` · ' +
         'fetched <!date^1715004192^{date_short_pretty} at {time}|2024-05-06 14:03:12 UTC>',
     ]);

@@ -15,7 +15,8 @@ import { waitFor } from '../../../helpers/wait';
 // and VS_VIEWERS set alone (reads refused).
 
 const FIREWALL_42 =
-  'VS 42 firewall, 8 rules: accepts 22/tcp from 203.0.113.0/24, 80/tcp, 443/tcp from anywhere, 8000-8100/tcp from 10.20.0.0/16, 53,123/udp from 10.20.0.2/32; drops 3306/tcp from anywhere; accepts 161/udp from 198.51.100.7/32; drops all other tcp';
+  'VS 42 firewall, 8 rules: accepts 22/tcp from 203.0.113.0/24, 80/tcp, 443/tcp from anywhere, 8000-8100/tcp from 10.20.0.0/16, ' +
+  '53,123/udp from 10.20.0.2/32; drops 3306/tcp from anywhere; accepts 161/udp from 198.51.100.7/32; drops all other tcp';
 
 const cloudPaths = (h: Harness) => h.sandbox.requests.map((r) => `${r.method} ${r.path}`);
 
