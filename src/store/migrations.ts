@@ -200,6 +200,19 @@ function version7(): string[] {
   return [`CREATE INDEX audit_records_outcome ON audit_records (outcome, id)`];
 }
 
+/**
+ * An approval request keeps the cloud it was prepared for (VS_API_URL, VS_ACCOUNT_ID): it is sent to that one or
+ * not at all. Requests stored before have none, and are never sent. A rejected one keeps why, when its decider
+ * said. (A request may also be `withdrawn` now: a status, no new column.)
+ */
+function version8(): string[] {
+  return [
+    `ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`,
+    `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`,
+    `ALTER TABLE approvals ADD COLUMN decision_reason TEXT`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -242,6 +255,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the audit trail's records by outcome, newest first (/vs audit failed, /vs audit denied)",
     sqlite: version7(),
     postgres: version7(),
+  },
+  {
+    version: 8,
+    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
+    sqlite: version8(),
+    postgres: version8(),
   },
 ];
 

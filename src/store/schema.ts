@@ -84,6 +84,12 @@ export interface ApprovalsTable {
   message_ts: string | null;
   /** The workflow execution (Wx…) that asked for it, for a workflow step's request. Since version 6. */
   workflow_execution_id: string | null;
+  /** VS_API_URL when it was asked for (the cloud it is sent to); null before version 8. */
+  cloud_api_url: string | null;
+  /** VS_ACCOUNT_ID when it was asked for; null before version 8. */
+  cloud_account_id: string | null;
+  /** Why it was rejected, when the one who denied it said. Since version 8. */
+  decision_reason: string | null;
 }
 
 /** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */

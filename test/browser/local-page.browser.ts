@@ -25,7 +25,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
-  bot = await spawnBot({}, { cwd: dir });
+  // Each person here makes more change attempts in a minute (forms, approval clicks, freezes) than one would at a
+  // time; the per-person limits have tests of their own (test/slack/user-limits.test.ts).
+  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -286,8 +288,8 @@ describe('see before you change: a server’s card, its backups, and a restore w
       .getByRole('article')
       .filter({ has: page.getByRole('heading', { name: 'Backups · VS 42' }) })
       .last();
-    const backup15 = list.locator('.b-section').filter({ hasText: 'Backup 15' });
-    await backup15.getByRole('button', { name: 'Restore' }).click();
+    // Newest first: backup 9, then 15, each usable one with its Restore button.
+    await list.getByRole('button', { name: 'Restore' }).nth(1).click();
     const dialog = page.getByRole('dialog', { name: 'Restore · VS 42' });
     await dialog.waitFor();
     const picker = dialog.getByRole('combobox', { name: 'Backup' });
@@ -319,12 +321,27 @@ describe('see before you change: a server’s card, its backups, and a restore w
 });
 
 /** The approval request for `backup`'s restore, as a message of the channel being looked at. */
+/** The approval request for `backup`'s restore, as a message of the channel being looked at (with its thread under it). */
 const requestFor = (backup: number) =>
   messages()
     .getByRole('article')
-    .filter({ hasText: `Backup ${backup}` })
-    .filter({ hasText: /Approval needed|Approved|Denied|Expired/ })
+    .filter({ hasText: `POST /backups/${backup}/restore.json` })
+    .filter({ hasText: /Approval needed|Approved|Denied|Expired|Withdrawn/ })
     .last();
+
+/** The thread under a message: its replies. */
+const threadOf = (message: Locator) => message.getByRole('region', { name: /^Thread: / });
+
+/** How many messages the channel shows, not counting replies in threads. */
+async function channelMessageCount(): Promise<number> {
+  return (
+    (await messages().getByRole('article').count()) -
+    (await messages()
+      .getByRole('region', { name: /^Thread: / })
+      .getByRole('article')
+      .count())
+  );
+}
 
 /** Asks for backup `backup`'s restore through its form, as whoever is chosen; the form says it was sent for approval. */
 async function askRestore(backup: number, reason: string): Promise<void> {
@@ -376,14 +393,15 @@ describe('a second person: a restore waits for another admin’s approval', () =
     await expectText(requestFor(9), /Approval needed/);
   });
 
-  test('Bea approves it: the request changes in place to say who approved and how it ended; the audit channel names both', async () => {
+  test('Bea approves it: the request changes in place to say who approved and how, Ada is told in its thread; the audit channel names both', async () => {
     await as(/Bea/);
-    const before = await messages().getByRole('article').count();
+    const before = await channelMessageCount();
     await approve(requestFor(9));
     await expectText(requestFor(9), /Approved by @Bea \(admin\) · done/);
     expect(await requestFor(9).getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    // Changed in place: no new message in the channel.
-    expect(await messages().getByRole('article').count()).toBe(before);
+    // Changed in place: no new message in the channel; Ada is told in its thread, with a mention.
+    await expectText(threadOf(requestFor(9)), /@Ada \(admin\).*Approved by @Bea \(admin\) · done/);
+    expect(await channelMessageCount()).toBe(before);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
     await inChannel('vs-audit');
     await expectText(lastMessage(), /@Ada \(admin\) · Restore backup · Backup 9 → succeeded/);
@@ -392,12 +410,38 @@ describe('a second person: a restore waits for another admin’s approval', () =
     await inChannel('incident-42');
   });
 
-  test('Deny: Ada turns down what Bea asks for; nothing is changed', async () => {
+  test('Deny asks why in a small form: Ada turns down what Bea asks for, with her reason; the request shows it, Bea is told in its thread', async () => {
     await as(/Bea/);
     await askRestore(11, 'wrong disk, I think');
+    await expectText(requestFor(11), /Who may decide: @Ada \(admin\)/);
     await as(/Ada/);
     await requestFor(11).getByRole('button', { name: 'Deny' }).click();
-    await expectText(requestFor(11), /Denied by @Ada \(admin\)\. Nothing was changed/);
+    const form = page.getByRole('dialog', { name: 'Deny request' });
+    await form.waitFor();
+    await expectText(form, /You are denying this request\. Nothing will be changed\./);
+    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 12 instead');
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-deny-reason.png') });
+    await form.getByRole('button', { name: 'Deny' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 12 instead”\. Nothing was changed/);
+    expect(await requestFor(11).getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 12 instead”/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-denied-thread.png') });
+  });
+
+  test('Withdraw: only the one who asked may take a request back; Ada is refused, only her; Bea withdraws hers and is told in its thread', async () => {
+    await as(/Bea/);
+    await askRestore(12, 'restore the right disk this time');
+    await as(/Ada/);
+    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(lastMessage(), /Only @Bea \(admin\), who asked for this change, may withdraw it/);
+    await expectText(lastMessage(), /Only visible to you/);
+    await expectText(requestFor(12), /Approval needed/);
+    await as(/Bea/);
+    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(12), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
+    expect(await requestFor(12).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(12)), /@Bea \(admin\).*Withdrawn by @Bea/);
   });
 });
 
