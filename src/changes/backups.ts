@@ -1,6 +1,7 @@
+import type { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
 import type { Frozen } from '../cloud/reads';
-import type { Backup } from '../cloud/schemas';
+import { Backup } from '../cloud/schemas';
 
 // What a restore needs to know of a backup (docs/cloud-api.md, Backups;
 // docs/product.md, Restore with eyes open): whether it can be used and why
@@ -77,4 +78,32 @@ export async function inspectRestore(cloud: RestoreReads, backupId: number): Pro
   const backup = await cloud.getBackup(backupId);
   const state = { backup, usability: usabilityOf(backup) };
   return state.usability.usable ? { outcome: 'fit', state } : { outcome: 'unfit', state };
+}
+
+/**
+ * What a restore keeps of its backup as read before it was asked for or sent (definitions.ts, `noted`), under
+ * `restores` in its approval request's and records' parameters: the fields that say what it overwrites, when the backup
+ * was taken, its size and type. Read back by the same schema, so an approval request shows them as they were.
+ */
+export const RestoreFacts = Backup.pick({
+  id: true,
+  disk_id: true,
+  target_id: true,
+  target_type: true,
+  built_at: true,
+  created_at: true,
+  backup_size: true,
+  backup_type: true,
+});
+export type RestoreFacts = z.infer<typeof RestoreFacts>;
+
+export function restoreFactsOf(backup: BackupRecord): RestoreFacts {
+  const { id, disk_id, target_id, target_type, built_at, created_at, backup_size, backup_type } = backup;
+  return { id, disk_id, target_id, target_type, built_at, created_at, backup_size, backup_type };
+}
+
+/** The restore's facts kept in a request's or record's parameters; null when there are none (another change, or one asked before they were kept). */
+export function restoreFactsIn(params: Record<string, unknown>): RestoreFacts | null {
+  const read = RestoreFacts.safeParse(params.restores);
+  return read.success ? read.data : null;
 }

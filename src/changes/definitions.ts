@@ -7,8 +7,8 @@ import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../config';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type PowerAction, type PowerChoice, type PowerParams, type PowerReads } from './power';
-import { inspectRestore, type RestoreReads } from './backups';
-import type { Inspection } from './inspection';
+import { inspectRestore, restoreFactsOf, restoreTargetOf, type RestoreReads } from './backups';
+import { isBackupState, type Inspection, type TargetState } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -60,6 +60,11 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
    * nothing to read first.
    */
   inspect?(cloud: ChangeCloud, targetId: number): Promise<Inspection>;
+  /**
+   * What the change keeps, with its approval request and its records, of its target as `inspect` read it (a restore:
+   * the disk it overwrites, when the backup was taken, its size and type), so that whoever approves it sees it.
+   */
+  noted?(state: TargetState): Record<string, unknown>;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, what its answer is. */
@@ -136,10 +141,12 @@ const DEFINITIONS = {
     }),
     // docs/product.md, Restore with eyes open: the backup is read before the form opens, and again before it is sent or asked for.
     inspect: (cloud, backupId) => inspectRestore(cloud, backupId),
-    describe: (_backupId, backup) =>
-      `backup ${backup.id} restored` +
-      (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
-      (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
+    noted: (state) => (isBackupState(state) ? { restores: restoreFactsOf(state.backup) } : {}),
+    describe: (_backupId, backup) => {
+      const { diskId, vsId } = restoreTargetOf(backup);
+      const onto = diskId === null ? (vsId === null ? '' : ` onto VS ${vsId}`) : ` onto disk ${diskId}${vsId === null ? '' : ` of VS ${vsId}`}`;
+      return `backup ${backup.id} restored${onto}`;
+    },
   }),
   // Operators start, shut down and reboot; admins also force a server off and reboot it into the recovery image.
   power_start: powerChange('power_start', { path: '/virtual_machines/:id/startup', needed: 'operator', did: 'start-up' }),

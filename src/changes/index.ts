@@ -95,11 +95,13 @@ export { neededFor } from './door';
 export { isBackupState, type Inspection, type TargetState } from './inspection';
 export {
   newestFirst,
+  restoreFactsIn,
   restoreTargetOf,
   takenAt,
   usabilityOf,
   usableBackups,
   type BackupState,
+  type RestoreFacts,
   type RestoreTarget,
   type UnusableBackup,
   type Usability,

@@ -1,6 +1,9 @@
-import { useHarness, type Harness } from '../helpers/app-harness';
+import { request } from 'undici';
+import { useHarness, useHarnessBehindFaults, type Harness } from '../helpers/app-harness';
+import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, openForm, submit, type View } from '../helpers/drive';
-import { buttonClick, input } from '../helpers/payloads';
+import { buttonClick, input, type StateValue } from '../helpers/payloads';
+import { approvalIdIn, clickOn, messageOf, recordsOf, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 
 // Restore with eyes open (docs/product.md) over the real Bolt app and the
@@ -130,5 +133,65 @@ describe('restoring a backup, the cloud API in XML', () => {
     expect(sections(view)[1]).toMatch(/^Backup 11 · 70 GB · normal/);
     const picked = await openForm(h, 'restore 46', 'UADMIN');
     expect(picker(picked)!.options.map((o) => o.value)).toEqual(['11']);
+  });
+});
+
+describe('restoring with a second person (VS_APPROVALS=backup_restore)', () => {
+  const { h, fault } = useHarnessBehindFaults({ env: { VS_ADMINS: 'UADMIN,UADMIN2', VS_APPROVALS: 'backup_restore' }, now: () => NOW });
+
+  /** Ada asks for `backupId`'s restore through its form; the request as the channel shows it. */
+  async function ask(backupId: number, command = `backup restore ${backupId}`, picked: Record<string, StateValue> = {}): Promise<PostedRequest> {
+    const before = new Set(h.slack.messagesIn(CHANNEL).map((m) => m.ts));
+    const view = await openForm(h, command, 'UADMIN');
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, {
+      ...picked,
+      confirm: input.text(String(backupId)),
+      reason: input.text('rows lost in the deploy'),
+    });
+    expect(JSON.stringify(ack)).toContain('Sent for approval');
+    const message = await waitFor('the approval request', () => h.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && approvalIdIn(m.blocks) !== undefined));
+    return { id: approvalIdIn(message.blocks)!, channel: CHANNEL, ts: message.ts };
+  }
+
+  test('the request and Slack’s confirmation on Approve name the disk and server it overwrites, when the backup was taken and how long ago, its size and type', async () => {
+    const asked = await ask(9);
+    const said =
+      'Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since 13 Mar 12:12 UTC, 24 hours ago, is lost (5 GB, incremental).';
+    const message = messageOf(h, asked);
+    expect(JSON.stringify(message.blocks)).toContain(said);
+    const approve = (message.blocks as { elements?: { action_id?: string; confirm?: { text: { text: string } } }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'approval_approve')!;
+    expect(approve.confirm!.text.text).toContain(said);
+    // Approved, it is sent; the message says so, and still says what it overwrote.
+    await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+    const done = await updatedTo(h, asked, /Approved/);
+    expect(JSON.stringify(done.blocks)).toContain(said);
+    expect(fault.requests.filter((r) => r.method === 'POST').map((r) => r.url)).toEqual(['/backups/9/restore.json']);
+  });
+
+  test('picked from a server’s backups, a normal backup’s request says the cloud does not say which server', async () => {
+    const asked = await ask(15, 'restore 42', { backup_id: input.select('15') });
+    expect(JSON.stringify(messageOf(h, asked).blocks)).toContain(
+      "Restoring backup 15 overwrites disk 101 (the cloud's answer does not say of which server): everything written to disk 101 since 9 Mar 12:12 UTC",
+    );
+  });
+
+  test('a backup that became unusable before it is approved is read again then, refused with why, recorded; nothing is sent', async () => {
+    const asked = await ask(9);
+    // Marked for deletion by its auto-backup policy meanwhile.
+    fault.handle(async (req, res) => {
+      if (req.method === 'GET' && req.url.startsWith('/backups/9.json')) {
+        const upstream = await request(`${h.sandbox.url}${req.url}`, { headers: { authorization: req.headers.authorization ?? '' } });
+        const { backup } = (await upstream.body.json()) as { backup: Record<string, unknown> };
+        return reply(res, 200, JSON.stringify({ backup: { ...backup, marked_for_delete: true } }));
+      }
+      return forward(h.sandbox.url, req, res);
+    });
+    await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+    await updatedTo(h, asked, /but not sent: Backup 9 cannot be restored: it is marked for deletion\. Nothing was sent\./);
+    expect(fault.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    const records = await recordsOf(h, asked.id);
+    expect(records.at(-1)).toMatchObject({ outcome: 'invalid', detail: 'not sent: Backup 9 cannot be restored (marked for delete)' });
   });
 });

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type UnusableBackup, type Usability } from '../../changes/backups';
+import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type RestoreFacts, type UnusableBackup, type Usability } from '../../changes/backups';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
 import { ago, shortUtc, sizeFromKb } from './measures';
@@ -102,7 +102,7 @@ export function backupOptionText(backup: BackupRecord, now: number): string {
  * What a restore of `backup` loses, in plain words (a form, a confirmation dialog, an approval request): "everything
  * written to disk 101 since 26 Nov 02:00 UTC, 31 hours ago, is lost".
  */
-export function lossText(backup: BackupRecord, now: number): string {
+export function lossText(backup: RestoreFacts, now: number): string {
   const at = takenAt(backup);
   const { diskId } = restoreTargetOf(backup);
   const disk = diskId === null ? 'its disk' : `disk ${diskId}`;
@@ -114,15 +114,25 @@ export function lossText(backup: BackupRecord, now: number): string {
  * What a restore overwrites, as mrkdwn: "disk 101 of VS 42"; the server from the backup's record, or from where the
  * form was opened (`vsId`), or said to be unknown ("disk 101 (the cloud's answer does not say of which server)").
  */
-export function overwritesText(backup: BackupRecord, vsId?: number): string {
+export function overwritesText(backup: RestoreFacts, vsId?: number): string {
   const target = restoreTargetOf(backup);
   const disk = target.diskId === null ? 'its disk' : `disk ${target.diskId}`;
   const server = target.vsId ?? vsId ?? null;
   return server === null ? `${disk} (the cloud's answer does not say of which server)` : `${disk} of VS ${server}`;
 }
 
+/**
+ * What a restore overwrites and loses, and the backup's size and type, in one sentence (mrkdwn, no markup of its own
+ * but what it quotes escaped): "Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since
+ * 13 Mar 12:12 UTC, 24 hours ago, is lost (5 GB, incremental)". `at`: when it is said (the ages count to then).
+ */
+export function restoreConsequence(backup: RestoreFacts, at: number, vsId?: number): string {
+  const what = `${backupSize(backup)}, ${safe(backupTypeText(backup.backup_type), 40)}`;
+  return `Restoring backup ${backup.id} overwrites ${overwritesText(backup, vsId)}: ${lossText(backup, at)} (${what})`;
+}
+
 /** "Backup 15 · 4.8 GB · normal": its size and type, as the form, the request and the result name it. */
-export function backupFacts(backup: BackupRecord): string {
+export function backupFacts(backup: RestoreFacts): string {
   return `Backup ${backup.id} · ${backupSize(backup)} · ${safe(backupTypeText(backup.backup_type), 40)}`;
 }
 
