@@ -149,11 +149,12 @@ describe('restoring with a second person (VS_APPROVALS=backup_restore)', () => {
       reason: input.text('rows lost in the deploy'),
     });
     expect(JSON.stringify(ack)).toContain('Sent for approval');
-    const message = await waitFor('the approval request', () => h.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && approvalIdIn(m.blocks) !== undefined));
+    const posted = () => h.slack.messagesIn(CHANNEL).find((m) => !before.has(m.ts) && approvalIdIn(m.blocks) !== undefined);
+    const message = await waitFor('the approval request', posted);
     return { id: approvalIdIn(message.blocks)!, channel: CHANNEL, ts: message.ts };
   }
 
-  test('the request and Slack’s confirmation on Approve name the disk and server it overwrites, when the backup was taken and how long ago, its size and type', async () => {
+  test('the request and Slack’s confirmation on Approve name the disk and server, when the backup was taken and how long ago, size and type', async () => {
     const asked = await ask(9);
     const said =
       'Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since 13 Mar 12:12 UTC, 24 hours ago, is lost (5 GB, incremental).';
