@@ -1,5 +1,5 @@
 import { readCommand } from '../commands';
-import type { ButtonArgs } from '.';
+import type { ButtonArgs } from './button-args';
 
 // A button that runs a `/vs` command: the server's card's Firewall, Backups,
 // Add disk, Reboot server… Its value is the command as typed after `/vs`

@@ -1,4 +1,3 @@
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID, WITHDRAW_ACTION_ID } from '../../blocks/approvals';
@@ -20,7 +19,8 @@ import { recordDetails } from './record-details';
 // pressing it needs and what runs it. To add a button: its renderer in
 // blocks/, a row here, and its listener beside this file.
 
-export type ButtonArgs = AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>;
+import type { ButtonArgs } from './button-args';
+export type { ButtonArgs };
 
 export interface ActionRow extends ListenerRow<ButtonArgs> {
   actionId: string | RegExp;

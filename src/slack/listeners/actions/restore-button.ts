@@ -5,7 +5,7 @@ import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import type { NeedOf } from '../../middleware/needs';
 import { replyError } from '../../reply';
 import { openRestorePicker } from '../commands/open-change-form';
-import type { ButtonArgs } from '.';
+import type { ButtonArgs } from './button-args';
 
 // The Restore button of a backup in `/vs backups` (docs/product.md, Restore
 // with eyes open): the restore form of the backup's server, that backup picked

@@ -21,22 +21,27 @@ const buttonsOf = (m: Message) =>
     .flatMap((b) => b.elements ?? [])
     .map((e) => `${e.text.text}: ${e.value}`);
 
+/** The card of the sandbox's VS 42, read in either format. */
+function expectCardOf42(m: Message): void {
+  const [identity, facts, disks, backups, transactions] = sections(m);
+  expect(identity).toBe('*web-1.prod* · `web-1.prod.example.com`\n:large_green_circle: *on* · :unlock: not locked');
+  expect(facts).toContain('*Memory* 4 GB · *CPUs* 2 · *Disk* 22 GB');
+  expect(facts).toContain('*Template* Ubuntu 22.04 x64 (linux, ubuntu) · *Hypervisor* 3');
+  expect(facts).toContain('*IP addresses* `203.0.113.42`, `10.20.0.42`');
+  expect(facts).toContain('*Autoscaling* on');
+  expect(disks).toBe('*Disks*\n`#101` 20 GB SSD · web-1 root · primary · mounted at `/` · built\n`#102` 2 GB SSD · web-1 swap · swap · built');
+  expect(backups).toMatch(/^\*Latest backups\*\n• <!date[^>]+> \(24 hours ago\) · 5 GB · incremental · disk 101 · :white_check_mark: usable\n/);
+  expect(backups).toMatch(/marked for deletion$/);
+  expect(transactions).toMatch(/^\*Latest transactions\*\n• <!date[^>]+> · rebooting the server · :white_circle: cancelled\n/);
+}
+
 describe('the server at a glance, the cloud API in JSON behind a fault server', () => {
   const { h, fault } = useHarnessBehindFaults({ env: { VS_OPERATORS: 'UOPER', VS_ADMINS: 'UADMIN', VS_API_TIMEOUT_MS: '800' }, now: () => NOW });
 
   test('/vs server 42 posts its card in the channel from four reads, one each', async () => {
     const m = await answerTo(h, 'server 42');
     expect(m.response_type).toBe('in_channel');
-    const [identity, facts, disks, backups, transactions] = sections(m);
-    expect(identity).toBe('*web-1.prod* · `web-1.prod.example.com`\n:large_green_circle: *on* · :unlock: not locked');
-    expect(facts).toContain('*Memory* 4 GB · *CPUs* 2 · *Disk* 22 GB');
-    expect(facts).toContain('*Template* Ubuntu 22.04 x64 (linux, ubuntu) · *Hypervisor* 3');
-    expect(facts).toContain('*IP addresses* `203.0.113.42`, `10.20.0.42`');
-    expect(facts).toContain('*Autoscaling* on');
-    expect(disks).toBe('*Disks*\n`#101` 20 GB SSD · web-1 root · primary · mounted at `/` · built\n`#102` 2 GB SSD · web-1 swap · swap · built');
-    expect(backups).toMatch(/^\*Latest backups\*\n• <!date[^>]+> \(24 hours ago\) · 5 GB · incremental · disk 101 · :white_check_mark: usable\n/);
-    expect(backups).toMatch(/marked for deletion$/);
-    expect(transactions).toMatch(/^\*Latest transactions\*\n• <!date[^>]+> · rebooting the server · :white_circle: cancelled\n/);
+    expectCardOf42(m);
     expect(cloudPaths(h)).toEqual([
       'GET /virtual_machines/42.json',
       'GET /virtual_machines/42/backups.json',
@@ -189,12 +194,7 @@ describe('the same reads with the cloud API in XML', () => {
 
   test('/vs server reads the four parts in XML and says the same as in JSON', async () => {
     const m = await answerTo(h, 'server 42', { user: 'UOPER' });
-    const [identity, facts, disks, backups, transactions] = sections(m);
-    expect(identity).toBe('*web-1.prod* · `web-1.prod.example.com`\n:large_green_circle: *on* · :unlock: not locked');
-    expect(facts).toContain('*IP addresses* `203.0.113.42`, `10.20.0.42`');
-    expect(disks).toContain('`#101` 20 GB SSD · web-1 root · primary · mounted at `/` · built');
-    expect(backups).toContain('5 GB · incremental · disk 101 · :white_check_mark: usable');
-    expect(transactions).toContain('rebooting the server · :white_circle: cancelled');
+    expectCardOf42(m);
     expect(cloudPaths(h)).toEqual([
       'GET /virtual_machines/42.xml',
       'GET /virtual_machines/42/backups.xml',
