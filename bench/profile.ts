@@ -24,7 +24,7 @@ export interface BenchProfile {
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
   /**
-   * Scenario 15: `commands` `/vs server` cards, `connections` at a time on different servers, then `sameServer` identical
+   * Scenario 16: `commands` `/vs server` cards, `connections` at a time on different servers, then `sameServer` identical
    * `/vs server 45` at once, the cloud API answering after `upstreamDelayMs`.
    */
   readonly serverCard: { commands: number; connections: number; sameServer: number; upstreamDelayMs: number };

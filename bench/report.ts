@@ -142,7 +142,7 @@ export function unfurlsTarget(u: BenchResults['scenarios']['unfurls']): TargetCh
   };
 }
 
-/** Scenario 15's targets: a card in about one round trip, and one cloud call per resource for fifty identical cards. */
+/** Scenario 16's targets: a card in about one round trip, and one cloud call per resource for fifty identical cards. */
 export function serverCardTargets(s: BenchResults['scenarios']['serverCard']): TargetCheck[] {
   const limit = s.upstreamDelayMs + 50;
   const { requests } = s.sameServer;
@@ -166,7 +166,7 @@ const calls = (r: BenchResults['scenarios']['serverCard']['sameServer']['request
 export function serverCardLines(s: BenchResults['scenarios']['serverCard']): string[] {
   const { requests } = s.sameServer;
   return [
-    `15. /vs server: the server at a glance from four reads side by side, upstream delay ${s.upstreamDelayMs} ms`,
+    `16. /vs server: the server at a glance from four reads side by side, upstream delay ${s.upstreamDelayMs} ms`,
     `  cards, two servers at a time            ${s.cards} of ${s.commands}`,
     `  command → card p50 / p99                ${s.cardP50Ms} / ${s.cardP99Ms} ms`,
     `  ${String(s.sameServer.commands).padEnd(3)} identical at once: cloud calls     ${calls(requests)}`,

@@ -53,7 +53,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|server-card` for
-// scenario 2, 8, 10, 11, 12, 13, 4, 14 or 15 alone).
+// scenario 2, 8, 10, 11, 12, 13, 4, 14 or 16 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -168,7 +168,7 @@ async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise
   }
 }
 
-/** Scenario 8, 11, 12 or 15 alone, against vs-chatops alone. */
+/** Scenario 8, 11, 12 or 16 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
@@ -183,7 +183,7 @@ async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise
       return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
     }
     if (args.only === 'server-card') {
-      progress(`15. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
+      progress(`16. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
       // A few first, unmeasured: a bot just started answers its first requests slower.
       await runServerCard(world, bot, { commands: 4, connections: 2, sameServer: 2, upstreamDelayMs: 0 });
       const figures = await runServerCard(world, bot, profile.serverCard);
@@ -253,7 +253,7 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
-    progress(`15. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
+    progress(`16. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
     const serverCard = await runServerCard(world, bot, profile.serverCard);
     progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
     const steps = await runSteps(world, bot, profile.steps);

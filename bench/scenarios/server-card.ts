@@ -6,7 +6,7 @@ import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 
-// Scenario 15: `/vs server <id>` while the cloud API answers every request
+// Scenario 16: `/vs server <id>` while the cloud API answers every request
 // after `upstreamDelayMs`. The card reads the server, its disks, backups and
 // transactions side by side, so it should cost about one round trip, not
 // four: first `commands` cards, `connections` at a time on different servers,
