@@ -33,7 +33,7 @@ export function doorBench(store: Store, options: { admins: readonly string[]; ap
   };
   // An answer for any request: the door only hands it to the disk row's audit words.
   const unread = () => Promise.reject(new Error('the disk path reads nothing first'));
-  const cloud: ChangeCloud = { format: 'json', send: send as ChangeCloud['send'], getServer: unread, listTransactions: unread };
+  const cloud: ChangeCloud = { format: 'json', send: send as ChangeCloud['send'], getServer: unread, listTransactions: unread, getBackup: unread };
   const policy = createPolicy(
     { admins: [...options.admins], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000, workflowReads: 'viewers' },
     { membersOf: () => Promise.resolve([]) },

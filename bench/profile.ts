@@ -24,6 +24,11 @@ export interface BenchProfile {
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
   /**
+   * Scenario 16: `commands` `/vs server` cards, `connections` at a time on different servers, then `sameServer` identical
+   * `/vs server 45` at once, the cloud API answering after `upstreamDelayMs`.
+   */
+  readonly serverCard: { commands: number; connections: number; sameServer: number; upstreamDelayMs: number };
+  /**
    * Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records, then `/vs audit` and
    * `/vs audit 50` typed `audits` times each (bench/scenarios/app-home.ts).
    */
@@ -50,6 +55,7 @@ export const FULL_PROFILE: BenchProfile = {
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
+  serverCard: { commands: 20, connections: 2, sameServer: 50, upstreamDelayMs: 1500 },
   appHome: { records: 100_000, opens: 300, audits: 300 },
   approvalClicks: { doorClicks: 500, botClicks: 200 },
   steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
@@ -67,6 +73,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
+  serverCard: { commands: 4, connections: 2, sameServer: 10, upstreamDelayMs: 300 },
   appHome: { records: 2000, opens: 10, audits: 5 },
   approvalClicks: { doorClicks: 10, botClicks: 5 },
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
@@ -74,7 +81,17 @@ export const SMOKE_PROFILE: BenchProfile = {
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks', 'cloud-client', 'exports'] as const;
+export const ALONE_SCENARIOS = [
+  'closed-loop',
+  'hostile-traffic',
+  'app-home',
+  'unfurls',
+  'steps',
+  'approval-clicks',
+  'cloud-client',
+  'exports',
+  'server-card',
+] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

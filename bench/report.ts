@@ -47,6 +47,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...severalInstancesTargets(r.severalInstances),
     ...appHomeTargets(r.appHome),
     unfurlsTarget(r.unfurls),
+    ...serverCardTargets(r.serverCard),
     ...approvalClicksTargets(r.approvalClicks),
     ...stepsTargets(r.steps),
     ...exportsTargets(r.exports),
@@ -142,9 +143,41 @@ export function stepsLines(s: BenchResults['scenarios']['steps']): string[] {
 export function unfurlsTarget(u: BenchResults['scenarios']['unfurls']): TargetCheck {
   return {
     target: `${u.unfurls} unfurls of one link at once → one cloud call per resource, every link unfurled`,
-    figure: `${u.firewallRequests} firewall + ${u.autoscalingRequests} autoscaling calls, ${u.unfurled} unfurled`,
-    pass: u.firewallRequests === 1 && u.autoscalingRequests === 1 && u.unfurled === u.unfurls,
+    figure: `${u.serverRequests} server + ${u.firewallRequests} firewall + ${u.autoscalingRequests} autoscaling calls, ${u.unfurled} unfurled`,
+    pass: u.serverRequests === 1 && u.firewallRequests === 1 && u.autoscalingRequests === 1 && u.unfurled === u.unfurls,
   };
+}
+
+/** Scenario 16's targets: a card in about one round trip, and one cloud call per resource for fifty identical cards. */
+export function serverCardTargets(s: BenchResults['scenarios']['serverCard']): TargetCheck[] {
+  const limit = s.upstreamDelayMs + 50;
+  const { requests } = s.sameServer;
+  return [
+    {
+      target: `/vs server with the cloud API answering after ${s.upstreamDelayMs} ms: command → card p99 ≤ upstream + 50 ms (${limit} ms), every card`,
+      figure: `${s.cardP99Ms} ms, ${s.cards} of ${s.commands} cards`,
+      pass: s.cardP99Ms <= limit && s.cards === s.commands,
+    },
+    {
+      target: `${s.sameServer.commands} identical concurrent /vs server 45 → one cloud call per resource, every card delivered`,
+      figure: `${calls(requests)} calls; ${s.sameServer.delivered} delivered`,
+      pass: Object.values(requests).every((n) => n === 1) && s.sameServer.delivered === s.sameServer.commands,
+    },
+  ];
+}
+
+const calls = (r: BenchResults['scenarios']['serverCard']['sameServer']['requests']) =>
+  `${r.server} server, ${r.disks} disks, ${r.backups} backups, ${r.transactions} transactions`;
+
+export function serverCardLines(s: BenchResults['scenarios']['serverCard']): string[] {
+  const { requests } = s.sameServer;
+  return [
+    `16. /vs server: the server at a glance from four reads side by side, upstream delay ${s.upstreamDelayMs} ms`,
+    `  cards, two servers at a time            ${s.cards} of ${s.commands}`,
+    `  command → card p50 / p99                ${s.cardP50Ms} / ${s.cardP99Ms} ms`,
+    `  ${String(s.sameServer.commands).padEnd(3)} identical at once: cloud calls     ${calls(requests)}`,
+    `  cards delivered                         ${s.sameServer.delivered} of ${s.sameServer.commands}`,
+  ];
 }
 
 /** Scenario 8's lines of the report. */
@@ -173,7 +206,7 @@ export function hostileLines(h: BenchResults['scenarios']['hostileTraffic']): st
 export function unfurlsLines(u: BenchResults['scenarios']['unfurls']): string[] {
   return [
     `11. one control-panel link unfurled in ${u.unfurls} channels at once, upstream delay ${u.upstreamDelayMs} ms`,
-    `  requests reaching the cloud API     ${u.firewallRequests} firewall rules, ${u.autoscalingRequests} autoscaling`,
+    `  requests reaching the cloud API     ${u.serverRequests} server, ${u.firewallRequests} firewall rules, ${u.autoscalingRequests} autoscaling`,
     `  links unfurled (chat.unfurl)        ${u.unfurled}`,
     `  ack p99 / all unfurled after        ${u.ackP99Ms} / ${u.allUnfurledMs} ms`,
   ];
@@ -408,6 +441,7 @@ export function formatReport(results: BenchResults): string {
 
   lines.push('', ...appHomeLines(r.appHome));
   lines.push('', ...unfurlsLines(r.unfurls));
+  lines.push('', ...serverCardLines(r.serverCard));
   lines.push('', ...approvalClicksLines(r.approvalClicks));
   lines.push('', ...stepsLines(r.steps));
   lines.push('', ...exportsLines(r.exports));

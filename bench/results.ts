@@ -12,6 +12,7 @@ import type { SeveralInstancesFigures } from './scenarios/several-instances';
 import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { StepsFigures } from './scenarios/steps';
 import type { UnfurlsFigures } from './scenarios/unfurls';
+import type { ServerCardFigures } from './scenarios/server-card';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -44,6 +45,7 @@ export interface BenchResults {
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
     unfurls: UnfurlsFigures;
+    serverCard: ServerCardFigures;
     steps: StepsFigures;
     appHome: AppHomeFigures;
     approvalClicks: ApprovalClicksFigures;

@@ -25,6 +25,8 @@ import {
   stepsTargets,
   unfurlsLines,
   unfurlsTarget,
+  serverCardLines,
+  serverCardTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
@@ -41,6 +43,7 @@ import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
 import { runSteps } from './scenarios/steps';
 import { runUnfurls } from './scenarios/unfurls';
+import { runServerCard } from './scenarios/server-card';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -49,8 +52,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports` for scenario 2, 8, 10,
-// 11, 12, 13, 4 or 14 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|server-card` for
+// scenario 2, 8, 10, 11, 12, 13, 4, 14 or 16 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -165,7 +168,7 @@ async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise
   }
 }
 
-/** Scenario 8, 11 or 12 alone, against vs-chatops alone. */
+/** Scenario 8, 11, 12 or 16 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
@@ -178,6 +181,13 @@ async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise
       await runSteps(world, bot, { rate: 10, seconds: 1, upstreamDelayMs: 0 });
       const figures = await runSteps(world, bot, profile.steps);
       return [...stepsLines(figures), '', ...stepsTargets(figures).map(targetLine)];
+    }
+    if (args.only === 'server-card') {
+      progress(`16. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
+      // A few first, unmeasured: a bot just started answers its first requests slower.
+      await runServerCard(world, bot, { commands: 4, connections: 2, sameServer: 2, upstreamDelayMs: 0 });
+      const figures = await runServerCard(world, bot, profile.serverCard);
+      return [...serverCardLines(figures), '', ...serverCardTargets(figures).map(targetLine)];
     }
     if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
@@ -243,6 +253,8 @@ async function main(): Promise<void> {
     const singleFlight = await runSingleFlight(world, bot, profile.singleFlight);
     progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
+    progress(`16. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
+    const serverCard = await runServerCard(world, bot, profile.serverCard);
     progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
     const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
@@ -289,6 +301,7 @@ async function main(): Promise<void> {
       hostileTraffic,
       appHome,
       unfurls,
+      serverCard,
       approvalClicks,
       steps,
       exports,

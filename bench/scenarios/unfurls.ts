@@ -18,6 +18,8 @@ export interface UnfurlsFigures {
   firewallRequests: number;
   /** GET …/auto_scaling that reached the cloud API. */
   autoscalingRequests: number;
+  /** GET the server's record that reached the cloud API (its name and state on the card). */
+  serverRequests: number;
   /** chat.unfurl calls the bot made. */
   unfurled: number;
   ackP99Ms: number;
@@ -59,6 +61,7 @@ export async function runUnfurls(world: BenchWorld, bot: TargetProcess, load: { 
     upstreamDelayMs: load.upstreamDelayMs,
     firewallRequests: paths.filter((p) => p.startsWith(`/virtual_machines/${SERVER}/firewall_rules`)).length,
     autoscalingRequests: paths.filter((p) => p.startsWith(`/virtual_machines/${SERVER}/auto_scaling`)).length,
+    serverRequests: paths.filter((p) => /^\/virtual_machines\/\d+\.(json|xml)/.test(p) && p.startsWith(`/virtual_machines/${SERVER}.`)).length,
     unfurled: world.slack.callsTo('chat.unfurl').length - before,
     ackP99Ms: round(percentile(acks, 99)),
     allUnfurledMs: round(allUnfurledMs),

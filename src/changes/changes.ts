@@ -18,7 +18,7 @@ import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './dis
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
-import type { Inspection } from './power';
+import type { Inspection } from './inspection';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 
 // The one door every change goes through. A form's submission, in order:
@@ -126,7 +126,7 @@ function invalidDetail(what: string, fieldErrors: Record<string, string>): strin
 
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
-  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands } = door;
+  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
   const needsApproval = (action: ChangeAction, ctx: SubmissionContext) => ctx.needsApproval === true || (deps.approvals?.actions.includes(action) ?? false);
@@ -170,9 +170,11 @@ export function createChanges(deps: ChangesDeps): Changes {
     if (asked) {
       const audited = change.audited(params);
       // Nobody is asked to approve what could not be sent as the target stands (the door reads it again before sending).
-      const refused = await refusedAsItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
-      if (refused) return refused;
-      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: audited, prepared, startedMs }, log);
+      const stands = await asItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
+      if ('refused' in stands) return stands.refused;
+      // The request keeps what it was asked on (a restore: what it overwrites), for whoever approves it.
+      const kept = { ...audited, ...stands.noted };
+      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: kept, prepared, startedMs }, log);
     }
     const ran = await door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
     // Frozen between the check above and the start: a refusal like the check's.

@@ -6,17 +6,9 @@ import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../errors';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
-import {
-  inspectPower,
-  POWER_CHOICES,
-  StoredPower,
-  validatePowerForm,
-  type Inspection,
-  type PowerAction,
-  type PowerChoice,
-  type PowerParams,
-  type PowerReads,
-} from './power';
+import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type PowerAction, type PowerChoice, type PowerParams, type PowerReads } from './power';
+import { inspectRestore, restoreFactsOf, restoreTargetOf, type RestoreReads } from './backups';
+import { isBackupState, type Inspection, type TargetState } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -32,7 +24,7 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 // (docs/architecture.md, "Where to add things").
 
 /** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
-export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads;
+export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads & RestoreReads;
 
 /** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
 export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
@@ -68,6 +60,11 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
    * nothing to read first.
    */
   inspect?(cloud: ChangeCloud, targetId: number): Promise<Inspection>;
+  /**
+   * What the change keeps, with its approval request and its records, of its target as `inspect` read it (a restore:
+   * the disk it overwrites, when the backup was taken, its size and type), so that whoever approves it sees it.
+   */
+  noted?(state: TargetState): Record<string, unknown>;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, what its answer is. */
@@ -142,10 +139,14 @@ const DEFINITIONS = {
       expectedStatuses: [200, 201, 202],
       answer: Responses.backup,
     }),
-    describe: (_backupId, backup) =>
-      `backup ${backup.id} restored` +
-      (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
-      (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
+    // docs/product.md, Restore with eyes open: the backup is read before the form opens, and again before it is sent or asked for.
+    inspect: (cloud, backupId) => inspectRestore(cloud, backupId),
+    noted: (state) => (isBackupState(state) ? { restores: restoreFactsOf(state.backup) } : {}),
+    describe: (_backupId, backup) => {
+      const { diskId, vsId } = restoreTargetOf(backup);
+      const onto = diskId === null ? (vsId === null ? '' : ` onto VS ${vsId}`) : ` onto disk ${diskId}${vsId === null ? '' : ` of VS ${vsId}`}`;
+      return `backup ${backup.id} restored${onto}`;
+    },
   }),
   // Operators start, shut down and reboot; admins also force a server off and reboot it into the recovery image.
   power_start: powerChange('power_start', { path: '/virtual_machines/:id/startup', needed: 'operator', did: 'start-up' }),

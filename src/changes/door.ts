@@ -10,7 +10,8 @@ import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
 import { keepLease } from './keep-lease';
 import { atLeast, neededRole, type Action, type Decision, type Policy, type Role, type WhereFrom } from './policy';
-import type { RunningTransaction, ServerState } from './power';
+import { isBackupState, type TargetState } from './inspection';
+import type { RunningTransaction } from './power';
 import { targetKey, targetTitle, type Target } from './targets';
 
 // What every way through the door shares: the policy's answer (no, if the
@@ -48,8 +49,8 @@ export type ChangeResult<T> =
    * transaction, named when the cloud lists it); nothing was called.
    */
   | { outcome: 'busy'; record: AuditRecord; transaction?: RunningTransaction | null }
-  /** The target's state does not allow the change (starting a server that is on); nothing was called. */
-  | { outcome: 'unfit'; action: ChangeAction; state: ServerState; record: AuditRecord }
+  /** The target's state does not allow the change (starting a server that is on, restoring a backup marked for deletion); nothing was called. */
+  | { outcome: 'unfit'; action: ChangeAction; state: TargetState; record: AuditRecord }
   /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
   | { outcome: 'requested'; approval: Approval; record: AuditRecord };
 
@@ -200,12 +201,20 @@ export function createDoor(deps: DoorDeps) {
   }
 
   /**
-   * Reads the target as it stands (its row's inspect) before the change is sent or asked for: null when it may be
-   * made now; otherwise how it ended, recorded (busy, unfit, or `failed` when the target could not be read).
+   * Reads the target as it stands (its row's inspect) before the change is sent or asked for: when it may be made now,
+   * what the change keeps of it (its row's `noted`: a restore's disk, when the backup was taken, its size and type);
+   * otherwise how it ended, recorded (busy, unfit, or `failed` when the target could not be read).
    */
-  async function refusedAsItStands(startedMs: number, subject: RecordSubject, action: ChangeAction, targetId: number, log: Logger): Promise<Refused | null> {
+  async function asItStands(
+    startedMs: number,
+    subject: RecordSubject,
+    action: ChangeAction,
+    targetId: number,
+    log: Logger,
+  ): Promise<{ refused: Refused } | { noted: Record<string, unknown> }> {
+    const refused = (r: Refused) => ({ refused: r });
     const change = CHANGES[action];
-    if (!change.inspect) return null;
+    if (!change.inspect) return { noted: {} };
     const title = targetTitle({ kind: change.targetKind, id: targetId });
     let inspection;
     try {
@@ -214,20 +223,24 @@ export function createDoor(deps: DoorDeps) {
       const error = asCloudError(thrown);
       log.info('the target could not be read before the change; not sent', { kind: error.kind, status: error.status });
       const entry = auditEntry(startedMs, subject, 'failed', `not sent: ${title} could not be read first (${error.message})`, error.status ?? null);
-      return { outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: await write(entry, log) };
+      return refused({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: await write(entry, log) });
     }
     if (inspection.outcome === 'busy') {
       const { transaction } = inspection;
       log.info('target locked by a transaction; not sent', { transaction: transaction?.id });
       const detail = `not sent: ${title} is locked by a running transaction${transaction ? ` (${transaction.action} ${transaction.id})` : ''}`;
-      return { outcome: 'busy', transaction, record: await write(auditEntry(startedMs, subject, 'busy', detail), log) };
+      return refused({ outcome: 'busy', transaction, record: await write(auditEntry(startedMs, subject, 'busy', detail), log) });
     }
     if (inspection.outcome === 'unfit') {
-      log.info('the target does not fit the change; not sent', { power: inspection.state.power });
-      const detail = `not sent: ${title} is ${inspection.state.power}, which ${action} does not fit`;
-      return { outcome: 'unfit', action, state: inspection.state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) };
+      const { state } = inspection;
+      const as = isBackupState(state) ? (state.usability.usable ? 'usable' : state.usability.why) : state.power;
+      log.info('the target does not fit the change; not sent', { state: as });
+      const detail = isBackupState(state)
+        ? `not sent: ${title} cannot be restored (${as.replace(/_/g, ' ')})`
+        : `not sent: ${title} is ${as}, which ${action} does not fit`;
+      return refused({ outcome: 'unfit', action, state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) });
     }
-    return null;
+    return { noted: change.noted?.(inspection.state) ?? {} };
   }
 
   /** A refusal on record: the denial's words in the detail. */
@@ -244,7 +257,7 @@ export function createDoor(deps: DoorDeps) {
     const change = CHANGES[run.action];
     const target: Target = { kind: change.targetKind, id: run.targetId };
     const key = targetKey(target);
-    const subject: RecordSubject = {
+    const asked: RecordSubject = {
       userId: run.ctx.userId,
       channelId: run.ctx.channelId,
       action: change.action,
@@ -253,10 +266,11 @@ export function createDoor(deps: DoorDeps) {
       apiRequest: recorded(run.prepared),
       ...run.names,
     };
+    const stands = await asItStands(run.startedMs, asked, run.action, run.targetId, log);
+    if ('refused' in stands) return stands.refused;
+    // What the change was made on, as read just now, kept with its records.
+    const subject: RecordSubject = { ...asked, params: { ...asked.params, ...stands.noted } };
     const entry = (outcome: ChangeOutcome, detail: string): AuditEntry => auditEntry(run.startedMs, subject, outcome, detail);
-
-    const refused = await refusedAsItStands(run.startedMs, subject, run.action, run.targetId, log);
-    if (refused) return refused;
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
@@ -339,7 +353,7 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands, execute };
+  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands, execute };
 }
 
 /** The role a change's parameters need (as validated, or as its record kept them); parameters that cannot be read back need the most. */

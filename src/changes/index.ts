@@ -78,10 +78,12 @@ export {
 export {
   choicesOf,
   fits,
+  isPowerAction,
   POWER_CHOICE_NAMES,
   POWER_CHOICES,
   powerActionOf,
-  type Inspection,
+  runningTransaction,
+  serverState,
   type PowerAction,
   type PowerChoice,
   type PowerParams,
@@ -90,4 +92,18 @@ export {
   type ServerState,
 } from './power';
 export { neededFor } from './door';
+export { isBackupState, type Inspection, type TargetState } from './inspection';
+export {
+  newestFirst,
+  restoreFactsIn,
+  restoreTargetOf,
+  takenAt,
+  usabilityOf,
+  usableBackups,
+  type BackupState,
+  type RestoreFacts,
+  type RestoreTarget,
+  type UnusableBackup,
+  type Usability,
+} from './backups';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';

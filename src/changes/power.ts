@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import type { Server, TransactionStatus } from '../cloud/schemas';
+import type { Server, Transaction, TransactionStatus } from '../cloud/schemas';
 import { firstMessages, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { typedAgain } from './typed-again';
@@ -26,6 +26,9 @@ export const POWER_CHOICE_NAMES = Object.keys(POWER_CHOICES) as PowerChoice[];
 
 /** The choices that make `action`, in the form's order. */
 export const choicesOf = (action: PowerAction): PowerChoice[] => POWER_CHOICE_NAMES.filter((choice) => POWER_CHOICES[choice] === action);
+
+/** Whether a change is one of the power actions. */
+export const isPowerAction = (action: string): action is PowerAction => (Object.values(POWER_CHOICES) as string[]).includes(action);
 
 /** The change a choice makes; undefined for anything that is not a choice. */
 export function powerActionOf(choice: unknown): PowerAction | undefined {
@@ -75,8 +78,8 @@ export interface RunningTransaction {
   status: TransactionStatus;
 }
 
-/** Whether a change may be made to its target as it stands. */
-export type Inspection =
+/** Whether a power action may be made to its server as it stands. */
+export type PowerInspection =
   | { outcome: 'fit'; state: ServerState }
   /** Locked by a running transaction: nothing may change it until it has finished. */
   | { outcome: 'busy'; state: ServerState; transaction: RunningTransaction | null }
@@ -97,16 +100,23 @@ export function fits(action: PowerAction, power: PowerState): boolean {
   return action === 'power_start' ? power === 'off' : power !== 'off';
 }
 
-/** A transaction still holding its server: the newest pending or running one. */
 const STILL_RUNNING: ReadonlySet<TransactionStatus> = new Set(['pending', 'running']);
 
+/**
+ * The transaction holding a server, of its transactions newest first: the one running, else the oldest still pending
+ * (the next to run: a disk's format waits for its build).
+ */
+export function runningTransaction<T extends Pick<Transaction, 'status'>>(transactions: readonly T[]): T | undefined {
+  return transactions.find((t) => t.status === 'running') ?? [...transactions].reverse().find((t) => STILL_RUNNING.has(t.status));
+}
+
 /** Reads the server and tells whether `action` may be made now; a locked server's running transaction is looked up to be named. */
-export async function inspectPower(cloud: PowerReads, action: PowerAction, vsId: number): Promise<Inspection> {
+export async function inspectPower(cloud: PowerReads, action: PowerAction, vsId: number): Promise<PowerInspection> {
   const state = serverState(await cloud.getServer(vsId));
   if (state.locked) {
     // Only to name it: a cloud that cannot list them still refuses the change, without the name.
     const transactions = await cloud.listTransactions(vsId).catch(() => []);
-    const running = transactions.find((t) => STILL_RUNNING.has(t.status));
+    const running = runningTransaction(transactions);
     return { outcome: 'busy', state, transaction: running ? { id: running.id, action: running.action, status: running.status } : null };
   }
   return fits(action, state.power) ? { outcome: 'fit', state } : { outcome: 'unfit', state };

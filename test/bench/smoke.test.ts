@@ -54,6 +54,7 @@ describe('npm run bench -- --smoke', () => {
     'localMode',
     'hostileTraffic',
     'unfurls',
+    'serverCard',
     'appHome',
     'approvalClicks',
     'steps',

@@ -245,6 +245,86 @@ describe('the power form', () => {
   });
 });
 
+describe('see before you change: a server’s card, its backups, and a restore with everything in view', () => {
+  beforeAll(async () => {
+    await as(/Ada/);
+    await inChannel('incident-42');
+  });
+
+  test('/vs server 42 shows the server at a glance, with buttons to the other views and the forms an admin may open', async () => {
+    const card = await type('/vs server 42');
+    await card.getByRole('heading', { name: 'VS 42' }).waitFor();
+    await expectText(card, /web-1\.prod/);
+    // Locked or not: a disk added to it a moment ago may still be building.
+    await expectText(card, /on · .*(not locked|locked: (building|formatting) a disk is (pending|running))/);
+    await expectText(card, /Memory 4 GB · CPUs 2 · Disk \d+ GB/);
+    await expectText(card, /#101 20 GB SSD · web-1 root · primary · mounted at \/ · built/);
+    await expectText(card, /Latest backups/);
+    await expectText(card, /Latest transactions/);
+    for (const name of ['Firewall', 'Autoscaling', 'Backups', 'Add disk', 'Restore backup', 'Reboot server'])
+      await card.getByRole('button', { name, exact: true }).waitFor();
+    // In words, not markup: bold and code rendered, a Slack date shown as a date.
+    expect(await card.textContent()).not.toMatch(/\*on\*|`|<!date/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'server-card.png') });
+  });
+
+  test('its Backups button lists the backups, newest first, usable or why not, each usable one with Restore', async () => {
+    const card = messages()
+      .getByRole('article')
+      .filter({ has: page.getByRole('heading', { name: 'VS 42' }) })
+      .last();
+    const before = await messages().getByRole('article').count();
+    await card.getByRole('button', { name: 'Backups', exact: true }).click();
+    await messages().getByRole('article').nth(before).waitFor();
+    const list = lastMessage();
+    await list.getByRole('heading', { name: 'Backups · VS 42' }).waitFor();
+    await expectText(list, /Backup 9 — nightly/);
+    await expectText(list, /not usable: marked for deletion/);
+    expect(await list.getByRole('button', { name: 'Restore' }).count()).toBe(2);
+    await page.screenshot({ path: join(SCREENSHOTS, 'backups.png') });
+  });
+
+  test('Restore on a backup opens the form with the server’s usable backups to pick from, that one picked', async () => {
+    const list = messages()
+      .getByRole('article')
+      .filter({ has: page.getByRole('heading', { name: 'Backups · VS 42' }) })
+      .last();
+    // Newest first: backup 9, then 15, each usable one with its Restore button.
+    await list.getByRole('button', { name: 'Restore' }).nth(1).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore · VS 42' });
+    await dialog.waitFor();
+    const picker = dialog.getByRole('combobox', { name: 'Backup' });
+    const options = await picker.locator('option').allTextContents();
+    expect(options.filter((o) => o.startsWith('#'))).toEqual([
+      expect.stringMatching(/^#9 · taken \d+ \w+ 12:12 UTC \(\d+ days ago\) · 5 GB · incremental · disk 101$/),
+      expect.stringMatching(/^#15 · taken \d+ \w+ 12:12 UTC \(\d+ days ago\) · 4\.8 GB · normal · disk 101$/),
+    ]);
+    expect(await picker.inputValue()).toBe('15');
+    await expectText(dialog, /Restoring overwrites the disk the backup was taken of, on VS 42/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'restore-picker.png') });
+    await picker.selectOption('9');
+    await dialog.getByRole('textbox', { name: /Type the number of the backup you picked/ }).fill('9');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('rows lost in the 14:00 deploy');
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    // Local mode asks a second admin for every restore.
+    const outcome = page.getByRole('dialog', { name: 'Restore backup' });
+    await outcome.getByText(/Sent for approval in #incident-42/).waitFor();
+    await outcome.getByRole('button', { name: 'Close' }).first().click();
+    await requestFor(9).waitFor();
+    await requestFor(9).getByRole('button', { name: 'Deny' }).waitFor();
+    // Taken back, so that it waits for nobody in the tests that follow.
+    await requestFor(9).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(9), /Withdrawn by @Ada \(admin\)/);
+  });
+
+  test('a backup that cannot be used is refused with why before any form opens', async () => {
+    await expectText(await type('/vs backup restore 12'), /Backup 12 cannot be restored: it is marked for deletion/);
+    await expectText(await type('/vs restore 43'), /VS 43 has no backups, so there is nothing to restore/);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+});
+
+/** The approval request for `backup`'s restore, as a message of the channel being looked at. */
 /** The approval request for `backup`'s restore, as a message of the channel being looked at (with its thread under it). */
 const requestFor = (backup: number) =>
   messages()
@@ -343,29 +423,29 @@ describe('a second person: a restore waits for another admin’s approval', () =
     const form = page.getByRole('dialog', { name: 'Deny request' });
     await form.waitFor();
     await expectText(form, /You are denying this request\. Nothing will be changed\./);
-    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 12 instead');
+    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 14 instead');
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-deny-reason.png') });
     await form.getByRole('button', { name: 'Deny' }).click();
     await form.waitFor({ state: 'hidden' });
-    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 12 instead”\. Nothing was changed/);
+    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 14 instead”\. Nothing was changed/);
     expect(await requestFor(11).getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 12 instead”/);
+    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 14 instead”/);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-denied-thread.png') });
   });
 
   test('Withdraw: only the one who asked may take a request back; Ada is refused, only her; Bea withdraws hers and is told in its thread', async () => {
     await as(/Bea/);
-    await askRestore(12, 'restore the right disk this time');
+    await askRestore(14, 'restore the right disk this time');
     await as(/Ada/);
-    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await requestFor(14).getByRole('button', { name: 'Withdraw' }).click();
     await expectText(lastMessage(), /Only @Bea \(admin\), who asked for this change, may withdraw it/);
     await expectText(lastMessage(), /Only visible to you/);
-    await expectText(requestFor(12), /Approval needed/);
+    await expectText(requestFor(14), /Approval needed/);
     await as(/Bea/);
-    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
-    await expectText(requestFor(12), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
-    expect(await requestFor(12).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
-    await expectText(threadOf(requestFor(12)), /@Bea \(admin\).*Withdrawn by @Bea/);
+    await requestFor(14).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(14), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
+    expect(await requestFor(14).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(14)), /@Bea \(admin\).*Withdrawn by @Bea/);
   });
 });
 

@@ -1,4 +1,5 @@
 import { deciders, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST } from '../../src/changes';
+import { restoreFactsOf } from '../../src/changes/backups';
 import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
@@ -7,6 +8,7 @@ import { createLogger } from '../../src/log';
 import type { Approval, AuditRecord } from '../../src/store';
 import { StoreUnavailableError } from '../../src/store/unavailable';
 import { CLOUD_ACCOUNT, openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
+import { BACKUP_USABLE } from '../helpers/fake-cloud';
 import { goodDiskForm } from '../helpers/forms';
 
 // The second person, at the door (src/changes/approvals.ts): asking stores
@@ -69,7 +71,8 @@ describe('asking', () => {
         id: 'A1',
         action: 'backup_restore',
         target: 'backup:9',
-        params: { backup_id: 9, reason: 'table corrupted after the deploy' },
+        // What the restore overwrites, as the backup was read when it was asked for: whoever approves it sees it.
+        params: { backup_id: 9, reason: 'table corrupted after the deploy', restores: restoreFactsOf(BACKUP_USABLE) },
         channelId: CHANNEL,
         requestedBy: 'UADMIN',
         requestedAt: new Date(T0).toISOString(),
@@ -396,7 +399,7 @@ describe('deciding', () => {
       approvalId: approval.id,
       apiRequest: approval.apiRequest,
       at: new Date(T0 + 1000).toISOString(),
-      detail: 'backup 9 restored onto VS 42, disk 7',
+      detail: 'backup 9 restored onto disk 7 of VS 42',
     });
     expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
     // Decided: the next click is told so, and nothing runs again.

@@ -387,7 +387,7 @@ describe('the changes door', () => {
         apiStatus: 200,
         params: { backup_id: 9, reason: 'corrupt table after deploy' },
         // The API's target_type "VirtualMachine" is a VS in every word the bot says.
-        detail: 'backup 9 restored onto VS 42, disk 7',
+        detail: 'backup 9 restored onto disk 7 of VS 42',
       });
     });
 

@@ -9,9 +9,27 @@ import type { Backup, Disk, Server, Transaction } from '../../src/cloud/schemas'
 /** A server that is on and unlocked: what a power action but a start finds fit. */
 export const SERVER_ON = { id: 42, label: 'web-1', booted: true, locked: false, ip_addresses: [] } satisfies Server;
 
-/** The reads a change's inspection makes, answered with `server` (and `transactions`, newest first). */
-function reads(server: () => Promise<Server>, transactions: () => Promise<Transaction[]>): Pick<ChangeCloud, 'getServer' | 'listTransactions'> {
-  return { getServer: server, listTransactions: transactions };
+/** A backup that can be restored: built, not locked, not marked for deletion; incremental, of VS 42's disk 7. */
+export const BACKUP_USABLE = {
+  id: 9,
+  target_id: 42,
+  target_type: 'VirtualMachine',
+  disk_id: 7,
+  backup_type: 'incremental',
+  backup_size: 5_242_880,
+  built: true,
+  built_at: '2024-05-05T02:00:00Z',
+  locked: false,
+  marked_for_delete: false,
+} satisfies Backup;
+
+/** The reads a change's inspection makes, answered with `server` (and `transactions`, newest first) and `backup`. */
+function reads(
+  server: () => Promise<Server>,
+  transactions: () => Promise<Transaction[]>,
+  backup: (id: number) => Promise<Backup>,
+): Pick<ChangeCloud, 'getServer' | 'listTransactions' | 'getBackup'> {
+  return { getServer: server, listTransactions: transactions, getBackup: backup };
 }
 
 /**
@@ -25,6 +43,7 @@ export function cloudAnswering(send: (request: PreparedRequest) => Promise<unkno
     ...reads(
       () => Promise.resolve(SERVER_ON),
       () => Promise.resolve([]),
+      (id) => Promise.resolve({ ...BACKUP_USABLE, id }),
     ),
   };
 }
@@ -43,6 +62,7 @@ export function fakeCloud(format: WireFormat = 'json') {
   let nextRestore: Behaviour<Backup>;
   let server: () => Promise<Server> = () => Promise.resolve(SERVER_ON);
   let transactions: Transaction[] = [];
+  let backup: (id: number) => Promise<Backup> = (id) => Promise.resolve({ ...BACKUP_USABLE, id });
   async function answer(request: PreparedRequest): Promise<Disk | Backup | Server> {
     calls.push(request);
     if (request.answer.kind === 'object' && request.answer.name === 'virtual_machine') {
@@ -69,6 +89,10 @@ export function fakeCloud(format: WireFormat = 'json') {
         readsMade.push('transactions');
         return Promise.resolve(transactions);
       },
+      (id) => {
+        readsMade.push('backup');
+        return backup(id);
+      },
     ),
   };
   return {
@@ -79,6 +103,10 @@ export function fakeCloud(format: WireFormat = 'json') {
     onServer: (next: Partial<Server> | (() => Promise<Server>), running: Transaction[] = []) => {
       server = typeof next === 'function' ? next : () => Promise.resolve({ ...SERVER_ON, ...next });
       transactions = running;
+    },
+    /** What the backup read answers from now on: the usable backup with these fields, or a failure. */
+    onBackup: (next: Partial<Backup> | ((id: number) => Promise<Backup>)) => {
+      backup = typeof next === 'function' ? next : (id) => Promise.resolve({ ...BACKUP_USABLE, id, ...next });
     },
     prepare: <A extends ChangeAction>(action: A, targetId: number, params: ChangeParams<A>) => CHANGES[action].request.prepare(format, targetId, params),
     onAddDisk: (b: Behaviour<Disk>) => {

@@ -59,8 +59,10 @@ describe('authorization, every action × role × channel restriction', () => {
       expect(message!.response_type).toBe('ephemeral');
       expect(visibleText(message)).toMatch(new RegExp(`needs the ${NEEDED[action]} role`));
     }
-    // Only an allowed read reaches the cloud API at command time; changes never do before submission.
-    const expectedCalls = action === 'read' && allowed ? ['GET /virtual_machines/42/firewall_rules.json'] : [];
+    // Only what is allowed reaches the cloud API at command time, and only reads: the firewall read, and the backup a
+    // restore reads before its form opens (docs/product.md, Restore with eyes open); nothing is changed before submission.
+    const READ_FIRST: Partial<Record<Action, string>> = { read: 'GET /virtual_machines/42/firewall_rules.json', backup_restore: 'GET /backups/9.json' };
+    const expectedCalls = allowed && READ_FIRST[action] ? [READ_FIRST[action]] : [];
     expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(expectedCalls);
   });
 

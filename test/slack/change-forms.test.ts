@@ -1,7 +1,7 @@
 import { openSqliteStore } from '../../src/store/sqlite';
 import { useHarness, useHarnessBehindFaults, type Harness } from '../helpers/app-harness';
 import { reply } from '../helpers/cloud-fault-server';
-import { CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
+import { answerTo, CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
 import { globalShortcut, input, JSON_CONTENT_TYPE, type StateValue } from '../helpers/payloads';
 
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
@@ -178,11 +178,16 @@ describe('changes from Slack', () => {
     expect(h.slack.callsTo('views.open')).toHaveLength(1);
   });
 
-  test('a restore of a backup the API refuses (403) tells the user and is audited as failed', async () => {
-    const view = await openForm(h, 'backup restore 12', 'UADMIN');
-    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('12'), reason: input.text('corrupt') });
-    expect(JSON.stringify(ack)).toMatch(/refused/);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
+  test('a restore of a backup that cannot be used is refused with why, before and at submission; the API is never asked', async () => {
+    const refused = await answerTo(h, 'backup restore 12', { user: 'UADMIN' });
+    expect(refused.text).toContain('Backup 12 cannot be restored: it is marked for deletion.');
+    expect(h.slack.callsTo('views.open')).toEqual([]);
+    // A form opened before it was marked is read again when submitted.
+    const metadata = JSON.stringify({ channelId: CHANNEL, backupId: 12 });
+    const ack = await submit(h, 'backup_restore', 'UADMIN', metadata, { confirm: input.text('12'), reason: input.text('corrupt data') });
+    expect(JSON.stringify(ack)).toContain('Backup 12 cannot be restored: it is marked for deletion.');
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', detail: 'not sent: Backup 12 cannot be restored (marked for delete)' });
+    expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
   test('/vs audit shows the latest records to admins only', async () => {

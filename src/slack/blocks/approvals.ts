@@ -1,9 +1,10 @@
 import type { Button, InputBlock, KnownBlock, ModalView, RichTextBlock } from '@slack/types';
 import type { ApprovedRun, Deciders, NotSent, Role, Target } from '../../changes';
-import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
+import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, restoreFactsIn, targetTitle } from '../../changes';
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, ClosedStatus, RecordedRequest } from '../../store';
+import { restoreConsequence } from './backups';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { frozenText } from './denials';
@@ -83,10 +84,24 @@ export function asked(f: ApprovalFacts): string {
   return `${who} asks to *${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}\n*Why:* ${why}`;
 }
 
+/**
+ * A restore's request: what it overwrites and loses, as read when it was asked for (docs/product.md, Restore with eyes
+ * open), the ages counted to then; null for any other change.
+ */
+export function restoreLine(approval: Approval): string | null {
+  const facts = restoreFactsIn(approval.params);
+  return facts ? `${restoreConsequence(facts, Date.parse(approval.requestedAt))}.` : null;
+}
+
 /** For a workflow's request: the workflow's execution, as Slack's workflow activity shows it. */
 export function fromWorkflow(approval: Approval): string {
   return approval.workflowExecutionId ? ` Asked for by workflow ${code(approval.workflowExecutionId, 40)}.` : '';
 }
+
+const consequence = (approval: Approval): KnownBlock[] => {
+  const line = restoreLine(approval);
+  return line ? [section(`:warning: ${line}`)] : [];
+};
 
 /** Approve (behind Slack's confirmation dialog) and Deny, their value the request's id: on its message and on the Home tab. */
 export function approvalButtons(f: ApprovalFacts): Button[] {
@@ -99,7 +114,12 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
     value: approval.id,
     confirm: {
       title: { type: 'plain_text', text: `Approve: ${truncate(f.title, 80)}?` },
-      text: mrkdwn(truncate(`The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`, 300)),
+      text: mrkdwn(
+        truncate(
+          `${restoreLine(approval) ?? ''} The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`.trim(),
+          300,
+        ),
+      ),
       confirm: { type: 'plain_text', text: 'Approve' },
       deny: { type: 'plain_text', text: 'Cancel' },
       style: 'primary',
@@ -127,6 +147,7 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const who = decidersLine(f.deciders);
   const blocks: KnownBlock[] = [
     section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` + (who ? `\n*Who may decide:* ${who}` : '')),
+    ...consequence(approval),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
     { type: 'actions', block_id: 'approval', elements: [...approvalButtons(f), withdrawButton(approval)] },
@@ -189,6 +210,7 @@ export function renderApprovalEnded(f: ApprovalFacts, end: ApprovalEnd): Rendere
   const line = endLine(f, end);
   const blocks: KnownBlock[] = [
     section(`${line}\n${asked(f)}`),
+    ...consequence(approval),
     section('*The request:*'),
     requestBlock(approval.apiRequest),
     context(

@@ -12,10 +12,11 @@ import {
   type ChangeValue,
   type FormValues,
   type Role,
-  type ServerState,
+  type TargetState,
+  isBackupState,
 } from '../../changes';
 import { renderBackupRestored, renderDiskAdded } from './changes';
-import { backupRestoreModal, diskAddModal, powerModal } from './modals';
+import { backupRestoreModal, diskAddModal, powerModal, type RestorePick } from './modals';
 import type { Server } from '../../cloud/schemas';
 import type { Rendered } from './mrkdwn';
 import { renderPowerScheduled } from './power';
@@ -46,7 +47,11 @@ export interface ChangeFormModal {
   /** The person's role: a form that makes several changes offers those it allows. */
   role?: Role;
   /** The target as read before the form opened (a change whose row inspects it): a form offers what its state allows. */
-  state?: ServerState;
+  state?: TargetState;
+  /** A restore opened for a server: its usable backups to pick from (the form's `backup_id`). */
+  pick?: RestorePick;
+  /** The bot's clock, for forms that say how long ago something was (a backup taken). */
+  now: number;
 }
 
 /** One modal people fill in to make a change. */
@@ -87,7 +92,7 @@ const diskAddForm: FormOfChanges = {
   callbackId: 'disk_add',
   shortcut: { callbackId: 'disk_add_shortcut', name: 'Add a disk to a server', description: 'Opens the add-disk form (operators and admins)' },
   title: 'Add disk',
-  modal: ({ targetId, ...rest }) => diskAddModal({ vsId: targetId, ...rest }),
+  modal: ({ targetId, channelId, privateMetadata, sandbox }) => diskAddModal({ vsId: targetId, channelId, privateMetadata, sandbox }),
   formErrorBlock: 'disk_type',
 };
 
@@ -95,7 +100,16 @@ const backupRestoreForm: FormOfChanges = {
   callbackId: 'backup_restore',
   shortcut: { callbackId: 'backup_restore_shortcut', name: 'Restore a backup', description: 'Opens the restore form (admins)' },
   title: 'Restore backup',
-  modal: ({ targetId, ...rest }) => backupRestoreModal({ backupId: targetId, ...rest }),
+  modal: ({ targetId, channelId, privateMetadata, sandbox, state, pick, now }) =>
+    backupRestoreModal({
+      backupId: targetId,
+      channelId,
+      privateMetadata,
+      sandbox,
+      now,
+      ...(state && isBackupState(state) ? { state } : {}),
+      ...(pick ? { pick } : {}),
+    }),
   formErrorBlock: 'confirm',
 };
 
@@ -103,8 +117,9 @@ const powerForm: FormOfChanges = {
   callbackId: 'vs_power',
   shortcut: { callbackId: 'power_shortcut', name: 'Start, stop or reboot a server', description: 'Opens the power form (operators and admins)' },
   title: 'Power action',
-  modal: ({ targetId, channelId, privateMetadata, sandbox, action, role, state }) =>
-    powerModal({
+  modal: ({ targetId, channelId, privateMetadata, sandbox, action, role, state: target }) => {
+    const state = target && !isBackupState(target) ? target : undefined;
+    return powerModal({
       vsId: targetId,
       channelId,
       privateMetadata,
@@ -115,7 +130,8 @@ const powerForm: FormOfChanges = {
       ),
       // The command's action, plainly: `/vs reboot` preselects a reboot, not one into the recovery image.
       chosen: POWER_CHOICE_NAMES.find((choice) => powerActionOf(choice) === action),
-    }),
+    });
+  },
   formErrorBlock: 'power_action',
   chosenIn: (values) => powerActionOf(values.power_action),
 };

@@ -1,5 +1,8 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
-import { POWER_CHOICE_NAMES, type PowerChoice, type ServerState } from '../../changes';
+import { POWER_CHOICE_NAMES, type BackupState, type PowerChoice, type ServerState } from '../../changes';
+import type { Frozen } from '../../cloud/reads';
+import type { Backup } from '../../cloud/schemas';
+import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 import { POWER_CHOICE_WORDS, serverLine } from './power';
 
@@ -154,27 +157,72 @@ export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values
 }
 
 export interface BackupRestoreModalOptions {
+  /** Undefined when opened for a server (a picker of its backups) or from the global shortcut (the form asks for it). */
   backupId?: number;
   channelId?: string;
   privateMetadata: string;
   sandbox: boolean;
+  /** The backup as read just now, when opened for one: what it overwrites, when it was taken, its size and type. */
+  state?: BackupState;
+  /** Opened for a server (`/vs restore 42`, a Restore button): its usable backups, newest first, and the one picked already. */
+  pick?: RestorePick;
+  /** The bot's clock, for how long ago each backup was taken. */
+  now: number;
 }
 
-export function backupRestoreModal({ backupId, channelId, privateMetadata, sandbox }: BackupRestoreModalOptions): ModalView {
+/** A server's usable backups to pick from in the restore form (action_id `backup_id`). */
+export interface RestorePick {
+  vsId: number;
+  backups: readonly Frozen<Backup>[];
+  chosen?: number;
+}
+
+const UNDONE = 'This cannot be undone.';
+
+/**
+ * The restore form (docs/product.md, Restore with eyes open): for one backup, what it overwrites and what is lost;
+ * for a server, a picker of its usable backups, each with when it was taken, how long ago, its size, type and disk;
+ * from the shortcut, the backup id asked for. Then the backup id typed again and the reason.
+ */
+export function backupRestoreModal({ backupId, channelId, privateMetadata, sandbox, state, pick, now }: BackupRestoreModalOptions): ModalView {
   const blocks: KnownBlock[] = [];
-  if (backupId === undefined) blocks.push(idInput('backup_id', 'Backup id', 'e.g. 9'));
+  if (pick) {
+    const options = pick.backups.map((b) => option(String(b.id), backupOptionText(b, now)));
+    const initial = options.find((o) => o.value === String(pick.chosen));
+    blocks.push(
+      section(`Restore a backup of *VS ${pick.vsId}*: its usable backups, newest first. Each is read again before anything is sent.`),
+      input('backup_id', 'Backup', { type: 'static_select', action_id: 'backup_id', options, ...(initial ? { initial_option: initial } : {}) }),
+      section(
+        `:warning: *Restoring overwrites the disk the backup was taken of, on VS ${pick.vsId}:* everything written to that disk since the backup ` +
+          `was taken is lost. ${UNDONE}`,
+      ),
+    );
+  } else if (backupId !== undefined && state) {
+    const { backup } = state;
+    blocks.push(
+      section(`:warning: *Restoring backup ${backupId} overwrites ${overwritesText(backup)}:* ${lossText(backup, now)}. ${UNDONE}`),
+      section(`${backupFacts(backup)}
+It was read just now, and is read again before anything is sent.`),
+    );
+  } else {
+    if (backupId === undefined) blocks.push(idInput('backup_id', 'Backup id', 'e.g. 9'));
+    const which = backupId === undefined ? 'the backup' : `backup *${backupId}*`;
+    blocks.push(
+      section(
+        `:warning: *Restoring overwrites the disk* with the contents of ${which}: everything written to that disk since the backup was taken is lost. ` +
+          `The backup is read before anything is sent. ${UNDONE}`,
+      ),
+    );
+  }
   if (channelId === undefined) blocks.push(channelInput());
-  const which = backupId === undefined ? 'the backup' : `backup *${backupId}*`;
+  const confirm =
+    backupId !== undefined
+      ? `Type ${backupId} to confirm`
+      : pick
+        ? 'Type the number of the backup you picked (#…) to confirm'
+        : 'Type the backup id again to confirm';
   blocks.push(
-    section(
-      `:warning: *Restoring overwrites the disk* with the contents of ${which}. ` +
-        'Anything written to that disk since the backup was taken is lost. This cannot be undone.',
-    ),
-    input('confirm', backupId === undefined ? 'Type the backup id again to confirm' : `Type ${backupId} to confirm`, {
-      type: 'plain_text_input',
-      action_id: 'confirm',
-      max_length: 16,
-    }),
+    input('confirm', confirm, { type: 'plain_text_input', action_id: 'confirm', max_length: 16 }),
     input(
       'reason',
       'Reason (kept in the audit trail)',
@@ -183,11 +231,12 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
       { hint: 'Required: whoever approves it and the audit trail read it.' },
     ),
   );
+  const title = backupId !== undefined ? `Restore backup ${backupId}` : pick ? `Restore · VS ${pick.vsId}` : 'Restore backup';
   return {
     type: 'modal',
     callback_id: 'backup_restore',
     private_metadata: privateMetadata,
-    title: plain(truncate(backupId === undefined ? 'Restore backup' : `Restore backup ${backupId}`, LIMITS.modalTitle)),
+    title: plain(truncate(title, LIMITS.modalTitle)),
     submit: plain('Restore'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),

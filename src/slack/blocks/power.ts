@@ -1,6 +1,18 @@
-import { targetTitle, type ChangeAction, type PowerAction, type PowerChoice, type PowerState, type RunningTransaction, type ServerState } from '../../changes';
+import {
+  isBackupState,
+  targetTitle,
+  type ChangeAction,
+  type PowerAction,
+  type PowerChoice,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+  type TargetState,
+} from '../../changes';
+import { unusableText } from './backups';
 import type { Server } from '../../cloud/schemas';
-import { code, context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { transactionWords } from './transactions';
 
 // The words of the power actions (docs/product.md, Power actions): a server's
 // state, the form's choices, a transaction that holds a server, the refusals,
@@ -31,38 +43,16 @@ const VERBS: Record<PowerAction, { verb: string; done: string }> = {
   power_stop: { verb: 'stop', done: 'stopped' },
 };
 
-/** What the cloud's transactions do, in words (docs/cloud-api.md, Transactions); an action not listed is shown as the cloud names it. */
-const TRANSACTION_WORDS: Record<string, string> = {
-  build_disk: 'building a disk',
-  provisioning: 'provisioning the server',
-  format_disk: 'formatting a disk',
-  resize_disk: 'resizing a disk',
-  update_fstab: 'updating the fstab',
-  destroy_disk: 'removing a disk',
-  startup_virtual_machine: 'starting the server',
-  stop_virtual_machine: 'stopping the server',
-  reboot_virtual_machine: 'rebooting the server',
-  update_firewall: 'updating the firewall',
-  rebuild_network: 'rebuilding the network',
-  take_backup: 'taking a backup',
-  take_incremental_backup: 'taking an incremental backup',
-  restore_backup: 'restoring a backup',
-  restore_incremental_backup: 'restoring an incremental backup',
-};
-
-/** A transaction's action in words, as mrkdwn. */
-export function transactionWords(action: string): string {
-  return Object.hasOwn(TRANSACTION_WORDS, action) ? TRANSACTION_WORDS[action]! : code(action, 60);
-}
-
 /** A server locked by a running transaction (docs/product.md, Errors the user sees), as mrkdwn. */
 export function lockedText(vsId: number, transaction: RunningTransaction | null | undefined): string {
   const which = transaction ? `: ${transactionWords(transaction.action)}` : '';
   return `Busy: a transaction is running on ${targetTitle({ kind: 'vs', id: vsId })}${which}. Nothing was sent; try again when it has finished.`;
 }
 
-/** A change its server's state does not allow (a power action), with that state, as mrkdwn. */
-export function unfitText(vsId: number, action: ChangeAction, state: ServerState): string {
+/** A change its target's state does not allow (a power action, with the server's state; a restore, with why the backup cannot be used), as mrkdwn. */
+export function unfitText(targetId: number, action: ChangeAction, state: TargetState): string {
+  if (isBackupState(state)) return `${unusableText(targetId, state.usability)} Nothing was sent.`;
+  const vsId = targetId;
   const words = Object.hasOwn(VERBS, action) ? VERBS[action as PowerAction] : undefined;
   const why = !words
     ? 'it cannot take this change now'

@@ -1,16 +1,19 @@
 import type { KnownBlock } from '@slack/types';
 import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
 import { code, mrkdwn, slackTime, withSandbox } from './mrkdwn';
-import { summarizeAutoscaling, summarizeFirewall } from './summaries';
+import { summarizeAutoscaling, summarizeFirewall, type ServerSummary } from './summaries';
 
-// The card a control-panel link to a server unfurls into: the server, its
-// firewall rules in one line, its autoscaling in one line, and the commands
-// that show more. Its text is verbatim, as all the bot's mrkdwn is: Slack does
-// not turn what it quotes (a bare URL, a #channel, an @here) into links or
-// mentions, on top of the escaping every summary line has.
+// The card a control-panel link to a server unfurls into: the server (its
+// name, power and lock state) in one line, its firewall rules in one line,
+// its autoscaling in one line, and the commands that show more. Its text is
+// verbatim, as all the bot's mrkdwn is: Slack does not turn what it quotes (a
+// bare URL, a #channel, an @here) into links or mentions, on top of the
+// escaping every summary line has.
 
 export interface ServerCardView {
   vsId: number;
+  /** The server's name and state (summaries.ts, summarizeServer). */
+  server: Pick<ServerSummary, 'label' | 'state'>;
   rules: readonly FirewallRule[];
   slots: readonly AutoscalingSlot[];
   fetchedAt: Date;
@@ -22,12 +25,13 @@ export interface Unfurl {
   blocks: KnownBlock[];
 }
 
-export function renderServerCard({ vsId, rules, slots, fetchedAt, sandbox }: ServerCardView): Unfurl {
+export function renderServerCard({ vsId, server, rules, slots, fetchedAt, sandbox }: ServerCardView): Unfurl {
   const firewall = summarizeFirewall(rules);
   const autoscaling = summarizeAutoscaling(slots);
-  const more = [`/vs firewall ${vsId}`, `/vs firewall ${vsId} <port>`, `/vs autoscaling ${vsId}`].map((command) => code(command)).join(' · ');
+  const more = [`/vs server ${vsId}`, `/vs firewall ${vsId} <port>`, `/vs autoscaling ${vsId}`].map((command) => code(command)).join(' · ');
+  const name = `*VS ${vsId}*${server.label ? ` · ${server.label}` : ''} · ${server.state}`;
   const blocks: KnownBlock[] = [
-    { type: 'section', text: mrkdwn(`*VS ${vsId}*\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
+    { type: 'section', text: mrkdwn(`${name}\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
     { type: 'context', elements: [mrkdwn(`More: ${more} · fetched ${slackTime(fetchedAt.getTime())}`)] },
   ];
   return { blocks: withSandbox(blocks, sandbox) };

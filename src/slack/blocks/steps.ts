@@ -3,7 +3,7 @@ import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
 import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcText } from './mrkdwn';
-import type { AutoscalingSummary, FirewallSummary } from './summaries';
+import type { AutoscalingSummary, FirewallSummary, ServerSummary } from './summaries';
 
 // The words of the workflow steps (docs/product.md, Workflow steps): what
 // Workflow Builder shows of each step and its parameters, their outputs, the
@@ -51,9 +51,12 @@ const REQUEST_OUTPUT_WORDS = {
 export const STEP_WORDS = {
   vs_firewall_summary: {
     title: "Summarise a server's firewall",
-    description: "The server's firewall rules in one line: how many, accepted or dropped, on how many network interfaces",
+    description: "What the server's firewall lets in, in one line: which ports and protocols it accepts or drops, from where",
     outputs: {
-      summary: { title: 'Summary', description: 'The firewall rules in one line, as /vs firewall counts them' },
+      summary: {
+        title: 'Summary',
+        description: 'What the firewall accepts and drops, briefly, in position order, e.g. "accepts 443/tcp from anywhere; drops 23/tcp from anywhere"',
+      },
       rule_count: { title: 'Rule count', description: 'How many firewall rules the server has' },
     },
   },
@@ -74,6 +77,15 @@ export const STEP_WORDS = {
     outputs: {
       summary: { title: 'Summary', description: 'The autoscaling rules in one line, as /vs autoscaling counts them' },
       configured_count: { title: 'Configured count', description: 'How many of the six autoscaling rules are configured' },
+    },
+  },
+  vs_server_status: {
+    title: 'Server at a glance',
+    description: 'The server in one line: its name, power (on, off, suspended, in recovery), whether a transaction locks it, its size and addresses',
+    outputs: {
+      summary: { title: 'Summary', description: 'The server in one line, in the words of /vs server' },
+      power: { title: 'Power', description: 'on, off, suspended or recovery (on, in the recovery image)' },
+      locked: { title: 'Locked', description: 'Whether a running transaction locks the server (changes wait until it has finished)' },
     },
   },
   vs_request_disk: {
@@ -116,14 +128,27 @@ export function defang(text: string): string {
     .replace(/\bwww\./gi, 'www[.]');
 }
 
-/** vs_firewall_summary's `summary`: the firewall in one line, as a server's card says it. */
-export function firewallStepSummary(vsId: number, firewall: FirewallSummary, sandbox: boolean): string {
-  return stepText(fallback(`VS ${vsId} firewall: ${firewall.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+/**
+ * vs_firewall_summary's `summary`: what the firewall lets in, briefly, for a workflow posting it into an incident
+ * channel ("VS 42 firewall, 8 rules: accepts 443/tcp from anywhere, 22/tcp from 10.0.0.0/8; drops 23/tcp from anywhere").
+ */
+export function firewallStepSummary(vsId: number, firewall: FirewallSummary, description: string, sandbox: boolean): string {
+  const said =
+    firewall.ruleCount === 0
+      ? `VS ${vsId} firewall: ${firewall.line}`
+      : `VS ${vsId} firewall, ${firewall.ruleCount} rule${firewall.ruleCount === 1 ? '' : 's'}: ${description}`;
+  return stepText(fallback(said, sandbox), { escaped: true, max: MAX_SUMMARY });
 }
 
 /** vs_autoscaling_summary's `summary`. */
 export function autoscalingStepSummary(vsId: number, autoscaling: AutoscalingSummary, sandbox: boolean): string {
   return stepText(fallback(`VS ${vsId} autoscaling: ${autoscaling.line}`, sandbox), { escaped: true, max: MAX_SUMMARY });
+}
+
+/** vs_server_status's `summary`: the server's name and state in one line, its size and addresses ("VS 42 (web-1.prod): on, not locked · …"). */
+export function serverStatusStepSummary(vsId: number, server: ServerSummary, sandbox: boolean): string {
+  const line = `VS ${vsId}${server.label ? ` (${server.label})` : ''}: ${server.state}${server.size ? ` · ${server.size}` : ''}`;
+  return stepText(fallback(line, sandbox), { escaped: true, max: MAX_SUMMARY });
 }
 
 /** vs_port_check's `summary`: the port answer's own notification line (`/vs firewall <vs_id> <port>` says the same). */

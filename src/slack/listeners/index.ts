@@ -17,7 +17,7 @@ import { commandOf, parseVsCommand } from './commands';
 import { EVENTS, type EventArgs, type EventRow } from './events';
 import { FUNCTIONS } from './functions';
 import { stepListener, type StepArgs } from './functions/step';
-import { runRow, type ListenerRow } from './listener';
+import { needsOf, runRow, type ListenerRow } from './listener';
 import { SHORTCUTS, type ShortcutArgs, type ShortcutRow } from './shortcuts';
 import { VIEWS, type ViewRow } from './views';
 import type { SubmissionArgs } from './views/submission';
@@ -132,7 +132,7 @@ function kind<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(
   return [
     pickRow,
     readRequest(ctx, requestKind, fields as unknown as LogFields),
-    checkNeeds(ctx, ({ context }) => rowOf<Row>(context).needs),
+    checkNeeds(ctx, (args) => needsOf(rowOf<Row>(args.context), args as unknown as A)),
     runRow<A>(ctx, {
       run: (ctx, req, args) => rowOf<Row>(args.context).run(ctx, req, args),
       unready: async (ctx, args) => (args.context as { row?: Row }).row?.unready?.(ctx, args),

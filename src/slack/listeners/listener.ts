@@ -15,10 +15,16 @@ export type Listener<Args> = (ctx: ListenerContext, req: SlackRequest, args: Arg
 
 /** One row of a listener table: what running it needs (the needs middleware asks), and what runs it. */
 export interface ListenerRow<Args> {
-  needs: NeedOf;
+  /** Fixed, or read from what Slack sent (a button that runs the `/vs` command its value names needs what that command needs). */
+  needs: NeedOf | ((args: Args) => NeedOf);
   run: Listener<Args>;
   /** How to answer when the row cannot run at all (its middleware did not run): a form must still be acked. */
   unready?: (ctx: ListenerContext, args: Args) => Promise<void>;
+}
+
+/** What running a row needs, for these arguments. */
+export function needsOf<Args>(row: Pick<ListenerRow<Args>, 'needs'>, args: Args): NeedOf {
+  return typeof row.needs === 'function' ? row.needs(args) : row.needs;
 }
 
 /**

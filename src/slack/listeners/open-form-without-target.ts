@@ -11,7 +11,7 @@ import { openModal } from '../open-modal';
 export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges): Promise<Outcome> {
   if (!req.triggerId) return 'failed';
   // A form that makes several changes offers those the role allows; the server is read when it is submitted.
-  const view = form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox, role: await ctx.policy.roleOf(req.userId) });
+  const view = form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox, role: await ctx.policy.roleOf(req.userId), now: ctx.now() });
   const opened = await openModal(req.client, req.triggerId, view, req.log);
   return opened ? 'opened' : 'failed';
 }

@@ -88,8 +88,8 @@ describe('add-disk modal', () => {
 });
 
 describe('restore-backup modal', () => {
-  const fromCommand = backupRestoreModal({ backupId: 9, channelId: 'C0INCIDENT', privateMetadata: '{"backupId":9}', sandbox: false });
-  const fromShortcut = backupRestoreModal({ privateMetadata: '{}', sandbox: false });
+  const fromCommand = backupRestoreModal({ backupId: 9, channelId: 'C0INCIDENT', privateMetadata: '{"backupId":9}', sandbox: false, now: 0 });
+  const fromShortcut = backupRestoreModal({ privateMetadata: '{}', sandbox: false, now: 0 });
 
   test('submits under callback id backup_restore', () => {
     expect(fromCommand.callback_id).toBe('backup_restore');
@@ -122,11 +122,11 @@ describe('restore-backup modal', () => {
 
 // What holds for every form of the table of change forms, from the command (with a target and a channel) and from the shortcut.
 describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s form', (_callbackId, form) => {
-  const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false });
-  const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false });
+  const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false, now: 0 });
+  const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false, now: 0 });
 
   test.each([1, 9, 42, 99_999, 123_456_789, 9_007_199_254_740_991])('the title stays within 24 characters for target %p', (targetId) => {
-    const v = form.modal({ targetId, channelId: 'C1', privateMetadata: '', sandbox: true });
+    const v = form.modal({ targetId, channelId: 'C1', privateMetadata: '', sandbox: true, now: 0 });
     expect(v.title.text.length).toBeLessThanOrEqual(24);
     expect(modalViolations(v as never)).toEqual([]);
   });
@@ -137,7 +137,7 @@ describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s for
   });
 
   test('the sandbox notice is shown only on the sandbox', () => {
-    expect(allText(form.modal({ targetId: 9, channelId: 'C1', privateMetadata: '', sandbox: true }))).toContain(SANDBOX_NOTICE);
+    expect(allText(form.modal({ targetId: 9, channelId: 'C1', privateMetadata: '', sandbox: true, now: 0 }))).toContain(SANDBOX_NOTICE);
     expect(allText(fromCommand)).not.toContain(SANDBOX_NOTICE);
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { FirewallRule } from '../../../src/cloud/schemas';
+import { FirewallRule, Server } from '../../../src/cloud/schemas';
 import { renderServerCard } from '../../../src/slack/blocks/server-card';
-import { summarizeAutoscaling, summarizeFirewall } from '../../../src/slack/blocks/summaries';
+import { summarizeAutoscaling, summarizeFirewall, summarizeServer } from '../../../src/slack/blocks/summaries';
 import { FETCHED_AT, placeholder, rule, SANDBOX_NOTICE, slot } from './fixtures';
 import { blockViolations, brokenUnicode, dataMarkup, describeProblems, INJECTIONS } from './limits';
 
@@ -43,18 +43,39 @@ describe('one-line summaries', () => {
   });
 });
 
+/** The server's line, as summarizeServer says it. */
+const WEB = { label: 'web-1.prod', state: 'on, not locked' };
+
 describe('the server card', () => {
   test('names the server, says its firewall and autoscaling in a line each, and the commands that show more', () => {
-    const card = renderServerCard({ vsId: 42, rules, slots, fetchedAt: FETCHED_AT, sandbox: false });
+    const card = renderServerCard({ vsId: 42, server: WEB, rules, slots, fetchedAt: FETCHED_AT, sandbox: false });
     expect(texts(card.blocks)).toEqual([
-      '*VS 42*\n*Firewall:* 3 rules on 2 network interfaces: 2 ACCEPT, 1 DROP (1 disabled)\n*Autoscaling:* 2 of 6 rules configured: Memory up, CPU down',
-      'More: `/vs firewall 42` · `/vs firewall 42 &lt;port&gt;` · `/vs autoscaling 42` · ' +
+      '*VS 42* · web-1.prod · on, not locked\n' +
+        '*Firewall:* 3 rules on 2 network interfaces: 2 ACCEPT, 1 DROP (1 disabled)\n' +
+        '*Autoscaling:* 2 of 6 rules configured: Memory up, CPU down',
+      'More: `/vs server 42` · `/vs firewall 42 &lt;port&gt;` · `/vs autoscaling 42` · ' +
         'fetched <!date^1715004192^{date_short_pretty} at {time}|2024-05-06 14:03:12 UTC>',
     ]);
   });
 
+  test('the server’s name, power and lock in one line, from what the cloud says of it (escaped)', () => {
+    const said = summarizeServer(
+      Server.parse({ id: 47, label: '<!here> reporting', booted: true, locked: true, memory: 512, cpus: 1, ip_addresses: [{ address: '10.0.0.7' }] }),
+      'on',
+      { action: 'take_incremental_backup' },
+    );
+    expect(said).toEqual({
+      label: '&lt;!here&gt; reporting',
+      state: 'on, locked: taking an incremental backup is running',
+      size: '512 MB memory, 1 CPU · 10.0.0.7',
+    });
+    const card = renderServerCard({ vsId: 47, server: said, rules, slots, fetchedAt: FETCHED_AT, sandbox: false });
+    expect(texts(card.blocks)[0]).toMatch(/^\*VS 47\* · &lt;!here&gt; reporting · on, locked: taking an incremental backup is running\n/);
+    expect(summarizeServer(Server.parse({ id: 43, booted: false, suspended: true }), 'suspended').state).toBe('suspended by the provider, not locked');
+  });
+
   test('says so on sandbox data', () => {
-    const card = renderServerCard({ vsId: 42, rules, slots, fetchedAt: FETCHED_AT, sandbox: true });
+    const card = renderServerCard({ vsId: 42, server: WEB, rules, slots, fetchedAt: FETCHED_AT, sandbox: true });
     expect(texts(card.blocks).at(-1)).toContain(SANDBOX_NOTICE);
   });
 
@@ -69,7 +90,7 @@ describe('the server card', () => {
       .map((raw) => FirewallRule.parse({ id: 1, position: 1, protocol: 'TCP', ...raw }));
     fc.assert(
       fc.property(fc.array(hostileRule, { maxLength: 8 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (hostile, vsId) => {
-        const { blocks } = renderServerCard({ vsId, rules: hostile, slots, fetchedAt: FETCHED_AT, sandbox: false });
+        const { blocks } = renderServerCard({ vsId, server: WEB, rules: hostile, slots, fetchedAt: FETCHED_AT, sandbox: false });
         const found = [...blockViolations(blocks), ...dataMarkup({ blocks }), ...brokenUnicode({ blocks })];
         if (found.length > 0) throw new Error(describeProblems(found));
         expect(JSON.stringify(blocks)).not.toContain('"verbatim":false');

@@ -50,7 +50,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const policy = createPolicy(config.roles, { membersOf: () => Promise.resolve([]) }, { now });
   const unused = () => Promise.reject(new Error('the cloud API is not called to check needs'));
   const changes = createChanges({
-    cloud: { format: 'json', send: unused, getServer: unused, listTransactions: unused },
+    cloud: { format: 'json', send: unused, getServer: unused, listTransactions: unused, getBackup: unused },
     cloudAccount: CLOUD_ACCOUNT,
     store,
     policy,

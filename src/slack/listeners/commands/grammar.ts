@@ -37,6 +37,8 @@ export interface Vocabulary {
   /** A complete example, e.g. "/vs firewall 42". */
   example: string;
   argument: Pick<Grammar<object>, 'fits' | 'suggest'>;
+  /** It changes something (opens a change's form, switches the freeze): never suggested for a line that reads like a read. */
+  changes?: boolean;
 }
 
 const ok = <A>(value: A): Read<A> => ({ ok: true, value });
@@ -259,26 +261,37 @@ export function quote(row: Vocabulary, typed = row.words.join(' ')): Quoted {
 
 /**
  * A line that names no row: the closest one by edit distance over the first
- * one or two words. A candidate whose remaining words are valid arguments
- * wins ties, so "disk ad 3" suggests "/vs disk add 3" rather than "disk" plus junk.
+ * one or two words (its words, aliases and nicknames). A candidate whose
+ * remaining words are valid arguments wins ties, so "disk ad 3" suggests
+ * "/vs disk add 3" rather than "disk" plus junk. A read is never answered with
+ * a change (docs/product.md, The `/vs` command): when a read is within reach,
+ * a change is suggested only if its arguments fit and the read's do not, so
+ * "backup 42" suggests `/vs backups 42`, not `/vs backup restore 42`, and
+ * "stat 42" the server's card, not a start.
  */
 export function unknownCommand(rows: readonly Vocabulary[], tokens: readonly string[]): Refusal {
-  let best: { row: Vocabulary; take: number; score: number } | null = null;
+  type Candidate = { row: Vocabulary; take: number; score: number; fits: boolean };
+  let read: Candidate | null = null;
+  let change: Candidate | null = null;
   for (let take = 1; take <= Math.min(2, tokens.length); take++) {
     const typed = tokens.slice(0, take).join(' ').toLowerCase();
     if (typed.length > 40) continue; // nothing we know is that long: no need to measure
     const args = tokens.slice(take);
     for (const row of rows) {
-      for (const name of [row.words.join(' '), ...(row.nicknames ?? [])]) {
+      for (const name of [row.words.join(' '), ...(row.aliases ?? []), ...(row.nicknames ?? [])]) {
         if (name.split(' ').length !== take) continue;
         const distance = editDistance(typed, name);
         const tolerated = name.length < 3 ? 0 : Math.max(1, Math.floor(name.length / 3));
         if (distance > tolerated) continue;
-        const score = distance * 2 + (row.argument.fits(args) ? 0 : 3);
-        if (best === null || score < best.score) best = { row, take, score };
+        const fits = row.argument.fits(args);
+        const candidate = { row, take, score: distance * 2 + (fits ? 0 : 3), fits };
+        if (row.changes) {
+          if (change === null || candidate.score < change.score) change = candidate;
+        } else if (read === null || candidate.score < read.score) read = candidate;
       }
     }
   }
+  const best = change !== null && (read === null || (change.fits && !read.fits)) ? change : read;
   if (best === null) return refuse(refusals.unknownWithoutGuess(tokens[0] ?? ''));
   const suggestion = best.row.argument.suggest(tokens.slice(best.take), quote(best.row));
   return { ...refuse(refusals.unknown(tokens.slice(0, best.take).join(' ')), suggestion), usage: best.row.usage };

@@ -1,14 +1,19 @@
+import { CHANGES } from '../../../changes';
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { AuditFilter } from '../../audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
+import { backupsCommand } from './backups';
+import { disksCommand } from './disks';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection } from '../../blocks/messages';
+import { openRestorePicker } from './open-change-form';
+import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
@@ -28,6 +33,18 @@ export const TEMPLATE_FILTER_MAX_LENGTH = 100;
 export const FREEZE_REASON_MAX_LENGTH = 200;
 
 export const COMMANDS = [
+  subcommand({
+    kind: 'server',
+    words: ['server'],
+    aliases: ['status'],
+    nicknames: ['servers', 'vs', 'info', 'show', 'state'],
+    argument: serverId,
+    usage: '/vs server <vs_id>',
+    example: '/vs server 42',
+    help: ['`/vs server <vs_id>` (or `/vs status`): the server at a glance: power, lock, disks, latest backups and transactions'],
+    needs: 'read',
+    run: (ctx, req, args) => serverCommand(ctx, req, args, SERVER_CHANGES),
+  }),
   subcommand({
     kind: 'firewall',
     words: ['firewall'],
@@ -55,6 +72,28 @@ export const COMMANDS = [
     run: autoscalingCommand,
   }),
   subcommand({
+    kind: 'disks',
+    words: ['disks'],
+    nicknames: ['volumes', 'drives'],
+    argument: serverId,
+    usage: '/vs disks <vs_id>',
+    example: '/vs disks 42',
+    help: ['`/vs disks <vs_id>`: its disks: size, type, primary or swap, mount point, built, locked'],
+    needs: 'read',
+    run: disksCommand,
+  }),
+  subcommand({
+    kind: 'backups',
+    words: ['backups'],
+    nicknames: ['snapshots', 'backup list', 'list backups'],
+    argument: serverId,
+    usage: '/vs backups <vs_id>',
+    example: '/vs backups 42',
+    help: ['`/vs backups <vs_id>`: its backups, newest first: when, size, type, disk, usable or not'],
+    needs: 'read',
+    run: backupsCommand,
+  }),
+  subcommand({
     kind: 'templates',
     words: ['templates'],
     nicknames: ['template', 'images', 'os'],
@@ -79,13 +118,27 @@ export const COMMANDS = [
   subcommand({
     kind: 'backup_restore',
     words: ['backup', 'restore'],
-    nicknames: ['restore', 'backup', 'restore backup', 'backups restore'],
+    nicknames: ['backup', 'restore backup', 'backups restore'],
     argument: backupId,
     usage: '/vs backup restore <backup_id>',
     example: '/vs backup restore 9',
     help: ['`/vs backup restore <backup_id>`: restore a backup onto its disk (admins)'],
     opens: 'backup_restore',
     targetId: ({ backupId }) => backupId,
+  }),
+  subcommand({
+    kind: 'restore',
+    words: ['restore'],
+    nicknames: ['restores', 'rollback'],
+    argument: serverId,
+    usage: '/vs restore <vs_id>',
+    example: '/vs restore 42',
+    help: ['`/vs restore <vs_id>`: pick one of its usable backups, newest first, and restore it (admins)'],
+    opens: 'backup_restore',
+    // A server, whose backup the form picks: the restore's own target, the backup, is the one picked.
+    about: 'vs',
+    targetId: ({ vsId }) => vsId,
+    open: openRestorePicker,
   }),
   // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
   subcommand({
@@ -164,6 +217,7 @@ export const COMMANDS = [
   subcommand({
     kind: 'freeze',
     words: ['freeze'],
+    changes: true,
     nicknames: ['frozen', 'halt', 'changefreeze'],
     argument: freeText({ what: 'reason', max: FREEZE_REASON_MAX_LENGTH, required: true }, (reason) => ({ reason })),
     usage: '/vs freeze <reason>',
@@ -177,6 +231,7 @@ export const COMMANDS = [
   subcommand({
     kind: 'unfreeze',
     words: ['unfreeze'],
+    changes: true,
     nicknames: ['thaw', 'unfrozen', 'defrost'],
     argument: none,
     usage: '/vs unfreeze',
@@ -216,6 +271,13 @@ export type InvalidCommand = {
 
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
 export type Command = CommandOf<Row> | InvalidCommand;
+
+/** The changes the server's card offers a button for: each row that opens a change's form for a server, by its words. */
+const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
+  'opens' in row && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
+    ? [{ action: row.opens, words: row.words.join(' ') }]
+    : [],
+);
 
 /** What `/vs help` says: each group's help lines (reads, changes, admin), in the table's order within it. */
 export const HELP: readonly HelpSection[] = HELP_GROUPS.map((group) => ({

@@ -1,4 +1,6 @@
-import { CHANGES, type ChangeAction, type Inspection } from '../../../changes';
+import type { ModalView } from '@slack/types';
+import { CHANGES, usableBackups, type ChangeAction, type Inspection } from '../../../changes';
+import { noUsableBackupText } from '../../blocks/backups';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { MODAL_NOT_OPENED } from '../../blocks/messages';
 import { lockedText, unfitText } from '../../blocks/power';
@@ -41,8 +43,44 @@ export async function openChangeForm(ctx: ListenerContext, req: SlackRequest, ac
     sandbox: ctx.sandbox,
     action,
     role: await ctx.policy.roleOf(req.userId),
+    now: ctx.now(),
     ...(inspection ? { state: inspection.state } : {}),
   });
+  return open(req, view);
+}
+
+/**
+ * `/vs restore 42` and the Restore buttons (docs/product.md, Restore with eyes open): the restore form with a picker
+ * of the server's usable backups, newest first (`chosen` picked already: the backup whose button was pressed). A
+ * server the cloud does not know, or one with no usable backup, is answered with why, and no form opens. The backup
+ * picked is read again when the form is submitted.
+ */
+export async function openRestorePicker(ctx: ListenerContext, req: SlackRequest, vsId: number, chosen?: number): Promise<Outcome> {
+  let backups;
+  try {
+    backups = await ctx.cloud.listBackups(vsId);
+  } catch (error) {
+    return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
+  }
+  const usable = usableBackups(backups);
+  if (usable.length === 0) {
+    await replyError(req, noUsableBackupText(vsId, backups.length));
+    return 'invalid';
+  }
+  const channelId = req.channelId ?? undefined;
+  const view = CHANGE_FORMS.backup_restore.form.modal({
+    channelId,
+    // The server, not a backup: the backup is the one picked (the form's `backup_id`).
+    privateMetadata: writeMetadata({ channelId, vsId, responseUrl: req.responseUrl }),
+    sandbox: ctx.sandbox,
+    action: 'backup_restore',
+    pick: { vsId, backups: usable, ...(chosen !== undefined && usable.some((b) => b.id === chosen) ? { chosen } : {}) },
+    now: ctx.now(),
+  });
+  return open(req, view);
+}
+
+async function open(req: SlackRequest, view: ModalView): Promise<Outcome> {
   if (req.triggerId && (await openModal(req.client, req.triggerId, view, req.log))) return 'opened';
   await replyError(req, MODAL_NOT_OPENED);
   return 'failed';

@@ -1,4 +1,4 @@
-import { CHANGES, targetKey, type ChangeAction, type ReadAction } from '../../../changes';
+import { CHANGES, targetKey, type ChangeAction, type ReadAction, type TargetKind } from '../../../changes';
 import type { Quoted } from '../../blocks/grammar';
 import type { HelpGroup } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
@@ -26,8 +26,17 @@ export const helpGroupOf = (row: { group?: HelpGroup } & ({ opens: unknown } | o
 type Does<A> =
   /** Runs its listener once the needs middleware has let the user through. */
   | { needs: CommandNeed; run: CommandListener<A> }
-  /** Opens a change's form (its row of CHANGE_FORMS says the rest) for the target its arguments name. */
-  | { opens: ChangeAction; targetId: (args: A) => number };
+  /**
+   * Opens a change's form (its row of CHANGE_FORMS says the rest) for the target its arguments name: by default one of
+   * the change's own kind (`/vs backup restore 9`: a backup); `about` another (`/vs restore 42`: a server, whose backup
+   * the form picks), opened by `open`.
+   */
+  | {
+      opens: ChangeAction;
+      targetId: (args: A) => number;
+      about?: TargetKind;
+      open?: (ctx: ListenerContext, req: SlackRequest, id: number) => Promise<Outcome>;
+    };
 
 export type SubcommandSpec<K extends string, A extends object> = Vocabulary & {
   /** The command's name in logs and metrics (`subcommand`). */
@@ -63,12 +72,12 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
   const bind = (args: A): Reading<{ kind: K } & A> => {
     const command = { kind: spec.kind, ...args };
     if ('opens' in spec) {
-      const { opens } = spec;
+      const { opens, open } = spec;
       const targetId = spec.targetId(args);
       return {
         command,
-        need: { need: { opens }, target: targetKey({ kind: CHANGES[opens].targetKind, id: targetId }) },
-        run: (ctx, req) => openChangeForm(ctx, req, opens, targetId),
+        need: { need: { opens }, target: targetKey({ kind: spec.about ?? CHANGES[opens].targetKind, id: targetId }) },
+        run: (ctx, req) => (open ? open(ctx, req, targetId) : openChangeForm(ctx, req, opens, targetId)),
       };
     }
     const { run } = spec;
@@ -76,6 +85,7 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
   };
   return {
     ...spec,
+    changes: 'opens' in spec || spec.changes === true,
     read(args, quoted) {
       const read = spec.argument.read(args, quoted);
       return read.ok ? { ok: true, value: bind(read.value) } : read;

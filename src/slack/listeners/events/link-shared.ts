@@ -1,6 +1,8 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { isCloudError } from '../../../cloud/errors';
+import { serverState } from '../../../changes';
 import { renderServerCard, type Unfurl } from '../../blocks/server-card';
+import { summarizeServer } from '../../blocks/summaries';
 import { slackErrorSummary } from '../../channel-post';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { serverLinks } from './panel-links';
@@ -14,7 +16,7 @@ import { serverLinks } from './panel-links';
 // a cloud error unfurls into nothing: the poster asked nothing, so nobody is
 // told; the log says why.
 
-/** Servers unfurled from one message at most: each costs two cloud calls. */
+/** Servers unfurled from one message at most: each costs three cloud calls. */
 export const MAX_SERVERS_PER_MESSAGE = 5;
 
 type LinkSharedArgs = AllMiddlewareArgs & SlackEventMiddlewareArgs<'link_shared'>;
@@ -33,8 +35,9 @@ export async function unfurlServerLinks(ctx: ListenerContext, req: SlackRequest,
   await Promise.all(
     servers.slice(0, MAX_SERVERS_PER_MESSAGE).map(async (vsId) => {
       try {
-        const [rules, slots] = await Promise.all([ctx.cloud.listFirewallRules(vsId), ctx.cloud.listAutoscaling(vsId)]);
-        cards.set(vsId, renderServerCard({ vsId, rules, slots, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
+        const [record, rules, slots] = await Promise.all([ctx.cloud.getServer(vsId), ctx.cloud.listFirewallRules(vsId), ctx.cloud.listAutoscaling(vsId)]);
+        const server = summarizeServer(record, serverState(record).power);
+        cards.set(vsId, renderServerCard({ vsId, server, rules, slots, fetchedAt: new Date(ctx.now()), sandbox: ctx.sandbox }));
       } catch (error) {
         const notFound = isCloudError(error) && error.kind === 'not_found';
         if (notFound) req.log.info('a linked server is not in the cloud; its link is not unfurled', { vsId, status: error.status, request: error.request });

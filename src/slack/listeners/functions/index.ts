@@ -12,7 +12,7 @@ import {
   type ManifestFunction,
   type OutputParameter,
 } from './parameters';
-import { autoscalingSummaryStep, firewallSummaryStep, portCheckStep } from './read-steps';
+import { autoscalingSummaryStep, firewallSummaryStep, portCheckStep, serverStatusStep } from './read-steps';
 import { manifestOf, stepRow, type StepRow } from './step';
 
 // The table of workflow steps (docs/product.md, Workflow steps): a row per
@@ -78,6 +78,17 @@ export const FUNCTIONS: readonly StepRow[] = [
     },
     needs: { need: 'workflow_read' },
     run: autoscalingSummaryStep,
+  }),
+  stepRow({
+    ...named('vs_server_status'),
+    inputs: { vs_id: vsId },
+    outputs: {
+      summary: { type: 'string', ...STEP_WORDS.vs_server_status.outputs.summary },
+      power: { type: 'string', ...STEP_WORDS.vs_server_status.outputs.power, enum: ['on', 'off', 'suspended', 'recovery'] },
+      locked: { type: 'boolean', ...STEP_WORDS.vs_server_status.outputs.locked },
+    },
+    needs: { need: 'workflow_read' },
+    run: serverStatusStep,
   }),
   // Change steps change nothing: the door checks the inputs as the form would, and the person who claims the request.
   stepRow({

@@ -13,7 +13,7 @@ import { parseId } from '../commands/grammar';
 // holds it (test/slack/listeners/manifest.test.ts keeps the two in step).
 
 /** The parameter types of Slack's functions that the steps use. */
-export type ParameterType = 'string' | 'integer' | 'slack#/types/channel_id';
+export type ParameterType = 'string' | 'integer' | 'boolean' | 'slack#/types/channel_id';
 
 /** One parameter as manifest.yml declares it. */
 export interface ManifestParameter {
@@ -39,8 +39,10 @@ export interface InputParameter<T> extends ManifestParameter {
   schema: z.ZodType<T>;
 }
 
-/** An output: its declaration; an `integer` carries a number, anything else text. */
-export type OutputParameter<T extends string | number> = ManifestParameter & { type: T extends number ? 'integer' : Exclude<ParameterType, 'integer'> };
+/** An output: its declaration; an `integer` carries a number, a `boolean` true or false, anything else text. */
+export type OutputParameter<T extends string | number | boolean> = ManifestParameter & {
+  type: T extends number ? 'integer' : T extends boolean ? 'boolean' : Exclude<ParameterType, 'integer' | 'boolean'>;
+};
 
 /** Slack sends an optional input left empty as nothing, null or an empty string. */
 const given = (value: unknown) => value !== undefined && value !== null && value !== '';
@@ -176,12 +178,12 @@ export function channelInput(name: string, d: Declared): InputParameter<string> 
 }
 
 type Inputs = Record<string, InputParameter<unknown>>;
-type Outputs = Record<string, OutputParameter<string> | OutputParameter<number>>;
+type Outputs = Record<string, OutputParameter<string> | OutputParameter<number> | OutputParameter<boolean>>;
 
 /** What a step runs with: each input read by its schema. */
 export type InputValues<I extends Inputs> = { [K in keyof I]: I[K] extends InputParameter<infer T> ? T : never };
 /** What a step completes with: each output's value. */
-export type OutputValues<O extends Outputs> = { [K in keyof O]: O[K]['type'] extends 'integer' ? number : string };
+export type OutputValues<O extends Outputs> = { [K in keyof O]: O[K]['type'] extends 'integer' ? number : O[K]['type'] extends 'boolean' ? boolean : string };
 
 /** Reads a step's inputs: every value, or every problem, in the inputs' order, in the words the workflow's people read. */
 export function readInputs<I extends Inputs>(inputs: I, raw: unknown): { ok: true; values: InputValues<I> } | { ok: false; problems: string[] } {

@@ -4,8 +4,9 @@ import { answerPortQuestion, type Protocol } from '../../../firewall/port-questi
 import { portVerdict } from '../../../firewall/verdict';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { renderPortAnswer } from '../../blocks/port-answer';
-import { autoscalingStepSummary, firewallStepSummary, portCheckStepSummary, stepError } from '../../blocks/steps';
-import { summarizeAutoscaling, summarizeFirewall } from '../../blocks/summaries';
+import { runningTransaction, serverState } from '../../../changes';
+import { autoscalingStepSummary, firewallStepSummary, portCheckStepSummary, serverStatusStepSummary, stepError } from '../../blocks/steps';
+import { describeFirewall, summarizeAutoscaling, summarizeFirewall, summarizeServer } from '../../blocks/summaries';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepResult } from './step';
 
@@ -21,8 +22,10 @@ export async function firewallSummaryStep(
   { vs_id: vsId }: { vs_id: number },
 ): Promise<StepResult<{ summary: string; rule_count: number }>> {
   try {
-    const firewall = summarizeFirewall(await ctx.cloud.listFirewallRules(vsId));
-    return { outcome: 'succeeded', outputs: { summary: firewallStepSummary(vsId, firewall, ctx.sandbox), rule_count: firewall.ruleCount } };
+    const rules = await ctx.cloud.listFirewallRules(vsId);
+    const firewall = summarizeFirewall(rules);
+    const summary = firewallStepSummary(vsId, firewall, describeFirewall(rules), ctx.sandbox);
+    return { outcome: 'succeeded', outputs: { summary, rule_count: firewall.ruleCount } };
   } catch (error) {
     return cloudFailure(ctx, req, error, vsId);
   }
@@ -55,6 +58,27 @@ export async function autoscalingSummaryStep(
       outcome: 'succeeded',
       outputs: { summary: autoscalingStepSummary(vsId, autoscaling, ctx.sandbox), configured_count: autoscaling.configuredCount },
     };
+  } catch (error) {
+    return cloudFailure(ctx, req, error, vsId);
+  }
+}
+
+/**
+ * vs_server_status: the server's record (and, when a transaction locks it, which one), as `/vs server` reads them,
+ * in one line; its power and whether it is locked, for a workflow to branch on.
+ */
+export async function serverStatusStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  { vs_id: vsId }: { vs_id: number },
+): Promise<StepResult<{ summary: string; power: string; locked: boolean }>> {
+  try {
+    const server = await ctx.cloud.getServer(vsId);
+    const { power, locked } = serverState(server);
+    // Only to name what locks it: a cloud that cannot list them still gets the line, without the name.
+    const running = locked ? runningTransaction(await ctx.cloud.listTransactions(vsId).catch(() => [])) : undefined;
+    const summary = serverStatusStepSummary(vsId, summarizeServer(server, power, running), ctx.sandbox);
+    return { outcome: 'succeeded', outputs: { summary, power, locked } };
   } catch (error) {
     return cloudFailure(ctx, req, error, vsId);
   }

@@ -25,7 +25,7 @@ import {
 export type StepArgs = AllMiddlewareArgs & SlackEventMiddlewareArgs<'function_executed'>;
 
 type Inputs = Record<string, InputParameter<unknown>>;
-type Outputs = Record<string, OutputParameter<string> | OutputParameter<number>>;
+type Outputs = Record<string, OutputParameter<string> | OutputParameter<number> | OutputParameter<boolean>>;
 
 /**
  * How a step ended: its outputs, or the error it completes with; `outcome` goes into the request's log line. A

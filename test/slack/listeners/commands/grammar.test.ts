@@ -279,7 +279,7 @@ describe('did you mean', () => {
     ['fw 42', '/vs firewall 42'],
     ['disk ad 3', '/vs disk add 3'],
     ['add disk 3', '/vs disk add 3'],
-    ['restore 9', '/vs backup restore 9'],
+    ['restor 42', '/vs restore 42'],
     ['backup restor 9', '/vs backup restore 9'],
     ['autoscale 42', '/vs autoscaling 42'],
     ['autoscalling 42', '/vs autoscaling 42'],
@@ -299,12 +299,35 @@ describe('did you mean', () => {
   });
 
   test('a read is never answered with a change (docs/product.md, The `/vs` command): the server card is not a start', () => {
-    for (const text of ['status 42', 'stats 42', 'state 42', 'server 42']) expect(invalid(text).suggestion ?? '').not.toMatch(/start|stop|reboot|shutdown/);
+    expect(parseCommand('status 42')).toEqual({ kind: 'server', vsId: 42 });
+    expect(parseCommand('server 42')).toEqual({ kind: 'server', vsId: 42 });
+    for (const text of ['stats 42', 'state 42', 'stat 42', 'statu 42', 'srever 42']) expect(invalid(text).suggestion).toBe('/vs server 42');
+  });
+
+  test.each([
+    ['backup 42', '/vs backups 42'],
+    ['bakups 42', '/vs backups 42'],
+    ['backup', '/vs backups <vs_id>'],
+    ['disk 42', '/vs disks 42'],
+    ['disk', '/vs disks <vs_id>'],
+    ['dsks 42', '/vs disks 42'],
+  ])('"/vs %s", typed for a read, is answered with the read %s, never with a change', (text, suggestion) => {
+    expect(invalid(text).suggestion).toBe(suggestion);
+  });
+
+  test('/vs restore takes a server, /vs backup restore a backup', () => {
+    expect(parseCommand('restore 42')).toEqual({ kind: 'restore', vsId: 42 });
+    expect(parseCommand('backup restore 9')).toEqual({ kind: 'backup_restore', backupId: 9 });
+  });
+
+  test('a change is still suggested where only a change fits what was typed', () => {
+    expect(invalid('disk ad 42').suggestion).toBe('/vs disk add 42');
+    expect(invalid('backup restor 9').suggestion).toBe('/vs backup restore 9');
   });
 
   test('only the unknown words are echoed', () => {
     expect(invalid('disk ad 3').message).toBe('Unknown command `disk ad`.');
-    expect(invalid('restore 9').message).toBe('Unknown command `restore`.');
+    expect(invalid('restor 9').message).toBe('Unknown command `restor`.');
   });
 
   test('nothing close enough: no suggestion, a pointer to help', () => {

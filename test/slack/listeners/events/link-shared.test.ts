@@ -90,12 +90,12 @@ describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
     expect(s.unfurls).toHaveLength(1);
     expect(s.unfurls[0]!.args).toMatchObject({ channel: expect.stringMatching(/^CSHARED/), ts: expect.any(String) });
     const card = textOf(cardsOf(s)[url]);
-    expect(card).toContain('*VS 42*');
+    expect(card).toContain('*VS 42* · web-1.prod · on, not locked\\n*Firewall:*');
     expect(card).toContain('*Firewall:* 8 rules on 1 network interface: 6 ACCEPT, 2 DROP');
     expect(card).toContain('*Autoscaling:* 3 of 6 rules configured: Memory up, Memory down, CPU up');
-    expect(card).toContain('`/vs firewall 42`');
+    expect(card).toContain('`/vs server 42`');
     expect(card).toContain('`/vs autoscaling 42`');
-    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42/auto_scaling.xml', 'GET /virtual_machines/42/firewall_rules.xml']);
+    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42.xml', 'GET /virtual_machines/42/auto_scaling.xml', 'GET /virtual_machines/42/firewall_rules.xml']);
     expect(s.posts).toBe(0);
   });
 
@@ -193,7 +193,11 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
     const s = await share(h, { user: 'UVIEWER', urls: [url] });
     expect(s.outcome).toBe('succeeded');
     expect(textOf(cardsOf(s)[url])).toContain('*Firewall:* 8 rules on 1 network interface: 6 ACCEPT, 2 DROP');
-    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42/auto_scaling.json', 'GET /virtual_machines/42/firewall_rules.json']);
+    expect(cloudPaths(h)).toEqual([
+      'GET /virtual_machines/42.json',
+      'GET /virtual_machines/42/auto_scaling.json',
+      'GET /virtual_machines/42/firewall_rules.json',
+    ]);
   });
 
   test('a cloud error unfurls into nothing, posts nothing, and is logged', async () => {
@@ -268,7 +272,11 @@ describe('link_shared, the cloud API in JSON behind a fault server', () => {
     release();
     const outcomes = await loggedOutcomes(h, (line) => users.includes(String(line.user)), users.length);
     expect(outcomes).toEqual(users.map(() => 'succeeded'));
-    expect(fault.requests.map((r) => r.url).sort()).toEqual(['/virtual_machines/42/auto_scaling.json', '/virtual_machines/42/firewall_rules.json']);
+    expect(fault.requests.map((r) => r.url).sort()).toEqual([
+      '/virtual_machines/42.json',
+      '/virtual_machines/42/auto_scaling.json',
+      '/virtual_machines/42/firewall_rules.json',
+    ]);
     expect(h.slack.callsTo('chat.unfurl')).toHaveLength(50);
   });
 });

@@ -14,6 +14,10 @@ import { waitFor } from '../../../helpers/wait';
 // an org-wide install), XML with VS_VIEWERS set and VS_WORKFLOW_READS=everyone,
 // and VS_VIEWERS set alone (reads refused).
 
+const FIREWALL_42 =
+  'VS 42 firewall, 8 rules: accepts 22/tcp from 203.0.113.0/24, 80/tcp, 443/tcp from anywhere, 8000-8100/tcp from 10.20.0.0/16, ' +
+  '53,123/udp from 10.20.0.2/32; drops 3306/tcp from anywhere; accepts 161/udp from 198.51.100.7/32; drops all other tcp';
+
 const cloudPaths = (h: Harness) => h.sandbox.requests.map((r) => `${r.method} ${r.path}`);
 
 /** The one log line of a step's request (written once the completion call has returned, so waited for). */
@@ -29,7 +33,8 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     const { execution, ack } = await runStep(h, 'vs_firewall_summary', { vs_id: 42 });
     expect(ack.body).toBe('');
     expect(execution.state).toBe('completed');
-    expect(execution.outputs).toEqual({ summary: 'VS 42 firewall: 8 rules on 1 network interface: 6 ACCEPT, 2 DROP', rule_count: 8 });
+    // What is open, briefly: a workflow posting it into an incident channel wants the ports.
+    expect(execution.outputs).toEqual({ summary: FIREWALL_42, rule_count: 8 });
     const [completion] = completionsOf(h, execution.id);
     expect(completion).toMatchObject({ method: 'functions.completeSuccess', ok: true, token: execution.token });
     expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42/firewall_rules.json']);
@@ -40,6 +45,27 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
       outcome: 'succeeded',
     });
     expect(h.logs.join('\n')).not.toContain(execution.token);
+  });
+
+  test('vs_server_status completes with the server in one line, its power and whether it is locked', async () => {
+    const { execution } = await runStep(h, 'vs_server_status', { vs_id: 42 });
+    expect(execution.outputs).toEqual({
+      // A label that reads like a domain is defanged, as all text a workflow may post (blocks/steps.ts).
+      summary: 'VS 42 (web-1[.]prod): on, not locked · 4 GB memory, 2 CPUs, 22 GB disk · 203.0.113.42, 10.20.0.42',
+      power: 'on',
+      locked: false,
+    });
+    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42.json']);
+    // Locked: the transaction that holds it is named (one more read, only then).
+    const locked = await runStep(h, 'vs_server_status', { vs_id: 47 });
+    expect(locked.execution.outputs).toEqual({
+      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      power: 'on',
+      locked: true,
+    });
+    expect((await runStep(h, 'vs_server_status', { vs_id: 43 })).execution.outputs).toMatchObject({ power: 'off', locked: false });
+    const unknown = await runStep(h, 'vs_server_status', { vs_id: 999 });
+    expect(unknown.execution).toMatchObject({ state: 'failed', error: 'VS 999 was not found' });
   });
 
   test('vs_autoscaling_summary completes with the six slots in one line and how many are configured', async () => {
@@ -176,10 +202,15 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
 
   test('each read step completes from XML with the outputs it gives from JSON', async () => {
     expect((await runStep(h, 'vs_firewall_summary', { vs_id: 42 })).execution.outputs).toEqual({
-      summary: 'VS 42 firewall: 8 rules on 1 network interface: 6 ACCEPT, 2 DROP',
+      summary: FIREWALL_42,
       rule_count: 8,
     });
     expect((await runStep(h, 'vs_autoscaling_summary', { vs_id: 42 })).execution.outputs).toMatchObject({ configured_count: 3 });
+    expect((await runStep(h, 'vs_server_status', { vs_id: 47 })).execution.outputs).toEqual({
+      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      power: 'on',
+      locked: true,
+    });
     expect((await runStep(h, 'vs_port_check', { vs_id: 42, port: 22 })).execution.outputs).toEqual({
       verdict: 'dropped',
       summary: 'VS 42 · 22/tcp: accepted from 203.0.113.0/24 (rule #1); dropped for everyone else (rule #8)',
@@ -187,6 +218,8 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
     expect(cloudPaths(h)).toEqual([
       'GET /virtual_machines/42/firewall_rules.xml',
       'GET /virtual_machines/42/auto_scaling.xml',
+      'GET /virtual_machines/47.xml',
+      'GET /virtual_machines/47/transactions.xml',
       'GET /virtual_machines/42/firewall_rules.xml',
     ]);
   });

@@ -1,0 +1,176 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type RestoreFacts, type UnusableBackup, type Usability } from '../../changes/backups';
+import type { Frozen } from '../../cloud/reads';
+import type { Backup } from '../../cloud/schemas';
+import { ago, shortUtc, sizeFromKb } from './measures';
+import { code, context, fallback, header, oneLine, safe, section, slackTime, truncate, withSandbox, type Rendered } from './mrkdwn';
+
+// A server's backups (docs/product.md, The /vs command: `/vs backups`; Server
+// at a glance): when each was taken and how long ago, its size, its type, the
+// disk it restores, whether it can be used and why not; and the words a
+// restore uses for one backup, in a menu's option, a form and a refusal.
+
+type BackupRecord = Frozen<Backup> | Backup;
+
+/** The most `/vs backups` lists: the newest. */
+export const BACKUPS_SHOWN = 20;
+
+/** Why a backup cannot be restored, as a sentence's end: "Backup 12 cannot be restored: it is marked for deletion". */
+export const UNUSABLE_WORDS: Readonly<Record<UnusableBackup, string>> = {
+  marked_for_delete: 'it is marked for deletion',
+  not_built: 'it is not built yet',
+  locked: 'it is locked by a running transaction',
+};
+
+const SHORT_UNUSABLE: Readonly<Record<UnusableBackup, string>> = {
+  marked_for_delete: 'marked for deletion',
+  not_built: 'not built yet',
+  locked: 'locked by a running transaction',
+};
+
+/** Why a backup cannot be restored, as a sentence (mrkdwn): "Backup 12 cannot be restored: it is marked for deletion." Empty for a usable one. */
+export function unusableText(backupId: number, usability: Usability): string {
+  return usability.usable ? '' : `Backup ${backupId} cannot be restored: ${UNUSABLE_WORDS[usability.why]}.`;
+}
+
+/** A server none of whose backups can be restored: how many it has, and that nothing was asked. */
+export function noUsableBackupText(vsId: number, count: number): string {
+  const has = count === 0 ? 'has no backups' : `has ${count} backup${count === 1 ? '' : 's'}, none of them usable now (\`/vs backups ${vsId}\` says why)`;
+  return `VS ${vsId} ${has}, so there is nothing to restore. Nothing was asked of anyone.`;
+}
+
+const SCHEDULES: Readonly<Record<string, string>> = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' };
+
+/**
+ * The cloud's backup type in words, as plain text (docs/cloud-api.md, Backups: older clouds name the schedule); any
+ * other as the cloud writes it, on one line and short. Escape it for mrkdwn.
+ */
+export function backupTypeText(type: string | null | undefined): string {
+  if (!type) return 'type unknown';
+  const schedule = /^(day|week|month|year)s-autobackup$/.exec(type);
+  if (schedule) return `${SCHEDULES[schedule[1]!]} auto-backup`;
+  return truncate(oneLine(type).trim(), 30);
+}
+
+/** "5 GB", or that the cloud did not say. */
+export function backupSize(backup: Pick<BackupRecord, 'backup_size'>): string {
+  return backup.backup_size == null ? 'size unknown' : sizeFromKb(backup.backup_size);
+}
+
+/** When it was taken, as Slack shows a time to each reader, and how long ago: "<date token> (31 hours ago)". */
+function takenWords(backup: BackupRecord, now: number): string {
+  const at = takenAt(backup);
+  return at === null ? 'taken at an unknown time' : `${slackTime(at)} (${ago(at, now)})`;
+}
+
+/** Usable, or why not, as mrkdwn. */
+export function usabilityWords(backup: BackupRecord): string {
+  const usability = usabilityOf(backup);
+  return usability.usable ? ':white_check_mark: usable' : `:no_entry: not usable: ${SHORT_UNUSABLE[usability.why]}`;
+}
+
+/** "<when> (70 days ago) · 5 GB · incremental · disk 101 · usable": one backup on the server's card and in `/vs backups`. */
+export function backupLine(backup: BackupRecord, now: number): string {
+  const { diskId } = restoreTargetOf(backup);
+  const disk = diskId === null ? 'disk unknown' : `disk ${diskId}`;
+  return [takenWords(backup, now), backupSize(backup), safe(backupTypeText(backup.backup_type), 40), disk, usabilityWords(backup)].join(' · ');
+}
+
+/**
+ * A backup as a menu option of the restore form (plain text, at most 75 characters): its id, to type it again, then
+ * "taken 26 Nov 02:00 UTC (31 hours ago) · 5 GB · incremental · disk 101". Where that is too long, the time zone
+ * goes first, then the age is shortened, then the type: the disk it overwrites is the last thing cut.
+ */
+export function backupOptionText(backup: BackupRecord, now: number): string {
+  const at = takenAt(backup);
+  const { diskId } = restoreTargetOf(backup);
+  const disk = diskId === null ? 'disk unknown' : `disk ${diskId}`;
+  const type = backupTypeText(backup.backup_type);
+  const when = (zone: string, age: string) => (at === null ? 'taken at an unknown time' : `taken ${shortUtc(at, now).replace(' UTC', zone)} (${age})`);
+  const age = at === null ? '' : ago(at, now);
+  const short = age.replace(/ (minute|hour|day)s? ago$/, (_, unit: string) => ` ${unit[0]} ago`);
+  const texts = [
+    [when(' UTC', age), backupSize(backup), type, disk],
+    [when('', age), backupSize(backup), type, disk],
+    [when('', short), backupSize(backup), type, disk],
+    [when('', short), backupSize(backup), disk],
+  ].map((parts) => `#${backup.id} · ${parts.join(' · ')}`);
+  return texts.find((text) => text.length <= 75) ?? truncate(texts[texts.length - 1]!, 75);
+}
+
+/**
+ * What a restore of `backup` loses, in plain words (a form, a confirmation dialog, an approval request): "everything
+ * written to disk 101 since 26 Nov 02:00 UTC, 31 hours ago, is lost".
+ */
+export function lossText(backup: RestoreFacts, now: number): string {
+  const at = takenAt(backup);
+  const { diskId } = restoreTargetOf(backup);
+  const disk = diskId === null ? 'its disk' : `disk ${diskId}`;
+  const since = at === null ? 'since the backup was taken (the cloud does not say when)' : `since ${shortUtc(at, now)}, ${ago(at, now)},`;
+  return `everything written to ${disk} ${since} is lost`;
+}
+
+/**
+ * What a restore overwrites, as mrkdwn: "disk 101 of VS 42"; the server from the backup's record, or from where the
+ * form was opened (`vsId`), or said to be unknown ("disk 101 (the cloud's answer does not say of which server)").
+ */
+export function overwritesText(backup: RestoreFacts, vsId?: number): string {
+  const target = restoreTargetOf(backup);
+  const disk = target.diskId === null ? 'its disk' : `disk ${target.diskId}`;
+  const server = target.vsId ?? vsId ?? null;
+  return server === null ? `${disk} (the cloud's answer does not say of which server)` : `${disk} of VS ${server}`;
+}
+
+/**
+ * What a restore overwrites and loses, and the backup's size and type, in one sentence (mrkdwn, no markup of its own
+ * but what it quotes escaped): "Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since
+ * 13 Mar 12:12 UTC, 24 hours ago, is lost (5 GB, incremental)". `at`: when it is said (the ages count to then).
+ */
+export function restoreConsequence(backup: RestoreFacts, at: number, vsId?: number): string {
+  const what = `${backupSize(backup)}, ${safe(backupTypeText(backup.backup_type), 40)}`;
+  return `Restoring backup ${backup.id} overwrites ${overwritesText(backup, vsId)}: ${lossText(backup, at)} (${what})`;
+}
+
+/** "Backup 15 · 4.8 GB · normal": its size and type, as the form, the request and the result name it. */
+export function backupFacts(backup: RestoreFacts): string {
+  return `Backup ${backup.id} · ${backupSize(backup)} · ${safe(backupTypeText(backup.backup_type), 40)}`;
+}
+
+/** The Restore button of one backup in `/vs backups`: its value names the server and the backup the form preselects. */
+export const RESTORE_BACKUP_ACTION_PREFIX = 'backups_restore_';
+
+/** Reads a Restore button's value, "<vsId>:<backupId>". */
+export function parseRestoreButtonValue(value: string): { vsId: number; backupId: number } | null {
+  const m = /^([1-9][0-9]{0,15}):([1-9][0-9]{0,15})$/.exec(value);
+  if (!m) return null;
+  const vsId = Number(m[1]);
+  const backupId = Number(m[2]);
+  return Number.isSafeInteger(vsId) && Number.isSafeInteger(backupId) ? { vsId, backupId } : null;
+}
+
+/** `/vs backups <vs_id>`: newest first, one section each, a Restore button on each usable one when the reader may restore. */
+export function renderBackups(o: { vsId: number; backups: readonly BackupRecord[]; mayRestore: boolean; now: number; sandbox: boolean }): Rendered {
+  const sorted = newestFirst(o.backups);
+  const usable = sorted.filter((b) => usabilityOf(b).usable).length;
+  const shown = sorted.slice(0, BACKUPS_SHOWN);
+  const counted = `${sorted.length} backup${sorted.length === 1 ? '' : 's'}, ${usable} usable`;
+  const blocks: KnownBlock[] = [header(`Backups · VS ${o.vsId}`)];
+  if (sorted.length === 0) blocks.push(section(`VS ${o.vsId} has no backups.`));
+  for (const backup of shown) {
+    const note = backup.note ? ` — ${safe(oneLine(backup.note), 100)}` : '';
+    const block = section(`*Backup ${backup.id}*${note}\n${backupLine(backup, o.now)}`) as KnownBlock & { accessory?: Button };
+    if (o.mayRestore && usabilityOf(backup).usable) {
+      block.accessory = {
+        type: 'button',
+        action_id: `${RESTORE_BACKUP_ACTION_PREFIX}${backup.id}`,
+        text: { type: 'plain_text', text: 'Restore' },
+        value: `${o.vsId}:${backup.id}`,
+      };
+    }
+    blocks.push(block);
+  }
+  const more = sorted.length > shown.length ? `the ${shown.length} newest shown · ` : '';
+  const restore = o.mayRestore && usable > 0 ? ` · ${code(`/vs restore ${o.vsId}`)} picks one to restore` : '';
+  blocks.push(context(`${counted} · ${more}newest first · fetched ${slackTime(o.now)}${restore}`));
+  return { text: fallback(`VS ${o.vsId} has ${counted}`, o.sandbox), blocks: withSandbox(blocks, o.sandbox) };
+}

@@ -1,0 +1,51 @@
+// Sizes and ages in words, the same in every message, form and step: a
+// backup's size (the cloud gives kB), memory (MB), disks (GB), and how long
+// ago something happened, counted from the bot's clock so that every reader
+// of one message reads the same age.
+
+const KB_PER_MB = 1024;
+const KB_PER_GB = 1024 * 1024;
+
+/** A number with one decimal below ten, whole above: 1.8, 5, 70. */
+function amount(n: number): string {
+  const rounded = n < 10 ? Math.round(n * 10) / 10 : Math.round(n);
+  return String(rounded);
+}
+
+/** A size given in kB (docs/cloud-api.md, Backups: `backup_size`): "5 GB", "1.8 GB", "3 MB", "512 kB". */
+export function sizeFromKb(kb: number): string {
+  if (kb >= KB_PER_GB) return `${amount(kb / KB_PER_GB)} GB`;
+  if (kb >= KB_PER_MB) return `${amount(kb / KB_PER_MB)} MB`;
+  return `${Math.max(0, Math.round(kb))} kB`;
+}
+
+/** Memory, given in MB (docs/cloud-api.md, The server): "4 GB", "512 MB". */
+export function sizeFromMb(mb: number): string {
+  return sizeFromKb(mb * KB_PER_MB);
+}
+
+/** How long before `now` (epoch milliseconds) something happened: "just now", "5 minutes ago", "31 hours ago", "3 days ago". */
+export function ago(at: number, now: number): string {
+  const minutes = Math.floor((now - at) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+  const hours = Math.floor(minutes / 60);
+  // Up to two days in hours: "31 hours ago" says more than "1 day ago" in an incident.
+  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`;
+  const days = Math.floor(hours / 24);
+  return `${days} days ago`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * "26 Nov 02:00 UTC" (with the year when it is not `now`'s: "26 Nov 2025 02:00 UTC"): a time where Slack's date token
+ * cannot go (a menu's options, a confirmation dialog, a workflow's output), short enough for an option's 75 characters.
+ */
+export function shortUtc(at: number, now: number): string {
+  const d = new Date(at);
+  const year = d.getUTCFullYear() === new Date(now).getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`;
+  const hh = String(d.getUTCHours()).padStart(2, '0');
+  const mm = String(d.getUTCMinutes()).padStart(2, '0');
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year} ${hh}:${mm} UTC`;
+}
