@@ -54,6 +54,9 @@ const actionList = z
     ),
   );
 
+/** The longest wait between two polls of a followed change: VS_FOLLOW_INTERVAL_S backs off to it (docs/product.md, Following a change to its end). */
+export const FOLLOW_BACKOFF_MAX_S = 30;
+
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
 
@@ -105,6 +108,10 @@ const EnvSchema = z.object({
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
+  VS_FOLLOW_INTERVAL_S: positiveInt('a time in seconds')
+    .refine((n) => n <= FOLLOW_BACKOFF_MAX_S, `must be at most ${FOLLOW_BACKOFF_MAX_S} seconds (polls back off to ${FOLLOW_BACKOFF_MAX_S} s from it)`)
+    .default(5),
+  VS_FOLLOW_MAX_MIN: positiveInt('a time in minutes').default(60),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
   VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
   DATABASE_URL: z
@@ -372,6 +379,11 @@ function shape(e: Env) {
     approvals: {
       actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
+    },
+    /** Following an accepted change to its end (src/follow): the first spacing of its polls (backing off to FOLLOW_BACKOFF_MAX_S), and for how long. */
+    follow: {
+      intervalMs: e.VS_FOLLOW_INTERVAL_S * 1000,
+      maxMs: e.VS_FOLLOW_MAX_MIN * 60_000,
     },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
     /** Local mode: its own file, whatever VS_DB_PATH says. */

@@ -19,6 +19,12 @@ export interface CloudClient extends ReadMethods {
   addDisk(vsId: number, params: AddDiskParams): Promise<Disk>;
   /** POST /backups/:id/restore: prepared and sent. Never retried. */
   restoreBackup(backupId: number): Promise<Backup>;
+  /**
+   * The same reads on the connections kept for changes (VS_API_CHANGE_CONNECTIONS), never on those of reads: what a
+   * change reads of the cloud for itself (the newest transaction before it is sent, its transactions while it is
+   * followed), so that following many changes never makes a person's read wait. Single-flight among themselves.
+   */
+  readonly changeReads: ReadMethods;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }
