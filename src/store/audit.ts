@@ -1,3 +1,4 @@
+import type { CloudOutcome, NewFollow } from './follows';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
@@ -98,6 +99,10 @@ export interface AuditEntry {
 /** A record as read back: the store fills in every field of an approval (null when none). */
 export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   id: number;
+  /** A change the cloud accepted, once followed to its end (src/follow): the cloud's own outcome; null before, or when not followed. */
+  cloudOutcome?: CloudOutcome | null;
+  /** The ids of the transactions that ran it, once followed; null before. */
+  transactionIds?: readonly number[] | null;
 }
 
 /** What beginChange did: claimed, leased and recorded the attempt as `started`, or nothing past the claim. */
@@ -133,8 +138,15 @@ export interface AuditTrail {
    * once (its post, if not sent yet, says what the record says when it goes
    * out). Throws for any other id.
    * `release`: ends that lease in the same transaction (as leases.release would).
+   * `follow`: a change the cloud accepted, followed from then on (follows.start, in the same transaction; its record
+   * id is this record's).
    */
-  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }): Promise<AuditRecord>;
+  complete(
+    id: number,
+    completion: ChangeCompletion,
+    release?: { target: string; owner: string },
+    follow?: Omit<NewFollow, 'recordId'>,
+  ): Promise<AuditRecord>;
   /**
    * Settles every `started` record whose lease is no longer live at `nowMs`
    * as `interrupted`, enqueuing each post in the same transaction, and

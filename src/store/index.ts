@@ -18,6 +18,8 @@ export type { PruneResult, Retention } from './retention';
 export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, ApprovalStatus, Approvals, ExpiredApproval } from './approvals';
 export type { ChangeFreeze, Freeze } from './freeze';
 export type { RateCounter, RateDecision } from './rates';
+export type { CloudOutcome, FollowedChange, FollowProgress, Follows, FollowStatus, FollowSubject, NewFollow } from './follows';
+export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome } from './follows';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 export { deferStore, type DeferredStore } from './deferred';
 export { openStoreWhenReachable, type StoreWaitOptions } from './wait';

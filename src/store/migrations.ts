@@ -191,6 +191,45 @@ function version6(): string[] {
   ];
 }
 
+/**
+ * Followed changes (src/follow): one row per change the cloud accepted, with
+ * what finding and polling its transactions needs, the lease of the instance
+ * following it and where its message is; each audit record gains the cloud's
+ * outcome and the transaction ids.
+ */
+function version7(t: DialectTypes): string[] {
+  return [
+    `ALTER TABLE audit_records ADD COLUMN cloud_outcome TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN transaction_ids ${t.json}`,
+    `CREATE TABLE followed_changes (
+       record_id          ${t.bigint} PRIMARY KEY REFERENCES audit_records (id) ON DELETE CASCADE,
+       action             TEXT NOT NULL,
+       target             TEXT NOT NULL,
+       subject            ${t.json} NOT NULL,
+       requested_by       TEXT NOT NULL,
+       approved_by        TEXT,
+       channel_id         TEXT,
+       message_ts         TEXT,
+       baseline_id        ${t.bigint},
+       accepted_at_ms     ${t.bigint} NOT NULL,
+       status             TEXT NOT NULL,
+       transaction_ids    ${t.json} NOT NULL,
+       step               TEXT,
+       final_state        ${t.json},
+       polls              INTEGER NOT NULL DEFAULT 0,
+       interval_ms        INTEGER NOT NULL,
+       next_poll_at_ms    ${t.bigint} NOT NULL,
+       owner              TEXT,
+       lease_until_ms     ${t.bigint},
+       ended_at_ms        ${t.bigint},
+       told               TEXT,
+       replied_at_ms      ${t.bigint},
+       tell_attempts      INTEGER NOT NULL DEFAULT 0
+     )`,
+    `CREATE INDEX followed_changes_due ON followed_changes (next_poll_at_ms) WHERE replied_at_ms IS NULL`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -227,6 +266,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'workflow requests (approvals awaiting their requester) and the workflow execution of records and requests',
     sqlite: version6(),
     postgres: version6(),
+  },
+  {
+    version: 7,
+    description: "followed changes (their transactions polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
+    sqlite: version7(SQLITE_TYPES),
+    postgres: version7(POSTGRES_TYPES),
   },
 ];
 
