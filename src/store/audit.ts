@@ -141,12 +141,7 @@ export interface AuditTrail {
    * `follow`: a change the cloud accepted, followed from then on (follows.start, in the same transaction; its record
    * id is this record's).
    */
-  complete(
-    id: number,
-    completion: ChangeCompletion,
-    release?: { target: string; owner: string },
-    follow?: Omit<NewFollow, 'recordId'>,
-  ): Promise<AuditRecord>;
+  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }, follow?: Omit<NewFollow, 'recordId'>): Promise<AuditRecord>;
   /**
    * Settles every `started` record whose lease is no longer live at `nowMs`
    * as `interrupted`, enqueuing each post in the same transaction, and

@@ -23,7 +23,7 @@ export type FollowStatus = 'scheduled' | 'pending' | 'running' | CloudOutcome;
 
 export const FOLLOW_STATUSES: readonly FollowStatus[] = ['scheduled', 'pending', 'running', ...CLOUD_OUTCOMES];
 
-export const isCloudOutcome = (status: FollowStatus | string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
+export const isCloudOutcome = (status: string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
 
 /** What a change's transactions are (docs/cloud-api.md, Finding a change's transaction), as its row of changes says. */
 export interface FollowSubject {

@@ -269,7 +269,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: "followed changes (their transactions polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
+    description: "followed changes (polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
     sqlite: version7(SQLITE_TYPES),
     postgres: version7(POSTGRES_TYPES),
   },

@@ -169,8 +169,10 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
         return record;
       }),
 
-    release: async (owner) =>
-      Number((await db.updateTable('followed_changes').set({ owner: null, lease_until_ms: null }).where('owner', '=', owner).executeTakeFirst()).numUpdatedRows),
+    release: async (owner) => {
+      const released = await db.updateTable('followed_changes').set({ owner: null, lease_until_ms: null }).where('owner', '=', owner).executeTakeFirst();
+      return Number(released.numUpdatedRows);
+    },
 
     get: async (recordId) => {
       const row = await db.selectFrom('followed_changes').selectAll().where('record_id', '=', recordId).executeTakeFirst();

@@ -97,7 +97,8 @@ export function followsContract({ one, instances }: ContractStores): void {
     // Still due, but a's: b cannot take it.
     expect(await store.follows.claimDue('b', 7000, LEASE_MS, 10)).toEqual([]);
     expect(await store.follows.save(id, 'a', progress(), LEASE_MS)).toBe(true);
-    expect(await store.follows.get(id)).toMatchObject({ status: 'running', transactionIds: [7], step: 'build_disk', polls: 1, nextPollAtMs: 11_000, leaseUntilMs: 41_000 });
+    const saved = { status: 'running', transactionIds: [7], step: 'build_disk', polls: 1, nextPollAtMs: 11_000, leaseUntilMs: 41_000 };
+    expect(await store.follows.get(id)).toMatchObject(saved);
     // Due at 11 000 and a's until 41 000: a takes it again, b does not.
     expect(await store.follows.claimDue('b', 11_000, LEASE_MS, 10)).toEqual([]);
     expect(await store.follows.claimDue('a', 11_000, LEASE_MS, 10)).toHaveLength(1);
@@ -122,14 +123,18 @@ export function followsContract({ one, instances }: ContractStores): void {
     const soon = await accepted(store, { nextPollAtMs: 7000 });
     const third = await accepted(store, { nextPollAtMs: 8000 });
     expect((await store.follows.claimDue('a', 10_000, LEASE_MS, 2)).map((f) => f.recordId)).toEqual([soon, third]);
-    await store.follows.save(soon, 'a', progress({ status: 'complete', nextPollAtMs: 10_000, endedAtMs: 10_000, told: 'complete', repliedAtMs: 10_000 }), LEASE_MS);
+    const toldToTheEnd = progress({ status: 'complete', nextPollAtMs: 10_000, endedAtMs: 10_000, told: 'complete', repliedAtMs: 10_000 });
+    await store.follows.save(soon, 'a', toldToTheEnd, LEASE_MS);
     expect((await store.follows.claimDue('a', 20_000, LEASE_MS, 10)).map((f) => f.recordId)).toEqual([third, late]);
   });
 
   test("ending gives the record the cloud's outcome and the transaction ids, posted again; once, and only by its owner", async () => {
     const store = await one();
     const id = await accepted(store);
-    await store.outbox.markSent((await store.outbox.claim('sender', 0, 1000, 10)).map((p) => p.id), 1);
+    await store.outbox.markSent(
+      (await store.outbox.claim('sender', 0, 1000, 10)).map((p) => p.id),
+      1,
+    );
     await store.follows.claimDue('a', 6000, LEASE_MS, 10);
     const final = progress({ status: 'failed', transactionIds: [7, 8], step: 'format_disk', endedAtMs: 12_000, nextPollAtMs: 12_000 });
     expect(await store.follows.end(id, 'b', { ...final, status: 'failed' }, LEASE_MS)).toBeNull();
