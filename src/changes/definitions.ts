@@ -4,6 +4,8 @@ import type { ChangeAnswers, ChangeOperation, PreparedRequest } from '../cloud/p
 import { AddDiskParams } from '../cloud/schemas';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
+import { asFact, factNumber, type ChangeFollow, type TargetState } from './followed';
+import type { FollowSubject } from '../store';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
 
@@ -37,6 +39,8 @@ export interface ChangeDefinition<A extends string, P, O extends ChangeOperation
   successStatus: number;
   /** The audit's words for what was done. */
   describe(targetId: number, value: ChangeAnswers[O]): string;
+  /** How it is followed to its end once the cloud accepted it (followed.ts): its transactions, its target read again. */
+  follow: ChangeFollow<P, ChangeAnswers[O]>;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, which operation makes it. */
@@ -58,6 +62,31 @@ const DEFINITIONS = {
     prepare: (cloud, vsId, params) => cloud.prepareAddDisk(vsId, params),
     successStatus: 201,
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
+    // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, _params, disk): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'Disk',
+        parentId: disk.id,
+        actions: ['build_disk', 'format_disk', 'update_fstab'],
+        facts: {
+          vsId,
+          diskId: disk.id,
+          diskSize: disk.disk_size,
+          diskType: asFact(disk.disk_type),
+          label: asFact(disk.label),
+          mountPoint: asFact(disk.mount_point),
+          isSwap: asFact(disk.is_swap),
+        },
+      }),
+      // Done when the disk is built and unlocked; one the server no longer lists is done too (nothing is left to wait for).
+      readState: async (reads, { serverId, parentId }): Promise<TargetState> => {
+        const disk = (await reads.listDisks(serverId ?? 0)).find((d) => d.id === parentId);
+        if (!disk) return { settled: true, state: { missing: true } };
+        return { settled: disk.built === true && disk.locked !== true, state: { built: disk.built ?? null, locked: disk.locked ?? null } };
+      },
+    },
   }),
   backup_restore: defineChange({
     action: 'backup_restore',
@@ -74,6 +103,39 @@ const DEFINITIONS = {
       `backup ${backup.id} restored` +
       (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
       (backup.disk_id != null ? `, disk ${backup.disk_id}` : ''),
+    // docs/cloud-api.md, Finding a change's transaction: a restore runs on the backup. Its server is known before it is
+    // sent only by reading the backup first, so the newest id is the account's (ids are the account's, whatever lists them).
+    follow: {
+      listedUnder: () => null,
+      subject: (backupId, params, backup): FollowSubject => {
+        const vsId = backup.target_type === 'VirtualMachine' ? (backup.target_id ?? null) : null;
+        return {
+          serverId: vsId,
+          parentType: 'Backup',
+          parentId: backupId,
+          actions:
+            backup.target_type === 'VirtualMachine' ? ['restore_incremental_backup', 'restore_backup'] : ['restore_backup', 'restore_incremental_backup'],
+          facts: {
+            backupId,
+            vsId,
+            diskId: backup.disk_id ?? null,
+            backupSize: backup.backup_size ?? null,
+            operatingSystem: asFact([backup.operating_system, backup.operating_system_distro].filter(Boolean).join(' / ') || null),
+            builtAt: asFact(backup.built_at),
+            reason: asFact(params.reason?.trim() || null),
+          },
+        };
+      },
+      // Done when the backup is unlocked, and its disk too where the server is known.
+      readState: async (reads, { parentId, facts }): Promise<TargetState> => {
+        const backup = await reads.getBackup(parentId);
+        const vsId = factNumber(facts.vsId);
+        const diskId = factNumber(facts.diskId) ?? backup.disk_id ?? null;
+        const disk = vsId !== null && diskId !== null ? (await reads.listDisks(vsId)).find((d) => d.id === diskId) : undefined;
+        const state = { backupLocked: backup.locked ?? null, diskLocked: disk ? (disk.locked ?? null) : null };
+        return { settled: backup.locked !== true && disk?.locked !== true, state };
+      },
+    },
   }),
 };
 

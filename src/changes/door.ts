@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, RecordedRequest, Store } from '../store';
+import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, NewFollow, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
 import { OutcomeNotRecordedError } from './errors';
+import { newestTransactionId, type ChangeReads } from './followed';
 import { keepLease } from './keep-lease';
 import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
 import { targetKey, targetTitle, type Target } from './targets';
@@ -25,7 +26,11 @@ export interface ChangeContext {
 }
 
 export type ChangeResult<T> =
-  | { outcome: 'succeeded'; value: T; record: AuditRecord }
+  /**
+   * The cloud accepted it (scheduled): `accepted` says what it is and where its transactions are (its row's facts);
+   * `followed`, that it is followed from now on (src/follow), its message to be posted and remembered.
+   */
+  | { outcome: 'succeeded'; value: T; record: AuditRecord; accepted: NewFollow; followed: boolean }
   | { outcome: 'denied'; decision: Decision; record: AuditRecord }
   | { outcome: 'invalid'; fieldErrors: Record<string, string>; record: AuditRecord }
   | {
@@ -67,6 +72,11 @@ export interface DoorDeps {
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
   newId?: () => string;
+  /**
+   * Set: every change the cloud accepts is followed to its end (src/follow polls it), its first poll one interval
+   * (VS_FOLLOW_INTERVAL_S) after it was accepted. Unset: nothing is followed.
+   */
+  follow?: { intervalMs: number; reads: ChangeReads };
 }
 
 /** Who a record of an approval names, besides the user it is about. */
@@ -183,6 +193,9 @@ export function createDoor(deps: DoorDeps) {
         ...about,
       });
 
+    // docs/cloud-api.md, Finding a change's transaction: the newest transaction id before the change is sent, read while
+    // the change is started on record (a duplicate or a busy target only wastes the read).
+    const baseline = deps.follow ? newestTransactionId(deps.follow.reads, change.follow.listedUnder(run.targetId)) : Promise.resolve(null);
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
     const started = entry('started', 'the cloud API call is in progress');
@@ -200,11 +213,16 @@ export function createDoor(deps: DoorDeps) {
     const record = begun.record;
     const keeper = keepLease(store.leases, lease, lockTtlMs, now, log);
     let released = false;
-    /** Settles the record and ends the lease in one transaction. */
-    const settle = async (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): Promise<AuditRecord> => {
+    /** Settles the record and ends the lease in one transaction (and, for a change the cloud accepted, starts following it). */
+    const settle = async (
+      outcome: ChangeCompletion['outcome'],
+      apiStatus: number | null,
+      detail: string,
+      follow?: Omit<NewFollow, 'recordId'>,
+    ): Promise<AuditRecord> => {
       const completion = { outcome, apiStatus, durationMs: Math.max(0, now() - run.startedMs), detail: clip(detail, MAX_DETAIL_LENGTH) };
       try {
-        const settled = await store.audit.complete(record.id, completion, lease);
+        const settled = await store.audit.complete(record.id, completion, lease, follow);
         released = true;
         return settled;
       } catch (error) {
@@ -214,6 +232,7 @@ export function createDoor(deps: DoorDeps) {
         throw new OutcomeNotRecordedError({ cause: error });
       }
     };
+    const baselineId = await baseline;
     try {
       let value: ChangeValue<A>;
       try {
@@ -237,9 +256,11 @@ export function createDoor(deps: DoorDeps) {
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record: settled };
       }
-      const settled = await settle('succeeded', change.successStatus, change.describe(run.targetId, value));
-      log.info('change succeeded', { ms: settled.durationMs });
-      return { outcome: 'succeeded', value, record: settled };
+      const accepted = acceptedOf(run, value, baselineId, deps.follow?.intervalMs ?? 0);
+      const followed = deps.follow !== undefined;
+      const settled = await settle('succeeded', change.successStatus, change.describe(run.targetId, value), followed ? accepted : undefined);
+      log.info('change succeeded', { ms: settled.durationMs, followed });
+      return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {
       keeper.stop();
       try {
@@ -248,6 +269,24 @@ export function createDoor(deps: DoorDeps) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
     }
+  }
+
+  /** What the cloud accepted just now, as it is followed: its row's facts, who asked and approved, where, since when. */
+  function acceptedOf<A extends ChangeAction>(run: Run<A>, value: ChangeValue<A>, baselineId: number | null, intervalMs: number): Omit<NewFollow, 'recordId'> {
+    const change = CHANGES[run.action];
+    const acceptedAtMs = now();
+    return {
+      action: change.action,
+      target: targetKey({ kind: change.targetKind, id: run.targetId }),
+      subject: change.follow.subject(run.targetId, run.params, value),
+      requestedBy: run.names?.requestedBy ?? run.ctx.userId,
+      approvedBy: run.names?.decidedBy ?? null,
+      channelId: run.ctx.channelId,
+      baselineId,
+      acceptedAtMs,
+      nextPollAtMs: acceptedAtMs + intervalMs,
+      intervalMs,
+    };
   }
 
   async function releaseClaim(key: string, log: Logger): Promise<void> {

@@ -1,4 +1,3 @@
-import type { CloudOutcome, NewFollow } from './follows';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
@@ -52,6 +51,52 @@ export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'rejected',
   'expired',
 ];
+
+// What a record of a change the cloud accepted gains: its cloud outcome once followed, and what is followed from the
+// moment it is settled (complete's `follow`). Spelt here, where the record is; follows.ts re-exports them.
+
+/** The cloud's own outcome of an accepted change (docs/product.md, Audit). */
+export type CloudOutcome = 'complete' | 'failed' | 'cancelled' | 'unknown';
+
+export const CLOUD_OUTCOMES: readonly CloudOutcome[] = ['complete', 'failed', 'cancelled', 'unknown'];
+
+export const isCloudOutcome = (status: string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
+
+/** What a change's transactions are (docs/cloud-api.md, Finding a change's transaction), as its row of changes says. */
+export interface FollowSubject {
+  /** The server whose transactions are listed; null: the account's (a restore whose server the answer does not name). */
+  serverId: number | null;
+  /** What its transactions run on: `Disk`, `Backup`, `VirtualMachine`. */
+  parentType: string;
+  parentId: number;
+  /** The actions that belong to it, the one that makes it first (`build_disk`; then `format_disk`, `update_fstab`). */
+  actions: readonly string[];
+  /** What its final read and its message need besides (the disk's id and size, the backup's disk), never a secret. */
+  facts: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** A change to follow, as the door hands it over with its settled record. */
+export interface NewFollow {
+  /** The change's audit record (its id is the followed change's). */
+  recordId: number;
+  action: RecordedAction;
+  /** As in its record: `vs:42`, `backup:9`. */
+  target: string;
+  subject: FollowSubject;
+  /** Who asked for it, and who approved it (null: nobody needed to). */
+  requestedBy: string;
+  approvedBy: string | null;
+  /** Where it was asked from: its message is there. */
+  channelId: string | null;
+  /** The newest transaction id seen before the change was sent; null when that could not be read. */
+  baselineId: number | null;
+  /** When the cloud accepted it (epoch ms): the follow's limit counts from here. */
+  acceptedAtMs: number;
+  /** When to look first. */
+  nextPollAtMs: number;
+  /** The spacing of polls now (it backs off while nothing moves). */
+  intervalMs: number;
+}
 
 /** What is known once a started change has ended. */
 export interface ChangeCompletion {

@@ -1,4 +1,6 @@
-import type { AuditRecord, RecordedAction } from './audit';
+import { CLOUD_OUTCOMES, type AuditRecord, type CloudOutcome, type NewFollow } from './audit';
+
+export { CLOUD_OUTCOMES, isCloudOutcome, type CloudOutcome, type FollowSubject, type NewFollow } from './audit';
 
 // Changes the cloud accepted, followed to their end (docs/product.md,
 // Following a change to its end; src/follow polls them). A row is written in
@@ -10,11 +12,6 @@ import type { AuditRecord, RecordedAction } from './audit';
 // lease, which names its owner and expires, so that another takes over when
 // that instance dies. Nothing of the cloud's raw log is ever kept here.
 
-/** The cloud's own outcome of an accepted change (docs/product.md, Audit). */
-export type CloudOutcome = 'complete' | 'failed' | 'cancelled' | 'unknown';
-
-export const CLOUD_OUTCOMES: readonly CloudOutcome[] = ['complete', 'failed', 'cancelled', 'unknown'];
-
 /**
  * Where a followed change stands: accepted, its transaction not seen yet (`scheduled`); its transaction `pending` or
  * `running`; or ended with the cloud's outcome.
@@ -22,44 +19,6 @@ export const CLOUD_OUTCOMES: readonly CloudOutcome[] = ['complete', 'failed', 'c
 export type FollowStatus = 'scheduled' | 'pending' | 'running' | CloudOutcome;
 
 export const FOLLOW_STATUSES: readonly FollowStatus[] = ['scheduled', 'pending', 'running', ...CLOUD_OUTCOMES];
-
-export const isCloudOutcome = (status: string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
-
-/** What a change's transactions are (docs/cloud-api.md, Finding a change's transaction), as its row of changes says. */
-export interface FollowSubject {
-  /** The server whose transactions are listed; null: the account's (a restore whose server the answer does not name). */
-  serverId: number | null;
-  /** What its transactions run on: `Disk`, `Backup`, `VirtualMachine`. */
-  parentType: string;
-  parentId: number;
-  /** The actions that belong to it, the one that makes it first (`build_disk`; then `format_disk`, `update_fstab`). */
-  actions: readonly string[];
-  /** What its final read and its message need besides (the disk's id and size, the backup's disk), never a secret. */
-  facts: Readonly<Record<string, string | number | boolean | null>>;
-}
-
-/** A change to follow, as the door hands it over with its settled record. */
-export interface NewFollow {
-  /** The change's audit record (its id is the followed change's). */
-  recordId: number;
-  action: RecordedAction;
-  /** As in its record: `vs:42`, `backup:9`. */
-  target: string;
-  subject: FollowSubject;
-  /** Who asked for it, and who approved it (null: nobody needed to). */
-  requestedBy: string;
-  approvedBy: string | null;
-  /** Where it was asked from: its message is there. */
-  channelId: string | null;
-  /** The newest transaction id seen before the change was sent; null when that could not be read. */
-  baselineId: number | null;
-  /** When the cloud accepted it (epoch ms): the follow's limit counts from here. */
-  acceptedAtMs: number;
-  /** When to look first. */
-  nextPollAtMs: number;
-  /** The spacing of polls now (it backs off while nothing moves). */
-  intervalMs: number;
-}
 
 /** How far a followed change got: saved after every poll by the instance following it. */
 export interface FollowProgress {
@@ -75,8 +34,8 @@ export interface FollowProgress {
   nextPollAtMs: number;
   /** Set when the status is final. */
   endedAtMs: number | null;
-  /** The status its message was last updated to; null: never. */
-  told: FollowStatus | null;
+  /** What its message was last updated to show (the follower's key of status, step and transactions; `scheduled` as first posted); null: never. */
+  told: string | null;
   /** When the reply in its message's thread was posted (once, when it ended). */
   repliedAtMs: number | null;
   /** Failed attempts to update its message or reply (bounded: then given up, logged). */
@@ -94,7 +53,7 @@ export interface FollowedChange extends NewFollow, FollowProgress {
 export interface Follows {
   /** Starts following a change on its own (the door does it in the transaction that settles its record). */
   start(follow: NewFollow): Promise<void>;
-  /** Remembers the message that shows the change (its channel and ts), so any instance updates it in place. */
+  /** Remembers the message that shows the change (its channel and ts; posted as scheduled), so any instance updates it in place. */
   setMessage(recordId: number, channelId: string, messageTs: string): Promise<void>;
   /**
    * Takes, for `owner` until `nowMs + leaseMs`, up to `limit` followed changes due at `nowMs` (next poll due, not yet

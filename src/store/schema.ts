@@ -62,7 +62,7 @@ export interface FollowedChangesTable {
   owner: string | null;
   lease_until_ms: number | null;
   ended_at_ms: number | null;
-  /** The status its message was last updated to. */
+  /** What its message was last updated to show (a key of status, step and transactions). */
   told: string | null;
   replied_at_ms: number | null;
   tell_attempts: Generated<number>;

@@ -61,15 +61,24 @@ export interface HarnessOptions {
   delayMs?: number;
   /** Point the bot at another cloud API (a fault server) instead of the sandbox. */
   cloudUrl?: string;
-  /** The bot's clock (group caches, claims, locks, the outbox): a test moves it instead of waiting. */
+  /** The bot's clock (group caches, claims, locks, the outbox, the follower): a test moves it instead of waiting. */
   now?: () => number;
+  /** The sandbox's clock, which its changes' transactions run on (epoch ms): a test moves it to step them. */
+  sandboxNow?: () => number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startSlackFake();
   // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
   slack.setManifest(appManifest());
-  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
+  const sandboxNow = options.sandboxNow;
+  const sandbox = await startSandbox({
+    reads: READS,
+    port: 0,
+    apiKey: API_KEY,
+    delayMs: options.delayMs ?? 0,
+    ...(sandboxNow ? { now: () => new Date(sandboxNow()) } : {}),
+  });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
   const settings = {

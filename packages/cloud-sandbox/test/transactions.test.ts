@@ -172,7 +172,7 @@ describe('the locked server and the failing one', () => {
 });
 
 describe("the account's transactions and a cancel", () => {
-  it('lists every server\'s transactions newest first, paged as a server\'s', async () => {
+  it("lists every server's transactions newest first, paged as a server's", async () => {
     await post('/virtual_machines/42/shutdown.json');
     await post('/virtual_machines/46/disks.json', { disk: { disk_type: 'SSD', disk_size: 20 } });
     const all = ((await get('/transactions.json')) as unknown as { transaction: Json }[]).map((t) => t.transaction);
@@ -185,7 +185,7 @@ describe("the account's transactions and a cancel", () => {
     expect(second.map((t) => t.id)).toEqual([all[1]!.id]);
   });
 
-  it('cancels a transaction that has not ended, as the panel\'s Cancel button: what waits for it too; its objects unlocked, its effect not applied', async () => {
+  it("cancels a transaction that has not ended, as the panel's Cancel button: what waits for it too; its objects unlocked, nothing applied", async () => {
     await post('/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 20, require_format_disk: '1', file_system: 'ext4' } });
     const [format, build] = await transactions(42);
     later(1_500);

@@ -145,6 +145,13 @@ async function showHome() {
 // --- messages -----------------------------------------------------------------
 
 const visible = (/** @type {Message} */ m) => m.channel === ui.channel && (m.ephemeralTo === undefined || m.ephemeralTo === ui.me);
+/** The message a thread reply is under, if the page holds it. */
+const parentOf = (/** @type {Message} */ m) =>
+  m.threadTs === undefined ? undefined : data.messages.find((x) => x.channel === m.channel && x.ts === m.threadTs);
+/** Shown in the channel itself: not a reply in a thread (one whose message is not held is shown on its own). */
+const inChannelList = (/** @type {Message} */ m) => visible(m) && parentOf(m) === undefined;
+/** The replies in a message's thread, oldest first. */
+const repliesTo = (/** @type {Message} */ m) => data.messages.filter((r) => r.threadTs === m.ts && r.channel === m.channel && visible(r));
 const timeOf = (/** @type {string} */ ts) => new Date(Number(ts) * 1000).toISOString().slice(11, 16);
 const messageId = (/** @type {Pick<Message, 'channel' | 'ts'>} */ m) => `m-${m.channel}-${m.ts.replace('.', '-')}`;
 
@@ -162,6 +169,17 @@ function messageNode(m) {
   // The app's unfurls, under the message as Slack shows them: one attachment per link.
   for (const [url, unfurl] of Object.entries(m.unfurls ?? {}))
     body.append(el('section', { class: 'unfurl', 'aria-label': `Preview of ${url}` }, renderBlocks(unfurl.blocks ?? [], ctx)));
+  // Its thread, under it (Slack shows "n replies" and opens the thread beside; here it is open).
+  const replies = m.threadTs === undefined ? repliesTo(m) : [];
+  if (replies.length > 0)
+    body.append(
+      el(
+        'section',
+        { class: 'thread', 'aria-label': `Thread: ${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}` },
+        el('div', { class: 'thread-count' }, `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`),
+        ...replies.map(messageNode),
+      ),
+    );
   return el(
     'article',
     { class: `message ${m.ephemeralTo ? 'ephemeral' : ''} ${m.kind}`, id: messageId(m), 'aria-label': `${name} at ${timeOf(m.ts)}` },
@@ -185,7 +203,7 @@ function messageNode(m) {
 
 function renderMessages() {
   const list = $('messages');
-  const shown = data.messages.filter(visible);
+  const shown = data.messages.filter(inChannelList);
   list.setAttribute('aria-label', `Messages in #${ctx.channel(ui.channel)?.name ?? ''}`);
   list.replaceChildren(...(shown.length > 0 ? shown.map(messageNode) : [el('p', { class: 'empty' }, 'No messages yet. Try /vs firewall 42.')]));
   list.scrollTop = list.scrollHeight;
@@ -200,6 +218,12 @@ function upsertMessage(m) {
   if (i >= 0) data.messages[i] = m;
   else data.messages.push(m);
   if (ui.showing !== 'channel' || !visible(m)) return;
+  // A reply in a thread: its message is drawn again, with its thread.
+  const parent = parentOf(m);
+  if (parent) {
+    document.getElementById(messageId(parent))?.replaceWith(messageNode(parent));
+    return;
+  }
   const list = $('messages');
   const existing = document.getElementById(messageId(m));
   const node = messageNode(m);

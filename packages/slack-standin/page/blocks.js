@@ -40,6 +40,7 @@ const EMOJI = {
   arrow_down: '⬇️',
   arrow_right: '➡️',
   arrow_left: '⬅️',
+  leftwards_arrow_with_hook: '↩️',
   red_circle: '🔴',
   large_green_circle: '🟢',
   large_yellow_circle: '🟡',

@@ -119,6 +119,8 @@ export interface Message {
   ephemeralTo?: string;
   kind: 'bot' | 'command' | 'post' | 'notice';
   replaced?: boolean;
+  /** A reply in the thread of the message of this ts: shown under it. */
+  threadTs?: string;
   /** The app's unfurls of the message's links (chat.unfurl), by link. */
   unfurls?: Record<string, { blocks?: Block[] }>;
 }

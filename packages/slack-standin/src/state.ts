@@ -34,6 +34,8 @@ export interface ChannelMessage {
   kind: 'bot' | 'command' | 'post' | 'notice';
   /** It replaced an earlier message in place. */
   replaced?: boolean;
+  /** A reply in the thread of the message of this ts (chat.postMessage's `thread_ts`): shown under it. */
+  threadTs?: string;
   /** The links of the app's unfurl domains it holds, as link_shared told the app of them. */
   links?: string[];
   /** The app's unfurls (chat.unfurl), by link: shown under the message. */

@@ -125,12 +125,22 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
         author: BOT_USER.id,
         text: textOf(args.text),
         ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
+        // A reply in a thread: Slack keeps it under the message of that ts.
+        ...(typeof args.thread_ts === 'string' && args.thread_ts !== '' ? { threadTs: args.thread_ts } : {}),
         kind: 'bot',
       });
       return ok({
         channel: m.channel,
         ts: m.ts,
-        message: { type: 'message', user: BOT_USER.id, bot_id: BOT_USER.botId, text: m.text, blocks: m.blocks, ts: m.ts },
+        message: {
+          type: 'message',
+          user: BOT_USER.id,
+          bot_id: BOT_USER.botId,
+          text: m.text,
+          blocks: m.blocks,
+          ts: m.ts,
+          ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+        },
       });
     },
 

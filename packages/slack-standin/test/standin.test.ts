@@ -381,6 +381,17 @@ describe('the Home tab', () => {
   });
 });
 
+describe('threads', () => {
+  // In #general: the tests of chat.update count the bot's messages in #incident-42.
+  test('chat.postMessage with thread_ts is a reply in that message’s thread: kept with its thread_ts, answered with it', async () => {
+    const parent = (await api('chat.postMessage', { channel: 'C0GENERAL', text: 'asked' })).body.ts as string;
+    const reply = await api('chat.postMessage', { channel: 'C0GENERAL', thread_ts: parent, text: '<@U0ADMIN> denied' });
+    expect(reply.body).toMatchObject({ ok: true, message: { thread_ts: parent, text: '<@U0ADMIN> denied' } });
+    expect(slack.standIn.messagesIn('C0GENERAL').find((m) => m.ts === reply.body.ts)).toMatchObject({ threadTs: parent, kind: 'bot' });
+    expect(slack.standIn.messagesIn('C0GENERAL').find((m) => m.ts === parent)!.threadTs).toBeUndefined();
+  });
+});
+
 describe('chat.update', () => {
   const actions = { type: 'actions', elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' } }] };
 

@@ -1,8 +1,8 @@
 import type { ModalView } from '@slack/types';
-import type { ChangeAction, ChangeValue, FormValues } from '../../changes';
-import { renderBackupRestored, renderDiskAdded } from './changes';
+import type { ChangeAction } from '../../changes';
+import { BACKUP_RESTORED_WORDS, DISK_ADDED_WORDS } from './changes';
+import type { FollowedWords } from './followed';
 import { backupRestoreModal, diskAddModal } from './modals';
-import type { Rendered } from './mrkdwn';
 
 // The one table of change forms: what Slack is told of each change of
 // src/changes (whose table says what the change is: its form's schema, its
@@ -42,8 +42,8 @@ export interface ChangeForm<A extends ChangeAction> {
    * inputs only.
    */
   formErrorBlock: string;
-  /** The result posted to the channel. */
-  renderResult(o: { value: ChangeValue<A>; targetId: number; userId: string; values: FormValues; sandbox: boolean }): Rendered;
+  /** Its result posted to the channel, followed to its end (src/slack/blocks/followed.ts): what was asked, what done means. */
+  followed: FollowedWords;
 }
 
 export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
@@ -55,7 +55,7 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
     allows: 'add a disk to a server',
     modal: ({ targetId, ...rest }) => diskAddModal({ vsId: targetId, ...rest }),
     formErrorBlock: 'disk_type',
-    renderResult: ({ value, targetId, userId, sandbox }) => renderDiskAdded({ vsId: targetId, disk: value, user: userId, sandbox }),
+    followed: DISK_ADDED_WORDS,
   },
   backup_restore: {
     callbackId: 'backup_restore',
@@ -65,7 +65,6 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
     allows: 'restore a disk from a backup',
     modal: ({ targetId, ...rest }) => backupRestoreModal({ backupId: targetId, ...rest }),
     formErrorBlock: 'confirm',
-    renderResult: ({ value, userId, values, sandbox }) =>
-      renderBackupRestored({ backup: value, user: userId, reason: typeof values.reason === 'string' ? values.reason : null, sandbox }),
+    followed: BACKUP_RESTORED_WORDS,
   },
 };

@@ -190,8 +190,15 @@ function recordLine(r: AuditRecord): string {
   const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
   const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${actor(r)}`;
-  const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}`;
+  const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${cloudOutcomeOf(r)}`;
   return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${workflowOf(r)}${detail}`;
+}
+
+/** A change the cloud accepted, once followed to its end: " · cloud: failed (transactions 9, 10)" (docs/product.md, Audit). */
+function cloudOutcomeOf(r: AuditRecord): string {
+  if (!r.cloudOutcome) return '';
+  const ids = r.transactionIds ?? [];
+  return ` · cloud: ${safe(r.cloudOutcome, 20)}${ids.length > 0 ? ` (transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')})` : ''}`;
 }
 
 /** Who a record is about: a person, or, for a workflow step's request before anyone claimed it, the workflow. */

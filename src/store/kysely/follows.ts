@@ -52,7 +52,7 @@ function toFollowed(row: Selectable<FollowedChangesTable>): FollowedChange {
     owner: row.owner,
     leaseUntilMs: optionalNumber(row.lease_until_ms),
     endedAtMs: optionalNumber(row.ended_at_ms),
-    told: asStatus(row.told),
+    told: row.told,
     repliedAtMs: optionalNumber(row.replied_at_ms),
     tellAttempts: Number(row.tell_attempts),
   };
@@ -120,7 +120,12 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
     start: (follow) => insertFollow(db, follow),
 
     setMessage: async (recordId, channelId, messageTs) => {
-      await db.updateTable('followed_changes').set({ channel_id: channelId, message_ts: messageTs }).where('record_id', '=', recordId).execute();
+      // Posted as it stood when accepted: scheduled, unless the follower has told more since.
+      await db
+        .updateTable('followed_changes')
+        .set((eb) => ({ channel_id: channelId, message_ts: messageTs, told: eb.fn.coalesce('told', eb.val('scheduled')) }))
+        .where('record_id', '=', recordId)
+        .execute();
     },
 
     claimDue: (owner, nowMs, leaseMs, limit) => {

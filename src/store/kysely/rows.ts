@@ -1,6 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome, RecordedRequest } from '../audit';
-import { isCloudOutcome } from '../follows';
+import { isCloudOutcome, type AuditEntry, type AuditRecord, type RecordedAction, type ChangeOutcome, type RecordedRequest } from '../audit';
 import type { AuditRecordsTable, StoreTables } from '../schema';
 
 // What every slice's queries share: the handle (the database or a

@@ -1,6 +1,6 @@
 import { OutcomeNotRecordedError, type ApprovedRun } from '../../../src/changes';
 import { CloudError } from '../../../src/cloud/errors';
-import type { Approval, AuditRecord } from '../../../src/store';
+import type { Approval, AuditRecord, NewFollow } from '../../../src/store';
 import { StoreUnavailableError } from '../../../src/store/unavailable';
 import {
   APPROVAL_UNKNOWN,
@@ -151,19 +151,39 @@ describe('the request once it has ended', () => {
   const ended = (end: ApprovalEnd, o: Partial<Approval> = {}) => renderApprovalEnded(facts({ status: 'approved', decidedBy: 'UADMIN', ...o }), end);
   const approvedWith = (run: ApprovedRun) => sectionTexts(ended({ kind: 'approved', run, timeoutMs: 10_000 }))[0]!.split('\n')[0]!;
   const failed = (error: CloudError): ApprovedRun => ({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: record({ outcome: 'failed' }) });
+  const accepted: NewFollow = {
+    recordId: 1,
+    action: 'disk_add',
+    target: 'vs:42',
+    subject: { serverId: 42, parentType: 'Disk', parentId: 311, actions: ['build_disk'], facts: {} },
+    requestedBy: 'UOPER',
+    approvedBy: 'UADMIN',
+    channelId: 'C1',
+    baselineId: 6,
+    acceptedAtMs: 0,
+    nextPollAtMs: 5000,
+    intervalMs: 5000,
+  };
+  const scheduled = (detail?: null): ApprovedRun => ({
+    outcome: 'succeeded',
+    value: {},
+    record: record(detail === null ? { detail } : {}),
+    accepted,
+    followed: true,
+  });
 
   test('keeps who asked, what and the request, loses its buttons, and says when it was asked', () => {
-    const m = ended({ kind: 'approved', run: { outcome: 'succeeded', value: {}, record: record() }, timeoutMs: 10_000 });
+    const m = ended({ kind: 'approved', run: scheduled(), timeoutMs: 10_000 });
     expect(buttons(m)).toEqual([]);
     expect(blocksOf(m).some((b) => b.type === 'actions')).toBe(false);
     expect(sectionTexts(m)[0]).toBe(
-      ':white_check_mark: *Approved* by <@UADMIN> · done: disk 311 (20 GB) scheduled on VS 42\n' +
+      ':hourglass: *Approved* by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42\n' +
         '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
     );
     expect(sectionTexts(m)[1]).toBe('*The request:*');
     expect(shown(m)).toEqual([`POST /virtual_machines/42/disks.json\n\n${BODY}`]);
     expect(contextTexts(m)).toEqual([`Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\``]);
-    expect(m.text).toBe('Approved by <@UADMIN> · done: disk 311 (20 GB) scheduled on VS 42 (Add disk · VS 42)');
+    expect(m.text).toBe('Approved by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42 (Add disk · VS 42)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER', 'UADMIN'])).toEqual([]);
     expect(contextTexts(renderApprovalEnded(facts({}, true), { kind: 'rejected' })).at(-1)).toContain(SANDBOX_NOTICE);
@@ -178,9 +198,7 @@ describe('the request once it has ended', () => {
   });
 
   test('each way an approved change can end, with the API messages of a refusal', () => {
-    expect(approvedWith({ outcome: 'succeeded', value: {}, record: record({ detail: null }) })).toBe(
-      ':white_check_mark: *Approved* by <@UADMIN> · done: the cloud API accepted it',
-    );
+    expect(approvedWith(scheduled(null))).toBe(':hourglass: *Approved* by <@UADMIN> · scheduled: the cloud API accepted it');
     const refused = new CloudError('validation', 'refused', {
       status: 422,
       fieldErrors: { disk_size: ['exceeds the free space'] },

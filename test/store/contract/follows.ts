@@ -83,7 +83,7 @@ export function followsContract({ one, instances }: ContractStores): void {
       tellAttempts: 0,
     });
     await b.follows.setMessage(id, 'CINCIDENT', '1714557600.000200');
-    expect(await a.follows.get(id)).toMatchObject({ channelId: 'CINCIDENT', messageTs: '1714557600.000200' });
+    expect(await a.follows.get(id)).toMatchObject({ channelId: 'CINCIDENT', messageTs: '1714557600.000200', told: 'scheduled' });
     expect(await a.follows.get(id + 1000)).toBeNull();
     // The record says what the cloud accepted; its cloud outcome is not known yet.
     expect((await a.audit.latest(1))[0]).toMatchObject({ id, outcome: 'succeeded', cloudOutcome: null, transactionIds: null });

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { Verdict } from '../../../changes';
-import { isStoreUnavailable } from '../../../store';
+import type { ApprovedRun, Verdict } from '../../../changes';
+import { isStoreUnavailable, type Approval } from '../../../store';
 import { updateApprovalMessage } from '../../approval-messages';
 import { APPROVAL_UNKNOWN, DECISION_UNRECORDED, renderApprovalClosed } from '../../blocks/approvals';
 import { renderDenied, renderError } from '../../blocks/messages';
@@ -63,9 +63,19 @@ async function decideClick(
       const { updated, message } = await updateApprovalMessage(req.client, result.approval, end, { sandbox: ctx.sandbox, log: req.log, ts: clickedTs });
       // The message could not be updated: the one who decided hears the outcome at least.
       if (!updated && message) await tellClicker(ctx, req, message);
+      await followInRequestMessage(ctx, req, result.approval, result.outcome === 'approved' ? result.change : null, clickedTs);
       return result.outcome;
     }
   }
+}
+
+/** An approved change the cloud accepted is followed in its request's message: the follower updates it and replies in its thread. */
+async function followInRequestMessage(ctx: ListenerContext, req: SlackRequest, approval: Approval, run: ApprovedRun | null, clickedTs: string | undefined) {
+  const ts = approval.messageTs ?? clickedTs;
+  if (run?.outcome !== 'succeeded' || !run.followed || !ts) return;
+  await ctx.follower.setMessage(run.accepted.recordId, approval.channelId, ts).catch((error: unknown) => {
+    req.log.warn('could not remember the message of a followed change', { record: run.accepted.recordId, error });
+  });
 }
 
 /** To the clicker alone: ephemeral where the button was in a channel; a status modal where it was not (the Home tab). */
