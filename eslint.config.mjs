@@ -25,6 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    // Bolt checks every request's signature; its option to stop doing so is never written, whatever it would save
+    // (docs/production.md, "Who may reach the bot"). Nor is App's, which passes it on to the receiver it builds.
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'packages/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='signatureVerification'], Property[key.value='signatureVerification']",
+          message: 'Bolt\'s signature verification stays on (docs/production.md, "Who may reach the bot").',
+        },
+      ],
+    },
+  },
+  {
     // Test doubles stand in for async contracts (stores, policies, cloud clients): written `async`, a double's throw is
     // a rejection, as in the real implementation, even when the double has nothing to await.
     files: ['test/**/*.ts'],

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createChanges, createPolicy, type ChangeAction, type ChangeCloud, type Changes } from '../src/changes';
-import { preparing, type PreparedRequest } from '../src/cloud/prepared';
+import type { PreparedRequest } from '../src/cloud/prepared';
 import type { Disk } from '../src/cloud/schemas';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
@@ -24,16 +24,16 @@ const quiet = createLogger({ level: 'error', write: () => undefined });
 export function doorBench(store: Store, options: { admins: readonly string[]; approvals?: readonly ChangeAction[] }): DoorBench {
   let cloudMs = 0;
   // The cloud API answers at once: what is measured is the door's own work around the call.
-  const cloud: ChangeCloud = {
-    ...preparing('json'),
-    send: (request: PreparedRequest) => {
-      const t = performance.now();
-      const vsId = Number(/\/virtual_machines\/(\d+)\//.exec(request.path)?.[1]);
-      const disk = { id: vsId, virtual_machine_id: vsId, disk_size: 20, disk_type: 'SSD', built: false, locked: true } as Disk;
-      cloudMs += performance.now() - t;
-      return Promise.resolve(disk);
-    },
+  const send = (request: PreparedRequest) => {
+    const t = performance.now();
+    const vsId = Number(/\/virtual_machines\/(\d+)\//.exec(request.path)?.[1]);
+    const disk = { id: vsId, virtual_machine_id: vsId, disk_size: 20, disk_type: 'SSD', built: false, locked: true } as Disk;
+    cloudMs += performance.now() - t;
+    return Promise.resolve(disk);
   };
+  // An answer for any request: the door only hands it to the disk row's audit words.
+  const unread = () => Promise.reject(new Error('the disk path reads nothing first'));
+  const cloud: ChangeCloud = { format: 'json', send: send as ChangeCloud['send'], getServer: unread, listTransactions: unread };
   const policy = createPolicy(
     { admins: [...options.admins], operators: [], viewers: null, mutationChannels: null, groupCacheMs: 60_000, workflowReads: 'viewers' },
     { membersOf: () => Promise.resolve([]) },

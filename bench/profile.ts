@@ -32,6 +32,11 @@ export interface BenchProfile {
   readonly approvalClicks: { doorClicks: number; botClicks: number };
   /** Scenario 12: workflow read steps, `rate` a second for `seconds`, the cloud API answering after `upstreamDelayMs`. */
   readonly steps: { rate: number; seconds: number; upstreamDelayMs: number };
+  /**
+   * Scenario 14: `exports` Export CSV clicks of a server's `rules` firewall rules and of the audit trail on a PostgreSQL
+   * holding `records` audit records, then `/vs audit vs <id>` typed `audits` times (bench/scenarios/exports.ts).
+   */
+  readonly exports: { rules: number; records: number; exports: number; audits: number };
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -48,6 +53,7 @@ export const FULL_PROFILE: BenchProfile = {
   appHome: { records: 100_000, opens: 300, audits: 300 },
   approvalClicks: { doorClicks: 500, botClicks: 200 },
   steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
+  exports: { rules: 10_000, records: 100_000, exports: 20, audits: 300 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -64,10 +70,11 @@ export const SMOKE_PROFILE: BenchProfile = {
   appHome: { records: 2000, opens: 10, audits: 5 },
   approvalClicks: { doorClicks: 10, botClicks: 5 },
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
+  exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
 };
 
 /** The scenarios `--only` can run alone. */
-export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks', 'cloud-client'] as const;
+export const ALONE_SCENARIOS = ['closed-loop', 'hostile-traffic', 'app-home', 'unfurls', 'steps', 'approval-clicks', 'cloud-client', 'exports'] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
 export interface BenchArgs {

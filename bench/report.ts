@@ -49,6 +49,39 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     unfurlsTarget(r.unfurls),
     ...approvalClicksTargets(r.approvalClicks),
     ...stepsTargets(r.steps),
+    ...exportsTargets(r.exports),
+  ];
+}
+
+/** Scenario 14's targets: each export click to its file, the bot's memory over them, and /vs audit vs <id>. */
+export function exportsTargets(e: BenchResults['scenarios']['exports']): TargetCheck[] {
+  const exported = (what: string, f: BenchResults['scenarios']['exports']['firewall']): TargetCheck => ({
+    target: `Export CSV of ${f.rows.toLocaleString('en')} ${what}: click → file uploaded p99 ≤ 2 s, memory growth ≤ 50 MB (one export)`,
+    figure: `${f.p99Ms} ms, +${f.rssGrowthMb} MB`,
+    pass: f.p99Ms <= 2000 && f.rssGrowthMb <= 50,
+  });
+  return [
+    exported('firewall rules', e.firewall),
+    exported('audit records', e.audit),
+    {
+      target: `/vs audit vs <id> at ${e.records.toLocaleString('en')} records: answer p99 ≤ 50 ms`,
+      figure: `${e.auditVs.p99Ms} ms`,
+      pass: e.auditVs.p99Ms <= 50,
+    },
+  ];
+}
+
+/** Scenario 14's lines of the report. */
+export function exportsLines(e: BenchResults['scenarios']['exports']): string[] {
+  const row = (what: string, f: BenchResults['scenarios']['exports']['firewall']) =>
+    `  ${what} (${f.rows.toLocaleString('en')} rows): click → file shared p50 / p99 ${f.p50Ms} / ${f.p99Ms} ms ` +
+    `(${f.exports} exports), RSS +${f.rssGrowthMb} MB for one at most, +${f.rssGrowthOverAllMb} MB over all of them`;
+  return [
+    `14. Export CSV clicked by an admin, one click at a time, and /vs audit vs <id> typed, ` +
+      `on PostgreSQL holding ${e.records.toLocaleString('en')} audit records`,
+    row('firewall rules', e.firewall),
+    row('audit records', e.audit),
+    `  /vs audit vs <id> → answer p50 / p99 ${e.auditVs.p50Ms} / ${e.auditVs.p99Ms} ms (${e.auditVs.commands} commands)`,
   ];
 }
 
@@ -371,6 +404,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...unfurlsLines(r.unfurls));
   lines.push('', ...approvalClicksLines(r.approvalClicks));
   lines.push('', ...stepsLines(r.steps));
+  lines.push('', ...exportsLines(r.exports));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

@@ -3,6 +3,7 @@ import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
+import type { ExportsFigures } from './scenarios/exports';
 import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
@@ -46,6 +47,7 @@ export interface BenchResults {
     steps: StepsFigures;
     appHome: AppHomeFigures;
     approvalClicks: ApprovalClicksFigures;
+    exports: ExportsFigures;
   };
   targets: TargetCheck[];
 }

@@ -15,6 +15,8 @@ import {
   closedLoopLines,
   closedLoopTarget,
   type ClosedLoopSection,
+  exportsLines,
+  exportsTargets,
   formatReport,
   hostileLines,
   hostileTarget,
@@ -26,6 +28,7 @@ import {
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
+import { runExports } from './scenarios/exports';
 import { runApprovalClicks } from './scenarios/approval-clicks';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -46,14 +49,15 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client` for scenario 2, 8, 10, 11, 12, 13 or 4 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports` for scenario 2, 8, 10,
+// 11, 12, 13, 4 or 14 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The PostgreSQL of scenarios 9, 10 and 13: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+/** The PostgreSQL of scenarios 9, 10, 13 and 14: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
 async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
   const given = process.env.VS_TEST_DATABASE_URL;
   if (given) return { url: given, server: undefined };
@@ -67,7 +71,7 @@ const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
   const lines =
-    args.only === 'app-home' || args.only === 'approval-clicks'
+    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports'
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
@@ -91,10 +95,14 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
   }
 }
 
-/** Scenario 10 or 13 alone, on a PostgreSQL of its own. */
+/** Scenario 10, 13 or 14 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {
+    if (args.only === 'exports') {
+      const figures = await runExports(pg.url, args.profile.exports, progress);
+      return [...exportsLines(figures), '', ...exportsTargets(figures).map(targetLine)];
+    }
     if (args.only === 'approval-clicks') {
       const figures = await runApprovalClicks(pg.url, args.profile.approvalClicks, progress);
       return [...approvalClicksLines(figures), '', ...approvalClicksTargets(figures).map(targetLine)];
@@ -221,6 +229,7 @@ async function main(): Promise<void> {
     const severalInstances = await runSeveralInstances(profile.severalInstances, progress, postgres.url);
     const appHome = await runAppHome(postgres.url, profile.appHome, progress);
     const approvalClicks = await runApprovalClicks(postgres.url, profile.approvalClicks, progress);
+    const exports = await runExports(postgres.url, profile.exports, progress);
     await pg?.close();
     pg = undefined;
 
@@ -282,6 +291,7 @@ async function main(): Promise<void> {
       unfurls,
       approvalClicks,
       steps,
+      exports,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -1,5 +1,5 @@
 import type { CustomRoute } from '@slack/bolt';
-import { createChanges, createPolicy, type Changes, type Policy } from './changes';
+import { approvalActions, createChanges, createPolicy, type Changes, type Policy } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
@@ -105,6 +105,8 @@ interface Lifecycle {
 
 export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+  // VS_APPROVALS against the table of changes, before anything starts: an unknown action stops start-up (a ConfigError).
+  const approvals = { ...config.approvals, actions: approvalActions(config.approvals.actions) };
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
@@ -162,12 +164,13 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloud,
       store: watchedStore,
       policy,
-      approvals: config.approvals,
+      approvals,
       now,
       logger,
       onRecorded: ops.recorded,
       lockTtlMs: config.ops.lockTtlMs,
       follow: { intervalMs: config.follow.intervalMs, reads: cloud.changeReads },
+      formLimits: config.forms,
     });
     // Every change the cloud accepts is followed to its end: a round of every instance, each change under a lease of
     // its own, its polls on the change connections (at most half of them, so that changes keep the rest).

@@ -35,9 +35,11 @@ const positiveInt = (what: string) =>
     .transform(Number)
     .refine((n) => n > 0, `must be ${what} greater than 0`);
 
-/** The actions a change can be made to wait for a second person's approval (VS_APPROVALS). */
-const APPROVABLE_ACTIONS = ['disk_add', 'backup_restore'] as const;
-
+/**
+ * VS_APPROVALS: the names of the changes that wait for a second person. Only their spelling is checked here (this
+ * module knows no change); which changes there are is the door's table, which start-up checks them against
+ * (src/changes/definitions.ts, approvalActions).
+ */
 const actionList = z
   .string()
   .transform((s) =>
@@ -46,19 +48,18 @@ const actionList = z
       .map((x) => x.trim())
       .filter(Boolean),
   )
-  .pipe(
-    z.array(
-      z.enum(APPROVABLE_ACTIONS, {
-        error: (issue) => `names an unknown action "${String(issue.input)}": the actions that can need approval are ${APPROVABLE_ACTIONS.join(', ')}`,
-      }),
-    ),
-  );
+  .refine((names) => names.every((name) => /^[a-z][a-z0-9_]*$/.test(name)), {
+    message: 'must be a comma-separated list of change actions (e.g. disk_add,power_reboot)',
+  });
 
 /** The longest wait between two polls of a followed change: VS_FOLLOW_INTERVAL_S backs off to it (docs/product.md, Following a change to its end). */
 export const FOLLOW_BACKOFF_MAX_S = 30;
 
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
+
+/** The largest disk the cloud API takes (docs/cloud-api.md, Add a disk); src/changes keeps the same bound. */
+const MAX_DISK_GB = 65_536;
 
 /** VS_API_URL's value that runs the built-in simulator in-process. */
 const SANDBOX = 'sandbox';
@@ -112,6 +113,9 @@ const EnvSchema = z.object({
     .refine((n) => n <= FOLLOW_BACKOFF_MAX_S, `must be at most ${FOLLOW_BACKOFF_MAX_S} seconds (polls back off to ${FOLLOW_BACKOFF_MAX_S} s from it)`)
     .default(5),
   VS_FOLLOW_MAX_MIN: positiveInt('a time in minutes').default(60),
+  VS_MAX_DISK_GB: positiveInt('a size in GB')
+    .refine((n) => n <= MAX_DISK_GB, `must be at most ${MAX_DISK_GB} (the largest disk the cloud API takes)`)
+    .default(2048),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
   VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
   DATABASE_URL: z
@@ -317,7 +321,7 @@ export const LOCAL_MODE = {
   admins: MADE_UP_ROLES.admins as readonly string[],
   operators: MADE_UP_ROLES.operators as readonly string[],
   /** VS_APPROVALS with the made-up roles, unless it is set: a restore waits for the other admin, so the page shows the two-person rule. */
-  approvals: ['backup_restore'] as readonly (typeof APPROVABLE_ACTIONS)[number][],
+  approvals: ['backup_restore'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: AUDIT_CHANNEL.id,
 } as const;
@@ -375,7 +379,10 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
-    /** Changes that wait for a second person's approval (VS_APPROVALS), and how long a request for one stays open (VS_APPROVAL_TTL_MIN). */
+    /**
+     * Changes that wait for a second person's approval (VS_APPROVALS, by name: start-up checks them against the table of
+     * changes), and how long a request for one stays open (VS_APPROVAL_TTL_MIN).
+     */
     approvals: {
       actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
@@ -385,6 +392,8 @@ function shape(e: Env) {
       intervalMs: e.VS_FOLLOW_INTERVAL_S * 1000,
       maxMs: e.VS_FOLLOW_MAX_MIN * 60_000,
     },
+    /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
+    forms: { maxDiskGb: e.VS_MAX_DISK_GB },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
     /** Local mode: its own file, whatever VS_DB_PATH says. */
     dbPath: local ? LOCAL_MODE.dbPath : e.VS_DB_PATH,

@@ -15,7 +15,7 @@ import type { LogLevel } from './config';
 /** Keys whose values are secrets: authorization headers, tokens, secrets, passwords, cookies, API keys. */
 export const SECRET_KEY = /(authorization|token|secret|password|api[_-]?key|cookie)/i;
 /** Keys whose values are capabilities: whoever holds one can post as the bot or open a view. */
-export const CAPABILITY_KEY = /^(response_?urls?|trigger_?id|private_?metadata)$/i;
+export const CAPABILITY_KEY = /^(response_?urls?|trigger_?id|private_?metadata|upload_?url)$/i;
 export const REDACTED = '[REDACTED]';
 
 export type LogFields = Record<string, unknown>;
@@ -124,15 +124,17 @@ function wrap(p: pino.Logger, level: LogLevel): Logger {
 /**
  * Capabilities written as text: `"response_url":"…"` at any level of JSON
  * escaping (a body inside a message inside a field), `response_url=…` in a
- * form body, Slack's webhook URLs, and the `ticket` of a Socket Mode URL.
+ * form body, Slack's webhook URLs, the upload URLs of its files host (and
+ * `"upload_url"` wherever it points), and the `ticket` of a Socket Mode URL.
  */
-const CAPABILITY_NAMES = 'response_urls?|responseUrls?|trigger_id|triggerId|private_metadata|privateMetadata';
+const CAPABILITY_NAMES = 'response_urls?|responseUrls?|trigger_id|triggerId|private_metadata|privateMetadata|upload_url|uploadUrl';
 const IN_JSON = new RegExp(`(\\\\*)"(${CAPABILITY_NAMES})\\1"(\\s*:\\s*)\\1"(.*?)(?<!\\\\)\\1"`, 'g');
 const IN_FORM = new RegExp(`\\b(${CAPABILITY_NAMES})=[^&\\s"\\\\]*`, 'g');
 const IN_URL_ENCODED_JSON = new RegExp(`(%22(?:${CAPABILITY_NAMES})%22%3A%22).*?((?<!%5C)%22)`, 'gi');
-const HOOK_URL = /https:\/\/hooks\.slack(?:-gov)?\.com\/[^\s"'\\<>]+/g;
+const HOOK_URL = /https:\/\/(?:hooks\.slack(?:-gov)?\.com|files\.slack\.com\/upload)\/[^\s"'\\<>]+/g;
 const TICKET = /([?&]ticket=)[^&\s"'\\]+/g;
-const MAY_HOLD_CAPABILITY = /response_?url|responseUrl|trigger_?id|triggerId|private_?metadata|privateMetadata|hooks\.slack|ticket=/i;
+const MAY_HOLD_CAPABILITY =
+  /response_?url|responseUrl|trigger_?id|triggerId|private_?metadata|privateMetadata|upload_?url|uploadUrl|hooks\.slack|files\.slack\.com\/upload|ticket=/i;
 
 export function redactCapabilities(text: string): string {
   if (!MAY_HOLD_CAPABILITY.test(text)) return text;

@@ -300,24 +300,32 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).not.toMatch(/hunter2|proxy-user|only-a-user|acct:/);
   });
 
-  test('approvals: unset by default with a 30-minute request time; an unknown action is named with the valid ones', () => {
+  test('approvals: unset by default with a 30-minute request time; a list that is not of action names is refused with the rest', () => {
     expect(loadConfig(minimalHttp).approvals).toEqual({ actions: [], ttlMs: 30 * 60_000 });
     expect(loadConfig({ ...minimalHttp, VS_APPROVAL_TTL_MIN: '5' }).approvals.ttlMs).toBe(5 * 60_000);
-    const problems = problemsOf({ ...minimalHttp, VS_APPROVALS: 'disk_add, disk_remove', VS_APPROVAL_TTL_MIN: '0' });
+    const problems = problemsOf({ ...minimalHttp, VS_APPROVALS: 'disk_add, Disk Remove!', VS_APPROVAL_TTL_MIN: '0' });
     expect(problems).toEqual(
       expect.arrayContaining([
-        'VS_APPROVALS names an unknown action "disk_remove": the actions that can need approval are disk_add, backup_restore',
+        'VS_APPROVALS must be a comma-separated list of change actions (e.g. disk_add,power_reboot)',
         expect.stringMatching(/^VS_APPROVAL_TTL_MIN must be a time in minutes greater than 0/),
       ]),
     );
   });
 
-  test('VS_APPROVALS names the actions that wait for a second person; an unknown action alone stops start-up', () => {
-    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: ' backup_restore ,' }).approvals.actions).toEqual(['backup_restore']);
-    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: 'disk_add,backup_restore' }).approvals.actions).toEqual(['disk_add', 'backup_restore']);
-    expect(problemsOf({ ...minimalHttp, VS_APPROVALS: 'backup_restore,restore_everything' })).toEqual([
-      'VS_APPROVALS names an unknown action "restore_everything": the actions that can need approval are disk_add, backup_restore',
+  test('VS_MAX_DISK_GB: 2048 by default; a whole number of GB up to the 65,536 the cloud API takes, else start-up stops naming it', () => {
+    expect(loadConfig(minimalHttp).forms).toEqual({ maxDiskGb: 2048 });
+    expect(loadConfig({ ...minimalHttp, VS_MAX_DISK_GB: '500' }).forms).toEqual({ maxDiskGb: 500 });
+    expect(loadConfig({ ...minimalHttp, VS_MAX_DISK_GB: '65536' }).forms).toEqual({ maxDiskGb: 65_536 });
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '65537' })).toEqual([
+      expect.stringMatching(/^VS_MAX_DISK_GB must be at most 65536 \(the largest disk the cloud API takes\)/),
     ]);
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '2 TB' })).toEqual([expect.stringMatching(/^VS_MAX_DISK_GB must be a size in GB \(a whole number\)/)]);
+    expect(problemsOf({ ...minimalHttp, VS_MAX_DISK_GB: '0' })).toEqual([expect.stringMatching(/^VS_MAX_DISK_GB must be a size in GB greater than 0/)]);
+  });
+
+  test('VS_APPROVALS names the actions that wait for a second person, by name (start-up checks them against the table of changes)', () => {
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: ' backup_restore ,' }).approvals.actions).toEqual(['backup_restore']);
+    expect(loadConfig({ ...minimalHttp, VS_APPROVALS: 'disk_add,power_reboot' }).approvals.actions).toEqual(['disk_add', 'power_reboot']);
   });
 
   test('VS_PANEL_URL: the scheme and host of VS_API_URL by default (on the sandbox, null: its own address, known once it listens)', () => {

@@ -8,7 +8,8 @@ import { StoppedWhileStarting } from '../src/compose';
 import { ConfigError } from '../src/config';
 import { CodedError } from '../src/errors';
 import { MiddlewareMissingError } from '../src/slack/errors';
-import { ResponseUrlError } from '../src/slack/response-url';
+import { DirectUploadError } from '../src/slack/dm-upload';
+import { ResponseUrlError, ResponseUrlNotSlackError } from '../src/slack/response-url';
 import { StoreUnavailableError } from '../src/store';
 
 // Every error the bot throws on purpose is a CodedError (src/errors.ts) with a code in one spelling: the part of the
@@ -28,12 +29,14 @@ test.each([
   ['OutcomeNotRecordedError', new OutcomeNotRecordedError({ cause: new Error('down') }), 'CHANGE_OUTCOME_NOT_RECORDED'],
   ['MiddlewareMissingError', new MiddlewareMissingError('readRequest'), 'SLACK_MIDDLEWARE_MISSING'],
   ['ResponseUrlError', new ResponseUrlError(404), 'SLACK_RESPONSE_URL_REFUSED'],
+  ['ResponseUrlNotSlackError', new ResponseUrlNotSlackError(), 'SLACK_RESPONSE_URL_NOT_SLACK'],
   ['StoreUnavailableError', new StoreUnavailableError('the database is down'), 'STORE_UNAVAILABLE'],
   ['ConfigError', new ConfigError(['VS_API_URL is required']), 'CONFIG_INVALID'],
   ['StoppedWhileStarting', new StoppedWhileStarting(), 'BOT_STOPPED_WHILE_STARTING'],
   ['CloudError', new CloudError('timeout', 'no answer'), 'CLOUD_TIMEOUT'],
   ['XmlSyntaxError', new XmlSyntaxError('no XML element found'), 'CLOUD_XML_SYNTAX'],
   ['BudgetWaitTimeout', new BudgetWaitTimeout('no connection came free'), 'CLOUD_BUDGET_WAIT_TIMEOUT'],
+  ['DirectUploadError', new DirectUploadError('upload', 'upload_url_not_slack'), 'SLACK_UPLOAD_FAILED'],
 ])('%s is a CodedError, named after its class, with its code in the one spelling', (name, error, code) => {
   expect(error).toBeInstanceOf(CodedError);
   expect(error).toBeInstanceOf(Error);

@@ -164,6 +164,16 @@ describe('logger', () => {
     expect(all).toContain('app_id=A1');
   });
 
+  test("masks an upload URL of Slack's files host, under its key and in text, wherever it points", () => {
+    const { logger, lines } = capture('debug');
+    const upload = 'https://files.slack.com/upload/v1/CwABAAAAXgoAAZnoUpw';
+    logger.debug(`http request result: ${JSON.stringify({ ok: true, upload_url: 'http://127.0.0.1:9/upload/v1/s3cret-key', file_id: 'F1' })}`);
+    logger.warn('upload failed', { upload_url: upload, error: new Error(`POST ${upload} failed`) });
+    const all = lines.join('\n');
+    for (const c of ['s3cret-key', 'CwABAAAAXgoAAZnoUpw']) expect(all).not.toContain(c);
+    expect(all).toContain('file_id');
+  });
+
   test("Bolt's and the Web API client's debug lines go through the same masking", () => {
     const { logger, lines } = capture('debug', ['xoxb-bot-token-1']);
     const bolt = toBoltLogger(logger);

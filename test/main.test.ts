@@ -26,6 +26,17 @@ describe('start-up', () => {
 
   const slackOff = { SLACK_BOT_TOKEN: 'xoxb-db-path-0123456789', SLACK_SIGNING_SECRET: 'db-path-signing-secret', SLACK_API_URL: 'http://127.0.0.1:1/api/' };
 
+  it('with VS_APPROVALS naming an action that is not a change stops with exit status 2, naming it and every change that can need approval', async () => {
+    const main = spawnMain({ ...slackOff, PORT: String(await freePort()), VS_APPROVALS: 'power_reboot,reboot_everything' });
+    expect((await main.exit('start-up to stop')).code).toBe(2);
+    expect(main.stderr()).toBe(
+      'vs-chatops cannot start: 1 configuration problem:\n' +
+        '  - VS_APPROVALS names an unknown action "reboot_everything": the actions that can need approval are ' +
+        'disk_add, backup_restore, power_start, power_shutdown, power_reboot, power_stop\n' +
+        'Set them in the environment or in .env (see .env.example and README.md).\n',
+    );
+  });
+
   it("with VS_DB_PATH in a folder the bot's user may not write in stops with exit status 2, naming the folder and what to do", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vs-main-'));
     const locked = join(dir, 'locked');

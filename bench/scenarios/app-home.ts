@@ -43,7 +43,7 @@ export interface AppHomeLoad {
   audits: number;
 }
 
-const ADMIN = 'UBENCHADMIN';
+export const ADMIN = 'UBENCHADMIN';
 /** Users the seeded records are spread over; an operator among them has records / USERS of their own. */
 const USERS = 200;
 const OPERATOR = 'UBENCH7';
@@ -53,7 +53,7 @@ const WARMUP = 20;
 const OPEN_APPROVALS = 25;
 
 /** Seeds `count` records in one statement, newest last, spread over USERS users (and the admin), as a busy trail would be. */
-async function seed(url: string, count: number): Promise<void> {
+export async function seedAuditRecords(url: string, count: number): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
@@ -102,7 +102,7 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
     // Migrated as the bot would, then seeded.
     await (await openPostgresStore(url)).close();
     progress(`10. seeding ${load.records.toLocaleString('en')} audit records`);
-    await seed(url, load.records);
+    await seedAuditRecords(url, load.records);
     bot = await spawnBot(
       {
         SLACK_BOT_TOKEN: BOT_TOKEN,
@@ -149,7 +149,8 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
       const arrived = await slack.arrival(id, 10_000);
       if (!arrived) throw new Error(`/vs ${text} got no answer`);
       const answer = JSON.stringify(slack.responses.find((r) => r.id === id)?.body);
-      if (!answer.includes(`Audit trail · latest ${shown}`)) throw new Error(`/vs ${text} did not show the latest ${shown} records: ${answer.slice(0, 200)}`);
+      if (!answer.includes(`latest ${shown} records · page 1 of`))
+        throw new Error(`/vs ${text} did not show the latest ${shown} records: ${answer.slice(0, 200)}`);
       return arrived.at - sent;
     };
     progress(`10. /vs audit and /vs audit 50 typed ${load.audits} times each, one at a time`);

@@ -90,8 +90,22 @@ export type ClaimResult =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What every record of an approval request is about: its change and request, who asked, and the request's ids. */
+function aboutApproval(approval: Approval) {
+  return {
+    action: approval.action,
+    target: approval.target,
+    params: approval.params,
+    apiRequest: approval.apiRequest,
+    // A workflow's request nobody has claimed has no requester yet.
+    requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
+    approvalId: approval.id,
+    workflowExecutionId: approval.workflowExecutionId ?? null,
+  };
+}
+
 export function createApprovalSteps(door: Door) {
-  const { store, now, logger, check, frozenDenial, write, notify, entryAt, denialEntry } = door;
+  const { store, now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
@@ -102,23 +116,25 @@ export function createApprovalSteps(door: Door) {
     const id = door.newId();
     const expiresAtMs = startedMs + ttlMs;
     const apiRequest = recorded(prepared);
-    const requested = entryAt(startedMs, {
-      userId: ctx.userId,
-      channelId: ctx.channelId,
-      action,
-      target,
-      params,
-      outcome: 'requested',
-      apiStatus: null,
-      detail: workflow
+    const requested = auditEntry(
+      startedMs,
+      {
+        userId: ctx.userId,
+        channelId: ctx.channelId,
+        action,
+        target,
+        params,
+        apiRequest,
+        requestedBy: workflow ? null : ctx.userId,
+        approvalId: id,
+        workflowExecutionId: workflow?.workflowExecutionId ?? null,
+      },
+      'requested',
+      workflow
         ? `a workflow asked for it (${workflow.workflowExecutionId}); ` +
-          `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
+            `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
         : `waits for a second person's approval until ${iso(expiresAtMs)}`,
-      apiRequest,
-      requestedBy: workflow ? null : ctx.userId,
-      approvalId: id,
-      workflowExecutionId: workflow?.workflowExecutionId ?? null,
-    });
+    );
     const request = {
       id,
       action,
@@ -156,20 +172,11 @@ export function createApprovalSteps(door: Door) {
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
-    const about = {
-      action,
-      target: approval.target,
-      params: approval.params,
-      apiRequest: approval.apiRequest,
-      // A workflow's request nobody has claimed has no requester yet.
-      requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-      approvalId: approval.id,
-      workflowExecutionId: approval.workflowExecutionId ?? null,
-    };
+    const about = aboutApproval(approval);
     /** Records a refused click (the clicker's denial) and hears of it. */
     const refuse = async (decision: Decision, what: string, fields: Record<string, unknown> = {}) => {
       log.info(what, { ...fields, denial: decision.denial?.code, role: decision.role });
-      const record = await write(denialEntry(startedMs, ctx, decision, about), log);
+      const record = await write(denialEntry(startedMs, { ...ctx, ...about }, decision), log);
       notify(record, log);
       return { outcome: 'denied' as const, approval, decision, record };
     };
@@ -186,21 +193,18 @@ export function createApprovalSteps(door: Door) {
     const click = await clicked(approvalId, clicker, 'awaiting_requester');
     if (click.outcome !== 'open') return click;
     const { startedMs, approval, action, ctx, log, about } = click;
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
     if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: 'requested',
-        apiStatus: null,
-        detail: `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
-        requestedBy: ctx.userId,
-      }),
+      auditEntry(
+        startedMs,
+        { ...about, userId: ctx.userId, channelId: current.channelId, requestedBy: ctx.userId },
+        'requested',
+        `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
+      ),
     );
     if (!claimed.won) {
       log.info('claim came after another', { status: claimed.approval?.status, by: claimed.approval?.requestedBy });
@@ -217,7 +221,7 @@ export function createApprovalSteps(door: Door) {
     const { startedMs, approval, action, ctx, log, about } = click;
 
     // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
-    const checked = await check(ctx.userId, action, approval.channelId, log);
+    const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
@@ -226,15 +230,12 @@ export function createApprovalSteps(door: Door) {
     const status = verdict === 'approve' ? 'approved' : 'rejected';
     const decidedMs = now();
     const decided = await store.approvals.decide(approval.id, { status, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs }, (current) =>
-      entryAt(startedMs, {
-        ...about,
-        userId: ctx.userId,
-        channelId: current.channelId,
-        outcome: status,
-        apiStatus: null,
-        detail: status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
-        decidedBy: ctx.userId,
-      }),
+      auditEntry(
+        startedMs,
+        { ...about, userId: ctx.userId, channelId: current.channelId, decidedBy: ctx.userId },
+        status,
+        status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
+      ),
     );
     if (!decided.won) {
       log.info('approval click came after the decision', { verdict, status: decided.approval?.status });
@@ -270,7 +271,7 @@ export function createApprovalSteps(door: Door) {
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
     const targetId = targetIdIn(approval.target, change.targetKind);
     const stored = change.stored.safeParse(approval.params);
-    const prepared = targetId !== null && stored.success ? change.prepare(door.cloud, targetId, stored.data) : null;
+    const prepared = targetId !== null && stored.success ? change.request.prepare(door.cloud.format, targetId, stored.data) : null;
     if (targetId === null || !stored.success || prepared === null || !samePreparedRequest(prepared, approval.apiRequest)) {
       // What would go on the wire now is not what was approved (VS_API_FORMAT changed, or the bot did): nothing is sent.
       const current = prepared === null ? null : recorded(prepared);
@@ -279,17 +280,12 @@ export function createApprovalSteps(door: Door) {
           ? 'not sent: the approved request could not be read back; nothing was changed'
           : `not sent: the bot would now send ${current.method} ${current.path}, not the request that was approved; nothing was changed`;
       log.warn('the approved request is not what would be sent now; not sent', { approved: approval.apiRequest.path, now: current?.path });
-      const entry = entryAt(startedMs, {
-        ...ctx,
-        action,
-        target: approval.target,
-        params: approval.params,
-        outcome: 'failed',
-        apiStatus: null,
+      const entry = auditEntry(
+        startedMs,
+        { ...ctx, action, target: approval.target, params: approval.params, apiRequest: approval.apiRequest, ...names },
+        'failed',
         detail,
-        apiRequest: approval.apiRequest,
-        ...names,
-      });
+      );
       return { outcome: 'not_sent', current, record: await write(entry, log) };
     }
     return door.execute({ ctx, action, targetId, params: stored.data, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
@@ -298,24 +294,15 @@ export function createApprovalSteps(door: Door) {
   async function expire(): Promise<ExpiredApproval[]> {
     const atMs = now();
     const expired = await store.approvals.expire(atMs, (approval) =>
-      entryAt(atMs, {
-        userId: approval.requestedBy,
-        channelId: approval.channelId,
-        action: approval.action,
-        target: approval.target,
-        params: approval.params,
-        outcome: 'expired',
-        apiStatus: null,
+      auditEntry(
+        atMs,
+        { userId: approval.requestedBy, channelId: approval.channelId, ...aboutApproval(approval) },
+        'expired',
         // A workflow's request nobody claimed has no requester: expired all the same.
-        detail:
-          approval.requestedBy === ''
-            ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
-            : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
-        apiRequest: approval.apiRequest,
-        requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
-        approvalId: approval.id,
-        workflowExecutionId: approval.workflowExecutionId ?? null,
-      }),
+        approval.requestedBy === ''
+          ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
+          : `nobody approved or rejected it before ${iso(approval.expiresAtMs)}; nothing was changed`,
+      ),
     );
     for (const approval of expired) {
       logger.info('approval request expired', { approval: approval.id, action: approval.action, target: approval.target });
@@ -328,7 +315,9 @@ export function createApprovalSteps(door: Door) {
   async function waiting(userId: string): Promise<WaitingApprovals> {
     const open = await store.approvals.open(now());
     const others = open.filter((a) => a.requestedBy !== userId);
-    const allowed = await Promise.all(others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger)).allowed));
+    const allowed = await Promise.all(
+      others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed),
+    );
     return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
   }
 

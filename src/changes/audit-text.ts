@@ -74,3 +74,12 @@ export function denialDetail(decision: Decision): string | null {
 export function frozenDetail(freeze: Freeze): string {
   return `changes are frozen (by ${freeze.by} at ${freeze.at}: ${clip(freeze.reason, 200)})`;
 }
+
+/**
+ * The freeze a denial's detail names (what frozenDetail wrote), or null: so that what people read says who froze
+ * and when as a mention and a date each reader sees in their own time zone, not as the audit's ids.
+ */
+export function readFrozenDetail(detail: string): Freeze | null {
+  const m = /^changes are frozen \(by ([UW][A-Z0-9]{1,30}) at (\d{4}-\d\d-\d\dT[0-9:.]+Z): ([\s\S]*)\)$/.exec(detail);
+  return m ? { by: m[1]!, at: m[2]!, reason: m[3]! } : null;
+}

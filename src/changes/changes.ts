@@ -2,11 +2,12 @@ import type { Approval, AuditRecord, Freeze } from '../store';
 import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
-import { createDoor, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
-import type { FormValues, FormValidation } from './disk-form';
+import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
+import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
+import type { Inspection } from './power';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 
 // The one door every change goes through. A form's submission, in order:
@@ -74,6 +75,11 @@ export interface Changes {
   request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult>;
   /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
   claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult>;
+  /**
+   * The target as it stands for `action`, before its form opens (its row's inspect): whether the change may be made
+   * now. Null when the change reads nothing first. A read only: nothing is recorded; a cloud failure is thrown.
+   */
+  inspect(action: ChangeAction, targetId: number): Promise<Inspection | null>;
   /** Settles every open request past its expiry as `expired`, recorded; returns them, so their messages can say so. */
   expire(): Promise<ExpiredApproval[]>;
   /** Remembers where an approval request's message was posted (its ts), so that any instance updates it in place. */
@@ -94,7 +100,7 @@ export type ChangesDeps = DoorDeps;
 
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
-  const { now, logger, check, frozenDenial, write, notify, denialEntry } = door;
+  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
   const needsApproval = (action: ChangeAction, ctx: SubmissionContext) => ctx.needsApproval === true || (deps.approvals?.actions.includes(action) ?? false);
@@ -106,13 +112,13 @@ export function createChanges(deps: ChangesDeps): Changes {
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action: change.action, target: key });
     const startedMs = now();
     // The form as typed, bounded, for records of changes that did not run.
-    const asTyped = { action: change.action, target: key, params: bounded(values, change.fields) };
+    const asTyped = { userId: ctx.userId, channelId: ctx.channelId, action: change.action, target: key, params: bounded(values, change.fields) };
 
     const allowed = await check(ctx.userId, change.action, ctx.channelId, log, { channelChosenInForm: ctx.channelChosenInForm });
     const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
     if (!decision.allowed) {
       log.info('change denied', { role: decision.role, needed: decision.needed, denial: decision.denial?.code });
-      return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, ctx, decision, asTyped), log) };
+      return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, asTyped, decision), log) };
     }
 
     const validated = validate(action, targetId, values);
@@ -123,14 +129,23 @@ export function createChanges(deps: ChangesDeps): Changes {
       const detail = `invalid form: ${Object.entries(fieldErrors)
         .map(([field, message]) => `${field}: ${message}`)
         .join('; ')}`;
-      const entry = door.entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'invalid', apiStatus: null, detail, ...asTyped });
-      return { outcome: 'invalid', fieldErrors, record: await write(entry, log) };
+      return { outcome: 'invalid', fieldErrors, record: await write(auditEntry(startedMs, asTyped, 'invalid', detail), log) };
     }
     const params = validated.params;
-    const prepared = change.prepare(door.cloud, targetId, params);
+    // What the parameters chose may need more than the change itself (a reboot into the recovery image: admin).
+    const raised = withParams(decision, action, params);
+    if (!raised.allowed) {
+      log.info('change denied', { role: raised.role, needed: raised.needed, denial: raised.denial?.code });
+      return { outcome: 'denied', decision: raised, record: await write(denialEntry(startedMs, asTyped, raised), log) };
+    }
+    const prepared = change.request.prepare(door.cloud.format, targetId, params);
 
     if (needsApproval(action, ctx)) {
-      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: change.audited(params), prepared, startedMs }, log);
+      const audited = change.audited(params);
+      // Nobody is asked to approve what could not be sent as the target stands (the door reads it again before sending).
+      const refused = await refusedAsItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
+      if (refused) return refused;
+      return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: audited, prepared, startedMs }, log);
     }
     return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
   }
@@ -139,7 +154,7 @@ export function createChanges(deps: ChangesDeps): Changes {
   function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues): FormValidation<ChangeParams<A>> {
     const change = CHANGES[action];
     if (!isTargetId(targetId)) return { ok: false, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
-    return change.validate(targetId, values);
+    return change.validate(targetId, values, deps.formLimits ?? DEFAULT_FORM_LIMITS);
   }
 
   async function request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult> {
@@ -150,23 +165,22 @@ export function createChanges(deps: ChangesDeps): Changes {
     // Nobody is known to ask: the records of the request name the workflow's execution instead.
     const ctx = { userId: '', channelId: step.channelId };
     const reason = typeof step.reason === 'string' ? step.reason.trim() : '';
-    const asTyped = { action: change.action, target: key, params: bounded({ ...values, reason }, [...change.fields, 'reason']) };
+    const asTyped = {
+      ...ctx,
+      action: change.action,
+      target: key,
+      params: bounded({ ...values, reason }, [...change.fields, 'reason']),
+      workflowExecutionId: step.workflowExecutionId,
+    };
     const freeze = await freezing.frozen();
     if (freeze) {
       log.info('workflow request denied: changes are frozen', { by: freeze.by });
-      const entry = door.entryAt(startedMs, {
-        ...ctx,
-        ...asTyped,
-        outcome: 'denied',
-        apiStatus: null,
-        detail: frozenDetail(freeze),
-        workflowExecutionId: step.workflowExecutionId,
-      });
-      const record = await write(entry, log);
+      const record = await write(auditEntry(startedMs, asTyped, 'denied', frozenDetail(freeze)), log);
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
-    const validated = validate(action, targetId, values);
+    // The step's reason is the form's reason (a restore's is required): one reason, checked once below.
+    const validated = validate(action, targetId, { ...values, reason });
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
@@ -174,19 +188,11 @@ export function createChanges(deps: ChangesDeps): Changes {
       const detail = `invalid workflow step: ${Object.entries(fieldErrors)
         .map(([field, message]) => `${field}: ${message}`)
         .join('; ')}`;
-      const entry = door.entryAt(startedMs, {
-        ...ctx,
-        ...asTyped,
-        outcome: 'invalid',
-        apiStatus: null,
-        detail,
-        workflowExecutionId: step.workflowExecutionId,
-      });
-      const record = await write(entry, log);
+      const record = await write(auditEntry(startedMs, asTyped, 'invalid', detail), log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
-    const prepared = change.prepare(door.cloud, targetId, validated.params);
+    const prepared = change.request.prepare(door.cloud.format, targetId, validated.params);
     const asked = await approvals.ask(
       {
         ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },
@@ -220,11 +226,12 @@ export function createChanges(deps: ChangesDeps): Changes {
       const startedMs = now();
       const allowed = await check(ctx.userId, action, ctx.channelId, log, options);
       const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
-      if (!decision.allowed) notify(await write(denialEntry(startedMs, ctx, decision, { action, target, params: {} }), log), log);
+      if (!decision.allowed) notify(await write(denialEntry(startedMs, { ...ctx, action, target, params: {} }, decision), log), log);
       return decision;
     },
     submit,
     request,
+    inspect: async (action, targetId) => (await CHANGES[action].inspect?.(door.cloud, targetId)) ?? null,
     claim: approvals.claim,
     decide: approvals.decide,
     expire: approvals.expire,

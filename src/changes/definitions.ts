@@ -1,8 +1,22 @@
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import type { ChangeAnswers, ChangeOperation, PreparedRequest } from '../cloud/prepared';
+import { addDiskWireFields } from '../cloud/codec';
+import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
-import { DISK_FORM_FIELDS, validateDiskForm, type FormValidation, type FormValues } from './disk-form';
+import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
+import { ConfigError } from '../config';
+import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
+import {
+  inspectPower,
+  POWER_CHOICES,
+  StoredPower,
+  validatePowerForm,
+  type Inspection,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerReads,
+} from './power';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
 import { asFact, factNumber, type ChangeFollow, type TargetState } from './followed';
 import type { FollowSubject } from '../store';
@@ -10,41 +24,104 @@ import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
 
 // The one table of changes: what each is about, who may make it, how its form
-// is validated, which API call makes it and how the audit describes it. The
-// door runs a row (changes.ts); the policy reads what each needs; ChangeAction
-// is the table's keys. To add a change: a row here, and its Slack form (a row
-// of CHANGE_FORMS, src/slack/blocks/change-forms.ts), which the compiler asks for.
+// is validated, the exact request that makes it and how the audit describes
+// it. The door runs a row (door.ts, changes.ts); the policy reads what each
+// needs; every other list of changes follows from the table's keys
+// (ChangeAction): the store's recorded actions, what VS_APPROVALS accepts,
+// the Slack forms, shortcuts and Home tab buttons. To add a change: a row
+// here, and its Slack form (a row of CHANGE_FORMS,
+// src/slack/blocks/change-forms.ts), which the compiler asks for
+// (docs/architecture.md, "Where to add things").
 
-export type ChangeCloud = Pick<CloudClient, 'prepareAddDisk' | 'prepareRestoreBackup' | 'send'>;
+/** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
+export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads;
 
-/** One change. `P`: its validated parameters; `O`: the cloud operation that makes it (what it returns: ChangeAnswers[O]). */
-export interface ChangeDefinition<A extends string, P, O extends ChangeOperation> {
-  /** Its name in records, metrics and callback ids; the key of its row. */
+/** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
+export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
+  /** Its name in records, metrics, VS_APPROVALS and the Slack forms; the key of its row. */
   action: A;
   targetKind: TargetKind;
   /** The role it needs. */
   needed: Role;
+  /** The role its parameters need, when more than `needed` (a reboot into the recovery image: admin). */
+  neededFor?(params: P): Role;
   /** Form fields kept (bounded) in records of attempts that did not run. */
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
-  validate(targetId: number, values: FormValues): FormValidation<P>;
+  /** Its form's values checked, under what the deployment's forms accept (`limits`, e.g. VS_MAX_DISK_GB). */
+  validate(targetId: number, values: FormValues, limits: FormLimits): FormValidation<P>;
   /** What the audit (and an approval request) keeps of valid parameters. */
   audited(params: P): Record<string, unknown>;
   /** Reads back what `audited` kept, for a change approved later: its parameters again, or a failure if they are not. */
   stored: z.ZodType<P>;
-  /** The request the cloud client will send for it, exactly: shown to approvers, sent as it is, kept in the audit. */
-  prepare(cloud: ChangeCloud, targetId: number, params: P): PreparedRequest<O>;
-  /** The status the client saw on success (it returns the body only). */
-  successStatus: number;
+  /**
+   * The request that makes it (method, path, body, the statuses that mean success, the answer's shape): prepared in
+   * the client's format, shown to approvers, sent as it is, kept in the audit.
+   */
+  request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
-  describe(targetId: number, value: ChangeAnswers[O]): string;
+  describe(targetId: number, value: Decoded<S>): string;
+  /**
+   * Reads the target as it stands, before the form opens and before the change is sent or asked for: whether the
+   * change may be made now (the power actions: a locked server is busy, one in the wrong state is refused). Absent:
+   * nothing to read first.
+   */
+  inspect?(cloud: ChangeCloud, targetId: number): Promise<Inspection>;
   /** How it is followed to its end once the cloud accepted it (followed.ts): its transactions, its target read again. */
-  follow: ChangeFollow<P, ChangeAnswers[O]>;
+  follow: ChangeFollow<P, Decoded<S>>;
 }
 
-/** Checks one row and keeps its own types: what its form validates to, which operation makes it. */
-const defineChange = <A extends string, P, O extends ChangeOperation>(definition: ChangeDefinition<A, P, O>): ChangeDefinition<A, P, O> => definition;
+/** Checks one row and keeps its own types: what its form validates to, what its answer is. */
+const defineChange = <A extends string, P, S extends ResponseShape>(definition: ChangeDefinition<A, P, S>): ChangeDefinition<A, P, S> => definition;
+
+/** A power action (power.ts): its choices of the form, its path, who may, and what the audit says it did. */
+function powerChange<A extends PowerAction>(
+  action: A,
+  o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string; transactions: readonly string[] },
+) {
+  return defineChange({
+    action,
+    targetKind: 'vs',
+    needed: o.needed,
+    ...(o.neededFor ? { neededFor: o.neededFor } : {}),
+    fields: ['power_action', 'confirm', 'reason'],
+    apiFields: [],
+    validate: (vsId, values) => validatePowerForm(action, vsId, values),
+    audited: (params: PowerParams) => ({ ...params }),
+    stored: StoredPower,
+    // docs/cloud-api.md, Power actions: 201 with the server, now locked; the action runs as a transaction.
+    request: changeRequest({
+      operation: action,
+      method: 'POST',
+      path: o.path,
+      body: (params: PowerParams) => (params.power_action === 'reboot_recovery' ? { field: 'mode', value: 'recovery' } : null),
+      expectedStatuses: [201, 200],
+      answer: Responses.server,
+    }),
+    describe: (vsId) => `${o.did} of VS ${vsId} scheduled`,
+    inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
+    // docs/cloud-api.md, Finding a change's transaction: a power action runs on the server.
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, server): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: o.transactions,
+        facts: { vsId, powerAction: params.power_action, label: asFact(server.label), reason: asFact(params.reason.trim() || null) },
+      }),
+      // Done when the server is unlocked: on or off as it is then, in the recovery image or not.
+      readState: async (reads, { parentId }): Promise<TargetState> => {
+        const server = await reads.getServer(parentId);
+        return {
+          settled: server.locked !== true,
+          state: { booted: server.booted ?? null, recovery: server.recovery_mode ?? null, locked: server.locked ?? null },
+        };
+      },
+    },
+  });
+}
 
 /** What a restore keeps: the backup, and why. */
 const StoredRestore = z.object({ backup_id: z.number().int().positive(), reason: z.string().max(MAX_REASON_LENGTH).optional() });
@@ -56,11 +133,18 @@ const DEFINITIONS = {
     needed: 'operator',
     fields: DISK_FORM_FIELDS,
     apiFields: DISK_FORM_FIELDS,
-    validate: (_vsId, values) => validateDiskForm(values),
+    validate: (_vsId, values, limits) => validateDiskForm(values, limits),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,
-    prepare: (cloud, vsId, params) => cloud.prepareAddDisk(vsId, params),
-    successStatus: 201,
+    // docs/cloud-api.md: 201 with the new disk; 200 is what some deployments send for the same thing.
+    request: changeRequest({
+      operation: 'add_disk',
+      method: 'POST',
+      path: '/virtual_machines/:id/disks',
+      body: (params: AddDiskParams) => ({ root: 'disk', fields: addDiskWireFields(params) }),
+      expectedStatuses: [201, 200],
+      answer: Responses.disk,
+    }),
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
     // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
     follow: {
@@ -97,8 +181,15 @@ const DEFINITIONS = {
     validate: (backupId, values) => validateRestoreForm(backupId, { confirm: text(values.confirm), reason: text(values.reason) }),
     audited: (params: RestoreParams) => ({ ...params }),
     stored: StoredRestore,
-    prepare: (cloud, backupId) => cloud.prepareRestoreBackup(backupId),
-    successStatus: 200,
+    // No status is documented: any 2xx with the backup in the body is success.
+    request: changeRequest({
+      operation: 'restore_backup',
+      method: 'POST',
+      path: '/backups/:id/restore',
+      body: noBody,
+      expectedStatuses: [200, 201, 202],
+      answer: Responses.backup,
+    }),
     describe: (_backupId, backup) =>
       `backup ${backup.id} restored` +
       (backup.target_id != null ? ` onto ${backup.target_type === 'VirtualMachine' ? 'VS' : (backup.target_type ?? 'target')} ${backup.target_id}` : '') +
@@ -137,6 +228,28 @@ const DEFINITIONS = {
       },
     },
   }),
+  // Operators start, shut down and reboot; admins also force a server off and reboot it into the recovery image.
+  // Their transactions (docs/cloud-api.md, Transactions): a shutdown runs as stop_virtual_machine too.
+  power_start: powerChange('power_start', {
+    path: '/virtual_machines/:id/startup',
+    needed: 'operator',
+    did: 'start-up',
+    transactions: ['startup_virtual_machine'],
+  }),
+  power_shutdown: powerChange('power_shutdown', {
+    path: '/virtual_machines/:id/shutdown',
+    needed: 'operator',
+    did: 'shutdown',
+    transactions: ['stop_virtual_machine', 'shutdown_virtual_machine'],
+  }),
+  power_reboot: powerChange('power_reboot', {
+    path: '/virtual_machines/:id/reboot',
+    needed: 'operator',
+    neededFor: (params) => (params.power_action === 'reboot_recovery' ? 'admin' : 'operator'),
+    did: 'reboot',
+    transactions: ['reboot_virtual_machine'],
+  }),
+  power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop', transactions: ['stop_virtual_machine'] }),
 };
 
 type Definitions = typeof DEFINITIONS;
@@ -144,11 +257,11 @@ type Definitions = typeof DEFINITIONS;
 /** Every change there is: the keys of the table. */
 export type ChangeAction = keyof Definitions;
 /** What a change's form validates to. */
-export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _O> ? P : never;
-/** The cloud operation that makes a change. */
-export type ChangeOperationOf<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer O> ? O : never;
+export type ChangeParams<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer P, infer _S> ? P : never;
+/** The shape of a change's answer. */
+export type ChangeAnswerOf<A extends ChangeAction> = Definitions[A] extends ChangeDefinition<A, infer _P, infer S> ? S : never;
 /** What a change's cloud API call returns (its result renderer's input). */
-export type ChangeValue<A extends ChangeAction> = ChangeAnswers[ChangeOperationOf<A>];
+export type ChangeValue<A extends ChangeAction> = Decoded<ChangeAnswerOf<A>>;
 
 /**
  * The table, typed so that a row looked up by a generic action keeps its own
@@ -156,12 +269,42 @@ export type ChangeValue<A extends ChangeAction> = ChangeAnswers[ChangeOperationO
  * door runs any row without a cast. A row filed under another action's key
  * does not compile.
  */
-export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeOperationOf<A>> } = DEFINITIONS;
+export const CHANGES: { readonly [A in ChangeAction]: ChangeDefinition<A, ChangeParams<A>, ChangeAnswerOf<A>> } = DEFINITIONS;
 
 export const CHANGE_ACTIONS: readonly ChangeAction[] = Object.values(CHANGES).map((change) => change.action);
 
 export function isChangeAction(action: string): action is ChangeAction {
   return CHANGE_ACTIONS.some((a) => a === action);
+}
+
+/** The role a choice of the power form needs (a reboot into the recovery image: admin): its change's, for its parameters. */
+export function choiceNeeds(choice: PowerChoice): Role {
+  const change = CHANGES[POWER_CHOICES[choice]];
+  // Only the choice decides the role; the reason is not read.
+  return change.neededFor?.({ power_action: choice, reason: '' }) ?? change.needed;
+}
+
+/**
+ * VS_APPROVALS read against the table, at start-up: the changes it names, or a ConfigError naming each unknown one
+ * and the actions that can need approval (config.ts checks only their spelling).
+ */
+export function approvalActions(names: readonly string[]): ChangeAction[] {
+  const unknown = names.filter((name) => !isChangeAction(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      unknown.map((name) => `VS_APPROVALS names an unknown action "${name}": the actions that can need approval are ${CHANGE_ACTIONS.join(', ')}`),
+    );
+  }
+  return names.filter(isChangeAction);
+}
+
+/** What the audit trail records: a change of the table, or the freeze switched on or off (freeze.ts). */
+export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze';
+
+// The store's vocabulary of actions is this table's (src/store/audit.ts, RecordedActions).
+declare module '../store/audit' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the keys are the point
+  interface RecordedActions extends Record<RecordedChangeAction, true> {}
 }
 
 /** The form input that carries a change's target id when its form is opened from a shortcut. */

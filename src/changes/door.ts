@@ -5,11 +5,13 @@ import type { Logger } from '../log';
 import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, NewFollow, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
-import { CHANGES, type ChangeAction, type ChangeCloud, type ChangeOperationOf, type ChangeParams, type ChangeValue } from './definitions';
+import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
+import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
 import { newestTransactionId, type ChangeReads } from './followed';
 import { keepLease } from './keep-lease';
-import { neededRole, type Action, type Decision, type Policy, type WhereFrom } from './policy';
+import { atLeast, neededRole, type Action, type Decision, type Policy, type Role, type WhereFrom } from './policy';
+import type { RunningTransaction, ServerState } from './power';
 import { targetKey, targetTitle, type Target } from './targets';
 
 // What every way through the door shares: the policy's answer (no, if the
@@ -46,13 +48,21 @@ export type ChangeResult<T> =
   | { outcome: 'applied_unreadable'; error: CloudError; record: AuditRecord }
   /** The same submission was already claimed: nothing was called and nothing recorded. */
   | { outcome: 'duplicate' }
-  /** Another change holds the target; nothing was called. */
-  | { outcome: 'busy'; record: AuditRecord }
+  /**
+   * Another change holds the target (our lease), or the cloud does (`transaction`: the target is locked by a running
+   * transaction, named when the cloud lists it); nothing was called.
+   */
+  | { outcome: 'busy'; record: AuditRecord; transaction?: RunningTransaction | null }
+  /** The target's state does not allow the change (starting a server that is on); nothing was called. */
+  | { outcome: 'unfit'; action: ChangeAction; state: ServerState; record: AuditRecord }
   /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
   | { outcome: 'requested'; approval: Approval; record: AuditRecord };
 
 /** What a run of a change can end in, once it was allowed and valid. */
-export type RunResult<T> = Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' }>;
+export type RunResult<T> = Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' | 'unfit' }>;
+
+/** How a change that may not be made as its target stands ended, recorded: busy, unfit, or its target could not be read. */
+export type Refused = Extract<ChangeResult<never>, { outcome: 'busy' | 'unfit' | 'failed' }>;
 
 export interface DoorDeps {
   cloud: ChangeCloud;
@@ -77,6 +87,8 @@ export interface DoorDeps {
    * (VS_FOLLOW_INTERVAL_S) after it was accepted. Unset: nothing is followed.
    */
   follow?: { intervalMs: number; reads: ChangeReads };
+  /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
+  formLimits?: FormLimits;
 }
 
 /** Who a record of an approval names, besides the user it is about. */
@@ -88,13 +100,19 @@ export interface ApprovalNames {
   workflowExecutionId?: string | null;
 }
 
+/**
+ * What the records of one attempt are about: who asked and where, which action on what, with what parameters, the
+ * request sent (when there is one) and, for an approval, who asked, who decided and the request's id.
+ */
+export type RecordSubject = Omit<AuditEntry, 'at' | 'durationMs' | 'outcome' | 'apiStatus' | 'detail' | 'leaseOwner'>;
+
 /** One change about to run: everything it was checked with, and the request it sends. */
 export interface Run<A extends ChangeAction> {
   ctx: ChangeContext;
   action: A;
   targetId: number;
   params: ChangeParams<A>;
-  prepared: PreparedRequest<ChangeOperationOf<A>>;
+  prepared: PreparedRequest<ChangeAnswerOf<A>>;
   /** Claims it once: the submission's key (the modal's view id), or `approval:<id>`. */
   claimKey: string;
   /** When it was asked for (epoch ms): its records' time and duration count from here. */
@@ -126,14 +144,26 @@ export function createDoor(deps: DoorDeps) {
   const { lockTtlMs } = deps;
   const newId = deps.newId ?? randomUUID;
 
-  /** The policy's answer; if the policy itself fails, the answer is no. */
-  async function check(userId: string, action: Action, channelId: string | null, log: Logger, where: WhereFrom = {}): Promise<Decision> {
+  /**
+   * The policy's answer; if the policy itself fails, the answer is no. With a change's `params` (as validated, or as
+   * its record kept them), the role they need too (a reboot into the recovery image: admin).
+   */
+  async function check(userId: string, action: Action, channelId: string | null, log: Logger, where: WhereFrom = {}, params?: unknown): Promise<Decision> {
+    let decision: Decision;
     try {
-      return await policy.can(userId, action, channelId, where);
+      decision = await policy.can(userId, action, channelId, where);
     } catch (error) {
       log.error('the role check failed; refusing', { error });
       return { allowed: false, action, role: 'none', needed: neededRole(action), denial: { code: 'check_failed' } };
     }
+    return params !== undefined && isChangeAction(action) ? withParams(decision, action, params) : decision;
+  }
+
+  /** A decision for a change, held against the role its parameters need. */
+  function withParams(decision: Decision, action: ChangeAction, params: unknown): Decision {
+    const needed = neededFor(action, params);
+    if (!decision.allowed || atLeast(decision.role, needed)) return decision;
+    return { ...decision, allowed: false, needed, denial: { code: 'role' } };
   }
 
   /** A decision that allowed `action` turned into a refusal because changes are frozen now (read from the store: every instance sees it at once). */
@@ -157,19 +187,55 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  /** A record's entry: `at` when it was asked for, the duration from then to now. */
-  function entryAt(startedMs: number, fields: Omit<AuditEntry, 'at' | 'durationMs'>): AuditEntry {
-    return { at: new Date(startedMs).toISOString(), durationMs: Math.max(0, now() - startedMs), ...fields };
+  /**
+   * The one way an audit entry is made: what it is about, how the attempt ended and why (bounded), timed from when it
+   * was asked for (`at`) to now (its duration).
+   */
+  function auditEntry(startedMs: number, subject: RecordSubject, outcome: ChangeOutcome, detail: string | null, apiStatus: number | null = null): AuditEntry {
+    return {
+      at: new Date(startedMs).toISOString(),
+      durationMs: Math.max(0, now() - startedMs),
+      ...subject,
+      outcome,
+      apiStatus,
+      detail: detail === null ? null : clip(detail, MAX_DETAIL_LENGTH),
+    };
+  }
+
+  /**
+   * Reads the target as it stands (its row's inspect) before the change is sent or asked for: null when it may be
+   * made now; otherwise how it ended, recorded (busy, unfit, or `failed` when the target could not be read).
+   */
+  async function refusedAsItStands(startedMs: number, subject: RecordSubject, action: ChangeAction, targetId: number, log: Logger): Promise<Refused | null> {
+    const change = CHANGES[action];
+    if (!change.inspect) return null;
+    const title = targetTitle({ kind: change.targetKind, id: targetId });
+    let inspection;
+    try {
+      inspection = await change.inspect(cloud, targetId);
+    } catch (thrown) {
+      const error = asCloudError(thrown);
+      log.info('the target could not be read before the change; not sent', { kind: error.kind, status: error.status });
+      const entry = auditEntry(startedMs, subject, 'failed', `not sent: ${title} could not be read first (${error.message})`, error.status ?? null);
+      return { outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: await write(entry, log) };
+    }
+    if (inspection.outcome === 'busy') {
+      const { transaction } = inspection;
+      log.info('target locked by a transaction; not sent', { transaction: transaction?.id });
+      const detail = `not sent: ${title} is locked by a running transaction${transaction ? ` (${transaction.action} ${transaction.id})` : ''}`;
+      return { outcome: 'busy', transaction, record: await write(auditEntry(startedMs, subject, 'busy', detail), log) };
+    }
+    if (inspection.outcome === 'unfit') {
+      log.info('the target does not fit the change; not sent', { power: inspection.state.power });
+      const detail = `not sent: ${title} is ${inspection.state.power}, which ${action} does not fit`;
+      return { outcome: 'unfit', action, state: inspection.state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) };
+    }
+    return null;
   }
 
   /** A refusal on record: the denial's words in the detail. */
-  function denialEntry(
-    startedMs: number,
-    ctx: ChangeContext,
-    decision: Decision,
-    about: Omit<AuditEntry, 'at' | 'durationMs' | 'userId' | 'channelId' | 'outcome' | 'apiStatus' | 'detail'>,
-  ): AuditEntry {
-    return entryAt(startedMs, { userId: ctx.userId, channelId: ctx.channelId, outcome: 'denied', apiStatus: null, detail: denialDetail(decision), ...about });
+  function denialEntry(startedMs: number, subject: RecordSubject, decision: Decision): AuditEntry {
+    return auditEntry(startedMs, subject, 'denied', denialDetail(decision));
   }
 
   /**
@@ -181,21 +247,24 @@ export function createDoor(deps: DoorDeps) {
     const change = CHANGES[run.action];
     const target: Target = { kind: change.targetKind, id: run.targetId };
     const key = targetKey(target);
-    const audited = change.audited(run.params);
-    const about = { action: change.action, target: key, params: audited, apiRequest: recorded(run.prepared), ...run.names };
-    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry =>
-      entryAt(run.startedMs, {
-        userId: run.ctx.userId,
-        channelId: run.ctx.channelId,
-        outcome,
-        apiStatus: null,
-        detail: clip(detail, MAX_DETAIL_LENGTH),
-        ...about,
-      });
+    const subject: RecordSubject = {
+      userId: run.ctx.userId,
+      channelId: run.ctx.channelId,
+      action: change.action,
+      target: key,
+      params: change.audited(run.params),
+      apiRequest: recorded(run.prepared),
+      ...run.names,
+    };
+    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry => auditEntry(run.startedMs, subject, outcome, detail);
 
     // docs/cloud-api.md, Finding a change's transaction: the newest transaction id before the change is sent, read while
-    // the change is started on record (a duplicate or a busy target only wastes the read).
+    // the target is read as it stands and the change is started on record (a refusal, a duplicate or a busy target only
+    // wastes the read).
     const baseline = deps.follow ? newestTransactionId(deps.follow.reads, change.follow.listedUnder(run.targetId)) : Promise.resolve(null);
+    const refused = await refusedAsItStands(run.startedMs, subject, run.action, run.targetId, log);
+    if (refused) return refused;
+
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
     const started = entry('started', 'the cloud API call is in progress');
@@ -258,7 +327,9 @@ export function createDoor(deps: DoorDeps) {
       }
       const accepted = acceptedOf(run, value, baselineId, deps.follow?.intervalMs ?? 0);
       const followed = deps.follow !== undefined;
-      const settled = await settle('succeeded', change.successStatus, change.describe(run.targetId, value), followed ? accepted : undefined);
+      // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
+      const status = run.prepared.expectedStatuses[0] ?? null;
+      const settled = await settle('succeeded', status, change.describe(run.targetId, value), followed ? accepted : undefined);
       log.info('change succeeded', { ms: settled.durationMs, followed });
       return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {
@@ -297,7 +368,15 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  return { deps, store, cloud, now, logger, newId, check, frozenDenial, write, notify, entryAt, denialEntry, execute };
+  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands, execute };
+}
+
+/** The role a change's parameters need (as validated, or as its record kept them); parameters that cannot be read back need the most. */
+export function neededFor<A extends ChangeAction>(action: A, params: unknown): Role {
+  const change = CHANGES[action];
+  if (!change.neededFor) return change.needed;
+  const stored = change.stored.safeParse(params);
+  return stored.success ? change.neededFor(stored.data) : 'admin';
 }
 
 /**

@@ -25,7 +25,7 @@ export type UnfreezeResult =
 export const FREEZE_TARGET = 'changes';
 
 export function createFreezeSteps(door: Door) {
-  const { store, now, logger, check, write, notify, entryAt, denialEntry } = door;
+  const { store, now, logger, check, write, notify, auditEntry, denialEntry } = door;
 
   /** The policy's answer for the freeze; a refusal is recorded. */
   async function refusal(ctx: ChangeContext, action: 'freeze' | 'unfreeze', startedMs: number, params: Record<string, unknown>) {
@@ -33,7 +33,7 @@ export function createFreezeSteps(door: Door) {
     const decision = await check(ctx.userId, 'freeze', ctx.channelId, log);
     if (decision.allowed) return { log, denied: null };
     log.info('freeze refused', { role: decision.role, needed: decision.needed });
-    const record = await write(denialEntry(startedMs, ctx, decision, { action, target: FREEZE_TARGET, params }), log);
+    const record = await write(denialEntry(startedMs, { ...ctx, action, target: FREEZE_TARGET, params }, decision), log);
     notify(record, log);
     return { log, denied: { outcome: 'denied' as const, decision, record } };
   }
@@ -45,7 +45,7 @@ export function createFreezeSteps(door: Door) {
       const { log, denied } = await refusal(ctx, 'freeze', startedMs, params);
       if (denied) return denied;
       const at = new Date(startedMs).toISOString();
-      const entry = entryAt(startedMs, { ...ctx, action: 'freeze', target: FREEZE_TARGET, params, outcome: 'succeeded', apiStatus: null, detail: reason });
+      const entry = auditEntry(startedMs, { ...ctx, action: 'freeze', target: FREEZE_TARGET, params }, 'succeeded', reason);
       const started = await store.freeze.start({ by: ctx.userId, at, reason }, entry);
       if (!started.started || !started.record) {
         log.info('already frozen', { by: started.freeze.by, at: started.freeze.at });
@@ -61,15 +61,12 @@ export function createFreezeSteps(door: Door) {
       const { log, denied } = await refusal(ctx, 'unfreeze', startedMs, {});
       if (denied) return denied;
       const { lifted, record } = await store.freeze.lift((freeze) =>
-        entryAt(startedMs, {
-          ...ctx,
-          action: 'unfreeze',
-          target: FREEZE_TARGET,
-          params: { frozen_by: freeze.by, frozen_at: freeze.at, reason: freeze.reason },
-          outcome: 'succeeded',
-          apiStatus: null,
-          detail: `lifted the freeze of ${freeze.by} (${freeze.reason})`,
-        }),
+        auditEntry(
+          startedMs,
+          { ...ctx, action: 'unfreeze', target: FREEZE_TARGET, params: { frozen_by: freeze.by, frozen_at: freeze.at, reason: freeze.reason } },
+          'succeeded',
+          `lifted the freeze of ${freeze.by} (${freeze.reason})`,
+        ),
       );
       if (!lifted || !record) return { outcome: 'not_frozen' };
       log.warn('changes unfrozen', { frozenBy: lifted.by, frozenAt: lifted.at });

@@ -24,15 +24,18 @@ export {
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';
+export { readFrozenDetail } from './audit-text';
 export {
+  approvalActions,
   CHANGE_ACTIONS,
   CHANGES,
+  choiceNeeds,
   isChangeAction,
   targetFieldOf,
   type ChangeAction,
   type ChangeCloud,
   type ChangeDefinition,
-  type ChangeOperationOf,
+  type ChangeAnswerOf,
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
@@ -56,5 +59,29 @@ export {
   type PolicyDeps,
   type Role,
 } from './policy';
-export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormValidation, type FormValues } from './disk-form';
+export {
+  DEFAULT_MAX_DISK_GB,
+  DiskAddForm,
+  DISK_FORM_FIELDS,
+  validateDiskForm,
+  type DiskFormField,
+  type FormLimits,
+  type FormValidation,
+  type FormValues,
+} from './disk-form';
+export {
+  choicesOf,
+  fits,
+  POWER_CHOICE_NAMES,
+  POWER_CHOICES,
+  powerActionOf,
+  type Inspection,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+} from './power';
+export { neededFor } from './door';
 export { BackupRestoreForm, validateRestoreForm, MAX_REASON_LENGTH, type RestoreFormValues, type RestoreParams } from './restore-form';

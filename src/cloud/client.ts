@@ -6,23 +6,27 @@ import { decodeResponse } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
-import { CHANGE_OPERATIONS, pathId, prepareAddDisk, prepareRestoreBackup, type ChangeAnswers, type ChangeOperation, type PreparedRequest } from './prepared';
+import { pathId, type PreparedRequest } from './prepared';
 import { READS, type ReadMethods, type ReadName, type ReadOperation, type ReadPage, type ReadRow } from './reads';
-import type { ResponseShape } from './shapes';
+import type { Decoded, ResponseShape } from './shapes';
 import type { BudgetClass } from './transport';
 
-// The reads of reads.ts and the changes of prepared.ts on top of the transport
+// The reads of reads.ts and the sending of changes on top of the transport
 // (http.ts) and the codec (codec.ts). Every read goes one way: single-flight
 // (overlapping identical reads share one request and its frozen answer),
-// retried as the policy allows, within the read connections, observed. Changes
-// are prepared (prepared.ts) and the prepared request is what is sent, exactly
-// once.
+// retried as the policy allows, within the read connections, observed. A
+// change is prepared by its row (src/changes/definitions.ts, with
+// prepared.ts's changeRequest) and sent here as it was prepared, exactly
+// once: the client knows no change by name.
 
 /** What the client needs to reach the API: Config['cloud'] (its defaults are config's) with `url` resolved to a real base URL. */
 export type CloudClientConfig = Config['cloud'];
 
-/** Every operation, as named in metrics and logs: the reads' (reads.ts) and the changes'. */
-export type CloudOperation = ReadOperation | ChangeOperation;
+/**
+ * An operation as named in metrics and logs: a read's (ReadOperation, reads.ts), or a change's as its prepared request
+ * names it (its row of src/changes/definitions.ts). A fixed set: never a label made of input.
+ */
+export type CloudOperation = string;
 
 /**
  * Told once per operation when it settles, retries included: the HTTP status
@@ -117,8 +121,8 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   }
 
   /** Sends a prepared change exactly as prepared: its path and body are what goes on the wire. */
-  async function send<O extends ChangeOperation>(request: PreparedRequest<O>): Promise<ChangeAnswers[O]> {
-    const { expectedStatuses, answer } = CHANGE_OPERATIONS[request.operation];
+  async function send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>> {
+    const { expectedStatuses, answer } = request;
     if (request.method !== 'POST' || !request.path.startsWith('/') || !request.path.endsWith(`.${format}`)) {
       // Prepared for another format (VS_API_FORMAT changed since), or not by prepare…(): a bug, not an API call.
       throw new RangeError(`not a ${format} change request of this client: ${request.method} ${request.path}`);
@@ -126,7 +130,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     const body = request.body ?? undefined;
     return observed(request.operation, async (seen) => {
       const response = seen(await http.send({ method: 'POST', path: request.path, body, expectedStatuses }));
-      return decode(response, answer) as ChangeAnswers[O];
+      return decode(response, answer);
     });
   }
 
@@ -136,11 +140,8 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   return {
     ...readMethods('read'),
     changeReads: Object.freeze(readMethods('change')),
-    prepareAddDisk: (vsId, params) => prepareAddDisk(format, vsId, params),
-    prepareRestoreBackup: (backupId) => prepareRestoreBackup(format, backupId),
+    format,
     send,
-    addDisk: async (vsId, params) => send(prepareAddDisk(format, vsId, params)),
-    restoreBackup: async (backupId) => send(prepareRestoreBackup(format, backupId)),
 
     close: () => http.close(),
   };

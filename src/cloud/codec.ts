@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { CloudError } from './errors';
 import type { AddDiskParams } from './schemas';
 import type { Decoded, ResponseShape } from './shapes';
-import { parseXml, writeXmlDocument, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
+import { parseXml, writeXmlDocument, writeXmlElement, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
 // One decoding path for both wire formats: body text → plain objects (JSON.parse
 // or the XML reader of xml.ts) → unwrap the wrappers of docs/cloud-api.md → the
@@ -255,8 +255,15 @@ export function addDiskWireFields(params: AddDiskParams): Record<string, string>
   return fields;
 }
 
-/** `{"disk": {...}}` or `<disk>…</disk>`. */
-export function encodeAddDiskBody(format: WireFormat, params: AddDiskParams): string {
-  const fields = addDiskWireFields(params);
-  return format === 'json' ? JSON.stringify({ disk: fields }) : writeXmlDocument('disk', fields);
+/**
+ * How a change's body is written: none; one object under a root (`{"disk": {...}}`, `<disk>…</disk>`); or one field
+ * alone (`{"mode": "recovery"}`, `<mode>recovery</mode>`). Values are strings, as the spec's JSON examples send them.
+ */
+export type WireBody = null | { root: string; fields: Readonly<Record<string, string>> } | { field: string; value: string };
+
+/** A change's body in the configured format; null when it has none. */
+export function encodeBody(format: WireFormat, body: WireBody): string | null {
+  if (body === null) return null;
+  if ('root' in body) return format === 'json' ? JSON.stringify({ [body.root]: body.fields }) : writeXmlDocument(body.root, body.fields);
+  return format === 'json' ? JSON.stringify({ [body.field]: body.value }) : writeXmlElement(body.field, body.value);
 }

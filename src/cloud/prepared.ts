@@ -1,37 +1,67 @@
-import { encodeAddDiskBody, Responses, type WireFormat } from './codec';
-import type { AddDiskParams, Backup, Disk } from './schemas';
+import { encodeBody, type WireBody, type WireFormat } from './codec';
+import type { Decoded, ResponseShape } from './shapes';
 
 // A change as it will go on the wire, prepared before it is sent: what an
 // approval request shows and an audit record keeps is the very value the
 // client sends (client.ts `send`), so what people approve is, by
 // construction, what the cloud API receives. The credentials are not part of
-// it: the transport adds them as a header.
+// it: the transport adds them as a header. Which requests there are is not
+// known here: each change's row (src/changes/definitions.ts) declares its
+// own with changeRequest(), and the client sends whatever it is given.
 
-/** What each change operation answers with (docs/cloud-api.md, Restore a backup, Add a disk). */
-export interface ChangeAnswers {
-  add_disk: Disk;
-  restore_backup: Backup;
-}
-
-/** The operations that change something, as named in metrics and logs. */
-export type ChangeOperation = keyof ChangeAnswers;
-
-export interface PreparedRequest<O extends ChangeOperation = ChangeOperation> {
-  readonly operation: O;
+export interface PreparedRequest<S extends ResponseShape = ResponseShape> {
+  /** Its name in metrics and logs (vs_chatops_cloud_requests_total{operation}). */
+  readonly operation: string;
   readonly method: 'POST';
   /** Relative to VS_API_URL, with the format suffix: `/backups/9/restore.json`. */
   readonly path: string;
   /** The text sent, exactly, in the configured format; null when the request has no body. */
   readonly body: string | null;
+  /** The 2xx statuses that mean the cloud accepted it; any other is an error. */
+  readonly expectedStatuses: readonly number[];
+  /** The shape of its answer. */
+  readonly answer: S;
 }
 
-/** How each operation is sent and read: the statuses that mean success and the shape of its answer. */
-export const CHANGE_OPERATIONS = {
-  // Spec 4.3 answers 201; 200 is what some deployments send for the same thing.
-  add_disk: { expectedStatuses: [201, 200], answer: Responses.disk },
-  // Spec 4.1 shows no status: any 2xx with the backup in the body is success.
-  restore_backup: { expectedStatuses: [200, 201, 202], answer: Responses.backup },
-} as const;
+/** What a sent change's answer decodes to. */
+export type AnswerOf<R> = R extends PreparedRequest<infer S> ? Decoded<S> : never;
+
+/** A change's request as its row declares it: the parts that do not depend on the target or the parameters, and how those fill the rest. */
+export interface ChangeRequestSpec<P, S extends ResponseShape> {
+  operation: string;
+  method: 'POST';
+  /** Relative to VS_API_URL, without the format suffix; `:id` stands for the target's id: `/virtual_machines/:id/disks`. */
+  path: `/${string}`;
+  /** The body its parameters make (codec.ts writes it in the configured format); null: none. */
+  body: (params: P) => WireBody;
+  expectedStatuses: readonly number[];
+  answer: S;
+}
+
+/** A declared change request: the spec, and the request it makes for one target and its parameters. */
+export interface ChangeRequest<P, S extends ResponseShape> extends ChangeRequestSpec<P, S> {
+  /** The request for `targetId` with `params`, in `format`; sends nothing. */
+  prepare(format: WireFormat, targetId: number, params: P): PreparedRequest<S>;
+}
+
+/** Declares a change's request (one row of src/changes/definitions.ts each). */
+export function changeRequest<P, S extends ResponseShape>(spec: ChangeRequestSpec<P, S>): ChangeRequest<P, S> {
+  if (!/^(\/[a-z_]+|\/:id)+$/.test(spec.path) || !spec.path.includes('/:id')) throw new Error(`not a path template with :id: ${spec.path}`);
+  return {
+    ...spec,
+    prepare: (format, targetId, params) => ({
+      operation: spec.operation,
+      method: spec.method,
+      path: `${spec.path.replace(':id', pathId(targetId))}.${format}`,
+      body: encodeBody(format, spec.body(params)),
+      expectedStatuses: spec.expectedStatuses,
+      answer: spec.answer,
+    }),
+  };
+}
+
+/** A change request without a body. */
+export const noBody = (): WireBody => null;
 
 /** Ids go into the path; anything but a positive integer is a bug on our side, not an API call. */
 export function pathId(id: number): string {
@@ -39,25 +69,7 @@ export function pathId(id: number): string {
   return String(id);
 }
 
-/** POST /virtual_machines/:id/disks (docs/cloud-api.md, Add a disk), its body in `format`. */
-export function prepareAddDisk(format: WireFormat, vsId: number, params: AddDiskParams): PreparedRequest<'add_disk'> {
-  return { operation: 'add_disk', method: 'POST', path: `/virtual_machines/${pathId(vsId)}/disks.${format}`, body: encodeAddDiskBody(format, params) };
-}
-
-/** POST /backups/:id/restore (docs/cloud-api.md, Restore a backup): no body. */
-export function prepareRestoreBackup(format: WireFormat, backupId: number): PreparedRequest<'restore_backup'> {
-  return { operation: 'restore_backup', method: 'POST', path: `/backups/${pathId(backupId)}/restore.${format}`, body: null };
-}
-
 /** Whether a prepared request puts the same bytes on the wire as `b` (a request as recorded): the same method, path and body. */
 export function samePreparedRequest(a: PreparedRequest, b: { method: string; path: string; body: string | null }): boolean {
   return a.method === b.method && a.path === b.path && a.body === b.body;
-}
-
-/** The preparing half of a client, for a sender of its own: tests and the benchmark send prepared requests to a fake, prepared as the client would. */
-export function preparing(format: WireFormat) {
-  return {
-    prepareAddDisk: (vsId: number, params: AddDiskParams) => prepareAddDisk(format, vsId, params),
-    prepareRestoreBackup: (backupId: number) => prepareRestoreBackup(format, backupId),
-  };
 }

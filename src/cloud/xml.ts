@@ -325,6 +325,12 @@ export function escapeXmlText(text: string): string {
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
+/** `<?xml …?><name>text</name>`: a document of one element holding text. */
+export function writeXmlElement(name: string, text: string): string {
+  if (!XML_NAME.test(name)) throw new Error(`not an XML element name: ${name}`);
+  return `${DECLARATION}<${name}>${escapeXmlText(text)}</${name}>`;
+}
+
 /** `<?xml …?><root><field>text</field>…</root>`, fields in the order given. Element names must be plain XML names. */
 export function writeXmlDocument(root: string, fields: Readonly<Record<string, string>>): string {
   if (!XML_NAME.test(root)) throw new Error(`not an XML element name: ${root}`);

@@ -30,6 +30,8 @@ export interface SlackApp {
   app: App;
   /** Starts listening (on a port, or a port and host); in HTTP mode resolves with the bound port. */
   start(listen?: number | { port: number; host: string }): Promise<{ port: number | null }>;
+  /** Resolves once every delivery handed over so far is done (its listeners' work included). */
+  settled(): Promise<void>;
   /** Stops taking requests, lets in-flight work finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -70,6 +72,9 @@ export function createSlackApp(parts: SlackAppParts): SlackApp {
       httpServer = server;
       const address = server.address();
       return { port: typeof address === 'object' && address ? address.port : typeof listen === 'number' ? listen : listen.port };
+    },
+    async settled() {
+      await inFlight.settled();
     },
     async stop(graceMs = 10_000) {
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());

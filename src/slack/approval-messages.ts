@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { CHANGES, isChangeAction, neededRole, targetIdIn, type Changes } from '../changes';
+import { CHANGES, isChangeAction, neededFor, targetIdIn, type Changes } from '../changes';
 import type { Logger } from '../log';
 import type { Approval } from '../store';
 import { renderApprovalEnded, renderApprovalRequest, type ApprovalEnd, type ApprovalFacts } from './blocks/approvals';
@@ -22,7 +22,13 @@ export function approvalFacts(approval: Approval, sandbox: boolean): ApprovalFac
   const { targetKind } = CHANGES[approval.action];
   const id = targetIdIn(approval.target, targetKind);
   if (id === null) return null;
-  return { approval, title: CHANGE_FORMS[approval.action].title, target: { kind: targetKind, id }, needed: neededRole(approval.action), sandbox };
+  return {
+    approval,
+    title: CHANGE_FORMS[approval.action].title,
+    target: { kind: targetKind, id },
+    needed: neededFor(approval.action, approval.params),
+    sandbox,
+  };
 }
 
 /** Posts a new request in its channel and remembers where; the message's ts, or null (logged) when Slack refused it. */

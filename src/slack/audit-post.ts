@@ -2,7 +2,7 @@ import type { Logger as BoltLogger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Config } from '../config';
 import { postFailure, type PostAudit } from '../ops/audit-outbox';
-import { renderAuditPost, renderDenialSummary } from './blocks/messages';
+import { renderAuditPost, renderDenialSummary } from './blocks/audit';
 import { markSandbox } from './blocks/mrkdwn';
 import { webApiOptions } from './web-api';
 

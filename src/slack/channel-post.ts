@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Rendered } from './blocks/mrkdwn';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import { postToResponseUrl, ResponseUrlError } from './response-url';
+import { isSlackResponseUrl, postToResponseUrl, ResponseUrlError } from './response-url';
 
 // Results of changes go to the channel the change was asked from. The slash
 // command's response_url works there even when the bot is not a member; when
@@ -14,9 +14,10 @@ export interface Destination {
 }
 
 export async function postToChannel(config: Config, client: WebClient, to: Destination, message: Rendered, log: Logger): Promise<boolean> {
-  if (to.responseUrl && isTrustedResponseUrl(to.responseUrl, config)) {
+  // A form's response_url comes back in its private_metadata, or in the submission: Slack's only (response-url.ts).
+  if (to.responseUrl && isSlackResponseUrl(to.responseUrl, config.slack.apiUrl)) {
     try {
-      await postToResponseUrl(to.responseUrl, { response_type: 'in_channel', replace_original: false, ...message });
+      await postToResponseUrl(to.responseUrl, { response_type: 'in_channel', replace_original: false, ...message }, config.slack.apiUrl);
       return true;
     } catch (error) {
       if (error instanceof ResponseUrlError) log.warn('response_url refused the result; posting to the channel instead', { status: error.status });
@@ -41,18 +42,6 @@ export async function postEphemeral(client: WebClient, channelId: string | undef
     return true;
   } catch (error) {
     log.warn('could not post an ephemeral message', { channel: channelId, error: slackErrorSummary(error) });
-    return false;
-  }
-}
-
-/** Only Slack's own hooks (or the configured Slack API host, for proxies and tests) get our results. */
-export function isTrustedResponseUrl(url: string, config: Config): boolean {
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'https:' && u.hostname === 'hooks.slack.com') return true;
-    if (config.slack.apiUrl) return u.origin === new URL(config.slack.apiUrl).origin;
-    return false;
-  } catch {
     return false;
   }
 }

@@ -33,7 +33,8 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
   const [freeze, records, waiting] = await Promise.all([
     readable(ctx.store.freeze.current(), 'the freeze', log),
-    readable(ctx.store.audit.latest(HOME_RECORDS, scope === 'all' ? {} : { userId }), 'the audit trail', log),
+    // A form that was not valid is not a change: it is on record (`/vs audit`), not among the latest changes.
+    readable(ctx.store.audit.latest(HOME_RECORDS, { ...(scope === 'all' ? {} : { userId }), notOutcomes: ['invalid'] }), 'the audit trail', log),
     readable(ctx.changes.waiting(userId), 'the approval requests', log),
   ]);
   const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);

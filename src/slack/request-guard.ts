@@ -5,11 +5,16 @@ import { parse as parseQuery } from 'node:querystring';
 import type { HTTPReceiver } from '@slack/bolt';
 import type { Logger } from '../log';
 
-// What stands in front of Bolt's HTTP receiver. Nothing unsigned may cost
-// more than reading a bounded body and checking its signature, so the order is:
+// What stands in front of Bolt's HTTP receiver: what Bolt lacks (bounded
+// body reads, a cap on bodies read before their signature is checked, cuts
+// for stalled bodies), and a first signature check. Bolt checks every
+// signature again behind it (src/slack/receiver.ts): two checks, so that a
+// mistake in either lets nothing through. Nothing unsigned may cost more than
+// reading a bounded body and checking its signature, so the order is:
 //   1. headers only: a body announced larger than the bound (413), a missing
 //      or malformed signature, a timestamp more than 5 minutes from now in
 //      either direction (401) are refused before a byte of the body is read;
+//      only Slack's SSL check comes unsigned (a small form, no timestamp);
 //   2. so are requests past the number of bodies read at once before their
 //      signature is checked (503 with Retry-After): bodies announced large
 //      and small are counted apart, so stalled large ones never keep Slack's
@@ -17,13 +22,17 @@ import type { Logger } from '../log';
 //   3. the body is read up to the bound (413 past it), and cut when it stops
 //      arriving (408); the server itself cuts slow headers and requests whose
 //      whole body takes too long (Node's headersTimeout and requestTimeout);
-//   4. the signature is checked, constant-time (401);
-//   5. only then is the body parsed: Bolt trusts the shape of what it parses
-//      (a payload of `null` makes it throw outside any handler; an interactive
+//   4. an unsigned body is answered 200 and empty if it is Slack's SSL check
+//      (a form whose ssl_check is 1), and refused otherwise (401): nothing of
+//      it goes on, since Bolt answers what it takes for an SSL check without
+//      checking its signature;
+//   5. the signature is checked, constant-time (401);
+//   6. the body is parsed once, as Bolt will parse it: an SSL check, signed,
+//      is answered here too; and Bolt trusts the shape of what it parses (a
+//      payload of `null` makes it throw where nothing answers; an interactive
 //      payload without a user or view makes it answer 500), so what Slack
 //      never sends is refused here with 400;
-//   6. Bolt gets the body already read; it does not check the signature again
-//      (receiver.ts): this guard is the one check.
+//   7. Bolt gets the body already read, and checks its signature again.
 
 /** Largest body accepted. Slack's payloads carry our own messages and modals, which stay far below it. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -31,6 +40,7 @@ export const BODY_LIMIT = 1024 * 1024;
 export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
 /** Slack's SSL check may come unsigned; it is tiny. */
 const SSL_CHECK_LIMIT = 1024;
+/** The one content type Bolt reads as a form (compared whole, as Bolt does); it reads every other as JSON. */
 const FORM = 'application/x-www-form-urlencoded';
 
 /** What a request may hold before its signature is checked: memory (bodies read at once) and time. */
@@ -94,36 +104,44 @@ export function signatureMatches(headers: IncomingHttpHeaders, raw: Buffer, sign
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Why a signed body cannot be a Slack request, or null when it may be one. */
-export function malformedReason(raw: string, contentType: string | undefined): string | null {
+/** A body read as Bolt will read it (a form, or else JSON): Slack's SSL check, a body Slack never sends, or one it may send. */
+export type BodyReading = { kind: 'ssl_check' } | { kind: 'malformed'; reason: string } | { kind: 'slack' };
+
+const SSL_CHECK: BodyReading = { kind: 'ssl_check' };
+const MAY_BE_SLACK: BodyReading = { kind: 'slack' };
+const malformed = (reason: string): BodyReading => ({ kind: 'malformed', reason });
+
+/**
+ * Reads a body once, as Bolt reads it. An SSL check is what Bolt takes for one, by its own rule (a form, exactly that
+ * content type, whose one `ssl_check` is `1`), which it applies before it checks a signature. A body Slack never sends
+ * is one Bolt would throw on, or answer 500.
+ */
+export function readBody(raw: string, contentType: string | undefined): BodyReading {
   if (contentType === FORM) {
     const form = parseQuery(raw);
-    if (typeof form.payload !== 'string') {
-      if (form.ssl_check === '1' || typeof form.command === 'string') return null;
-      return 'a form body with neither a command nor a payload';
-    }
+    if (form.ssl_check === '1') return SSL_CHECK;
+    if (typeof form.payload !== 'string')
+      return typeof form.command === 'string' ? MAY_BE_SLACK : malformed('a form body with neither a command nor a payload');
     let payload: unknown;
     try {
       payload = JSON.parse(form.payload);
     } catch {
-      return 'a payload that is not JSON';
+      return malformed('a payload that is not JSON');
     }
-    if (!isPlain(payload) || typeof payload.type !== 'string') return 'a payload that is not an object with a type';
+    if (!isPlain(payload) || typeof payload.type !== 'string') return malformed('a payload that is not an object with a type');
     if (['view_submission', 'view_closed', 'block_actions', 'shortcut', 'message_action', 'block_suggestion'].includes(payload.type) && !hasUser(payload))
-      return `a ${payload.type} without a user`;
-    if (payload.type.startsWith('view_') && !isPlain(payload.view)) return `a ${payload.type} without a view`;
-    if (payload.type === 'block_actions' && !Array.isArray(payload.actions)) return 'a block_actions without actions';
-    return null;
+      return malformed(`a ${payload.type} without a user`);
+    if (payload.type.startsWith('view_') && !isPlain(payload.view)) return malformed(`a ${payload.type} without a view`);
+    if (payload.type === 'block_actions' && !Array.isArray(payload.actions)) return malformed('a block_actions without actions');
+    return MAY_BE_SLACK;
   }
-  if (contentType === 'application/json') {
-    try {
-      const body: unknown = JSON.parse(raw);
-      return isPlain(body) && typeof body.type === 'string' ? null : 'a JSON body that is not an object with a type';
-    } catch {
-      return 'a JSON body that does not parse';
-    }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return malformed('a JSON body that does not parse');
   }
-  return null;
+  return isPlain(body) && typeof body.type === 'string' ? MAY_BE_SLACK : malformed('a JSON body that is not an object with a type');
 }
 
 export interface RequestGuardOptions {
@@ -176,19 +194,23 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
       .then((read) => {
         if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
         if (read === 'idle') return refuse(res, 408, refusals, 'a body that stopped arriving');
+        const contentType = req.headers['content-type'];
         if (maybeSslCheck) {
-          // Bolt answers an unsigned ssl_check=1 itself and ignores the rest of its body.
-          if (parseQuery(read.toString('utf8')).ssl_check !== '1') return refuse(res, 401, refusals, 'no request timestamp');
-        } else if (!signatureMatches(req.headers, read, options.signingSecret)) {
-          return refuse(res, 401, refusals, 'a signature that does not match');
+          // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
+          if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
+          return refuse(res, 401, refusals, 'no request timestamp');
         }
-        const reason = maybeSslCheck ? null : malformedReason(read.toString('utf8'), req.headers['content-type']);
-        if (reason !== null) {
-          options.logger.warn('refused a malformed request to the Slack endpoint', { reason, bytes: read.length });
-          res.writeHead(400).end();
+        if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
+        // Read once, after the signature: a stranger's body costs no parse.
+        const body = readBody(read.toString('utf8'), contentType);
+        // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
+        if (body.kind === 'ssl_check') return answerSslCheck(res);
+        if (body.kind === 'malformed') {
+          options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
+          res.writeHead(400, { 'content-length': '0' }).end();
           return;
         }
-        // Bolt reads a body already buffered from here instead of the stream.
+        // Bolt reads a body already buffered from here instead of the stream, and checks its signature again.
         (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
         inner(req, res);
       })
@@ -196,6 +218,11 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
       // threw: never leave a connection waiting for an answer that will not come.
       .catch(() => res.destroy());
   };
+}
+
+/** Slack's SSL check is answered as Bolt would: 200, nothing in the body. */
+function answerSslCheck(res: ServerResponse): void {
+  res.writeHead(200, { 'content-length': '0' }).end();
 }
 
 /** A fixed number of places, taken and given back. */

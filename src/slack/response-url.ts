@@ -3,9 +3,14 @@ import { request } from 'undici';
 import { CodedError } from '../errors';
 import { markSandbox } from './blocks/mrkdwn';
 
-// Answers go to the response_url Slack gave with the request. Posted with
-// undici rather than Bolt's respond(), which goes through fetch: measured at
-// about three times the cost per post under load (bench/, Performance).
+// Answers go to the response_url Slack gave with the request, and only when
+// it is Slack's: https://hooks.slack.com, or the origin of SLACK_API_URL (a
+// proxy in front of Slack; the stand-in of the tests and of local mode). A
+// response_url is a part of the request like any other: were the bot to post
+// wherever one pointed, whoever got a request signed with another host in it
+// would have our answers (servers, rules, the audit trail) carried there.
+// Posted with undici rather than Bolt's respond(), which goes through fetch:
+// measured at about three times the cost per post under load (bench/, Performance).
 
 export interface ResponsePayload {
   response_type?: 'in_channel' | 'ephemeral';
@@ -24,7 +29,32 @@ export class ResponseUrlError extends CodedError {
   }
 }
 
+/** Posting to a response_url that is not Slack's was asked for: nothing was posted (and the URL is not said). */
+export class ResponseUrlNotSlackError extends CodedError {
+  override readonly name = 'ResponseUrlNotSlackError';
+  readonly code = 'SLACK_RESPONSE_URL_NOT_SLACK';
+  constructor() {
+    super("the response_url is not Slack's (https://hooks.slack.com, or SLACK_API_URL's origin): nothing was posted to it");
+  }
+}
+
 const TIMEOUT_MS = 5000;
+
+/** Where Slack's response_urls start: its hooks host, then SLACK_API_URL's origin when set. Kept for the last SLACK_API_URL asked about. */
+let slackPrefixes: { apiUrl: string | undefined; prefixes: readonly string[] } = { apiUrl: undefined, prefixes: ['https://hooks.slack.com/'] };
+
+/**
+ * Whether a response_url is Slack's: on https://hooks.slack.com, or on the origin of SLACK_API_URL (`slackApiUrl`).
+ * Compared as a prefix ending in the `/` after the host: whatever follows it, the host is that one.
+ */
+export function isSlackResponseUrl(url: string, slackApiUrl: string | undefined): boolean {
+  if (slackPrefixes.apiUrl !== slackApiUrl) {
+    const prefixes = ['https://hooks.slack.com/'];
+    if (slackApiUrl) prefixes.push(`${new URL(slackApiUrl).origin}/`);
+    slackPrefixes = { apiUrl: slackApiUrl, prefixes };
+  }
+  return slackPrefixes.prefixes.some((prefix) => url.startsWith(prefix));
+}
 
 /** The JSON of frozen blocks, kept as long as they live: a page shared by every command that shared its answer (once-per-answer.ts). */
 const frozenBlocksJson = new WeakMap<readonly KnownBlock[], string>();
@@ -42,7 +72,9 @@ export function payloadJson(payload: ResponsePayload): string {
   return `${head.slice(0, -1)}${head === '{}' ? '' : ','}"blocks":${json}}`;
 }
 
-export async function postToResponseUrl(url: string, payload: ResponsePayload): Promise<void> {
+/** Posts to a response_url that is Slack's (`slackApiUrl`: SLACK_API_URL); throws ResponseUrlNotSlackError for any other. */
+export async function postToResponseUrl(url: string, payload: ResponsePayload, slackApiUrl: string | undefined): Promise<void> {
+  if (!isSlackResponseUrl(url, slackApiUrl)) throw new ResponseUrlNotSlackError();
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -55,10 +87,10 @@ export async function postToResponseUrl(url: string, payload: ResponsePayload): 
 }
 
 /**
- * A respond function for one response_url; on the sandbox every answer carries
- * the notice. Asked at each answer: the cloud API may say it is the sandbox
- * only in the answer this very message reports.
+ * A respond function for one response_url of Slack's (`slackApiUrl`: SLACK_API_URL); on the sandbox every answer
+ * carries the notice. Asked at each answer: the cloud API may say it is the sandbox only in the answer this very
+ * message reports.
  */
-export function responder(url: string, sandbox: () => boolean): Respond {
-  return (payload) => postToResponseUrl(url, markSandbox(payload, sandbox()));
+export function responder(url: string, slackApiUrl: string | undefined, sandbox: () => boolean): Respond {
+  return (payload) => postToResponseUrl(url, markSandbox(payload, sandbox()), slackApiUrl);
 }

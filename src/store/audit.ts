@@ -2,19 +2,20 @@ import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
 // told, settled in place when the cloud API answers (docs/product.md, Audit).
-// Its callers are the change door (record, beginChange, complete), `/vs audit`
-// (latest) and the recovery sweep (recoverInterrupted).
+// Its callers are the change door (record, beginChange, complete), `/vs audit`,
+// its export and the Home tab (latest, count, get) and the recovery sweep
+// (recoverInterrupted).
 
 /**
- * The actions the store has records of, as the store's own string-literal
- * type (the store imports nothing of src/changes): the one place in src/store
- * that spells them; every other store file imports it from here. The
- * vocabulary is the door's (`ChangeAction`, src/changes/definitions.ts), and
- * the door writing its actions into records keeps the two in step: a change
- * added there and not here does not compile. Deriving it from src/changes is
- * this one line.
+ * The actions the store has records of. The store spells none of them (it
+ * imports nothing of src/changes): they are the keys of this interface, which
+ * the door fills in by declaration merging from its table of changes (the
+ * keys of CHANGES, src/changes/definitions.ts) and the freeze's two records.
+ * A change added there is an action here, with nothing written in src/store.
  */
-export type RecordedAction = 'disk_add' | 'backup_restore' | 'freeze' | 'unfreeze';
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by src/changes (declaration merging)
+export interface RecordedActions {}
+export type RecordedAction = keyof RecordedActions;
 
 /**
  * A request to the cloud API as it goes on the wire: the method, the path
@@ -194,6 +195,29 @@ export interface AuditTrail {
    * race, each record is settled, returned and enqueued exactly once.
    */
   recoverInterrupted(nowMs: number, limit?: number): Promise<AuditRecord[]>;
-  /** The latest `limit` (at most 1000) records, newest first; only `userId`'s when given. */
-  latest(limit: number, filter?: { userId?: string }): Promise<AuditRecord[]>;
+  /** The latest `limit` (at most 1000) records matching `query`, newest first. */
+  latest(limit: number, query?: AuditQuery): Promise<AuditRecord[]>;
+  /** How many records match `query` (its offset aside). */
+  count(query?: AuditQuery): Promise<number>;
+  /** One record by its id; null when there is none (never written, or pruned). */
+  get(id: number): Promise<AuditRecord | null>;
+}
+
+/**
+ * Which records `/vs audit`, its export and the Home tab read (docs/product.md,
+ * Audit): at most one of `target`, `userId` and `outcome` (each served by an
+ * index on it and the id: migrations.ts), and the window of a page.
+ */
+export interface AuditQuery {
+  /** What the records are about, e.g. `vs:42`, `backup:9`. */
+  target?: string;
+  /** Whose records: the person each record is about. */
+  userId?: string;
+  outcome?: ChangeOutcome;
+  /** Records with these outcomes are left out (the Home tab leaves out forms that were not valid). */
+  notOutcomes?: readonly ChangeOutcome[];
+  /** Records up to this id only: the pages of one listing stay the same while new records are written. */
+  maxId?: number;
+  /** Records to skip, newest first (a later page). */
+  offset?: number;
 }

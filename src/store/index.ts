@@ -9,7 +9,17 @@ import type { Store } from './store';
 // composition root opens it. Callers import the contract from here.
 
 export type { Store } from './store';
-export type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning, ChangeCompletion, ChangeOutcome, RecordedAction, RecordedRequest } from './audit';
+export type {
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
+  AuditTrail,
+  ChangeBeginning,
+  ChangeCompletion,
+  ChangeOutcome,
+  RecordedAction,
+  RecordedRequest,
+} from './audit';
 export { CHANGE_OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';

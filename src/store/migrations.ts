@@ -192,12 +192,21 @@ function version6(): string[] {
 }
 
 /**
+ * `/vs audit failed` and `/vs audit denied` (docs/product.md, Audit): the latest records of one outcome, newest first,
+ * read from an index as `vs <id>`, `backup <id>` and `@person` are (audit_records_target, audit_records_user), at
+ * any size of the trail (docs/benchmark.md shows the plans).
+ */
+function version7(): string[] {
+  return [`CREATE INDEX audit_records_outcome ON audit_records (outcome, id)`];
+}
+
+/**
  * Followed changes (src/follow): one row per change the cloud accepted, with
  * what finding and polling its transactions needs, the lease of the instance
  * following it and where its message is; each audit record gains the cloud's
  * outcome and the transaction ids.
  */
-function version7(t: DialectTypes): string[] {
+function version8(t: DialectTypes): string[] {
   return [
     `ALTER TABLE audit_records ADD COLUMN cloud_outcome TEXT`,
     `ALTER TABLE audit_records ADD COLUMN transaction_ids ${t.json}`,
@@ -269,9 +278,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    description: "the audit trail's records by outcome, newest first (/vs audit failed, /vs audit denied)",
+    sqlite: version7(),
+    postgres: version7(),
+  },
+  {
+    version: 8,
     description: "followed changes (polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
-    sqlite: version7(SQLITE_TYPES),
-    postgres: version7(POSTGRES_TYPES),
+    sqlite: version8(SQLITE_TYPES),
+    postgres: version8(POSTGRES_TYPES),
   },
 ];
 

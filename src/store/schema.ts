@@ -30,13 +30,13 @@ export interface AuditRecordsTable {
   approval_id: string | null;
   /** The workflow execution (Wx…) a workflow step's request belongs to. Since version 6. */
   workflow_execution_id: string | null;
-  /** The cloud's outcome of an accepted change, once followed (complete, failed, cancelled, unknown). Since version 7. */
+  /** The cloud's outcome of an accepted change, once followed (complete, failed, cancelled, unknown). Since version 8. */
   cloud_outcome: string | null;
-  /** JSON text: the ids of the transactions that ran it. Since version 7. */
+  /** JSON text: the ids of the transactions that ran it. Since version 8. */
   transaction_ids: string | null;
 }
 
-/** A change the cloud accepted, followed to its end (src/follow). Since version 7. */
+/** A change the cloud accepted, followed to its end (src/follow). Since version 8. */
 export interface FollowedChangesTable {
   record_id: number;
   action: string;

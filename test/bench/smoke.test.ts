@@ -57,6 +57,7 @@ describe('npm run bench -- --smoke', () => {
     'appHome',
     'approvalClicks',
     'steps',
+    'exports',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);

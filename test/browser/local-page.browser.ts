@@ -116,6 +116,7 @@ describe('every command', () => {
     ['/vs templates windows', /Windows/],
     ['/vs whoami', /admin/],
     ['/vs audit 5', /audit|No changes|record/i],
+    ['/vs audit 5 @Ada', /Audit trail|No audit record matches: @Ada/],
     ['/vs firewal 42', /Did you mean/],
     ['/vs firewall abc', /id/],
   ])('%s answers', async (command, expected) => {
@@ -128,11 +129,43 @@ describe('paging', () => {
     await as(/Vera/);
     await inChannel('general');
     const summary = await type('/vs firewall 45');
-    await expectText(summary, /rules 1–20 of 300/);
+    await expectText(summary, /page 1 of 15 · rules 1–20 of 300/);
     const count = await messages().getByRole('article').count();
     await summary.getByRole('button', { name: 'Next' }).click();
-    await expectText(lastMessage(), /rules 21–40 of 300/);
+    await expectText(lastMessage(), /page 2 of 15 · rules 21–40 of 300/);
     expect(await messages().getByRole('article').count()).toBe(count);
+  });
+});
+
+describe('Export CSV', () => {
+  test('the whole list goes to the person’s Messages with the app as a file, named and downloadable, whatever the page shown', async () => {
+    await as(/Vera/);
+    await inChannel('general');
+    const summary = await type('/vs firewall 45');
+    const before = await messages().getByRole('article').count();
+    await summary.getByRole('button', { name: 'Export CSV' }).click();
+    await messages().getByRole('article').nth(before).waitFor();
+    await expectText(lastMessage(), /Sent the firewall rules of VS 45 as a CSV file to your direct messages with the bot: 300 rules/);
+    await expectText(lastMessage(), /Only visible to you/);
+    await page.getByRole('button', { name: 'vs-chatops (Messages)' }).click();
+    const file = page.getByRole('group', { name: /^File: vs-45-firewall-rules-.*\.csv$/ });
+    await file.waitFor();
+    await expectText(messages().getByRole('article').last(), /The firewall rules of VS 45: 300 rules, as of/);
+    const link = file.getByRole('link', { name: /^vs-45-firewall-rules-.*\.csv$/ });
+    // The message box is not there: the app's Messages tab is read-only.
+    expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'export-csv.png') });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe(await link.textContent());
+    const csv = await (await request(`http://127.0.0.1:${bot.port}${new URL(download.url()).pathname}`)).body.text();
+    expect(csv.split('\r\n')[0]).toBe(
+      'network_interface_id,position,command,protocol,address,port,source_port,destination_ip,enabled,enable_logging,description,id',
+    );
+    expect(csv.trimEnd().split('\r\n')).toHaveLength(301);
+    // Someone else does not see Vera's Messages: their own, empty.
+    await as(/Otto/);
+    expect(await page.getByRole('group', { name: /^File: / }).count()).toBe(0);
+    await inChannel('general');
   });
 });
 
@@ -181,6 +214,32 @@ describe('the forms, as the right and the wrong person', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /20 GB/);
+  });
+});
+
+describe('the power form', () => {
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('an operator shuts a server down: the form shows the server as read, its actions, and the channel reads “scheduled”', async () => {
+    await as(/Otto/);
+    // VS 44 of the sandbox is on, and nothing else here changes it.
+    const refused = await type('/vs start 44');
+    await expectText(refused, /VS 44 is on: there is nothing to start/);
+    const dialog = await openForm('/vs shutdown 44', 'Power · VS 44');
+    await expectText(dialog, /VS 44 · bastion · on/);
+    const action = dialog.getByRole('combobox', { name: 'Action' });
+    expect(await action.locator('option').allTextContents()).toEqual(expect.arrayContaining(['Shut down (graceful)', 'Reboot']));
+    expect(await action.locator('option').allTextContents()).not.toContain('Start');
+    await dialog.getByRole('textbox', { name: 'Type 44 to confirm' }).fill('44');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung after the deploy');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    const outcome = page.getByRole('dialog', { name: 'Shut down server' });
+    await outcome.getByText(/Done/).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await expectText(lastMessage(), /Shut down \(graceful\) · VS 44 · scheduled/);
   });
 });
 
@@ -252,9 +311,8 @@ describe('a second person: a restore waits for another admin’s approval', () =
     expect(await messages().getByRole('article').count()).toBe(before);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
     await inChannel('vs-audit');
-    await expectText(lastMessage(), /backup_restore/);
-    await expectText(lastMessage(), /succeeded/);
-    await expectText(lastMessage(), /asked by @Ada \(admin\) · approved by @Bea \(admin\)/);
+    await expectText(lastMessage(), /@Ada \(admin\) · Restore backup · Backup 9 → succeeded/);
+    await expectText(lastMessage(), /approved by @Bea \(admin\)/);
     await page.screenshot({ path: join(SCREENSHOTS, 'audit-channel.png') });
     await inChannel('incident-42');
   });
@@ -282,6 +340,8 @@ describe('global shortcuts', () => {
     await channel.selectOption({ label: '# general' });
     await dialog.getByRole('textbox', { name: 'Server (VS) id' }).fill('44');
     await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('15');
+    // The form adds it to the Linux fstab unless told otherwise: that needs a mount point.
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
     await page.keyboard.press('Escape');
@@ -308,6 +368,12 @@ describe('keyboard only', () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.type('30');
+    for (let i = 0; i < 30; i++) {
+      const name = await page.evaluate(() => document.activeElement?.id ?? '');
+      if (name === 'f-mount_point') break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type('/mnt/data');
     for (let i = 0; i < 40; i++) {
       const label = await page.evaluate(() => document.activeElement?.textContent ?? '');
       if (label === 'Add disk') break;
@@ -461,7 +527,7 @@ describe('the Home tab', () => {
     await home().getByRole('button', { name: 'Restore a backup' }).waitFor();
     // Her restore of backup 9 (above), among everyone's changes.
     await home().getByRole('heading', { name: 'Latest changes' }).waitFor();
-    await expectText(home(), /backup_restore.*backup:9.*succeeded/);
+    await expectText(home(), /Restore backup · Backup 9 → succeeded/);
     await page.screenshot({ path: join(SCREENSHOTS, 'home-tab.png') });
   });
 
@@ -470,7 +536,7 @@ describe('the Home tab', () => {
     await expectText(home(), /your role is viewer/);
     await home().getByRole('heading', { name: 'Your latest changes' }).waitFor();
     expect(await home().getByRole('button', { name: 'Restore a backup' }).count()).toBe(0);
-    expect(await home().textContent()).not.toMatch(/backup:9/);
+    expect(await home().textContent()).not.toMatch(/Backup 9/);
   });
 
   test('its button opens the form, which asks for the backup and the channel (the Home tab is no conversation)', async () => {
@@ -498,7 +564,7 @@ describe('approving from the Home tab', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'home-tab-approval.png') });
     await approve(home());
     await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor({ state: 'hidden' });
-    await expectText(home(), /backup:10.*succeeded/);
+    await expectText(home(), /Restore backup · Backup 10 → succeeded/);
     await inChannel('incident-42');
     await expectText(requestFor(10), /Approved by @Bea \(admin\) · done/);
   });
@@ -689,7 +755,12 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
     await alone.getByRole('button', { name: 'Shortcuts' }).click();
     const menu = alone.getByRole('menu', { name: 'Shortcuts' });
     await menu.waitFor();
-    expect(await menu.getByRole('menuitem').allTextContents()).toEqual(['Reboot a server', 'Add a disk to a server', 'Restore a backup']);
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
+      'Reboot a server',
+      'Add a disk to a server',
+      'Restore a backup',
+      'Start, stop or reboot a server',
+    ]);
     await alone.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden' });
   });

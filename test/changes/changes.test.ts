@@ -139,7 +139,7 @@ describe('the changes door', () => {
       const result = await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, vs_id: '42', channel: 'CINCIDENT', min_iops: '' });
       // The form as typed, with the size read as a number.
       const expectedParams = { ...goodDisk, disk_size: 20 };
-      expect(t.calls).toEqual([t.cloud.prepareAddDisk(42, expectedParams)]);
+      expect(t.calls).toEqual([t.prepare('disk_add', 42, expectedParams)]);
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 901, disk_size: 20 } });
       const [record] = await t.store.audit.latest(5);
       expect(record).toEqual({
@@ -369,7 +369,7 @@ describe('the changes door', () => {
       t.onRestore(async () => {
         throw new TypeError('Cannot read properties of undefined');
       });
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'failed', error: { name: 'CloudError', kind: 'bad_response' } });
       expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', action: 'backup_restore', detail: expect.stringContaining('TypeError') });
       expect(t.logLines.some((l) => l.includes('"level":"error"'))).toBe(true);
@@ -381,7 +381,7 @@ describe('the changes door', () => {
       t = setup();
       const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: ' 9 ', reason: 'corrupt table after deploy' });
       expect(result).toMatchObject({ outcome: 'succeeded', value: { id: 9, target_id: 42 } });
-      expect(t.calls).toEqual([{ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null }]);
+      expect(t.calls).toEqual([expect.objectContaining({ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null })]);
       expect((await t.store.audit.latest(1))[0]).toMatchObject({
         action: 'backup_restore',
         target: 'backup:9',
@@ -395,11 +395,11 @@ describe('the changes door', () => {
 
     test('a confirmation that does not match is invalid on the confirm field and calls nothing', async () => {
       t = setup();
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '10' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '10', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'invalid', fieldErrors: { confirm: expect.stringContaining('9') } });
       expect(Object.keys(result.outcome === 'invalid' ? result.fieldErrors : {})).toEqual(['confirm']);
       expect(t.calls).toEqual([]);
-      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10' } });
+      expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', params: { confirm: '10', reason: 'corrupt' } });
     });
 
     test('an API refusal (403) is a failure with its status on record, all on the form', async () => {
@@ -410,7 +410,7 @@ describe('the changes door', () => {
           messages: ['You do not have permissions for this action'],
         });
       });
-      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12' });
+      const result = await t.changes.submit(as('UADMIN'), 'backup_restore', 12, { confirm: '12', reason: 'corrupt' });
       expect(result).toMatchObject({ outcome: 'failed', fieldErrors: {}, formErrors: ['You do not have permissions for this action'] });
       expect((await t.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
     });
@@ -453,7 +453,7 @@ describe('the changes door', () => {
       await t.changes.submit(as('UVIEW'), 'disk_add', 42, goodDisk);
       await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDisk, disk_size: 'big' });
       await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDisk);
-      await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9' });
+      await t.changes.submit(as('UADMIN'), 'backup_restore', 9, { confirm: '9', reason: 'corrupt' });
       expect(t.recorded.map((r) => r.outcome)).toEqual(['denied', 'denied', 'invalid', 'succeeded', 'succeeded']);
       expect(t.recorded.map((r) => r.id)).toEqual((await t.store.audit.latest(10)).map((r) => r.id).reverse());
     });

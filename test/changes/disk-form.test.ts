@@ -26,6 +26,23 @@ describe('the add-disk form', () => {
     expect(Object.keys(result.ok ? result.params : {})).toEqual(['disk_type', 'disk_size']);
   });
 
+  test('VS_MAX_DISK_GB sets the largest disk, up to the 65,536 GB the API takes; a disk of that size passes', () => {
+    expect(validateDiskForm({ ...good, disk_size: '100' }, { maxDiskGb: 100 })).toMatchObject({ ok: true, params: { disk_size: 100 } });
+    expect(validateDiskForm({ ...good, disk_size: '101' }, { maxDiskGb: 100 })).toEqual({
+      ok: false,
+      fieldErrors: { disk_size: 'At most 100 GB: the largest disk this bot adds (VS_MAX_DISK_GB)' },
+    });
+    expect(validateDiskForm({ ...good, disk_size: '65537' }, { maxDiskGb: 1_000_000 })).toMatchObject({
+      ok: false,
+      fieldErrors: { disk_size: expect.stringContaining('At most 65536 GB') },
+    });
+  });
+
+  test('a disk in no fstab, or a swap disk, needs no mount point', () => {
+    expect(validateDiskForm({ ...good, mount_point: undefined, add_to_linux_fstab: false })).toMatchObject({ ok: true });
+    expect(validateDiskForm({ ...good, mount_point: undefined, file_system: undefined, is_swap: true })).toMatchObject({ ok: true });
+  });
+
   test('every problem comes back at once, one short message per field', () => {
     expect(errorsOf({ ...good, disk_size: '0', require_format_disk: false, mount_point: '/' + 'x'.repeat(300) })).toEqual({
       disk_size: 'Enter a whole number of GB, at least 1',
@@ -41,7 +58,14 @@ describe('the add-disk form', () => {
     ['disk_size', { disk_size: '2.5' }, 'Enter a whole number of GB, at least 1'],
     ['disk_size', { disk_size: '-3' }, 'Enter a whole number of GB, at least 1'],
     ['disk_size', { disk_size: '1e3' }, 'Enter a whole number of GB, at least 1'],
-    ['disk_size', { disk_size: '65537' }, 'At most 65536 GB'],
+    ['disk_size', { disk_size: '2049' }, 'At most 2048 GB: the largest disk this bot adds (VS_MAX_DISK_GB)'],
+    ['disk_size', { disk_size: '65536' }, 'At most 2048 GB: the largest disk this bot adds (VS_MAX_DISK_GB)'],
+    ['mount_point', { mount_point: undefined }, 'Give a mount point, e.g. /mnt/data: the disk is added to the Linux fstab'],
+    [
+      'mount_point',
+      { mount_point: ' ', add_to_linux_fstab: false, add_to_freebsd_fstab: true },
+      'Give a mount point, e.g. /mnt/data: the disk is added to the FreeBSD fstab',
+    ],
     ['label', { label: 'x'.repeat(256) }, 'At most 255 characters'],
     ['label', { label: 'a\u0000b' }, 'No control characters in a label'],
     ['mount_point', { mount_point: 'mnt/data' }, 'Start the mount point with /, e.g. /mnt/data'],
@@ -131,7 +155,7 @@ describe('the add-disk form', () => {
     const validForm = fc.record(
       {
         disk_type: fc.constantFrom('HDD', 'SSD'),
-        disk_size: fc.integer({ min: 1, max: 65536 }),
+        disk_size: fc.integer({ min: 1, max: 2048 }),
         // eslint-disable-next-line no-control-regex -- control characters are what it leaves out
         label: fc.string({ maxLength: 40 }).filter((s) => s.trim() === s && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s)),
         mount_point: fc.stringMatching(/^\/[a-z0-9_./-]{0,40}$/),
@@ -170,12 +194,18 @@ describe('the add-disk form', () => {
 describe('the restore form', () => {
   test('the backup id typed again (spaces forgiven) confirms; the reason is kept', () => {
     expect(validateRestoreForm(9, { confirm: ' 9 ', reason: ' corrupt table ' })).toEqual({ ok: true, params: { backup_id: 9, reason: 'corrupt table' } });
-    expect(validateRestoreForm(9, { confirm: '9', reason: '' })).toEqual({ ok: true, params: { backup_id: 9 } });
-    expect(validateRestoreForm(9, { confirm: '#9' })).toEqual({ ok: true, params: { backup_id: 9 } });
+    expect(validateRestoreForm(9, { confirm: '#9', reason: 'x' })).toEqual({ ok: true, params: { backup_id: 9, reason: 'x' } });
+  });
+
+  test.each([[undefined], [''], ['   ']])('a reason is required: %j is refused on its field', (reason) => {
+    expect(validateRestoreForm(9, { confirm: '9', reason })).toEqual({
+      ok: false,
+      fieldErrors: { reason: expect.stringMatching(/^Say why the disk is restored/) },
+    });
   });
 
   test.each([[undefined], [''], ['10'], ['09'], ['9 9'], ['##9'], ['# 9']])('confirm %j does not match backup 9', (confirm) => {
-    expect(validateRestoreForm(9, { confirm })).toEqual({ ok: false, fieldErrors: { confirm: expect.stringContaining('(9)') } });
+    expect(validateRestoreForm(9, { confirm, reason: 'corrupt' })).toEqual({ ok: false, fieldErrors: { confirm: expect.stringContaining('(9)') } });
   });
 
   test('a reason over 500 characters is refused on its field', () => {

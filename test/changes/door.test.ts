@@ -50,7 +50,7 @@ function setup(overrides: Partial<DoorDeps> = {}) {
     action: 'disk_add',
     targetId: 42,
     params: PARAMS,
-    prepared: fake.cloud.prepareAddDisk(42, PARAMS),
+    prepared: fake.prepare('disk_add', 42, PARAMS),
     claimKey,
     startedMs: clock.t,
     names,
@@ -167,14 +167,31 @@ describe('notify: onRecorded hears of a record, never awaited', () => {
   });
 });
 
-describe('entryAt: a record’s time and duration', () => {
+describe('auditEntry: the one way a record is made', () => {
+  const subject = { userId: 'U1', channelId: null, action: 'disk_add', target: 'vs:1', params: {} } as const;
+
   test('at is when it was asked for; the duration runs from then to now, and is never negative', () => {
     const t = setup();
     t.clock.t = T0 + 250;
-    const fields = { userId: 'U1', channelId: null, action: 'disk_add', target: 'vs:1', params: {}, outcome: 'denied', apiStatus: null, detail: 'x' } as const;
-    expect(t.door.entryAt(T0, fields)).toEqual({ ...fields, at: new Date(T0).toISOString(), durationMs: 250 });
+    expect(t.door.auditEntry(T0, subject, 'denied', 'x')).toEqual({
+      ...subject,
+      outcome: 'denied',
+      apiStatus: null,
+      detail: 'x',
+      at: new Date(T0).toISOString(),
+      durationMs: 250,
+    });
     // A clock stepped back (NTP) says 0, not a negative duration.
-    expect(t.door.entryAt(T0 + 1000, fields).durationMs).toBe(0);
+    expect(t.door.auditEntry(T0 + 1000, subject, 'denied', 'x').durationMs).toBe(0);
+  });
+
+  test('the API status when there is one; the detail bounded, whoever wrote it', () => {
+    const t = setup();
+    expect(t.door.auditEntry(T0, subject, 'failed', 'refused', 422).apiStatus).toBe(422);
+    const long = t.door.auditEntry(T0, subject, 'failed', 'x'.repeat(5000)).detail!;
+    expect(long).toHaveLength(1000);
+    expect(long.endsWith('…')).toBe(true);
+    expect(t.door.auditEntry(T0, subject, 'requested', null).detail).toBeNull();
   });
 });
 

@@ -40,8 +40,19 @@ function fakeDirectory(initial: Record<string, string[]> = {}) {
 
 const USER_OF: Record<Role, string> = { admin: 'UADMIN', operator: 'UOPER', viewer: 'UVIEW', none: 'UNOBODY' };
 const RANK: Record<Role, number> = { none: 0, viewer: 1, operator: 2, admin: 3 };
-const NEEDED: Record<Action, Role> = { read: 'viewer', disk_add: 'operator', backup_restore: 'admin', audit_read: 'admin', freeze: 'admin' };
-const ACTIONS: Action[] = ['read', 'disk_add', 'backup_restore', 'audit_read', 'freeze'];
+const NEEDED: Record<Action, Role> = {
+  read: 'viewer',
+  disk_add: 'operator',
+  backup_restore: 'admin',
+  // docs/product.md, Roles: operators start, shut down and reboot; admins also force a server off.
+  power_start: 'operator',
+  power_shutdown: 'operator',
+  power_reboot: 'operator',
+  power_stop: 'admin',
+  audit_read: 'admin',
+  freeze: 'admin',
+};
+const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];
 type Where = 'unrestricted' | 'in an allowed channel' | 'in another channel' | 'in an unknown channel';
 const WHERE: Where[] = ['unrestricted', 'in an allowed channel', 'in another channel', 'in an unknown channel'];
@@ -49,7 +60,7 @@ const WHERE: Where[] = ['unrestricted', 'in an allowed channel', 'in another cha
 const table = ACTIONS.flatMap((action) =>
   ROLES.flatMap((role) =>
     WHERE.map((where) => {
-      const isChange = action === 'disk_add' || action === 'backup_restore';
+      const isChange = !['read', 'audit_read', 'freeze'].includes(action);
       const channelOk = where === 'unrestricted' || where === 'in an allowed channel' || !isChange;
       return { action, role, where, allowed: RANK[role] >= RANK[NEEDED[action]] && channelOk };
     }),

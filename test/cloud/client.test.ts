@@ -6,7 +6,8 @@ import { createCloudClient, type CloudClientDeps } from '../../src/cloud/client'
 import type { CloudClient } from '../../src/cloud/client.types';
 import { CloudError, type CloudErrorKind } from '../../src/cloud/errors';
 import { parseRetryAfter } from '../../src/cloud/http';
-import type { AutoscalingSlot, FirewallRule } from '../../src/cloud/schemas';
+import type { AddDiskParams, AutoscalingSlot, FirewallRule } from '../../src/cloud/schemas';
+import { CHANGES } from '../../src/changes/definitions';
 import { createLogger } from '../../src/log';
 import { closedPortUrl, cutMidBody, reply, startCloudFaultServer, type CloudFaultServer } from '../helpers/cloud-fault-server';
 import { waitFor } from '../helpers/wait';
@@ -15,6 +16,12 @@ const ACCOUNT_ID = 'acct-7';
 const API_KEY = 'k3y-that-must-never-leak-4f9a2c';
 const CREDENTIALS = Buffer.from(`${ACCOUNT_ID}:${API_KEY}`).toString('base64');
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name), 'utf8');
+
+// Changes as the door prepares them (each change's row declares its request), sent by the client as prepared.
+const prepareAddDisk = (c: CloudClient, vsId: number, params: AddDiskParams) => CHANGES.disk_add.request.prepare(c.format, vsId, params);
+const prepareRestore = (c: CloudClient, backupId: number) => CHANGES.backup_restore.request.prepare(c.format, backupId, { backup_id: backupId });
+const addDisk = async (c: CloudClient, vsId: number, params: AddDiskParams) => c.send(prepareAddDisk(c, vsId, params));
+const restoreBackup = async (c: CloudClient, backupId: number) => c.send(prepareRestore(c, backupId));
 
 let server: CloudFaultServer;
 const clients: CloudClient[] = [];
@@ -97,7 +104,7 @@ describe('what the client sends', () => {
 
   it('posts the add-disk body of docs/cloud-api.md and returns the created disk', async () => {
     server.handle((_req, res) => reply(res, 201, fixture('disk.json')));
-    const disk = await client().addDisk(42, { disk_type: 'SSD', disk_size: 20, primary: false, add_to_linux_fstab: true });
+    const disk = await addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20, primary: false, add_to_linux_fstab: true });
     expect(disk).toMatchObject({ id: 311, disk_size: 20, built: false, locked: true });
     expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/virtual_machines/42/disks.json' });
     expect(JSON.parse(server.requests[0]!.body)).toEqual({
@@ -107,7 +114,7 @@ describe('what the client sends', () => {
 
   it('posts the add-disk body as XML in XML mode', async () => {
     server.handle((_req, res) => reply(res, 201, fixture('disk.xml')));
-    const disk = await client({ format: 'xml' }).addDisk(42, { disk_type: 'HDD', disk_size: 5, hot_attach: true });
+    const disk = await addDisk(client({ format: 'xml' }), 42, { disk_type: 'HDD', disk_size: 5, hot_attach: true });
     expect(disk.id).toBe(311);
     expect(server.requests[0]!.url).toBe('/virtual_machines/42/disks.xml');
     expect(server.requests[0]!.body).toBe(
@@ -117,7 +124,7 @@ describe('what the client sends', () => {
 
   it('restores a backup with a body-less POST and returns the backup', async () => {
     server.handle((_req, res) => reply(res, 200, fixture('backup.xml')));
-    const backup = await client({ format: 'xml' }).restoreBackup(9);
+    const backup = await restoreBackup(client({ format: 'xml' }), 9);
     expect(backup).toMatchObject({ id: 9, target_id: 42, disk_id: 310 });
     expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/backups/9/restore.xml', body: '' });
   });
@@ -126,7 +133,7 @@ describe('what the client sends', () => {
     server.handle((req, res) => reply(res, 201, fixture(req.url.endsWith('.xml') ? 'disk.xml' : 'disk.json')));
     for (const format of ['json', 'xml'] as const) {
       const c = client({ format, url: `${server.url}/api` });
-      const prepared = c.prepareAddDisk(42, { disk_type: 'SSD', disk_size: 20, label: 'a "quoted" <label> & more' });
+      const prepared = prepareAddDisk(c, 42, { disk_type: 'SSD', disk_size: 20, label: 'a "quoted" <label> & more' });
       expect(prepared).toMatchObject({ operation: 'add_disk', method: 'POST', path: `/virtual_machines/42/disks.${format}` });
       await c.send(prepared);
       const received = server.requests[server.requests.length - 1]!;
@@ -134,27 +141,27 @@ describe('what the client sends', () => {
       expect(received.url).toBe(`/api${prepared.path}`);
       expect(received.body).toBe(prepared.body);
     }
-    expect(client().prepareRestoreBackup(9)).toEqual({ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null });
+    expect(prepareRestore(client(), 9)).toMatchObject({ operation: 'restore_backup', method: 'POST', path: '/backups/9/restore.json', body: null });
   });
 
   it('prepares without a credential anywhere in the request, and sends nothing until asked', () => {
-    const prepared = client().prepareAddDisk(42, { disk_type: 'SSD', disk_size: 20 });
+    const prepared = prepareAddDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 });
     expect(JSON.stringify(prepared)).not.toContain(API_KEY);
     expect(JSON.stringify(prepared)).not.toContain(CREDENTIALS);
     expect(server.requests).toHaveLength(0);
   });
 
   it('refuses a request prepared for another format, or not a POST, without calling the API', async () => {
-    const xml = client({ format: 'xml' }).prepareRestoreBackup(9);
+    const xml = prepareRestore(client({ format: 'xml' }), 9);
     await expect(client().send(xml)).rejects.toThrow(/not a json change request/);
-    await expect(client().send({ ...client().prepareRestoreBackup(9), method: 'GET' as 'POST' })).rejects.toThrow(RangeError);
-    await expect(client().send({ ...client().prepareRestoreBackup(9), path: 'backups/9/restore.json' })).rejects.toThrow(RangeError);
+    await expect(client().send({ ...prepareRestore(client(), 9), method: 'GET' as 'POST' })).rejects.toThrow(RangeError);
+    await expect(client().send({ ...prepareRestore(client(), 9), path: 'backups/9/restore.json' })).rejects.toThrow(RangeError);
     expect(server.requests).toHaveLength(0);
   });
 
   it('refuses an id that is not a positive integer without calling the API', async () => {
     await expect(client().listFirewallRules(-1)).rejects.toThrow(RangeError);
-    await expect(client().restoreBackup(1.5)).rejects.toThrow(RangeError);
+    await expect(restoreBackup(client(), 1.5)).rejects.toThrow(RangeError);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -190,7 +197,7 @@ describe('status codes become error kinds', () => {
 
   it('403 → forbidden, with the API messages', async () => {
     server.handle((_req, res) => reply(res, 403, '<errors><error>You do not have permissions for this action</error></errors>'));
-    const error = await expectKind(client({ format: 'xml' }).restoreBackup(9), 'forbidden');
+    const error = await expectKind(restoreBackup(client({ format: 'xml' }), 9), 'forbidden');
     expect(error.messages).toEqual(['You do not have permissions for this action']);
   });
 
@@ -226,7 +233,7 @@ describe('status codes become error kinds', () => {
     ],
   ])('422 with %s → validation with the messages and field messages', async (_shape, body, messages, fieldErrors) => {
     server.handle((_req, res) => reply(res, 422, body));
-    const error = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'validation');
+    const error = await expectKind(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }), 'validation');
     expect(error.messages).toEqual(messages);
     expect(error.fieldErrors).toEqual(fieldErrors);
   });
@@ -244,7 +251,7 @@ describe('status codes become error kinds', () => {
 
   it('207 Multi-Status and a 204 without a body → server, not a silent success', async () => {
     server.handle((_req, res) => reply(res, 207, '{"errors": ["partially applied"]}'));
-    const multi = await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'server');
+    const multi = await expectKind(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }), 'server');
     expect(multi).toMatchObject({ status: 207, messages: ['partially applied'] });
     server.handle((_req, res) => {
       res.writeHead(204);
@@ -295,7 +302,7 @@ describe('broken answers become error kinds', () => {
 
   it('a reset on a POST → network, not retried', async () => {
     server.handle((_req, res) => cutMidBody(res, '{"disk": {'));
-    await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'network');
+    await expectKind(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }), 'network');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -361,7 +368,7 @@ describe('retries', () => {
 
   it('never retries a POST on 429: rate_limited with the wait asked for', async () => {
     server.handle((_req, res) => reply(res, 429, '', { 'retry-after': '1' }));
-    const error = await expectKind(client().restoreBackup(9), 'rate_limited');
+    const error = await expectKind(restoreBackup(client(), 9), 'rate_limited');
     expect(error.retryAfterSeconds).toBe(1);
     expect(server.requests).toHaveLength(1);
   });
@@ -381,7 +388,7 @@ describe('retries', () => {
 
   it('never retries a POST on 503', async () => {
     server.handle((_req, res) => reply(res, 503, ''));
-    await expectKind(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }), 'server');
+    await expectKind(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }), 'server');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -464,7 +471,7 @@ describe('single-flight reads', () => {
       reply(res, 201, fixture('disk.json'));
     });
     const cloud = client();
-    await Promise.all([cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 }), cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 })]);
+    await Promise.all([addDisk(cloud, 42, { disk_type: 'SSD', disk_size: 20 }), addDisk(cloud, 42, { disk_type: 'SSD', disk_size: 20 })]);
     expect(server.requests).toHaveLength(2);
   });
 });
@@ -499,7 +506,7 @@ describe('connection budgets: reads cannot starve changes', () => {
     const cloud = client({ maxConnections: 4, changeConnections: 1, connectionWaitMs: 5000 });
     const reads = Array.from({ length: 6 }, (_, i) => cloud.listFirewallRules(i + 1));
     await waitFor('three reads held', () => slow.held.length >= 3, { every: 5 });
-    const disk = await cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 });
+    const disk = await addDisk(cloud, 42, { disk_type: 'SSD', disk_size: 20 });
     expect(disk.id).toBeGreaterThan(0);
     // The change went out while the reads were still waiting: 3 held, 3 queued behind them.
     expect(slow.held).toHaveLength(3);
@@ -566,7 +573,7 @@ describe('a 2xx whose body cannot be read is told apart', () => {
     ['a body that breaks off', (res: import('node:http').ServerResponse) => cutMidBody(res, '{"disk": {"id": 1')],
   ])('201 with %s → unreadableSuccess (the change was applied, only its answer is lost)', async (_name, answer) => {
     server.handle((_req, res) => answer(res));
-    const error = await failure(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    const error = await failure(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }));
     expect(error.unreadableSuccess).toBe(true);
     expect([200, 201]).toContain(error.status);
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ unreadableSuccess: true });
@@ -577,12 +584,12 @@ describe('a 2xx whose body cannot be read is told apart', () => {
     ['500 with garbage', 500, '{"disk": tru'],
   ])('%s → not unreadableSuccess', async (_name, status, body) => {
     server.handle((_req, res) => reply(res, status, body));
-    const error = await failure(client().addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    const error = await failure(addDisk(client(), 42, { disk_type: 'SSD', disk_size: 20 }));
     expect(error.unreadableSuccess).toBe(false);
   });
 
   it('a refused connection is not unreadableSuccess', async () => {
-    const error = await failure(client({ url: await closedPortUrl() }).addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    const error = await failure(addDisk(client({ url: await closedPortUrl() }), 42, { disk_type: 'SSD', disk_size: 20 }));
     expect(error).toMatchObject({ kind: 'network', unreadableSuccess: false });
   });
 });
@@ -596,8 +603,8 @@ describe('the request observer (the seam for metrics)', () => {
     const cloud = client({}, { onRequestDone: (operation, status, seconds) => seen.push([operation, status, seconds]) });
     await cloud.listFirewallRules(42);
     await failure(cloud.listAutoscaling(42));
-    await failure(cloud.addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
-    await failure(client({ url: await closedPortUrl() }, { onRequestDone: (o, s, t) => seen.push([o, s, t]) }).restoreBackup(9));
+    await failure(addDisk(cloud, 42, { disk_type: 'SSD', disk_size: 20 }));
+    await failure(restoreBackup(client({ url: await closedPortUrl() }, { onRequestDone: (o, s, t) => seen.push([o, s, t]) }), 9));
     expect(seen.map(([o, s]) => [o, s])).toEqual([
       ['list_firewall_rules', '200'],
       ['list_autoscaling', '200'],
@@ -638,7 +645,7 @@ describe('the API key never leaks', () => {
     arrange(server);
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
-    const error = await failure(client({ timeoutMs: 250 }, { logger }).addDisk(42, { disk_type: 'SSD', disk_size: 20 }));
+    const error = await failure(addDisk(client({ timeoutMs: 250 }, { logger }), 42, { disk_type: 'SSD', disk_size: 20 }));
     const renderings = [
       JSON.stringify(error),
       String(error),
@@ -671,7 +678,7 @@ describe('with an injected dispatcher (undici MockAgent)', () => {
     pool.intercept({ path: '/backups/9/restore.json', method: 'POST' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const cloud = client({ url: 'http://cloud.test' }, { dispatcher: agent });
     expect(await cloud.listFirewallRules(42)).toHaveLength(3);
-    const error = await expectKind(cloud.restoreBackup(9), 'network');
+    const error = await expectKind(restoreBackup(cloud, 9), 'network');
     expect(error.message).toBe('the connection to the cloud API broke off (ECONNRESET)');
     agent.assertNoPendingInterceptors();
     await agent.close();

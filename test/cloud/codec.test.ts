@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { addDiskWireFields, decodeResponse, encodeAddDiskBody, parseErrorBody, Responses } from '../../src/cloud/codec';
+import { addDiskWireFields, decodeResponse, encodeBody, parseErrorBody, Responses, type WireFormat } from '../../src/cloud/codec';
 import { READS } from '../../src/cloud/reads';
+import type { AddDiskParams } from '../../src/cloud/schemas';
 import { CloudError } from '../../src/cloud/errors';
 import { MAX_ATTRIBUTES_PER_ELEMENT, parseXml } from '../../src/cloud/xml';
 import { xmlList, xmlRecord } from '../helpers/rails-xml';
@@ -320,6 +321,8 @@ describe('the add-disk body', () => {
     file_system: 'ext4' as const,
   };
 
+  const encodeAddDiskBody = (format: WireFormat, p: AddDiskParams) => encodeBody(format, { root: 'disk', fields: addDiskWireFields(p) })!;
+
   it('sends every value as a string, 1/0 flags as "1"/"0" and true/false flags as "true"/"false" (JSON)', () => {
     expect(JSON.parse(encodeAddDiskBody('json', params))).toEqual({
       disk: {
@@ -352,6 +355,12 @@ describe('the add-disk body', () => {
     expect(encodeAddDiskBody('xml', { disk_type: 'HDD', disk_size: 5, primary: false })).toBe(
       '<?xml version="1.0" encoding="UTF-8"?><disk><disk_type>HDD</disk_type><disk_size>5</disk_size><primary>0</primary></disk>',
     );
+  });
+
+  it('writes one field alone as a body of its own: {"mode": "recovery"} or <mode>recovery</mode>; no body as null', () => {
+    expect(encodeBody('json', { field: 'mode', value: 'recovery' })).toBe('{"mode":"recovery"}');
+    expect(encodeBody('xml', { field: 'mode', value: 'a<b' })).toBe('<?xml version="1.0" encoding="UTF-8"?><mode>a&lt;b</mode>');
+    expect(encodeBody('xml', null)).toBeNull();
   });
 
   it('writes test-side XML records the client reads back (helper sanity)', () => {

@@ -37,7 +37,11 @@ const slow = new Map<string, number>();
 const diskPosts = (vsId: number) => cloud.requests.filter((r) => r.method === 'POST' && r.url.startsWith(`/virtual_machines/${vsId}/disks`));
 /** Audit posts Slack refused (429): recorded by the fake like any call, so they are subtracted. */
 const refused: string[] = [];
-const about = (text: string, target: string, outcome: string) => text.includes(target) && text.includes(outcome);
+/** A post about `target` (`vs:42`, as the store names it; "VS 42 →" in the post's words) and `outcome`. */
+const about = (text: string, target: string, outcome: string) => {
+  const [kind = '', id = ''] = target.split(':');
+  return text.includes(`${kind === 'vs' ? 'VS' : 'Backup'} ${id} →`) && text.includes(outcome);
+};
 const auditPostsAbout = (target: string, outcome: string) =>
   slack.callsTo('chat.postMessage').filter((c) => c.args.channel === AUDIT && about(JSON.stringify(c.args), target, outcome)).length -
   refused.filter((text) => about(text, target, outcome)).length;

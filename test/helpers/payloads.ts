@@ -160,3 +160,55 @@ export function linkShared(o: {
     ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
   });
 }
+
+/** A form closed with its close button (Slack sends it only for a view with notify_on_close). */
+export function viewClosed(o: { user: string; callbackId: string; viewId?: string }) {
+  const view = slack.modalView({
+    id: o.viewId ?? newViewId(),
+    view: { type: 'modal', title: { type: 'plain_text', text: 'x' }, callback_id: o.callbackId, private_metadata: '' },
+    hash: `h${Math.random()}`,
+  });
+  return slack.viewClosed({ user: o.user, view });
+}
+
+/** A message shortcut (a message's "More actions" menu): a channel, the message, a response_url. The stand-in has none. */
+export function messageShortcut(o: { user: string; callbackId: string; channel: string; responseUrl: string }) {
+  const shortcut = slack.shortcut({ user: o.user, callbackId: o.callbackId, triggerId: newTriggerId(), actionTs: '1.1' });
+  return {
+    ...shortcut,
+    type: 'message_action',
+    channel: { id: o.channel, name: o.channel },
+    message_ts: '1.2',
+    message: { type: 'message', user: o.user, ts: '1.2', text: 'a message' },
+    response_url: o.responseUrl,
+  };
+}
+
+/** What Slack sends for an external select's options as a person types (block_suggestion). */
+export function blockSuggestion(o: { user: string; actionId: string; value: string }) {
+  const {
+    type: _shortcut,
+    callback_id: _id,
+    trigger_id: _trigger,
+    action_ts: _ts,
+    ...common
+  } = slack.shortcut({
+    user: o.user,
+    callbackId: '',
+    triggerId: '',
+    actionTs: '',
+  });
+  return {
+    ...common,
+    type: 'block_suggestion',
+    action_id: o.actionId,
+    block_id: o.actionId,
+    value: o.value,
+    container: { type: 'view', view_id: newViewId() },
+  };
+}
+
+/** The Events API's check of a request URL: answered with its challenge. */
+export function urlVerification(challenge: string) {
+  return { token: 'local-verification-token', challenge, type: 'url_verification' };
+}

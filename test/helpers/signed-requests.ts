@@ -14,8 +14,10 @@ export interface SlackRequestOptions {
   timestamp?: number;
   /** Leave the signature headers out entirely. */
   unsigned?: boolean;
-  /** More headers, e.g. Slack's X-Slack-Retry-Num. */
-  headers?: Record<string, string>;
+  /** More headers, e.g. Slack's X-Slack-Retry-Num; a list of values sends the header once per value. */
+  headers?: Record<string, string | string[]>;
+  /** How long to wait for the answer's headers before failing (undici's 300 s by default). */
+  within?: number;
 }
 
 export interface SlackHttpResponse {
@@ -32,13 +34,13 @@ export async function postToSlackEndpoint(
   contentType: string,
   options: SlackRequestOptions = {},
 ): Promise<SlackHttpResponse> {
-  const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
+  const headers: Record<string, string | string[]> = { 'content-type': contentType, ...options.headers };
   if (!options.unsigned) {
     const signed = signatureHeaders(secret, body, options.timestamp);
     Object.assign(headers, signed, options.signature ? { 'x-slack-signature': options.signature } : {});
   }
   const started = performance.now();
-  const res = await request(url, { method: 'POST', headers, body });
+  const res = await request(url, { method: 'POST', headers, body, ...(options.within ? { headersTimeout: options.within } : {}) });
   const text = await res.body.text();
   return {
     status: res.statusCode,

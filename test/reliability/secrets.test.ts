@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { CHANGES } from '../../src/changes/definitions';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET, useHarnessBehindFaults } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, sleep, submit } from '../helpers/drive';
 import * as faults from '../helpers/cloud-fault-server';
@@ -49,7 +50,7 @@ describe('secrets stay secret under faults', () => {
       await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
       // The client itself, called directly: what it throws is what any caller could log.
       await h.cloud.listAutoscaling(42).catch((e: unknown) => thrown.push(e));
-      await h.cloud.addDisk(42, { disk_type: 'SSD', disk_size: 1 }).catch((e: unknown) => thrown.push(e));
+      await h.cloud.send(CHANGES.disk_add.request.prepare(h.cloud.format, 42, { disk_type: 'SSD', disk_size: 1 })).catch((e: unknown) => thrown.push(e));
     }
     await cloud.refuse();
     await answerTo(h, 'firewall 42');

@@ -1,9 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
-import { closedPortUrl } from '../helpers/cloud-fault-server';
+import { forward, startCloudFaultServer } from '../helpers/cloud-fault-server';
 import { startHarness, useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message, postedIn } from '../helpers/drive';
+import { useStarted } from '../helpers/use-started';
 import { waitFor } from '../helpers/wait';
 import { input, viewSubmission } from '../helpers/payloads';
 
@@ -158,10 +159,26 @@ describe('Slack Web API and response_url failures', () => {
 });
 
 describe('the Slack Web API unreachable', () => {
-  const h = useHarness({ startWith: async () => ({ env: { ...ROLES, SLACK_API_URL: (await closedPortUrl()) + '/api/' } }) });
+  // SLACK_API_URL names a front whose Web API (/api/…) drops every connection, and which passes response_urls on to
+  // the stand-in: the bot posts answers only to response_urls on SLACK_API_URL's origin (or Slack's hooks), as a
+  // proxy in front of Slack would have them.
+  const front = useStarted(
+    'a front of the stand-in whose Web API is unreachable',
+    () => startCloudFaultServer({ handler: (req, res) => (req.url.startsWith('/api/') ? void res.socket?.destroy() : forward(h.slack.origin, req, res)) }),
+    (started) => started.close(),
+  );
+  const h = useHarness({ startWith: () => ({ env: { ...ROLES, SLACK_API_URL: `${front.url}/api/` } }) });
+  let answered = 0;
+  /** answerTo, with the command's response_url on the front. */
+  async function answerThroughFront(text: string, opts: { user: string; channel?: string }): Promise<Message> {
+    const id = `front-${++answered}`;
+    const res = await h.command(text, { ...opts, responseUrl: `${front.url}/response/${id}` });
+    expect(res.status).toBe(200);
+    return (await waitFor(`an answer to "/vs ${text}"`, () => h.slack.responses.find((r) => r.id === id), { within: LISTENER_BOUND_MS })).body;
+  }
 
   test('opening a form fails within bounded time, the user is told through the response_url, nothing crashes', async () => {
-    const m = await answerTo(h, 'disk add 42', { user: 'UOPER', channel: CHANNEL }, LISTENER_BOUND_MS);
+    const m = await answerThroughFront('disk add 42', { user: 'UOPER', channel: CHANNEL });
     expect(m.response_type).toBe('ephemeral');
     expect(visibleText(m)).toMatch(/Could not open the form/);
     expect(visibleText(m)).not.toMatch(STACK_TRACE);
@@ -192,7 +209,7 @@ describe('the Slack Web API unreachable', () => {
   });
 
   test('read commands still answer: they need only the response_url', async () => {
-    const m: Message = await answerTo(h, 'firewall 42', { user: 'UVIEWER' });
+    const m = await answerThroughFront('firewall 42', { user: 'UVIEWER' });
     expect(m.response_type).toBe('in_channel');
   });
 });

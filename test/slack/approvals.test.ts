@@ -162,11 +162,13 @@ describe('a click on the request', () => {
     const post = await waitFor('the audit post of the change', () =>
       h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')),
     );
-    expect(JSON.stringify(post.args)).toMatch(/asked by <@UADMIN> · approved by <@UADMIN2>/);
+    expect(JSON.stringify(post.args)).toMatch(/<@UADMIN> · \*Restore backup\* · Backup 9 → succeeded[^"]* · approved by <@UADMIN2>/);
     expect(JSON.stringify(post.args)).toContain('POST /backups/9/restore.json');
-    // /vs audit shows them too, with the request.
+    // /vs audit shows them too, the request behind each record's Details.
     const audit = JSON.stringify(await answerTo(h, 'audit 5', { user: 'UADMIN', channel: CHANNEL }));
-    expect(audit).toMatch(/→ succeeded · API 200 [^"]*asked by <@UADMIN> · approved by <@UADMIN2>[^"]*\\n +request: `POST \/backups\/9\/restore.json`/);
+    expect(audit).toMatch(/<@UADMIN> · \*Restore backup\* · Backup 9 → succeeded[^"]* · approved by <@UADMIN2>/);
+    expect(audit).toMatch(/<@UADMIN2> · \*Restore backup\* · Backup 9 → approved · asked by <@UADMIN>/);
+    expect(audit).not.toContain('restore.json');
   });
 
   test('Deny by a second admin: the request says so in place, nothing is called, and Approve afterwards is told who denied it', async () => {

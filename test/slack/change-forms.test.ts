@@ -21,6 +21,22 @@ describe('changes from Slack', () => {
     },
   });
 
+  test('forms stop what cannot work, on the field, saying why: a disk over VS_MAX_DISK_GB, fstab without mount point, restore without reason', async () => {
+    const disk = await openForm(h, 'disk add 42', 'UOPER');
+    const big = await submit(h, 'disk_add', 'UOPER', disk.private_metadata, { ...goodDisk, disk_size: input.number('65536') });
+    expect(big).toEqual({ response_action: 'errors', errors: { disk_size: 'At most 2048 GB: the largest disk this bot adds (VS_MAX_DISK_GB)' } });
+    const unmounted = await submit(h, 'disk_add', 'UOPER', disk.private_metadata, { ...goodDisk, mount_point: input.text(null) });
+    expect(unmounted).toEqual({
+      response_action: 'errors',
+      errors: { mount_point: 'Give a mount point, e.g. /mnt/data: the disk is added to the Linux fstab' },
+    });
+    const restore = await openForm(h, 'backup restore 9', 'UADMIN');
+    const unexplained = await submit(h, 'backup_restore', 'UADMIN', restore.private_metadata, { confirm: input.text('9'), reason: input.text('  ') });
+    expect(unexplained).toEqual({ response_action: 'errors', errors: { reason: expect.stringMatching(/^Say why the disk is restored/) } });
+    expect([...diskPosts(h), ...restorePosts(h)]).toEqual([]);
+    expect((await h.store.audit.latest(3)).map((r) => r.outcome)).toEqual(['invalid', 'invalid', 'invalid']);
+  });
+
   test('a viewer asking to add a disk is denied with the role needed, audited, and nothing opens or is called', async () => {
     const res = await h.command('disk add 42', { user: 'UVIEWER', channel: CHANNEL });
     expect(res.status).toBe(200);
@@ -70,7 +86,7 @@ describe('changes from Slack', () => {
     expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'succeeded', apiStatus: 201 });
     expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
     // …and the audit channel hears of it.
-    await postedIn(h, 'CAUDIT', 'disk_add vs:42');
+    await postedIn(h, 'CAUDIT', 'Add disk · VS 42 by <@UOPER>: succeeded');
   });
 
   test('invalid input comes back inline on the fields and calls nothing', async () => {
@@ -132,7 +148,7 @@ describe('changes from Slack', () => {
 
   test('a restore whose confirmation does not match is an inline error and calls nothing', async () => {
     const view = await openForm(h, 'backup restore 9', 'UADMIN');
-    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('10'), reason: input.text('') });
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('10'), reason: input.text('corrupt') });
     expect(ack.response_action).toBe('errors');
     expect(Object.keys(ack.errors!)).toEqual(['confirm']);
     expect(restorePosts(h)).toHaveLength(0);
@@ -142,7 +158,10 @@ describe('changes from Slack', () => {
     await h.command('backup restore 9', { user: 'UOPER', channel: CHANNEL });
     const [post] = await h.slack.waitForResponses(1);
     expect(JSON.stringify(post!.body)).toMatch(/admin/);
-    const ack = await submit(h, 'backup_restore', 'UOPER', JSON.stringify({ channelId: CHANNEL, backupId: 9 }), { confirm: input.text('9') });
+    const ack = await submit(h, 'backup_restore', 'UOPER', JSON.stringify({ channelId: CHANNEL, backupId: 9 }), {
+      confirm: input.text('9'),
+      reason: input.text('corrupt'),
+    });
     expect(JSON.stringify(ack)).toMatch(/admin/);
     await settle();
     expect(restorePosts(h)).toHaveLength(0);
@@ -160,7 +179,7 @@ describe('changes from Slack', () => {
 
   test('a restore of a backup the API refuses (403) tells the user and is audited as failed', async () => {
     const view = await openForm(h, 'backup restore 12', 'UADMIN');
-    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('12') });
+    const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, { confirm: input.text('12'), reason: input.text('corrupt') });
     expect(JSON.stringify(ack)).toMatch(/refused/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', apiStatus: 403 });
   });
@@ -170,8 +189,7 @@ describe('changes from Slack', () => {
     const [shown] = await h.slack.waitForResponses(1);
     expect((shown!.body as { response_type: string }).response_type).toBe('ephemeral');
     const latest = (await h.store.audit.latest(1))[0]!;
-    expect(JSON.stringify(shown!.body)).toContain(latest.target);
-    expect(JSON.stringify(shown!.body)).toContain(latest.action);
+    expect(JSON.stringify(shown!.body)).toContain(`"value":"${latest.id}"`);
     await h.command('audit', { user: 'UOPER', channel: CHANNEL });
     const [, denied] = await h.slack.waitForResponses(2);
     expect(JSON.stringify(denied!.body)).toMatch(/admin/);
@@ -267,5 +285,19 @@ describe('channel restriction and a 422 from the API', () => {
     expect(Object.values(ack.errors!)).toEqual(['The cloud API refused the request: quota reached for this account']);
     // The form stays open with what the user typed: an errors answer changes nothing else in the view.
     expect(ack.view).toBeUndefined();
+  });
+});
+
+describe('VS_MAX_DISK_GB set lower', () => {
+  const h = useHarness({ env: { ...ROLES, VS_MAX_DISK_GB: '100' } });
+
+  test('caps the add-disk form there: 101 GB is refused on its field naming the setting, 100 GB is added', async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    const over = await submit(h, 'disk_add', 'UOPER', view.private_metadata, { ...goodDisk, disk_size: input.number('101') });
+    expect(over).toEqual({ response_action: 'errors', errors: { disk_size: 'At most 100 GB: the largest disk this bot adds (VS_MAX_DISK_GB)' } });
+    expect(diskPosts(h)).toEqual([]);
+    const at = await submit(h, 'disk_add', 'UOPER', view.private_metadata, { ...goodDisk, disk_size: input.number('100') });
+    expect(at.response_action).not.toBe('errors');
+    expect(diskPosts(h).map((p) => (p.body as { disk: { disk_size: string } }).disk.disk_size)).toEqual(['100']);
   });
 });

@@ -41,7 +41,7 @@ describe('while frozen', () => {
     expect(answer.response_type).toBe('in_channel');
     expect(JSON.stringify(answer)).toContain(`Changes are frozen* by <@UADMIN>`);
     const posted = () =>
-      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('*freeze* `changes` → succeeded'));
+      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('*Freeze changes* → succeeded'));
     auditPost = JSON.stringify((await waitFor('the audit post of the freeze', posted)).args);
   });
 

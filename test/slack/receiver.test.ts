@@ -1,6 +1,10 @@
 import { connect, type Socket } from 'node:net';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { toBoltLogger } from '../../src/slack/bolt-logger';
+import { createReceiver } from '../../src/slack/receiver';
 import { BODY_LIMIT, UNVERIFIED_LIMITS } from '../../src/slack/request-guard';
-import { startHarness, type Harness } from '../helpers/app-harness';
+import { SIGNING_SECRET, startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo } from '../helpers/drive';
 import { slashCommandBody } from '../helpers/payloads';
 import { sign } from '../helpers/signed-requests';
@@ -8,9 +12,19 @@ import { sign } from '../helpers/signed-requests';
 const FORM = 'application/x-www-form-urlencoded';
 
 // The receiver as composed for production: the request guard in front of Bolt,
-// with its default limits. test/slack/request-guard.test.ts tests each check.
+// with its default limits, and Bolt's own signature check behind it.
+// test/slack/request-guard.test.ts tests each check of the guard;
+// test/security/unsigned-requests.test.ts sends every shape Slack delivers, forged.
 
-describe('the HTTP receiver: the guard is the one signature check', () => {
+test("Bolt's own signature check is on behind the guard", () => {
+  const logger = createLogger({ write: () => undefined });
+  const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-receiver-test-0123456789', SLACK_SIGNING_SECRET: SIGNING_SECRET, VS_DB_PATH: ':memory:' });
+  const receiver = createReceiver(config, { logger, boltLogger: toBoltLogger(logger), clientOptions: {}, routes: [], started: () => true });
+  // Bolt keeps the option it was built with; nothing in src may set it (eslint.config.mjs).
+  expect((receiver as unknown as { signatureVerification: unknown }).signatureVerification).toBe(true);
+});
+
+describe('the HTTP receiver: signed requests only', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
@@ -31,7 +45,7 @@ describe('the HTTP receiver: the guard is the one signature check', () => {
     const smuggled = `ssl_check=1&${slashCommandBody({ text: 'firewall 43', responseUrl: h.slack.responseUrl() })}`;
     const before = h.slack.responses.length;
     const res = await h.raw(smuggled.slice(0, 1024), FORM, { unsigned: true });
-    expect(res.status).toBe(200);
+    expect([res.status, res.body]).toEqual([200, '']);
     // A signed command sent after it is answered; the smuggled one, had it run, would have been answered first.
     expect((await answerTo(h, 'firewall 44')).response_type).toBe('in_channel');
     expect(h.slack.responses).toHaveLength(before + 1);

@@ -8,7 +8,7 @@ import { createReceiver } from '../../src/slack/receiver';
 import {
   BODY_LIMIT,
   guardRequests,
-  malformedReason,
+  readBody,
   refuseUnprocessable,
   signatureMatches,
   UNVERIFIED_LIMITS,
@@ -100,13 +100,12 @@ describe('signatureMatches', () => {
   });
 });
 
-describe('malformedReason: signed bodies Slack never sends', () => {
+describe('readBody: signed bodies Slack never sends', () => {
   const form = interactiveBody;
   const user = { id: 'U1' };
 
   test.each([
     ['a slash command', 'command=%2Fvs&text=help', FORM],
-    ['an SSL check', 'ssl_check=1&token=x', FORM],
     ['a block action with actions', form({ type: 'block_actions', user, actions: [] }), FORM],
     ['a view submission with a view', form({ type: 'view_submission', user, view: {} }), FORM],
     ['a view closed with a view', form({ type: 'view_closed', user, view: {} }), FORM],
@@ -115,13 +114,12 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['a block suggestion', form({ type: 'block_suggestion', user }), FORM],
     ['an interactive payload of a type without a user', form({ type: 'workflow_step_edit' }), FORM],
     ['an event', JSON.stringify({ type: 'event_callback' }), JSON_CONTENT_TYPE],
-    ['a body of another content type', '<xml/>', 'text/xml'],
-    ['a body with no content type', '{', undefined],
+    ['an event sent as another content type (Bolt reads it as JSON)', JSON.stringify({ type: 'event_callback' }), 'text/plain'],
   ])('%s may be one', (_name, raw, contentType) => {
-    expect(malformedReason(raw, contentType)).toBeNull();
+    expect(readBody(raw, contentType)).toEqual({ kind: 'slack' });
   });
 
-  const refused: [string, string, string, string][] = [
+  const refused: [string, string, string | undefined, string][] = [
     ['an SSL check that says 0', 'ssl_check=0', FORM, 'a form body with neither a command nor a payload'],
     ['a form of other fields', 'hello=world', FORM, 'a form body with neither a command nor a payload'],
     ['a payload sent twice', 'payload=1&payload=2', FORM, 'a form body with neither a command nor a payload'],
@@ -148,9 +146,36 @@ describe('malformedReason: signed bodies Slack never sends', () => {
     ['a JSON body without a type', '{"event":{}}', JSON_CONTENT_TYPE, 'a JSON body that is not an object with a type'],
     ['a JSON body of null', 'null', JSON_CONTENT_TYPE, 'a JSON body that is not an object with a type'],
     ['a JSON body that does not parse', '{"type":', JSON_CONTENT_TYPE, 'a JSON body that does not parse'],
+    // Bolt reads every body that is not exactly a form as JSON, and throws where nothing answers on a JSON null.
+    ['a JSON null with a charset', 'null', `${JSON_CONTENT_TYPE}; charset=utf-8`, 'a JSON body that is not an object with a type'],
+    ['a form with a charset (read as JSON)', 'command=%2Fvs&text=help', `${FORM}; charset=utf-8`, 'a JSON body that does not parse'],
+    ['a body of another content type', '<xml/>', 'text/xml', 'a JSON body that does not parse'],
+    ['a body with no content type', '{', undefined, 'a JSON body that does not parse'],
   ];
   test.each(refused)('%s is refused', (_name, raw, contentType, reason) => {
-    expect(malformedReason(raw, contentType)).toBe(reason);
+    expect(readBody(raw, contentType)).toEqual({ kind: 'malformed', reason });
+  });
+});
+
+describe("readBody: what Bolt takes for Slack's SSL check, by its rule", () => {
+  test.each([
+    ['the SSL check', 'ssl_check=1&token=x', FORM],
+    ['one with a payload beside it', 'ssl_check=1&payload=%7B%22type%22%3A%22shortcut%22%7D', FORM],
+    ['one with a payload of null', 'ssl_check=1&payload=null', FORM],
+    ['one after a command', 'command=%2Fvs&text=help&ssl_check=1', FORM],
+    ['its flag percent-encoded', 'ssl%5Fcheck=%31', FORM],
+  ])('%s is one', (_name, raw, contentType) => {
+    expect(readBody(raw, contentType)).toEqual({ kind: 'ssl_check' });
+  });
+
+  test.each([
+    ['a flag of 0', 'ssl_check=0', FORM],
+    ['the flag twice (Bolt reads a list)', 'ssl_check=1&ssl_check=1', FORM],
+    ['a form with a charset (Bolt reads it as JSON)', 'ssl_check=1', `${FORM}; charset=utf-8`],
+    ['JSON', '{"ssl_check":"1"}', JSON_CONTENT_TYPE],
+    ['a command', 'command=%2Fvs&text=help', FORM],
+  ])('%s is not', (_name, raw, contentType) => {
+    expect(readBody(raw, contentType).kind).not.toBe('ssl_check');
   });
 });
 
@@ -408,15 +433,27 @@ describe('the request guard, in front of the receiver', () => {
       expect(refusalCounts(g.logs)).toEqual([{ 'a signature that does not match': 1 }]);
     });
 
-    test('the guard itself refuses an unsigned form that is not an SSL check → 401; an unsigned SSL check goes on to Bolt', async () => {
+    test('the guard itself refuses an unsigned form that is not an SSL check → 401, and answers an SSL check 200 and empty, passing nothing on', async () => {
       const g = await startGuarded();
       const other = 'token=x&hello=world';
       const sslCheck = 'ssl_check=1&token=' + 'x'.repeat(1024 - 'ssl_check=1&token='.length);
+      const smuggled = `ssl_check=1&${interactiveBody({ type: 'shortcut', user: { id: 'U1' }, callback_id: 'disk_add_shortcut' })}`;
       const refused = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': other.length }) + other));
-      const passed = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': sslCheck.length }) + sslCheck));
-      expect([refused.status, passed.status]).toEqual([401, 200]);
+      const answered = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': sslCheck.length }) + sslCheck));
+      const unsignedSmuggled = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': smuggled.length }) + smuggled));
+      const signedSmuggled = await answerOf(open(g.port, signedHead(smuggled) + smuggled));
+      expect([refused.status, refused.body]).toEqual([401, '']);
+      for (const res of [answered, unsignedSmuggled, signedSmuggled]) expect([res.status, res.headers['content-length'], res.body]).toEqual([200, '0', '']);
       expect(refusalCounts(g.logs)).toEqual([{ 'no request timestamp': 1 }]);
-      expect(g.passed).toEqual([sslCheck]);
+      expect(g.passed).toEqual([]);
+    });
+
+    test('an unsigned form just too large to be an SSL check is refused from its headers, whatever it holds', async () => {
+      const g = await startGuarded();
+      const body = 'ssl_check=1&token=' + 'x'.repeat(1025 - 'ssl_check=1&token='.length);
+      const res = await answerOf(open(g.port, head({ 'content-type': FORM, 'content-length': body.length }) + body));
+      expect(res.status).toBe(401);
+      expect(g.passed).toEqual([]);
     });
 
     test('a signed payload Slack never sends is refused → 400 and logged, never passed on', async () => {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -197,6 +198,32 @@ describe('the bot in Socket Mode', () => {
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
     const [record] = await store.audit.latest(1);
     expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
+  });
+
+  test('a command over the socket whose response_url names another host runs, but nothing is posted there, and no log line holds the URL', async () => {
+    const posts: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      posts.push(req.url ?? '');
+      req.resume();
+      res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const host = `127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
+      const payload = slashCommandFields({
+        text: 'firewall 45',
+        responseUrl: `http://${host}/commands/T1/3/someone-elses`,
+        triggerId: 'trigger.socket.elsewhere',
+      });
+      await link.waitForAck(link.send({ type: 'slash_commands', accepts_response_payload: true, payload }), 2000);
+      await app.slack.settled();
+      expect(sandbox.requests.map((r) => r.path)).toContain('/virtual_machines/45/firewall_rules.json');
+      expect(posts).toEqual([]);
+      expect(logs.join('\n')).toContain("dropped the request's response_url: it is not Slack's");
+      expect(logs.filter((line) => line.includes(host))).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
   });
 
   test('at LOG_LEVEL=debug, no log line carries a capability: the socket ticket, a response_url, a trigger_id, a private_metadata', () => {

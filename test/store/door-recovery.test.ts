@@ -1,10 +1,10 @@
 import { createChanges } from '../../src/changes/changes';
-import { preparing } from '../../src/cloud/prepared';
 import type { Disk } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { ALLOW_ALL } from '../helpers/door';
+import { cloudAnswering } from '../helpers/fake-cloud';
 
 // The door and the store together: a change whose instance never hears back
 // from the cloud API stays `started` while its lease lives, and is settled as
@@ -21,7 +21,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
     now: () => clock,
     lockTtlMs: 1000,
     // Every request hangs: its instance never hears back.
-    cloud: { ...preparing('json'), send: () => hanging },
+    cloud: cloudAnswering(() => hanging),
   });
   try {
     void changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: 'V1' }, 'disk_add', 42, { disk_type: 'SSD', disk_size: '20' });
@@ -66,7 +66,7 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
       now: () => Date.now(),
       lockTtlMs: TTL_MS,
       logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),
-      cloud: { ...preparing('json'), send: () => call },
+      cloud: cloudAnswering(() => call),
     });
     const result = changes.submit({ userId: 'UOPER', channelId: 'C1', submissionKey: `V${Math.random()}` }, 'disk_add', 42, goodForm);
     const disk: Disk = { id: 7, virtual_machine_id: 42, disk_size: 20, disk_type: 'SSD', built: false, locked: true };

@@ -92,24 +92,27 @@ function renderSidebar() {
   const me = data.people.find((p) => p.id === ui.me);
   $('person-role').textContent = me ? `Role here: ${me.role}` : '';
   $('channels').replaceChildren(
-    ...data.channels.map((c) =>
-      el(
-        'li',
-        {},
+    ...data.channels
+      .filter((c) => c.dmWith === undefined)
+      .map((c) =>
         el(
-          'button',
-          {
-            type: 'button',
-            class: 'nav-item',
-            'aria-current': ui.showing === 'channel' && c.id === ui.channel ? 'page' : false,
-            onclick: () => showChannel(c.id),
-          },
-          `# ${c.name}`,
+          'li',
+          {},
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'nav-item',
+              'aria-current': ui.showing === 'channel' && c.id === ui.channel ? 'page' : false,
+              onclick: () => showChannel(c.id),
+            },
+            `# ${c.name}`,
+          ),
         ),
       ),
-    ),
   );
   $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
+  $('messages-tab').setAttribute('aria-current', ui.showing === 'channel' && ui.channel === directMessagesId() ? 'page' : 'false');
   $('workflows-tab').setAttribute('aria-current', ui.showing === 'workflows' ? 'page' : 'false');
 }
 
@@ -119,6 +122,14 @@ function showChannel(id) {
   ui.showing = 'channel';
   renderAll();
   $('message').focus();
+}
+
+/** The app's direct messages with the person looking (its Messages tab), whether the app has opened them yet or not. */
+const directMessagesId = () => data.channels.find((c) => c.dmWith === ui.me)?.id ?? `dm-${ui.me}`;
+
+/** The app's Messages tab: what the app sent this person alone (exports as files, among them). */
+function showDirectMessages() {
+  showChannel(directMessagesId());
 }
 
 /** How long the page waits for the app to publish a Home tab before saying it has none. */
@@ -166,6 +177,17 @@ function messageNode(m) {
   else if (Array.isArray(m.blocks) && m.blocks.length > 0)
     body.append(renderBlocks(m.blocks, { ...ctx, onAction: (block, element, button) => void act(m, block, element, button) }));
   else body.append(el('div', { class: 'b-text' }, mrkdwn(m.text, ctx)));
+  // Files shared with it, as Slack shows them: each by its name, a link that downloads it.
+  for (const file of m.files ?? [])
+    body.append(
+      el(
+        'div',
+        { class: 'file', role: 'group', 'aria-label': `File: ${file.name}` },
+        el('span', { class: 'file-icon', 'aria-hidden': 'true' }, file.filetype === 'csv' ? 'CSV' : 'FILE'),
+        el('a', { class: 'file-name', href: file.url_private_download, download: file.name }, file.name),
+        el('span', { class: 'file-size' }, sizeOf(file.size)),
+      ),
+    );
   // The app's unfurls, under the message as Slack shows them: one attachment per link.
   for (const [url, unfurl] of Object.entries(m.unfurls ?? {}))
     body.append(el('section', { class: 'unfurl', 'aria-label': `Preview of ${url}` }, renderBlocks(unfurl.blocks ?? [], ctx)));
@@ -199,6 +221,12 @@ function messageNode(m) {
       body,
     ),
   );
+}
+
+/** "12.3 kB": a file's size as Slack writes it. */
+function sizeOf(/** @type {number} */ bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  return bytes < 1_000_000 ? `${(bytes / 1000).toFixed(1)} kB` : `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
 function renderMessages() {
@@ -779,17 +807,21 @@ function upsertExecution(x) {
 
 function renderAll() {
   renderSidebar();
+  // Someone else's direct messages are not for whoever looks now: theirs instead.
+  if (ui.showing === 'channel' && isDirectMessages(ui.channel) && ui.channel !== directMessagesId()) ui.channel = directMessagesId();
   const inChannel = ui.showing === 'channel';
+  const direct = isDirectMessages(ui.channel);
   const channel = ctx.channel(ui.channel);
   const titles = {
-    channel: [`# ${channel?.name ?? ''}`, channel?.topic ?? ''],
+    channel: direct ? ['vs-chatops · Messages', 'What the app sent you alone'] : [`# ${channel?.name ?? ''}`, channel?.topic ?? ''],
     home: ['vs-chatops · Home', 'The app’s Home tab, as you see it'],
     workflows: ['Workflows', 'Run the app’s workflow steps as a workflow in Workflow Builder would: Slack sends the app function_executed'],
   };
   [$('channel-title').textContent, $('channel-topic').textContent] = titles[ui.showing];
   $('messages').hidden = !inChannel;
-  $('composer').hidden = !inChannel;
-  $('composer-hint').hidden = !inChannel;
+  // The app's Messages tab is read-only (manifest.yml: messages_tab_read_only_enabled).
+  $('composer').hidden = !inChannel || direct;
+  $('composer-hint').hidden = !inChannel || direct;
   $('home').hidden = ui.showing !== 'home';
   $('workflows').hidden = ui.showing !== 'workflows';
   if (inChannel) renderMessages();
@@ -817,6 +849,11 @@ function renderPanelHint() {
     el('code', {}, `${panel.url}/virtual_machines/${first}`),
     ` (servers ${ids}).`,
   );
+}
+
+/** Whether a channel id is the app's direct messages with someone (opened, or not yet). */
+function isDirectMessages(/** @type {string} */ id) {
+  return id.startsWith('dm-') || data.channels.some((c) => c.id === id && c.dmWith !== undefined);
 }
 
 /**
@@ -874,6 +911,12 @@ function follow() {
     if (ui.showing === 'workflows') renderRuns();
   });
   on('execution', ({ execution }) => upsertExecution(execution));
+  on('channel', ({ channel }) => {
+    if (!data.channels.some((c) => c.id === channel.id)) data.channels.push(channel);
+    // Opened while its person looks at their (empty) Messages tab: that is where the messages now arrive.
+    if (ui.showing === 'channel' && ui.channel === `dm-${channel.dmWith}`) ui.channel = channel.id;
+    renderSidebar();
+  });
   on('delete', ({ channel, ts }) => {
     data.messages = data.messages.filter((m) => !(m.channel === channel && m.ts === ts));
     document.getElementById(messageId({ channel, ts }))?.remove();
@@ -915,6 +958,7 @@ function wire() {
     else renderAll();
   });
   $('home-tab').addEventListener('click', () => void showHome());
+  $('messages-tab').addEventListener('click', showDirectMessages);
   $('workflows-tab').addEventListener('click', showWorkflows);
   const stepSelect = byId('step-select', HTMLSelectElement);
   stepSelect.addEventListener('change', () => {

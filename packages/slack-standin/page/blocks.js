@@ -57,6 +57,8 @@ const EMOJI = {
   bust_in_silhouette: '👤',
   busts_in_silhouette: '👥',
   clipboard: '📋',
+  page_facing_up: '📄',
+  inbox_tray: '📥',
   chart_with_upwards_trend: '📈',
   chart_with_downwards_trend: '📉',
   computer: '💻',

@@ -108,6 +108,19 @@ export interface Channel {
   id: string;
   name: string;
   topic?: string;
+  /** A direct message between the app and this person: shown as the app's Messages, to them alone. */
+  dmWith?: string;
+}
+
+/** A file shared with a message (files.completeUploadExternal). */
+export interface SharedFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  url_private_download: string;
 }
 
 export interface Message {
@@ -123,6 +136,8 @@ export interface Message {
   threadTs?: string;
   /** The app's unfurls of the message's links (chat.unfurl), by link. */
   unfurls?: Record<string, { blocks?: Block[] }>;
+  /** Files shared with it. */
+  files?: SharedFile[];
 }
 
 /** The control panel whose server links the app unfurls, and the servers its links may name. */
@@ -231,6 +246,7 @@ export interface Events {
   home: { user: string; view: View };
   refusal: { refusal: Refusal };
   execution: { execution: Execution };
+  channel: { channel: Channel };
 }
 
 /** What renderBlocks needs from the page: names for mentions, and what buttons and inputs do. */

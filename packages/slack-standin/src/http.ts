@@ -7,7 +7,12 @@ export function send(res: ServerResponse, status: number, contentType: string, b
   res.end(body);
 }
 
-export function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<string> {
+export async function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<string> {
+  return (await readBytes(req, limit)).toString('utf8');
+}
+
+/** The body as it came, bytes (a file uploaded), at most `limit` of them. */
+export function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -20,7 +25,7 @@ export function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

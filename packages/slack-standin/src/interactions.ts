@@ -75,6 +75,16 @@ export interface ExecutionOptions {
 type InputElement = Json & { type: string; action_id?: string };
 
 export function createInteractions(state: StandInState, o: InteractionOptions) {
+  /**
+   * A slash command's text as Slack sends it when the command escapes what it names (manifest: should_escape): a
+   * person picked as `@ada` (the first word of their name, or their id) arrives as `<@U0ADMIN|ada>`.
+   */
+  const escapedMentions = (text: string) =>
+    text.replace(/(^|\s)@([A-Za-z0-9._-]+)/g, (whole: string, space: string, handle: string) => {
+      const person = state.people.find((p) => p.id === handle || p.name.split(/\s/)[0]!.toLowerCase() === handle.toLowerCase());
+      return person ? `${space}<@${person.id}|${handle.toLowerCase()}>` : whole;
+    });
+
   function issueTrigger(userId: string, channel?: string): string {
     const id = `${Math.floor(state.now() / 1000)}.${Math.floor(Math.random() * 1e12)}.${state.newId('').toLowerCase()}`;
     state.triggers.set(id, { user: userId, ...(channel ? { channel } : {}), issuedAt: state.now(), used: false });
@@ -162,7 +172,15 @@ export function createInteractions(state: StandInState, o: InteractionOptions) {
     const triggerId = issueTrigger(userId, channel);
     const responseUrl = issueResponseUrl({ channel, user: userId });
     state.addMessage({ channel, author: userId, text: `${name} ${text}`.trim(), ephemeralTo: userId, kind: 'command' });
-    const fields = slack.slashCommand({ user: userId, channel, channelName: state.channel(channel)?.name, text, responseUrl, triggerId, command: name });
+    const fields = slack.slashCommand({
+      user: userId,
+      channel,
+      channelName: state.channel(channel)?.name,
+      text: escapedMentions(text),
+      responseUrl,
+      triggerId,
+      command: name,
+    });
     const ack = await deliver('slash_command', slack.FORM_CONTENT_TYPE, slack.formBody(fields), fields);
     if (ack.error) notice(channel, userId, `${name} failed with the error "${ack.error}"`);
     else if (ack.body.trim() !== '') {

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { EXECUTION_TOKEN_TTL_MS, type Execution } from './functions';
 import type { AppManifest } from './manifest';
 import { createInteractions, type ExecutionOptions, type PersonSide } from './interactions';
-import { readBody, send } from './http';
+import { readBody, readBytes, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
 import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type PanelHint, type ResponsePost, type SlackCall } from './state';
-import { createWebApi, type WebApiAnswer } from './web-api';
+import { createWebApi, MAX_UPLOAD_BYTES, typeOf, type WebApiAnswer } from './web-api';
 import { CHANNELS, ONCALL_GROUP, PEOPLE, type Channel, type Person } from './workspace';
 
 // The one stand-in for Slack, used by local mode, the tests and the benchmark.
@@ -145,7 +145,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   let responseUrlStatus = 200;
   let minted = 0;
 
-  const webApi = createWebApi(state, { strict, triggerTtlMs: options.triggerTtlMs ?? 3000 });
+  const webApi = createWebApi(state, { strict, triggerTtlMs: options.triggerTtlMs ?? 3000, origin: () => origin });
   const interactions = createInteractions(state, {
     strict,
     signingSecret,
@@ -195,6 +195,30 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       const answer = await answerWebApi(url.pathname.slice('/api/'.length), args, token);
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
       res.end(JSON.stringify(answer.body));
+      return;
+    }
+    // A file's bytes, posted to the URL files.getUploadURLExternal gave (as raw bytes, or the one file of a multipart form).
+    if (url.pathname.startsWith('/upload/v1/') && req.method === 'POST') {
+      const key = url.pathname.slice('/upload/v1/'.length);
+      const file = [...state.files.values()].find((f) => f.uploadKey === key && f.bytes === undefined);
+      if (!file) return send(res, 404, 'text/plain', 'upload url not found');
+      const raw = await readBytes(req, MAX_UPLOAD_BYTES);
+      file.bytes = fileInForm(raw, req.headers['content-type']) ?? raw;
+      return send(res, 200, 'text/plain', `OK - ${file.bytes.length}`);
+    }
+    // A shared file's download, as its message links it.
+    if (url.pathname.startsWith('/files/') && req.method === 'GET') {
+      const [id = ''] = url.pathname.slice('/files/'.length).split('/');
+      const file = state.files.get(id);
+      if (!file?.bytes || file.sharedIn.length === 0) return send(res, 404, 'text/plain', 'file not found');
+      res.writeHead(200, {
+        'content-type': `${typeOf(file.filename).mimetype}; charset=utf-8`,
+        'content-length': String(file.bytes.length),
+        'content-disposition': `attachment; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      });
+      res.end(file.bytes);
       return;
     }
     if (url.pathname.startsWith('/response/') && req.method === 'POST') {
@@ -373,4 +397,14 @@ function parseMaybeJson(v: string): unknown {
   } catch {
     return v;
   }
+}
+
+/** The one file of a multipart form (what Slack's SDKs post to an upload URL); null when the body is not one. */
+function fileInForm(body: Buffer, contentType: string | undefined): Buffer | null {
+  const boundary = /multipart\/form-data;.*boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  if (!boundary) return null;
+  const start = body.indexOf(`--${boundary}`);
+  const headersEnd = start < 0 ? -1 : body.indexOf('\r\n\r\n', start);
+  const end = headersEnd < 0 ? -1 : body.indexOf(`\r\n--${boundary}`, headersEnd);
+  return end < 0 ? null : body.subarray(headersEnd + 4, end);
 }

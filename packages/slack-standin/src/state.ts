@@ -40,6 +40,34 @@ export interface ChannelMessage {
   links?: string[];
   /** The app's unfurls (chat.unfurl), by link: shown under the message. */
   unfurls?: Record<string, Json>;
+  /** Files shared with the message (files.completeUploadExternal), as Slack lists them. */
+  files?: SharedFile[];
+}
+
+/** A file as a message shows it: its name and title, and where to download it. */
+export interface SharedFile {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  /** Where it downloads from: this stand-in's origin (Slack's files host at Slack). */
+  url_private_download: string;
+}
+
+/** A file the app is uploading (files.getUploadURLExternal), then uploaded, then shared. */
+export interface StoredFile {
+  id: string;
+  filename: string;
+  /** The length the app announced. */
+  length: number;
+  /** The upload URL's secret part; the bytes are taken once. */
+  uploadKey: string;
+  /** Set once the bytes arrived at the upload URL. */
+  bytes?: Buffer;
+  /** The channels it was shared in. */
+  sharedIn: string[];
 }
 
 /** The control panel whose links the app unfurls (local mode: the sandbox's), and the servers a link may name there, for the page's hint. */
@@ -130,7 +158,8 @@ export type StandInEvent =
   | { type: 'view_closed'; user: string; id: string }
   | { type: 'home'; user: string; view: Json }
   | { type: 'refusal'; refusal: Refusal }
-  | { type: 'execution'; execution: ShownExecution };
+  | { type: 'execution'; execution: ShownExecution }
+  | { type: 'channel'; channel: Channel };
 
 export class StandInState {
   readonly people: Person[];
@@ -154,6 +183,8 @@ export class StandInState {
   readonly responseTargets = new Map<string, ResponseTarget>();
   /** The app as its manifest declares it (slash commands, shortcuts, workflow steps); unset until it is told. */
   manifest: AppManifest | undefined;
+  /** Files the app uploaded (or is uploading), by id. */
+  readonly files = new Map<string, StoredFile>();
   /** Every run of a step, by function_execution_id, oldest first. */
   readonly executions = new Map<string, Execution>();
   /** The execution each issued bot token (xwfp-…) belongs to. */
@@ -198,6 +229,17 @@ export class StandInState {
   setMembers(channelId: string, members: readonly string[]): void {
     this.channelMembers.set(channelId, { list: [...members], set: new Set(members) });
     if (!this.channel(channelId)) this.channels.push({ id: channelId, name: channelId.toLowerCase(), topic: '' });
+  }
+
+  /** The direct message between the app and `user` (conversations.open): one per person, made when first asked for. */
+  openDirectMessage(user: string): { channel: Channel; alreadyOpen: boolean } {
+    const open = this.channels.find((c) => c.dmWith === user);
+    if (open) return { channel: open, alreadyOpen: true };
+    const channel: Channel = { id: this.newId('D'), name: this.person(user)?.name ?? user, topic: '', dmWith: user, members: [user, BOT_USER.id] };
+    this.channels.push(channel);
+    this.setMembers(channel.id, channel.members!);
+    this.emit({ type: 'channel', channel });
+    return { channel, alreadyOpen: false };
   }
 
   person(id: string): Person | undefined {
@@ -258,8 +300,10 @@ export class StandInState {
     return true;
   }
 
-  /** Messages of a channel as `user` sees them (others' ephemeral messages left out). */
+  /** Messages of a channel as `user` sees them (others' ephemeral messages left out; someone else's direct messages, all). */
   visibleIn(channel: string, user?: string): ChannelMessage[] {
+    const dmWith = this.channel(channel)?.dmWith;
+    if (dmWith !== undefined && user !== undefined && user !== dmWith) return [];
     return this.messages.filter((m) => m.channel === channel && (m.ephemeralTo === undefined || user === undefined || m.ephemeralTo === user));
   }
 

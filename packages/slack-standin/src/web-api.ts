@@ -1,6 +1,7 @@
 import { messageProblems, viewProblems } from './block-kit';
 import { parameterProblems, type Execution } from './functions';
-import { textOf, type Json, type StandInState } from './state';
+import { randomBytes } from 'node:crypto';
+import { textOf, type Json, type SharedFile, type StandInState } from './state';
 import { BOT_USER, TEAM } from './workspace';
 
 // The Web API methods the bot calls, answered with Slack's shapes and error
@@ -18,6 +19,20 @@ export interface WebApiOptions {
   strict: boolean;
   /** trigger_ids expire after this long (3 s at Slack). */
   triggerTtlMs: number;
+  /** The stand-in's own origin: its upload URLs and file downloads are there, as Slack's are on its files host. */
+  origin: () => string;
+}
+
+/** The largest file files.getUploadURLExternal takes here (Slack's is 1 GB; a stand-in on a laptop needs less). */
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/** What a file's name says it is, as Slack's filetype and mimetype. */
+export function typeOf(filename: string): { filetype: string; mimetype: string } {
+  const extension = /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase();
+  if (extension === 'csv') return { filetype: 'csv', mimetype: 'text/csv' };
+  if (extension === 'txt') return { filetype: 'text', mimetype: 'text/plain' };
+  if (extension === 'json') return { filetype: 'json', mimetype: 'application/json' };
+  return { filetype: 'binary', mimetype: 'application/octet-stream' };
 }
 
 type Method = (args: Json) => WebApiAnswer;
@@ -311,6 +326,66 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       return ok();
     },
 
+    // The app's direct message with a person (scope im:write): the same channel every time, as at Slack.
+    'conversations.open': (args) => {
+      const users =
+        typeof args.users === 'string'
+          ? args.users
+              .split(',')
+              .map((u) => u.trim())
+              .filter(Boolean)
+          : [];
+      if (users.length === 0 && typeof args.channel !== 'string') return refuse('conversations.open', args, 'users_list_not_supplied');
+      if (users.length > 1) return refuse('conversations.open', args, 'invalid_arguments', ['[ERROR] the stand-in opens direct messages with one person']);
+      const user = users[0] ?? '';
+      if (strict && !state.person(user)) return refuse('conversations.open', args, 'user_not_found');
+      const { channel, alreadyOpen } = state.openDirectMessage(user);
+      return ok({ ...(alreadyOpen ? { already_open: true } : {}), channel: { id: channel.id, is_im: true, user } });
+    },
+
+    // Slack's upload, first step (scope files:write): a URL to post the bytes to, on the files host (here: this origin).
+    'files.getUploadURLExternal': (args) => {
+      const filename = textOf(args.filename);
+      const length = Number(args.length);
+      if (filename.trim() === '') return refuse('files.getUploadURLExternal', args, 'invalid_arguments', ['[ERROR] missing required field: filename']);
+      if (!Number.isSafeInteger(length) || length < 1)
+        return refuse('files.getUploadURLExternal', args, 'invalid_arguments', ['[ERROR] length must be a positive integer [json-pointer:/length]']);
+      if (length > MAX_UPLOAD_BYTES) return refuse('files.getUploadURLExternal', args, 'file_too_large');
+      const id = state.newId('F');
+      const uploadKey = randomBytes(16).toString('hex');
+      state.files.set(id, { id, filename, length, uploadKey, sharedIn: [] });
+      return ok({ upload_url: `${options.origin()}/upload/v1/${uploadKey}`, file_id: id });
+    },
+
+    // The last step: the uploaded files shared in a channel (a message with the files and the initial comment), or kept private.
+    'files.completeUploadExternal': (args) => {
+      const files = typeof args.files === 'string' ? parseJson(args.files) : args.files;
+      if (!Array.isArray(files) || files.length === 0)
+        return refuse('files.completeUploadExternal', args, 'invalid_arguments', ['[ERROR] missing required field: files']);
+      const channel = typeof args.channel_id === 'string' && args.channel_id !== '' ? args.channel_id : undefined;
+      if (channel !== undefined && !knownChannel(channel)) return refuse('files.completeUploadExternal', args, 'channel_not_found');
+      const shared: SharedFile[] = [];
+      for (const f of files) {
+        const stored = typeof f === 'object' && f !== null && typeof (f as Json).id === 'string' ? state.files.get((f as Json).id as string) : undefined;
+        // A file whose bytes never arrived at its upload URL is not a file yet.
+        if (!stored?.bytes) return refuse('files.completeUploadExternal', args, 'file_not_found');
+        const title = textOf((f as Json).title) || stored.filename;
+        shared.push({
+          id: stored.id,
+          name: stored.filename,
+          title,
+          ...typeOf(stored.filename),
+          size: stored.bytes.length,
+          url_private_download: `${options.origin()}/files/${stored.id}/${encodeURIComponent(stored.filename)}`,
+        });
+      }
+      if (channel !== undefined) {
+        for (const f of shared) state.files.get(f.id)!.sharedIn.push(channel);
+        state.addMessage({ channel, author: BOT_USER.id, text: textOf(args.initial_comment), files: shared, kind: 'bot' });
+      }
+      return ok({ files: shared.map((f) => ({ id: f.id, title: f.title })) });
+    },
+
     'usergroups.users.list': (args) => {
       const users = state.groups.get(String(args.usergroup));
       return users ? ok({ users: [...users] }) : refuse('usergroups.users.list', args, 'no_such_subteam');
@@ -372,4 +447,12 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
     // Tests that predate the stand-in expect any other method to succeed.
     return strict ? fail('unknown_method') : ok();
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

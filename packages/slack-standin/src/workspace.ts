@@ -19,6 +19,8 @@ export interface Channel {
   topic: string;
   /** Who is in it, in the order Slack lists them; unset: every person of the workspace, and the bot. */
   members?: readonly string[];
+  /** A direct message between the app and this person (conversations.open): only they see it. */
+  dmWith?: string;
 }
 
 export interface UserGroup {

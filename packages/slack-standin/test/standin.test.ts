@@ -126,6 +126,14 @@ describe('requests to the bot', () => {
     expect(form.get('response_url')).toMatch(new RegExp(`^${slack.standIn.origin}/response/`));
   });
 
+  test('a person named in a command arrives as Slack escapes a mention (<@U…|name>); a name nobody has, as typed', async () => {
+    await slack.standIn.command('U0ADMIN', 'C0INCIDENT', 'audit 5 @Vera');
+    await slack.standIn.command('U0ADMIN', 'C0INCIDENT', 'audit @nobody');
+    const [vera, nobody] = slack.received.map((r) => new URLSearchParams(r.body).get('text'));
+    expect(vera).toBe('audit 5 <@U0VIEWER|vera>');
+    expect(nobody).toBe('audit @nobody');
+  });
+
   test('an ack that is not 200 is told to the person, as Slack does', async () => {
     botAnswer = () => ({ status: 500, body: '' });
     await slack.standIn.command('U0VIEWER', 'C0INCIDENT', 'firewall 42');
@@ -456,6 +464,52 @@ describe('channel membership, paged as Slack pages it', () => {
     expect(await idsOf({ user: 'U0ADMIN' })).toEqual(CHANNELS.map((c) => c.id));
     expect(await idsOf({ user: 'U0OPERATOR', types: 'im' })).toEqual([]);
     expect((await api('users.conversations', { user: 'U0NOBODY' })).body).toMatchObject({ ok: false, error: 'user_not_found' });
+  });
+});
+
+describe("files to a person: conversations.open, then Slack's upload API", () => {
+  test("a DM per person, the same each time; the upload URL on the stand-in's origin takes the bytes once; the file is shared and downloads", async () => {
+    const opened = await api('conversations.open', { users: 'U0VIEWER' });
+    expect(opened.body).toMatchObject({ ok: true, channel: { is_im: true, user: 'U0VIEWER' } });
+    const dm = (opened.body.channel as { id: string }).id;
+    expect(dm).toMatch(/^D/);
+    expect((await api('conversations.open', { users: 'U0VIEWER' })).body).toMatchObject({ ok: true, already_open: true, channel: { id: dm } });
+
+    const csv = 'a,b\r\n1,2\r\n';
+    const target = await api('files.getUploadURLExternal', { filename: 'rules.csv', length: Buffer.byteLength(csv) });
+    expect(target.body).toMatchObject({ ok: true, file_id: expect.stringMatching(/^F/) });
+    const uploadUrl = target.body.upload_url as string;
+    expect(uploadUrl.startsWith(`${slack.standIn.origin}/upload/v1/`)).toBe(true);
+    const put = await request(uploadUrl, { method: 'POST', body: csv });
+    expect(put.statusCode).toBe(200);
+    expect(await put.body.text()).toBe(`OK - ${Buffer.byteLength(csv)}`);
+    expect((await request(uploadUrl, { method: 'POST', body: csv })).statusCode).toBe(404);
+
+    const done = await api('files.completeUploadExternal', {
+      files: JSON.stringify([{ id: target.body.file_id, title: 'Rules' }]),
+      channel_id: dm,
+      initial_comment: 'Here',
+    });
+    expect(done.body).toMatchObject({ ok: true, files: [{ id: target.body.file_id, title: 'Rules' }] });
+    const [message] = slack.standIn.messagesIn(dm, 'U0VIEWER');
+    expect(message).toMatchObject({ text: 'Here', files: [{ name: 'rules.csv', title: 'Rules', mimetype: 'text/csv', size: Buffer.byteLength(csv) }] });
+    // Only the person sees their DM.
+    expect(slack.standIn.messagesIn(dm, 'U0ADMIN')).toEqual([]);
+    const download = await request(message!.files![0]!.url_private_download);
+    expect(download.headers['content-disposition']).toBe('attachment; filename="rules.csv"');
+    expect(await download.body.text()).toBe(csv);
+  });
+
+  test('refused as Slack refuses: no filename or length, a file never uploaded, an unknown channel, someone unknown', async () => {
+    expect((await api('files.getUploadURLExternal', { filename: '', length: 3 })).body).toMatchObject({ ok: false, error: 'invalid_arguments' });
+    expect((await api('files.getUploadURLExternal', { filename: 'x.csv', length: 0 })).body).toMatchObject({ ok: false, error: 'invalid_arguments' });
+    const target = await api('files.getUploadURLExternal', { filename: 'x.csv', length: 3 });
+    const files = JSON.stringify([{ id: target.body.file_id }]);
+    expect((await api('files.completeUploadExternal', { files, channel_id: 'C0INCIDENT' })).body).toMatchObject({ ok: false, error: 'file_not_found' });
+    await request(target.body.upload_url as string, { method: 'POST', body: 'a,b' });
+    expect((await api('files.completeUploadExternal', { files, channel_id: 'C0NOWHERE' })).body).toMatchObject({ ok: false, error: 'channel_not_found' });
+    expect((await api('conversations.open', { users: 'U0NOBODY' })).body).toMatchObject({ ok: false, error: 'user_not_found' });
+    expect((await api('conversations.open', {})).body).toMatchObject({ ok: false, error: 'users_list_not_supplied' });
   });
 });
 

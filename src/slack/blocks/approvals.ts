@@ -21,6 +21,7 @@ import {
   userMention,
   withSandbox,
 } from './mrkdwn';
+import { lockedText, unfitText } from './power';
 
 // The approval request (docs/product.md, Approvals), posted in the channel the
 // change was asked from and updated in place by whichever instance settles
@@ -107,8 +108,9 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
       `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
   ];
+  const who = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
   return {
-    text: fallback(`Approval needed: ${approval.requestedBy} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
+    text: fallback(`Approval needed: ${who} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
     blocks: withSandbox(blocks, f.sandbox),
   };
 }
@@ -154,7 +156,10 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
     case 'applied_unreadable':
       return `:warning: ${approved} · applied: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
     case 'busy':
+      if (run.transaction !== undefined) return `:warning: ${approved}, but not sent. ${lockedText(f.target.id, run.transaction)}`;
       return `:warning: ${approved}, but another change to ${safe(targetTitle(f.target), 40)} was in progress. Nothing was changed; ask again later.`;
+    case 'unfit':
+      return `:warning: ${approved}, but not sent: ${unfitText(f.target.id, run.action, run.state)}`;
     case 'duplicate':
       return `:information_source: ${approved}; it had already been run (see \`/vs audit\`).`;
     case 'not_sent':

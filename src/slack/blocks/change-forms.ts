@@ -1,18 +1,36 @@
 import type { ModalView } from '@slack/types';
-import type { ChangeAction } from '../../changes';
+import {
+  atLeast,
+  CHANGE_ACTIONS,
+  choiceNeeds,
+  fits,
+  neededRole,
+  POWER_CHOICES,
+  POWER_CHOICE_NAMES,
+  powerActionOf,
+  type ChangeAction,
+  type FormValues,
+  type Role,
+  type ServerState,
+} from '../../changes';
 import { BACKUP_RESTORED_WORDS, DISK_ADDED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
-import { backupRestoreModal, diskAddModal } from './modals';
+import { backupRestoreModal, diskAddModal, powerModal } from './modals';
+import { POWER_FOLLOWED_WORDS } from './power';
 
-// The one table of change forms: what Slack is told of each change of
-// src/changes (whose table says what the change is: its form's schema, its
-// target, its cloud call, its audit text). A row is everything the Slack side
-// needs to offer one change: the ids Slack knows it by, its words, its modal
-// and the result posted to the channel. The command opens the modal, the
-// global shortcut opens it without a target, the view submission runs it
-// through the change door. The table is typed by ChangeAction, so a change
-// without its row here does not compile; manifest.yml and the local page's
-// shortcut menu are kept in step with it by test/slack/listeners/manifest.test.ts.
+// What Slack is told of each change of src/changes (whose table says what the
+// change is: its form's schema, its target, its request, its audit text).
+// Two tables: FORMS, the modals people fill in (a form's callback id, its
+// global shortcut, its Home tab button, the modal itself), and CHANGE_FORMS, a
+// row per change (the form that makes it, its words, the result posted to the
+// channel). A form usually makes one change; one may make several, its values
+// saying which. The command opens the form, the global shortcut and the Home
+// tab button open it without a target, the view submission runs it through
+// the change door. CHANGE_FORMS is typed by ChangeAction, so a change without
+// its row here does not compile; the shortcuts, the submissions and the Home
+// tab buttons are registered from FORMS, and manifest.yml and the local page's
+// shortcut menu are kept in step with them by
+// test/slack/listeners/manifest.test.ts.
 
 export interface ChangeFormModal {
   /** Undefined when opened from the global shortcut: the form then asks for it. */
@@ -21,19 +39,22 @@ export interface ChangeFormModal {
   channelId?: string;
   privateMetadata: string;
   sandbox: boolean;
+  /** The change asked for (a command names one; a form that makes several preselects it). */
+  action?: ChangeAction;
+  /** The person's role: a form that makes several changes offers those it allows. */
+  role?: Role;
+  /** The target as read before the form opened (a change whose row inspects it): a form offers what its state allows. */
+  state?: ServerState;
 }
 
-export interface ChangeForm<A extends ChangeAction> {
-  /** The modal's callback_id (docs/product.md, Modals): the change's action. */
-  callbackId: A;
+/** One modal people fill in to make a change. */
+export interface FormOfChanges {
+  /** The modal's callback_id (docs/product.md, "Modals"). */
+  callbackId: string;
   /** The global shortcut that opens the form without a target (manifest.yml, the local page's menu). */
   shortcut: { callbackId: string; name: string; description: string };
-  /** What the change is called in titles of status modals. */
+  /** Its title where no change is chosen yet (a refusal before it opens). */
   title: string;
-  /** The change as the subject of a sentence: "Adding a disk needs the operator role". */
-  doing: string;
-  /** What `/vs whoami` says a role that may make it may do (where, if restricted, is added). */
-  allows: string;
   modal(o: ChangeFormModal): ModalView;
   /**
    * An input present in every variant of the form, under which messages about
@@ -42,29 +63,107 @@ export interface ChangeForm<A extends ChangeAction> {
    * inputs only.
    */
   formErrorBlock: string;
+  /** Which of its changes a submission makes, for a form that makes several (read from its values); undefined: none chosen. */
+  chosenIn?(values: FormValues): ChangeAction | undefined;
+}
+
+/** What Slack says of one change. */
+export interface ChangeForm {
+  /** The form that makes it (a row of FORMS). */
+  form: FormOfChanges;
+  /** What the change is called in titles of status modals and approval requests. */
+  title: string;
+  /** The change as the subject of a sentence: "Adding a disk needs the operator role". */
+  doing: string;
+  /** What `/vs whoami` says a role that may make it may do (where, if restricted, is added). */
+  allows: string;
   /** Its result posted to the channel, followed to its end (src/slack/blocks/followed.ts): what was asked, what done means. */
   followed: FollowedWords;
 }
 
-export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
+const diskAddForm: FormOfChanges = {
+  callbackId: 'disk_add',
+  shortcut: { callbackId: 'disk_add_shortcut', name: 'Add a disk to a server', description: 'Opens the add-disk form (operators and admins)' },
+  title: 'Add disk',
+  modal: ({ targetId, ...rest }) => diskAddModal({ vsId: targetId, ...rest }),
+  formErrorBlock: 'disk_type',
+};
+
+const backupRestoreForm: FormOfChanges = {
+  callbackId: 'backup_restore',
+  shortcut: { callbackId: 'backup_restore_shortcut', name: 'Restore a backup', description: 'Opens the restore form (admins)' },
+  title: 'Restore backup',
+  modal: ({ targetId, ...rest }) => backupRestoreModal({ backupId: targetId, ...rest }),
+  formErrorBlock: 'confirm',
+};
+
+const powerForm: FormOfChanges = {
+  callbackId: 'vs_power',
+  shortcut: { callbackId: 'power_shortcut', name: 'Start, stop or reboot a server', description: 'Opens the power form (operators and admins)' },
+  title: 'Power action',
+  modal: ({ targetId, channelId, privateMetadata, sandbox, action, role, state }) =>
+    powerModal({
+      vsId: targetId,
+      channelId,
+      privateMetadata,
+      sandbox,
+      state,
+      choices: POWER_CHOICE_NAMES.filter(
+        (choice) => (role === undefined || atLeast(role, choiceNeeds(choice))) && (state === undefined || fits(POWER_CHOICES[choice], state.power)),
+      ),
+      // The command's action, plainly: `/vs reboot` preselects a reboot, not one into the recovery image.
+      chosen: POWER_CHOICE_NAMES.find((choice) => powerActionOf(choice) === action),
+    }),
+  formErrorBlock: 'power_action',
+  chosenIn: (values) => powerActionOf(values.power_action),
+};
+
+/** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction, followed to its end). */
+const powerRow = (o: { title: string; doing: string; allows: string }) => ({ form: powerForm, ...o, followed: POWER_FOLLOWED_WORDS });
+
+export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm } = {
   disk_add: {
-    callbackId: 'disk_add',
-    shortcut: { callbackId: 'disk_add_shortcut', name: 'Add a disk to a server', description: 'Opens the add-disk form (operators and admins)' },
+    form: diskAddForm,
     title: 'Add disk',
     doing: 'Adding a disk',
     allows: 'add a disk to a server',
-    modal: ({ targetId, ...rest }) => diskAddModal({ vsId: targetId, ...rest }),
-    formErrorBlock: 'disk_type',
     followed: DISK_ADDED_WORDS,
   },
   backup_restore: {
-    callbackId: 'backup_restore',
-    shortcut: { callbackId: 'backup_restore_shortcut', name: 'Restore a backup', description: 'Opens the restore form (admins)' },
+    form: backupRestoreForm,
     title: 'Restore backup',
     doing: 'Restoring a backup',
     allows: 'restore a disk from a backup',
-    modal: ({ targetId, ...rest }) => backupRestoreModal({ backupId: targetId, ...rest }),
-    formErrorBlock: 'confirm',
     followed: BACKUP_RESTORED_WORDS,
   },
+  power_start: powerRow({ title: 'Start server', doing: 'Starting a server', allows: 'start a server' }),
+  power_shutdown: powerRow({ title: 'Shut down server', doing: 'Shutting down a server', allows: 'shut down a server' }),
+  power_reboot: powerRow({ title: 'Reboot server', doing: 'Rebooting a server', allows: 'reboot a server (into the recovery image: admins)' }),
+  power_stop: powerRow({ title: 'Stop server', doing: 'Forcing a server off', allows: 'force a server off (stop)' }),
 };
+
+/** The change a submission of `form` makes: its only one, or the one its values choose. */
+export function changeChosen(form: FormOfChanges, values: FormValues): ChangeAction | undefined {
+  return form.chosenIn ? form.chosenIn(values) : changesOf(form)[0];
+}
+
+/** Every form, once each, in the order of the table of changes. */
+export const FORMS: readonly FormOfChanges[] = [...new Set(CHANGE_ACTIONS.map((action) => CHANGE_FORMS[action].form))];
+
+/** The changes a form makes, in the order of the table. */
+export function changesOf(form: FormOfChanges): ChangeAction[] {
+  return CHANGE_ACTIONS.filter((action) => CHANGE_FORMS[action].form === form);
+}
+
+/**
+ * The change whose role is asked for when a form opens without a target (a shortcut, a Home tab button): of those it
+ * makes, the one with the lowest role, so that whoever may make any of them may open it; the submission checks the
+ * change chosen.
+ */
+export function openedAs(form: FormOfChanges): ChangeAction {
+  const changes = changesOf(form);
+  return changes.find((action) => changes.every((other) => atLeast(neededRole(other), neededRole(action))))!;
+}
+
+/** The action_id of the Home tab button that opens a form. */
+export const homeFormButton = (form: FormOfChanges): string => `home_open_${form.callbackId}`;

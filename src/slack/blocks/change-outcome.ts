@@ -1,9 +1,10 @@
-import { isChangeAction, neededRole, targetTitle, type ChangeResult, type Target } from '../../changes';
+import { isChangeAction, neededFor, targetTitle, type ChangeResult, type Target } from '../../changes';
 import { requestedText } from './approvals';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { denialText } from './denials';
 import { markSandbox, safe, section, type Rendered } from './mrkdwn';
+import { lockedText, unfitText } from './power';
 import { CHANGES_UNRECORDABLE } from './messages';
 
 // What the form's window says once a submission has an outcome, as mrkdwn for
@@ -43,7 +44,11 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
     case 'denied':
       return `:no_entry: ${denialText(r.decision)}\nNothing was changed.`;
     case 'busy':
+      // Locked by the cloud's own transaction, or by another change of ours.
+      if (r.transaction !== undefined) return `:warning: ${lockedText(o.target.id, r.transaction)}`;
       return `:warning: ${busyText(o.target)}\nNothing was changed. Run the command again when it has finished.`;
+    case 'unfit':
+      return `:warning: ${unfitText(o.target.id, r.action, r.state)}`;
     case 'failed':
       return `:x: ${safe(changeFailureMessage(r.error, o.target, o.timeoutMs), 2500)}`;
     case 'invalid':
@@ -62,7 +67,7 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return requestedText({
         channelId: approval.channelId,
         expiresAtMs: approval.expiresAtMs,
-        needed: isChangeAction(approval.action) ? neededRole(approval.action) : 'admin',
+        needed: isChangeAction(approval.action) ? neededFor(approval.action, approval.params) : 'admin',
       });
     }
     case 'unrecorded':

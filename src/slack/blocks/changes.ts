@@ -1,6 +1,6 @@
 import { factNumber, targetTitle, type Target } from '../../changes';
-import { factCode, factText, type FollowedWords } from './followed';
-import { context, fallback, header, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { factCode, factText, reasonLine, type FollowedWords } from './followed';
+import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from: a change the cloud accepted is followed there
 // (followed.ts, with these words of what each change is), one whose answer could not be read says so.
@@ -22,19 +22,17 @@ export const DISK_ADDED_WORDS: FollowedWords = {
 
 /** A restored backup, from the facts its row kept: what was asked (and why), and what done means. */
 export const BACKUP_RESTORED_WORDS: FollowedWords = {
-  about: (facts) => {
+  about: (facts, requestedBy) => {
     const vsId = factNumber(facts.vsId);
     const diskId = factNumber(facts.diskId);
     const size = factNumber(facts.backupSize);
-    const taken = typeof facts.builtAt === 'string' ? Date.parse(facts.builtAt) : Number.NaN;
     const lines = [
       `*Backup ${factNumber(facts.backupId) ?? '?'}* restored onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
       `Size: ${size !== null ? formatKb(size) : '_unknown_'}`,
       `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
-      `Backup taken: ${Number.isFinite(taken) ? slackTime(taken) : '_unknown_'}`,
+      `Backup taken: ${typeof facts.builtAt === 'string' && facts.builtAt ? slackTime(facts.builtAt) : '_unknown_'}`,
     ];
-    // Free text from a person: one line, quoted, so it cannot pass for the bot's own lines.
-    if (typeof facts.reason === 'string' && facts.reason.trim()) lines.push(`Reason: “${safe(oneLine(facts.reason).trim(), 500)}”`);
+    if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
     return lines;
   },
   done: (facts) => {

@@ -68,10 +68,8 @@ export function allowsText(actions: readonly Action[], mutationChannels: readonl
 
 /** Who froze changes, when and why (docs/product.md, Errors the user sees), as mrkdwn. */
 export function frozenText(freeze: Freeze): string {
-  const at = Date.parse(freeze.at);
-  const when = Number.isFinite(at) ? slackTime(at) : safe(freeze.at, 40);
   return (
-    `Changes are frozen: ${userMention(freeze.by)} froze them ${when} because “${safe(oneLine(freeze.reason), 300)}”. ` +
+    `Changes are frozen: ${userMention(freeze.by)} froze them ${slackTime(freeze.at)} because “${safe(oneLine(freeze.reason), 300)}”. ` +
     'An admin can allow changes again with `/vs unfreeze`.'
   );
 }

@@ -1,6 +1,7 @@
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import type { FirewallRule } from '../../cloud/schemas';
-import { clock, context, fallback, header, oneLine, safe, section, withSandbox, type Rendered } from './mrkdwn';
+import { exportButton, FIREWALL_EXPORT_ACTION_ID } from './exports';
+import { context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
 
 export const FIREWALL_PAGE_SIZE = 20;
 
@@ -36,21 +37,22 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
   if (total === 0) {
     return {
       text: fallback(`VS ${vsId} has no firewall rules`, sandbox),
-      blocks: withSandbox([title, section(`No firewall rules are set on VS ${vsId}.`), context(`fetched ${clock(fetchedAt)}`)], sandbox),
+      blocks: withSandbox([title, section(`No firewall rules are set on VS ${vsId}.`), context(`fetched ${slackTime(fetchedAt.getTime())}`)], sandbox),
     };
   }
 
-  const sorted = [...rules].sort(byInterfaceThenPosition);
+  const sorted = sortedRules(rules);
   const from = (current - 1) * FIREWALL_PAGE_SIZE;
   const shown = sorted.slice(from, from + FIREWALL_PAGE_SIZE);
   const counted = `${total} rule${total === 1 ? '' : 's'}`;
-  // "rules 1–1 of 1" says nothing on a one-page list: the range is shown only when there are pages.
+  // "rules 1–1 of 1" says nothing on a one-page list: the page and the range are shown only when there are pages.
   const range = pages > 1 ? `rules ${from + 1}–${from + shown.length} of ${total}` : null;
+  const paged = pages > 1 ? `page ${current} of ${pages} · ${range} · ` : '';
   const interfaces = new Set(rules.map((r) => r.network_interface_id)).size;
 
   const blocks: KnownBlock[] = [
     title,
-    context(`${counted} on ${interfaces} network interface${interfaces === 1 ? '' : 's'} · ${range ? `${range} · ` : ''}fetched ${clock(fetchedAt)}`),
+    context(`${counted} on ${interfaces} network interface${interfaces === 1 ? '' : 's'} · ${paged}fetched ${slackTime(fetchedAt.getTime())}`),
   ];
   // One section per interface on this page; a section holds ≤ 3000 characters, so long ones are split.
   let group: { nic: number; lines: string[] } | undefined;
@@ -66,10 +68,13 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
     group.lines.push(ruleLine(rule));
   }
   flush();
-  if (pages > 1) blocks.push(pager(vsId, current, pages));
+  blocks.push(pager(vsId, current, pages));
 
   return {
-    text: fallback(`Firewall rules of VS ${vsId}: ${range ?? counted} (${commandCounts(shown)}${range ? ' on this page' : ''})`, sandbox),
+    text: fallback(
+      `Firewall rules of VS ${vsId}: ${range ? `page ${current} of ${pages}, ${range}` : counted} (${commandCounts(shown)}${range ? ' on this page' : ''})`,
+      sandbox,
+    ),
     blocks: withSandbox(blocks, sandbox),
   };
 }
@@ -108,8 +113,9 @@ function inCode(s: string, max: number): string {
   return safe(oneLine(s), max).replace(/`/g, "'");
 }
 
-function byInterfaceThenPosition(a: FirewallRule, b: FirewallRule): number {
-  return a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id;
+/** The rules in the order the summary and its export show them: by network interface, then position. */
+export function sortedRules(rules: readonly FirewallRule[]): FirewallRule[] {
+  return [...rules].sort((a, b) => a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id);
 }
 
 /** Lines joined into chunks of at most `max` characters, for sections (≤ 3000 each). */
@@ -137,5 +143,7 @@ function pager(vsId: number, page: number, pages: number): ActionsBlock {
   });
   if (page > 1) elements.push(button('firewall_page_prev', '← Prev', page - 1));
   if (page < pages) elements.push(button('firewall_page_next', 'Next →', page + 1));
+  // The whole list, whatever the page: every rule, to the clicker's direct messages.
+  elements.push(exportButton(FIREWALL_EXPORT_ACTION_ID, String(vsId)));
   return { type: 'actions', block_id: 'firewall_pager', elements };
 }

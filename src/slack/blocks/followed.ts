@@ -17,8 +17,8 @@ export type Facts = Readonly<Record<string, Fact>>;
 
 /** What a change form's row says of its followed change (src/slack/blocks/change-forms.ts). */
 export interface FollowedWords {
-  /** Lines under the title: what was asked, from the facts. */
-  about(facts: Facts): string[];
+  /** Lines under the title: what was asked, from the facts (a reason said to be the requester's). */
+  about(facts: Facts, requestedBy: string): string[];
   /** What its target shows once done, from the facts and the final read: "disk 110 is built and unlocked". */
   done(facts: Facts, state: Facts | null): string;
 }
@@ -65,7 +65,7 @@ export function renderFollowedChange(change: FollowView, r: FollowRendering): Re
     blocks: withSandbox(
       [
         header(`${r.title} · ${r.targetTitle}`),
-        section(r.words.about(facts).join('\n')),
+        section(r.words.about(facts, change.requestedBy).join('\n')),
         section(`${MARKS[change.status]} ${statusWords(change, r, true)}`),
         context([...people, `accepted ${slackTime(change.acceptedAtMs)}`, ...transactions].join(' · ')),
       ],
@@ -122,6 +122,11 @@ function panelLink(change: FollowView, r: FollowRendering): string {
   const vsId = factNumber(change.subject.facts.vsId) ?? change.subject.serverId;
   const base = r.panelUrl.replace(/\/+$/, '');
   return vsId === null ? `<${base}|the control panel>` : `<${base}/virtual_machines/${vsId}|VS ${vsId}>`;
+}
+
+/** Free text from a person, on one line, quoted and said to be theirs, so it cannot pass for the bot's own lines; none when blank. */
+export function reasonLine(reason: string, requestedBy: string): string[] {
+  return reason.trim() ? [`Reason given by ${userMention(requestedBy)}: “${safe(oneLine(reason).trim(), 500)}”`] : [];
 }
 
 /** A fact as text in mrkdwn: escaped and cut, or "_none_". */

@@ -5,15 +5,14 @@ import { context, fallback, oneLine, type Rendered, safe, section, slackTime, un
 // The freeze in the channel (docs/product.md, Freeze): said where it was typed,
 // for everyone there, and to the audit channel by its audit record.
 
-const when = (iso: string) => (Number.isFinite(Date.parse(iso)) ? slackTime(Date.parse(iso)) : safe(iso, 40));
 const reasonOf = (freeze: Freeze) => `“${safe(oneLine(freeze.reason), 300)}”`;
 
 export function renderFrozen(freeze: Freeze, sandbox: boolean): Rendered {
   return {
-    text: fallback(`Changes are frozen by ${freeze.by}: ${freeze.reason}`, sandbox),
+    text: fallback(`Changes are frozen by ${userMention(freeze.by)}: ${reasonOf(freeze)}`, sandbox),
     blocks: withSandbox(
       [
-        section(`:ice_cube: *Changes are frozen* by ${userMention(freeze.by)} ${when(freeze.at)}: ${reasonOf(freeze)}`),
+        section(`:ice_cube: *Changes are frozen* by ${userMention(freeze.by)} ${slackTime(freeze.at)}: ${reasonOf(freeze)}`),
         context('Every change is refused, on every instance, until an admin runs `/vs unfreeze`. Reads keep working.'),
       ],
       sandbox,
@@ -23,11 +22,11 @@ export function renderFrozen(freeze: Freeze, sandbox: boolean): Rendered {
 
 export function renderUnfrozen(o: { lifted: Freeze; by: string; sandbox: boolean }): Rendered {
   return {
-    text: fallback(`Changes are allowed again (unfrozen by ${o.by})`, o.sandbox),
+    text: fallback(`Changes are allowed again (unfrozen by ${userMention(o.by)})`, o.sandbox),
     blocks: withSandbox(
       [
         section(`:sunny: *Changes are allowed again*: ${userMention(o.by)} lifted the freeze.`),
-        context(`It was set by ${userMention(o.lifted.by)} ${when(o.lifted.at)}: ${reasonOf(o.lifted)}`),
+        context(`It was set by ${userMention(o.lifted.by)} ${slackTime(o.lifted.at)}: ${reasonOf(o.lifted)}`),
       ],
       o.sandbox,
     ),
@@ -36,8 +35,9 @@ export function renderUnfrozen(o: { lifted: Freeze; by: string; sandbox: boolean
 
 /** `/vs freeze` while frozen: the freeze in force stays, as it was. */
 export function renderAlreadyFrozen(freeze: Freeze): Rendered {
-  const text = `Changes were already frozen: ${userMention(freeze.by)} froze them ${when(freeze.at)} because ${reasonOf(freeze)}. That freeze stays in force.`;
-  return { text: fallback(`Changes were already frozen by ${freeze.by}`), blocks: [section(`:ice_cube: ${text}`)] };
+  const text =
+    `Changes were already frozen: ${userMention(freeze.by)} froze them ${slackTime(freeze.at)} because ${reasonOf(freeze)}. ` + 'That freeze stays in force.';
+  return { text: fallback(`Changes were already frozen by ${userMention(freeze.by)}`), blocks: [section(`:ice_cube: ${text}`)] };
 }
 
 export const NOT_FROZEN = 'Changes are not frozen; nothing to unfreeze.';

@@ -37,6 +37,21 @@ export const refusals = {
   unknownWithoutGuess: (typed: string) => `Unknown command ${echo(typed)}. See \`/vs help\` for what \`/vs\` can do.`,
 };
 
+const AUDIT_FILTERS = '`vs <id>`, `backup <id>`, `@person`, `failed` or `denied`';
+
+/** Refusals of `/vs audit`'s filter: each names the filters there are. */
+export const auditFilterRefusals = {
+  needsId: (q: Quoted, kind: string, typed: string) =>
+    `\`${kind}\` needs the ${kind === 'vs' ? 'server' : 'backup'} id after it${typed ? `; ${echo(typed)} is not one` : ''}, ` +
+    `e.g. \`${q.bare} ${kind} ${kind === 'vs' ? 42 : 9}\`.`,
+  notAMention: (q: Quoted, typed: string) =>
+    `${echo(typed)} is not someone Slack named: type @ and pick the person from the list, so that Slack sends who they are, ` +
+    `or give their user id, e.g. \`${q.bare} U024BE7LH\`.`,
+  unknown: (q: Quoted, typed: string, max: number) =>
+    `${echo(typed)} is neither a number of records (a whole number from 1 to ${max}) nor a filter of \`${q.name}\` (${AUDIT_FILTERS}). Usage: \`${q.usage}\`.`,
+  oneFilter: (q: Quoted, extra: string) => `\`${q.name}\` takes one filter; unexpected ${echo(extra)}. Usage: \`${q.usage}\`.`,
+};
+
 const forms = `Usage: \`${PORT_QUESTION_USAGE}\`, e.g. ${PORT_QUESTION_EXAMPLES}.`;
 
 /** Refusals of `<port>[/tcp|/udp] [from <ip>]`: each names the accepted forms. */

@@ -2,9 +2,10 @@ import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
 import { targetTitle, type ChangeAction } from '../../changes';
 import type { AuditRecord, Freeze } from '../../store';
 import { approvalButtons, asked, requestBlock, type ApprovalFacts } from './approvals';
-import { CHANGE_FORMS } from './change-forms';
+import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
-import { auditRecordSections, roleLines, type RoleFacts } from './messages';
+import { recordSection } from './audit';
+import { roleLines, type RoleFacts } from './messages';
 import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
 
 // The Home tab (docs/product.md, App Home): who you are here and what your role
@@ -14,12 +15,6 @@ import { channelMention, context, header, safe, section, slackTime, withSandbox 
 // them for those who may read the audit trail, else your own). Pure: the
 // listener reads the store, the policy and the door and hands the facts in; a
 // fact that could not be read is shown as such, never left out.
-
-/** The button that opens a change's form from the Home tab; its action_id. */
-export const HOME_FORM_BUTTONS: { readonly [A in ChangeAction]: `home_open_${A}` } = {
-  disk_add: 'home_open_disk_add',
-  backup_restore: 'home_open_backup_restore',
-};
 
 /** How many of the latest changes the Home tab lists. */
 export const HOME_RECORDS = 20;
@@ -34,11 +29,14 @@ type Readable<T> = T | typeof UNREADABLE;
 export interface HomeFacts extends RoleFacts {
   /** The freeze in force, or null. */
   freeze: Readable<Freeze | null>;
-  /** The change forms this user's role may open (their buttons are shown unless changes are frozen). */
+  /** The changes this user's role may make: the forms that make them have their buttons (unless changes are frozen). */
   forms: readonly ChangeAction[];
   /** The open approval requests: those this user may decide now, and their own waiting for someone. */
   approvals: Readable<{ decidable: readonly ApprovalFacts[]; own: readonly ApprovalFacts[] }>;
-  /** The latest changes: every one (`all`, for those who may read the audit trail) or the user's own. */
+  /**
+   * The latest changes: every one (`all`, for those who may read the audit trail) or the user's own; forms that were
+   * not valid are not changes and are not among them.
+   */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
   /** When the view was drawn (epoch ms). */
   nowMs: number;
@@ -72,10 +70,10 @@ function formBlocks(o: HomeFacts): KnownBlock[] {
   const buttons: ActionsBlock = {
     type: 'actions',
     block_id: 'home_forms',
-    elements: o.forms.map((action) => ({
+    elements: FORMS.filter((form) => o.forms.some((action) => CHANGE_FORMS[action].form === form)).map((form) => ({
       type: 'button',
-      action_id: HOME_FORM_BUTTONS[action],
-      text: { type: 'plain_text', text: CHANGE_FORMS[action].shortcut.name },
+      action_id: homeFormButton(form),
+      text: { type: 'plain_text', text: form.shortcut.name },
     })),
   };
   return [context('Each form asks for the server or backup and for the channel that sees the result.'), buttons];
@@ -123,5 +121,5 @@ function approvalBlocks(o: HomeFacts): KnownBlock[] {
 function changeBlocks(changes: HomeFacts['changes']): KnownBlock[] {
   if (changes.records === UNREADABLE) return [section(':warning: The audit trail could not be read just now. Open the Home tab again in a minute.')];
   if (changes.records.length === 0) return [section(changes.scope === 'all' ? 'No change has been attempted yet.' : 'You have not attempted any change yet.')];
-  return auditRecordSections(changes.records.slice(0, HOME_RECORDS));
+  return changes.records.slice(0, HOME_RECORDS).map((r) => recordSection(r));
 }

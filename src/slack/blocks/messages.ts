@@ -1,33 +1,33 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Action, Decision, Role } from '../../changes';
-import type { AuditRecord, Freeze } from '../../store';
+import type { Freeze } from '../../store';
 import { freezeLine } from './freeze';
 import { allowsText, channelList, denialText } from './denials';
-import {
-  channelMention,
-  code,
-  context,
-  escapeMrkdwn,
-  fallback,
-  header,
-  oneLine,
-  type Rendered,
-  safe,
-  section,
-  truncate,
-  unrecordable,
-  userMention,
-  utcTime,
-  withSandbox,
-} from './mrkdwn';
+import { code, context, escapeMrkdwn, fallback, type Rendered, safe, section, truncate, unrecordable, userMention, withSandbox } from './mrkdwn';
 import { statusModal } from './status-modal';
 
-/**
- * `/vs help`. `commands`: the help lines of the command table, in its order
- * (plain text with `code` spans; `<vs_id>` and the like are escaped here).
- */
-export function renderHelp({ commands, role, sandbox }: { commands: readonly string[]; role?: Role; sandbox: boolean }): Rendered {
-  const blocks: KnownBlock[] = [section(`*vs-chatops* inspects and changes virtual servers.\n${commands.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`)];
+/** The groups of `/vs help`, in its order. */
+export const HELP_GROUPS = ['reads', 'changes', 'admin'] as const;
+export type HelpGroup = (typeof HELP_GROUPS)[number];
+
+/** One group of `/vs help`: its help lines (plain text with `code` spans), in the command table's order. */
+export interface HelpSection {
+  group: HelpGroup;
+  lines: readonly string[];
+}
+
+const HELP_GROUP_TITLES: Record<HelpGroup, string> = {
+  reads: '*Reads*: posted in the channel',
+  changes: '*Changes*: each opens a form, checked against your role and recorded',
+  admin: '*Admin*',
+};
+
+/** `/vs help`: the commands by group, reads, changes and admin (`<vs_id>` and the like are escaped here). */
+export function renderHelp({ groups, role, sandbox }: { groups: readonly HelpSection[]; role?: Role; sandbox: boolean }): Rendered {
+  const blocks: KnownBlock[] = [section('*vs-chatops* inspects and changes virtual servers.')];
+  for (const { group, lines } of groups) {
+    if (lines.length > 0) blocks.push(section(`${HELP_GROUP_TITLES[group]}\n${lines.map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`));
+  }
   if (role !== undefined) blocks.push(context(`Your role: *${role}*. \`/vs whoami\` says what it allows.`));
   return {
     text: fallback('vs-chatops: inspect and change virtual servers. Try /vs firewall 42', sandbox),
@@ -35,15 +35,19 @@ export function renderHelp({ commands, role, sandbox }: { commands: readonly str
   };
 }
 
-/** Usage after a wrong command, with the closest valid one when there is one. */
-// `message` is the parser's plain text (user input already cut to ~40
-// characters); it is escaped here like any other text that echoes a user.
-export function renderUsage({ message, suggestion, commands }: { message: string; suggestion?: string; commands: readonly string[] }): Rendered {
+/**
+ * After a wrong command: why, the closest valid command when there is one, and how to type the command it names or
+ * comes closest to; not the whole list (`/vs help` has it). `message` is the parser's plain text (user input already
+ * cut to ~40 characters); it is escaped here like any other text that echoes a user.
+ */
+export function renderUsage({ message, suggestion, usage }: { message: string; suggestion?: string; usage?: string }): Rendered {
   const said = safe(message, 1000) || 'That is not a `/vs` command.';
   const hint = suggestion ? `\nDid you mean ${code(suggestion, 120)}?` : '';
+  // The usage is said once: many refusals quote it already.
+  const how = usage && !message.includes(usage) ? `Usage: ${code(usage, 120)} · ` : '';
   return {
     text: fallback(`${said}${suggestion ? ` Did you mean ${safe(suggestion, 120)}?` : ''}`),
-    blocks: [section(`${said}${hint}`), context(`Commands: ${escapeMrkdwn(commands.map((l) => l.split(':')[0]).join(' · '))}`)],
+    blocks: [section(`${said}${hint}`), context(`${how}\`/vs help\` lists every command.`)],
   };
 }
 
@@ -167,130 +171,4 @@ export function renderWhoami(
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`
     : `Your role is ${o.role}`;
   return { text: fallback(summary, o.sandbox), blocks: withSandbox([section(lines.join('\n'))], o.sandbox) };
-}
-
-const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
-  succeeded: ':white_check_mark:',
-  failed: ':x:',
-  denied: ':no_entry:',
-  invalid: ':pencil2:',
-  // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
-  started: ':hourglass_flowing_sand:',
-  busy: ':no_entry_sign:',
-  applied_unreadable: ':warning:',
-  interrupted: ':warning:',
-  requested: ':raised_hand:',
-  approved: ':ballot_box_with_check:',
-  rejected: ':no_entry:',
-  expired: ':hourglass:',
-};
-
-function recordLine(r: AuditRecord): string {
-  const status = r.apiStatus != null ? ` · API ${r.apiStatus}` : '';
-  const detail = r.detail ? ` · ${safe(oneLine(r.detail), 150)}` : '';
-  const where = r.channelId ? ` · ${channelMention(r.channelId)}` : '';
-  const who = `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${code(utcTime(r.at), 30)} ${actor(r)}`;
-  const what = `*${safe(r.action, 20)}* ${code(r.target, 40)} → ${safe(r.outcome, 20)}${cloudOutcomeOf(r)}`;
-  return `${who} ${what}${status} · ${Math.round(r.durationMs)} ms${where}${approvalNames(r)}${workflowOf(r)}${detail}`;
-}
-
-/** A change the cloud accepted, once followed to its end: " · cloud: failed (transactions 9, 10)" (docs/product.md, Audit). */
-function cloudOutcomeOf(r: AuditRecord): string {
-  if (!r.cloudOutcome) return '';
-  const ids = r.transactionIds ?? [];
-  return ` · cloud: ${safe(r.cloudOutcome, 20)}${ids.length > 0 ? ` (transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')})` : ''}`;
-}
-
-/** Who a record is about: a person, or, for a workflow step's request before anyone claimed it, the workflow. */
-function actor(r: AuditRecord): string {
-  return r.userId === '' ? 'a workflow' : userMention(r.userId);
-}
-
-/** The workflow execution whose step asked for the change: " · workflow `Wx…`". */
-function workflowOf(r: AuditRecord): string {
-  return r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
-}
-
-/** The two people of an approval, whoever the record is about: " · asked by <@R> · approved by <@A>". */
-function approvalNames(r: AuditRecord): string {
-  const asked = r.requestedBy ? ` · asked by ${userMention(r.requestedBy)}` : '';
-  const decided = r.decidedBy ? ` · ${r.outcome === 'rejected' ? 'rejected' : 'approved'} by ${userMention(r.decidedBy)}` : '';
-  return `${asked}${decided}`;
-}
-
-/** The exact request of a record, on one line: method and path, then the body as sent (cut at `max`). */
-function requestLine(r: AuditRecord, max: number): string | null {
-  if (!r.apiRequest) return null;
-  const { method, path, body } = r.apiRequest;
-  return `request: ${code(`${method} ${path}`, 200)}${body === null ? '' : ` ${code(body, max)}`}`;
-}
-
-/** Records one a line, newest first as given, in as few sections as Slack's section limit allows. */
-export function auditRecordSections(records: readonly AuditRecord[]): KnownBlock[] {
-  const blocks: KnownBlock[] = [];
-  let chunk: string[] = [];
-  let size = 0;
-  const lines = records.map((r) => {
-    const request = requestLine(r, 300);
-    return request ? `${recordLine(r)}\n      ${request}` : recordLine(r);
-  });
-  for (const line of lines) {
-    if (size + line.length > 2900 && chunk.length) {
-      blocks.push(section(chunk.join('\n')));
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(line);
-    size += line.length + 1;
-  }
-  if (chunk.length) blocks.push(section(chunk.join('\n')));
-  return blocks;
-}
-
-export function renderAuditRecords({ records }: { records: readonly AuditRecord[] }): Rendered {
-  if (records.length === 0) return { text: 'No audit records yet', blocks: [section('No audit records yet: nobody has attempted a change.')] };
-  const blocks: KnownBlock[] = [header(`Audit trail · latest ${records.length}`), ...auditRecordSections(records)];
-  return { text: fallback(`Latest ${records.length} audit records`), blocks: blocks.slice(0, 50) };
-}
-
-/** One record, as posted to VS_AUDIT_CHANNEL. */
-export function renderAuditPost(r: AuditRecord): Rendered {
-  const params = code(compactJson(r.params), 1500);
-  const request = requestLine(r, 1500);
-  return {
-    text: fallback(escapeMrkdwn(`${r.action} ${r.target} by ${r.userId === '' ? 'a workflow' : r.userId}: ${r.outcome}`)),
-    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
-  };
-}
-
-/** Parameters as one compact line; never throws (cycles, BigInt). */
-function compactJson(params: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(params) ?? '{}';
-  } catch {
-    return '(parameters could not be shown)';
-  }
-}
-
-/**
- * Several denials of one user, as one post to VS_AUDIT_CHANNEL (at most one
- * denial post per user a minute; each denial is still its own audit record).
- */
-export function renderDenialSummary(userId: string, records: readonly AuditRecord[]): Rendered {
-  const counts = new Map<string, number>();
-  for (const r of records) {
-    const what = `${r.action} ${r.target}`;
-    counts.set(what, (counts.get(what) ?? 0) + 1);
-  }
-  const shown = [...counts].slice(0, 20).map(([what, n]) => `${code(what, 60)}${n > 1 ? ` ×${n}` : ''}`);
-  const more = counts.size > 20 ? ` and ${counts.size - 20} more` : '';
-  const first = records[0] ? utcTime(records[0].at) : '';
-  const last = records.length > 0 ? utcTime(records[records.length - 1]!.at) : '';
-  return {
-    text: fallback(escapeMrkdwn(`${userId} was denied ${records.length} times: ${[...counts.keys()].slice(0, 20).join(', ')}`)),
-    blocks: [
-      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${code(first, 30)} to ${code(last, 30)}): ${shown.join(', ')}${more}`),
-      context('Denials are posted at most once per user a minute; `/vs audit` lists each one.'),
-    ],
-  };
 }

@@ -1,7 +1,9 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { POWER_CHOICE_NAMES, type PowerChoice, type ServerState } from '../../changes';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
+import { POWER_CHOICE_WORDS, serverLine } from './power';
 
-// The two change forms. Each input's block_id and action_id are the name of
+// The change forms. Each input's block_id and action_id are the name of
 // the API parameter it fills (docs/product.md, Modals), so validation messages keyed by
 // parameter go straight back onto the field.
 
@@ -177,7 +179,8 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
       'reason',
       'Reason (kept in the audit trail)',
       { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. data corrupted by the 14:00 deploy') },
-      { optional: true },
+      // Required (docs/product.md, Modals): whoever approves, and the audit, read why the disk is overwritten.
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
     ),
   );
   return {
@@ -186,6 +189,56 @@ export function backupRestoreModal({ backupId, channelId, privateMetadata, sandb
     private_metadata: privateMetadata,
     title: plain(truncate(backupId === undefined ? 'Restore backup' : `Restore backup ${backupId}`, LIMITS.modalTitle)),
     submit: plain('Restore'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface PowerModalOptions {
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  vsId?: number;
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+  /** The server as it was read before the form opened; unknown from the shortcut (read when it is submitted). */
+  state?: ServerState;
+  /** The actions offered (those the role and the state allow); every one when not given. */
+  choices?: readonly PowerChoice[];
+  /** The action chosen already (the command's). */
+  chosen?: PowerChoice;
+}
+
+/** The power form (docs/product.md, Power actions): the server and its state, the action, a reason, the server id typed again. */
+export function powerModal({ vsId, channelId, privateMetadata, sandbox, state, choices = POWER_CHOICE_NAMES, chosen }: PowerModalOptions): ModalView {
+  const options = choices.map((choice) => option(choice, POWER_CHOICE_WORDS[choice]));
+  const initial = options.find((o) => o.value === chosen);
+  const blocks: KnownBlock[] = [];
+  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42'));
+  else if (state) blocks.push(section(`${serverLine(vsId, state)}\nIt was read just now, and is read again before anything is sent.`));
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input('power_action', 'Action', { type: 'static_select', action_id: 'power_action', options, ...(initial ? { initial_option: initial } : {}) }),
+    section(':warning: A shutdown, a reboot or a stop interrupts whatever runs on the server; a stop is a forced power-off, like pulling the plug.'),
+    input('confirm', vsId === undefined ? 'Type the server id again to confirm' : `Type ${vsId} to confirm`, {
+      type: 'plain_text_input',
+      action_id: 'confirm',
+      max_length: 16,
+    }),
+    input('reason', 'Reason (kept in the audit trail)', {
+      type: 'plain_text_input',
+      action_id: 'reason',
+      multiline: true,
+      max_length: 500,
+      placeholder: plain('e.g. unresponsive since the 14:00 deploy'),
+    }),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'vs_power',
+    private_metadata: privateMetadata,
+    title: plain(truncate(vsId === undefined ? 'Power action' : `Power · VS ${vsId}`, LIMITS.modalTitle)),
+    submit: plain('Send'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

@@ -101,16 +101,6 @@ export function fallback(text: string, sandbox = false): string {
   return truncate(sandbox ? `[sandbox data] ${text}` : text, LIMITS.fallbackText);
 }
 
-/** "2024-05-06 14:03:12 UTC", from an ISO 8601 time in UTC (audit records). */
-export function utcTime(iso: string): string {
-  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
-}
-
-/** "14:03:12 UTC" */
-export function clock(d: Date): string {
-  return `${d.toISOString().slice(11, 19)} UTC`;
-}
-
 /** One value, one line: newlines and control characters become spaces, so data cannot start a fake line. */
 export function oneLine(s: string): string {
   return s.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
@@ -134,10 +124,18 @@ export function code(s: string, max = 80): string {
 }
 
 /**
- * A time as Slack shows it to each reader, in their own time zone ("today at 14:03"): a date token, with the UTC
- * time for clients that cannot render it. `ms`: epoch milliseconds.
+ * The one way a time is shown to people (docs/product.md, Audit): Slack's date token, which each reader sees in
+ * their own time zone ("today at 14:03"), with the time in UTC for clients that cannot render it. `at`: epoch
+ * milliseconds or an ISO 8601 time as the store keeps them; a time that does not parse is shown as text, escaped.
  */
-export function slackTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${utcTime(iso)}>`;
+export function slackTime(at: number | string): string {
+  const ms = typeof at === 'number' ? at : Date.parse(at);
+  if (!Number.isFinite(ms)) return safe(oneLine(String(at)), 40);
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${utcText(ms)}>`;
+}
+
+/** "2024-05-06 14:03:12 UTC": a time in words where no date token can go (plain text, a token's fallback). */
+export function utcText(at: number | string): string {
+  const ms = typeof at === 'number' ? at : Date.parse(at);
+  return Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : oneLine(String(at)).slice(0, 40);
 }

@@ -3,7 +3,7 @@ import type { FirewallRule } from '../../cloud/schemas';
 import { formatIp } from '../../firewall/address';
 import type { CannotTell, Decision, InterfaceAnswer, PortAnswer, PortQuestion } from '../../firewall/port-question';
 import { chunkLines, ruleLine } from './firewall';
-import { clock, code, context, fallback, safe, section, withSandbox, type Rendered } from './mrkdwn';
+import { slackTime, code, context, fallback, safe, section, withSandbox, type Rendered } from './mrkdwn';
 
 // The answer to "does this traffic reach the server?": a verdict line first
 // (one per network interface when they disagree), then, per interface, the
@@ -31,7 +31,7 @@ export function renderPortAnswer({ vsId, answer, fetchedAt, sandbox }: PortAnswe
   const asked = describeQuestion(answer.question);
   const title = `VS ${vsId} · ${asked}`;
   const footer = context(
-    `Rules apply in position order; the first that matches decides. All rules: ${code(`/vs firewall ${vsId}`)} · fetched ${clock(fetchedAt)}`,
+    `Rules apply in position order; the first that matches decides. All rules: ${code(`/vs firewall ${vsId}`)} · fetched ${slackTime(fetchedAt.getTime())}`,
   );
 
   if (answer.interfaces.length === 0) {

@@ -1,6 +1,6 @@
 import type { KnownBlock, MrkdwnElement } from '@slack/types';
 import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
-import { clock, code, withSandbox } from './mrkdwn';
+import { slackTime, code, withSandbox } from './mrkdwn';
 import { summarizeAutoscaling, summarizeFirewall } from './summaries';
 
 // The card a control-panel link to a server unfurls into: the server, its
@@ -30,7 +30,7 @@ export function renderServerCard({ vsId, rules, slots, fetchedAt, sandbox }: Ser
   const more = [`/vs firewall ${vsId}`, `/vs firewall ${vsId} <port>`, `/vs autoscaling ${vsId}`].map((command) => code(command)).join(' · ');
   const blocks: KnownBlock[] = [
     { type: 'section', text: verbatim(`*VS ${vsId}*\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
-    { type: 'context', elements: [verbatim(`More: ${more} · fetched ${clock(fetchedAt)}`)] },
+    { type: 'context', elements: [verbatim(`More: ${more} · fetched ${slackTime(fetchedAt.getTime())}`)] },
   ];
   return { blocks: withSandbox(blocks, sandbox) };
 }

@@ -2,7 +2,7 @@ import { MAX_REASON_LENGTH } from '../../changes';
 import { PORT_MAX } from '../../firewall/ports';
 import { cleanEcho } from './grammar';
 import type { Freeze } from '../../store';
-import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcTime } from './mrkdwn';
+import { escapeMrkdwn, fallback, oneLine, truncate, unrecordable, utcText } from './mrkdwn';
 import type { AutoscalingSummary, FirewallSummary } from './summaries';
 
 // The words of the workflow steps (docs/product.md, Workflow steps): what
@@ -35,6 +35,7 @@ export const STEP_INPUT_WORDS = {
     description: `Why the workflow asks for this change (at most ${MAX_REASON_LENGTH} characters), shown with the request`,
   },
   backup_id: { title: 'Backup id', description: 'The id of the backup to restore, e.g. 9', what: 'backup id' },
+  action: { title: 'Action', description: 'startup, shutdown (graceful), reboot or stop (a forced power-off)' },
 } satisfies Record<string, StepWords & { what?: string }>;
 
 /** What every change step completes with. */
@@ -85,6 +86,13 @@ export const STEP_WORDS = {
     title: 'Ask for a backup restore',
     description:
       "Posts a request to restore a backup (it overwrites the backup's disk), with the exact API request; an admin claims it and a second admin approves it",
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+  vs_request_power: {
+    title: 'Ask for a power action',
+    description:
+      'Posts a request to start, shut down, reboot or stop a server, with the exact API request; ' +
+      'someone whose role allows it claims it and a second person approves it',
     outputs: REQUEST_OUTPUT_WORDS,
   },
 } satisfies Record<string, StepWords & { outputs: Record<string, StepWords> }>;
@@ -145,7 +153,7 @@ export const STEP_UNRECORDED = unrecordable('Nothing can be asked for', 'nothing
  */
 export function frozenForStep(freeze: Freeze): string {
   return (
-    `Changes are frozen: ${freeze.by} froze them at ${utcTime(freeze.at)} because “${oneLine(freeze.reason)}”. ` +
+    `Changes are frozen: ${freeze.by} froze them at ${utcText(freeze.at)} because “${oneLine(freeze.reason)}”. ` +
     'Nothing was posted or changed. Run the workflow again once an admin has allowed changes again with /vs unfreeze.'
   );
 }

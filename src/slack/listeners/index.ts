@@ -1,170 +1,195 @@
-import type { AllMiddlewareArgs, AnyMiddlewareArgs, App, Middleware, SlackEventMiddlewareArgs } from '@slack/bolt';
-import type { ListenerContext } from '../context';
+import type {
+  AllMiddlewareArgs,
+  AnyMiddlewareArgs,
+  App,
+  BlockButtonAction,
+  Context,
+  Middleware,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+} from '@slack/bolt';
+import type { ListenerContext, RequestKind } from '../context';
+import { MiddlewareMissingError } from '../errors';
 import { checkNeeds } from '../middleware/needs';
-import { readRequest } from '../middleware/request';
-import { ACTIONS, type ButtonArgs } from './actions';
+import { readRequest, type LogFields } from '../middleware/request';
+import { ACTIONS, type ActionRow, type ButtonArgs } from './actions';
 import { commandOf, parseVsCommand } from './commands';
-import { EVENTS, type EventArgs } from './events';
+import { EVENTS, type EventArgs, type EventRow } from './events';
 import { FUNCTIONS } from './functions';
 import { stepListener, type StepArgs } from './functions/step';
 import { runRow, type ListenerRow } from './listener';
-import { SHORTCUTS, type ShortcutArgs } from './shortcuts';
-import { VIEWS } from './views';
+import { SHORTCUTS, type ShortcutArgs, type ShortcutRow } from './shortcuts';
+import { VIEWS, type ViewRow } from './views';
 import type { SubmissionArgs } from './views/submission';
 
-// Every listener, from the tables that declare them, by kind:
-//   `/vs` subcommands   commands/index.ts (COMMANDS): one listener reads the line and runs its row
-//   buttons             actions/index.ts (ACTIONS)
-//   global shortcuts    shortcuts/index.ts (SHORTCUTS): one per change form of blocks/change-forms.ts
-//   form submissions    views/index.ts (VIEWS): one per change form
-//   Events API events   events/index.ts (EVENTS): one per event type
-//   workflow steps      functions/index.ts (FUNCTIONS): one Bolt app.function per custom step (function_executed, by callback id)
+// Every listener, registered with Bolt from the tables that declare them:
+//   `/vs` subcommands   commands/index.ts (COMMANDS): served first, in Bolt's global middleware (below);
+//                       parseVsCommand picks the row of the line
+//   buttons             actions/index.ts (ACTIONS): app.action, for the action_ids of the table
+//   global shortcuts    shortcuts/index.ts (SHORTCUTS): app.shortcut, for the callback_ids of the table
+//   form submissions    views/index.ts (VIEWS): app.view, for the callback_ids of the table
+//   Events API events   events/index.ts (EVENTS): app.event, for the event types of the table
+//   workflow steps      functions/index.ts (FUNCTIONS): app.function, one per custom step (function_executed)
 // Each runs behind the same two middleware: readRequest (ack, the request
 // object, child logger, one log line) and checkNeeds (what its row needs).
 //
-// One Bolt middleware routes each delivery to its kind's table, instead of a
-// Bolt listener per row (or per kind): Bolt runs the whole chain of every
-// listener for every delivery, and each step of a chain copies the
-// delivery's arguments. With a listener per row, a `/vs` command paid for
-// eleven chains besides its own (docs/benchmark.md). A delivery no row
-// names goes on to Bolt: a workflow step to its app.function listener; anything else to no listener, as before.
-
-type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
-/** A step of a route: a Bolt middleware (it calls `next` to go on). */
-type Step = (args: Args) => Promise<void>;
-
-/** One kind of delivery: whether a delivery is one this route serves, and the steps that serve it. */
-interface Route {
-  serves(args: Args): boolean;
-  steps: readonly Step[];
-}
+// Bolt runs the middleware chain of every listener for every delivery (about
+// 7 µs each on the loaded benchmark machine, docs/benchmark.md), so:
+// - one Bolt listener per kind, not per row: Bolt matches the kind and the
+//   table's ids (one pattern made of them, so a delivery no row names reaches
+//   no listener), and `pickRow`, the kind's first middleware, finds the row
+//   the ids name, as parseVsCommand does for `/vs`. What a delivery costs does
+//   not grow with the tables.
+// - `/vs`, what people send most and what the closed loop measures, is served
+//   before Bolt's listener phase, so that it runs no other listener's chain:
+//   its listener layer costs 28 µs there, 79 µs as one app.command beside the
+//   other nine listeners. That is the one routing of ours, and it is one test.
 
 export function registerListeners(app: App, ctx: ListenerContext): void {
-  const routes: Route[] = [
-    {
-      serves: (args) => 'command' in args && args.command?.command === '/vs',
-      steps: [
-        parseVsCommand as Step,
-        readRequest(ctx, 'command', ({ context }) => ({ subcommand: commandOf(context).command.kind })),
-        checkNeeds(ctx, ({ context }) => commandOf(context).need),
-        runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
-      ],
-    },
-    tableRoute<ButtonArgs, (typeof ACTIONS)[number]>({
-      kind: 'action',
-      isKind: (args) => 'action' in args && args.action !== undefined && args.body.type === 'block_actions',
-      rows: ACTIONS,
-      matches: (row, { action }) => (typeof row.actionId === 'string' ? row.actionId === action.action_id : row.actionId.test(action.action_id)),
-      fields: ({ action }) => ({ action_id: action.action_id }),
+  app.use(
+    servedFirst(
+      '/vs',
+      parseVsCommand,
+      readRequest(ctx, 'command', ({ context }) => ({ subcommand: commandOf(context).command.kind })),
+      checkNeeds(ctx, ({ context }) => commandOf(context).need),
+      runRow(ctx, { run: (ctx, req, { context }) => commandOf(context).run(ctx, req) }),
+    ),
+  );
+  // Buttons of Block Kit (in a message, the Home tab or a modal), not of legacy attachments.
+  app.action<BlockButtonAction>(
+    { type: 'block_actions', action_id: anyOf(ACTIONS.map((row) => row.actionId)) },
+    ...kind<ButtonArgs, ActionRow>(
       ctx,
-    }),
-    tableRoute<ShortcutArgs, (typeof SHORTCUTS)[number]>({
-      kind: 'shortcut',
-      isKind: (args) => 'shortcut' in args && args.shortcut !== undefined,
-      rows: SHORTCUTS,
-      matches: (row, { shortcut }) => row.callbackId === shortcut.callback_id,
-      fields: (_args, row) => ({ shortcut: row.callbackId }),
+      'action',
+      ACTIONS,
+      (row, { action }) => matches(row.actionId, action.action_id),
+      ({ action }) => ({ action_id: action.action_id }),
+    ),
+  );
+  // Global shortcuts only: a message shortcut of the same callback_id is another thing, which no row offers.
+  app.shortcut(
+    { type: 'shortcut', callback_id: anyOf(SHORTCUTS.map((row) => row.callbackId)) },
+    ...kind<ShortcutArgs, ShortcutRow>(
       ctx,
-    }),
-    tableRoute<EventArgs, (typeof EVENTS)[number]>({
-      kind: 'event',
-      isKind: (args) => 'event' in args && args.event !== undefined,
-      rows: EVENTS,
-      matches: (row, { event }) => row.event === event.type,
-      fields: (_args, row) => ({ event: row.event }),
+      'shortcut',
+      SHORTCUTS,
+      (row, { shortcut }) => row.callbackId === shortcut.callback_id,
+      ({ shortcut }) => ({ shortcut: shortcut.callback_id }),
+    ),
+  );
+  app.view(
+    { type: 'view_submission', callback_id: anyOf(VIEWS.map((row) => row.callbackId)) },
+    ...kind<SubmissionArgs, ViewRow>(
       ctx,
-    }),
-    tableRoute<SubmissionArgs, (typeof VIEWS)[number]>({
-      kind: 'submission',
-      isKind: (args) => 'view' in args && args.body.type === 'view_submission',
-      rows: VIEWS,
-      matches: (row, { view }) => row.callbackId === view.callback_id,
-      fields: (_args, row) => ({ view: row.callbackId }),
+      'submission',
+      VIEWS,
+      (row, { view }) => row.callbackId === view.callback_id,
+      ({ view }) => ({ view: view.callback_id }),
+    ),
+  );
+  app.event(
+    anyOf(EVENTS.map((row) => row.event)),
+    ...kind<EventArgs, EventRow>(
       ctx,
-    }),
-  ];
-  app.use(async (args) => {
-    const route = routes.find((candidate) => candidate.serves(args));
-    if (route) await runSteps(route.steps, args);
-    else await args.next();
-  });
-
-  // Workflow steps go on to Bolt's app.function, which gives their listener complete() and fail() on the execution's
-  // own token. A delivery the router served never reaches these listeners (it does not call next), so they cost the
-  // other kinds nothing. Acked by readRequest, like every other request: first, before any work.
-  for (const row of STEPS) {
+      'event',
+      EVENTS,
+      (row, { event }) => row.event === event.type,
+      ({ event }) => ({ event: event.type }),
+    ),
+  );
+  // complete() and fail() on the execution's own token come from app.function; the step is acked by readRequest,
+  // first, like every other request, not by Bolt.
+  for (const row of FUNCTIONS)
     app.function(
       row.callbackId,
       { autoAcknowledge: false },
-      ...asStepMiddleware(
+      ...asStepMiddleware([
         readRequest(ctx, 'step', ({ body }) => stepLogFields(row.callbackId, body)),
         checkNeeds(ctx, () => row.needs),
-        runRow<StepArgs>(ctx, row),
-      ),
+        runRow<StepArgs>(ctx, stepListener(row)),
+      ]),
     );
-  }
 }
 
 /**
- * The middleware every listener runs behind, for a step: Bolt types a function_executed listener's arguments apart
- * from AnyMiddlewareArgs (its `ack` is a function, an event's is undefined), though they are the same event arguments.
+ * The listener of one kind: the row the delivery names, then readRequest, checkNeeds with the row's needs, and the
+ * row. Bolt gives the kind's middleware the arguments of the kind its registration matched (`A`).
  */
-function asStepMiddleware(...middleware: ((args: never) => Promise<void>)[]): Middleware<SlackEventMiddlewareArgs<'function_executed'>>[] {
-  return middleware as unknown as Middleware<SlackEventMiddlewareArgs<'function_executed'>>[];
+function kind<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(
+  ctx: ListenerContext,
+  requestKind: RequestKind,
+  rows: readonly Row[],
+  names: (row: Row, args: A) => boolean,
+  fields: (args: A) => Record<string, unknown>,
+) {
+  const pickRow = async (args: A): Promise<void> => {
+    const row = rows.find((candidate) => names(candidate, args));
+    // Bolt matched one of the table's ids: a row names it.
+    if (row === undefined) return;
+    (args.context as { row?: Row }).row = row;
+    await args.next();
+  };
+  return [
+    pickRow,
+    readRequest(ctx, requestKind, fields as unknown as LogFields),
+    checkNeeds(ctx, ({ context }) => rowOf<Row>(context).needs),
+    runRow<A>(ctx, {
+      run: (ctx, req, args) => rowOf<Row>(args.context).run(ctx, req, args),
+      unready: async (ctx, args) => (args.context as { row?: Row }).row?.unready?.(ctx, args),
+    }),
+  ] as const;
 }
 
-/** The FUNCTIONS table's rows as listener rows: inputs read, the step run, the step ended. */
-const STEPS = FUNCTIONS.map((row) => ({ callbackId: row.callbackId, ...stepListener(row) }));
+/**
+ * A global middleware that serves one slash command with `middleware` as Bolt runs a listener's (each step's `next`
+ * runs the one after it), and passes every other delivery on to Bolt. Served, the command goes no further: Bolt's
+ * listener phase, and every listener's chain, is not run for it. One copy of the arguments for all the steps (Bolt
+ * makes one per step); each step calls `next` once at most.
+ */
+function servedFirst(command: string, ...middleware: ((args: CommandArgs) => Promise<void>)[]): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    if (!('command' in args) || args.command?.command !== command) return args.next();
+    const own = { ...args } as CommandArgs;
+    let at = -1;
+    own.next = () => {
+      at += 1;
+      const step = middleware[at];
+      return step ? step(own) : Promise.resolve();
+    };
+    await own.next();
+  };
+}
+
+type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+
+/** The row pickRow found; throws a coded error when it did not run. */
+function rowOf<Row>(context: Context): Row {
+  const row = (context as { row?: Row }).row;
+  if (row === undefined) throw new MiddlewareMissingError('pickRow');
+  return row;
+}
+
+/** Whether an id is one a row's id (or pattern) names, as Bolt matches it. */
+function matches(id: string | RegExp, candidate: string): boolean {
+  return typeof id === 'string' ? id === candidate : id.test(candidate);
+}
+
+/** One pattern for a table's ids (each id whole; a pattern as it is): Bolt's constraint for the kind's listener. */
+function anyOf(ids: readonly (string | RegExp)[]): RegExp {
+  const escape = (id: string) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(ids.map((id) => (typeof id === 'string' ? `^${escape(id)}$` : `(?:${id.source})`)).join('|'));
+}
+
+/**
+ * A step's middleware as app.function takes it: Bolt types a function_executed listener's arguments apart from
+ * AnyMiddlewareArgs (its `ack` is a function, an event's is undefined), though they are the same event arguments.
+ */
+function asStepMiddleware(middleware: readonly unknown[]): Middleware<SlackEventMiddlewareArgs<'function_executed'>>[] {
+  return middleware as Middleware<SlackEventMiddlewareArgs<'function_executed'>>[];
+}
 
 /** A step's log fields: which step, and the ids of its execution and its workflow's (what the workflow's activity shows), never its token. */
 function stepLogFields(callbackId: string, body: unknown): Record<string, unknown> {
   const event = (body as { event?: { function_execution_id?: unknown; workflow_execution_id?: unknown } }).event;
   return { step: callbackId, function_execution_id: event?.function_execution_id, workflow_execution_id: event?.workflow_execution_id };
-}
-
-/** A kind of delivery served from a table: the row the delivery names, behind readRequest and checkNeeds. */
-function tableRoute<A extends AllMiddlewareArgs, Row extends ListenerRow<A>>(spec: {
-  kind: 'action' | 'shortcut' | 'event' | 'submission';
-  isKind: (args: Args) => boolean;
-  rows: readonly Row[];
-  /** Whether the row is the one the delivery names (a handful of rows: a walk costs less than a key built to look one up). */
-  matches: (row: Row, args: A) => boolean;
-  /** What the request's log line says of the row. */
-  fields: (args: A, row: Row) => Record<string, unknown>;
-  ctx: ListenerContext;
-}): Route {
-  const { ctx } = spec;
-  // Bolt types some kinds' arguments apart from AnyMiddlewareArgs (a step's `ack` is a function, an event's is not),
-  // though every kind's are the arguments of one delivery: `isKind` has said which these are.
-  const asKind = (args: Args) => args as unknown as A;
-  const rowOf = (args: Args) => spec.rows.find((row) => spec.matches(row, asKind(args)));
-  // Found when routing, so the steps after it may count on it.
-  const row = (args: A | Args) => rowOf(args as Args) as Row;
-  return {
-    serves: (args) => spec.isKind(args) && rowOf(args) !== undefined,
-    steps: [
-      readRequest(ctx, spec.kind, (args) => spec.fields(asKind(args), row(args))),
-      checkNeeds(ctx, (args) => row(args).needs),
-      runRow<A>(ctx, {
-        run: (ctx, req, args) => row(args).run(ctx, req, args),
-        unready: async (ctx, args) => row(args).unready?.(ctx, args),
-      }) as unknown as Step,
-    ],
-  };
-}
-
-/**
- * Runs middleware-shaped steps in order, as Bolt runs a listener's: each gets the arguments, whose `next` runs the one
- * after it. One copy of the arguments for the whole route (Bolt makes one per step): each step calls `next` once at
- * most, after which the copy's `next` moves on to the step after it.
- */
-function runSteps(steps: readonly Step[], args: Args): Promise<void> {
-  const own = { ...args };
-  let at = -1;
-  own.next = () => {
-    at += 1;
-    const step = steps[at];
-    return step ? step(own) : Promise.resolve();
-  };
-  return own.next();
 }

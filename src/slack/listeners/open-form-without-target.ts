@@ -1,5 +1,4 @@
-import type { ChangeAction } from '../../changes';
-import { CHANGE_FORMS } from '../blocks/change-forms';
+import type { FormOfChanges } from '../blocks/change-forms';
 import type { ListenerContext, Outcome, SlackRequest } from '../context';
 import { openModal } from '../open-modal';
 
@@ -9,8 +8,10 @@ import { openModal } from '../open-modal';
  * middleware has checked the role; the channel, once chosen, is checked by
  * the change door on submission.
  */
-export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, action: ChangeAction): Promise<Outcome> {
+export async function openFormWithoutTarget(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges): Promise<Outcome> {
   if (!req.triggerId) return 'failed';
-  const opened = await openModal(req.client, req.triggerId, CHANGE_FORMS[action].modal({ privateMetadata: '{}', sandbox: ctx.sandbox }), req.log);
+  // A form that makes several changes offers those the role allows; the server is read when it is submitted.
+  const view = form.modal({ privateMetadata: '{}', sandbox: ctx.sandbox, role: await ctx.policy.roleOf(req.userId) });
+  const opened = await openModal(req.client, req.triggerId, view, req.log);
   return opened ? 'opened' : 'failed';
 }

@@ -4,7 +4,7 @@ import { deliveryClaim } from '../../ops/deliveries';
 import type { Logger } from '../../log';
 import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
-import { responder, type Respond } from '../response-url';
+import { isSlackResponseUrl, responder, type Respond } from '../response-url';
 import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
 
 // The first middleware of every listener: it reads who asks from where, acks
@@ -77,8 +77,13 @@ class ListenerRequest implements SlackRequest {
     this.userId = facts.userId;
     this.channelId = facts.channelId;
     this.triggerId = facts.triggerId;
-    this.responseUrl = facts.responseUrl;
-    this.respond = facts.responseUrl ? responder(facts.responseUrl, () => ctx.sandbox) : undefined;
+    const apiUrl = ctx.config.slack.apiUrl;
+    // A response_url that is not Slack's is dropped here, before anything can post to it or keep it (a form's metadata).
+    const responseUrl = facts.responseUrl !== undefined && isSlackResponseUrl(facts.responseUrl, apiUrl) ? facts.responseUrl : undefined;
+    if (facts.responseUrl !== undefined && responseUrl === undefined)
+      this.log.warn("dropped the request's response_url: it is not Slack's, so nothing is posted to it");
+    this.responseUrl = responseUrl;
+    this.respond = responseUrl ? responder(responseUrl, apiUrl, () => ctx.sandbox) : undefined;
     this.client = args.client;
     const enders = functionEndersOf(args);
     // A workflow step's ending logs through the request's logger (a step is rare: its child is built at once).

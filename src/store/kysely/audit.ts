@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditRecord, AuditTrail, ChangeBeginning } from '../audit';
+import type { AuditEntry, AuditQuery, AuditRecord, AuditTrail, ChangeBeginning } from '../audit';
 import { claimKey } from './claims';
 import { releaseLease, takeLease } from './leases';
 import { insertFollow } from './follows';
@@ -104,12 +104,37 @@ export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
         return records;
       }),
 
-    latest: async (limit, filter) => {
+    latest: async (limit, query = {}) => {
       const n = Number.isFinite(limit) ? Math.min(MAX_LATEST, Math.max(0, Math.floor(limit))) : 0;
       if (n === 0) return [];
-      let query = db.selectFrom('audit_records').selectAll().orderBy('id', 'desc').limit(n);
-      if (filter?.userId !== undefined) query = query.where('user_id', '=', filter.userId);
-      return (await query.execute()).map(toRecord);
+      const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset!)) : 0;
+      let select = matching(db, query).selectAll().orderBy('id', 'desc').limit(n);
+      if (offset > 0) select = select.offset(offset);
+      return (await select.execute()).map(toRecord);
+    },
+
+    count: async (query = {}) => {
+      const { n } = await matching(db, query)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(n);
+    },
+
+    get: async (id) => {
+      if (!Number.isSafeInteger(id) || id <= 0) return null;
+      const row = await db.selectFrom('audit_records').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toRecord(row) : null;
     },
   };
+}
+
+/** The records a query names, on the index of its one filter (its id order serves `maxId` and newest first). */
+function matching(db: Db, query: AuditQuery) {
+  let select = db.selectFrom('audit_records');
+  if (query.target !== undefined) select = select.where('target', '=', query.target);
+  if (query.userId !== undefined) select = select.where('user_id', '=', query.userId);
+  if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
+  if (query.notOutcomes !== undefined && query.notOutcomes.length > 0) select = select.where('outcome', 'not in', query.notOutcomes);
+  if (query.maxId !== undefined && Number.isFinite(query.maxId)) select = select.where('id', '<=', Math.floor(query.maxId));
+  return select;
 }

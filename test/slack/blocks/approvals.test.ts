@@ -99,7 +99,7 @@ describe('the request', () => {
     expect(deny).toMatchObject({ style: 'danger', text: { type: 'plain_text', text: 'Deny' } });
     expect(deny!.confirm).toBeUndefined();
     expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>. Request `A-1`.']);
-    expect(m.text).toBe('Approval needed: UOPER asks to Add disk · VS 42 (POST /virtual_machines/42/disks.json)');
+    expect(m.text).toBe('Approval needed: <@UOPER> asks to Add disk · VS 42 (POST /virtual_machines/42/disks.json)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER'])).toEqual([]);
   });
@@ -279,7 +279,7 @@ describe('the freeze', () => {
       `:ice_cube: *Changes are frozen* by <@UADMIN> ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC>: “storage &lt;!channel&gt; migration”`,
     ]);
     expect(contextTexts(m)).toEqual(['Every change is refused, on every instance, until an admin runs `/vs unfreeze`. Reads keep working.']);
-    expect(m.text).toBe('Changes are frozen by UADMIN: storage <!channel> migration');
+    expect(m.text).toBe('Changes are frozen by <@UADMIN>: “storage &lt;!channel&gt; migration”');
     expect(contextTexts(renderFrozen(freeze, true)).at(-1)).toContain(SANDBOX_NOTICE);
   });
 
@@ -287,7 +287,7 @@ describe('the freeze', () => {
     const m = renderUnfrozen({ lifted: freeze, by: 'UADMIN2', sandbox: false });
     expect(sectionTexts(m)).toEqual([':sunny: *Changes are allowed again*: <@UADMIN2> lifted the freeze.']);
     expect(contextTexts(m)).toEqual([`It was set by <@UADMIN> ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC>: “storage &lt;!channel&gt; migration”`]);
-    expect(m.text).toBe('Changes are allowed again (unfrozen by UADMIN2)');
+    expect(m.text).toBe('Changes are allowed again (unfrozen by <@UADMIN2>)');
   });
 
   test('already frozen, not frozen, and the lines of whoami and of a refusal', () => {

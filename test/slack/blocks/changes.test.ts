@@ -120,7 +120,7 @@ describe('a backup restored, followed', () => {
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
         'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
-        'Reason: “data corrupted by the 14:00 deploy”',
+        `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
     expect(contextTexts(m)[0]).toMatch(new RegExp(`^asked by <@${USER}> · approved by <@${ADMIN}> · accepted`));
@@ -142,7 +142,7 @@ describe('a backup restored, followed', () => {
 
   test('a hostile reason stays on its one quoted line, escaped; a message of any reason keeps within Slack limits', () => {
     const m = render(restored({ operating_system: '<#C1>' }, '<!channel> restored & <@U123>\n*Approved by the CTO*'));
-    expect(sectionTexts(m)[0]!.split('\n')[4]).toBe('Reason: “&lt;!channel&gt; restored &amp; &lt;@U123&gt; *Approved by the CTO*”');
+    expect(sectionTexts(m)[0]!.split('\n')[4]).toBe(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt; *Approved by the CTO*”`);
     expect(foreignMarkup(m, [USER])).toEqual([]);
     expectWithinSlackLimits(render(restored({}, '<'.repeat(10_000))));
   });

@@ -12,7 +12,7 @@ describe('firewall rules summary', () => {
     const m = render([rule({ id: 1 }), rule({ id: 2, network_interface_id: 2 })]);
     expect(headerText(m)).toBe('Firewall rules · VS 42');
     expect(contextTexts(m)[0]).toContain('2 rules on 2 network interfaces');
-    expect(contextTexts(m)[0]).toContain('fetched 14:03:12 UTC');
+    expect(contextTexts(m)[0]).toContain('fetched <!date^1715004192^{date_short_pretty} at {time}|2024-05-06 14:03:12 UTC>');
     expect(m.text).toContain('VS 42');
     expectWithinSlackLimits(m);
   });
@@ -84,36 +84,43 @@ describe('firewall rules summary', () => {
     expectWithinSlackLimits(m);
   });
 
-  test('one rule reads in the singular and has no pager', () => {
+  test('one rule reads in the singular and has no pager, only Export CSV', () => {
     const m = render([rule({ id: 1, port: '22' })]);
     expect(contextTexts(m)[0]).toContain('1 rule on 1 network interface ·');
     expect(contextTexts(m)[0]).not.toContain('rules 1–1 of 1');
     expect(m.text).toBe('Firewall rules of VS 42: 1 rule (1 ACCEPT)');
     expect(ruleLines(m)).toHaveLength(1);
-    expect(buttons(m)).toEqual([]);
+    expect(buttons(m)).toEqual([{ text: 'Export CSV', value: '42', actionId: 'firewall_export' }]);
     expectWithinSlackLimits(m);
   });
 
   test('the notification counts ACCEPT and DROP by name (was "0 other")', () => {
     const m = render([rule({ id: 1, command: 'ACCEPT' }), rule({ id: 2, command: 'drop' }), rule({ id: 3, command: 'DROP' })]);
     expect(m.text).toBe('Firewall rules of VS 42: 3 rules (2 DROP, 1 ACCEPT)');
-    expect(render(manyRules(FIREWALL_PAGE_SIZE + 1)).text).toMatch(/^Firewall rules of VS 42: rules 1–20 of 21 \(\d+ [A-Z]+(, \d+ [A-Z]+)*? on this page\)$/);
+    expect(render(manyRules(FIREWALL_PAGE_SIZE + 1)).text).toMatch(
+      /^Firewall rules of VS 42: page 1 of 2, rules 1–20 of 21 \(\d+ [A-Z]+(, \d+ [A-Z]+)*? on this page\)$/,
+    );
   });
 
-  test(`exactly ${FIREWALL_PAGE_SIZE} rules fit on one page; one more adds a Next button`, () => {
-    expect(buttons(render(manyRules(FIREWALL_PAGE_SIZE)))).toEqual([]);
-    expect(buttons(render(manyRules(FIREWALL_PAGE_SIZE + 1))).map((b) => b.value)).toEqual(['42:2']);
+  test(`exactly ${FIREWALL_PAGE_SIZE} rules fit on one page; one more adds a Next button and "page 1 of 2"`, () => {
+    expect(buttons(render(manyRules(FIREWALL_PAGE_SIZE))).map((b) => b.actionId)).toEqual(['firewall_export']);
+    expect(contextTexts(render(manyRules(FIREWALL_PAGE_SIZE)))[0]).not.toContain('page');
+    expect(buttons(render(manyRules(FIREWALL_PAGE_SIZE + 1))).map((b) => b.value)).toEqual(['42:2', '42']);
+    expect(contextTexts(render(manyRules(FIREWALL_PAGE_SIZE + 1)))[0]).toContain('page 1 of 2 · rules 1–20 of 21');
   });
 
   describe('300 rules page by 20', () => {
     const rules = manyRules(300);
 
-    test('page 1 shows rules 1–20 and only a Next button', () => {
+    test('page 1 of 15 shows rules 1–20, a Next button and Export CSV', () => {
       const m = render(rules, 1);
-      expect(contextTexts(m)[0]).toContain('rules 1–20 of 300');
+      expect(contextTexts(m)[0]).toContain('page 1 of 15 · rules 1–20 of 300');
       expect(ruleLines(m)[0]).toMatch(/^`#1` /);
       expect(ruleLines(m)).toHaveLength(20);
-      expect(buttons(m)).toEqual([{ text: 'Next →', value: '42:2', actionId: 'firewall_page_next' }]);
+      expect(buttons(m)).toEqual([
+        { text: 'Next →', value: '42:2', actionId: 'firewall_page_next' },
+        { text: 'Export CSV', value: '42', actionId: 'firewall_export' },
+      ]);
     });
 
     test('page 2 says "rules 21–40 of 300" and has Prev and Next carrying "<vsId>:<page>"', () => {
@@ -125,14 +132,15 @@ describe('firewall rules summary', () => {
       expect(buttons(m)).toEqual([
         { text: '← Prev', value: '42:1', actionId: 'firewall_page_prev' },
         { text: 'Next →', value: '42:3', actionId: 'firewall_page_next' },
+        { text: 'Export CSV', value: '42', actionId: 'firewall_export' },
       ]);
       expectWithinSlackLimits(m);
     });
 
     test('the last page is 15: rules 281–300, only a Prev button', () => {
       const m = render(rules, 15);
-      expect(contextTexts(m)[0]).toContain('rules 281–300 of 300');
-      expect(buttons(m).map((b) => b.value)).toEqual(['42:14']);
+      expect(contextTexts(m)[0]).toContain('page 15 of 15 · rules 281–300 of 300');
+      expect(buttons(m).map((b) => b.value)).toEqual(['42:14', '42']);
     });
 
     test.each([
@@ -150,7 +158,7 @@ describe('firewall rules summary', () => {
 
     test('every page button value parses back to the server and the page it shows', () => {
       for (let page = 1; page <= 15; page++) {
-        for (const b of buttons(render(rules, page))) {
+        for (const b of buttons(render(rules, page)).filter((b) => b.actionId !== 'firewall_export')) {
           const target = parsePageButtonValue(b.value!);
           expect(target?.vsId).toBe(42);
           expect(Math.abs(target!.page - page)).toBe(1);
@@ -164,7 +172,8 @@ describe('firewall rules summary', () => {
     const m = render(rules, 250);
     expect(ruleLines(m)).toHaveLength(20);
     expect(contextTexts(m)[0]).toContain('rules 4981–5000 of 10000');
-    expect(buttons(m).map((b) => b.value)).toEqual(['42:249', '42:251']);
+    expect(contextTexts(m)[0]).toContain('page 250 of 500');
+    expect(buttons(m).map((b) => b.value)).toEqual(['42:249', '42:251', '42']);
     expect(m.blocks.length).toBeLessThanOrEqual(50);
     expectWithinSlackLimits(m);
   });

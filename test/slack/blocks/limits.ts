@@ -166,8 +166,9 @@ export function allTexts(m: { text?: string; blocks: unknown }): string[] {
 
 /**
  * Markup that Slack would act on and that did not come from the renderer's
- * own mentions of the acting user or channel: any `<` that does not start
- * `<@U…>` / `<#C…>` for one of the allowed ids. Escaped data (`&lt;`) is fine.
+ * own mentions of the acting user or channel or its own times: any `<` that
+ * does not start `<@U…>` / `<#C…>` for one of the allowed ids, or a date token
+ * as slackTime writes them. Escaped data (`&lt;`) is fine.
  */
 export function dataMarkup(m: { text?: string; blocks: unknown }, allowed: { users?: readonly string[]; channels?: readonly string[] } = {}): string[] {
   const users = new Set(allowed.users ?? []);
@@ -179,6 +180,7 @@ export function dataMarkup(m: { text?: string; blocks: unknown }, allowed: { use
       const rest = text.slice(at, at + 40);
       const mention = /^<([@#])([A-Z0-9]+)>/.exec(rest);
       if (mention && (mention[1] === '@' ? users : channels).has(mention[2]!)) continue;
+      if (/^<!date\^-?\d+\^\{date_short_pretty\} at \{time\}\|[^<>|]+ UTC>/.test(text.slice(at, at + 80))) continue;
       found.push(JSON.stringify(text.slice(Math.max(0, at - 20), at + 30)));
     }
   }

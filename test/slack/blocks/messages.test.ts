@@ -1,16 +1,7 @@
-import {
-  renderAuditPost,
-  renderAuditRecords,
-  renderDenialSummary,
-  renderDenied,
-  renderError,
-  renderHelp,
-  renderUsage,
-  renderWhoami,
-} from '../../../src/slack/blocks/messages';
-import { parseCommand, USAGE_LINES } from '../../../src/slack/listeners/commands';
-import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
-import { auditRecord, contextTexts, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
+import { renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
+import { HELP, parseCommand } from '../../../src/slack/listeners/commands';
+import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
+import { contextTexts, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
 
 /** What Slack shows for escaped mrkdwn. */
 const shown = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -31,33 +22,45 @@ const PRODUCT_COMMANDS = [
 const usageFor = (text: string) => {
   const cmd = parseCommand(text);
   if (cmd.kind !== 'invalid') throw new Error(`expected "${text}" to be invalid, got ${cmd.kind}`);
-  return renderUsage({ ...cmd, commands: USAGE_LINES });
+  return renderUsage(cmd);
 };
 
 describe('help', () => {
   test('lists every command of docs/product.md', () => {
-    const m = renderHelp({ commands: USAGE_LINES, sandbox: false });
+    const m = renderHelp({ groups: HELP, sandbox: false });
     for (const command of PRODUCT_COMMANDS) expect(shown(visible(m))).toContain(command);
     expectWithinSlackLimits(m);
   });
 
+  test('groups the commands as reads, changes and admin, each command in its group', () => {
+    const [, reads, changes, admin] = sectionTexts(renderHelp({ groups: HELP, sandbox: false })).map(shown);
+    expect(reads).toMatch(/^\*Reads\*/);
+    expect(reads).toContain('/vs firewall <vs_id>');
+    expect(reads).toContain('/vs whoami');
+    expect(changes).toMatch(/^\*Changes\*/);
+    expect(changes).toContain('/vs disk add <vs_id>');
+    expect(changes).toContain('/vs backup restore <backup_id>');
+    expect(changes).not.toContain('/vs firewall');
+    expect(admin).toMatch(/^\*Admin\*/);
+    for (const command of ['/vs audit [n]', '/vs freeze <reason>', '/vs unfreeze']) expect(admin).toContain(command);
+    expect(admin).not.toContain('/vs disk add');
+  });
+
   test('shows the <vs_id> placeholders escaped, so Slack prints them instead of parsing a link', () => {
-    const m = renderHelp({ commands: USAGE_LINES, sandbox: false });
+    const m = renderHelp({ groups: HELP, sandbox: false });
     expect(visible(m)).toContain('`/vs firewall &lt;vs_id&gt;`');
     expectNoDataMarkup(m);
   });
 
   test('tells the user their role when it is known', () => {
-    expect(contextTexts(renderHelp({ commands: USAGE_LINES, role: 'operator', sandbox: false }))).toContain(
-      'Your role: *operator*. `/vs whoami` says what it allows.',
-    );
-    expect(contextTexts(renderHelp({ commands: USAGE_LINES, sandbox: false }))).toEqual([]);
+    expect(contextTexts(renderHelp({ groups: HELP, role: 'operator', sandbox: false }))).toContain('Your role: *operator*. `/vs whoami` says what it allows.');
+    expect(contextTexts(renderHelp({ groups: HELP, sandbox: false }))).toEqual([]);
   });
 
   test('carries the sandbox notice only on the sandbox', () => {
-    expect(visible(renderHelp({ commands: USAGE_LINES, sandbox: true }))).toContain(SANDBOX_NOTICE);
-    expect(renderHelp({ commands: USAGE_LINES, sandbox: true }).text).toMatch(/^\[sandbox data\]/);
-    expect(visible(renderHelp({ commands: USAGE_LINES, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
+    expect(visible(renderHelp({ groups: HELP, sandbox: true }))).toContain(SANDBOX_NOTICE);
+    expect(renderHelp({ groups: HELP, sandbox: true }).text).toMatch(/^\[sandbox data\]/);
+    expect(visible(renderHelp({ groups: HELP, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
   });
 });
 
@@ -75,11 +78,23 @@ describe('usage after a wrong command', () => {
     expect(sectionTexts(m)[0]).not.toContain('Did you mean');
   });
 
-  test('lists the commands in a context line, placeholders escaped', () => {
-    const m = usageFor('nope');
-    const commands = contextTexts(m)[0]!;
-    for (const command of PRODUCT_COMMANDS.filter((c) => c !== '/vs as')) expect(shown(commands)).toContain(command);
+  test('gives the one usage line that applies and points to help, not the whole list of commands', () => {
+    const m = usageFor('firewal 42');
+    expect(shown(contextTexts(m)[0]!)).toBe('Usage: `/vs firewall <vs_id> [<port>[/tcp|/udp] [from <ip>]]` · `/vs help` lists every command.');
+    expect(shown(visible(m))).not.toContain('/vs templates');
+    expect(shown(visible(m))).not.toContain('/vs disk add');
     expectNoDataMarkup(m);
+  });
+
+  test('a command typed wrong is answered with its own usage, said once', () => {
+    const m = usageFor('audit 5 vs nope');
+    expect(shown(visible(m))).toContain('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]');
+    expect(shown(visible(m))).not.toContain('/vs firewall');
+    expect(shown(visible(m)).split('/vs audit [n] [vs').length).toBe(2);
+  });
+
+  test('with no close command, only help is pointed to', () => {
+    expect(contextTexts(usageFor('nope'))).toEqual(['`/vs help` lists every command.']);
   });
 
   test('hostile input is echoed escaped and pings nobody', () => {
@@ -182,83 +197,6 @@ describe('errors', () => {
     const m = renderError(`The cloud API said: <!channel> ${'x'.repeat(10_000)}`);
     expect(sectionTexts(m)[0]).toMatch(/^:warning: The cloud API said: &lt;!channel&gt; x+…$/);
     expectNoDataMarkup(m);
-    expectWithinSlackLimits(m);
-  });
-});
-
-describe('audit trail', () => {
-  test('lists the latest records: outcome, time, user, action, target, API status, duration and channel', () => {
-    const m = renderAuditRecords({
-      records: [auditRecord(), auditRecord({ id: 2, outcome: 'denied', apiStatus: null, detail: 'needs the operator role', userId: 'U0BOB0001' })],
-    });
-    expect(headerText(m)).toBe('Audit trail · latest 2');
-    const [first, second] = sectionTexts(m)[0]!.split('\n');
-    expect(first).toBe(':white_check_mark: `2024-05-06 14:03:12 UTC` <@U0ADMIN01> *disk_add* `vs:42` → succeeded · API 201 · 812 ms · <#C0INCIDENT>');
-    expect(second).toBe(
-      ':no_entry: `2024-05-06 14:03:12 UTC` <@U0BOB0001> *disk_add* `vs:42` → denied · 812 ms · ' + '<#C0INCIDENT> · needs the operator role',
-    );
-    expect(m.text).toBe('Latest 2 audit records');
-    expectNoDataMarkup(m, { users: ['U0ADMIN01', 'U0BOB0001'], channels: ['C0INCIDENT'] });
-  });
-
-  test('an empty trail says nobody has attempted a change', () => {
-    const m = renderAuditRecords({ records: [] });
-    expect(sectionTexts(m)).toEqual(['No audit records yet: nobody has attempted a change.']);
-    expectWithinSlackLimits(m);
-  });
-
-  test('the maximum of 50 records with long hostile details stays within limits and escaped', () => {
-    const records = Array.from({ length: 50 }, (_, i) => auditRecord({ id: i, detail: `<!channel>\n${'&'.repeat(3000)}`, target: '<@U123>'.repeat(50) }));
-    const m = renderAuditRecords({ records });
-    expectWithinSlackLimits(m);
-    expectNoDataMarkup(m, { users: ['U0ADMIN01'], channels: ['C0INCIDENT'] });
-    // every record stays on its own line
-    expect(sectionTexts(m).join('\n').split('\n')).toHaveLength(50);
-  });
-
-  test('a post to the audit channel shows the record and its parameters', () => {
-    const m = renderAuditPost(auditRecord({ params: { disk_type: 'SSD', disk_size: 20, label: '<!channel> `x`' } }));
-    expect(sectionTexts(m)[0]).toContain('*disk_add* `vs:42` → succeeded');
-    expect(contextTexts(m)[0]).toBe(`params: \`{"disk_type":"SSD","disk_size":20,"label":"&lt;!channel&gt; 'x'"}\``);
-    expect(m.text).toBe('disk_add vs:42 by U0ADMIN01: succeeded');
-    expectNoDataMarkup(m, { users: ['U0ADMIN01'], channels: ['C0INCIDENT'] });
-    expectWithinSlackLimits(m);
-  });
-
-  test('an emoji that falls on the parameter cut is dropped whole, never left as half a character', () => {
-    // 2,990 invisible C1 controls collapse to one space after the cut at 3,001 characters, which lands inside the emoji.
-    const m = renderAuditPost(auditRecord({ params: { label: `${'\u0085'.repeat(2990)}😀` } }));
-    expect(brokenUnicode(m)).toEqual([]);
-  });
-
-  test('parameters that cannot be serialised do not break the post', () => {
-    const params: Record<string, unknown> = { n: BigInt(1) };
-    params.self = params;
-    const m = renderAuditPost(auditRecord({ params }));
-    expect(contextTexts(m)[0]).toContain('parameters could not be shown');
-  });
-});
-
-describe('denial summary (audit channel)', () => {
-  test("one user's denials in one post: the count, each action and target with how often, the user mentioned", () => {
-    const records = [
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:05.000Z' }),
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:20.000Z' }),
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', action: 'backup_restore', target: 'backup:9', at: '2026-01-01T10:00:50.000Z' }),
-    ];
-    const m = renderDenialSummary('U0MALLORY', records);
-    expect(sectionTexts(m)[0]).toContain('<@U0MALLORY> was denied *3 times*');
-    expect(sectionTexts(m)[0]).toContain('`disk_add vs:42` ×2');
-    expect(sectionTexts(m)[0]).toContain('`backup_restore backup:9`');
-    expect(sectionTexts(m)[0]).toContain('`2026-01-01 10:00:05 UTC` to `2026-01-01 10:00:50 UTC`');
-    expectNoDataMarkup(m, { users: ['U0MALLORY'] });
-    expectWithinSlackLimits(m);
-  });
-
-  test('hundreds of distinct targets stay within Slack limits', () => {
-    const records = Array.from({ length: 300 }, (_, i) => auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: `vs:${i + 1}` }));
-    const m = renderDenialSummary('U0MALLORY', records);
-    expect(sectionTexts(m)[0]).toContain('and 280 more');
     expectWithinSlackLimits(m);
   });
 });

@@ -1,7 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { backupRestoreModal, diskAddModal, fieldErrorsToBlockErrors, viewStateToValues } from '../../../src/slack/blocks/modals';
 import { statusModal } from '../../../src/slack/blocks/status-modal';
-import { CHANGE_FORMS } from '../../../src/slack/blocks/change-forms';
+import { CHANGE_FORMS, changesOf, FORMS } from '../../../src/slack/blocks/change-forms';
 import { CHANGE_ACTIONS, targetFieldOf } from '../../../src/changes';
 import { validateDiskForm } from '../../../src/changes/disk-form';
 import { input as stateInput, stateOf } from '../../helpers/payloads';
@@ -105,11 +105,11 @@ describe('restore-backup modal', () => {
     expect(blocksOf(fromShortcut).some((b) => b.type === 'section' && b.text!.text.includes('Restoring overwrites the disk'))).toBe(true);
   });
 
-  test('asks to type the backup id again (confirm) and for an optional reason', () => {
+  test('asks to type the backup id again (confirm) and for a reason, both required', () => {
     expect(inputIds(fromCommand)).toEqual(['confirm', 'reason']);
     expect(input(fromCommand, 'confirm').label?.text).toBe('Type 9 to confirm');
     expect(input(fromCommand, 'confirm').optional).toBe(false);
-    expect(input(fromCommand, 'reason').optional).toBe(true);
+    expect(input(fromCommand, 'reason').optional).toBe(false);
     for (const b of inputs(fromCommand)) expect(b.element?.action_id).toBe(b.block_id);
   });
 
@@ -120,8 +120,8 @@ describe('restore-backup modal', () => {
   });
 });
 
-// What holds for every row of the table of change forms, from the command (with a target and a channel) and from the shortcut.
-describe.each(CHANGE_ACTIONS.map((action) => [action, CHANGE_FORMS[action]] as const))('the %s form', (action, form) => {
+// What holds for every form of the table of change forms, from the command (with a target and a channel) and from the shortcut.
+describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s form', (_callbackId, form) => {
   const fromCommand = form.modal({ targetId: 9, channelId: 'C0INCIDENT', privateMetadata: '{}', sandbox: false });
   const fromShortcut = form.modal({ privateMetadata: '{}', sandbox: false });
 
@@ -144,10 +144,15 @@ describe.each(CHANGE_ACTIONS.map((action) => [action, CHANGE_FORMS[action]] as c
   test('the input that carries messages about the whole form is in both variants, and the shortcut asks for the target', () => {
     expect(inputIds(fromCommand)).toContain(form.formErrorBlock);
     expect(inputIds(fromShortcut)).toContain(form.formErrorBlock);
-    expect(inputIds(fromShortcut)).toContain(targetFieldOf(action));
+    for (const action of changesOf(form)) expect(inputIds(fromShortcut)).toContain(targetFieldOf(action));
     expect(fromShortcut.callback_id).toBe(form.callbackId);
-    expect(form.callbackId).toBe(action);
+    expect(fromCommand.callback_id).toBe(form.callbackId);
   });
+});
+
+test("every change has its form, and the forms' callback ids are docs/product.md's", () => {
+  expect(CHANGE_ACTIONS.every((action) => FORMS.includes(CHANGE_FORMS[action].form))).toBe(true);
+  expect(FORMS.map((form) => form.callbackId)).toEqual(['disk_add', 'backup_restore', 'vs_power']);
 });
 
 describe('reading a submitted form', () => {
@@ -244,7 +249,7 @@ describe('status modal', () => {
 });
 
 describe('the add-disk form as it opens', () => {
-  test('submits values that the changes door accepts without edits but the size', () => {
+  test('submits values that the changes door accepts without edits but the size and the mount point (it goes in the Linux fstab)', () => {
     const v = diskAddModal({ vsId: 1, channelId: 'C1', privateMetadata: '', sandbox: false });
     const state: Record<string, ReturnType<typeof stateInput.text>> = {};
     for (const b of inputs(v)) {
@@ -253,7 +258,7 @@ describe('the add-disk form as it opens', () => {
       if (e.type === 'checkboxes') state[id] = stateInput.check(Array.isArray(e.initial_options) && e.initial_options.length > 0);
       else if (e.type === 'static_select') state[id] = stateInput.select((e.initial_option as { value: string } | undefined)?.value ?? null);
       else if (e.type === 'number_input') state[id] = stateInput.number(id === 'disk_size' ? '10' : null);
-      else state[id] = stateInput.text(null);
+      else state[id] = stateInput.text(id === 'mount_point' ? '/mnt/data' : null);
     }
     const result = validateDiskForm(viewStateToValues(stateOf(state)));
     expect(result).toMatchObject({

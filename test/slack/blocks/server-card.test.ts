@@ -48,7 +48,8 @@ describe('the server card', () => {
     const card = renderServerCard({ vsId: 42, rules, slots, fetchedAt: FETCHED_AT, sandbox: false });
     expect(texts(card.blocks)).toEqual([
       '*VS 42*\n*Firewall:* 3 rules on 2 network interfaces: 2 ACCEPT, 1 DROP (1 disabled)\n*Autoscaling:* 2 of 6 rules configured: Memory up, CPU down',
-      'More: `/vs firewall 42` · `/vs firewall 42 &lt;port&gt;` · `/vs autoscaling 42` · fetched 14:03:12 UTC',
+      'More: `/vs firewall 42` · `/vs firewall 42 &lt;port&gt;` · `/vs autoscaling 42` · ' +
+        'fetched <!date^1715004192^{date_short_pretty} at {time}|2024-05-06 14:03:12 UTC>',
     ]);
   });
 

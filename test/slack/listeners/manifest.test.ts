@@ -97,7 +97,13 @@ describe('manifest.yml and the workflow steps', () => {
         outputs: ['request_id', 'status'],
       },
       vs_request_restore: { inputs: ['backup_id', 'channel', 'reason'], required: ['backup_id', 'channel', 'reason'], outputs: ['request_id', 'status'] },
+      vs_request_power: {
+        inputs: ['vs_id', 'action', 'channel', 'reason'],
+        required: ['vs_id', 'action', 'channel', 'reason'],
+        outputs: ['request_id', 'status'],
+      },
     });
+    expect(declared.vs_request_power!.input_parameters.properties.action!.enum).toEqual(['startup', 'shutdown', 'reboot', 'stop']);
     expect(declared.vs_request_disk!.input_parameters.properties.channel!.type).toBe('slack#/types/channel_id');
     expect(declared.vs_request_disk!.input_parameters.properties.disk_type!.enum).toEqual(['HDD', 'SSD']);
     expect(declared.vs_port_check!.output_parameters.properties.verdict!.enum).toEqual(['accepted', 'dropped', 'mixed', 'undecided']);

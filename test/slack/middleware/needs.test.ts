@@ -48,11 +48,8 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   stores.push(store);
   const policy = createPolicy(config.roles, { membersOf: () => Promise.resolve([]) }, { now });
   const unused = () => Promise.reject(new Error('the cloud API is not called to check needs'));
-  const notPrepared = (): never => {
-    throw new Error('no cloud request is prepared to check needs');
-  };
   const changes = createChanges({
-    cloud: { prepareAddDisk: notPrepared, prepareRestoreBackup: notPrepared, send: unused },
+    cloud: { format: 'json', send: unused, getServer: unused, listTransactions: unused },
     store,
     policy,
     now,

@@ -1,4 +1,4 @@
-import type { Store } from '../../../src/store';
+import type { AuditRecord, Store } from '../../../src/store';
 import { INTERRUPTED_DETAIL } from '../../../src/store/kysely/audit';
 import { entry } from './entries';
 import type { ContractStores } from './types';
@@ -51,6 +51,45 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect(await store.audit.latest(-4)).toEqual([]);
       expect(await store.audit.latest(Number.NaN)).toEqual([]);
       expect((await store.audit.latest(10, { userId: 'UEVEN' })).map((r) => r.target)).toEqual(['vs:4', 'vs:2']);
+    });
+
+    test('latest(n, query) reads a filter (target, person, outcome), leaves out outcomes, pages below an anchor; count() says how many match', async () => {
+      const store = await one();
+      const written: AuditRecord[] = [];
+      for (let i = 1; i <= 12; i++) {
+        written.push(
+          await store.audit.record(
+            entry({
+              target: i % 3 === 0 ? 'backup:9' : 'vs:42',
+              userId: i % 2 === 0 ? 'UEVEN' : 'UODD',
+              outcome: i % 4 === 0 ? 'failed' : i % 5 === 0 ? 'invalid' : 'succeeded',
+            }),
+          ),
+        );
+      }
+      const ids = (records: { id: number }[]) => records.map((r) => written.findIndex((w) => w.id === r.id) + 1);
+      expect(ids(await store.audit.latest(10, { target: 'backup:9' }))).toEqual([12, 9, 6, 3]);
+      expect(ids(await store.audit.latest(2, { userId: 'UEVEN' }))).toEqual([12, 10]);
+      expect(ids(await store.audit.latest(10, { outcome: 'failed' }))).toEqual([12, 8, 4]);
+      expect(ids(await store.audit.latest(4, { notOutcomes: ['invalid', 'failed'] }))).toEqual([11, 9, 7, 6]);
+      // The pages of one listing: up to its newest record, then the next ones.
+      const anchor = written[9]!.id;
+      expect(ids(await store.audit.latest(3, { maxId: anchor }))).toEqual([10, 9, 8]);
+      expect(ids(await store.audit.latest(3, { maxId: anchor, offset: 3 }))).toEqual([7, 6, 5]);
+      expect(ids(await store.audit.latest(3, { target: 'vs:42', maxId: anchor, offset: 2 }))).toEqual([7, 5, 4]);
+      expect(await store.audit.count()).toBe(12);
+      expect(await store.audit.count({ target: 'vs:42' })).toBe(8);
+      expect(await store.audit.count({ userId: 'UODD', outcome: 'succeeded' })).toBe(5);
+      expect(await store.audit.count({ target: 'vs:1' })).toBe(0);
+    });
+
+    test('get(id) reads one record whole; null for an id it does not hold', async () => {
+      const store = await one();
+      const written = await store.audit.record(entry({ apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null }, requestedBy: 'UOPER' }));
+      expect(await store.audit.get(written.id)).toEqual(written);
+      expect(await store.audit.get(written.id + 1)).toBeNull();
+      expect(await store.audit.get(0)).toBeNull();
+      expect(await store.audit.get(Number.NaN)).toBeNull();
     });
 
     test('a null channel, a null API status and each outcome of the vocabulary are kept as such', async () => {

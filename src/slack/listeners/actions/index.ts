@@ -1,14 +1,16 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { CHANGE_ACTIONS } from '../../../changes';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
-import { HOME_FORM_BUTTONS } from '../../blocks/home';
+import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approvalClick } from './approval';
+import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/audit';
+import { auditPage } from './audit-page';
 import { claimClick } from './claim';
+import { EXPORTS } from './export';
 import { firewallPage } from './firewall-page';
+import { recordDetails } from './record-details';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
 // pressing it needs and what runs it. To add a button: its renderer in
@@ -22,11 +24,16 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
 
 export const ACTIONS: readonly ActionRow[] = [
   { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
+  { actionId: new RegExp(`^(${AUDIT_PAGE_ACTION_IDS.prev}|${AUDIT_PAGE_ACTION_IDS.next})$`), needs: { need: 'audit_read' }, run: auditPage },
+  // Export CSV of each list: a read of that list, under its role and the per-person limit.
+  ...EXPORTS,
+  // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.
+  { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'everyone' }, run: recordDetails },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
-  ...CHANGE_ACTIONS.map((action): ActionRow => ({
-    actionId: HOME_FORM_BUTTONS[action],
-    needs: { need: { opens: action }, target: 'home', title: CHANGE_FORMS[action].title, channelChosenLater: true },
-    run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
+  ...FORMS.map((form): ActionRow => ({
+    actionId: homeFormButton(form),
+    needs: { need: { opens: openedAs(form) }, target: 'home', title: form.title, channelChosenLater: true },
+    run: (ctx, req) => openFormWithoutTarget(ctx, req, form),
   })),
   // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
   { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },

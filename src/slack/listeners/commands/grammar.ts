@@ -1,7 +1,8 @@
 import { parseIp, unmapIpv4 } from '../../../firewall/address';
 import { PORT_MAX } from '../../../firewall/ports';
 import type { PortQuestion, Protocol } from '../../../firewall/port-question';
-import { cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
+import { typedFilter, type AuditFilter } from '../../audit-filter';
+import { auditFilterRefusals, cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
 
 // The `/vs` grammar of docs/product.md (The /vs command), without Slack or the network: the kinds of
 // argument a subcommand takes, and the reading of a line against the rows of
@@ -12,7 +13,7 @@ import { cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../bl
 
 /** The arguments read, or why not. */
 export type Read<A> = { ok: true; value: A } | Refusal;
-export type Refusal = { ok: false; message: string; suggestion?: string };
+export type Refusal = { ok: false; message: string; suggestion?: string; usage?: string };
 
 /** A kind of argument: how the words after the subcommand become the fields `A` of its command. */
 export interface Grammar<A extends object> {
@@ -107,14 +108,17 @@ export function freeText<A extends object>(o: { what: string; max: number; requi
   };
 }
 
+/** A whole number from 1 typed as `token`, at most `max` (more is capped, not refused); null when it is not one. */
+function parseCount(token: string | undefined, max: number): number | null {
+  if (token === undefined || !/^[0-9]+$/.test(token)) return null;
+  const significant = token.replace(/^0+/, '');
+  if (significant === '') return null;
+  return significant.length > 3 ? max : Math.min(Number(significant), max);
+}
+
 /** An optional whole number of `what` from 1, `fallback` when none is given; more than `max` is capped, not refused. */
 export function count<A extends object>(o: { what: string; fallback: number; max: number }, build: (n: number) => A): Grammar<A> {
-  const parse = (token: string | undefined): number | null => {
-    if (token === undefined || !/^[0-9]+$/.test(token)) return null;
-    const significant = token.replace(/^0+/, '');
-    if (significant === '') return null;
-    return significant.length > 3 ? o.max : Math.min(Number(significant), o.max);
-  };
+  const parse = (token: string | undefined) => parseCount(token, o.max);
   return {
     read(args, q) {
       if (args.length === 0) return ok(build(o.fallback));
@@ -127,6 +131,79 @@ export function count<A extends object>(o: { what: string; fallback: number; max
     suggest(args, q) {
       const n = args.length === 1 ? parse(args[0]) : null;
       return n === null ? q.bare : `${q.bare} ${n}`;
+    },
+  };
+}
+
+/** A mention as Slack sends it when the command escapes them: `<@U123>` or `<@U123|name>` (the name may hold spaces). */
+const MENTION = /<@([UW][A-Z0-9]{2,30})(?:\|[^>]*)?>/g;
+
+/**
+ * `[n] [vs <id>|backup <id>|@person|failed|denied]`, in either order: how many records (`fallback` when none is
+ * given, more than `max` capped), and at most one filter. A person is a mention Slack sent (`<@U…|name>`) or a user
+ * id; `@name` as typed is refused with how to pick the person, since only a mention says who they are.
+ */
+export function auditArguments<A extends object>(
+  o: { what: string; fallback: number; max: number },
+  build: (limit: number, filter: AuditFilter | undefined) => A,
+): Grammar<A> {
+  type Problem = { problem: (q: Quoted) => string; suggest: (q: Quoted) => string };
+  const parse = (args: readonly string[]): { limit: number; filter?: AuditFilter } | Problem => {
+    // A mention's name may hold spaces: each mention becomes its user id, one word, before the words are read.
+    const words = args
+      .join(' ')
+      .replace(MENTION, ' $1 ')
+      .split(' ')
+      .filter((w) => w !== '');
+    let limit: number | undefined;
+    let filter: AuditFilter | undefined;
+    const bare = (q: Quoted) => q.bare;
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!;
+      const lower = word.toLowerCase();
+      const n = parseCount(word, o.max);
+      let found: AuditFilter | undefined;
+      if (n !== null) {
+        if (limit !== undefined) return { problem: (q) => refusals.takesAtMostOneNumber(q, word), suggest: (q) => `${q.bare} ${limit}` };
+        limit = n;
+        continue;
+      }
+      if (lower === 'vs' || lower === 'backup') {
+        const id = parseId(words[i + 1]);
+        if (id === null) return { problem: (q) => auditFilterRefusals.needsId(q, lower, words[i + 1] ?? ''), suggest: bare };
+        found = { kind: lower, id };
+        i += 1;
+      } else if (lower === 'failed' || lower === 'denied') {
+        found = { kind: 'outcome', outcome: lower };
+      } else if (/^[UW][A-Z0-9]{2,30}$/.test(word)) {
+        found = { kind: 'person', userId: word };
+      } else if (word.startsWith('@')) {
+        return { problem: (q) => auditFilterRefusals.notAMention(q, word), suggest: bare };
+      } else {
+        return { problem: (q) => auditFilterRefusals.unknown(q, word, o.max), suggest: bare };
+      }
+      if (filter !== undefined) {
+        const first = filter;
+        return { problem: (q) => auditFilterRefusals.oneFilter(q, words.slice(i).join(' ')), suggest: (q) => `${q.bare} ${typedFilter(first)}` };
+      }
+      filter = found;
+    }
+    return filter === undefined ? { limit: limit ?? o.fallback } : { limit: limit ?? o.fallback, filter };
+  };
+  return {
+    read(args, q) {
+      const read = parse(args);
+      return 'problem' in read ? refuse(read.problem(q), read.suggest(q)) : ok(build(read.limit, read.filter));
+    },
+    fits: (args) => !('problem' in parse(args)),
+    suggest(args, q) {
+      const read = parse(args);
+      if ('problem' in read) return q.bare;
+      return [
+        q.bare,
+        ...(args.some((a) => parseCount(a, o.max) !== null) ? [String(read.limit)] : []),
+        ...(read.filter ? [typedFilter(read.filter)] : []),
+      ].join(' ');
     },
   };
 }
@@ -203,7 +280,8 @@ export function unknownCommand(rows: readonly Vocabulary[], tokens: readonly str
     }
   }
   if (best === null) return refuse(refusals.unknownWithoutGuess(tokens[0] ?? ''));
-  return refuse(refusals.unknown(tokens.slice(0, best.take).join(' ')), best.row.argument.suggest(tokens.slice(best.take), quote(best.row)));
+  const suggestion = best.row.argument.suggest(tokens.slice(best.take), quote(best.row));
+  return { ...refuse(refusals.unknown(tokens.slice(0, best.take).join(' ')), suggestion), usage: best.row.usage };
 }
 
 /**

@@ -1,13 +1,15 @@
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AuditFilter } from '../../audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
 import { autoscalingCommand } from './autoscaling';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
-import { backupId, count, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
+import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
-import { subcommand, type CommandOf, type Reading } from './subcommand';
+import { HELP_GROUPS, type HelpSection } from '../../blocks/messages';
+import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
 import { whoamiCommand } from './whoami';
@@ -85,6 +87,52 @@ export const COMMANDS = [
     opens: 'backup_restore',
     targetId: ({ backupId }) => backupId,
   }),
+  // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
+  subcommand({
+    kind: 'power_start',
+    words: ['start'],
+    // Not `startup`: it is a near miss of `status`, a read, and a suggestion never turns a read into a change.
+    nicknames: ['boot', 'poweron'],
+    argument: serverId,
+    usage: '/vs start <vs_id>',
+    example: '/vs start 42',
+    help: ['`/vs start <vs_id>`: start a server (operators, admins)'],
+    opens: 'power_start',
+    targetId: ({ vsId }) => vsId,
+  }),
+  subcommand({
+    kind: 'power_shutdown',
+    words: ['shutdown'],
+    nicknames: ['shut', 'poweroff'],
+    argument: serverId,
+    usage: '/vs shutdown <vs_id>',
+    example: '/vs shutdown 42',
+    help: ['`/vs shutdown <vs_id>`: shut a server down, gracefully (operators, admins)'],
+    opens: 'power_shutdown',
+    targetId: ({ vsId }) => vsId,
+  }),
+  subcommand({
+    kind: 'power_reboot',
+    words: ['reboot'],
+    nicknames: ['restart', 'reset'],
+    argument: serverId,
+    usage: '/vs reboot <vs_id>',
+    example: '/vs reboot 42',
+    help: ['`/vs reboot <vs_id>`: reboot a server (operators, admins; into the recovery image: admins)'],
+    opens: 'power_reboot',
+    targetId: ({ vsId }) => vsId,
+  }),
+  subcommand({
+    kind: 'power_stop',
+    words: ['stop'],
+    nicknames: ['kill', 'forcestop'],
+    argument: serverId,
+    usage: '/vs stop <vs_id>',
+    example: '/vs stop 42',
+    help: ['`/vs stop <vs_id>`: force a server off (admins)'],
+    opens: 'power_stop',
+    targetId: ({ vsId }) => vsId,
+  }),
   subcommand({
     kind: 'whoami',
     words: ['whoami'],
@@ -100,10 +148,16 @@ export const COMMANDS = [
     kind: 'audit',
     words: ['audit'],
     nicknames: ['log', 'audits', 'history'],
-    argument: count({ what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT }, (limit) => ({ limit })),
-    usage: '/vs audit [n]',
-    example: '/vs audit 20',
-    help: ['`/vs audit [n]`: the latest audit records (admins)'],
+    argument: auditArguments(
+      { what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT },
+      (limit, filter): { limit: number; filter?: AuditFilter } => (filter === undefined ? { limit } : { limit, filter }),
+    ),
+    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]',
+    example: '/vs audit 20 vs 42',
+    help: [
+      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]`: the latest audit records, of a server, backup or person, or failed or denied (admins)',
+    ],
+    group: 'admin',
     needs: 'audit_read',
     run: auditCommand,
   }),
@@ -115,6 +169,7 @@ export const COMMANDS = [
     usage: '/vs freeze <reason>',
     example: '/vs freeze deploy in progress',
     help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze` (admins)'],
+    group: 'admin',
     // The door checks the admin role (the policy's `freeze`) and records a refusal.
     needs: 'everyone',
     run: freezeCommand,
@@ -127,6 +182,7 @@ export const COMMANDS = [
     usage: '/vs unfreeze',
     example: '/vs unfreeze',
     help: ['`/vs unfreeze`: allow changes again (admins)'],
+    group: 'admin',
     needs: 'everyone',
     run: unfreezeCommand,
   }),
@@ -140,25 +196,32 @@ export const COMMANDS = [
     help: ['`/vs help`: this help'],
     whenEmpty: true,
     needs: 'everyone',
-    run: (ctx, req) => helpCommand(ctx, req, USAGE_LINES),
+    run: (ctx, req) => helpCommand(ctx, req, HELP),
   }),
 ];
 
 type Row = (typeof COMMANDS)[number];
 
-/** A line that is not a `/vs` command: the message says why, `suggestion` is the closest valid command, ready to type. */
+/**
+ * A line that is not a `/vs` command: the message says why, `suggestion` is the closest valid command, ready to type,
+ * and `usage` how to type the command it names or comes closest to.
+ */
 export type InvalidCommand = {
   kind: 'invalid';
   /** Plain text with `code` spans; echoed input is cut short and cleaned (blocks/grammar.ts). */
   message: string;
   suggestion?: string;
+  usage?: string;
 };
 
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
 export type Command = CommandOf<Row> | InvalidCommand;
 
-/** What every subcommand's help says, in the table's order: `/vs help` and the usage after a wrong command show it. */
-export const USAGE_LINES: readonly string[] = COMMANDS.flatMap((row) => row.help);
+/** What `/vs help` says: each group's help lines (reads, changes, admin), in the table's order within it. */
+export const HELP: readonly HelpSection[] = HELP_GROUPS.map((group) => ({
+  group,
+  lines: COMMANDS.filter((row) => helpGroupOf(row) === group).flatMap((row) => row.help),
+}));
 
 /** Reads a `/vs` line against the table: its command, what it needs, and how to run it. Never throws. */
 export function readCommand(text: string): Reading<Command> {
@@ -168,8 +231,9 @@ export function readCommand(text: string): Reading<Command> {
     if (row) tokens.push(...row.words);
   }
   const found = findRow<Row>(COMMANDS, tokens);
-  const read = found ? found.row.read(found.args, found.quoted) : unknownCommand(COMMANDS, tokens);
-  return read.ok ? read.value : invalidCommand(read);
+  if (found === null) return invalidCommand(unknownCommand(COMMANDS, tokens));
+  const read = found.row.read(found.args, found.quoted);
+  return read.ok ? read.value : invalidCommand({ ...read, usage: found.row.usage });
 }
 
 /** The command a `/vs` line reads as. */
@@ -177,9 +241,9 @@ export function parseCommand(text: string): Command {
   return readCommand(text).command;
 }
 
-function invalidCommand({ message, suggestion }: Refusal): Reading<Command> {
-  const command: InvalidCommand = suggestion === undefined ? { kind: 'invalid', message } : { kind: 'invalid', message, suggestion };
-  return { command, need: { need: 'everyone' }, run: (_ctx, req) => usageCommand(req, command, USAGE_LINES) };
+function invalidCommand({ message, suggestion, usage }: Refusal): Reading<Command> {
+  const command: InvalidCommand = { kind: 'invalid', message, ...(suggestion === undefined ? {} : { suggestion }), ...(usage === undefined ? {} : { usage }) };
+  return { command, need: { need: 'everyone' }, run: (_ctx, req) => usageCommand(req, command) };
 }
 
 type CommandArgs = AllMiddlewareArgs & SlackCommandMiddlewareArgs;

@@ -1,5 +1,6 @@
 import { CHANGES, targetKey, type ChangeAction, type ReadAction } from '../../../changes';
 import type { Quoted } from '../../blocks/grammar';
+import type { HelpGroup } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import type { NeedOf } from '../../middleware/needs';
 import type { Grammar, Read, Vocabulary } from './grammar';
@@ -16,6 +17,9 @@ export type CommandListener<A> = (ctx: ListenerContext, req: SlackRequest, args:
 /** The needs of a row that runs a listener: everyone, or an action the policy decides (a change form's row needs what its change needs). */
 export type CommandNeed = 'everyone' | ReadAction;
 
+/** The group `/vs help` lists a row in. */
+export const helpGroupOf = (row: { group?: HelpGroup } & ({ opens: unknown } | object)): HelpGroup => row.group ?? ('opens' in row ? 'changes' : 'reads');
+
 type Does<A> =
   /** Runs its listener once the needs middleware has let the user through. */
   | { needs: CommandNeed; run: CommandListener<A> }
@@ -28,6 +32,8 @@ export type SubcommandSpec<K extends string, A extends object> = Vocabulary & {
   argument: Grammar<A>;
   /** The lines `/vs help` shows for it (plain text with `code` spans): the one place its usage is explained. */
   help: readonly string[];
+  /** Where `/vs help` lists it; unsaid, a row that opens a change's form is among the changes and any other among the reads. */
+  group?: HelpGroup;
   /** `/vs` with nothing after it runs this row. */
   whenEmpty?: true;
 } & Does<A>;

@@ -2,8 +2,8 @@ import { renderUsage } from '../../blocks/messages';
 import type { Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-/** Anything that is not a `/vs` command: why, the closest valid command, and the table's commands. */
-export async function usageCommand(req: SlackRequest, cmd: { message: string; suggestion?: string }, commands: readonly string[]): Promise<Outcome> {
-  await replyEphemeral(req, renderUsage({ message: cmd.message, suggestion: cmd.suggestion, commands }));
+/** Anything that is not a `/vs` command: why, the closest valid command, and how to type the one it names. */
+export async function usageCommand(req: SlackRequest, cmd: { message: string; suggestion?: string; usage?: string }): Promise<Outcome> {
+  await replyEphemeral(req, renderUsage(cmd));
   return 'invalid';
 }

@@ -1,4 +1,4 @@
-import { type ChangeAction, type FormValues } from '../../../changes';
+import { POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
@@ -36,6 +36,23 @@ export async function restoreRequestStep(
   // The form's confirmation is the backup id typed again: the workflow named it once, which is what it asks for.
   const values = { confirm: String(inputs.backup_id), reason: inputs.reason };
   return requestChange(ctx, req, args, { action: 'backup_restore', targetId: inputs.backup_id, values, channel: inputs.channel, reason: inputs.reason });
+}
+
+export async function powerRequestStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: { vs_id: number; action: 'startup' | 'shutdown' | 'reboot' | 'stop'; channel: string; reason: string | undefined },
+  args: StepArgs,
+): Promise<StepResult<RequestOutputs>> {
+  // The form's choice is the step's action; its confirmation is the server id typed again: the workflow named it once.
+  const values = { power_action: inputs.action, confirm: String(inputs.vs_id), reason: inputs.reason };
+  return requestChange(ctx, req, args, {
+    action: POWER_CHOICES[inputs.action],
+    targetId: inputs.vs_id,
+    values,
+    channel: inputs.channel,
+    reason: inputs.reason,
+  });
 }
 
 async function requestChange(

@@ -1,5 +1,5 @@
 import { STEP_INPUT_WORDS, STEP_WORDS } from '../../blocks/steps';
-import { diskRequestStep, restoreRequestStep } from './change-steps';
+import { diskRequestStep, powerRequestStep, restoreRequestStep } from './change-steps';
 import {
   addressInput,
   channelInput,
@@ -108,6 +108,26 @@ export const FUNCTIONS: readonly StepRow[] = [
     outputs: requestOutputs(STEP_WORDS.vs_request_restore.outputs),
     needs: { need: 'everyone' },
     run: restoreRequestStep,
+  }),
+  stepRow({
+    ...named('vs_request_power'),
+    inputs: {
+      vs_id: vsId,
+      action: choiceInput('action', {
+        ...IN.action,
+        choices: [
+          { value: 'startup', title: 'Start' },
+          { value: 'shutdown', title: 'Shut down' },
+          { value: 'reboot', title: 'Reboot' },
+          { value: 'stop', title: 'Stop (forced)' },
+        ] as const,
+      }),
+      channel: requestChannel,
+      reason,
+    },
+    outputs: requestOutputs(STEP_WORDS.vs_request_power.outputs),
+    needs: { need: 'everyone' },
+    run: powerRequestStep,
   }),
 ];
 

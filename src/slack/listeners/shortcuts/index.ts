@@ -1,10 +1,9 @@
 import type { AllMiddlewareArgs, SlackShortcutMiddlewareArgs } from '@slack/bolt';
-import { CHANGE_ACTIONS } from '../../../changes';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { FORMS, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { openFormWithoutTarget } from '../open-form-without-target';
 
-// The table of global shortcuts: each change form's (CHANGE_FORMS names its
+// The table of global shortcuts: each change form's (FORMS names its
 // callback_id; manifest.yml declares it), opening the form without a target.
 // A shortcut of another kind is a row added here.
 
@@ -17,11 +16,8 @@ export interface ShortcutRow extends ListenerRow<ShortcutArgs> {
   description: string;
 }
 
-export const SHORTCUTS: readonly ShortcutRow[] = CHANGE_ACTIONS.map((action) => {
-  const form = CHANGE_FORMS[action];
-  return {
-    ...form.shortcut,
-    needs: { need: { opens: action }, target: 'shortcut', title: form.title, channelChosenLater: true },
-    run: (ctx, req) => openFormWithoutTarget(ctx, req, action),
-  };
-});
+export const SHORTCUTS: readonly ShortcutRow[] = FORMS.map((form) => ({
+  ...form.shortcut,
+  needs: { need: { opens: openedAs(form) }, target: 'shortcut', title: form.title, channelChosenLater: true },
+  run: (ctx, req) => openFormWithoutTarget(ctx, req, form),
+}));

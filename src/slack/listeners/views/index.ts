@@ -1,22 +1,21 @@
-import { CHANGE_ACTIONS } from '../../../changes';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { FORMS, openedAs } from '../../blocks/change-forms';
 import { NOTHING_DONE_TEXT } from '../../blocks/change-outcome';
 import { statusModal } from '../../blocks/status-modal';
 import type { ListenerRow } from '../listener';
 import { submitChangeForm, type SubmissionArgs } from './submission';
 
-// The table of view submissions: each change form's (its callback_id is its
-// action), run through the change door. The door checks the role and the
-// channel with what the form names, so the row asks nothing beforehand.
+// The table of view submissions: each change form's, run through the change
+// door. The door checks the role and the channel with what the form names (and
+// the change it chose), so the row asks nothing beforehand.
 
 export interface ViewRow extends ListenerRow<SubmissionArgs> {
   callbackId: string;
 }
 
-export const VIEWS: readonly ViewRow[] = CHANGE_ACTIONS.map((action) => ({
-  callbackId: CHANGE_FORMS[action].callbackId,
-  needs: { need: { submits: action }, title: CHANGE_FORMS[action].title },
-  run: (ctx, req, args) => submitChangeForm(ctx, req, action, args),
-  unready: (ctx, { ack }) =>
-    ack({ response_action: 'update', view: statusModal({ title: CHANGE_FORMS[action].title, mrkdwn: NOTHING_DONE_TEXT, sandbox: ctx.sandbox }) }),
+export const VIEWS: readonly ViewRow[] = FORMS.map((form) => ({
+  callbackId: form.callbackId,
+  // Counted as a change attempt (the needs middleware asks nothing more of a submission).
+  needs: { need: { submits: openedAs(form) }, title: form.title },
+  run: (ctx, req, args) => submitChangeForm(ctx, req, form, args),
+  unready: (ctx, { ack }) => ack({ response_action: 'update', view: statusModal({ title: form.title, mrkdwn: NOTHING_DONE_TEXT, sandbox: ctx.sandbox }) }),
 }));

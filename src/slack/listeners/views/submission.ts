@@ -4,7 +4,7 @@ import type { Logger } from '../../../log';
 import { isStoreUnavailable } from '../../../store';
 import { postApprovalRequest } from '../../approval-messages';
 import { requestNotPostedText } from '../../blocks/approvals';
-import { CHANGE_FORMS } from '../../blocks/change-forms';
+import { CHANGE_FORMS, changeChosen, type FormOfChanges } from '../../blocks/change-forms';
 import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
 import { renderAppliedUnreadable } from '../../blocks/changes';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
@@ -55,16 +55,25 @@ export interface SubmittedForm {
   submissionKey: string;
 }
 
+/** What a form chooses no change with: under its input that carries messages about the whole form. */
+const NO_CHANGE_CHOSEN = 'Choose what to do';
+
 /**
- * Reads a change form's submission. When the target id is neither in the
- * metadata nor a valid typed id, acks with an inline error and returns null.
+ * Reads a change form's submission: the change it makes, and for what. When the
+ * form chose no change, or the target id is neither in the metadata nor a valid
+ * typed id, acks with an inline error and returns null.
  */
-export async function readSubmittedForm(args: SubmissionArgs, action: ChangeAction): Promise<SubmittedForm | null> {
+export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChanges): Promise<(SubmittedForm & { action: ChangeAction }) | null> {
   const { body, view } = args;
+  const values = viewStateToValues(view.state.values);
+  const action = changeChosen(form, values);
+  if (action === undefined) {
+    await args.ack({ response_action: 'errors', errors: { [form.formErrorBlock]: NO_CHANGE_CHOSEN } });
+    return null;
+  }
   const { targetKind } = CHANGES[action];
   const { field, idError } = TARGET_KINDS[targetKind];
   const meta = readMetadata(view.private_metadata);
-  const values = viewStateToValues(view.state.values);
   const targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
   if (targetId === null) {
     await args.ack({ response_action: 'errors', errors: { [field]: idError } });
@@ -73,6 +82,7 @@ export async function readSubmittedForm(args: SubmissionArgs, action: ChangeActi
   const channelChosenInForm = meta.channelId === undefined;
   const channelId = meta.channelId ?? (typeof values.channel === 'string' ? values.channel : undefined);
   return {
+    action,
     userId: body.user.id,
     values,
     targetId,
@@ -83,11 +93,15 @@ export async function readSubmittedForm(args: SubmissionArgs, action: ChangeActi
   };
 }
 
-/** The listener of a change form's view_submission: reads the form and runs it through the change door. */
-export async function submitChangeForm<A extends ChangeAction>(ctx: ListenerContext, req: SlackRequest, action: A, args: SubmissionArgs): Promise<Outcome> {
-  const form = CHANGE_FORMS[action];
-  const submitted = await readSubmittedForm(args, action);
+/** The listener of a change form's view_submission: reads the form and runs the change it chose through the change door. */
+export async function submitChangeForm(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges, args: SubmissionArgs): Promise<Outcome> {
+  const submitted = await readSubmittedForm(args, form);
   if (!submitted) return 'invalid';
+  return submitChange(ctx, req, submitted.action, submitted, args);
+}
+
+async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: SlackRequest, action: A, submitted: SubmittedForm, args: SubmissionArgs) {
+  const change = CHANGE_FORMS[action];
   const { userId, channelId, targetId, values } = submitted;
   const target = { kind: CHANGES[action].targetKind, id: targetId };
   return completeSubmission({
@@ -95,9 +109,9 @@ export async function submitChangeForm<A extends ChangeAction>(ctx: ListenerCont
     args,
     log: req.log.child({ ...(channelId ? { channel: channelId } : {}), target: targetKey(target) }),
     target,
-    title: form.title,
+    title: change.title,
     destination: submitted.destination,
-    formErrorBlock: form.formErrorBlock,
+    formErrorBlock: change.form.formErrorBlock,
     run: () =>
       ctx.changes.submit(
         { userId, channelId: channelId ?? null, channelChosenInForm: submitted.channelChosenInForm, submissionKey: submitted.submissionKey },
@@ -165,7 +179,9 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
       });
     }
   }
-  return result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded' ? 'failed' : result.outcome;
+  if (result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded') return 'failed';
+  // A target whose state does not allow the change: refused as an invalid request is (its record says `invalid`).
+  return result.outcome === 'unfit' ? 'invalid' : result.outcome;
 }
 
 type AckPayload = Parameters<Submission<unknown>['args']['ack']>[0];

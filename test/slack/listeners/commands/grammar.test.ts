@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { renderUsage } from '../../../../src/slack/blocks/messages';
 import { formatIp, parseIp, unmapIpv4 } from '../../../../src/firewall/address';
-import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, parseCommand, USAGE_LINES, type Command } from '../../../../src/slack/listeners/commands';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, parseCommand, type Command } from '../../../../src/slack/listeners/commands';
 import { editDistance, findRow, freeText, parseId, tokenize, unknownCommand } from '../../../../src/slack/listeners/commands/grammar';
 import { subcommand } from '../../../../src/slack/listeners/commands/subcommand';
 import { brokenUnicode, dataMarkup } from '../../blocks/limits';
@@ -92,6 +92,43 @@ describe('audit count', () => {
 
   test('refuses a second number, suggesting the first', () => {
     expect(invalid('audit 5 6').suggestion).toBe('/vs audit 5');
+  });
+});
+
+describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied]', () => {
+  test.each<[string, Command]>([
+    ['audit vs 42', { kind: 'audit', limit: 10, filter: { kind: 'vs', id: 42 } }],
+    ['audit 20 vs #42', { kind: 'audit', limit: 20, filter: { kind: 'vs', id: 42 } }],
+    ['audit backup 9 30', { kind: 'audit', limit: 30, filter: { kind: 'backup', id: 9 } }],
+    ['AUDIT 5 FAILED', { kind: 'audit', limit: 5, filter: { kind: 'outcome', outcome: 'failed' } }],
+    ['audit denied', { kind: 'audit', limit: 10, filter: { kind: 'outcome', outcome: 'denied' } }],
+    ['audit 500 <@U0BOB>', { kind: 'audit', limit: 50, filter: { kind: 'person', userId: 'U0BOB' } }],
+    ['audit <@U0BOB|bob smith> 3', { kind: 'audit', limit: 3, filter: { kind: 'person', userId: 'U0BOB' } }],
+    ['audit W0ENTERPRISE1', { kind: 'audit', limit: 10, filter: { kind: 'person', userId: 'W0ENTERPRISE1' } }],
+  ])('"/vs %s" parses', (text, expected) => {
+    expect(parseCommand(text)).toEqual(expected);
+  });
+
+  test('a filter needs its id, and says so with an example', () => {
+    const cmd = invalid('audit vs');
+    expect(cmd.message).toBe('`vs` needs the server id after it, e.g. `/vs audit vs 42`.');
+    expect(cmd.usage).toBe('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]');
+    expect(invalid('audit backup nine').message).toBe('`backup` needs the backup id after it; `nine` is not one, e.g. `/vs audit backup 9`.');
+  });
+
+  test('@name as typed (no mention Slack made) is refused with how to name the person', () => {
+    expect(invalid('audit @bob').message).toContain('type @ and pick the person from the list');
+  });
+
+  test('one filter only, suggesting the first', () => {
+    const cmd = invalid('audit vs 42 failed');
+    expect(cmd.message).toContain('takes one filter; unexpected `failed`');
+    expect(cmd.suggestion).toBe('/vs audit vs 42');
+  });
+
+  test('a misspelt audit keeps the filter in its suggestion', () => {
+    expect(invalid('audti 20 vs 42').suggestion).toBe('/vs audit 20 vs 42');
+    expect(invalid('audti denied').suggestion).toBe('/vs audit denied');
   });
 });
 
@@ -251,10 +288,18 @@ describe('did you mean', () => {
     ['who', '/vs whoami'],
     ['hlep', '/vs help'],
     ['firewal abc', '/vs firewall <vs_id>'],
+    ['strat 42', '/vs start 42'],
+    ['shutdwon 42', '/vs shutdown 42'],
+    ['restart 42', '/vs reboot 42'],
+    ['kill 42', '/vs stop 42'],
   ])('"/vs %s" suggests "%s"', (text, suggestion) => {
     const cmd = invalid(text);
     expect(cmd.suggestion).toBe(suggestion);
     expect(cmd.message).toMatch(/^Unknown command `/);
+  });
+
+  test('a read is never answered with a change (docs/product.md, The `/vs` command): the server card is not a start', () => {
+    for (const text of ['status 42', 'stats 42', 'state 42', 'server 42']) expect(invalid(text).suggestion ?? '').not.toMatch(/start|stop|reboot|shutdown/);
   });
 
   test('only the unknown words are echoed', () => {
@@ -318,8 +363,8 @@ describe('a required free text (the grammar of `/vs freeze <reason>`, whose row 
   });
 
   test('a misspelt freeze suggests the command with its reason, or its usage when there is none', () => {
-    expect(read('freez deploy')).toEqual({ ok: false, message: 'Unknown command `freez`.', suggestion: '/vs freeze deploy' });
-    expect(read('frozen')).toEqual({ ok: false, message: 'Unknown command `frozen`.', suggestion: '/vs freeze <reason>' });
+    expect(read('freez deploy')).toEqual({ ok: false, message: 'Unknown command `freez`.', suggestion: '/vs freeze deploy', usage: '/vs freeze <reason>' });
+    expect(read('frozen')).toEqual({ ok: false, message: 'Unknown command `frozen`.', suggestion: '/vs freeze <reason>', usage: '/vs freeze <reason>' });
   });
 });
 
@@ -413,7 +458,7 @@ describe('properties', () => {
         expect(cmd.message.length).toBeLessThanOrEqual(300);
         expect(cmd.message).not.toMatch(/[\n\r\u2028\u2029]/);
         expect((cmd.suggestion ?? '').length).toBeLessThanOrEqual(160);
-        const rendered = renderUsage({ ...cmd, commands: USAGE_LINES });
+        const rendered = renderUsage(cmd);
         expect(dataMarkup(rendered)).toEqual([]);
         expect(brokenUnicode(rendered)).toEqual([]);
       }),
@@ -424,7 +469,7 @@ describe('properties', () => {
   test('an echo cut inside an emoji after invisible characters never leaves half of it', () => {
     // 159 zero-width spaces are dropped after the pre-cut at 160, which lands inside the emoji.
     for (const text of [`${'\u200b'.repeat(159)}😀`, `firewall ${'\u200b'.repeat(159)}😀`]) {
-      const rendered = renderUsage({ ...invalid(text), commands: USAGE_LINES });
+      const rendered = renderUsage(invalid(text));
       expect(brokenUnicode(rendered)).toEqual([]);
     }
   });

@@ -1,5 +1,7 @@
 import type { HomeView } from '@slack/types';
 import type { AuditEntry } from '../../../../src/store';
+import { atLeast, neededRole, targetFieldOf, type Role } from '../../../../src/changes';
+import { changesOf, FORMS, homeFormButton, openedAs } from '../../../../src/slack/blocks/change-forms';
 import { HOME_RECORDS } from '../../../../src/slack/blocks/home';
 import { useHarness } from '../../../helpers/app-harness';
 import { CHANNEL, openForm, submit } from '../../../helpers/drive';
@@ -66,6 +68,10 @@ const buttonElements = (blocks: unknown[]) =>
   (blocks as { type: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 const buttons = (view: HomeView) => buttonElements(view.blocks).map((e) => e.action_id);
 
+/** The Home tab buttons a role is offered: one per change form, when the role may make any of the changes it makes. */
+const formButtonsFor = (role: Role) => FORMS.filter((form) => changesOf(form).some((action) => atLeast(role, neededRole(action)))).map(homeFormButton);
+const ROLE_OF: Record<string, Role> = { [USERS.admin]: 'admin', [USERS.operator]: 'operator', [USERS.viewer]: 'viewer' };
+
 describe('the Home tab, drawn for whoever opens it', () => {
   test('an admin: their role and all it allows, not frozen, both forms, every change', async () => {
     const view = await openHome(USERS.admin);
@@ -74,26 +80,29 @@ describe('the Home tab, drawn for whoever opens it', () => {
     expect(text).toContain('<@UADMIN>, your role is *admin*');
     expect(text).toMatch(/restore a disk from a backup.*only in <#CINCIDENT>/);
     expect(text).toContain('Changes are not frozen');
-    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(buttons(view)).toEqual(formButtonsFor('admin'));
+    expect(buttons(view)).toEqual(expect.arrayContaining(['home_open_disk_add', 'home_open_backup_restore']));
     expect(text).toContain('Latest changes');
-    for (const target of ['vs:101', 'vs:102', 'vs:103', 'vs:104']) expect(text).toContain(target);
+    for (const target of ['VS 101', 'VS 102', 'VS 103', 'VS 104']) expect(text).toContain(target);
   });
 
-  test('an operator: the add-disk form only, and only their own changes', async () => {
+  test('an operator: the forms of the changes an operator may make (not the restore), and only their own changes', async () => {
     const view = await openHome(USERS.operator);
     const text = readable(view);
     expect(text).toContain('your role is *operator*');
-    expect(buttons(view)).toEqual(['home_open_disk_add']);
+    expect(buttons(view)).toEqual(formButtonsFor('operator'));
+    expect(buttons(view)).toContain('home_open_disk_add');
+    expect(buttons(view)).not.toContain('home_open_backup_restore');
     expect(text).toContain('Your latest changes');
-    expect(text).toContain('vs:102');
-    for (const target of ['vs:101', 'vs:103', 'vs:104']) expect(text).not.toContain(target);
+    expect(text).toContain('VS 102');
+    for (const target of ['VS 101', 'VS 103', 'VS 104']) expect(text).not.toContain(target);
   });
 
   test('a viewer: no form, and only their own changes', async () => {
     const text = readable(await openHome(USERS.viewer));
     expect(text).toContain('your role is *viewer*');
-    expect(text).toContain('vs:103');
-    expect(text).not.toContain('vs:102');
+    expect(text).toContain('VS 103');
+    expect(text).not.toContain('VS 102');
     expect(buttons(await openHome(USERS.viewer))).toEqual([]);
   });
 
@@ -102,7 +111,7 @@ describe('the Home tab, drawn for whoever opens it', () => {
     expect(text).toContain('your role is *none*');
     expect(text).toContain('You may not use the read commands');
     expect(text).toContain('You have not attempted any change yet');
-    expect(text).not.toMatch(/vs:10\d/);
+    expect(text).not.toMatch(/VS 10\d/);
   });
 
   test('while frozen: who froze, when and why, for every role, and no form to open', async () => {
@@ -134,6 +143,81 @@ describe('the Home tab, drawn for whoever opens it', () => {
   });
 });
 
+describe('the latest changes, one readable line each', () => {
+  /** The record ids of the Details buttons on the view, in order. */
+  const detailsOf = (view: HomeView) =>
+    (view.blocks as { accessory?: { action_id: string; value: string } }[]).flatMap((b) =>
+      b.accessory?.action_id === 'audit_details' ? [Number(b.accessory.value)] : [],
+    );
+
+  async function details(user: string, value: string) {
+    const before = h.slack.callsTo('views.open').length;
+    const res = await h.interact(viewButtonClick({ user, actionId: 'audit_details', value }));
+    expect(res.status).toBe(200);
+    const call = (await h.slack.waitForCalls('views.open', before + 1))[before]!;
+    expect(call).toMatchObject({ ok: true });
+    return JSON.stringify(call.args.view);
+  }
+
+  test('when, who, what in words, on what and how it ended; the exact request behind Details, not inline; forms that were not valid left out', async () => {
+    const body = '{"disk":{"disk_type":"SSD","disk_size":20,"label":"scratch"}}';
+    const executed = await h.store.audit.record(
+      entry({
+        userId: USERS.operator,
+        target: 'vs:205',
+        detail: 'disk 7 (20 GB) scheduled on VS 205',
+        apiRequest: { method: 'POST', path: '/virtual_machines/205/disks.json', body },
+      }),
+    );
+    const mistyped = await h.store.audit.record(
+      entry({ userId: USERS.operator, target: 'vs:206', outcome: 'invalid', detail: 'invalid form: disk_size: Enter a whole number' }),
+    );
+    const view = await openHome(USERS.operator);
+    const text = readable(view);
+    const line = text.split('\n').find((l) => l.includes('VS 205'))!;
+    expect(line).toMatch(/^:white_check_mark: <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+ UTC> · <@UOPER> · \*Add disk\* · VS 205 → succeeded · /);
+    expect(line).toMatch(/ → succeeded · disk 7 \(20 GB\) scheduled on VS 205 · <#CINCIDENT>$/);
+    // Neither the request nor the audit's own spellings inline.
+    expect(text).not.toContain('disks.json');
+    expect(text).not.toContain('scratch');
+    expect(text).not.toMatch(/disk_add|vs:20\d|\d{4}-\d\d-\d\dT/);
+    // A mistyped form is on record, but it is not a change.
+    expect(text).not.toContain('VS 206');
+    expect(detailsOf(view)).toContain(executed.id);
+    expect(detailsOf(view)).not.toContain(mistyped.id);
+
+    const modal = await details(USERS.operator, String(executed.id));
+    expect(modal).toContain('POST /virtual_machines/205/disks.json');
+    expect(modal).toContain(JSON.stringify(body).slice(1, -1));
+  });
+
+  test("Details of someone else's record is refused to a viewer, shown to an admin", async () => {
+    const theirs = await h.store.audit.record(
+      entry({ userId: USERS.operator, target: 'vs:207', apiRequest: { method: 'POST', path: '/virtual_machines/207/disks.json', body: '{}' } }),
+    );
+    const refused = await details(USERS.viewer, String(theirs.id));
+    expect(refused).toContain('you may see the details of your own records only');
+    expect(refused).not.toContain('/virtual_machines/207');
+    expect(await details(USERS.admin, String(theirs.id))).toContain('POST /virtual_machines/207/disks.json');
+    expect(await details(USERS.admin, '999999')).toContain('That record is not in the audit trail');
+  });
+
+  test('a denial while frozen says who froze as a mention, never the audit text with raw ids and ISO times', async () => {
+    await h.store.audit.record(
+      entry({
+        userId: USERS.operator,
+        target: 'vs:208',
+        outcome: 'denied',
+        detail: 'changes are frozen (by UADMIN at 2026-11-27T14:30:51.858Z: storage migration)',
+      }),
+    );
+    const text = readable(await openHome(USERS.operator));
+    const line = text.split('\n').find((l) => l.includes('VS 208'))!;
+    expect(line).toContain(`denied · changes were frozen by <@UADMIN> <!date^${Math.floor(Date.parse('2026-11-27T14:30:51.858Z') / 1000)}^`);
+    expect(line).not.toContain('by UADMIN at');
+  });
+});
+
 describe('its buttons open the change forms, role-checked as the shortcuts are', () => {
   async function press(user: string, actionId: string) {
     const before = h.slack.callsTo('views.open').length;
@@ -145,10 +229,24 @@ describe('its buttons open the change forms, role-checked as the shortcuts are',
     return call.args.view as { callback_id?: string; title: { text: string }; blocks: { block_id?: string; text?: { text: string } }[] };
   }
 
-  test('an operator gets the add-disk form, which asks for the server and the channel (checked when it is submitted)', async () => {
-    const form = await press(USERS.operator, 'home_open_disk_add');
-    expect(form.callback_id).toBe('disk_add');
-    expect(form.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining(['vs_id', 'channel']));
+  describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s button', (_callbackId, form) => {
+    const allowed = [USERS.viewer, USERS.operator, USERS.admin].find((user) => atLeast(ROLE_OF[user]!, neededRole(openedAs(form))))!;
+    const refused = [USERS.viewer, USERS.operator].filter((user) => !atLeast(ROLE_OF[user]!, neededRole(openedAs(form))));
+
+    test('opens its form for the lowest role that may make one of its changes, asking for the target and the channel', async () => {
+      const opened = await press(allowed, homeFormButton(form));
+      expect(opened.callback_id).toBe(form.callbackId);
+      expect(opened.blocks.map((b) => b.block_id)).toEqual(expect.arrayContaining([targetFieldOf(openedAs(form)), 'channel']));
+    });
+
+    test.each(refused)('is refused in a modal for %s, and the refusal is recorded', async (user) => {
+      const refusal = await press(user, homeFormButton(form));
+      expect(refusal.callback_id ?? '').toBe('');
+      expect(refusal.title.text).toBe(form.title);
+      expect(JSON.stringify(refusal.blocks)).toContain(`needs the ${neededRole(openedAs(form))} role`);
+      const [record] = await h.store.audit.latest(1);
+      expect(record).toMatchObject({ userId: user, action: openedAs(form), target: 'home', outcome: 'denied' });
+    });
   });
 
   test('an operator pressing the restore button of a stale Home tab is refused in a modal, and the refusal is recorded', async () => {
@@ -232,7 +330,7 @@ describe('approval requests on the Home tab', () => {
     expect(text).toContain('Your requests waiting for a second person');
     expect(text).toMatch(/\*Restore backup\* · Backup 9 in <#CINCIDENT>, open until <!date\^/);
     expect(text).not.toContain('Waiting for your approval');
-    expect(buttons(view)).toEqual(['home_open_disk_add', 'home_open_backup_restore']);
+    expect(buttons(view)).toEqual(formButtonsFor('admin'));
   });
 
   test('an operator and a viewer, who may not decide it, see nothing of it', async () => {
@@ -272,7 +370,7 @@ describe('approval requests on the Home tab', () => {
     const view = await pressOnHome(USERS.admin2, 'approval_approve', restore9.id);
     // Drawn after the decision: the request is gone, the change is among the latest.
     expect(readable(view)).not.toContain('Waiting for your approval');
-    expect(readable(view)).toMatch(/backup_restore\* `backup:9` → succeeded/);
+    expect(readable(view)).toMatch(/\*Restore backup\* · Backup 9 → succeeded/);
     expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const settled = () => JSON.stringify(h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)?.blocks);
     await waitFor('the request message settled', () => /Approved\* by <@UADMIN2>/.test(settled()), { detail: settled });
@@ -301,7 +399,7 @@ describe('a long audit trail', () => {
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(JSON.stringify(view).length).toBeLessThan(250_000);
     const text = readable(view);
-    const shown = [...text.matchAll(/vs:(1\d\d\d)/g)].map((m) => Number(m[1]));
+    const shown = [...text.matchAll(/VS (1\d\d\d)/g)].map((m) => Number(m[1]));
     expect(shown).toEqual(Array.from({ length: HOME_RECORDS }, (_, i) => 1299 - i));
     expect(text).not.toContain('<@UALL>');
     expect(h.slack.state.refusals).toEqual([]);

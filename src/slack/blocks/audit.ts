@@ -1,0 +1,332 @@
+import type { ActionsBlock, Button, KnownBlock, ModalView, SectionBlock } from '@slack/types';
+import { z } from 'zod';
+import { isChangeAction, readFrozenDetail, type ChangeAction, TARGET_KINDS, targetIdIn, targetTitle, type TargetKind } from '../../changes';
+import type { AuditRecord, ChangeOutcome, RecordedAction } from '../../store';
+import { AuditFilter } from '../audit-filter';
+import { requestBlock } from './approvals';
+import { CHANGE_FORMS } from './change-forms';
+import {
+  channelMention,
+  code,
+  context,
+  fallback,
+  header,
+  LIMITS,
+  oneLine,
+  type Rendered,
+  safe,
+  section,
+  slackTime,
+  truncate,
+  userMention,
+  withSandbox,
+} from './mrkdwn';
+
+// The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
+// in words, on what and how it ended, with the why where there is one; people as mentions and times as Slack's
+// date tokens, never raw ids or ISO strings. The exact request sits behind a Details button, never inline. Used by
+// `/vs audit` (paged in place, with Export CSV), the Home tab and the posts to VS_AUDIT_CHANNEL.
+
+export const AUDIT_DETAILS_ACTION_ID = 'audit_details';
+export const AUDIT_PAGE_ACTION_IDS = { prev: 'audit_page_prev', next: 'audit_page_next' } as const;
+export const AUDIT_EXPORT_ACTION_ID = 'audit_export';
+
+/** Records shown per page of `/vs audit`: a page of sections, each with its Details button, fits a message. */
+export const AUDIT_PAGE_SIZE = 10;
+
+const OUTCOME_MARK: Record<ChangeOutcome, string> = {
+  succeeded: ':white_check_mark:',
+  failed: ':x:',
+  denied: ':no_entry:',
+  invalid: ':pencil2:',
+  // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
+  started: ':hourglass_flowing_sand:',
+  busy: ':no_entry_sign:',
+  applied_unreadable: ':warning:',
+  interrupted: ':warning:',
+  requested: ':raised_hand:',
+  approved: ':ballot_box_with_check:',
+  rejected: ':no_entry:',
+  expired: ':hourglass:',
+};
+
+/** What a record's outcome says to people, where the word alone would not. */
+const OUTCOME_WORDS: Partial<Record<ChangeOutcome, string>> = {
+  started: 'started, not settled yet',
+  invalid: 'invalid form',
+  busy: 'busy: another change to it was running',
+  applied_unreadable: "applied, but the cloud API's answer could not be read",
+  interrupted: 'interrupted: may or may not have been applied',
+  requested: 'waiting for a second person',
+};
+
+/** The actions on record that are not changes of the table, in words. */
+const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, string>> = { freeze: 'Freeze changes', unfreeze: 'Unfreeze changes' };
+
+/** What was done, in words: a change's title ("Add disk"), or the freeze's. */
+export function actionTitle(action: RecordedAction): string {
+  return isChangeAction(action) ? CHANGE_FORMS[action].title : (CONTROL_WORDS[action] ?? safe(oneLine(action), 40));
+}
+
+/** Where a form was opened from before it named its target (the needs middleware's record of a refusal). */
+const NO_TARGET_YET: Readonly<Record<string, string>> = { home: 'from the Home tab', shortcut: 'from a shortcut', unknown: 'no target given' };
+
+/** What a record is about, in words ("VS 42", "Backup 9"); the freeze is about every change and names nothing. */
+function targetWords(target: string): string | null {
+  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
+    const id = targetIdIn(target, kind);
+    if (id !== null) return targetTitle({ kind, id });
+  }
+  if (target === 'changes') return null;
+  return Object.hasOwn(NO_TARGET_YET, target) ? NO_TARGET_YET[target]! : code(target, 40);
+}
+
+/** Who a record is about: a person, or, for a workflow step's request before anyone claimed it, the workflow. */
+function actor(r: AuditRecord): string {
+  return r.userId === '' ? 'a workflow' : userMention(r.userId);
+}
+
+/** The record's own text in one line, escaped: ours, though it may quote the cloud API's messages. */
+const quoted = (text: string, max = 150) => safe(oneLine(text), max);
+
+/** A string kept in a record's parameters, or null. */
+const paramText = (r: AuditRecord, key: string): string | null => (typeof r.params[key] === 'string' ? r.params[key] : null);
+
+/**
+ * Why a record ended as it did, from what it holds: the people and times of its own fields shown as mentions and
+ * date tokens; its detail text only where it names no one (the audit's words name people by id).
+ */
+function why(r: AuditRecord): string {
+  const asked = r.requestedBy && r.requestedBy !== r.userId ? ` · asked by ${userMention(r.requestedBy)}` : '';
+  const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${r.outcome === 'rejected' ? 'denied' : 'approved'} by ${userMention(r.decidedBy)}` : '';
+  const workflow = r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
+  switch (r.outcome) {
+    case 'requested':
+    case 'approved':
+    case 'rejected':
+    case 'expired':
+      return `${asked}${decided}${workflow}`;
+    default:
+      break;
+  }
+  if (r.action === 'freeze' && r.outcome === 'succeeded') {
+    const reason = paramText(r, 'reason');
+    return reason ? ` · “${quoted(reason, 200)}”` : '';
+  }
+  if (r.action === 'unfreeze' && r.outcome === 'succeeded') {
+    const by = paramText(r, 'frozen_by');
+    const at = paramText(r, 'frozen_at');
+    return by ? ` · lifted the freeze ${userMention(by)} set${at ? ` ${slackTime(at)}` : ''}` : '';
+  }
+  const frozen = r.outcome === 'denied' && r.detail ? readFrozenDetail(r.detail) : null;
+  if (frozen) return ` · changes were frozen by ${userMention(frozen.by)} ${slackTime(frozen.at)}: “${quoted(frozen.reason, 120)}”${workflow}`;
+  return `${r.detail ? ` · ${quoted(r.detail)}` : ''}${asked}${decided}${workflow}`;
+}
+
+/**
+ * One record, one line, as people read it: "✅ today at 14:03 · @ada · *Add disk* · VS 42 → succeeded · disk 7 (10 GB)
+ * scheduled on VS 42 · #incident". `where`: the channel it came from is said (off where the list is one person's own).
+ */
+export function recordLine(r: AuditRecord, { where = true }: { where?: boolean } = {}): string {
+  const on = targetWords(r.target);
+  const outcome = OUTCOME_WORDS[r.outcome] ?? safe(oneLine(r.outcome), 40);
+  const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
+  return (
+    `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
+    ` → ${outcome}${cloudOutcomeOf(r)}${why(r)}${channel}`
+  );
+}
+
+/** A change the cloud accepted, once followed to its end: " · cloud: failed (transactions 9, 10)" (docs/product.md, Audit). */
+function cloudOutcomeOf(r: AuditRecord): string {
+  if (!r.cloudOutcome) return '';
+  const ids = r.transactionIds ?? [];
+  return ` · cloud: ${safe(r.cloudOutcome, 20)}${ids.length > 0 ? ` (transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')})` : ''}`;
+}
+
+/** A record as a section of its line, with the Details button that shows the rest (the exact request among it). */
+export function recordSection(r: AuditRecord, options?: { where?: boolean }): SectionBlock {
+  return {
+    type: 'section',
+    text: { type: 'mrkdwn', text: truncate(recordLine(r, options), LIMITS.sectionText) },
+    accessory: { type: 'button', action_id: AUDIT_DETAILS_ACTION_ID, text: { type: 'plain_text', text: 'Details' }, value: String(r.id) },
+  };
+}
+
+/** A filter of `/vs audit` in words: "VS 42", "<@U1>", "failed changes". */
+export function filterWords(filter: AuditFilter): string {
+  switch (filter.kind) {
+    case 'vs':
+    case 'backup':
+      return targetTitle({ kind: filter.kind, id: filter.id });
+    case 'person':
+      return userMention(filter.userId);
+    case 'outcome':
+      return filter.outcome === 'failed' ? 'failed changes' : 'denied attempts';
+  }
+}
+
+/**
+ * What the buttons of a `/vs audit` list carry: how many of the latest records it lists (`n`), its filter (`f`), the
+ * page to show (`p`) and the newest record of the first listing (`a`), so that its pages stay the same while new
+ * records are written. A value that does not parse is a button out of date (or one made by hand).
+ */
+const AuditListValue = z.object({
+  n: z.number().int().min(1).max(1000),
+  p: z.number().int().min(1).max(1000),
+  a: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  f: AuditFilter.optional(),
+});
+export type AuditListValue = z.infer<typeof AuditListValue>;
+
+/** An Export CSV button's value: the filter of the list it was on (`f`); the export is of every record that matches. */
+const AuditExportValue = z.object({ f: AuditFilter.optional() });
+export type AuditExportValue = z.infer<typeof AuditExportValue>;
+
+const parsed = <T>(schema: z.ZodType<T>, value: string): T | null => {
+  try {
+    const result = schema.safeParse(JSON.parse(value));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+};
+
+export const parseAuditListValue = (value: string): AuditListValue | null => parsed(AuditListValue, value);
+export const parseAuditExportValue = (value: string): AuditExportValue | null => parsed(AuditExportValue, value);
+
+export interface AuditListing {
+  /** The latest records matching the filter, newest first: as many as the list shows in all (at most `limit`). */
+  records: readonly AuditRecord[];
+  limit: number;
+  filter: AuditFilter | undefined;
+  /** 1-based; clamped into range. */
+  page: number;
+  /** The newest record of the first listing (0 when there was none). */
+  anchorId: number;
+  sandbox: boolean;
+}
+
+/** `/vs audit`: one page of the latest records, with "page n of m", Prev/Next and Export CSV. */
+export function renderAuditList(o: AuditListing): Rendered {
+  const about = o.filter ? ` · ${filterWords(o.filter)}` : '';
+  const title = header('Audit trail');
+  if (o.records.length === 0) {
+    const none = o.filter ? `No audit record matches: ${filterWords(o.filter)}.` : 'No audit records yet: nobody has attempted a change.';
+    return { text: fallback(none, o.sandbox), blocks: withSandbox([title, section(none)], o.sandbox) };
+  }
+  const pages = Math.max(1, Math.ceil(o.records.length / AUDIT_PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.trunc(o.page) || 1), pages);
+  const shown = o.records.slice((page - 1) * AUDIT_PAGE_SIZE, page * AUDIT_PAGE_SIZE);
+  const counted = `latest ${o.records.length} record${o.records.length === 1 ? '' : 's'}${about}`;
+  const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.map((r) => recordSection(r))];
+  const buttons: Button[] = [];
+  const list = (to: number) => JSON.stringify({ n: o.limit, p: to, a: o.anchorId, ...(o.filter ? { f: o.filter } : {}) });
+  if (page > 1) buttons.push(button(AUDIT_PAGE_ACTION_IDS.prev, '← Prev', list(page - 1)));
+  if (page < pages) buttons.push(button(AUDIT_PAGE_ACTION_IDS.next, 'Next →', list(page + 1)));
+  buttons.push(button(AUDIT_EXPORT_ACTION_ID, 'Export CSV', JSON.stringify(o.filter ? { f: o.filter } : {})));
+  blocks.push({ type: 'actions', block_id: 'audit_pager', elements: buttons } satisfies ActionsBlock);
+  blocks.push(context('Details shows the exact request of a record. Export CSV sends every record that matches to your direct messages with the bot.'));
+  return { text: fallback(`Audit trail: ${counted}, page ${page} of ${pages}`, o.sandbox), blocks: withSandbox(blocks, o.sandbox) };
+}
+
+function button(actionId: string, text: string, value: string): Button {
+  return { type: 'button', action_id: actionId, text: { type: 'plain_text', text }, value };
+}
+
+/** A record's Details: its line, every field, its parameters, its detail and the exact request, each shown as it is. */
+export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView {
+  const fields = [
+    `*Record* ${r.id}`,
+    `*Action* ${code(r.action, 40)}`,
+    `*Target* ${code(r.target, 40)}`,
+    `*Outcome* ${code(r.outcome, 40)}`,
+    `*Cloud API status* ${r.apiStatus ?? '—'}`,
+    `*Took* ${Math.round(r.durationMs)} ms`,
+    ...(r.approvalId ? [`*Approval request* ${code(r.approvalId, 60)}`] : []),
+    ...(r.workflowExecutionId ? [`*Workflow execution* ${code(r.workflowExecutionId, 60)}`] : []),
+  ];
+  const blocks: KnownBlock[] = [
+    section(recordLine(r)),
+    { type: 'section', fields: fields.slice(0, LIMITS.fields).map((text) => ({ type: 'mrkdwn' as const, text })) },
+    section('*Parameters*'),
+    preformatted(jsonOf(r.params)),
+  ];
+  if (r.detail) blocks.push(section('*Detail*'), preformatted(r.detail));
+  blocks.push(section(r.apiRequest ? '*The exact request sent to the cloud API*' : '_No request was sent to the cloud API._'));
+  if (r.apiRequest) blocks.push(requestBlock(r.apiRequest));
+  return {
+    type: 'modal',
+    callback_id: AUDIT_DETAILS_ACTION_ID,
+    title: { type: 'plain_text', text: truncate(`Record ${r.id}`, LIMITS.modalTitle) },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+/** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link; cut to a bound. */
+function preformatted(text: string): KnownBlock {
+  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: truncate(text, 2800) || ' ' }] }] };
+}
+
+/** Parameters as indented JSON; never throws (cycles, BigInt). */
+function jsonOf(params: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(params, null, 2) ?? '{}';
+  } catch {
+    return '(the parameters could not be shown)';
+  }
+}
+
+/** The refusal of a record's Details to someone who may read neither the audit trail nor that record. */
+export const RECORD_NOT_YOURS = 'Only admins may read the audit trail; you may see the details of your own records only.';
+/** A Details button whose record is gone (older than the retention) or whose value does not parse. */
+export const RECORD_UNKNOWN = 'That record is not in the audit trail (it may be older than the retention, VS_AUDIT_RETENTION_DAYS).';
+/** The store did not answer a read of the audit trail. */
+export const AUDIT_UNREADABLE = 'The audit trail could not be read just now; try again in a minute.';
+/** A Prev/Next button of `/vs audit` whose value no longer parses. */
+export const AUDIT_BUTTON_OUT_OF_DATE = 'That button is out of date; run `/vs audit` again.';
+
+/** One record, as posted to VS_AUDIT_CHANNEL: its line, then what was asked for and the exact request (the channel is the record). */
+export function renderAuditPost(r: AuditRecord): Rendered {
+  const params = code(compactJson(r.params), 1500);
+  const request = r.apiRequest
+    ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
+    : null;
+  return {
+    text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${safe(oneLine(r.outcome), 40)}`),
+    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
+  };
+}
+
+/** Parameters as one compact line; never throws (cycles, BigInt). */
+function compactJson(params: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(params) ?? '{}';
+  } catch {
+    return '(parameters could not be shown)';
+  }
+}
+
+/**
+ * Several denials of one user, as one post to VS_AUDIT_CHANNEL (at most one
+ * denial post per user a minute; each denial is still its own audit record).
+ */
+export function renderDenialSummary(userId: string, records: readonly AuditRecord[]): Rendered {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    const what = `${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  const shown = [...counts].slice(0, 20).map(([what, n]) => `${what}${n > 1 ? ` ×${n}` : ''}`);
+  const more = counts.size > 20 ? ` and ${counts.size - 20} more` : '';
+  const first = records[0] ? slackTime(records[0].at) : '';
+  const last = records.length > 0 ? slackTime(records[records.length - 1]!.at) : '';
+  return {
+    text: fallback(`${userMention(userId)} was denied ${records.length} times`),
+    blocks: [
+      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${first} to ${last}): ${shown.join(', ')}${more}`),
+      context('Denials are posted at most once per user a minute; `/vs audit` lists each one.'),
+    ],
+  };
+}

@@ -1,0 +1,87 @@
+import type { FirewallRule } from '../../cloud/schemas';
+import type { AuditRecord } from '../../store';
+
+// The CSV files of Export CSV (docs/product.md, Long lists): a table of
+// columns per list, and cells written so that a spreadsheet reads each as
+// the text it is. RFC 4180 quoting (a comma, a quote or a line break puts a
+// cell in quotes, quotes doubled), and no formula: a cell of text that
+// starts with = + - @ (or a tab or carriage return, which some spreadsheets
+// skip before reading one) gets a leading apostrophe, so a rule description
+// or a label from the cloud API cannot run as a formula on an admin's
+// machine (OWASP, "CSV Injection"). Numbers are written as numbers.
+
+export type CsvValue = string | number | boolean | null | undefined;
+
+export interface CsvColumn<T> {
+  /** The header cell. */
+  name: string;
+  cell(row: T): CsvValue;
+}
+
+/** The most rows a file holds; a longer list is cut there, and the message with the file says so. */
+export const EXPORT_MAX_ROWS = 10_000;
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One cell: text defused and quoted as needed; numbers and booleans as they are; nothing as an empty cell. */
+export function csvCell(value: CsvValue): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** A whole file: the header line, then a line per row, each ended by CRLF (RFC 4180). */
+export function toCsv<T>(columns: readonly CsvColumn<T>[], rows: Iterable<T>): string {
+  const lines = [columns.map((c) => csvCell(c.name)).join(',')];
+  for (const row of rows) lines.push(columns.map((c) => csvCell(c.cell(row))).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** A server's firewall rules, in the order the summary shows them (interface, then position). */
+export const FIREWALL_RULE_COLUMNS: readonly CsvColumn<FirewallRule>[] = [
+  { name: 'network_interface_id', cell: (r) => r.network_interface_id },
+  { name: 'position', cell: (r) => r.position },
+  { name: 'command', cell: (r) => r.command },
+  { name: 'protocol', cell: (r) => r.protocol },
+  { name: 'address', cell: (r) => r.address },
+  { name: 'port', cell: (r) => r.port },
+  { name: 'source_port', cell: (r) => r.source_port },
+  { name: 'destination_ip', cell: (r) => r.destination_ip },
+  { name: 'enabled', cell: (r) => r.enabled },
+  { name: 'enable_logging', cell: (r) => r.enable_logging },
+  { name: 'description', cell: (r) => r.description },
+  { name: 'id', cell: (r) => r.id },
+];
+
+/** Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601). */
+export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
+  { name: 'id', cell: (r) => r.id },
+  { name: 'at', cell: (r) => r.at },
+  { name: 'user_id', cell: (r) => r.userId },
+  { name: 'channel_id', cell: (r) => r.channelId },
+  { name: 'action', cell: (r) => r.action },
+  { name: 'target', cell: (r) => r.target },
+  { name: 'outcome', cell: (r) => r.outcome },
+  { name: 'api_status', cell: (r) => r.apiStatus },
+  { name: 'duration_ms', cell: (r) => Math.round(r.durationMs) },
+  { name: 'detail', cell: (r) => r.detail },
+  { name: 'requested_by', cell: (r) => r.requestedBy },
+  { name: 'decided_by', cell: (r) => r.decidedBy },
+  { name: 'approval_id', cell: (r) => r.approvalId },
+  { name: 'workflow_execution_id', cell: (r) => r.workflowExecutionId },
+  { name: 'request_method', cell: (r) => r.apiRequest?.method },
+  { name: 'request_path', cell: (r) => r.apiRequest?.path },
+  { name: 'request_body', cell: (r) => r.apiRequest?.body },
+  { name: 'params', cell: (r) => jsonCell(r.params) },
+];
+
+function jsonCell(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,90 @@
+import {
+  factNumber,
+  POWER_CHOICE_NAMES,
+  targetTitle,
+  type ChangeAction,
+  type PowerAction,
+  type PowerChoice,
+  type PowerState,
+  type RunningTransaction,
+  type ServerState,
+} from '../../changes';
+import { reasonLine, type FollowedWords } from './followed';
+import { oneLine, safe } from './mrkdwn';
+import { transactionWords } from './transactions';
+
+// The words of the power actions (docs/product.md, Power actions): a server's
+// state, the form's choices, a transaction that holds a server, the refusals,
+// and the result posted to the channel (followed to its end: followed.ts).
+
+/** A server's power, as a sentence says it: "VS 42 is …". */
+export const POWER_STATE_WORDS: Record<PowerState, string> = {
+  on: 'on',
+  off: 'off',
+  recovery: 'on, in the recovery image',
+  suspended: 'suspended by the provider',
+};
+
+/** The form's choices (`power_action`), as its menu shows them. */
+export const POWER_CHOICE_WORDS: Record<PowerChoice, string> = {
+  startup: 'Start',
+  shutdown: 'Shut down (graceful)',
+  reboot: 'Reboot',
+  reboot_recovery: 'Reboot into the recovery image',
+  stop: 'Stop (forced power-off)',
+};
+
+/** Each power action as a verb: "there is nothing to shut down". */
+const VERBS: Record<PowerAction, { verb: string; done: string }> = {
+  power_start: { verb: 'start', done: 'started' },
+  power_shutdown: { verb: 'shut down', done: 'shut down' },
+  power_reboot: { verb: 'reboot', done: 'rebooted' },
+  power_stop: { verb: 'stop', done: 'stopped' },
+};
+
+/** A server locked by a running transaction (docs/product.md, Errors the user sees), as mrkdwn. */
+export function lockedText(vsId: number, transaction: RunningTransaction | null | undefined): string {
+  const which = transaction ? `: ${transactionWords(transaction.action)}` : '';
+  return `Busy: a transaction is running on ${targetTitle({ kind: 'vs', id: vsId })}${which}. Nothing was sent; try again when it has finished.`;
+}
+
+/** A change its server's state does not allow (a power action), with that state, as mrkdwn. */
+export function unfitText(vsId: number, action: ChangeAction, state: ServerState): string {
+  const words = Object.hasOwn(VERBS, action) ? VERBS[action as PowerAction] : undefined;
+  const why = !words
+    ? 'it cannot take this change now'
+    : state.power === 'suspended'
+      ? `it cannot be ${words.done} from here`
+      : `there is nothing to ${words.verb}`;
+  return `${targetTitle({ kind: 'vs', id: vsId })} is ${POWER_STATE_WORDS[state.power]}: ${why}. Nothing was sent.`;
+}
+
+/** The server as the form shows it: its id, its label, its state. */
+export function serverLine(vsId: number, state: ServerState): string {
+  const label = state.label ? ` · ${safe(oneLine(state.label), 120)}` : '';
+  return `*${targetTitle({ kind: 'vs', id: vsId })}*${label} · ${POWER_STATE_WORDS[state.power]}`;
+}
+
+/** A power action the cloud accepted, from the facts its row kept: what was asked (and why), and what done means. */
+export const POWER_FOLLOWED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => {
+    const choice = POWER_CHOICE_NAMES.find((c) => c === facts.powerAction);
+    const vsId = factNumber(facts.vsId) ?? 0;
+    const label = typeof facts.label === 'string' && facts.label ? ` (${safe(oneLine(facts.label), 120)})` : '';
+    const lines = [`*${choice ? POWER_CHOICE_WORDS[choice] : 'Power action'}* of ${targetTitle({ kind: 'vs', id: vsId })}${label}`];
+    if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
+    return lines;
+  },
+  done: (facts, state) => {
+    const title = targetTitle({ kind: 'vs', id: factNumber(facts.vsId) ?? 0 });
+    const power =
+      state?.booted === true
+        ? state.recovery === true
+          ? POWER_STATE_WORDS.recovery
+          : POWER_STATE_WORDS.on
+        : state?.booted === false
+          ? POWER_STATE_WORDS.off
+          : null;
+    return power ? `${title} is ${power}, and unlocked` : `${title} is unlocked`;
+  },
+};
