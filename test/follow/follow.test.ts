@@ -222,3 +222,51 @@ describe('approvals of a change, followed to the end', () => {
     expect((await ha.store.audit.latest(1))[0]).toMatchObject({ action: 'backup_restore', cloudOutcome: 'complete', decidedBy: 'UADMIN2' });
   });
 });
+
+describe('power actions, followed to the end', () => {
+  const filled = (action: string, vsId: number) => ({
+    power_action: input.select(action),
+    confirm: input.text(String(vsId)),
+    reason: input.text('unresponsive since the 14:00 deploy'),
+  });
+
+  test('a shutdown: scheduled, stopping the server, then done with the server read again (off, and unlocked)', async () => {
+    await fresh();
+    const view = await openForm(h, 'shutdown 42', 'UOPER');
+    await submit(h, 'vs_power', 'UOPER', view.private_metadata, filled('shutdown', 42));
+    const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Shut down server · VS 42')), { within: 5000 });
+    await remembered(message);
+    expect(sections(message)).toContain('*Shut down (graceful)* of VS 42 (web-1.prod)');
+    await later(5000, 2000);
+    expect(sections(current(message))).toContain('*Running* · stopping the server…');
+    await later(5000, 2000);
+    expect(sections(current(message))).toContain(':white_check_mark: *Done* · VS 42 is off, and unlocked.');
+    expect(sections(replies(message)[0]!)).toMatch(/^.*<@UOPER> :white_check_mark: Shut down server · VS 42: \*Done\*/);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_shutdown', cloudOutcome: 'complete' });
+  });
+
+  test('a reboot approved by a second person: its request message follows it, and the reply names both; a failing one says where to look', async () => {
+    const ha = await fresh({ env: { ...ENV, VS_APPROVALS: 'power_reboot' } });
+    for (const [vsId, done] of [
+      [42, /:white_check_mark: \*Done\* · VS 42 is on, and unlocked\./],
+      [48, /:x: \*Failed in the cloud\* while rebooting the server\. Its transactions in the control panel say why: <[^|]+\/virtual_machines\/48\|VS 48>\./],
+    ] as const) {
+      const view = await openForm(ha, `reboot ${vsId}`, 'UOPER');
+      await submit(ha, 'vs_power', 'UOPER', view.private_metadata, filled('reboot', vsId));
+      const request = await waitFor(
+        'the approval request',
+        () => botMessages(ha).find((m) => approvalIdIn(m.blocks) !== undefined && visibleText(m).includes(`VS ${vsId}`)),
+        { within: 5000 },
+      );
+      const posted = { id: approvalIdIn(request.blocks)!, channel: CHANNEL, ts: request.ts };
+      await clickOn(ha, 'UADMIN', 'approval_approve', posted);
+      await updatedTo(ha, posted, /Approved\* by <@UADMIN> · scheduled/);
+      await remembered(request, ha);
+      await later(5000, 5000);
+      expect(sections(current(request, ha))).toMatch(done);
+      expect(sections(current(request, ha))).toContain('asked by <@UOPER> · approved by <@UADMIN>');
+      const [reply] = replies(request, ha);
+      expect(sections(reply!)).toMatch(new RegExp(`^.*<@UOPER> <@UADMIN> :(white_check_mark|x): Reboot server · VS ${vsId}`));
+    }
+  });
+});

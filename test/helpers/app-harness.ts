@@ -52,6 +52,11 @@ export interface Harness {
    * new one from then on, and `bot`, `config`, `store` and `cloud` are its.
    */
   restart(env?: Record<string, string>): Promise<void>;
+  /**
+   * Composes one more instance on the same stand-in, sandbox and settings (on PostgreSQL, `env` with DATABASE_URL: the
+   * same database), as a second instance behind a load balancer; requests still go to the first. Stopped by close().
+   */
+  another(env?: Record<string, string>): Promise<Bot>;
   close(): Promise<void>;
 }
 
@@ -110,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   let running = await compose({ ...settings, ...options.env });
   let closed = false;
+  const others: Bot[] = [];
 
   return {
     get config() {
@@ -143,9 +149,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await running.bot.stop(2000);
       running = await compose({ ...settings, ...env });
     },
+    async another(env = options.env) {
+      const other = await compose({ ...settings, ...env });
+      others.push(other.bot);
+      return other.bot;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      for (const other of others) await other.stop(2000);
       await running.bot.stop(2000);
       await sandbox.close();
       await slack.close();
