@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ChannelMessage } from '@vs-chatops/slack-standin';
+import { request } from 'undici';
 import { startHarness, type Harness, type HarnessOptions } from '../helpers/app-harness';
+import { reply, startCloudFaultServer } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, visibleText } from '../helpers/drive';
 import { diskInputs, goodDiskForm } from '../helpers/forms';
 import { input } from '../helpers/payloads';
@@ -268,5 +270,71 @@ describe('power actions, followed to the end', () => {
       const [reply] = replies(request, ha);
       expect(sections(reply!)).toMatch(new RegExp(`^.*<@UOPER> <@UADMIN> :(white_check_mark|x): Reboot server · VS ${vsId}`));
     }
+  });
+});
+
+describe('a cloud that names its transactions otherwise', () => {
+  test("no transaction of the change's own appears: after a minute, the server's own newer transactions and its lock tell instead", async () => {
+    // Between the bot and its sandbox, a cloud whose transactions carry other names than the ones a disk's build has.
+    const fault = await startCloudFaultServer({
+      handler: async (req, res) => {
+        const answer = await request(h.sandbox.url + req.url, {
+          method: req.method as 'GET' | 'POST',
+          headers: { authorization: String(req.headers.authorization), 'content-type': String(req.headers['content-type'] ?? 'application/json') },
+          body: req.method === 'GET' ? undefined : req.body,
+        });
+        const text = (await answer.body.text()).replaceAll('"build_disk"', '"disk_provisioning_v2"');
+        reply(res, answer.statusCode, text);
+      },
+    });
+    try {
+      await fresh({ cloudUrl: fault.url });
+      const message = await addDisk(42);
+      await later(5000, 2000);
+      // Nothing of its own yet: still scheduled, and a minute is given for one to appear.
+      expect(sections(current(message))).toContain('*Scheduled*');
+      await later(60_000, 0);
+      expect(sections(current(message))).toContain('*Running* · `disk_provisioning_v2`…');
+      await later(30_000, 3000);
+      expect(sections(current(message))).toMatch(/\*Done\* · disk \d+ is built and unlocked\./);
+      const [build] = await h.cloud.listTransactions(42, { perPage: 1 });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ cloudOutcome: 'complete', transactionIds: [build!.id] });
+    } finally {
+      await h.close();
+      await fault.close();
+    }
+  });
+});
+
+describe('when Slack does not take what is told', () => {
+  test('the first message could not be posted with chat.postMessage: the end is posted anew in the channel, with its reply', async () => {
+    await fresh();
+    h.slack.fault('chat.postMessage', { error: 'not_in_channel', times: 1 });
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    await submit(h, 'disk_add', 'UOPER', view.private_metadata, unformatted);
+    // It went out through the response_url instead, which is never kept: that message cannot be updated.
+    const [first] = await h.slack.waitForResponses(1);
+    expect(JSON.stringify(first!.body)).toContain('Scheduled');
+    await later(5000, 5000);
+    expect(botMessages()).toHaveLength(0);
+    // Ended; a minute after it was accepted, the end is posted where it was asked for.
+    await later(60_000, 0);
+    const [posted] = botMessages();
+    expect(sections(posted!)).toMatch(/\*Done\* · disk \d+ is built and unlocked/);
+    expect(replies(posted!)).toHaveLength(1);
+  });
+
+  test('its message cannot be updated: tried again each interval, given up after five attempts and logged; the record has the outcome', async () => {
+    await fresh();
+    const message = await addDisk(42);
+    h.slack.fault('chat.update', { error: 'message_not_found' });
+    await later(5000, 5000);
+    for (let i = 0; i < 5; i++) await later(5000, 0);
+    expect(h.slack.callsTo('chat.update')).toHaveLength(5);
+    expect(replies(message)).toHaveLength(0);
+    expect(h.logs.some((l) => l.includes('could not tell the end of a followed change in Slack; giving up'))).toBe(true);
+    await later(60_000, 0);
+    expect(h.slack.callsTo('chat.update')).toHaveLength(5);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ cloudOutcome: 'complete' });
   });
 });
