@@ -109,9 +109,10 @@ const EnvSchema = z.object({
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
+  /** Unset: 5, or LOCAL_MODE.followIntervalS in local mode. */
   VS_FOLLOW_INTERVAL_S: positiveInt('a time in seconds')
     .refine((n) => n <= FOLLOW_BACKOFF_MAX_S, `must be at most ${FOLLOW_BACKOFF_MAX_S} seconds (polls back off to ${FOLLOW_BACKOFF_MAX_S} s from it)`)
-    .default(5),
+    .optional(),
   VS_FOLLOW_MAX_MIN: positiveInt('a time in minutes').default(60),
   VS_MAX_DISK_GB: positiveInt('a size in GB')
     .refine((n) => n <= MAX_DISK_GB, `must be at most ${MAX_DISK_GB} (the largest disk the cloud API takes)`)
@@ -324,6 +325,8 @@ export const LOCAL_MODE = {
   approvals: ['backup_restore'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: AUDIT_CHANNEL.id,
+  /** VS_FOLLOW_INTERVAL_S unless set: the sandbox's changes take seconds, and the page shows them run. */
+  followIntervalS: 2,
 } as const;
 
 /** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
@@ -389,7 +392,7 @@ function shape(e: Env) {
     },
     /** Following an accepted change to its end (src/follow): the first spacing of its polls (backing off to FOLLOW_BACKOFF_MAX_S), and for how long. */
     follow: {
-      intervalMs: e.VS_FOLLOW_INTERVAL_S * 1000,
+      intervalMs: (e.VS_FOLLOW_INTERVAL_S ?? (local ? LOCAL_MODE.followIntervalS : 5)) * 1000,
       maxMs: e.VS_FOLLOW_MAX_MIN * 60_000,
     },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */

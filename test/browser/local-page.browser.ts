@@ -25,7 +25,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
-  bot = await spawnBot({}, { cwd: dir });
+  // The page's people make more changes in a minute than anyone would: the per-person limit has tests of its own.
+  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '100' }, { cwd: dir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -43,7 +44,9 @@ afterAll(async () => {
 });
 
 const messages = () => page.getByRole('log');
-const lastMessage = () => messages().getByRole('article').last();
+/** The channel's own messages: the articles of the log itself, not the replies of a thread open under one of them. */
+const channelMessages = () => messages().locator('xpath=./article');
+const lastMessage = () => channelMessages().last();
 /** The app's Home tab under Apps, and the Home tab's content. */
 const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
 const home = () => page.getByRole('region', { name: 'Home' });
@@ -64,13 +67,12 @@ async function inChannel(name: string) {
 
 /** Types a command in the message box and waits for the app's answer. */
 async function type(command: string): Promise<Locator> {
-  const before = await messages().getByRole('article').count();
+  const before = await channelMessages().count();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(command);
   await box.press('Enter');
   // The command itself shows first (only to its author), then the answer.
-  await messages()
-    .getByRole('article')
+  await channelMessages()
     .nth(before + 1)
     .waitFor();
   return lastMessage();
@@ -207,7 +209,7 @@ describe('the forms, as the right and the wrong person', () => {
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     const outcome = page.getByRole('dialog', { name: 'Add disk' });
-    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByText(/Scheduled/).waitFor();
     // The outcome can only be closed: nothing of the form is left.
     expect(await outcome.getByRole('button', { name: 'Add disk' }).count()).toBe(0);
     expect(await outcome.getByRole('textbox').count()).toBe(0);
@@ -236,10 +238,11 @@ describe('the power form', () => {
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung after the deploy');
     await dialog.getByRole('button', { name: 'Send' }).click();
     const outcome = page.getByRole('dialog', { name: 'Shut down server' });
-    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByText(/Scheduled/).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
-    await expectText(lastMessage(), /Shut down \(graceful\) · VS 44 · scheduled/);
+    await expectText(lastMessage(), /Shut down \(graceful\) of VS 44/);
+    await expectText(lastMessage(), /Scheduled|Running|Done/);
   });
 });
 
@@ -248,7 +251,8 @@ const requestFor = (backup: number) =>
   messages()
     .getByRole('article')
     .filter({ hasText: `Backup ${backup}` })
-    .filter({ hasText: /Approval needed|Approved|Denied|Expired/ })
+    // Once approved and followed to its end, the message says who approved in its last line.
+    .filter({ hasText: /Approval needed|Approved|approved by|Denied|Expired/ })
     .last();
 
 /** Asks for backup `backup`'s restore through its form, as whoever is chosen; the form says it was sent for approval. */
@@ -303,12 +307,13 @@ describe('a second person: a restore waits for another admin’s approval', () =
 
   test('Bea approves it: the request changes in place to say who approved and how it ended; the audit channel names both', async () => {
     await as(/Bea/);
-    const before = await messages().getByRole('article').count();
+    const before = await channelMessages().count();
     await approve(requestFor(9));
-    await expectText(requestFor(9), /Approved by @Bea \(admin\) · done/);
+    // Scheduled, then followed in place to its end (the page's follower polls every 2 s).
+    await expectText(requestFor(9), /Approved by @Bea \(admin\) · scheduled|approved by @Bea \(admin\)/);
     expect(await requestFor(9).getByRole('button', { name: 'Approve' }).count()).toBe(0);
     // Changed in place: no new message in the channel.
-    expect(await messages().getByRole('article').count()).toBe(before);
+    expect(await channelMessages().count()).toBe(before);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
     await inChannel('vs-audit');
     await expectText(lastMessage(), /@Ada \(admin\) · Restore backup · Backup 9 → succeeded/);
@@ -343,7 +348,10 @@ describe('global shortcuts', () => {
     // The form adds it to the Linux fstab unless told otherwise: that needs a mount point.
     await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
     await page.keyboard.press('Escape');
     await inChannel('general');
     await expectText(lastMessage(), /VS 44/);
@@ -380,7 +388,10 @@ describe('keyboard only', () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.press('Enter');
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /30 GB/);
@@ -566,7 +577,7 @@ describe('approving from the Home tab', () => {
     await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor({ state: 'hidden' });
     await expectText(home(), /Restore backup · Backup 10 → succeeded/);
     await inChannel('incident-42');
-    await expectText(requestFor(10), /Approved by @Bea \(admin\) · done/);
+    await expectText(requestFor(10), /Approved by @Bea \(admin\) · scheduled|approved by @Bea \(admin\)/);
   });
 });
 
@@ -590,6 +601,81 @@ describe('the freeze', () => {
     await openForm('/vs disk add 42', 'Add disk · VS 42');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
+  });
+});
+
+describe('following a change to its end, live', () => {
+  // The sandbox runs each change as transactions of a few seconds; local mode polls them every 2 s, so a person sees
+  // the message go from scheduled to its end, in place, and a reply in its thread.
+  const followed = (title: string) => channelMessages().filter({ hasText: title }).last();
+  const thread = (message: Locator) => message.getByRole('region', { name: /^Thread: \d+ repl/ });
+
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('a disk add: scheduled, running (its transaction in words), then done in place, and one reply in its thread naming who asked', async () => {
+    await as(/Otto/);
+    const dialog = await openForm('/vs disk add 46', 'Add disk · VS 46');
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('25');
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/archive');
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
+    await page.keyboard.press('Escape');
+    const message = followed('Add disk · VS 46');
+    await expectText(message, /Scheduled: the cloud accepted the change/);
+    await expectText(message, /Running · building a disk/);
+    await expectText(message, /Done · disk \d+ is built and unlocked/);
+    await expectText(thread(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
+    expect(await thread(message).getByRole('article').count()).toBe(1);
+    await page.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
+  });
+
+  test('a reboot, then a restore approved by a second admin: each done in place, the restore’s reply naming both', async () => {
+    await as(/Otto/);
+    const dialog = await openForm('/vs reboot 45', 'Power · VS 45');
+    await dialog.getByRole('textbox', { name: 'Type 45 to confirm' }).fill('45');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel update');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    await page
+      .getByRole('dialog', { name: 'Reboot server' })
+      .getByText(/Scheduled/)
+      .waitFor();
+    await page.keyboard.press('Escape');
+    const reboot = followed('Reboot server · VS 45');
+    await expectText(reboot, /Running · rebooting the server/);
+    await expectText(reboot, /Done · VS 45 is on, and unlocked/);
+    await expectText(thread(reboot), /Reboot server · VS 45: Done/);
+
+    await as(/Ada/);
+    await askRestore(15, 'the uploads table is corrupt');
+    await as(/Bea/);
+    await approve(requestFor(15));
+    const restore = requestFor(15);
+    await expectText(restore, /Done · backup 15 is restored onto disk 101, and the disk is unlocked/);
+    await expectText(restore, /asked by @Ada \(admin\) · approved by @Bea \(admin\)/);
+    await expectText(thread(restore), /@Ada \(admin\) @Bea \(admin\).*Restore backup · Backup 15: Done/);
+  });
+
+  test('a change that fails in the cloud ends as failed: the step in words and where to look, never the cloud’s raw log', async () => {
+    await as(/Otto/);
+    const dialog = await openForm('/vs disk add 48', 'Add disk · VS 48');
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('10');
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/logs');
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
+    await page.keyboard.press('Escape');
+    const message = followed('Add disk · VS 48');
+    await expectText(message, /Failed in the cloud while building a disk/);
+    await message.getByRole('link', { name: 'VS 48' }).first().waitFor();
+    await expectText(thread(message), /Add disk · VS 48: Failed in the cloud/);
+    expect(await message.textContent()).not.toMatch(/Fatal|lvcreate|DATABASE_URL|s3cr3t/);
   });
 });
 
