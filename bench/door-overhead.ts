@@ -41,6 +41,7 @@ export function doorBench(store: Store, options: { admins: readonly string[]; ap
   const config = loadConfig({});
   const changes = createChanges({
     cloud,
+    cloudAccount: { apiUrl: config.cloud.url, accountId: config.cloud.accountId },
     store,
     policy,
     logger: quiet,

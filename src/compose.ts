@@ -162,6 +162,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({
       cloud,
+      // The cloud as configured (`sandbox` for the built-in one, whatever port it listens on): approvals are sent to it or not at all.
+      cloudAccount: { apiUrl: overrides.cloudUrl ?? config.cloud.url, accountId: config.cloud.accountId },
       store: watchedStore,
       policy,
       approvals,
@@ -188,7 +190,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({
       name: 'approval_expiry',
-      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, logger: logger.child({ component: 'approvals' }) }),
+      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, roles: config.roles, logger: logger.child({ component: 'approvals' }) }),
     });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.

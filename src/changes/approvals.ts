@@ -1,29 +1,39 @@
 import type { PreparedRequest } from '../cloud/prepared';
-import { samePreparedRequest } from '../cloud/prepared';
+import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditRecord, ExpiredApproval, RecordedRequest } from '../store';
-import { CHANGES, isChangeAction, type ChangeAction } from './definitions';
+import type { Approval, ApprovalStep, AuditEntry, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
+// The transition table itself, not the store's index: a leaf that imports nothing (no database driver comes with it).
+import { APPROVAL_STEPS, mayTake } from '../store/approval-states';
+import { clip } from './audit-text';
+import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
-import { neededRole, type Decision } from './policy';
+import type { Config } from '../config';
+import { atLeast, neededRole, type Decision, type Role } from './policy';
+import { MAX_REASON_LENGTH } from './restore-form';
 import { targetIdIn } from './targets';
 
 // The second person (docs/product.md, Approvals). A change that needs one is not
-// called when it is submitted: its prepared request is stored with who asked,
-// where and until when, and recorded as `requested` (ask). A click on its
-// message's Approve or Deny button is checked (decide): the clicker holds the
-// role the change needs now, is not the one who asked, may act in the channel
-// the request sits in, and, to approve, changes are not frozen; a refusal is
-// recorded. The first decisive click wins across instances (the store's
-// decide), recorded with it. An approved change runs through the door once
-// (claim `approval:<id>`, lease, call, records), sending the request that was
-// approved, after checking that it is still what the bot would send now.
-// Requests nobody decides expire (expire, run by the sweeps of src/ops).
-// A workflow step's request (docs/product.md, Workflow steps) is asked for with
-// nobody as its requester; the first person allowed to make the change who
-// clicks it becomes the requester (claim), and from there it is an approval
-// request like any other. One nobody claims expires the same way.
+// called when it is submitted: its prepared request (shown whole, or not asked
+// for) is stored with who asked, where, until when and the cloud it is for,
+// and recorded as `requested` (ask). Its states and the steps between them are
+// the table of src/store/approval-states.ts; each click is one step, checked
+// (clicked, checkDecision): the clicker holds the role the change needs now,
+// is not the one who asked, may act in the channel the request sits in, and,
+// to approve, changes are not frozen and the one who asked could still ask for
+// it; Withdraw is the requester's alone; a refusal is recorded. The first
+// step to commit wins across instances (the store's conditional update),
+// recorded with it. An approved change runs through the door once (claim
+// `approval:<id>`, lease, call, records), sending the request that was
+// approved, after checking that it goes to the cloud it was prepared for and
+// is still what the bot would send now. Requests nobody decides expire
+// (expire, run by the sweeps of src/ops). A workflow step's request
+// (docs/product.md, Workflow steps) is asked for with nobody as its requester;
+// the first person allowed to make the change who clicks it becomes the
+// requester (claim), and from there it is an approval request like any other.
+// One nobody claims expires the same way.
 
-export type Verdict = 'approve' | 'reject';
+/** What a second person decides: a step of the table (approval-states.ts). */
+export type Verdict = Extract<ApprovalStep, 'approve' | 'reject'>;
 
 export type { ExpiredApproval } from '../store';
 
@@ -35,12 +45,38 @@ export type ApprovedRun =
    * StoreUnavailableError (nothing sent), or something unforeseen.
    */
   | { outcome: 'error'; error: unknown }
-  | {
-      outcome: 'not_sent';
-      /** The request the bot would send now for the same change; null when its stored parameters could not be read. */
-      current: RecordedRequest | null;
-      record: AuditRecord;
-    };
+  | { outcome: 'not_sent'; why: NotSent; record: AuditRecord };
+
+/** Why an approved request was not sent (recorded as failed; nothing was changed). */
+export type NotSent =
+  /** What the bot would send now for the same change is another request (VS_API_FORMAT changed, or the bot did). */
+  | { code: 'changed'; current: RecordedRequest }
+  /** Its stored parameters could not be read back. */
+  | { code: 'unreadable' }
+  /** It was prepared for another cloud: VS_API_URL or VS_ACCOUNT_ID differ now (or it was stored before they were kept). */
+  | { code: 'other_cloud' }
+  /** It is longer than its message could show (stored before such requests were refused): nobody saw all of it. */
+  | { code: 'unshown' };
+
+/** A not-sent request in the audit's words. */
+function notSentDetail(why: NotSent): string {
+  switch (why.code) {
+    case 'changed':
+      return `not sent: the bot would now send ${why.current.method} ${why.current.path}, not the request that was approved; nothing was changed`;
+    case 'unreadable':
+      return 'not sent: the approved request could not be read back; nothing was changed';
+    case 'other_cloud':
+      return 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed';
+    case 'unshown':
+      return 'not sent: it is longer than its message could show, so nobody saw all of it; nothing was changed';
+  }
+}
+
+/** Whether a request's cloud is the one the bot sends to now (a base URL compared without its trailing slashes). */
+function sameCloud(a: CloudAccount | null, b: CloudAccount): boolean {
+  const base = (url: string) => url.replace(/\/+$/, '');
+  return a !== null && base(a.apiUrl) === base(b.apiUrl) && a.accountId === b.accountId;
+}
 
 export type ApprovalResult =
   /** No such request (or not one this version knows). */
@@ -53,10 +89,89 @@ export type ApprovalResult =
   /** Approved (recorded), and the change run: `change` says how it ended. */
   | { outcome: 'approved'; approval: Approval; record: AuditRecord; change: ApprovedRun };
 
+/** How a click on Withdraw ended. */
+export type WithdrawResult =
+  /** No such request (or not one this version knows). */
+  | { outcome: 'unknown' }
+  /** Decided, withdrawn before, or past its expiry: the request says which. */
+  | { outcome: 'closed'; approval: Approval }
+  /** Clicked by someone who did not ask for it: refused, recorded. */
+  | { outcome: 'denied'; approval: Approval; decision: Decision; record: AuditRecord }
+  | { outcome: 'withdrawn'; approval: Approval; record: AuditRecord };
+
+/** Who may decide a request, as the settings name them: the user groups holding the role, and people by their own id. */
+export interface Deciders {
+  /** User groups (S…) holding the role the change needs, or a higher one. */
+  groups: string[];
+  /** People (U…, W…) holding it by their own id, never the one who asked; empty when there are ten or more of them. */
+  users: string[];
+}
+
+/** At most this many people are mentioned by their own id on a request; more, and only the user groups are. */
+export const MAX_MENTIONED_DECIDERS = 9;
+
+/**
+ * Who may decide a request for a change that needs `needed` (docs/product.md "Approvals": the request mentions them):
+ * the user groups and the people VS_ADMINS (and, for an operator's change, VS_OPERATORS) name, never `requestedBy`;
+ * the people only when they are fewer than ten. Whether each may decide is still checked when they click.
+ */
+export function deciders(roles: Pick<Config['roles'], 'admins' | 'operators'>, needed: Role, requestedBy: string): Deciders {
+  const named = [...roles.admins, ...(atLeast('operator', needed) ? roles.operators : [])];
+  const unique = [...new Set(named)];
+  const groups = unique.filter((id) => /^S[A-Z0-9]+$/.test(id));
+  const users = unique.filter((id) => /^[UW][A-Z0-9]+$/.test(id) && id !== requestedBy);
+  return { groups, users: users.length <= MAX_MENTIONED_DECIDERS ? users : [] };
+}
+
+/** How the checks of a click on Deny stand before the reason is asked: its refusal (recorded) or that it is open. */
+export type DecisionCheck = Exclude<ApprovalResult, { outcome: 'approved' | 'rejected' }> | { outcome: 'open'; approval: Approval };
+
 /** The open requests as one person sees them (the Home tab): those they may decide now, and their own, oldest first. */
 export interface WaitingApprovals {
   decidable: Approval[];
   own: Approval[];
+}
+
+/**
+ * The most characters of a request (its line and its body, as sent) that an approval request's message shows whole.
+ * A longer one is not asked for (unshownFields): an approver never approves what they could not see.
+ */
+export const MAX_SHOWN_REQUEST = 2800;
+
+/**
+ * When a change's request is too long to be shown whole, the text fields that make it long, each with what to
+ * shorten (the form shows it on the field); null when it fits. A field's share is what the request loses without it,
+ * encoded as it is sent (XML writes each of ' " < > & as five or six characters).
+ */
+export function unshownFields<A extends ChangeAction>(
+  cloud: ChangeCloud,
+  action: A,
+  targetId: number,
+  params: ChangeParams<A>,
+  prepared: PreparedRequest,
+): Record<string, string> | null {
+  const length = requestText(prepared).length;
+  if (length <= MAX_SHOWN_REQUEST) return null;
+  const change = CHANGES[action];
+  const over = length - MAX_SHOWN_REQUEST;
+  const typed = (change.textFields ?? []).filter((field) => typeof (params as Record<string, unknown>)[field] === 'string');
+  const shares = typed
+    .map((field) => {
+      const without = change.request.prepare(cloud.format, targetId, { ...(params as object), [field]: undefined } as ChangeParams<A>);
+      return { field, share: length - requestText(without).length };
+    })
+    .filter(({ share }) => share > 0)
+    .sort((a, b) => b.share - a.share);
+  const count = (n: number) => n.toLocaleString('en-US');
+  const whole = `the request would be ${count(length)} characters as sent, ${count(over)} more than an approval request shows whole`;
+  const errors: Record<string, string> = {};
+  for (const { field, share } of shares)
+    errors[field] =
+      `Too long to ask for approval: ${whole}. This field takes ${count(share)} of them ` +
+      `(quotes, apostrophes, <, > and & take several characters each once encoded): shorten it` +
+      (shares.length > 1 ? ' or the other fields marked' : '');
+  // Nothing typed makes it long (it cannot happen with today's forms): said about the whole form.
+  return shares.length > 0 ? errors : { form: `Too long to ask for approval: ${whole}` };
 }
 
 /** VS_APPROVAL_TTL_MIN's default, for a change made to wait without VS_APPROVALS (a workflow step's). */
@@ -140,6 +255,7 @@ export function createApprovalSteps(door: Door) {
       action,
       target,
       params,
+      cloud: door.deps.cloudAccount,
       channelId: ctx.channelId,
       requestedBy: ctx.userId,
       requestedAt: requested.at,
@@ -159,16 +275,17 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
-   * A click on a request's button: the request, if it is still `status` and open, with who clicked, where, and what
-   * every record of the click names; else how it stands (unknown, or closed: taken, decided or past its expiry).
+   * A click on a request's button, for one step of the table (approval-states.ts): the request, if the step may be
+   * taken from where it stands and it is unexpired, with who clicked, where, and what every record of the click names;
+   * else how it stands (unknown, or closed: taken, decided, withdrawn or past its expiry).
    */
-  async function clicked(approvalId: string, clicker: { userId: string }, status: 'awaiting_requester' | 'requested') {
+  async function clicked(approvalId: string, clicker: { userId: string }, step: ApprovalStep) {
     const startedMs = now();
     const approval = await store.approvals.get(approvalId);
     if (!approval || !isChangeAction(approval.action)) return { outcome: 'unknown' as const };
-    if (approval.status !== status) return { outcome: 'closed' as const, approval };
+    if (!mayTake(step, approval.status)) return { outcome: 'closed' as const, approval };
     // Past its expiry and not yet swept: closed all the same (the sweep records it and says so in its message).
-    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: 'expired' as const } };
+    if (approval.expiresAtMs <= startedMs) return { outcome: 'closed' as const, approval: { ...approval, status: APPROVAL_STEPS.expire.to } };
     const action = approval.action;
     const ctx = { userId: clicker.userId, channelId: approval.channelId };
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action, target: approval.target, approval: approval.id });
@@ -180,7 +297,10 @@ export function createApprovalSteps(door: Door) {
       notify(record, log);
       return { outcome: 'denied' as const, approval, decision, record };
     };
-    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse };
+    /** The record of the step taken (its outcome: where the step leads), as the request stands once taken; `names` over the click's. */
+    const stepEntry = (taken: Approval, detail: string, names: Pick<AuditEntry, 'requestedBy' | 'decidedBy'>) =>
+      auditEntry(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, ...names }, APPROVAL_STEPS[step].to, detail);
+    return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse, stepEntry };
   }
 
   /**
@@ -190,21 +310,16 @@ export function createApprovalSteps(door: Door) {
    * for VS_APPROVAL_TTL_MIN from now.
    */
   async function claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult> {
-    const click = await clicked(approvalId, clicker, 'awaiting_requester');
+    const click = await clicked(approvalId, clicker, 'claim');
     if (click.outcome !== 'open') return click;
-    const { startedMs, approval, action, ctx, log, about } = click;
+    const { approval, action, ctx, log } = click;
     const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     const decision = checked.allowed ? ((await frozenDenial(checked)) ?? checked) : checked;
     if (!decision.allowed) return click.refuse(decision, 'claim of a workflow request refused');
     const claimedMs = now();
     const expiresAtMs = claimedMs + ttlMs;
     const claimed = await store.approvals.claim(approval.id, { by: ctx.userId, at: iso(claimedMs), nowMs: claimedMs, expiresAtMs }, (current) =>
-      auditEntry(
-        startedMs,
-        { ...about, userId: ctx.userId, channelId: current.channelId, requestedBy: ctx.userId },
-        'requested',
-        `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`,
-      ),
+      click.stepEntry(current, `claimed the workflow's request; waits for a second person's approval until ${iso(expiresAtMs)}`, { requestedBy: ctx.userId }),
     );
     if (!claimed.won) {
       log.info('claim came after another', { status: claimed.approval?.status, by: claimed.approval?.requestedBy });
@@ -215,26 +330,58 @@ export function createApprovalSteps(door: Door) {
     return { outcome: 'claimed', approval: claimed.approval, record: claimed.record! };
   }
 
-  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult> {
-    const click = await clicked(approvalId, clicker, 'requested');
-    if (click.outcome !== 'open') return click;
-    const { startedMs, approval, action, ctx, log, about } = click;
+  /** A decision that allowed approving turned into a refusal because the one who asked could not ask for the change now. */
+  async function requesterDenial(decision: Decision, approval: Approval, log: Logger): Promise<Decision | null> {
+    if (!isChangeAction(approval.action)) return null;
+    const theirs = await check(approval.requestedBy, approval.action, approval.channelId, log, {}, approval.params);
+    if (theirs.allowed) return null;
+    const denial = {
+      code: 'requester' as const,
+      requestedBy: approval.requestedBy,
+      theirs: { role: theirs.role, needed: theirs.needed, denial: theirs.denial },
+    };
+    return { ...decision, allowed: false, denial };
+  }
 
-    // The role now and the channel of the request; not the one who asked; to approve, not while frozen.
+  /**
+   * The checks of a decision, now: the clicker holds the role the change needs (for its parameters) and may act in the
+   * request's channel; is not the one who asked; to approve, changes are not frozen and the one who asked could still
+   * ask for it (their role now, the request's channel), as at submission. A refusal is recorded.
+   */
+  async function checkDecision(approvalId: string, clicker: { userId: string }, verdict: Verdict) {
+    const click = await clicked(approvalId, clicker, verdict);
+    if (click.outcome !== 'open') return click;
+    const { approval, action, ctx, log } = click;
     const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     let decision: Decision = checked;
     if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
-    else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? checked;
+    else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
     if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
+    return click;
+  }
 
-    const status = verdict === 'approve' ? 'approved' : 'rejected';
+  /** Whether `clicker` may take `verdict` on the request now, without taking it (Deny asks why first); a refusal is recorded. */
+  async function mayDecide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<DecisionCheck> {
+    const checked = await checkDecision(approvalId, clicker, verdict);
+    return checked.outcome === 'open' ? { outcome: 'open', approval: checked.approval } : checked;
+  }
+
+  async function decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, why?: string): Promise<ApprovalResult> {
+    const click = await checkDecision(approvalId, clicker, verdict);
+    if (click.outcome !== 'open') return click;
+    const { startedMs, approval, action, ctx, log } = click;
+
+    // Deny's reason, optional: as typed, without the spaces around it, bounded as every reason is.
+    const reason = verdict === 'reject' && typeof why === 'string' && why.trim() !== '' ? clip(why.trim(), MAX_REASON_LENGTH) : null;
     const decidedMs = now();
-    const decided = await store.approvals.decide(approval.id, { status, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs }, (current) =>
-      auditEntry(
-        startedMs,
-        { ...about, userId: ctx.userId, channelId: current.channelId, decidedBy: ctx.userId },
-        status,
-        status === 'approved' ? `approved by ${ctx.userId}; the change runs now` : `rejected by ${ctx.userId}; nothing was changed`,
+    const taken = { step: verdict, by: ctx.userId, at: iso(decidedMs), nowMs: decidedMs, reason };
+    const decided = await store.approvals.decide(approval.id, taken, (current) =>
+      click.stepEntry(
+        current,
+        verdict === 'approve'
+          ? `approved by ${ctx.userId}; the change runs now`
+          : `rejected by ${ctx.userId}${reason === null ? '' : ` because “${reason}”`}; nothing was changed`,
+        { decidedBy: ctx.userId },
       ),
     );
     if (!decided.won) {
@@ -243,8 +390,8 @@ export function createApprovalSteps(door: Door) {
     }
     const record = decided.record!;
     notify(record, log);
-    if (status === 'rejected') {
-      log.info('approval rejected');
+    if (verdict === 'reject') {
+      log.info('approval rejected', { reason: reason !== null });
       return { outcome: 'rejected', approval: decided.approval, record };
     }
     log.info('approval approved; running the change');
@@ -259,9 +406,33 @@ export function createApprovalSteps(door: Door) {
     return { outcome: 'approved', approval: decided.approval, record, change };
   }
 
+  /**
+   * A click on Withdraw: only the one who asked may withdraw their request, while it is open (anyone else is refused,
+   * recorded); whatever their role now, and while frozen too (it changes nothing). The first step to commit wins.
+   */
+  async function withdraw(approvalId: string, clicker: { userId: string }): Promise<WithdrawResult> {
+    const click = await clicked(approvalId, clicker, 'withdraw');
+    if (click.outcome !== 'open') return click;
+    const { approval, action, ctx, log } = click;
+    if (ctx.userId !== approval.requestedBy) {
+      const checked = await check(ctx.userId, action, approval.channelId, log);
+      return click.refuse({ ...checked, allowed: false, denial: { code: 'not_requester', requestedBy: approval.requestedBy } }, 'withdrawal refused');
+    }
+    const withdrawnMs = now();
+    const withdrawn = await store.approvals.withdraw(approval.id, { by: ctx.userId, at: iso(withdrawnMs), nowMs: withdrawnMs }, (current) =>
+      click.stepEntry(current, `withdrawn by ${ctx.userId}, who asked for it; nothing was changed`, { decidedBy: ctx.userId }),
+    );
+    if (!withdrawn.won) {
+      log.info('withdrawal came after the decision', { status: withdrawn.approval?.status });
+      return withdrawn.approval ? { outcome: 'closed', approval: withdrawn.approval } : { outcome: 'unknown' };
+    }
+    notify(withdrawn.record!, log);
+    log.info('approval request withdrawn');
+    return { outcome: 'withdrawn', approval: withdrawn.approval, record: withdrawn.record! };
+  }
+
   /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
   async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, log: Logger): Promise<ApprovedRun> {
-    const change = CHANGES[action];
     const names = {
       requestedBy: approval.requestedBy,
       decidedBy: approval.decidedBy,
@@ -269,26 +440,43 @@ export function createApprovalSteps(door: Door) {
       workflowExecutionId: approval.workflowExecutionId ?? null,
     };
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
-    const targetId = targetIdIn(approval.target, change.targetKind);
-    const stored = change.stored.safeParse(approval.params);
-    const prepared = targetId !== null && stored.success ? change.request.prepare(door.cloud.format, targetId, stored.data) : null;
-    if (targetId === null || !stored.success || prepared === null || !samePreparedRequest(prepared, approval.apiRequest)) {
-      // What would go on the wire now is not what was approved (VS_API_FORMAT changed, or the bot did): nothing is sent.
-      const current = prepared === null ? null : recorded(prepared);
-      const detail =
-        current === null
-          ? 'not sent: the approved request could not be read back; nothing was changed'
-          : `not sent: the bot would now send ${current.method} ${current.path}, not the request that was approved; nothing was changed`;
-      log.warn('the approved request is not what would be sent now; not sent', { approved: approval.apiRequest.path, now: current?.path });
+    const sendable = sendableAsApproved(approval, action);
+    if (!sendable.ok) {
+      const { why } = sendable;
+      log.warn('the approved request is not sent', {
+        why: why.code,
+        approved: approval.apiRequest.path,
+        now: why.code === 'changed' ? why.current.path : undefined,
+        preparedFor: approval.cloud?.apiUrl ?? null,
+        sendingTo: door.deps.cloudAccount.apiUrl,
+      });
       const entry = auditEntry(
         startedMs,
         { ...ctx, action, target: approval.target, params: approval.params, apiRequest: approval.apiRequest, ...names },
         'failed',
-        detail,
+        notSentDetail(why),
       );
-      return { outcome: 'not_sent', current, record: await write(entry, log) };
+      return { outcome: 'not_sent', why, record: await write(entry, log) };
     }
-    return door.execute({ ctx, action, targetId, params: stored.data, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+    const { targetId, params, prepared } = sendable;
+    return door.execute({ ctx, action, targetId, params, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+  }
+
+  /**
+   * What is sent for an approved request is what was approved, whole, to the cloud it was prepared for: the request
+   * prepared again from its stored parameters, to run; or why it is not sent.
+   */
+  function sendableAsApproved<A extends ChangeAction>(approval: Approval, action: A) {
+    const change = CHANGES[action];
+    const notSent = (why: NotSent) => ({ ok: false as const, why });
+    if (!sameCloud(approval.cloud, door.deps.cloudAccount)) return notSent({ code: 'other_cloud' });
+    const targetId = targetIdIn(approval.target, change.targetKind);
+    const stored = change.stored.safeParse(approval.params);
+    if (targetId === null || !stored.success) return notSent({ code: 'unreadable' });
+    const prepared = change.request.prepare(door.cloud.format, targetId, stored.data);
+    if (!samePreparedRequest(prepared, approval.apiRequest)) return notSent({ code: 'changed', current: recorded(prepared) });
+    if (requestText(approval.apiRequest).length > MAX_SHOWN_REQUEST) return notSent({ code: 'unshown' });
+    return { ok: true as const, targetId, params: stored.data, prepared };
   }
 
   async function expire(): Promise<ExpiredApproval[]> {
@@ -297,7 +485,7 @@ export function createApprovalSteps(door: Door) {
       auditEntry(
         atMs,
         { userId: approval.requestedBy, channelId: approval.channelId, ...aboutApproval(approval) },
-        'expired',
+        APPROVAL_STEPS.expire.to,
         // A workflow's request nobody claimed has no requester: expired all the same.
         approval.requestedBy === ''
           ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
@@ -325,6 +513,8 @@ export function createApprovalSteps(door: Door) {
     ask,
     claim,
     decide,
+    mayDecide,
+    withdraw,
     expire,
     decidable: async (userId: string) => (await waiting(userId)).decidable,
     waiting,

@@ -65,6 +65,10 @@ export function denialDetail(decision: Decision): string | null {
       return frozenDetail(denial.freeze);
     case 'own_request':
       return 'the requester may not approve their own request';
+    case 'not_requester':
+      return `only the requester, ${denial.requestedBy}, may withdraw it`;
+    case 'requester':
+      return `the requester ${denial.requestedBy} could no longer ask for it: ${denialDetail({ ...decision, ...denial.theirs }) ?? 'refused'}`;
     default:
       return null;
   }

@@ -1,7 +1,18 @@
 import type { Approval, AuditRecord, Freeze } from '../store';
-import { createApprovalSteps, type ApprovalResult, type ClaimResult, type ExpiredApproval, type Verdict, type WaitingApprovals } from './approvals';
+import type { PreparedRequest } from '../cloud/prepared';
+import {
+  createApprovalSteps,
+  unshownFields,
+  type ApprovalResult,
+  type ClaimResult,
+  type DecisionCheck,
+  type ExpiredApproval,
+  type Verdict,
+  type WaitingApprovals,
+  type WithdrawResult,
+} from './approvals';
 import { bounded, frozenDetail } from './audit-text';
-import { CHANGES, type ChangeAction, type ChangeParams, type ChangeValue } from './definitions';
+import { CHANGES, type ChangeAction, type ChangeAnswerOf, type ChangeParams, type ChangeValue } from './definitions';
 import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
 import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
@@ -63,10 +74,14 @@ export interface Changes {
   /** Runs one submitted change form through the door (the table of definitions.ts says what each change is). */
   submit<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>>;
   /**
-   * A click on an approval request's Approve or Deny button, by `clicker`: the checks of the click, the first decisive
-   * click across instances, and an approved change run once (approvals.ts).
+   * An approval request approved, or denied (with the reason given, if any), by `clicker`: the checks of the click,
+   * the first decisive click across instances, and an approved change run once (approvals.ts).
    */
-  decide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<ApprovalResult>;
+  decide(approvalId: string, clicker: { userId: string }, verdict: Verdict, reason?: string): Promise<ApprovalResult>;
+  /** Whether `clicker` may decide the request now, without deciding (Deny asks why first); a refusal is recorded. */
+  mayDecide(approvalId: string, clicker: { userId: string }, verdict: Verdict): Promise<DecisionCheck>;
+  /** A click on an approval request's Withdraw: its requester's alone (anyone else is refused, recorded), while it is open. */
+  withdraw(approvalId: string, clicker: { userId: string }): Promise<WithdrawResult>;
   /**
    * A workflow step's change: refused while changes are frozen (as every way in is), then validated as its form would
    * be (and its reason), then stored as a request nobody has claimed yet, recorded; nothing is called, whatever
@@ -98,6 +113,17 @@ export interface Changes {
 
 export type ChangesDeps = DoorDeps;
 
+/** A valid form: its parameters, and the request they make. */
+type Validated<A extends ChangeAction> =
+  { ok: true; params: ChangeParams<A>; prepared: PreparedRequest<ChangeAnswerOf<A>> } | Extract<FormValidation<ChangeParams<A>>, { ok: false }>;
+
+/** An invalid form or step in the audit's words: each field with its message. */
+function invalidDetail(what: string, fieldErrors: Record<string, string>): string {
+  return `${what}: ${Object.entries(fieldErrors)
+    .map(([field, message]) => `${field}: ${message}`)
+    .join('; ')}`;
+}
+
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
   const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, refusedAsItStands } = door;
@@ -121,40 +147,52 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, asTyped, decision), log) };
     }
 
-    const validated = validate(action, targetId, values);
+    const asked = needsApproval(action, ctx);
+    const validated = validate(action, targetId, values, asked);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     // A request for approval is posted in its channel: without one, it could be seen by nobody.
-    if (needsApproval(action, ctx) && ctx.channelId === null) fieldErrors.channel = 'Choose the channel where the request for approval is posted';
+    if (asked && ctx.channelId === null) fieldErrors.channel = 'Choose the channel where the request for approval is posted';
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const detail = `invalid form: ${Object.entries(fieldErrors)
-        .map(([field, message]) => `${field}: ${message}`)
-        .join('; ')}`;
-      return { outcome: 'invalid', fieldErrors, record: await write(auditEntry(startedMs, asTyped, 'invalid', detail), log) };
+      return {
+        outcome: 'invalid',
+        fieldErrors,
+        record: await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid form', fieldErrors)), log),
+      };
     }
-    const params = validated.params;
+    const { params, prepared } = validated;
     // What the parameters chose may need more than the change itself (a reboot into the recovery image: admin).
     const raised = withParams(decision, action, params);
     if (!raised.allowed) {
       log.info('change denied', { role: raised.role, needed: raised.needed, denial: raised.denial?.code });
       return { outcome: 'denied', decision: raised, record: await write(denialEntry(startedMs, asTyped, raised), log) };
     }
-    const prepared = change.request.prepare(door.cloud.format, targetId, params);
 
-    if (needsApproval(action, ctx)) {
+    if (asked) {
       const audited = change.audited(params);
       // Nobody is asked to approve what could not be sent as the target stands (the door reads it again before sending).
       const refused = await refusedAsItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
       if (refused) return refused;
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: audited, prepared, startedMs }, log);
     }
-    return door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+    const ran = await door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+    // Frozen between the check above and the start: a refusal like the check's.
+    return ran.outcome === 'frozen'
+      ? { outcome: 'denied', decision: { ...decision, allowed: false, denial: { code: 'frozen', freeze: ran.freeze } }, record: ran.record }
+      : ran;
   }
 
-  /** A change's form validated for its target: its parameters, or its field errors. */
-  function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues): FormValidation<ChangeParams<A>> {
+  /**
+   * A change's form validated for its target: its parameters and the request they make, or its field errors. A change
+   * that waits for approval must be shown whole in its request's message: one too long for it is invalid too.
+   */
+  function validate<A extends ChangeAction>(action: A, targetId: number, values: FormValues, forApproval: boolean): Validated<A> {
     const change = CHANGES[action];
     if (!isTargetId(targetId)) return { ok: false, fieldErrors: { [TARGET_KINDS[change.targetKind].field]: TARGET_KINDS[change.targetKind].idError } };
-    return change.validate(targetId, values, deps.formLimits ?? DEFAULT_FORM_LIMITS);
+    const validated = change.validate(targetId, values, deps.formLimits ?? DEFAULT_FORM_LIMITS);
+    if (!validated.ok) return validated;
+    const prepared = change.request.prepare(door.cloud.format, targetId, validated.params);
+    const unshown = forApproval ? unshownFields(door.cloud, action, targetId, validated.params, prepared) : null;
+    return unshown ? { ok: false, fieldErrors: unshown } : { ok: true, params: validated.params, prepared };
   }
 
   async function request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult> {
@@ -180,19 +218,16 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'frozen', freeze, record };
     }
     // The step's reason is the form's reason (a restore's is required): one reason, checked once below.
-    const validated = validate(action, targetId, { ...values, reason });
+    const validated = validate(action, targetId, { ...values, reason }, true);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const detail = `invalid workflow step: ${Object.entries(fieldErrors)
-        .map(([field, message]) => `${field}: ${message}`)
-        .join('; ')}`;
-      const record = await write(auditEntry(startedMs, asTyped, 'invalid', detail), log);
+      const record = await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid workflow step', fieldErrors)), log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
-    const prepared = change.request.prepare(door.cloud.format, targetId, validated.params);
+    const { prepared } = validated;
     const asked = await approvals.ask(
       {
         ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },
@@ -234,6 +269,8 @@ export function createChanges(deps: ChangesDeps): Changes {
     inspect: async (action, targetId) => (await CHANGES[action].inspect?.(door.cloud, targetId)) ?? null,
     claim: approvals.claim,
     decide: approvals.decide,
+    withdraw: approvals.withdraw,
+    mayDecide: approvals.mayDecide,
     expire: approvals.expire,
     setMessage: approvals.setMessage,
     decidable: approvals.decidable,

@@ -49,6 +49,8 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   fields: readonly string[];
   /** Form fields an API field message may land on. */
   apiFields: readonly string[];
+  /** Fields typed as free text that go into the request: what a request too long to be shown for approval asks to shorten. */
+  textFields?: readonly string[];
   /** Its form's values checked, under what the deployment's forms accept (`limits`, e.g. VS_MAX_DISK_GB). */
   validate(targetId: number, values: FormValues, limits: FormLimits): FormValidation<P>;
   /** What the audit (and an approval request) keeps of valid parameters. */
@@ -133,6 +135,7 @@ const DEFINITIONS = {
     needed: 'operator',
     fields: DISK_FORM_FIELDS,
     apiFields: DISK_FORM_FIELDS,
+    textFields: ['label', 'mount_point'],
     validate: (_vsId, values, limits) => validateDiskForm(values, limits),
     audited: (params: AddDiskParams) => ({ ...params }),
     stored: AddDiskParams,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, Freeze, NewFollow, RecordedRequest, Store } from '../store';
+import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, NewFollow, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
-import { asCloudError, clip, denialDetail, failureDetail, MAX_DETAIL_LENGTH } from './audit-text';
+import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
 import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
@@ -58,14 +58,21 @@ export type ChangeResult<T> =
   /** The change waits for a second person (VS_APPROVALS): nothing was called; the request is stored and recorded. */
   | { outcome: 'requested'; approval: Approval; record: AuditRecord };
 
-/** What a run of a change can end in, once it was allowed and valid. */
-export type RunResult<T> = Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' | 'unfit' }>;
+/**
+ * What a run of a change can end in, once it was allowed and valid; `frozen`: changes were frozen when it was to start
+ * (checked in the transaction that starts it), so nothing was sent; recorded as denied.
+ */
+export type RunResult<T> =
+  | Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' | 'unfit' }>
+  | { outcome: 'frozen'; freeze: Freeze; record: AuditRecord };
 
 /** How a change that may not be made as its target stands ended, recorded: busy, unfit, or its target could not be read. */
 export type Refused = Extract<ChangeResult<never>, { outcome: 'busy' | 'unfit' | 'failed' }>;
 
 export interface DoorDeps {
   cloud: ChangeCloud;
+  /** The cloud `cloud` sends to (VS_API_URL, VS_ACCOUNT_ID): kept with each approval request, which is sent to it or not at all. */
+  cloudAccount: CloudAccount;
   /** The audit trail, submission claims, target leases, approvals and the freeze. */
   store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze'>;
   policy: Policy;
@@ -277,6 +284,11 @@ export function createDoor(deps: DoorDeps) {
     if (begun.outcome === 'busy') {
       log.info('target busy', { submission: run.claimKey });
       return { outcome: 'busy', record: await write(entry('busy', `another change to ${targetTitle(target)} is in progress`), log) };
+    }
+    if (begun.outcome === 'frozen') {
+      // Frozen after the checks read the freeze, before the start committed (another instance, or a click): nothing sent.
+      log.info('change refused at its start: changes are frozen', { by: begun.freeze.by });
+      return { outcome: 'frozen', freeze: begun.freeze, record: await write(entry('denied', frozenDetail(begun.freeze)), log) };
     }
 
     const record = begun.record;

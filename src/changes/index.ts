@@ -14,13 +14,20 @@ export {
   type WorkflowStepContext,
 } from './changes';
 export {
+  deciders,
   DEFAULT_APPROVAL_TTL_MS,
+  MAX_MENTIONED_DECIDERS,
+  MAX_SHOWN_REQUEST,
   type ApprovalResult,
   type ApprovedRun,
   type ClaimResult,
+  type Deciders,
+  type DecisionCheck,
   type ExpiredApproval,
+  type NotSent,
   type Verdict,
   type WaitingApprovals,
+  type WithdrawResult,
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
 export { mapApiErrors } from './api-errors';

@@ -34,7 +34,14 @@ export type Denial =
   /** Changes are frozen (`/vs freeze`): who froze, when and why. The door adds it; the policy never does. */
   | { code: 'frozen'; freeze: Freeze }
   /** An approval clicked by the person who asked for the change: a second person must approve it. The door adds it. */
-  | { code: 'own_request' };
+  | { code: 'own_request' }
+  /**
+   * Approve, when the one who asked could no longer ask for the change now (their role, the request's channel): the
+   * policy's answer for them, and who they are. The door adds it.
+   */
+  | { code: 'requester'; requestedBy: string; theirs: Pick<Decision, 'role' | 'needed' | 'denial'> }
+  /** Withdraw, clicked by someone other than the one who asked for the change. The door adds it. */
+  | { code: 'not_requester'; requestedBy: string };
 
 export interface Decision {
   allowed: boolean;

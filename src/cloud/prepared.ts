@@ -69,6 +69,11 @@ export function pathId(id: number): string {
   return String(id);
 }
 
+/** A request as people read it, exactly as it goes on the wire: its line (method and path), then its body. */
+export function requestText(request: { method: string; path: string; body: string | null }): string {
+  return `${request.method} ${request.path}${request.body === null ? '' : `\n\n${request.body}`}`;
+}
+
 /** Whether a prepared request puts the same bytes on the wire as `b` (a request as recorded): the same method, path and body. */
 export function samePreparedRequest(a: PreparedRequest, b: { method: string; path: string; body: string | null }): boolean {
   return a.method === b.method && a.path === b.path && a.body === b.body;

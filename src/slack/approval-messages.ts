@@ -1,52 +1,81 @@
 import type { WebClient } from '@slack/web-api';
-import { CHANGES, isChangeAction, neededFor, targetIdIn, type Changes } from '../changes';
+import { CHANGES, deciders, isChangeAction, neededFor, targetIdIn, type Changes } from '../changes';
+import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Approval } from '../store';
-import { renderApprovalEnded, renderApprovalRequest, type ApprovalEnd, type ApprovalFacts } from './blocks/approvals';
+import {
+  renderApprovalEnded,
+  renderApprovalRequest,
+  renderDecidersCalled,
+  renderRequesterTold,
+  type ApprovalEnd,
+  type ApprovalFacts,
+} from './blocks/approvals';
 import { CHANGE_FORMS } from './blocks/change-forms';
 import type { Rendered } from './blocks/mrkdwn';
 import { renderWorkflowRequest } from './blocks/workflow-requests';
 import { slackErrorSummary } from './channel-post';
+import type { ListenerContext } from './context';
 
 // The approval request's message in its channel: posted once (chat.postMessage,
-// visible to the channel whatever VS_RESPONSE_VISIBILITY says), its ts kept
-// with the request, and updated in place (chat.update) by whichever instance
-// settles it: a click on any instance, or the expiry sweep on the one that
-// holds the sweeps' lease. A workflow step's request is posted the same way,
+// visible to the channel whatever VS_RESPONSE_VISIBILITY says), mentioning who
+// may decide it, its ts kept with the request, and updated in place
+// (chat.update) by whichever instance settles it: a click on any instance, or
+// the expiry sweep on the one that holds the sweeps' lease. An edit notifies
+// nobody, so the one who asked is told in the message's thread, with a
+// mention, how it ended. A workflow step's request is posted the same way,
 // with its claim button, and once claimed becomes the approval request, in
-// place.
+// place, with those who may decide it called in its thread.
 
-/** What the renderer needs of a request; null for a request of an action this version does not know. */
-export function approvalFacts(approval: Approval, sandbox: boolean): ApprovalFacts | null {
+/** What the renderer needs of a request; null for a request of an action this version does not know. `roles`: who may decide it is mentioned. */
+export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Config['roles']): ApprovalFacts | null {
   if (!isChangeAction(approval.action)) return null;
   const { targetKind } = CHANGES[approval.action];
   const id = targetIdIn(approval.target, targetKind);
   if (id === null) return null;
+  const needed = neededFor(approval.action, approval.params);
   return {
     approval,
     title: CHANGE_FORMS[approval.action].title,
     target: { kind: targetKind, id },
-    needed: neededFor(approval.action, approval.params),
+    needed,
+    ...(roles ? { deciders: deciders(roles, needed, approval.requestedBy) } : {}),
     sandbox,
   };
 }
 
-/** Posts a new request in its channel and remembers where; the message's ts, or null (logged) when Slack refused it. */
+/** Where and how a request's message is shown: labelled as sandbox data or not, the roles that say who may decide it. */
+export interface MessageOptions {
+  sandbox: boolean;
+  roles: Config['roles'];
+  log: Logger;
+  /** The message clicked, when the request's own ts was not stored. */
+  ts?: string;
+}
+
+/** How a listener shows a request's message: as its context says, logging on the request's logger. */
+export function messageOptions(ctx: Pick<ListenerContext, 'sandbox' | 'config'>, req: { log: Logger }, ts?: string): MessageOptions {
+  return { sandbox: ctx.sandbox, roles: ctx.config.roles, log: req.log, ...(ts ? { ts } : {}) };
+}
+
+/**
+ * Posts a new request in its channel, mentioning who may decide it, and remembers where; the message's ts, or null
+ * (logged) when Slack refused it.
+ */
 export async function postApprovalRequest(
   changes: Pick<Changes, 'setMessage'>,
   client: WebClient,
   approval: Approval,
-  sandbox: boolean,
-  log: Logger,
+  o: MessageOptions,
 ): Promise<string | null> {
-  const facts = approvalFacts(approval, sandbox);
+  const facts = approvalFacts(approval, o.sandbox, o.roles);
   if (!facts) return null;
   const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
   let ts: string | undefined;
   try {
     ts = (await client.chat.postMessage({ channel: approval.channelId, text: message.text, blocks: message.blocks })).ts;
   } catch (error) {
-    log.warn('could not post the approval request in its channel', { channel: approval.channelId, approval: approval.id, error: slackErrorSummary(error) });
+    o.log.warn('could not post the approval request in its channel', { channel: approval.channelId, approval: approval.id, error: slackErrorSummary(error) });
     return null;
   }
   if (!ts) return null;
@@ -54,17 +83,20 @@ export async function postApprovalRequest(
     await changes.setMessage(approval.id, ts);
   } catch (error) {
     // A click still carries the message's ts; only the expiry sweep would not find it.
-    log.warn('could not remember where the approval request was posted', { approval: approval.id, error });
+    o.log.warn('could not remember where the approval request was posted', { approval: approval.id, error });
   }
   return ts;
 }
 
-/** Updates a request's message with how it ended; false (logged) when there is no message to update or Slack refused. */
-export async function updateApprovalMessage(
+/**
+ * A request that ended: its message updated in place with how (an edit notifies nobody), and the one who asked told
+ * in its thread, with a mention. `updated` false (logged) when there is no message to update or Slack refused.
+ */
+export async function endApprovalMessage(
   client: WebClient,
   approval: Approval,
   end: ApprovalEnd,
-  o: { sandbox: boolean; log: Logger; ts?: string },
+  o: MessageOptions,
 ): Promise<{ updated: boolean; message: Rendered | null }> {
   const facts = approvalFacts(approval, o.sandbox);
   if (!facts) return { updated: false, message: null };
@@ -74,38 +106,61 @@ export async function updateApprovalMessage(
     o.log.warn('the approval request has no message to update', { approval: approval.id });
     return { updated: false, message };
   }
+  let updated = false;
   try {
     await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
-    return { updated: true, message };
+    updated = true;
   } catch (error) {
     o.log.warn('could not update the approval request in place', { approval: approval.id, error: slackErrorSummary(error) });
-    return { updated: false, message };
   }
+  await replyInThread(client, approval, ts, renderRequesterTold(facts, end), o.log, 'tell the requester how the request ended');
+  return { updated, message };
 }
 
-/** A workflow's request just claimed: its message becomes the approval request, for the second person; false (logged) when Slack refused. */
-export async function showClaimedRequest(client: WebClient, approval: Approval, o: { sandbox: boolean; log: Logger; ts?: string }): Promise<boolean> {
-  const facts = approvalFacts(approval, o.sandbox);
+/**
+ * A workflow's request just claimed: its message becomes the approval request, in place, and those who may decide it
+ * are called in its thread; false (logged) when Slack refused the update.
+ */
+export async function showClaimedRequest(client: WebClient, approval: Approval, o: MessageOptions): Promise<boolean> {
+  const facts = approvalFacts(approval, o.sandbox, o.roles);
   const ts = approval.messageTs ?? o.ts;
   if (!facts || !ts) return false;
   const message = renderApprovalRequest(facts);
   try {
     await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
-    return true;
   } catch (error) {
     o.log.warn('could not show the claimed request in place', { approval: approval.id, error: slackErrorSummary(error) });
     return false;
+  }
+  await replyInThread(client, approval, ts, renderDecidersCalled(facts), o.log, 'call those who may decide the claimed request');
+  return true;
+}
+
+/** A reply in the request's thread (chat.postMessage with its ts); a refusal is logged, never thrown. */
+async function replyInThread(client: WebClient, approval: Approval, ts: string, reply: Rendered | null, log: Logger, what: string): Promise<void> {
+  if (!reply) return;
+  try {
+    await client.chat.postMessage({ channel: approval.channelId, thread_ts: ts, text: reply.text, blocks: reply.blocks });
+  } catch (error) {
+    log.warn(`could not ${what} in its thread`, { approval: approval.id, error: slackErrorSummary(error) });
   }
 }
 
 /**
  * The expiry sweep's step (run by src/ops, one instance at a time): requests nobody decided in time are settled as
- * `expired` by the door, and their messages say so.
+ * `expired` by the door, their messages say so, and those who asked are told in their threads.
  */
-export function expireApprovals(deps: { changes: Pick<Changes, 'expire'>; client: WebClient; sandbox: () => boolean; logger: Logger }): () => Promise<number> {
+export function expireApprovals(deps: {
+  changes: Pick<Changes, 'expire'>;
+  client: WebClient;
+  sandbox: () => boolean;
+  roles: Config['roles'];
+  logger: Logger;
+}): () => Promise<number> {
   return async () => {
     const expired = await deps.changes.expire();
-    for (const approval of expired) await updateApprovalMessage(deps.client, approval, { kind: 'expired' }, { sandbox: deps.sandbox(), log: deps.logger });
+    for (const approval of expired)
+      await endApprovalMessage(deps.client, approval, { kind: 'expired' }, { sandbox: deps.sandbox(), roles: deps.roles, log: deps.logger });
     return expired.length;
   };
 }

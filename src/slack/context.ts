@@ -64,7 +64,8 @@ export type Outcome =
   | 'limited'
   | 'requested'
   | 'approved'
-  | 'rejected';
+  | 'rejected'
+  | 'withdrawn';
 
 /** One request as every listener sees it, whatever its kind. */
 export interface SlackRequest {

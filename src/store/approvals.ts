@@ -1,19 +1,24 @@
+import type { ApprovalStatus } from './approval-states';
 import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from './audit';
 
-// Approvals: a change that waits for a second person (docs/product.md,
-// "Approvals"). Each step is one transaction with its audit record (and the
-// record's audit post): asked for (with the submission's claim), decided (the
-// first decisive click wins, across instances), expired (each once, across
-// instances). A workflow step's request (docs/product.md, Workflow steps) is asked
-// for with no requester and claimed by the first person who takes it (the
-// first claim wins, across instances). The records' words are the caller's: it passes the entry, or a
-// function of the approval as it stands once the step is taken.
+// Approvals: a change that waits for a second person (docs/product.md
+// "Approvals"). Its states and the steps between them are one table
+// (approval-states.ts); each step here is one conditional update, from the
+// states the table lets it leave, in one transaction with its audit record
+// (and the record's audit post): asked for (with the submission's claim),
+// claimed (a workflow's request: the first claim wins, across instances),
+// decided (the first decisive click wins, across instances), withdrawn by its
+// requester, expired (each once, across instances). The records' words are the
+// caller's: it passes the entry, or a function of the approval as it stands
+// once the step is taken.
 
-/**
- * `awaiting_requester`: a workflow step's request, which nobody has claimed yet (nothing in a workflow proves who
- * started it); the first claim makes it `requested`, an approval request like any other.
- */
-export type ApprovalStatus = 'awaiting_requester' | 'requested' | 'approved' | 'rejected' | 'expired';
+export type { ApprovalStatus } from './approval-states';
+
+/** The cloud a request was prepared for: VS_API_URL (`sandbox` for the built-in one) and VS_ACCOUNT_ID. */
+export interface CloudAccount {
+  apiUrl: string;
+  accountId: string;
+}
 
 /** A change waiting for a second person. */
 export interface ApprovalRequest {
@@ -33,17 +38,23 @@ export interface ApprovalRequest {
   reason: string | null;
   /** The exact API request it will send (method, path, body), for the message. */
   apiRequest: RecordedRequest;
+  /** The cloud it will be sent to; null for a request stored before it was kept (such a request is never sent). */
+  cloud?: CloudAccount | null;
   /** The workflow execution (Wx…) whose step asked for it; absent or null for a person's request. */
   workflowExecutionId?: string | null;
   /** A workflow asked for it: it starts `awaiting_requester`, not `requested`. */
   awaitingRequester?: boolean;
 }
 
-export interface Approval extends Omit<ApprovalRequest, 'awaitingRequester'> {
+export interface Approval extends Omit<ApprovalRequest, 'awaitingRequester' | 'cloud'> {
+  cloud: CloudAccount | null;
   status: ApprovalStatus;
+  /** Who approved or rejected it (or withdrew it: its requester). */
   decidedBy: string | null;
   /** ISO 8601. */
   decidedAt: string | null;
+  /** Why it was rejected, when the one who denied it said. */
+  decisionReason: string | null;
   /** The posted request message, once known (to update it in place). */
   messageTs: string | null;
 }
@@ -66,18 +77,22 @@ export interface Approvals {
   /** Remembers the posted message of a request. */
   setMessage(id: string, messageTs: string): Promise<void>;
   /**
-   * Decides a `requested`, unexpired request: the first decisive click wins
-   * across instances ({ won: true }, with the record of `recordOf` written in
-   * the same transaction); later ones get { won: false } with the request as
-   * decided (or null for an unknown id), and nothing is written.
+   * Approves or rejects (`step`) a request the table lets that step leave, unexpired at `nowMs`: the first decisive
+   * click wins across instances ({ won: true }, with the record of `recordOf` written in the same transaction); later
+   * ones get { won: false } with the request as decided (or null for an unknown id), and nothing is written.
    */
   decide(
     id: string,
-    decision: { status: 'approved' | 'rejected'; by: string; at: string; nowMs: number },
+    decision: { step: 'approve' | 'reject'; by: string; at: string; nowMs: number; reason?: string | null },
     recordOf?: (decided: Approval) => AuditEntry,
   ): Promise<ApprovalDecision>;
   /**
-   * Makes a workflow's request, `awaiting_requester` and unexpired, someone's (`by`): it becomes `requested`, asked
+   * Withdraws a request by its requester (`by`), while the table lets it be withdrawn and it is unexpired; as decide,
+   * the first step to commit wins, with its record; anyone else's, or a later one, changes nothing.
+   */
+  withdraw(id: string, withdrawal: { by: string; at: string; nowMs: number }, recordOf?: (withdrawn: Approval) => AuditEntry): Promise<ApprovalDecision>;
+  /**
+   * Makes a workflow's request, one the table lets be claimed and unexpired, someone's (`by`): it becomes `requested`, asked
    * for by them at `at`, open until `expiresAtMs`. The first claim wins across instances ({ won: true }, with the
    * record of `recordOf` written in the same transaction); later ones get { won: false } with the request as it
    * stands (or null for an unknown id), and nothing is written.
@@ -87,10 +102,10 @@ export interface Approvals {
     claim: { by: string; at: string; nowMs: number; expiresAtMs: number },
     recordOf?: (claimed: Approval) => AuditEntry,
   ): Promise<ApprovalDecision>;
-  /** Requests still open at `nowMs` (`requested`: a second person may decide them), oldest first. */
+  /** Requests a second person may decide at `nowMs` (those the table lets be approved, unexpired), oldest first. */
   open(nowMs: number): Promise<Approval[]>;
   /**
-   * Settles open requests (`requested`, or `awaiting_requester`) past their expiry as `expired`, each once across
+   * Settles requests the table lets expire, past their expiry, as `expired`, each once across
    * instances, each with the record of `recordOf` in the same transaction,
    * and returns them (with their records), soonest expiry first.
    */

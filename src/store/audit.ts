@@ -1,3 +1,5 @@
+import { APPROVAL_OUTCOMES, type ApprovalOutcome } from './approval-states';
+import type { Freeze } from './frozen';
 import type { Lease } from './leases';
 
 // The audit trail: one record per attempted change, written before anyone is
@@ -33,10 +35,10 @@ export interface RecordedRequest {
  * `started` is written before the cloud API is called and replaced by the
  * final outcome when it answers; a record still `started` whose lease has
  * expired is settled as `interrupted` (the change may or may not have been
- * applied). `requested`…`expired` are the steps of an approval.
+ * applied). The outcomes of an approval (`requested` and where each of its
+ * steps leads) are its transition table's (approval-states.ts).
  */
-export type ChangeOutcome =
-  'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | 'requested' | 'approved' | 'rejected' | 'expired';
+export type ChangeOutcome = 'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | ApprovalOutcome;
 
 export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'denied',
@@ -47,10 +49,7 @@ export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   'failed',
   'applied_unreadable',
   'interrupted',
-  'requested',
-  'approved',
-  'rejected',
-  'expired',
+  ...APPROVAL_OUTCOMES,
 ];
 
 // What a record of a change the cloud accepted gains: its cloud outcome once followed, and what is followed from the
@@ -151,8 +150,12 @@ export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   transactionIds?: readonly number[] | null;
 }
 
-/** What beginChange did: claimed, leased and recorded the attempt as `started`, or nothing past the claim. */
-export type ChangeBeginning = { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' };
+/**
+ * What beginChange did: claimed, leased and recorded the attempt as `started`; or nothing past the claim (`duplicate`,
+ * `busy`); or nothing at all, as changes are frozen.
+ */
+export type ChangeBeginning =
+  { outcome: 'started'; record: AuditRecord } | { outcome: 'duplicate' } | { outcome: 'busy' } | { outcome: 'frozen'; freeze: Freeze };
 
 /**
  * The start and the end of a change are here, though they also claim the
@@ -171,6 +174,8 @@ export interface AuditTrail {
   record(entry: AuditEntry): Promise<AuditRecord>;
   /**
    * The start of a change, in one transaction (one commit instead of three):
+   * reads the freeze (while changes are frozen, `frozen`, nothing written; a
+   * freeze committing meanwhile, on any instance, is waited for and read);
    * claims `submissionKey` (else `duplicate`, nothing written); takes the
    * lease (else `busy`: the claim is kept, nothing else written); records
    * `started` (its lease owner: `lease.owner`) and returns it. The same

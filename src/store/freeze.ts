@@ -1,17 +1,12 @@
 import type { AuditEntry, AuditRecord } from './audit';
+import type { Freeze } from './frozen';
 
 // The freeze: while one is in force, changes are refused (docs/product.md,
 // "Freeze"). At most one at a time, shared by every instance, read afresh by
 // every check (one row). Freezing and lifting write their audit record in the
 // same transaction as the change of state.
 
-export interface Freeze {
-  /** Who froze (Slack user id). */
-  by: string;
-  /** ISO 8601 time of the freeze. */
-  at: string;
-  reason: string;
-}
+export type { Freeze } from './frozen';
 
 export interface ChangeFreeze {
   /** The freeze in force, or null. */

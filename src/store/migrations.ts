@@ -201,12 +201,25 @@ function version7(): string[] {
 }
 
 /**
+ * An approval request keeps the cloud it was prepared for (VS_API_URL, VS_ACCOUNT_ID): it is sent to that one or
+ * not at all. Requests stored before have none, and are never sent. A rejected one keeps why, when its decider
+ * said. (A request may also be `withdrawn` now: a status, no new column.)
+ */
+function version8(): string[] {
+  return [
+    `ALTER TABLE approvals ADD COLUMN cloud_api_url TEXT`,
+    `ALTER TABLE approvals ADD COLUMN cloud_account_id TEXT`,
+    `ALTER TABLE approvals ADD COLUMN decision_reason TEXT`,
+  ];
+}
+
+/**
  * Followed changes (src/follow): one row per change the cloud accepted, with
  * what finding and polling its transactions needs, the lease of the instance
  * following it and where its message is; each audit record gains the cloud's
  * outcome and the transaction ids.
  */
-function version8(t: DialectTypes): string[] {
+function version9(t: DialectTypes): string[] {
   return [
     `ALTER TABLE audit_records ADD COLUMN cloud_outcome TEXT`,
     `ALTER TABLE audit_records ADD COLUMN transaction_ids ${t.json}`,
@@ -284,9 +297,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
+    description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
+    sqlite: version8(),
+    postgres: version8(),
+  },
+  {
+    version: 9,
     description: "followed changes (polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
-    sqlite: version8(SQLITE_TYPES),
-    postgres: version8(POSTGRES_TYPES),
+    sqlite: version9(SQLITE_TYPES),
+    postgres: version9(POSTGRES_TYPES),
   },
 ];
 

@@ -30,13 +30,13 @@ export interface AuditRecordsTable {
   approval_id: string | null;
   /** The workflow execution (Wx…) a workflow step's request belongs to. Since version 6. */
   workflow_execution_id: string | null;
-  /** The cloud's outcome of an accepted change, once followed (complete, failed, cancelled, unknown). Since version 8. */
+  /** The cloud's outcome of an accepted change, once followed (complete, failed, cancelled, unknown). Since version 9. */
   cloud_outcome: string | null;
-  /** JSON text: the ids of the transactions that ran it. Since version 8. */
+  /** JSON text: the ids of the transactions that ran it. Since version 9. */
   transaction_ids: string | null;
 }
 
-/** A change the cloud accepted, followed to its end (src/follow). Since version 8. */
+/** A change the cloud accepted, followed to its end (src/follow). Since version 9. */
 export interface FollowedChangesTable {
   record_id: number;
   action: string;
@@ -120,6 +120,12 @@ export interface ApprovalsTable {
   message_ts: string | null;
   /** The workflow execution (Wx…) that asked for it, for a workflow step's request. Since version 6. */
   workflow_execution_id: string | null;
+  /** VS_API_URL when it was asked for (the cloud it is sent to); null before version 8. */
+  cloud_api_url: string | null;
+  /** VS_ACCOUNT_ID when it was asked for; null before version 8. */
+  cloud_account_id: string | null;
+  /** Why it was rejected, when the one who denied it said. Since version 8. */
+  decision_reason: string | null;
 }
 
 /** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */

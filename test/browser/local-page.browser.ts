@@ -25,8 +25,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
-  // The page's people make more changes in a minute than anyone would: the per-person limit has tests of its own.
-  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '100' }, { cwd: dir });
+  // Each person here makes more change attempts in a minute (forms, approval clicks, freezes) than one would at a
+  // time; the per-person limits have tests of their own (test/slack/user-limits.test.ts).
+  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -246,14 +247,19 @@ describe('the power form', () => {
   });
 });
 
-/** The approval request for `backup`'s restore, as a message of the channel being looked at. */
+/** The approval request for `backup`'s restore, as a message of the channel being looked at (with its thread under it). */
 const requestFor = (backup: number) =>
-  messages()
-    .getByRole('article')
-    .filter({ hasText: `Backup ${backup}` })
-    // Once approved and followed to its end, the message says who approved in its last line.
-    .filter({ hasText: /Approval needed|Approved|approved by|Denied|Expired/ })
+  channelMessages()
+    // The exact request while it waits; once approved and followed to its end, what it restores and who approved.
+    .filter({ hasText: new RegExp(`POST /backups/${backup}/restore\\.json|Restore backup · Backup ${backup}`) })
+    .filter({ hasText: /Approval needed|Approved|approved by|Denied|Expired|Withdrawn/ })
     .last();
+
+/** The thread under a message: its replies. */
+const threadOf = (message: Locator) => message.getByRole('region', { name: /^Thread: / });
+
+/** How many messages the channel shows, not counting replies in threads. */
+const channelMessageCount = () => channelMessages().count();
 
 /** Asks for backup `backup`'s restore through its form, as whoever is chosen; the form says it was sent for approval. */
 async function askRestore(backup: number, reason: string): Promise<void> {
@@ -305,15 +311,16 @@ describe('a second person: a restore waits for another admin’s approval', () =
     await expectText(requestFor(9), /Approval needed/);
   });
 
-  test('Bea approves it: the request changes in place to say who approved and how it ended; the audit channel names both', async () => {
+  test('Bea approves it: the request changes in place to say who approved and how, Ada is told in its thread; the audit channel names both', async () => {
     await as(/Bea/);
-    const before = await channelMessages().count();
+    const before = await channelMessageCount();
     await approve(requestFor(9));
     // Scheduled, then followed in place to its end (the page's follower polls every 2 s).
     await expectText(requestFor(9), /Approved by @Bea \(admin\) · scheduled|approved by @Bea \(admin\)/);
     expect(await requestFor(9).getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    // Changed in place: no new message in the channel.
-    expect(await channelMessages().count()).toBe(before);
+    // Changed in place: no new message in the channel; Ada is told in its thread, with a mention.
+    await expectText(threadOf(requestFor(9)), /@Ada \(admin\).*Approved by @Bea \(admin\) · scheduled/);
+    expect(await channelMessageCount()).toBe(before);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
     await inChannel('vs-audit');
     await expectText(lastMessage(), /@Ada \(admin\) · Restore backup · Backup 9 → succeeded/);
@@ -322,12 +329,38 @@ describe('a second person: a restore waits for another admin’s approval', () =
     await inChannel('incident-42');
   });
 
-  test('Deny: Ada turns down what Bea asks for; nothing is changed', async () => {
+  test('Deny asks why in a small form: Ada turns down what Bea asks for, with her reason; the request shows it, Bea is told in its thread', async () => {
     await as(/Bea/);
     await askRestore(11, 'wrong disk, I think');
+    await expectText(requestFor(11), /Who may decide: @Ada \(admin\)/);
     await as(/Ada/);
     await requestFor(11).getByRole('button', { name: 'Deny' }).click();
-    await expectText(requestFor(11), /Denied by @Ada \(admin\)\. Nothing was changed/);
+    const form = page.getByRole('dialog', { name: 'Deny request' });
+    await form.waitFor();
+    await expectText(form, /You are denying this request\. Nothing will be changed\./);
+    await form.getByRole('textbox', { name: /^Why/ }).fill('wrong backup: restore 12 instead');
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-deny-reason.png') });
+    await form.getByRole('button', { name: 'Deny' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await expectText(requestFor(11), /Denied by @Ada \(admin\): “wrong backup: restore 12 instead”\. Nothing was changed/);
+    expect(await requestFor(11).getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(11)), /@Bea \(admin\).*Denied by @Ada \(admin\): “wrong backup: restore 12 instead”/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-denied-thread.png') });
+  });
+
+  test('Withdraw: only the one who asked may take a request back; Ada is refused, only her; Bea withdraws hers and is told in its thread', async () => {
+    await as(/Bea/);
+    await askRestore(12, 'restore the right disk this time');
+    await as(/Ada/);
+    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(lastMessage(), /Only @Bea \(admin\), who asked for this change, may withdraw it/);
+    await expectText(lastMessage(), /Only visible to you/);
+    await expectText(requestFor(12), /Approval needed/);
+    await as(/Bea/);
+    await requestFor(12).getByRole('button', { name: 'Withdraw' }).click();
+    await expectText(requestFor(12), /Withdrawn by @Bea \(admin\), who asked for it\. Nothing was changed/);
+    expect(await requestFor(12).getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    await expectText(threadOf(requestFor(12)), /@Bea \(admin\).*Withdrawn by @Bea/);
   });
 });
 
@@ -608,7 +641,6 @@ describe('following a change to its end, live', () => {
   // The sandbox runs each change as transactions of a few seconds; local mode polls them every 2 s, so a person sees
   // the message go from scheduled to its end, in place, and a reply in its thread.
   const followed = (title: string) => channelMessages().filter({ hasText: title }).last();
-  const thread = (message: Locator) => message.getByRole('region', { name: /^Thread: \d+ repl/ });
 
   beforeAll(async () => {
     await inChannel('incident-42');
@@ -629,8 +661,8 @@ describe('following a change to its end, live', () => {
     await expectText(message, /Scheduled: the cloud accepted the change/);
     await expectText(message, /Running · building a disk/);
     await expectText(message, /Done · disk \d+ is built and unlocked/);
-    await expectText(thread(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
-    expect(await thread(message).getByRole('article').count()).toBe(1);
+    await expectText(threadOf(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
+    expect(await threadOf(message).getByRole('article').count()).toBe(1);
     await page.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
   });
 
@@ -648,7 +680,7 @@ describe('following a change to its end, live', () => {
     const reboot = followed('Reboot server · VS 45');
     await expectText(reboot, /Running · rebooting the server/);
     await expectText(reboot, /Done · VS 45 is on, and unlocked/);
-    await expectText(thread(reboot), /Reboot server · VS 45: Done/);
+    await expectText(threadOf(reboot), /Reboot server · VS 45: Done/);
 
     await as(/Ada/);
     await askRestore(15, 'the uploads table is corrupt');
@@ -657,7 +689,7 @@ describe('following a change to its end, live', () => {
     const restore = requestFor(15);
     await expectText(restore, /Done · backup 15 is restored onto disk 101, and the disk is unlocked/);
     await expectText(restore, /asked by @Ada \(admin\) · approved by @Bea \(admin\)/);
-    await expectText(thread(restore), /@Ada \(admin\) @Bea \(admin\).*Restore backup · Backup 15: Done/);
+    await expectText(threadOf(restore), /@Ada \(admin\) @Bea \(admin\).*Restore backup · Backup 15: Done/);
   });
 
   test('a change that fails in the cloud ends as failed: the step in words and where to look, never the cloud’s raw log', async () => {
@@ -674,7 +706,7 @@ describe('following a change to its end, live', () => {
     const message = followed('Add disk · VS 48');
     await expectText(message, /Failed in the cloud while building a disk/);
     await message.getByRole('link', { name: 'VS 48' }).first().waitFor();
-    await expectText(thread(message), /Add disk · VS 48: Failed in the cloud/);
+    await expectText(threadOf(message), /Add disk · VS 48: Failed in the cloud/);
     expect(await message.textContent()).not.toMatch(/Fatal|lvcreate|DATABASE_URL|s3cr3t/);
   });
 });

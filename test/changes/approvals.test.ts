@@ -1,3 +1,4 @@
+import { deciders, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST } from '../../src/changes';
 import { createChanges, type SubmissionContext } from '../../src/changes/changes';
 import { createPolicy, type Policy } from '../../src/changes/policy';
 import { CloudError } from '../../src/cloud/errors';
@@ -5,7 +6,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { Approval, AuditRecord } from '../../src/store';
 import { StoreUnavailableError } from '../../src/store/unavailable';
-import { openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
+import { CLOUD_ACCOUNT, openDoor, T0, type Door, type DoorOptions } from '../helpers/door';
 import { goodDiskForm } from '../helpers/forms';
 
 // The second person, at the door (src/changes/approvals.ts): asking stores
@@ -78,8 +79,10 @@ describe('asking', () => {
         status: 'requested',
         decidedBy: null,
         decidedAt: null,
+        decisionReason: null,
         messageTs: null,
         workflowExecutionId: null,
+        cloud: CLOUD_ACCOUNT,
       },
       record: expect.objectContaining({
         outcome: 'requested',
@@ -226,6 +229,30 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
   });
 
+  test('Approve is refused while the one who asked could not ask for the change now (a role lost), recorded; Deny still decides', async () => {
+    t = setup();
+    const approval = await askRestore(t, 'UGROUPIE');
+    t.groups.SADMINS = [];
+    t.advance(2000);
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      outcome: 'denied',
+      decision: {
+        allowed: false,
+        role: 'admin',
+        denial: { code: 'requester', requestedBy: 'UGROUPIE', theirs: { role: 'none', needed: 'admin', denial: { code: 'role' } } },
+      },
+    });
+    expect((await records(t)).at(-1)).toMatchObject({
+      outcome: 'denied',
+      userId: 'UADMIN2',
+      requestedBy: 'UGROUPIE',
+      detail: 'the requester UGROUPIE could no longer ask for it: role none, needs admin',
+    });
+    expect((await t.store.approvals.get(approval.id))!.status).toBe('requested');
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject')).toMatchObject({ outcome: 'rejected' });
+    expect(t.calls).toEqual([]);
+  });
+
   test("the channel restriction applies to the request's channel", async () => {
     t = setup();
     const approval = await askRestore(t);
@@ -256,6 +283,18 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
   });
 
+  test('a freeze committed after Approve read the freeze: approved and recorded, then refused at its start (in its transaction); nothing sent', async () => {
+    t = setup();
+    const approval = await askRestore(t);
+    const freeze = { by: 'UADMIN', at: new Date(T0).toISOString(), reason: 'storage migration' };
+    const store = t.store;
+    const racing = { ...store, freeze: { ...store.freeze, current: async () => (await store.freeze.current()) ?? (await store.freeze.start(freeze), null) } };
+    const result = await createChanges({ ...t.deps, store: racing }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+    expect(result).toMatchObject({ outcome: 'approved', change: { outcome: 'frozen', freeze, record: { outcome: 'denied', decidedBy: 'UADMIN2' } } });
+    expect(t.calls).toEqual([]);
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'approved', 'denied']);
+  });
+
   test('Deny: rejected, recorded with both people, nothing called; a later click hears who decided', async () => {
     t = setup();
     const approval = await askRestore(t);
@@ -279,6 +318,58 @@ describe('deciding', () => {
     const later = await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve');
     expect(later).toEqual({ outcome: 'closed', approval: (result as { approval: Approval }).approval });
     expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'rejected']);
+  });
+
+  test('Deny with a reason: kept with the request and in its record, as typed without the spaces around it, bounded; a blank one is none', async () => {
+    t = setup();
+    const first = await askRestore(t);
+    const result = await t.changes.decide(first.id, { userId: 'UADMIN2' }, 'reject', '  wrong backup: restore last night’s\n ');
+    expect(result).toMatchObject({
+      outcome: 'rejected',
+      approval: { status: 'rejected', decisionReason: 'wrong backup: restore last night’s' },
+      record: { outcome: 'rejected', detail: 'rejected by UADMIN2 because “wrong backup: restore last night’s”; nothing was changed' },
+    });
+    const blank = await askRestore(t);
+    expect(await t.changes.decide(blank.id, { userId: 'UADMIN2' }, 'reject', '   ')).toMatchObject({ approval: { decisionReason: null } });
+    const long = await askRestore(t);
+    const kept = (await t.changes.decide(long.id, { userId: 'UADMIN2' }, 'reject', 'x'.repeat(5000))) as { approval: Approval };
+    expect(kept.approval.decisionReason).toHaveLength(MAX_REASON_LENGTH);
+    // An approval keeps none, whatever is passed.
+    const approved = await askRestore(t);
+    expect(await t.changes.decide(approved.id, { userId: 'UADMIN2' }, 'approve', 'looks fine')).toMatchObject({ approval: { decisionReason: null } });
+  });
+
+  test('Withdraw: the requester alone, while it is open (frozen or not, whatever their role now); recorded; later clicks hear it was withdrawn', async () => {
+    t = setup();
+    const approval = await askRestore(t, 'UGROUPIE');
+    const other = await t.changes.withdraw(approval.id, { userId: 'UADMIN2' });
+    expect(other).toMatchObject({ outcome: 'denied', decision: { allowed: false, denial: { code: 'not_requester', requestedBy: 'UGROUPIE' } } });
+    expect((await records(t)).at(-1)).toMatchObject({ outcome: 'denied', userId: 'UADMIN2', detail: 'only the requester, UGROUPIE, may withdraw it' });
+    // Their role lost and changes frozen: the requester may still take back what they asked for.
+    t.groups.SADMINS = [];
+    t.advance(2000);
+    await t.changes.freeze(as('UADMIN'), 'storage migration');
+    const withdrawn = await t.changes.withdraw(approval.id, { userId: 'UGROUPIE' });
+    expect(withdrawn).toMatchObject({
+      outcome: 'withdrawn',
+      approval: { status: 'withdrawn', decidedBy: 'UGROUPIE' },
+      record: {
+        outcome: 'withdrawn',
+        userId: 'UGROUPIE',
+        requestedBy: 'UGROUPIE',
+        decidedBy: 'UGROUPIE',
+        detail: 'withdrawn by UGROUPIE, who asked for it; nothing was changed',
+      },
+    });
+    expect(await t.changes.decide(approval.id, { userId: 'UADMIN2' }, 'reject')).toMatchObject({ outcome: 'closed', approval: { status: 'withdrawn' } });
+    expect(await t.changes.withdraw(approval.id, { userId: 'UGROUPIE' })).toMatchObject({ outcome: 'closed' });
+    expect(await t.changes.withdraw('nope', { userId: 'UGROUPIE' })).toEqual({ outcome: 'unknown' });
+    expect(t.calls).toEqual([]);
+    // Past its time, it is expired, not withdrawn.
+    await t.changes.unfreeze(as('UADMIN'));
+    const late = await askRestore(t);
+    t.advance(TTL_MS);
+    expect(await t.changes.withdraw(late.id, { userId: 'UADMIN' })).toMatchObject({ outcome: 'closed', approval: { status: 'expired' } });
   });
 
   test('Approve: recorded, then the approved request is sent once as the requester, and every record names both people', async () => {
@@ -374,7 +465,7 @@ describe('deciding', () => {
       outcome: 'approved',
       change: {
         outcome: 'not_sent',
-        current: { method: 'POST', path: '/backups/9/restore.xml', body: null },
+        why: { code: 'changed', current: { method: 'POST', path: '/backups/9/restore.xml', body: null } },
         record: {
           outcome: 'failed',
           userId: 'UADMIN',
@@ -394,10 +485,69 @@ describe('deciding', () => {
     await t.store.approvals.request({ ...approval, id: 'TAMPERED', params: { backup_id: 'nine' } });
     const result = await t.changes.decide('TAMPERED', { userId: 'UADMIN2' }, 'approve');
     expect(result).toMatchObject({
-      change: { outcome: 'not_sent', current: null, record: { detail: 'not sent: the approved request could not be read back; nothing was changed' } },
+      change: {
+        outcome: 'not_sent',
+        why: { code: 'unreadable' },
+        record: { detail: 'not sent: the approved request could not be read back; nothing was changed' },
+      },
     });
     await t.store.approvals.request({ ...approval, id: 'ELSEWHERE', target: 'vs:9' });
-    expect(await t.changes.decide('ELSEWHERE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'not_sent', current: null } });
+    expect(await t.changes.decide('ELSEWHERE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({
+      change: { outcome: 'not_sent', why: { code: 'unreadable' } },
+    });
+    expect(t.calls).toEqual([]);
+  });
+
+  test('prepared for another cloud (VS_API_URL or VS_ACCOUNT_ID changed since), or stored before the cloud was kept: not sent, recorded', async () => {
+    t = setup();
+    const elsewhere = [
+      { ...CLOUD_ACCOUNT, accountId: 'acct-2' },
+      { ...CLOUD_ACCOUNT, apiUrl: 'https://other-cloud.example.com/api' },
+    ];
+    for (const cloudAccount of elsewhere) {
+      const approval = await askRestore(t);
+      const result = await createChanges({ ...t.deps, cloudAccount }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
+      expect(result).toMatchObject({
+        outcome: 'approved',
+        change: {
+          outcome: 'not_sent',
+          why: { code: 'other_cloud' },
+          record: {
+            outcome: 'failed',
+            decidedBy: 'UADMIN2',
+            detail: 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed',
+          },
+        },
+      });
+    }
+    const before = await askRestore(t);
+    await t.store.approvals.request({ ...before, id: 'BEFORE', cloud: null });
+    expect(await t.changes.decide('BEFORE', { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'not_sent', why: { code: 'other_cloud' } } });
+    expect(t.calls).toEqual([]);
+    // The same base URL written with a trailing slash is the same cloud.
+    const same = await askRestore(t);
+    const slashed = createChanges({ ...t.deps, cloudAccount: { ...CLOUD_ACCOUNT, apiUrl: `${CLOUD_ACCOUNT.apiUrl}/` } });
+    expect(await slashed.decide(same.id, { userId: 'UADMIN2' }, 'approve')).toMatchObject({ change: { outcome: 'succeeded' } });
+  });
+
+  test('a request stored longer than its message shows (before such requests were refused): not sent, as nobody saw all of it', async () => {
+    t = setup({ format: 'xml' });
+    const asked = await t.changes.submit(as('UOPER'), 'disk_add', 42, goodDiskForm);
+    if (asked.outcome !== 'requested') throw new Error(`expected requested, got ${asked.outcome}`);
+    // Asked for today, this form is refused on its label and mount point: each apostrophe is six characters in XML.
+    const params = { ...asked.approval.params, label: "'".repeat(255), mount_point: `/${"'".repeat(255)}` };
+    expect(await t.changes.submit(as('UOPER'), 'disk_add', 42, { ...goodDiskForm, label: params.label, mount_point: params.mount_point })).toMatchObject({
+      outcome: 'invalid',
+      fieldErrors: { label: expect.stringContaining('Too long to ask for approval'), mount_point: expect.stringContaining('Too long') },
+    });
+    const prepared = t.prepare('disk_add', 42, params as Parameters<typeof t.prepare<'disk_add'>>[2]);
+    expect(prepared.body!.length).toBeGreaterThan(MAX_SHOWN_REQUEST);
+    const apiRequest = { method: prepared.method, path: prepared.path, body: prepared.body };
+    await t.store.approvals.request({ ...asked.approval, id: 'LONG', params, apiRequest });
+    const result = await t.changes.decide('LONG', { userId: 'UOPER2' }, 'approve');
+    expect(result).toMatchObject({
+      change: { outcome: 'not_sent', why: { code: 'unshown' }, record: { detail: expect.stringContaining('nobody saw all of it') } },
+    });
     expect(t.calls).toEqual([]);
   });
 
@@ -693,9 +843,12 @@ describe('what each step keeps, and logs', () => {
     expect(log.lines()).toContainEqual(
       expect.objectContaining({
         level: 'warn',
-        msg: 'the approved request is not what would be sent now; not sent',
+        msg: 'the approved request is not sent',
+        why: 'changed',
         approved: '/backups/9/restore.json',
         now: '/backups/9/restore.xml',
+        preparedFor: CLOUD_ACCOUNT.apiUrl,
+        sendingTo: CLOUD_ACCOUNT.apiUrl,
       }),
     );
   });
@@ -723,5 +876,21 @@ describe('what each step keeps, and logs', () => {
     expect(await ids('UADMIN')).toEqual({ decidable: [disk.approval.id], own: [restore.id] });
     expect(await ids('UOPER')).toEqual({ decidable: [], own: [disk.approval.id] });
     expect(await ids('UVIEW')).toEqual({ decidable: [], own: [] });
+  });
+});
+
+describe('who may decide, as the request mentions them', () => {
+  const roles = { admins: ['UADMIN', 'SADMINS', 'WORGADMIN'], operators: ['UOPER', 'SONCALL', 'UADMIN'] };
+
+  test('the user groups and the people holding the role by their own id (admins for a restore, operators too for a disk), never the one who asked', () => {
+    expect(deciders(roles, 'admin', 'UADMIN')).toEqual({ groups: ['SADMINS'], users: ['WORGADMIN'] });
+    expect(deciders(roles, 'operator', 'UOPER')).toEqual({ groups: ['SADMINS', 'SONCALL'], users: ['UADMIN', 'WORGADMIN'] });
+    expect(deciders({ admins: [], operators: [] }, 'operator', 'UOPER')).toEqual({ groups: [], users: [] });
+  });
+
+  test('people are named only while they are fewer than ten; the groups always', () => {
+    const nine = Array.from({ length: 9 }, (_, i) => `UADMIN${i}`);
+    expect(deciders({ admins: [...nine, 'UASKER'], operators: [] }, 'admin', 'UASKER').users).toEqual(nine);
+    expect(deciders({ admins: [...nine, 'UTENTH', 'SADMINS'], operators: [] }, 'admin', 'UASKER')).toEqual({ groups: ['SADMINS'], users: [] });
   });
 });

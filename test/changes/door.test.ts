@@ -7,6 +7,7 @@ import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { AuditEntry, AuditRecord, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
+import { CLOUD_ACCOUNT } from '../helpers/door';
 import { fakeCloud } from '../helpers/fake-cloud';
 import { goodDiskForm } from '../helpers/forms';
 
@@ -43,7 +44,17 @@ function setup(overrides: Partial<DoorDeps> = {}) {
   const now = () => clock.t;
   const policy = createPolicy(ROLES, { membersOf: () => Promise.resolve([]) }, { now });
   let ids = 0;
-  const door = createDoor({ cloud: fake.cloud, store, policy, now, logger, lockTtlMs: LOCK_TTL_MS, newId: () => `id${++ids}`, ...overrides });
+  const door = createDoor({
+    cloud: fake.cloud,
+    cloudAccount: CLOUD_ACCOUNT,
+    store,
+    policy,
+    now,
+    logger,
+    lockTtlMs: LOCK_TTL_MS,
+    newId: () => `id${++ids}`,
+    ...overrides,
+  });
   const logs = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   const run = (claimKey = 'V1', names?: Run<'disk_add'>['names']): Run<'disk_add'> => ({
     ctx: { userId: 'UOPER', channelId: 'CINCIDENT' },

@@ -219,7 +219,9 @@ describe('approvals of a change, followed to the end', () => {
     const done = current(request, ha);
     expect(sections(done)).toMatch(/\*Done\* · backup 9 is restored/);
     expect(sections(done)).toContain('approved by <@UADMIN2>');
-    const [reply] = replies(request, ha);
+    // The requester was told in the thread when it was approved (scheduled); the end is told there too, naming both.
+    const [approved, reply] = replies(request, ha);
+    expect(sections(approved!)).toContain('<@UADMIN> :hourglass: *Approved* by <@UADMIN2> · scheduled');
     expect(sections(reply!)).toMatch(/^.*<@UADMIN> <@UADMIN2> :white_check_mark: Restore backup · Backup 9: \*Done\*/);
     expect((await ha.store.audit.latest(1))[0]).toMatchObject({ action: 'backup_restore', cloudOutcome: 'complete', decidedBy: 'UADMIN2' });
   });
@@ -267,7 +269,7 @@ describe('power actions, followed to the end', () => {
       await later(5000, 5000);
       expect(sections(current(request, ha))).toMatch(done);
       expect(sections(current(request, ha))).toContain('asked by <@UOPER> · approved by <@UADMIN>');
-      const [reply] = replies(request, ha);
+      const [, reply] = replies(request, ha);
       expect(sections(reply!)).toMatch(new RegExp(`^.*<@UOPER> <@UADMIN> :(white_check_mark|x): Reboot server · VS ${vsId}`));
     }
   });

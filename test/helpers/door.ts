@@ -15,6 +15,9 @@ import { fakeCloud } from './fake-cloud';
 /** Where the door's clock starts: 2023-11-14T22:13:20Z. */
 export const T0 = 1_700_000_000_000;
 
+/** The cloud the door's requests are prepared for (and sent to): VS_API_URL and VS_ACCOUNT_ID. */
+export const CLOUD_ACCOUNT = { apiUrl: 'https://cloud.example.com/api', accountId: 'acct-1' };
+
 /** A policy that lets anyone make any change as an admin: for tests of what the door does once the policy said yes. */
 export const ALLOW_ALL: Policy = {
   changeRolesConfigured: true,
@@ -49,6 +52,7 @@ export function openDoor({ roles, groups = {}, format, ...parts }: DoorOptions) 
   const recorded: AuditRecord[] = [];
   const deps: ChangesDeps = {
     cloud: fake.cloud,
+    cloudAccount: CLOUD_ACCOUNT,
     store,
     policy: createPolicy(roles, { membersOf: async (id) => groups[id] ?? [] }, { now, logger }),
     now,

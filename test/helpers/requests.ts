@@ -1,7 +1,8 @@
 import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import type { AuditRecord } from '../../src/store';
 import type { Harness } from './app-harness';
-import { buttonClick } from './payloads';
+import { submit, type Ack } from './drive';
+import { buttonClick, input } from './payloads';
 import { waitFor } from './wait';
 
 // A request for a change that waits for people (an approval request, a
@@ -19,6 +20,8 @@ export interface PostedRequest {
 /** A click on a request's button: the id of its response_url, and what only the clicker was told there. */
 export interface Click {
   responseId: string;
+  /** The click's trigger_id: a form it opened was opened with it. */
+  triggerId: string;
   /** The ephemeral answer to the click (waited for, bounded), as JSON text. */
   told(): Promise<string>;
 }
@@ -48,6 +51,7 @@ export async function clickOn(
   const responseId = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
   return {
     responseId,
+    triggerId: String(payload.trigger_id),
     async told() {
       const { body } = await waitFor(`${user} to be told after ${actionId}`, () => h.slack.responses.find((r) => r.id === responseId));
       if ((body as { response_type?: string }).response_type !== 'ephemeral')
@@ -55,6 +59,21 @@ export async function clickOn(
       return JSON.stringify(body);
     },
   };
+}
+
+/**
+ * `user` denies the request, with `reason` or none: clicks Deny, which opens the deny form (approval_deny_reason), and
+ * submits it; what the form answers (nothing when it closes). Throws, bounded, when no form opens (the click was refused:
+ * answerToClick says how).
+ */
+export async function deny(h: Harness, user: string, p: PostedRequest, reason?: string): Promise<Ack> {
+  const click = await clickOn(h, user, 'approval_deny', p);
+  const opened = await waitFor(`the deny form for ${user}`, () => h.slack.callsTo('views.open').find((c) => c.args.trigger_id === click.triggerId), {
+    detail: () => `answers instead: ${JSON.stringify(h.slack.responses.filter((r) => r.id === click.responseId).map((r) => r.body))}`,
+  });
+  const view = opened.args.view as { callback_id: string; private_metadata: string };
+  if (view.callback_id !== 'approval_deny_reason') throw new Error(`Deny opened ${view.callback_id}, not the deny form`);
+  return submit(h, 'approval_deny_reason', user, view.private_metadata, { reason: input.text(reason ?? null) });
 }
 
 /** `user` clicks a button of the request's message: what only they were told (as answerTo is for a command). */

@@ -3,7 +3,7 @@ import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
 import { input } from '../helpers/payloads';
-import { answerToClick, approvalIdIn, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
+import { answerToClick, approvalIdIn, clickOn, deny, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 
 // The second person, over the real Bolt app with signed requests: a change
@@ -81,6 +81,7 @@ describe('asking for a change that needs a second person', () => {
     expect(buttons.map((b) => [b.action_id, b.value])).toEqual([
       ['approval_approve', asked.id],
       ['approval_deny', asked.id],
+      ['approval_withdraw', asked.id],
     ]);
     expect(buttons[0]!.confirm).toMatchObject({ confirm: { text: 'Approve' }, deny: { text: 'Cancel' } });
     expect(await recordsOf(h, asked.id)).toEqual([
@@ -92,7 +93,7 @@ describe('asking for a change that needs a second person', () => {
       }),
     ]);
     // Declined so that it does not linger for the other tests.
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
     await updatedTo(h, asked, /Denied/);
   });
 
@@ -109,7 +110,7 @@ describe('asking for a change that needs a second person', () => {
     expect(open).toHaveLength(1);
     await waitFor('the request posted once', () => h.slack.messagesIn(CHANNEL).filter(isRequest).length === before + 1);
     const message = h.slack.messagesIn(CHANNEL).find((m) => isRequest(m) && JSON.stringify(m.blocks).includes(open[0]!.id))!;
-    await clickOn(h, 'UADMIN2', 'approval_deny', { id: open[0]!.id, channel: CHANNEL, ts: message.ts });
+    await deny(h, 'UADMIN2', { id: open[0]!.id, channel: CHANNEL, ts: message.ts });
   });
 });
 
@@ -124,7 +125,7 @@ describe('a click on the request', () => {
       ['requested', 'UADMIN', 'UADMIN'],
       ['denied', 'UADMIN', 'UADMIN'],
     ]);
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
   });
 
   test('by a viewer is refused with the role needed, and by an operator too (a restore needs an admin)', async () => {
@@ -133,7 +134,7 @@ describe('a click on the request', () => {
     expect(await answerToClick(h, 'UOPER', 'approval_deny', asked)).toMatch(/needs the admin role; you are an operator/);
     expect(changePosts()).toEqual([]);
     expect((await recordsOf(h, asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
   });
 
   test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
@@ -173,7 +174,7 @@ describe('a click on the request', () => {
 
   test('Deny by a second admin: the request says so in place, nothing is called, and Approve afterwards is told who denied it', async () => {
     const asked = await askRestore('UADMIN');
-    await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    await deny(h, 'UADMIN2', asked);
     await updatedTo(h, asked, /Denied\* by <@UADMIN2>/);
     expect(await answerToClick(h, 'UGROUPADMIN', 'approval_approve', asked)).toMatch(/already denied by <@UADMIN2>/);
     expect(changePosts()).toEqual([]);
@@ -196,6 +197,43 @@ describe('a click on the request', () => {
     await updatedTo(h, asked, /Approved\* by <@UGROUPADMIN>/);
   });
 
+  test('Approve of a request whose requester could not ask for it now is refused, recorded, and told why; nothing is sent', async () => {
+    const asked = await ask('UOPER', 'disk add 42', goodDisk, 'disk_add');
+    // A restart with other settings: UOPER is an operator no more.
+    await h.restart({ ...ENV, VS_OPERATORS: 'UOPER2' });
+    try {
+      expect(await answerToClick(h, 'UOPER2', 'approval_approve', asked)).toMatch(
+        /<@UOPER> asked for this change and could not ask for it now: Adding a disk needs the operator role; they have no role now\. Nothing was sent\./,
+      );
+      expect(changePosts()).toEqual([]);
+      expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy, r.detail])).toEqual([
+        ['requested', 'UOPER', 'UOPER', expect.any(String)],
+        ['denied', 'UOPER2', 'UOPER', 'the requester UOPER could no longer ask for it: role none, needs operator'],
+      ]);
+      expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
+      await deny(h, 'UOPER2', asked);
+    } finally {
+      await h.restart(ENV);
+    }
+  });
+
+  test('approved after a restart onto another cloud account: not sent, recorded, and the message says why', async () => {
+    const asked = await askRestore('UADMIN');
+    await h.restart({ ...ENV, VS_ACCOUNT_ID: 'another-account' });
+    try {
+      await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+      await updatedTo(h, asked, /Approved\* by <@UADMIN2>, but not sent: it was prepared for another cloud API or account than the bot uses now/);
+      expect(changePosts()).toEqual([]);
+      expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.detail])).toEqual([
+        ['requested', expect.any(String)],
+        ['approved', expect.any(String)],
+        ['failed', 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed'],
+      ]);
+    } finally {
+      await h.restart(ENV);
+    }
+  });
+
   test('Approve while changes are frozen is refused with who froze, when and why; Deny still closes the request', async () => {
     const asked = await askRestore('UADMIN');
     await h.command('freeze storage migration in progress', { user: 'UADMIN2', channel: CHANNEL });
@@ -209,7 +247,7 @@ describe('a click on the request', () => {
       userId: 'UGROUPADMIN',
       detail: expect.stringMatching(/^changes are frozen/),
     });
-    await clickOn(h, 'UGROUPADMIN', 'approval_deny', asked);
+    await deny(h, 'UGROUPADMIN', asked);
     await updatedTo(h, asked, /Denied\* by <@UGROUPADMIN>/);
     await h.command('unfreeze', { user: 'UADMIN2', channel: CHANNEL });
     await waitFor('the freeze lifted', async () => (await h.store.freeze.current()) === null);
@@ -249,6 +287,121 @@ describe('the exact request', () => {
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
     });
+
+    test('a request too long to be shown whole is not asked for: the form names the fields to shorten; shortened, every field sent is shown', async () => {
+      // Each apostrophe is six characters in XML (&apos;): a label and a mount point of them make the request 3,400 long.
+      const apostrophes = { ...goodDisk, label: input.text("'".repeat(255)), mount_point: input.text(`/${"'".repeat(255)}`), min_iops: input.number('500') };
+      const requestsBefore = x.slack.messagesIn(CHANNEL).filter(isRequest).length;
+      const view = await openForm(x, 'disk add 44', 'UOPER');
+      const ack = await submit(x, 'disk_add', 'UOPER', view.private_metadata, apostrophes);
+      expect(ack.response_action).toBe('errors');
+      expect(Object.keys(ack.errors!).sort()).toEqual(['label', 'mount_point']);
+      expect(ack.errors!.mount_point).toMatch(
+        /^Too long to ask for approval: the request would be 3,\d+ characters as sent, \d+ more than an approval request shows whole\. This field takes 1,558/,
+      );
+      expect(ack.errors!.label).toMatch(/This field takes 1,545 of them .*: shorten it or the other fields marked$/);
+      expect((await x.store.approvals.open(Date.now())).filter((a) => a.target === 'vs:44')).toEqual([]);
+      expect(x.slack.messagesIn(CHANNEL).filter(isRequest)).toHaveLength(requestsBefore);
+      expect(xmlCloud.requests.filter((r) => r.method === 'POST')).toEqual([]);
+
+      const shortened = { ...apostrophes, label: input.text("'".repeat(200)), mount_point: input.text(`/mnt/${"'".repeat(100)}`) };
+      const asked = await ask('UOPER', 'disk add 44', shortened, 'disk_add', x);
+      const shown = shownRequest(asked.message);
+      for (const field of ['label', 'mount_point', 'hot_attach', 'min_iops', 'require_format_disk', 'file_system']) expect(shown).toContain(`<${field}`);
+      await clickOn(x, 'UOPER2', 'approval_approve', asked);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · scheduled/);
+      expect(xmlCloud.requests.filter((r) => r.method === 'POST').map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shown]);
+    });
+  });
+});
+
+/** The replies in a request's thread, as the channel's members get them (chat.postMessage with its ts). */
+const threadOf = (p: PostedRequest) =>
+  h.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.args.channel === p.channel && c.args.thread_ts === p.ts)
+    .map((c) => JSON.stringify(c.args));
+
+describe('people notice a request', () => {
+  test('it mentions who may decide it: the user groups holding the role, the people by their own id, never the one who asked', async () => {
+    const asked = await askRestore('UADMIN');
+    const shown = JSON.stringify(asked.message.blocks);
+    expect(shown).toContain('*Who may decide:* <!subteam^SADMINS> <@UADMIN2>');
+    expect(asked.message.text).toMatch(/for <!subteam\^SADMINS> <@UADMIN2>$/);
+    // An add-disk may be decided by operators too; the operator who asks is not among them.
+    const disk = await ask('UOPER', 'disk add 42', goodDisk, 'disk_add');
+    expect(JSON.stringify(disk.message.blocks)).toContain('*Who may decide:* <!subteam^SADMINS> <@UADMIN> <@UADMIN2> <@UOPER2>');
+    await deny(h, 'UADMIN2', asked);
+    await deny(h, 'UADMIN2', disk);
+  });
+
+  test('Deny opens a small form asking why; the reason is shown in the message, kept in the record, and the one who asked is told in the thread', async () => {
+    const asked = await askRestore('UADMIN');
+    const click = await clickOn(h, 'UADMIN2', 'approval_deny', asked);
+    const form = await waitFor('the deny form', () => h.slack.callsTo('views.open').find((c) => c.args.trigger_id === click.triggerId));
+    const view = form.args.view as { callback_id: string; blocks: { type: string; block_id?: string; optional?: boolean; element?: { action_id: string } }[] };
+    expect(view.callback_id).toBe('approval_deny_reason');
+    expect(view.blocks.find((b) => b.type === 'input')).toMatchObject({ block_id: 'reason', optional: true, element: { action_id: 'reason' } });
+    // Nothing is decided by the click alone.
+    expect((await h.store.approvals.get(asked.id))!.status).toBe('requested');
+
+    const ack = await deny(h, 'UADMIN2', asked, 'wrong backup: <!channel> restore last night’s instead');
+    expect(ack).toEqual({});
+    const message = await updatedTo(h, asked, /Denied\* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”/);
+    expect(JSON.stringify(message.blocks)).not.toContain('approval_');
+    expect((await recordsOf(h, asked.id)).at(-1)).toMatchObject({
+      outcome: 'rejected',
+      decidedBy: 'UADMIN2',
+      detail: 'rejected by UADMIN2 because “wrong backup: <!channel> restore last night’s instead”; nothing was changed',
+    });
+    const [reply] = await waitFor('the reply in the thread', () => (threadOf(asked).length > 0 ? threadOf(asked) : undefined));
+    expect(reply).toContain('<@UADMIN> :no_entry: *Denied* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”');
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('Deny with no reason given says so plainly; a form submitted after someone else decided is told who, in the form', async () => {
+    const asked = await askRestore('UADMIN');
+    // UGROUPADMIN opens the form; meanwhile UADMIN2 denies. The first decisive action wins.
+    const late = await clickOn(h, 'UGROUPADMIN', 'approval_deny', asked);
+    const lateForm = await waitFor('the deny form', () => h.slack.callsTo('views.open').find((c) => c.args.trigger_id === late.triggerId));
+    await deny(h, 'UADMIN2', asked);
+    await updatedTo(h, asked, /Denied\* by <@UADMIN2>\. Nothing was changed\./);
+    const metadata = (lateForm.args.view as { private_metadata: string }).private_metadata;
+    const ack = await submit(h, 'approval_deny_reason', 'UGROUPADMIN', metadata, { reason: input.text('too late') });
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toMatch(/already denied by <@UADMIN2>/);
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
+      ['requested', null],
+      ['rejected', 'UADMIN2'],
+    ]);
+  });
+
+  test('the one who asked may withdraw it: the message says so in place, recorded, told in the thread; anyone else is refused, alone', async () => {
+    const asked = await askRestore('UADMIN');
+    expect(await answerToClick(h, 'UADMIN2', 'approval_withdraw', asked)).toMatch(
+      /Only <@UADMIN>, who asked for this change, may withdraw it\. Nothing was changed\./,
+    );
+    expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_withdraw');
+    await clickOn(h, 'UADMIN', 'approval_withdraw', asked);
+    const message = await updatedTo(h, asked, /Withdrawn\* by <@UADMIN>, who asked for it\. Nothing was changed\./);
+    expect(JSON.stringify(message.blocks)).not.toContain('approval_');
+    expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.decidedBy])).toEqual([
+      ['requested', 'UADMIN', null],
+      ['denied', 'UADMIN2', null],
+      ['withdrawn', 'UADMIN', 'UADMIN'],
+    ]);
+    await waitFor('the reply in the thread', () => threadOf(asked).some((r) => r.includes('<@UADMIN> :leftwards_arrow_with_hook: *Withdrawn*')));
+    expect(await answerToClick(h, 'UADMIN2', 'approval_approve', asked)).toMatch(/withdrawn by <@UADMIN>/);
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('approved: the one who asked is told in the thread, with a mention, how the change went', async () => {
+    const asked = await askRestore('UADMIN');
+    await clickOn(h, 'UADMIN2', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · scheduled/);
+    await waitFor('the reply in the thread', () =>
+      threadOf(asked).some((r) => r.includes('<@UADMIN> :hourglass: *Approved* by <@UADMIN2> · scheduled: backup 9 restored')),
+    );
   });
 });
 
@@ -264,5 +417,7 @@ describe('a request nobody decides', () => {
     ]);
     expect(await answerToClick(h, 'UADMIN2', 'approval_approve', asked)).toMatch(/expired/);
     expect(changePosts()).toEqual([]);
+    // The one who asked is told in its thread, with a mention.
+    await waitFor('the reply in the thread', () => threadOf(asked).some((r) => r.includes('<@UADMIN> :hourglass: *Expired*')));
   });
 });

@@ -1,9 +1,12 @@
+import Database from 'better-sqlite3';
 import { createLogger } from '../../src/log';
 import { createUserLimits, MAX_REFUSED, STORE_REST_MS, type UserLimitsDeps } from '../../src/slack/user-limits';
 import type { RateCounter, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { startHarness } from '../helpers/app-harness';
-import { answerTo, goodDisk, openForm, submit, visibleText } from '../helpers/drive';
+import { startHarness, useHarness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, goodDisk, openForm, runStep, submit, visibleText } from '../helpers/drive';
+import { answerToClick, approvalIdIn } from '../helpers/requests';
+import { waitFor } from '../helpers/wait';
 import { createTestDatabase } from '../helpers/postgres';
 import { useStarted } from '../helpers/use-started';
 
@@ -211,7 +214,7 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
 
     const limited = await answerTo(both.one, 'disk add 44', { user: 'UOPER', triggerId: 'trigger.limited' });
     expect(limited.response_type).toBe('ephemeral');
-    expect(visibleText(limited)).toMatch(/opened or submitted 3 change forms in the last minute.*Try again in \d+ s/);
+    expect(visibleText(limited)).toMatch(/made 3 change attempts in the last minute.*Try again in \d+ s/);
     expect(both.one.slack.callsTo('views.open').filter((c) => c.args.trigger_id === 'trigger.limited')).toEqual([]);
     const form = await submit(both.one, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
     expect(visibleText(form)).toContain('nothing was changed or recorded');
@@ -234,5 +237,58 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
     ]);
     const records = await both.one.store.audit.latest(100, { userId: 'UVIEW' });
     expect(records.map((r) => r.outcome)).toEqual(['denied', 'denied', 'denied']);
+  });
+});
+
+describe('approval clicks, claims and freeze switches count as change attempts (VS_CHANGES_PER_USER_PER_MINUTE)', () => {
+  const h = useHarness({
+    env: {
+      VS_ADMINS: 'UADMIN',
+      VS_OPERATORS: 'UOPER',
+      VS_VIEWERS: 'UVIEW,UNOBODY',
+      VS_APPROVALS: 'disk_add',
+      VS_AUDIT_CHANNEL: 'CAUDIT',
+      VS_CHANGES_PER_USER_PER_MINUTE: '3',
+    },
+  });
+  const limitedOrTold = (answer: string) => (answer.includes('Try again in') ? 'limited' : 'told');
+
+  test("past the limit a person's clicks and freezes are told when to try again, and nothing is recorded or queued for the audit channel", async () => {
+    const view = await openForm(h, 'disk add 42', 'UOPER');
+    await submit(h, 'disk_add', 'UOPER', view.private_metadata ?? '{}', goodDisk);
+    const request = await waitFor('the approval request', () => h.slack.messagesIn(CHANNEL).find((m) => approvalIdIn(m.blocks) !== undefined));
+    const posted = { id: approvalIdIn(request.blocks)!, channel: CHANNEL, ts: request.ts };
+    const { execution } = await runStep(h, 'vs_request_disk', { vs_id: 43, disk_type: 'SSD', disk_size: 20, channel: CHANNEL, reason: 'full' });
+    const workflowRequest = { id: String(execution.outputs!.request_id), channel: CHANNEL, ts: posted.ts };
+
+    const approvals: string[] = [];
+    for (let i = 0; i < 6; i++) approvals.push(limitedOrTold(await answerToClick(h, 'UVIEW', 'approval_approve', posted)));
+    const claims: string[] = [];
+    for (let i = 0; i < 3; i++) claims.push(limitedOrTold(await answerToClick(h, 'UVIEW', 'change_request_claim', workflowRequest)));
+    const freezes: string[] = [];
+    for (let i = 0; i < 5; i++) freezes.push(limitedOrTold(visibleText(await answerTo(h, 'freeze because I can', { user: 'UNOBODY' }))));
+
+    // One bucket per person for every change attempt: three denials for the viewer (approvals first), three for the other.
+    expect(approvals).toEqual(['told', 'told', 'told', 'limited', 'limited', 'limited']);
+    expect(claims).toEqual(['limited', 'limited', 'limited']);
+    expect(freezes).toEqual(['told', 'told', 'told', 'limited', 'limited']);
+    expect(await answerToClick(h, 'UVIEW', 'approval_deny', posted)).toMatch(/made 3 change attempts in the last minute.*Try again in \d+ s/);
+    const denied = (await h.store.audit.latest(100)).filter((r) => r.outcome === 'denied');
+    expect(denied.map((r) => [r.userId, r.action])).toEqual([
+      ['UNOBODY', 'freeze'],
+      ['UNOBODY', 'freeze'],
+      ['UNOBODY', 'freeze'],
+      ['UVIEW', 'disk_add'],
+      ['UVIEW', 'disk_add'],
+      ['UVIEW', 'disk_add'],
+    ]);
+    // Each final record's post is queued with it: the request's, and six denials; not one per click.
+    const db = new Database(h.dbPath, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM audit_outbox').get()).toEqual({ n: 1 + 1 + 6 });
+    } finally {
+      db.close();
+    }
+    expect(await h.store.freeze.current()).toBeNull();
   });
 });

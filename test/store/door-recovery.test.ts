@@ -3,7 +3,7 @@ import type { Disk } from '../../src/cloud/schemas';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { ALLOW_ALL } from '../helpers/door';
+import { ALLOW_ALL, CLOUD_ACCOUNT } from '../helpers/door';
 import { cloudAnswering } from '../helpers/fake-cloud';
 
 // The door and the store together: a change whose instance never hears back
@@ -17,6 +17,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
   const hanging = new Promise<Disk>(() => undefined);
   const changes = createChanges({
     store,
+    cloudAccount: CLOUD_ACCOUNT,
     policy: ALLOW_ALL,
     now: () => clock,
     lockTtlMs: 1000,
@@ -62,6 +63,7 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
     const logs: string[] = [];
     const changes = createChanges({
       store: leases ? { ...store, leases: leases(store.leases) } : store,
+      cloudAccount: CLOUD_ACCOUNT,
       policy: ALLOW_ALL,
       now: () => Date.now(),
       lockTtlMs: TTL_MS,

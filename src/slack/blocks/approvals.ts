@@ -1,16 +1,20 @@
-import type { Button, KnownBlock, RichTextBlock } from '@slack/types';
-import type { ApprovedRun, Role, Target } from '../../changes';
-import { isOutcomeNotRecorded, targetTitle } from '../../changes';
+import type { Button, InputBlock, KnownBlock, ModalView, RichTextBlock } from '@slack/types';
+import type { ApprovedRun, Deciders, NotSent, Role, Target } from '../../changes';
+import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, targetTitle } from '../../changes';
+import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
-import type { Approval, RecordedRequest } from '../../store';
+import type { Approval, ClosedStatus, RecordedRequest } from '../../store';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
+import { frozenText } from './denials';
 import {
   channelMention,
   code,
   context,
   escapeMrkdwn,
   fallback,
+  groupMention,
+  mrkdwn,
   oneLine,
   type Rendered,
   safe,
@@ -32,10 +36,15 @@ import { lockedText, unfitText } from './power';
 // is sent, byte for byte.
 
 export const APPROVE_ACTION_ID = 'approval_approve';
+/** Deny opens the deny form (DENY_REASON_CALLBACK_ID), which asks why. */
 export const DENY_ACTION_ID = 'approval_deny';
-
-/** The request text shown is bounded; a longer body is cut and says so (the audit keeps it whole). */
-export const MAX_SHOWN_REQUEST = 2800;
+/** The requester's own button, while the request is open. */
+export const WITHDRAW_ACTION_ID = 'approval_withdraw';
+/** The deny form: its callback id, and its one input (optional), whose block id and action_id are both `reason`. */
+export const DENY_REASON_CALLBACK_ID = 'approval_deny_reason';
+export const DENY_REASON_INPUT = 'reason';
+/** The deny form's title, and the title of what is said in its place. */
+export const DENY_FORM_TITLE = 'Deny request';
 
 export interface ApprovalFacts {
   approval: Approval;
@@ -44,21 +53,26 @@ export interface ApprovalFacts {
   target: Target;
   /** The role a decider must hold. */
   needed: Role;
+  /** Who may decide it, mentioned on the open request so that they are notified (not on the Home tab). */
+  deciders?: Deciders;
   sandbox: boolean;
 }
 
-/** How a request ended: approved (and how its change went), rejected, or expired. */
-export type ApprovalEnd = { kind: 'approved'; run: ApprovedRun; timeoutMs: number } | { kind: 'rejected' } | { kind: 'expired' };
+/** How a request ended: one of its closed states (approval-states.ts), approved with how its change went. */
+export type ApprovalEnd = { kind: 'approved'; run: ApprovedRun; timeoutMs: number } | { kind: Exclude<ClosedStatus, 'approved'> };
 
-/** The request as it goes on the wire: its line, then its body. */
-export function requestText(request: RecordedRequest): string {
-  const text = `${request.method} ${request.path}${request.body === null ? '' : `\n\n${request.body}`}`;
-  return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here; the audit record keeps it whole)` : text;
+/**
+ * The request as it goes on the wire: its line, then its body. The door asks for none longer than MAX_SHOWN_REQUEST;
+ * one stored before it checked is cut here and says so (the door does not send it: what is shown is all there is).
+ */
+export function shownRequestText(request: RecordedRequest): string {
+  const text = requestText(request);
+  return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)` : text;
 }
 
 /** The request as preformatted rich text: shown as it is, byte for byte. */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: requestText(request) }] }] };
+  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: shownRequestText(request) }] }] };
 }
 
 /** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */
@@ -85,7 +99,7 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
     value: approval.id,
     confirm: {
       title: { type: 'plain_text', text: `Approve: ${truncate(f.title, 80)}?` },
-      text: { type: 'mrkdwn', text: truncate(`The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`, 300) },
+      text: mrkdwn(truncate(`The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`, 300)),
       confirm: { type: 'plain_text', text: 'Approve' },
       deny: { type: 'plain_text', text: 'Cancel' },
       style: 'primary',
@@ -95,24 +109,78 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
   return [approve, deny];
 }
 
-/** The open request, with its buttons. */
+/** Withdraw, for the one who asked (anyone else is refused), its value the request's id. */
+export function withdrawButton(approval: Approval): Button {
+  return { type: 'button', action_id: WITHDRAW_ACTION_ID, text: { type: 'plain_text', text: 'Withdraw' }, value: approval.id };
+}
+
+/** Who may decide, as mentions that notify them: the user groups, then the people (docs/product.md "Approvals"). */
+export function decidersLine(deciders: Deciders | undefined): string | null {
+  const mentions = [...(deciders?.groups ?? []).map(groupMention), ...(deciders?.users ?? []).map(userMention)];
+  return mentions.length > 0 ? mentions.join(' ') : null;
+}
+
+/** The open request, with its buttons: Approve and Deny for a second person, Withdraw for the one who asked. */
 export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const { approval } = f;
   const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
+  const who = decidersLine(f.deciders);
   const blocks: KnownBlock[] = [
-    section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}`),
+    section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` + (who ? `\n*Who may decide:* ${who}` : '')),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
-    { type: 'actions', block_id: 'approval', elements: approvalButtons(f) },
+    { type: 'actions', block_id: 'approval', elements: [...approvalButtons(f), withdrawButton(approval)] },
     context(
-      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}. Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
+      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}, who may withdraw it. ` +
+        `Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
     ),
   ];
-  const who = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
-  return {
-    text: fallback(`Approval needed: ${who} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`, f.sandbox),
-    blocks: withSandbox(blocks, f.sandbox),
+  const asker = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
+  const asking = `Approval needed: ${asker} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`;
+  return { text: fallback(who ? `${asking} · for ${who}` : asking, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
+}
+
+/**
+ * The deny form (Deny on a request's message or the Home tab): what is denied, and why, optionally. `metadata` carries
+ * the request's id and where its click came from, for the submission.
+ */
+export function renderDenyReasonModal(f: ApprovalFacts, metadata: string): ModalView {
+  const input: InputBlock = {
+    type: 'input',
+    block_id: DENY_REASON_INPUT,
+    optional: true,
+    label: { type: 'plain_text', text: 'Why' },
+    hint: { type: 'plain_text', text: 'Shown on the request and kept in the audit record.' },
+    element: { type: 'plain_text_input', action_id: DENY_REASON_INPUT, multiline: true, max_length: MAX_REASON_LENGTH },
   };
+  return {
+    type: 'modal',
+    callback_id: DENY_REASON_CALLBACK_ID,
+    private_metadata: metadata,
+    title: { type: 'plain_text', text: DENY_FORM_TITLE },
+    submit: { type: 'plain_text', text: 'Deny' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: withSandbox([section(`:no_entry: You are denying this request. Nothing will be changed.\n${asked(f)}`), input], f.sandbox),
+  };
+}
+
+/** The requester told in the request's thread, with a mention (which notifies them), how it ended; null for a workflow's request nobody claimed. */
+export function renderRequesterTold(f: ApprovalFacts, end: ApprovalEnd): Rendered | null {
+  const { requestedBy } = f.approval;
+  if (requestedBy === '') return null;
+  const line = endLine(f, end);
+  return {
+    text: fallback(`${userMention(requestedBy)} your request to ${f.title} · ${targetTitle(f.target)}: ${plain(line)}`, f.sandbox),
+    blocks: [section(`${userMention(requestedBy)} ${line}`)],
+  };
+}
+
+/** A workflow's request just claimed: those who may decide it are called in its thread (an edit in place notifies nobody). */
+export function renderDecidersCalled(f: ApprovalFacts): Rendered | null {
+  const who = decidersLine(f.deciders);
+  if (!who) return null;
+  const text = `${who}: ${userMention(f.approval.requestedBy)} requested this change; a second person approves or denies it above.`;
+  return { text: fallback(text, f.sandbox), blocks: [section(`:raised_hand: ${text}`)] };
 }
 
 /** The request once settled: the same facts, no buttons, and how it ended. */
@@ -131,18 +199,39 @@ export function renderApprovalEnded(f: ApprovalFacts, end: ApprovalEnd): Rendere
   return { text: fallback(`${plain(line)} (${f.title} · ${targetTitle(f.target)})`, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
 }
 
-function endLine(f: ApprovalFacts, end: ApprovalEnd): string {
-  const by = f.approval.decidedBy ? userMention(f.approval.decidedBy) : 'someone';
-  switch (end.kind) {
-    case 'rejected':
-      return `:no_entry: *Denied* by ${by}. Nothing was changed.`;
-    case 'expired':
-      return f.approval.requestedBy === ''
-        ? `:hourglass: *Expired*: nobody claimed it before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`
-        : `:hourglass: *Expired*: nobody decided before ${slackTime(f.approval.expiresAtMs)}. Nothing was changed.`;
-    case 'approved':
-      return `${approvedLine(f, end.run, end.timeoutMs, by)}`;
-  }
+/** How a request ended, in one line: each closed state's words, and for an approved one how its change went. */
+export function endLine(f: ApprovalFacts, end: ApprovalEnd): string {
+  return end.kind === 'approved' ? approvedLine(f, end.run, end.timeoutMs, decider(f.approval)) : ENDED[end.kind](f.approval);
+}
+
+const decider = (approval: Approval) => (approval.decidedBy ? userMention(approval.decidedBy) : 'someone');
+const because = (approval: Approval) => (approval.decisionReason ? `: “${safe(oneLine(approval.decisionReason), 500)}”` : '');
+
+/**
+ * The words of each closed state (approval-states.ts), as the request's message ends (an approved one's say how its
+ * change went: approvedLine) and as a later click is told. A state added to the table does not compile until it has
+ * its words here.
+ */
+const ENDED: { readonly [S in Exclude<ClosedStatus, 'approved'>]: (a: Approval) => string } = {
+  rejected: (a) => `:no_entry: *Denied* by ${decider(a)}${because(a)}. Nothing was changed.`,
+  withdrawn: (a) => `:leftwards_arrow_with_hook: *Withdrawn* by ${decider(a)}, who asked for it. Nothing was changed.`,
+  expired: (a) => `:hourglass: *Expired*: nobody ${a.requestedBy === '' ? 'claimed it' : 'decided'} before ${slackTime(a.expiresAtMs)}. Nothing was changed.`,
+};
+const TOLD: { readonly [S in ClosedStatus]: (a: Approval) => string } = {
+  approved: (a) => `This request was already approved by ${decider(a)}${decidedAt(a)}.`,
+  rejected: (a) => `This request was already denied by ${decider(a)}${decidedAt(a)}${because(a)}.`,
+  withdrawn: (a) => `This request was withdrawn by ${decider(a)}${decidedAt(a)}, who asked for it. Nothing was changed.`,
+  expired: (a) =>
+    `This request expired ${slackTime(a.expiresAtMs)}: nobody ${a.requestedBy === '' ? 'claimed' : 'decided'} it. ` +
+    'Nothing was changed; ask again if it is still needed.',
+};
+
+const decidedAt = (a: Approval) => (a.decidedAt ? ` ${slackTime(Date.parse(a.decidedAt))}` : '');
+
+/** What a later click on a request that is closed is told (the words of its state), or null while it is open. */
+export function closedText(approval: Approval): string | null {
+  const told = (TOLD as Partial<Record<string, (a: Approval) => string>>)[approval.status];
+  return told ? told(approval) : null;
 }
 
 function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by: string): string {
@@ -162,14 +251,10 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
       return `:warning: ${approved}, but not sent: ${unfitText(f.target.id, run.action, run.state)}`;
     case 'duplicate':
       return `:information_source: ${approved}; it had already been run (see \`/vs audit\`).`;
+    case 'frozen':
+      return `:no_entry: ${approved}, but changes were frozen before it started. Nothing was changed. ${frozenText(run.freeze)}`;
     case 'not_sent':
-      return (
-        `:x: ${approved}, but not sent: ` +
-        (run.current
-          ? `the bot would now send ${code(`${run.current.method} ${run.current.path}`, 200)} instead of the request approved (its configuration changed)`
-          : 'the approved request could not be read back') +
-        '. Nothing was changed; ask again.'
-      );
+      return `:x: ${approved}, but not sent: ${notSentText(run.why)}. Nothing was changed; ask again.`;
     case 'error':
       if (isOutcomeNotRecorded(run.error))
         return (
@@ -182,6 +267,20 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
   }
 }
 
+/** Why an approved request was not sent, as mrkdwn. */
+function notSentText(why: NotSent): string {
+  switch (why.code) {
+    case 'changed':
+      return `the bot would now send ${code(`${why.current.method} ${why.current.path}`, 200)} instead of the request approved (its configuration changed)`;
+    case 'unreadable':
+      return 'the approved request could not be read back';
+    case 'other_cloud':
+      return 'it was prepared for another cloud API or account than the bot uses now (VS_API_URL or VS_ACCOUNT_ID changed since it was asked for)';
+    case 'unshown':
+      return 'it is longer than its message could show, so nobody saw all of it';
+  }
+}
+
 /** The fallback text of a line: mrkdwn's marks and tokens left out. */
 export function plain(mrkdwn: string): string {
   return mrkdwn
@@ -190,14 +289,9 @@ export function plain(mrkdwn: string): string {
     .replace(/\*/g, '');
 }
 
-/** Told to a later clicker: the request was already decided, or expired. */
+/** Told to a later clicker: the request was already decided, withdrawn, or expired (or, unclaimed, is not open for a decision yet). */
 export function renderApprovalClosed(approval: Approval): Rendered {
-  const by = approval.decidedBy ? userMention(approval.decidedBy) : 'someone';
-  const at = approval.decidedAt ? ` ${slackTime(Date.parse(approval.decidedAt))}` : '';
-  const text =
-    approval.status === 'expired'
-      ? `This request expired ${slackTime(approval.expiresAtMs)}: nobody decided it. Nothing was changed; ask again if it is still needed.`
-      : `This request was already ${approval.status === 'approved' ? 'approved' : 'denied'} by ${by}${at}.`;
+  const text = closedText(approval) ?? 'This request is not waiting for a decision: nobody has requested it yet.';
   return { text: fallback(plain(text)), blocks: [section(`:information_source: ${text}`)] };
 }
 

@@ -12,6 +12,7 @@ import {
   fallback,
   header,
   LIMITS,
+  mrkdwn,
   oneLine,
   type Rendered,
   safe,
@@ -47,6 +48,7 @@ const OUTCOME_MARK: Record<ChangeOutcome, string> = {
   requested: ':raised_hand:',
   approved: ':ballot_box_with_check:',
   rejected: ':no_entry:',
+  withdrawn: ':leftwards_arrow_with_hook:',
   expired: ':hourglass:',
 };
 
@@ -98,12 +100,14 @@ const paramText = (r: AuditRecord, key: string): string | null => (typeof r.para
  */
 function why(r: AuditRecord): string {
   const asked = r.requestedBy && r.requestedBy !== r.userId ? ` · asked by ${userMention(r.requestedBy)}` : '';
-  const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${r.outcome === 'rejected' ? 'denied' : 'approved'} by ${userMention(r.decidedBy)}` : '';
+  const how = r.outcome === 'rejected' ? 'denied' : r.outcome === 'withdrawn' ? 'withdrawn' : 'approved';
+  const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${how} by ${userMention(r.decidedBy)}` : '';
   const workflow = r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
   switch (r.outcome) {
     case 'requested':
     case 'approved':
     case 'rejected':
+    case 'withdrawn':
     case 'expired':
       return `${asked}${decided}${workflow}`;
     default:
@@ -148,7 +152,7 @@ function cloudOutcomeOf(r: AuditRecord): string {
 export function recordSection(r: AuditRecord, options?: { where?: boolean }): SectionBlock {
   return {
     type: 'section',
-    text: { type: 'mrkdwn', text: truncate(recordLine(r, options), LIMITS.sectionText) },
+    text: mrkdwn(truncate(recordLine(r, options), LIMITS.sectionText)),
     accessory: { type: 'button', action_id: AUDIT_DETAILS_ACTION_ID, text: { type: 'plain_text', text: 'Details' }, value: String(r.id) },
   };
 }
@@ -248,7 +252,7 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
   ];
   const blocks: KnownBlock[] = [
     section(recordLine(r)),
-    { type: 'section', fields: fields.slice(0, LIMITS.fields).map((text) => ({ type: 'mrkdwn' as const, text })) },
+    { type: 'section', fields: fields.slice(0, LIMITS.fields).map(mrkdwn) },
     section('*Parameters*'),
     preformatted(jsonOf(r.params)),
   ];

@@ -55,8 +55,31 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
       return frozenText(denial.freeze);
     case 'own_request':
       return 'You asked for this change, so a second person must decide it: you cannot approve or deny your own request.';
+    case 'not_requester':
+      return `Only ${userMention(denial.requestedBy)}, who asked for this change, may withdraw it. Nothing was changed.`;
+    case 'requester':
+      return `${userMention(denial.requestedBy)} asked for this change and could not ask for it now: ${requesterText(action, denial.theirs)} Nothing was sent.`;
     default:
       return `${actionWords(action)} needs the ${needed} role.`;
+  }
+}
+
+const THEIR_ROLE: Record<Role, string> = {
+  none: 'they have no role',
+  viewer: 'they are a viewer',
+  operator: 'they are an operator',
+  admin: 'they are an admin',
+};
+
+/** Why the one who asked could not ask for a change now (checked again when it is approved), as mrkdwn. */
+function requesterText(action: Action, theirs: Pick<Decision, 'role' | 'needed' | 'denial'>): string {
+  switch (theirs.denial?.code) {
+    case 'channel':
+      return `changes are only allowed in ${channelList(theirs.denial.allowedChannels)}, and this channel is not one of them now.`;
+    case 'check_failed':
+      return 'their role could not be checked just now. Try again in a minute.';
+    default:
+      return `${actionWords(action)} needs the ${theirs.needed} role; ${THEIR_ROLE[theirs.role]} now.`;
   }
 }
 

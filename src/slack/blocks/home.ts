@@ -1,7 +1,7 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
 import { targetTitle, type ChangeAction } from '../../changes';
 import type { AuditRecord, Freeze } from '../../store';
-import { approvalButtons, asked, requestBlock, type ApprovalFacts } from './approvals';
+import { approvalButtons, asked, requestBlock, withdrawButton, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
 import { recordSection } from './audit';
@@ -19,7 +19,7 @@ import { channelMention, context, header, safe, section, slackTime, withSandbox 
 /** How many of the latest changes the Home tab lists. */
 export const HOME_RECORDS = 20;
 
-/** How many requests the Home tab lists, of those waiting for you and of your own (each shown one takes three blocks). */
+/** How many requests the Home tab lists, of those waiting for you (three blocks each) and of your own (one each). */
 export const HOME_APPROVALS = 10;
 
 /** A fact the store could not give just now. */
@@ -46,7 +46,7 @@ export interface HomeFacts extends RoleFacts {
 export function renderHome(o: HomeFacts): HomeView {
   const blocks: KnownBlock[] = [
     header('vs-chatops'),
-    { type: 'section', block_id: 'home_role', text: { type: 'mrkdwn', text: roleLines(o).join('\n') } },
+    { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...formBlocks(o),
     ...approvalBlocks(o),
@@ -105,14 +105,18 @@ function approvalBlocks(o: HomeFacts): KnownBlock[] {
   }
   if (own.length > 0) {
     blocks.push({ type: 'divider' }, header('Your requests waiting for a second person'));
-    const lines = own.slice(0, HOME_APPROVALS).map((f) => {
+    // One block each, its Withdraw button beside it.
+    for (const f of own.slice(0, HOME_APPROVALS)) {
       const what = `*${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}`;
-      return `:hourglass_flowing_sand: ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
-    });
+      const line = `:hourglass_flowing_sand: ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
+      blocks.push({ ...section(line), block_id: `own_${f.approval.id}`, accessory: withdrawButton(f.approval) } as KnownBlock);
+    }
     const more = own.length - HOME_APPROVALS;
     blocks.push(
-      section(lines.join('\n') + (more > 0 ? `\n… and ${more} more` : '')),
-      context('A second person who holds the role each change needs decides it; you cannot decide your own.'),
+      context(
+        (more > 0 ? `… and ${more} more, in their channels. ` : '') +
+          'A second person who holds the role each change needs decides it; you cannot decide your own, but you may withdraw it.',
+      ),
     );
   }
   return blocks;

@@ -79,7 +79,7 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   const text = truncate(denialText(decision), 2000);
   const code = decision.denial?.code;
   const note =
-    code === 'frozen' || code === 'own_request'
+    code === 'frozen' || code === 'own_request' || code === 'requester' || code === 'not_requester'
       ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
       : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
@@ -115,7 +115,8 @@ function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
   const asked =
     kind === 'reads'
       ? `You have asked for ${perMinute} reads in the last minute, the most allowed per person.`
-      : `You have opened or submitted ${perMinute} change forms in the last minute, the most allowed per person; nothing was changed or recorded.`;
+      : `You have made ${perMinute} change attempts in the last minute (forms opened or submitted, approvals, freezes), the most allowed per person; ` +
+        'nothing was changed or recorded.';
   return `${asked} Try again in ${retryInSeconds} s.`;
 }
 

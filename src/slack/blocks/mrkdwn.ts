@@ -1,6 +1,12 @@
-import type { ContextBlock, KnownBlock } from '@slack/types';
+import type { ContextBlock, KnownBlock, MrkdwnElement } from '@slack/types';
 
 // The few helpers every renderer uses: escaping for mrkdwn, and Slack's limits.
+// Text that is not ours (from the cloud API, a workflow, a person) goes
+// through `safe` (or `code`, `oneLine`): escaped, so it can never mention
+// anyone or fake a link. Every mrkdwn text object is made by `mrkdwn`, which
+// marks it verbatim, so Slack does not turn a bare URL, `@here` or `#channel`
+// in that text into a link or a mention either (docs/product.md "Security";
+// test/slack/blocks/verbatim.test.ts holds every renderer to both).
 
 /** A rendered message: `text` is the notification and screen-reader fallback. */
 export interface Rendered {
@@ -22,6 +28,14 @@ export const LIMITS = {
   optionText: 75,
   errorMessage: 300,
 } as const;
+
+/**
+ * A mrkdwn text object, verbatim: Slack parses only what is written as markup (`<@U…>`, `<!date…>`, `<url|text>`)
+ * and links nothing else. The only way the bot builds one.
+ */
+export function mrkdwn(text: string): MrkdwnElement {
+  return { type: 'mrkdwn', text, verbatim: true };
+}
 
 /**
  * Escapes the three characters Slack treats as control sequences, so text
@@ -66,7 +80,7 @@ export function stripControl(s: string): string {
 }
 
 export function sandboxNotice(): ContextBlock {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text: ':test_tube: sandbox data — not a real cloud account' }] };
+  return { type: 'context', elements: [mrkdwn(':test_tube: sandbox data — not a real cloud account')] };
 }
 
 const SANDBOX_TEXT = sandboxNotice().elements[0] as { text: string };
@@ -85,7 +99,7 @@ export function markSandbox<T extends { blocks?: KnownBlock[] }>(message: T, san
 }
 
 export function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, LIMITS.sectionText) } };
+  return { type: 'section', text: mrkdwn(truncate(text, LIMITS.sectionText)) };
 }
 
 export function header(text: string): KnownBlock {
@@ -93,7 +107,7 @@ export function header(text: string): KnownBlock {
 }
 
 export function context(...texts: string[]): KnownBlock {
-  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn' as const, text: truncate(t, LIMITS.sectionText) })) };
+  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => mrkdwn(truncate(t, LIMITS.sectionText))) };
 }
 
 /** Fallback `text`, marked as sandbox data when it is, and kept short. */
@@ -109,6 +123,11 @@ export function oneLine(s: string): string {
 /** A mention for a real Slack user id (`U…`, `W…`); anything else is shown escaped, never as markup. */
 export function userMention(userId: string): string {
   return /^[UW][A-Z0-9]{1,30}$/.test(userId) ? `<@${userId}>` : `\`${safe(oneLine(userId), 40).replace(/`/g, "'")}\``;
+}
+
+/** A mention of a real user group id (`S…`), which notifies its members; anything else is shown escaped. */
+export function groupMention(groupId: string): string {
+  return /^S[A-Z0-9]{1,30}$/.test(groupId) ? `<!subteam^${groupId}>` : `\`${safe(oneLine(groupId), 40).replace(/`/g, "'")}\``;
 }
 
 /** A link for a real channel id (`C…`, `G…`); anything else is shown escaped. */

@@ -1,13 +1,13 @@
-import type { KnownBlock, MrkdwnElement } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import type { AutoscalingSlot, FirewallRule } from '../../cloud/schemas';
-import { slackTime, code, withSandbox } from './mrkdwn';
+import { code, mrkdwn, slackTime, withSandbox } from './mrkdwn';
 import { summarizeAutoscaling, summarizeFirewall } from './summaries';
 
 // The card a control-panel link to a server unfurls into: the server, its
 // firewall rules in one line, its autoscaling in one line, and the commands
-// that show more. Its text is verbatim: Slack does not turn what it quotes
-// (a bare URL, a #channel, an @here) into links or mentions, on top of the
-// escaping every summary line has.
+// that show more. Its text is verbatim, as all the bot's mrkdwn is: Slack does
+// not turn what it quotes (a bare URL, a #channel, an @here) into links or
+// mentions, on top of the escaping every summary line has.
 
 export interface ServerCardView {
   vsId: number;
@@ -22,15 +22,13 @@ export interface Unfurl {
   blocks: KnownBlock[];
 }
 
-const verbatim = (text: string): MrkdwnElement => ({ type: 'mrkdwn', text, verbatim: true });
-
 export function renderServerCard({ vsId, rules, slots, fetchedAt, sandbox }: ServerCardView): Unfurl {
   const firewall = summarizeFirewall(rules);
   const autoscaling = summarizeAutoscaling(slots);
   const more = [`/vs firewall ${vsId}`, `/vs firewall ${vsId} <port>`, `/vs autoscaling ${vsId}`].map((command) => code(command)).join(' · ');
   const blocks: KnownBlock[] = [
-    { type: 'section', text: verbatim(`*VS ${vsId}*\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
-    { type: 'context', elements: [verbatim(`More: ${more} · fetched ${slackTime(fetchedAt.getTime())}`)] },
+    { type: 'section', text: mrkdwn(`*VS ${vsId}*\n*Firewall:* ${firewall.line}\n*Autoscaling:* ${autoscaling.line}`) },
+    { type: 'context', elements: [mrkdwn(`More: ${more} · fetched ${slackTime(fetchedAt.getTime())}`)] },
   ];
   return { blocks: withSandbox(blocks, sandbox) };
 }

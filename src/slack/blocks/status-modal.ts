@@ -1,5 +1,5 @@
 import type { ModalView } from '@slack/types';
-import { LIMITS, sandboxNotice, truncate } from './mrkdwn';
+import { LIMITS, mrkdwn as mrkdwnText, sandboxNotice, truncate } from './mrkdwn';
 
 /**
  * A closing-only modal that tells the outcome of a submission. `mrkdwn` is
@@ -11,6 +11,6 @@ export function statusModal({ title, mrkdwn, sandbox }: { title: string; mrkdwn:
     type: 'modal',
     title: { type: 'plain_text', text: truncate(title, LIMITS.modalTitle) },
     close: { type: 'plain_text', text: 'Close' },
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText) || ' ' } }, ...(sandbox ? [sandboxNotice()] : [])],
+    blocks: [{ type: 'section', text: mrkdwnText(truncate(mrkdwn, LIMITS.sectionText) || ' ') }, ...(sandbox ? [sandboxNotice()] : [])],
   };
 }

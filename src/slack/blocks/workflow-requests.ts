@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { Approval } from '../../store';
-import { asked, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
+import { asked, closedText, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
 import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // A change a workflow step asked for (docs/product.md, Workflow steps), posted in
@@ -42,20 +42,13 @@ export function renderWorkflowRequest(f: ApprovalFacts): Rendered {
 
 /** Told to someone who clicks a request that is no longer waiting for its requester. */
 export function renderClaimClosed(approval: Approval): Rendered {
-  const text =
-    approval.status === 'expired'
-      ? `This request expired ${slackTime(approval.expiresAtMs)}: nobody claimed it in time. Nothing was changed.`
-      : approval.status === 'requested'
-        ? `${userMention(approval.requestedBy)} already requested this change; a second person decides it now.`
-        : `This request was already ${approval.status === 'approved' ? 'approved' : 'denied'}${by(approval.decidedBy)}.`;
+  const text = closedText(approval) ?? `${userMention(approval.requestedBy)} already requested this change; a second person decides it now.`;
   return { text: fallback(plain(text)), blocks: [section(`:information_source: ${text}`)] };
 }
 
 /** The claim was taken, but the message could not become the approval request: the requester hears it at least. */
 export const CLAIMED_NOT_SHOWN =
   'You are the requester of this change now; a second person must approve it, but its message could not be updated here. `/vs audit` shows the request.';
-
-const by = (userId: string | null) => (userId ? ` by ${userMention(userId)}` : '');
 
 /** A request that is not known (older than the audit retention, or never made). */
 export const WORKFLOW_REQUEST_UNKNOWN = 'This request is not known (it may be older than the audit retention). Nothing was changed.';

@@ -35,6 +35,11 @@ export type Need =
    * logged, not recorded.
    */
   | 'workflow_read'
+  /**
+   * A click that takes part in a change (Approve, Deny, Withdraw, a workflow's request claimed) or switches the freeze:
+   * counted as a change attempt; the change door checks who may, and records a refusal, so nothing is asked here.
+   */
+  | 'change_attempt'
   /** Opening a change's form: counted as a change attempt, asked of the change door, which records a refusal. */
   | { opens: ChangeAction }
   /**
@@ -76,10 +81,10 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     }
     // Per person, before anything is asked of the policy, the store's audit trail or the cloud API: an attempt
     // past the limit is told and goes no further, so it is never recorded (a denial, an audit post).
-    const kind: LimitKind = typeof need === 'string' ? 'reads' : 'changes';
+    const kind: LimitKind = typeof need === 'string' && need !== 'change_attempt' ? 'reads' : 'changes';
     const retryInSeconds = await ctx.limits[kind].take(req.userId);
     if (retryInSeconds > 0) return tellLimited(ctx, req, args, { kind, perMinute: ctx.limits[kind].perMinute, retryInSeconds }, title);
-    if (typeof need === 'object' && 'submits' in need) return args.next();
+    if (need === 'change_attempt' || (typeof need === 'object' && 'submits' in need)) return args.next();
     let decision: Decision;
     if (typeof need === 'string') {
       decision = await ctx.policy.can(req.userId, need, req.channelId);

@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Approval, ApprovalDecision, Approvals, ApprovalRequest, ApprovalStatus, ExpiredApproval } from '../approvals';
+import { APPROVAL_STEPS, fromStates, type ApprovalStatus, type ApprovalStep } from '../approval-states';
+import type { Approval, ApprovalDecision, Approvals, ApprovalRequest, ExpiredApproval } from '../approvals';
 import type { AuditEntry, RecordedAction } from '../audit';
 import type { ApprovalsTable } from '../schema';
 import { insertRecord } from './audit';
@@ -21,8 +22,10 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     status: row.status as ApprovalStatus,
     decidedBy: row.decided_by,
     decidedAt: row.decided_at,
+    decisionReason: row.decision_reason,
     messageTs: row.message_ts,
     workflowExecutionId: row.workflow_execution_id,
+    cloud: row.cloud_api_url !== null && row.cloud_account_id !== null ? { apiUrl: row.cloud_api_url, accountId: row.cloud_account_id } : null,
   };
 }
 
@@ -40,11 +43,14 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
       expires_at_ms: wholeMs(request.expiresAtMs),
       reason: request.reason,
       api_request: JSON.stringify(recordedRequest(request.apiRequest)),
-      status: request.awaitingRequester === true ? 'awaiting_requester' : 'requested',
+      status: (request.awaitingRequester === true ? 'awaiting_requester' : 'requested') satisfies ApprovalStatus,
       decided_by: null,
       decided_at: null,
+      decision_reason: null,
       message_ts: null,
       workflow_execution_id: request.workflowExecutionId ?? null,
+      cloud_api_url: request.cloud?.apiUrl ?? null,
+      cloud_account_id: request.cloud?.accountId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -53,25 +59,27 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
 
 export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
   /**
-   * One step of an open request, in one transaction: the row updated only while it is `from` and unexpired at
-   * `nowMs` (of racing steps, the first to commit wins), with its record; else nothing, and the request as it stands.
+   * One step of the table for an open request, in one transaction: the row updated only while its status is one the
+   * step may leave (approval-states.ts), it is unexpired at `nowMs` and `where` holds (of racing steps, the first to
+   * commit wins), with its record; else nothing, and the request as it stands.
    */
-  const takeOpen = (
+  const take = (
     id: string,
-    from: 'requested' | 'awaiting_requester',
+    step: Exclude<ApprovalStep, 'expire'>,
     nowMs: number,
-    set: Updateable<ApprovalsTable>,
+    set: Omit<Updateable<ApprovalsTable>, 'status'>,
     recordOf: ((taken: Approval) => AuditEntry) | undefined,
+    where: { requestedBy?: string } = {},
   ) =>
     db.transaction().execute(async (trx): Promise<ApprovalDecision> => {
-      const row = await trx
+      let update = trx
         .updateTable('approvals')
-        .set(set)
+        .set({ ...set, status: APPROVAL_STEPS[step].to })
         .where('id', '=', id)
-        .where('status', '=', from)
-        .where('expires_at_ms', '>', wholeMs(nowMs))
-        .returningAll()
-        .executeTakeFirst();
+        .where('status', 'in', fromStates(step))
+        .where('expires_at_ms', '>', wholeMs(nowMs));
+      if (where.requestedBy !== undefined) update = update.where('requested_by', '=', where.requestedBy);
+      const row = await update.returningAll().executeTakeFirst();
       if (row) {
         const approval = toApproval(row);
         if (!recordOf) return { won: true, approval };
@@ -101,25 +109,21 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
       await db.updateTable('approvals').set({ message_ts: messageTs }).where('id', '=', id).execute();
     },
 
-    decide: (id, decision, recordOf) =>
-      // Only a `requested`, unexpired row is updated: of racing clicks, the first to commit wins.
-      takeOpen(id, 'requested', decision.nowMs, { status: decision.status, decided_by: decision.by, decided_at: isoTime(decision.at, 'at') }, recordOf),
+    decide: (id, { step, by, at, nowMs, reason }, recordOf) =>
+      take(id, step, nowMs, { decided_by: by, decided_at: isoTime(at, 'at'), decision_reason: step === 'reject' ? (reason ?? null) : null }, recordOf),
+
+    withdraw: (id, { by, at, nowMs }, recordOf) =>
+      // Only its requester's: anyone else's withdrawal changes nothing.
+      take(id, 'withdraw', nowMs, { decided_by: by, decided_at: isoTime(at, 'at') }, recordOf, { requestedBy: by }),
 
     claim: (id, claim, recordOf) =>
-      // Only an unclaimed, unexpired row is updated: of racing claims, the first to commit wins.
-      takeOpen(
-        id,
-        'awaiting_requester',
-        claim.nowMs,
-        { status: 'requested', requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) },
-        recordOf,
-      ),
+      take(id, 'claim', claim.nowMs, { requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) }, recordOf),
 
     open: async (nowMs) => {
       const rows = await db
         .selectFrom('approvals')
         .selectAll()
-        .where('status', '=', 'requested')
+        .where('status', 'in', fromStates('approve'))
         .where('expires_at_ms', '>', wholeMs(nowMs))
         .orderBy('requested_at')
         .orderBy('id')
@@ -131,8 +135,8 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
       db.transaction().execute(async (trx): Promise<ExpiredApproval[]> => {
         const rows = await trx
           .updateTable('approvals')
-          .set({ status: 'expired' })
-          .where('status', 'in', ['requested', 'awaiting_requester'])
+          .set({ status: APPROVAL_STEPS.expire.to })
+          .where('status', 'in', fromStates('expire'))
           .where('expires_at_ms', '<=', wholeMs(nowMs))
           .returningAll()
           .execute();

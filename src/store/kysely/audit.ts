@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditQuery, AuditRecord, AuditTrail, ChangeBeginning } from '../audit';
 import { claimKey } from './claims';
+import { freezeInForce } from './freeze-lock';
 import { releaseLease, takeLease } from './leases';
 import { insertFollow } from './follows';
 import { enqueuePosts } from './outbox';
@@ -20,7 +21,7 @@ export async function insertRecord(trx: Db, options: StoreOptions, entry: AuditE
   return record;
 }
 
-export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
+export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrail {
   return {
     record: async (entry: AuditEntry) => {
       const posted = entry.outcome !== 'started' && options.auditPosts;
@@ -30,6 +31,9 @@ export function kyselyAuditTrail({ db, options }: SliceDeps): AuditTrail {
 
     beginChange: ({ submissionKey, at, lease, started }) =>
       db.transaction().execute(async (trx): Promise<ChangeBeginning> => {
+        // First, before anything is written: a change never starts after a freeze commits.
+        const freeze = await freezeInForce(trx, dialect);
+        if (freeze) return { outcome: 'frozen', freeze };
         if (!(await claimKey(trx, submissionKey, at))) return { outcome: 'duplicate' };
         // The claim stays when the target is busy, as it would have after claims.claim.
         if (!(await takeLease(trx, lease))) return { outcome: 'busy' };

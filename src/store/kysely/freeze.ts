@@ -1,13 +1,10 @@
-import type { ChangeFreeze, Freeze } from '../freeze';
+import type { ChangeFreeze } from '../freeze';
 import { insertRecord } from './audit';
+import { holdStarts, toFreeze } from './freeze-lock';
 import { isoTime, type SliceDeps } from './rows';
 
-function toFreeze(row: { frozen_by: string; frozen_at: string; reason: string }): Freeze {
-  return { by: row.frozen_by, at: row.frozen_at, reason: row.reason };
-}
-
 /** The freeze is the one row with id 1: inserting it again does nothing, so the first freeze stays in force. */
-export function kyselyFreeze({ db, options }: SliceDeps): ChangeFreeze {
+export function kyselyFreeze({ db, dialect, options }: SliceDeps): ChangeFreeze {
   return {
     current: async () => {
       const row = await db.selectFrom('change_freeze').selectAll().where('id', '=', 1).executeTakeFirst();
@@ -16,6 +13,7 @@ export function kyselyFreeze({ db, options }: SliceDeps): ChangeFreeze {
 
     start: (freeze, recorded) =>
       db.transaction().execute(async (trx) => {
+        await holdStarts(trx, dialect);
         const inserted = await trx
           .insertInto('change_freeze')
           .values({ id: 1, frozen_by: freeze.by, frozen_at: isoTime(freeze.at, 'at'), reason: freeze.reason })

@@ -1,3 +1,4 @@
+import { OPEN_STATUSES } from '../approval-states';
 import type { PruneResult, Retention } from '../retention';
 import { DAY_MS, wholeMs, type SliceDeps } from './rows';
 
@@ -43,11 +44,9 @@ export function kyselyRetention({ db, options }: SliceDeps): Retention {
         .deleteFrom('rate_buckets')
         .where('key', 'in', db.selectFrom('rate_buckets').select('key').where('full_at_ms', '<=', now).limit(n))
         .executeTakeFirst();
-      // Decided approvals go with the audit records of their time; open ones stay until the expiry sweep settles them.
-      const approvals = await db
-        .deleteFrom('approvals')
-        .where('id', 'in', db.selectFrom('approvals').select('id').where('status', '<>', 'requested').where('requested_at', '<', recordCutoff).limit(n))
-        .executeTakeFirst();
+      // Closed approvals go with the audit records of their time; open ones stay until the expiry sweep settles them.
+      const closed = db.selectFrom('approvals').select('id').where('status', 'not in', OPEN_STATUSES).where('requested_at', '<', recordCutoff).limit(n);
+      const approvals = await db.deleteFrom('approvals').where('id', 'in', closed).executeTakeFirst();
       return {
         claims: Number(claims.numDeletedRows),
         records: Number(records.numDeletedRows),

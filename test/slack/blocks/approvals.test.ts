@@ -1,56 +1,46 @@
-import { OutcomeNotRecordedError, type ApprovedRun } from '../../../src/changes';
+import { MAX_SHOWN_REQUEST, OutcomeNotRecordedError, type ApprovedRun } from '../../../src/changes';
 import { CloudError } from '../../../src/cloud/errors';
-import type { Approval, AuditRecord, NewFollow } from '../../../src/store';
+import type { Approval, AuditRecord } from '../../../src/store';
 import { StoreUnavailableError } from '../../../src/store/unavailable';
 import {
   APPROVAL_UNKNOWN,
   asked,
   DECISION_UNRECORDED,
-  MAX_SHOWN_REQUEST,
   renderApprovalClosed,
   renderApprovalEnded,
   renderApprovalRequest,
   requestedText,
   requestBlock,
   requestNotPostedText,
-  requestText,
+  shownRequestText,
   type ApprovalEnd,
   type ApprovalFacts,
 } from '../../../src/slack/blocks/approvals';
 import { freezeLine, NOT_FROZEN, renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/slack/blocks/freeze';
 import { frozenText } from '../../../src/slack/blocks/denials';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
-import { auditRecord, blocksOf, buttons, contextTexts, SANDBOX_NOTICE, sectionTexts } from './fixtures';
+import {
+  acceptedChange,
+  approval,
+  APPROVAL_BODY,
+  ASKED_MS,
+  auditRecord,
+  blocksOf,
+  buttons,
+  contextTexts,
+  EXPIRES_MS,
+  SANDBOX_NOTICE,
+  sectionTexts,
+} from './fixtures';
 import { dataMarkup, expectWithinSlackLimits } from './limits';
 
 // The approval request's message and the freeze's, as pure renderers: who,
 // what, why, until when, the exact request as it goes on the wire (shown as
 // preformatted text, never as markup), the buttons, and each way it can end.
 
-const ASKED_MS = Date.parse('2024-05-06T14:03:12.000Z');
-const EXPIRES_MS = ASKED_MS + 30 * 60_000;
 const DATE = (ms: number) => `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|`;
-const BODY = '{"disk":{"disk_type":"SSD","disk_size":"20","label":"a \\"b\\" <c> & d"}}';
+const BODY = APPROVAL_BODY;
 
-function approval(o: Partial<Approval> = {}): Approval {
-  return {
-    id: 'A-1',
-    action: 'disk_add',
-    target: 'vs:42',
-    params: { disk_type: 'SSD', disk_size: 20 },
-    channelId: 'CINCIDENT',
-    requestedBy: 'UOPER',
-    requestedAt: new Date(ASKED_MS).toISOString(),
-    expiresAtMs: EXPIRES_MS,
-    reason: 'the data disk is full',
-    apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: BODY },
-    status: 'requested',
-    decidedBy: null,
-    decidedAt: null,
-    messageTs: '1.2',
-    ...o,
-  };
-}
 const facts = (o: Partial<Approval> = {}, sandbox = false): ApprovalFacts => ({
   approval: approval(o),
   title: 'Add disk',
@@ -72,7 +62,7 @@ const markupFromData = (m: Rendered, users: string[]) =>
 const record = (o: Partial<AuditRecord> = {}) => auditRecord({ outcome: 'succeeded', detail: 'disk 311 (20 GB) scheduled on VS 42', ...o });
 
 describe('the request', () => {
-  test('says who asks, for what, why and until when, shows the exact request, and offers Approve (confirmed) and Deny', () => {
+  test('says who asks, for what, why and until when, shows the exact request, and offers Approve (confirmed), Deny and Withdraw', () => {
     const m = renderApprovalRequest(facts());
     expect(sectionTexts(m)[0]).toBe(
       ':raised_hand: *Approval needed* · <@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”\n' +
@@ -83,6 +73,7 @@ describe('the request', () => {
     expect(buttons(m)).toEqual([
       { text: 'Approve', value: 'A-1', actionId: 'approval_approve' },
       { text: 'Deny', value: 'A-1', actionId: 'approval_deny' },
+      { text: 'Withdraw', value: 'A-1', actionId: 'approval_withdraw' },
     ]);
     const [approve, deny] = blocksOf(m).find((b) => b.type === 'actions')!.elements as unknown as Record<string, unknown>[];
     expect(approve).toMatchObject({
@@ -98,7 +89,7 @@ describe('the request', () => {
     expect(approve).toMatchObject({ text: { type: 'plain_text', text: 'Approve' } });
     expect(deny).toMatchObject({ style: 'danger', text: { type: 'plain_text', text: 'Deny' } });
     expect(deny!.confirm).toBeUndefined();
-    expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>. Request `A-1`.']);
+    expect(contextTexts(m)).toEqual(['A second person with the operator role decides, not <@UOPER>, who may withdraw it. Request `A-1`.']);
     expect(m.text).toBe('Approval needed: <@UOPER> asks to Add disk · VS 42 (POST /virtual_machines/42/disks.json)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER'])).toEqual([]);
@@ -125,7 +116,7 @@ describe('the request', () => {
     expect(asked(facts({ requestedBy: '' }))).toBe('A workflow asks to *Add disk* · VS 42\n*Why:* “the data disk is full”');
     const claimed = facts({ workflowExecutionId: 'Wx1' });
     expect(contextTexts(renderApprovalRequest(claimed))).toEqual([
-      'A second person with the operator role decides, not <@UOPER>. Request `A-1`. Asked for by workflow `Wx1`.',
+      'A second person with the operator role decides, not <@UOPER>, who may withdraw it. Request `A-1`. Asked for by workflow `Wx1`.',
     ]);
     expect(contextTexts(renderApprovalEnded(claimed, { kind: 'rejected' }))).toEqual([
       `Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\` · workflow \`Wx1\``,
@@ -137,11 +128,11 @@ describe('the request', () => {
     );
   });
 
-  test('a request without a body is its line alone; one longer than a message holds is cut and says so', () => {
-    expect(requestText({ method: 'POST', path: '/backups/9/restore.json', body: null })).toBe('POST /backups/9/restore.json');
-    const long = requestText({ method: 'POST', path: '/x.json', body: 'y'.repeat(5000) });
-    expect(long).toBe(`${`POST /x.json\n\n${'y'.repeat(5000)}`.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here; the audit record keeps it whole)`);
-    const exact = requestText({ method: 'POST', path: '/x.json', body: 'z'.repeat(MAX_SHOWN_REQUEST - 'POST /x.json\n\n'.length) });
+  test('a request without a body is its line alone; one stored longer than a message shows (before the door refused them) is cut and says so', () => {
+    expect(shownRequestText({ method: 'POST', path: '/backups/9/restore.json', body: null })).toBe('POST /backups/9/restore.json');
+    const long = shownRequestText({ method: 'POST', path: '/x.json', body: 'y'.repeat(5000) });
+    expect(long).toBe(`${`POST /x.json\n\n${'y'.repeat(5000)}`.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)`);
+    const exact = shownRequestText({ method: 'POST', path: '/x.json', body: 'z'.repeat(MAX_SHOWN_REQUEST - 'POST /x.json\n\n'.length) });
     expect(exact).not.toContain('cut here');
     expect(exact).toHaveLength(MAX_SHOWN_REQUEST);
   });
@@ -151,24 +142,11 @@ describe('the request once it has ended', () => {
   const ended = (end: ApprovalEnd, o: Partial<Approval> = {}) => renderApprovalEnded(facts({ status: 'approved', decidedBy: 'UADMIN', ...o }), end);
   const approvedWith = (run: ApprovedRun) => sectionTexts(ended({ kind: 'approved', run, timeoutMs: 10_000 }))[0]!.split('\n')[0]!;
   const failed = (error: CloudError): ApprovedRun => ({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: record({ outcome: 'failed' }) });
-  const accepted: NewFollow = {
-    recordId: 1,
-    action: 'disk_add',
-    target: 'vs:42',
-    subject: { serverId: 42, parentType: 'Disk', parentId: 311, actions: ['build_disk'], facts: {} },
-    requestedBy: 'UOPER',
-    approvedBy: 'UADMIN',
-    channelId: 'C1',
-    baselineId: 6,
-    acceptedAtMs: 0,
-    nextPollAtMs: 5000,
-    intervalMs: 5000,
-  };
   const scheduled = (detail?: null): ApprovedRun => ({
     outcome: 'succeeded',
     value: {},
     record: record(detail === null ? { detail } : {}),
-    accepted,
+    accepted: acceptedChange(),
     followed: true,
   });
 
@@ -217,13 +195,25 @@ describe('the request once it has ended', () => {
     expect(approvedWith({ outcome: 'busy', record: record({ outcome: 'busy' }) })).toBe(
       ':warning: *Approved* by <@UADMIN>, but another change to VS 42 was in progress. Nothing was changed; ask again later.',
     );
+    const freeze = { by: 'UADMIN2', at: '2024-05-06T14:05:00.000Z', reason: 'storage migration' };
+    expect(approvedWith({ outcome: 'frozen', freeze, record: record({ outcome: 'denied' }) })).toMatch(
+      /^:no_entry: \*Approved\* by <@UADMIN>, but changes were frozen before it started\. Nothing was changed\. Changes are frozen: <@UADMIN2>/,
+    );
     expect(approvedWith({ outcome: 'duplicate' })).toBe(':information_source: *Approved* by <@UADMIN>; it had already been run (see `/vs audit`).');
-    expect(approvedWith({ outcome: 'not_sent', current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' }, record: record() })).toBe(
+    const changed = { code: 'changed' as const, current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' } };
+    expect(approvedWith({ outcome: 'not_sent', why: changed, record: record() })).toBe(
       ':x: *Approved* by <@UADMIN>, but not sent: the bot would now send `POST /virtual_machines/42/disks.xml` instead of the request approved ' +
         '(its configuration changed). Nothing was changed; ask again.',
     );
-    expect(approvedWith({ outcome: 'not_sent', current: null, record: record() })).toBe(
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'unreadable' }, record: record() })).toBe(
       ':x: *Approved* by <@UADMIN>, but not sent: the approved request could not be read back. Nothing was changed; ask again.',
+    );
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'other_cloud' }, record: record() })).toBe(
+      ':x: *Approved* by <@UADMIN>, but not sent: it was prepared for another cloud API or account than the bot uses now ' +
+        '(VS_API_URL or VS_ACCOUNT_ID changed since it was asked for). Nothing was changed; ask again.',
+    );
+    expect(approvedWith({ outcome: 'not_sent', why: { code: 'unshown' }, record: record() })).toBe(
+      ':x: *Approved* by <@UADMIN>, but not sent: it is longer than its message could show, so nobody saw all of it. Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'error', error: new OutcomeNotRecordedError({ cause: new Error('disk full') }) })).toBe(
       ':warning: *Approved* by <@UADMIN>; the change was sent to the cloud API, but its outcome could not be recorded, ' +

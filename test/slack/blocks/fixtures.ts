@@ -2,7 +2,7 @@
 // zod schemas (which normalise "" to null, "1" to true, strings to numbers).
 
 import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
-import type { AuditRecord } from '../../../src/store';
+import type { Approval, AuditRecord, NewFollow } from '../../../src/store';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 
 export const FETCHED_AT = new Date('2024-05-06T14:03:12.345Z');
@@ -54,6 +54,35 @@ export function backup(raw: Partial<Record<string, unknown>> = {}): Backup {
     built_at: '2024-05-05T02:00:00Z',
     ...raw,
   });
+}
+
+/** When the fixture's approval request was asked for, and until when it is open. */
+export const ASKED_MS = Date.parse('2024-05-06T14:03:12.000Z');
+export const EXPIRES_MS = ASKED_MS + 30 * 60_000;
+/** The add-disk body the fixture's request will send: markup in its label, as a person may type it. */
+export const APPROVAL_BODY = '{"disk":{"disk_type":"SSD","disk_size":"20","label":"a \\"b\\" <c> & d"}}';
+
+/** An open approval request for a disk on VS 42, asked for by UOPER, as the store gives it. */
+export function approval(o: Partial<Approval> = {}): Approval {
+  return {
+    id: 'A-1',
+    action: 'disk_add',
+    target: 'vs:42',
+    params: { disk_type: 'SSD', disk_size: 20 },
+    channelId: 'CINCIDENT',
+    requestedBy: 'UOPER',
+    requestedAt: new Date(ASKED_MS).toISOString(),
+    expiresAtMs: EXPIRES_MS,
+    reason: 'the data disk is full',
+    apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: APPROVAL_BODY },
+    status: 'requested',
+    decidedBy: null,
+    decidedAt: null,
+    decisionReason: null,
+    messageTs: '1.2',
+    cloud: null,
+    ...o,
+  };
 }
 
 export function auditRecord(o: Partial<AuditRecord> = {}): AuditRecord {
@@ -110,3 +139,21 @@ export const buttons = (m: Rendered) =>
     .map((e) => ({ text: typeof e.text === 'string' ? e.text : (e.text?.text ?? ''), value: e.value, actionId: e.action_id }));
 
 export const SANDBOX_NOTICE = 'sandbox data — not a real cloud account';
+
+/** A change the cloud accepted, as the door hands it over to be followed (an approved run's `accepted`). */
+export function acceptedChange(o: Partial<NewFollow> = {}): NewFollow {
+  return {
+    recordId: 1,
+    action: 'disk_add',
+    target: 'vs:42',
+    subject: { serverId: 42, parentType: 'Disk', parentId: 311, actions: ['build_disk'], facts: {} },
+    requestedBy: 'UOPER',
+    approvedBy: 'UADMIN',
+    channelId: 'C1',
+    baselineId: 6,
+    acceptedAtMs: 0,
+    nextPollAtMs: 5000,
+    intervalMs: 5000,
+    ...o,
+  };
+}

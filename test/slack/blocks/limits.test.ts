@@ -2,11 +2,23 @@
 
 import { brokenUnicode, dataMarkup, messageViolations, modalViolations } from './limits';
 
-const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } });
 
 describe('the Slack limit checker', () => {
   test('accepts a plain message', () => {
     expect(messageViolations({ text: 'hi', blocks: [section('hello')] })).toEqual([]);
+  });
+
+  test('flags mrkdwn that is not verbatim, wherever it is (Slack would link a bare URL or @here in it)', () => {
+    const parsed = { type: 'mrkdwn', text: 'see https://evil.example' };
+    const blocks = [
+      { type: 'section', text: parsed },
+      { type: 'context', elements: [section('x').text, parsed] },
+    ];
+    expect(messageViolations({ text: 'hi', blocks })).toEqual([
+      'blocks[0].text: mrkdwn text is not verbatim (Slack would link a bare URL or @here in it)',
+      'blocks[1].elements[1]: mrkdwn text is not verbatim (Slack would link a bare URL or @here in it)',
+    ]);
   });
 
   test('flags too many blocks, long texts, too many fields and context elements, long buttons and empty fallback', () => {

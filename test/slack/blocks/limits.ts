@@ -41,6 +41,7 @@ const asString = (v: unknown): string => (typeof v === 'string' ? v : JSON.strin
 export function blockViolations(blocks: unknown, maxBlocks: number = SLACK.messageBlocks): string[] {
   const problems: string[] = [];
   if (!Array.isArray(blocks)) return ['blocks is not an array'];
+  for (const at of unverbatimTexts(blocks)) problems.push(`${at}: mrkdwn text is not verbatim (Slack would link a bare URL or @here in it)`);
   if (blocks.length > maxBlocks) problems.push(`${blocks.length} blocks > ${maxBlocks}`);
   const blockIds = new Set<string>();
   const max = (where: string, what: string, s: string | undefined, limit: number, required = true) => {
@@ -123,6 +124,22 @@ export function blockViolations(blocks: unknown, maxBlocks: number = SLACK.messa
     return undefined;
   });
   return problems;
+}
+
+/**
+ * Where a mrkdwn text object is not verbatim (`blocks[2].text`…): Slack would turn a bare URL, `#channel` or `@here`
+ * in it into a link or a mention. Every one the bot sends is verbatim (src/slack/blocks/mrkdwn.ts `mrkdwn`).
+ */
+export function unverbatimTexts(blocks: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, at: string) => {
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`));
+    if (!isObj(v)) return;
+    if (v.type === 'mrkdwn' && typeof v.text === 'string' && v.verbatim !== true) found.push(at);
+    for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+  };
+  walk(blocks, 'blocks');
+  return found;
 }
 
 /** A message as posted: `{ text, blocks }`. */

@@ -8,6 +8,7 @@ import type { ResponsePayload } from '../../../src/slack/response-url';
 import { createUserLimits } from '../../../src/slack/user-limits';
 import { StoreUnavailableError, type Store } from '../../../src/store';
 import { openSqliteStore } from '../../../src/store/sqlite';
+import { CLOUD_ACCOUNT } from '../../helpers/door';
 
 // The needs middleware on its own: the real policy, change door, limits and
 // store (SQLite in memory), a fake clock, and Slack's edges (the response_url,
@@ -50,6 +51,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const unused = () => Promise.reject(new Error('the cloud API is not called to check needs'));
   const changes = createChanges({
     cloud: { format: 'json', send: unused, getServer: unused, listTransactions: unused },
+    cloudAccount: CLOUD_ACCOUNT,
     store,
     policy,
     now,
@@ -358,7 +360,7 @@ describe('per-person limits', () => {
     expect(limited.req.outcome).toBe('limited');
     expect(limited.modals).toEqual([]);
     expect(limited.replies[0]).toMatchObject({ response_type: 'ephemeral' });
-    expect(textOf(limited)).toContain('You have opened or submitted 2 change forms in the last minute');
+    expect(textOf(limited)).toContain('You have made 2 change attempts in the last minute');
     expect(textOf(limited)).toContain('nothing was changed or recorded. Try again in 30 s.');
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'limit reached', limit: 'changes', perMinute: 2, retryInSeconds: 30 }));
   });

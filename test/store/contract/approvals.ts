@@ -1,4 +1,5 @@
 import type { Approval, Store } from '../../../src/store';
+import { APPROVAL_STATUSES, APPROVAL_STEPS, mayTake, type ApprovalStatus, type ApprovalStep } from '../../../src/store/approval-states';
 import { approvalRequest, entry } from './entries';
 import type { ContractStores } from './types';
 
@@ -30,6 +31,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
       decidedBy: null,
       decidedAt: null,
       messageTs: null,
+      cloud: null,
       params: { backup_id: 9, reason: 'disk corrupted' },
       apiRequest: { method: 'POST', path: '/backups/9/restore.json', body: null },
     });
@@ -37,9 +39,9 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(await b.approvals.open(5000)).toEqual([{ ...requested, messageTs: '1714557600.000100' }]);
     const at = '2024-05-01T10:01:00.000Z';
     const clicks = await Promise.all([
-      a.approvals.decide('A1', { status: 'approved', by: 'UADMIN1', at, nowMs: 5000 }, decidedEntry),
-      b.approvals.decide('A1', { status: 'rejected', by: 'UADMIN2', at, nowMs: 5000 }, decidedEntry),
-      b.approvals.decide('A1', { status: 'approved', by: 'UADMIN3', at, nowMs: 5000 }, decidedEntry),
+      a.approvals.decide('A1', { step: 'approve', by: 'UADMIN1', at, nowMs: 5000 }, decidedEntry),
+      b.approvals.decide('A1', { step: 'reject', by: 'UADMIN2', at, nowMs: 5000 }, decidedEntry),
+      b.approvals.decide('A1', { step: 'approve', by: 'UADMIN3', at, nowMs: 5000 }, decidedEntry),
     ]);
     const winners = clicks.filter((c) => c.won);
     expect(winners).toHaveLength(1);
@@ -58,7 +60,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
       decidedBy: decided.decidedBy,
       approvalId: 'A1',
     });
-    expect(await a.approvals.decide('missing', { status: 'approved', by: 'U1', at, nowMs: 5000 })).toEqual({ won: false, approval: null });
+    expect(await a.approvals.decide('missing', { step: 'approve', by: 'U1', at, nowMs: 5000 })).toEqual({ won: false, approval: null });
   });
 
   test('asking claims the submission: the same submission asked twice stores one request and one record', async () => {
@@ -78,7 +80,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     const [a, b] = (await instances(2)) as [Store, Store];
     await a.approvals.request(approvalRequest({ id: 'A2', expiresAtMs: 10_000 }));
     await a.approvals.request(approvalRequest({ id: 'A3', expiresAtMs: 20_000 }));
-    expect((await a.approvals.decide('A2', { status: 'approved', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 10_000 })).won).toBe(false);
+    expect((await a.approvals.decide('A2', { step: 'approve', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 10_000 })).won).toBe(false);
     const recordOf = (x: Approval) => entry({ userId: x.requestedBy, outcome: 'expired', apiStatus: null, requestedBy: x.requestedBy });
     const expired = await Promise.all([a.approvals.expire(10_000, recordOf), b.approvals.expire(10_000, recordOf)]);
     expect(expired.flat().map((x) => [x.id, x.status])).toEqual([['A2', 'expired']]);
@@ -101,7 +103,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(asked.record).toMatchObject({ outcome: 'requested', userId: '', approvalId: 'W1', workflowExecutionId: 'Wx1' });
     // Nobody can decide it before someone claims it, and it is not among the requests to decide.
     expect(await b.approvals.open(5000)).toEqual([]);
-    expect((await b.approvals.decide('W1', { status: 'approved', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).won).toBe(false);
+    expect((await b.approvals.decide('W1', { step: 'approve', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).won).toBe(false);
     const at = '2024-05-01T10:02:00.000Z';
     const claimedEntry = (x: Approval) =>
       entry({ userId: x.requestedBy, outcome: 'requested', apiStatus: null, requestedBy: x.requestedBy, workflowExecutionId: x.workflowExecutionId });
@@ -129,6 +131,71 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(expired[0]!.record).toMatchObject({ outcome: 'expired', approvalId: 'W2', workflowExecutionId: 'Wx2' });
   });
 
+  test('every step of the table is taken from the states it lists and from no other: an illegal transition changes nothing', async () => {
+    const store = await one();
+    const at = '2024-05-01T10:01:00.000Z';
+    // Each state, reached by the table's own steps from where requests start.
+    const reach: Record<ApprovalStatus, (id: string) => Promise<unknown>> = {
+      awaiting_requester: (id) => store.approvals.request(approvalRequest({ id, requestedBy: '', awaitingRequester: true })),
+      requested: (id) => store.approvals.request(approvalRequest({ id })),
+      approved: async (id) => (await reach.requested(id), store.approvals.decide(id, { step: 'approve', by: 'UADMIN', at, nowMs: 5000 })),
+      rejected: async (id) => (await reach.requested(id), store.approvals.decide(id, { step: 'reject', by: 'UADMIN', at, nowMs: 5000 })),
+      withdrawn: async (id) => (await reach.requested(id), store.approvals.withdraw(id, { by: 'UOPER', at, nowMs: 5000 })),
+      expired: async (id) => (await reach.requested(id), store.approvals.expire(10_000)),
+    };
+    const take: Record<ApprovalStep, (id: string) => Promise<boolean>> = {
+      claim: async (id) => (await store.approvals.claim(id, { by: 'UOPER', at, nowMs: 5000, expiresAtMs: 9000 })).won,
+      approve: async (id) => (await store.approvals.decide(id, { step: 'approve', by: 'UADMIN', at, nowMs: 5000 })).won,
+      reject: async (id) => (await store.approvals.decide(id, { step: 'reject', by: 'UADMIN', at, nowMs: 5000 })).won,
+      withdraw: async (id) => (await store.approvals.withdraw(id, { by: 'UOPER', at, nowMs: 5000 })).won,
+      // Requests of earlier rounds expire with it; each round reads only its own.
+      expire: async (id) => (await store.approvals.expire(10_000)).some((x) => x.id === id),
+    };
+    let n = 0;
+    const taken: string[] = [];
+    for (const status of APPROVAL_STATUSES) {
+      for (const step of Object.keys(APPROVAL_STEPS) as ApprovalStep[]) {
+        const id = `T${++n}`;
+        await reach[status](id);
+        expect((await store.approvals.get(id))!.status).toBe(status);
+        const won = await take[step](id);
+        const after = (await store.approvals.get(id))!.status;
+        if (won) taken.push(`${status} -${step}-> ${after}`);
+        expect([won, after]).toEqual(mayTake(step, status) ? [true, APPROVAL_STEPS[step].to] : [false, status]);
+      }
+    }
+    expect(taken).toEqual([
+      'awaiting_requester -claim-> requested',
+      'awaiting_requester -expire-> expired',
+      'requested -approve-> approved',
+      'requested -reject-> rejected',
+      'requested -withdraw-> withdrawn',
+      'requested -expire-> expired',
+    ]);
+    // Withdrawing is the requester's alone.
+    await store.approvals.request(approvalRequest({ id: 'MINE' }));
+    expect((await store.approvals.withdraw('MINE', { by: 'USOMEONE', at, nowMs: 5000 })).won).toBe(false);
+    expect((await store.approvals.get('MINE'))!.status).toBe('requested');
+  });
+
+  test('a reason given to Deny is kept with the request; none is kept for an approval', async () => {
+    const store = await one();
+    const at = '2024-05-01T10:01:00.000Z';
+    await store.approvals.request(approvalRequest({ id: 'D1' }));
+    await store.approvals.request(approvalRequest({ id: 'D2' }));
+    expect(
+      (await store.approvals.decide('D1', { step: 'reject', by: 'UADMIN', at, nowMs: 5000, reason: 'wrong backup: take last night’s' })).approval,
+    ).toMatchObject({
+      status: 'rejected',
+      decisionReason: 'wrong backup: take last night’s',
+    });
+    expect((await store.approvals.decide('D2', { step: 'approve', by: 'UADMIN', at, nowMs: 5000, reason: 'ignored' })).approval).toMatchObject({
+      status: 'approved',
+      decisionReason: null,
+    });
+    expect((await store.approvals.get('D1'))!.decisionReason).toBe('wrong backup: take last night’s');
+  });
+
   test('decided requests go with the audit records of their time; open ones stay', async () => {
     const store = await one({ auditRetentionDays: 1 });
     const day = 24 * 60 * 60 * 1000;
@@ -137,7 +204,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     await store.approvals.request(approvalRequest({ id: 'OLD-DECIDED', requestedAt: old, expiresAtMs: now + day }));
     await store.approvals.request(approvalRequest({ id: 'OLD-OPEN', requestedAt: old, expiresAtMs: now + day }));
     await store.approvals.request(approvalRequest({ id: 'NEW-DECIDED', requestedAt: new Date(now).toISOString(), expiresAtMs: now + day }));
-    for (const id of ['OLD-DECIDED', 'NEW-DECIDED']) await store.approvals.decide(id, { status: 'rejected', by: 'UADMIN', at: old, nowMs: now });
+    for (const id of ['OLD-DECIDED', 'NEW-DECIDED']) await store.approvals.decide(id, { step: 'reject', by: 'UADMIN', at: old, nowMs: now });
     expect((await store.retention.prune(now)).housekeeping).toBe(1);
     expect(await store.approvals.get('OLD-DECIDED')).toBeNull();
     expect(await store.approvals.get('OLD-OPEN')).not.toBeNull();

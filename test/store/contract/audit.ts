@@ -171,6 +171,18 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect((await store.audit.recoverInterrupted(1000)).map((r) => r.target)).toEqual(['vs:42']);
     });
 
+    test('while changes are frozen (by any instance) nothing starts: no claim, no lease, no record; once lifted, it starts', async () => {
+      const [store, other] = (await instances(2)) as [Store, Store];
+      const freeze = { by: 'UADMIN', at: '2024-05-01T09:00:00.000Z', reason: 'incident 42' };
+      await other.freeze.start(freeze);
+      expect(await begin(store, 'V1', 'vs:42', 'V1#a')).toEqual({ outcome: 'frozen', freeze });
+      expect(await store.audit.latest(10)).toEqual([]);
+      expect(await store.leases.take('vs:42', 'someone', 0, 1000)).toBe(true);
+      await store.leases.release('vs:42', 'someone');
+      await other.freeze.lift();
+      expect(await begin(store, 'V1', 'vs:42', 'V1#a')).toMatchObject({ outcome: 'started' });
+    });
+
     test('completing with the lease ends it in the same transaction', async () => {
       const store = await one();
       const begun = await begin(store, 'V1', 'vs:42', 'V1#a');

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { isStoreUnavailable } from '../../../store';
-import { showClaimedRequest } from '../../approval-messages';
+import { messageOptions, showClaimedRequest } from '../../approval-messages';
 import { renderDenied, renderError } from '../../blocks/messages';
 import { CLAIMED_NOT_SHOWN, renderClaimClosed, WORKFLOW_REQUEST_UNKNOWN } from '../../blocks/workflow-requests';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
@@ -40,7 +40,7 @@ export async function claimClick(
       await tellClicker(ctx, req, renderDenied(result.decision));
       return 'denied';
     case 'claimed': {
-      if (!(await showClaimedRequest(req.client, result.approval, { sandbox: ctx.sandbox, log: req.log, ts: clickedMessageTs(body) })))
+      if (!(await showClaimedRequest(req.client, result.approval, messageOptions(ctx, req, clickedMessageTs(body)))))
         await tellClicker(ctx, req, renderError(CLAIMED_NOT_SHOWN));
       return 'requested';
     }

@@ -1,10 +1,10 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
-import { APPROVE_ACTION_ID, DENY_ACTION_ID } from '../../blocks/approvals';
+import { APPROVE_ACTION_ID, DENY_ACTION_ID, WITHDRAW_ACTION_ID } from '../../blocks/approvals';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
-import { approvalClick } from './approval';
+import { approveClick, denyClick, withdrawClick } from './approval';
 import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/audit';
 import { auditPage } from './audit-page';
 import { claimClick } from './claim';
@@ -35,9 +35,11 @@ export const ACTIONS: readonly ActionRow[] = [
     needs: { need: { opens: openedAs(form) }, target: 'home', title: form.title, channelChosenLater: true },
     run: (ctx, req) => openFormWithoutTarget(ctx, req, form),
   })),
-  // An approval request's buttons: the door checks the clicker (role now, not the requester, the request's channel, the freeze).
-  { actionId: APPROVE_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('approve') },
-  { actionId: DENY_ACTION_ID, needs: { need: 'everyone' }, run: approvalClick('reject') },
-  // A workflow's request: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
-  { actionId: CLAIM_ACTION_ID, needs: { need: 'everyone' }, run: claimClick },
+  // An approval request's buttons, change attempts: the door checks the clicker (role now, not the requester, the
+  // request's channel, the freeze; Withdraw: the requester alone) and records a refusal. Deny opens the form that asks why.
+  { actionId: APPROVE_ACTION_ID, needs: { need: 'change_attempt' }, run: approveClick },
+  { actionId: DENY_ACTION_ID, needs: { need: 'change_attempt' }, run: denyClick },
+  { actionId: WITHDRAW_ACTION_ID, needs: { need: 'change_attempt' }, run: withdrawClick },
+  // A workflow's request, a change attempt: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
+  { actionId: CLAIM_ACTION_ID, needs: { need: 'change_attempt' }, run: claimClick },
 ];

@@ -170,8 +170,8 @@ export const COMMANDS = [
     example: '/vs freeze deploy in progress',
     help: ['`/vs freeze <reason>`: refuse every change until `/vs unfreeze` (admins)'],
     group: 'admin',
-    // The door checks the admin role (the policy's `freeze`) and records a refusal.
-    needs: 'everyone',
+    // A change attempt: the door checks the admin role (the policy's `freeze`) and records a refusal.
+    needs: 'change_attempt',
     run: freezeCommand,
   }),
   subcommand({
@@ -183,7 +183,7 @@ export const COMMANDS = [
     example: '/vs unfreeze',
     help: ['`/vs unfreeze`: allow changes again (admins)'],
     group: 'admin',
-    needs: 'everyone',
+    needs: 'change_attempt',
     run: unfreezeCommand,
   }),
   subcommand({

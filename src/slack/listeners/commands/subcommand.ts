@@ -14,8 +14,11 @@ import { openChangeForm } from './open-change-form';
 /** Runs a subcommand with the arguments its grammar read. */
 export type CommandListener<A> = (ctx: ListenerContext, req: SlackRequest, args: A) => Promise<Outcome>;
 
-/** The needs of a row that runs a listener: everyone, or an action the policy decides (a change form's row needs what its change needs). */
-export type CommandNeed = 'everyone' | ReadAction;
+/**
+ * The needs of a row that runs a listener: everyone, an action the policy decides (a change form's row needs what its
+ * change needs), or a change attempt the door decides (the freeze).
+ */
+export type CommandNeed = 'everyone' | ReadAction | 'change_attempt';
 
 /** The group `/vs help` lists a row in. */
 export const helpGroupOf = (row: { group?: HelpGroup } & ({ opens: unknown } | object)): HelpGroup => row.group ?? ('opens' in row ? 'changes' : 'reads');

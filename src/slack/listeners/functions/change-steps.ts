@@ -1,6 +1,6 @@
 import { POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
-import { postApprovalRequest } from '../../approval-messages';
+import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepArgs, StepResult } from './step';
@@ -83,7 +83,7 @@ async function requestChange(
     case 'invalid':
       return { outcome: 'invalid', error: stepError(stepFieldErrors(result.fieldErrors)) };
     case 'requested': {
-      const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, ctx.sandbox, req.log);
+      const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, messageOptions(ctx, req));
       if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };
       return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
     }

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { CHANGES, isOutcomeNotRecorded, TARGET_KINDS, targetKey, type ChangeAction, type ChangeResult, type Target } from '../../../changes';
 import type { Logger } from '../../../log';
 import { isStoreUnavailable } from '../../../store';
-import { postApprovalRequest } from '../../approval-messages';
+import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { requestNotPostedText } from '../../blocks/approvals';
 import { CHANGE_FORMS, changeChosen, type FormOfChanges } from '../../blocks/change-forms';
 import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
@@ -172,7 +172,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     await postEphemeral(args.client, s.destination.channelId, args.body.user.id, markSandbox(renderDenied(result.decision), ctx.sandbox), log);
   } else if (result.outcome === 'requested') {
     // After the ack: the request is posted where the change was asked from, for the channel to see and decide.
-    if (!(await postApprovalRequest(ctx.changes, args.client, result.approval, ctx.sandbox, log))) {
+    if (!(await postApprovalRequest(ctx.changes, args.client, result.approval, messageOptions(ctx, { log })))) {
       const view = statusModal({ title: s.title, mrkdwn: requestNotPostedText(result.approval.channelId), sandbox: ctx.sandbox });
       await args.client.views.update({ view_id: args.body.view.id, view }).catch((error: unknown) => {
         log.warn('could not tell that the approval request was not posted', { error: slackErrorSummary(error) });

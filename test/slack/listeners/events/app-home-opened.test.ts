@@ -64,8 +64,11 @@ function readable(view: HomeView): string {
 }
 
 type Element = { type: string; action_id?: string; value?: string; confirm?: unknown };
+/** The buttons of actions blocks, and Withdraw beside each of one's own requests (a section's accessory). */
 const buttonElements = (blocks: unknown[]) =>
-  (blocks as { type: string; elements?: Element[] }[]).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+  (blocks as { type: string; elements?: Element[]; accessory?: Element }[]).flatMap((b) =>
+    b.type === 'actions' ? (b.elements ?? []) : b.accessory?.action_id === 'approval_withdraw' ? [b.accessory] : [],
+  );
 const buttons = (view: HomeView) => buttonElements(view.blocks).map((e) => e.action_id);
 
 /** The Home tab buttons a role is offered: one per change form, when the role may make any of the changes it makes. */
@@ -316,21 +319,23 @@ describe('approval requests on the Home tab', () => {
     expect(text).toContain('corrupted by the deploy');
     expect(text).toContain(`*In:* <#${CHANNEL}>`);
     expect(JSON.stringify(view.blocks)).toContain('"text":"POST /backups/9/restore.json');
-    // The same buttons as the request's message in the channel: Approve behind a confirmation dialog, Deny; the request's id.
+    // The same buttons as the request's message in the channel, but its requester's Withdraw: Approve behind a
+    // confirmation dialog, Deny; the request's id.
     const message = h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)!;
     const onHome = buttonElements(view.blocks).filter((e) => e.value === restore9.id);
-    expect(onHome).toEqual(buttonElements(message.blocks ?? []));
+    expect(onHome).toEqual(buttonElements(message.blocks ?? []).filter((e) => e.action_id !== 'approval_withdraw'));
     expect(onHome.map((e) => e.action_id)).toEqual(['approval_approve', 'approval_deny']);
     expect(onHome[0]!.confirm).toBeDefined();
   });
 
-  test('the one who asked sees it among their requests still waiting, with no button to decide it', async () => {
+  test('the one who asked sees it among their requests still waiting, with no button to decide it, but Withdraw', async () => {
     const view = await openHome(USERS.admin);
     const text = readable(view);
     expect(text).toContain('Your requests waiting for a second person');
     expect(text).toMatch(/\*Restore backup\* · Backup 9 in <#CINCIDENT>, open until <!date\^/);
     expect(text).not.toContain('Waiting for your approval');
-    expect(buttons(view)).toEqual(formButtonsFor('admin'));
+    expect(buttons(view)).toEqual([...formButtonsFor('admin'), 'approval_withdraw']);
+    expect(buttonElements(view.blocks).at(-1)).toMatchObject({ action_id: 'approval_withdraw', value: restore9.id });
   });
 
   test('an operator and a viewer, who may not decide it, see nothing of it', async () => {
@@ -379,12 +384,32 @@ describe('approval requests on the Home tab', () => {
     expect(readable(await openHome(USERS.admin))).not.toContain('Your requests waiting for a second person');
   });
 
-  test('Deny on the Home tab rejects it; nothing is sent', async () => {
+  test('Deny on the Home tab asks why in its form, rejects it with the reason, and redraws the Home tab without it; nothing is sent', async () => {
     const restore10 = await askRestore(USERS.admin2, 10);
-    const view = await pressOnHome(USERS.admin, 'approval_deny', restore10.id);
+    const published = () => h.slack.callsTo('views.publish').filter((c) => c.args.user_id === USERS.admin);
+    const before = published().length;
+    const opened = h.slack.callsTo('views.open').length;
+    expect((await h.interact(viewButtonClick({ user: USERS.admin, actionId: 'approval_deny', value: restore10.id }))).status).toBe(200);
+    const form = JSON.parse(await toldInModal(opened)) as { callback_id: string; private_metadata: string };
+    expect(form.callback_id).toBe('approval_deny_reason');
+    expect(await h.store.approvals.get(restore10.id)).toMatchObject({ status: 'requested' });
+    expect(await submit(h, 'approval_deny_reason', USERS.admin, form.private_metadata, { reason: input.text('wrong backup') })).toEqual({});
+    const view = (await waitFor(`the Home tab of ${USERS.admin} drawn again`, () => published()[before])).args.view as HomeView;
     expect(buttons(view)).not.toContain('approval_deny');
-    expect(await h.store.approvals.get(restore10.id)).toMatchObject({ status: 'rejected', decidedBy: USERS.admin });
+    expect(await h.store.approvals.get(restore10.id)).toMatchObject({ status: 'rejected', decidedBy: USERS.admin, decisionReason: 'wrong backup' });
     expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
+  });
+
+  test('Withdraw on the Home tab withdraws one of your own; the Home tab is drawn again without it', async () => {
+    const restore11 = await askRestore(USERS.admin2, 11);
+    expect(buttonElements((await openHome(USERS.admin2)).blocks)).toContainEqual(
+      expect.objectContaining({ action_id: 'approval_withdraw', value: restore11.id }),
+    );
+    const view = await pressOnHome(USERS.admin2, 'approval_withdraw', restore11.id);
+    expect(buttons(view)).not.toContain('approval_withdraw');
+    expect(await h.store.approvals.get(restore11.id)).toMatchObject({ status: 'withdrawn', decidedBy: USERS.admin2 });
+    const settled = () => JSON.stringify(h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore11.ts)?.blocks);
+    await waitFor('the request message settled', () => /Withdrawn\* by <@UADMIN2>/.test(settled()), { detail: settled });
   });
 });
 

@@ -1,6 +1,8 @@
 import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
+import { unverbatimTexts } from '../../blocks/limits';
+import { waitFor } from '../../../helpers/wait';
 import { answerToClick, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../../../helpers/requests';
 
 // The change steps over the real Bolt app with signed requests: a workflow
@@ -50,6 +52,23 @@ const askDisk = (inputs: Record<string, unknown> = {}, channel?: string) =>
 const claim = (user: string, p: Posted, tweak?: (payload: Record<string, unknown>) => void) => clickOn(h, user, 'change_request_claim', p, tweak);
 
 describe('a change step', () => {
+  test("a workflow's reason is shown as text: escaped, in verbatim mrkdwn, so a bare link or @here in it is neither linked nor a mention", async () => {
+    const p = await askDisk({ reason: 'see https://evil.example/login @here <!channel> #general' });
+    const message = messageOf(h, p);
+    expect(blocksOf(message)).toContain('see https://evil.example/login @here &lt;!channel&gt; #general');
+    expect(unverbatimTexts(message.blocks)).toEqual([]);
+    await claim('UOPER', p);
+    const claimed = await updatedTo(h, p, /Approval needed/);
+    expect(blocksOf(claimed)).toContain('see https://evil.example/login @here &lt;!channel&gt; #general');
+    expect(unverbatimTexts(claimed.blocks)).toEqual([]);
+    // Claimed: those who may decide it are called in its thread (the edit in place notified nobody).
+    await waitFor('those who may decide it called in its thread', () =>
+      h.slack
+        .callsTo('chat.postMessage')
+        .find((c) => c.args.thread_ts === p.ts && String(c.args.text).startsWith('<@UADMIN> <@UADMIN2> <@UOPER2> <@WORGOPER>: <@UOPER> requested')),
+    );
+  });
+
   test('posts the request with its reason, the exact request and the claim button, completes with its id and awaiting_requester; changes nothing', async () => {
     const { execution } = await runStep(h, 'vs_request_disk', {
       vs_id: 42,
@@ -165,7 +184,8 @@ describe('a change step', () => {
           'Nothing was posted or changed. Run the workflow again once an admin has allowed changes again with /vs unfreeze.',
       );
     }
-    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL)).toEqual([]);
+    // No request posted (a reply in an earlier request's thread, late from the test before, is not one).
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL && c.args.thread_ts === undefined)).toEqual([]);
     const denied = (await h.store.audit.latest(10)).filter((r) => r.outcome === 'denied' && r.userId === '');
     expect(denied.map((r) => [r.action, r.workflowExecutionId, r.detail])).toEqual(
       steps
