@@ -663,7 +663,7 @@ describe('following a change to its end, live', () => {
     await expectText(message, /Done · disk \d+ is built and unlocked/);
     await expectText(threadOf(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
     expect(await threadOf(message).getByRole('article').count()).toBe(1);
-    await page.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
+    await message.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
   });
 
   test('a reboot, then a restore approved by a second admin: each done in place, the restore’s reply naming both', async () => {
