@@ -29,8 +29,9 @@ export interface PollSettings {
 
 /** How long a change may go without a transaction of its own before its server's transactions tell instead. */
 export const FALLBACK_AFTER_MS = 60_000;
-/** Transactions read per list: a change's own is among the newest. */
-const LIST_PAGE = { perPage: 20 };
+/** Transactions read per page of a list, and pages at most: a change's own is among the newest, unless many changes share a server. */
+const PER_PAGE = 20;
+const MAX_PAGES = 5;
 /** Each poll with nothing new spaces the next one out by this much, up to backoffMaxMs. */
 const BACKOFF_FACTOR = 1.5;
 /** Without a remembered id, a transaction older than this before acceptance is not taken for the change's. */
@@ -99,7 +100,7 @@ async function look(change: FollowedChange, reads: ChangeReads, readState: ReadS
 /** Its transaction not found yet: the newest of its own newer than the remembered id, or (late) the fallback. */
 async function find(change: FollowedChange, reads: ChangeReads, readState: ReadState, nowMs: number): Promise<Found> {
   const { subject } = change;
-  const listed = await listOf(reads, subject.serverId);
+  const listed = await listNewer(reads, subject.serverId, change.baselineId);
   const newer = listed.filter((t) => isNewer(t, change.baselineId, change.acceptedAtMs));
   // The one that makes it (the first action its row names: a build, not the format that waits for it), newest first.
   const rank = (t: Transaction) => subject.actions.indexOf(t.action);
@@ -124,7 +125,9 @@ async function fromTransaction(
   const read = await readState(subject);
   if (read.settled) return { status: 'complete', transactionIds: ids, step, finalState: read.state };
   // Complete, but the target is still locked: what comes after it on the same parent (a format after a build).
-  const after = (await listOf(reads, subject.serverId)).filter((t) => t.id > transaction.id && belongs(t, subject)).sort((a, b) => a.id - b.id);
+  const after = (await listNewer(reads, subject.serverId, transaction.id))
+    .filter((t) => t.id > transaction.id && belongs(t, subject))
+    .sort((a, b) => a.id - b.id);
   const failed = after.find((t) => t.status === 'failed' || t.status === 'cancelled');
   const allIds = [...ids, ...after.map((t) => t.id).filter((id) => !ids.includes(id))];
   if (failed) return { status: failed.status as CloudOutcome, transactionIds: allIds, step: failed.action, finalState: read.state };
@@ -156,8 +159,21 @@ async function fallback(change: FollowedChange, newer: readonly Transaction[], r
   return { status: 'complete', transactionIds: ids, step: own.at(-1)?.action ?? null, finalState: read.state };
 }
 
-const listOf = (reads: ChangeReads, serverId: number | null) =>
-  serverId === null ? reads.listAccountTransactions(LIST_PAGE) : reads.listTransactions(serverId, LIST_PAGE);
+/**
+ * The transactions newer than `afterId` where the change's are listed (newest first): page after page until one holds
+ * an older transaction or is not full, at most MAX_PAGES (the first page alone without `afterId`). Identical pages
+ * asked for by several changes of one server at once are one request (the client's single flight).
+ */
+async function listNewer(reads: ChangeReads, serverId: number | null, afterId: number | null): Promise<Transaction[]> {
+  const listed: Transaction[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const at = { page, perPage: PER_PAGE };
+    const list = serverId === null ? await reads.listAccountTransactions(at) : await reads.listTransactions(serverId, at);
+    listed.push(...list);
+    if (afterId === null || list.length < PER_PAGE || list.some((t) => t.id <= afterId)) break;
+  }
+  return listed;
+}
 
 /** Newer than the id remembered before the change was sent; without one, not from well before it was accepted. */
 function isNewer(t: Transaction, baselineId: number | null, acceptedAtMs: number): boolean {

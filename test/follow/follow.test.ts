@@ -129,6 +129,22 @@ describe('a disk add followed to its end', () => {
   });
 });
 
+describe('many changes to one server', () => {
+  test("a change's transaction is found past the first page of the server's transactions, newer changes notwithstanding", async () => {
+    await fresh();
+    const first = await addDisk(42);
+    // Twenty-five more disks on the same server before its first poll: its build is no longer among the 20 newest.
+    for (let i = 0; i < 25; i++) {
+      const view = await openForm(h, 'disk add 42', 'UOPER');
+      await submit(h, 'disk_add', 'UOPER', view.private_metadata, unformatted);
+    }
+    h.sandbox.requests.length = 0;
+    await later(5000, 2000);
+    expect(sections(current(first))).toContain('*Running* · building a disk…');
+    expect(h.sandbox.requests.some((r) => r.path === '/virtual_machines/42/transactions/page/2.json')).toBe(true);
+  });
+});
+
 describe('every outcome', () => {
   test('failed in the cloud: the step in words and where to look; the raw log is never in a message, a log line or the store', async () => {
     await fresh();
