@@ -161,8 +161,9 @@ async function fallback(change: FollowedChange, newer: readonly Transaction[], r
 
 /**
  * The transactions newer than `afterId` where the change's are listed (newest first): page after page until one holds
- * an older transaction or is not full, at most MAX_PAGES (the first page alone without `afterId`). Identical pages
- * asked for by several changes of one server at once are one request (the client's single flight).
+ * an older transaction or is empty, at most MAX_PAGES (the first page alone without `afterId`). Not until a page is
+ * short: an older cloud ignores `per_page` and sends 10. Identical pages asked for by several changes of one server at
+ * once are one request (the client's single flight).
  */
 async function listNewer(reads: ChangeReads, serverId: number | null, afterId: number | null): Promise<Transaction[]> {
   const listed: Transaction[] = [];
@@ -170,7 +171,7 @@ async function listNewer(reads: ChangeReads, serverId: number | null, afterId: n
     const at = { page, perPage: PER_PAGE };
     const list = serverId === null ? await reads.listAccountTransactions(at) : await reads.listTransactions(serverId, at);
     listed.push(...list);
-    if (afterId === null || list.length < PER_PAGE || list.some((t) => t.id <= afterId)) break;
+    if (afterId === null || list.length === 0 || list.some((t) => t.id <= afterId)) break;
   }
   return listed;
 }
