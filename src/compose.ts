@@ -11,7 +11,7 @@ import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
 import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
-import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
+import { SANDBOX_HEADER, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
 import { expireApprovals } from './slack/approval-messages';
 import { followReporter } from './slack/follow-messages';
@@ -133,7 +133,13 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const sandboxLabel = () => label.on;
     const cloud = createCloudClient(
       { ...config.cloud, url: cloudUrl },
-      { ...overrides.cloudDeps, onSandbox: label.noticed, onRequestDone: observeCloudRequest(metrics), logger: logger.child({ component: 'cloud' }) },
+      {
+        ...overrides.cloudDeps,
+        // A sandbox reached by URL says so in a header of its own: its answers are then labelled as the built-in one's.
+        sandbox: { header: SANDBOX_HEADER, noticed: label.noticed },
+        onRequestDone: observeCloudRequest(metrics),
+        logger: logger.child({ component: 'cloud' }),
+      },
     );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
 

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from '@vs-chatops/cloud-sandbox';
+import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chatops/cloud-sandbox';
 import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
-import { CodedError } from './errors';
+import { ConfigError } from './errors';
 
 // The only reader of process.env. One zod schema names every setting once,
 // with its default; its transform shapes the frozen Config, whose type is
 // inferred from it. Adding a setting is one line in EnvSchema, one field in
 // the transform, plus its row in README's table and its line in .env.example
-// (test/config.test.ts checks both). Every problem is reported at once, each
-// with what to do; secret values never appear in a message, not even a bad one.
+// (test/config.test.ts checks both; docs/architecture.md, "Where to add
+// things"). Every problem is reported at once, each with what to do; secret
+// values never appear in a message, not even a bad one.
 
 const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
 // Public and private channels; a DM (D…) cannot be an incident or audit channel, nor be linked as one.
@@ -436,21 +437,6 @@ const Settings = EnvSchema.transform(shape);
 /** What the bot runs with; read-only all the way down. */
 export type Config = z.output<typeof Settings>;
 
-/** Names of the settings whose values must never be shown. */
-export const SECRET_SETTINGS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'VS_API_KEY'] as const;
-
-export class ConfigError extends CodedError {
-  override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
-  constructor(readonly problems: string[]) {
-    super(
-      `vs-chatops cannot start: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}:\n` +
-        problems.map((p) => `  - ${p}`).join('\n') +
-        '\nSet them in the environment or in .env (see .env.example and README.md).',
-    );
-  }
-}
-
 /** Reads and validates the settings. Empty strings count as unset, except for SECURITY_SETTINGS. Throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const relevant: Record<string, string> = {};
@@ -468,9 +454,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return parsed.data;
 }
-
-/** The built-in sandbox's credentials and the header its answers carry: the sandbox's own (packages/cloud-sandbox). */
-export { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER };
 
 /** Every secret value in the config, for log redaction. */
 export function secretValues(config: Config): string[] {

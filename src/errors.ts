@@ -12,3 +12,20 @@ export type ErrorCode = `${ErrorArea}_${Uppercase<string>}`;
 export abstract class CodedError extends Error {
   abstract readonly code: ErrorCode;
 }
+
+/**
+ * Settings that stop start-up, each problem with what to do (exit status 2, no stack trace): thrown by src/config.ts,
+ * and by the parts that find a setting unusable only when they use it (the store's VS_DB_PATH or DATABASE_URL,
+ * VS_APPROVALS against the table of changes).
+ */
+export class ConfigError extends CodedError {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly problems: string[]) {
+    super(
+      `vs-chatops cannot start: ${problems.length} configuration problem${problems.length === 1 ? '' : 's'}:\n` +
+        problems.map((p) => `  - ${p}`).join('\n') +
+        '\nSet them in the environment or in .env (see .env.example and README.md).',
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { config as loadDotenv } from 'dotenv';
 import { composeBot, StoppedWhileStarting } from './compose';
-import { ConfigError, loadConfig, secretValues, type Config } from './config';
+import { loadConfig, secretValues, type Config } from './config';
+import { ConfigError } from './errors';
 import { createLogger, maskUrlPasswords, type Logger } from './log';
 
 // The process: load config, compose the bot (compose.ts), start it, and stop

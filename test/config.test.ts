@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, LOCAL_MODE, secretValues, SETTING_NAMES } from '../src/config';
+import { loadConfig, LOCAL_MODE, secretValues, SETTING_NAMES } from '../src/config';
+import { ConfigError } from '../src/errors';
 
 const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
 

@@ -5,7 +5,7 @@ import { BudgetWaitTimeout } from '../src/cloud/budget';
 import { CloudError } from '../src/cloud/errors';
 import { XmlSyntaxError } from '../src/cloud/xml';
 import { StoppedWhileStarting } from '../src/compose';
-import { ConfigError } from '../src/config';
+import { ConfigError } from '../src/errors';
 import { CodedError } from '../src/errors';
 import { MiddlewareMissingError } from '../src/slack/errors';
 import { DirectUploadError } from '../src/slack/dm-upload';

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
 // The shape of the import graph (relative imports of src, the workspace packages, test, bench and scripts), read
 // with TypeScript's own pre-processor: no import circles, nothing below src/slack imports it (only the composition
-// root does), and a package's code stays inside its package (src/ imports packages by name, never the reverse).
+// root does), src/cloud and src/store take nothing of ours but config's types, the logger's and the error base, and a
+// package (its code and its tests) stays inside its package (src/ imports packages by name, never the reverse).
 
 const ROOT = join(__dirname, '..');
 const DIRS = ['src', 'packages', 'test', 'bench', 'scripts'];
@@ -33,6 +34,31 @@ function importGraph(): Map<string, string[]> {
     graph.set(file, targets);
   }
   return graph;
+}
+
+/**
+ * The imports of one file that are ours, each with whether it takes types only (`import type`, or every name marked
+ * `type`): relative ones as the file they resolve to, the workspace packages by name. Read with TypeScript's parser.
+ */
+function importsOf(file: string): { target: string; typeOnly: boolean }[] {
+  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
+  return source.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) return [];
+    const specifier = statement.moduleSpecifier;
+    if (specifier === undefined || !ts.isStringLiteral(specifier)) return [];
+    const name = specifier.text;
+    if (!name.startsWith('.') && !name.startsWith('@vs-chatops/')) return [];
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    const bindings = clause?.namedBindings;
+    const typeOnly = ts.isImportDeclaration(statement)
+      ? clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.every((element) => element.isTypeOnly)))
+      : statement.isTypeOnly;
+    const base = relative(ROOT, join(ROOT, dirname(file), name));
+    const target = name.startsWith('.') ? ([`${base}.ts`, join(base, 'index.ts'), base].find((candidate) => existsSync(join(ROOT, candidate))) ?? base) : name;
+    return [{ target, typeOnly }];
+  });
 }
 
 /** The strongly connected parts of the graph with more than one file (Tarjan's algorithm), each as its sorted files. */
@@ -85,11 +111,25 @@ describe('the import graph', () => {
     expect(upward).toEqual([]);
   });
 
-  test("a workspace package's code imports nothing outside its package (the product imports it by name)", () => {
+  test("src/cloud and src/store import nothing of ours but config's and the logger's types and src/errors.ts", () => {
+    const allowed = (target: string, typeOnly: boolean) => target === 'src/errors.ts' || (typeOnly && ['src/config.ts', 'src/log.ts'].includes(target));
+    const files = [...graph.keys()].filter((file) => /^src\/(cloud|store)\//.test(file));
+    expect(files.length).toBeGreaterThan(20);
+    const leaving = files.flatMap((file) => {
+      const folder = file.split('/').slice(0, 2).join('/');
+      return importsOf(file)
+        .filter(({ target, typeOnly }) => (target.startsWith('@vs-chatops/') || !target.startsWith(`${folder}/`)) && !allowed(target, typeOnly))
+        .map(({ target, typeOnly }) => `${file} -> ${target}${typeOnly ? ' (types)' : ''}`);
+    });
+    expect(leaving).toEqual([]);
+  });
+
+  test("a workspace package's code and its tests import nothing outside the package: neither src/ nor the repository's test/", () => {
     const packageOf = (file: string) => /^packages\/[^/]+\//.exec(file)?.[0];
-    const code = [...graph].filter(([file]) => /^packages\/[^/]+\/src\//.test(file));
-    expect(code.length).toBeGreaterThan(10);
-    const leaving = code.flatMap(([file, targets]) =>
+    const inPackages = [...graph].filter(([file]) => /^packages\/[^/]+\/(src|test)\//.test(file));
+    expect(inPackages.filter(([file]) => file.includes('/src/')).length).toBeGreaterThan(10);
+    expect(inPackages.filter(([file]) => file.includes('/test/')).length).toBeGreaterThan(10);
+    const leaving = inPackages.flatMap(([file, targets]) =>
       targets.filter((target) => packageOf(target) !== packageOf(file)).map((target) => `${file} -> ${target}`),
     );
     expect(leaving).toEqual([]);

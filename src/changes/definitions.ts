@@ -4,7 +4,7 @@ import { addDiskWireFields } from '../cloud/codec';
 import { changeRequest, noBody, type ChangeRequest } from '../cloud/prepared';
 import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
-import { ConfigError } from '../config';
+import { ConfigError } from '../errors';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 import {
   inspectPower,

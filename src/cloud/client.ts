@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import type { CloudClient } from './client.types';
 import { decodeResponse } from './codec';
 import { createCloudHttp, type CloudHttpResponse, type RetryPolicy } from './http';
+import type { SandboxMark } from './transport';
 import { createSingleFlight } from './single-flight';
 import { CloudError } from './errors';
 import { pathId, type PreparedRequest } from './prepared';
@@ -51,8 +52,8 @@ export interface CloudClientDeps {
   /** Waits before a retry; tests record the waits instead of sleeping. */
   wait?: (ms: number) => Promise<void>;
   onRequestDone?: RequestDoneObserver;
-  /** Called once, when the API first answers as the sandbox (its data is fake). */
-  onSandbox?: () => void;
+  /** Told once, when the API first answers as a sandbox (its data is fake). */
+  sandbox?: SandboxMark;
 }
 
 export function createCloudClient(config: CloudClientConfig, deps: CloudClientDeps = {}): CloudClient {
@@ -78,7 +79,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     dispatcher: deps.dispatcher,
     random: deps.random,
     wait: deps.wait,
-    onSandbox: deps.onSandbox,
+    sandbox: deps.sandbox,
   });
   const observed = observer(deps.onRequestDone, deps.logger);
   const reads = createSingleFlight();

@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 
 // Whether what the bot shows is sandbox data: from the start when the
 // built-in simulator runs, and from the first answer of a cloud API that says
-// it is one (a standalone sandbox reached by URL, SANDBOX_HEADER).
+// it is one (a standalone sandbox reached by URL: its header, a SandboxMark of transport.ts).
 
 export interface SandboxLabel {
   /** Read when each message is rendered, so the first answer of a sandbox labels its own message. */

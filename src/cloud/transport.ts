@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { SANDBOX_HEADER, type Config } from '../config';
+import type { Config } from '../config';
 import { CodedError } from '../errors';
 import { BudgetWaitTimeout, createBudget, type ConnectionBudget } from './budget';
 import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
@@ -55,8 +55,14 @@ export interface TransportOptions {
   maxBodyBytes: number;
   /** A dispatcher to use instead of our own Pools (tests: MockAgent). Not closed by `close()`. */
   dispatcher?: Dispatcher;
-  /** Called once, on the first answer that says it comes from the sandbox (SANDBOX_HEADER). */
-  onSandbox?: () => void;
+  /** How a sandbox marks its answers, and what to do the first time one does. */
+  sandbox?: SandboxMark;
+}
+
+/** The header a sandbox puts on every answer (the sandbox's own, packages/cloud-sandbox), and what to call the first time an answer bears it. */
+export interface SandboxMark {
+  readonly header: string;
+  readonly noticed: () => void;
 }
 
 export interface Transport {
@@ -177,9 +183,9 @@ export function createTransport(options: TransportOptions): Transport {
         bodyTimeout: timeoutMs,
       });
       status = response.statusCode;
-      if (!sandboxNoticed && response.headers[SANDBOX_HEADER] !== undefined) {
+      if (!sandboxNoticed && options.sandbox && response.headers[options.sandbox.header] !== undefined) {
         sandboxNoticed = true;
-        options.onSandbox?.();
+        options.sandbox.noticed();
       }
       const ok = status >= 200 && status < 300;
       const limit = ok ? maxBodyBytes : MAX_ERROR_BODY_BYTES;

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { ConfigError } from '../config';
+import { ConfigError } from '../errors';
 import type { Logger } from '../log';
 import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
 import { createKyselyStore } from './kysely/store';

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ConfigError } from '../config';
+import { ConfigError } from '../errors';
 import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
 import { createKyselyStore } from './kysely/store';
 import { migrateSqlite } from './migrations';

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/config';
+import { ConfigError } from '../../src/errors';
 import { dbPathProblem, openSqliteStore } from '../../src/store/sqlite';
 
 // A VS_DB_PATH that cannot hold the database is a configuration problem,

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/config';
+import { ConfigError } from '../../src/errors';
 import { createLogger } from '../../src/log';
 import { deferStore, openStoreWhenReachable, STORE_UNAVAILABLE, StoreUnavailableError, type Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';

@@ -1,7 +1,6 @@
-import { startSandbox } from '../src';
 import { call, parseXml } from './http';
-import { useSandbox } from '../../../test/helpers/use-started';
-import { READS } from '../../../src/cloud/reads';
+import { startSandbox, type SandboxReads } from '../src';
+import { API_READS, startTestSandbox, useSandbox } from './started';
 
 const sandbox = useSandbox({ accountId: 'acct-7', apiKey: 'k3y-for-tests' });
 
@@ -45,7 +44,7 @@ describe('authentication', () => {
   });
 
   it('defaults to the sandbox credentials from the config', async () => {
-    const other = await startSandbox({ reads: READS });
+    const other = await startTestSandbox();
     try {
       expect([other.accountId, other.apiKey]).toEqual(['sandbox', 'sandbox-key']);
       expect((await call(other, '/virtual_machines/42/auto_scaling', { auth: 'sandbox:sandbox-key' })).status).toBe(200);
@@ -110,5 +109,15 @@ describe('routing', () => {
     const post = await call(sandbox, '/virtual_machines/42/firewall_rules.json', { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET');
+  });
+
+  it('refuses to start with a read it has no handler for, naming where the handler goes', async () => {
+    const reads = {
+      ...API_READS,
+      listSnapshots: { path: '/virtual_machines/:vsId/snapshots', answer: { kind: 'list', listName: 'snapshots', itemName: 'snapshot' } },
+    };
+    // @ts-expect-error -- a row without a handler does not compile: the point of SandboxReadsFor.
+    const starting = startSandbox({ port: 0, reads: reads as SandboxReads });
+    await expect(starting).rejects.toThrow('the sandbox has no handler for the read listSnapshots: add one to packages/cloud-sandbox/src/reads.ts');
   });
 });

@@ -1,6 +1,5 @@
-import { Backup } from '../../../src/cloud/schemas';
 import { call, parseXml, typed } from './http';
-import { useSandbox } from '../../../test/helpers/use-started';
+import { useSandbox } from './started';
 
 const NOW = new Date('2026-03-14T09:26:53Z');
 const sandbox = useSandbox({ now: () => NOW });
@@ -57,7 +56,6 @@ describe('POST /backups/:id/restore', () => {
       updated_at: '2026-03-14T09:26:53+00:00',
     });
     expect(backup.built_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
-    expect(Backup.safeParse(backup).success).toBe(true);
   });
 
   it('restores the backups of the bastion (incremental: its target is the server) and the database server (normal: its disk) too', async () => {

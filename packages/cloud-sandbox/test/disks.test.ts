@@ -1,6 +1,5 @@
-import { Disk } from '../../../src/cloud/schemas';
 import { call, parseXml, postJson, postXml, typed } from './http';
-import { useSandbox } from '../../../test/helpers/use-started';
+import { useSandbox } from './started';
 
 const NOW = new Date('2026-03-14T09:26:53Z');
 const sandbox = useSandbox({ now: () => NOW });
@@ -74,7 +73,6 @@ describe('POST /virtual_machines/:id/disks', () => {
       updated_at: '2026-03-14T09:26:53+00:00',
     });
     expect(disk.identifier).toMatch(/^[a-z0-9]{14}$/);
-    expect(Disk.safeParse(disk).success).toBe(true);
   });
 
   it('accepts real numbers and booleans, leaves file_system null when not given, and numbers disks per server', async () => {

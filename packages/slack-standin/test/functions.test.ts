@@ -1,5 +1,5 @@
 import type { AppFunction } from '../src/functions';
-import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from './with-bot';
 
 // Workflow steps as the stand-in runs them, Slack's way: a step run with
 // inputs that fit its declared parameters reaches the app as a signed

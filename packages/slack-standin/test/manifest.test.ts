@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { readManifest } from '../src/manifest';
-import { useStandInWithBot } from '../../../test/helpers/standin-with-bot';
+import { useStandInWithBot } from './with-bot';
 
 // The stand-in learns the app from its manifest, as Slack does: the slash commands the composer sends, the shortcut
 // menu the page draws, the workflow steps it runs. A shortcut or command the manifest does not declare never

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE } from '../src/workspace';
-import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from './with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
 // behaves as Slack does towards the bot: signed requests, trigger_ids that

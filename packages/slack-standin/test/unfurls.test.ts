@@ -1,5 +1,5 @@
 import { linksOf } from '../src/events';
-import { signedWith, useStandInWithBot } from '../../../test/helpers/standin-with-bot';
+import { signedWith, useStandInWithBot } from './with-bot';
 
 // Link unfurls as the stand-in does them, Slack's way: a person's message
 // with links of the app's unfurl domains reaches the app as a signed

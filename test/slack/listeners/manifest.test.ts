@@ -18,6 +18,23 @@ const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
 const page = readFileSync(join(root, 'packages/slack-standin/page/index.html'), 'utf8');
 const pageScript = readFileSync(join(root, 'packages/slack-standin/page/app.js'), 'utf8');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const product = readFileSync(join(root, 'docs/product.md'), 'utf8');
+
+/** The rows of the Markdown table under `header` (its first line), each as its cells. */
+function tableRows(text: string, header: string): string[][] {
+  const start = text.indexOf(header);
+  if (start < 0) throw new Error(`no table headed ${header}`);
+  const rows = text.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+  return rows.map((row) =>
+    row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim()),
+  );
+}
+
+/** The names a cell lists, what stands in parentheses left out: "`vs_id`, `port` (optional: `tcp`)" is vs_id and port. */
+const namesIn = (cell: string): string[] => [...cell.replace(/\([^()]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
 
 /** The lines of one section one level down in the manifest (under features, oauth_config or settings), e.g. `shortcuts`. */
 function section(name: string): string {
@@ -79,7 +96,7 @@ describe('manifest.yml and the workflow steps', () => {
     expect(Object.keys(parsed.functions as object)).toEqual(FUNCTIONS.map((row) => row.callbackId));
   });
 
-  test("the steps' callback ids, inputs and outputs are those of docs/product.md", () => {
+  test("each step's callback id, inputs and outputs are those of docs/product.md (Workflow steps), and README's table names every step", () => {
     const declared = manifestFunctions();
     const shape = Object.fromEntries(
       Object.entries(declared).map(([id, f]) => [
@@ -87,22 +104,16 @@ describe('manifest.yml and the workflow steps', () => {
         { inputs: Object.keys(f.input_parameters.properties), required: f.input_parameters.required, outputs: Object.keys(f.output_parameters.properties) },
       ]),
     );
-    expect(shape).toEqual({
-      vs_firewall_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'rule_count'] },
-      vs_port_check: { inputs: ['vs_id', 'port', 'protocol', 'source'], required: ['vs_id', 'port'], outputs: ['verdict', 'summary'] },
-      vs_autoscaling_summary: { inputs: ['vs_id'], required: ['vs_id'], outputs: ['summary', 'configured_count'] },
-      vs_request_disk: {
-        inputs: ['vs_id', 'disk_type', 'disk_size', 'label', 'channel', 'reason'],
-        required: ['vs_id', 'disk_type', 'disk_size', 'channel', 'reason'],
-        outputs: ['request_id', 'status'],
-      },
-      vs_request_restore: { inputs: ['backup_id', 'channel', 'reason'], required: ['backup_id', 'channel', 'reason'], outputs: ['request_id', 'status'] },
-      vs_request_power: {
-        inputs: ['vs_id', 'action', 'channel', 'reason'],
-        required: ['vs_id', 'action', 'channel', 'reason'],
-        outputs: ['request_id', 'status'],
-      },
-    });
+    const contract = new Map(
+      tableRows(product, '| callback_id | does | inputs | outputs |').map(([id = '', , inputs = '', outputs = '']) => [
+        namesIn(id)[0],
+        { inputs: namesIn(inputs), required: namesIn(inputs).filter((name) => !inputs.includes(`\`${name}\` (optional`)), outputs: namesIn(outputs) },
+      ]),
+    );
+    expect(contract.size).toBeGreaterThanOrEqual(FUNCTIONS.length);
+    expect(shape).toEqual(Object.fromEntries(FUNCTIONS.map((row) => [row.callbackId, contract.get(row.callbackId)])));
+    const inReadme = tableRows(readme, '| step (callback id) | inputs | outputs |').map(([step = '']) => /\(`([a-z_]+)`\)/.exec(step)?.[1]);
+    expect(inReadme).toEqual(FUNCTIONS.map((row) => row.callbackId));
     expect(declared.vs_request_power!.input_parameters.properties.action!.enum).toEqual(['startup', 'shutdown', 'reboot', 'stop']);
     expect(declared.vs_request_disk!.input_parameters.properties.channel!.type).toBe('slack#/types/channel_id');
     expect(declared.vs_request_disk!.input_parameters.properties.disk_type!.enum).toEqual(['HDD', 'SSD']);

@@ -23,7 +23,9 @@ import { manifestOf, stepRow, type StepRow } from './step';
 // exactly these (`functions`; test/slack/listeners/manifest.test.ts keeps the
 // two in step) and the local stand-in offers them on its Workflows panel.
 // To add a step: a row here, its words in blocks/steps.ts, its listener beside
-// this file, its declaration under manifest.yml's `functions`.
+// this file, its declaration under manifest.yml's `functions` (written by
+// scripts/manifest-functions.ts), its rows in docs/product.md's and README's
+// tables of steps (docs/architecture.md, "Where to add things").
 
 const IN = STEP_INPUT_WORDS;
 const vsId = idInput('vs_id', IN.vs_id.what, IN.vs_id);

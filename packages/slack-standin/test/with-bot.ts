@@ -1,8 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { payloads, sign, startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '@vs-chatops/slack-standin';
-import { useStarted } from './use-started';
+import { payloads, sign, startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../src';
 
 // The Slack stand-in on its own, delivering to a stand-in for the bot's
 // /slack/events that records every request and answers as the test says
@@ -73,16 +72,16 @@ export async function startStandInWithBot(
   };
 }
 
-/** startStandInWithBot for the enclosing describe block (or file), reset before each test. */
+/** startStandInWithBot for the enclosing describe block (or file): started before its tests, closed after them, reset before each. */
 export function useStandInWithBot(
   options: Omit<SlackStandInOptions, 'eventsUrl'>,
   answer?: (body: string) => { status: number; body: string },
 ): StandInWithBot {
-  const slack = useStarted(
-    'the stand-in',
-    () => startStandInWithBot(options, answer),
-    (started) => started.close(),
-  );
+  const slack = {} as StandInWithBot;
+  beforeAll(async () => {
+    Object.assign(slack, await startStandInWithBot(options, answer));
+  });
+  afterAll(() => slack.close());
   beforeEach(() => slack.reset());
   return slack;
 }

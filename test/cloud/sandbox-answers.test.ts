@@ -1,12 +1,16 @@
-import { createCloudClient } from '../../../src/cloud/client';
-import type { CloudClient } from '../../../src/cloud/client.types';
-import { READS, type ReadName } from '../../../src/cloud/reads';
-import { startSandbox, type SandboxReads } from '../src';
-import { call } from './http';
-import { useSandbox } from '../../../test/helpers/use-started';
+import { defaultSeed } from '@vs-chatops/cloud-sandbox';
+import { request } from 'undici';
+import { CHANGES, type ChangeAction, type ChangeParams } from '../../src/changes/definitions';
+import { createCloudClient } from '../../src/cloud/client';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { READS, type ReadName } from '../../src/cloud/reads';
+import { Backup, Disk, FirewallRule, Server, Transaction } from '../../src/cloud/schemas';
+import { useSandbox } from '../helpers/use-started';
 
-// The reads the sandbox serves are the rows of the bot's table (READS), each in
-// JSON and XML: read here by the bot's own client, so the two cannot drift apart.
+// What the sandbox (packages/cloud-sandbox) answers, read by the bot: it serves the rows of the bot's table of reads
+// (READS), each in JSON and XML, read here by the bot's own client, as are the answers to every change of the bot's
+// table (CHANGES) and the records of its seed, so the sandbox and the bot's schemas cannot drift apart. The sandbox's
+// own tests (packages/cloud-sandbox/test) hold its routes and wire formats without the bot.
 
 const sandbox = useSandbox();
 const clients: CloudClient[] = [];
@@ -90,8 +94,11 @@ describe('the reads of the bot’s table', () => {
 
   it("sends each server's fake credentials, as real clouds do, and the bot's client keeps none of them", async () => {
     for (const format of ['json', 'xml'] as const) {
-      const wire = await call(sandbox, `/virtual_machines/42.${format}`);
-      const passwords = [...wire.text.matchAll(/fake-(?:root|vnc|svc)-pw-42-[a-z0-9]{6}/g)].map((m) => m[0]);
+      const wire = await request(`${sandbox.url}/virtual_machines/42.${format}`, {
+        headers: { authorization: `Basic ${Buffer.from(`${sandbox.accountId}:${sandbox.apiKey}`).toString('base64')}` },
+      });
+      const text = await wire.body.text();
+      const passwords = [...text.matchAll(/fake-(?:root|vnc|svc)-pw-42-[a-z0-9]{6}/g)].map((m) => m[0]);
       expect(new Set(passwords).size).toBe(3);
       const read = JSON.stringify(await client(format).getServer(42));
       for (const password of passwords) expect(read).not.toContain(password);
@@ -106,14 +113,56 @@ describe('the reads of the bot’s table', () => {
     expect((await cloud.listTransactions(42, { page: 2, perPage: 2 })).map((t) => t.id)).toEqual([3, 1]);
     expect(await cloud.listTransactions(42, { page: 3, perPage: 2 })).toEqual([]);
   });
+});
 
-  it('refuses to start with a read it has no handler for, naming where the handler goes', async () => {
-    const reads = {
-      ...READS,
-      listSnapshots: { path: '/virtual_machines/:vsId/snapshots', answer: { kind: 'list', listName: 'snapshots', itemName: 'snapshot' } },
-    };
-    // @ts-expect-error -- a row without a handler does not compile: the point of SandboxReadsFor.
-    const starting = startSandbox({ port: 0, reads: reads as SandboxReads });
-    await expect(starting).rejects.toThrow('the sandbox has no handler for the read listSnapshots: add one to packages/cloud-sandbox/src/reads.ts');
+describe('the sandbox’s records, read by the bot’s schemas', () => {
+  it('reads the firewall rules and autoscaling of every seeded server, in JSON and XML; unset slots read as not configured', async () => {
+    for (const format of ['json', 'xml'] as const) {
+      const cloud = client(format);
+      for (const id of sandbox.serverIds()) {
+        await expect(cloud.listFirewallRules(id)).resolves.toBeInstanceOf(Array);
+        await expect(cloud.listAutoscaling(id)).resolves.toHaveLength(6);
+      }
+      expect((await cloud.listAutoscaling(42)).map((s) => s.configured)).toEqual([true, true, true, false, false, false]);
+      expect((await cloud.listAutoscaling(46)).every((s) => s.configured)).toBe(true);
+    }
   });
+
+  it('holds a default seed whose every record validates against the client schemas', () => {
+    const seed = defaultSeed();
+    const problems = [
+      ...seed.servers.flatMap((s) => [Server.safeParse(s), ...s.firewallRules.map((r) => FirewallRule.safeParse(r)), ...s.disks.map((d) => Disk.safeParse(d))]),
+      ...seed.backups.map((b) => Backup.safeParse(b)),
+      ...seed.transactions.map((t) => Transaction.safeParse(t)),
+    ].filter((parsed) => !parsed.success);
+    expect(seed.servers.length).toBeGreaterThan(5);
+    expect(problems).toEqual([]);
+  });
+});
+
+/** Each change of the bot's table, as sent to the seed: a target it accepts the change for now, and valid parameters. */
+const SENT: { [A in ChangeAction]: { target: number; params: ChangeParams<A> } } = {
+  disk_add: { target: 42, params: { disk_type: 'SSD', disk_size: 20, label: 'data', mount_point: '/mnt/data', add_to_linux_fstab: true } },
+  backup_restore: { target: 9, params: { backup_id: 9, reason: 'the data was lost' } },
+  power_start: { target: 43, params: { power_action: 'startup', reason: 'back to work' } },
+  power_shutdown: { target: 42, params: { power_action: 'shutdown', reason: 'maintenance' } },
+  power_reboot: { target: 44, params: { power_action: 'reboot_recovery', reason: 'fsck' } },
+  power_stop: { target: 45, params: { power_action: 'stop', reason: 'hung' } },
+};
+
+/** Sends a change as its row prepares it, and words the answer as its row does (which reads it). */
+async function sent<A extends ChangeAction>(cloud: CloudClient, action: A): Promise<string> {
+  const { target, params } = SENT[action];
+  const change = CHANGES[action];
+  return change.describe(target, await cloud.send(change.request.prepare(cloud.format, target, params)));
+}
+
+describe('the changes of the bot’s table', () => {
+  it.each((['json', 'xml'] as const).flatMap((format) => (Object.keys(SENT) as ChangeAction[]).map((action) => [action, format] as const)))(
+    'accepts %s in %s as the row prepares it, and answers with what the row reads',
+    async (action, format) => {
+      expect(await sent(client(format), action)).toMatch(/scheduled|restored/);
+      expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual([['POST', action === 'backup_restore' ? 200 : 201]]);
+    },
+  );
 });
