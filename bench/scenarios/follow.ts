@@ -13,6 +13,7 @@ import { viewSubmission } from '../../test/helpers/payloads';
 import { startProcessHarness } from '../../test/helpers/process-harness';
 import { waitFor } from '../../test/helpers/wait';
 import { doorBench } from '../door-overhead';
+import { openLoopOverInstances, type OpenLoopOverInstancesFigures } from './several-instances';
 import { percentile, round } from '../stats';
 
 // Scenario 15: following changes to their end (docs/product.md, Following a change to its end).
@@ -59,17 +60,8 @@ export interface FollowFigures {
   /** Changes whose end was told (a reply in their thread), and replies in all (one each). */
   ended: number;
   replies: number;
-  reads: {
-    rate: number;
-    seconds: number;
-    acked: number;
-    non2xx: number;
-    ackP50Ms: number;
-    ackP99Ms: number;
-    completionP50Ms: number;
-    completionP99Ms: number;
-    missing: number;
-  };
+  /** `/vs firewall` round robin over the instances meanwhile. */
+  reads: OpenLoopOverInstancesFigures;
 }
 
 const USER = 'UBENCH';
@@ -158,33 +150,7 @@ export async function runFollow(postgresUrl: string, load: FollowLoad, progress:
 
     // The reads, round robin over the three, while every change is followed.
     parts.sandbox.setDelay(load.upstreamDelayMs);
-    const acks: number[] = [];
-    const sent = new Map<string, number>();
-    let non2xx = 0;
-    const pending: Promise<void>[] = [];
-    const total = load.rate * load.seconds;
-    const start = performance.now();
-    for (let i = 0; i < total; i++) {
-      const wait = start + (i * 1000) / load.rate - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const id = `follow-read-${i}`;
-      sent.set(id, performance.now());
-      pending.push(
-        bots[i % bots.length]!.command(`firewall ${SERVERS[i % SERVERS.length]}`, { user: USER, responseUrl: slack.responseUrl(id) }).then(
-          (res) => {
-            if (res.status === 200) acks.push(res.ms);
-            else non2xx++;
-          },
-          () => void non2xx++,
-        ),
-      );
-    }
-    await Promise.all(pending);
-    const missing = await slack.waitForArrivals(sent.keys(), load.upstreamDelayMs + 10_000);
-    const completions = [...sent].flatMap(([id, at]) => {
-      const arrived = slack.arrivals.get(id);
-      return arrived ? [arrived.at - at] : [];
-    });
+    const reads = await openLoopOverInstances(bots, slack, { ...load, servers: SERVERS, drainMs: load.upstreamDelayMs + 10_000, user: USER });
     const followedAtEnd = load.changes - ended();
     parts.sandbox.setDelay(0);
 
@@ -214,17 +180,7 @@ export async function runFollow(postgresUrl: string, load: FollowLoad, progress:
       pollsByInstance: pollsAfter.map((n, i) => n - pollsBefore[i]!),
       ended: ended(),
       replies,
-      reads: {
-        rate: load.rate,
-        seconds: load.seconds,
-        acked: acks.length,
-        non2xx,
-        ackP50Ms: round(percentile(acks, 50), 2),
-        ackP99Ms: round(percentile(acks, 99), 2),
-        completionP50Ms: round(percentile(completions, 50)),
-        completionP99Ms: round(percentile(completions, 99)),
-        missing,
-      },
+      reads,
     };
   } finally {
     await Promise.all(bots.map((b) => b.bot.kill('SIGTERM')));

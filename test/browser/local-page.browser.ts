@@ -642,22 +642,32 @@ describe('following a change to its end, live', () => {
   // the message go from scheduled to its end, in place, and a reply in its thread.
   const followed = (title: string) => channelMessages().filter({ hasText: title }).last();
 
+  /** Adds a disk through its form and closes the form once it says scheduled; the channel's message that follows it. */
+  async function addDisk(vsId: number, size: string, mountPoint: string): Promise<Locator> {
+    const dialog = await openForm(`/vs disk add ${vsId}`, `Add disk · VS ${vsId}`);
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill(size);
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill(mountPoint);
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await scheduled('Add disk');
+    return followed(`Add disk · VS ${vsId}`);
+  }
+
+  /** The form's window says the change was scheduled; it is closed. */
+  async function scheduled(title: string): Promise<void> {
+    await page
+      .getByRole('dialog', { name: title })
+      .getByText(/Scheduled/)
+      .waitFor();
+    await page.keyboard.press('Escape');
+  }
+
   beforeAll(async () => {
     await inChannel('incident-42');
   });
 
   test('a disk add: scheduled, running (its transaction in words), then done in place, and one reply in its thread naming who asked', async () => {
     await as(/Otto/);
-    const dialog = await openForm('/vs disk add 46', 'Add disk · VS 46');
-    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('25');
-    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/archive');
-    await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page
-      .getByRole('dialog', { name: 'Add disk' })
-      .getByText(/Scheduled/)
-      .waitFor();
-    await page.keyboard.press('Escape');
-    const message = followed('Add disk · VS 46');
+    const message = await addDisk(46, '25', '/mnt/archive');
     await expectText(message, /Scheduled: the cloud accepted the change/);
     await expectText(message, /Running · building a disk/);
     await expectText(message, /Done · disk \d+ is built and unlocked/);
@@ -672,11 +682,7 @@ describe('following a change to its end, live', () => {
     await dialog.getByRole('textbox', { name: 'Type 45 to confirm' }).fill('45');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel update');
     await dialog.getByRole('button', { name: 'Send' }).click();
-    await page
-      .getByRole('dialog', { name: 'Reboot server' })
-      .getByText(/Scheduled/)
-      .waitFor();
-    await page.keyboard.press('Escape');
+    await scheduled('Reboot server');
     const reboot = followed('Reboot server · VS 45');
     await expectText(reboot, /Running · rebooting the server/);
     await expectText(reboot, /Done · VS 45 is on, and unlocked/);
@@ -694,16 +700,7 @@ describe('following a change to its end, live', () => {
 
   test('a change that fails in the cloud ends as failed: the step in words and where to look, never the cloud’s raw log', async () => {
     await as(/Otto/);
-    const dialog = await openForm('/vs disk add 48', 'Add disk · VS 48');
-    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('10');
-    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/logs');
-    await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page
-      .getByRole('dialog', { name: 'Add disk' })
-      .getByText(/Scheduled/)
-      .waitFor();
-    await page.keyboard.press('Escape');
-    const message = followed('Add disk · VS 48');
+    const message = await addDisk(48, '10', '/mnt/logs');
     await expectText(message, /Failed in the cloud while building a disk/);
     await message.getByRole('link', { name: 'VS 48' }).first().waitFor();
     await expectText(threadOf(message), /Add disk · VS 48: Failed in the cloud/);

@@ -7,6 +7,20 @@ import type { ContractStores } from './types';
 
 const LEASE_MS = 30_000;
 
+/** What the door hands over of a disk added to VS 42, accepted at 1000 ms and due at 6000. */
+const FOLLOW: Omit<NewFollow, 'recordId'> = {
+  action: 'disk_add',
+  target: 'vs:42',
+  subject: { serverId: 42, parentType: 'Disk', parentId: 110, actions: ['build_disk', 'format_disk'], facts: { diskSize: 20 } },
+  requestedBy: 'UOPER',
+  approvedBy: 'UADMIN',
+  channelId: 'CINCIDENT',
+  baselineId: 6,
+  acceptedAtMs: 1000,
+  nextPollAtMs: 6000,
+  intervalMs: 5000,
+};
+
 /** A change accepted at `at` (its record written first), to follow from `nextPollAtMs`. */
 async function accepted(store: Store, overrides: Partial<Omit<NewFollow, 'recordId'>> = {}): Promise<number> {
   const started = await store.audit.beginChange({
@@ -20,19 +34,7 @@ async function accepted(store: Store, overrides: Partial<Omit<NewFollow, 'record
     started.record.id,
     { outcome: 'succeeded', apiStatus: 201, durationMs: 5, detail: 'disk 110 (20 GB) scheduled on VS 42' },
     { target: overrides.target ?? 'vs:42', owner: 'door' },
-    {
-      action: 'disk_add',
-      target: 'vs:42',
-      subject: { serverId: 42, parentType: 'Disk', parentId: 110, actions: ['build_disk', 'format_disk'], facts: { diskSize: 20 } },
-      requestedBy: 'UOPER',
-      approvedBy: 'UADMIN',
-      channelId: 'CINCIDENT',
-      baselineId: 6,
-      acceptedAtMs: 1000,
-      nextPollAtMs: 6000,
-      intervalMs: 5000,
-      ...overrides,
-    },
+    { ...FOLLOW, ...overrides },
   );
   return record.id;
 }
@@ -58,23 +60,14 @@ export function followsContract({ one, instances }: ContractStores): void {
     const id = await accepted(a);
     const followed = await b.follows.get(id);
     expect(followed).toEqual({
+      ...FOLLOW,
       recordId: id,
-      action: 'disk_add',
-      target: 'vs:42',
-      subject: { serverId: 42, parentType: 'Disk', parentId: 110, actions: ['build_disk', 'format_disk'], facts: { diskSize: 20 } },
-      requestedBy: 'UOPER',
-      approvedBy: 'UADMIN',
-      channelId: 'CINCIDENT',
       messageTs: null,
-      baselineId: 6,
-      acceptedAtMs: 1000,
       status: 'scheduled',
       transactionIds: [],
       step: null,
       finalState: null,
       polls: 0,
-      intervalMs: 5000,
-      nextPollAtMs: 6000,
       owner: null,
       leaseUntilMs: null,
       endedAtMs: null,
