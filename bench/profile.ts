@@ -1,3 +1,5 @@
+import type { FollowLoad } from './scenarios/follow';
+
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
 // tiny load: it only proves every scenario still produces figures).
@@ -42,6 +44,12 @@ export interface BenchProfile {
    * holding `records` audit records, then `/vs audit vs <id>` typed `audits` times (bench/scenarios/exports.ts).
    */
   readonly exports: { rules: number; records: number; exports: number; audits: number };
+  /**
+   * Scenario 15: the power path through the door, followed, `doorChanges` times on each store; then `changes` changes
+   * followed at once over three instances on PostgreSQL (the sandbox's transactions lasting `transactionMs`), beside
+   * `/vs firewall` at `rate`/s for `seconds`, the cloud answering after `upstreamDelayMs` (bench/scenarios/follow.ts).
+   */
+  readonly follow: FollowLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -60,6 +68,15 @@ export const FULL_PROFILE: BenchProfile = {
   approvalClicks: { doorClicks: 500, botClicks: 200 },
   steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
   exports: { rules: 10_000, records: 100_000, exports: 20, audits: 300 },
+  follow: {
+    doorChanges: 500,
+    changes: 200,
+    rate: 100,
+    seconds: 15,
+    upstreamDelayMs: 200,
+    intervalS: 5,
+    transactionMs: { pending: 1000, running: 20_000 },
+  },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -78,6 +95,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   approvalClicks: { doorClicks: 10, botClicks: 5 },
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
+  follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -91,6 +109,7 @@ export const ALONE_SCENARIOS = [
   'cloud-client',
   'exports',
   'server-card',
+  'follow',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

@@ -51,6 +51,57 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...approvalClicksTargets(r.approvalClicks),
     ...stepsTargets(r.steps),
     ...exportsTargets(r.exports),
+    ...followTargets(r.follow),
+  ];
+}
+
+/** Scenario 15's targets: changes followed at once, one instance at a time, reads untouched; the power path's door. */
+export function followTargets(f: BenchResults['scenarios']['follow']): TargetCheck[] {
+  const limit = f.upstreamDelayMs + 50;
+  return [
+    {
+      target:
+        `${f.changes} changes followed at once over ${f.instances} instances: each polled by one instance at a time, at most once per interval ` +
+        `(${f.intervalS} s), every one followed to its end and told once`,
+      figure:
+        `${f.followedAtStart} followed when the reads began, ${f.pollsTooClose} polls of one closer than the interval (closest ${closest(f)}), ` +
+        `${f.ended} ended, ${f.replies} replies`,
+      pass: f.followedAtStart === f.changes && f.pollsTooClose === 0 && f.ended === f.changes && f.replies === f.changes,
+    },
+    { target: 'reads beside them: ack p99 ≤ 25 ms', figure: `${f.reads.ackP99Ms} ms`, pass: f.reads.ackP99Ms <= 25 },
+    {
+      target: `reads beside them: completion p99 ≤ upstream + 50 ms (${limit} ms), every message delivered`,
+      figure: `${f.reads.completionP99Ms} ms, ${f.reads.missing} missing`,
+      pass: f.reads.completionP99Ms <= limit && f.reads.missing === 0 && f.reads.non2xx === 0,
+    },
+    {
+      target: 'power path, followed: door overhead p99 ≤ 5 ms on SQLite',
+      figure: `${f.powerPath.sqlite.overheadP99Ms} ms`,
+      pass: f.powerPath.sqlite.overheadP99Ms <= 5,
+    },
+    {
+      target: 'power path, followed: door overhead p99 ≤ 15 ms on PostgreSQL',
+      figure: `${f.powerPath.postgres.overheadP99Ms} ms`,
+      pass: f.powerPath.postgres.overheadP99Ms <= 15,
+    },
+  ];
+}
+
+const closest = (f: BenchResults['scenarios']['follow']) => (f.closestPollsMs === null ? 'none read twice' : `${f.closestPollsMs} ms apart`);
+
+/** Scenario 15's lines of the report. */
+export function followLines(f: BenchResults['scenarios']['follow']): string[] {
+  return [
+    `15. following changes to their end: the power path through the door, then ${f.changes} changes followed at once over ${f.instances} ` +
+      `instances on PostgreSQL (VS_FOLLOW_INTERVAL_S=${f.intervalS}), the cloud answering after ${f.upstreamDelayMs} ms`,
+    `  power path door overhead p50 / p99: SQLite ${f.powerPath.sqlite.overheadP50Ms} / ${f.powerPath.sqlite.overheadP99Ms} ms, ` +
+      `PostgreSQL ${f.powerPath.postgres.overheadP50Ms} / ${f.powerPath.postgres.overheadP99Ms} ms`,
+    `  followed when the reads began / when they ended: ${f.followedAtStart} / ${f.followedAtEnd}; ${f.ended} ended, ${f.replies} replies in their threads`,
+    `  polls of a change's transaction: ${f.transactionPolls} (closest two of one: ${closest(f)}, ${f.pollsTooClose} closer than the interval); ` +
+      `transaction reads by instance (its polls, and its look before each change it sent) ${f.pollsByInstance.join(' / ')}`,
+    `  reads /vs firewall ${f.reads.rate}/s for ${f.reads.seconds} s, round robin: ${f.reads.acked} acked (${f.reads.non2xx} not 2xx), ` +
+      `ack p50 / p99 ${f.reads.ackP50Ms} / ${f.reads.ackP99Ms} ms, completion p50 / p99 ${f.reads.completionP50Ms} / ${f.reads.completionP99Ms} ms, ` +
+      `${f.reads.missing} missing`,
   ];
 }
 
@@ -445,6 +496,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...approvalClicksLines(r.approvalClicks));
   lines.push('', ...stepsLines(r.steps));
   lines.push('', ...exportsLines(r.exports));
+  lines.push('', ...followLines(r.follow));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

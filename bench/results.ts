@@ -4,6 +4,7 @@ import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { ExportsFigures } from './scenarios/exports';
+import type { FollowFigures } from './scenarios/follow';
 import type { LocalModeFigures } from './scenarios/local-mode';
 import type { StartupFigures, SustainedFigures } from './scenarios/memory-and-startup';
 import type { OpenLoopFigures } from './scenarios/open-loop';
@@ -50,6 +51,7 @@ export interface BenchResults {
     appHome: AppHomeFigures;
     approvalClicks: ApprovalClicksFigures;
     exports: ExportsFigures;
+    follow: FollowFigures;
   };
   targets: TargetCheck[];
 }

@@ -17,6 +17,8 @@ import {
   type ClosedLoopSection,
   exportsLines,
   exportsTargets,
+  followLines,
+  followTargets,
   formatReport,
   hostileLines,
   hostileTarget,
@@ -31,6 +33,7 @@ import {
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runExports } from './scenarios/exports';
+import { runFollow } from './scenarios/follow';
 import { runApprovalClicks } from './scenarios/approval-clicks';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -52,15 +55,15 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|server-card` for
-// scenario 2, 8, 10, 11, 12, 13, 4, 14 or 16 alone).
+// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card`
+// for scenario 2, 8, 10, 11, 12, 13, 4, 14, 15 or 16 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The PostgreSQL of scenarios 9, 10, 13 and 14: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
+/** The PostgreSQL of scenarios 9, 10, 13, 14 and 15: VS_TEST_DATABASE_URL's, or one started with production's durability (fsync on). */
 async function postgresServer(): Promise<{ url: string; server: PostgresServer | undefined }> {
   const given = process.env.VS_TEST_DATABASE_URL;
   if (given) return { url: given, server: undefined };
@@ -74,7 +77,7 @@ const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
   const lines =
-    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports'
+    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports' || args.only === 'follow'
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
@@ -98,10 +101,14 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
   }
 }
 
-/** Scenario 10, 13 or 14 alone, on a PostgreSQL of its own. */
+/** Scenario 10, 13, 14 or 15 alone, on a PostgreSQL of its own. */
 async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const pg = await postgresServer();
   try {
+    if (args.only === 'follow') {
+      const figures = await runFollow(pg.url, args.profile.follow, progress);
+      return [...followLines(figures), '', ...followTargets(figures).map(targetLine)];
+    }
     if (args.only === 'exports') {
       const figures = await runExports(pg.url, args.profile.exports, progress);
       return [...exportsLines(figures), '', ...exportsTargets(figures).map(targetLine)];
@@ -240,6 +247,7 @@ async function main(): Promise<void> {
     const appHome = await runAppHome(postgres.url, profile.appHome, progress);
     const approvalClicks = await runApprovalClicks(postgres.url, profile.approvalClicks, progress);
     const exports = await runExports(postgres.url, profile.exports, progress);
+    const follow = await runFollow(postgres.url, profile.follow, progress);
     await pg?.close();
     pg = undefined;
 
@@ -305,6 +313,7 @@ async function main(): Promise<void> {
       approvalClicks,
       steps,
       exports,
+      follow,
     };
     const cpu = cpus();
     const results: BenchResults = {

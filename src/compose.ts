@@ -3,8 +3,9 @@ import { approvalActions, createChanges, createPolicy, type Changes, type Policy
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
-import { secretValues, type Config } from './config';
+import { FOLLOW_BACKOFF_MAX_S, secretValues, type Config } from './config';
 import { CodedError } from './errors';
+import { createFollower, FOLLOW_ROUND_MS, type Follower } from './follow';
 import { localMode } from './local-mode';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
@@ -13,6 +14,7 @@ import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { SANDBOX_HEADER, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
 import { expireApprovals } from './slack/approval-messages';
+import { followReporter } from './slack/follow-messages';
 import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
@@ -76,6 +78,8 @@ export interface Bot {
   readonly store: Store;
   readonly policy: Policy;
   readonly changes: Changes;
+  /** Follows every change the cloud accepted to its end (a round of the ops' periodic work; tests run one with round()). */
+  readonly follower: Follower;
   readonly slack: SlackApp;
   /** The built-in simulator, when VS_API_URL=sandbox. */
   readonly sandbox: Sandbox | undefined;
@@ -173,8 +177,22 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       logger,
       onRecorded: ops.recorded,
       lockTtlMs: config.ops.lockTtlMs,
+      follow: { intervalMs: config.follow.intervalMs, reads: cloud.changeReads },
       formLimits: config.forms,
     });
+    // Every change the cloud accepts is followed to its end: a round of every instance, each change under a lease of
+    // its own, its polls on the change connections (at most half of them, so that changes keep the rest).
+    const follower = createFollower({
+      reads: cloud.changeReads,
+      store: watchedStore,
+      reporter: followReporter({ client: botClient, panelUrl, config, sandbox: sandboxLabel, logger }),
+      settings: { ...config.follow, backoffMaxMs: FOLLOW_BACKOFF_MAX_S * 1000, concurrency: Math.max(1, Math.floor(config.cloud.changeConnections / 2)) },
+      owner: ops.instanceId,
+      now,
+      logger,
+      onEnded: ops.followed,
+    });
+    ops.addRound({ name: 'follow', intervalMs: FOLLOW_ROUND_MS, run: () => follower.round(), stop: () => follower.release() });
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({
       name: 'approval_expiry',
@@ -193,6 +211,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       panelUrl,
       policy,
       changes,
+      follower,
       botClient,
       store: watchedStore,
       logger,
@@ -248,6 +267,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       store,
       policy,
       changes,
+      follower,
       slack,
       sandbox,
       ops,

@@ -53,6 +53,9 @@ const actionList = z
     message: 'must be a comma-separated list of change actions (e.g. disk_add,power_reboot)',
   });
 
+/** The longest wait between two polls of a followed change: VS_FOLLOW_INTERVAL_S backs off to it (docs/product.md, Following a change to its end). */
+export const FOLLOW_BACKOFF_MAX_S = 30;
+
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
 
@@ -107,6 +110,11 @@ const EnvSchema = z.object({
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
+  /** Unset: 5, or LOCAL_MODE.followIntervalS in local mode. */
+  VS_FOLLOW_INTERVAL_S: positiveInt('a time in seconds')
+    .refine((n) => n <= FOLLOW_BACKOFF_MAX_S, `must be at most ${FOLLOW_BACKOFF_MAX_S} seconds (polls back off to ${FOLLOW_BACKOFF_MAX_S} s from it)`)
+    .optional(),
+  VS_FOLLOW_MAX_MIN: positiveInt('a time in minutes').default(60),
   VS_MAX_DISK_GB: positiveInt('a size in GB')
     .refine((n) => n <= MAX_DISK_GB, `must be at most ${MAX_DISK_GB} (the largest disk the cloud API takes)`)
     .default(2048),
@@ -318,6 +326,8 @@ export const LOCAL_MODE = {
   approvals: ['backup_restore'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: AUDIT_CHANNEL.id,
+  /** VS_FOLLOW_INTERVAL_S unless set: the sandbox's changes take seconds, and the page shows them run. */
+  followIntervalS: 2,
 } as const;
 
 /** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
@@ -380,6 +390,11 @@ function shape(e: Env) {
     approvals: {
       actions: e.VS_APPROVALS ?? (madeUpRoles ? [...LOCAL_MODE.approvals] : []),
       ttlMs: e.VS_APPROVAL_TTL_MIN * 60_000,
+    },
+    /** Following an accepted change to its end (src/follow): the first spacing of its polls (backing off to FOLLOW_BACKOFF_MAX_S), and for how long. */
+    follow: {
+      intervalMs: (e.VS_FOLLOW_INTERVAL_S ?? (local ? LOCAL_MODE.followIntervalS : 5)) * 1000,
+      maxMs: e.VS_FOLLOW_MAX_MIN * 60_000,
     },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
     forms: { maxDiskGb: e.VS_MAX_DISK_GB },

@@ -111,6 +111,18 @@ describe('loadConfig', () => {
     expect(joined).toMatch(/SLACK_SIGNING_SECRET .*SLACK_APP_TOKEN/);
   });
 
+  test('following a change: polled every 5 s at first (local mode: 2 s), for 60 minutes; at most 30 s, whole numbers, named when wrong', () => {
+    expect(loadConfig(minimalHttp).follow).toEqual({ intervalMs: 5000, maxMs: 3_600_000 });
+    expect(loadConfig({}).follow.intervalMs).toBe(2000);
+    expect(loadConfig({ VS_FOLLOW_INTERVAL_S: '10' }).follow.intervalMs).toBe(10_000);
+    expect(loadConfig({ ...minimalHttp, VS_FOLLOW_INTERVAL_S: '30', VS_FOLLOW_MAX_MIN: '5' }).follow).toEqual({ intervalMs: 30_000, maxMs: 300_000 });
+    expect(problemsOf({ ...minimalHttp, VS_FOLLOW_INTERVAL_S: '31', VS_FOLLOW_MAX_MIN: '0' })).toEqual([
+      'VS_FOLLOW_INTERVAL_S must be at most 30 seconds (polls back off to 30 s from it)',
+      'VS_FOLLOW_MAX_MIN must be a time in minutes greater than 0',
+    ]);
+    expect(problemsOf({ ...minimalHttp, VS_FOLLOW_INTERVAL_S: '2.5' })).toEqual(['VS_FOLLOW_INTERVAL_S must be a time in seconds (a whole number)']);
+  });
+
   test('VS_WORKFLOW_READS is viewers unless set to everyone; anything else is refused by name', () => {
     expect(loadConfig(minimalHttp).roles.workflowReads).toBe('viewers');
     expect(loadConfig({ ...minimalHttp, VS_WORKFLOW_READS: 'everyone' }).roles.workflowReads).toBe('everyone');

@@ -40,7 +40,19 @@ export interface ChangePathFigures {
 export interface SeveralInstancesFigures {
   changePath: { sqlite: ChangePathFigures; postgres: ChangePathFigures };
   duplicateStorm: { deliveries: number; instances: number; apiCalls: number; answered: number };
-  openLoop: { instances: number; rate: number; seconds: number; acked: number; non2xx: number; ackP50Ms: number; ackP99Ms: number };
+  openLoop: {
+    instances: number;
+    rate: number;
+    seconds: number;
+    acked: number;
+    non2xx: number;
+    ackP50Ms: number;
+    ackP99Ms: number;
+    /** From the command sent to its answer at its response_url; `missing`: acked commands whose answer never came. */
+    completionP50Ms: number;
+    completionP99Ms: number;
+    missing: number;
+  };
 }
 
 export interface SeveralInstancesLoad {
@@ -102,24 +114,33 @@ async function jestRunDatabase(closers: (() => Promise<unknown>)[]): Promise<str
 
 export type OpenLoopOverInstancesFigures = SeveralInstancesFigures['openLoop'];
 
-/** `/vs firewall` at `rate`/s for `seconds`, round robin over `bots`, from one user: the ack latency (the HTTP answer to Slack). */
+/**
+ * `/vs firewall` at `rate`/s for `seconds`, round robin over `bots` and over `servers`, from one user: the ack latency
+ * (the HTTP answer to Slack) and the completion (from sending the command to its answer at its response_url, waited
+ * for up to `drainMs` after the last).
+ */
 export async function openLoopOverInstances(
   bots: readonly Instance[],
-  slack: Pick<SlackFake, 'responseUrl'>,
-  load: Pick<SeveralInstancesLoad, 'rate' | 'seconds'>,
+  slack: Pick<SlackFake, 'responseUrl' | 'arrivals' | 'waitForArrivals'>,
+  load: Pick<SeveralInstancesLoad, 'rate' | 'seconds'> & { servers?: readonly number[]; drainMs?: number; user?: string },
 ): Promise<OpenLoopOverInstancesFigures> {
+  const servers = load.servers ?? [42, 43, 44, 45, 46];
   const latencies: number[] = [];
+  const sent = new Map<string, number>();
   let non2xx = 0;
   const pending: Promise<void>[] = [];
   const total = load.rate * load.seconds;
+  const tag = `loop-${Date.now()}`;
   const start = performance.now();
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / load.rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const bot = bots[i % bots.length]!;
+    const id = `${tag}-${i}`;
+    sent.set(id, performance.now());
     pending.push(
-      bot.command(`firewall ${[42, 43, 44, 45, 46][i % 5]}`, { user: USER, responseUrl: slack.responseUrl() }).then(
+      bot.command(`firewall ${servers[i % servers.length]}`, { user: load.user ?? USER, responseUrl: slack.responseUrl(id) }).then(
         (res) => {
           if (res.status === 200) latencies.push(res.ms);
           else non2xx++;
@@ -129,6 +150,11 @@ export async function openLoopOverInstances(
     );
   }
   await Promise.all(pending);
+  const missing = await slack.waitForArrivals(sent.keys(), load.drainMs ?? 10_000);
+  const completions = [...sent].flatMap(([id, at]) => {
+    const arrived = slack.arrivals.get(id);
+    return arrived ? [arrived.at - at] : [];
+  });
   return {
     instances: bots.length,
     rate: load.rate,
@@ -137,6 +163,9 @@ export async function openLoopOverInstances(
     non2xx,
     ackP50Ms: round(percentile(latencies, 50), 2),
     ackP99Ms: round(percentile(latencies, 99), 2),
+    completionP50Ms: round(percentile(completions, 50)),
+    completionP99Ms: round(percentile(completions, 99)),
+    missing,
   };
 }
 

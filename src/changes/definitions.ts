@@ -10,6 +10,8 @@ import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type Power
 import { inspectRestore, restoreFactsOf, restoreTargetOf, type RestoreReads } from './backups';
 import { isBackupState, type Inspection, type TargetState } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
+import { asFact, factNumber, type ChangeFollow, type EndState } from './followed';
+import type { FollowSubject } from '../store';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
 
@@ -65,13 +67,18 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
    * the disk it overwrites, when the backup was taken, its size and type), so that whoever approves it sees it.
    */
   noted?(state: TargetState): Record<string, unknown>;
+  /** How it is followed to its end once the cloud accepted it (followed.ts): its transactions, its target read again. */
+  follow: ChangeFollow<P, Decoded<S>>;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, what its answer is. */
 const defineChange = <A extends string, P, S extends ResponseShape>(definition: ChangeDefinition<A, P, S>): ChangeDefinition<A, P, S> => definition;
 
 /** A power action (power.ts): its choices of the form, its path, who may, and what the audit says it did. */
-function powerChange<A extends PowerAction>(action: A, o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string }) {
+function powerChange<A extends PowerAction>(
+  action: A,
+  o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string; transactions: readonly string[] },
+) {
   return defineChange({
     action,
     targetKind: 'vs',
@@ -93,6 +100,25 @@ function powerChange<A extends PowerAction>(action: A, o: { path: `/${string}`; 
     }),
     describe: (vsId) => `${o.did} of VS ${vsId} scheduled`,
     inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
+    // docs/cloud-api.md, Finding a change's transaction: a power action runs on the server.
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, server): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: o.transactions,
+        facts: { vsId, powerAction: params.power_action, label: asFact(server.label), reason: asFact(params.reason.trim() || null) },
+      }),
+      // Done when the server is unlocked: on or off as it is then, in the recovery image or not.
+      readState: async (reads, { parentId }): Promise<EndState> => {
+        const server = await reads.getServer(parentId);
+        return {
+          settled: server.locked !== true,
+          state: { booted: server.booted ?? null, recovery: server.recovery_mode ?? null, locked: server.locked ?? null },
+        };
+      },
+    },
   });
 }
 
@@ -120,6 +146,31 @@ const DEFINITIONS = {
       answer: Responses.disk,
     }),
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
+    // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, _params, disk): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'Disk',
+        parentId: disk.id,
+        actions: ['build_disk', 'format_disk', 'update_fstab'],
+        facts: {
+          vsId,
+          diskId: disk.id,
+          diskSize: disk.disk_size,
+          diskType: asFact(disk.disk_type),
+          label: asFact(disk.label),
+          mountPoint: asFact(disk.mount_point),
+          isSwap: asFact(disk.is_swap),
+        },
+      }),
+      // Done when the disk is built and unlocked; one the server no longer lists is done too (nothing is left to wait for).
+      readState: async (reads, { serverId, parentId }): Promise<EndState> => {
+        const disk = (await reads.listDisks(serverId ?? 0)).find((d) => d.id === parentId);
+        if (!disk) return { settled: true, state: { missing: true } };
+        return { settled: disk.built === true && disk.locked !== true, state: { built: disk.built ?? null, locked: disk.locked ?? null } };
+      },
+    },
   }),
   backup_restore: defineChange({
     action: 'backup_restore',
@@ -147,17 +198,62 @@ const DEFINITIONS = {
       const onto = diskId === null ? (vsId === null ? '' : ` onto VS ${vsId}`) : ` onto disk ${diskId}${vsId === null ? '' : ` of VS ${vsId}`}`;
       return `backup ${backup.id} restored${onto}`;
     },
+    // docs/cloud-api.md, Finding a change's transaction: a restore runs on the backup. Its server is known before it is
+    // sent only by reading the backup first, so the newest id is the account's (ids are the account's, whatever lists them).
+    follow: {
+      listedUnder: () => null,
+      subject: (backupId, params, backup): FollowSubject => {
+        const vsId = backup.target_type === 'VirtualMachine' ? (backup.target_id ?? null) : null;
+        return {
+          serverId: vsId,
+          parentType: 'Backup',
+          parentId: backupId,
+          actions:
+            backup.target_type === 'VirtualMachine' ? ['restore_incremental_backup', 'restore_backup'] : ['restore_backup', 'restore_incremental_backup'],
+          facts: {
+            backupId,
+            vsId,
+            diskId: backup.disk_id ?? null,
+            backupSize: backup.backup_size ?? null,
+            operatingSystem: asFact([backup.operating_system, backup.operating_system_distro].filter(Boolean).join(' / ') || null),
+            builtAt: asFact(backup.built_at),
+            reason: asFact(params.reason?.trim() || null),
+          },
+        };
+      },
+      // Done when the backup is unlocked, and its disk too where the server is known.
+      readState: async (reads, { parentId, facts }): Promise<EndState> => {
+        const backup = await reads.getBackup(parentId);
+        const vsId = factNumber(facts.vsId);
+        const diskId = factNumber(facts.diskId) ?? backup.disk_id ?? null;
+        const disk = vsId !== null && diskId !== null ? (await reads.listDisks(vsId)).find((d) => d.id === diskId) : undefined;
+        const state = { backupLocked: backup.locked ?? null, diskLocked: disk ? (disk.locked ?? null) : null };
+        return { settled: backup.locked !== true && disk?.locked !== true, state };
+      },
+    },
   }),
   // Operators start, shut down and reboot; admins also force a server off and reboot it into the recovery image.
-  power_start: powerChange('power_start', { path: '/virtual_machines/:id/startup', needed: 'operator', did: 'start-up' }),
-  power_shutdown: powerChange('power_shutdown', { path: '/virtual_machines/:id/shutdown', needed: 'operator', did: 'shutdown' }),
+  // Their transactions (docs/cloud-api.md, Transactions): a shutdown runs as stop_virtual_machine too.
+  power_start: powerChange('power_start', {
+    path: '/virtual_machines/:id/startup',
+    needed: 'operator',
+    did: 'start-up',
+    transactions: ['startup_virtual_machine'],
+  }),
+  power_shutdown: powerChange('power_shutdown', {
+    path: '/virtual_machines/:id/shutdown',
+    needed: 'operator',
+    did: 'shutdown',
+    transactions: ['stop_virtual_machine', 'shutdown_virtual_machine'],
+  }),
   power_reboot: powerChange('power_reboot', {
     path: '/virtual_machines/:id/reboot',
     needed: 'operator',
     neededFor: (params) => (params.power_action === 'reboot_recovery' ? 'admin' : 'operator'),
     did: 'reboot',
+    transactions: ['reboot_virtual_machine'],
   }),
-  power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop' }),
+  power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop', transactions: ['stop_virtual_machine'] }),
 };
 
 type Definitions = typeof DEFINITIONS;

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, RecordedRequest, Store } from '../store';
+import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, NewFollow, RecordedRequest, Store } from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
 import type { FormLimits } from './disk-form';
 import { OutcomeNotRecordedError } from './errors';
+import { newestTransactionId, type ChangeReads } from './followed';
 import { keepLease } from './keep-lease';
 import { atLeast, neededRole, type Action, type Decision, type Policy, type Role, type WhereFrom } from './policy';
 import { isBackupState, type TargetState } from './inspection';
@@ -28,7 +29,11 @@ export interface ChangeContext {
 }
 
 export type ChangeResult<T> =
-  | { outcome: 'succeeded'; value: T; record: AuditRecord }
+  /**
+   * The cloud accepted it (scheduled): `accepted` says what it is and where its transactions are (its row's facts);
+   * `followed`, that it is followed from now on (src/follow), its message to be posted and remembered.
+   */
+  | { outcome: 'succeeded'; value: T; record: AuditRecord; accepted: NewFollow; followed: boolean }
   | { outcome: 'denied'; decision: Decision; record: AuditRecord }
   | { outcome: 'invalid'; fieldErrors: Record<string, string>; record: AuditRecord }
   | {
@@ -85,6 +90,11 @@ export interface DoorDeps {
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
   newId?: () => string;
+  /**
+   * Set: every change the cloud accepts is followed to its end (src/follow polls it), its first poll one interval
+   * (VS_FOLLOW_INTERVAL_S) after it was accepted. Unset: nothing is followed.
+   */
+  follow?: { intervalMs: number; reads: ChangeReads };
   /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
   formLimits?: FormLimits;
 }
@@ -266,6 +276,10 @@ export function createDoor(deps: DoorDeps) {
       apiRequest: recorded(run.prepared),
       ...run.names,
     };
+    // docs/cloud-api.md, Finding a change's transaction: the newest transaction id before the change is sent, read while
+    // the target is read as it stands and the change is started on record (a refusal, a duplicate or a busy target only
+    // wastes the read).
+    const baseline = deps.follow ? newestTransactionId(deps.follow.reads, change.follow.listedUnder(run.targetId)) : Promise.resolve(null);
     const stands = await asItStands(run.startedMs, asked, run.action, run.targetId, log);
     if ('refused' in stands) return stands.refused;
     // What the change was made on, as read just now, kept with its records.
@@ -294,11 +308,16 @@ export function createDoor(deps: DoorDeps) {
     const record = begun.record;
     const keeper = keepLease(store.leases, lease, lockTtlMs, now, log);
     let released = false;
-    /** Settles the record and ends the lease in one transaction. */
-    const settle = async (outcome: ChangeCompletion['outcome'], apiStatus: number | null, detail: string): Promise<AuditRecord> => {
+    /** Settles the record and ends the lease in one transaction (and, for a change the cloud accepted, starts following it). */
+    const settle = async (
+      outcome: ChangeCompletion['outcome'],
+      apiStatus: number | null,
+      detail: string,
+      follow?: Omit<NewFollow, 'recordId'>,
+    ): Promise<AuditRecord> => {
       const completion = { outcome, apiStatus, durationMs: Math.max(0, now() - run.startedMs), detail: clip(detail, MAX_DETAIL_LENGTH) };
       try {
-        const settled = await store.audit.complete(record.id, completion, lease);
+        const settled = await store.audit.complete(record.id, completion, lease, follow);
         released = true;
         return settled;
       } catch (error) {
@@ -308,6 +327,7 @@ export function createDoor(deps: DoorDeps) {
         throw new OutcomeNotRecordedError({ cause: error });
       }
     };
+    const baselineId = await baseline;
     try {
       let value: ChangeValue<A>;
       try {
@@ -331,10 +351,13 @@ export function createDoor(deps: DoorDeps) {
         log.info('change failed', { kind: error.kind, status: error.status });
         return { outcome: 'failed', error, fieldErrors, formErrors, record: settled };
       }
+      const accepted = acceptedOf(run, value, baselineId, deps.follow?.intervalMs ?? 0);
+      const followed = deps.follow !== undefined;
       // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
-      const settled = await settle('succeeded', run.prepared.expectedStatuses[0] ?? null, change.describe(run.targetId, value));
-      log.info('change succeeded', { ms: settled.durationMs });
-      return { outcome: 'succeeded', value, record: settled };
+      const status = run.prepared.expectedStatuses[0] ?? null;
+      const settled = await settle('succeeded', status, change.describe(run.targetId, value), followed ? accepted : undefined);
+      log.info('change succeeded', { ms: settled.durationMs, followed });
+      return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {
       keeper.stop();
       try {
@@ -343,6 +366,24 @@ export function createDoor(deps: DoorDeps) {
         log.warn('could not release the target lock; it expires on its own', { error, ttlMs: lockTtlMs });
       }
     }
+  }
+
+  /** What the cloud accepted just now, as it is followed: its row's facts, who asked and approved, where, since when. */
+  function acceptedOf<A extends ChangeAction>(run: Run<A>, value: ChangeValue<A>, baselineId: number | null, intervalMs: number): Omit<NewFollow, 'recordId'> {
+    const change = CHANGES[run.action];
+    const acceptedAtMs = now();
+    return {
+      action: change.action,
+      target: targetKey({ kind: change.targetKind, id: run.targetId }),
+      subject: change.follow.subject(run.targetId, run.params, value),
+      requestedBy: run.names?.requestedBy ?? run.ctx.userId,
+      approvedBy: run.names?.decidedBy ?? null,
+      channelId: run.ctx.channelId,
+      baselineId,
+      acceptedAtMs,
+      nextPollAtMs: acceptedAtMs + intervalMs,
+      intervalMs,
+    };
   }
 
   async function releaseClaim(key: string, log: Logger): Promise<void> {

@@ -46,6 +46,7 @@ export {
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
+export { factNumber, newestTransactionId, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
 export { ChangeErrorCode, isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
 export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {

@@ -10,6 +10,7 @@ import { CloudError } from './errors';
 import { pathId, type PreparedRequest } from './prepared';
 import { READS, type ReadMethods, type ReadName, type ReadOperation, type ReadPage, type ReadRow } from './reads';
 import type { Decoded, ResponseShape } from './shapes';
+import type { BudgetClass } from './transport';
 
 // The reads of reads.ts and the sending of changes on top of the transport
 // (http.ts) and the codec (codec.ts). Every read goes one way: single-flight
@@ -88,22 +89,23 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   /** Rows this cloud answered 404 for while the row read instead answered: an older cloud, asked the other way from then on. */
   const missingPaths = new Set<ReadName>();
 
-  /** One read, as its row says: GET its path, decode its answer, freeze it. */
-  async function read(name: ReadName, args: readonly unknown[]): Promise<unknown> {
+  /** One read, as its row says: GET its path, decode its answer, freeze it; on the connections of `budget`. */
+  async function read(name: ReadName, args: readonly unknown[], budget: BudgetClass): Promise<unknown> {
     const row: ReadRow = READS[name];
     const path = readPath(row, args, format);
-    return reads.run(`${format} ${path}`, async () => {
+    // Keyed by budget too: a person's read never waits in line behind a change's for a connection of the change budget.
+    return reads.run(`${budget} ${format} ${path}`, async () => {
       const instead = row.insteadWhenMissing as ReadName | undefined;
-      if (instead === undefined) return fetchAnswer(row, path, row.answer);
+      if (instead === undefined) return fetchAnswer(row, path, row.answer, budget);
       if (!missingPaths.has(name)) {
         try {
-          return await fetchAnswer(row, path, row.answer);
+          return await fetchAnswer(row, path, row.answer, budget);
         } catch (error) {
           if (!(error instanceof CloudError && error.kind === 'not_found')) throw error;
         }
       }
       // Read by this row's shape: the other row answers with the same record, and this row's allow-list applies.
-      const answer = await fetchAnswer(READS[instead], readPath(READS[instead], args, format), row.answer);
+      const answer = await fetchAnswer(READS[instead], readPath(READS[instead], args, format), row.answer, budget);
       if (!missingPaths.has(name)) {
         missingPaths.add(name);
         const from = { operation: row.operation, instead: READS[instead].operation };
@@ -113,9 +115,9 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     });
   }
 
-  function fetchAnswer(row: ReadRow, path: string, shape: ResponseShape): Promise<unknown> {
+  function fetchAnswer(row: ReadRow, path: string, shape: ResponseShape, budget: BudgetClass): Promise<unknown> {
     return observed(row.operation as ReadOperation, async (seen) =>
-      frozen(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200] })), shape)),
+      frozen(decode(seen(await http.send({ method: 'GET', path, expectedStatuses: [200], budget })), shape)),
     );
   }
 
@@ -133,12 +135,12 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     });
   }
 
-  const readMethods = Object.fromEntries(
-    (Object.keys(READS) as ReadName[]).map((name) => [name, (...args: unknown[]) => read(name, args)]),
-  ) as unknown as ReadMethods;
+  const readMethods = (budget: BudgetClass) =>
+    Object.fromEntries((Object.keys(READS) as ReadName[]).map((name) => [name, (...args: unknown[]) => read(name, args, budget)])) as unknown as ReadMethods;
 
   return {
-    ...readMethods,
+    ...readMethods('read'),
+    changeReads: Object.freeze(readMethods('change')),
     format,
     send,
 

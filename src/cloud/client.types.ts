@@ -14,6 +14,12 @@ export interface CloudClient extends ReadMethods {
   readonly format: WireFormat;
   /** Sends a prepared change exactly as prepared (method, path, body) and reads its answer as it says. Never retried. */
   send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>>;
+  /**
+   * The same reads on the connections kept for changes (VS_API_CHANGE_CONNECTIONS), never on those of reads: what a
+   * change reads of the cloud for itself (the newest transaction before it is sent, its transactions while it is
+   * followed), so that following many changes never makes a person's read wait. Single-flight among themselves.
+   */
+  readonly changeReads: ReadMethods;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }

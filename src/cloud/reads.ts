@@ -74,6 +74,12 @@ export const READS = {
     answer: listOf('transactions', 'transaction', Transaction),
     paged: true,
   },
+  listAccountTransactions: {
+    operation: 'list_account_transactions',
+    path: '/transactions',
+    answer: listOf('transactions', 'transaction', Transaction),
+    paged: true,
+  },
   getTransaction: {
     operation: 'get_transaction',
     path: '/transactions/:transactionId',

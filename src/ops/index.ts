@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditRecord, Store } from '../store';
+import type { AuditRecord, CloudOutcome, Store } from '../store';
 import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
 import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
@@ -51,6 +51,13 @@ export interface Ops {
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
   storeSeen(state: 'ok' | 'unreachable'): void;
+  /** For the follower's onEnded: counts the change by its cloud outcome, wakes the outbox sender (its record is posted again). */
+  readonly followed: (record: AuditRecord, result: CloudOutcome) => void;
+  /**
+   * Adds a job every instance runs each `intervalMs` once started (the followers' round, which takes its own leases, one
+   * per followed change); `stop` runs after its last round, when the instance stops.
+   */
+  addRound(round: Round): void;
   /**
    * Adds a step to the sweeps (before start): run each round on the one instance holding their lease, after recovery
    * and retention, counted in vs_chatops_sweeps_total{sweep=name} (the expiry of approval requests).
@@ -60,6 +67,14 @@ export interface Ops {
   start(): void;
   /** Stops the periodic work and gives its leases back. */
   stop(): Promise<void>;
+}
+
+/** A job of every instance (addRound). */
+export interface Round {
+  name: string;
+  intervalMs: number;
+  run: () => Promise<void>;
+  stop?: () => Promise<void>;
 }
 
 export const SWEEP_LEASE = 'ops:sweeps';
@@ -75,6 +90,7 @@ export function createOps(deps: OpsDeps): Ops {
   const countCommand = observeCommand(metrics);
   const jobs: Periodic[] = [];
   const steps: SweepStep[] = [];
+  const rounds: Round[] = [];
   let sender: Periodic | undefined;
   const storeSeen = (state: 'ok' | 'unreachable') => {
     if (!readiness.setStore(state)) return;
@@ -99,6 +115,11 @@ export function createOps(deps: OpsDeps): Ops {
       timeAcks(app, metrics);
     },
     recorded,
+    followed: (record, result) => {
+      metrics.changesFollowed.inc({ action: record.action, result });
+      sender?.wake();
+    },
+    addRound: (round) => void rounds.push(round),
     requestEnded: ({ kind, outcome, labels }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
     },
@@ -131,6 +152,7 @@ export function createOps(deps: OpsDeps): Ops {
           run: sweepJob({ store, logger: log, metrics, now, onInterrupted: recorded, steps }),
         }),
       );
+      for (const round of rounds) jobs.push(startPeriodic({ name: round.name, intervalMs: round.intervalMs, logger: log, now, run: round.run }));
       if (deps.postAudit) {
         // The lease outlives a round by a margin: a round stops posting at half the lease, and the next
         // one renews it first. Claims outlive both, so a post is never in two senders' hands.
@@ -160,8 +182,17 @@ export function createOps(deps: OpsDeps): Ops {
       }
     },
     async stop() {
+      const started = jobs.length > 0;
       await Promise.all(jobs.map((job) => job.stop()));
       jobs.length = 0;
+      if (!started) return;
+      for (const round of rounds) {
+        try {
+          await round.stop?.();
+        } catch (error) {
+          log.warn('a round could not stop cleanly', { round: round.name, error });
+        }
+      }
     },
   };
 }

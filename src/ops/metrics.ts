@@ -23,6 +23,8 @@ export interface Metrics {
   readonly outboxBacklog: Gauge;
   /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
   readonly auditPosts: Counter<'result'>;
+  /** Followed changes that ended, by action and the cloud's outcome (`complete`, `failed`, `cancelled`, `unknown`): counted by the instance that ended each. */
+  readonly changesFollowed: Counter<'action' | 'result'>;
   /** Periodic sweeps run by this instance, by sweep and outcome (`ok`, `error`). */
   readonly sweeps: Counter<'sweep' | 'outcome'>;
   /** 1 while this instance can serve (/readyz 200), 0 while starting or stopping. */
@@ -67,6 +69,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     storeUp: new Gauge({ name: 'vs_chatops_store_up', help: '1 while the store (SQLite or PostgreSQL) answers, 0 while unreachable', ...on }),
     outboxBacklog: new Gauge({ name: 'vs_chatops_audit_outbox_backlog', help: 'Audit posts waiting in the outbox', ...on }),
     auditPosts: new Counter({ name: 'vs_chatops_audit_posts_total', help: 'Audit posts by result (sent, retried, grouped)', labelNames: ['result'], ...on }),
+    changesFollowed: new Counter({
+      name: 'vs_chatops_changes_followed_total',
+      help: "Followed changes that ended, by action and the cloud's outcome",
+      labelNames: ['action', 'result'],
+      ...on,
+    }),
     sweeps: new Counter({ name: 'vs_chatops_sweeps_total', help: 'Periodic sweeps run by this instance', labelNames: ['sweep', 'outcome'], ...on }),
     ready: new Gauge({ name: 'vs_chatops_ready', help: '1 while this instance serves (/readyz 200)', ...on }),
   };

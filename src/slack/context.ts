@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
+import type { Follower } from '../follow';
 import type { Logger } from '../log';
 import type { Store } from '../store';
 import type { Respond } from './response-url';
@@ -26,6 +27,8 @@ export interface ListenerContext {
    * to that execution, whose token ends when the step completes.
    */
   botClient: WebClient;
+  /** Remembers where a followed change's message was posted, so that any instance updates it (src/follow). */
+  follower: Pick<Follower, 'setMessage'>;
   /** The slices listeners read (`/vs audit`, the Home tab); changes go through `changes`. */
   store: Pick<Store, 'audit' | 'freeze'>;
   logger: Logger;

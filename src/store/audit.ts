@@ -52,6 +52,52 @@ export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
   ...APPROVAL_OUTCOMES,
 ];
 
+// What a record of a change the cloud accepted gains: its cloud outcome once followed, and what is followed from the
+// moment it is settled (complete's `follow`). Spelt here, where the record is; follows.ts re-exports them.
+
+/** The cloud's own outcome of an accepted change (docs/product.md, Audit). */
+export type CloudOutcome = 'complete' | 'failed' | 'cancelled' | 'unknown';
+
+export const CLOUD_OUTCOMES: readonly CloudOutcome[] = ['complete', 'failed', 'cancelled', 'unknown'];
+
+export const isCloudOutcome = (status: string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
+
+/** What a change's transactions are (docs/cloud-api.md, Finding a change's transaction), as its row of changes says. */
+export interface FollowSubject {
+  /** The server whose transactions are listed; null: the account's (a restore whose server the answer does not name). */
+  serverId: number | null;
+  /** What its transactions run on: `Disk`, `Backup`, `VirtualMachine`. */
+  parentType: string;
+  parentId: number;
+  /** The actions that belong to it, the one that makes it first (`build_disk`; then `format_disk`, `update_fstab`). */
+  actions: readonly string[];
+  /** What its final read and its message need besides (the disk's id and size, the backup's disk), never a secret. */
+  facts: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** A change to follow, as the door hands it over with its settled record. */
+export interface NewFollow {
+  /** The change's audit record (its id is the followed change's). */
+  recordId: number;
+  action: RecordedAction;
+  /** As in its record: `vs:42`, `backup:9`. */
+  target: string;
+  subject: FollowSubject;
+  /** Who asked for it, and who approved it (null: nobody needed to). */
+  requestedBy: string;
+  approvedBy: string | null;
+  /** Where it was asked from: its message is there. */
+  channelId: string | null;
+  /** The newest transaction id seen before the change was sent; null when that could not be read. */
+  baselineId: number | null;
+  /** When the cloud accepted it (epoch ms): the follow's limit counts from here. */
+  acceptedAtMs: number;
+  /** When to look first. */
+  nextPollAtMs: number;
+  /** The spacing of polls now (it backs off while nothing moves). */
+  intervalMs: number;
+}
+
 /** What is known once a started change has ended. */
 export interface ChangeCompletion {
   outcome: 'succeeded' | 'failed' | 'applied_unreadable';
@@ -98,6 +144,10 @@ export interface AuditEntry {
 /** A record as read back: the store fills in every field of an approval (null when none). */
 export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   id: number;
+  /** A change the cloud accepted, once followed to its end (src/follow): the cloud's own outcome; null before, or when not followed. */
+  cloudOutcome?: CloudOutcome | null;
+  /** The ids of the transactions that ran it, once followed; null before. */
+  transactionIds?: readonly number[] | null;
 }
 
 /**
@@ -139,8 +189,10 @@ export interface AuditTrail {
    * once (its post, if not sent yet, says what the record says when it goes
    * out). Throws for any other id.
    * `release`: ends that lease in the same transaction (as leases.release would).
+   * `follow`: a change the cloud accepted, followed from then on (follows.start, in the same transaction; its record
+   * id is this record's).
    */
-  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }): Promise<AuditRecord>;
+  complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }, follow?: Omit<NewFollow, 'recordId'>): Promise<AuditRecord>;
   /**
    * Settles every `started` record whose lease is no longer live at `nowMs`
    * as `interrupted`, enqueuing each post in the same transaction, and

@@ -31,6 +31,8 @@ export type { ChangeFreeze, Freeze } from './freeze';
 export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES } from './approval-states';
 export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './approval-states';
 export type { RateCounter, RateDecision } from './rates';
+export type { CloudOutcome, FollowedChange, FollowProgress, Follows, FollowStatus, FollowSubject, NewFollow } from './follows';
+export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome } from './follows';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 export { deferStore, type DeferredStore } from './deferred';
 export { openStoreWhenReachable, type StoreWaitOptions } from './wait';

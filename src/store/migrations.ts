@@ -213,6 +213,45 @@ function version8(): string[] {
   ];
 }
 
+/**
+ * Followed changes (src/follow): one row per change the cloud accepted, with
+ * what finding and polling its transactions needs, the lease of the instance
+ * following it and where its message is; each audit record gains the cloud's
+ * outcome and the transaction ids.
+ */
+function version9(t: DialectTypes): string[] {
+  return [
+    `ALTER TABLE audit_records ADD COLUMN cloud_outcome TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN transaction_ids ${t.json}`,
+    `CREATE TABLE followed_changes (
+       record_id          ${t.bigint} PRIMARY KEY REFERENCES audit_records (id) ON DELETE CASCADE,
+       action             TEXT NOT NULL,
+       target             TEXT NOT NULL,
+       subject            ${t.json} NOT NULL,
+       requested_by       TEXT NOT NULL,
+       approved_by        TEXT,
+       channel_id         TEXT,
+       message_ts         TEXT,
+       baseline_id        ${t.bigint},
+       accepted_at_ms     ${t.bigint} NOT NULL,
+       status             TEXT NOT NULL,
+       transaction_ids    ${t.json} NOT NULL,
+       step               TEXT,
+       final_state        ${t.json},
+       polls              INTEGER NOT NULL DEFAULT 0,
+       interval_ms        INTEGER NOT NULL,
+       next_poll_at_ms    ${t.bigint} NOT NULL,
+       owner              TEXT,
+       lease_until_ms     ${t.bigint},
+       ended_at_ms        ${t.bigint},
+       told               TEXT,
+       replied_at_ms      ${t.bigint},
+       tell_attempts      INTEGER NOT NULL DEFAULT 0
+     )`,
+    `CREATE INDEX followed_changes_due ON followed_changes (next_poll_at_ms) WHERE replied_at_ms IS NULL`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -261,6 +300,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the cloud (VS_API_URL, VS_ACCOUNT_ID) each approval request was prepared for, and why a rejected one was denied',
     sqlite: version8(),
     postgres: version8(),
+  },
+  {
+    version: 9,
+    description: "followed changes (polled under a lease until the cloud's outcome), the cloud outcome and transaction ids of each audit record",
+    sqlite: version9(SQLITE_TYPES),
+    postgres: version9(POSTGRES_TYPES),
   },
 ];
 

@@ -30,6 +30,42 @@ export interface AuditRecordsTable {
   approval_id: string | null;
   /** The workflow execution (Wx…) a workflow step's request belongs to. Since version 6. */
   workflow_execution_id: string | null;
+  /** The cloud's outcome of an accepted change, once followed (complete, failed, cancelled, unknown). Since version 9. */
+  cloud_outcome: string | null;
+  /** JSON text: the ids of the transactions that ran it. Since version 9. */
+  transaction_ids: string | null;
+}
+
+/** A change the cloud accepted, followed to its end (src/follow). Since version 9. */
+export interface FollowedChangesTable {
+  record_id: number;
+  action: string;
+  target: string;
+  /** JSON text: where its transactions are and which belong to it (FollowSubject). */
+  subject: string;
+  requested_by: string;
+  approved_by: string | null;
+  channel_id: string | null;
+  message_ts: string | null;
+  /** The newest transaction id seen before the change was sent; null when it could not be read. */
+  baseline_id: number | null;
+  accepted_at_ms: number;
+  status: string;
+  /** JSON text: number[]. */
+  transaction_ids: string;
+  step: string | null;
+  /** JSON text: what the last read of the target found. */
+  final_state: string | null;
+  polls: Generated<number>;
+  interval_ms: number;
+  next_poll_at_ms: number;
+  owner: string | null;
+  lease_until_ms: number | null;
+  ended_at_ms: number | null;
+  /** What its message was last updated to show (a key of status, step and transactions). */
+  told: string | null;
+  replied_at_ms: number | null;
+  tell_attempts: Generated<number>;
 }
 
 export interface SubmissionsTable {
@@ -113,4 +149,5 @@ export interface StoreTables {
   change_freeze: FreezeTable;
   approvals: ApprovalsTable;
   rate_buckets: RateBucketsTable;
+  followed_changes: FollowedChangesTable;
 }

@@ -2,6 +2,7 @@ import type { AuditTrail } from './audit';
 import type { Approvals } from './approvals';
 import type { SubmissionClaims } from './claims';
 import type { ChangeFreeze } from './freeze';
+import type { Follows } from './follows';
 import type { Leases } from './leases';
 import type { Outbox } from './outbox';
 import type { RateCounter } from './rates';
@@ -42,6 +43,8 @@ export interface Store {
   readonly freeze: ChangeFreeze;
   /** Per-key rate limits shared by every instance. */
   readonly rates: RateCounter;
+  /** Changes the cloud accepted, followed to their end under a lease. */
+  readonly follows: Follows;
   /** Cheap round trip for readiness; rejects with StoreUnavailableError when the database is unreachable. */
   ping(): Promise<void>;
   /** Closes the database (pool); safe to call twice. */

@@ -59,6 +59,7 @@ describe('npm run bench -- --smoke', () => {
     'approvalClicks',
     'steps',
     'exports',
+    'follow',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);

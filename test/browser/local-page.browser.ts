@@ -45,7 +45,9 @@ afterAll(async () => {
 });
 
 const messages = () => page.getByRole('log');
-const lastMessage = () => messages().getByRole('article').last();
+/** The channel's own messages: the articles of the log itself, not the replies of a thread open under one of them. */
+const channelMessages = () => messages().locator('xpath=./article');
+const lastMessage = () => channelMessages().last();
 /** The app's Home tab under Apps, and the Home tab's content. */
 const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
 const home = () => page.getByRole('region', { name: 'Home' });
@@ -66,13 +68,12 @@ async function inChannel(name: string) {
 
 /** Types a command in the message box and waits for the app's answer. */
 async function type(command: string): Promise<Locator> {
-  const before = await messages().getByRole('article').count();
+  const before = await channelMessages().count();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(command);
   await box.press('Enter');
   // The command itself shows first (only to its author), then the answer.
-  await messages()
-    .getByRole('article')
+  await channelMessages()
     .nth(before + 1)
     .waitFor();
   return lastMessage();
@@ -209,7 +210,7 @@ describe('the forms, as the right and the wrong person', () => {
     await dialog.getByRole('checkbox', { name: 'Swap disk' }).uncheck();
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     const outcome = page.getByRole('dialog', { name: 'Add disk' });
-    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByText(/Scheduled/).waitFor();
     // The outcome can only be closed: nothing of the form is left.
     expect(await outcome.getByRole('button', { name: 'Add disk' }).count()).toBe(0);
     expect(await outcome.getByRole('textbox').count()).toBe(0);
@@ -238,10 +239,11 @@ describe('the power form', () => {
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung after the deploy');
     await dialog.getByRole('button', { name: 'Send' }).click();
     const outcome = page.getByRole('dialog', { name: 'Shut down server' });
-    await outcome.getByText(/Done/).waitFor();
+    await outcome.getByText(/Scheduled/).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
-    await expectText(lastMessage(), /Shut down \(graceful\) · VS 44 · scheduled/);
+    await expectText(lastMessage(), /Shut down \(graceful\) of VS 44/);
+    await expectText(lastMessage(), /Scheduled|Running|Done/);
   });
 });
 
@@ -327,25 +329,17 @@ describe('see before you change: a server’s card, its backups, and a restore w
 /** The approval request for `backup`'s restore, as a message of the channel being looked at. */
 /** The approval request for `backup`'s restore, as a message of the channel being looked at (with its thread under it). */
 const requestFor = (backup: number) =>
-  messages()
-    .getByRole('article')
-    .filter({ hasText: `POST /backups/${backup}/restore.json` })
-    .filter({ hasText: /Approval needed|Approved|Denied|Expired|Withdrawn/ })
+  channelMessages()
+    // The exact request while it waits; once approved and followed to its end, what it restores and who approved.
+    .filter({ hasText: new RegExp(`POST /backups/${backup}/restore\\.json|Restore backup · Backup ${backup}`) })
+    .filter({ hasText: /Approval needed|Approved|approved by|Denied|Expired|Withdrawn/ })
     .last();
 
 /** The thread under a message: its replies. */
 const threadOf = (message: Locator) => message.getByRole('region', { name: /^Thread: / });
 
 /** How many messages the channel shows, not counting replies in threads. */
-async function channelMessageCount(): Promise<number> {
-  return (
-    (await messages().getByRole('article').count()) -
-    (await messages()
-      .getByRole('region', { name: /^Thread: / })
-      .getByRole('article')
-      .count())
-  );
-}
+const channelMessageCount = () => channelMessages().count();
 
 /** Asks for backup `backup`'s restore through its form, as whoever is chosen; the form says it was sent for approval. */
 async function askRestore(backup: number, reason: string): Promise<void> {
@@ -401,10 +395,11 @@ describe('a second person: a restore waits for another admin’s approval', () =
     await as(/Bea/);
     const before = await channelMessageCount();
     await approve(requestFor(9));
-    await expectText(requestFor(9), /Approved by @Bea \(admin\) · done/);
+    // Scheduled, then followed in place to its end (the page's follower polls every 2 s).
+    await expectText(requestFor(9), /Approved by @Bea \(admin\) · scheduled|approved by @Bea \(admin\)/);
     expect(await requestFor(9).getByRole('button', { name: 'Approve' }).count()).toBe(0);
     // Changed in place: no new message in the channel; Ada is told in its thread, with a mention.
-    await expectText(threadOf(requestFor(9)), /@Ada \(admin\).*Approved by @Bea \(admin\) · done/);
+    await expectText(threadOf(requestFor(9)), /@Ada \(admin\).*Approved by @Bea \(admin\) · scheduled/);
     expect(await channelMessageCount()).toBe(before);
     await page.screenshot({ path: join(SCREENSHOTS, 'approval-approved.png') });
     await inChannel('vs-audit');
@@ -466,7 +461,10 @@ describe('global shortcuts', () => {
     // The form adds it to the Linux fstab unless told otherwise: that needs a mount point.
     await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
     await dialog.getByRole('button', { name: 'Add disk' }).click();
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
     await page.keyboard.press('Escape');
     await inChannel('general');
     await expectText(lastMessage(), /VS 44/);
@@ -503,7 +501,10 @@ describe('keyboard only', () => {
       await page.keyboard.press('Tab');
     }
     await page.keyboard.press('Enter');
-    await page.getByRole('dialog', { name: 'Add disk' }).getByText(/Done/).waitFor();
+    await page
+      .getByRole('dialog', { name: 'Add disk' })
+      .getByText(/Scheduled/)
+      .waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await expectText(lastMessage(), /30 GB/);
@@ -689,7 +690,7 @@ describe('approving from the Home tab', () => {
     await home().getByRole('heading', { name: 'Waiting for your approval' }).waitFor({ state: 'hidden' });
     await expectText(home(), /Restore backup · Backup 10 → succeeded/);
     await inChannel('incident-42');
-    await expectText(requestFor(10), /Approved by @Bea \(admin\) · done/);
+    await expectText(requestFor(10), /Approved by @Bea \(admin\) · scheduled|approved by @Bea \(admin\)/);
   });
 });
 
@@ -713,6 +714,77 @@ describe('the freeze', () => {
     await openForm('/vs disk add 42', 'Add disk · VS 42');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
+  });
+});
+
+describe('following a change to its end, live', () => {
+  // The sandbox runs each change as transactions of a few seconds; local mode polls them every 2 s, so a person sees
+  // the message go from scheduled to its end, in place, and a reply in its thread.
+  const followed = (title: string) => channelMessages().filter({ hasText: title }).last();
+
+  /** Adds a disk through its form and closes the form once it says scheduled; the channel's message that follows it. */
+  async function addDisk(vsId: number, size: string, mountPoint: string): Promise<Locator> {
+    const dialog = await openForm(`/vs disk add ${vsId}`, `Add disk · VS ${vsId}`);
+    await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill(size);
+    await dialog.getByRole('textbox', { name: /Mount point/ }).fill(mountPoint);
+    await dialog.getByRole('button', { name: 'Add disk' }).click();
+    await scheduled('Add disk');
+    return followed(`Add disk · VS ${vsId}`);
+  }
+
+  /** The form's window says the change was scheduled; it is closed. */
+  async function scheduled(title: string): Promise<void> {
+    await page
+      .getByRole('dialog', { name: title })
+      .getByText(/Scheduled/)
+      .waitFor();
+    await page.keyboard.press('Escape');
+  }
+
+  beforeAll(async () => {
+    await inChannel('incident-42');
+  });
+
+  test('a disk add: scheduled, running (its transaction in words), then done in place, and one reply in its thread naming who asked', async () => {
+    await as(/Otto/);
+    const message = await addDisk(46, '25', '/mnt/archive');
+    await expectText(message, /Scheduled: the cloud accepted the change/);
+    await expectText(message, /Running · building a disk/);
+    await expectText(message, /Done · disk \d+ is built and unlocked/);
+    await expectText(threadOf(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
+    expect(await threadOf(message).getByRole('article').count()).toBe(1);
+    await message.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
+  });
+
+  test('a reboot, then a restore approved by a second admin: each done in place, the restore’s reply naming both', async () => {
+    await as(/Otto/);
+    const dialog = await openForm('/vs reboot 45', 'Power · VS 45');
+    await dialog.getByRole('textbox', { name: 'Type 45 to confirm' }).fill('45');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel update');
+    await dialog.getByRole('button', { name: 'Send' }).click();
+    await scheduled('Reboot server');
+    const reboot = followed('Reboot server · VS 45');
+    await expectText(reboot, /Running · rebooting the server/);
+    await expectText(reboot, /Done · VS 45 is on, and unlocked/);
+    await expectText(threadOf(reboot), /Reboot server · VS 45: Done/);
+
+    await as(/Ada/);
+    await askRestore(15, 'the uploads table is corrupt');
+    await as(/Bea/);
+    await approve(requestFor(15));
+    const restore = requestFor(15);
+    await expectText(restore, /Done · backup 15 is restored onto disk 101, and the disk is unlocked/);
+    await expectText(restore, /asked by @Ada \(admin\) · approved by @Bea \(admin\)/);
+    await expectText(threadOf(restore), /@Ada \(admin\) @Bea \(admin\).*Restore backup · Backup 15: Done/);
+  });
+
+  test('a change that fails in the cloud ends as failed: the step in words and where to look, never the cloud’s raw log', async () => {
+    await as(/Otto/);
+    const message = await addDisk(48, '10', '/mnt/logs');
+    await expectText(message, /Failed in the cloud while building a disk/);
+    await message.getByRole('link', { name: 'VS 48' }).first().waitFor();
+    await expectText(threadOf(message), /Add disk · VS 48: Failed in the cloud/);
+    expect(await message.textContent()).not.toMatch(/Fatal|lvcreate|DATABASE_URL|s3cr3t/);
   });
 });
 

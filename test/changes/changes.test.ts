@@ -160,6 +160,8 @@ describe('the changes door', () => {
         decidedBy: null,
         approvalId: null,
         workflowExecutionId: null,
+        cloudOutcome: null,
+        transactionIds: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });

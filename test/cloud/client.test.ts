@@ -522,6 +522,21 @@ describe('connection budgets: reads cannot starve changes', () => {
     await Promise.all(reads);
   });
 
+  it("a change's reads (the door's and the follower's) use the change connections: with every read connection held, they are answered", async () => {
+    const slow = holdReads();
+    const cloud = client({ maxConnections: 2, changeConnections: 1, connectionWaitMs: 50 });
+    const first = cloud.listFirewallRules(1);
+    await waitFor('a read held', () => slow.held.length >= 1, { every: 5 });
+    // A person's read finds no read connection; the same read of a change is sent on the change connection.
+    await expectKind(cloud.listTransactions(42), 'no_connection');
+    const pending = cloud.changeReads.listTransactions(42);
+    await waitFor('the change read sent', () => slow.held.length >= 2, { every: 5 });
+    slow.release();
+    await expect(pending).resolves.toEqual([]);
+    await first;
+    expect(server.connections.maxOpen).toBe(2);
+  });
+
   it('a read that finds no read connection free within the wait bound fails as no_connection, unsent, with its own message', async () => {
     const slow = holdReads();
     const cloud = client({ maxConnections: 2, changeConnections: 1, connectionWaitMs: 50 });

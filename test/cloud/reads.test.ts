@@ -70,6 +70,7 @@ describe('the reads table', () => {
     listBackups: [42],
     getBackup: [9],
     listTransactions: [42],
+    listAccountTransactions: [],
     getTransaction: [7],
   };
   const paths: Record<ReadName, string> = {
@@ -81,6 +82,7 @@ describe('the reads table', () => {
     listBackups: '/virtual_machines/42/backups',
     getBackup: '/backups/9',
     listTransactions: '/virtual_machines/42/transactions',
+    listAccountTransactions: '/transactions',
     getTransaction: '/transactions/7',
   };
 
@@ -354,12 +356,14 @@ describe('transactions', () => {
     await cloud.listTransactions(42, { page: 3 });
     await cloud.listTransactions(42, { page: 2, perPage: 20 });
     await client('xml').listTransactions(42, { perPage: 50 });
+    await cloud.listAccountTransactions({ page: 2, perPage: 5 });
     expect(server.requests.map((r) => r.url)).toEqual([
       '/virtual_machines/42/transactions.json',
       '/virtual_machines/42/transactions.json',
       '/virtual_machines/42/transactions/page/3.json',
       '/virtual_machines/42/transactions/page/2.json?per_page=20',
       '/virtual_machines/42/transactions.xml?per_page=50',
+      '/transactions/page/2.json?per_page=5',
     ]);
   });
 

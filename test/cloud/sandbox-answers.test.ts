@@ -32,7 +32,7 @@ function client(format: 'json' | 'xml'): CloudClient {
 }
 
 /** Ids of the seed each read is asked for, and an id it does not hold. */
-const ASKED: Record<ReadName, { ids: number[]; unknown: number[]; missing: string }> = {
+const ASKED: Record<ReadName, { ids: number[]; unknown: number[] | null; missing: string }> = {
   listFirewallRules: { ids: [42], unknown: [999], missing: 'VirtualMachine 999' },
   listAutoscaling: { ids: [46], unknown: [999], missing: 'VirtualMachine 999' },
   getServer: { ids: [42], unknown: [999], missing: 'VirtualMachine 999' },
@@ -41,6 +41,8 @@ const ASKED: Record<ReadName, { ids: number[]; unknown: number[]; missing: strin
   listBackups: { ids: [42], unknown: [999], missing: 'VirtualMachine 999' },
   getBackup: { ids: [11], unknown: [999], missing: 'Backup 999' },
   listTransactions: { ids: [42], unknown: [999], missing: 'VirtualMachine 999' },
+  // The account's own: nothing in its path to be unknown.
+  listAccountTransactions: { ids: [], unknown: null, missing: '' },
   getTransaction: { ids: [4], unknown: [999], missing: 'Transaction 999' },
 };
 
@@ -56,6 +58,7 @@ describe('the reads of the bot’s table', () => {
     if (name === 'listFirewallRules') expect(carried(fromXml)).toEqual(carried(fromJson));
     else expect(fromXml).toEqual(fromJson);
     expect(Array.isArray(fromJson) ? fromJson.length : 1).toBeGreaterThan(0);
+    if (unknown === null) return;
     await expect(read(client('json'), unknown)).rejects.toMatchObject({ kind: 'not_found', messages: [`${missing} was not found`] });
     await expect(read(client('xml'), unknown)).rejects.toMatchObject({ kind: 'not_found', messages: [`${missing} was not found`] });
   });

@@ -52,6 +52,11 @@ export interface Harness {
    * new one from then on, and `bot`, `config`, `store` and `cloud` are its.
    */
   restart(env?: Record<string, string>): Promise<void>;
+  /**
+   * Composes one more instance on the same stand-in, sandbox and settings (on PostgreSQL, `env` with DATABASE_URL: the
+   * same database), as a second instance behind a load balancer; requests still go to the first. Stopped by close().
+   */
+  another(env?: Record<string, string>): Promise<Bot>;
   close(): Promise<void>;
 }
 
@@ -61,15 +66,24 @@ export interface HarnessOptions {
   delayMs?: number;
   /** Point the bot at another cloud API (a fault server) instead of the sandbox. */
   cloudUrl?: string;
-  /** The bot's clock (group caches, claims, locks, the outbox): a test moves it instead of waiting. */
+  /** The bot's clock (group caches, claims, locks, the outbox, the follower): a test moves it instead of waiting. */
   now?: () => number;
+  /** The sandbox's clock, which its changes' transactions run on (epoch ms): a test moves it to step them. */
+  sandboxNow?: () => number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startSlackFake();
   // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
   slack.setManifest(appManifest());
-  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.delayMs ?? 0 });
+  const sandboxNow = options.sandboxNow;
+  const sandbox = await startSandbox({
+    reads: READS,
+    port: 0,
+    apiKey: API_KEY,
+    delayMs: options.delayMs ?? 0,
+    ...(sandboxNow ? { now: () => new Date(sandboxNow()) } : {}),
+  });
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-test-'));
   const dbPath = join(dir, 'audit.sqlite');
   const settings = {
@@ -101,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   let running = await compose({ ...settings, ...options.env });
   let closed = false;
+  const others: Bot[] = [];
 
   return {
     get config() {
@@ -134,9 +149,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await running.bot.stop(2000);
       running = await compose({ ...settings, ...env });
     },
+    async another(env = options.env) {
+      const other = await compose({ ...settings, ...env });
+      others.push(other.bot);
+      return other.bot;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      for (const other of others) await other.stop(2000);
       await running.bot.stop(2000);
       await sandbox.close();
       await slack.close();

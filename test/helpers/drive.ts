@@ -1,4 +1,4 @@
-import type { Execution, ExecutionOptions } from '@vs-chatops/slack-standin';
+import type { ChannelMessage, Execution, ExecutionOptions } from '@vs-chatops/slack-standin';
 import type { Harness } from './app-harness';
 import { CHANNEL, newTriggerId, newViewId, viewSubmission, type StateValue } from './payloads';
 import type { SlackHttpResponse, SlackRequestOptions } from './signed-requests';
@@ -35,6 +35,21 @@ export async function answerTo(h: Harness, text: string, opts: Parameters<Harnes
   const id = idOf(responseUrl);
   const post = await waitFor(`an answer to ${commandName(text)}`, () => h.slack.responses.find((r) => r.id === id), { within: timeoutMs });
   return post.body;
+}
+
+/**
+ * The bot's message for everyone in `channel` whose text starts with `start` (a change's result: posted with
+ * chat.postMessage, so that it can be followed to its end and updated in place), once it is there.
+ */
+export async function postedIn(h: Harness, channel: string, start: string, timeoutMs = 8000): Promise<ChannelMessage> {
+  return waitFor(
+    `the bot's message "${start}…" in ${channel}`,
+    () => h.slack.messagesIn(channel).find((m) => m.kind === 'bot' && !m.ephemeralTo && m.text.replace(/^\[sandbox data\] /, '').startsWith(start)),
+    {
+      within: timeoutMs,
+      detail: () => `messages there: ${JSON.stringify(h.slack.messagesIn(channel).map((m) => m.text))}`,
+    },
+  );
 }
 
 /** Types the command that opens a form and returns the modal Slack was asked to open. */

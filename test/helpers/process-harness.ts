@@ -32,6 +32,8 @@ export interface ProcessHarness {
 export interface ProcessHarnessOptions {
   /** The sandbox answers after this long (work in flight at a signal). */
   cloudDelayMs?: number;
+  /** How long the sandbox's transactions stay pending, then running (its default: 1 s, 3 s). */
+  transactionMs?: { pending: number; running: number };
 }
 
 /** A process harness whose bots reach the sandbox through a cloud fault server (`cloud`): forwarding, recording, misbehaving on request. */
@@ -44,7 +46,13 @@ export async function startProcessHarness(
 ): Promise<ProcessHarness | ProcessHarnessBehindFaults> {
   const dir = mkdtempSync(join(tmpdir(), 'vs-chatops-process-'));
   const slack = await startSlackFake();
-  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY, delayMs: options.cloudDelayMs ?? 0 });
+  const sandbox = await startSandbox({
+    reads: READS,
+    port: 0,
+    apiKey: API_KEY,
+    delayMs: options.cloudDelayMs ?? 0,
+    ...(options.transactionMs ? { transactionMs: options.transactionMs } : {}),
+  });
   const cloud = options.behindFaults ? await startCloudFaultServer({ upstream: sandbox.url }) : undefined;
   const bots: SpawnedBot[] = [];
   let answers = 0;

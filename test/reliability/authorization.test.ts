@@ -125,7 +125,7 @@ describe('authorization, every action × role × channel restriction', () => {
 
     h.slack.setChannelMembers(ALLOWED, ['USOMEONE', USERS.operator]);
     const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
-    expect(visibleText(done)).toMatch(/Done/);
+    expect(visibleText(done)).toMatch(/Scheduled/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
   });
@@ -136,7 +136,7 @@ describe('authorization, every action × role × channel restriction', () => {
     const shortcutForm = { ...goodDisk, vs_id: input.text('42'), channel: input.channel(ALLOWED) };
 
     h.slack.setChannelMembers(ALLOWED, [...others, USERS.operator]);
-    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm))).toMatch(/Done/);
+    expect(visibleText(await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm))).toMatch(/Scheduled/);
     expect(h.slack.callsTo('users.conversations')).toHaveLength(1);
 
     h.slack.reset();
@@ -191,7 +191,7 @@ describe('a role that changes between opening the form and submitting it', () =>
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'denied' });
 
       const ok = await submit(h, 'disk_add', 'UONCALL2', view.private_metadata, goodDisk, newViewId());
-      expect(visibleText(ok.view)).toMatch(/Done/);
+      expect(visibleText(ok.view)).toMatch(/Scheduled/);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'succeeded' });
     } finally {

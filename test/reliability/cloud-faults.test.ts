@@ -129,7 +129,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     cloud.heal();
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
-    expect(visibleText(ok.view)).toMatch(/Done/);
+    expect(visibleText(ok.view)).toMatch(/Scheduled/);
     await waitFor('the change to be recorded as succeeded', async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded');
   });
 

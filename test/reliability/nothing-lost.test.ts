@@ -4,6 +4,7 @@ import { startHarness } from '../helpers/app-harness';
 import { CHANNEL, goodDisk, newViewId, openForm, sleep, submit, visibleText } from '../helpers/drive';
 import { input, viewSubmission } from '../helpers/payloads';
 import { useProcessHarness } from '../helpers/process-harness';
+import { waitFor } from '../helpers/wait';
 
 // Audit records survive a crash: the real bot, as a process, makes changes;
 // each change's result reaches Slack; the process is SIGKILLed (no shutdown
@@ -39,16 +40,17 @@ describe('the real bot, SIGKILLed after changes', () => {
     for (let i = 0; i < count; i++) {
       const res = await send(change(i));
       expect(res.status).toBe(200);
-      expect(visibleText(res.json())).toMatch(/Done/);
+      expect(visibleText(res.json())).toMatch(/Scheduled/);
     }
     // The same submission delivered four times at once (Slack retries, a double click): one disk.
     const twice = change(count, 'VLOSTDUP');
     const dup = await Promise.all([0, 1, 2, 3].map(() => send(twice)));
     expect(dup.every((r) => r.status === 200)).toBe(true);
-    // Every result reached the channel (through its response_url) before the kill.
-    const posts = await slack.waitForResponses(count + 1, 10_000);
+    // Every result reached the channel (chat.postMessage, to be followed there) before the kill.
+    const results = () => slack.messagesIn(CHANNEL).filter((m) => m.kind === 'bot' && m.text.includes('Add disk · VS'));
+    await waitFor(`${count + 1} results in the channel`, () => results().length >= count + 1, { within: 10_000 });
     await sleep(200);
-    expect(slack.responses).toHaveLength(count + 1);
+    expect(results()).toHaveLength(count + 1);
 
     const ended = await bot.kill('SIGKILL');
     expect(ended.signal).toBe('SIGKILL');
@@ -61,8 +63,8 @@ describe('the real bot, SIGKILLed after changes', () => {
       expect(records.filter((r) => r.outcome !== 'succeeded')).toEqual([]);
       const labels = done.map((r) => String(r.params.label)).sort();
       expect(labels).toEqual([...Array.from({ length: count + 1 }, (_, i) => `lost-${i}`)].sort());
-      for (const post of posts) {
-        const i = Number(post.id.replace('change', ''));
+      for (const result of results()) {
+        const i = Number(/Label: lost-(\d+)/.exec(JSON.stringify(result.blocks))?.[1]);
         const record = done.find((r) => r.params.label === `lost-${i}`)!;
         expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: `vs:${42 + (i % 5)}`, apiStatus: 201 });
         expect(record.params.disk_size).toBe(10 + i);
@@ -84,7 +86,7 @@ describe('concurrent submissions for one target', () => {
       await sleep(100);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       const texts = acks.map((a) => visibleText(a.view));
-      expect(texts.filter((t) => /Done/.test(t))).toHaveLength(1);
+      expect(texts.filter((t) => /Scheduled/.test(t))).toHaveLength(1);
       expect(texts.filter((t) => /in progress/.test(t))).toHaveLength(2);
       const outcomes = (await h.store.audit.latest(3)).map((r) => r.outcome).sort();
       expect(outcomes).toEqual(['busy', 'busy', 'succeeded']);

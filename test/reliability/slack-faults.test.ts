@@ -3,7 +3,7 @@ import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
 import { forward, startCloudFaultServer } from '../helpers/cloud-fault-server';
 import { startHarness, useHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message } from '../helpers/drive';
+import { answerTo, CHANNEL, goodDisk, newViewId, openForm, sleep, STACK_TRACE, submit, visibleText, type Message, postedIn } from '../helpers/drive';
 import { useStarted } from '../helpers/use-started';
 import { waitFor } from '../helpers/wait';
 import { input, viewSubmission } from '../helpers/payloads';
@@ -79,25 +79,34 @@ describe('Slack Web API and response_url failures', () => {
     expect(next.response_type).toBe('in_channel');
   });
 
-  test('a change whose response_url expired still reaches the channel through chat.postMessage', async () => {
+  test("a change's result reaches the channel through chat.postMessage (to be followed in place), whatever its response_url says", async () => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     h.slack.failResponseUrl(404);
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
-    expect(visibleText(ack.view)).toMatch(/Done/);
+    expect(visibleText(ack.view)).toMatch(/Scheduled/);
     const posts = await h.slack.waitForCalls('chat.postMessage', 2);
     expect(posts.map((p) => p.args.channel).sort()).toEqual(['CAUDIT', CHANNEL]);
-    expect(linesAbout(h, /response_url .*posting to the channel instead/)[0]).toMatchObject({ level: 'warn', user: 'UOPER', channel: CHANNEL });
+    expect(h.slack.responses).toHaveLength(0);
   });
 
-  test('chat.postMessage failing (ok:false) after a change: the change is recorded, the modal says done, and the failure is logged', async () => {
+  test('chat.postMessage refused (a private channel without the bot): the result goes out through the response_url instead, logged', async () => {
+    const view = await openForm(h, 'disk add 44', 'UOPER');
+    h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
+    await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
+    const [result] = await h.slack.waitForResponses(1);
+    expect(result!.body).toMatchObject({ response_type: 'in_channel', text: expect.stringMatching(/^Add disk · VS 44: Scheduled/) });
+    expect(JSON.stringify(linesAbout(h, /using the response_url/)[0])).toContain('not_in_channel');
+  });
+
+  test('chat.postMessage failing (ok:false) after a change: the change is recorded, the modal says scheduled, and the failure is logged', async () => {
     const view = await openForm(h, 'disk add 43', 'UOPER');
     h.slack.failResponseUrl(404);
     h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
-    expect(visibleText(ack.view)).toMatch(/Done/);
+    expect(visibleText(ack.view)).toMatch(/Scheduled/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
-    await waitFor('the failed result post to be logged', () => linesAbout(h, /could not post the result to the channel/).length > 0);
-    expect(JSON.stringify(linesAbout(h, /could not post the result/)[0])).toContain('not_in_channel');
+    await waitFor('the failed result post to be logged', () => linesAbout(h, /its message could not be posted/).length > 0);
+    expect(JSON.stringify(linesAbout(h, /using the response_url/)[0])).toContain('not_in_channel');
     // The audit post stays in the outbox and is retried; the refusal is logged with Slack's reason.
     await waitFor('the refused audit post to be logged', () => linesAbout(h, /Slack did not take an audit post/).length > 0);
     expect(JSON.stringify(linesAbout(h, /Slack did not take an audit post/)[0])).toContain('not_in_channel');
@@ -141,8 +150,8 @@ describe('Slack Web API and response_url failures', () => {
       );
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
       await waitFor('the failed views.update to be logged', () => linesAbout(h, /could not update the modal/).length > 0, { within: 3000 });
-      const [result] = await h.slack.waitForResponses(1, 3000);
-      expect(visibleText(result!.body)).toMatch(/20 ?GB/);
+      const result = await postedIn(h, CHANNEL, 'Add disk · VS 44', 3000);
+      expect(visibleText(result)).toMatch(/20 ?GB/);
     } finally {
       h.sandbox.setDelay(0);
     }
@@ -188,7 +197,7 @@ describe('the Slack Web API unreachable', () => {
       }),
     );
     expect(res.status).toBe(200);
-    expect(visibleText(res.json())).toMatch(/Done/);
+    expect(visibleText(res.json())).toMatch(/Scheduled/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // The result post fails after its bounded retries, the audit post waits in the outbox; both are logged, not thrown.

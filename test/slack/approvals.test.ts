@@ -140,7 +140,7 @@ describe('a click on the request', () => {
   test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
     const asked = await askRestore('UADMIN');
     const [first, second] = await Promise.all([clickOn(h, 'UADMIN2', 'approval_approve', asked), clickOn(h, 'UADMIN2', 'approval_approve', asked)]);
-    const updated = await updatedTo(h, asked, /Approved\* by <@UADMIN2> · done: backup 9 restored/);
+    const updated = await updatedTo(h, asked, /Approved\* by <@UADMIN2> · scheduled: backup 9 restored/);
     expect(JSON.stringify(updated.blocks)).not.toContain('approval_approve');
     expect(h.slack.messagesIn(CHANNEL).filter((m) => m.ts === asked.ts)).toHaveLength(1);
     expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
@@ -263,7 +263,7 @@ describe('the exact request', () => {
   test('an approved disk is sent exactly as the message showed it, and a 422 is shown in the message with the API messages', async () => {
     const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add');
     await clickOn(h, 'UOPER2', 'approval_approve', asked);
-    await updatedTo(h, asked, /Approved\* by <@UOPER2> · done/);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · scheduled/);
     const [sent] = changePosts();
     expect(shownRequest(asked.message)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
 
@@ -283,7 +283,7 @@ describe('the exact request', () => {
         /^POST \/virtual_machines\/43\/disks\.xml\n\n<\?xml .*<label>a &quot;quoted&quot; &lt;label&gt; &amp; more<\/label>/,
       );
       await clickOn(x, 'UOPER2', 'approval_approve', asked);
-      await updatedTo(x, asked, /Approved\* by <@UOPER2> · done/);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · scheduled/);
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
     });
@@ -309,7 +309,7 @@ describe('the exact request', () => {
       const shown = shownRequest(asked.message);
       for (const field of ['label', 'mount_point', 'hot_attach', 'min_iops', 'require_format_disk', 'file_system']) expect(shown).toContain(`<${field}`);
       await clickOn(x, 'UOPER2', 'approval_approve', asked);
-      await updatedTo(x, asked, /Approved\* by <@UOPER2> · done/);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · scheduled/);
       expect(xmlCloud.requests.filter((r) => r.method === 'POST').map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shown]);
     });
   });
@@ -398,9 +398,9 @@ describe('people notice a request', () => {
   test('approved: the one who asked is told in the thread, with a mention, how the change went', async () => {
     const asked = await askRestore('UADMIN');
     await clickOn(h, 'UADMIN2', 'approval_approve', asked);
-    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · done/);
+    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · scheduled/);
     await waitFor('the reply in the thread', () =>
-      threadOf(asked).some((r) => r.includes('<@UADMIN> :white_check_mark: *Approved* by <@UADMIN2> · done: backup 9 restored')),
+      threadOf(asked).some((r) => r.includes('<@UADMIN> :hourglass: *Approved* by <@UADMIN2> · scheduled: backup 9 restored')),
     );
   });
 });

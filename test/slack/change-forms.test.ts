@@ -1,7 +1,7 @@
 import { openSqliteStore } from '../../src/store/sqlite';
 import { useHarness, useHarnessBehindFaults, type Harness } from '../helpers/app-harness';
 import { reply } from '../helpers/cloud-fault-server';
-import { answerTo, CHANNEL, goodDisk as drivenDisk, openForm, submit, type View } from '../helpers/drive';
+import { answerTo, CHANNEL, goodDisk as drivenDisk, openForm, postedIn, submit, type View } from '../helpers/drive';
 import { globalShortcut, input, JSON_CONTENT_TYPE, type StateValue } from '../helpers/payloads';
 
 const ROLES = { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER,SONCALL', VS_VIEWERS: 'UVIEWER,UOPER2' };
@@ -75,9 +75,10 @@ describe('changes from Slack', () => {
         require_format_disk: '1',
       },
     });
-    const [result] = await h.slack.waitForResponses(1);
-    const text = JSON.stringify(result!.body);
-    expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
+    // For the whole channel (chat.postMessage), followed from there to its end (test/follow).
+    const result = await postedIn(h, CHANNEL, 'Add disk · VS 42');
+    const text = JSON.stringify(result);
+    expect(text).toContain('Scheduled');
     expect(text).toMatch(/20 ?GB/);
     expect(text).toMatch(/SSD/);
     expect(text).toContain('data &lt;disk&gt; &amp; more');
@@ -85,8 +86,7 @@ describe('changes from Slack', () => {
     expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'succeeded', apiStatus: 201 });
     expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
     // …and the audit channel hears of it.
-    const audit = await h.slack.waitForCalls('chat.postMessage', 1);
-    expect(audit[0]!.args.channel).toBe('CAUDIT');
+    await postedIn(h, 'CAUDIT', 'Add disk · VS 42 by <@UOPER>: succeeded');
   });
 
   test('invalid input comes back inline on the fields and calls nothing', async () => {
@@ -136,9 +136,8 @@ describe('changes from Slack', () => {
     });
     expect(ack.response_action).not.toBe('errors');
     expect(restorePosts(h).map((r) => r.path)).toEqual(['/backups/9/restore.json']);
-    const [result] = await h.slack.waitForResponses(1);
-    expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
-    expect(JSON.stringify(result!.body)).toMatch(/VS 42/);
+    const result = await postedIn(h, CHANNEL, 'Restore backup · Backup 9');
+    expect(JSON.stringify(result)).toMatch(/restored onto VS 42/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'backup_restore',
       target: 'backup:9',

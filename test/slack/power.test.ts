@@ -1,5 +1,5 @@
 import { useHarness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, completionsOf, openForm, runStep, submit, visibleText, type View } from '../helpers/drive';
+import { answerTo, CHANNEL, completionsOf, openForm, runStep, submit, visibleText, type View, postedIn } from '../helpers/drive';
 import { globalShortcut, input, newTriggerId } from '../helpers/payloads';
 import { approvalIdIn, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
@@ -58,10 +58,11 @@ describe('the power form', () => {
     const ack = await submit(h, 'vs_power', USERS.operator, view.private_metadata, filled('shutdown'));
     expect(ack.response_action).toBe('update');
     expect(powerPosts().map((r) => [r.path, r.body])).toEqual([['/virtual_machines/42/shutdown.json', null]]);
-    const [result] = await h.slack.waitForResponses(1);
-    expect((result!.body as { response_type: string }).response_type).toBe('in_channel');
-    expect(visibleText(result!.body)).toContain('Shut down (graceful) · VS 42 · scheduled');
-    expect(visibleText(result!.body)).toContain('unresponsive since the 14:00 deploy');
+    // For the whole channel (chat.postMessage), followed from there to its end (test/follow).
+    const result = await postedIn(h, CHANNEL, 'Shut down server · VS 42');
+    expect(visibleText(result.blocks)).toContain('*Shut down (graceful)* of VS 42');
+    expect(visibleText(result.blocks)).toContain('*Scheduled*');
+    expect(visibleText(result.blocks)).toContain('unresponsive since the 14:00 deploy');
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       userId: USERS.operator,
       channelId: CHANNEL,

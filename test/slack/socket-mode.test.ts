@@ -192,7 +192,7 @@ describe('the bot in Socket Mode', () => {
     });
     const ack = await link.waitForAck(submission, 5000);
     expect(ack.payload).toMatchObject({ response_action: 'update' });
-    expect(visibleText(ack.payload)).toMatch(/Done/);
+    expect(visibleText(ack.payload)).toMatch(/Scheduled/);
     const posts = sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(before + 1);
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
@@ -266,7 +266,7 @@ describe('the bot in Socket Mode', () => {
     stopped = true;
 
     const ack = await link.waitForAck(submission, 1000);
-    expect(visibleText(ack.payload)).toMatch(/Done/);
+    expect(visibleText(ack.payload)).toMatch(/Scheduled/);
     expect((await store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
     expect((await store.audit.latest(1))[0]!.id).not.toBe(record!.id);
 

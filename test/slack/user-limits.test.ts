@@ -210,7 +210,7 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
     const first = await openForm(both.one, 'disk add 42', 'UOPER');
     await openForm(both.two, 'disk add 43', 'UOPER');
     const done = await submit(both.two, 'disk_add', 'UOPER', first.private_metadata ?? '{}', goodDisk);
-    expect(visibleText(done)).toContain('Done');
+    expect(visibleText(done)).toContain('Scheduled');
 
     const limited = await answerTo(both.one, 'disk add 44', { user: 'UOPER', triggerId: 'trigger.limited' });
     expect(limited.response_type).toBe('ephemeral');

@@ -174,6 +174,8 @@ describe('the SQLite store', () => {
         decidedBy: null,
         approvalId: null,
         workflowExecutionId: null,
+        cloudOutcome: null,
+        transactionIds: null,
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.

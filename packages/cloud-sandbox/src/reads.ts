@@ -67,6 +67,10 @@ export const READ_HANDLERS = {
     const detailed = call.query.has('detailed');
     return { records: page(state.transactionsOf(server), call).map((t) => render.transaction(t, detailed)) };
   },
+  listAccountTransactions: (state, call) => {
+    const detailed = call.query.has('detailed');
+    return { records: page(state.allTransactions(), call).map((t) => render.transaction(t, detailed)) };
+  },
   getTransaction: (state, call) => {
     const transaction = state.transaction(call.ids[0] ?? 0);
     return transaction ? { records: render.transaction(transaction, call.query.has('detailed')) } : { missing: `Transaction ${call.ids[0]}` };

@@ -330,6 +330,7 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
       delayMs = checkedDelay(ms);
     },
     serverIds: () => state.serverIds(),
+    cancelTransaction: (id: number) => state.cancelTransaction(id),
     reset() {
       requests.length = 0;
       state.reset();

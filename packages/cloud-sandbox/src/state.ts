@@ -92,6 +92,17 @@ export class SandboxState {
     return this.transactions.ofServer(server.id);
   }
 
+  /** Every transaction of the account, newest first. */
+  allTransactions(): SandboxTransaction[] {
+    return this.transactions.all();
+  }
+
+  /** Cancels a transaction that has not ended, at the clock's time; false when there is none. */
+  cancelTransaction(id: number): boolean {
+    this.advance();
+    return this.transactions.cancel(id, this.now().getTime());
+  }
+
   /** The transaction holding the object locked, if one is running (or waiting to). */
   lockOf(kind: 'servers' | 'disks' | 'backups', id: number): SandboxTransaction | undefined {
     return this.transactions.holding(kind, id);

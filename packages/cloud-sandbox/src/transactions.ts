@@ -104,6 +104,14 @@ export class Transactions {
     return effects;
   }
 
+  /** Cancels a transaction that has not ended (the panel's Cancel button): false when there is none. */
+  cancel(id: number, nowMs: number): boolean {
+    const t = this.byId(id);
+    if (!t || isFinal(t)) return false;
+    this.settle(t, 'cancelled', nowMs);
+    return true;
+  }
+
   private settle(t: SandboxTransaction, status: TransactionStatus, atMs: number): void {
     t.status = status;
     t.updated_at = isoTimestamp(new Date(atMs));
@@ -122,5 +130,10 @@ export class Transactions {
   /** A server's transactions, newest first. */
   ofServer(serverId: number): SandboxTransaction[] {
     return this.list.filter((t) => t.associated_object_id === serverId).reverse();
+  }
+
+  /** Every transaction of the account, newest first. */
+  all(): SandboxTransaction[] {
+    return [...this.list].reverse();
   }
 }

@@ -266,6 +266,12 @@ export interface Sandbox {
   setDelay(ms: number): void;
   /** The ids of the servers it holds, in order (the links its control panel has, for local mode's page). */
   serverIds(): number[];
+  /**
+   * Cancels a transaction that has not ended, as an operator does with the control panel's Cancel button: it ends
+   * `cancelled` (what waits for it too), its objects unlocked, nothing of its effect applied. False when there is no
+   * such transaction or it has ended.
+   */
+  cancelTransaction(id: number): boolean;
   /** Clears `requests` and restores the seed state. */
   reset(): void;
   /** Stops listening and ends open (keep-alive) connections. */

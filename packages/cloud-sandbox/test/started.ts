@@ -18,6 +18,7 @@ export const API_READS = {
   listBackups: { path: '/virtual_machines/:vsId/backups', answer: { kind: 'list', listName: 'backups', itemName: 'backup' } },
   getBackup: { path: '/backups/:backupId', answer: { kind: 'object', name: 'backup' } },
   listTransactions: { path: '/virtual_machines/:vsId/transactions', answer: { kind: 'list', listName: 'transactions', itemName: 'transaction' }, paged: true },
+  listAccountTransactions: { path: '/transactions', answer: { kind: 'list', listName: 'transactions', itemName: 'transaction' }, paged: true },
   getTransaction: { path: '/transactions/:transactionId', answer: { kind: 'object', name: 'transaction' } },
 } as const;
 

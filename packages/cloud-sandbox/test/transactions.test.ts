@@ -170,6 +170,36 @@ describe('the locked server and the failing one', () => {
   });
 });
 
+describe("the account's transactions and a cancel", () => {
+  it("lists every server's transactions newest first, paged as a server's", async () => {
+    await post('/virtual_machines/42/shutdown.json');
+    await post('/virtual_machines/46/disks.json', { disk: { disk_type: 'SSD', disk_size: 20 } });
+    const all = ((await get('/transactions.json')) as unknown as { transaction: Json }[]).map((t) => t.transaction);
+    expect(all.slice(0, 2).map((t) => [t.action, t.associated_object_id])).toEqual([
+      ['build_disk', 46],
+      ['stop_virtual_machine', 42],
+    ]);
+    expect(all).toHaveLength(10);
+    const second = ((await get('/transactions/page/2.json?per_page=1')) as unknown as { transaction: Json }[]).map((t) => t.transaction);
+    expect(second.map((t) => t.id)).toEqual([all[1]!.id]);
+  });
+
+  it("cancels a transaction that has not ended, as the panel's Cancel button: what waits for it too; its objects unlocked, nothing applied", async () => {
+    await post('/virtual_machines/42/disks.json', { disk: { disk_type: 'SSD', disk_size: 20, require_format_disk: '1', file_system: 'ext4' } });
+    const [format, build] = await transactions(42);
+    later(1_500);
+    expect(sandbox.cancelTransaction(Number(build!.id))).toBe(true);
+    expect((await transactions(42)).slice(0, 2).map((t) => [t.id, t.status])).toEqual([
+      [format!.id, 'cancelled'],
+      [build!.id, 'cancelled'],
+    ]);
+    expect((await disks(42)).find((d) => d.id === 110)).toMatchObject({ built: false, locked: false });
+    expect(await server(42)).toMatchObject({ locked: false });
+    expect(sandbox.cancelTransaction(Number(build!.id))).toBe(false);
+    expect(sandbox.cancelTransaction(99_999)).toBe(false);
+  });
+});
+
 describe('reset', () => {
   it('goes back to the seed: the changes and the transactions they started are gone', async () => {
     await post('/virtual_machines/42/shutdown.json');

@@ -260,7 +260,8 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
   const approved = `*Approved* by ${by}`;
   switch (run.outcome) {
     case 'succeeded':
-      return `:white_check_mark: ${approved} · done: ${safe(oneLine(run.record.detail ?? 'the cloud API accepted it'), 600)}`;
+      // Scheduled, never "done": the message is followed to its end from here (src/slack/follow-messages.ts).
+      return `:hourglass: ${approved} · scheduled: ${safe(oneLine(run.record.detail ?? 'the cloud API accepted it'), 600)}`;
     case 'failed':
       return `:x: ${approved}, but it failed: ${safe(changeFailureMessage(run.error, f.target, timeoutMs), 2000)}`;
     case 'applied_unreadable':

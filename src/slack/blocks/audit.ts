@@ -137,8 +137,15 @@ export function recordLine(r: AuditRecord, { where = true }: { where?: boolean }
   const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   return (
     `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
-    ` → ${outcome}${why(r)}${channel}`
+    ` → ${outcome}${cloudOutcomeOf(r)}${why(r)}${channel}`
   );
+}
+
+/** A change the cloud accepted, once followed to its end: " · cloud: failed (transactions 9, 10)" (docs/product.md, Audit). */
+function cloudOutcomeOf(r: AuditRecord): string {
+  if (!r.cloudOutcome) return '';
+  const ids = r.transactionIds ?? [];
+  return ` · cloud: ${safe(r.cloudOutcome, 20)}${ids.length > 0 ? ` (transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')})` : ''}`;
 }
 
 /** A record as a section of its line, with the Details button that shows the rest (the exact request among it). */

@@ -9,17 +9,15 @@ import {
   POWER_CHOICE_NAMES,
   powerActionOf,
   type ChangeAction,
-  type ChangeValue,
   type FormValues,
   type Role,
   type TargetState,
   isBackupState,
 } from '../../changes';
-import { renderBackupRestored, renderDiskAdded } from './changes';
+import { BACKUP_RESTORED_WORDS, DISK_ADDED_WORDS } from './changes';
+import type { FollowedWords } from './followed';
 import { backupRestoreModal, diskAddModal, powerModal, type RestorePick } from './modals';
-import type { Server } from '../../cloud/schemas';
-import type { Rendered } from './mrkdwn';
-import { renderPowerScheduled } from './power';
+import { POWER_FOLLOWED_WORDS } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
 // change is: its form's schema, its target, its request, its audit text).
@@ -75,7 +73,7 @@ export interface FormOfChanges {
 }
 
 /** What Slack says of one change. */
-export interface ChangeForm<A extends ChangeAction> {
+export interface ChangeForm {
   /** The form that makes it (a row of FORMS). */
   form: FormOfChanges;
   /** What the change is called in titles of status modals and approval requests. */
@@ -84,8 +82,8 @@ export interface ChangeForm<A extends ChangeAction> {
   doing: string;
   /** What `/vs whoami` says a role that may make it may do (where, if restricted, is added). */
   allows: string;
-  /** The result posted to the channel. */
-  renderResult(o: { value: ChangeValue<A>; targetId: number; userId: string; values: FormValues; sandbox: boolean }): Rendered;
+  /** Its result posted to the channel, followed to its end (src/slack/blocks/followed.ts): what was asked, what done means. */
+  followed: FollowedWords;
 }
 
 const diskAddForm: FormOfChanges = {
@@ -136,48 +134,23 @@ const powerForm: FormOfChanges = {
   chosenIn: (values) => powerActionOf(values.power_action),
 };
 
-/** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction). */
-const powerRow = (o: { title: string; doing: string; allows: string }) => ({
-  form: powerForm,
-  ...o,
-  renderResult: ({
-    value,
-    targetId,
-    userId,
-    values,
-    sandbox,
-  }: {
-    value: Pick<Server, 'label'>;
-    targetId: number;
-    userId: string;
-    values: FormValues;
-    sandbox: boolean;
-  }) =>
-    renderPowerScheduled({
-      vsId: targetId,
-      server: value,
-      choice: POWER_CHOICE_NAMES.find((choice) => choice === values.power_action),
-      user: userId,
-      reason: typeof values.reason === 'string' ? values.reason : null,
-      sandbox,
-    }),
-});
+/** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction, followed to its end). */
+const powerRow = (o: { title: string; doing: string; allows: string }) => ({ form: powerForm, ...o, followed: POWER_FOLLOWED_WORDS });
 
-export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm<A> } = {
+export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm } = {
   disk_add: {
     form: diskAddForm,
     title: 'Add disk',
     doing: 'Adding a disk',
     allows: 'add a disk to a server',
-    renderResult: ({ value, targetId, userId, sandbox }) => renderDiskAdded({ vsId: targetId, disk: value, user: userId, sandbox }),
+    followed: DISK_ADDED_WORDS,
   },
   backup_restore: {
     form: backupRestoreForm,
     title: 'Restore backup',
     doing: 'Restoring a backup',
     allows: 'restore a disk from a backup',
-    renderResult: ({ value, userId, values, sandbox }) =>
-      renderBackupRestored({ backup: value, user: userId, reason: typeof values.reason === 'string' ? values.reason : null, sandbox }),
+    followed: BACKUP_RESTORED_WORDS,
   },
   power_start: powerRow({ title: 'Start server', doing: 'Starting a server', allows: 'start a server' }),
   power_shutdown: powerRow({ title: 'Shut down server', doing: 'Shutting down a server', allows: 'shut down a server' }),

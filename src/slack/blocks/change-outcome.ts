@@ -34,11 +34,13 @@ export function renderOutcomeNotice(mrkdwn: string, sandbox: boolean): Rendered 
   return markSandbox({ text: mrkdwn, blocks: [section(mrkdwn)] }, sandbox);
 }
 
-/** `result`: the result's own summary (mrkdwn), shown under "Done". */
-export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number; result?: string }): string {
+export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Target; timeoutMs: number }): string {
   switch (r.outcome) {
     case 'succeeded':
-      return `:white_check_mark: Done. The result is posted in the channel.${o.result ? `\n\n${o.result}` : ''}`;
+      // docs/product.md, Following a change to its end: accepted is scheduled, never "done".
+      return r.followed
+        ? ':hourglass: Scheduled: the cloud accepted the change and runs it now. Its message in the channel follows it to its end.'
+        : ':hourglass: Scheduled: the cloud accepted the change and runs it now. Its message is posted in the channel.';
     case 'denied':
       return `:no_entry: ${denialText(r.decision)}\nNothing was changed.`;
     case 'busy':

@@ -1,42 +1,46 @@
-import { targetTitle, type Target } from '../../changes';
-import type { Backup, Disk } from '../../cloud/schemas';
-import { context, fallback, header, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { factNumber, targetTitle, type Target } from '../../changes';
+import { factCode, factText, reasonLine, type FollowedWords } from './followed';
+import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
-// Results of changes, posted to the channel the change was asked from.
+// Results of changes, posted to the channel the change was asked from: a change the cloud accepted is followed there
+// (followed.ts, with these words of what each change is), one whose answer could not be read says so.
 
-export function renderDiskAdded({ vsId, disk, user, sandbox }: { vsId: number; disk: Disk; user: string; sandbox: boolean }): Rendered {
-  const state = disk.built ? 'built' : disk.locked ? 'being built (locked until it is ready)' : 'being built';
-  const lines = [
-    `*Disk ${disk.id}* on VS ${vsId}: ${disk.disk_size} GB${disk.disk_type ? ` ${safe(disk.disk_type, 10)}` : ''}`,
-    `Label: ${disk.label ? safe(oneLine(disk.label), 600) : '_none_'}`,
-    `Mount point: ${disk.mount_point ? `\`${safe(oneLine(disk.mount_point), 600).replace(/`/g, "'")}\`` : disk.is_swap ? '_swap_' : '_none_'}`,
-    `State: ${state}`,
-  ];
-  return {
-    text: fallback(`Disk ${disk.id} (${disk.disk_size} GB) added to VS ${vsId} by ${userMention(user)}`, sandbox),
-    blocks: withSandbox([header(`Disk added · VS ${vsId}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
-  };
-}
+/** An added disk, from the facts its row kept (src/changes/definitions.ts): what was asked, and what done means. */
+export const DISK_ADDED_WORDS: FollowedWords = {
+  about: (facts) => [
+    `*Disk ${factNumber(facts.diskId) ?? '?'}* on VS ${factNumber(facts.vsId) ?? '?'}: ${factNumber(facts.diskSize) ?? '?'} GB${
+      typeof facts.diskType === 'string' && facts.diskType ? ` ${safe(facts.diskType, 10)}` : ''
+    }`,
+    `Label: ${factText(facts.label)}`,
+    `Mount point: ${typeof facts.mountPoint === 'string' && facts.mountPoint ? factCode(facts.mountPoint, 600) : facts.isSwap === true ? '_swap_' : '_none_'}`,
+  ],
+  done: (facts, state) =>
+    state?.missing === true
+      ? `disk ${factNumber(facts.diskId) ?? '?'} is no longer listed on VS ${factNumber(facts.vsId) ?? '?'}`
+      : `disk ${factNumber(facts.diskId) ?? '?'} is built and unlocked`,
+};
 
-export function renderBackupRestored({ backup, user, reason, sandbox }: { backup: Backup; user: string; reason: string | null; sandbox: boolean }): Rendered {
-  const target = backup.target_id != null ? `VS ${backup.target_id}` : 'its server';
-  const os = [backup.operating_system, backup.operating_system_distro]
-    .filter(Boolean)
-    .map((s) => safe(s, 40))
-    .join(' / ');
-  const lines = [
-    `*Backup ${backup.id}* restored onto ${target}${backup.disk_id != null ? `, disk ${backup.disk_id}` : ''}`,
-    `Size: ${backup.backup_size != null ? formatKb(backup.backup_size) : '_unknown_'}`,
-    `Operating system: ${os || '_unknown_'}`,
-    `Backup taken: ${backup.built_at ? slackTime(backup.built_at) : '_unknown_'}`,
-  ];
-  // Free text from a user: one line, quoted, and said to be theirs, so it cannot pass for the bot's own lines.
-  if (reason && reason.trim()) lines.push(`Reason given by ${userMention(user)}: “${safe(oneLine(reason).trim(), 500)}”`);
-  return {
-    text: fallback(`Backup ${backup.id} restored onto ${target} by ${userMention(user)}`, sandbox),
-    blocks: withSandbox([header(`Backup restored · ${target}`), section(lines.join('\n')), context(`asked by ${userMention(user)}`)], sandbox),
-  };
-}
+/** A restored backup, from the facts its row kept: what was asked (and why), and what done means. */
+export const BACKUP_RESTORED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => {
+    const vsId = factNumber(facts.vsId);
+    const diskId = factNumber(facts.diskId);
+    const size = factNumber(facts.backupSize);
+    const lines = [
+      `*Backup ${factNumber(facts.backupId) ?? '?'}* restored onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
+      `Size: ${size !== null ? formatKb(size) : '_unknown_'}`,
+      `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
+      `Backup taken: ${typeof facts.builtAt === 'string' && facts.builtAt ? slackTime(facts.builtAt) : '_unknown_'}`,
+    ];
+    if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
+    return lines;
+  },
+  done: (facts) => {
+    const diskId = factNumber(facts.diskId);
+    const backupId = factNumber(facts.backupId) ?? '?';
+    return diskId !== null ? `backup ${backupId} is restored onto disk ${diskId}, and the disk is unlocked` : `backup ${backupId} is restored and unlocked`;
+  },
+};
 
 /** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
 export function appliedUnreadableText(target: Target, status: number | undefined): string {

@@ -1,5 +1,7 @@
 import {
   isBackupState,
+  factNumber,
+  POWER_CHOICE_NAMES,
   targetTitle,
   type ChangeAction,
   type PowerAction,
@@ -10,13 +12,13 @@ import {
   type TargetState,
 } from '../../changes';
 import { unusableText } from './backups';
-import type { Server } from '../../cloud/schemas';
-import { context, fallback, header, oneLine, safe, section, userMention, withSandbox, type Rendered } from './mrkdwn';
+import { reasonLine, type FollowedWords } from './followed';
+import { oneLine, safe } from './mrkdwn';
 import { transactionWords } from './transactions';
 
 // The words of the power actions (docs/product.md, Power actions): a server's
 // state, the form's choices, a transaction that holds a server, the refusals,
-// and the result posted to the channel.
+// and the result posted to the channel (followed to its end: followed.ts).
 
 /** A server's power, as a sentence says it: "VS 42 is …". */
 export const POWER_STATE_WORDS: Record<PowerState, string> = {
@@ -68,23 +70,26 @@ export function serverLine(vsId: number, state: ServerState): string {
   return `*${targetTitle({ kind: 'vs', id: vsId })}*${label} · ${POWER_STATE_WORDS[state.power]}`;
 }
 
-/** A power action the cloud accepted: scheduled, not done (the cloud runs it as a transaction). */
-export function renderPowerScheduled(o: {
-  vsId: number;
-  server: Pick<Server, 'label'>;
-  choice: PowerChoice | undefined;
-  user: string;
-  reason: string | null;
-  sandbox: boolean;
-}): Rendered {
-  const what = o.choice ? POWER_CHOICE_WORDS[o.choice] : 'Power action';
-  const title = targetTitle({ kind: 'vs', id: o.vsId });
-  const label = o.server.label ? ` (${safe(oneLine(o.server.label), 120)})` : '';
-  const lines = [`*${what}* of ${title}${label}: *scheduled*. The cloud runs it as a transaction; the server is locked until it has finished.`];
-  // Free text from a user: one line, quoted, and said to be theirs, so it cannot pass for the bot's own lines.
-  if (o.reason && o.reason.trim()) lines.push(`Reason given by ${userMention(o.user)}: “${safe(oneLine(o.reason).trim(), 500)}”`);
-  return {
-    text: fallback(`${what} of ${title} scheduled by ${userMention(o.user)}`, o.sandbox),
-    blocks: withSandbox([header(`${what} · ${title} · scheduled`), section(lines.join('\n')), context(`asked by ${userMention(o.user)}`)], o.sandbox),
-  };
-}
+/** A power action the cloud accepted, from the facts its row kept: what was asked (and why), and what done means. */
+export const POWER_FOLLOWED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => {
+    const choice = POWER_CHOICE_NAMES.find((c) => c === facts.powerAction);
+    const vsId = factNumber(facts.vsId) ?? 0;
+    const label = typeof facts.label === 'string' && facts.label ? ` (${safe(oneLine(facts.label), 120)})` : '';
+    const lines = [`*${choice ? POWER_CHOICE_WORDS[choice] : 'Power action'}* of ${targetTitle({ kind: 'vs', id: vsId })}${label}`];
+    if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
+    return lines;
+  },
+  done: (facts, state) => {
+    const title = targetTitle({ kind: 'vs', id: factNumber(facts.vsId) ?? 0 });
+    const power =
+      state?.booted === true
+        ? state.recovery === true
+          ? POWER_STATE_WORDS.recovery
+          : POWER_STATE_WORDS.on
+        : state?.booted === false
+          ? POWER_STATE_WORDS.off
+          : null;
+    return power ? `${title} is ${power}, and unlocked` : `${title} is unlocked`;
+  },
+};

@@ -2,6 +2,7 @@ import type { AuditEntry, AuditQuery, AuditRecord, AuditTrail, ChangeBeginning }
 import { claimKey } from './claims';
 import { freezeInForce } from './freeze-lock';
 import { releaseLease, takeLease } from './leases';
+import { insertFollow } from './follows';
 import { enqueuePosts } from './outbox';
 import { recordRow, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } from './rows';
 
@@ -41,7 +42,7 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
         return { outcome: 'started', record: toRecord({ ...row, id: Number(id) }) };
       }),
 
-    complete: (id, completion, release) =>
+    complete: (id, completion, release, follow) =>
       db.transaction().execute(async (trx) => {
         const settle = (from: 'started' | 'interrupted') =>
           trx
@@ -65,6 +66,8 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
         const record = toRecord(row);
         if (started) await enqueuePosts(trx, options, [record]);
         if (release) await releaseLease(trx, release.target, release.owner);
+        // Not for a late answer recovery had settled: nobody was told the change was accepted, and its time has passed.
+        if (follow && started) await insertFollow(trx, { ...follow, recordId: record.id });
         return record;
       }),
 

@@ -20,6 +20,7 @@ export function kyselyRetention({ db, options }: SliceDeps): Retention {
       const records = await db.transaction().execute(async (trx) => {
         const old = () => trx.selectFrom('audit_records').select('id').where('at', '<', recordCutoff).orderBy('id').limit(n);
         await trx.deleteFrom('audit_outbox').where('record_id', 'in', old()).execute();
+        await trx.deleteFrom('followed_changes').where('record_id', 'in', old()).execute();
         return trx.deleteFrom('audit_records').where('id', 'in', old()).executeTakeFirst();
       });
       const sent = await db

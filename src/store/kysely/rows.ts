@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AuditEntry, AuditRecord, RecordedAction, ChangeOutcome, RecordedRequest } from '../audit';
+import { isCloudOutcome, type AuditEntry, type AuditRecord, type RecordedAction, type ChangeOutcome, type RecordedRequest } from '../audit';
 import type { AuditRecordsTable, StoreTables } from '../schema';
 
 // What every slice's queries share: the handle (the database or a
@@ -69,6 +69,9 @@ export function recordRow(entry: AuditEntry) {
     decided_by: entry.decidedBy ?? null,
     approval_id: entry.approvalId ?? null,
     workflow_execution_id: entry.workflowExecutionId ?? null,
+    // Set once the change is followed to its end (follows.end).
+    cloud_outcome: null,
+    transaction_ids: null,
   };
 }
 
@@ -103,5 +106,17 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     decidedBy: row.decided_by,
     approvalId: row.approval_id,
     workflowExecutionId: row.workflow_execution_id,
+    cloudOutcome: isCloudOutcome(row.cloud_outcome) ? row.cloud_outcome : null,
+    transactionIds: row.transaction_ids === null ? null : readIds(row.transaction_ids),
   };
+}
+
+/** A JSON list of ids read back; what is not one is left out. */
+export function readIds(json: string): number[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((id): id is number => Number.isSafeInteger(id)) : [];
+  } catch {
+    return [];
+  }
 }

@@ -5,6 +5,7 @@ import { storeError } from '../unavailable';
 import { kyselyApprovals } from './approvals';
 import { kyselyAuditTrail } from './audit';
 import { kyselyClaims } from './claims';
+import { kyselyFollows } from './follows';
 import { kyselyFreeze } from './freeze';
 import { kyselyLeases } from './leases';
 import { kyselyOutbox } from './outbox';
@@ -57,6 +58,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     approvals: guarded(kyselyApprovals(deps), guard),
     freeze: guarded(kyselyFreeze(deps), guard),
     rates: guarded(kyselyRates(deps), guard),
+    follows: guarded(kyselyFollows(deps), guard),
     ping: () =>
       guard(async () => {
         await sql`select 1`.execute(db);

@@ -19,7 +19,19 @@ import {
 import { freezeLine, NOT_FROZEN, renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/slack/blocks/freeze';
 import { frozenText } from '../../../src/slack/blocks/denials';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
-import { approval, APPROVAL_BODY, ASKED_MS, auditRecord, blocksOf, buttons, contextTexts, EXPIRES_MS, SANDBOX_NOTICE, sectionTexts } from './fixtures';
+import {
+  acceptedChange,
+  approval,
+  APPROVAL_BODY,
+  ASKED_MS,
+  auditRecord,
+  blocksOf,
+  buttons,
+  contextTexts,
+  EXPIRES_MS,
+  SANDBOX_NOTICE,
+  sectionTexts,
+} from './fixtures';
 import { dataMarkup, expectWithinSlackLimits } from './limits';
 
 // The approval request's message and the freeze's, as pure renderers: who,
@@ -130,19 +142,26 @@ describe('the request once it has ended', () => {
   const ended = (end: ApprovalEnd, o: Partial<Approval> = {}) => renderApprovalEnded(facts({ status: 'approved', decidedBy: 'UADMIN', ...o }), end);
   const approvedWith = (run: ApprovedRun) => sectionTexts(ended({ kind: 'approved', run, timeoutMs: 10_000 }))[0]!.split('\n')[0]!;
   const failed = (error: CloudError): ApprovedRun => ({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: record({ outcome: 'failed' }) });
+  const scheduled = (detail?: null): ApprovedRun => ({
+    outcome: 'succeeded',
+    value: {},
+    record: record(detail === null ? { detail } : {}),
+    accepted: acceptedChange(),
+    followed: true,
+  });
 
   test('keeps who asked, what and the request, loses its buttons, and says when it was asked', () => {
-    const m = ended({ kind: 'approved', run: { outcome: 'succeeded', value: {}, record: record() }, timeoutMs: 10_000 });
+    const m = ended({ kind: 'approved', run: scheduled(), timeoutMs: 10_000 });
     expect(buttons(m)).toEqual([]);
     expect(blocksOf(m).some((b) => b.type === 'actions')).toBe(false);
     expect(sectionTexts(m)[0]).toBe(
-      ':white_check_mark: *Approved* by <@UADMIN> · done: disk 311 (20 GB) scheduled on VS 42\n' +
+      ':hourglass: *Approved* by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42\n' +
         '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
     );
     expect(sectionTexts(m)[1]).toBe('*The request:*');
     expect(shown(m)).toEqual([`POST /virtual_machines/42/disks.json\n\n${BODY}`]);
     expect(contextTexts(m)).toEqual([`Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\``]);
-    expect(m.text).toBe('Approved by <@UADMIN> · done: disk 311 (20 GB) scheduled on VS 42 (Add disk · VS 42)');
+    expect(m.text).toBe('Approved by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42 (Add disk · VS 42)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER', 'UADMIN'])).toEqual([]);
     expect(contextTexts(renderApprovalEnded(facts({}, true), { kind: 'rejected' })).at(-1)).toContain(SANDBOX_NOTICE);
@@ -157,9 +176,7 @@ describe('the request once it has ended', () => {
   });
 
   test('each way an approved change can end, with the API messages of a refusal', () => {
-    expect(approvedWith({ outcome: 'succeeded', value: {}, record: record({ detail: null }) })).toBe(
-      ':white_check_mark: *Approved* by <@UADMIN> · done: the cloud API accepted it',
-    );
+    expect(approvedWith(scheduled(null))).toBe(':hourglass: *Approved* by <@UADMIN> · scheduled: the cloud API accepted it');
     const refused = new CloudError('validation', 'refused', {
       status: 422,
       fieldErrors: { disk_size: ['exceeds the free space'] },

@@ -1,53 +1,119 @@
-import { renderAppliedUnreadable, renderBackupRestored, renderDiskAdded } from '../../../src/slack/blocks/changes';
-import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
-import { backup, contextTexts, disk, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
+import { CHANGES } from '../../../src/changes';
+import type { FollowedChange, FollowStatus } from '../../../src/store';
+import { renderAppliedUnreadable } from '../../../src/slack/blocks/changes';
+import { followedMessage } from '../../../src/slack/follow-messages';
+import { renderFollowEnded } from '../../../src/slack/blocks/followed';
+import { DISK_ADDED_WORDS } from '../../../src/slack/blocks/changes';
+import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
+import { dataMarkup, expectNoDataMarkup, expectWithinSlackLimits } from './limits';
+import { backup, blocksOf, contextTexts, disk, headerText, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
+
+// A change the cloud accepted, as its message shows it while it is followed (docs/product.md, Following a change to
+// its end): what was asked, from the facts the change's row kept of the cloud's answer; where it stands; who asked.
 
 const USER = 'U0OPERATOR';
+const ADMIN = 'U0ADMIN';
+const PANEL = 'https://panel.example.com';
+const ACCEPTED_MS = Date.parse('2024-05-06T14:03:12Z');
+const parts = { panelUrl: PANEL, config: { follow: { intervalMs: 5000, maxMs: 60 * 60_000 } }, sandbox: () => false };
 
-describe('disk added summary', () => {
-  test('names the disk, server, size, type, label and mount point, and who asked', () => {
-    const m = renderDiskAdded({ vsId: 42, disk: disk({ built: true, locked: false }), user: USER, sandbox: false });
-    expect(headerText(m)).toBe('Disk added · VS 42');
-    expect(sectionTexts(m)[0]).toBe('*Disk 77* on VS 42: 20 GB SSD\nLabel: data\nMount point: `/mnt/data`\nState: built');
-    expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
-    expect(m.text).toBe(`Disk 77 (20 GB) added to VS 42 by <@${USER}>`);
+/** A followed disk add or restore as the door hands it over, built from a disk or backup the API returned. */
+function addedDisk(raw: Record<string, unknown> = {}, o: Partial<FollowedChange> = {}) {
+  const subject = CHANGES.disk_add.follow.subject(42, { disk_type: 'SSD', disk_size: 20 }, disk(raw));
+  return view('disk_add', 'vs:42', subject, o);
+}
+function restored(raw: Record<string, unknown> = {}, reason?: string, o: Partial<FollowedChange> = {}) {
+  const subject = CHANGES.backup_restore.follow.subject(9, { backup_id: 9, ...(reason === undefined ? {} : { reason }) }, backup(raw));
+  return view('backup_restore', 'backup:9', subject, o);
+}
+function view(action: FollowedChange['action'], target: string, subject: FollowedChange['subject'], o: Partial<FollowedChange>) {
+  return {
+    action,
+    target,
+    subject,
+    requestedBy: USER,
+    approvedBy: null,
+    status: 'scheduled' as FollowStatus,
+    step: null,
+    transactionIds: [],
+    finalState: null,
+    acceptedAtMs: ACCEPTED_MS,
+    endedAtMs: null,
+    ...o,
+  };
+}
+const render = (v: ReturnType<typeof view>, followed = true): Rendered => followedMessage(v, parts, followed)!;
+const statusLine = (m: Rendered) => sectionTexts(m)[1]!;
+/** Markup that did not come from the renderer: the people's mentions, Slack's date token and the panel's link are its own. */
+const foreignMarkup = (m: Rendered, users: string[]) =>
+  dataMarkup({ text: m.text, blocks: blocksOf(m) }, { users }).filter((found) => !found.includes('<!date^') && !found.includes(`<${PANEL}`));
+
+describe('a disk added, followed', () => {
+  test('names the disk, server, size, type, label and mount point; says scheduled, never done; who asked and since when', () => {
+    const m = render(addedDisk());
+    expect(headerText(m)).toBe('Add disk · VS 42');
+    expect(sectionTexts(m)[0]).toBe('*Disk 77* on VS 42: 20 GB SSD\nLabel: data\nMount point: `/mnt/data`');
+    expect(statusLine(m)).toBe(':hourglass: *Scheduled*: the cloud accepted the change and runs it now; this message follows it to its end.');
+    expect(contextTexts(m)[0]).toMatch(new RegExp(`^asked by <@${USER}> · accepted <!date\\^1715004192\\^`));
+    expect(m.text).toBe('Add disk · VS 42: Scheduled: the cloud accepted the change and runs it now; this message follows it to its end.');
+    expect(visible(m)).not.toMatch(/\bdone\b/i);
     expectWithinSlackLimits(m);
-    expectNoDataMarkup(m, { users: [USER] });
+    expect(foreignMarkup(m, [USER])).toEqual([]);
   });
 
-  test('a disk still building and locked says it is being built', () => {
-    const m = renderDiskAdded({ vsId: 42, disk: disk({ built: false, locked: true }), user: USER, sandbox: false });
-    expect(sectionTexts(m)[0]).toContain('State: being built (locked until it is ready)');
+  test('without a follower it promises no updates', () => {
+    expect(statusLine(render(addedDisk(), false))).toBe(':hourglass: *Scheduled*: the cloud accepted the change and runs it now.');
   });
 
-  test('flags sent as "0"/"1" strings read the same', () => {
-    const m = renderDiskAdded({ vsId: 42, disk: disk({ built: '0', locked: '0' }), user: USER, sandbox: false });
-    expect(sectionTexts(m)[0]).toContain('State: being built');
-    expect(sectionTexts(m)[0]).not.toContain('locked');
+  test('a swap disk without a mount point and a disk without a label say so; a hostile label or mount point is escaped', () => {
+    expect(sectionTexts(render(addedDisk({ label: null, mount_point: '', is_swap: true })))[0]).toBe(
+      '*Disk 77* on VS 42: 20 GB SSD\nLabel: _none_\nMount point: _swap_',
+    );
+    const hostile = render(addedDisk({ label: '<!channel> & friends', mount_point: '/mnt/<@U123>' }));
+    expect(sectionTexts(hostile)[0]).toContain('Label: &lt;!channel&gt; &amp; friends');
+    expect(foreignMarkup(hostile, [USER])).toEqual([]);
   });
 
-  test('a swap disk without a mount point and a disk without a label say so', () => {
-    const m = renderDiskAdded({ vsId: 42, disk: disk({ label: null, mount_point: '', is_swap: true }), user: USER, sandbox: false });
-    expect(sectionTexts(m)[0]).toContain('Label: _none_');
-    expect(sectionTexts(m)[0]).toContain('Mount point: _swap_');
+  test('running says the transaction in words; done says what the disk shows as read again; the transactions are named', () => {
+    const running = render(addedDisk({}, { status: 'running', step: 'build_disk', transactionIds: [5012] }));
+    expect(statusLine(running)).toBe(':hourglass_flowing_sand: *Running* · building a disk…');
+    expect(contextTexts(running)[0]).toMatch(/ · transaction 5012$/);
+    const pending = render(addedDisk({}, { status: 'pending', step: 'format_disk', transactionIds: [5012, 5013] }));
+    expect(statusLine(pending)).toBe(':hourglass: *Scheduled* · formatting a disk is waiting to start.');
+    expect(contextTexts(pending)[0]).toMatch(/ · transactions 5012, 5013$/);
+    const done = render(addedDisk({}, { status: 'complete', step: 'build_disk', transactionIds: [5012], finalState: { built: true, locked: false } }));
+    expect(statusLine(done)).toBe(':white_check_mark: *Done* · disk 77 is built and unlocked.');
+    expect(DISK_ADDED_WORDS.done({ diskId: 77, vsId: 42 }, { missing: true })).toBe('disk 77 is no longer listed on VS 42');
   });
 
-  test('a hostile label or mount point is escaped', () => {
-    const m = renderDiskAdded({ vsId: 42, disk: disk({ label: '<!channel> & friends', mount_point: '/mnt/<@U123>' }), user: USER, sandbox: false });
-    expect(sectionTexts(m)[0]).toContain('Label: &lt;!channel&gt; &amp; friends');
-    expectNoDataMarkup(m, { users: [USER] });
+  test("failed in the cloud names the step in words and where to look, the server's page under the panel; an unknown action as the cloud names it", () => {
+    const failed = render(addedDisk({}, { status: 'failed', step: 'build_disk', transactionIds: [5012] }));
+    expect(statusLine(failed)).toBe(
+      `:x: *Failed in the cloud* while building a disk. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42|VS 42>.`,
+    );
+    expect(failed.text).toBe('Add disk · VS 42: Failed in the cloud while build disk. Check it in the control panel.');
+    const odd = render(addedDisk({}, { status: 'cancelled', step: 'resize_<!here>', transactionIds: [5012] }));
+    expect(statusLine(odd)).toMatch(/^:white_circle: \*Cancelled\* in the cloud while `resize_&lt;!here&gt;`\. /);
+    expect(foreignMarkup(odd, [USER])).toEqual([]);
+  });
+
+  test('past the limit: still running, no longer followed, check the control panel', () => {
+    const m = render(addedDisk({}, { status: 'unknown', step: 'build_disk', transactionIds: [5012] }));
+    expect(statusLine(m)).toBe(
+      `:grey_question: *Still running after 60 minutes*: no longer followed; check the control panel: <${PANEL}/virtual_machines/42|VS 42>.`,
+    );
   });
 
   test('the sandbox notice appears only on sandbox data', () => {
-    expect(visible(renderDiskAdded({ vsId: 42, disk: disk(), user: USER, sandbox: true }))).toContain(SANDBOX_NOTICE);
-    expect(visible(renderDiskAdded({ vsId: 42, disk: disk(), user: USER, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
+    expect(visible(followedMessage(addedDisk(), { ...parts, sandbox: () => true })!)).toContain(SANDBOX_NOTICE);
+    expect(visible(render(addedDisk()))).not.toContain(SANDBOX_NOTICE);
   });
 });
 
-describe('backup restored summary', () => {
-  test('shows the target server, disk, size, operating system, when the backup was taken and the reason', () => {
-    const m = renderBackupRestored({ backup: backup(), user: USER, reason: 'data corrupted by the 14:00 deploy', sandbox: false });
-    expect(headerText(m)).toBe('Backup restored · VS 42');
+describe('a backup restored, followed', () => {
+  test('shows the target server, disk, size, operating system, when the backup was taken and the reason; approved by whom', () => {
+    const m = render(restored({}, 'data corrupted by the 14:00 deploy', { approvedBy: ADMIN }));
+    expect(headerText(m)).toBe('Restore backup · Backup 9');
     expect(sectionTexts(m)[0]).toBe(
       [
         '*Backup 9* restored onto VS 42, disk 77',
@@ -57,64 +123,53 @@ describe('backup restored summary', () => {
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
-    expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);
-    expect(m.text).toBe(`Backup 9 restored onto VS 42 by <@${USER}>`);
+    expect(contextTexts(m)[0]).toMatch(new RegExp(`^asked by <@${USER}> · approved by <@${ADMIN}> · accepted`));
     expectWithinSlackLimits(m);
-    expectNoDataMarkup(m, { users: [USER] });
+    expect(foreignMarkup(m, [USER, ADMIN])).toEqual([]);
   });
 
-  test('sizes are shown in KB, MB or GB as fits', () => {
-    const size = (kb: number) =>
-      sectionTexts(renderBackupRestored({ backup: backup({ backup_size: kb }), user: USER, reason: null, sandbox: false }))[0]!.split('\n')[1];
+  test('sizes are shown in KB, MB or GB as fits; missing details read "unknown"; a blank reason adds no line', () => {
+    const size = (kb: number) => sectionTexts(render(restored({ backup_size: kb })))[0]!.split('\n')[1];
     expect(size(512)).toBe('Size: 512 KB');
     expect(size(1536)).toBe('Size: 1.5 MB');
     expect(size(1024 * 1024)).toBe('Size: 1.0 GB');
+    const bare = render(
+      restored({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }, '  '),
+    );
+    expect(sectionTexts(bare)[0]).toBe('*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_');
+    expect(visible(bare)).not.toMatch(/null|undefined/);
   });
 
-  test('missing details read "unknown" rather than "null"', () => {
-    const m = renderBackupRestored({
-      backup: backup({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }),
-      user: USER,
-      reason: null,
-      sandbox: false,
-    });
-    const text = sectionTexts(m)[0]!;
-    expect(text).toBe('*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_');
-    expect(visible(m)).not.toMatch(/null|undefined/);
+  test('a hostile reason stays on its one quoted line, escaped; a message of any reason keeps within Slack limits', () => {
+    const m = render(restored({ operating_system: '<#C1>' }, '<!channel> restored & <@U123>\n*Approved by the CTO*'));
+    expect(sectionTexts(m)[0]!.split('\n')[4]).toBe(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt; *Approved by the CTO*”`);
+    expect(foreignMarkup(m, [USER])).toEqual([]);
+    expectWithinSlackLimits(render(restored({}, '<'.repeat(10_000))));
   });
 
-  test('no reason or a blank reason adds no reason line', () => {
-    expect(sectionTexts(renderBackupRestored({ backup: backup(), user: USER, reason: '   ', sandbox: false }))[0]).not.toContain('Reason');
-    expect(sectionTexts(renderBackupRestored({ backup: backup(), user: USER, reason: null, sandbox: false }))[0]).not.toContain('Reason');
+  test('done: the backup restored onto its disk, the disk unlocked; the failed step in words and the server page', () => {
+    expect(
+      statusLine(
+        render(restored({}, undefined, { status: 'complete', step: 'restore_incremental_backup', finalState: { backupLocked: false, diskLocked: false } })),
+      ),
+    ).toBe(':white_check_mark: *Done* · backup 9 is restored onto disk 77, and the disk is unlocked.');
+    expect(statusLine(render(restored({}, undefined, { status: 'failed', step: 'restore_incremental_backup' })))).toContain(
+      `while restoring an incremental backup. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42|VS 42>.`,
+    );
+    // A disk's backup: the answer does not say which server, so the panel itself.
+    const onDisk = restored({ target_type: 'Disk', target_id: 77 }, undefined, { status: 'failed', step: 'restore_backup' });
+    expect(statusLine(render(onDisk))).toContain(`<${PANEL}|the control panel>`);
   });
+});
 
-  test('a hostile reason and OS name are escaped', () => {
-    const m = renderBackupRestored({
-      backup: backup({ operating_system: '<#C1>', built_at: '<https://evil|click>' }),
-      user: USER,
-      reason: '<!channel> restored & <@U123>',
-      sandbox: false,
-    });
-    expect(sectionTexts(m)[0]).toContain(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt;”`);
-    expectNoDataMarkup(m, { users: [USER] });
-  });
-
-  test('a reason with line breaks stays on its one quoted line: it cannot add lines of its own', () => {
-    const m = renderBackupRestored({ backup: backup(), user: USER, reason: 'routine\n*Approved by the CTO*\r\nState: verified', sandbox: false });
-    const lines = sectionTexts(m)[0]!.split('\n');
-    expect(lines).toHaveLength(5);
-    expect(lines[4]).toBe(`Reason given by <@${USER}>: “routine *Approved by the CTO* State: verified”`);
-  });
-
-  test('a reason of any length keeps the message within Slack limits', () => {
-    const m = renderBackupRestored({ backup: backup(), user: USER, reason: '<'.repeat(10_000), sandbox: true });
-    expectWithinSlackLimits(m);
-    expectNoDataMarkup(m, { users: [USER] });
-  });
-
-  test('the sandbox notice appears only on sandbox data', () => {
-    expect(visible(renderBackupRestored({ backup: backup(), user: USER, reason: null, sandbox: true }))).toContain(SANDBOX_NOTICE);
-    expect(visible(renderBackupRestored({ backup: backup(), user: USER, reason: null, sandbox: false }))).not.toContain(SANDBOX_NOTICE);
+describe('the reply in its thread when it ends', () => {
+  test('mentions who asked and who approved, once each, with the outcome', () => {
+    const r = { title: 'Add disk', targetTitle: 'VS 42', words: DISK_ADDED_WORDS, panelUrl: PANEL, maxMinutes: 60, followed: true, sandbox: false };
+    const done = renderFollowEnded(addedDisk({}, { status: 'complete', approvedBy: ADMIN, finalState: { built: true, locked: false } }), r);
+    expect(sectionTexts(done)).toEqual([`<@${USER}> <@${ADMIN}> :white_check_mark: Add disk · VS 42: *Done* · disk 77 is built and unlocked.`]);
+    const own = renderFollowEnded(addedDisk({}, { status: 'failed', step: 'build_disk', approvedBy: null }), r);
+    expect(sectionTexts(own)[0]).toMatch(new RegExp(`^<@${USER}> :x: Add disk · VS 42: \\*Failed in the cloud\\* while building a disk\\.`));
+    expectNoDataMarkup({ text: own.text, blocks: [] });
   });
 });
 

@@ -2,7 +2,7 @@
 // zod schemas (which normalise "" to null, "1" to true, strings to numbers).
 
 import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
-import type { Approval, AuditRecord } from '../../../src/store';
+import type { Approval, AuditRecord, NewFollow } from '../../../src/store';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
 
 export const FETCHED_AT = new Date('2024-05-06T14:03:12.345Z');
@@ -139,3 +139,21 @@ export const buttons = (m: Rendered) =>
     .map((e) => ({ text: typeof e.text === 'string' ? e.text : (e.text?.text ?? ''), value: e.value, actionId: e.action_id }));
 
 export const SANDBOX_NOTICE = 'sandbox data — not a real cloud account';
+
+/** A change the cloud accepted, as the door hands it over to be followed (an approved run's `accepted`). */
+export function acceptedChange(o: Partial<NewFollow> = {}): NewFollow {
+  return {
+    recordId: 1,
+    action: 'disk_add',
+    target: 'vs:42',
+    subject: { serverId: 42, parentType: 'Disk', parentId: 311, actions: ['build_disk'], facts: {} },
+    requestedBy: 'UOPER',
+    approvedBy: 'UADMIN',
+    channelId: 'C1',
+    baselineId: 6,
+    acceptedAtMs: 0,
+    nextPollAtMs: 5000,
+    intervalMs: 5000,
+    ...o,
+  };
+}

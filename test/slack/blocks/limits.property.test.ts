@@ -2,9 +2,11 @@
 // the message is one Slack accepts (limits) and data never becomes markup.
 
 import fc from 'fast-check';
+import { CHANGES } from '../../../src/changes';
 import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/schemas';
+import { followedMessage } from '../../../src/slack/follow-messages';
+import { FOLLOW_STATUSES, type FollowSubject } from '../../../src/store';
 import { renderAutoscaling } from '../../../src/slack/blocks/autoscaling';
-import { renderBackupRestored, renderDiskAdded } from '../../../src/slack/blocks/changes';
 import { FIREWALL_PAGE_SIZE, parsePageButtonValue, renderFirewallRules } from '../../../src/slack/blocks/firewall';
 import { renderAuditList, renderAuditPost } from '../../../src/slack/blocks/audit';
 import { renderUsage } from '../../../src/slack/blocks/messages';
@@ -28,6 +30,32 @@ function problems(m: Rendered, allowed: { users?: string[]; channels?: string[] 
 function expectClean(m: Rendered, allowed: { users?: string[]; channels?: string[] } = {}): void {
   const found = problems(m, allowed);
   if (found.length) throw new Error(describeProblems(found));
+}
+
+/** Any point a followed change can be at: any status, any step the cloud names, any transactions. */
+const followedState = fc.record({
+  status: fc.constantFrom(...FOLLOW_STATUSES),
+  step: fc.option(fc.oneof(fc.constantFrom('build_disk', 'restore_backup'), hostileString(100)), { nil: null }),
+  transactionIds: fc.array(fc.nat(), { maxLength: 5 }),
+});
+
+/** A followed change's message as it stands; the renderer's own markup (the people, Slack's date token, the panel's link) taken out. */
+function followed(
+  action: 'disk_add' | 'backup_restore',
+  target: string,
+  subject: FollowSubject,
+  user: string,
+  state: { status: (typeof FOLLOW_STATUSES)[number]; step: string | null; transactionIds: number[] },
+  sandbox: boolean,
+): Rendered {
+  const parts = { panelUrl: 'https://panel.example.com', config: { follow: { intervalMs: 5000, maxMs: 3_600_000 } }, sandbox: () => sandbox };
+  const m = followedMessage(
+    { action, target, subject, requestedBy: user, approvedBy: null, finalState: null, acceptedAtMs: 0, endedAtMs: null, ...state },
+    parts,
+  )!;
+  expect(messageViolations(m)).toEqual([]);
+  const own = (text: string) => text.replace(/<!date\^[^>]+>/g, '').replace(/<https:\/\/panel\.example\.com[^>]*>/g, '');
+  return { text: own(m.text), blocks: JSON.parse(own(JSON.stringify(m.blocks))) as Rendered['blocks'] };
 }
 
 const optionalHostile = (max = 5000) => fc.option(hostileString(max), { nil: null, freq: 4 });
@@ -146,8 +174,9 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
       locked: fc.option(fc.constantFrom(true, false, '1', '0'), { nil: null }),
     });
     fc.assert(
-      fc.property(rawDisk, slackUserId, fc.maxSafeInteger(), fc.boolean(), (raw, user, vsId, sandbox) => {
-        expectClean(renderDiskAdded({ vsId: Math.max(1, vsId), disk: Disk.parse(raw), user, sandbox }), { users: [user] });
+      fc.property(rawDisk, slackUserId, fc.maxSafeInteger(), fc.boolean(), followedState, (raw, user, vsId, sandbox, state) => {
+        const subject = CHANGES.disk_add.follow.subject(Math.max(1, vsId), { disk_type: 'SSD', disk_size: 20 }, Disk.parse(raw));
+        expectClean(followed('disk_add', `vs:${Math.max(1, vsId)}`, subject, user, state, sandbox), { users: [user] });
       }),
       { numRuns: 150 },
     );
@@ -164,8 +193,9 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
       built_at: optionalHostile(),
     });
     fc.assert(
-      fc.property(rawBackup, slackUserId, optionalHostile(), fc.boolean(), (raw, user, reason, sandbox) => {
-        expectClean(renderBackupRestored({ backup: Backup.parse(raw), user, reason, sandbox }), { users: [user] });
+      fc.property(rawBackup, slackUserId, optionalHostile(), fc.boolean(), followedState, (raw, user, reason, sandbox, state) => {
+        const subject = CHANGES.backup_restore.follow.subject(9, { backup_id: 9, ...(reason === null ? {} : { reason }) }, Backup.parse(raw));
+        expectClean(followed('backup_restore', 'backup:9', subject, user, state, sandbox), { users: [user] });
       }),
       { numRuns: 150 },
     );

@@ -16,9 +16,12 @@ import { renderAlreadyFrozen, renderFrozen, renderUnfrozen } from '../../../src/
 import { renderHome } from '../../../src/slack/blocks/home';
 import { renderAuditPost } from '../../../src/slack/blocks/audit';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';
+import { DISK_ADDED_WORDS } from '../../../src/slack/blocks/changes';
+import { renderFollowEnded } from '../../../src/slack/blocks/followed';
+import { followedMessage } from '../../../src/slack/follow-messages';
 import { renderClaimClosed, renderWorkflowRequest } from '../../../src/slack/blocks/workflow-requests';
 import type { Approval, AuditRecord, Freeze } from '../../../src/store';
-import { approval as fixture, auditRecord } from './fixtures';
+import { acceptedChange, approval as fixture, auditRecord } from './fixtures';
 import { dataMarkup, describeProblems, hostileString, messageViolations, unverbatimTexts } from './limits';
 
 // Text that is not ours, from the cloud API or a workflow (a reason, a label,
@@ -81,7 +84,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
     fc.assert(
       fc.property(untrusted, untrusted, (reason, execution) => {
         const asked = approval({ reason, workflowExecutionId: execution, decisionReason: reason });
-        const done: ApprovedRun = { outcome: 'succeeded', value: {}, record: auditRecord({ detail: reason }) };
+        const done: ApprovedRun = { outcome: 'succeeded', value: {}, record: auditRecord({ detail: reason }), accepted: acceptedChange(), followed: true };
         const called = { ...facts(asked), deciders: { groups: ['SADMINS'], users: ['UADMIN2'] } };
         for (const m of [
           renderApprovalRequest(called),
@@ -98,6 +101,49 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
           renderClaimClosed({ ...asked, status: 'requested' }),
         ])
           expectShownAsText(m);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test("a followed change: the disk's label and mount point, the reason, the step the cloud names; and the reply in its thread", () => {
+    fc.assert(
+      fc.property(untrusted, untrusted, (text, step) => {
+        const parts = { panelUrl: 'https://panel.example.com', config: { follow: { intervalMs: 5000, maxMs: 3_600_000 } }, sandbox: () => false };
+        const subject = {
+          serverId: 42,
+          parentType: 'Disk',
+          parentId: 7,
+          actions: ['build_disk'],
+          facts: { vsId: 42, diskId: 7, label: text, mountPoint: text, reason: text },
+        };
+        const change = {
+          action: 'disk_add' as const,
+          target: 'vs:42',
+          subject,
+          requestedBy: 'UOPER',
+          approvedBy: 'UADMIN',
+          transactionIds: [9],
+          finalState: null,
+          acceptedAtMs: T,
+          endedAtMs: T,
+        };
+        const r = {
+          title: 'Add disk',
+          targetTitle: 'VS 42',
+          words: DISK_ADDED_WORDS,
+          panelUrl: parts.panelUrl,
+          maxMinutes: 60,
+          followed: true,
+          sandbox: false,
+        };
+        for (const m of [followedMessage({ ...change, status: 'running', step }, parts)!, renderFollowEnded({ ...change, status: 'failed', step }, r)]) {
+          // Its own markup: Slack's date token and the panel's link.
+          expectShownAsText({
+            text: m.text,
+            blocks: JSON.parse(JSON.stringify(m.blocks).replace(/<!date\^[^>]+>|<https:\/\/panel\.example\.com[^>]*>/g, '')) as Rendered['blocks'],
+          });
+        }
       }),
       { numRuns: 40 },
     );

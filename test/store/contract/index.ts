@@ -3,6 +3,7 @@ import type { Store } from '../../../src/store';
 import { approvalsContract } from './approvals';
 import { auditContract } from './audit';
 import { claimsContract } from './claims';
+import { followsContract } from './follows';
 import { freezeContract } from './freeze';
 import { leasesContract } from './leases';
 import { migrationsContract } from './migrations';
@@ -56,6 +57,7 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     describe('approvals', () => approvalsContract(stores));
     describe('freeze', () => freezeContract(stores));
     describe('rates', () => ratesContract(stores));
+    describe('followed changes', () => followsContract(stores));
     describe('the store as a whole', () => storeContract(stores));
     describe('migrations', () => migrationsContract(stores));
   });

@@ -1,7 +1,7 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import type { ApprovalResult, Changes, DecisionCheck, WithdrawResult } from '../../../changes';
-import { isStoreUnavailable } from '../../../store';
+import type { ApprovalResult, ApprovedRun, Changes, DecisionCheck, WithdrawResult } from '../../../changes';
+import { isStoreUnavailable, type Approval } from '../../../store';
 import { approvalFacts, endApprovalMessage, messageOptions } from '../../approval-messages';
 import {
   APPROVAL_UNKNOWN,
@@ -145,9 +145,19 @@ async function told(ctx: ListenerContext, req: SlackRequest, result: ApprovalRes
       const { updated, message } = await endApprovalMessage(req.client, result.approval, end, messageOptions(ctx, req, where.ts));
       // The message could not be updated: the one who clicked hears the outcome at least.
       if (!updated && message) await say(message);
+      await followInRequestMessage(ctx, req, result.approval, result.outcome === 'approved' ? result.change : null, where.ts);
       return result.outcome;
     }
   }
+}
+
+/** An approved change the cloud accepted is followed in its request's message: the follower updates it and replies in its thread. */
+async function followInRequestMessage(ctx: ListenerContext, req: SlackRequest, approval: Approval, run: ApprovedRun | null, clickedTs: string | undefined) {
+  const ts = approval.messageTs ?? clickedTs;
+  if (run?.outcome !== 'succeeded' || !run.followed || !ts) return;
+  await ctx.follower.setMessage(run.accepted.recordId, approval.channelId, ts).catch((error: unknown) => {
+    req.log.warn('could not remember the message of a followed change', { record: run.accepted.recordId, error });
+  });
 }
 
 /** Runs a click's work, then, when it was on the Home tab, draws the clicker's again (the request gone from it, or shown as it stands). */

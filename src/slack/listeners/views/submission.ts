@@ -10,9 +10,10 @@ import { renderAppliedUnreadable } from '../../blocks/changes';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { renderDenied } from '../../blocks/messages';
 import { fieldErrorsToBlockErrors, viewStateToValues } from '../../blocks/modals';
-import { markSandbox, type Rendered } from '../../blocks/mrkdwn';
+import { markSandbox } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
 import { postEphemeral, postToChannel, slackErrorSummary, type Destination } from '../../channel-post';
+import { postAcceptedChange } from '../../follow-messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { readMetadata, targetIdIn } from '../../metadata';
 import { parseId } from '../commands/grammar';
@@ -36,7 +37,6 @@ export interface Submission<T> {
   /** Block that carries API messages that match no field. */
   formErrorBlock: string;
   run: () => Promise<ChangeResult<T>>;
-  succeeded: (value: T) => Rendered;
 }
 
 export type SubmissionArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
@@ -119,7 +119,6 @@ async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: S
         targetId,
         values,
       ),
-    succeeded: (value) => change.renderResult({ value, targetId, userId, values, sandbox: ctx.sandbox }),
   });
 }
 
@@ -159,11 +158,14 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     }
   }
 
-  if (result.outcome === 'succeeded' || result.outcome === 'applied_unreadable') {
-    const message =
-      result.outcome === 'succeeded'
-        ? s.succeeded(result.value)
-        : renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
+  if (result.outcome === 'succeeded') {
+    // Scheduled, never "done": its message is followed to its end from here (src/slack/follow-messages.ts).
+    const accepted = { ...result.accepted, status: 'scheduled' as const, step: null, transactionIds: [], finalState: null, endedAtMs: null };
+    const poster = { config: ctx.config, client: args.client, follower: ctx.follower, panelUrl: ctx.panelUrl, sandbox: ctx.sandbox, log };
+    if (!(await postAcceptedChange(poster, s.destination, accepted, result.followed)))
+      log.warn('the cloud accepted the change but its message could not be posted');
+  } else if (result.outcome === 'applied_unreadable') {
+    const message = renderAppliedUnreadable({ title: s.title, target: s.target, user: args.body.user.id, status: result.error.status, sandbox: ctx.sandbox });
     const posted = await postToChannel(ctx.config, args.client, s.destination, message, log);
     if (!posted) log.warn('the change was applied but its result could not be posted to the channel');
   } else if (result.outcome === 'denied') {
@@ -201,11 +203,7 @@ function ackFor<T>(s: Submission<T>, r: SubmissionOutcome<T>): AckPayload {
 }
 
 function outcomeText<T>(s: Submission<T>, r: SubmissionOutcome<T>): string {
-  return changeOutcomeText(r, {
-    target: s.target,
-    timeoutMs: s.ctx.config.cloud.timeoutMs,
-    result: r.outcome === 'succeeded' ? s.succeeded(r.value).text : undefined,
-  });
+  return changeOutcomeText(r, { target: s.target, timeoutMs: s.ctx.config.cloud.timeoutMs });
 }
 
 function statusFor<T>(s: Submission<T>, r: SubmissionOutcome<T>) {
