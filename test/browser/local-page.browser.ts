@@ -112,6 +112,13 @@ describe('every command', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'firewall.png') });
   });
 
+  test('/vs firewall 42 22 answers "does this traffic reach the server?": who is let in, by which rule, and who is dropped', async () => {
+    const answer = await type('/vs firewall 42 22');
+    await expectText(answer, /VS 42 · 22\/tcp/);
+    await expectText(answer, /accepted from 203\.0\.113\.0\/24 \(rule #1\); dropped for everyone else \(rule #8\)/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'firewall-port.png') });
+  });
+
   test.each([
     ['/vs autoscaling 42', /Memory/],
     ['/vs as 42', /CPU/],
