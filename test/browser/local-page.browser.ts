@@ -460,6 +460,8 @@ describe('link unfurls', () => {
     // Under the message it unfurls, from the person who posted it.
     expect(await lastMessage().getByRole('region').count()).toBe(1);
     await expectText(lastMessage(), /Vera/);
+    // The card arrives after the message: scrolled to, as Slack does, so that the picture shows it.
+    await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'unfurl.png') });
   });
 });
