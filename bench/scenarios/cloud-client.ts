@@ -4,6 +4,7 @@ import { createCloudClient } from '../../src/cloud/client';
 import { loadConfig } from '../../src/config';
 import { decodeResponse } from '../../src/cloud/codec';
 import { READS } from '../../src/cloud/reads';
+import { parseXml, prescanXml } from '../../src/cloud/xml';
 import { decodeListWithScanner } from '../baselines/decode-with-scanner';
 import type { BenchProfile } from '../profile';
 import { medianRatio, runSideBySide } from '../side-by-side';
@@ -15,10 +16,11 @@ import type { BenchWorld } from '../world';
 // could do for the same answer: undici.request of the same URL and a plain
 // parse (JSON.parse; fast-xml-parser with its defaults for XML). Then the
 // decoding alone (text → validated rules): JSON, XML as the client reads it
-// (fast-xml-parser with its caps and validation, src/cloud/xml.ts), and XML as
-// it was read before, by the hand-written scanner (bench/baselines). Calls are made
-// one at a time: concurrent identical reads would share one request in the
-// client (single-flight) and flatter it.
+// (its pre-scan, then fast-xml-parser: src/cloud/xml.ts), the pre-scan alone, and
+// XML as it was read before, by the hand-written scanner (bench/baselines). Then
+// how long the reader takes to refuse hostile XML. Calls are made one at a time:
+// concurrent identical reads would share one request in the client
+// (single-flight) and flatter it.
 
 export interface CloudClientFigures {
   /** Side-by-side rounds each figure is the median of. */
@@ -36,11 +38,33 @@ export interface CloudClientFigures {
   decodeXmlScannerMs: number;
   /** The client's XML decoding over the scanner's: what the switch to fast-xml-parser costs per answer. */
   xmlOverScannerDecode: number;
+  /** The reader's pre-scan alone on the same answer (part of decodeXmlMs). */
+  prescanXmlMs: number;
+  /** To refuse 100,000 attributes on one element (0.9 MB), the element first. */
+  refuseAttributeBombMs: number;
+  /** To refuse the same element after the 300 rules: the pre-scan reads the answer up to it. */
+  refuseAttributeBombAfterRulesMs: number;
+  /** To refuse elements nested 100,000 deep (0.7 MB). */
+  refuseDeepNestingMs: number;
   jsonBytes: number;
   xmlBytes: number;
 }
 
 const VS_ID = 45;
+
+const attributes = (count: number) => Array.from({ length: count }, (_, k) => ` a${k.toString(36)}=""`).join('');
+const ATTRIBUTE_BOMB = `<firewall_rule${attributes(100_000)}/>`;
+const DEEP_NESTING = '<a>'.repeat(100_000) + '</a>'.repeat(100_000);
+
+/** A task that reads hostile XML with the client's reader and expects it refused. */
+const refusing = (xml: string) => () => {
+  try {
+    parseXml(xml);
+  } catch {
+    return;
+  }
+  throw new Error('hostile XML was read, not refused');
+};
 
 export async function runCloudClient(world: BenchWorld, micro: BenchProfile['micro']): Promise<CloudClientFigures> {
   const { sandbox } = world;
@@ -80,6 +104,16 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
         json: () => void decodeResponse('json', jsonText, READS.listFirewallRules.answer),
         xml: () => void decodeResponse('xml', xmlText, READS.listFirewallRules.answer),
         xmlScanner: () => void decodeListWithScanner(xmlText, READS.listFirewallRules.answer),
+        prescan: () => void prescanXml(xmlText),
+      },
+      rounds,
+    );
+    const bombAfterRules = xmlText.replace('</firewall_rules>', `${ATTRIBUTE_BOMB}</firewall_rules>`);
+    const hostile = await runSideBySide(
+      {
+        attributeBomb: refusing(`<firewall_rules type="array">${ATTRIBUTE_BOMB}</firewall_rules>`),
+        attributeBombAfterRules: refusing(bombAfterRules),
+        deepNesting: refusing(DEEP_NESTING),
       },
       rounds,
     );
@@ -98,6 +132,10 @@ export async function runCloudClient(world: BenchWorld, micro: BenchProfile['mic
       xmlOverJsonDecode: round(medianRatio(decoding.xml, decoding.json), 2),
       decodeXmlScannerMs: round(median(decoding.xmlScanner), 3),
       xmlOverScannerDecode: round(medianRatio(decoding.xml, decoding.xmlScanner), 2),
+      prescanXmlMs: round(median(decoding.prescan), 3),
+      refuseAttributeBombMs: round(median(hostile.attributeBomb), 3),
+      refuseAttributeBombAfterRulesMs: round(median(hostile.attributeBombAfterRules), 3),
+      refuseDeepNestingMs: round(median(hostile.deepNesting), 3),
       jsonBytes: Buffer.byteLength(jsonText),
       xmlBytes: Buffer.byteLength(xmlText),
     };

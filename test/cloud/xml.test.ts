@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { XMLValidator } from 'fast-xml-parser';
 import { scanXml } from '../../bench/baselines/xml-scanner';
 import { XML_LIST_ELEMENTS } from '../../src/cloud/reads';
-import { escapeXmlText, MAX_ATTRIBUTES_PER_ELEMENT, MAX_XML_DEPTH, MAX_XML_LENGTH, parseXml, writeXmlDocument, XmlSyntaxError } from '../../src/cloud/xml';
+import {
+  escapeXmlText,
+  MAX_ATTRIBUTES_PER_ELEMENT,
+  MAX_XML_DEPTH,
+  MAX_XML_LENGTH,
+  parseXml,
+  prescanXml,
+  writeXmlDocument,
+  XmlSyntaxError,
+} from '../../src/cloud/xml';
 
 describe('the XML reader', () => {
   it('turns typed elements into numbers, booleans and timestamp strings', () => {
@@ -87,6 +97,23 @@ describe('the XML reader', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('reads well-formed text outside the plain form the API writes too (the validator judges it)', () => {
+    const unusual = [
+      '<r a="1" b="2" c="3"><x>1</x></r>',
+      '<r a = "1"><x>1</x></r>',
+      '<r><é>x</é></r>',
+      "<r><x y='1'>&#;</x></r>",
+      '<?xml version="1.0"?><r><?pi inside?><x>1</x></r>',
+    ];
+    for (const text of unusual) {
+      expect(prescanXml(text)).toBe(false);
+      expect(parseXml(text)).toEqual(scanXml(text));
+    }
+    expect(prescanXml('<?xml version="1.0"?><!-- a --><r type="array" nil="false"><x>a &amp; &#38; &#x26; &nbsp;</x><![CDATA[<]]></r>\n<?pi after?>')).toBe(
+      true,
+    );
+  });
+
   it('says where a document breaks without repeating what it says', () => {
     expect(() => parseXml('<r>\n<secret>hunter2</secret>\n</oops>')).toThrow(/^malformed XML at line 3: an end tag that does not match its start tag$/);
     expect(() => parseXml('<r a=hunter2/>')).toThrow(/^malformed XML at line 1: a malformed attribute$/);
@@ -131,6 +158,45 @@ describe('hostile XML', () => {
       const hostile = `<firewall_rules type="array"><firewall_rule${attributes(100_000)}/></firewall_rules>`;
       expect(hostile.length).toBeLessThan(1_000_000);
       expect(() => parseXml(hostile)).toThrow(refusal);
+    });
+  });
+
+  // The pre-scan is one pass over the text before the parser sees it: what it refuses, the parser never reads.
+  describe('the pre-scan alone refuses, naming the cap, wherever in the text it is', () => {
+    const attributes = (count: number, value = '') => Array.from({ length: count }, (_, k) => ` a${k.toString(36)}="${value}"`).join('');
+    const tooManyAttributes = new XmlSyntaxError(`XML with more than ${MAX_ATTRIBUTES_PER_ELEMENT} attributes on one element is not read`);
+    const tooDeep = new XmlSyntaxError(`XML nested deeper than ${MAX_XML_DEPTH} elements is not read`);
+    const rules = '<firewall_rule><id type="integer">1</id><port>22</port></firewall_rule>'.repeat(10_000);
+
+    it('an attribute bomb: first, after 10,000 rules, with `>` in its values, in markup the parser reads as a tag', () => {
+      const bombs = [
+        `<firewall_rules type="array"><firewall_rule${attributes(100_000)}/></firewall_rules>`,
+        `<firewall_rules type="array">${rules}<firewall_rule${attributes(MAX_ATTRIBUTES_PER_ELEMENT + 1)}/></firewall_rules>`,
+        `<r${attributes(MAX_ATTRIBUTES_PER_ELEMENT + 1, '/>')}/>`,
+        `<r><!x${attributes(100_000)}></r>`,
+        `<?pi${attributes(100_000)}?><r/>`,
+        `<r>${attributes(100_000)}</r><r${attributes(100_000)}>`,
+      ];
+      for (const bomb of bombs) expect(() => prescanXml(bomb)).toThrow(tooManyAttributes);
+      expect(prescanXml(`<r${attributes(MAX_ATTRIBUTES_PER_ELEMENT, '>')}/>`)).toBe(false);
+    });
+
+    it('deep nesting: open, self-closing, after 10,000 rules, in text that is not even well-formed', () => {
+      const deep = MAX_XML_DEPTH + 1;
+      const nestings = [
+        '<a>'.repeat(100_000),
+        `${'<a>'.repeat(deep - 1)}<b/>${'</a>'.repeat(deep - 1)}`,
+        `<firewall_rules>${rules}${'<a>'.repeat(deep)}`,
+        `<r></oops>${'<a x="<">'.repeat(deep)}`,
+      ];
+      for (const nesting of nestings) expect(() => prescanXml(nesting)).toThrow(tooDeep);
+      expect(prescanXml(`${'<a>'.repeat(MAX_XML_DEPTH)}x${'</a>'.repeat(MAX_XML_DEPTH)}`)).toBe(true);
+    });
+
+    it('a DOCTYPE, even one the parser would take for something else', () => {
+      for (const text of ['<!DOCTYPE r><r/>', '<r><![CDATA[<!doctype x>]]></r>']) {
+        expect(() => prescanXml(text)).toThrow(new XmlSyntaxError('XML with a DOCTYPE is not accepted'));
+      }
     });
   });
 
@@ -245,11 +311,45 @@ describe('the XML reader against the scanner it replaced', () => {
     );
   });
 
-  it('reads the recorded answers of the first four operations as the scanner did', () => {
+  it('reads the recorded answers of the first four operations as the scanner did, each in the plain form', () => {
     for (const name of ['firewall_rules', 'auto_scaling', 'disk', 'backup']) {
       const document = readFileSync(join(__dirname, 'fixtures', `${name}.xml`), 'utf8');
+      expect(prescanXml(document)).toBe(true);
       expect(parseXml(document)).toEqual(scanXml(document));
     }
+  });
+
+  it('finds every generated Rails-style document in the plain form, so none is validated a second time', () => {
+    fc.assert(
+      fc.property(documentArb, (document) => {
+        expect(prescanXml(document)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('calls text plain only if the validator finds it well-formed and the scanner reads it as the reader does', () => {
+    const piece = fc.constantFrom('<', '>', '/', '"', "'", '&', '=', ' ', '!', '?', '[', ']', '-', ';', '#', 'x', '', '<!--', '-->', ']]>', '?>');
+    // Each generated document with one character replaced by a piece, or a piece put in.
+    const broken = fc.tuple(documentArb, fc.double({ min: 0, max: 1, noNaN: true }), piece, fc.boolean()).map(([document, where, inserted, replace]) => {
+      const at = Math.floor(where * document.length);
+      return document.slice(0, at) + inserted + document.slice(replace ? at + 1 : at);
+    });
+    fc.assert(
+      fc.property(broken, (text) => {
+        let plain: boolean;
+        try {
+          plain = prescanXml(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(XmlSyntaxError);
+          return;
+        }
+        if (!plain) return;
+        expect(XMLValidator.validate(text)).toBe(true);
+        expect(parseXml(text)).toEqual(scanXml(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('refuses every truncation of a document, wherever it is cut', () => {
@@ -257,6 +357,7 @@ describe('the XML reader against the scanner it replaced', () => {
       fc.property(documentArb, fc.double({ min: 0, max: 1, noNaN: true }), (document, where) => {
         const end = document.trimEnd().length - 1;
         const cut = document.slice(0, Math.floor(where * end));
+        expect(prescanXml(cut)).toBe(false);
         expect(() => parseXml(cut)).toThrow(XmlSyntaxError);
       }),
       { numRuns: 1500 },
@@ -275,9 +376,11 @@ describe('the XML reader against the scanner it replaced', () => {
           ours = parseXml(text);
         } catch (error) {
           expect(error).toBeInstanceOf(XmlSyntaxError);
+          expect(prescanXml(text)).toBe(false);
           return;
         }
         expect(ours).toEqual(scanXml(text));
+        if (prescanXml(text)) expect(XMLValidator.validate(text)).toBe(true);
       }),
       { numRuns: 3000 },
     );
