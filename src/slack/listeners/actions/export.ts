@@ -1,11 +1,13 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { ReadAction } from '../../../changes';
+import { newestFirst, type ReadAction } from '../../../changes';
 import type { AuditRecord } from '../../../store';
 import { auditQuery } from '../../audit-filter';
 import { AUDIT_BUTTON_OUT_OF_DATE, AUDIT_EXPORT_ACTION_ID, AUDIT_UNREADABLE, parseAuditExportValue } from '../../blocks/audit';
-import { AUDIT_RECORD_COLUMNS, EXPORT_MAX_ROWS, FIREWALL_RULE_COLUMNS, toCsv, type CsvColumn } from '../../blocks/csv';
+import { BACKUPS_BUTTON_OUT_OF_DATE, BACKUPS_EXPORT_ACTION_ID } from '../../blocks/backups';
+import { AUDIT_RECORD_COLUMNS, BACKUP_COLUMNS, EXPORT_MAX_ROWS, FIREWALL_RULE_COLUMNS, toCsv, type CsvColumn } from '../../blocks/csv';
 import {
   auditExportWords,
+  backupsExportWords,
   exportComment,
   exportFailedText,
   exportFilename,
@@ -15,8 +17,7 @@ import {
   renderExportSent,
   type ExportFacts,
 } from '../../blocks/exports';
-import { sortedRules } from '../../blocks/firewall';
-import { BUTTON_OUT_OF_DATE } from '../../blocks/messages';
+import { FIREWALL_BUTTON_OUT_OF_DATE, sortedRules } from '../../blocks/firewall';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { DirectUploadError, uploadToDirectMessage } from '../../dm-upload';
 import { replyEphemeral, replyError } from '../../reply';
@@ -114,13 +115,29 @@ export const EXPORTS = [
     actionId: FIREWALL_EXPORT_ACTION_ID,
     need: 'read',
     parse: (value) => parseId(value),
-    outOfDate: BUTTON_OUT_OF_DATE,
+    outOfDate: FIREWALL_BUTTON_OUT_OF_DATE,
     words: firewallExportWords,
     columns: FIREWALL_RULE_COLUMNS,
     async read(ctx, req, vsId) {
       try {
         const rules = await ctx.cloud.listFirewallRules(vsId);
         return { rows: sortedRules(rules).slice(0, EXPORT_MAX_ROWS), total: rules.length };
+      } catch (error) {
+        return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
+      }
+    },
+  }),
+  exportRow({
+    actionId: BACKUPS_EXPORT_ACTION_ID,
+    need: 'read',
+    parse: (value) => parseId(value),
+    outOfDate: BACKUPS_BUTTON_OUT_OF_DATE,
+    words: backupsExportWords,
+    columns: BACKUP_COLUMNS,
+    async read(ctx, req, vsId) {
+      try {
+        const backups = await ctx.cloud.listBackups(vsId);
+        return { rows: newestFirst(backups).slice(0, EXPORT_MAX_ROWS), total: backups.length };
       } catch (error) {
         return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
       }
