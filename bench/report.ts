@@ -87,7 +87,7 @@ export function followTargets(f: BenchResults['scenarios']['follow']): TargetChe
   ];
 }
 
-const closest = (f: BenchResults['scenarios']['follow']) => (f.closestPollsMs === null ? 'none read twice' : `${f.closestPollsMs} ms apart`);
+const closest = (f: BenchResults['scenarios']['follow']) => (f.closestPollsMs === undefined ? 'none read twice' : `${f.closestPollsMs} ms apart`);
 
 /** Scenario 15's lines of the report. */
 export function followLines(f: BenchResults['scenarios']['follow']): string[] {

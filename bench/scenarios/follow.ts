@@ -52,7 +52,8 @@ export interface FollowFigures {
   followedAtEnd: number;
   /** GETs of a change's own transaction the cloud saw, and the closest two of one transaction came (ms; null: none was read twice). */
   transactionPolls: number;
-  closestPollsMs: number | null;
+  /** The closest two polls of one transaction came; absent when no transaction was read twice (a short run). */
+  closestPollsMs?: number;
   /** Pairs of polls of one transaction closer than the interval (a change polled twice at once, or too soon). */
   pollsTooClose: number;
   /** Reads of transactions each instance made: its polls, and its look at the newest transaction before each change it sent. */
@@ -175,7 +176,7 @@ export async function runFollow(postgresUrl: string, load: FollowLoad, progress:
       followedAtStart,
       followedAtEnd,
       transactionPolls: transactionGets.length,
-      closestPollsMs: gaps.length > 0 ? round(Math.min(...gaps), 0) : null,
+      ...(gaps.length > 0 ? { closestPollsMs: round(Math.min(...gaps), 0) } : {}),
       pollsTooClose: tooClose,
       pollsByInstance: pollsAfter.map((n, i) => n - pollsBefore[i]!),
       ended: ended(),

@@ -113,6 +113,13 @@ describe('every command', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'firewall.png') });
   });
 
+  test('/vs firewall 42 22 answers "does this traffic reach the server?": who is let in, by which rule, and who is dropped', async () => {
+    const answer = await type('/vs firewall 42 22');
+    await expectText(answer, /VS 42 · 22\/tcp/);
+    await expectText(answer, /accepted from 203\.0\.113\.0\/24 \(rule #1\); dropped for everyone else \(rule #8\)/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'firewall-port.png') });
+  });
+
   test.each([
     ['/vs autoscaling 42', /Memory/],
     ['/vs as 42', /CPU/],
@@ -534,6 +541,8 @@ describe('link unfurls', () => {
     // Under the message it unfurls, from the person who posted it.
     expect(await lastMessage().getByRole('region').count()).toBe(1);
     await expectText(lastMessage(), /Vera/);
+    // The card arrives after the message: scrolled to, as Slack does, so that the picture shows it.
+    await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'unfurl.png') });
   });
 });

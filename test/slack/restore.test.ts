@@ -82,7 +82,11 @@ describe('restoring a backup, the cloud API in JSON', () => {
     const picked = { backup_id: input.select('15'), confirm: input.text('15'), reason: input.text('corrupt rows since the 14:00 deploy') };
     const ack = await submit(h, 'backup_restore', 'UADMIN', view.private_metadata, picked);
     expect(ack.response_action).not.toBe('errors');
-    expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42/backups.json', 'GET /backups/15.json', 'POST /backups/15/restore.json']);
+    // The backup read again and, side by side, the newest transaction id the change is then followed from.
+    const paths = cloudPaths(h);
+    expect(paths[0]).toBe('GET /virtual_machines/42/backups.json');
+    expect(paths.slice(1, -1).sort()).toEqual(['GET /backups/15.json', 'GET /transactions.json']);
+    expect(paths.at(-1)).toBe('POST /backups/15/restore.json');
     const [record] = await requestRecords(h);
     expect(record).toMatchObject({ target: 'backup:15', outcome: 'succeeded', params: { backup_id: 15, reason: 'corrupt rows since the 14:00 deploy' } });
   });
