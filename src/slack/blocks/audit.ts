@@ -1,4 +1,4 @@
-import type { ActionsBlock, Button, KnownBlock, ModalView, SectionBlock } from '@slack/types';
+import type { KnownBlock, ModalView, SectionBlock } from '@slack/types';
 import { z } from 'zod';
 import { isChangeAction, readFrozenDetail, type ChangeAction, TARGET_KINDS, targetIdIn, targetTitle, type TargetKind } from '../../changes';
 import type { AuditRecord, ChangeOutcome, RecordedAction } from '../../store';
@@ -22,6 +22,7 @@ import {
   userMention,
   withSandbox,
 } from './mrkdwn';
+import { buttonOutOfDate, pageOf, pager } from './pages';
 
 // The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
 // in words, on what and how it ended, with the why where there is one; people as mentions and times as Slack's
@@ -219,23 +220,14 @@ export function renderAuditList(o: AuditListing): Rendered {
     const none = o.filter ? `No audit record matches: ${filterWords(o.filter)}.` : 'No audit records yet: nobody has attempted a change.';
     return { text: fallback(none, o.sandbox), blocks: withSandbox([title, section(none)], o.sandbox) };
   }
-  const pages = Math.max(1, Math.ceil(o.records.length / AUDIT_PAGE_SIZE));
-  const page = Math.min(Math.max(1, Math.trunc(o.page) || 1), pages);
-  const shown = o.records.slice((page - 1) * AUDIT_PAGE_SIZE, page * AUDIT_PAGE_SIZE);
+  const { page, pages, shown } = pageOf(o.records, o.page, AUDIT_PAGE_SIZE);
   const counted = `latest ${o.records.length} record${o.records.length === 1 ? '' : 's'}${about}`;
   const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.map((r) => recordSection(r))];
-  const buttons: Button[] = [];
   const list = (to: number) => JSON.stringify({ n: o.limit, p: to, a: o.anchorId, ...(o.filter ? { f: o.filter } : {}) });
-  if (page > 1) buttons.push(button(AUDIT_PAGE_ACTION_IDS.prev, '← Prev', list(page - 1)));
-  if (page < pages) buttons.push(button(AUDIT_PAGE_ACTION_IDS.next, 'Next →', list(page + 1)));
-  buttons.push(button(AUDIT_EXPORT_ACTION_ID, 'Export CSV', JSON.stringify(o.filter ? { f: o.filter } : {})));
-  blocks.push({ type: 'actions', block_id: 'audit_pager', elements: buttons } satisfies ActionsBlock);
+  const exportAs = { actionId: AUDIT_EXPORT_ACTION_ID, value: JSON.stringify(o.filter ? { f: o.filter } : {}) };
+  blocks.push(pager({ blockId: 'audit_pager', ids: AUDIT_PAGE_ACTION_IDS, page, pages, valueOf: list, exportAs }));
   blocks.push(context('Details shows the exact request of a record. Export CSV sends every record that matches to your direct messages with the bot.'));
   return { text: fallback(`Audit trail: ${counted}, page ${page} of ${pages}`, o.sandbox), blocks: withSandbox(blocks, o.sandbox) };
-}
-
-function button(actionId: string, text: string, value: string): Button {
-  return { type: 'button', action_id: actionId, text: { type: 'plain_text', text }, value };
 }
 
 /** A record's Details: its line, every field, its parameters, its detail and the exact request, each shown as it is. */
@@ -289,7 +281,7 @@ export const RECORD_UNKNOWN = 'That record is not in the audit trail (it may be 
 /** The store did not answer a read of the audit trail. */
 export const AUDIT_UNREADABLE = 'The audit trail could not be read just now; try again in a minute.';
 /** A Prev/Next button of `/vs audit` whose value no longer parses. */
-export const AUDIT_BUTTON_OUT_OF_DATE = 'That button is out of date; run `/vs audit` again.';
+export const AUDIT_BUTTON_OUT_OF_DATE = buttonOutOfDate('/vs audit');
 
 /** One record, as posted to VS_AUDIT_CHANNEL: its line, then what was asked for and the exact request (the channel is the record). */
 export function renderAuditPost(r: AuditRecord): Rendered {

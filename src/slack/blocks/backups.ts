@@ -4,6 +4,7 @@ import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
 import { ago, shortUtc, sizeFromKb } from './measures';
 import { code, context, fallback, header, oneLine, safe, section, slackTime, truncate, withSandbox, type Rendered } from './mrkdwn';
+import { buttonOutOfDate, pageOf, pager, serverPageValue } from './pages';
 
 // A server's backups (docs/product.md, The /vs command: `/vs backups`; Server
 // at a glance): when each was taken and how long ago, its size, its type, the
@@ -12,8 +13,12 @@ import { code, context, fallback, header, oneLine, safe, section, slackTime, tru
 
 type BackupRecord = Frozen<Backup> | Backup;
 
-/** The most `/vs backups` lists: the newest. */
-export const BACKUPS_SHOWN = 20;
+/** Backups a page of `/vs backups`: a section each, with its Restore button, so a page stays far below Slack's 50 blocks. */
+export const BACKUPS_PAGE_SIZE = 10;
+export const BACKUPS_PAGE_ACTION_IDS = { prev: 'backups_page_prev', next: 'backups_page_next' } as const;
+export const BACKUPS_EXPORT_ACTION_ID = 'backups_export';
+/** A `/vs backups` button (Prev/Next, Export CSV, Restore) whose value no longer parses (an old message, or a hand-made payload). */
+export const BACKUPS_BUTTON_OUT_OF_DATE = buttonOutOfDate('/vs backups <vs_id>');
 
 /** Why a backup cannot be restored, as a sentence's end: "Backup 12 cannot be restored: it is marked for deletion". */
 export const UNUSABLE_WORDS: Readonly<Record<UnusableBackup, string>> = {
@@ -22,7 +27,8 @@ export const UNUSABLE_WORDS: Readonly<Record<UnusableBackup, string>> = {
   locked: 'it is locked by a running transaction',
 };
 
-const SHORT_UNUSABLE: Readonly<Record<UnusableBackup, string>> = {
+/** Why a backup cannot be restored, in a few words: "marked for deletion" (a list's line, a CSV cell). */
+export const SHORT_UNUSABLE: Readonly<Record<UnusableBackup, string>> = {
   marked_for_delete: 'marked for deletion',
   not_built: 'not built yet',
   locked: 'locked by a running transaction',
@@ -148,11 +154,22 @@ export function parseRestoreButtonValue(value: string): { vsId: number; backupId
   return Number.isSafeInteger(vsId) && Number.isSafeInteger(backupId) ? { vsId, backupId } : null;
 }
 
-/** `/vs backups <vs_id>`: newest first, one section each, a Restore button on each usable one when the reader may restore. */
-export function renderBackups(o: { vsId: number; backups: readonly BackupRecord[]; mayRestore: boolean; now: number; sandbox: boolean }): Rendered {
+/**
+ * `/vs backups <vs_id>`: one page of the server's backups, newest first (docs/product.md, Long lists), one section
+ * each, a Restore button on each usable one when the reader may restore; "page n of m" with Prev/Next when there are
+ * pages, and Export CSV of them all.
+ */
+export function renderBackups(o: {
+  vsId: number;
+  backups: readonly BackupRecord[];
+  page: number;
+  mayRestore: boolean;
+  now: number;
+  sandbox: boolean;
+}): Rendered {
   const sorted = newestFirst(o.backups);
   const usable = sorted.filter((b) => usabilityOf(b).usable).length;
-  const shown = sorted.slice(0, BACKUPS_SHOWN);
+  const { page, pages, from, shown } = pageOf(sorted, o.page, BACKUPS_PAGE_SIZE);
   const counted = `${sorted.length} backup${sorted.length === 1 ? '' : 's'}, ${usable} usable`;
   const blocks: KnownBlock[] = [header(`Backups · VS ${o.vsId}`)];
   if (sorted.length === 0) blocks.push(section(`VS ${o.vsId} has no backups.`));
@@ -169,8 +186,15 @@ export function renderBackups(o: { vsId: number; backups: readonly BackupRecord[
     }
     blocks.push(block);
   }
-  const more = sorted.length > shown.length ? `the ${shown.length} newest shown · ` : '';
+  // "backups 1–1 of 1" says nothing on a one-page list: the page and the range are shown only when there are pages.
+  const range = pages > 1 ? `backups ${from + 1}–${from + shown.length} of ${sorted.length}` : null;
+  const paged = range ? `page ${page} of ${pages} · ${range} · ` : '';
   const restore = o.mayRestore && usable > 0 ? ` · ${code(`/vs restore ${o.vsId}`)} picks one to restore` : '';
-  blocks.push(context(`${counted} · ${more}newest first · fetched ${slackTime(o.now)}${restore}`));
-  return { text: fallback(`VS ${o.vsId} has ${counted}`, o.sandbox), blocks: withSandbox(blocks, o.sandbox) };
+  blocks.push(context(`${counted} · ${paged}newest first · fetched ${slackTime(o.now)}${restore}`));
+  if (sorted.length > 0) {
+    const exportAs = { actionId: BACKUPS_EXPORT_ACTION_ID, value: String(o.vsId) };
+    blocks.push(pager({ blockId: 'backups_pager', ids: BACKUPS_PAGE_ACTION_IDS, page, pages, valueOf: serverPageValue(o.vsId), exportAs }));
+  }
+  const text = `VS ${o.vsId} has ${counted}${range ? `: page ${page} of ${pages}, ${range}` : ''}`;
+  return { text: fallback(text, o.sandbox), blocks: withSandbox(blocks, o.sandbox) };
 }

@@ -1,5 +1,8 @@
-import type { FirewallRule } from '../../cloud/schemas';
+import { restoreTargetOf, usabilityOf } from '../../changes/backups';
+import type { Frozen } from '../../cloud/reads';
+import type { Backup, FirewallRule } from '../../cloud/schemas';
 import type { AuditRecord } from '../../store';
+import { SHORT_UNUSABLE } from './backups';
 
 // The CSV files of Export CSV (docs/product.md, Long lists): a table of
 // columns per list, and cells written so that a spreadsheet reads each as
@@ -77,6 +80,46 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'request_body', cell: (r) => r.apiRequest?.body },
   { name: 'params', cell: (r) => jsonCell(r.params) },
 ];
+
+/**
+ * A server's backups, newest first. Named columns only (docs/product.md, Long lists): what a person needs to pick
+ * one, never the rest of the record (its storage's identifiers); sizes as the cloud gives them (backup_size in kB),
+ * times in UTC (ISO 8601).
+ */
+export const BACKUP_COLUMNS: readonly CsvColumn<Frozen<Backup>>[] = [
+  { name: 'id', cell: (b) => b.id },
+  { name: 'built_at', cell: (b) => utcIso(b.built_at) },
+  { name: 'created_at', cell: (b) => utcIso(b.created_at) },
+  { name: 'backup_type', cell: (b) => b.backup_type },
+  { name: 'initiated', cell: (b) => b.initiated },
+  { name: 'backup_size', cell: (b) => b.backup_size },
+  { name: 'disk_id', cell: (b) => restoreTargetOf(b).diskId },
+  { name: 'target_type', cell: (b) => b.target_type },
+  { name: 'target_id', cell: (b) => b.target_id },
+  { name: 'built', cell: (b) => b.built },
+  { name: 'locked', cell: (b) => b.locked },
+  { name: 'marked_for_delete', cell: (b) => b.marked_for_delete },
+  { name: 'usable', cell: (b) => usabilityOf(b).usable },
+  { name: 'not_usable_because', cell: (b) => whyNotUsable(b) },
+  { name: 'min_disk_size', cell: (b) => b.min_disk_size },
+  { name: 'min_memory_size', cell: (b) => b.min_memory_size },
+  { name: 'template_id', cell: (b) => b.template_id },
+  { name: 'operating_system', cell: (b) => b.operating_system },
+  { name: 'operating_system_distro', cell: (b) => b.operating_system_distro },
+  { name: 'note', cell: (b) => b.note },
+];
+
+function whyNotUsable(backup: Frozen<Backup>): string {
+  const usability = usabilityOf(backup);
+  return usability.usable ? '' : SHORT_UNUSABLE[usability.why];
+}
+
+/** A time the cloud wrote, in UTC (ISO 8601); one that does not read as a time as the cloud wrote it. */
+function utcIso(at: string | null | undefined): string | undefined {
+  if (at == null) return undefined;
+  const ms = Date.parse(at);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : at;
+}
 
 function jsonCell(value: unknown): string {
   try {

@@ -1,18 +1,14 @@
-import type { Button } from '@slack/types';
 import type { AuditFilter } from '../audit-filter';
 import { filterWords } from './audit';
 import { EXPORT_MAX_ROWS } from './csv';
 import { fallback, type Rendered, section, slackTime, utcText } from './mrkdwn';
 
-// The words of Export CSV (docs/product.md, Long lists): the button, the
-// message the file is shared with in the person's direct messages, and what
-// the person is told where they clicked.
+// The words of Export CSV (docs/product.md, Long lists): each list in words,
+// the message the file is shared with in the person's direct messages, and
+// what the person is told where they clicked. The button is the pager's
+// (pages.ts).
 
 export const FIREWALL_EXPORT_ACTION_ID = 'firewall_export';
-
-export function exportButton(actionId: string, value: string): Button {
-  return { type: 'button', action_id: actionId, text: { type: 'plain_text', text: 'Export CSV' }, value };
-}
 
 /** What a file holds: `shown` rows of `total` (more than EXPORT_MAX_ROWS are cut there), of a list said in words. */
 export interface ExportFacts {
@@ -30,6 +26,11 @@ export interface ExportFacts {
 /** A server's firewall rules, in words. */
 export function firewallExportWords(vsId: number): Pick<ExportFacts, 'what' | 'title' | 'noun'> {
   return { what: `the firewall rules of VS ${vsId}`, title: `VS ${vsId} firewall rules`, noun: 'rule' };
+}
+
+/** A server's backups, in words. */
+export function backupsExportWords(vsId: number): Pick<ExportFacts, 'what' | 'title' | 'noun'> {
+  return { what: `the backups of VS ${vsId}`, title: `VS ${vsId} backups`, noun: 'backup' };
 }
 
 /** The records of `/vs audit` with a filter, in words (a person by their mention; by their id in a file's name). */

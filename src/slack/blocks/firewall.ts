@@ -1,9 +1,13 @@
-import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import type { FirewallRule } from '../../cloud/schemas';
-import { exportButton, FIREWALL_EXPORT_ACTION_ID } from './exports';
+import { FIREWALL_EXPORT_ACTION_ID } from './exports';
 import { context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
+import { buttonOutOfDate, pageOf, pager, serverPageValue } from './pages';
 
 export const FIREWALL_PAGE_SIZE = 20;
+export const FIREWALL_PAGE_ACTION_IDS = { prev: 'firewall_page_prev', next: 'firewall_page_next' } as const;
+/** A firewall list's Prev/Next or Export CSV whose value no longer parses (an old message, or a hand-made payload). */
+export const FIREWALL_BUTTON_OUT_OF_DATE = buttonOutOfDate('/vs firewall <vs_id>');
 
 export interface FirewallView {
   vsId: number;
@@ -14,15 +18,6 @@ export interface FirewallView {
   sandbox: boolean;
 }
 
-/** Button values carry the server and the page to show: "<vsId>:<page>". */
-export function parsePageButtonValue(value: string): { vsId: number; page: number } | null {
-  const m = /^([1-9][0-9]{0,15}):([1-9][0-9]{0,6})$/.exec(value);
-  if (!m) return null;
-  const vsId = Number(m[1]);
-  const page = Number(m[2]);
-  return Number.isSafeInteger(vsId) ? { vsId, page } : null;
-}
-
 /**
  * One page of a server's rules: sorted by position, grouped by network
  * interface, one scannable line per rule. Only the page's rules are
@@ -30,8 +25,6 @@ export function parsePageButtonValue(value: string): { vsId: number; page: numbe
  */
 export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: FirewallView): Rendered {
   const total = rules.length;
-  const pages = Math.max(1, Math.ceil(total / FIREWALL_PAGE_SIZE));
-  const current = Math.min(Math.max(1, Math.trunc(page) || 1), pages);
   const title = header(`Firewall rules · VS ${vsId}`);
 
   if (total === 0) {
@@ -41,9 +34,7 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
     };
   }
 
-  const sorted = sortedRules(rules);
-  const from = (current - 1) * FIREWALL_PAGE_SIZE;
-  const shown = sorted.slice(from, from + FIREWALL_PAGE_SIZE);
+  const { page: current, pages, from, shown } = pageOf(sortedRules(rules), page, FIREWALL_PAGE_SIZE);
   const counted = `${total} rule${total === 1 ? '' : 's'}`;
   // "rules 1–1 of 1" says nothing on a one-page list: the page and the range are shown only when there are pages.
   const range = pages > 1 ? `rules ${from + 1}–${from + shown.length} of ${total}` : null;
@@ -68,7 +59,8 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
     group.lines.push(ruleLine(rule));
   }
   flush();
-  blocks.push(pager(vsId, current, pages));
+  const exportAs = { actionId: FIREWALL_EXPORT_ACTION_ID, value: String(vsId) };
+  blocks.push(pager({ blockId: 'firewall_pager', ids: FIREWALL_PAGE_ACTION_IDS, page: current, pages, valueOf: serverPageValue(vsId), exportAs }));
 
   return {
     text: fallback(
@@ -131,19 +123,4 @@ export function chunkLines(lines: string[], max: number): string[] {
   }
   if (current) chunks.push(current);
   return chunks;
-}
-
-function pager(vsId: number, page: number, pages: number): ActionsBlock {
-  const elements: Button[] = [];
-  const button = (actionId: string, text: string, to: number): Button => ({
-    type: 'button',
-    action_id: actionId,
-    text: { type: 'plain_text', text },
-    value: `${vsId}:${to}`,
-  });
-  if (page > 1) elements.push(button('firewall_page_prev', '← Prev', page - 1));
-  if (page < pages) elements.push(button('firewall_page_next', 'Next →', page + 1));
-  // The whole list, whatever the page: every rule, to the clicker's direct messages.
-  elements.push(exportButton(FIREWALL_EXPORT_ACTION_ID, String(vsId)));
-  return { type: 'actions', block_id: 'firewall_pager', elements };
 }

@@ -61,9 +61,6 @@ export const SOMETHING_WENT_WRONG =
 /** Slack refused to open a form (views.open), typically an expired trigger_id. */
 export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
 
-/** A Prev/Next button whose value no longer parses (an old message, or a hand-made payload). */
-export const BUTTON_OUT_OF_DATE = 'That button is out of date; run `/vs firewall <vs_id>` again.';
-
 /** An ephemeral error: one section. The text may quote the cloud API, so all of it is escaped. */
 export function renderError(text: string): Rendered {
   const shown = safe(text, 2900);

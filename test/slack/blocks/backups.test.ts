@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { newestFirst, restoreTargetOf, usabilityOf, usableBackups } from '../../../src/changes/backups';
-import { backupOptionText, backupTypeText, parseRestoreButtonValue, renderBackups } from '../../../src/slack/blocks/backups';
+import { BACKUPS_PAGE_SIZE, backupOptionText, backupTypeText, parseRestoreButtonValue, renderBackups } from '../../../src/slack/blocks/backups';
 import { renderDisks } from '../../../src/slack/blocks/disks';
 import { ago, shortUtc, sizeFromKb, sizeFromMb } from '../../../src/slack/blocks/measures';
+import { parsePageButtonValue } from '../../../src/slack/blocks/pages';
 import { describeFirewall } from '../../../src/slack/blocks/summaries';
-import { backup as fixtureBackup, disk, headerText, rule, sectionTexts, visible } from './fixtures';
+import { backup as fixtureBackup, buttons, contextTexts, disk, headerText, rule, sectionTexts, visible } from './fixtures';
 import { blockViolations, brokenUnicode, dataMarkup, describeProblems, hostileString, INJECTIONS } from './limits';
 
 // A server's backups and disks, what a restore knows of a backup, sizes and
@@ -115,7 +116,7 @@ describe('/vs backups', () => {
   ];
 
   test('newest first, each with when, how long ago, size, type, disk, and usable or why not', () => {
-    const m = renderBackups({ vsId: 42, backups: list, mayRestore: false, now: NOW, sandbox: false });
+    const m = renderBackups({ vsId: 42, backups: list, page: 1, mayRestore: false, now: NOW, sandbox: false });
     expect(headerText(m)).toBe('Backups · VS 42');
     const texts = sectionTexts(m);
     expect(texts.map((t) => t.split('\n')[0])).toEqual(['*Backup 13*', '*Backup 9* — nightly', '*Backup 12*', '*Backup 15*']);
@@ -124,11 +125,14 @@ describe('/vs backups', () => {
     expect(texts[2]).toMatch(/:no_entry: not usable: marked for deletion$/);
     expect(texts[3]).toMatch(/\(7 days ago\) · 2\.4 GB · normal · disk 101 · :white_check_mark: usable$/);
     expect(m.text).toBe('VS 42 has 4 backups, 2 usable');
-    expect(JSON.stringify(m.blocks)).not.toContain('button');
+    // One page: no Prev, no Next, no "page 1 of 1"; no Restore for a reader who may not restore; Export CSV of them all.
+    expect(JSON.stringify(m.blocks)).not.toContain('Restore');
+    expect(buttons(m)).toEqual([{ text: 'Export CSV', value: '42', actionId: 'backups_export' }]);
+    expect(contextTexts(m)[0]).not.toContain('page');
   });
 
   test('for someone who may restore, a Restore button on each usable backup, naming the server and the backup', () => {
-    const m = renderBackups({ vsId: 42, backups: list, mayRestore: true, now: NOW, sandbox: false });
+    const m = renderBackups({ vsId: 42, backups: list, page: 1, mayRestore: true, now: NOW, sandbox: false });
     const accessories = (m.blocks as { accessory?: { action_id: string; value: string } }[]).flatMap((b) => (b.accessory ? [b.accessory] : []));
     expect(accessories.map((a) => [a.action_id, a.value])).toEqual([
       ['backups_restore_9', '42:9'],
@@ -140,17 +144,78 @@ describe('/vs backups', () => {
     expect(visible(m)).toContain('`/vs restore 42` picks one to restore');
   });
 
-  test('a server without backups says so', () => {
-    expect(sectionTexts(renderBackups({ vsId: 43, backups: [], mayRestore: true, now: NOW, sandbox: false }))).toEqual(['VS 43 has no backups.']);
+  test('a server without backups says so, with nothing to page or export', () => {
+    const m = renderBackups({ vsId: 43, backups: [], page: 1, mayRestore: true, now: NOW, sandbox: false });
+    expect(sectionTexts(m)).toEqual(['VS 43 has no backups.']);
+    expect(buttons(m)).toEqual([]);
   });
 
-  test('many hostile backups stay within Slack’s limits, with no markup from the data', () => {
+  describe(`${BACKUPS_PAGE_SIZE} a page, newest first`, () => {
+    // 25 backups, one an hour: backup 25 is the newest; every third one is marked for deletion.
+    const many = Array.from({ length: 25 }, (_, i) =>
+      backup({ id: i + 1, built_at: new Date(NOW - (25 - i) * HOUR).toISOString(), marked_for_delete: i % 3 === 0 }),
+    );
+    const page = (n: number, mayRestore = true) => renderBackups({ vsId: 42, backups: many, page: n, mayRestore, now: NOW, sandbox: false });
+    const shownIds = (m: ReturnType<typeof page>) => sectionTexts(m).map((t) => Number(/^\*Backup (\d+)\*/.exec(t)![1]));
+
+    test('the first page: the newest ten, "page 1 of 3", Next and Export CSV', () => {
+      const m = page(1);
+      expect(shownIds(m)).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16]);
+      expect(contextTexts(m)[0]).toMatch(/^25 backups, 16 usable · page 1 of 3 · backups 1–10 of 25 · newest first · fetched /);
+      expect(m.text).toBe('VS 42 has 25 backups, 16 usable: page 1 of 3, backups 1–10 of 25');
+      expect(buttons(m)).toEqual([
+        { text: 'Next →', value: '42:2', actionId: 'backups_page_next' },
+        { text: 'Export CSV', value: '42', actionId: 'backups_export' },
+      ]);
+    });
+
+    test('a middle page has Prev and Next; the last one the oldest, and Prev only', () => {
+      const middle = page(2);
+      expect(shownIds(middle)).toEqual([15, 14, 13, 12, 11, 10, 9, 8, 7, 6]);
+      expect(buttons(middle).map((b) => `${b.actionId} ${b.value}`)).toEqual(['backups_page_prev 42:1', 'backups_page_next 42:3', 'backups_export 42']);
+      const last = page(3);
+      expect(shownIds(last)).toEqual([5, 4, 3, 2, 1]);
+      expect(contextTexts(last)[0]).toContain('page 3 of 3 · backups 21–25 of 25');
+      expect(buttons(last).map((b) => b.actionId)).toEqual(['backups_page_prev', 'backups_export']);
+    });
+
+    test('each usable backup of the page keeps its Restore button', () => {
+      const restores = (m: ReturnType<typeof page>) =>
+        (m.blocks as { accessory?: { action_id: string } }[]).flatMap((b) => (b.accessory ? [b.accessory.action_id] : []));
+      expect(restores(page(2))).toEqual([
+        'backups_restore_15',
+        'backups_restore_14',
+        'backups_restore_12',
+        'backups_restore_11',
+        'backups_restore_9',
+        'backups_restore_8',
+        'backups_restore_6',
+      ]);
+      expect(restores(page(2, false))).toEqual([]);
+    });
+
+    test('a page past the end shows the last; one before the first, or not a number, the first', () => {
+      expect(shownIds(page(9))).toEqual(shownIds(page(3)));
+      expect(shownIds(page(0))).toEqual(shownIds(page(1)));
+      expect(shownIds(page(Number.NaN))).toEqual(shownIds(page(1)));
+    });
+  });
+
+  test('many hostile backups, any page: within Slack’s limits, no markup from the data, every page button to a real page', () => {
     const text = fc.oneof(fc.constantFrom(...INJECTIONS), hostileString(300));
     fc.assert(
-      fc.property(fc.array(fc.record({ note: text, backup_type: text }), { maxLength: 60 }), (raws) => {
-        const m = renderBackups({ vsId: 42, backups: raws.map((raw, i) => backup({ ...raw, id: i + 1 })), mayRestore: true, now: NOW, sandbox: true });
+      fc.property(fc.array(fc.record({ note: text, backup_type: text }), { maxLength: 60 }), fc.integer({ min: -2, max: 9 }), (raws, n) => {
+        const m = renderBackups({ vsId: 42, backups: raws.map((raw, i) => backup({ ...raw, id: i + 1 })), page: n, mayRestore: true, now: NOW, sandbox: true });
         const found = [...blockViolations(m.blocks), ...dataMarkup(withoutDates(m)), ...brokenUnicode(m)];
         if (found.length > 0) throw new Error(describeProblems(found));
+        expect(sectionTexts(m).filter((t) => t.startsWith('*Backup ')).length).toBeLessThanOrEqual(BACKUPS_PAGE_SIZE);
+        const pages = Math.max(1, Math.ceil(raws.length / BACKUPS_PAGE_SIZE));
+        for (const b of buttons(m).filter((b) => b.actionId !== 'backups_export')) {
+          const target = parsePageButtonValue(b.value!);
+          expect(target?.vsId).toBe(42);
+          expect(target!.page).toBeGreaterThanOrEqual(1);
+          expect(target!.page).toBeLessThanOrEqual(pages);
+        }
       }),
       { numRuns: 30 },
     );

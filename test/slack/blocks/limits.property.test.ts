@@ -7,7 +7,8 @@ import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/
 import { followedMessage } from '../../../src/slack/follow-messages';
 import { FOLLOW_STATUSES, type FollowSubject } from '../../../src/store';
 import { renderAutoscaling } from '../../../src/slack/blocks/autoscaling';
-import { FIREWALL_PAGE_SIZE, parsePageButtonValue, renderFirewallRules } from '../../../src/slack/blocks/firewall';
+import { FIREWALL_PAGE_SIZE, renderFirewallRules } from '../../../src/slack/blocks/firewall';
+import { parsePageButtonValue } from '../../../src/slack/blocks/pages';
 import { renderAuditList, renderAuditPost } from '../../../src/slack/blocks/audit';
 import { renderUsage } from '../../../src/slack/blocks/messages';
 import type { Rendered } from '../../../src/slack/blocks/mrkdwn';

@@ -117,7 +117,11 @@ describe('no delivery matches two rows of a table (Bolt would run both)', () => 
     [
       'buttons',
       ACTIONS.map((row) => ({ id: row.actionId })),
-      [...ACTIONS.flatMap((row) => (typeof row.actionId === 'string' ? [row.actionId] : [])), 'firewall_page_prev', 'firewall_page_next'],
+      [
+        ...ACTIONS.flatMap((row) => (typeof row.actionId === 'string' ? [row.actionId] : [])),
+        ...['firewall', 'backups', 'audit'].flatMap((list) => [`${list}_page_prev`, `${list}_page_next`]),
+        'backups_restore_9',
+      ],
     ],
     ['shortcuts', SHORTCUTS.map((row) => ({ id: row.callbackId })), SHORTCUTS.map((row) => row.callbackId)],
     ['form submissions', VIEWS.map((row) => ({ id: row.callbackId })), VIEWS.map((row) => row.callbackId)],

@@ -1,11 +1,13 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { ReadAction } from '../../../changes';
+import { newestFirst, type ReadAction } from '../../../changes';
 import type { AuditRecord } from '../../../store';
 import { auditQuery } from '../../audit-filter';
 import { AUDIT_BUTTON_OUT_OF_DATE, AUDIT_EXPORT_ACTION_ID, AUDIT_UNREADABLE, parseAuditExportValue } from '../../blocks/audit';
-import { AUDIT_RECORD_COLUMNS, EXPORT_MAX_ROWS, FIREWALL_RULE_COLUMNS, toCsv, type CsvColumn } from '../../blocks/csv';
+import { BACKUPS_BUTTON_OUT_OF_DATE, BACKUPS_EXPORT_ACTION_ID } from '../../blocks/backups';
+import { AUDIT_RECORD_COLUMNS, BACKUP_COLUMNS, EXPORT_MAX_ROWS, FIREWALL_RULE_COLUMNS, toCsv, type CsvColumn } from '../../blocks/csv';
 import {
   auditExportWords,
+  backupsExportWords,
   exportComment,
   exportFailedText,
   exportFilename,
@@ -15,8 +17,7 @@ import {
   renderExportSent,
   type ExportFacts,
 } from '../../blocks/exports';
-import { sortedRules } from '../../blocks/firewall';
-import { BUTTON_OUT_OF_DATE } from '../../blocks/messages';
+import { FIREWALL_BUTTON_OUT_OF_DATE, sortedRules } from '../../blocks/firewall';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { DirectUploadError, uploadToDirectMessage } from '../../dm-upload';
 import { replyEphemeral, replyError } from '../../reply';
@@ -108,23 +109,50 @@ async function csvFile<V, T>(
 /** Audit records are read in pages of this many, newest first, each below the last one read. */
 const AUDIT_READ_PAGE = 1000;
 
-/** The rows of ACTIONS (index.ts) for the Export CSV buttons. */
-export const EXPORTS = [
-  exportRow({
-    actionId: FIREWALL_EXPORT_ACTION_ID,
+/**
+ * The export of a list of one server, read from the cloud (its button's value: the server's id), in the order its
+ * message shows it; a failed read is told in the list's words.
+ */
+function serverListExport<T>(spec: {
+  actionId: string;
+  outOfDate: string;
+  words: (vsId: number) => Pick<ExportFacts, 'what' | 'title' | 'noun'>;
+  columns: readonly CsvColumn<T>[];
+  list: (ctx: ListenerContext, vsId: number) => Promise<readonly T[]>;
+  ordered: (rows: readonly T[]) => T[];
+}) {
+  return exportRow<number, T>({
+    ...spec,
     need: 'read',
     parse: (value) => parseId(value),
-    outOfDate: BUTTON_OUT_OF_DATE,
-    words: firewallExportWords,
-    columns: FIREWALL_RULE_COLUMNS,
     async read(ctx, req, vsId) {
       try {
-        const rules = await ctx.cloud.listFirewallRules(vsId);
-        return { rows: sortedRules(rules).slice(0, EXPORT_MAX_ROWS), total: rules.length };
+        const rows = await spec.list(ctx, vsId);
+        return { rows: spec.ordered(rows).slice(0, EXPORT_MAX_ROWS), total: rows.length };
       } catch (error) {
         return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
       }
     },
+  });
+}
+
+/** The rows of ACTIONS (index.ts) for the Export CSV buttons. */
+export const EXPORTS = [
+  serverListExport({
+    actionId: FIREWALL_EXPORT_ACTION_ID,
+    outOfDate: FIREWALL_BUTTON_OUT_OF_DATE,
+    words: firewallExportWords,
+    columns: FIREWALL_RULE_COLUMNS,
+    list: (ctx, vsId) => ctx.cloud.listFirewallRules(vsId),
+    ordered: sortedRules,
+  }),
+  serverListExport({
+    actionId: BACKUPS_EXPORT_ACTION_ID,
+    outOfDate: BACKUPS_BUTTON_OUT_OF_DATE,
+    words: backupsExportWords,
+    columns: BACKUP_COLUMNS,
+    list: (ctx, vsId) => ctx.cloud.listBackups(vsId),
+    ordered: newestFirst,
   }),
   exportRow({
     actionId: AUDIT_EXPORT_ACTION_ID,

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { parsePageButtonValue, renderFirewallRules } from '../../blocks/firewall';
-import { BUTTON_OUT_OF_DATE } from '../../blocks/messages';
+import { FIREWALL_BUTTON_OUT_OF_DATE, renderFirewallRules } from '../../blocks/firewall';
+import { parsePageButtonValue } from '../../blocks/pages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { deliver, replyError } from '../../reply';
 import { replyCloudError } from '../commands/firewall';
@@ -13,7 +13,7 @@ export async function firewallPage(
 ): Promise<Outcome> {
   const target = parsePageButtonValue(typeof action.value === 'string' ? action.value : '');
   if (!target) {
-    await replyError(req, BUTTON_OUT_OF_DATE);
+    await replyError(req, FIREWALL_BUTTON_OUT_OF_DATE);
     return 'invalid';
   }
   try {

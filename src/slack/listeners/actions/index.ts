@@ -1,13 +1,16 @@
 import { FORMS, homeFormButton, openedAs } from '../../blocks/change-forms';
 import type { ListenerRow } from '../listener';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID, WITHDRAW_ACTION_ID } from '../../blocks/approvals';
-import { RESTORE_BACKUP_ACTION_PREFIX } from '../../blocks/backups';
+import { BACKUPS_PAGE_ACTION_IDS, RESTORE_BACKUP_ACTION_PREFIX } from '../../blocks/backups';
+import { FIREWALL_PAGE_ACTION_IDS } from '../../blocks/firewall';
+import { pagerActions } from '../../blocks/pages';
 import { SERVER_CARD_ACTIONS } from '../../blocks/server-glance';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approveClick, denyClick, withdrawClick } from './approval';
 import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/audit';
 import { auditPage } from './audit-page';
+import { backupsPage } from './backups-page';
 import { claimClick } from './claim';
 import { commandOfButton } from './command-button';
 import { restoreButton, restoreButtonNeeds } from './restore-button';
@@ -27,12 +30,14 @@ export interface ActionRow extends ListenerRow<ButtonArgs> {
 }
 
 export const ACTIONS: readonly ActionRow[] = [
-  { actionId: /^firewall_page_(prev|next)$/, needs: { need: 'read' }, run: firewallPage },
+  // Prev/Next of each paged list: a read of that list, under its role and the per-person limit.
+  { actionId: pagerActions(FIREWALL_PAGE_ACTION_IDS), needs: { need: 'read' }, run: firewallPage },
+  { actionId: pagerActions(BACKUPS_PAGE_ACTION_IDS), needs: { need: 'read' }, run: backupsPage },
   // A backup's Restore button in /vs backups: the restore form of its server with that backup picked.
   { actionId: new RegExp(`^${RESTORE_BACKUP_ACTION_PREFIX}[0-9]+$`), needs: restoreButtonNeeds, run: restoreButton },
   // The server card's buttons: each runs the `/vs` command its value names, checked as that command is.
   { actionId: SERVER_CARD_ACTIONS, needs: (args) => commandOfButton(args).need, run: (ctx, req, args) => commandOfButton(args).run(ctx, req) },
-  { actionId: new RegExp(`^(${AUDIT_PAGE_ACTION_IDS.prev}|${AUDIT_PAGE_ACTION_IDS.next})$`), needs: { need: 'audit_read' }, run: auditPage },
+  { actionId: pagerActions(AUDIT_PAGE_ACTION_IDS), needs: { need: 'audit_read' }, run: auditPage },
   // Export CSV of each list: a read of that list, under its role and the per-person limit.
   ...EXPORTS,
   // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.

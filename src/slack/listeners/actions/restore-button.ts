@@ -1,6 +1,5 @@
 import { targetKey } from '../../../changes';
-import { parseRestoreButtonValue } from '../../blocks/backups';
-import { BUTTON_OUT_OF_DATE } from '../../blocks/messages';
+import { BACKUPS_BUTTON_OUT_OF_DATE, parseRestoreButtonValue } from '../../blocks/backups';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import type { NeedOf } from '../../middleware/needs';
 import { replyError } from '../../reply';
@@ -23,7 +22,7 @@ export function restoreButtonNeeds(args: ButtonArgs): NeedOf {
 export async function restoreButton(ctx: ListenerContext, req: SlackRequest, args: ButtonArgs): Promise<Outcome> {
   const value = valueOf(args);
   if (!value) {
-    await replyError(req, BUTTON_OUT_OF_DATE);
+    await replyError(req, BACKUPS_BUTTON_OUT_OF_DATE);
     return 'invalid';
   }
   return openRestorePicker(ctx, req, value.vsId, value.backupId);

@@ -16,7 +16,7 @@ import { entry as storeEntry } from '../../../store/contract/entries';
 
 type Message = { response_type?: string; replace_original?: boolean; text?: string; blocks?: unknown[] };
 
-const { h, fault } = useHarnessBehindFaults({ env: { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER' } });
+const { h, fault } = useHarnessBehindFaults({ env: { VS_ADMINS: 'UADMIN', VS_OPERATORS: 'UOPER', VS_VIEWERS: 'UVIEWER' } });
 
 let clicks = 0;
 /** Clicks an Export CSV button as `user`; returns what they were told where they clicked. */
@@ -172,6 +172,101 @@ describe('Export CSV of firewall rules', () => {
   });
 });
 
+describe('Export CSV of backups', () => {
+  const BACKUP_HEADER = [
+    'id',
+    'built_at',
+    'created_at',
+    'backup_type',
+    'initiated',
+    'backup_size',
+    'disk_id',
+    'target_type',
+    'target_id',
+    'built',
+    'locked',
+    'marked_for_delete',
+    'usable',
+    'not_usable_because',
+    'min_disk_size',
+    'min_memory_size',
+    'template_id',
+    'operating_system',
+    'operating_system_distro',
+    'note',
+  ];
+  const column = (rows: string[][], name: string) => rows.slice(1).map((r) => r[BACKUP_HEADER.indexOf(name)]);
+
+  test('a viewer gets every backup of the server, newest first, usable or why not, in their DM', async () => {
+    const told = await exportAs('UVIEWER', 'backups_export', '42');
+    expect(told).toContain('Sent the backups of VS 42 as a CSV file to your direct messages with the bot: 3 backups.');
+    const { comment, name, csv } = await fileInDm('UVIEWER');
+    expect(name).toMatch(/^vs-42-backups-\d{4}-\d\d-\d\d-\d\d-\d\d\.csv$/);
+    expect(comment).toMatch(/^:page_facing_up: The backups of VS 42: 3 backups, as of <!date\^\d+\^/);
+    const rows = parseCsv(csv);
+    expect(rows[0]).toEqual(BACKUP_HEADER);
+    // The sandbox's VS 42 (packages/cloud-sandbox/README.md): 9 incremental, 12 marked for deletion, 15 normal of disk 101.
+    expect(column(rows, 'id')).toEqual(['9', '15', '12']);
+    expect(column(rows, 'usable')).toEqual(['true', 'true', 'false']);
+    expect(column(rows, 'not_usable_because')).toEqual(['', '', 'marked for deletion']);
+    expect(column(rows, 'disk_id')).toEqual(['101', '101', '101']);
+    const taken = column(rows, 'built_at') as string[];
+    for (const at of taken) expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(taken).toEqual([...taken].sort().reverse());
+  });
+
+  test('only the named fields of a backup reach the file, whatever else the cloud sends; no cell runs as a formula', async () => {
+    const secrets = ['hunter2-root-password', 'iqn.2026-03.example:secret-target', 'backup-identifier-xyz', 'vault-token-123'];
+    const backups = Array.from({ length: 12 }, (_, i) => ({
+      backup: {
+        id: 200 + i,
+        built: true,
+        built_at: `2026-03-${String(10 + i).padStart(2, '0')}T02:00:00+01:00`,
+        backup_size: 1024,
+        disk_id: 101,
+        note: i === 11 ? '=HYPERLINK("http://evil.example","x")' : null,
+        initial_root_password: secrets[0],
+        iqn: secrets[1],
+        identifier: secrets[2],
+        password: secrets[3],
+      },
+    }));
+    fault.handle((req, res) => (req.url.startsWith('/virtual_machines/42/backups') ? reply(res, 200, JSON.stringify(backups)) : reply(res, 404, '{}')));
+    await exportAs('UVIEWER', 'backups_export', '42');
+    const { csv } = await fileInDm('UVIEWER');
+    const rows = parseCsv(csv);
+    expect(rows[0]).toEqual(BACKUP_HEADER);
+    expect(rows.slice(1).every((r) => r.length === BACKUP_HEADER.length)).toBe(true);
+    // Newest first, in UTC: 2026-03-21T02:00+01:00 is 01:00 UTC.
+    expect(column(rows, 'id')).toEqual(Array.from({ length: 12 }, (_, i) => String(211 - i)));
+    expect(column(rows, 'built_at')[0]).toBe('2026-03-21T01:00:00.000Z');
+    expect(column(rows, 'note')[0]).toBe(`'=HYPERLINK("http://evil.example","x")`);
+    for (const secret of secrets) {
+      expect(csv).not.toContain(secret);
+      expect(h.logs.join('\n')).not.toContain(secret);
+    }
+  });
+
+  test('without the read role (VS_VIEWERS set) neither the export nor a page of the list is served, and the cloud is not asked', async () => {
+    expect(await exportAs('UNOBODY', 'backups_export', '42')).toMatch(/needs the viewer role/);
+    expect(await exportAs('UNOBODY', 'backups_page_next', '42:2')).toMatch(/needs the viewer role/);
+    expect(fault.requests).toEqual([]);
+    expect(h.slack.callsTo('conversations.open')).toEqual([]);
+  });
+
+  test('a button value not made by the list is out of date: nothing is read or uploaded', async () => {
+    for (const value of ['42:2', '0', 'VS 42', '{"vs":42}'])
+      expect(await exportAs('UVIEWER', 'backups_export', value)).toContain('That button is out of date; run `/vs backups &lt;vs_id&gt;` again.');
+    expect(fault.requests).toEqual([]);
+    expect(h.slack.callsTo('conversations.open')).toEqual([]);
+  });
+
+  test('a server without backups has nothing to export, and is told so', async () => {
+    expect(await exportAs('UVIEWER', 'backups_export', '43')).toContain('There is nothing to export: the backups of VS 43 is empty now.');
+    expect(h.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
+  });
+});
+
 describe('Export CSV of the audit trail', () => {
   const entry = (o: Partial<AuditEntry>): AuditEntry => storeEntry({ at: new Date().toISOString(), channelId: CHANNEL, ...o });
 
@@ -199,18 +294,22 @@ describe('Export CSV of the audit trail', () => {
   });
 });
 
-test('an export is a read: past the per-person limit it is refused and nothing is uploaded', async () => {
+test('an export and a page of a list are reads: past the per-person limit they are refused and nothing is uploaded', async () => {
   const limited = await startHarness({ env: { VS_READS_PER_USER_PER_MINUTE: '1' } });
   try {
-    const click = async (id: string) => {
-      await limited.interact(
-        buttonClick({ user: 'UVIEWER', channel: CHANNEL, actionId: 'firewall_export', value: '42', responseUrl: limited.slack.responseUrl(id) }),
-      );
+    const click = async (id: string, actionId: string, value: string) => {
+      await limited.interact(buttonClick({ user: 'UVIEWER', channel: CHANNEL, actionId, value, responseUrl: limited.slack.responseUrl(id) }));
       return JSON.stringify((await waitFor(`the answer ${id}`, () => limited.slack.responses.find((r) => r.id === id), { within: 10_000 })).body);
     };
-    expect(await click('first')).toContain('Sent the firewall rules of VS 42');
-    expect(await click('second')).toContain('You have asked for 1 reads in the last minute');
+    expect(await click('first', 'backups_export', '42')).toContain('Sent the backups of VS 42');
+    for (const [actionId, value] of [
+      ['firewall_export', '42'],
+      ['backups_export', '42'],
+      ['backups_page_next', '42:2'],
+    ] as const)
+      expect(await click(`again-${actionId}`, actionId, value)).toContain('You have asked for 1 reads in the last minute');
     expect(limited.slack.callsTo('files.completeUploadExternal')).toHaveLength(1);
+    expect(limited.sandbox.requests).toHaveLength(1);
   } finally {
     await limited.close();
   }

@@ -137,6 +137,82 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
     expect(m.text).toContain('The cloud API refused the request (credentials not accepted)');
   });
 
+  describe('/vs backups of a server with more backups than a page', () => {
+    // 25 backups of VS 42, one a day, in no particular order: backup 125 is the newest; every third one is marked for deletion.
+    const DAY = 86_400_000;
+    const many = Array.from({ length: 25 }, (_, i) => ({
+      backup: { id: 101 + i, target_type: 'VirtualMachine', target_id: 42, disk_id: 101, backup_size: 5_242_880, backup_type: 'incremental' },
+    }))
+      .map(({ backup }, i) => ({ backup: { ...backup, built: true, marked_for_delete: i % 3 === 0, built_at: new Date(NOW - (25 - i) * DAY).toISOString() } }))
+      .sort((a, b) => ((a.backup.id * 7) % 25) - ((b.backup.id * 7) % 25));
+    const serveMany = () =>
+      fault.handle((req, res) =>
+        req.url.startsWith('/virtual_machines/42/backups.json') ? reply(res, 200, JSON.stringify(many)) : forward(h.sandbox.url, req, res),
+      );
+    const shownIds = (m: Message) => sections(m).map((t) => Number(/^\*Backup (\d+)\*/.exec(t)?.[1]));
+    /** The buttons of a list, in order: each backup's Restore, then the pager's. */
+    const elements = (m: Message) =>
+      (m.blocks as { type: string; elements?: { action_id: string; value: string }[]; accessory?: { action_id: string; value: string } }[]).flatMap((b) => [
+        ...(b.type === 'actions' ? b.elements! : []),
+        ...(b.accessory ? [b.accessory] : []),
+      ]);
+    const backupsReads = () => fault.requests.filter((r) => r.url.startsWith('/virtual_machines/42/backups')).length;
+    /** `user` clicks a button of the list; what they see where they clicked. */
+    const click = async (user: string, actionId: string, value: string) => {
+      const responseUrl = h.slack.responseUrl();
+      expect((await h.interact(buttonClick({ user, channel: CHANNEL, actionId, value, responseUrl }))).status).toBe(200);
+      const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
+      return waitFor(`the answer to ${actionId}`, () => h.slack.responses.find((r) => r.id === id)?.body as Message | undefined, { within: 5000 });
+    };
+
+    test('ten a page, newest first, "page 1 of 3"; Next replaces the message in place with the next ten, read again', async () => {
+      serveMany();
+      const first = await answerTo(h, 'backups 42', { user: 'UADMIN' });
+      expect(first.response_type).toBe('in_channel');
+      expect(shownIds(first)).toEqual([125, 124, 123, 122, 121, 120, 119, 118, 117, 116]);
+      expect(visibleText(first)).toContain('25 backups, 16 usable · page 1 of 3 · backups 1–10 of 25');
+      expect(first.blocks!.length).toBeLessThanOrEqual(50);
+      // An admin's page: a Restore button on each usable backup, then Next and Export CSV.
+      expect(elements(first).map((e) => e.action_id)).toEqual([
+        ...[124, 123, 121, 120, 118, 117].map((id) => `backups_restore_${id}`),
+        'backups_page_next',
+        'backups_export',
+      ]);
+      const next = elements(first).find((e) => e.action_id === 'backups_page_next')!;
+      const second = await click('UADMIN', 'backups_page_next', next.value);
+      expect(second.replace_original).toBe(true);
+      expect(shownIds(second)).toEqual([115, 114, 113, 112, 111, 110, 109, 108, 107, 106]);
+      expect(visibleText(second)).toContain('page 2 of 3 · backups 11–20 of 25');
+      expect(elements(second).filter((e) => e.action_id.startsWith('backups_restore_'))).toHaveLength(7);
+      // Never a stale page: the list is read again for the click.
+      expect(backupsReads()).toBe(2);
+    });
+
+    test('a viewer pages back from the last page, with no Restore button: what the clicker may do, not who asked first', async () => {
+      serveMany();
+      const last = await click('UVIEWER', 'backups_page_next', '42:3');
+      expect(shownIds(last)).toEqual([105, 104, 103, 102, 101]);
+      expect(elements(last).map((e) => `${e.action_id} ${e.value}`)).toEqual(['backups_page_prev 42:2', 'backups_export 42']);
+      const second = await click('UVIEWER', 'backups_page_prev', '42:2');
+      expect(shownIds(second)[0]).toBe(115);
+    });
+
+    test('a page button not made by the list is out of date, and nothing is read', async () => {
+      for (const value of ['42', '42:0', '{"vs":"42; DROP TABLE"}', '-1:2']) {
+        const m = await click('UVIEWER', 'backups_page_next', value);
+        expect(m.response_type).toBe('ephemeral');
+        expect(m.text).toContain('That button is out of date; run `/vs backups &lt;vs_id&gt;` again.');
+      }
+      expect(fault.requests).toEqual([]);
+    });
+
+    test('a server gone since the list was shown is said so on the click', async () => {
+      const m = await click('UVIEWER', 'backups_page_next', '999:2');
+      expect(m.response_type).toBe('ephemeral');
+      expect(m.text).toContain('VS 999 was not found');
+    });
+  });
+
   test('fifty people asking about one server at once cost one call per resource', async () => {
     h.sandbox.setDelay(300);
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => answerTo(h, 'server 45', { user: `U${String(i).padStart(8, '0')}` })));
@@ -171,7 +247,8 @@ describe('/vs disks and /vs backups, the cloud API in JSON', () => {
       '*Backup 13*\nDATE (12 minutes ago) · 0 kB · incremental · disk 107 · :no_entry: not usable: not built yet',
       '*Backup 11*\nDATE (23 hours ago) · 70 GB · normal · disk 109 · :white_check_mark: usable',
     ]);
-    expect(JSON.stringify(viewer.blocks)).not.toContain('"button"');
+    // A viewer may not restore: the one button is Export CSV.
+    expect(buttonsOf(viewer)).toEqual(['Export CSV: 46']);
     const admin = await answerTo(h, 'backups 42', { user: 'UADMIN' });
     const restore = (admin.blocks as { accessory?: { action_id: string; value: string } }[]).flatMap((b) => (b.accessory ? [b.accessory] : []));
     expect(restore).toEqual([
