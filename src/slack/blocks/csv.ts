@@ -79,6 +79,9 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'request_path', cell: (r) => r.apiRequest?.path },
   { name: 'request_body', cell: (r) => r.apiRequest?.body },
   { name: 'params', cell: (r) => jsonCell(r.params) },
+  // Once followed to its end (docs/product.md, Following a change to its end): the cloud's outcome, its transactions.
+  { name: 'cloud_outcome', cell: (r) => r.cloudOutcome },
+  { name: 'transaction_ids', cell: (r) => r.transactionIds?.join(' ') },
 ];
 
 /**

@@ -8,6 +8,7 @@ import {
   renderDenialSummary,
   renderRecordDetails,
 } from '../../../src/slack/blocks/audit';
+import { AUDIT_RECORD_COLUMNS, toCsv } from '../../../src/slack/blocks/csv';
 import { auditRecord, blocksOf, buttons, contextTexts, headerText, sectionTexts } from './fixtures';
 import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits, modalViolations } from './limits';
 
@@ -206,5 +207,25 @@ describe('the audit channel', () => {
     const m = renderDenialSummary('U0MALLORY', records);
     expect(sectionTexts(m)[0]).toContain('and 280 more');
     expectWithinSlackLimits(m);
+  });
+});
+
+describe('the audit export', () => {
+  test("a followed change's row carries the cloud's outcome and its transactions; one not followed leaves them empty", () => {
+    const followed = auditRecord({ id: 2, cloudOutcome: 'failed', transactionIds: [5011, 5012] });
+    const [header, first, second] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 1 })])
+      .trimEnd()
+      .split('\r\n');
+    const names = header!.split(',');
+    const cells = (line: string) =>
+      Object.fromEntries(
+        line
+          .split(',')
+          .slice(-2)
+          .map((v, i) => [names.at(i - 2)!, v]),
+      );
+    expect(names.slice(-2)).toEqual(['cloud_outcome', 'transaction_ids']);
+    expect(cells(first!)).toEqual({ cloud_outcome: 'failed', transaction_ids: '5011 5012' });
+    expect(cells(second!)).toEqual({ cloud_outcome: '', transaction_ids: '' });
   });
 });
