@@ -125,7 +125,7 @@ describe('posting a request', () => {
     expect(await postApprovalRequest({ setMessage: () => Promise.resolve() }, client, unclaimed, { sandbox: false, roles: ROLES, log: logs().log })).toBe(
       '1714557600.000100',
     );
-    const shown = renderWorkflowRequest(approvalFacts(unclaimed, false)!);
+    const shown = renderWorkflowRequest(approvalFacts(unclaimed, false, ROLES)!);
     expect(calls.map((c) => c.args)).toEqual([{ channel: 'CINCIDENT', text: shown.text, blocks: shown.blocks }]);
     expect(JSON.stringify(calls[0]!.args.blocks)).not.toContain('approval_approve');
   });

@@ -85,6 +85,8 @@ describe('a change step', () => {
     expect(blocksOf(message)).toContain('the data disk is full');
     expect(blocksOf(message)).toContain('"action_id":"change_request_claim"');
     expect(blocksOf(message)).toContain('Request this change');
+    // Nobody has asked yet: everyone who may claim it is mentioned, so that someone is notified.
+    expect(blocksOf(message)).toContain('*Who may request it:* <@UADMIN> <@UADMIN2> <@UOPER> <@UOPER2> <@WORGOPER>');
     expect(shownRequest(message)).toBe('POST /virtual_machines/42/disks.json\n\n{"disk":{"disk_type":"SSD","disk_size":"20","label":"scratch"}}');
     // Posted with the app's own token, not the execution's: its button outlives the step.
     expect(h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL)).toMatchObject({ ok: true, token: BOT_TOKEN });
@@ -293,7 +295,10 @@ describe('a change step', () => {
       b.type === 'section' ? (b.text?.text ?? '') : '',
       ...(b.type === 'context' ? (b.elements ?? []).map((e) => e.text ?? '') : []),
     ]);
-    for (const text of mrkdwn) expect(text).not.toMatch(/<!channel>|<https:|<@UADMIN>/);
+    // The only mentions are the bot's own line of who may request it.
+    const own = /\n\*Who may request it:\* (<@[UW][A-Z0-9]+> ?)+$/m;
+    for (const text of mrkdwn) expect(text.replace(own, '')).not.toMatch(/<!channel>|<https:|<@UADMIN>/);
+    expect(mrkdwn.join('\n')).toMatch(own);
     expect(mrkdwn.join('\n')).toContain('&lt;!channel&gt; see &lt;https://evil.example|docs&gt; &lt;@UADMIN&gt;');
     // Rich text's preformatted text is shown as it is, never parsed: the body as it will be sent.
     expect(shownRequest(messageOf(h, p))).toContain('"label":"x<@UADMIN>"');
