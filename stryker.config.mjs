@@ -30,6 +30,8 @@ const TARGETS = {
   'src/cloud/prepared.ts': ['test/cloud/prepared.test.ts'],
   'src/slack/blocks/approvals.ts': ['test/slack/blocks/approvals.test.ts'],
   'src/slack/approval-messages.ts': ['test/slack/approval-messages.test.ts'],
+  // Nothing is called done before the cloud says so: how a followed change's transactions are told apart and ended.
+  'src/follow/poll.ts': ['test/follow/follow.test.ts'],
 };
 
 const testFiles = [...new Set(Object.values(TARGETS).flat())];
