@@ -215,6 +215,7 @@ const DEFINITIONS = {
             vsId,
             diskId: backup.disk_id ?? null,
             backupSize: backup.backup_size ?? null,
+            backupType: asFact(backup.backup_type),
             operatingSystem: asFact([backup.operating_system, backup.operating_system_distro].filter(Boolean).join(' / ') || null),
             builtAt: asFact(backup.built_at),
             reason: asFact(params.reason?.trim() || null),

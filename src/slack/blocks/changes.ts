@@ -1,4 +1,6 @@
-import { factNumber, targetTitle, type Target } from '../../changes';
+import { factNumber, targetTitle, type Fact, type Target } from '../../changes';
+import { backupTypeText } from './backups';
+import { elapsed, sizeFromKb } from './measures';
 import { factCode, factText, reasonLine, type FollowedWords } from './followed';
 import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
@@ -20,17 +22,18 @@ export const DISK_ADDED_WORDS: FollowedWords = {
       : `disk ${factNumber(facts.diskId) ?? '?'} is built and unlocked`,
 };
 
-/** A restored backup, from the facts its row kept: what was asked (and why), and what done means. */
+/** A restored backup, from the facts its row kept: what it overwrote and lost (as of when it was asked for), and why. */
 export const BACKUP_RESTORED_WORDS: FollowedWords = {
-  about: (facts, requestedBy) => {
+  about: (facts, requestedBy, acceptedAtMs) => {
     const vsId = factNumber(facts.vsId);
     const diskId = factNumber(facts.diskId);
     const size = factNumber(facts.backupSize);
+    const type = typeof facts.backupType === 'string' && facts.backupType ? ` · ${safe(backupTypeText(facts.backupType), 40)}` : '';
     const lines = [
       `*Backup ${factNumber(facts.backupId) ?? '?'}* restored onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
-      `Size: ${size !== null ? formatKb(size) : '_unknown_'}`,
+      `Size: ${size !== null ? sizeFromKb(size) : '_unknown_'}${type}`,
       `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
-      `Backup taken: ${typeof facts.builtAt === 'string' && facts.builtAt ? slackTime(facts.builtAt) : '_unknown_'}`,
+      `Backup taken: ${takenWords(facts.builtAt, diskId, acceptedAtMs)}`,
     ];
     if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
     return lines;
@@ -41,6 +44,15 @@ export const BACKUP_RESTORED_WORDS: FollowedWords = {
     return diskId !== null ? `backup ${backupId} is restored onto disk ${diskId}, and the disk is unlocked` : `backup ${backupId} is restored and unlocked`;
   },
 };
+
+/** "<date>, 31 hours before it was asked for: everything written to disk 77 since is lost"; unknown when the cloud did not say. */
+function takenWords(builtAt: Fact | undefined, diskId: number | null, acceptedAtMs: number): string {
+  const at = typeof builtAt === 'string' ? Date.parse(builtAt) : NaN;
+  if (!Number.isFinite(at)) return '_unknown_';
+  const span = elapsed(at, acceptedAtMs);
+  const before = span === null ? '' : `, ${span} before it was asked for`;
+  return `${slackTime(at)}${before}: everything written to ${diskId !== null ? `disk ${diskId}` : 'its disk'} since is lost`;
+}
 
 /** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
 export function appliedUnreadableText(target: Target, status: number | undefined): string {
@@ -69,11 +81,4 @@ export function renderAppliedUnreadable({
       sandbox,
     ),
   };
-}
-
-/** backup_size is in KB in the observed data. */
-function formatKb(kb: number): string {
-  if (kb >= 1024 * 1024) return `${(kb / 1024 / 1024).toFixed(1)} GB`;
-  if (kb >= 1024) return `${(kb / 1024).toFixed(1)} MB`;
-  return `${kb} KB`;
 }

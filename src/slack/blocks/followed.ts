@@ -17,8 +17,8 @@ export type Facts = Readonly<Record<string, Fact>>;
 
 /** What a change form's row says of its followed change (src/slack/blocks/change-forms.ts). */
 export interface FollowedWords {
-  /** Lines under the title: what was asked, from the facts (a reason said to be the requester's). */
-  about(facts: Facts, requestedBy: string): string[];
+  /** Lines under the title: what was asked, from the facts (a reason said to be the requester's); ages count to `acceptedAtMs`. */
+  about(facts: Facts, requestedBy: string, acceptedAtMs: number): string[];
   /** What its target shows once done, from the facts and the final read: "disk 110 is built and unlocked". */
   done(facts: Facts, state: Facts | null): string;
 }
@@ -65,7 +65,7 @@ export function renderFollowedChange(change: FollowView, r: FollowRendering): Re
     blocks: withSandbox(
       [
         header(`${r.title} · ${r.targetTitle}`),
-        section(r.words.about(facts, change.requestedBy).join('\n')),
+        section(r.words.about(facts, change.requestedBy, change.acceptedAtMs).join('\n')),
         section(`${MARKS[change.status]} ${statusWords(change, r, true)}`),
         context([...people, `accepted ${slackTime(change.acceptedAtMs)}`, ...transactions].join(' · ')),
       ],

@@ -24,16 +24,21 @@ export function sizeFromMb(mb: number): string {
   return sizeFromKb(mb * KB_PER_MB);
 }
 
-/** How long before `now` (epoch milliseconds) something happened: "just now", "5 minutes ago", "31 hours ago", "3 days ago". */
-export function ago(at: number, now: number): string {
+/** How long from `at` to `now` (epoch milliseconds), in words: "5 minutes", "31 hours", "3 days"; null under a minute. */
+export function elapsed(at: number, now: number): string | null {
   const minutes = Math.floor((now - at) / 60_000);
-  if (minutes < 1) return 'just now';
-  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+  if (minutes < 1) return null;
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
   const hours = Math.floor(minutes / 60);
   // Up to two days in hours: "31 hours ago" says more than "1 day ago" in an incident.
-  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`;
-  const days = Math.floor(hours / 24);
-  return `${days} days ago`;
+  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'}`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+/** How long before `now` something happened: "just now", "5 minutes ago", "31 hours ago", "3 days ago". */
+export function ago(at: number, now: number): string {
+  const span = elapsed(at, now);
+  return span === null ? 'just now' : `${span} ago`;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

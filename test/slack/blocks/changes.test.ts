@@ -119,7 +119,8 @@ describe('a backup restored, followed', () => {
         '*Backup 9* restored onto VS 42, disk 77',
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
-        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
+        // How long before it was asked for, and what that loses (docs/product.md, Restore with eyes open).
+        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>, 36 hours before it was asked for: everything written to disk 77 since is lost',
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
@@ -128,11 +129,12 @@ describe('a backup restored, followed', () => {
     expect(foreignMarkup(m, [USER, ADMIN])).toEqual([]);
   });
 
-  test('sizes are shown in KB, MB or GB as fits; missing details read "unknown"; a blank reason adds no line', () => {
+  test('sizes are shown in kB, MB or GB as fits, with the type when known; missing details read "unknown"; a blank reason adds no line', () => {
     const size = (kb: number) => sectionTexts(render(restored({ backup_size: kb })))[0]!.split('\n')[1];
-    expect(size(512)).toBe('Size: 512 KB');
+    expect(size(512)).toBe('Size: 512 kB');
     expect(size(1536)).toBe('Size: 1.5 MB');
-    expect(size(1024 * 1024)).toBe('Size: 1.0 GB');
+    expect(size(1024 * 1024)).toBe('Size: 1 GB');
+    expect(sectionTexts(render(restored({ backup_type: 'incremental' })))[0]!.split('\n')[1]).toBe('Size: 2.4 GB · incremental');
     const bare = render(
       restored({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }, '  '),
     );
