@@ -120,7 +120,8 @@ describe('a backup restored, followed', () => {
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
         // How long before it was asked for, and what that loses (docs/product.md, Restore with eyes open).
-        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>, 36 hours before it was asked for: everything written to disk 77 since is lost',
+        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>, 36 hours before it was asked for: ' +
+          'everything written to disk 77 since is lost',
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
