@@ -31,7 +31,7 @@ const TARGETS = {
   'src/slack/blocks/approvals.ts': ['test/slack/blocks/approvals.test.ts'],
   'src/slack/approval-messages.ts': ['test/slack/approval-messages.test.ts'],
   // Nothing is called done before the cloud says so: how a followed change's transactions are told apart and ended.
-  'src/follow/poll.ts': ['test/follow/follow.test.ts'],
+  'src/follow/poll.ts': ['test/follow/follow.test.ts', 'test/follow/poll.test.ts'],
 };
 
 const testFiles = [...new Set(Object.values(TARGETS).flat())];
