@@ -148,7 +148,8 @@ async function fromTransaction(
  * transactions newer than the remembered id, and its `locked` flag back to false.
  */
 async function fallback(change: FollowedChange, newer: readonly Transaction[], reads: ChangeReads, readState: ReadState, serverId: number): Promise<Found> {
-  const own = change.subject.serverId === serverId ? newer.filter((t) => t.associated_object_id == null || t.associated_object_id === serverId) : [];
+  // Listed under this server, yet run for another one: not its own.
+  const own = newer.filter((t) => t.associated_object_id == null || t.associated_object_id === serverId);
   const ids = own.map((t) => t.id).sort((a, b) => a - b);
   const ended = own.find((t) => t.status === 'failed' || t.status === 'cancelled');
   if (ended) return { status: ended.status as CloudOutcome, transactionIds: ids, step: ended.action };

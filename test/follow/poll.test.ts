@@ -340,12 +340,15 @@ describe("a cloud that names its transactions otherwise: after a minute, the ser
     expect(polled.progress).toMatchObject({ status: 'complete', transactionIds: [], step: null });
   });
 
-  test('without a known server (a restore listed under the account): no fallback, still scheduled', async () => {
-    world.account = [tx(101, 'restore_v2', 'complete', { parent_type: 'Backup', parent_id: 9, associated_object_id: null }), accountBaseline];
+  test("without a known server (a restore listed under the account): no fallback, though others' transactions fail there", async () => {
+    const otherServers = { parent_type: 'Backup', parent_id: 9, associated_object_id: null };
+    world.account = [tx(101, 'restore_v2', 'complete', otherServers), tx(102, 'restore_v2', 'failed', otherServers), accountBaseline];
     world.vm = { locked: false };
     world.backup = { locked: false };
     const restore = followed({ action: 'backup_restore', target: 'backup:9', subject: RESTORE });
-    expect(await where(restore, 5 * 60_000)).toEqual({ status: 'scheduled', transactionIds: [], step: null });
+    const polled = await pollAt(restore, 5 * 60_000);
+    expect(polled.unread).toBeUndefined();
+    expect(polled.progress).toMatchObject({ status: 'scheduled', transactionIds: [], step: null });
     expect(cloud.requests.map((r) => r.url)).toEqual(['/transactions.json?per_page=20']);
   });
 });
