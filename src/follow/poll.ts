@@ -157,7 +157,9 @@ async function fallback(change: FollowedChange, newer: readonly Transaction[], r
   const going = own.filter((t) => !isFinalStatus(t.status)).sort((a, b) => a.id - b.id)[0];
   if (server.locked === true || going) return { status: 'running', transactionIds: [], step: going?.action ?? null };
   const read = await readState(change.subject);
-  return { status: 'complete', transactionIds: ids, step: own.at(-1)?.action ?? null, finalState: read.state };
+  // The step it ended on: the newest of them, whatever order the cloud lists them in.
+  const last = own.reduce<Transaction | null>((newest, t) => (newest === null || t.id > newest.id ? t : newest), null);
+  return { status: 'complete', transactionIds: ids, step: last?.action ?? null, finalState: read.state };
 }
 
 /**

@@ -328,9 +328,10 @@ describe("a cloud that names its transactions otherwise: after a minute, the ser
   test('unlocked and every one final: done, with all of its ids in order and the target read again', async () => {
     world.vm = { locked: false };
     world.disk = { built: true, locked: false };
-    world.server = [renamed(101, 'complete'), tx(102, 'format_v2', 'complete'), tx(103, 'fstab_v2', 'complete')];
+    // Listed newest first, as the cloud lists them: the step it ended on is the newest.
+    world.server = [tx(103, 'fstab_v2', 'complete'), tx(102, 'format_v2', 'complete'), renamed(101, 'complete')];
     const { progress } = await pollAt(followed(), 65_000);
-    expect(progress).toMatchObject({ status: 'complete', transactionIds: [101, 102, 103], finalState: { built: true, locked: false } });
+    expect(progress).toMatchObject({ status: 'complete', transactionIds: [101, 102, 103], step: 'fstab_v2', finalState: { built: true, locked: false } });
   });
 
   test('with no remembered id and nothing listed: unlocked is done, with no transactions', async () => {
