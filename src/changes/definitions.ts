@@ -203,21 +203,20 @@ const DEFINITIONS = {
     follow: {
       listedUnder: () => null,
       subject: (backupId, params, backup): FollowSubject => {
-        const vsId = backup.target_type === 'VirtualMachine' ? (backup.target_id ?? null) : null;
+        const { vsId, diskId } = restoreTargetOf(backup);
         return {
           serverId: vsId,
           parentType: 'Backup',
           parentId: backupId,
-          actions:
-            backup.target_type === 'VirtualMachine' ? ['restore_incremental_backup', 'restore_backup'] : ['restore_backup', 'restore_incremental_backup'],
+          actions: vsId !== null ? ['restore_incremental_backup', 'restore_backup'] : ['restore_backup', 'restore_incremental_backup'],
           facts: {
             backupId,
             vsId,
-            diskId: backup.disk_id ?? null,
+            diskId,
             backupSize: backup.backup_size ?? null,
             backupType: asFact(backup.backup_type),
             operatingSystem: asFact([backup.operating_system, backup.operating_system_distro].filter(Boolean).join(' / ') || null),
-            builtAt: asFact(backup.built_at),
+            builtAt: asFact(backup.built_at ?? backup.created_at),
             reason: asFact(params.reason?.trim() || null),
           },
         };
