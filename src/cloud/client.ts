@@ -153,7 +153,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
  * positive integer, or a RangeError: a bug on our side, not an API call), the
  * page as `/page/N` before the format suffix, the page size as `per_page`.
  */
-export function readPath(row: ReadRow, args: readonly unknown[], format: string): string {
+function readPath(row: ReadRow, args: readonly unknown[], format: string): string {
   let next = 0;
   const filled = row.path.replace(/:[A-Za-z]+/g, () => pathId(args[next++] as number));
   const page = row.paged ? (args[next] as ReadPage | undefined) : undefined;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CloudError } from './errors';
-import type { AddDiskParams } from './schemas';
+import { unwrap, type AddDiskParams } from './schemas';
 import type { Decoded, ResponseShape } from './shapes';
 import { parseXml, writeXmlDocument, writeXmlElement, XmlSyntaxError, type PlainObject, type PlainValue } from './xml';
 
@@ -9,7 +9,6 @@ import { parseXml, writeXmlDocument, writeXmlElement, XmlSyntaxError, type Plain
 // zod schemas of schemas.ts. JSON and XML carrying the same data decode to equal objects.
 
 export type WireFormat = 'json' | 'xml';
-export { Responses, type ResponseShape } from './shapes';
 
 /** Where an answer came from, carried on the errors for logs. */
 export interface ResponseContext {
@@ -33,7 +32,7 @@ export function decodeResponse<S extends ResponseShape>(format: WireFormat, text
 function decodeOrThrow<S extends ResponseShape>(format: WireFormat, text: string, shape: S): Decoded<S> {
   const document = parseDocument(format, text);
   if (shape.kind === 'list') {
-    const items = listItems(document, shape.listName, shape.itemName);
+    const items = listItems(document, shape.listName);
     if (items === undefined) throw shapeError(`expected a list of ${shape.itemName}`);
     const out: unknown[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
@@ -69,27 +68,13 @@ function parseDocument(format: WireFormat, text: string): PlainValue {
  * The elements of a list answer. JSON: a top-level array (or, tolerated, an
  * object holding it under the list name). XML: the root element of that name.
  */
-function listItems(document: PlainValue, listName: string, itemName: string): PlainValue[] | undefined {
+function listItems(document: PlainValue, listName: string): PlainValue[] | undefined {
   if (Array.isArray(document)) return document;
   if (isObject(document)) {
     const inner = document[listName];
     if (Array.isArray(inner)) return inner;
-    // A one-element list sent without type="array" and without a known root.
-    if (isObject(inner) && itemName in inner) {
-      const item = inner[itemName];
-      return Array.isArray(item) ? item : item === undefined ? [] : [item];
-    }
   }
   return undefined;
-}
-
-/** `{ "disk": {...} }` → `{...}`; an element already unwrapped is taken as it is. */
-function unwrap(value: PlainValue | undefined, wrapper: string): PlainValue | undefined {
-  if (isObject(value)) {
-    const inner = value[wrapper];
-    if (isObject(inner) && Object.keys(value).length === 1) return inner;
-  }
-  return value;
 }
 
 function isObject(value: PlainValue | undefined): value is PlainObject {

@@ -1,5 +1,5 @@
 import { encodeBody, type WireBody, type WireFormat } from './codec';
-import type { Decoded, ResponseShape } from './shapes';
+import type { ResponseShape } from './shapes';
 
 // A change as it will go on the wire, prepared before it is sent: what an
 // approval request shows and an audit record keeps is the very value the
@@ -22,9 +22,6 @@ export interface PreparedRequest<S extends ResponseShape = ResponseShape> {
   /** The shape of its answer. */
   readonly answer: S;
 }
-
-/** What a sent change's answer decodes to. */
-export type AnswerOf<R> = R extends PreparedRequest<infer S> ? Decoded<S> : never;
 
 /** A change's request as its row declares it: the parts that do not depend on the target or the parameters, and how those fill the rest. */
 export interface ChangeRequestSpec<P, S extends ResponseShape> {

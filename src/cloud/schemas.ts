@@ -162,15 +162,21 @@ export const FirewallRule = z
   .transform((r) => ({ ...r, address: blankToNull(r.address), port: blankToNull(r.port) }));
 export type FirewallRule = z.infer<typeof FirewallRule>;
 
+/**
+ * `{ "disk": {...} }` → `{...}`: a record under its wrapper (docs/cloud-api.md), as JSON sends it; one already
+ * unwrapped (XML's list items) is taken as it is. The codec unwraps answers with it, a schema the records it nests.
+ */
+export function unwrap(value: unknown, wrapper: string): unknown {
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isRecord(value)) {
+    const inner = value[wrapper];
+    if (isRecord(inner) && Object.keys(value).length === 1) return inner;
+  }
+  return value;
+}
+
 /** One element of a list sent either wrapped (JSON's `{"ip_address": {…}}`) or bare (XML's list items). */
-const unwrapped = <T extends z.ZodType>(wrapper: string, schema: T) =>
-  z.preprocess((item) => {
-    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-      const inner = (item as Record<string, unknown>)[wrapper];
-      if (inner !== null && typeof inner === 'object' && Object.keys(item).length === 1) return inner;
-    }
-    return item;
-  }, schema);
+const unwrapped = <T extends z.ZodType>(wrapper: string, schema: T) => z.preprocess((item) => unwrap(item, wrapper), schema);
 
 /** An address of a server (docs/cloud-api.md, The server: `ip_addresses`). */
 export const IpAddress = z.object({

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { addDiskWireFields, decodeResponse, encodeBody, parseErrorBody, Responses, type WireFormat } from '../../src/cloud/codec';
+import { addDiskWireFields, decodeResponse, encodeBody, parseErrorBody, type WireFormat } from '../../src/cloud/codec';
+import { Responses } from '../../src/cloud/shapes';
 import { READS } from '../../src/cloud/reads';
 import type { AddDiskParams } from '../../src/cloud/schemas';
 import { CloudError } from '../../src/cloud/errors';

@@ -1,5 +1,5 @@
 import { CHANGES } from '../../src/changes/definitions';
-import { Responses } from '../../src/cloud/codec';
+import { Responses } from '../../src/cloud/shapes';
 import { changeRequest, noBody, pathId, samePreparedRequest } from '../../src/cloud/prepared';
 
 // A change as it will go on the wire (src/cloud/prepared.ts): each change's

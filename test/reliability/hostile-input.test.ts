@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
-import { decodeResponse, parseErrorBody, Responses } from '../../src/cloud/codec';
+import { decodeResponse, parseErrorBody } from '../../src/cloud/codec';
+import { Responses } from '../../src/cloud/shapes';
 import { READS } from '../../src/cloud/reads';
 import { CloudError } from '../../src/cloud/errors';
 import { SIGNING_SECRET, useHarness, type Harness } from '../helpers/app-harness';

@@ -1,7 +1,6 @@
 // The cloud API simulator: in-process (VS_API_URL=sandbox, tests) or standalone (npm run sandbox).
 export { startSandbox } from './server';
 export { runSandboxCommand } from './main';
-export { READ_HANDLERS, type SandboxReadName, type SandboxReadsFor } from './reads';
 export { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from './identity';
 export { defaultSeed } from './seed';
 export type {

@@ -10,7 +10,7 @@ import type { SandboxTransaction, TransactionEffect, TransactionLocks, Transacti
 
 const FINAL: ReadonlySet<TransactionStatus> = new Set(['complete', 'failed', 'cancelled']);
 
-export const isFinal = (t: SandboxTransaction): boolean => FINAL.has(t.status);
+const isFinal = (t: SandboxTransaction): boolean => FINAL.has(t.status);
 
 /** What a raw log of a failed transaction looks like: internals nobody outside the cloud should read. */
 export function failureLog(action: string, id: number, serverId: number): string {
@@ -114,6 +114,8 @@ export class Transactions {
 
   private settle(t: SandboxTransaction, status: TransactionStatus, atMs: number): void {
     t.status = status;
+    // It ended now (a cancel ends it early): what waits for it is settled from here, not from its planned end.
+    t.endsAt = atMs;
     t.updated_at = isoTimestamp(new Date(atMs));
     if (status === 'failed') t.log_output = failureLog(t.action, t.id, t.associated_object_id);
   }
