@@ -187,10 +187,18 @@ const UNDONE = 'This cannot be undone.';
 export function backupRestoreModal({ backupId, channelId, privateMetadata, sandbox, state, pick, now }: BackupRestoreModalOptions): ModalView {
   const blocks: KnownBlock[] = [];
   if (pick) {
-    const options = pick.backups.map((b) => option(String(b.id), backupOptionText(b, now)));
+    // A select takes at most 100 options: the newest, and the one a Restore button chose wherever it stands.
+    const newest = pick.backups.slice(0, LIMITS.selectOptions);
+    const chosen = pick.backups.find((b) => b.id === pick.chosen);
+    const offered = chosen && !newest.includes(chosen) ? [...newest.slice(0, -1), chosen] : newest;
+    const options = offered.map((b) => option(String(b.id), backupOptionText(b, now)));
     const initial = options.find((o) => o.value === String(pick.chosen));
+    const older =
+      pick.backups.length > offered.length
+        ? ` The newest ${offered.length} of ${pick.backups.length} are offered; for an older one, \`/vs backup restore <backup_id>\`.`
+        : '';
     blocks.push(
-      section(`Restore a backup of *VS ${pick.vsId}*: its usable backups, newest first. Each is read again before anything is sent.`),
+      section(`Restore a backup of *VS ${pick.vsId}*: its usable backups, newest first.${older} Each is read again before anything is sent.`),
       input('backup_id', 'Backup', { type: 'static_select', action_id: 'backup_id', options, ...(initial ? { initial_option: initial } : {}) }),
       section(
         `:warning: *Restoring overwrites the disk the backup was taken of, on VS ${pick.vsId}:* everything written to that disk since the backup ` +

@@ -26,6 +26,8 @@ export const LIMITS = {
   fallbackText: 3000,
   modalTitle: 24,
   optionText: 75,
+  /** Options of one static_select. */
+  selectOptions: 100,
   errorMessage: 300,
 } as const;
 

@@ -22,6 +22,7 @@ export const SLACK = {
   hint: 2000,
   placeholder: 150,
   optionText: 75,
+  selectOptions: 100,
   modalTitle: 24,
   modalButton: 24,
   privateMetadata: 3000,
@@ -64,7 +65,9 @@ export function blockViolations(blocks: unknown, maxBlocks: number = SLACK.messa
     if (e.placeholder !== undefined) max(where, 'placeholder', textOf(e.placeholder), SLACK.placeholder);
     for (const key of ['options', 'initial_options'] as const) {
       const options = e[key];
-      if (Array.isArray(options)) for (const o of options) max(where, 'option text', textOf(isObj(o) ? o.text : undefined), SLACK.optionText);
+      if (!Array.isArray(options)) continue;
+      if (options.length > SLACK.selectOptions) problems.push(`${where}: ${options.length} ${key}, more than ${SLACK.selectOptions}`);
+      for (const o of options) max(where, 'option text', textOf(isObj(o) ? o.text : undefined), SLACK.optionText);
     }
     return undefined;
   };

@@ -113,6 +113,36 @@ describe('restore-backup modal', () => {
     for (const b of inputs(fromCommand)) expect(b.element?.action_id).toBe(b.block_id);
   });
 
+  test('a server with more usable backups than a select takes: the newest 100, the one chosen kept, and how to reach older ones', () => {
+    const DAY = 86_400_000;
+    const backups = Array.from({ length: 150 }, (_, i) => ({
+      id: 1000 - i,
+      built: true,
+      built_at: new Date(Date.UTC(2026, 10, 1) - i * DAY).toISOString(),
+      disk_id: 101,
+      backup_size: 1024,
+    }));
+    const picker = (chosen?: number) =>
+      backupRestoreModal({
+        channelId: 'C1',
+        privateMetadata: '{}',
+        sandbox: false,
+        now: Date.UTC(2026, 10, 2),
+        pick: { vsId: 42, backups: backups, ...(chosen ? { chosen } : {}) },
+      });
+    const values = (v: ModalView) => (input(v, 'backup_id').element as unknown as { options: { value: string }[] }).options.map((o) => o.value);
+    const newest = picker();
+    expect(modalViolations(newest as never)).toEqual([]);
+    expect(values(newest)).toEqual(backups.slice(0, 100).map((b) => String(b.id)));
+    expect(JSON.stringify(newest.blocks)).toContain('The newest 100 of 150 are offered; for an older one, `/vs backup restore <backup_id>`.');
+    // A Restore button of an older backup: that one is offered, and picked.
+    const older = picker(870);
+    expect(modalViolations(older as never)).toEqual([]);
+    expect(values(older)).toHaveLength(100);
+    expect(values(older).at(-1)).toBe('870');
+    expect((input(older, 'backup_id').element as unknown as { initial_option?: { value: string } }).initial_option?.value).toBe('870');
+  });
+
   test('opened from the shortcut it asks for the backup id and the channel too', () => {
     expect(inputIds(fromShortcut)).toEqual(['backup_id', 'channel', 'confirm', 'reason']);
     for (const b of inputs(fromShortcut)) expect(b.element?.action_id).toBe(b.block_id);
