@@ -1,6 +1,6 @@
 import { factNumber, type Fact } from '../../changes';
 import type { FollowedChange, FollowStatus } from '../../store';
-import { transactionWords } from './transactions';
+import { transactionText, transactionWords } from './transactions';
 import { code, context, fallback, header, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // A change the cloud accepted, as its message shows it while it is followed
@@ -88,7 +88,7 @@ function plainStatus(change: FollowView, r: FollowRendering): string {
 
 /** Where it stands, in words; `rich`: with the links and the transaction's action in code where it has no words. */
 function statusWords(change: FollowView, r: FollowRendering, rich: boolean): string {
-  const step = change.step ? (rich ? transactionWords(change.step) : safe(oneLine(change.step.replace(/_/g, ' ')), 60)) : null;
+  const step = change.step ? (rich ? transactionWords(change.step) : transactionText(change.step)) : null;
   const look = rich ? whereToLook(change, r) : 'Check it in the control panel.';
   switch (change.status) {
     case 'scheduled':

@@ -91,7 +91,7 @@ describe('a disk added, followed', () => {
     expect(statusLine(failed)).toBe(
       `:x: *Failed in the cloud* while building a disk. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42|VS 42>.`,
     );
-    expect(failed.text).toBe('Add disk · VS 42: Failed in the cloud while build disk. Check it in the control panel.');
+    expect(failed.text).toBe('Add disk · VS 42: Failed in the cloud while building a disk. Check it in the control panel.');
     const odd = render(addedDisk({}, { status: 'cancelled', step: 'resize_<!here>', transactionIds: [5012] }));
     expect(statusLine(odd)).toMatch(/^:white_circle: \*Cancelled\* in the cloud while `resize_&lt;!here&gt;`\. /);
     expect(foreignMarkup(odd, [USER])).toEqual([]);
