@@ -102,7 +102,7 @@ export {
   usabilityOf,
   usableBackups,
   type BackupState,
-  type RestoreFacts,
+  RestoreFacts,
   type RestoreTarget,
   type UnusableBackup,
   type Usability,

@@ -1,6 +1,6 @@
-import { factNumber, targetTitle, type Fact, type Target } from '../../changes';
-import { backupTypeText } from './backups';
-import { elapsed, sizeFromKb } from './measures';
+import { factNumber, RestoreFacts, targetTitle, type Target } from '../../changes';
+import { restoreConsequence } from './backups';
+import { sizeFromKb } from './measures';
 import { factCode, factText, reasonLine, type FollowedWords } from './followed';
 import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
@@ -22,19 +22,33 @@ export const DISK_ADDED_WORDS: FollowedWords = {
       : `disk ${factNumber(facts.diskId) ?? '?'} is built and unlocked`,
 };
 
-/** A restored backup, from the facts its row kept: what it overwrote and lost (as of when it was asked for), and why. */
+/**
+ * A restored backup, from the facts its row kept: what was asked and why, and what it overwrites and loses in the words
+ * of its form and approval request (restoreConsequence), its ages counted to when the cloud accepted it.
+ */
 export const BACKUP_RESTORED_WORDS: FollowedWords = {
   about: (facts, requestedBy, acceptedAtMs) => {
     const vsId = factNumber(facts.vsId);
     const diskId = factNumber(facts.diskId);
     const size = factNumber(facts.backupSize);
-    const type = typeof facts.backupType === 'string' && facts.backupType ? ` · ${safe(backupTypeText(facts.backupType), 40)}` : '';
+    const builtAt = typeof facts.builtAt === 'string' && facts.builtAt ? facts.builtAt : null;
     const lines = [
       `*Backup ${factNumber(facts.backupId) ?? '?'}* restored onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
-      `Size: ${size !== null ? sizeFromKb(size) : '_unknown_'}${type}`,
+      `Size: ${size !== null ? sizeFromKb(size) : '_unknown_'}`,
       `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
-      `Backup taken: ${takenWords(facts.builtAt, diskId, acceptedAtMs)}`,
+      `Backup taken: ${builtAt ? slackTime(builtAt) : '_unknown_'}`,
     ];
+    const restores = RestoreFacts.safeParse({
+      id: factNumber(facts.backupId),
+      disk_id: diskId,
+      target_id: vsId,
+      target_type: vsId === null ? null : 'VirtualMachine',
+      built_at: builtAt,
+      created_at: null,
+      backup_size: size,
+      backup_type: typeof facts.backupType === 'string' ? facts.backupType : null,
+    });
+    if (restores.success) lines.push(`${restoreConsequence(restores.data, acceptedAtMs)}.`);
     if (typeof facts.reason === 'string') lines.push(...reasonLine(facts.reason, requestedBy));
     return lines;
   },
@@ -44,15 +58,6 @@ export const BACKUP_RESTORED_WORDS: FollowedWords = {
     return diskId !== null ? `backup ${backupId} is restored onto disk ${diskId}, and the disk is unlocked` : `backup ${backupId} is restored and unlocked`;
   },
 };
-
-/** "<date>, 31 hours before it was asked for: everything written to disk 77 since is lost"; unknown when the cloud did not say. */
-function takenWords(builtAt: Fact | undefined, diskId: number | null, acceptedAtMs: number): string {
-  const at = typeof builtAt === 'string' ? Date.parse(builtAt) : NaN;
-  if (!Number.isFinite(at)) return '_unknown_';
-  const span = elapsed(at, acceptedAtMs);
-  const before = span === null ? '' : `, ${span} before it was asked for`;
-  return `${slackTime(at)}${before}: everything written to ${diskId !== null ? `disk ${diskId}` : 'its disk'} since is lost`;
-}
 
 /** A 2xx whose answer could not be read: the change was applied, its details are unknown. */
 export function appliedUnreadableText(target: Target, status: number | undefined): string {

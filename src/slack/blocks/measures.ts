@@ -25,7 +25,7 @@ export function sizeFromMb(mb: number): string {
 }
 
 /** How long from `at` to `now` (epoch milliseconds), in words: "5 minutes", "31 hours", "3 days"; null under a minute. */
-export function elapsed(at: number, now: number): string | null {
+function elapsed(at: number, now: number): string | null {
   const minutes = Math.floor((now - at) / 60_000);
   if (minutes < 1) return null;
   if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'}`;

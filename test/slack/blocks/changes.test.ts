@@ -119,9 +119,9 @@ describe('a backup restored, followed', () => {
         '*Backup 9* restored onto VS 42, disk 77',
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
-        // How long before it was asked for, and what that loses (docs/product.md, Restore with eyes open).
-        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>, 36 hours before it was asked for: ' +
-          'everything written to disk 77 since is lost',
+        'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
+        // What it overwrites and loses, as its form and approval request said it, counted to when it was accepted.
+        'Restoring backup 9 overwrites disk 77 of VS 42: everything written to disk 77 since 5 May 02:00 UTC, 36 hours ago, is lost (2.4 GB, type unknown).',
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );
@@ -130,22 +130,30 @@ describe('a backup restored, followed', () => {
     expect(foreignMarkup(m, [USER, ADMIN])).toEqual([]);
   });
 
-  test('sizes are shown in kB, MB or GB as fits, with the type when known; missing details read "unknown"; a blank reason adds no line', () => {
+  test('sizes are shown in kB, MB or GB as fits, the type in what it loses; missing details read "unknown"; a blank reason adds no line', () => {
     const size = (kb: number) => sectionTexts(render(restored({ backup_size: kb })))[0]!.split('\n')[1];
     expect(size(512)).toBe('Size: 512 kB');
     expect(size(1536)).toBe('Size: 1.5 MB');
     expect(size(1024 * 1024)).toBe('Size: 1 GB');
-    expect(sectionTexts(render(restored({ backup_type: 'incremental' })))[0]!.split('\n')[1]).toBe('Size: 2.4 GB · incremental');
+    expect(sectionTexts(render(restored({ backup_type: 'incremental' })))[0]!.split('\n')[4]).toMatch(/ is lost \(2\.4 GB, incremental\)\.$/);
     const bare = render(
       restored({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }, '  '),
     );
-    expect(sectionTexts(bare)[0]).toBe('*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_');
+    expect(sectionTexts(bare)[0]).toBe(
+      '*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_\n' +
+        "Restoring backup 9 overwrites its disk (the cloud's answer does not say of which server): everything written to its disk since the " +
+        'backup was taken (the cloud does not say when) is lost (size unknown, type unknown).',
+    );
     expect(visible(bare)).not.toMatch(/null|undefined/);
   });
 
   test('a hostile reason stays on its one quoted line, escaped; a message of any reason keeps within Slack limits', () => {
     const m = render(restored({ operating_system: '<#C1>' }, '<!channel> restored & <@U123>\n*Approved by the CTO*'));
-    expect(sectionTexts(m)[0]!.split('\n')[4]).toBe(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt; *Approved by the CTO*”`);
+    expect(
+      sectionTexts(m)[0]!
+        .split('\n')
+        .find((line) => line.startsWith('Reason given by')),
+    ).toBe(`Reason given by <@${USER}>: “&lt;!channel&gt; restored &amp; &lt;@U123&gt; *Approved by the CTO*”`);
     expect(foreignMarkup(m, [USER])).toEqual([]);
     expectWithinSlackLimits(render(restored({}, '<'.repeat(10_000))));
   });
