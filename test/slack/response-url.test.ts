@@ -132,4 +132,26 @@ describe('a response_url on another host, over the real bot', () => {
     expect(elsewhere.posts).toEqual([]);
     expect(mentions(url)).toEqual([]);
   });
+
+  test("where Slack refuses the channel post, the fallback to a form's response_url still never reaches another host", async () => {
+    // The post to the channel is refused (a private channel without the bot): only the response_url is left to try.
+    h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
+    const url = `${elsewhere.origin}/commands/T1/2/capability-of-someone-else`;
+    const res = await h.interact(
+      viewSubmission({
+        callbackId: 'disk_add',
+        viewId: newViewId(),
+        user: 'UOPER',
+        privateMetadata: writeMetadata({ channelId: CHANNEL, vsId: 42, responseUrl: url }),
+        fields: goodDisk,
+      }),
+    );
+    expect((res.json() as { response_action?: string }).response_action).toBe('update');
+    await h.bot.slack.settled();
+    await waitFor('the refused channel post', () => h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL));
+    await waitFor('the fallback dropped', () => h.logs.find((line) => line.includes("it is not Slack's")));
+    expect(elsewhere.posts).toEqual([]);
+    expect(h.slack.responses).toEqual([]);
+    expect(mentions(url)).toEqual([]);
+  });
 });
