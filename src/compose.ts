@@ -196,7 +196,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({
       name: 'approval_expiry',
-      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, roles: config.roles, logger: logger.child({ component: 'approvals' }) }),
+      run: expireApprovals({ changes, client: botClient, sandbox: sandboxLabel, logger: logger.child({ component: 'approvals' }) }),
     });
 
     // The Bolt app: receiver (with its routes), authorization, listeners.

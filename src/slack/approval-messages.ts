@@ -96,7 +96,7 @@ export async function endApprovalMessage(
   client: WebClient,
   approval: Approval,
   end: ApprovalEnd,
-  o: MessageOptions,
+  o: Omit<MessageOptions, 'roles'>,
 ): Promise<{ updated: boolean; message: Rendered | null }> {
   const facts = approvalFacts(approval, o.sandbox);
   if (!facts) return { updated: false, message: null };
@@ -150,17 +150,10 @@ async function replyInThread(client: WebClient, approval: Approval, ts: string, 
  * The expiry sweep's step (run by src/ops, one instance at a time): requests nobody decided in time are settled as
  * `expired` by the door, their messages say so, and those who asked are told in their threads.
  */
-export function expireApprovals(deps: {
-  changes: Pick<Changes, 'expire'>;
-  client: WebClient;
-  sandbox: () => boolean;
-  roles: Config['roles'];
-  logger: Logger;
-}): () => Promise<number> {
+export function expireApprovals(deps: { changes: Pick<Changes, 'expire'>; client: WebClient; sandbox: () => boolean; logger: Logger }): () => Promise<number> {
   return async () => {
     const expired = await deps.changes.expire();
-    for (const approval of expired)
-      await endApprovalMessage(deps.client, approval, { kind: 'expired' }, { sandbox: deps.sandbox(), roles: deps.roles, log: deps.logger });
+    for (const approval of expired) await endApprovalMessage(deps.client, approval, { kind: 'expired' }, { sandbox: deps.sandbox(), log: deps.logger });
     return expired.length;
   };
 }

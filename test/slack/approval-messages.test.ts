@@ -187,11 +187,11 @@ describe('updating a request in place', () => {
       client,
       approval({ messageTs: '1.1', status: 'rejected', decidedBy: 'UADMIN2' }),
       { kind: 'rejected' },
-      { sandbox: false, roles: ROLES, log: logs().log, ts: '9.9' },
+      { sandbox: false, log: logs().log, ts: '9.9' },
     );
     expect(remembered.updated).toBe(true);
     expect(remembered.message!.text).toMatch(/Denied by <@UADMIN2>/);
-    const clicked = await endApprovalMessage(client, approval(), { kind: 'expired' }, { sandbox: false, roles: ROLES, log: logs().log, ts: '9.9' });
+    const clicked = await endApprovalMessage(client, approval(), { kind: 'expired' }, { sandbox: false, log: logs().log, ts: '9.9' });
     expect(clicked.updated).toBe(true);
     // Each updated in place, and the one who asked told in its thread, with a mention.
     expect(calls.map((c) => [c.method, c.args.channel, c.args.ts ?? `thread ${c.args.thread_ts as string}`])).toEqual([
@@ -208,32 +208,30 @@ describe('updating a request in place', () => {
   test("the requester's thread reply: Slack refusing it is logged; a workflow's request nobody claimed has nobody to tell", async () => {
     const { log, lines } = logs();
     const refusing = fakeSlack({ postMessage: slackRefuses('channel_not_found') });
-    expect(
-      (await endApprovalMessage(refusing.client, approval({ messageTs: '1.1' }), { kind: 'expired' }, { sandbox: false, roles: ROLES, log })).updated,
-    ).toBe(true);
+    expect((await endApprovalMessage(refusing.client, approval({ messageTs: '1.1' }), { kind: 'expired' }, { sandbox: false, log })).updated).toBe(true);
     expect(lines.find((l) => l.includes('could not tell the requester how the request ended in its thread'))).toContain('channel_not_found');
     const { client, calls } = fakeSlack();
-    await endApprovalMessage(client, approval({ messageTs: '1.1', requestedBy: '' }), { kind: 'expired' }, { sandbox: false, roles: ROLES, log });
+    await endApprovalMessage(client, approval({ messageTs: '1.1', requestedBy: '' }), { kind: 'expired' }, { sandbox: false, log });
     expect(calls.map((c) => c.method)).toEqual(['chat.update']);
   });
 
   test('with no message to update, or Slack refusing, says so (logged) and hands back what it would have shown', async () => {
     const { log, lines } = logs();
-    const none = await endApprovalMessage(fakeSlack().client, approval(), { kind: 'expired' }, { sandbox: false, roles: ROLES, log });
+    const none = await endApprovalMessage(fakeSlack().client, approval(), { kind: 'expired' }, { sandbox: false, log });
     expect(none.updated).toBe(false);
     expect(none.message!.text).toMatch(/Expired/);
     const refused = await endApprovalMessage(
       fakeSlack({ update: slackRefuses('message_not_found') }).client,
       approval({ messageTs: '1.1' }),
       { kind: 'expired' },
-      { sandbox: false, roles: ROLES, log },
+      { sandbox: false, log },
     );
     expect(refused).toMatchObject({ updated: false, message: { text: expect.stringMatching(/Expired/) } });
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
       expect.objectContaining({ level: 'warn', msg: 'the approval request has no message to update', approval: 'A-1' }),
     );
     expect(lines.find((l) => l.includes('could not update the approval request in place'))).toContain('message_not_found');
-    expect(await endApprovalMessage(fakeSlack().client, approval({ action: 'freeze' }), { kind: 'expired' }, { sandbox: false, roles: ROLES, log })).toEqual({
+    expect(await endApprovalMessage(fakeSlack().client, approval({ action: 'freeze' }), { kind: 'expired' }, { sandbox: false, log })).toEqual({
       updated: false,
       message: null,
     });
@@ -288,10 +286,10 @@ test('the expiry step: each request the door expired says so in its message; the
     approval({ id: 'A-2', messageTs: '2.2', status: 'expired' }),
   ];
   let sandbox = false;
-  const step = expireApprovals({ changes: { expire: () => Promise.resolve(expired) }, client, sandbox: () => sandbox, roles: ROLES, logger: logs().log });
+  const step = expireApprovals({ changes: { expire: () => Promise.resolve(expired) }, client, sandbox: () => sandbox, logger: logs().log });
   sandbox = true;
   expect(await step()).toBe(2);
   expect(calls.map((c) => c.args.ts ?? `thread ${c.args.thread_ts as string}`)).toEqual(['1.1', 'thread 1.1', '2.2', 'thread 2.2']);
   expect(JSON.stringify(calls[0]!.args.blocks)).toMatch(/Expired.*sandbox data/);
-  expect(await expireApprovals({ changes: { expire: () => Promise.resolve([]) }, client, sandbox: () => false, roles: ROLES, logger: logs().log })()).toBe(0);
+  expect(await expireApprovals({ changes: { expire: () => Promise.resolve([]) }, client, sandbox: () => false, logger: logs().log })()).toBe(0);
 });

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { ButtonArgs } from './button-args';
 import { z } from 'zod';
 import type { ApprovalResult, ApprovedRun, Changes, DecisionCheck, WithdrawResult } from '../../../changes';
 import { isStoreUnavailable, type Approval } from '../../../store';
@@ -30,8 +30,6 @@ import type { SubmissionArgs } from '../views/submission';
 // everyone and the one who asked is told in its thread; a refusal or a late
 // click is told to the clicker alone. A click on the Home tab redraws the
 // clicker's Home tab.
-
-type ButtonArgs = AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>;
 
 /** What the deny form remembers of its click: the request, and where the click was (its message, or the Home tab). */
 const DenyFormMetadata = z.object({

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { ButtonArgs } from './button-args';
 import { newestFirst, type ReadAction } from '../../../changes';
 import type { AuditRecord } from '../../../store';
 import { auditQuery } from '../../audit-filter';
@@ -49,8 +49,6 @@ interface ExportSpec<V, T> {
   /** Reads the list; answers a failure itself and returns its outcome instead. */
   read(ctx: ListenerContext, req: SlackRequest, value: V): Promise<ReadList<T> | Outcome>;
 }
-
-type ButtonArgs = AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>;
 
 function exportRow<V, T>(spec: ExportSpec<V, T>): ListenerRow<ButtonArgs> & { actionId: string } {
   return {
