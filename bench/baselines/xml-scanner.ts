@@ -7,9 +7,9 @@
 // Its own notes: one pass over the text into the plain values JSON.parse gives;
 // well-formedness checked as it goes; DTDs refused; at most
 // MAX_ATTRIBUTES_PER_ELEMENT attributes an element. What it makes of an element once read (Rails' typing,
-// entities, lists and records) is the client's, imported: the two differ in the reading alone.
+// entities, lists and records) is its own too, as it was: a test comparing the two readers then checks those as well.
 
-import { decodeEntities, listItems, objectOf, typedText, type PlainObject, type PlainValue } from '../../src/cloud/xml';
+import type { PlainObject, PlainValue } from '../../src/cloud/xml';
 
 /** What XML turns into: the same plain values JSON.parse gives. */
 
@@ -243,4 +243,90 @@ function lineAt(text: string, at: number): number {
   let line = 1;
   for (let k = text.indexOf('\n'); k !== -1 && k < at; k = text.indexOf('\n', k + 1)) line++;
   return line;
+}
+
+/** Items of a list, grouped by element name in order of first appearance (lists hold one kind of child). */
+function listItems(names: string[], values: PlainValue[]): PlainValue[] {
+  const first = names[0];
+  if (names.every((name) => name === first)) return values;
+  const groups = new Map<string, PlainValue[]>();
+  names.forEach((name, k) => {
+    const group = groups.get(name);
+    if (group === undefined) groups.set(name, [values[k] as PlainValue]);
+    else group.push(values[k] as PlainValue);
+  });
+  return [...groups.values()].flat(1);
+}
+
+/** Children as fields; a name that repeats becomes a list of its values. */
+function objectOf(names: string[], values: PlainValue[]): PlainObject {
+  const out: PlainObject = {};
+  let repeated: Set<string> | undefined;
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k] as string;
+    const value = values[k] as PlainValue;
+    // Values are never undefined, so only a defined one can be a repeat (or an inherited name like `constructor`).
+    if (out[name] === undefined || !Object.hasOwn(out, name)) {
+      setOwn(out, name, value);
+    } else if (repeated?.has(name)) {
+      (out[name] as PlainValue[]).push(value);
+    } else {
+      setOwn(out, name, [out[name], value]);
+      (repeated ??= new Set()).add(name);
+    }
+  }
+  return out;
+}
+
+/** `out[name] = value`, also for an element named `__proto__` (an own field, as JSON.parse makes it). */
+function setOwn(out: PlainObject, name: string, value: PlainValue): void {
+  if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  else out[name] = value;
+}
+
+/** Text of an element with Rails' `type` attribute applied. */
+function typedText(value: string, type: string | undefined): PlainValue {
+  switch (type) {
+    case 'integer':
+      if (value === '') return null;
+      // A malformed integer stays a string so that the schema names the field.
+      return /^-?\d+$/.test(value) ? Number(value) : value;
+    case 'float':
+    case 'decimal':
+      if (value === '') return null;
+      return Number.isFinite(Number(value)) ? Number(value) : value;
+    case 'boolean':
+      if (value === 'true') return true;
+      if (value === 'false') return false;
+      return value === '' ? null : value;
+    case 'datetime':
+    case 'date':
+      return value === '' ? null : value;
+    default:
+      return value;
+  }
+}
+
+const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/g;
+const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** The five XML entities and character references; anything else that starts with `&` is kept as it is. */
+function decodeEntities(raw: string): string {
+  if (!raw.includes('&')) return raw;
+  return raw.replace(ENTITY, (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
+    if (named !== undefined) return NAMED_ENTITIES[named] as string;
+    const code = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex as string, 16);
+    return isXmlCharacter(code) ? String.fromCodePoint(code) : match;
+  });
+}
+
+function isXmlCharacter(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }

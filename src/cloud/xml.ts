@@ -495,7 +495,7 @@ function cdataText(cdata: unknown): string {
 }
 
 /** Items of a list, grouped by element name in order of first appearance (lists hold one kind of child). */
-export function listItems(names: string[], values: PlainValue[]): PlainValue[] {
+function listItems(names: string[], values: PlainValue[]): PlainValue[] {
   const first = names[0];
   if (names.every((name) => name === first)) return values;
   const groups = new Map<string, PlainValue[]>();
@@ -508,7 +508,7 @@ export function listItems(names: string[], values: PlainValue[]): PlainValue[] {
 }
 
 /** Children as fields; a name that repeats becomes a list of its values. */
-export function objectOf(names: string[], values: PlainValue[]): PlainObject {
+function objectOf(names: string[], values: PlainValue[]): PlainObject {
   const out: PlainObject = {};
   let repeated: Set<string> | undefined;
   for (let k = 0; k < names.length; k++) {
@@ -535,7 +535,7 @@ function setOwn(out: PlainObject, name: string, value: PlainValue): void {
 }
 
 /** Text of an element with Rails' `type` attribute applied (the baseline scanner of bench/ applies it too). */
-export function typedText(value: string, type: string | undefined): PlainValue {
+function typedText(value: string, type: string | undefined): PlainValue {
   switch (type) {
     case 'integer':
       if (value === '') return null;
@@ -561,7 +561,7 @@ const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/g
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** The five XML entities and character references; anything else that starts with `&` is kept as it is. */
-export function decodeEntities(raw: string): string {
+function decodeEntities(raw: string): string {
   if (!raw.includes('&')) return raw;
   return raw.replace(ENTITY, (match, named: string | undefined, decimal: string | undefined, hex: string | undefined) => {
     if (named !== undefined) return NAMED_ENTITIES[named] as string;
