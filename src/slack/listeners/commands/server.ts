@@ -21,6 +21,8 @@ export interface ServerChange {
 }
 
 export async function serverCommand(ctx: ListenerContext, req: SlackRequest, { vsId }: { vsId: number }, offered: readonly ServerChange[]): Promise<Outcome> {
+  // The role (for the buttons) side by side with the reads: a user group looked up in Slack adds no round trip after them.
+  const role = roleOf(ctx, req);
   const [server, disks, backups, transactions] = await Promise.allSettled([
     ctx.cloud.getServer(vsId),
     ctx.cloud.listDisks(vsId),
@@ -44,7 +46,7 @@ export async function serverCommand(ctx: ListenerContext, req: SlackRequest, { v
     disks: part(disks),
     backups: part(backups),
     transactions: part(transactions),
-    changes: changeButtons(vsId, offered, await roleOf(ctx, req), power),
+    changes: changeButtons(vsId, offered, await role, power),
     now: ctx.now(),
     sandbox: ctx.sandbox,
   });
