@@ -13,7 +13,7 @@ import {
 } from './approvals';
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeAnswerOf, type ChangeParams, type ChangeValue } from './definitions';
-import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps } from './door';
+import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps, type Refused } from './door';
 import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
@@ -66,7 +66,10 @@ export interface WorkflowStepContext {
  * recorded (awaiting its requester), or asked before.
  */
 export type WorkflowRequestResult =
-  { outcome: 'frozen'; freeze: Freeze; record: AuditRecord } | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>;
+  | { outcome: 'frozen'; freeze: Freeze; record: AuditRecord }
+  | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>
+  /** The target read first could not take it (docs/product.md, Restore with eyes open): nobody is asked. */
+  | Refused;
 
 export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
@@ -230,12 +233,20 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'invalid', fieldErrors, record };
     }
     const { prepared } = validated;
+    // As for a form's request: nobody is asked to approve what could not be sent as the target stands, and the request
+    // keeps what it was asked on (a restore: what it overwrites), for whoever claims and approves it.
+    const audited = change.audited(validated.params);
+    const stands = await asItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
+    if ('refused' in stands) {
+      notify(stands.refused.record, log);
+      return stands.refused;
+    }
     const asked = await approvals.ask(
       {
         ctx: { ...ctx, submissionKey: `workflow:${step.functionExecutionId}` },
         action,
         target: key,
-        params: change.audited(validated.params),
+        params: { ...audited, ...stands.noted },
         prepared,
         startedMs,
         workflow: { workflowExecutionId: step.workflowExecutionId, reason },

@@ -98,7 +98,8 @@ export function fromWorkflow(approval: Approval): string {
   return approval.workflowExecutionId ? ` Asked for by workflow ${code(approval.workflowExecutionId, 40)}.` : '';
 }
 
-const consequence = (approval: Approval): KnownBlock[] => {
+/** What a restore overwrites and loses, as read when it was asked for: a warning block, or none. */
+export const consequence = (approval: Approval): KnownBlock[] => {
   const line = restoreLine(approval);
   return line ? [section(`:warning: ${line}`)] : [];
 };

@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { Approval } from '../../store';
-import { asked, closedText, decidersLine, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
+import { asked, closedText, consequence, decidersLine, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
 import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // A change a workflow step asked for (docs/product.md, Workflow steps), posted in
@@ -30,6 +30,7 @@ export function renderWorkflowRequest(f: ApprovalFacts): Rendered {
       `:clipboard: *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
         (who ? `\n*Who may request it:* ${who}` : ''),
     ),
+    ...consequence(approval),
     section('*The exact request the bot would send to the cloud API:*'),
     requestBlock(approval.apiRequest),
     { type: 'actions', block_id: 'workflow_request', elements: [claim] },

@@ -1,7 +1,9 @@
-import { POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
+import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
+import { cloudErrorMessage } from '../../blocks/cloud-errors';
+import { lockedText, unfitText } from '../../blocks/power';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepArgs, StepResult } from './step';
 
@@ -82,6 +84,16 @@ async function requestChange(
       return { outcome: 'denied', error: stepError(frozenForStep(result.freeze)) };
     case 'invalid':
       return { outcome: 'invalid', error: stepError(stepFieldErrors(result.fieldErrors)) };
+    // The target, read first, cannot take it: said as the form would say it, and nobody is asked.
+    case 'busy':
+      return { outcome: 'busy', error: stepError(lockedText(o.targetId, result.transaction)) };
+    case 'unfit':
+      return { outcome: 'invalid', error: stepError(unfitText(o.targetId, result.action, result.state)) };
+    case 'failed':
+      return {
+        outcome: 'failed',
+        error: stepError(cloudErrorMessage(result.error, { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
+      };
     case 'requested': {
       const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, messageOptions(ctx, req));
       if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };

@@ -153,6 +153,19 @@ describe('a change step', () => {
     expect((await recordsOf(h, p.id)).at(-1)).toMatchObject({ outcome: 'succeeded', params: { backup_id: 9, reason: 'table corrupted after the deploy' } });
   });
 
+  test("a workflow's restore names what it overwrites; one of a backup that cannot be used asks nobody (docs/product.md, Restore with eyes open)", async () => {
+    const p = await asked('vs_request_restore', { backup_id: '9', reason: 'table corrupted after the deploy' });
+    expect(blocksOf(messageOf(h, p))).toContain('Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since');
+    // Backup 12 is marked for deletion: the step fails with why, nothing is posted, and the refusal is on record.
+    const before = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL).length;
+    const { execution } = await runStep(h, 'vs_request_restore', { backup_id: 12, channel: CHANNEL, reason: 'roll back' });
+    expect(execution.state).toBe('failed');
+    expect(execution.error).toMatch(/^Backup 12 .*marked for deletion.* Nothing was sent\.$/);
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL)).toHaveLength(before);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ target: 'backup:12', outcome: 'invalid', workflowExecutionId: execution.workflowExecutionId });
+    expect(changePosts()).toEqual([]);
+  });
+
   test('while changes are frozen nobody can claim it; unfrozen, the claim works', async () => {
     const p = await askDisk();
     await answerTo(h, 'freeze maintenance window', { user: 'UADMIN' });
