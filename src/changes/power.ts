@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CloudClient } from '../cloud/client.types';
-import type { Server, Transaction, TransactionStatus } from '../cloud/schemas';
+import { isFinalStatus, type Server, type Transaction, type TransactionStatus } from '../cloud/schemas';
 import { firstMessages, type FormValidation, type FormValues } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { typedAgain } from './typed-again';
@@ -100,14 +100,13 @@ export function fits(action: PowerAction, power: PowerState): boolean {
   return action === 'power_start' ? power === 'off' : power !== 'off';
 }
 
-const STILL_RUNNING: ReadonlySet<TransactionStatus> = new Set(['pending', 'running']);
-
 /**
  * The transaction holding a server, of its transactions newest first: the one running, else the oldest still pending
  * (the next to run: a disk's format waits for its build).
  */
 export function runningTransaction<T extends Pick<Transaction, 'status'>>(transactions: readonly T[]): T | undefined {
-  return transactions.find((t) => t.status === 'running') ?? [...transactions].reverse().find((t) => STILL_RUNNING.has(t.status));
+  // Not final: pending, running, or a status this version does not know (still running, as far as we can tell).
+  return transactions.find((t) => t.status === 'running') ?? [...transactions].reverse().find((t) => !isFinalStatus(t.status));
 }
 
 /** Reads the server and tells whether `action` may be made now; a locked server's running transaction is looked up to be named. */

@@ -1,5 +1,7 @@
+import { runningTransaction } from '../../src/changes/power';
 import type { SubmissionContext } from '../../src/changes/changes';
 import { CloudError } from '../../src/cloud/errors';
+import type { TransactionStatus } from '../../src/cloud/schemas';
 import type { Config } from '../../src/config';
 import { openDoor, type DoorOptions } from '../helpers/door';
 
@@ -228,5 +230,15 @@ describe('the power actions through the door', () => {
     expect(await t.changes.inspect('power_start', 42)).toMatchObject({ outcome: 'unfit' });
     expect(await t.changes.inspect('disk_add', 42)).toBeNull();
     expect(await t.store.audit.latest(5)).toEqual([]);
+  });
+});
+
+describe('the transaction holding a server (runningTransaction), of its transactions newest first', () => {
+  const t = (id: number, status: TransactionStatus) => ({ id, status });
+  test('the one running, else the oldest not final: a status this version does not know counts as still running', () => {
+    expect(runningTransaction([t(3, 'pending'), t(2, 'running'), t(1, 'complete')])?.id).toBe(2);
+    expect(runningTransaction([t(3, 'pending'), t(2, 'pending'), t(1, 'complete')])?.id).toBe(2);
+    expect(runningTransaction([t(2, 'unknown'), t(1, 'complete')])?.id).toBe(2);
+    expect(runningTransaction([t(2, 'failed'), t(1, 'complete'), t(0, 'cancelled')])).toBeUndefined();
   });
 });
