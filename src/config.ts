@@ -59,8 +59,10 @@ export const FOLLOW_BACKOFF_MAX_S = 30;
 const LogLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' });
 export type LogLevel = z.infer<typeof LogLevel>;
 
-/** The largest disk the cloud API takes (docs/cloud-api.md, Add a disk); src/changes keeps the same bound. */
-const MAX_DISK_GB = 65_536;
+/** The largest disk the cloud API takes (docs/cloud-api.md, Add a disk); VS_MAX_DISK_GB may set a smaller cap, never a larger one. */
+export const MAX_DISK_GB = 65_536;
+/** VS_MAX_DISK_GB's default: the largest disk the add-disk form accepts. */
+export const DEFAULT_MAX_DISK_GB = 2048;
 
 /** VS_API_URL's value that runs the built-in simulator in-process. */
 const SANDBOX = 'sandbox';
@@ -117,7 +119,7 @@ const EnvSchema = z.object({
   VS_FOLLOW_MAX_MIN: positiveInt('a time in minutes').default(60),
   VS_MAX_DISK_GB: positiveInt('a size in GB')
     .refine((n) => n <= MAX_DISK_GB, `must be at most ${MAX_DISK_GB} (the largest disk the cloud API takes)`)
-    .default(2048),
+    .default(DEFAULT_MAX_DISK_GB),
   VS_AUDIT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
   VS_DB_PATH: z.string().default('./data/vs-chatops.sqlite'),
   DATABASE_URL: z

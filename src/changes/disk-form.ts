@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AddDiskParams } from '../cloud/schemas';
+import { DEFAULT_MAX_DISK_GB, MAX_DISK_GB } from '../config';
 
 // The add-disk modal, validated once. Keys are the API parameter names (they
 // are also the inputs' action_ids), so zod's field errors go straight back
@@ -23,11 +24,6 @@ export const DISK_FORM_FIELDS = [
   'min_iops',
 ] as const;
 export type DiskFormField = (typeof DISK_FORM_FIELDS)[number];
-
-/** The largest disk the cloud API takes; VS_MAX_DISK_GB may set a smaller cap for the form, never a larger one. */
-export const MAX_DISK_SIZE_GB = 65_536;
-/** VS_MAX_DISK_GB's default: the largest disk the add-disk form accepts. */
-export const DEFAULT_MAX_DISK_GB = 2048;
 
 /** What the deployment says the forms accept (docs/product.md, Configuration). */
 export interface FormLimits {
@@ -62,7 +58,7 @@ const sizeMessage = 'Enter a whole number of GB, at least 1';
 const iopsMessage = 'Enter a whole number of IOPS, at least 1';
 
 const diskAddFormFields = ({ maxDiskGb }: FormLimits) => {
-  const max = Math.min(maxDiskGb, MAX_DISK_SIZE_GB);
+  const max = Math.min(maxDiskGb, MAX_DISK_GB);
   return z.object({
     disk_type: textInput('Choose HDD or SSD').pipe(z.enum(['HDD', 'SSD'], { error: 'Choose HDD or SSD' })),
     // The cap names the setting that makes it: whoever needs a bigger disk knows whom to ask.

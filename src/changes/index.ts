@@ -66,16 +66,7 @@ export {
   type PolicyDeps,
   type Role,
 } from './policy';
-export {
-  DEFAULT_MAX_DISK_GB,
-  DiskAddForm,
-  DISK_FORM_FIELDS,
-  validateDiskForm,
-  type DiskFormField,
-  type FormLimits,
-  type FormValidation,
-  type FormValues,
-} from './disk-form';
+export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 export {
   choicesOf,
   fits,
