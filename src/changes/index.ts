@@ -46,8 +46,8 @@ export {
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
-export { factNumber, newestTransactionId, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
-export { ChangeErrorCode, isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
+export { factNumber, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
+export { isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
 export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {
   createPolicy,
@@ -68,7 +68,6 @@ export {
 } from './policy';
 export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 export {
-  choicesOf,
   fits,
   isPowerAction,
   POWER_CHOICE_NAMES,
