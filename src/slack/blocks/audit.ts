@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isChangeAction, readFrozenDetail, type ChangeAction, TARGET_KINDS, targetIdIn, targetTitle, type TargetKind } from '../../changes';
 import type { AuditRecord, ChangeOutcome, RecordedAction } from '../../store';
 import { AuditFilter } from '../audit-filter';
-import { requestBlock } from './approvals';
+import { requestText } from '../../cloud/prepared';
 import { CHANGE_FORMS } from './change-forms';
 import {
   channelMention,
@@ -250,7 +250,14 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
   ];
   if (r.detail) blocks.push(section('*Detail*'), preformatted(r.detail));
   blocks.push(section(r.apiRequest ? '*The exact request sent to the cloud API*' : '_No request was sent to the cloud API._'));
-  if (r.apiRequest) blocks.push(requestBlock(r.apiRequest));
+  if (r.apiRequest) {
+    // As it was sent, whole where a message can hold it; a longer one (a change sent without approval is not bounded by
+    // what an approval request can show) is whole in the audit's Export CSV.
+    const request = requestText(r.apiRequest);
+    blocks.push(preformatted(request));
+    if (request.length > PREFORMATTED_MAX)
+      blocks.push(context('Cut here to fit a message: the Export CSV of `/vs audit` holds the whole request (`request_body`).'));
+  }
   return {
     type: 'modal',
     callback_id: AUDIT_DETAILS_ACTION_ID,
@@ -260,9 +267,12 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
   };
 }
 
+/** What one preformatted block of a record's Details holds. */
+const PREFORMATTED_MAX = 2800;
+
 /** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link; cut to a bound. */
 function preformatted(text: string): KnownBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: truncate(text, 2800) || ' ' }] }] };
+  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: truncate(text, PREFORMATTED_MAX) || ' ' }] }] };
 }
 
 /** Parameters as indented JSON; never throws (cycles, BigInt). */

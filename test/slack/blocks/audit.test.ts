@@ -159,6 +159,20 @@ describe("a record's Details", () => {
     expect(modalViolations(view as never)).toEqual([]);
   });
 
+  test('a request longer than a message holds (sent without approval) is cut where it must be, pointing to the whole of it in Export CSV', () => {
+    const body = `<disk><label>${'&apos;'.repeat(1000)}</label></disk>`;
+    const view = renderRecordDetails(auditRecord({ apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.xml', body } }), false);
+    const shown = JSON.stringify(view.blocks);
+    expect(shown).toContain('POST /virtual_machines/42/disks.xml');
+    expect(shown).not.toContain('too long to be approved');
+    expect(shown).toContain('the Export CSV of `/vs audit` holds the whole request (`request_body`)');
+    expect(modalViolations(view as never)).toEqual([]);
+    // One that fits is shown whole, with no such note.
+    expect(JSON.stringify(renderRecordDetails(auditRecord({ apiRequest: { method: 'POST', path: '/x.json', body: '{}' } }), false).blocks)).not.toContain(
+      'Export CSV of',
+    );
+  });
+
   test('a record with no request says none was sent', () => {
     expect(JSON.stringify(renderRecordDetails(auditRecord({ outcome: 'denied' }), false).blocks)).toContain('No request was sent');
   });
