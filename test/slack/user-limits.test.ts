@@ -5,6 +5,7 @@ import type { RateCounter, Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { startHarness, useHarness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, goodDisk, openForm, runStep, submit, visibleText } from '../helpers/drive';
+import { viewButtonClick } from '../helpers/payloads';
 import { answerToClick, approvalIdIn } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 import { createTestDatabase } from '../helpers/postgres';
@@ -290,5 +291,34 @@ describe('approval clicks, claims and freeze switches count as change attempts (
       db.close();
     }
     expect(await h.store.freeze.current()).toBeNull();
+  });
+});
+
+describe("a record's Details counts as a read (VS_READS_PER_USER_PER_MINUTE), by the needs middleware like every read", () => {
+  const h = useHarness({ env: { VS_ADMINS: 'UADMIN', VS_READS_PER_USER_PER_MINUTE: '2' } });
+
+  test('past the limit the Home tab says when to try again, in a modal, and no record is read or shown', async () => {
+    const record = await h.store.audit.record({
+      at: new Date().toISOString(),
+      userId: 'UADMIN',
+      channelId: CHANNEL,
+      action: 'disk_add',
+      target: 'vs:42',
+      params: {},
+      outcome: 'succeeded',
+      apiStatus: 201,
+      durationMs: 1,
+      detail: 'disk 7 added',
+      apiRequest: { method: 'POST', path: '/virtual_machines/42/disks.json', body: '{}' },
+    });
+    const shown: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = h.slack.callsTo('views.open').length;
+      await h.interact(viewButtonClick({ user: 'UADMIN', actionId: 'audit_details', value: String(record.id) }));
+      shown.push(JSON.stringify((await h.slack.waitForCalls('views.open', before + 1))[before]!.args.view));
+    }
+    expect(shown.slice(0, 2).every((view) => view.includes('POST /virtual_machines/42/disks.json'))).toBe(true);
+    expect(shown[2]).toMatch(/Try again in \d+ s/);
+    expect(shown[2]).not.toContain('/virtual_machines/42');
   });
 });

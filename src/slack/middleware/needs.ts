@@ -35,6 +35,8 @@ export type Need =
    * logged, not recorded.
    */
   | 'workflow_read'
+  /** A read whose listener decides who may see what (a record's Details: their own, or any for admins): counted as a read only. */
+  | 'counted_read'
   /**
    * A click that takes part in a change (Approve, Deny, Withdraw, a workflow's request claimed) or switches the freeze:
    * counted as a change attempt; the change door checks who may, and records a refusal, so nothing is asked here.
@@ -84,7 +86,7 @@ export function checkNeeds(ctx: ListenerContext, needOf: (args: Args) => NeedOf)
     const kind: LimitKind = typeof need === 'string' && need !== 'change_attempt' ? 'reads' : 'changes';
     const retryInSeconds = await ctx.limits[kind].take(req.userId);
     if (retryInSeconds > 0) return tellLimited(ctx, req, args, { kind, perMinute: ctx.limits[kind].perMinute, retryInSeconds }, title);
-    if (need === 'change_attempt' || (typeof need === 'object' && 'submits' in need)) return args.next();
+    if (need === 'change_attempt' || need === 'counted_read' || (typeof need === 'object' && 'submits' in need)) return args.next();
     let decision: Decision;
     if (typeof need === 'string') {
       decision = await ctx.policy.can(req.userId, need, req.channelId);

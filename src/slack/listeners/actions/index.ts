@@ -16,7 +16,7 @@ import { commandOfButton } from './command-button';
 import { restoreButton, restoreButtonNeeds } from './restore-button';
 import { EXPORTS } from './export';
 import { firewallPage } from './firewall-page';
-import { recordDetails } from './record-details';
+import { RECORD_DETAILS_TITLE, recordDetails } from './record-details';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
 // pressing it needs and what runs it. To add a button: its renderer in
@@ -41,7 +41,7 @@ export const ACTIONS: readonly ActionRow[] = [
   // Export CSV of each list: a read of that list, under its role and the per-person limit.
   ...EXPORTS,
   // A record's Details: admins see any; anyone else their own (the listener decides), a read counted against their limit.
-  { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'everyone' }, run: recordDetails },
+  { actionId: AUDIT_DETAILS_ACTION_ID, needs: { need: 'counted_read', title: RECORD_DETAILS_TITLE }, run: recordDetails },
   // The Home tab's buttons open each change's form as its global shortcut does, checked as the shortcut is.
   ...FORMS.map((form): ActionRow => ({
     actionId: homeFormButton(form),

@@ -1,31 +1,25 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { AuditRecord } from '../../../store';
 import { AUDIT_UNREADABLE, RECORD_NOT_YOURS, RECORD_UNKNOWN, renderRecordDetails } from '../../blocks/audit';
-import { renderErrorModal, renderLimitReached, renderLimitReachedModal } from '../../blocks/messages';
+import { renderErrorModal } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { openModal } from '../../open-modal';
-import { replyEphemeral, replyError } from '../../reply';
+import { replyError } from '../../reply';
 import { parseId } from '../commands/grammar';
 
 // Details on a record of the Home tab or of `/vs audit` (docs/product.md, App Home): the record whole, in a modal,
 // the exact request among it. Those who may read the audit trail see any record; anyone else only their own (the
 // person it is about, who asked for it or who decided it), as the Home tab lists them. A read, counted against the
-// person's limit.
+// person's limit (the needs middleware takes it).
 
-const TITLE = 'Change details';
+/** The modal's title, and the title of what the limit middleware opens in its place. */
+export const RECORD_DETAILS_TITLE = 'Change details';
 
 export async function recordDetails(
   ctx: ListenerContext,
   req: SlackRequest,
   { action }: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>,
 ): Promise<Outcome> {
-  const retryInSeconds = await ctx.limits.reads.take(req.userId);
-  if (retryInSeconds > 0) {
-    const limit = { kind: 'reads' as const, perMinute: ctx.limits.reads.perMinute, retryInSeconds };
-    if (req.respond) await replyEphemeral(req, renderLimitReached(limit));
-    else if (req.triggerId) await openModal(req.client, req.triggerId, renderLimitReachedModal({ ...limit, title: TITLE, sandbox: ctx.sandbox }), req.log);
-    return 'limited';
-  }
   const id = parseId(typeof action.value === 'string' ? action.value : '');
   let record: AuditRecord | null;
   try {
@@ -52,5 +46,5 @@ export async function recordDetails(
 /** Told where they clicked: in the channel when the button was on a message, in a modal on the Home tab. */
 async function tell(ctx: ListenerContext, req: SlackRequest, text: string): Promise<void> {
   if (req.respond) await replyError(req, text);
-  else if (req.triggerId) await openModal(req.client, req.triggerId, renderErrorModal({ title: TITLE, text, sandbox: ctx.sandbox }), req.log);
+  else if (req.triggerId) await openModal(req.client, req.triggerId, renderErrorModal({ title: RECORD_DETAILS_TITLE, text, sandbox: ctx.sandbox }), req.log);
 }
