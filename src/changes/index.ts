@@ -62,7 +62,10 @@ export {
   type ReadAction,
   type WhereFrom,
   type GroupDirectory,
+  type OnCallNote,
+  type OnCallRoles,
   type Policy,
+  type Standing,
   type PolicyDeps,
   type Role,
 } from './policy';

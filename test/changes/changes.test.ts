@@ -120,6 +120,7 @@ describe('the changes door', () => {
         changeRolesConfigured: true,
         workflowsMayRead: true,
         roleOf: async () => 'admin',
+        standing: async () => ({ role: 'admin', configured: 'admin' }),
         can: async () => {
           throw new Error('directory exploded');
         },
