@@ -106,6 +106,17 @@ export interface ChangeCompletion {
   detail: string | null;
 }
 
+/** The on-call shift a person's role came from (docs/product.md, On call), as a record keeps it; PagerDuty's names. */
+export interface OnCallGrant {
+  /** The role it gave (VS_ONCALL_ROLE). */
+  role: string;
+  /** When the shift ends (ISO 8601); null: on call permanently. */
+  until: string | null;
+  schedule: string | null;
+  escalationPolicy: string;
+  level: number;
+}
+
 export interface AuditEntry {
   /** ISO 8601 time the attempt started. */
   at: string;
@@ -132,6 +143,10 @@ export interface AuditEntry {
   approvalId?: string | null;
   /** The workflow execution (Wx…) whose step asked for the change, on every record of a workflow's request. */
   workflowExecutionId?: string | null;
+  /** The person's role came from being on call: the shift. */
+  onCall?: OnCallGrant | null;
+  /** The change ran under this break-glass window, without a second person: a use that waits for review. */
+  breakGlass?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as
@@ -148,6 +163,9 @@ export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   cloudOutcome?: CloudOutcome | null;
   /** The ids of the transactions that ran it, once followed; null before. */
   transactionIds?: readonly number[] | null;
+  /** A break-glass use, once an admin acknowledged it after the incident: who, and when (ISO 8601); null before. */
+  reviewedBy?: string | null;
+  reviewedAt?: string | null;
 }
 
 /**
@@ -221,6 +239,8 @@ export interface AuditQuery {
   outcome?: ChangeOutcome;
   /** Records with these outcomes are left out (the Home tab leaves out forms that were not valid). */
   notOutcomes?: readonly ChangeOutcome[];
+  /** Break-glass uses only (`uses`), or those no admin has acknowledged yet (`unreviewed`). */
+  breakGlass?: 'uses' | 'unreviewed';
   /** Records up to this id only: the pages of one listing stay the same while new records are written. */
   maxId?: number;
   /** Records to skip, newest first (a later page). */

@@ -17,6 +17,7 @@ export type {
   ChangeBeginning,
   ChangeCompletion,
   ChangeOutcome,
+  OnCallGrant,
   RecordedAction,
   RecordedRequest,
 } from './audit';
@@ -28,6 +29,8 @@ export type { PruneResult, Retention } from './retention';
 export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, Approvals, CloudAccount, ExpiredApproval } from './approvals';
 export type { ApprovalStatus } from './approval-states';
 export type { ChangeFreeze, Freeze } from './freeze';
+export type { BreakGlass, BreakGlassWindow } from './break-glass';
+export type { ChangeEventBacklog, ChangeEventItem, ChangeEvents, ChangeEventState } from './change-events';
 export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES } from './approval-states';
 export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './approval-states';
 export type { RateCounter, RateDecision } from './rates';
@@ -52,6 +55,8 @@ export async function openStore(config: Config, logger: Logger): Promise<Store> 
     // Posts are queued only where someone sends them: with VS_AUDIT_CHANNEL set.
     auditPosts: config.auditChannel !== undefined,
     auditRetentionDays: config.ops.auditRetentionDays,
+    // Change events are queued only where they are sent: with VS_PAGERDUTY_ROUTING_KEY set (or local mode's stand-in).
+    changeEvents: config.pagerDuty.routingKey !== null,
   };
   if (config.databaseUrl) {
     const store = await openPostgresStore(config.databaseUrl, { ...common, maxConnections: config.dbMaxConnections, logger: log });

@@ -3,6 +3,7 @@ import { claimKey } from './claims';
 import { freezeInForce } from './freeze-lock';
 import { releaseLease, takeLease } from './leases';
 import { insertFollow } from './follows';
+import { enqueueChangeEvents } from './change-events';
 import { enqueuePosts } from './outbox';
 import { recordRow, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } from './rows';
 
@@ -65,6 +66,10 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
         if (!row) throw new Error(`audit record ${id} is not a started change`);
         const record = toRecord(row);
         if (started) await enqueuePosts(trx, options, [record]);
+        // A change that ends here (the cloud API refused it, or its answer could not be read) goes to the incident's
+        // timeline; one the cloud accepted does when its follow ends (follows.end). A late answer's event went out
+        // with its interruption.
+        if (started && completion.outcome !== 'succeeded') await enqueueChangeEvents(trx, options, [record.id]);
         if (release) await releaseLease(trx, release.target, release.owner);
         // Not for a late answer recovery had settled: nobody was told the change was accepted, and its time has passed.
         if (follow && started) await insertFollow(trx, { ...follow, recordId: record.id });
@@ -105,6 +110,11 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
           .execute();
         const records = rows.map(toRecord).sort((a, b) => a.id - b.id);
         await enqueuePosts(trx, options, records);
+        await enqueueChangeEvents(
+          trx,
+          options,
+          records.map((r) => r.id),
+        );
         return records;
       }),
 
@@ -139,6 +149,8 @@ function matching(db: Db, query: AuditQuery) {
   if (query.userId !== undefined) select = select.where('user_id', '=', query.userId);
   if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
   if (query.notOutcomes !== undefined && query.notOutcomes.length > 0) select = select.where('outcome', 'not in', query.notOutcomes);
+  if (query.breakGlass !== undefined) select = select.where('break_glass', 'is not', null);
+  if (query.breakGlass === 'unreviewed') select = select.where('reviewed_by', 'is', null);
   if (query.maxId !== undefined && Number.isFinite(query.maxId)) select = select.where('id', '<=', Math.floor(query.maxId));
   return select;
 }
