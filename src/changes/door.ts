@@ -2,7 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, NewFollow, RecordedRequest, Store } from '../store';
+import type {
+  Approval,
+  AuditEntry,
+  AuditRecord,
+  ChangeCompletion,
+  ChangeOutcome,
+  CloudAccount,
+  Freeze,
+  NewFollow,
+  OnCallGrant,
+  RecordedRequest,
+  Store,
+} from '../store';
+import type { BreakGlassSettings } from './break-glass';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
@@ -74,8 +87,8 @@ export interface DoorDeps {
   cloud: ChangeCloud;
   /** The cloud `cloud` sends to (VS_API_URL, VS_ACCOUNT_ID): kept with each approval request, which is sent to it or not at all. */
   cloudAccount: CloudAccount;
-  /** The audit trail, submission claims, target leases, approvals and the freeze. */
-  store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze'>;
+  /** The audit trail, submission claims, target leases, approvals, the freeze and break-glass windows. */
+  store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze' | 'breakGlass'>;
   policy: Policy;
   /** VS_APPROVALS and VS_APPROVAL_TTL_MIN: the changes that wait for a second person, and for how long. Default: none. */
   approvals?: { actions: readonly ChangeAction[]; ttlMs: number };
@@ -97,6 +110,8 @@ export interface DoorDeps {
   follow?: { intervalMs: number; reads: ChangeReads };
   /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
   formLimits?: FormLimits;
+  /** Break glass (VS_BREAKGLASS, VS_BREAKGLASS_MIN); unset: off. */
+  breakGlass?: BreakGlassSettings;
 }
 
 /** Who a record of an approval names, besides the user it is about. */
@@ -127,6 +142,18 @@ export interface Run<A extends ChangeAction> {
   startedMs: number;
   /** On the records of an approved change. */
   names?: ApprovalNames;
+  /** The person's role came from being on call: kept on its records. */
+  onCall?: OnCallGrant;
+  /** It runs under this break-glass window, without a second person: its record is a use, which waits for review. */
+  breakGlass?: string;
+}
+
+/** The on-call shift a decision's role came from, as the audit keeps it; null when it came from the configuration. */
+export function onCallGrant(decision: Decision): OnCallGrant | null {
+  const note = decision.onCall;
+  if (note?.state !== 'granted') return null;
+  const { shift } = note;
+  return { role: note.role, until: shift.end, schedule: shift.schedule?.name ?? null, escalationPolicy: shift.escalationPolicy.name, level: shift.level };
 }
 
 export type Door = ReturnType<typeof createDoor>;
@@ -275,6 +302,7 @@ export function createDoor(deps: DoorDeps) {
       params: change.audited(run.params),
       apiRequest: recorded(run.prepared),
       ...run.names,
+      ...(run.onCall ? { onCall: run.onCall } : {}),
     };
     // docs/cloud-api.md, Finding a change's transaction: the newest transaction id before the change is sent, read while
     // the target is read as it stands and the change is started on record (a refusal, a duplicate or a busy target only
@@ -288,7 +316,8 @@ export function createDoor(deps: DoorDeps) {
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
-    const started = entry('started', 'the cloud API call is in progress');
+    // Only the record of a change that starts is a break-glass use: a refusal made nothing to review.
+    const started = { ...entry('started', 'the cloud API call is in progress'), ...(run.breakGlass ? { breakGlass: run.breakGlass } : {}) };
     const begin = { submissionKey: run.claimKey, at: started.at, lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs }, started };
     const begun = await mustRecord(() => store.audit.beginChange(begin), 'could not start the change on record', started, log);
     if (begun.outcome === 'duplicate') {

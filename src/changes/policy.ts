@@ -17,8 +17,11 @@ export { atLeast } from './roles';
 
 /** What the policy decides that is not a change through the door: reading servers, reading the audit trail. */
 export type ReadAction = 'read' | 'audit_read';
-/** Switching every change off and on again (`/vs freeze`, `/vs unfreeze`): the door asks, and records a refusal. */
-export type ControlAction = 'freeze';
+/**
+ * Switching every change off and on again (`/vs freeze`, `/vs unfreeze`), and acknowledging a change made under break
+ * glass: the door asks, and records a refusal.
+ */
+export type ControlAction = 'freeze' | 'breakglass_ack';
 /** Everything the policy is asked about: a read, one of the changes of definitions.ts, or the freeze. */
 export type Action = ReadAction | ChangeAction | ControlAction;
 
@@ -44,7 +47,9 @@ export type Denial =
    */
   | { code: 'requester'; requestedBy: string; theirs: Pick<Decision, 'role' | 'needed' | 'denial'> }
   /** Withdraw, clicked by someone other than the one who asked for the change. The door adds it. */
-  | { code: 'not_requester'; requestedBy: string };
+  | { code: 'not_requester'; requestedBy: string }
+  /** Acknowledge, clicked on a break-glass use by the one who made the change: another admin reviews it. The door adds it. */
+  | { code: 'own_use' };
 
 /**
  * How being on call counted (docs/product.md, On call): the role came from a shift now (`granted`), or on-call could not
@@ -135,10 +140,10 @@ export interface PolicyDeps {
   onCall?: OnCallRoles;
 }
 
-const OTHERS_NEED: Record<ReadAction | ControlAction, Role> = { read: 'viewer', audit_read: 'admin', freeze: 'admin' };
+const OTHERS_NEED: Record<ReadAction | ControlAction, Role> = { read: 'viewer', audit_read: 'admin', freeze: 'admin', breakglass_ack: 'admin' };
 
 /** Every action, in the order `/vs whoami` lists them. */
-export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read', 'freeze'];
+export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read', 'freeze', 'breakglass_ack'];
 
 /** The role an action needs: a read's and the freeze's are here, a change's in its definition. */
 export function neededRole(action: Action): Role {

@@ -51,6 +51,8 @@ const NEEDED: Record<Action, Role> = {
   power_stop: 'admin',
   audit_read: 'admin',
   freeze: 'admin',
+  // docs/product.md, Roles: admins acknowledge break-glass uses.
+  breakglass_ack: 'admin',
 };
 const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];

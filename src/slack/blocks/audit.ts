@@ -64,7 +64,13 @@ const OUTCOME_WORDS: Partial<Record<ChangeOutcome, string>> = {
 };
 
 /** The actions on record that are not changes of the table, in words. */
-const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, string>> = { freeze: 'Freeze changes', unfreeze: 'Unfreeze changes' };
+const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, string>> = {
+  freeze: 'Freeze changes',
+  unfreeze: 'Unfreeze changes',
+  breakglass: 'Break glass',
+  breakglass_end: 'End break glass',
+  breakglass_ack: 'Acknowledge a break-glass change',
+};
 
 /** What was done, in words: a change's title ("Add disk"), or the freeze's. */
 export function actionTitle(action: RecordedAction): string {
