@@ -14,6 +14,8 @@ export interface ChangeEventItem {
   record: AuditRecord;
   /** Where the change's message is (its followed message, or its approval request's); null when none is known. */
   message: { channelId: string; ts: string } | null;
+  /** When a followed change ended (epoch ms); null for one that ended when the cloud API answered. */
+  endedAtMs: number | null;
   /** Failed attempts so far. */
   attempts: number;
   lastError: string | null;
@@ -44,6 +46,8 @@ export interface ChangeEvents {
   markSent(id: number, nowMs: number): Promise<boolean>;
   /** Gives `owner`'s claimed event back after a failed attempt: due again at `untilMs`, the attempt counted, `error` kept. */
   defer(id: number, owner: string, untilMs: number, error: string): Promise<boolean>;
+  /** Gives `owner`'s claimed events back unsent and untried (PagerDuty asked to wait): due again at `untilMs`, nothing counted. */
+  holdBack(ids: readonly number[], owner: string, untilMs: number): Promise<number>;
   /** Sets `owner`'s claimed event aside for good: PagerDuty refused it (`error` kept). */
   giveUp(id: number, owner: string, nowMs: number, error: string): Promise<boolean>;
   backlog(): Promise<ChangeEventBacklog>;

@@ -59,7 +59,13 @@ export function kyselyChangeEvents({ db, dialect }: SliceDeps): ChangeEvents {
           .leftJoin('followed_changes as f', 'f.record_id', 'r.id')
           .leftJoin('approvals as a', 'a.id', 'r.approval_id')
           .selectAll('r')
-          .select(['f.channel_id as follow_channel', 'f.message_ts as follow_ts', 'a.channel_id as approval_channel', 'a.message_ts as approval_ts'])
+          .select([
+            'f.channel_id as follow_channel',
+            'f.message_ts as follow_ts',
+            'f.ended_at_ms as ended_at_ms',
+            'a.channel_id as approval_channel',
+            'a.message_ts as approval_ts',
+          ])
           .where(
             'r.id',
             'in',
@@ -71,14 +77,15 @@ export function kyselyChangeEvents({ db, dialect }: SliceDeps): ChangeEvents {
         for (const c of claimed.sort((a, b) => a.id - b.id)) {
           const row = byId.get(Number(c.record_id));
           if (!row) continue;
-          const { follow_channel, follow_ts, approval_channel, approval_ts, ...record } = row;
+          const { follow_channel, follow_ts, ended_at_ms, approval_channel, approval_ts, ...record } = row;
           const message =
             follow_channel && follow_ts
               ? { channelId: follow_channel, ts: follow_ts }
               : approval_channel && approval_ts
                 ? { channelId: approval_channel, ts: approval_ts }
                 : null;
-          items.push({ id: Number(c.id), record: toRecord(record), message, attempts: c.attempts, lastError: c.last_error });
+          const endedAtMs = ended_at_ms === null ? null : Number(ended_at_ms);
+          items.push({ id: Number(c.id), record: toRecord(record), message, endedAtMs, attempts: c.attempts, lastError: c.last_error });
         }
         return items;
       });
@@ -102,6 +109,18 @@ export function kyselyChangeEvents({ db, dialect }: SliceDeps): ChangeEvents {
         lease_owner: null,
         lease_expires_at_ms: null,
       }),
+
+    holdBack: async (ids, owner, untilMs) => {
+      if (ids.length === 0) return 0;
+      const done = await db
+        .updateTable('change_events')
+        .set({ next_attempt_at_ms: wholeMs(untilMs), lease_owner: null, lease_expires_at_ms: null })
+        .where('id', 'in', [...ids])
+        .where('lease_owner', '=', owner)
+        .where('sent_at_ms', 'is', null)
+        .executeTakeFirst();
+      return Number(done.numUpdatedRows);
+    },
 
     giveUp: (id, owner, nowMs, error) =>
       held(id, owner, {
