@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config';
 import type { AuditRecord, BreakGlassWindow } from '../store';
 import { deciders, type Deciders } from './approvals';
 import { CHANGES, type ChangeAction } from './definitions';
-import type { ChangeContext, Door } from './door';
+import type { BreakGlassSettings, ChangeContext, Door } from './door';
 import { atLeast, type Decision, type Role } from './policy';
 
 // Break glass (docs/product.md, On call): at 3 a.m. the second person may not be awake. Whoever holds the role for a
@@ -14,14 +13,7 @@ import { atLeast, type Decision, type Role } from './policy';
 // was opened and in the audit channel; every change made under it is flagged in its record (a use) and waits until
 // another admin acknowledges it. Each step is recorded in the transaction that takes it (store.breakGlass).
 
-export interface BreakGlassSettings {
-  /** VS_BREAKGLASS: off, every step says so and nothing runs without a second person. */
-  on: boolean;
-  /** VS_BREAKGLASS_MIN, in ms. */
-  windowMs: number;
-  /** Who could approve (VS_ADMINS, VS_OPERATORS): mentioned when a window opens. */
-  roles: Pick<Config['roles'], 'admins' | 'operators'>;
-}
+export type { BreakGlassSettings } from './door';
 
 export type BreakGlassResult =
   | { outcome: 'opened'; window: BreakGlassWindow; record: AuditRecord; approvers: Deciders }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
+import type { Config } from '../config';
 import type { Logger } from '../log';
 import type {
   Approval,
@@ -15,7 +16,6 @@ import type {
   RecordedRequest,
   Store,
 } from '../store';
-import type { BreakGlassSettings } from './break-glass';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
@@ -82,6 +82,16 @@ export type RunResult<T> =
 
 /** How a change that may not be made as its target stands ended, recorded: busy, unfit, or its target could not be read. */
 export type Refused = Extract<ChangeResult<never>, { outcome: 'busy' | 'unfit' | 'failed' }>;
+
+/** Break glass (docs/product.md, On call; break-glass.ts): on or off, how long a window lasts, who would have approved. */
+export interface BreakGlassSettings {
+  /** VS_BREAKGLASS: off, every step says so and nothing runs without a second person. */
+  on: boolean;
+  /** VS_BREAKGLASS_MIN, in ms. */
+  windowMs: number;
+  /** Who could approve (VS_ADMINS, VS_OPERATORS): mentioned when a window opens. */
+  roles: Pick<Config['roles'], 'admins' | 'operators'>;
+}
 
 export interface DoorDeps {
   cloud: ChangeCloud;

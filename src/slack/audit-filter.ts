@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { targetKey } from '../changes';
 import type { AuditQuery } from '../store';
 
-// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]` (docs/product.md, The /vs command):
+// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]` (docs/product.md, The /vs command):
 // read by the grammar (listeners/commands/grammar.ts), carried in the list's buttons (its pages, its export),
 // worded by blocks/audit.ts, and turned here into the store's query, which an index serves.
 
@@ -11,6 +11,7 @@ export const AuditFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('backup'), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
   z.object({ kind: z.literal('person'), userId: z.string().regex(/^[UW][A-Z0-9]{2,30}$/) }),
   z.object({ kind: z.literal('outcome'), outcome: z.enum(['failed', 'denied']) }),
+  z.object({ kind: z.literal('breakglass') }),
 ]);
 export type AuditFilter = z.infer<typeof AuditFilter>;
 
@@ -26,6 +27,8 @@ export function auditQuery(filter: AuditFilter | undefined): AuditQuery {
       return { userId: filter.userId };
     case 'outcome':
       return { outcome: filter.outcome };
+    case 'breakglass':
+      return { breakGlass: 'uses' };
   }
 }
 
@@ -39,5 +42,7 @@ export function typedFilter(filter: AuditFilter): string {
       return `<@${filter.userId}>`;
     case 'outcome':
       return filter.outcome;
+    case 'breakglass':
+      return 'breakglass';
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../log';
 import type { Approval } from '../store';
 import { approvalFacts } from './approval-messages';
 import type { ApprovalFacts } from './blocks/approvals';
-import { HOME_RECORDS, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
+import { HOME_RECORDS, HOME_UNREVIEWED, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
 import { slackErrorSummary } from './channel-post';
 import type { ListenerContext } from './context';
 
@@ -31,11 +31,15 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   const allows = ctx.policy.allows(role);
   // Those who may read the audit trail see every change; everyone else their own.
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
-  const [freeze, records, waiting] = await Promise.all([
+  const admin = atLeast(role, neededRole('breakglass_ack'));
+  const [freeze, records, waiting, windows, unreviewed] = await Promise.all([
     readable(ctx.store.freeze.current(), 'the freeze', log),
     // A form that was not valid is not a change: it is on record (`/vs audit`), not among the latest changes.
     readable(ctx.store.audit.latest(HOME_RECORDS, { ...(scope === 'all' ? {} : { userId }), notOutcomes: ['invalid'] }), 'the audit trail', log),
     readable(ctx.changes.waiting(userId), 'the approval requests', log),
+    // Break glass (docs/product.md, On call): the windows open now, and for admins the changes made under one that wait for review.
+    readable(ctx.changes.openBreakGlass(), 'the break-glass windows', log),
+    admin ? readable(ctx.store.audit.latest(HOME_UNREVIEWED, { breakGlass: 'unreviewed' }), 'the break-glass uses', log) : Promise.resolve(null),
   ]);
   const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);
   return {
@@ -48,6 +52,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
     forms: allows.filter(isChangeAction),
     approvals: waiting === UNREADABLE ? UNREADABLE : { decidable: facts(waiting.decidable), own: facts(waiting.own) },
     changes: { scope, records },
+    breakGlass: { windows, unreviewed },
     nowMs: ctx.now(),
     sandbox: ctx.sandbox,
   };

@@ -59,6 +59,8 @@ export interface PagerDutyStandInOptions {
   /** Every answer waits this long first. */
   delayMs?: number;
   now?: () => Date;
+  /** Hears of each change event accepted (local mode shows them on its page). */
+  onEvent?: (event: ReceivedChangeEvent) => void;
 }
 
 export interface PagerDutyStandIn {
@@ -208,7 +210,9 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
     if (scripted !== undefined && scripted !== 202) return { status: scripted, body: { status: 'error', message: `the stand-in was told to answer ${scripted}` } };
     const problems = eventProblems(parsed, options.routingKey);
     if (problems.length > 0) return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors: problems } };
-    events.push({ receivedAt: now().toISOString(), body: parsed as Record<string, unknown> });
+    const received = { receivedAt: now().toISOString(), body: parsed as Record<string, unknown> };
+    events.push(received);
+    options.onEvent?.(received);
     return { status: 202, body: { status: 'success', message: 'Change event processed' } };
   }
 

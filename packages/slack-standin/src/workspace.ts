@@ -10,6 +10,8 @@ export interface Person {
   name: string;
   /** What the page says about them, e.g. "admin". */
   role: string;
+  /** Their profile's email (users.info, with users:read.email): what an on-call tool matches them by. */
+  email?: string;
 }
 
 export interface Channel {
@@ -34,14 +36,20 @@ export const BOT_USER = { id: 'U0VSCHATOPS', botId: 'B0VSCHATOPS', name: 'vs-cha
 export const TEAM = { id: 'T0LOCAL', domain: 'local' } as const;
 export const APP_ID = 'A0VSCHATOPS';
 
-const ADA: Person = { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin' };
-const BEA: Person = { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin' };
-const OTTO: Person = { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator' };
-const VERA: Person = { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer' };
+const ADA: Person = { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin', email: 'ada@example.com' };
+const BEA: Person = { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin', email: 'bea@example.com' };
+const OTTO: Person = { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator', email: 'otto@example.com' };
+const VERA: Person = { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer', email: 'vera@example.com' };
 const OMAR_ID = 'U0ONCALL';
 
 export const ONCALL_GROUP: UserGroup = { id: 'S0ONCALL', handle: 'oncall-infra', members: [OMAR_ID] };
-const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}` };
+const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}`, email: 'omar@example.com' };
+
+/**
+ * Who is on call now in local mode's PagerDuty stand-in (the bot's local mode starts it with this person on its
+ * schedule): a viewer, so that the page shows a role that comes from being on call.
+ */
+export const ON_CALL_PERSON = VERA;
 
 export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR];
 

@@ -23,6 +23,8 @@ import {
   withSandbox,
 } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager } from './pages';
+import { acknowledgeBlock, recordBreakGlassNote, renderBreakGlassAuditPost } from './break-glass';
+import { recordOnCallNote } from './on-call';
 
 // The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
 // in words, on what and how it ended, with the why where there is one; people as mentions and times as Slack's
@@ -144,7 +146,7 @@ export function recordLine(r: AuditRecord, { where = true }: { where?: boolean }
   const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   return (
     `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
-    ` → ${outcome}${cloudOutcomeOf(r)}${why(r)}${channel}`
+    ` → ${outcome}${cloudOutcomeOf(r)}${why(r)}${recordOnCallNote(r)}${recordBreakGlassNote(r)}${channel}`
   );
 }
 
@@ -174,6 +176,8 @@ export function filterWords(filter: AuditFilter): string {
       return userMention(filter.userId);
     case 'outcome':
       return filter.outcome === 'failed' ? 'failed changes' : 'denied attempts';
+    case 'breakglass':
+      return 'changes made under break glass';
   }
 }
 
@@ -228,7 +232,8 @@ export function renderAuditList(o: AuditListing): Rendered {
   }
   const { page, pages, shown } = pageOf(o.records, o.page, AUDIT_PAGE_SIZE);
   const counted = `latest ${o.records.length} record${o.records.length === 1 ? '' : 's'}${about}`;
-  const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.map((r) => recordSection(r))];
+  // A change made under break glass that nobody reviewed yet has its Acknowledge button under its line.
+  const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.flatMap((r) => [recordSection(r), ...withAcknowledge(r)])];
   const list = (to: number) => JSON.stringify({ n: o.limit, p: to, a: o.anchorId, ...(o.filter ? { f: o.filter } : {}) });
   const exportAs = { actionId: AUDIT_EXPORT_ACTION_ID, value: JSON.stringify(o.filter ? { f: o.filter } : {}) };
   blocks.push(pager({ blockId: 'audit_pager', ids: AUDIT_PAGE_ACTION_IDS, page, pages, valueOf: list, exportAs }));
@@ -301,14 +306,23 @@ export const AUDIT_BUTTON_OUT_OF_DATE = buttonOutOfDate('/vs audit');
 
 /** One record, as posted to VS_AUDIT_CHANNEL: its line, then what was asked for and the exact request (the channel is the record). */
 export function renderAuditPost(r: AuditRecord): Rendered {
+  // A break-glass window opened is posted loud, mentioning who would have been asked (docs/product.md, On call).
+  const loud = renderBreakGlassAuditPost(r);
+  if (loud) return loud;
   const params = code(compactJson(r.params), 1500);
   const request = r.apiRequest
     ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
     : null;
   return {
     text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${safe(oneLine(r.outcome), 40)}`),
-    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
+    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : [])), ...withAcknowledge(r)],
   };
+}
+
+/** The Acknowledge button of a break-glass use nobody reviewed yet, as the blocks after its line (none for any other record). */
+function withAcknowledge(r: AuditRecord): KnownBlock[] {
+  const block = acknowledgeBlock(r);
+  return block ? [block] : [];
 }
 
 /** Parameters as one compact line; never throws (cycles, BigInt). */

@@ -1,12 +1,13 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
 import { targetTitle, type ChangeAction } from '../../changes';
-import type { AuditRecord, Freeze } from '../../store';
+import type { AuditRecord, BreakGlassWindow, Freeze } from '../../store';
+import { breakGlassHomeBlocks } from './break-glass';
 import { approvalButtons, asked, requestBlock, withdrawButton, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
-import { recordSection } from './audit';
+import { recordLine, recordSection } from './audit';
 import { roleLines, type RoleFacts } from './messages';
-import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
+import { channelMention, context, header, LIMITS, safe, section, slackTime, truncate, withSandbox } from './mrkdwn';
 
 // The Home tab (docs/product.md, App Home): who you are here and what your role
 // allows, whether changes are frozen, the buttons that open the change forms,
@@ -21,6 +22,9 @@ export const HOME_RECORDS = 20;
 
 /** How many requests the Home tab lists, of those waiting for you (three blocks each) and of your own (one each). */
 export const HOME_APPROVALS = 10;
+
+/** How many changes made under break glass and not yet reviewed the Home tab lists (admins). */
+export const HOME_UNREVIEWED = 10;
 
 /** A fact the store could not give just now. */
 export const UNREADABLE = 'unreadable';
@@ -38,6 +42,8 @@ export interface HomeFacts extends RoleFacts {
    * not valid are not changes and are not among them.
    */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
+  /** Break-glass windows open now; for admins (else null) the changes made under one that wait for review. */
+  breakGlass?: { windows: Readable<readonly BreakGlassWindow[]>; unreviewed: Readable<readonly AuditRecord[]> | null };
   /** When the view was drawn (epoch ms). */
   nowMs: number;
   sandbox: boolean;
@@ -48,6 +54,9 @@ export function renderHome(o: HomeFacts): HomeView {
     header('vs-chatops'),
     { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
+    ...(o.breakGlass
+      ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) })
+      : []),
     ...formBlocks(o),
     ...approvalBlocks(o),
     { type: 'divider' },
