@@ -46,12 +46,15 @@ export const ONCALL_GROUP: UserGroup = { id: 'S0ONCALL', handle: 'oncall-infra',
 const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}`, email: 'omar@example.com' };
 
 /**
- * Who is on call now in local mode's PagerDuty stand-in (the bot's local mode starts it with this person on its
- * schedule): a viewer, so that the page shows a role that comes from being on call.
+ * On call now in local mode's PagerDuty stand-in (the bot's local mode starts it with her on its schedule), and a
+ * viewer otherwise: the page shows a role that comes from being on call.
  */
-export const ON_CALL_PERSON = VERA;
+const PIA: Person = { id: 'U0PAGED', name: 'Pia (on call)', role: 'viewer; operator while on call in PagerDuty', email: 'pia@example.com' };
 
-export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR];
+export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR, PIA];
+
+/** Who is on call now in local mode's PagerDuty stand-in. */
+export const ON_CALL_PERSON = PIA;
 
 /** The channel local mode posts its audit records to unless VS_AUDIT_CHANNEL names another. */
 export const AUDIT_CHANNEL: Channel = { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' };
