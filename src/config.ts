@@ -371,11 +371,11 @@ function pagerDutyProblems(env: Record<string, string>): string[] {
       problems.push(
         'VS_ONCALL_SCHEDULES or VS_ONCALL_ESCALATION_POLICIES is required with VS_ONCALL_PROVIDER=pagerduty: whoever is on call in them gets VS_ONCALL_ROLE',
       );
-    problems.push(...[plainHttpProblem('VS_PAGERDUTY_API_URL', env.VS_PAGERDUTY_API_URL, 'the PagerDuty API key')].filter((p): p is string => p !== null));
+    const clear = plainHttpProblem('VS_PAGERDUTY_API_URL', env.VS_PAGERDUTY_API_URL, 'the PagerDuty API key');
+    if (clear) problems.push(clear);
   } else {
-    const orphans = (['VS_PAGERDUTY_TOKEN', 'VS_ONCALL_SCHEDULES', 'VS_ONCALL_ESCALATION_POLICIES'] as const).filter((key) => env[key] !== undefined);
-    if (orphans.length > 0)
-      problems.push(`${orphans.join(', ')} ${orphans.length === 1 ? 'is' : 'are'} set, but VS_ONCALL_PROVIDER is not: set VS_ONCALL_PROVIDER=pagerduty to give whoever is on call a role`);
+    for (const key of ['VS_PAGERDUTY_TOKEN', 'VS_ONCALL_SCHEDULES', 'VS_ONCALL_ESCALATION_POLICIES'] as const)
+      if (env[key] !== undefined) problems.push(`VS_ONCALL_PROVIDER=pagerduty is required with ${key}: without it nobody gets a role from being on call`);
   }
   if (env.VS_PAGERDUTY_ROUTING_KEY !== undefined) {
     const clear = plainHttpProblem('VS_PAGERDUTY_EVENTS_URL', env.VS_PAGERDUTY_EVENTS_URL, 'the routing key');

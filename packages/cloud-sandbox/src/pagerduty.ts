@@ -43,7 +43,7 @@ export interface PagerDutyRequest {
   method: string;
   path: string;
   query: string;
-  /** What the answer was (after any scripted failure). */
+  /** What the answer was (after any scripted failure); 0 while it is not answered yet. */
   status: number;
 }
 
@@ -219,12 +219,15 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
+      // Logged as it arrives (its status once answered): a caller that gave up waiting was still heard.
+      const logged: PagerDutyRequest = { method: req.method ?? '', path: url.pathname, query: url.search, status: 0 };
+      requests.push(logged);
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       let answer: { status: number; body: unknown };
       if (req.method === 'POST' && url.pathname === '/v2/change/enqueue') answer = await enqueue(req);
       else if (req.method === 'GET') answer = await rest(req, url);
       else answer = { status: 405, body: { error: { message: 'Method Not Allowed' } } };
-      requests.push({ method: req.method ?? '', path: url.pathname, query: url.search, status: answer.status });
+      logged.status = answer.status;
       if (!res.destroyed) send(res, answer.status, answer.body);
     })().catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, { error: { message: String(error) } });

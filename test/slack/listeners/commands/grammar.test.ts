@@ -95,7 +95,7 @@ describe('audit count', () => {
   });
 });
 
-describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied]', () => {
+describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]', () => {
   test.each<[string, Command]>([
     ['audit vs 42', { kind: 'audit', limit: 10, filter: { kind: 'vs', id: 42 } }],
     ['audit 20 vs #42', { kind: 'audit', limit: 20, filter: { kind: 'vs', id: 42 } }],
@@ -112,7 +112,7 @@ describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied
   test('a filter needs its id, and says so with an example', () => {
     const cmd = invalid('audit vs');
     expect(cmd.message).toBe('`vs` needs the server id after it, e.g. `/vs audit vs 42`.');
-    expect(cmd.usage).toBe('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]');
+    expect(cmd.usage).toBe('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]');
     expect(invalid('audit backup nine').message).toBe('`backup` needs the backup id after it; `nine` is not one, e.g. `/vs audit backup 9`.');
   });
 
