@@ -171,7 +171,10 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     if (config.onCall) {
       const rest = createPagerDutyRest({ apiUrl: pagerDutyUrls.api, token: config.pagerDuty.token });
       parts.add({ name: 'PagerDuty REST client', stop: () => rest.close() });
-      onCall = { role: config.onCall.role, ...createOnCall({ rest, emails: people, settings: config.onCall, now, logger: logger.child({ component: 'oncall' }) }) };
+      onCall = {
+        role: config.onCall.role,
+        ...createOnCall({ rest, emails: people, settings: config.onCall, now, logger: logger.child({ component: 'oncall' }) }),
+      };
     }
 
     // Who may (policy): roles from the config, user groups and channel membership from Slack, and being on call.

@@ -155,7 +155,9 @@ const EnvSchema = z.object({
   VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
   VS_ONCALL_PROVIDER: z.enum(['pagerduty'], { error: 'must be pagerduty (or unset: nobody gets a role from being on call)' }).optional(),
   VS_PAGERDUTY_TOKEN: z.string().optional(),
-  VS_PAGERDUTY_API_URL: z.url({ protocol: /^https?$/, error: "must be the http(s) base URL of PagerDuty's REST API, e.g. https://api.pagerduty.com" }).default(PAGERDUTY_API_URL),
+  VS_PAGERDUTY_API_URL: z
+    .url({ protocol: /^https?$/, error: "must be the http(s) base URL of PagerDuty's REST API, e.g. https://api.pagerduty.com" })
+    .default(PAGERDUTY_API_URL),
   VS_ONCALL_SCHEDULES: idList('PagerDuty schedule ids', pagerDutyId, 'PABC123,PDEF456').optional(),
   VS_ONCALL_ESCALATION_POLICIES: idList('PagerDuty escalation policy ids', pagerDutyId, 'PXYZ789').optional(),
   VS_ONCALL_MAX_LEVEL: positiveInt('an escalation level')
@@ -348,7 +350,13 @@ function crossFieldProblems(env: Record<string, string>): string[] {
 }
 
 /** The PagerDuty settings that reach a real PagerDuty account: local mode has a stand-in of its own instead. */
-const PAGERDUTY_ACCOUNT_SETTINGS = ['VS_ONCALL_PROVIDER', 'VS_PAGERDUTY_TOKEN', 'VS_PAGERDUTY_API_URL', 'VS_PAGERDUTY_ROUTING_KEY', 'VS_PAGERDUTY_EVENTS_URL'] as const;
+const PAGERDUTY_ACCOUNT_SETTINGS = [
+  'VS_ONCALL_PROVIDER',
+  'VS_PAGERDUTY_TOKEN',
+  'VS_PAGERDUTY_API_URL',
+  'VS_PAGERDUTY_ROUTING_KEY',
+  'VS_PAGERDUTY_EVENTS_URL',
+] as const;
 
 /** On-call roles and change events (docs/product.md, On call): what goes together, and keys never sent in clear. */
 function pagerDutyProblems(env: Record<string, string>): string[] {
@@ -582,9 +590,7 @@ export function secretValues(config: Config): string[] {
     config.pagerDuty.token,
     config.pagerDuty.routingKey,
     ...databasePassword(config.databaseUrl),
-  ].filter(
-    (v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY,
-  );
+  ].filter((v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY);
 }
 
 function isPostgresUrl(value: string): boolean {

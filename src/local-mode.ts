@@ -62,7 +62,8 @@ export function localModeNotes(config: Config): string[] {
         ];
   if (config.onCall)
     notes.push(
-      `${ON_CALL_PERSON.name.replace(/ \(.*\)$/, '')} is on call now in the PagerDuty stand-in, so holds the ${config.onCall.role} role while on call (\`/vs oncall\`).` +
+      `${ON_CALL_PERSON.name.replace(/ \(.*\)$/, '')} is on call now in the PagerDuty stand-in, ` +
+        `so holds the ${config.onCall.role} role while on call (\`/vs oncall\`).` +
         (config.breakGlass.on && actions.length > 0 ? ' `/vs breakglass <reason>` lets your own changes run without a second person for a while, loudly.' : ''),
     );
   return notes;

@@ -134,7 +134,12 @@ export function createBreakGlassSteps(door: Door, settings: BreakGlassSettings |
     const use = await store.audit.get(recordId);
     if (!use?.breakGlass) return { outcome: 'not_a_use' };
     if (use.reviewedBy) return { outcome: 'already', use };
-    const about = { ...clicker, action: 'breakglass_ack' as const, target: use.target, params: { record: use.id, window: use.breakGlass, changed_by: use.userId } };
+    const about = {
+      ...clicker,
+      action: 'breakglass_ack' as const,
+      target: use.target,
+      params: { record: use.id, window: use.breakGlass, changed_by: use.userId },
+    };
     const checked = await check(clicker.userId, 'breakglass_ack', clicker.channelId, log);
     const decision: Decision = checked.allowed && clicker.userId === use.userId ? { ...checked, allowed: false, denial: { code: 'own_use' } } : checked;
     if (!decision.allowed) {

@@ -82,7 +82,12 @@ export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
   authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
   /** Runs one submitted change form through the door (the table of definitions.ts says what each change is). */
-  submit<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>> & UnderBreakGlass>;
+  submit<A extends ChangeAction>(
+    ctx: SubmissionContext,
+    action: A,
+    targetId: number,
+    values: FormValues,
+  ): Promise<ChangeResult<ChangeValue<A>> & UnderBreakGlass>;
   /**
    * An approval request approved, or denied (with the reason given, if any), by `clicker`: the checks of the click,
    * the first decisive click across instances, and an approved change run once (approvals.ts).

@@ -112,7 +112,8 @@ export function createOnCall(deps: OnCallDeps): OnCall {
         const email = await emails.emailOf(userId);
         return email ? rest.userIdByEmail(email) : null;
       },
-      (error) => log?.warn('could not match a person to PagerDuty by email; on-call grants them no role until it answers', { user: userId, error: codeOf(error) }),
+      (error) =>
+        log?.warn('could not match a person to PagerDuty by email; on-call grants them no role until it answers', { user: userId, error: codeOf(error) }),
     );
 
   return {

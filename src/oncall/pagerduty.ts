@@ -73,7 +73,15 @@ function entryOf(raw: unknown): OnCallEntry | null {
   const policy = reference(o.escalation_policy);
   if (!user || !policy) return null;
   const level = typeof o.escalation_level === 'number' && Number.isInteger(o.escalation_level) ? o.escalation_level : 1;
-  return { pagerDutyUserId: user.id, name: user.name, schedule: reference(o.schedule), escalationPolicy: policy, level, start: time(o.start), end: time(o.end) };
+  return {
+    pagerDutyUserId: user.id,
+    name: user.name,
+    schedule: reference(o.schedule),
+    escalationPolicy: policy,
+    level,
+    start: time(o.start),
+    end: time(o.end),
+  };
 }
 
 export function createPagerDutyRest(options: PagerDutyRestOptions): PagerDutyRest {

@@ -33,7 +33,12 @@ export interface BreakGlass {
   /** Every window open at `nowMs`, soonest to end first. */
   openAt(nowMs: number): Promise<BreakGlassWindow[]>;
   /** Closes the person's window open at `nowMs` (by `by`), writing the record of `recordOf` with it; null, nothing written, when none is open. */
-  end(userId: string, by: string, nowMs: number, recordOf: (ended: BreakGlassWindow) => AuditEntry): Promise<{ ended: BreakGlassWindow | null; record: AuditRecord | null }>;
+  end(
+    userId: string,
+    by: string,
+    nowMs: number,
+    recordOf: (ended: BreakGlassWindow) => AuditEntry,
+  ): Promise<{ ended: BreakGlassWindow | null; record: AuditRecord | null }>;
   /**
    * Marks a use (a record of a change made under a window) acknowledged by `by` at `at`, writing the record of
    * `recordOf` with it, once: a second acknowledgement, or a record that is no use, changes and writes nothing. Returns

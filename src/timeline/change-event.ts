@@ -72,7 +72,10 @@ export function changeEventOf(item: ChangeEventItem, facts: EventFacts): ChangeE
   const approved = r.decidedBy && r.decidedBy !== asked ? `, approved by ${nameOf(r.decidedBy)}` : '';
   const brokeGlass = r.breakGlass ? ', under break glass (no second person)' : '';
   const server = targetWords(r.target);
-  const summary = clip(`${server}: ${DONE_WORDS[r.action]} ${end} — asked by ${asked === '' ? 'a workflow' : nameOf(asked)}${approved}${brokeGlass}`, MAX_SUMMARY_LENGTH);
+  const summary = clip(
+    `${server}: ${DONE_WORDS[r.action]} ${end} — asked by ${asked === '' ? 'a workflow' : nameOf(asked)}${approved}${brokeGlass}`,
+    MAX_SUMMARY_LENGTH,
+  );
   const endedMs = item.endedAtMs ?? Date.parse(r.at) + r.durationMs;
   return {
     payload: {

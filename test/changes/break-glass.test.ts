@@ -31,7 +31,12 @@ function setup(options: Partial<DoorOptions> = {}): Door {
 }
 
 let views = 0;
-const as = (userId: string, more: Partial<SubmissionContext> = {}): SubmissionContext => ({ userId, channelId: CHANNEL, submissionKey: `V${++views}`, ...more });
+const as = (userId: string, more: Partial<SubmissionContext> = {}): SubmissionContext => ({
+  userId,
+  channelId: CHANNEL,
+  submissionKey: `V${++views}`,
+  ...more,
+});
 const ctx = (userId: string) => ({ userId, channelId: CHANNEL });
 
 describe('opening a window', () => {
@@ -48,12 +53,20 @@ describe('opening a window', () => {
         outcome: 'succeeded',
         userId: 'UOPER',
         target: 'changes',
-        params: { reason: 'db-primary down, nobody awake to approve', minutes: 60, ends_at: new Date(T0 + WINDOW_MS).toISOString(), approvers: ['SONCALL', 'UADMIN', 'UADMIN2'] },
+        params: {
+          reason: 'db-primary down, nobody awake to approve',
+          minutes: 60,
+          ends_at: new Date(T0 + WINDOW_MS).toISOString(),
+          approvers: ['SONCALL', 'UADMIN', 'UADMIN2'],
+        },
       },
     });
     expect(t.recorded.map((r) => r.action)).toEqual(['breakglass']);
     t.advance(1000);
-    expect(await t.changes.breakGlass(ctx('UOPER'), 'again')).toMatchObject({ outcome: 'already_open', window: { reason: 'db-primary down, nobody awake to approve' } });
+    expect(await t.changes.breakGlass(ctx('UOPER'), 'again')).toMatchObject({
+      outcome: 'already_open',
+      window: { reason: 'db-primary down, nobody awake to approve' },
+    });
     expect(await t.store.audit.count()).toBe(1);
     await t.store.close();
   });

@@ -42,9 +42,20 @@ const ROTA: PagerDutyOnCall[] = [
   entry('PDEE', { schedule: OTHER, escalationPolicy: { id: 'PPOLICY9', summary: 'Payments' } }),
 ];
 /** Slack people and their profile emails. */
-const EMAILS: Record<string, string | null> = { UADA: 'ada@example.com', UBEA: 'bea@example.com', UCAL: 'cal@example.com', UDEE: 'dee@example.com', UEVE: 'eve@example.com', UNOMAIL: null };
+const EMAILS: Record<string, string | null> = {
+  UADA: 'ada@example.com',
+  UBEA: 'bea@example.com',
+  UCAL: 'cal@example.com',
+  UDEE: 'dee@example.com',
+  UEVE: 'eve@example.com',
+  UNOMAIL: null,
+};
 
-const pd = useStarted('the PagerDuty stand-in', () => startPagerDutyStandIn({ token: TOKEN, users: USERS, oncalls: ROTA, now: () => new Date(clock) }), (s) => s.close());
+const pd = useStarted(
+  'the PagerDuty stand-in',
+  () => startPagerDutyStandIn({ token: TOKEN, users: USERS, oncalls: ROTA, now: () => new Date(clock) }),
+  (s) => s.close(),
+);
 let clock = T0;
 let rest: PagerDutyRest;
 beforeAll(() => {
@@ -105,7 +116,10 @@ describe('on call and not', () => {
     expect(await onCall.shiftOf('UEVE')).toEqual({ state: 'off_call' });
     expect(await onCall.shiftOf('UNOMAIL')).toEqual({ state: 'off_call' });
     // Nobody with no email is looked up in PagerDuty.
-    expect(pd.requests.filter((r) => r.path === '/users').map((r) => new URLSearchParams(r.query).get('query'))).toEqual(['dee@example.com', 'eve@example.com']);
+    expect(pd.requests.filter((r) => r.path === '/users').map((r) => new URLSearchParams(r.query).get('query'))).toEqual([
+      'dee@example.com',
+      'eve@example.com',
+    ]);
   });
 
   test('an email is matched whole and whatever its case, never as a part of another', async () => {

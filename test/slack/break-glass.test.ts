@@ -89,7 +89,10 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
   expect(reboots().map((r) => r.path)).toEqual(['/virtual_machines/42/reboot.json']);
   await postedIn(h, CHANNEL, 'Reboot server · VS 42');
   const note = (await useNote(42)).body;
-  expect(visibleText(note.blocks)).toContain("<@UOPER> made this change to VS 42 under break glass (“db-primary down, nobody awake to approve”): no second person approved it. It waits for an admin's review.");
+  expect(visibleText(note.blocks)).toContain(
+    '<@UOPER> made this change to VS 42 under break glass (“db-primary down, nobody awake to approve”): no second person approved it. ' +
+      "It waits for an admin's review.",
+  );
   const [use] = await h.store.audit.latest(1, { breakGlass: 'uses' });
   expect(use).toMatchObject({ action: 'power_reboot', userId: 'UOPER', outcome: 'succeeded', reviewedBy: null });
   expect(ackValueIn(note.blocks)).toBe(String(use!.id));
@@ -100,7 +103,7 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
   // The admins' view: /vs audit breakglass lists the use with its button; the Home tab the window and the use.
   const listed = visibleText(await answerTo(h, 'audit breakglass', { user: 'UADMIN', channel: CHANNEL }));
   expect(listed).toContain("break glass, waiting for an admin's review");
-  expect(ackValueIn(JSON.parse(listed).blocks)).toBe(String(use!.id));
+  expect(ackValueIn((JSON.parse(listed) as { blocks: unknown }).blocks)).toBe(String(use!.id));
   const home = await openHome('UADMIN');
   expect(home).toContain('*Break glass open*');
   expect(home).toContain('*Made under break glass, waiting for review* (1)');
@@ -108,7 +111,9 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
   // The one who made it may not acknowledge it, nor may an operator; an admin does, once.
   const request = { id: String(use!.id), channel: CHANNEL, ts: '1773457200.000100' };
   expect(await (await clickOn(h, 'UOPER', 'breakglass_ack', request)).told()).toContain('Acknowledging a change made under break glass needs the admin role');
-  expect(await (await clickOn(h, 'UADMIN', 'breakglass_ack', request)).told()).toContain(`You acknowledged <@UOPER>'s change to VS 42 (record ${use!.id}), made under break glass.`);
+  expect(await (await clickOn(h, 'UADMIN', 'breakglass_ack', request)).told()).toContain(
+    `You acknowledged <@UOPER>'s change to VS 42 (record ${use!.id}), made under break glass.`,
+  );
   expect(await (await clickOn(h, 'UADMIN2', 'breakglass_ack', request)).told()).toContain('was already acknowledged by <@UADMIN>');
   expect(await h.store.audit.latest(5, { breakGlass: 'unreviewed' })).toEqual([]);
   expect(visibleText(await answerTo(h, 'audit breakglass', { user: 'UADMIN', channel: CHANNEL }))).toContain('break glass, reviewed by <@UADMIN>');

@@ -36,7 +36,11 @@ const ROTA: PagerDutyOnCall[] = [
   { userId: 'PPERM', schedule: null, escalationPolicy: { id: 'PPOLIC1', summary: 'Infrastructure' }, level: 1, start: null, end: null },
 ];
 
-const pd = useStarted('the PagerDuty stand-in', () => startPagerDutyStandIn({ token: TOKEN, users: USERS, oncalls: ROTA, now: () => new Date(clock) }), (s) => s.close());
+const pd = useStarted(
+  'the PagerDuty stand-in',
+  () => startPagerDutyStandIn({ token: TOKEN, users: USERS, oncalls: ROTA, now: () => new Date(clock) }),
+  (s) => s.close(),
+);
 
 const h = useHarness({
   now: () => clock,
@@ -98,7 +102,9 @@ test('on call, a viewer may shut a server down: checked when typed and when subm
 });
 
 test('off call, the same viewer is refused as a viewer; the role is checked again at submission, so a shift that ended meanwhile counts no more', async () => {
-  expect(visibleText(await answerTo(h, 'shutdown 44', { user: 'UOFFDUTY', channel: CHANNEL }))).toMatch(/Shutting down a server needs the operator role; you are a viewer\./);
+  expect(visibleText(await answerTo(h, 'shutdown 44', { user: 'UOFFDUTY', channel: CHANNEL }))).toMatch(
+    /Shutting down a server needs the operator role; you are a viewer\./,
+  );
   // Opened while on call; PagerDuty now says the shift is over (the rota changed), and the cache time has passed.
   const view = await openForm(h, 'shutdown 45', 'UPAGED');
   pd.setOnCall([]);

@@ -64,13 +64,19 @@ async function later(harness: Harness, ms: number): Promise<void> {
   await harness.bot.follower.round();
 }
 
-const filled = (action: string, server: number) => ({ power_action: input.select(action), confirm: input.text(String(server)), reason: input.text('kernel hung since 02:50') });
+const filled = (action: string, server: number) => ({
+  power_action: input.select(action),
+  confirm: input.text(String(server)),
+  reason: input.text('kernel hung since 02:50'),
+});
 
 /** A reboot of `server` asked by the operator and approved by the admin, followed until it ended; its record's id. */
 async function rebootApproved(harness: Harness, server: number): Promise<number> {
   const view = await openForm(harness, `reboot ${server}`, 'UOPER');
   await submit(harness, 'vs_power', 'UOPER', view.private_metadata, filled('reboot', server));
-  const message = await waitFor('the approval request', () => harness.slack.messagesIn(CHANNEL).find((m) => m.kind === 'bot' && approvalIdIn(m.blocks) !== undefined));
+  const message = await waitFor('the approval request', () =>
+    harness.slack.messagesIn(CHANNEL).find((m) => m.kind === 'bot' && approvalIdIn(m.blocks) !== undefined),
+  );
   const request = { id: approvalIdIn(message.blocks)!, channel: CHANNEL, ts: message.ts };
   await clickOn(harness, 'UADMIN', 'approval_approve', request);
   await updatedTo(harness, request, /Approved by <@UADMIN>/);
@@ -80,7 +86,8 @@ async function rebootApproved(harness: Harness, server: number): Promise<number>
   return record!.id;
 }
 
-const eventOf = (recordId: number) => pd.events.find((e) => (e.body.payload as { custom_details?: { audit_record_id?: number } }).custom_details?.audit_record_id === recordId);
+const eventOf = (recordId: number) =>
+  pd.events.find((e) => (e.body.payload as { custom_details?: { audit_record_id?: number } }).custom_details?.audit_record_id === recordId);
 
 test('a reboot approved and done is one change event: its summary names people, no reason or secret leaves, and it links to the message', async () => {
   const harness = await fresh();
@@ -104,7 +111,9 @@ test('a reboot approved and done is one change event: its summary names people, 
       break_glass: false,
     },
   });
-  expect(event.body.links).toEqual([{ href: `${harness.slack.origin}/?channel=${CHANNEL}&message=${encodeURIComponent(follow.messageTs!)}`, text: 'The change in Slack' }]);
+  expect(event.body.links).toEqual([
+    { href: `${harness.slack.origin}/?channel=${CHANNEL}&message=${encodeURIComponent(follow.messageTs!)}`, text: 'The change in Slack' },
+  ]);
   const sent = JSON.stringify(event.body);
   expect(sent).not.toContain('kernel hung');
   expect(sent).not.toMatch(/UOPER|UADMIN/);
@@ -167,7 +176,11 @@ async function failedChange(store: Pick<Store, 'audit'>, target: string): Promis
     started: entry({ outcome: 'started', target, action: 'power_reboot', userId: 'UOPER', at: new Date(clocks.bot).toISOString() }),
   });
   if (begun.outcome !== 'started') throw new Error(begun.outcome);
-  const done = await store.audit.complete(begun.record.id, { outcome: 'failed', apiStatus: 500, durationMs: 40, detail: 'the cloud API failed' }, { target, owner: 'test' });
+  const done = await store.audit.complete(
+    begun.record.id,
+    { outcome: 'failed', apiStatus: 500, durationMs: 40, detail: 'the cloud API failed' },
+    { target, owner: 'test' },
+  );
   return done.id;
 }
 

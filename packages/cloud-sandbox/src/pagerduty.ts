@@ -126,8 +126,10 @@ function eventProblems(body: unknown, routingKey: string | undefined): string[] 
   const p = payload as Record<string, unknown>;
   if (typeof p.summary !== 'string' || p.summary === '') problems.push("'payload.summary' is missing");
   else if (p.summary.length > 1024) problems.push("'payload.summary' must be at most 1024 characters");
-  if (p.timestamp !== undefined && (typeof p.timestamp !== 'string' || !Number.isFinite(Date.parse(p.timestamp)))) problems.push("'payload.timestamp' is invalid");
-  if (p.custom_details !== undefined && (p.custom_details === null || typeof p.custom_details !== 'object')) problems.push("'payload.custom_details' is invalid");
+  if (p.timestamp !== undefined && (typeof p.timestamp !== 'string' || !Number.isFinite(Date.parse(p.timestamp))))
+    problems.push("'payload.timestamp' is invalid");
+  if (p.custom_details !== undefined && (p.custom_details === null || typeof p.custom_details !== 'object'))
+    problems.push("'payload.custom_details' is invalid");
   if (event.links !== undefined && !Array.isArray(event.links)) problems.push("'links' must be a list");
   return problems;
 }
@@ -159,7 +161,7 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
   const userById = (id: string) => users.find((u) => u.id === id);
   const entriesNow = () => (typeof oncalls === 'function' ? oncalls(now()) : oncalls);
 
-  async function rest(req: IncomingMessage, url: URL): Promise<{ status: number; body: unknown }> {
+  function rest(req: IncomingMessage, url: URL): { status: number; body: unknown } {
     const match = /^Token token=(.+)$/.exec(req.headers.authorization ?? '');
     if (!match?.[1] || (expectedToken && !timingSafeEqual(digest(match[1]), expectedToken)))
       return { status: 401, body: { error: { message: 'Unauthorized', code: 2006 } } };
@@ -168,7 +170,14 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
     if (url.pathname === '/users') {
       const q = (query.get('query') ?? '').toLowerCase();
       const found = users.filter((u) => q === '' || u.email.toLowerCase().includes(q) || u.name.toLowerCase().includes(q));
-      return { status: 200, body: paged(found.map((u) => ({ id: u.id, type: 'user', name: u.name, email: u.email, summary: u.name })), query, 'users') };
+      return {
+        status: 200,
+        body: paged(
+          found.map((u) => ({ id: u.id, type: 'user', name: u.name, email: u.email, summary: u.name })),
+          query,
+          'users',
+        ),
+      };
     }
     if (url.pathname === '/oncalls') {
       const schedules = listParam(query, 'schedule_ids');
@@ -207,7 +216,8 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
       return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors: ['Malformed JSON'] } };
     }
     const scripted = eventAnswers.shift();
-    if (scripted !== undefined && scripted !== 202) return { status: scripted, body: { status: 'error', message: `the stand-in was told to answer ${scripted}` } };
+    if (scripted !== undefined && scripted !== 202)
+      return { status: scripted, body: { status: 'error', message: `the stand-in was told to answer ${scripted}` } };
     const problems = eventProblems(parsed, options.routingKey);
     if (problems.length > 0) return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors: problems } };
     const received = { receivedAt: now().toISOString(), body: parsed as Record<string, unknown> };
@@ -225,7 +235,7 @@ export async function startPagerDutyStandIn(options: PagerDutyStandInOptions = {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       let answer: { status: number; body: unknown };
       if (req.method === 'POST' && url.pathname === '/v2/change/enqueue') answer = await enqueue(req);
-      else if (req.method === 'GET') answer = await rest(req, url);
+      else if (req.method === 'GET') answer = rest(req, url);
       else answer = { status: 405, body: { error: { message: 'Method Not Allowed' } } };
       logged.status = answer.status;
       if (!res.destroyed) send(res, answer.status, answer.body);

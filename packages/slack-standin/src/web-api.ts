@@ -410,7 +410,9 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
       if (!person) {
         if (strict) return refuse('users.info', args, 'user_not_found');
         const id = String(args.user);
-        return ok({ user: { id, name: id, real_name: id, is_bot: false, profile: { real_name: id, display_name: '', email: `${id.toLowerCase()}@people.example` } } });
+        return ok({
+          user: { id, name: id, real_name: id, is_bot: false, profile: { real_name: id, display_name: '', email: `${id.toLowerCase()}@people.example` } },
+        });
       }
       const profile = { real_name: person.name, display_name: '', ...(person.email ? { email: person.email } : {}) };
       return ok({ user: { id: person.id, team_id: TEAM.id, name: person.name, real_name: person.name, is_bot: false, tz: 'UTC', profile } });

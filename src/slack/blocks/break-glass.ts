@@ -46,9 +46,7 @@ export function renderBreakGlassOpened(o: { window: BreakGlassWindow; approvers:
     blocks: withSandbox(
       [
         section(text),
-        context(
-          `${who ? `${who}: you would have been asked to approve. ` : ''}It grants no role and lifts no freeze. \`/vs breakglass end\` closes it early.`,
-        ),
+        context(`${who ? `${who}: you would have been asked to approve. ` : ''}It grants no role and lifts no freeze. \`/vs breakglass end\` closes it early.`),
       ],
       o.sandbox,
     ),
@@ -62,12 +60,15 @@ export function renderBreakGlassAlreadyOpen(window: BreakGlassWindow): Rendered 
 
 /** `/vs breakglass end`: for the channel, as the opening was. */
 export function renderBreakGlassEnded(o: { window: BreakGlassWindow; sandbox: boolean }): Rendered {
-  const text = `:lock: ${userMention(o.window.userId)} closed their break-glass window (opened ${slackTime(o.window.openedAt)}). Changes wait for a second person again.`;
+  const text =
+    `:lock: ${userMention(o.window.userId)} closed their break-glass window (opened ${slackTime(o.window.openedAt)}). ` +
+    'Changes wait for a second person again.';
   return { text: fallback(`${userMention(o.window.userId)} closed their break-glass window`, o.sandbox), blocks: withSandbox([section(text)], o.sandbox) };
 }
 
 export const BREAK_GLASS_OFF = 'Break glass is off here: changes that need a second person wait for one (the bot operator turns it on with VS_BREAKGLASS=on).';
-export const NOTHING_WAITS = 'No change waits for a second person here (VS_APPROVALS names none), so there is no glass to break: your role lets you make your changes at once.';
+export const NOTHING_WAITS =
+  'No change waits for a second person here (VS_APPROVALS names none), so there is no glass to break: your role lets you make your changes at once.';
 export const NOT_OPEN = 'You have no break-glass window open; nothing to close.';
 export const BREAK_GLASS_UNRECORDED = unrecordable('Break glass could not be switched', 'nothing was changed', 'Try again in a minute.');
 
@@ -89,7 +90,10 @@ export function renderBreakGlassUse(o: { record: AuditRecord; window: BreakGlass
   const actions: ActionsBlock = { type: 'actions', block_id: `breakglass_use_${record.id}`, elements: [acknowledgeButton(record.id)] };
   return {
     text: fallback(`A change to ${targetWords(record.target)} was made under break glass and waits for review`, o.sandbox),
-    blocks: withSandbox([section(text), actions, context(`Audit record ${record.id}. \`/vs audit breakglass\` lists every change made under break glass.`)], o.sandbox),
+    blocks: withSandbox(
+      [section(text), actions, context(`Audit record ${record.id}. \`/vs audit breakglass\` lists every change made under break glass.`)],
+      o.sandbox,
+    ),
   };
 }
 
@@ -121,7 +125,10 @@ export function renderBreakGlassAuditPost(r: AuditRecord): Rendered | null {
     text: fallback(`Break glass opened by ${userMention(r.userId)}`),
     blocks: [
       section(text),
-      context(`${mentions ? `${mentions}: you would have been asked to approve. ` : ''}Every change made under it waits for an admin's review (\`/vs audit breakglass\`).`),
+      context(
+        `${mentions ? `${mentions}: you would have been asked to approve. ` : ''}` +
+          "Every change made under it waits for an admin's review (`/vs audit breakglass`).",
+      ),
     ],
   };
 }
@@ -131,14 +138,18 @@ export function acknowledgedText(o: { outcome: 'acknowledged' | 'already' | 'not
   if (o.outcome === 'not_a_use' || !o.use) return 'That record is not a change made under break glass (or it is older than the retention).';
   const what = `${userMention(o.use.userId)}'s change to ${targetWords(o.use.target)} (record ${o.use.id})`;
   if (o.outcome === 'acknowledged') return `:white_check_mark: You acknowledged ${what}, made under break glass.`;
-  return `${what} was already acknowledged by ${o.use.reviewedBy ? userMention(o.use.reviewedBy) : 'another admin'}${o.use.reviewedAt ? ` ${slackTime(o.use.reviewedAt)}` : ''}.`;
+  const by = o.use.reviewedBy ? userMention(o.use.reviewedBy) : 'another admin';
+  return `${what} was already acknowledged by ${by}${o.use.reviewedAt ? ` ${slackTime(o.use.reviewedAt)}` : ''}.`;
 }
 
 /** `/vs whoami`'s line about a window of theirs open now. */
 export function breakGlassLine(window: BreakGlassWindow | null | 'unknown'): string | null {
   if (window === null) return null;
   if (window === 'unknown') return 'Whether you have a break-glass window open could not be read just now.';
-  return `:rotating_light: Your break-glass window is open until ${slackTime(window.endsAtMs)} (${reasonOf(window.reason)}): your changes that would wait for a second person run at once.`;
+  return (
+    `:rotating_light: Your break-glass window is open until ${slackTime(window.endsAtMs)} (${reasonOf(window.reason)}): ` +
+    'your changes that would wait for a second person run at once.'
+  );
 }
 
 /** The Home tab's part: the windows open now, and the uses nobody has reviewed (admins: with Acknowledge). */

@@ -54,9 +54,7 @@ export function renderHome(o: HomeFacts): HomeView {
     header('vs-chatops'),
     { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
-    ...(o.breakGlass
-      ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) })
-      : []),
+    ...(o.breakGlass ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) }) : []),
     ...formBlocks(o),
     ...approvalBlocks(o),
     { type: 'divider' },

@@ -20,7 +20,8 @@ const untilWhen = (end: string | null) => (end === null ? 'permanently' : `until
 /** `/vs whoami`'s line about being on call (docs/product.md: "operator while on call until <time> (PagerDuty: <schedule>)"); null: nothing to say. */
 export function onCallLine(note: OnCallNote | undefined): string | null {
   if (note === undefined) return null;
-  if (note.state === 'unchecked') return ':warning: Whether you are on call could not be checked just now (PagerDuty did not answer): only your configured role counts.';
+  if (note.state === 'unchecked')
+    return ':warning: Whether you are on call could not be checked just now (PagerDuty did not answer): only your configured role counts.';
   return `:pager: *${note.role}* while on call ${untilWhen(note.shift.end)} (PagerDuty: ${throughWhat(note.shift)}).`;
 }
 
@@ -64,7 +65,8 @@ export function renderOnCall(o: OnCallFacts): Rendered {
     ...(o.scheduleIds.length > 0 ? [`schedule${o.scheduleIds.length > 1 ? 's' : ''} ${o.scheduleIds.map((id) => safe(id, 30)).join(', ')}`] : []),
     ...(o.escalationPolicyIds.length > 0
       ? [
-          `escalation polic${o.escalationPolicyIds.length > 1 ? 'ies' : 'y'} ${o.escalationPolicyIds.map((id) => safe(id, 30)).join(', ')} up to level ${o.maxLevel}`,
+          `escalation polic${o.escalationPolicyIds.length > 1 ? 'ies' : 'y'} ${o.escalationPolicyIds.map((id) => safe(id, 30)).join(', ')} ` +
+            `up to level ${o.maxLevel}`,
         ]
       : []),
   ].join('; ');

@@ -54,7 +54,9 @@ export function kyselyBreakGlass({ db, dialect, options }: SliceDeps): BreakGlas
     },
 
     openAt: async (nowMs) =>
-      (await db.selectFrom('break_glass_windows').selectAll().where('ends_at_ms', '>', wholeMs(nowMs)).orderBy('ends_at_ms').limit(100).execute()).map(toWindow),
+      (await db.selectFrom('break_glass_windows').selectAll().where('ends_at_ms', '>', wholeMs(nowMs)).orderBy('ends_at_ms').limit(100).execute()).map(
+        toWindow,
+      ),
 
     end: (userId, by, nowMs, recordOf) =>
       db.transaction().execute(async (trx) => {

@@ -10,7 +10,17 @@ export async function enqueueChangeEvents(trx: Db, options: StoreOptions, record
   if (!options.changeEvents || recordIds.length === 0) return;
   await trx
     .insertInto('change_events')
-    .values(recordIds.map((id) => ({ record_id: id, next_attempt_at_ms: 0, last_error: null, lease_owner: null, lease_expires_at_ms: null, sent_at_ms: null, undeliverable_at_ms: null })))
+    .values(
+      recordIds.map((id) => ({
+        record_id: id,
+        next_attempt_at_ms: 0,
+        last_error: null,
+        lease_owner: null,
+        lease_expires_at_ms: null,
+        sent_at_ms: null,
+        undeliverable_at_ms: null,
+      })),
+    )
     .onConflict((oc) => oc.column('record_id').doNothing())
     .execute();
 }

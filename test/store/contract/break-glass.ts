@@ -30,7 +30,11 @@ async function madeUnder(store: Store, windowId: string | null, target = 'vs:42'
     started: entry({ outcome: 'started', target, breakGlass: windowId }),
   });
   if (started.outcome !== 'started') throw new Error('not started');
-  return store.audit.complete(started.record.id, { outcome: 'failed', apiStatus: 500, durationMs: 5, detail: 'the cloud API failed' }, { target, owner: 'door' });
+  return store.audit.complete(
+    started.record.id,
+    { outcome: 'failed', apiStatus: 500, durationMs: 5, detail: 'the cloud API failed' },
+    { target, owner: 'door' },
+  );
 }
 
 export function breakGlassContract({ one, instances }: ContractStores): void {
@@ -82,7 +86,11 @@ export function breakGlassContract({ one, instances }: ContractStores): void {
     expect(await a.audit.latest(10, { breakGlass: 'unreviewed' })).toEqual([]);
     expect(await a.audit.count({ breakGlass: 'uses' })).toBe(1);
     // A record that is no use is never acknowledged; an unknown one is none.
-    expect(await a.breakGlass.acknowledge(other.id, 'UADMIN', at, acked)).toEqual({ acknowledged: false, use: expect.objectContaining({ id: other.id }), record: null });
+    expect(await a.breakGlass.acknowledge(other.id, 'UADMIN', at, acked)).toEqual({
+      acknowledged: false,
+      use: expect.objectContaining({ id: other.id }),
+      record: null,
+    });
     expect(await a.breakGlass.acknowledge(999_999, 'UADMIN', at, acked)).toEqual({ acknowledged: false, use: null, record: null });
     expect((await a.audit.latest(20)).filter((r) => r.action === 'breakglass_ack')).toHaveLength(1);
   });

@@ -32,8 +32,24 @@ async function started(store: Store, target = 'vs:42'): Promise<AuditRecord> {
   return begun.record;
 }
 const settle = (store: Store, r: AuditRecord, outcome: 'succeeded' | 'failed' | 'applied_unreadable', follow?: Omit<NewFollow, 'recordId'>) =>
-  store.audit.complete(r.id, { outcome, apiStatus: outcome === 'failed' ? 500 : 201, durationMs: 5, detail: null }, { target: r.target, owner: 'door' }, follow);
-const final = { transactionIds: [7], step: null, finalState: null, polls: 2, intervalMs: 5000, nextPollAtMs: 20_000, endedAtMs: 15_000, told: null, repliedAtMs: null, tellAttempts: 0 };
+  store.audit.complete(
+    r.id,
+    { outcome, apiStatus: outcome === 'failed' ? 500 : 201, durationMs: 5, detail: null },
+    { target: r.target, owner: 'door' },
+    follow,
+  );
+const final = {
+  transactionIds: [7],
+  step: null,
+  finalState: null,
+  polls: 2,
+  intervalMs: 5000,
+  nextPollAtMs: 20_000,
+  endedAtMs: 15_000,
+  told: null,
+  repliedAtMs: null,
+  tellAttempts: 0,
+};
 
 export function changeEventsContract({ one, instances }: ContractStores): void {
   test('queued when a change ends, never while it is under way; a followed one when its follow ends, with where its message is', async () => {
@@ -54,7 +70,11 @@ export function changeEventsContract({ one, instances }: ContractStores): void {
     const items = await store.changeEvents.claim('sender', 20_000, 60_000, 10);
     expect(items.map((i) => i.record.id)).toEqual([failed.id, unreadable.id, accepted.id]);
     const ended = items.find((i) => i.record.id === accepted.id)!;
-    expect(ended).toMatchObject({ message: { channelId: 'CINCIDENT', ts: '1700000000.000100' }, endedAtMs: 15_000, record: { cloudOutcome: 'complete', transactionIds: [7] } });
+    expect(ended).toMatchObject({
+      message: { channelId: 'CINCIDENT', ts: '1700000000.000100' },
+      endedAtMs: 15_000,
+      record: { cloudOutcome: 'complete', transactionIds: [7] },
+    });
     expect(items.find((i) => i.record.id === failed.id)).toMatchObject({ message: null, endedAtMs: null, record: { outcome: 'failed' } });
   });
 
@@ -107,7 +127,12 @@ export function changeEventsContract({ one, instances }: ContractStores): void {
       [one1.id, 1, 'HTTP 429'],
       [one2.id, 0, null],
     ]);
-    expect(await store.changeEvents.get(one3.id)).toEqual({ attempts: 1, lastError: 'HTTP 400: Event object is invalid', sentAtMs: null, undeliverableAtMs: 2000 });
+    expect(await store.changeEvents.get(one3.id)).toEqual({
+      attempts: 1,
+      lastError: 'HTTP 400: Event object is invalid',
+      sentAtMs: null,
+      undeliverableAtMs: 2000,
+    });
     expect(await store.changeEvents.backlog()).toEqual({ pending: 2, undeliverable: 1 });
   });
 }
