@@ -3,7 +3,7 @@ import { launchTarget } from '../launch-targets';
 import { runPacedLoad } from '../load';
 import { firewallOfSeededServers, signedCommands } from '../signed-commands';
 import { percentile, round } from '../stats';
-import { startWorld } from '../world';
+import { startWorld, type BenchWorld } from '../world';
 import { startInstances, type Instance } from '../../test/helpers/cluster';
 import { goodDisk, newViewId } from '../../test/helpers/drive';
 import { viewSubmission } from '../../test/helpers/payloads';
@@ -16,6 +16,8 @@ import { waitFor } from '../../test/helpers/wait';
 //      half of them on call. Every command's role check asks about its person; the ack is sent before any of it, so
 //      it must not move. Measured: the acks, the commands' answers (the summary for those on call, a refusal for the
 //      others), and what PagerDuty was asked: per person at most one look-up per cache period, and the list once.
+//      Beside it, the same load just before to a bot where everyone is a viewer by configuration (PagerDuty never
+//      asked): on a shared machine, what the acks would be anyway.
 //   b. `changes` disk adds over three bot processes on one PostgreSQL, each followed to its end: as many change
 //      events reach PagerDuty's Events API (its stand-in), none twice.
 
@@ -36,6 +38,8 @@ export interface OnCallFigures {
   commandsAcked: number;
   ackP50Ms: number;
   ackP99Ms: number;
+  /** The same load on the same machine just before, to a bot where everyone is a viewer by configuration (PagerDuty never asked). */
+  control: { ackP50Ms: number; ackP99Ms: number; answerP99Ms: number };
   /** Command to its answer (the summary or the refusal), ms. */
   answerP50Ms: number;
   answerP99Ms: number;
@@ -61,6 +65,44 @@ const ROUTING_KEY = '4d1f2c0b9e8a7d6c5b4a39281706f5e4';
 const SCHEDULE = { id: 'PBENCH1', summary: 'Bench primary' };
 const CACHE_S = 60;
 
+/** A few commands, unmeasured, from someone else: a bot just started answers its first requests slower. */
+async function warmUp(world: BenchWorld, eventsUrl: string): Promise<void> {
+  const warm = signedCommands({ tag: `warm-${Math.random()}`, text: firewallOfSeededServers, responseUrl: world.slack.responseUrl, user: () => 'UWARMUP' });
+  await runPacedLoad({ url: eventsUrl, connections: 2, overallRate: 20, duration: 1, requests: [warm.request], ignoreCoordinatedOmission: true }, 2);
+}
+
+/** `/vs firewall` at the load's rate from `people` in turn: the acks, and each command's answer (a summary, or a refusal). */
+async function openLoopOf(world: BenchWorld, eventsUrl: string, load: OnCallLoad, people: readonly string[], tag: string) {
+  const commands = signedCommands({ tag, text: firewallOfSeededServers, responseUrl: world.slack.responseUrl, user: (n) => people[n % people.length]! });
+  const { latenciesMs } = await runPacedLoad(
+    { url: eventsUrl, connections: 10, overallRate: load.rate, duration: load.seconds, requests: [commands.request], ignoreCoordinatedOmission: true },
+    10,
+  );
+  const acked = [...commands.acked].filter(([, status]) => status >= 200 && status < 300).map(([id]) => id);
+  const missing = await world.slack.waitForArrivals(acked, 10_000);
+  const answerMs: number[] = [];
+  let summaries = 0;
+  let refusals = 0;
+  for (const id of acked) {
+    const arrived = world.slack.arrivals.get(id);
+    const sentAt = commands.sent.get(id);
+    if (!arrived || sentAt === undefined) continue;
+    if (arrived.inChannel) summaries++;
+    else refusals++;
+    answerMs.push(arrived.at - sentAt);
+  }
+  return {
+    acked: acked.length,
+    missing,
+    summaries,
+    refusals,
+    ackP50Ms: round(percentile(latenciesMs, 50), 2),
+    ackP99Ms: round(percentile(latenciesMs, 99), 2),
+    answerP50Ms: round(percentile(answerMs, 50)),
+    answerP99Ms: round(percentile(answerMs, 99)),
+  };
+}
+
 export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress: (message: string) => void): Promise<OnCallFigures> {
   const people = Array.from({ length: load.people }, (_, i) => `UBENCH${i}`);
   // The lenient Slack stand-in gives each person it does not know the email `<id, lower case>@people.example`.
@@ -68,12 +110,25 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
   const now = Date.now();
   const oncalls: PagerDutyOnCall[] = users
     .filter((_, i) => i % 2 === 0)
-    .map((u) => ({ userId: u.id, schedule: SCHEDULE, escalationPolicy: { id: 'PBENCHEP', summary: 'Bench' }, level: 1, start: new Date(now - 3_600_000).toISOString(), end: new Date(now + 3_600_000).toISOString() }));
+    .map((u) => ({
+      userId: u.id,
+      schedule: SCHEDULE,
+      escalationPolicy: { id: 'PBENCHEP', summary: 'Bench' },
+      level: 1,
+      start: new Date(now - 3_600_000).toISOString(),
+      end: new Date(now + 3_600_000).toISOString(),
+    }));
   const pagerDuty = await startPagerDutyStandIn({ token: TOKEN, routingKey: ROUTING_KEY, users, oncalls, delayMs: load.pagerDutyDelayMs });
   const world = await startWorld();
   const closers: (() => Promise<unknown>)[] = [() => pagerDuty.close(), () => world.close()];
   try {
-    progress(`17a. /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, roles from on call, PagerDuty answering after ${load.pagerDutyDelayMs} ms`);
+    progress(`17a. control: /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, everyone a viewer by configuration`);
+    const control = await launchTarget('ours', world, { env: { LOG_LEVEL: 'warn' } });
+    await warmUp(world, control.eventsUrl);
+    const controlFigures = await openLoopOf(world, control.eventsUrl, load, people, 'oncall-control');
+    await control.stop();
+    const roles = `roles from on call, PagerDuty answering after ${load.pagerDutyDelayMs} ms`;
+    progress(`17a. /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, ${roles}`);
     const bot = await launchTarget('ours', world, {
       env: {
         VS_VIEWERS: 'UNOBODY',
@@ -88,28 +143,12 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
     });
     closers.unshift(() => bot.stop());
     // A few first, unmeasured (a bot just started answers its first requests slower), from someone else.
-    const warm = signedCommands({ tag: 'oncall-warm', text: firewallOfSeededServers, responseUrl: world.slack.responseUrl, user: () => 'UWARMUP' });
-    await runPacedLoad({ url: bot.eventsUrl, connections: 2, overallRate: 20, duration: 1, requests: [warm.request], ignoreCoordinatedOmission: true }, 2);
-    pagerDuty.reset();
-    const commands = signedCommands({ tag: 'oncall', text: firewallOfSeededServers, responseUrl: world.slack.responseUrl, user: (n) => people[n % people.length]! });
-    const { latenciesMs } = await runPacedLoad(
-      { url: bot.eventsUrl, connections: 10, overallRate: load.rate, duration: load.seconds, requests: [commands.request], ignoreCoordinatedOmission: true },
-      10,
-    );
-    const acked = [...commands.acked].filter(([, status]) => status >= 200 && status < 300).map(([id]) => id);
-    const missing = await world.slack.waitForArrivals(acked, 10_000);
-    const answerMs: number[] = [];
-    let summaries = 0;
-    let refusals = 0;
-    for (const id of acked) {
-      const arrived = world.slack.arrivals.get(id);
-      const sentAt = commands.sent.get(id);
-      if (!arrived || sentAt === undefined) continue;
-      if (arrived.inChannel) summaries++;
-      else refusals++;
-      answerMs.push(arrived.at - sentAt);
-    }
-    const lookups = pagerDuty.requests.filter((r) => r.path === '/users');
+    await warmUp(world, bot.eventsUrl);
+    // What PagerDuty was asked from here on (the warm-up's look-up of its one person aside; its read of the list counts).
+    const askedBefore = pagerDuty.requests.length;
+    const measured = await openLoopOf(world, bot.eventsUrl, load, people, 'oncall');
+    const lookups = pagerDuty.requests.slice(askedBefore).filter((r) => r.path === '/users');
+    // The list is one for everyone: read once per cache period since the bot started, the warm-up's read included.
     const listReads = pagerDuty.requests.filter((r) => r.path === '/oncalls').length;
     const byPerson = new Map<string, number>();
     for (const r of lookups) {
@@ -139,7 +178,13 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
     const submitter = async (vsId: number) => {
       while (next < load.changes) {
         const i = next++;
-        const payload = viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UBENCH', privateMetadata: JSON.stringify({ channelId: channel, vsId }), fields: goodDisk });
+        const payload = viewSubmission({
+          callbackId: 'disk_add',
+          viewId: newViewId(),
+          user: 'UBENCH',
+          privateMetadata: JSON.stringify({ channelId: channel, vsId }),
+          fields: goodDisk,
+        });
         const answer = await instances[i % instances.length]!.interact(payload);
         if (answer.status !== 200) throw new Error(`a change was answered HTTP ${answer.status}`);
       }
@@ -159,14 +204,15 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
       seconds: load.seconds,
       people: load.people,
       pagerDutyDelayMs: load.pagerDutyDelayMs,
-      commandsAcked: acked.length,
-      ackP50Ms: round(percentile(latenciesMs, 50), 2),
-      ackP99Ms: round(percentile(latenciesMs, 99), 2),
-      answerP50Ms: round(percentile(answerMs, 50)),
-      answerP99Ms: round(percentile(answerMs, 99)),
-      summaries,
-      refusals,
-      missingAnswers: missing,
+      commandsAcked: measured.acked,
+      ackP50Ms: measured.ackP50Ms,
+      ackP99Ms: measured.ackP99Ms,
+      answerP50Ms: measured.answerP50Ms,
+      answerP99Ms: measured.answerP99Ms,
+      summaries: measured.summaries,
+      refusals: measured.refusals,
+      missingAnswers: measured.missing,
+      control: { ackP50Ms: controlFigures.ackP50Ms, ackP99Ms: controlFigures.ackP99Ms, answerP99Ms: controlFigures.answerP99Ms },
       userLookups: lookups.length,
       mostLookupsOfOnePerson: Math.max(0, ...byPerson.values()),
       onCallListReads: listReads,

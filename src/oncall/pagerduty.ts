@@ -86,8 +86,9 @@ function entryOf(raw: unknown): OnCallEntry | null {
 
 export function createPagerDutyRest(options: PagerDutyRestOptions): PagerDutyRest {
   const timeoutMs = options.timeoutMs ?? PAGERDUTY_TIMEOUT_MS;
-  // One pool for PagerDuty, its connections kept: the checks are many and small.
-  const agent = new Agent({ connect: { timeout: timeoutMs }, keepAliveTimeout: 30_000, connections: 8 });
+  // One pool for PagerDuty, its connections kept: the checks are small, and many come at once when people arrive together
+  // (each person's first command asks); a few dozen connections keep them from queueing behind one another.
+  const agent = new Agent({ connect: { timeout: timeoutMs }, keepAliveTimeout: 30_000, connections: 32 });
 
   /** One page: its JSON, or a PagerDutyError (never the key, never the query's email). */
   async function get(path: string, params: [string, string][]): Promise<Record<string, unknown>> {
