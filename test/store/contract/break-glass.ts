@@ -95,6 +95,20 @@ export function breakGlassContract({ one, instances }: ContractStores): void {
     expect((await a.audit.latest(20)).filter((r) => r.action === 'breakglass_ack')).toHaveLength(1);
   });
 
+  test('windows and change events go with the audit records of their time', async () => {
+    const store = await one({ auditRetentionDays: 1, changeEvents: true });
+    const day = 24 * 60 * 60_000;
+    await store.breakGlass.open(window({ openedAt: new Date(T).toISOString() }), T, entry({ at: new Date(T).toISOString(), action: 'breakglass' }));
+    const use = await madeUnder(store, 'W1');
+    expect(await store.changeEvents.get(use.id)).not.toBeNull();
+    // The use was recorded at 2024-05-01T10:00Z; a day and more after both, everything of theirs is gone.
+    const later = Math.max(T, Date.parse(use.at)) + day + 1000;
+    await store.retention.prune(later);
+    expect(await store.audit.get(use.id)).toBeNull();
+    expect(await store.changeEvents.get(use.id)).toBeNull();
+    expect(await store.breakGlass.openAt(0)).toEqual([]);
+  });
+
   test('a record keeps the on-call shift its role came from', async () => {
     const store = await one();
     const onCall = { role: 'operator', until: '2024-05-01T18:00:00.000Z', schedule: 'Primary', escalationPolicy: 'Infrastructure', level: 1 };
