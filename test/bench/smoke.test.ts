@@ -60,6 +60,7 @@ describe('npm run bench -- --smoke', () => {
     'steps',
     'exports',
     'follow',
+    'onCall',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);
