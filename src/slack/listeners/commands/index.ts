@@ -221,6 +221,7 @@ export const COMMANDS = [
     usage: '/vs breakglass end',
     example: '/vs breakglass end',
     help: ['`/vs breakglass end`: close your break-glass window before its end'],
+    group: 'changes',
     // The door closes only the person's own window, and records it.
     needs: 'change_attempt',
     run: endBreakGlassCommand,
@@ -234,6 +235,7 @@ export const COMMANDS = [
     usage: '/vs breakglass <reason>',
     example: '/vs breakglass db-primary down, nobody to approve',
     help: ['`/vs breakglass <reason>`: for a while, your changes that wait for a second person run at once; loudly, and reviewed after'],
+    group: 'changes',
     // A change attempt: the door checks the role of the change that waits, the channel and the freeze, and records a refusal.
     needs: 'change_attempt',
     run: breakGlassCommand,
