@@ -27,7 +27,8 @@ export async function publishHome(ctx: ListenerContext, client: WebClient, userI
 }
 
 async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Promise<HomeFacts> {
-  const role = await ctx.policy.roleOf(userId);
+  const standing = await ctx.policy.standing(userId);
+  const { role } = standing;
   const allows = ctx.policy.allows(role);
   // Those who may read the audit trail see every change; everyone else their own.
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
@@ -45,6 +46,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   return {
     userId,
     role,
+    ...(standing.onCall ? { onCall: standing.onCall } : {}),
     allows,
     mutationChannels: ctx.config.roles.mutationChannels,
     noChangeRolesConfigured: !ctx.policy.changeRolesConfigured,

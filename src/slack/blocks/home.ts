@@ -1,7 +1,8 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
-import { targetTitle, type ChangeAction } from '../../changes';
+import { targetTitle, type ChangeAction, type OnCallNote } from '../../changes';
 import type { AuditRecord, BreakGlassWindow, Freeze } from '../../store';
 import { breakGlassHomeBlocks } from './break-glass';
+import { onCallLine } from './on-call';
 import { approvalButtons, asked, requestBlock, withdrawButton, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
@@ -42,6 +43,8 @@ export interface HomeFacts extends RoleFacts {
    * not valid are not changes and are not among them.
    */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
+  /** How being on call counted for the role: it came from a shift, or could not be checked. */
+  onCall?: OnCallNote;
   /** Break-glass windows open now; for admins (else null) the changes made under one that wait for review. */
   breakGlass?: { windows: Readable<readonly BreakGlassWindow[]>; unreviewed: Readable<readonly AuditRecord[]> | null };
   /** When the view was drawn (epoch ms). */
@@ -52,7 +55,7 @@ export interface HomeFacts extends RoleFacts {
 export function renderHome(o: HomeFacts): HomeView {
   const blocks: KnownBlock[] = [
     header('vs-chatops'),
-    { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
+    { ...section([...roleLines(o), ...(onCallLine(o.onCall) ?? [])].join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...(o.breakGlass ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) }) : []),
     ...formBlocks(o),
