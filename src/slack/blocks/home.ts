@@ -55,7 +55,7 @@ export interface HomeFacts extends RoleFacts {
 export function renderHome(o: HomeFacts): HomeView {
   const blocks: KnownBlock[] = [
     header('vs-chatops'),
-    { ...section([...roleLines(o), ...(onCallLine(o.onCall) ?? [])].join('\n')), block_id: 'home_role' },
+    { ...section([...roleLines(o), onCallLine(o.onCall)].filter((line) => line !== null).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...(o.breakGlass ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) }) : []),
     ...formBlocks(o),
