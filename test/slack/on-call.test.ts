@@ -1,7 +1,7 @@
 import { startPagerDutyStandIn, type PagerDutyOnCall } from '@vs-chatops/cloud-sandbox';
 import { useHarness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, openForm, submit, visibleText } from '../helpers/drive';
-import { input } from '../helpers/payloads';
+import { appHomeOpened, input } from '../helpers/payloads';
 import { approvalIdIn, clickOn, updatedTo } from '../helpers/requests';
 import { useStarted } from '../helpers/use-started';
 import { waitFor } from '../helpers/wait';
@@ -81,6 +81,16 @@ test('/vs whoami says the role came from being on call, until when, and through 
   expect(permanent).toContain('*operator* while on call permanently (PagerDuty: Infrastructure, level 1)');
   // Someone off call is what the configuration says: everyone is a viewer.
   expect(visibleText(await answerTo(h, 'whoami', { user: 'UOFFDUTY', channel: CHANNEL }))).toContain('your role is *viewer*');
+});
+
+test('the Home tab of someone on call says their role comes from it, and offers the forms it allows', async () => {
+  const before = h.slack.callsTo('views.publish').length;
+  await h.event(appHomeOpened({ user: 'UPAGED' }));
+  const [call] = (await h.slack.waitForCalls('views.publish', before + 1)).slice(before);
+  const home = visibleText(call!.args.view);
+  expect(home).toContain('your role is *operator*.');
+  expect(home).toMatch(/\*operator\* while on call until <!date\^\d+/);
+  expect(home).toContain('home_open_vs_power');
 });
 
 test('on call, a viewer may shut a server down: checked when typed and when submitted, and the audit says the role came from on call', async () => {
