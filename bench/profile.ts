@@ -84,7 +84,7 @@ export const FULL_PROFILE: BenchProfile = {
     intervalS: 5,
     transactionMs: { pending: 1000, running: 20_000 },
   },
-  onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200 },
+  onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -104,7 +104,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
-  onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6 },
+  onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
 };
 
 /** The scenarios `--only` can run alone. */

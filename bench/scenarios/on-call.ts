@@ -28,6 +28,10 @@ export interface OnCallLoad {
   pagerDutyDelayMs: number;
   /** Changes followed to their end over three instances (b). */
   changes: number;
+  /** Run the control (the same load, everyone a viewer by configuration) first; the smoke run skips it. */
+  control: boolean;
+  /** How long to wait once every event arrived, for one sent twice to arrive too. */
+  settleMs: number;
 }
 
 export interface OnCallFigures {
@@ -38,7 +42,10 @@ export interface OnCallFigures {
   commandsAcked: number;
   ackP50Ms: number;
   ackP99Ms: number;
-  /** The same load on the same machine just before, to a bot where everyone is a viewer by configuration (PagerDuty never asked). */
+  /**
+   * The same load on the same machine just before, to a bot where everyone is a viewer by configuration (PagerDuty never
+   * asked); zeros when not run (the smoke run).
+   */
   control: { ackP50Ms: number; ackP99Ms: number; answerP99Ms: number };
   /** Command to its answer (the summary or the refusal), ms. */
   answerP50Ms: number;
@@ -122,11 +129,14 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
   const world = await startWorld();
   const closers: (() => Promise<unknown>)[] = [() => pagerDuty.close(), () => world.close()];
   try {
-    progress(`17a. control: /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, everyone a viewer by configuration`);
-    const control = await launchTarget('ours', world, { env: { LOG_LEVEL: 'warn' } });
-    await warmUp(world, control.eventsUrl);
-    const controlFigures = await openLoopOf(world, control.eventsUrl, load, people, 'oncall-control');
-    await control.stop();
+    let controlFigures = { ackP50Ms: 0, ackP99Ms: 0, answerP99Ms: 0 };
+    if (load.control) {
+      progress(`17a. control: /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, everyone a viewer by configuration`);
+      const control = await launchTarget('ours', world, { env: { LOG_LEVEL: 'warn' } });
+      await warmUp(world, control.eventsUrl);
+      controlFigures = await openLoopOf(world, control.eventsUrl, load, people, 'oncall-control');
+      await control.stop();
+    }
     const roles = `roles from on call, PagerDuty answering after ${load.pagerDutyDelayMs} ms`;
     progress(`17a. /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, ${roles}`);
     const bot = await launchTarget('ours', world, {
@@ -196,7 +206,7 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
     await waitFor(`${load.changes} change events`, () => pagerDuty.events.length >= load.changes, { within: 60_000, every: 20 });
     const lastEventAfterMs = performance.now() - endedAt;
     // A while more, for any event sent twice to arrive.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, load.settleMs));
     const ids = pagerDuty.events.map((e) => (e.body.payload as { custom_details: { audit_record_id: number } }).custom_details.audit_record_id);
 
     return {
