@@ -23,7 +23,7 @@ import {
   withSandbox,
 } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager } from './pages';
-import { acknowledgeBlock, recordBreakGlassNote, renderBreakGlassAuditPost } from './break-glass';
+import { acknowledgeBlock, breakGlassWhy, recordBreakGlassNote, renderBreakGlassAuditPost } from './break-glass';
 import { recordOnCallNote } from './on-call';
 
 // The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
@@ -122,6 +122,8 @@ function why(r: AuditRecord): string {
     default:
       break;
   }
+  const opened = breakGlassWhy(r);
+  if (opened !== null) return opened;
   if (r.action === 'freeze' && r.outcome === 'succeeded') {
     const reason = paramText(r, 'reason');
     return reason ? ` · “${quoted(reason, 200)}”` : '';

@@ -133,6 +133,14 @@ export function renderBreakGlassAuditPost(r: AuditRecord): Rendered | null {
   };
 }
 
+/** Why a record of a window opened reads as it does: " · until <time>: “reason”" (the audit line's words; never an ISO time). */
+export function breakGlassWhy(r: AuditRecord): string | null {
+  if (r.action !== 'breakglass' || r.outcome !== 'succeeded') return null;
+  const reason = typeof r.params.reason === 'string' ? r.params.reason : '';
+  const endsAt = typeof r.params.ends_at === 'string' ? r.params.ends_at : null;
+  return `${endsAt ? ` · until ${slackTime(endsAt)}: ` : ' · '}${reasonOf(reason)}`;
+}
+
 /** What the person who clicked Acknowledge is told. */
 export function acknowledgedText(o: { outcome: 'acknowledged' | 'already' | 'not_a_use'; use?: AuditRecord }): string {
   if (o.outcome === 'not_a_use' || !o.use) return 'That record is not a change made under break glass (or it is older than the retention).';

@@ -57,8 +57,8 @@ export function renderHome(o: HomeFacts): HomeView {
     header('vs-chatops'),
     { ...section([...roleLines(o), onCallLine(o.onCall)].filter((line) => line !== null).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
-    ...(o.breakGlass ? breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) }) : []),
     ...formBlocks(o),
+    ...breakGlassBlocks(o),
     ...approvalBlocks(o),
     { type: 'divider' },
     header(o.changes.scope === 'all' ? 'Latest changes' : 'Your latest changes'),
@@ -66,6 +66,13 @@ export function renderHome(o: HomeFacts): HomeView {
     context(`Updated ${slackTime(o.nowMs)}. The Home tab is drawn each time you open it.`),
   ];
   return { type: 'home', callback_id: 'home', blocks: withSandbox(blocks, o.sandbox) };
+}
+
+/** The break-glass windows open now and the uses waiting for review, under a divider; nothing when there are none. */
+function breakGlassBlocks(o: HomeFacts): KnownBlock[] {
+  if (!o.breakGlass) return [];
+  const blocks = breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) });
+  return blocks.length > 0 ? [{ type: 'divider' }, ...blocks] : [];
 }
 
 function freezeText(freeze: HomeFacts['freeze']): string {
