@@ -2,7 +2,7 @@ import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import { targetTitle, TARGET_KINDS, targetIdIn, type Deciders, type TargetKind } from '../../changes';
 import type { AuditRecord, BreakGlassWindow } from '../../store';
 import { decidersLine } from './approvals';
-import { context, fallback, groupMention, oneLine, type Rendered, safe, section, slackTime, unrecordable, userMention, withSandbox } from './mrkdwn';
+import { context, fallback, groupMention, mrkdwn, oneLine, type Rendered, safe, section, slackTime, unrecordable, userMention, withSandbox } from './mrkdwn';
 
 // Break glass as people read it (docs/product.md, On call): the loud post when a window opens (in its channel, and in
 // the audit channel by its record), mentioning everyone who would have been asked to approve; the note on a change
@@ -22,7 +22,7 @@ export function acknowledgeButton(recordId: number): Button {
     value: String(recordId),
     confirm: {
       title: { type: 'plain_text', text: 'Acknowledge this change?' },
-      text: { type: 'mrkdwn', text: 'It was made under break glass, without a second person. Acknowledge it once you have reviewed it.' },
+      text: mrkdwn('It was made under break glass, without a second person. Acknowledge it once you have reviewed it.'),
       confirm: { type: 'plain_text', text: 'Acknowledge' },
       deny: { type: 'plain_text', text: 'Not yet' },
     },
@@ -182,7 +182,7 @@ export function breakGlassHomeBlocks(o: {
   if (o.unreviewed.length === 0) return blocks;
   blocks.push(section(`*Made under break glass, waiting for review* (${o.unreviewed.length})`));
   for (const r of o.unreviewed.slice(0, 10)) {
-    blocks.push({ type: 'section', block_id: `breakglass_home_${r.id}`, text: { type: 'mrkdwn', text: o.lineOf(r) }, accessory: acknowledgeButton(r.id) });
+    blocks.push({ type: 'section', block_id: `breakglass_home_${r.id}`, text: mrkdwn(o.lineOf(r)), accessory: acknowledgeButton(r.id) });
   }
   return blocks;
 }
