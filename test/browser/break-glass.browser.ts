@@ -74,7 +74,10 @@ test('Otto breaks glass: the channel hears it, mentioning who would have approve
   await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel hung on web-1');
   await dialog.getByRole('button', { name: 'Send' }).click();
   // The form turns into its outcome, titled by the change.
-  await page.getByRole('dialog', { name: 'Reboot server' }).getByText(/Scheduled/).waitFor();
+  await page
+    .getByRole('dialog', { name: 'Reboot server' })
+    .getByText(/Scheduled/)
+    .waitFor();
   await page.keyboard.press('Escape');
   await expectText(channelMessages(), /@Otto \(operator\) made this change to VS 42 under break glass/);
   await channelMessages().last().getByRole('button', { name: 'Acknowledge' }).waitFor();
@@ -94,7 +97,9 @@ test('Ada reviews it on her Home tab: the open window, the change waiting for re
   await confirm.getByRole('button', { name: 'Acknowledge' }).click();
   await expectText(page.getByRole('dialog', { name: 'Break glass' }), /You acknowledged @Otto \(operator\)'s change to VS 42/);
   await page.keyboard.press('Escape');
-  await home().getByText(/waiting for review/).waitFor({ state: 'hidden' });
+  await home()
+    .getByText(/waiting for review/)
+    .waitFor({ state: 'hidden' });
 });
 
 test('the PagerDuty panel, reached by keyboard, lists the change event of the reboot, named by its summary', async () => {
