@@ -163,6 +163,10 @@ describe('the changes door', () => {
         workflowExecutionId: null,
         cloudOutcome: null,
         transactionIds: null,
+        onCall: null,
+        breakGlass: null,
+        reviewedBy: null,
+        reviewedAt: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });

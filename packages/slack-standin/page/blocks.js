@@ -79,6 +79,7 @@ const EMOJI = {
   large_orange_circle: '🟠',
   snowflake: '❄️',
   ice_cube: '🧊',
+  pager: '📟',
   sunny: '☀️',
 };
 
