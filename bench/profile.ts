@@ -52,7 +52,7 @@ export interface BenchProfile {
    */
   readonly follow: FollowLoad;
   /**
-   * Scenario 17: `/vs firewall` at `rate`/s for `seconds` from `people` people whose role comes from on call, PagerDuty
+   * Scenario 18: `/vs firewall` at `rate`/s for `seconds` from `people` people whose role comes from on call, PagerDuty
    * answering after `pagerDutyDelayMs`; then `changes` changes followed to their end over three instances on
    * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
    */

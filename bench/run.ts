@@ -59,7 +59,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
-// for scenario 2, 8, 10, 11, 12, 13, 4, 14, 15, 16 or 17 alone).
+// for scenario 2, 8, 10, 11, 12, 13, 4, 14, 15, 16 or 18 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
