@@ -245,7 +245,8 @@ describe('the power form', () => {
     expect(await action.locator('option').allTextContents()).not.toContain('Start');
     await dialog.getByRole('textbox', { name: 'Type 44 to confirm' }).fill('44');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung after the deploy');
-    await dialog.getByRole('button', { name: 'Send' }).click();
+    // The button names the action the form was opened for.
+    await dialog.getByRole('button', { name: 'Shut down' }).click();
     const outcome = page.getByRole('dialog', { name: 'Shut down server' });
     await outcome.getByText(/Scheduled/).waitFor();
     await page.keyboard.press('Escape');
@@ -466,8 +467,7 @@ describe('global shortcuts', () => {
     await channel.selectOption({ label: '# general' });
     await dialog.getByRole('textbox', { name: 'Server (VS) id' }).fill('44');
     await dialog.getByRole('textbox', { name: 'Size (GB)' }).fill('15');
-    // The form adds it to the Linux fstab unless told otherwise: that needs a mount point.
-    await dialog.getByRole('textbox', { name: /Mount point/ }).fill('/mnt/data');
+    // Nothing else is filled in: the form as it opens is accepted.
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     await page
       .getByRole('dialog', { name: 'Add disk' })
@@ -771,7 +771,7 @@ describe('following a change to its end, live', () => {
     const dialog = await openForm('/vs reboot 45', 'Power · VS 45');
     await dialog.getByRole('textbox', { name: 'Type 45 to confirm' }).fill('45');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel update');
-    await dialog.getByRole('button', { name: 'Send' }).click();
+    await dialog.getByRole('button', { name: 'Reboot' }).click();
     await scheduled('Reboot server');
     const reboot = followed('Reboot server · VS 45');
     await expectText(reboot, /Running · rebooting the server/);
