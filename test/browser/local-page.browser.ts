@@ -307,8 +307,9 @@ describe('see before you change: a server’s card, its backups, and a restore w
     const picker = dialog.getByRole('combobox', { name: 'Backup' });
     const options = await picker.locator('option').allTextContents();
     expect(options.filter((o) => o.startsWith('#'))).toEqual([
-      expect.stringMatching(/^#9 · taken \d+ \w+ 12:12 UTC \(\d+ days ago\) · 5 GB · incremental · disk 101$/),
-      expect.stringMatching(/^#15 · taken \d+ \w+ 12:12 UTC \(\d+ days ago\) · 4\.8 GB · normal · disk 101$/),
+      // How long ago, not a clock: an option cannot hold Slack's date token, which the list above shows in the reader's time zone.
+      expect.stringMatching(/^#9 · taken \d+ days ago · 5 GB · incremental · disk 101$/),
+      expect.stringMatching(/^#15 · taken \d+ days ago · 4\.8 GB · normal · disk 101$/),
     ]);
     expect(await picker.inputValue()).toBe('15');
     await expectText(dialog, /Restoring overwrites the disk the backup was taken of, on VS 42/);
