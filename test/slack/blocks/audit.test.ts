@@ -234,6 +234,14 @@ describe('the audit channel', () => {
 });
 
 describe('the audit export', () => {
+  test('times are ISO 8601 in UTC, those among the parameters too (a backup’s time as the cloud wrote it, with its offset)', () => {
+    const record = auditRecord({ at: '2024-05-06T14:03:12.345Z', params: { restores: { id: 9, built_at: '2024-05-05T04:00:00+02:00' }, reason: 'x' } });
+    const csv = toCsv(AUDIT_RECORD_COLUMNS, [record]);
+    expect(csv).toContain(',2024-05-06T14:03:12.345Z,');
+    expect(csv).toContain('""built_at"":""2024-05-05T02:00:00.000Z""');
+    expect(csv).not.toContain('+02:00');
+  });
+
   test("a followed change's row carries the cloud's outcome and its transactions; one not followed leaves them empty", () => {
     const followed = auditRecord({ id: 2, cloudOutcome: 'failed', transactionIds: [5011, 5012] });
     const [header, first, second] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 1 })])
