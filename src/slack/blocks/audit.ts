@@ -11,6 +11,7 @@ import {
   context,
   fallback,
   header,
+  isIsoTime,
   LIMITS,
   mrkdwn,
   oneLine,
@@ -305,8 +306,6 @@ export function renderAuditPost(r: AuditRecord): Rendered {
   };
 }
 
-/** A time as the store and the cloud write one (ISO 8601, with its zone). */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 /** Marks a time in the JSON; JSON writes it as `\u0001`, which no text of a record can hold as such. */
 const TIME_MARK = '\u0001';
 
@@ -318,10 +317,7 @@ const TIME_MARK = '\u0001';
 function paramsLine(params: Record<string, unknown>, max: number): string {
   let json: string;
   try {
-    json =
-      JSON.stringify(params, (_key, value: unknown) =>
-        typeof value === 'string' && ISO_TIME.test(value) && Number.isFinite(Date.parse(value)) ? `${TIME_MARK}${Date.parse(value)}${TIME_MARK}` : value,
-      ) ?? '{}';
+    json = JSON.stringify(params, (_key, value: unknown) => (isIsoTime(value) ? `${TIME_MARK}${Date.parse(value)}${TIME_MARK}` : value)) ?? '{}';
   } catch {
     return code('(parameters could not be shown)');
   }

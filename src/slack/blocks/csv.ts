@@ -3,6 +3,7 @@ import type { Frozen } from '../../cloud/reads';
 import type { Backup, FirewallRule } from '../../cloud/schemas';
 import type { AuditRecord } from '../../store';
 import { SHORT_UNUSABLE } from './backups';
+import { isIsoTime } from './mrkdwn';
 
 // The CSV files of Export CSV (docs/product.md, Long lists): a table of
 // columns per list, and cells written so that a spreadsheet reads each as
@@ -79,7 +80,7 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'request_path', cell: (r) => r.apiRequest?.path },
   { name: 'request_body', cell: (r) => r.apiRequest?.body },
   // The times in them too (a backup's built_at as the cloud wrote it, with its offset), in UTC.
-  { name: 'params', cell: (r) => jsonCell(r.params, (_key, value: unknown) => (typeof value === 'string' && ISO_TIME.test(value) ? utcIso(value) : value)) },
+  { name: 'params', cell: (r) => jsonCell(r.params, (_key, value: unknown) => (isIsoTime(value) ? utcIso(value) : value)) },
   // Once followed to its end (docs/product.md, Following a change to its end): the cloud's outcome, its transactions.
   { name: 'cloud_outcome', cell: (r) => r.cloudOutcome },
   { name: 'transaction_ids', cell: (r) => r.transactionIds?.join(' ') },
@@ -124,9 +125,6 @@ function utcIso(at: string | null | undefined): string | undefined {
   const ms = Date.parse(at);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : at;
 }
-
-/** A time as the store and the cloud write one (ISO 8601, with its zone or offset). */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 function jsonCell(value: unknown, replacer?: (key: string, value: unknown) => unknown): string {
   try {
