@@ -136,15 +136,22 @@ describe('every command', () => {
 });
 
 describe('paging', () => {
-  test('Next replaces the summary in place', async () => {
+  test('Next on the summary in the channel shows the next page to the one who clicked; Next on that page replaces it', async () => {
     await as(/Vera/);
     await inChannel('general');
-    const summary = await type('/vs firewall 45');
-    await expectText(summary, /page 1 of 15 · rules 1–20 of 300/);
+    await expectText(await type('/vs firewall 45'), /page 1 of 15 · rules 1–20 of 300/);
+    // That message, where it stands, whatever comes after it.
+    const summary = channelMessages().nth((await channelMessages().count()) - 1);
     const count = await messages().getByRole('article').count();
     await summary.getByRole('button', { name: 'Next' }).click();
+    // A page of her own: the summary everyone reads is left as it is.
     await expectText(lastMessage(), /page 2 of 15 · rules 21–40 of 300/);
-    expect(await messages().getByRole('article').count()).toBe(count);
+    await expectText(lastMessage(), /Only visible to you/);
+    await expectText(summary, /page 1 of 15 · rules 1–20 of 300/);
+    expect(await messages().getByRole('article').count()).toBe(count + 1);
+    await lastMessage().getByRole('button', { name: 'Next' }).click();
+    await expectText(lastMessage(), /page 3 of 15 · rules 41–60 of 300/);
+    expect(await messages().getByRole('article').count()).toBe(count + 1);
   });
 });
 
