@@ -73,7 +73,7 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const slack = await startSlackFake();
+  const slack = await startSlackFake(SIGNING_SECRET);
   // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
   slack.setManifest(appManifest());
   const sandboxNow = options.sandboxNow;
@@ -114,6 +114,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     return { config, bot, eventsUrl: `http://127.0.0.1:${port}/slack/events` };
   }
   let running = await compose({ ...settings, ...options.env });
+  // What a person does on the stand-in (h.slack.command, click, submit) reaches this bot, as on the local page.
+  slack.connect(running.eventsUrl);
   let closed = false;
   const others: Bot[] = [];
 
@@ -148,6 +150,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async restart(env = options.env) {
       await running.bot.stop(2000);
       running = await compose({ ...settings, ...env });
+      slack.connect(running.eventsUrl);
     },
     async another(env = options.env) {
       const other = await compose({ ...settings, ...env });

@@ -25,6 +25,7 @@ export const ALLOW_ALL: Policy = {
   roleOf: () => Promise.resolve('admin'),
   can: (_userId, action) => Promise.resolve({ allowed: true, action, role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],
+  holders: () => [],
 };
 
 export interface DoorOptions extends Partial<ChangesDeps> {

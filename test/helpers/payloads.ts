@@ -86,11 +86,20 @@ export function viewSubmission(o: {
 }
 
 /** A click on button `actionId` (carrying `value`) in a message in `channel` (its ts `messageTs`, 1.2 unless said). */
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
+export function buttonClick(o: {
+  user: string;
+  channel: string;
+  actionId: string;
+  value: string;
+  responseUrl: string;
+  messageTs?: string;
+  /** In a message only the clicker sees (an ephemeral answer); in one the channel reads otherwise. */
+  ephemeral?: boolean;
+}) {
   return slack.blockActions({
     user: o.user,
     triggerId: newTriggerId(),
-    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
+    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: o.ephemeral ?? false, responseUrl: o.responseUrl, text: 'rules' },
     actions: [
       slack.actionOf({ type: 'button', blockId: 'pager', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, actionTs: '1.3' }),
     ],
