@@ -43,7 +43,12 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     // forbids the option), behind the guard that checked them already: one check alone would be one mistake away
     // from running whatever a stranger sends (docs/production.md, "Who may reach the bot").
   });
-  guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: httpLogger });
+  guardRequests(receiver, {
+    signingSecret: config.slack.signingSecret ?? '',
+    logger: httpLogger,
+    endpoints: ['/slack/events'],
+    trustedProxies: config.slack.trustedProxies,
+  });
   refuseUntilStarted(receiver, parts.started);
   return receiver;
 }
