@@ -246,6 +246,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     /** Aborted by stop(): ends start-up's wait for the store. */
     const stopping = new AbortController();
     let opsServer: OpsServer | undefined;
+    let metricsServer: OpsServer | undefined;
     let listening = false;
     const stillStarting = () => {
       if (stopped) throw new StoppedWhileStarting();
@@ -258,6 +259,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       if (wasReady && config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
       if (listening) await slack.stop(graceMs);
       await opsServer?.close();
+      await metricsServer?.close();
       await stopAll(lifecycles, logger);
     };
     const bot: Bot = {
@@ -274,6 +276,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       async start(port) {
         try {
           for (const part of lifecycles) await part.start?.();
+          // VS_METRICS_PORT: /metrics on a server of its own, which a deployment keeps off the public port.
+          if (config.metricsPort !== null) metricsServer = await serveOpsRoutes(ops.metricsRoutes(), config.metricsPort);
           // Listening first, so that health checks answer while the store is waited for.
           let bound: { port: number | null } = { port: null };
           if (socketMode) opsServer = await serveOpsRoutes(routes, port ?? config.slack.port);

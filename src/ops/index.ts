@@ -8,7 +8,7 @@ import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-out
 import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
 import { startPeriodic, type Periodic } from './periodic';
-import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
+import { createReadiness, metricsRoute, opsRoutes, type OpsRoute, type Readiness } from './readiness';
 import { storeHealthJob, sweepJob, type SweepStep, type SweepStore } from './sweeps';
 import { watchStore } from './store-watch';
 
@@ -40,7 +40,10 @@ export interface Ops {
   readonly metrics: Metrics;
   readonly readiness: Readiness;
   readonly instanceId: string;
+  /** /healthz, /readyz, and /metrics unless VS_METRICS_PORT gives it a server of its own (metricsRoutes). */
   routes(options: { mode: 'http' | 'socket'; sandbox: () => boolean }): OpsRoute[];
+  /** What VS_METRICS_PORT's server serves: /metrics alone. */
+  metricsRoutes(): OpsRoute[];
   /** Hooks into the Bolt app once it is built: the Slack retry filter, and the ack timer around it. */
   readonly instrument: (app: { processEvent(event: ReceiverEvent): Promise<void> }) => void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
@@ -108,7 +111,8 @@ export function createOps(deps: OpsDeps): Ops {
     metrics,
     readiness,
     instanceId,
-    routes: (options) => opsRoutes(readiness, metrics, options),
+    routes: (options) => opsRoutes(readiness, metrics, { ...options, metricsApart: config.metricsPort !== null }),
+    metricsRoutes: () => [metricsRoute(metrics)],
     instrument: (app) => {
       dropRetries(app, deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' });
       // Outside the filter: a retry it drops is acked, and timed, as any delivery.
