@@ -9,6 +9,7 @@ import { createFollower, FOLLOW_ROUND_MS, type Follower } from './follow';
 import { localMode } from './local-mode';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
+import { seenSignatures } from './ops/deliveries';
 import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { SANDBOX_HEADER, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
@@ -160,7 +161,10 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // Operations: readiness, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
-    const ops = createOps({ config, logger, metrics, claims: store.claims, store, postAudit, now });
+    // Signed deliveries run once (a replay is dropped): noted in the store on PostgreSQL, shared by every instance; on
+    // SQLite (one instance) by the process, since a write per request would wait for the disk on the event loop.
+    const signed = store.dialect === 'postgres' ? { inStore: store.claims } : { inProcess: seenSignatures() };
+    const ops = createOps({ config, logger, metrics, claims: store.claims, signed, store, postAudit, now });
     // Its periodic work starts once the store is open (start() below).
     parts.add({ name: 'ops', stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.

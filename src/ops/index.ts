@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditRecord, CloudOutcome, Store } from '../store';
 import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
-import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
+import { dropRetries, timeAcks, type DeliveryClaims, type SignedDeliveries } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
 import { startPeriodic, type Periodic } from './periodic';
 import { createReadiness, metricsRoute, opsRoutes, type OpsRoute, type Readiness } from './readiness';
@@ -27,6 +27,8 @@ export interface OpsDeps {
   metrics: Metrics;
   /** Where first deliveries are noted so that Slack's retries are recognised on any instance. */
   claims: DeliveryClaims;
+  /** Where signed deliveries are noted so that each runs once (a replay is dropped): the store's claims, or this process's. */
+  signed?: SignedDeliveries;
   /** The store's leases, outbox, sweeps and ping; without it there is no periodic work. */
   store?: OpsStore;
   /** Renders and posts to VS_AUDIT_CHANNEL; unset when there is no audit channel (the outbox is not drained). */
@@ -114,7 +116,12 @@ export function createOps(deps: OpsDeps): Ops {
     routes: (options) => opsRoutes(readiness, metrics, { ...options, metricsApart: config.metricsPort !== null }),
     metricsRoutes: () => [metricsRoute(metrics)],
     instrument: (app) => {
-      dropRetries(app, deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' });
+      dropRetries(app, deps.claims, log, {
+        socketMode: config.slack.appToken !== undefined,
+        now,
+        storeUp: () => readiness.store === 'ok',
+        signed: deps.signed,
+      });
       // Outside the filter: a retry it drops is acked, and timed, as any delivery.
       timeAcks(app, metrics);
     },

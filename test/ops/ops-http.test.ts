@@ -1,7 +1,7 @@
 import type { ReceiverEvent } from '@slack/bolt';
 import { request } from 'undici';
 import { createLogger } from '../../src/log';
-import { deliveryClaim, deliveryKey, dropRetries } from '../../src/ops/deliveries';
+import { deliveryClaim, deliveryKey, dropRetries, seenSignatures } from '../../src/ops/deliveries';
 import { useHarness } from '../helpers/app-harness';
 import { freePort } from '../helpers/spawned-bot';
 import { answerTo } from '../helpers/drive';
@@ -153,5 +153,18 @@ describe('dropRetries', () => {
     // Known down: the listener is not made to wait for an answer that would only come late (the claim still goes out).
     expect((await deliver({ event_id: 'Ev7' }, undefined, false, false)).claim).toBeUndefined();
     expect(claimed.has('delivery:event:Ev7')).toBe(true);
+  });
+});
+
+describe('seenSignatures: the notes of one process', () => {
+  const note = (key: string, untilMs: number) => ({ key, untilMs });
+
+  test('a key is first once while its signature is accepted, and forgotten after, oldest first', () => {
+    let now = 1_000;
+    const seen = seenSignatures(() => now);
+    expect([seen.first(note('a', 2_000)), seen.first(note('b', 3_000)), seen.first(note('a', 2_000))]).toEqual([true, true, false]);
+    now = 2_001;
+    // Past its time a note goes (the guard refuses the timestamp by then); one still in time stays.
+    expect([seen.first(note('a', 4_000)), seen.first(note('b', 3_000))]).toEqual([true, false]);
   });
 });

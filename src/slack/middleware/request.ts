@@ -32,9 +32,13 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
-    // A delivery Slack may send twice acts only if it claimed its id first (src/ops/deliveries.ts): decided after the ack, before any work.
+    // A delivery sent twice (Slack's retry, a replay) acts only if it claimed its id first (src/ops/deliveries.ts): decided after the ack, before any work.
     const claim = deliveryClaim(args.context);
-    if (claim && !(await claim)) return;
+    if (claim && !(await claim)) {
+      // Another delivery of it ran (a retry handled first, a replay): a form is acked here, with nothing.
+      if (kind === 'submission' && 'ack' in args && args.ack) await args.ack();
+      return;
+    }
     const labels = fields(args);
     const request = new ListenerRequest(kind, facts, args, ctx, {
       user: facts.userId,
