@@ -24,6 +24,7 @@ import { slackChannelDirectory, slackGroupDirectory } from './slack/directories'
 import { createInFlight } from './slack/in-flight';
 import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
+import { servedWorkspaces } from './slack/workspaces';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
@@ -208,7 +209,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const routes = ops.routes({ mode: socketMode ? 'socket' : 'http', sandbox: sandboxLabel });
     const started = () => ops.readiness.phase !== 'starting';
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started });
-    const authorization = botAuthorization(botClient, config.slack.botToken, logger);
+    const authorization = botAuthorization(botClient, config.slack.botToken, logger, { needsTeam: config.slack.teamId === null });
     const context: ListenerContext = {
       config,
       cloud,
@@ -233,6 +234,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
         logger: logger.child({ component: 'limits' }),
       }),
       onRequestEnded: ops.requestEnded,
+      // SLACK_TEAM_ID, or the bot token's workspace once auth.test names it; and VS_ALLOWED_TEAMS.
+      workspaces: servedWorkspaces(config.slack, authorization),
     };
     const slack = createSlackApp({
       config,

@@ -6,14 +6,16 @@ import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../con
 import { MiddlewareMissingError } from '../errors';
 import { isSlackResponseUrl, responder, type Respond } from '../response-url';
 import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
+import { refusedWorkspace } from './workspace';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
 // acked later, with its errors or its outcome; Bolt acks an event itself
 // before any middleware runs), stops a delivery whose other copy was handled
-// first (Socket Mode: Slack's retries), builds the request every
-// listener receives (with a child logger, built when first used), and writes
-// the one log line per request when it is done.
+// first (Slack's retries, replays), builds the request every listener
+// receives (with a child logger, built when first used), refuses a request
+// from a workspace the bot does not serve (middleware/workspace.ts), and
+// writes the one log line per request when it is done.
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 
@@ -47,6 +49,8 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     });
     (args.context as { request?: SlackRequest }).request = request;
     try {
+      // Nothing of a request from a workspace the bot does not serve goes further (src/slack/workspaces.ts).
+      if (await refusedWorkspace(ctx, request, args)) return;
       await args.next();
     } finally {
       request.ended(Math.round(ctx.now() - started));
