@@ -1,5 +1,4 @@
 import type { ReceiverEvent } from '@slack/bolt';
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../log';
 import type { SubmissionClaims } from '../store';
@@ -19,8 +18,8 @@ import type { Metrics } from './metrics';
 //
 // Replays: a signed request captured on its way can be sent again, as it is,
 // while its timestamp is accepted (5 minutes). Every signed delivery over
-// HTTP is noted by the hash of its signature (the receiver puts it on Bolt's
-// customProperties), and runs once: a second delivery of the same signed
+// HTTP is noted by its signature (its first half; the receiver puts it on
+// Bolt's customProperties), and runs once: a second delivery of the same signed
 // body is acked and dropped, wherever it lands. On PostgreSQL the note is a
 // claim in the store, shared by every instance, waited for after the ack like
 // a first delivery's; on SQLite (one instance) it is kept by the process,
@@ -38,7 +37,7 @@ const SIGNED = 'vsSignedDelivery';
 /** Slack's rule, as the request guard applies it: a timestamp more than 5 minutes from now is refused. */
 const SIGNATURE_WINDOW_MS = 5 * 60_000;
 
-/** A signed delivery, as the receiver notes it: the hash of its signature, and until when the signature is accepted. */
+/** A signed delivery, as the receiver notes it: the first half of its signature, and until when the signature is accepted. */
 export interface SignedDelivery {
   key: string;
   untilMs: number;
@@ -46,14 +45,14 @@ export interface SignedDelivery {
 
 /**
  * For the HTTP receiver's customPropertiesExtractor (once Bolt has checked the signature): the delivery's note, from
- * its signature headers. The hash, not the signature, is what is kept.
+ * its signature headers. The note is the first half of the signature (128 bits of an HMAC: no two requests share it),
+ * never enough to sign anything with; a hash of it would cost a digest per request for nothing more.
  */
 export function signedDeliveryOf(headers: IncomingHttpHeaders): Record<string, SignedDelivery> {
   const signature = headers['x-slack-signature'];
   const timestamp = Number(headers['x-slack-request-timestamp']);
-  if (typeof signature !== 'string' || !Number.isFinite(timestamp)) return {};
-  const key = `delivery:signed:${createHash('sha256').update(signature).digest('base64url')}`;
-  return { [SIGNED]: { key, untilMs: timestamp * 1000 + SIGNATURE_WINDOW_MS } };
+  if (typeof signature !== 'string' || signature.length < 35 || !Number.isFinite(timestamp)) return {};
+  return { [SIGNED]: { key: `delivery:signed:${signature.slice(3, 35)}`, untilMs: timestamp * 1000 + SIGNATURE_WINDOW_MS } };
 }
 
 function signedDelivery(event: ReceiverEvent): SignedDelivery | undefined {

@@ -40,7 +40,7 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     logger: parts.boltLogger,
     processBeforeResponse: false,
     processEventErrorHandler: refuseUnprocessable(httpLogger),
-    // Each delivery carries the hash of its signature, so that a replay of it is recognised (src/ops/deliveries.ts).
+    // Each delivery carries its signature's first half, so that a replay of it is recognised (src/ops/deliveries.ts).
     customPropertiesExtractor: (req) => signedDeliveryOf(req.headers),
     // Bolt checks every request's signature and timestamp (its default, never switched off: eslint.config.mjs
     // forbids the option), behind the guard that checked them already: one check alone would be one mistake away

@@ -215,38 +215,45 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
       return refuse(res, 503, refusals, 'too many bodies read at once before their signature is checked', { 'retry-after': retryAfter });
     }
 
-    // An SSL check's length is already known to be within SSL_CHECK_LIMIT.
-    readBounded(req, bodyLimit, limits.bodyDeadlineMs)
-      .finally(() => {
-        reads.release();
-        clientReads.release(client);
-      })
-      .then((read) => {
-        if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
-        if (read === 'late') return refuse(res, 408, refusals, 'a body not received in full by the deadline');
-        const contentType = req.headers['content-type'];
-        if (maybeSslCheck) {
-          // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
-          if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
-          return refuse(res, 401, refusals, 'no request timestamp');
-        }
-        if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
-        // Read once, after the signature: a stranger's body costs no parse.
-        const body = readBody(read.toString('utf8'), contentType);
-        // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
-        if (body.kind === 'ssl_check') return answerSslCheck(res);
-        if (body.kind === 'malformed') {
-          options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
-          res.writeHead(400, { 'content-length': '0' }).end();
-          return;
-        }
-        // Bolt reads a body already buffered from here instead of the stream, and checks its signature again.
-        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
-        inner(req, res);
-      })
-      // The client went away mid-body (Node has closed the connection already), or the listener behind
-      // threw: never leave a connection waiting for an answer that will not come.
-      .catch(() => res.destroy());
+    // An SSL check's length is already known to be within SSL_CHECK_LIMIT. Callbacks rather than promises: this runs
+    // for every request, and each promise of a chain is an allocation and a turn of the microtask queue.
+    readBounded(req, bodyLimit, limits.bodyDeadlineMs, (read) => {
+      reads.release();
+      clientReads.release(client);
+      // The client went away mid-body: Node has closed the connection already.
+      if (read === 'gone') return void res.destroy();
+      try {
+        passOn(req, res, read, maybeSslCheck);
+      } catch {
+        // The listener behind threw: never leave a connection waiting for an answer that will not come.
+        res.destroy();
+      }
+    });
+  };
+
+  /** A body read whole, or why its reading stopped: refused, answered here, or handed to Bolt's listener. */
+  const passOn = (req: IncomingMessage, res: ServerResponse, read: Buffer | 'too large' | 'late', maybeSslCheck: boolean): void => {
+    if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
+    if (read === 'late') return refuse(res, 408, refusals, 'a body not received in full by the deadline');
+    const contentType = req.headers['content-type'];
+    if (maybeSslCheck) {
+      // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
+      if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
+      return refuse(res, 401, refusals, 'no request timestamp');
+    }
+    if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
+    // Read once, after the signature: a stranger's body costs no parse.
+    const body = readBody(read.toString('utf8'), contentType);
+    // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
+    if (body.kind === 'ssl_check') return answerSslCheck(res);
+    if (body.kind === 'malformed') {
+      options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
+      res.writeHead(400, { 'content-length': '0' }).end();
+      return;
+    }
+    // Bolt reads a body already buffered from here instead of the stream, and checks its signature again.
+    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
+    inner(req, res);
   };
 }
 
@@ -324,39 +331,35 @@ function refusalLog(logger: Logger, now: () => number): (reason: string) => void
   };
 }
 
-/** The body, or why reading it stopped: past `limit` bytes, or not all there after `deadlineMs`. Rejects when the client goes away first. */
-function readBounded(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer | 'too large' | 'late'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Every request closes, once answered too: only a close before the end is a client gone (an Error costs its stack).
-    let settled = false;
-    const settle = (outcome: Buffer | 'too large' | 'late') => {
-      settled = true;
-      clearTimeout(deadline);
-      resolve(outcome);
-    };
-    const stop = (outcome: 'too large' | 'late') => {
-      // What arrives after this is dropped: the refusal closes the connection.
-      req.off('data', onData);
-      settle(outcome);
-    };
-    const deadline = setTimeout(() => stop('late'), deadlineMs);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) return stop('too large');
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => {
-      if (!settled) settle(Buffer.concat(chunks, size));
-    });
-    req.on('close', () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      reject(new Error('the connection closed before the body was read'));
-    });
+/** The body, or why reading it stopped: past `limit` bytes, not all there after `deadlineMs`, or the client gone first. Told once, to `done`. */
+function readBounded(req: IncomingMessage, limit: number, deadlineMs: number, done: (outcome: Buffer | 'too large' | 'late' | 'gone') => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Every request closes, once answered too: only a close before the end is a client gone.
+  let settled = false;
+  const settle = (outcome: Buffer | 'too large' | 'late' | 'gone') => {
+    settled = true;
+    clearTimeout(deadline);
+    done(outcome);
+  };
+  const stop = (outcome: 'too large' | 'late') => {
+    // What arrives after this is dropped: the refusal closes the connection.
+    req.off('data', onData);
+    settle(outcome);
+  };
+  const deadline = setTimeout(() => stop('late'), deadlineMs);
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) return stop('too large');
+    chunks.push(chunk);
+  };
+  req.on('data', onData);
+  req.on('end', () => {
+    // Slack's body comes in one chunk, as a rule: kept as it is, not copied.
+    if (!settled) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+  req.on('close', () => {
+    if (!settled) settle('gone');
   });
 }
 
