@@ -24,8 +24,9 @@ import type { Metrics } from './metrics';
 // claim in the store, shared by every instance, waited for after the ack like
 // a first delivery's; on SQLite (one instance) it is kept by the process,
 // decided before Bolt sees the delivery, without a write per request on the
-// event loop. Slack's own retries are signed anew; a retry header is no way
-// around it (headers are not signed): a retry is checked for both.
+// event loop. Slack's own retries are still recognised by their event id; a
+// retry header is no way around the note (headers are not signed): a retry is
+// checked for both.
 
 /** Where first deliveries are noted: the store's claims (a key is claimed once, ever). */
 export type DeliveryClaims = Pick<SubmissionClaims, 'claim'>;
