@@ -355,8 +355,8 @@ function readBounded(req: IncomingMessage, limit: number, deadlineMs: number, do
   };
   req.on('data', onData);
   req.on('end', () => {
-    // Slack's body comes in one chunk, as a rule: kept as it is, not copied.
-    if (!settled) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    // Copied out of the chunks even when there is one: a chunk is a view of the socket's whole read buffer, kept alive with it.
+    if (!settled) settle(Buffer.concat(chunks, size));
   });
   req.on('close', () => {
     if (!settled) settle('gone');
