@@ -306,7 +306,7 @@ export type ClosedLoopSection = Omit<BenchResults['scenarios']['closedLoop'], 't
 };
 
 export function closedLoopTarget(c: ClosedLoopSection): TargetCheck {
-  return { target: 'closed loop: vs-chatops ≥ 1.2 × minimal same-work', figure: `${c.oursOverMinimal} ×`, pass: c.oursOverMinimal >= 1.2 };
+  return { target: 'closed loop: vs-chatops ≥ 1.3 × minimal same-work', figure: `${c.oursOverMinimal} ×`, pass: c.oursOverMinimal >= 1.3 };
 }
 
 /** Scenario 2's lines of the report: one row per server run. */
