@@ -54,9 +54,10 @@ export interface Harness {
   restart(env?: Record<string, string>): Promise<void>;
   /**
    * Composes one more instance on the same stand-in, sandbox and settings (on PostgreSQL, `env` with DATABASE_URL: the
-   * same database), as a second instance behind a load balancer; requests still go to the first. Stopped by close().
+   * same database), as a second instance behind a load balancer; requests still go to the first (its own `eventsUrl`
+   * reaches it). Stopped by close().
    */
-  another(env?: Record<string, string>): Promise<Bot>;
+  another(env?: Record<string, string>): Promise<Bot & { eventsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -155,7 +156,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async another(env = options.env) {
       const other = await compose({ ...settings, ...env });
       others.push(other.bot);
-      return other.bot;
+      return Object.assign(other.bot, { eventsUrl: other.eventsUrl });
     },
     async close() {
       if (closed) return;

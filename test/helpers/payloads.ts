@@ -163,7 +163,8 @@ export function linkShared(o: {
     ...(o.source ? { source: o.source } : {}),
   });
   return eventCallback(event, {
-    teamId: o.orgWide?.teamId ?? 'T1',
+    // The stand-in's workspace unless another is said: the one the bot serves (its token's, by auth.test).
+    ...(o.orgWide ? { teamId: o.orgWide.teamId } : {}),
     apiAppId: 'A1',
     botUserId: 'UBOT',
     ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),
