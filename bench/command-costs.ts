@@ -30,20 +30,26 @@ const progress = (message: string) => process.stderr.write(`[command-costs] ${me
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 3;
 
+/** A test of our own files: src/ under tsx, dist/ compiled (never a library's own dist/). */
+const ours =
+  (pattern: RegExp) =>
+  (u: string): boolean =>
+    !u.includes('/node_modules/') && pattern.test(u);
+
 /** The parts a sample is put in: the first whose test its innermost frame of ours (or of a library) passes, walking out. */
 const PARTS: readonly [name: string, test: (url: string) => boolean][] = [
-  ['logging (src/log.ts, pino)', (u) => /\/src\/log\.ts|\/pino\/|\/sonic-boom\//.test(u)],
-  ['metrics (prom-client)', (u) => /\/prom-client\/|\/src\/ops\/metrics\.ts/.test(u)],
-  ['per-person limits', (u) => /\/src\/slack\/(user-limits|read-limit)\.ts/.test(u)],
-  ['delivery bookkeeping (retry filter, ack timer, in-flight)', (u) => /\/src\/ops\/deliveries\.ts|\/src\/slack\/in-flight\.ts/.test(u)],
-  ['request guard (size, timestamp, signature, shape)', (u) => /\/src\/slack\/request-guard\.ts/.test(u)],
-  ['policy', (u) => /\/src\/changes\/policy\.ts/.test(u)],
-  ['cloud answers: decoding and validation (codec, zod)', (u) => /\/src\/cloud\/(codec|xml|schemas)\.ts|\/zod\//.test(u)],
-  ['cloud client (single-flight, transport)', (u) => /\/src\/cloud\//.test(u)],
-  ['rendering (src/slack/blocks)', (u) => /\/src\/slack\/blocks\//.test(u)],
-  ['routing, middleware, listeners, response_url post', (u) => /\/src\/slack\//.test(u)],
-  ['store', (u) => /\/better-sqlite3\/|\/kysely\/|\/src\/store\//.test(u)],
-  ['other code of ours', (u) => /\/src\//.test(u)],
+  ['logging (src/log.ts, pino)', (u) => ours(/\/(?:src|dist)\/log\.[jt]s/)(u) || /\/pino\/|\/sonic-boom\//.test(u)],
+  ['metrics (prom-client)', (u) => /\/prom-client\//.test(u) || ours(/\/(?:src|dist)\/ops\/metrics\.[jt]s/)(u)],
+  ['per-person limits', ours(/\/(?:src|dist)\/slack\/(user-limits|read-limit)\.[jt]s/)],
+  ['delivery bookkeeping (retry filter, ack timer, in-flight)', ours(/\/(?:src|dist)\/(ops\/deliveries|slack\/in-flight)\.[jt]s/)],
+  ['request guard (size, timestamp, signature, shape)', ours(/\/(?:src|dist)\/slack\/(request-guard|client-address)\.[jt]s/)],
+  ['policy', ours(/\/(?:src|dist)\/changes\/policy\.[jt]s/)],
+  ['cloud answers: decoding and validation (codec, zod)', (u) => ours(/\/(?:src|dist)\/cloud\/(codec|xml|schemas)\.[jt]s/)(u) || /\/zod\//.test(u)],
+  ['cloud client (single-flight, transport)', ours(/\/(?:src|dist)\/cloud\//)],
+  ['rendering (src/slack/blocks)', ours(/\/(?:src|dist)\/slack\/blocks\//)],
+  ['routing, middleware, listeners, response_url post', ours(/\/(?:src|dist)\/slack\//)],
+  ['store', (u) => /\/better-sqlite3\/|\/kysely\//.test(u) || ours(/\/(?:src|dist)\/store\//)(u)],
+  ['other code of ours', ours(/\/(?:src|dist)\//)],
   ['HTTP client (undici)', (u) => /\/undici\//.test(u)],
   ['Bolt (receiver, processEvent, acks)', (u) => /\/@slack\/bolt\//.test(u)],
   ['start-up (module loading)', (u) => /\/tsx\/|node:internal\/modules\//.test(u)],
@@ -109,9 +115,11 @@ type Part = 'logging' | 'metrics';
 const SWITCHABLE: readonly Part[] = ['logging', 'metrics'];
 
 /** The bot with `without` switched off, from outside the product (see the top of this file). */
-function launchWithout(world: BenchWorld, without: readonly Part[], options: { cpuProfileDir?: string } = {}): Promise<TargetProcess> {
+function launchWithout(world: BenchWorld, without: readonly Part[], options: { cpuProfileDir?: string; tsx?: boolean } = {}): Promise<TargetProcess> {
   const env: Record<string, string> = without.includes('logging') ? { LOG_LEVEL: 'warn' } : {};
-  const nodeArgs = without.includes('metrics') ? ['--import', join(REPO_ROOT, 'bench', 'targets', 'without-metrics.ts')] : [];
+  // The preload is TypeScript: tsx loads it (in both bots of a round, so that they differ by the parts alone).
+  const nodeArgs = options.tsx ? ['--import', 'tsx'] : [];
+  if (without.includes('metrics')) nodeArgs.push('--import', join(REPO_ROOT, 'bench', 'targets', 'without-metrics.ts'));
   if (options.cpuProfileDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
   return launchTarget('ours', world, { env, nodeArgs });
 }
@@ -128,7 +136,7 @@ async function attributionRun(world: BenchWorld, seconds: number): Promise<strin
     } finally {
       await bot.stop();
     }
-    // The main thread's profile (a worker's, if any, is the other file).
+    // The main thread's profile (a worker's, if any, is the other file). The bot runs compiled (dist/), as npm start runs it.
     const file = readdirSync(dir).sort()[0];
     if (file === undefined) throw new Error('the bot wrote no CPU profile');
     const costs = attribute(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, commands);
@@ -147,7 +155,8 @@ async function toggleRun(world: BenchWorld, without: readonly Part[], rounds: nu
   const reducedMs: number[] = [];
   for (let r = 0; r < rounds; r++) {
     // Two fresh processes a round: one process runs a few percent faster than another of the same code, for as long as it lives.
-    const [full, reduced] = await Promise.all([launchWithout(world, []), launchWithout(world, without)]);
+    const tsx = without.includes('metrics');
+    const [full, reduced] = await Promise.all([launchWithout(world, [], { tsx }), launchWithout(world, without, { tsx })]);
     try {
       for (const bot of [full, reduced]) await closedLoop(world, bot, WARMUP_SECONDS, `warm${r}`);
       for (const bot of r % 2 === 0 ? [full, reduced] : [reduced, full]) {

@@ -1,11 +1,17 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BENCH_BOT_TOKEN, BENCH_SIGNING_SECRET } from './signed-commands';
 import { freePort, REPO_ROOT, spawnTarget, type TargetProcess } from './target-process';
 import type { BenchWorld } from './world';
 
 // The four servers of the closed loop, each in its own process, started the
-// way the bot is started: env vars of src/config.ts, the V8 flags of
-// `npm start`, `node --import tsx`.
+// way each is run: the bot as `npm start` runs it (the compiled tree, dist/,
+// with the V8 flags of package.json's start script; env vars of
+// src/config.ts), the baselines, a file each, with `node --import tsx` and
+// the same heap flag. Under tsx the bot spent 13 to 22 % more CPU per command
+// than it does in production (docs/benchmark.md): tsx names every function it
+// creates, and the bot creates a few per request; the baselines create almost
+// none per request, and their files are what they are under either.
 
 /**
  * The V8 flags `npm start` runs the bot with (package.json; a test keeps the
@@ -42,7 +48,18 @@ export interface LaunchOptions {
   nodeArgs?: string[];
 }
 
-/** A target talking to the bench's sandbox and Slack stand-in. `ours` is src/main.ts itself. */
+/** The node flags of `npm start` beside the heap flag: source maps for stack traces (package.json's start script). */
+const START_FLAGS: readonly string[] = ['--enable-source-maps'];
+
+let built = false;
+/** Compiles src/ to dist/ when a source is newer than the last build, as `npm start` does first; once per bench process. */
+function buildIfStale(): void {
+  if (built) return;
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.js'), '--if-stale'], { stdio: 'inherit' });
+  built = true;
+}
+
+/** A target talking to the bench's sandbox and Slack stand-in. `ours` is the bot as `npm start` runs it: dist/main.js. */
 export async function launchTarget(name: TargetName, world: BenchWorld, options: LaunchOptions = {}): Promise<TargetProcess> {
   const port = await freePort();
   const env = {
@@ -52,13 +69,17 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
     VS_API_KEY: world.sandbox.apiKey,
     ...options.env,
   };
-  const script = name === 'ours' ? 'src/main.ts' : `bench/targets/${name}.ts`;
+  if (name === 'ours') buildIfStale();
   const profiling = name === 'ours' && options.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(REPO_ROOT, 'bench', 'profiles')}`] : [];
+  const runs =
+    name === 'ours'
+      ? [...START_FLAGS, ...(options.nodeArgs ?? []), 'dist/main.js']
+      : ['--import', 'tsx', ...(options.nodeArgs ?? []), `bench/targets/${name}.ts`];
   const readyPath = name === 'ours' ? '/readyz' : '/healthz';
   return spawnTarget({
     name,
     command: process.execPath,
-    args: [...BOT_NODE_FLAGS, ...profiling, '--import', 'tsx', ...(options.nodeArgs ?? []), script],
+    args: [...BOT_NODE_FLAGS, ...profiling, ...runs],
     env,
     port,
     readyPath,

@@ -24,6 +24,11 @@ export interface BenchProfile {
    * connections held with a stalled 1 MB body, each one the bot closes opened again `stalledReopenMs` later on average.
    */
   readonly hostile: { rate: number; stalledConnections: number; stalledReopenMs: number };
+  /**
+   * Scenario 17: one client holding `connections` slow connections (a byte every `trickleMs`), each the bot closes
+   * opened again `reopenMs` later on average, beside the open loop (which runs as in scenario 1).
+   */
+  readonly slowClient: { connections: number; trickleMs: number; reopenMs: number };
   /** Scenario 11: one control-panel link unfurled in `unfurls` channels at once, the cloud API answering after `upstreamDelayMs`. */
   readonly unfurls: { unfurls: number; upstreamDelayMs: number };
   /**
@@ -69,6 +74,7 @@ export const FULL_PROFILE: BenchProfile = {
   localMode: { commands: 200 },
   severalInstances: { changes: 2000, concurrency: 8, deliveries: 50, rate: 100, seconds: 10 },
   hostile: { rate: 20, stalledConnections: 400, stalledReopenMs: 5000 },
+  slowClient: { connections: 1000, trickleMs: 2000, reopenMs: 3000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
   serverCard: { commands: 20, connections: 2, sameServer: 50, upstreamDelayMs: 1500 },
   appHome: { records: 100_000, opens: 300, audits: 300 },
@@ -97,6 +103,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   localMode: { commands: 10 },
   severalInstances: { changes: 40, concurrency: 4, deliveries: 50, rate: 20, seconds: 1 },
   hostile: { rate: 20, stalledConnections: 20, stalledReopenMs: 5000 },
+  slowClient: { connections: 50, trickleMs: 2000, reopenMs: 3000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
   serverCard: { commands: 4, connections: 2, sameServer: 10, upstreamDelayMs: 300 },
   appHome: { records: 2000, opens: 10, audits: 5 },
@@ -111,6 +118,7 @@ export const SMOKE_PROFILE: BenchProfile = {
 export const ALONE_SCENARIOS = [
   'closed-loop',
   'hostile-traffic',
+  'slow-client',
   'app-home',
   'unfurls',
   'steps',

@@ -3,6 +3,7 @@ import type { AppHomeFigures } from './scenarios/app-home';
 import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
 import type { HostileTrafficFigures } from './scenarios/hostile-traffic';
+import type { SlowClientFigures } from './scenarios/slow-client';
 import type { CloudClientFigures } from './scenarios/cloud-client';
 import type { ExportsFigures } from './scenarios/exports';
 import type { FollowFigures } from './scenarios/follow';
@@ -46,6 +47,7 @@ export interface BenchResults {
     localMode: LocalModeFigures;
     severalInstances: SeveralInstancesFigures;
     hostileTraffic: HostileTrafficFigures;
+    slowClient: SlowClientFigures;
     unfurls: UnfurlsFigures;
     serverCard: ServerCardFigures;
     steps: StepsFigures;

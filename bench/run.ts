@@ -24,6 +24,8 @@ import {
   formatReport,
   hostileLines,
   hostileTarget,
+  slowClientLines,
+  slowClientTarget,
   shownName,
   stepsLines,
   stepsTargets,
@@ -42,6 +44,7 @@ import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
 import { runCloudClient } from './scenarios/cloud-client';
 import { runHostileTraffic } from './scenarios/hostile-traffic';
+import { runSlowClient } from './scenarios/slow-client';
 import { measureNpmStart, runSustained } from './scenarios/memory-and-startup';
 import { runOpenLoop } from './scenarios/open-loop';
 import { runRender } from './scenarios/render';
@@ -58,8 +61,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
-// for scenario 2, 8, 10, 11, 12, 13, 4, 14, 15, 16 or 18 alone).
+// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
+// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16 or 18 alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -213,6 +216,17 @@ async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise
     // As in the full run: scenario 1's open loop first (the bot warmed, and its figures to compare with).
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
     const openLoop = await runOpenLoop(world, bot, profile.openLoop);
+    if (args.only === 'slow-client') {
+      progress(`17. one client holding ${profile.slowClient.connections} slow connections, beside the open loop`);
+      const figures = await runSlowClient(world, bot, profile.openLoop, profile.slowClient);
+      return [
+        `1. open loop alone just before: ack p50 / p99 ${openLoop.ackP50Ms} / ${openLoop.ackP99Ms} ms`,
+        '',
+        ...slowClientLines(figures),
+        '',
+        targetLine(slowClientTarget(figures)),
+      ];
+    }
     progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, and ${profile.hostile.stalledConnections} stalled bodies, beside the open loop`);
     const figures = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
     return [
@@ -278,6 +292,8 @@ async function main(): Promise<void> {
     const peakRssOpenLoop = bot.peakRssBytes();
     progress(`8. hostile unsigned traffic, ${profile.hostile.rate}/s, beside the open loop of scenario 1`);
     const hostileTraffic = await runHostileTraffic(world, bot, profile.openLoop, profile.hostile);
+    progress(`17. one client holding ${profile.slowClient.connections} slow connections, beside the open loop of scenario 1`);
+    const slowClient = await runSlowClient(world, bot, profile.openLoop, profile.slowClient);
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
 
@@ -315,6 +331,7 @@ async function main(): Promise<void> {
       localMode,
       severalInstances,
       hostileTraffic,
+      slowClient,
       appHome,
       unfurls,
       serverCard,

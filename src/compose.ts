@@ -12,6 +12,7 @@ import { createChangeEventSender, pagerDutyEvents } from './timeline';
 import { changeEventFacts, slackPeople } from './slack/people';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
+import { seenSignatures } from './ops/deliveries';
 import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { SANDBOX_HEADER, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
@@ -26,6 +27,7 @@ import { slackChannelDirectory, slackGroupDirectory } from './slack/directories'
 import { createInFlight } from './slack/in-flight';
 import { createReceiver } from './slack/receiver';
 import { createUserLimits } from './slack/user-limits';
+import { servedWorkspaces } from './slack/workspaces';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
@@ -188,7 +190,10 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // Operations: readiness, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
     const postAudit = config.auditChannel ? auditChannelPoster(config, { channel: config.auditChannel, sandbox: sandboxLabel, logger: boltLogger }) : undefined;
-    const ops = createOps({ config, logger, metrics, claims: store.claims, store, postAudit, now });
+    // Signed deliveries run once (a replay is dropped): noted in the store on PostgreSQL, shared by every instance; on
+    // SQLite (one instance) by the process, since a write per request would wait for the disk on the event loop.
+    const signed = store.dialect === 'postgres' ? { inStore: store.claims } : { inProcess: seenSignatures() };
+    const ops = createOps({ config, logger, metrics, claims: store.claims, signed, store, postAudit, now });
     // Its periodic work starts once the store is open (start() below).
     parts.add({ name: 'ops', stop: () => ops.stop() });
     // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
@@ -249,7 +254,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const routes = ops.routes({ mode: socketMode ? 'socket' : 'http', sandbox: sandboxLabel });
     const started = () => ops.readiness.phase !== 'starting';
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started });
-    const authorization = botAuthorization(botClient, config.slack.botToken, logger);
+    const authorization = botAuthorization(botClient, config.slack.botToken, logger, { needsTeam: config.slack.teamId === null });
     const context: ListenerContext = {
       config,
       cloud,
@@ -275,6 +280,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
         logger: logger.child({ component: 'limits' }),
       }),
       onRequestEnded: ops.requestEnded,
+      // SLACK_TEAM_ID, or the bot token's workspace once auth.test names it; and VS_ALLOWED_TEAMS.
+      workspaces: servedWorkspaces(config.slack, authorization),
     };
     const slack = createSlackApp({
       config,
@@ -292,6 +299,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     /** Aborted by stop(): ends start-up's wait for the store. */
     const stopping = new AbortController();
     let opsServer: OpsServer | undefined;
+    let metricsServer: OpsServer | undefined;
     let listening = false;
     const stillStarting = () => {
       if (stopped) throw new StoppedWhileStarting();
@@ -304,6 +312,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       if (wasReady && config.ops.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.ops.shutdownDelayMs));
       if (listening) await slack.stop(graceMs);
       await opsServer?.close();
+      await metricsServer?.close();
       await stopAll(lifecycles, logger);
     };
     const bot: Bot = {
@@ -320,6 +329,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       async start(port) {
         try {
           for (const part of lifecycles) await part.start?.();
+          // VS_METRICS_PORT: /metrics on a server of its own, which a deployment keeps off the public port.
+          if (config.metricsPort !== null) metricsServer = await serveOpsRoutes(ops.metricsRoutes(), config.metricsPort);
           // Listening first, so that health checks answer while the store is waited for.
           let bound: { port: number | null } = { port: null };
           if (socketMode) opsServer = await serveOpsRoutes(routes, port ?? config.slack.port);

@@ -3,6 +3,7 @@ import { PAGERDUTY_STANDIN, SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chat
 import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { parseAddressForm } from './firewall/address';
 
 // The only reader of process.env. One zod schema names every setting once,
 // with its default; its transform shapes the frozen Config, whose type is
@@ -15,6 +16,8 @@ import { ConfigError } from './errors';
 const slackUserOrGroupId = /^[UWS][A-Z0-9]{2,}$/;
 // Public and private channels; a DM (D…) cannot be an incident or audit channel, nor be linked as one.
 const slackChannelId = /^[CG][A-Z0-9]{2,}$/;
+// A workspace (T…); an organisation's id (E…) is not one: an org-wide install names each of its workspaces.
+const slackTeamId = /^T[A-Z0-9]{2,}$/;
 
 const idList = (what: string, pattern: RegExp, example: string) =>
   z
@@ -28,6 +31,11 @@ const idList = (what: string, pattern: RegExp, example: string) =>
     .refine((ids) => ids.every((id) => pattern.test(id)), {
       message: `must be a comma-separated list of ${what} (e.g. ${example})`,
     });
+
+/** An address (`10.0.0.5`, `fd00::1`) or a CIDR block (`10.0.0.0/8`), as VS_TRUSTED_PROXIES lists proxies (read as the guard reads them). */
+function isAddressOrBlock(text: string): boolean {
+  return !text.includes('-') && parseAddressForm(text).kind === 'interval';
+}
 
 const positiveInt = (what: string) =>
   z
@@ -93,6 +101,23 @@ const EnvSchema = z.object({
   PORT: positiveInt('a TCP port')
     .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
     .default(3000),
+  /** Unset: /metrics is served on PORT. */
+  VS_METRICS_PORT: positiveInt('a TCP port')
+    .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
+    .optional(),
+  /** Unset: the bot token's own workspace, as auth.test names it. */
+  SLACK_TEAM_ID: z.string().regex(slackTeamId, 'must be a Slack workspace id (T…, "Copy workspace ID" in its admin pages, or auth.test\'s team_id)').optional(),
+  VS_ALLOWED_TEAMS: idList('Slack workspace ids (T…)', slackTeamId, 'T024BE7LD,T0R7GR8KF').optional(),
+  VS_TRUSTED_PROXIES: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .refine((forms) => forms.every(isAddressOrBlock), { message: 'must be a comma-separated list of addresses or CIDR blocks (e.g. 10.0.0.5,10.1.0.0/16)' })
+    .optional(),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
   VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
   /** Unset: the scheme and host of VS_API_URL (with VS_API_URL=sandbox, the sandbox's own base URL, known once it listens). */
@@ -442,7 +467,17 @@ function shape(e: Env) {
       /** Local mode: the stand-in's Web API, on PORT. */
       apiUrl: local ? `http://127.0.0.1:${e.PORT}/api/` : e.SLACK_API_URL,
       port: e.PORT,
+      /**
+       * The workspaces whose requests are served: SLACK_TEAM_ID (null: the bot token's own, learnt from auth.test) and
+       * VS_ALLOWED_TEAMS. A request from any other, a Slack Connect user's included, is refused.
+       */
+      teamId: e.SLACK_TEAM_ID ?? null,
+      allowedTeams: e.VS_ALLOWED_TEAMS ?? [],
+      /** Proxies whose X-Forwarded-For names the client the request guard counts bodies for (VS_TRUSTED_PROXIES). */
+      trustedProxies: e.VS_TRUSTED_PROXIES ?? [],
     },
+    /** Set: /metrics has a server of its own on this port, and is not served on PORT. */
+    metricsPort: e.VS_METRICS_PORT ?? null,
     cloud: {
       /** `sandbox` runs the simulator in-process. */
       url: e.VS_API_URL,

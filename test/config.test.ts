@@ -67,6 +67,39 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...minimalHttp, VS_AUDIT_CHANNEL: 'D0DM' }).join('\n')).toMatch(/VS_AUDIT_CHANNEL/);
   });
 
+  test('the workspaces served, the proxies believed, the metrics port: unset by default, read when set, named when wrong', () => {
+    const unset = loadConfig(minimalHttp);
+    expect([unset.slack.teamId, unset.slack.allowedTeams, unset.slack.trustedProxies, unset.metricsPort]).toEqual([null, [], [], null]);
+    const set = loadConfig({
+      ...minimalHttp,
+      SLACK_TEAM_ID: 'T0123ABCD',
+      VS_ALLOWED_TEAMS: 'T0456EFGH, T0789IJKL',
+      VS_TRUSTED_PROXIES: '10.0.0.5, 10.1.0.0/16, fd00::/8',
+      VS_METRICS_PORT: '9464',
+    });
+    expect([set.slack.teamId, set.slack.allowedTeams, set.slack.trustedProxies, set.metricsPort]).toEqual([
+      'T0123ABCD',
+      ['T0456EFGH', 'T0789IJKL'],
+      ['10.0.0.5', '10.1.0.0/16', 'fd00::/8'],
+      9464,
+    ]);
+    const problems = problemsOf({
+      ...minimalHttp,
+      SLACK_TEAM_ID: 'E0ORG',
+      VS_ALLOWED_TEAMS: 'T0456EFGH,E0ORG',
+      VS_TRUSTED_PROXIES: '10.0.0.5,10.0.0.1-10.0.0.9,example.com,10.0.0.0/33',
+      VS_METRICS_PORT: '70000',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^SLACK_TEAM_ID must be a Slack workspace id \(T…/),
+        expect.stringMatching(/^VS_ALLOWED_TEAMS must be a comma-separated list of Slack workspace ids \(T…\)/),
+        expect.stringMatching(/^VS_TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR blocks/),
+        expect.stringMatching(/^VS_METRICS_PORT must be a TCP port/),
+      ]),
+    );
+  });
+
   test('returns a frozen object', () => {
     const c = loadConfig(minimalHttp);
     expect(Object.isFrozen(c)).toBe(true);

@@ -71,15 +71,25 @@ test('a command typed on the page comes back as the rendered message, in the cha
   expect(textOf(m)).toContain('sandbox data');
 });
 
-test('Next replaces the message in place with the next page', async () => {
+test('Next on a list in the channel shows the next page to the clicker alone; Next on that page replaces it in place', async () => {
   await call('/local/command', { user: 'U0VIEWER', channel: 'C0GENERAL', text: 'firewall 45' });
   const first = await until((s) => fromBot(s, 'C0GENERAL', (x) => textOf(x).includes('rules 1–20 of 300')), 'page 1');
-  const clicked = await call('/local/action', { user: 'U0VIEWER', channel: 'C0GENERAL', ts: first.ts, actionId: 'firewall_page_next' });
+  const clicked = await call('/local/action', { user: 'U0OPERATOR', channel: 'C0GENERAL', ts: first.ts, actionId: 'firewall_page_next' });
   expect(clicked.json).toMatchObject({ ok: true });
-  const second = await until((s) => fromBot(s, 'C0GENERAL', (x) => x.ts === first.ts && textOf(x).includes('rules 21–40 of 300')), 'page 2 in place');
-  expect(second.replaced).toBe(true);
+  const second = await until(
+    (s) => fromBot(s, 'C0GENERAL', (x) => x.ephemeralTo === 'U0OPERATOR' && textOf(x).includes('rules 21–40 of 300')),
+    'page 2, for the one who clicked',
+  );
+  await call('/local/action', { user: 'U0OPERATOR', channel: 'C0GENERAL', ts: second.ts, actionId: 'firewall_page_next' });
+  const third = await until((s) => fromBot(s, 'C0GENERAL', (x) => x.ts === second.ts && textOf(x).includes('rules 41–60 of 300')), 'page 3 in place');
+  expect(third.replaced).toBe(true);
   const s = await state();
-  expect(s.messages.filter((x) => x.channel === 'C0GENERAL' && x.kind === 'bot')).toHaveLength(1);
+  const bots = s.messages.filter((x) => x.channel === 'C0GENERAL' && x.kind === 'bot');
+  // The channel still reads page 1, as posted; the clicker has one page of their own.
+  expect(bots.filter((x) => x.ephemeralTo === undefined).map((x) => [x.ts, x.replaced ?? false, textOf(x).includes('rules 1–20 of 300')])).toEqual([
+    [first.ts, false, true],
+  ]);
+  expect(bots.filter((x) => x.ephemeralTo === 'U0OPERATOR')).toHaveLength(1);
 });
 
 test('the wrong person is told, only them, that the form needs a role', async () => {

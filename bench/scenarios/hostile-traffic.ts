@@ -16,8 +16,11 @@ import { startStalledBodies, type StalledBodiesOutcome } from './stalled-bodies'
 // look signed the same way, announce 1 MB and send all of it but the last
 // byte, then wait; each one the bot closes is opened again about
 // `stalledReopenMs` later (5 s, the Retry-After of its 503), so the bot faces
-// them through the whole open loop. Signed commands' ack p99 must stay within the open loop's
-// 25 ms; the bot's RSS growth over the scenario is reported.
+// them through the whole open loop. The stalled bodies come from 50 clients
+// (8 each, a client's share of the places: what the guard caps here is the
+// total), the hostile requests from another, the signed commands from a third.
+// Signed commands' ack p99 must stay within the open loop's 25 ms; the bot's
+// RSS growth over the scenario is reported.
 
 export interface StalledBodiesFigures extends StalledBodiesOutcome {
   connections: number;
@@ -50,6 +53,10 @@ function hostileBodies(): { contentType: string; body: Buffer; announce?: number
   ];
 }
 
+/** The stalled bodies' clients, and the hostile requests' (loopback's 127.0.0.0/8; the signed commands come from 127.0.0.1). */
+const STALLED_FROM = Array.from({ length: 50 }, (_, i) => `127.0.1.${i + 1}`);
+const HOSTILE_FROM = '127.0.0.3';
+
 function sendHostile(url: URL, shape: ReturnType<typeof hostileBodies>[number]): Promise<string> {
   return new Promise((resolve) => {
     const headers = {
@@ -58,7 +65,7 @@ function sendHostile(url: URL, shape: ReturnType<typeof hostileBodies>[number]):
       'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
       'x-slack-signature': 'v0=' + Math.random().toString(16).slice(2).padEnd(64, '0').slice(0, 64),
     };
-    const req = request(url, { method: 'POST', headers, agent: false }, (res) => {
+    const req = request(url, { method: 'POST', headers, agent: false, localAddress: HOSTILE_FROM }, (res) => {
       res.resume();
       res.on('end', () => resolve(String(res.statusCode)));
       res.on('error', () => resolve('error'));
@@ -79,7 +86,12 @@ export async function runHostileTraffic(
   const rssBefore = bot.rssBytes();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, bot.rssBytes())), 200);
-  const stalled = startStalledBodies({ url: bot.eventsUrl, connections: hostile.stalledConnections, reopenAfterMs: hostile.stalledReopenMs });
+  const stalled = startStalledBodies({
+    url: bot.eventsUrl,
+    connections: hostile.stalledConnections,
+    reopenAfterMs: hostile.stalledReopenMs,
+    from: STALLED_FROM,
+  });
   let stalledOutcome: Promise<StalledBodiesOutcome> | undefined;
   const answers: Record<string, number> = {};
   const inFlight: Promise<void>[] = [];

@@ -3,7 +3,10 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 
 // Connections that look signed (a current timestamp, a well-formed signature),
 // announce a 1 MB body and send all of it but the last byte, then wait: the
-// cheapest way to hold a server's memory without the signing secret. Each one
+// cheapest way to hold a server's memory without the signing secret. Or, with
+// `trickleMs`, announce a small body and send a byte of it now and then (a
+// slow client: holding places rather than memory). `from` spreads them over
+// local addresses (loopback's 127.0.0.0/8: that many clients). Each one
 // the bot closes is opened again `reopenAfterMs` later on average (half to one
 // and a half times it: an attacker's connections do not come back in lockstep,
 // and waves in lockstep would measure their own timing). They run in a worker
@@ -16,12 +19,16 @@ export interface StalledBodiesOptions {
   url: string;
   connections: number;
   reopenAfterMs: number;
+  /** The addresses the connections come from, in turn (127.0.0.1 by default). */
+  from?: readonly string[];
+  /** A body of this many bytes, sent a byte every `trickleMs` (one byte at first), instead of 1 MB all but the last byte. */
+  trickle?: { bodyBytes: number; everyMs: number };
 }
 
 export interface StalledBodiesOutcome {
   /** Connections opened in all (the first ones, and those opened again). */
   opened: number;
-  /** How the bot ended them: by status ("503", "408"), "closed" without an answer, "held" still open at the end. */
+  /** How the bot ended them: by status ("503", "429", "408"), "closed" without an answer, "held" still open at the end. */
   answers: Record<string, number>;
 }
 
@@ -43,7 +50,7 @@ export function startStalledBodies(options: StalledBodiesOptions): { stop: () =>
   };
 }
 
-function holdStalledBodies({ url: address, connections, reopenAfterMs }: StalledBodiesOptions): () => StalledBodiesOutcome {
+function holdStalledBodies({ url: address, connections, reopenAfterMs, from, trickle }: StalledBodiesOptions): () => StalledBodiesOutcome {
   const url = new URL(address);
   // Shared by every connection: a socket keeps a reference to what it writes, not a copy.
   const body = Buffer.alloc(BODY_BYTES - 1, 'a');
@@ -53,13 +60,16 @@ function holdStalledBodies({ url: address, connections, reopenAfterMs }: Stalled
   let stopped = false;
   const one = () => {
     if (stopped) return;
+    const localAddress = from?.[opened % from.length];
     opened += 1;
-    const socket = connect(Number(url.port), url.hostname);
+    const socket = connect({ port: Number(url.port), host: url.hostname, ...(localAddress ? { localAddress } : {}) });
     open.add(socket);
+    const dribble = trickle ? setInterval(() => socket.write('a'), trickle.everyMs) : undefined;
     let status = '';
     socket.on('data', (chunk: Buffer) => (status ||= chunk.toString('latin1').split(' ')[1] ?? 'closed'));
     socket.on('error', () => undefined);
     socket.on('close', () => {
+      clearInterval(dribble);
       open.delete(socket);
       if (stopped) return;
       answers[status || 'closed'] = (answers[status || 'closed'] ?? 0) + 1;
@@ -69,12 +79,12 @@ function holdStalledBodies({ url: address, connections, reopenAfterMs }: Stalled
       `POST ${url.pathname} HTTP/1.1`,
       `host: ${url.host}`,
       'content-type: application/json',
-      `content-length: ${BODY_BYTES}`,
+      `content-length: ${trickle?.bodyBytes ?? BODY_BYTES}`,
       `x-slack-request-timestamp: ${Math.floor(Date.now() / 1000)}`,
       `x-slack-signature: v0=${'ab'.repeat(32)}`,
     ];
     socket.write(head.join('\r\n') + '\r\n\r\n');
-    socket.write(body);
+    socket.write(trickle ? 'a' : body);
   };
   for (let i = 0; i < connections; i++) one();
   return () => {

@@ -208,7 +208,7 @@ export function createDoor(deps: DoorDeps) {
   function withParams(decision: Decision, action: ChangeAction, params: unknown): Decision {
     const needed = neededFor(action, params);
     if (!decision.allowed || atLeast(decision.role, needed)) return decision;
-    return { ...decision, allowed: false, needed, denial: { code: 'role' } };
+    return { ...decision, allowed: false, needed, denial: { code: 'role', holders: policy.holders(needed) } };
   }
 
   /** A decision that allowed `action` turned into a refusal because changes are frozen now (read from the store: every instance sees it at once). */

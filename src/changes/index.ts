@@ -78,6 +78,7 @@ export {
   type Standing,
   type PolicyDeps,
   type Role,
+  type RoleHolders,
 } from './policy';
 export { DiskAddForm, DISK_FORM_FIELDS, validateDiskForm, type DiskFormField, type FormLimits, type FormValidation, type FormValues } from './disk-form';
 export {

@@ -25,10 +25,20 @@ export type ControlAction = 'freeze' | 'breakglass_ack';
 /** Everything the policy is asked about: a read, one of the changes of definitions.ts, or the freeze. */
 export type Action = ReadAction | ChangeAction | ControlAction;
 
+/**
+ * Who holds a role now, as the roles are configured: its user groups (S…, whose members hold it) and the people who
+ * hold it by their own id (U…, W…). A person is counted once, under the highest role they hold.
+ */
+export interface RoleHolders {
+  role: Exclude<Role, 'none'>;
+  groups: readonly string[];
+  users: readonly string[];
+}
+
 /** Why a change or a read was refused, as data; src/slack/blocks words it. */
 export type Denial =
-  /** The user's role is below the one needed. */
-  | { code: 'role' }
+  /** The user's role is below the one needed; `holders`: who holds it, or a higher one, now (Policy.holders). */
+  | { code: 'role'; holders: readonly RoleHolders[] }
   /** The role needed is a change role, and nobody has one (no VS_ADMINS, no VS_OPERATORS). */
   | { code: 'no_change_roles' }
   /** Asked outside VS_MUTATION_CHANNELS (channelId null: from an unknown channel). */
@@ -118,6 +128,12 @@ export interface Policy {
   can(userId: string, action: Action, channelId: string | null, where?: WhereFrom): Promise<Decision>;
   /** What the role may do, for `/vs whoami`. */
   allows(role: Role): Action[];
+  /**
+   * Who holds `needed` or a higher role now, lowest role first, for a refusal to name (docs/product.md, One outcome:
+   * "names who holds it now"); roles nobody holds are left out, and everyone holding the viewer role (VS_VIEWERS unset)
+   * is no one to name.
+   */
+  holders(needed: Role): RoleHolders[];
   /** False when there are no admins and no operators: nobody can change anything. */
   readonly changeRolesConfigured: boolean;
   /**
@@ -156,6 +172,24 @@ export const DEFAULT_FAILURE_CACHE_MS = 5000;
 export const DEFAULT_LOOKUP_TIMEOUT_MS = 15_000;
 
 const isGroupId = (id: string) => id.startsWith('S');
+
+/** The roles that may be held, lowest first. */
+const HELD_ROLES = ['viewer', 'operator', 'admin'] as const;
+
+/** Who holds each role by the configured ids, lowest role first, a person or group under the highest role that names them. */
+function roleHolders(roles: Pick<Config['roles'], 'admins' | 'operators' | 'viewers'>, needed: Role): RoleHolders[] {
+  const configured = { admin: roles.admins, operator: roles.operators, viewer: roles.viewers ?? [] };
+  const higher = new Set<string>();
+  const held: RoleHolders[] = [];
+  for (const role of [...HELD_ROLES].reverse()) {
+    const ids = [...new Set(configured[role])].filter((id) => !higher.has(id));
+    ids.forEach((id) => higher.add(id));
+    if (!atLeast(role, needed)) continue;
+    const entry = { role, groups: ids.filter(isGroupId), users: ids.filter((id) => /^[UW]/.test(id)) };
+    if (entry.groups.length + entry.users.length > 0) held.unshift(entry);
+  }
+  return held;
+}
 
 interface CachedGroup {
   members: ReadonlySet<string>;
@@ -274,7 +308,8 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
       const { role, onCall: note } = await standing(userId, needed);
       const onCall = note ? { onCall: note } : {};
       if (!atLeast(role, needed)) {
-        const denial: Denial = isChangeAction(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role' };
+        const denial: Denial =
+          isChangeAction(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role', holders: roleHolders(roles, needed) };
         return { allowed: false, action, role, needed, denial, ...onCall };
       }
       if (isChangeAction(action) && !where.channelChosenLater) {
@@ -286,6 +321,7 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     allows(role) {
       return ACTIONS.filter((action) => atLeast(role, neededRole(action)));
     },
+    holders: (needed) => roleHolders(roles, needed),
   };
 }
 

@@ -5,10 +5,10 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { AuditRecord, CloudOutcome, Store } from '../store';
 import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
-import { dropRetries, timeAcks, type DeliveryClaims } from './deliveries';
+import { dropRetries, timeAcks, type DeliveryClaims, type SignedDeliveries } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
 import { startPeriodic, type Periodic } from './periodic';
-import { createReadiness, opsRoutes, type OpsRoute, type Readiness } from './readiness';
+import { createReadiness, metricsRoute, opsRoutes, type OpsRoute, type Readiness } from './readiness';
 import { storeHealthJob, sweepJob, type SweepStep, type SweepStore } from './sweeps';
 import { watchStore } from './store-watch';
 
@@ -27,6 +27,8 @@ export interface OpsDeps {
   metrics: Metrics;
   /** Where first deliveries are noted so that Slack's retries are recognised on any instance. */
   claims: DeliveryClaims;
+  /** Where signed deliveries are noted so that each runs once (a replay is dropped): the store's claims, or this process's. */
+  signed?: SignedDeliveries;
   /** The store's leases, outbox, sweeps and ping; without it there is no periodic work. */
   store?: OpsStore;
   /** Renders and posts to VS_AUDIT_CHANNEL; unset when there is no audit channel (the outbox is not drained). */
@@ -40,7 +42,10 @@ export interface Ops {
   readonly metrics: Metrics;
   readonly readiness: Readiness;
   readonly instanceId: string;
+  /** /healthz, /readyz, and /metrics unless VS_METRICS_PORT gives it a server of its own (metricsRoutes). */
   routes(options: { mode: 'http' | 'socket'; sandbox: () => boolean }): OpsRoute[];
+  /** What VS_METRICS_PORT's server serves: /metrics alone. */
+  metricsRoutes(): OpsRoute[];
   /** Hooks into the Bolt app once it is built: the Slack retry filter, and the ack timer around it. */
   readonly instrument: (app: { processEvent(event: ReceiverEvent): Promise<void> }) => void;
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
@@ -108,9 +113,15 @@ export function createOps(deps: OpsDeps): Ops {
     metrics,
     readiness,
     instanceId,
-    routes: (options) => opsRoutes(readiness, metrics, options),
+    routes: (options) => opsRoutes(readiness, metrics, { ...options, metricsApart: config.metricsPort !== null }),
+    metricsRoutes: () => [metricsRoute(metrics)],
     instrument: (app) => {
-      dropRetries(app, deps.claims, log, { socketMode: config.slack.appToken !== undefined, now, storeUp: () => readiness.store === 'ok' });
+      dropRetries(app, deps.claims, log, {
+        socketMode: config.slack.appToken !== undefined,
+        now,
+        storeUp: () => readiness.store === 'ok',
+        signed: deps.signed,
+      });
       // Outside the filter: a retry it drops is acked, and timed, as any delivery.
       timeAcks(app, metrics);
     },

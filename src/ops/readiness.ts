@@ -63,9 +63,11 @@ export interface OpsRouteOptions {
   mode: 'http' | 'socket';
   /** Whether the cloud API is the built-in sandbox (read when asked: it can be learnt after start). */
   sandbox: () => boolean;
+  /** /metrics is served on a port of its own (VS_METRICS_PORT), not among these routes. */
+  metricsApart?: boolean;
 }
 
-/** GET /healthz, /readyz and /metrics; served on PORT in HTTP and in Socket Mode. */
+/** GET /healthz and /readyz, and /metrics unless it is apart; served on PORT in HTTP and in Socket Mode. */
 export function opsRoutes(readiness: Readiness, metrics: Metrics, options: OpsRouteOptions): OpsRoute[] {
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -85,21 +87,26 @@ export function opsRoutes(readiness: Readiness, metrics: Metrics, options: OpsRo
         json(res, readiness.phase === 'ready' ? 200 : 503, { status, store: readiness.store });
       },
     },
-    {
-      path: '/metrics',
-      method: ['GET'],
-      handler: (_req, res) => {
-        metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
-            res.end(text);
-          },
-          () => {
-            res.writeHead(500, { 'content-type': 'text/plain' });
-            res.end('metrics could not be collected\n');
-          },
-        );
-      },
-    },
+    ...(options.metricsApart ? [] : [metricsRoute(metrics)]),
   ];
+}
+
+/** GET /metrics: Prometheus text of the registry (on PORT, or on VS_METRICS_PORT's server of its own). */
+export function metricsRoute(metrics: Metrics): OpsRoute {
+  return {
+    path: '/metrics',
+    method: ['GET'],
+    handler: (_req, res) => {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+          res.end(text);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end('metrics could not be collected\n');
+        },
+      );
+    },
+  };
 }

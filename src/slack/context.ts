@@ -9,6 +9,7 @@ import type { Store } from '../store';
 import type { Respond } from './response-url';
 import type { StepCompletion } from './step-completion';
 import type { UserLimits } from './user-limits';
+import type { Workspaces } from './workspaces';
 
 // What every listener receives: the listener context, built once in
 // compose.ts, and the request, built for each request by the request
@@ -40,6 +41,8 @@ export interface ListenerContext {
   now: () => number;
   /** Reads and change attempts per person (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), counted across instances. */
   limits: UserLimits;
+  /** The workspaces served (SLACK_TEAM_ID or the bot token's, VS_ALLOWED_TEAMS): a request from any other is refused. */
+  workspaces: Workspaces;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
 }

@@ -7,6 +7,7 @@ import type { ApprovalFacts } from './blocks/approvals';
 import { HOME_RECORDS, HOME_UNREVIEWED, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
 import { slackErrorSummary } from './channel-post';
 import type { ListenerContext } from './context';
+import { READ_COMMANDS } from './listeners/commands';
 
 // Draws a person's Home tab from what holds now (the policy for their role,
 // the store for the freeze and the audit trail, the door for the approval
@@ -48,6 +49,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
     role,
     ...(standing.onCall ? { onCall: standing.onCall } : {}),
     allows,
+    reads: READ_COMMANDS,
     mutationChannels: ctx.config.roles.mutationChannels,
     noChangeRolesConfigured: !ctx.policy.changeRolesConfigured,
     freeze,

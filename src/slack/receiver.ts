@@ -3,6 +3,7 @@ import type { WebClientOptions } from '@slack/web-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { signedDeliveryOf } from '../ops/deliveries';
 import { guardRequests, refuseUnprocessable } from './request-guard';
 
 // How Slack reaches the bot: Socket Mode when an app-level token is set,
@@ -39,11 +40,18 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     logger: parts.boltLogger,
     processBeforeResponse: false,
     processEventErrorHandler: refuseUnprocessable(httpLogger),
+    // Each delivery carries its signature's first half, so that a replay of it is recognised (src/ops/deliveries.ts).
+    customPropertiesExtractor: (req) => signedDeliveryOf(req.headers),
     // Bolt checks every request's signature and timestamp (its default, never switched off: eslint.config.mjs
     // forbids the option), behind the guard that checked them already: one check alone would be one mistake away
     // from running whatever a stranger sends (docs/production.md, "Who may reach the bot").
   });
-  guardRequests(receiver, { signingSecret: config.slack.signingSecret ?? '', logger: httpLogger });
+  guardRequests(receiver, {
+    signingSecret: config.slack.signingSecret ?? '',
+    logger: httpLogger,
+    endpoints: ['/slack/events'],
+    trustedProxies: config.slack.trustedProxies,
+  });
   refuseUntilStarted(receiver, parts.started);
   return receiver;
 }

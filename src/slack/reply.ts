@@ -26,6 +26,15 @@ export async function replySummary(ctx: ListenerContext, to: Replier, message: R
   await deliver(to, { response_type: ctx.config.responseVisibility, replace_original: false, ...message });
 }
 
+/**
+ * A page of a list, from Prev or Next in its message (docs/product.md, Long lists): a message the channel reads is left
+ * as everyone sees it, and the page goes to the one who clicked, for them alone; a message that was theirs alone
+ * already is replaced in place.
+ */
+export async function deliverPage(to: Replier, clickedInEphemeral: boolean, message: Rendered): Promise<boolean> {
+  return deliver(to, { response_type: 'ephemeral', replace_original: clickedInEphemeral, ...message });
+}
+
 export async function deliver(to: Replier, payload: ResponsePayload): Promise<boolean> {
   if (!to.respond) {
     to.log.warn('could not deliver the answer: the request has no response_url');

@@ -4,24 +4,31 @@ import type { ListenOptions } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { HTTPReceiver } from '@slack/bolt';
 import type { Logger } from '../log';
+import { clientKey, trustedProxies } from './client-address';
 
 // What stands in front of Bolt's HTTP receiver: what Bolt lacks (bounded
-// body reads, a cap on bodies read before their signature is checked, cuts
-// for stalled bodies), and a first signature check. Bolt checks every
-// signature again behind it (src/slack/receiver.ts): two checks, so that a
-// mistake in either lets nothing through. Nothing unsigned may cost more than
-// reading a bounded body and checking its signature, so the order is:
+// body reads, caps on bodies read before their signature is checked, in all
+// and per client, a deadline for them), and a first signature check. Bolt
+// checks every signature again behind it (src/slack/receiver.ts): two checks,
+// so that a mistake in either lets nothing through. Nothing unsigned may cost
+// more than reading a bounded body and checking its signature, so the order is:
+//   0. a POST to a path that is not an endpoint is answered 404 at once;
 //   1. headers only: a body announced larger than the bound (413), a missing
 //      or malformed signature, a timestamp more than 5 minutes from now in
 //      either direction (401) are refused before a byte of the body is read;
 //      only Slack's SSL check comes unsigned (a small form, no timestamp);
-//   2. so are requests past the number of bodies read at once before their
-//      signature is checked (503 with Retry-After): bodies announced large
-//      and small are counted apart, so stalled large ones never keep Slack's
-//      own small requests out;
-//   3. the body is read up to the bound (413 past it), and cut when it stops
-//      arriving (408); the server itself cuts slow headers and requests whose
-//      whole body takes too long (Node's headersTimeout and requestTimeout);
+//   2. so are requests past the number of bodies one client may have read at
+//      once before their signature is checked (429 with Retry-After), and
+//      past the number read at once from everyone (503 with Retry-After):
+//      bodies announced large and small are counted apart, so stalled large
+//      ones never keep Slack's own small requests out, and one client's
+//      share is small, so that one client holding many slow connections
+//      keeps no one else out (src/slack/client-address.ts says who a client
+//      is, behind a proxy too);
+//   3. the body is read up to the bound (413 past it), and cut when it has
+//      not all arrived by a short deadline (408), a byte now and then or not;
+//      the server itself cuts slow headers and slow requests (Node's
+//      headersTimeout and requestTimeout);
 //   4. an unsigned body is answered 200 and empty if it is Slack's SSL check
 //      (a form whose ssl_check is 1), and refused otherwise (401): nothing of
 //      it goes on, since Bolt answers what it takes for an SSL check without
@@ -51,8 +58,10 @@ export interface UnverifiedLimits {
   largeReads: number;
   /** Small bodies read at once; past it, 503. */
   smallReads: number;
-  /** A body that sends nothing for this long is cut (408). */
-  bodyIdleTimeoutMs: number;
+  /** Bodies, large and small, read at once for one client (src/slack/client-address.ts); past it, 429. */
+  clientReads: number;
+  /** A body not received in full this long after its headers is cut (408), however it trickles in. */
+  bodyDeadlineMs: number;
   /** Headers not complete this long after the connection opened (or the request began) are cut (Node's headersTimeout, 408). */
   headersTimeoutMs: number;
   /** A request (headers and body) not received in full this long after it began is cut (Node's requestTimeout, 408). */
@@ -64,17 +73,20 @@ export interface UnverifiedLimits {
 /**
  * Slack's requests are a few kilobytes sent at once from Slack's servers, and
  * Slack stops waiting for an ack after 3 s: a request that takes seconds to
- * arrive is not worth waiting for. What unverified bodies can hold is bounded
- * to 16 × 1 MB (large) + 256 × 64 KB (small) = 32 MB, whoever sends them;
- * Node's defaults read any number at once and wait 5 minutes for a body.
- * Constants, not settings: they bound what strangers can cost, and Slack's own
- * traffic stays far below them.
+ * arrive is not worth waiting for, and one address never has more than a few
+ * on their way at once. What unverified bodies can hold is bounded to 16 × 1 MB
+ * (large) + 256 × 64 KB (small) = 32 MB, whoever sends them, and one client
+ * holds 8 of those places at most, each for 3 s at most; Node's defaults read
+ * any number at once and wait 5 minutes for a body. Constants, not settings:
+ * they bound what strangers can cost, and Slack's own traffic stays far below
+ * them.
  */
 export const UNVERIFIED_LIMITS: Readonly<UnverifiedLimits> = {
   largeBodyBytes: 64 * 1024,
   largeReads: 16,
   smallReads: 256,
-  bodyIdleTimeoutMs: 5_000,
+  clientReads: 8,
+  bodyDeadlineMs: 3_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   timeoutCheckIntervalMs: 1_000,
@@ -147,6 +159,10 @@ export function readBody(raw: string, contentType: string | undefined): BodyRead
 export interface RequestGuardOptions {
   signingSecret: string;
   logger: Logger;
+  /** The paths Slack (and agents) POST to; a POST to any other is answered 404. `/slack/events` by default. */
+  endpoints?: readonly string[];
+  /** Proxies whose X-Forwarded-For names the client (VS_TRUSTED_PROXIES: addresses or CIDR blocks); none by default. */
+  trustedProxies?: readonly string[];
   now?: () => number;
   /** Largest body read; BODY_LIMIT by default. */
   bodyLimit?: number;
@@ -162,11 +178,14 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
   const now = options.now ?? Date.now;
   const bodyLimit = options.bodyLimit ?? BODY_LIMIT;
   const limits = { ...UNVERIFIED_LIMITS, ...options.limits };
+  const endpoints = options.endpoints ?? ['/slack/events'];
+  const trusted = trustedProxies(options.trustedProxies ?? []);
   const refusals = refusalLog(options.logger, now);
   const largeReads = new Slots(limits.largeReads);
   const smallReads = new Slots(limits.smallReads);
-  // A read slot frees within the idle timeout at worst.
-  const retryAfter = String(Math.ceil(limits.bodyIdleTimeoutMs / 1000));
+  const clientReads = new SlotsPerKey(limits.clientReads);
+  // A read's place frees within the deadline at worst.
+  const retryAfter = String(Math.ceil(limits.bodyDeadlineMs / 1000));
 
   const start = receiver.start.bind(receiver) as Start;
   const timeouts: ServerOptions = {
@@ -179,50 +198,77 @@ export function guardRequests(receiver: HTTPReceiver, options: RequestGuardOptio
 
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return inner(req, res);
+    // Nothing is read of a POST to a path Bolt would not route (it would throw where nothing answers).
+    if (!endpoints.includes(req.url ?? '') && !endpoints.includes(pathOf(req.url))) return refuse(res, 404, refusals, 'a POST to another path');
     // NaN for a chunked body (no length announced): no bound below admits it as small or as an SSL check.
     const announced = Number(req.headers['content-length']);
     if (announced > bodyLimit) return refuse(res, 413, refusals, 'a body larger than the limit');
     const headersReason = unsignedHeadersReason(req.headers, now());
     const maybeSslCheck = headersReason === 'no request timestamp' && req.headers['content-type'] === FORM && announced <= SSL_CHECK_LIMIT;
     if (headersReason !== null && !maybeSslCheck) return refuse(res, 401, refusals, headersReason);
+    const client = clientKey(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted);
+    if (!clientReads.take(client))
+      return refuse(res, 429, refusals, 'too many bodies read at once for one client before their signature is checked', { 'retry-after': retryAfter });
     const reads = announced <= limits.largeBodyBytes ? smallReads : largeReads;
-    if (!reads.take()) return refuse(res, 503, refusals, 'too many bodies read at once before their signature is checked', { 'retry-after': retryAfter });
+    if (!reads.take()) {
+      clientReads.release(client);
+      return refuse(res, 503, refusals, 'too many bodies read at once before their signature is checked', { 'retry-after': retryAfter });
+    }
 
-    // An SSL check's length is already known to be within SSL_CHECK_LIMIT.
-    readBounded(req, bodyLimit, limits.bodyIdleTimeoutMs)
-      .finally(() => reads.release())
-      .then((read) => {
-        if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
-        if (read === 'idle') return refuse(res, 408, refusals, 'a body that stopped arriving');
-        const contentType = req.headers['content-type'];
-        if (maybeSslCheck) {
-          // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
-          if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
-          return refuse(res, 401, refusals, 'no request timestamp');
-        }
-        if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
-        // Read once, after the signature: a stranger's body costs no parse.
-        const body = readBody(read.toString('utf8'), contentType);
-        // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
-        if (body.kind === 'ssl_check') return answerSslCheck(res);
-        if (body.kind === 'malformed') {
-          options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
-          res.writeHead(400, { 'content-length': '0' }).end();
-          return;
-        }
-        // Bolt reads a body already buffered from here instead of the stream, and checks its signature again.
-        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
-        inner(req, res);
-      })
-      // The client went away mid-body (Node has closed the connection already), or the listener behind
-      // threw: never leave a connection waiting for an answer that will not come.
-      .catch(() => res.destroy());
+    // An SSL check's length is already known to be within SSL_CHECK_LIMIT. Callbacks rather than promises: this runs
+    // for every request, and each promise of a chain is an allocation and a turn of the microtask queue.
+    readBounded(req, bodyLimit, limits.bodyDeadlineMs, (read) => {
+      reads.release();
+      clientReads.release(client);
+      // The client went away mid-body: Node has closed the connection already.
+      if (read === 'gone') return void res.destroy();
+      try {
+        passOn(req, res, read, maybeSslCheck);
+      } catch {
+        // The listener behind threw: never leave a connection waiting for an answer that will not come.
+        res.destroy();
+      }
+    });
+  };
+
+  /** A body read whole, or why its reading stopped: refused, answered here, or handed to Bolt's listener. */
+  const passOn = (req: IncomingMessage, res: ServerResponse, read: Buffer | 'too large' | 'late', maybeSslCheck: boolean): void => {
+    if (read === 'too large') return refuse(res, 413, refusals, 'a body larger than the limit');
+    if (read === 'late') return refuse(res, 408, refusals, 'a body not received in full by the deadline');
+    const contentType = req.headers['content-type'];
+    if (maybeSslCheck) {
+      // Unsigned and small: only Slack's SSL check comes so. Answered here; nothing of it goes on.
+      if (readBody(read.toString('utf8'), contentType).kind === 'ssl_check') return answerSslCheck(res);
+      return refuse(res, 401, refusals, 'no request timestamp');
+    }
+    if (!signatureMatches(req.headers, read, options.signingSecret)) return refuse(res, 401, refusals, 'a signature that does not match');
+    // Read once, after the signature: a stranger's body costs no parse.
+    const body = readBody(read.toString('utf8'), contentType);
+    // Signed, it is still one Bolt would answer without its check: answered here too, so that none reaches Bolt.
+    if (body.kind === 'ssl_check') return answerSslCheck(res);
+    if (body.kind === 'malformed') {
+      options.logger.warn('refused a malformed request to the Slack endpoint', { reason: body.reason, bytes: read.length });
+      res.writeHead(400, { 'content-length': '0' }).end();
+      return;
+    }
+    // Bolt reads a body already buffered from here instead of the stream, and checks its signature again.
+    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = read;
+    inner(req, res);
   };
 }
 
 /** Slack's SSL check is answered as Bolt would: 200, nothing in the body. */
 function answerSslCheck(res: ServerResponse): void {
   res.writeHead(200, { 'content-length': '0' }).end();
+}
+
+/** The path of a request target, as Bolt reads it to route the request. */
+function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
 }
 
 /** A fixed number of places, taken and given back. */
@@ -243,9 +289,26 @@ class Slots {
  * Answers a refusal and closes the connection, so a body left unread is
  * never read: nothing unsigned costs more than its headers.
  */
+/** A fixed number of places for each key; a key holding none is forgotten, so what is kept is bounded by the places taken. */
+class SlotsPerKey {
+  private readonly taken = new Map<string, number>();
+  constructor(private readonly size: number) {}
+  take(key: string): boolean {
+    const held = this.taken.get(key) ?? 0;
+    if (held >= this.size) return false;
+    this.taken.set(key, held + 1);
+    return true;
+  }
+  release(key: string): void {
+    const held = this.taken.get(key) ?? 0;
+    if (held <= 1) this.taken.delete(key);
+    else this.taken.set(key, held - 1);
+  }
+}
+
 function refuse(
   res: ServerResponse,
-  status: 401 | 408 | 413 | 503,
+  status: 401 | 404 | 408 | 413 | 429 | 503,
   refusals: (reason: string) => void,
   reason: string,
   headers: Record<string, string> = {},
@@ -268,40 +331,35 @@ function refusalLog(logger: Logger, now: () => number): (reason: string) => void
   };
 }
 
-/** The body, or why reading it stopped: past `limit` bytes, or nothing for `idleMs`. Rejects when the client goes away first. */
-function readBounded(req: IncomingMessage, limit: number, idleMs: number): Promise<Buffer | 'too large' | 'idle'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Every request closes, once answered too: only a close before the end is a client gone (an Error costs its stack).
-    let settled = false;
-    const settle = (outcome: Buffer | 'too large' | 'idle') => {
-      settled = true;
-      clearTimeout(idle);
-      resolve(outcome);
-    };
-    const stop = (outcome: 'too large' | 'idle') => {
-      // What arrives after this is dropped: the refusal closes the connection.
-      req.off('data', onData);
-      settle(outcome);
-    };
-    const idle = setTimeout(() => stop('idle'), idleMs);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) return stop('too large');
-      idle.refresh();
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => {
-      if (!settled) settle(Buffer.concat(chunks, size));
-    });
-    req.on('close', () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(idle);
-      reject(new Error('the connection closed before the body was read'));
-    });
+/** The body, or why reading it stopped: past `limit` bytes, not all there after `deadlineMs`, or the client gone first. Told once, to `done`. */
+function readBounded(req: IncomingMessage, limit: number, deadlineMs: number, done: (outcome: Buffer | 'too large' | 'late' | 'gone') => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Every request closes, once answered too: only a close before the end is a client gone.
+  let settled = false;
+  const settle = (outcome: Buffer | 'too large' | 'late' | 'gone') => {
+    settled = true;
+    clearTimeout(deadline);
+    done(outcome);
+  };
+  const stop = (outcome: 'too large' | 'late') => {
+    // What arrives after this is dropped: the refusal closes the connection.
+    req.off('data', onData);
+    settle(outcome);
+  };
+  const deadline = setTimeout(() => stop('late'), deadlineMs);
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) return stop('too large');
+    chunks.push(chunk);
+  };
+  req.on('data', onData);
+  req.on('end', () => {
+    // Copied out of the chunks even when there is one: a chunk is a view of the socket's whole read buffer, kept alive with it.
+    if (!settled) settle(Buffer.concat(chunks, size));
+  });
+  req.on('close', () => {
+    if (!settled) settle('gone');
   });
 }
 

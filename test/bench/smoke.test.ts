@@ -53,6 +53,7 @@ describe('npm run bench -- --smoke', () => {
     'memoryAndStartup',
     'localMode',
     'hostileTraffic',
+    'slowClient',
     'unfurls',
     'serverCard',
     'appHome',

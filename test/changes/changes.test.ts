@@ -125,6 +125,7 @@ describe('the changes door', () => {
           throw new Error('directory exploded');
         },
         allows: () => [],
+        holders: () => [],
       };
       t = setup({ policy: broken });
       const result = await t.changes.submit(as('UADMIN'), 'disk_add', 42, goodDisk);

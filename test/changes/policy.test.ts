@@ -85,11 +85,45 @@ describe('the role policy', () => {
     }
   });
 
-  test('a denial names the role needed and the role the user has, in plain words', async () => {
+  test('a denial names the role needed, the role the user has, and who holds it now, in plain words and mentions', async () => {
     const policy = createPolicy(roles(), fakeDirectory().directory);
-    expect(denialText(await policy.can('UVIEW', 'disk_add', 'C1'))).toBe('Adding a disk needs the operator role; you are a viewer.');
-    expect(denialText(await policy.can('UOPER', 'backup_restore', 'C1'))).toBe('Restoring a backup needs the admin role; you are an operator.');
-    expect(denialText(await policy.can('UNOBODY', 'read', 'C1'))).toBe('Reading server details needs the viewer role; you have no role.');
+    expect(denialText(await policy.can('UVIEW', 'disk_add', 'C1'))).toBe(
+      'Adding a disk needs the operator role; you are a viewer. Operators: <@UOPER>. Admins: <@UADMIN>.',
+    );
+    expect(denialText(await policy.can('UOPER', 'backup_restore', 'C1'))).toBe(
+      'Restoring a backup needs the admin role; you are an operator. Admins: <@UADMIN>.',
+    );
+    expect(denialText(await policy.can('UNOBODY', 'read', 'C1'))).toBe(
+      'Reading server details needs the viewer role; you have no role. Viewers: <@UVIEW>. Operators: <@UOPER>. Admins: <@UADMIN>.',
+    );
+  });
+
+  test('who holds a role: its user groups first, at most five people in all, each under the highest role that names them; never a setting', async () => {
+    const policy = createPolicy(
+      roles({
+        admins: ['SSRE', 'UADA', 'UOTTO'],
+        operators: ['UO1', 'SONCALL', 'UO2', 'UO3', 'UOTTO', 'UO4', 'UO5', 'UO6'],
+        viewers: ['UVIEW', 'UO1'],
+      }),
+      fakeDirectory().directory,
+    );
+    expect(policy.holders('operator')).toEqual([
+      { role: 'operator', groups: ['SONCALL'], users: ['UO1', 'UO2', 'UO3', 'UO4', 'UO5', 'UO6'] },
+      { role: 'admin', groups: ['SSRE'], users: ['UADA', 'UOTTO'] },
+    ]);
+    const text = denialText(await policy.can('UVIEW', 'power_reboot', 'C1'));
+    expect(text).toBe(
+      'Rebooting a server needs the operator role; you are a viewer. ' +
+        'Operators: <!subteam^SONCALL>, <@UO1>, <@UO2>, <@UO3>, <@UO4>, <@UO5>, 1 more. Admins: <!subteam^SSRE>, 2 more.',
+    );
+    expect(text).not.toMatch(/VS_[A-Z]+/);
+    expect(denialText(await policy.can('UVIEW', 'backup_restore', 'C1'))).toBe(
+      'Restoring a backup needs the admin role; you are a viewer. Admins: <!subteam^SSRE>, <@UADA>, <@UOTTO>.',
+    );
+    const peopleOnly = createPolicy(roles({ admins: ['UA1', 'UA2'], operators: ['UO1', 'UO2', 'UO3', 'UO4', 'UO5'] }), fakeDirectory().directory);
+    expect(denialText(await peopleOnly.can('UVIEW', 'disk_add', 'C1'))).toBe(
+      'Adding a disk needs the operator role; you are a viewer. Operators: <@UO1>, <@UO2>, <@UO3>, <@UO4>, <@UO5>. And 2 admins.',
+    );
   });
 
   test('the highest role wins when a user is listed more than once', async () => {
@@ -110,7 +144,7 @@ describe('the role policy', () => {
     expect(policy.changeRolesConfigured).toBe(false);
     const decision = await policy.can('UANYONE', 'disk_add', 'C1');
     expect(decision).toMatchObject({ allowed: false, role: 'viewer', needed: 'operator' });
-    expect(denialText(decision)).toMatch(/no admins or operators are configured/);
+    expect(denialText(decision)).toBe('Adding a disk needs the operator role; you are a viewer. Nobody holds the operator role yet; ask whoever runs the bot.');
     expect((await policy.can('UANYONE', 'read', 'C1')).allowed).toBe(true);
     expect(createPolicy(roles(), fakeDirectory().directory).changeRolesConfigured).toBe(true);
   });
@@ -138,14 +172,21 @@ describe('the role policy', () => {
     for (const role of ROLES) for (const needed of ROLES) expect(atLeast(role, needed)).toBe(RANK[role] >= RANK[needed]);
   });
 
-  test('with only admins (or only operators) configured, a denial names the role needed, not a missing configuration', async () => {
-    for (const only of [{ operators: [] }, { admins: [] }]) {
+  test('with only admins (or only operators) configured, a denial names the role needed and who may, not a missing configuration', async () => {
+    for (const [only, who] of [
+      [{ operators: [] }, 'Admins: <@UADMIN>.'],
+      [{ admins: [] }, 'Operators: <@UOPER>.'],
+    ] as const) {
       const policy = createPolicy(roles({ viewers: null, ...only }), fakeDirectory().directory);
       expect(policy.changeRolesConfigured).toBe(true);
       const decision = await policy.can('UANYONE', 'disk_add', 'C1');
       expect(decision).toMatchObject({ allowed: false, role: 'viewer', needed: 'operator', denial: { code: 'role' } });
-      expect(denialText(decision)).toBe('Adding a disk needs the operator role; you are a viewer.');
+      expect(denialText(decision)).toBe(`Adding a disk needs the operator role; you are a viewer. ${who}`);
     }
+    const noAdmin = createPolicy(roles({ viewers: null, admins: [] }), fakeDirectory().directory);
+    expect(denialText(await noAdmin.can('UOPER', 'backup_restore', 'C1'))).toBe(
+      'Restoring a backup needs the admin role; you are an operator. Nobody holds the admin role yet; ask whoever runs the bot.',
+    );
   });
 
   describe('a channel picked in a shortcut form, under VS_MUTATION_CHANNELS', () => {

@@ -54,9 +54,10 @@ export interface Harness {
   restart(env?: Record<string, string>): Promise<void>;
   /**
    * Composes one more instance on the same stand-in, sandbox and settings (on PostgreSQL, `env` with DATABASE_URL: the
-   * same database), as a second instance behind a load balancer; requests still go to the first. Stopped by close().
+   * same database), as a second instance behind a load balancer; requests still go to the first (its own `eventsUrl`
+   * reaches it). Stopped by close().
    */
-  another(env?: Record<string, string>): Promise<Bot>;
+  another(env?: Record<string, string>): Promise<Bot & { eventsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -73,7 +74,7 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const slack = await startSlackFake();
+  const slack = await startSlackFake(SIGNING_SECRET);
   // The app as manifest.yml declares it: the stand-in checks each step's completion against its steps, and offers its shortcuts.
   slack.setManifest(appManifest());
   const sandboxNow = options.sandboxNow;
@@ -114,6 +115,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     return { config, bot, eventsUrl: `http://127.0.0.1:${port}/slack/events` };
   }
   let running = await compose({ ...settings, ...options.env });
+  // What a person does on the stand-in (h.slack.command, click, submit) reaches this bot, as on the local page.
+  slack.connect(running.eventsUrl);
   let closed = false;
   const others: Bot[] = [];
 
@@ -148,11 +151,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async restart(env = options.env) {
       await running.bot.stop(2000);
       running = await compose({ ...settings, ...env });
+      slack.connect(running.eventsUrl);
     },
     async another(env = options.env) {
       const other = await compose({ ...settings, ...env });
       others.push(other.bot);
-      return other.bot;
+      return Object.assign(other.bot, { eventsUrl: other.eventsUrl });
     },
     async close() {
       if (closed) return;

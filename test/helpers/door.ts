@@ -26,6 +26,7 @@ export const ALLOW_ALL: Policy = {
   standing: () => Promise.resolve({ role: 'admin', configured: 'admin' }),
   can: (_userId, action) => Promise.resolve({ allowed: true, action, role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],
+  holders: () => [],
 };
 
 export interface DoorOptions extends Partial<ChangesDeps> {

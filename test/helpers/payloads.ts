@@ -86,11 +86,20 @@ export function viewSubmission(o: {
 }
 
 /** A click on button `actionId` (carrying `value`) in a message in `channel` (its ts `messageTs`, 1.2 unless said). */
-export function buttonClick(o: { user: string; channel: string; actionId: string; value: string; responseUrl: string; messageTs?: string }) {
+export function buttonClick(o: {
+  user: string;
+  channel: string;
+  actionId: string;
+  value: string;
+  responseUrl: string;
+  messageTs?: string;
+  /** In a message only the clicker sees (an ephemeral answer); in one the channel reads otherwise. */
+  ephemeral?: boolean;
+}) {
   return slack.blockActions({
     user: o.user,
     triggerId: newTriggerId(),
-    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: false, responseUrl: o.responseUrl, text: 'rules' },
+    message: { channel: o.channel, ts: o.messageTs ?? '1.2', ephemeral: o.ephemeral ?? false, responseUrl: o.responseUrl, text: 'rules' },
     actions: [
       slack.actionOf({ type: 'button', blockId: 'pager', actionId: o.actionId, value: o.value, text: { type: 'plain_text', text: 'Next' }, actionTs: '1.3' }),
     ],
@@ -154,7 +163,8 @@ export function linkShared(o: {
     ...(o.source ? { source: o.source } : {}),
   });
   return eventCallback(event, {
-    teamId: o.orgWide?.teamId ?? 'T1',
+    // The stand-in's workspace unless another is said: the one the bot serves (its token's, by auth.test).
+    ...(o.orgWide ? { teamId: o.orgWide.teamId } : {}),
     apiAppId: 'A1',
     botUserId: 'UBOT',
     ...(o.orgWide ? { enterpriseId: o.orgWide.enterpriseId, contextTeamId: o.orgWide.channelTeamId } : {}),

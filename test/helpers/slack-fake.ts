@@ -6,6 +6,7 @@ import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin'
 
 export type SlackFake = SlackStandIn;
 
-export function startSlackFake(): Promise<SlackFake> {
-  return startSlackStandIn({ strict: false });
+/** `signingSecret`: the bot's, so that what a person does on the stand-in (`command`, `click`, `submit`) reaches it signed. */
+export function startSlackFake(signingSecret?: string): Promise<SlackFake> {
+  return startSlackStandIn({ strict: false, ...(signingSecret ? { signingSecret } : {}) });
 }

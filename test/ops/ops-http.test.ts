@@ -1,8 +1,9 @@
 import type { ReceiverEvent } from '@slack/bolt';
 import { request } from 'undici';
 import { createLogger } from '../../src/log';
-import { deliveryClaim, deliveryKey, dropRetries } from '../../src/ops/deliveries';
+import { deliveryClaim, deliveryKey, dropRetries, seenSignatures } from '../../src/ops/deliveries';
 import { useHarness } from '../helpers/app-harness';
+import { freePort } from '../helpers/spawned-bot';
 import { answerTo } from '../helpers/drive';
 import { appHomeOpened } from '../helpers/payloads';
 import { waitFor } from '../helpers/wait';
@@ -48,6 +49,29 @@ describe('the bot over HTTP', () => {
     expect(await during.body.json()).toEqual({ status: 'stopping', store: 'ok' });
     await stopping;
     await expect(request(`${origin()}/readyz`)).rejects.toThrow();
+  });
+});
+
+describe('/metrics on a port of its own (VS_METRICS_PORT)', () => {
+  const h = useHarness({ startWith: async () => ({ env: { VS_METRICS_PORT: String(await freePort()) } }) });
+  const origin = () => h.eventsUrl.replace('/slack/events', '');
+
+  test('/metrics is served there and not on PORT; /healthz and /readyz stay on PORT, and only there', async () => {
+    await answerTo(h, 'firewall 42');
+    const apart = `http://127.0.0.1:${h.config.metricsPort}`;
+    const metrics = await request(`${apart}/metrics`);
+    expect(metrics.statusCode).toBe(200);
+    expect(await metrics.body.text()).toContain('vs_chatops_commands_total{command="firewall",outcome="succeeded"} 1');
+    const onPort = await request(`${origin()}/metrics`);
+    await onPort.body.dump();
+    expect(onPort.statusCode).toBe(404);
+    for (const path of ['/healthz', '/readyz']) {
+      const here = await request(`${origin()}${path}`);
+      await here.body.dump();
+      const there = await request(`${apart}${path}`);
+      await there.body.dump();
+      expect([path, here.statusCode, there.statusCode]).toEqual([path, 200, 404]);
+    }
   });
 });
 
@@ -129,5 +153,18 @@ describe('dropRetries', () => {
     // Known down: the listener is not made to wait for an answer that would only come late (the claim still goes out).
     expect((await deliver({ event_id: 'Ev7' }, undefined, false, false)).claim).toBeUndefined();
     expect(claimed.has('delivery:event:Ev7')).toBe(true);
+  });
+});
+
+describe('seenSignatures: the notes of one process', () => {
+  const note = (key: string, untilMs: number) => ({ key, untilMs });
+
+  test('a key is first once while its signature is accepted, and forgotten after, oldest first', () => {
+    let now = 1_000;
+    const seen = seenSignatures(() => now);
+    expect([seen.first(note('a', 2_000)), seen.first(note('b', 3_000)), seen.first(note('a', 2_000))]).toEqual([true, true, false]);
+    now = 2_001;
+    // Past its time a note goes (the guard refuses the timestamp by then); one still in time stays.
+    expect([seen.first(note('a', 4_000)), seen.first(note('b', 3_000))]).toEqual([true, false]);
   });
 });

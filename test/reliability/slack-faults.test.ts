@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { TEAM } from '@vs-chatops/slack-standin';
 import { createLogger } from '../../src/log';
 import { botAuthorization } from '../../src/slack/bot-authorization';
 import { forward, startCloudFaultServer } from '../helpers/cloud-fault-server';
@@ -167,7 +168,8 @@ describe('the Slack Web API unreachable', () => {
     () => startCloudFaultServer({ handler: (req, res) => (req.url.startsWith('/api/') ? void res.socket?.destroy() : forward(h.slack.origin, req, res)) }),
     (started) => started.close(),
   );
-  const h = useHarness({ startWith: () => ({ env: { ...ROLES, SLACK_API_URL: `${front.url}/api/` } }) });
+  // SLACK_TEAM_ID set, as production should: the workspace served is known without asking Slack (auth.test).
+  const h = useHarness({ startWith: () => ({ env: { ...ROLES, SLACK_API_URL: `${front.url}/api/`, SLACK_TEAM_ID: TEAM.id } }) });
   let answered = 0;
   /** answerTo, with the command's response_url on the front. */
   async function answerThroughFront(text: string, opts: { user: string; channel?: string }): Promise<Message> {
@@ -211,6 +213,21 @@ describe('the Slack Web API unreachable', () => {
   test('read commands still answer: they need only the response_url', async () => {
     const m = await answerThroughFront('firewall 42', { user: 'UVIEWER' });
     expect(m.response_type).toBe('in_channel');
+  });
+
+  test('without SLACK_TEAM_ID the bot cannot know its workspace while auth.test is unreachable: requests are refused, and the person told', async () => {
+    const unpinned = await startHarness({ env: { ...ROLES, SLACK_API_URL: `${front.url}/api/` } });
+    try {
+      const res = await unpinned.command('firewall 42', { user: 'UVIEWER', responseUrl: `${front.url}/response/unpinned` });
+      expect(res.status).toBe(200);
+      // The front passes response_urls on to the describe's own stand-in.
+      const m = (await waitFor('the refusal', () => h.slack.responses.find((r) => r.id === 'unpinned'), { within: LISTENER_BOUND_MS })).body;
+      expect(visibleText(m)).toMatch(/does not know yet which workspace it serves.*nothing was done\. Try again in a moment/);
+      expect(unpinned.sandbox.requests).toEqual([]);
+      expect(unpinned.logs.some((l) => l.includes('auth.test failed') && l.includes('set SLACK_TEAM_ID'))).toBe(true);
+    } finally {
+      await unpinned.close();
+    }
   });
 });
 

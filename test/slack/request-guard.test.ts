@@ -17,7 +17,7 @@ import {
 } from '../../src/slack/request-guard';
 import { FORM, interactiveBody, JSON_CONTENT_TYPE } from '../helpers/payloads';
 import { sign } from '../helpers/signed-requests';
-import { awaitWithin, sleep } from '../helpers/wait';
+import { awaitWithin, sleep, waitFor } from '../helpers/wait';
 
 // The guard alone, in front of a stand-in for Bolt's listener that answers
 // 200 "inner": what it refuses never reaches Bolt, so Bolt's own checks
@@ -190,14 +190,17 @@ interface Answer {
 
 interface RawConnection {
   socket: Socket;
+  /** The connection's port on this side, once connected (a destroyed socket no longer says). */
+  localPort?: number;
   /** The status line and headers, as soon as they arrive (and the body received with them). */
   answer: Promise<Answer>;
   /** Resolves when the connection is closed. */
   closed: Promise<void>;
 }
 
-function open(port: number, bytes?: string | Buffer): RawConnection {
-  const socket = connect(port, '127.0.0.1');
+/** A connection to the guard; `from` is the address it comes from (any of loopback's 127.0.0.0/8 on Linux: another client). */
+function open(port: number, bytes?: string | Buffer, from?: string): RawConnection {
+  const socket = connect({ port, host: '127.0.0.1', ...(from ? { localAddress: from } : {}) });
   socket.on('error', () => undefined);
   let received = '';
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
@@ -214,7 +217,9 @@ function open(port: number, bytes?: string | Buffer): RawConnection {
   });
   answer.catch(() => undefined);
   if (bytes !== undefined) socket.write(bytes);
-  return { socket, answer, closed };
+  const connection: RawConnection = { socket, answer, closed };
+  socket.once('connect', () => (connection.localPort = socket.localPort));
+  return connection;
 }
 
 /** The head of a request; `connection: close` so that an answered request ends its connection. */
@@ -273,7 +278,12 @@ afterEach(async () => {
 
 /** The guard in front of a listener that answers 200 "inner", on a real HTTPReceiver's server. */
 async function startGuarded(
-  options: { limits?: Partial<UnverifiedLimits>; now?: () => number; listener?: (req: IncomingMessage, res: ServerResponse) => void } = {},
+  options: {
+    limits?: Partial<UnverifiedLimits>;
+    now?: () => number;
+    listener?: (req: IncomingMessage, res: ServerResponse) => void;
+    trustedProxies?: readonly string[];
+  } = {},
 ): Promise<Guarded> {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
@@ -284,7 +294,13 @@ async function startGuarded(
     passed.push((req as IncomingMessage & { rawBody?: Buffer }).rawBody?.toString() ?? `${req.method ?? ''} without a body`);
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '5' }).end('inner');
   };
-  guardRequests(receiver, { signingSecret: SECRET, logger, now: options.now ?? (() => NOW_MS), limits: options.limits });
+  guardRequests(receiver, {
+    signingSecret: SECRET,
+    logger,
+    now: options.now ?? (() => NOW_MS),
+    limits: options.limits,
+    trustedProxies: options.trustedProxies,
+  });
   const server = await receiver.start(0);
   const sockets: Socket[] = [];
   server.on('connection', (s: Socket) => sockets.push(s));
@@ -320,7 +336,7 @@ async function startGuarded(
         WAIT_MS,
       ),
     closedOnServer: (c) => {
-      const serverSide = sockets.find((s) => s.remotePort === c.socket.localPort);
+      const serverSide = c.localPort === undefined ? undefined : sockets.find((s) => s.remotePort === c.localPort);
       if (!serverSide) throw new Error('no such connection on the server');
       return awaitWithin('the server to close its side of the connection', afterClose(serverSide), WAIT_MS);
     },
@@ -508,7 +524,7 @@ describe('the request guard, in front of the receiver', () => {
       await g.requestsSeen(2);
       const third = open(g.port, lookingSigned(BODY_LIMIT));
       const refused = await answerOf(third);
-      expect([refused.status, refused.headers['retry-after'], refused.headers.connection]).toEqual([503, '5', 'close']);
+      expect([refused.status, refused.headers['retry-after'], refused.headers.connection]).toEqual([503, '3', 'close']);
       await closeOf(third);
       const body = command();
       const signed = await answerOf(open(g.port, signedHead(body) + body));
@@ -548,11 +564,148 @@ describe('the request guard, in front of the receiver', () => {
     });
   });
 
+  describe('paths', () => {
+    test.each([
+      ['another path', '/other'],
+      ['a path below the endpoint', '/slack/events/x'],
+      ['the root', '/'],
+      ['the endpoint spelt in capitals', '/SLACK/EVENTS'],
+    ])('a signed POST to %s → 404 before its body is read, never passed on', async (_name, path) => {
+      const g = await startGuarded();
+      const body = command();
+      const headers = { 'content-type': FORM, 'x-slack-request-timestamp': T, 'x-slack-signature': sign(SECRET, T, body) };
+      // Only the head is sent: an answer proves the body was not waited for.
+      const c = open(g.port, head({ ...headers, 'content-length': body.length }, 'POST', path));
+      const res = await answerOf(c);
+      expect([res.status, res.headers.connection, res.headers['content-length']]).toEqual([404, 'close', '0']);
+      await closeOf(c);
+      expect(g.passed).toEqual([]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'a POST to another path': 1 }]);
+    });
+
+    test('the endpoint with a query string, or spelt with dot segments, is the endpoint (as Bolt routes it)', async () => {
+      const g = await startGuarded();
+      const body = command();
+      const signed = (path: string) =>
+        head(
+          { 'content-type': FORM, 'content-length': body.length, 'x-slack-request-timestamp': T, 'x-slack-signature': sign(SECRET, T, body) },
+          'POST',
+          path,
+        ) + body;
+      expect((await answerOf(open(g.port, signed('/slack/events?x=1')))).status).toBe(200);
+      expect((await answerOf(open(g.port, signed('/slack/x/../events')))).status).toBe(200);
+      expect(g.passed).toEqual([body, body]);
+    });
+
+    test('endpoints given to the guard are the ones it reads', async () => {
+      const receiver = new HTTPReceiver({ signingSecret: SECRET, endpoints: ['/slack/events', '/mcp'] });
+      receiver.requestListener = (_req, res) => void res.writeHead(200, { 'content-length': '0' }).end();
+      guardRequests(receiver, {
+        signingSecret: SECRET,
+        logger: createLogger({ write: () => undefined }),
+        now: () => NOW_MS,
+        endpoints: ['/slack/events', '/mcp'],
+      });
+      const server = await receiver.start(0);
+      try {
+        const port = (server.address() as { port: number }).port;
+        const body = command();
+        const at = (path: string) =>
+          head(
+            { 'content-type': FORM, 'content-length': body.length, 'x-slack-request-timestamp': T, 'x-slack-signature': sign(SECRET, T, body) },
+            'POST',
+            path,
+          ) + body;
+        expect([(await answerOf(open(port, at('/mcp')))).status, (await answerOf(open(port, at('/other')))).status]).toEqual([200, 404]);
+      } finally {
+        server.closeAllConnections();
+        await receiver.stop();
+      }
+    });
+  });
+
+  describe('one client', () => {
+    /** A connection from `from` that looks signed, announces a small body, sends one byte of it and waits. */
+    const slow = (g: Guarded, from: string, extra: Record<string, string> = {}) => open(g.port, lookingSigned(1000, extra) + 'x', from);
+
+    test('past its share of bodies read at once → 429 with Retry-After before the body is read; other clients are still read', async () => {
+      const g = await startGuarded({ limits: { clientReads: 3 } });
+      for (let i = 0; i < 3; i++) slow(g, '127.0.0.2');
+      await g.requestsSeen(3);
+      const fourth = slow(g, '127.0.0.2');
+      const refused = await answerOf(fourth);
+      expect([refused.status, refused.headers['retry-after'], refused.headers.connection, refused.headers['content-length']]).toEqual([429, '3', 'close', '0']);
+      await closeOf(fourth);
+      // Another client, with requests of its own held, is read.
+      slow(g, '127.0.0.3');
+      const body = command();
+      expect((await answerOf(open(g.port, signedHead(body) + body, '127.0.0.3'))).status).toBe(200);
+      expect((await answerOf(open(g.port, signedHead(body) + body, '127.0.0.1'))).status).toBe(200);
+      expect(g.passed).toEqual([body, body]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'too many bodies read at once for one client before their signature is checked': 1 }]);
+    });
+
+    test('a place given back (an answer, a cut, a client gone) is the client’s again', async () => {
+      const g = await startGuarded({ limits: { clientReads: 2, bodyDeadlineMs: 300 } });
+      const gone = slow(g, '127.0.0.2');
+      const cut = slow(g, '127.0.0.2');
+      await g.requestsSeen(2);
+      gone.socket.destroy();
+      expect((await answerOf(cut, 'the slow body to be cut')).status).toBe(408);
+      await g.serverSocketsClosed();
+      const body = command();
+      const answers = await Promise.all(
+        [open(g.port, signedHead(body) + body, '127.0.0.2'), open(g.port, signedHead(body) + body, '127.0.0.2')].map((c) => answerOf(c)),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      // Answered, their places are free again.
+      expect((await answerOf(open(g.port, signedHead(body) + body, '127.0.0.2'))).status).toBe(200);
+    });
+
+    test('hundreds of slow connections from one client keep none of Slack’s requests out (the default limits)', async () => {
+      const g = await startGuarded();
+      const held = Array.from({ length: 300 }, () => slow(g, '127.0.0.2'));
+      const answered: number[] = [];
+      for (const c of held)
+        c.answer.then(
+          (a) => void answered.push(a.status),
+          () => undefined,
+        );
+      await g.requestsSeen(300);
+      // All but the client's share are refused at once, from their headers.
+      await waitFor('the refusals of all but the client’s share', () => (answered.length >= 300 - UNVERIFIED_LIMITS.clientReads ? true : undefined), {
+        within: WAIT_MS,
+      });
+      expect(answered).toEqual(Array<number>(300 - UNVERIFIED_LIMITS.clientReads).fill(429));
+      const bodies = Array.from({ length: 20 }, (_, i) => command(`firewall ${i}`));
+      const answers = await Promise.all(bodies.map((body) => answerOf(open(g.port, signedHead(body) + body, '127.0.0.1'))));
+      expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
+      for (const c of held) c.socket.destroy();
+    });
+
+    test('behind a trusted proxy each forwarded client has its own share; a client that writes the header itself is still itself', async () => {
+      const g = await startGuarded({ limits: { clientReads: 2 }, trustedProxies: ['127.0.0.1'] });
+      // From the proxy: two clients, each with its share.
+      for (const client of ['203.0.113.7', '203.0.113.7', '203.0.113.8', '203.0.113.8']) slow(g, '127.0.0.1', { 'x-forwarded-for': client });
+      await g.requestsSeen(4);
+      // What a client wrote stays on the left: the proxy appended the address it saw.
+      const third = slow(g, '127.0.0.1', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' });
+      expect((await answerOf(third)).status).toBe(429);
+      // Not from a proxy: the header is the client's own writing, and counts for nothing.
+      slow(g, '127.0.0.2', { 'x-forwarded-for': '198.51.100.2' });
+      slow(g, '127.0.0.2', { 'x-forwarded-for': '198.51.100.3' });
+      await g.requestsSeen(7);
+      expect((await answerOf(slow(g, '127.0.0.2', { 'x-forwarded-for': '198.51.100.4' }))).status).toBe(429);
+      const body = command();
+      expect((await answerOf(open(g.port, signedHead(body, T, { 'x-forwarded-for': '203.0.113.9' }) + body, '127.0.0.1'))).status).toBe(200);
+    });
+  });
+
   describe('time', () => {
-    test('a body that stops arriving is cut after the idle timeout → 408, and its place is freed', async () => {
-      const g = await startGuarded({ limits: { largeReads: 1, bodyIdleTimeoutMs: 200 } });
+    test('a body that stops arriving is cut at the deadline → 408, and its place is freed', async () => {
+      const g = await startGuarded({ limits: { largeReads: 1, bodyDeadlineMs: 200 } });
       const stalled = open(g.port, lookingSigned(BODY_LIMIT) + 'x'.repeat(10_000));
-      const res = await answerOf(stalled, 'the idle body to be cut');
+      const res = await answerOf(stalled, 'the stalled body to be cut');
       // The guard's answer (Node's own 408 has no content-length).
       expect([res.status, res.headers['content-length'], res.headers.connection]).toEqual([408, '0', 'close']);
       await closeOf(stalled);
@@ -560,16 +713,32 @@ describe('the request guard, in front of the receiver', () => {
       const large = commandOf(100 * 1024);
       expect((await answerOf(open(g.port, signedHead(large) + large))).status).toBe(200);
       expect(g.passed).toEqual([large]);
-      expect(refusalCounts(g.logs)).toEqual([{ 'a body that stopped arriving': 1 }]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'a body not received in full by the deadline': 1 }]);
     });
 
-    test('a body arriving in pieces, none of them late, is read whole however long it takes in all', async () => {
-      const g = await startGuarded({ limits: { bodyIdleTimeoutMs: 500 } });
+    test('a body trickling in, a byte at a time and never idle long, is cut at the deadline all the same → 408 from the guard', async () => {
+      // The server's own cut (requestTimeout) is far off: the guard's deadline is what ends it.
+      const g = await startGuarded({ limits: { bodyDeadlineMs: 300, requestTimeoutMs: 60_000 } });
+      const c = open(g.port, lookingSigned(1000));
+      const trickle = setInterval(() => c.socket.write('x'), 20);
+      try {
+        const res = await answerOf(c, 'the trickling body to be cut');
+        expect([res.status, res.headers['content-length'], res.headers.connection]).toEqual([408, '0', 'close']);
+        await closeOf(c);
+      } finally {
+        clearInterval(trickle);
+      }
+      expect(g.passed).toEqual([]);
+      expect(refusalCounts(g.logs)).toEqual([{ 'a body not received in full by the deadline': 1 }]);
+    });
+
+    test('a body arriving in pieces before the deadline is read whole', async () => {
+      const g = await startGuarded({ limits: { bodyDeadlineMs: 2000 } });
       const body = commandOf(500);
       const c = open(g.port, signedHead(body));
       for (let at = 0; at < body.length; at += 100) {
         c.socket.write(body.slice(at, at + 100));
-        await sleep(150);
+        await sleep(20);
       }
       expect((await answerOf(c)).status).toBe(200);
       expect(g.passed).toEqual([body]);
@@ -584,8 +753,8 @@ describe('the request guard, in front of the receiver', () => {
       await Promise.all([closeOf(slow), closeOf(silent)]);
     });
 
-    test('a body trickling in, never idle, is cut by the server when the whole request takes too long → 408', async () => {
-      const g = await startGuarded({ limits: { bodyIdleTimeoutMs: 5000, headersTimeoutMs: 300, requestTimeoutMs: 600, timeoutCheckIntervalMs: 50 } });
+    test('past the deadline the server cuts a request whose whole takes too long all the same → 408', async () => {
+      const g = await startGuarded({ limits: { bodyDeadlineMs: 5000, headersTimeoutMs: 300, requestTimeoutMs: 600, timeoutCheckIntervalMs: 50 } });
       const c = open(g.port, lookingSigned(1000));
       const trickle = setInterval(() => c.socket.write('x'), 100);
       try {

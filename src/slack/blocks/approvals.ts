@@ -4,7 +4,7 @@ import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, restoreFact
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, ClosedStatus, RecordedRequest } from '../../store';
-import { restoreConsequence } from './backups';
+import { restoreConsequence, type Said } from './backups';
 import { appliedUnreadableText } from './changes';
 import { changeFailureMessage } from './cloud-errors';
 import { frozenText } from './denials';
@@ -86,11 +86,12 @@ export function asked(f: ApprovalFacts): string {
 
 /**
  * A restore's request: what it overwrites and loses, as read when it was asked for (docs/product.md, Restore with eyes
- * open), the ages counted to then; null for any other change.
+ * open), the ages counted to then; null for any other change. `said`: in a message, or in Approve's confirmation (no
+ * date token there: see Said).
  */
-export function restoreLine(approval: Approval): string | null {
+export function restoreLine(approval: Approval, said: Said = 'message'): string | null {
   const facts = restoreFactsIn(approval.params);
-  return facts ? `${restoreConsequence(facts, Date.parse(approval.requestedAt))}.` : null;
+  return facts ? `${restoreConsequence(facts, Date.parse(approval.requestedAt), undefined, said)}.` : null;
 }
 
 /** For a workflow's request: the workflow's execution, as Slack's workflow activity shows it. */
@@ -117,7 +118,9 @@ export function approvalButtons(f: ApprovalFacts): Button[] {
       title: { type: 'plain_text', text: `Approve: ${truncate(f.title, 80)}?` },
       text: mrkdwn(
         truncate(
-          `${restoreLine(approval) ?? ''} The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`.trim(),
+          [restoreLine(approval, 'dialog'), `The bot sends the request shown, now, for ${userMention(approval.requestedBy)}. This cannot be undone.`]
+            .filter((line) => line !== null)
+            .join(' '),
           300,
         ),
       ),

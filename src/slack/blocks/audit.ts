@@ -11,6 +11,7 @@ import {
   context,
   fallback,
   header,
+  isIsoTime,
   LIMITS,
   mrkdwn,
   oneLine,
@@ -311,7 +312,7 @@ export function renderAuditPost(r: AuditRecord): Rendered {
   // A break-glass window opened is posted loud, mentioning who would have been asked (docs/product.md, On call).
   const loud = renderBreakGlassAuditPost(r);
   if (loud) return loud;
-  const params = code(compactJson(r.params), 1500);
+  const params = paramsLine(r.params, 1500);
   const request = r.apiRequest
     ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
     : null;
@@ -327,13 +328,35 @@ function withAcknowledge(r: AuditRecord): KnownBlock[] {
   return block ? [block] : [];
 }
 
-/** Parameters as one compact line; never throws (cycles, BigInt). */
-function compactJson(params: Record<string, unknown>): string {
+/** Marks a time in the JSON; JSON writes it as `\u0001`, which no text of a record can hold as such. */
+const TIME_MARK = '\u0001';
+
+/**
+ * Parameters as one compact line of JSON in code spans, about `max` characters at most, with each time in them (a
+ * backup's `built_at`, a freeze's `frozen_at`) as Slack's date token between the spans: one clock in the post, the
+ * reader's (docs/product.md, One outcome). Never throws (cycles, BigInt).
+ */
+function paramsLine(params: Record<string, unknown>, max: number): string {
+  let json: string;
   try {
-    return JSON.stringify(params) ?? '{}';
+    json = JSON.stringify(params, (_key, value: unknown) => (isIsoTime(value) ? `${TIME_MARK}${Date.parse(value)}${TIME_MARK}` : value)) ?? '{}';
   } catch {
-    return '(parameters could not be shown)';
+    return code('(parameters could not be shown)');
   }
+  // Split where the times were: text, epoch ms, text, epoch ms… (the marks come out of JSON escaped).
+  const parts = json.split(/"\\u0001(-?\d+)\\u0001"/);
+  let left = max;
+  const shown: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    if (left <= 0) {
+      shown.push('…');
+      break;
+    }
+    const piece = i % 2 === 1 ? slackTime(Number(part)) : part === '' ? '' : code(part, left);
+    left -= i % 2 === 1 ? 24 : piece.length;
+    shown.push(piece);
+  }
+  return shown.join('');
 }
 
 /**

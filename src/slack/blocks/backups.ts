@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { newestFirst, restoreTargetOf, takenAt, usabilityOf, type RestoreFacts, type UnusableBackup, type Usability } from '../../changes/backups';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
-import { ago, shortUtc, sizeFromKb } from './measures';
+import { ago, sizeFromKb } from './measures';
 import { code, context, fallback, header, oneLine, safe, section, slackTime, truncate, withSandbox, type Rendered } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager, serverPageValue } from './pages';
 
@@ -84,35 +84,41 @@ export function backupLine(backup: BackupRecord, now: number): string {
 
 /**
  * A backup as a menu option of the restore form (plain text, at most 75 characters): its id, to type it again, then
- * "taken 26 Nov 02:00 UTC (31 hours ago) · 5 GB · incremental · disk 101". Where that is too long, the time zone
- * goes first, then the age is shortened, then the type: the disk it overwrites is the last thing cut.
+ * "taken 31 hours ago · 5 GB · incremental · disk 101". Plain text takes no date token, and a clock written out would
+ * be a second one beside the tokens of every message (docs/product.md, One outcome): how long ago says when. Where
+ * that is too long, the age is shortened, then the type goes: the disk it overwrites is the last thing cut.
  */
 export function backupOptionText(backup: BackupRecord, now: number): string {
   const at = takenAt(backup);
   const { diskId } = restoreTargetOf(backup);
   const disk = diskId === null ? 'disk unknown' : `disk ${diskId}`;
   const type = backupTypeText(backup.backup_type);
-  const when = (zone: string, age: string) => (at === null ? 'taken at an unknown time' : `taken ${shortUtc(at, now).replace(' UTC', zone)} (${age})`);
-  const age = at === null ? '' : ago(at, now);
+  const age = at === null ? 'taken at an unknown time' : `taken ${ago(at, now)}`;
   const short = age.replace(/ (minute|hour|day)s? ago$/, (_, unit: string) => ` ${unit[0]} ago`);
   const texts = [
-    [when(' UTC', age), backupSize(backup), type, disk],
-    [when('', age), backupSize(backup), type, disk],
-    [when('', short), backupSize(backup), type, disk],
-    [when('', short), backupSize(backup), disk],
+    [age, backupSize(backup), type, disk],
+    [short, backupSize(backup), type, disk],
+    [short, backupSize(backup), disk],
   ].map((parts) => `#${backup.id} · ${parts.join(' · ')}`);
   return texts.find((text) => text.length <= 75) ?? truncate(texts[texts.length - 1]!, 75);
 }
 
 /**
- * What a restore of `backup` loses, in plain words (a form, a confirmation dialog, an approval request): "everything
- * written to disk 101 since 26 Nov 02:00 UTC, 31 hours ago, is lost".
+ * Where a sentence about a restore goes: a message or a form's text (mrkdwn, with date tokens), or a confirmation
+ * dialog, cut at 300 characters, where a token cut in half would show as markup.
  */
-export function lossText(backup: RestoreFacts, now: number): string {
+export type Said = 'message' | 'dialog';
+
+/**
+ * What a restore of `backup` loses, in plain words (a form, an approval request, a result): "everything written to
+ * disk 101 since <date token>, 31 hours ago, is lost"; in a confirmation dialog "… since it was taken, 31 hours ago, …".
+ */
+export function lossText(backup: RestoreFacts, now: number, said: Said = 'message'): string {
   const at = takenAt(backup);
   const { diskId } = restoreTargetOf(backup);
   const disk = diskId === null ? 'its disk' : `disk ${diskId}`;
-  const since = at === null ? 'since the backup was taken (the cloud does not say when)' : `since ${shortUtc(at, now)}, ${ago(at, now)},`;
+  const when = at === null ? null : said === 'message' ? slackTime(at) : 'it was taken';
+  const since = at === null ? 'since the backup was taken (the cloud does not say when)' : `since ${when}, ${ago(at, now)},`;
   return `everything written to ${disk} ${since} is lost`;
 }
 
@@ -129,12 +135,13 @@ export function overwritesText(backup: RestoreFacts, vsId?: number): string {
 
 /**
  * What a restore overwrites and loses, and the backup's size and type, in one sentence (mrkdwn, no markup of its own
- * but what it quotes escaped): "Restoring backup 9 overwrites disk 101 of VS 42: everything written to disk 101 since
- * 13 Mar 12:12 UTC, 24 hours ago, is lost (5 GB, incremental)". `at`: when it is said (the ages count to then).
+ * but what it quotes escaped and the time's date token): "Restoring backup 9 overwrites disk 101 of VS 42: everything
+ * written to disk 101 since <date token>, 24 hours ago, is lost (5 GB, incremental)". `at`: when it is said (the ages
+ * count to then); `said`: in a message, or a confirmation dialog (no date token).
  */
-export function restoreConsequence(backup: RestoreFacts, at: number, vsId?: number): string {
+export function restoreConsequence(backup: RestoreFacts, at: number, vsId?: number, said: Said = 'message'): string {
   const what = `${backupSize(backup)}, ${safe(backupTypeText(backup.backup_type), 40)}`;
-  return `Restoring backup ${backup.id} overwrites ${overwritesText(backup, vsId)}: ${lossText(backup, at)} (${what})`;
+  return `Restoring backup ${backup.id} overwrites ${overwritesText(backup, vsId)}: ${lossText(backup, at, said)} (${what})`;
 }
 
 /** "Backup 15 · 4.8 GB · normal": its size and type, as the form, the request and the result name it. */

@@ -3,6 +3,7 @@ import type { Frozen } from '../../cloud/reads';
 import type { Backup, FirewallRule } from '../../cloud/schemas';
 import type { AuditRecord } from '../../store';
 import { SHORT_UNUSABLE } from './backups';
+import { isIsoTime } from './mrkdwn';
 
 // The CSV files of Export CSV (docs/product.md, Long lists): a table of
 // columns per list, and cells written so that a spreadsheet reads each as
@@ -62,7 +63,7 @@ export const FIREWALL_RULE_COLUMNS: readonly CsvColumn<FirewallRule>[] = [
 /** Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601). */
 export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'id', cell: (r) => r.id },
-  { name: 'at', cell: (r) => r.at },
+  { name: 'at', cell: (r) => utcIso(r.at) },
   { name: 'user_id', cell: (r) => r.userId },
   { name: 'channel_id', cell: (r) => r.channelId },
   { name: 'action', cell: (r) => r.action },
@@ -78,7 +79,8 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'request_method', cell: (r) => r.apiRequest?.method },
   { name: 'request_path', cell: (r) => r.apiRequest?.path },
   { name: 'request_body', cell: (r) => r.apiRequest?.body },
-  { name: 'params', cell: (r) => jsonCell(r.params) },
+  // The times in them too (a backup's built_at as the cloud wrote it, with its offset), in UTC.
+  { name: 'params', cell: (r) => jsonCell(r.params, (_key, value: unknown) => (isIsoTime(value) ? utcIso(value) : value)) },
   // Once followed to its end (docs/product.md, Following a change to its end): the cloud's outcome, its transactions.
   { name: 'cloud_outcome', cell: (r) => r.cloudOutcome },
   { name: 'transaction_ids', cell: (r) => r.transactionIds?.join(' ') },
@@ -124,9 +126,9 @@ function utcIso(at: string | null | undefined): string | undefined {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : at;
 }
 
-function jsonCell(value: unknown): string {
+function jsonCell(value: unknown, replacer?: (key: string, value: unknown) => unknown): string {
   try {
-    return JSON.stringify(value) ?? '';
+    return JSON.stringify(value, replacer) ?? '';
   } catch {
     return '';
   }

@@ -1,14 +1,14 @@
-import { isChangeAction, type Action, type ControlAction, type Decision, type ReadAction, type Role } from '../../changes';
+import { isChangeAction, type Action, type ControlAction, type Decision, type ReadAction, type Role, type RoleHolders } from '../../changes';
 import type { Freeze } from '../../store';
 import { CHANGE_FORMS } from './change-forms';
-import { channelMention, oneLine, safe, slackTime, userMention } from './mrkdwn';
+import { channelMention, groupMention, oneLine, safe, slackTime, userMention } from './mrkdwn';
 
 // The words of refusals: the policy and the door say why as data (role,
 // needed role, channel, reason code); these sentences are all there is. A
 // change's own words are in its row of CHANGE_FORMS.
 
 const OTHER_WORDS: Record<ReadAction | ControlAction, { doing: string; allows: string }> = {
-  read: { doing: 'Reading server details', allows: 'read firewall rules, autoscaling rules and the template catalogue' },
+  read: { doing: 'Reading server details', allows: 'use the read commands (`/vs help` lists them)' },
   audit_read: { doing: 'Reading the audit trail', allows: 'read the audit trail' },
   freeze: { doing: 'Freezing and unfreezing changes', allows: 'freeze and unfreeze every change (`/vs freeze`, `/vs unfreeze`)' },
   breakglass_ack: { doing: 'Acknowledging a change made under break glass', allows: 'acknowledge changes made under break glass' },
@@ -38,12 +38,9 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
   const { action, role, needed, denial } = decision;
   switch (denial?.code) {
     case 'role':
-      return `${actionWords(action)} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}.`;
+      return `${actionWords(action)} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}. ${holdersText(needed, denial.holders)}`;
     case 'no_change_roles':
-      return (
-        `${actionWords(action)} needs the ${needed} role, and nobody has it: ` +
-        'no admins or operators are configured (VS_ADMINS, VS_OPERATORS). Ask whoever runs the bot.'
-      );
+      return `${actionWords(action)} needs the ${needed} role; ${ROLE_WITH_ARTICLE[role]}. ${holdersText(needed, [])}`;
     case 'channel': {
       const here = denial.channelId === null ? 'the channel of this request is not known' : 'this is not one of them';
       return `Changes are only allowed in ${channelList(denial.allowedChannels)}; ${here}.`;
@@ -65,6 +62,31 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
     default:
       return `${actionWords(action)} needs the ${needed} role.`;
   }
+}
+
+/** At most this many people are named by their own id in a refusal; user groups are all named, first. */
+export const MAX_NAMED_HOLDERS = 5;
+
+const HOLDERS_TITLE: Record<RoleHolders['role'], string> = { viewer: 'Viewers', operator: 'Operators', admin: 'Admins' };
+
+/**
+ * Who holds the role a refusal needs, now, as mentions (docs/product.md, One outcome): "Operators: @oncall-infra,
+ * @Otto. Admins: @Ada."; the user groups of each role first, then at most MAX_NAMED_HOLDERS people in all. Never a
+ * setting's name: the person refused reads it, not whoever runs the bot. A refusal is told to that person alone
+ * (ephemeral, or a modal), so its mentions notify nobody.
+ */
+export function holdersText(needed: Role, holders: readonly RoleHolders[]): string {
+  if (holders.length === 0) return `Nobody holds the ${needed} role yet; ask whoever runs the bot.`;
+  let named = 0;
+  const lines = holders.map(({ role, groups, users }) => {
+    const shown = users.slice(0, Math.max(0, MAX_NAMED_HOLDERS - named));
+    named += shown.length;
+    const more = users.length - shown.length;
+    const mentions = [...groups.map(groupMention), ...shown.map(userMention)];
+    if (mentions.length === 0) return `And ${more} ${role}${more === 1 ? '' : 's'}.`;
+    return `${HOLDERS_TITLE[role]}: ${[...mentions, ...(more > 0 ? [`${more} more`] : [])].join(', ')}.`;
+  });
+  return lines.join(' ');
 }
 
 const THEIR_ROLE: Record<Role, string> = {

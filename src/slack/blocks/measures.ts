@@ -40,17 +40,3 @@ export function ago(at: number, now: number): string {
   const span = elapsed(at, now);
   return span === null ? 'just now' : `${span} ago`;
 }
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/**
- * "26 Nov 02:00 UTC" (with the year when it is not `now`'s: "26 Nov 2025 02:00 UTC"): a time where Slack's date token
- * cannot go (a menu's options, a confirmation dialog, a workflow's output), short enough for an option's 75 characters.
- */
-export function shortUtc(at: number, now: number): string {
-  const d = new Date(at);
-  const year = d.getUTCFullYear() === new Date(now).getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`;
-  const hh = String(d.getUTCHours()).padStart(2, '0');
-  const mm = String(d.getUTCMinutes()).padStart(2, '0');
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year} ${hh}:${mm} UTC`;
-}

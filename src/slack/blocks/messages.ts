@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { Action, Decision, OnCallNote, Role } from '../../changes';
+import type { Action, Decision, OnCallNote, ReadAction, Role } from '../../changes';
 import type { BreakGlassWindow, Freeze } from '../../store';
 import { breakGlassLine } from './break-glass';
 import { onCallLine, onCallUncheckedNote } from './on-call';
@@ -80,7 +80,7 @@ export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'neede
   const note =
     code === 'frozen' || code === 'own_request' || code === 'requester' || code === 'not_requester'
       ? 'Nothing was changed. `/vs whoami` shows your role and whether changes are frozen.'
-      : 'Roles are set by the bot operator (VS_ADMINS, VS_OPERATORS, VS_VIEWERS). `/vs whoami` shows yours.';
+      : '`/vs whoami` shows your role and what it allows.';
   return { text: fallback(text), blocks: [section(`:no_entry: ${text}`), context(note)] };
 }
 
@@ -130,30 +130,39 @@ export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReach
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
 }
 
+/** A read command of `/vs`, as `/vs whoami` lists it: its words ("/vs firewall") and the read it needs, from the command table. */
+export interface ReadCommand {
+  words: string;
+  needs: ReadAction;
+}
+
 /** Who the user is here: their role, what it allows, where changes are allowed (for `/vs whoami` and the Home tab). */
 export interface RoleFacts {
   userId: string;
   role: Role;
   allows: readonly Action[];
+  /** Every read command (the command table's rows that need a read): those the role allows are listed. */
+  reads: readonly ReadCommand[];
   mutationChannels: readonly string[] | null;
   noChangeRolesConfigured: boolean;
 }
 
-/** The lines that say a user's role and what it allows, as mrkdwn. */
+const isRead = (action: Action): action is ReadAction => action === 'read' || action === 'audit_read';
+
+/** The lines that say a user's role and what it allows (each read command by name, then the rest), as mrkdwn. */
 export function roleLines(o: RoleFacts): string[] {
+  const reads = o.reads.filter((read) => o.allows.includes(read.needs)).map((read) => code(read.words, 60));
+  const others = o.allows.filter((action) => !isRead(action));
   const lines = [
     `${userMention(o.userId)}, your role is *${o.role}*.`,
-    o.allows.length
-      ? `You may: ${truncate(allowsText(o.allows, o.mutationChannels).join('; '), 1500)}.`
-      : 'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
+    reads.length
+      ? `You may read: ${reads.join(', ')} (\`/vs help\` says what each shows).`
+      : 'You may not use the read commands; ask whoever runs the bot for a role.',
   ];
+  if (others.length) lines.push(`You may also: ${truncate(allowsText(others, o.mutationChannels).join('; '), 1500)}.`);
   if (o.noChangeRolesConfigured) lines.push('No admin or operator is configured, so nobody can change anything through this bot.');
   if (o.mutationChannels) {
-    lines.push(
-      o.mutationChannels.length
-        ? `Changes are allowed only in ${channelList(o.mutationChannels)}.`
-        : 'Changes are allowed in no channel (VS_MUTATION_CHANNELS is empty).',
-    );
+    lines.push(o.mutationChannels.length ? `Changes are allowed only in ${channelList(o.mutationChannels)}.` : 'Changes are allowed in no channel.');
   }
   return lines;
 }

@@ -4,7 +4,7 @@ import type { Frozen } from '../../cloud/reads';
 import type { Backup } from '../../cloud/schemas';
 import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
-import { POWER_CHOICE_WORDS, serverLine } from './power';
+import { POWER_CHOICE_WORDS, POWER_SUBMIT_WORDS, serverLine } from './power';
 
 // The change forms. Each input's block_id and action_id are the name of
 // the API parameter it fills (docs/product.md, Modals), so validation messages keyed by
@@ -71,11 +71,15 @@ export interface DiskAddInitialValues {
   require_format_disk?: boolean;
 }
 
-/** The form's defaults: a formatted SSD, hot attached, in the Linux fstab. */
+/**
+ * The form's defaults: a formatted SSD, hot attached. Not in an fstab: an fstab line needs a mount point, which the
+ * form cannot guess, so a form submitted as it opens (a size typed, nothing else) is accepted (docs/product.md, One
+ * outcome: "its defaults never contradict each other").
+ */
 export const DISK_ADD_DEFAULTS = {
   disk_type: 'SSD',
   hot_attach: true,
-  add_to_linux_fstab: true,
+  add_to_linux_fstab: false,
   require_format_disk: true,
   primary: false,
   is_swap: false,
@@ -124,7 +128,7 @@ export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values
       'mount_point',
       'Mount point',
       { type: 'plain_text_input', action_id: 'mount_point', max_length: 256, placeholder: plain('/mnt/data'), ...initialText(initial.mount_point, 256) },
-      { optional: true, hint: 'An absolute path, e.g. /mnt/data. Leave empty for a swap disk.' },
+      { optional: true, hint: 'An absolute path, e.g. /mnt/data: where an fstab line mounts it at boot. Leave empty for a swap disk.' },
     ),
     flag('require_format_disk', 'Format the disk', 'Create a file system on the new disk', initial.require_format_disk),
     input(
@@ -133,8 +137,8 @@ export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values
       { type: 'static_select', action_id: 'file_system', options: fileSystems, ...(chosenFileSystem ? { initial_option: chosenFileSystem } : {}) },
       { optional: true, hint: 'Only with "Format the disk". ext3 when not chosen.' },
     ),
-    flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot on Linux servers', initial.add_to_linux_fstab),
-    flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot on FreeBSD servers', initial.add_to_freebsd_fstab),
+    flag('add_to_linux_fstab', 'Add to Linux fstab', 'Mount it at boot at the mount point above (Linux servers)', initial.add_to_linux_fstab),
+    flag('add_to_freebsd_fstab', 'Add to FreeBSD fstab', 'Mount it at boot at the mount point above (FreeBSD servers)', initial.add_to_freebsd_fstab),
     flag('hot_attach', 'Hot attach', 'Attach without stopping the server', initial.hot_attach),
     flag('primary', 'Primary disk', 'Make it the primary disk of the server', initial.primary),
     flag('is_swap', 'Swap disk', 'Use the disk as swap (no mount point, no file system)', initial.is_swap),
@@ -295,7 +299,8 @@ export function powerModal({ vsId, channelId, privateMetadata, sandbox, state, c
     callback_id: 'vs_power',
     private_metadata: privateMetadata,
     title: plain(truncate(vsId === undefined ? 'Power action' : `Power · VS ${vsId}`, LIMITS.modalTitle)),
-    submit: plain('Send'),
+    // The action it was opened for (docs/product.md, One outcome: submit buttons name the action); from the shortcut, none yet.
+    submit: plain(chosen ? POWER_SUBMIT_WORDS[chosen] : 'Send power action'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

@@ -155,6 +155,11 @@ export function slackTime(at: number | string): string {
   return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${utcText(ms)}>`;
 }
 
+/** Whether a value is a time as the store and the cloud write one (ISO 8601, with its zone or offset). */
+export function isIsoTime(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) && Number.isFinite(Date.parse(value));
+}
+
 /** "2024-05-06 14:03:12 UTC": a time in words where no date token can go (plain text, a token's fallback). */
 export function utcText(at: number | string): string {
   const ms = typeof at === 'number' ? at : Date.parse(at);

@@ -37,6 +37,15 @@ export const POWER_CHOICE_WORDS: Record<PowerChoice, string> = {
   stop: 'Stop (forced power-off)',
 };
 
+/** The power form's submit button, for the action it was opened with. */
+export const POWER_SUBMIT_WORDS: Record<PowerChoice, string> = {
+  startup: 'Start',
+  shutdown: 'Shut down',
+  reboot: 'Reboot',
+  reboot_recovery: 'Reboot',
+  stop: 'Force stop',
+};
+
 /** Each power action as a verb: "there is nothing to shut down". */
 const VERBS: Record<PowerAction, { verb: string; done: string }> = {
   power_start: { verb: 'start', done: 'started' },

@@ -6,14 +6,16 @@ import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../con
 import { MiddlewareMissingError } from '../errors';
 import { isSlackResponseUrl, responder, type Respond } from '../response-url';
 import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
+import { refusedWorkspace } from './workspace';
 
 // The first middleware of every listener: it reads who asks from where, acks
 // at once what can be acked at once (commands, buttons, shortcuts; a form is
 // acked later, with its errors or its outcome; Bolt acks an event itself
 // before any middleware runs), stops a delivery whose other copy was handled
-// first (Socket Mode: Slack's retries), builds the request every
-// listener receives (with a child logger, built when first used), and writes
-// the one log line per request when it is done.
+// first (Slack's retries, replays), builds the request every listener
+// receives (with a child logger, built when first used), refuses a request
+// from a workspace the bot does not serve (middleware/workspace.ts), and
+// writes the one log line per request when it is done.
 
 type Args = AnyMiddlewareArgs & AllMiddlewareArgs;
 
@@ -32,9 +34,13 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
-    // A delivery Slack may send twice acts only if it claimed its id first (src/ops/deliveries.ts): decided after the ack, before any work.
+    // A delivery sent twice (Slack's retry, a replay) acts only if it claimed its id first (src/ops/deliveries.ts): decided after the ack, before any work.
     const claim = deliveryClaim(args.context);
-    if (claim && !(await claim)) return;
+    if (claim && !(await claim)) {
+      // Another delivery of it ran (a retry handled first, a replay): a form is acked here, with nothing.
+      if (kind === 'submission' && 'ack' in args && args.ack) await args.ack();
+      return;
+    }
     const labels = fields(args);
     const request = new ListenerRequest(kind, facts, args, ctx, {
       user: facts.userId,
@@ -43,6 +49,8 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     });
     (args.context as { request?: SlackRequest }).request = request;
     try {
+      // Nothing of a request from a workspace the bot does not serve goes further (src/slack/workspaces.ts).
+      if (await refusedWorkspace(ctx, request, args)) return;
       await args.next();
     } finally {
       request.ended(Math.round(ctx.now() - started));

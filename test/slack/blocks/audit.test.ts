@@ -179,6 +179,15 @@ describe("a record's Details", () => {
 });
 
 describe('the audit channel', () => {
+  test('a time among the parameters is shown as Slack’s date token between the spans, never as an ISO string beside the line’s token', () => {
+    const params = { reason: 'rows lost', restores: { id: 9, built_at: '2024-05-05T02:00:00+00:00' }, frozen_at: '2024-05-06T14:03:12.000Z' };
+    const text = contextTexts(renderAuditPost(auditRecord({ params })))[0]!;
+    expect(text).toBe(
+      'params: `{"reason":"rows lost","restores":{"id":9,"built_at":`<!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>`}' +
+        ',"frozen_at":`<!date^1715004192^{date_short_pretty} at {time}|2024-05-06 14:03:12 UTC>`}`',
+    );
+  });
+
   test('a post shows the record’s line and its parameters; its fallback names the person by mention', () => {
     const m = renderAuditPost(auditRecord({ params: { disk_type: 'SSD', disk_size: 20, label: '<!channel> `x`' } }));
     expect(sectionTexts(m)[0]).toContain('*Add disk* · VS 42 → succeeded');
@@ -225,6 +234,14 @@ describe('the audit channel', () => {
 });
 
 describe('the audit export', () => {
+  test('times are ISO 8601 in UTC, those among the parameters too (a backup’s time as the cloud wrote it, with its offset)', () => {
+    const record = auditRecord({ at: '2024-05-06T14:03:12.345Z', params: { restores: { id: 9, built_at: '2024-05-05T04:00:00+02:00' }, reason: 'x' } });
+    const csv = toCsv(AUDIT_RECORD_COLUMNS, [record]);
+    expect(csv).toContain(',2024-05-06T14:03:12.345Z,');
+    expect(csv).toContain('""built_at"":""2024-05-05T02:00:00.000Z""');
+    expect(csv).not.toContain('+02:00');
+  });
+
   test("a followed change's row carries the cloud's outcome and its transactions; one not followed leaves them empty", () => {
     const followed = auditRecord({ id: 2, cloudOutcome: 'failed', transactionIds: [5011, 5012] });
     const [header, first, second] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 1 })])

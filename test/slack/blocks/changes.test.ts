@@ -121,7 +121,8 @@ describe('a backup restored, followed', () => {
         'Operating system: linux / ubuntu',
         'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
         // What it overwrites and loses, as its form and approval request said it, counted to when it was accepted.
-        'Restoring backup 9 overwrites disk 77 of VS 42: everything written to disk 77 since 5 May 02:00 UTC, 36 hours ago, is lost (2.4 GB, type unknown).',
+        'Restoring backup 9 overwrites disk 77 of VS 42: everything written to disk 77 since ' +
+          '<!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>, 36 hours ago, is lost (2.4 GB, type unknown).',
         `Reason given by <@${USER}>: “data corrupted by the 14:00 deploy”`,
       ].join('\n'),
     );

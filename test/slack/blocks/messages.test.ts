@@ -1,5 +1,5 @@
 import { renderDenied, renderError, renderHelp, renderUsage, renderWhoami } from '../../../src/slack/blocks/messages';
-import { HELP, parseCommand } from '../../../src/slack/listeners/commands';
+import { HELP, parseCommand, READ_COMMANDS } from '../../../src/slack/listeners/commands';
 import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { contextTexts, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';
 
@@ -118,16 +118,28 @@ describe('whoami', () => {
     userId: 'U0ALICE01',
     role: 'viewer' as const,
     allows: ['read' as const],
+    reads: READ_COMMANDS,
     mutationChannels: null,
     noChangeRolesConfigured: false,
     sandbox: false,
   };
 
-  test('mentions the user and says their role and what it allows', () => {
+  test('mentions the user and says their role and every read command it allows, by name', () => {
     const m = renderWhoami(base);
-    expect(sectionTexts(m)[0]).toBe('<@U0ALICE01>, your role is *viewer*.\nYou may: read firewall rules, autoscaling rules and the template catalogue.');
+    expect(sectionTexts(m)[0]).toBe(
+      '<@U0ALICE01>, your role is *viewer*.\n' +
+        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall` (`/vs help` says what each shows).',
+    );
     expectNoDataMarkup(m, { users: ['U0ALICE01'] });
     expectWithinSlackLimits(m);
+  });
+
+  test('an admin reads the audit trail too, and may change: the changes and the freeze after the reads', () => {
+    const text = sectionTexts(renderWhoami({ ...base, role: 'admin', allows: ['read', 'disk_add', 'backup_restore', 'audit_read', 'freeze'] }))[0]!;
+    expect(text).toContain(
+      '`/vs templates`, `/vs oncall`, `/vs audit` (`/vs help` says what each shows).\nYou may also: add a disk to a server; restore a disk from a backup; ',
+    );
+    expect(text).toMatch(/freeze and unfreeze every change/);
   });
 
   test('says nobody can change anything when no admin or operator is configured', () => {
@@ -136,10 +148,10 @@ describe('whoami', () => {
     expect(m.text).toContain('nobody can change anything');
   });
 
-  test('a user with no role is told how to get one', () => {
-    expect(sectionTexts(renderWhoami({ ...base, role: 'none', allows: [] }))[0]).toContain(
-      'You may not use the read commands: ask an admin to add you to VS_VIEWERS.',
-    );
+  test('a user with no role is told how to get one, in words, not a setting', () => {
+    const text = sectionTexts(renderWhoami({ ...base, role: 'none', allows: [] }))[0]!;
+    expect(text).toContain('You may not use the read commands; ask whoever runs the bot for a role.');
+    expect(text).not.toMatch(/VS_[A-Z]/);
   });
 
   test('names the channels changes are limited to', () => {
@@ -149,7 +161,7 @@ describe('whoami', () => {
   });
 
   test('an empty channel list says changes are allowed nowhere', () => {
-    expect(sectionTexts(renderWhoami({ ...base, mutationChannels: [] }))[0]).toContain('Changes are allowed in no channel');
+    expect(sectionTexts(renderWhoami({ ...base, mutationChannels: [] }))[0]).toContain('Changes are allowed in no channel.');
   });
 
   test('hundreds of configured channels still fit', () => {

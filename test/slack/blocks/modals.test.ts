@@ -279,7 +279,7 @@ describe('status modal', () => {
 });
 
 describe('the add-disk form as it opens', () => {
-  test('submits values that the changes door accepts without edits but the size and the mount point (it goes in the Linux fstab)', () => {
+  test('submits values that the changes door accepts with only its size typed: no fstab line asks for a mount point it does not have', () => {
     const v = diskAddModal({ vsId: 1, channelId: 'C1', privateMetadata: '', sandbox: false });
     const state: Record<string, ReturnType<typeof stateInput.text>> = {};
     for (const b of inputs(v)) {
@@ -288,12 +288,21 @@ describe('the add-disk form as it opens', () => {
       if (e.type === 'checkboxes') state[id] = stateInput.check(Array.isArray(e.initial_options) && e.initial_options.length > 0);
       else if (e.type === 'static_select') state[id] = stateInput.select((e.initial_option as { value: string } | undefined)?.value ?? null);
       else if (e.type === 'number_input') state[id] = stateInput.number(id === 'disk_size' ? '10' : null);
-      else state[id] = stateInput.text(id === 'mount_point' ? '/mnt/data' : null);
+      else state[id] = stateInput.text(null);
     }
     const result = validateDiskForm(viewStateToValues(stateOf(state)));
-    expect(result).toMatchObject({
+    expect(result).toEqual({
       ok: true,
-      params: { disk_type: 'SSD', disk_size: 10, hot_attach: true, add_to_linux_fstab: true, require_format_disk: true },
+      params: {
+        disk_type: 'SSD',
+        disk_size: 10,
+        primary: false,
+        is_swap: false,
+        hot_attach: true,
+        add_to_linux_fstab: false,
+        add_to_freebsd_fstab: false,
+        require_format_disk: true,
+      },
     });
   });
 });

@@ -164,6 +164,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
           userId: 'UOPER',
           role: 'operator',
           allows: ['read', 'disk_add'],
+          reads: [{ words: '/vs firewall', needs: 'read' }],
           mutationChannels: null,
           noChangeRolesConfigured: false,
           freeze,

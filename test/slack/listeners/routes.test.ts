@@ -1,6 +1,7 @@
 import { App, LogLevel, type Logger as BoltLogger, type Receiver } from '@slack/bolt';
 import { createLogger } from '../../../src/log';
 import type { ListenerContext } from '../../../src/slack/context';
+import { servedWorkspaces } from '../../../src/slack/workspaces';
 import { registerListeners } from '../../../src/slack/listeners';
 import { ACTIONS } from '../../../src/slack/listeners/actions';
 import { EVENTS } from '../../../src/slack/listeners/events';
@@ -27,6 +28,7 @@ const ctx = {
   sandbox: false,
   limits: { reads: { perMinute: 10, take: () => Promise.resolve(0) }, changes: { perMinute: 10, take: () => Promise.resolve(0) } },
   policy: { can: () => Promise.resolve(refusal), workflowsMayRead: false },
+  workspaces: servedWorkspaces({ teamId: 'T1', allowedTeams: [] }, { teamId: () => undefined, learn: () => Promise.resolve() }),
 } as unknown as ListenerContext;
 
 const silent: BoltLogger = {

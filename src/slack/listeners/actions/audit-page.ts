@@ -1,15 +1,15 @@
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { AUDIT_BUTTON_OUT_OF_DATE, parseAuditListValue, renderAuditList } from '../../blocks/audit';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { deliver, replyError } from '../../reply';
+import { deliverPage, replyError } from '../../reply';
 import { readLatest } from '../commands/audit';
+import { clickedInEphemeral, type ButtonArgs } from './button-args';
 
-/** Prev/Next on a `/vs audit` list: the same records (up to the list's newest), read again, the page replaced in place. */
-export async function auditPage(
-  ctx: ListenerContext,
-  req: SlackRequest,
-  { action }: AllMiddlewareArgs & SlackActionMiddlewareArgs<BlockButtonAction>,
-): Promise<Outcome> {
+/**
+ * Prev/Next on a `/vs audit` list: the same records (up to the list's newest), read again, shown to the clicker (the
+ * list is theirs alone: replaced in place; deliverPage says how).
+ */
+export async function auditPage(ctx: ListenerContext, req: SlackRequest, args: ButtonArgs): Promise<Outcome> {
+  const { action } = args;
   const list = parseAuditListValue(typeof action.value === 'string' ? action.value : '');
   if (!list) {
     await replyError(req, AUDIT_BUTTON_OUT_OF_DATE);
@@ -17,10 +17,10 @@ export async function auditPage(
   }
   const records = await readLatest(ctx, req, list.n, list.f, list.a);
   if (records === null) return 'failed';
-  await deliver(req, {
-    response_type: 'ephemeral',
-    replace_original: true,
-    ...renderAuditList({ records, limit: list.n, filter: list.f, page: list.p, anchorId: list.a, sandbox: ctx.sandbox }),
-  });
+  await deliverPage(
+    req,
+    clickedInEphemeral(args),
+    renderAuditList({ records, limit: list.n, filter: list.f, page: list.p, anchorId: list.a, sandbox: ctx.sandbox }),
+  );
   return 'succeeded';
 }

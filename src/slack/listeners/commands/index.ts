@@ -14,7 +14,7 @@ import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
-import { HELP_GROUPS, type HelpSection } from '../../blocks/messages';
+import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
 import { openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
@@ -198,7 +198,7 @@ export const COMMANDS = [
     example: '/vs whoami',
     help: ['`/vs whoami`: your role and what it allows'],
     needs: 'everyone',
-    run: whoamiCommand,
+    run: (ctx, req) => whoamiCommand(ctx, req, READ_COMMANDS),
   }),
   subcommand({
     kind: 'oncall',
@@ -321,6 +321,11 @@ const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
   'opens' in row && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
     ? [{ action: row.opens, words: row.words.join(' ') }]
     : [],
+);
+
+/** Every read command, by its words, with the read it needs: what `/vs whoami` and the Home tab say a role may read. */
+export const READ_COMMANDS: readonly ReadCommand[] = COMMANDS.flatMap((row) =>
+  'needs' in row && (row.needs === 'read' || row.needs === 'audit_read') ? [{ words: `/vs ${row.words.join(' ')}`, needs: row.needs }] : [],
 );
 
 /** What `/vs help` says: each group's help lines (reads, changes, admin), in the table's order within it. */

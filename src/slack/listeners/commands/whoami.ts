@@ -1,9 +1,10 @@
 import type { BreakGlassWindow, Freeze } from '../../../store';
-import { renderWhoami } from '../../blocks/messages';
+import { renderWhoami, type ReadCommand } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral } from '../../reply';
 
-export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest): Promise<Outcome> {
+/** `/vs whoami`: the person's role and what it allows, every read command (`reads`, from the command table) by name. */
+export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest, reads: readonly ReadCommand[]): Promise<Outcome> {
   const [standing, freeze, breakGlass] = await Promise.all([ctx.policy.standing(req.userId), frozen(ctx, req), window(ctx, req)]);
   const { role } = standing;
   await replyEphemeral(
@@ -14,6 +15,7 @@ export async function whoamiCommand(ctx: ListenerContext, req: SlackRequest): Pr
       ...(standing.onCall ? { onCall: standing.onCall } : {}),
       breakGlass,
       allows: ctx.policy.allows(role),
+      reads,
       mutationChannels: ctx.config.roles.mutationChannels ? [...ctx.config.roles.mutationChannels] : null,
       noChangeRolesConfigured: !ctx.policy.changeRolesConfigured,
       freeze,

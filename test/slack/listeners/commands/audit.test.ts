@@ -31,7 +31,8 @@ const element = (m: Message, actionId: string) => (m.blocks ?? []).flatMap((b) =
 let clicks = 0;
 async function click(actionId: string, value: string, user = ADMIN): Promise<Message> {
   const id = `click${++clicks}`;
-  const res = await h.interact(buttonClick({ user, channel: CHANNEL, actionId, value, responseUrl: h.slack.responseUrl(id) }));
+  // In the list, which is ephemeral: only the one who asked reads it.
+  const res = await h.interact(buttonClick({ user, channel: CHANNEL, actionId, value, responseUrl: h.slack.responseUrl(id), ephemeral: true }));
   expect(res.status).toBe(200);
   return (await waitFor(`the answer to ${actionId}`, () => h.slack.responses.find((r) => r.id === id))).body;
 }

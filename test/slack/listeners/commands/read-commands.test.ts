@@ -122,7 +122,7 @@ describe('/vs read commands over the real Bolt app', () => {
     expect(t).toMatch(/nobody/i);
   });
 
-  test('a 300-rule server pages 20 at a time and Next replaces the message in place', async () => {
+  test('a 300-rule server pages 20 at a time; Next in the channel shows the next page to the clicker alone', async () => {
     const first = await answerTo(h, 'firewall 45');
     expect(first.blocks!.length).toBeLessThanOrEqual(50);
     expect(visibleText(first)).toMatch(/1.20 of 300/);
@@ -134,7 +134,7 @@ describe('/vs read commands over the real Bolt app', () => {
     const [, page2] = await h.slack.waitForResponses(2);
     const body = page2!.body as Message;
     expect(page2!.id).toBe('page');
-    expect(body.replace_original).toBe(true);
+    expect(body).toMatchObject({ response_type: 'ephemeral', replace_original: false });
     expect(visibleText(body)).toMatch(/21.40 of 300/);
     // The page is fetched again: never a stale page.
     expect(h.sandbox.requests.filter((r) => r.path.includes('/45/'))).toHaveLength(2);

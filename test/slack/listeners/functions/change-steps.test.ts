@@ -22,6 +22,8 @@ const ENV = {
   VS_APPROVAL_TTL_MIN: '30',
   VS_AUDIT_CHANNEL: 'CAUDIT',
   VS_SWEEP_INTERVAL_MS: '100',
+  // An org-wide install's workspaces are served beside the stand-in's own.
+  VS_ALLOWED_TEAMS: 'T0HOME,T0OTHER',
 };
 
 /** Added to the real clock: the bot's fake clock. */

@@ -27,7 +27,8 @@ function stepLine(h: Harness, executionId: string): Promise<Record<string, unkno
 }
 
 describe('read steps, the cloud API in JSON behind a fault server', () => {
-  const { h, fault } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: '500' } });
+  // The org-wide install's workspaces are served (SLACK_TEAM_ID's is the stand-in's).
+  const { h, fault } = useHarnessBehindFaults({ env: { VS_API_TIMEOUT_MS: '500', VS_ALLOWED_TEAMS: 'T0HOME,T0OTHER' } });
 
   test("vs_firewall_summary completes with the firewall in the words of a server's card, on the execution's own token", async () => {
     const { execution, ack } = await runStep(h, 'vs_firewall_summary', { vs_id: 42 });
