@@ -128,7 +128,8 @@ describe('whoami', () => {
     const m = renderWhoami(base);
     expect(sectionTexts(m)[0]).toBe(
       '<@U0ALICE01>, your role is *viewer*.\n' +
-        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall` (`/vs help` says what each shows).',
+        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall` ' +
+        '(`/vs help` says what each shows).',
     );
     expectNoDataMarkup(m, { users: ['U0ALICE01'] });
     expectWithinSlackLimits(m);
