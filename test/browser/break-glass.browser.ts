@@ -72,7 +72,7 @@ test('Otto breaks glass: the channel hears it, mentioning who would have approve
   await dialog.getByRole('combobox', { name: /Action/ }).selectOption({ label: 'Reboot' });
   await dialog.getByRole('textbox', { name: 'Type 42 to confirm' }).fill('42');
   await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel hung on web-1');
-  await dialog.getByRole('button', { name: 'Send' }).click();
+  await dialog.getByRole('button', { name: 'Reboot' }).click();
   // The form turns into its outcome, titled by the change.
   await page
     .getByRole('dialog', { name: 'Reboot server' })
