@@ -81,6 +81,7 @@ const EnvSchema = z.object({
     .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
     .default(3000),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
+  /** Defaults to the sandbox in local mode only: with Slack it is required (crossFieldProblems). */
   VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
   /** Unset: the scheme and host of VS_API_URL (with VS_API_URL=sandbox, the sandbox's own base URL, known once it listens). */
   VS_PANEL_URL: z
@@ -289,6 +290,14 @@ function crossFieldProblems(env: Record<string, string>): string[] {
       );
     }
   } else {
+    // Connected to Slack, the sandbox is never a default: a deployment that forgot VS_API_URL would otherwise serve
+    // make-believe servers to real people, report itself healthy and write make-believe changes into the real audit trail.
+    if (env.VS_API_URL === undefined) {
+      problems.push(
+        'VS_API_URL is required in HTTP and Socket Mode: the base URL of your cloud API (https://cloud.example.com), ' +
+          'or "sandbox" to run on the built-in simulator and its make-believe servers',
+      );
+    }
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(

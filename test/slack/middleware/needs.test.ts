@@ -34,6 +34,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-needs-test-token',
     SLACK_SIGNING_SECRET: 'needs-test-signing-secret',
+    VS_API_URL: 'sandbox',
     VS_ADMINS: ADMIN,
     VS_OPERATORS: OPERATOR,
     VS_VIEWERS: VIEWER,
