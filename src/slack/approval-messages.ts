@@ -15,6 +15,7 @@ import { CHANGE_FORMS } from './blocks/change-forms';
 import type { Rendered } from './blocks/mrkdwn';
 import { renderWorkflowRequest } from './blocks/workflow-requests';
 import { slackErrorSummary } from './channel-post';
+import { postMessage, updateMessage } from './send';
 import type { ListenerContext } from './context';
 
 // The approval request's message in its channel: posted once (chat.postMessage,
@@ -73,7 +74,7 @@ export async function postApprovalRequest(
   const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
   let ts: string | undefined;
   try {
-    ts = (await client.chat.postMessage({ channel: approval.channelId, text: message.text, blocks: message.blocks })).ts;
+    ts = await postMessage(client, { channel: approval.channelId, text: message.text, blocks: message.blocks });
   } catch (error) {
     o.log.warn('could not post the approval request in its channel', { channel: approval.channelId, approval: approval.id, error: slackErrorSummary(error) });
     return null;
@@ -108,7 +109,7 @@ export async function endApprovalMessage(
   }
   let updated = false;
   try {
-    await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
+    await updateMessage(client, { channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
     updated = true;
   } catch (error) {
     o.log.warn('could not update the approval request in place', { approval: approval.id, error: slackErrorSummary(error) });
@@ -127,7 +128,7 @@ export async function showClaimedRequest(client: WebClient, approval: Approval, 
   if (!facts || !ts) return false;
   const message = renderApprovalRequest(facts);
   try {
-    await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
+    await updateMessage(client, { channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
   } catch (error) {
     o.log.warn('could not show the claimed request in place', { approval: approval.id, error: slackErrorSummary(error) });
     return false;
@@ -140,7 +141,7 @@ export async function showClaimedRequest(client: WebClient, approval: Approval, 
 async function replyInThread(client: WebClient, approval: Approval, ts: string, reply: Rendered | null, log: Logger, what: string): Promise<void> {
   if (!reply) return;
   try {
-    await client.chat.postMessage({ channel: approval.channelId, thread_ts: ts, text: reply.text, blocks: reply.blocks });
+    await postMessage(client, { channel: approval.channelId, thread_ts: ts, text: reply.text, blocks: reply.blocks });
   } catch (error) {
     log.warn(`could not ${what} in its thread`, { approval: approval.id, error: slackErrorSummary(error) });
   }

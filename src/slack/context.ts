@@ -38,7 +38,7 @@ export interface ListenerContext {
   /** Reads and change attempts per person (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), counted across instances. */
   limits: UserLimits;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
-  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
 }
 
 /** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */

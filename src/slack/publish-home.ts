@@ -6,6 +6,7 @@ import { approvalFacts } from './approval-messages';
 import type { ApprovalFacts } from './blocks/approvals';
 import { HOME_RECORDS, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
 import { slackErrorSummary } from './channel-post';
+import { publishView } from './send';
 import type { ListenerContext } from './context';
 
 // Draws a person's Home tab from what holds now (the policy for their role,
@@ -18,7 +19,7 @@ import type { ListenerContext } from './context';
 export async function publishHome(ctx: ListenerContext, client: WebClient, userId: string, log: Logger): Promise<boolean> {
   const view = renderHome(await homeFacts(ctx, userId, log));
   try {
-    await client.views.publish({ user_id: userId, view });
+    await publishView(client, { user_id: userId, view });
     return true;
   } catch (error) {
     log.warn('could not publish the Home tab', { error: slackErrorSummary(error) });
