@@ -19,6 +19,7 @@ import {
   oneLine,
   type Rendered,
   safe,
+  preformattedBlock,
   section,
   slackTime,
   truncate,
@@ -71,9 +72,13 @@ export function shownRequestText(request: RecordedRequest): string {
   return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)` : text;
 }
 
-/** The request as preformatted rich text: shown as it is, byte for byte. */
+/**
+ * The request as preformatted rich text: shown as it is, byte for byte, except for invisible formatting characters
+ * (bidirectional controls, zero-width ones), which would reorder or hide what the approver reads: those are shown by
+ * name, "<U+202E>", and a line under the request says so (they are sent as they are).
+ */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: shownRequestText(request) }] }] };
+  return preformattedBlock(shownRequestText(request));
 }
 
 /** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */
