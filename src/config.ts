@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
   VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
+  VS_WORKFLOW_REQUESTS_PER_HOUR: positiveInt('a number of requests').default(6),
+  VS_WORKFLOW_CALLS_PER_HOUR: positiveInt('a number of calls').default(4),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
   /** Unset: 5, or LOCAL_MODE.followIntervalS in local mode. */
@@ -394,6 +396,15 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
+    /**
+     * Workflow change steps (docs/product.md, Workflow steps): the requests one workflow may post an hour (Slack does not
+     * name the workflow that runs a step: a workflow is told apart by its step and the channel it posts in), and how
+     * often an hour one person or user group is called (mentioned) by workflow requests, all instances together.
+     */
+    workflows: {
+      requestsPerHour: e.VS_WORKFLOW_REQUESTS_PER_HOUR,
+      callsPerHour: e.VS_WORKFLOW_CALLS_PER_HOUR,
+    },
     /**
      * Changes that wait for a second person's approval (VS_APPROVALS, by name: start-up checks them against the table of
      * changes), and how long a request for one stays open (VS_APPROVAL_TTL_MIN).

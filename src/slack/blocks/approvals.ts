@@ -57,6 +57,8 @@ export interface ApprovalFacts {
   needed: Role;
   /** Who may decide it, mentioned on the open request so that they are notified (not on the Home tab). */
   deciders?: Deciders;
+  /** How many of those who may decide it are not called on this one: called by workflow requests as often an hour as they may be. */
+  uncalled?: number;
   sandbox: boolean;
 }
 
@@ -200,14 +202,6 @@ export function renderRequesterTold(f: ApprovalFacts, end: ApprovalEnd): Rendere
     text: fallback(`${userMention(requestedBy)} your request to ${f.title} · ${targetTitle(f.target)}: ${plain(line)}`, f.sandbox),
     blocks: [section(`${userMention(requestedBy)} ${line}`)],
   };
-}
-
-/** A workflow's request just claimed: those who may decide it are called in its thread (an edit in place notifies nobody). */
-export function renderDecidersCalled(f: ApprovalFacts): Rendered | null {
-  const who = decidersLine(f.deciders);
-  if (!who) return null;
-  const text = `${who}: ${userMention(f.approval.requestedBy)} requested this change; a second person approves or denies it above.`;
-  return { text: fallback(text, f.sandbox), blocks: [section(`:raised_hand: ${text}`)] };
 }
 
 /** The request once settled: the same facts, no buttons, and how it ended. */

@@ -61,6 +61,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   });
   const limits = createUserLimits({
     perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+    perHour: { workflow_requests: config.workflows.requestsPerHour, workflow_calls: config.workflows.callsPerHour },
     rates: store.rates,
     now,
     logger,
