@@ -239,6 +239,17 @@ describe('loadConfig', () => {
     );
   });
 
+  test('docs/production.md says what each setting protects against: its table names every variable the bot reads, and no other', () => {
+    const production = readFileSync(join(__dirname, '..', 'docs', 'production.md'), 'utf8');
+    const section = production.slice(production.indexOf('## What each setting protects against'));
+    const table = section.slice(section.indexOf('| setting | protects against |')).split('\n\n')[0]!;
+    const named = table
+      .split('\n')
+      .slice(2)
+      .flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    expect([...new Set(named)].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
   test('.env.example and the configuration table of README.md name every variable the bot reads, and no other', () => {
     const { active, commented } = envExample();
     const inExample = new Set([...Object.keys(active), ...commented.map(([name]) => name)]);
