@@ -229,6 +229,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       // instance's, and its writes wait for the disk on the event loop: counted here.
       limits: createUserLimits({
         perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+        perHour: { workflow_requests: config.workflows.requestsPerHour, workflow_calls: config.workflows.callsPerHour },
         rates: store.dialect === 'postgres' ? watchedStore.rates : undefined,
         now,
         logger: logger.child({ component: 'limits' }),

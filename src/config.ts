@@ -106,6 +106,7 @@ const EnvSchema = z.object({
     .refine((forms) => forms.every(isAddressOrBlock), { message: 'must be a comma-separated list of addresses or CIDR blocks (e.g. 10.0.0.5,10.1.0.0/16)' })
     .optional(),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
+  /** Defaults to the sandbox in local mode only: with Slack it is required (crossFieldProblems). */
   VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
   /** Unset: the scheme and host of VS_API_URL (with VS_API_URL=sandbox, the sandbox's own base URL, known once it listens). */
   VS_PANEL_URL: z
@@ -135,6 +136,8 @@ const EnvSchema = z.object({
   VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
   VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
+  VS_WORKFLOW_REQUESTS_PER_HOUR: positiveInt('a number of requests').default(6),
+  VS_WORKFLOW_CALLS_PER_HOUR: positiveInt('a number of calls').default(4),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
   /** Unset: 5, or LOCAL_MODE.followIntervalS in local mode. */
@@ -314,6 +317,14 @@ function crossFieldProblems(env: Record<string, string>): string[] {
       );
     }
   } else {
+    // Connected to Slack, the sandbox is never a default: a deployment that forgot VS_API_URL would otherwise serve
+    // make-believe servers to real people, report itself healthy and write make-believe changes into the real audit trail.
+    if (env.VS_API_URL === undefined) {
+      problems.push(
+        'VS_API_URL is required in HTTP and Socket Mode: the base URL of your cloud API (https://cloud.example.com), ' +
+          'or "sandbox" to run on the built-in simulator and its make-believe servers',
+      );
+    }
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(
@@ -420,6 +431,15 @@ function shape(e: Env) {
     },
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
+    /**
+     * Workflow change steps (docs/product.md, Workflow steps): the requests one workflow may post an hour (Slack does not
+     * name the workflow that runs a step: a workflow is told apart by its step and the channel it posts in), and how
+     * often an hour one person or user group is called (mentioned) by workflow requests, all instances together.
+     */
+    workflows: {
+      requestsPerHour: e.VS_WORKFLOW_REQUESTS_PER_HOUR,
+      callsPerHour: e.VS_WORKFLOW_CALLS_PER_HOUR,
+    },
     /**
      * Changes that wait for a second person's approval (VS_APPROVALS, by name: start-up checks them against the table of
      * changes), and how long a request for one stays open (VS_APPROVAL_TTL_MIN).

@@ -108,6 +108,7 @@ export async function runAppHome(serverUrl: string, load: AppHomeLoad, progress:
         SLACK_BOT_TOKEN: BOT_TOKEN,
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
         SLACK_API_URL: slack.apiUrl,
+        VS_API_URL: 'sandbox',
         DATABASE_URL: url,
         VS_ADMINS: ADMIN,
         VS_OPERATORS: OPERATOR,

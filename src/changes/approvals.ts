@@ -275,6 +275,35 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
+   * A workflow asking again for a change it (or another workflow) asked for and that nobody has claimed yet: the same
+   * change, on the same target, in the same channel, with the same exact request. Nothing new is stored or posted, so those who
+   * may decide it are not called again and again for one change; the step's execution is claimed and recorded against
+   * the open request. Null when no such request is open.
+   */
+  async function askedAgain(
+    o: { executionKey: string; workflowExecutionId: string; action: ChangeAction; target: string; channelId: string; prepared: PreparedRequest },
+    startedMs: number,
+    log: Logger,
+  ): Promise<{ outcome: 'repeated'; approval: Approval; record: AuditRecord } | { outcome: 'duplicate' } | null> {
+    // Still waiting for someone to claim it: one claimed since is in a person's hands, and a new run asks anew.
+    const unclaimed = await store.approvals.open(startedMs, 'claim');
+    const same = unclaimed.find(
+      (a) => a.action === o.action && a.target === o.target && a.channelId === o.channelId && samePreparedRequest(o.prepared, a.apiRequest),
+    );
+    if (!same) return null;
+    if (!(await store.claims.claim(o.executionKey, iso(startedMs)))) return { outcome: 'duplicate' };
+    const entry = auditEntry(
+      startedMs,
+      { userId: '', channelId: same.channelId, ...aboutApproval(same), requestedBy: null, workflowExecutionId: o.workflowExecutionId },
+      'requested',
+      `a workflow asked again (${o.workflowExecutionId}) for the change request ${same.id} already asks for, still unclaimed; nothing new was posted`,
+    );
+    const record = await write(entry, log);
+    log.info('workflow asked again for an open request; nothing new posted', { approval: same.id });
+    return { outcome: 'repeated', approval: same, record };
+  }
+
+  /**
    * A click on a request's button, for one step of the table (approval-states.ts): the request, if the step may be
    * taken from where it stands and it is unexpired, with who clicked, where, and what every record of the click names;
    * else how it stands (unknown, or closed: taken, decided, withdrawn or past its expiry).
@@ -511,6 +540,7 @@ export function createApprovalSteps(door: Door) {
 
   return {
     ask,
+    askedAgain,
     claim,
     decide,
     mayDecide,

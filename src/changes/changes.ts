@@ -68,6 +68,8 @@ export interface WorkflowStepContext {
 export type WorkflowRequestResult =
   | { outcome: 'frozen'; freeze: Freeze; record: AuditRecord }
   | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>
+  /** The same change was asked for already and nobody has claimed it yet: nothing new was stored or posted (recorded against it). */
+  | { outcome: 'repeated'; approval: Approval; record: AuditRecord }
   /** The target read first could not take it (docs/product.md, Restore with eyes open): nobody is asked. */
   | Refused;
 
@@ -233,6 +235,24 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'invalid', fieldErrors, record };
     }
     const { prepared } = validated;
+    // The same change asked for and still unclaimed (a workflow run again, or another asking for it): it stays the one
+    // request people see.
+    const again = await approvals.askedAgain(
+      {
+        executionKey: `workflow:${step.functionExecutionId}`,
+        workflowExecutionId: step.workflowExecutionId,
+        action,
+        target: key,
+        channelId: step.channelId,
+        prepared,
+      },
+      startedMs,
+      log,
+    );
+    if (again) {
+      if (again.outcome === 'repeated') notify(again.record, log);
+      return again;
+    }
     // As for a form's request: nobody is asked to approve what could not be sent as the target stands, and the request
     // keeps what it was asked on (a restore: what it overwrites), for whoever claims and approves it.
     const audited = change.audited(validated.params);

@@ -51,7 +51,7 @@ export interface Ops {
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
   readonly recorded: (record: AuditRecord) => void;
   /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
-  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
@@ -131,8 +131,9 @@ export function createOps(deps: OpsDeps): Ops {
       sender?.wake();
     },
     addRound: (round) => void rounds.push(round),
-    requestEnded: ({ kind, outcome, labels }) => {
+    requestEnded: ({ kind, outcome, labels, undelivered }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
+      if (undelivered) metrics.answersUndelivered.inc({ kind, reason: undelivered });
     },
     watch: (s) => watchStore(s, storeSeen),
     storeSeen,

@@ -29,6 +29,11 @@ export interface Metrics {
   readonly sweeps: Counter<'sweep' | 'outcome'>;
   /** 1 while this instance can serve (/readyz 200), 0 while starting or stopping. */
   readonly ready: Gauge;
+  /**
+   * Answers to requests that did not reach Slack, by request kind and reason: `over_limits` (over Block Kit's limits,
+   * not sent), `refused` (Slack would not take it), `expired` (the response_url), `unreachable`.
+   */
+  readonly answersUndelivered: Counter<'kind' | 'reason'>;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -77,6 +82,12 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     }),
     sweeps: new Counter({ name: 'vs_chatops_sweeps_total', help: 'Periodic sweeps run by this instance', labelNames: ['sweep', 'outcome'], ...on }),
     ready: new Gauge({ name: 'vs_chatops_ready', help: '1 while this instance serves (/readyz 200)', ...on }),
+    answersUndelivered: new Counter({
+      name: 'vs_chatops_answers_undelivered_total',
+      help: 'Answers to requests that did not reach Slack, by request kind and reason (over_limits, refused, expired, unreachable)',
+      labelNames: ['kind', 'reason'],
+      ...on,
+    }),
   };
 }
 

@@ -41,7 +41,7 @@ export interface ListenerContext {
   /** The workspaces served (SLACK_TEAM_ID or the bot token's, VS_ALLOWED_TEAMS): a request from any other is refused. */
   workspaces: Workspaces;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
-  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
 }
 
 /** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */

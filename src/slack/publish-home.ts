@@ -6,6 +6,7 @@ import { approvalFacts } from './approval-messages';
 import type { ApprovalFacts } from './blocks/approvals';
 import { HOME_RECORDS, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
 import { slackErrorSummary } from './channel-post';
+import { publishView } from './send';
 import type { ListenerContext } from './context';
 import { READ_COMMANDS } from './listeners/commands';
 
@@ -19,7 +20,7 @@ import { READ_COMMANDS } from './listeners/commands';
 export async function publishHome(ctx: ListenerContext, client: WebClient, userId: string, log: Logger): Promise<boolean> {
   const view = renderHome(await homeFacts(ctx, userId, log));
   try {
-    await client.views.publish({ user_id: userId, view });
+    await publishView(client, { user_id: userId, view });
     return true;
   } catch (error) {
     log.warn('could not publish the Home tab', { error: slackErrorSummary(error) });

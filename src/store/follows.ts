@@ -73,6 +73,17 @@ export interface Follows {
    * record, or null, and nothing written, when `owner` no longer holds it or it had already ended.
    */
   end(recordId: number, owner: string, progress: FollowProgress & { status: CloudOutcome }, leaseMs: number): Promise<AuditRecord | null>;
+  /**
+   * Keeps `owner`'s lease on the change until `leaseUntilMs` while it works on it (a slow poll, a slow Slack), so that
+   * no other instance takes it over meanwhile. False, and nothing changed, when `owner` no longer holds it.
+   */
+  renew(recordId: number, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /**
+   * Marks the reply in the change's thread as posted at `atMs`, before it is posted: only by `owner`, and only once
+   * (false, nothing changed, when another instance holds it or the mark is there already). Slack has no idempotency
+   * key, so this mark is what makes the reply never posted twice; a failed post clears it with the next save.
+   */
+  markReplied(recordId: number, owner: string, atMs: number): Promise<boolean>;
   /** Gives back `owner`'s leases (a stopping instance), so another instance takes them at once; returns how many. */
   release(owner: string): Promise<number>;
   get(recordId: number): Promise<FollowedChange | null>;

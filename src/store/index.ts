@@ -58,7 +58,7 @@ export async function openStore(config: Config, logger: Logger): Promise<Store> 
     log.info('store ready', { dialect: 'postgres', schemaVersion: SCHEMA_VERSION, maxConnections: config.dbMaxConnections });
     return store;
   }
-  const store = openSqliteStore(config.dbPath, common);
+  const store = openSqliteStore(config.dbPath, { ...common, logger: log });
   log.info('store ready', { dialect: 'sqlite', schemaVersion: SCHEMA_VERSION, path: config.dbPath });
   return store;
 }

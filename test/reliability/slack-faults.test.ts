@@ -67,11 +67,11 @@ describe('Slack Web API and response_url failures', () => {
     expect(h.slack.callsTo('views.open').length).toBeLessThanOrEqual(3);
   });
 
-  test('an expired response_url (404): logged with context, no crash, and the bot keeps answering', async () => {
+  test('an expired response_url (404): a failure (the answer reached nobody), logged with context, no crash, and the bot keeps answering', async () => {
     h.slack.failResponseUrl(404);
     await h.command('firewall 42', { user: 'UVIEWER', channel: CHANNEL });
     const done = await commandDone(h, 'UVIEWER');
-    expect(done.outcome).toBe('succeeded');
+    expect(done).toMatchObject({ outcome: 'failed', undelivered: 'expired' });
     const [warn] = linesAbout(h, /could not deliver the answer to Slack/);
     expect(warn).toMatchObject({ level: 'warn', user: 'UVIEWER', channel: CHANNEL });
     expect(JSON.stringify(warn!.error)).toMatch(/404/);

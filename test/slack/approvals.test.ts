@@ -2,7 +2,7 @@ import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
-import { input } from '../helpers/payloads';
+import { appHomeOpened, input } from '../helpers/payloads';
 import { answerToClick, approvalIdIn, clickOn, deny, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 
@@ -272,6 +272,30 @@ describe('the exact request', () => {
     const message = await updatedTo(h, refused, /Approved\* by <@UOPER2>, but it failed/);
     expect(JSON.stringify(message.blocks)).toContain('exceeds the free space of the data store (12 GB left)');
     expect((await recordsOf(h, refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
+  });
+
+  test('invisible formatting in a label is shown by name wherever the approver reads the request, and sent as it is', async () => {
+    // A right-to-left override would show "data-exe.txt" as something else entirely; a zero-width space hides itself.
+    const label = 'web\u202Etxt.exe\u202C-data\u200B';
+    const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text(label) }, 'disk_add');
+    const shown = shownRequest(asked.message);
+    expect(shown).toContain('web<U+202E>txt.exe<U+202C>-data<U+200B>');
+    expect(shown).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
+    expect(JSON.stringify(asked.message.blocks)).toContain('shown above by name, as <U+202E>; they are sent as they are');
+    // The approver's Home tab shows the same, waiting for them.
+    const before = h.slack.callsTo('views.publish').length;
+    await h.event(appHomeOpened({ user: 'UOPER2' }));
+    const home = JSON.stringify((await h.slack.waitForCalls('views.publish', before + 1))[before]!.args.view);
+    expect(home).toContain('web<U+202E>txt.exe<U+202C>-data<U+200B>');
+    expect(home).not.toMatch(/[\u202A-\u202E\u200B]/);
+
+    await clickOn(h, 'UOPER2', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · scheduled/);
+    const [sent] = changePosts();
+    expect(sent!.body).toContain(JSON.stringify(label).slice(1, -1));
+    // What was shown, its names read back, is what was sent.
+    const named = (text: string) => text.replace(/<U\+([0-9A-F]{4,6})>/g, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)));
+    expect(named(shown)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
   });
 
   describe('a bot with VS_API_FORMAT=xml', () => {

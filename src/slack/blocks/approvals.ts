@@ -19,6 +19,7 @@ import {
   oneLine,
   type Rendered,
   safe,
+  preformattedBlock,
   section,
   slackTime,
   truncate,
@@ -56,6 +57,8 @@ export interface ApprovalFacts {
   needed: Role;
   /** Who may decide it, mentioned on the open request so that they are notified (not on the Home tab). */
   deciders?: Deciders;
+  /** How many of those who may decide it are not called on this one: called by workflow requests as often an hour as they may be. */
+  uncalled?: number;
   sandbox: boolean;
 }
 
@@ -71,9 +74,13 @@ export function shownRequestText(request: RecordedRequest): string {
   return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)` : text;
 }
 
-/** The request as preformatted rich text: shown as it is, byte for byte. */
+/**
+ * The request as preformatted rich text: shown as it is, byte for byte, except for invisible formatting characters
+ * (bidirectional controls, zero-width ones), which would reorder or hide what the approver reads: those are shown by
+ * name, "<U+202E>", and a line under the request says so (they are sent as they are).
+ */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: shownRequestText(request) }] }] };
+  return preformattedBlock(shownRequestText(request));
 }
 
 /** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */
@@ -198,14 +205,6 @@ export function renderRequesterTold(f: ApprovalFacts, end: ApprovalEnd): Rendere
     text: fallback(`${userMention(requestedBy)} your request to ${f.title} · ${targetTitle(f.target)}: ${plain(line)}`, f.sandbox),
     blocks: [section(`${userMention(requestedBy)} ${line}`)],
   };
-}
-
-/** A workflow's request just claimed: those who may decide it are called in its thread (an edit in place notifies nobody). */
-export function renderDecidersCalled(f: ApprovalFacts): Rendered | null {
-  const who = decidersLine(f.deciders);
-  if (!who) return null;
-  const text = `${who}: ${userMention(f.approval.requestedBy)} requested this change; a second person approves or denies it above.`;
-  return { text: fallback(text, f.sandbox), blocks: [section(`:raised_hand: ${text}`)] };
 }
 
 /** The request once settled: the same facts, no buttons, and how it ended. */

@@ -15,6 +15,7 @@ import {
   LIMITS,
   mrkdwn,
   oneLine,
+  preformattedBlock,
   type Rendered,
   safe,
   section,
@@ -271,9 +272,9 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
 /** What one preformatted block of a record's Details holds. */
 const PREFORMATTED_MAX = 2800;
 
-/** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link; cut to a bound. */
+/** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link, invisible characters named; cut to a bound. */
 function preformatted(text: string): KnownBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: truncate(text, PREFORMATTED_MAX) || ' ' }] }] };
+  return preformattedBlock(truncate(text, PREFORMATTED_MAX) || ' ');
 }
 
 /** Parameters as indented JSON; never throws (cycles, BigInt). */

@@ -9,10 +9,12 @@ import { isIsoTime } from './mrkdwn';
 // columns per list, and cells written so that a spreadsheet reads each as
 // the text it is. RFC 4180 quoting (a comma, a quote or a line break puts a
 // cell in quotes, quotes doubled), and no formula: a cell of text that
-// starts with = + - @ (or a tab or carriage return, which some spreadsheets
-// skip before reading one) gets a leading apostrophe, so a rule description
-// or a label from the cloud API cannot run as a formula on an admin's
-// machine (OWASP, "CSV Injection"). Numbers are written as numbers.
+// starts with = + - @ (or their full-width and small forms, which Excel reads
+// alike, or a minus sign), after any spaces or invisible characters a
+// spreadsheet skips, or with a tab, carriage return or line feed, gets a
+// leading apostrophe, so a rule description or a label from the cloud API
+// cannot run as a formula on an admin's machine (OWASP, "CSV Injection").
+// Numbers are written as numbers.
 
 export type CsvValue = string | number | boolean | null | undefined;
 
@@ -25,7 +27,12 @@ export interface CsvColumn<T> {
 /** The most rows a file holds; a longer list is cut there, and the message with the file says so. */
 export const EXPORT_MAX_ROWS = 10_000;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet reads as the start of a formula: = + - @ in ASCII, full width (＝ ＋ － ＠) and small (﹦ ﹢ ﹣ ﹫)
+ * forms, and the minus sign, after any whitespace, control or format characters (spaces, no-break and ideographic
+ * spaces, zero-width ones, a byte-order mark); or a tab, carriage return or line feed first.
+ */
+const FORMULA_START = /^(?:[\s\p{Cc}\p{Cf}]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B\u2212]|[\t\r\n])/u;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One cell: text defused and quoted as needed; numbers and booleans as they are; nothing as an empty cell. */

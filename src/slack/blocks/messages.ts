@@ -58,6 +58,11 @@ export const CHANGES_UNRECORDABLE = unrecordable('Nothing can be changed');
 export const SOMETHING_WENT_WRONG =
   'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
 
+/** Slack would not take the answer to a request (too large, or malformed): the person is told in its place, in a few words. */
+export const ANSWER_NOT_SHOWN =
+  'Slack would not show the answer to this (it was too large or malformed for a Slack message), so it is not shown; nothing was changed by it. ' +
+  'This is a fault of the bot, not yours: tell the bot operator (its log says what Slack refused).';
+
 /** Slack refused to open a form (views.open), typically an expired trigger_id. */
 export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
 

@@ -5,6 +5,7 @@ import type { Logger } from '../../log';
 import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { isSlackResponseUrl, responder, type Respond } from '../response-url';
+import type { Undelivered } from '../send';
 import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
 import { refusedWorkspace } from './workspace';
 
@@ -54,7 +55,8 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
       await args.next();
     } finally {
       request.ended(Math.round(ctx.now() - started));
-      ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels });
+      const { undeliveredAnswer: undelivered } = request;
+      ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels, ...(undelivered ? { undelivered } : {}) });
     }
   };
 }
@@ -72,6 +74,8 @@ class ListenerRequest implements SlackRequest {
   readonly step: StepCompletion | undefined;
   readonly client: WebClient;
   outcome: Outcome = 'failed';
+  /** Why its answer did not reach Slack, when it did not (reply.ts tells it). */
+  undeliveredAnswer: Undelivered | undefined;
   private childLog: Logger | undefined;
 
   constructor(
@@ -102,10 +106,17 @@ class ListenerRequest implements SlackRequest {
     return (this.childLog ??= this.ctx.logger.child(this.bindings));
   }
 
-  /** The one line of the request, with how it ended. */
+  /** Hears that its answer did not reach Slack (src/slack/reply.ts). */
+  undelivered(why: Undelivered): void {
+    this.undeliveredAnswer ??= why;
+  }
+
+  /** The one line of the request, with how it ended: an answer nobody got is never a success. */
   ended(ms: number): void {
-    if (this.childLog) this.childLog.info(this.kind, { outcome: this.outcome, ms });
-    else this.ctx.logger.info(this.kind, { ...this.bindings, outcome: this.outcome, ms });
+    if (this.undeliveredAnswer && this.outcome === 'succeeded') this.outcome = 'failed';
+    const fields = { outcome: this.outcome, ...(this.undeliveredAnswer ? { undelivered: this.undeliveredAnswer } : {}), ms };
+    if (this.childLog) this.childLog.info(this.kind, fields);
+    else this.ctx.logger.info(this.kind, { ...this.bindings, ...fields });
   }
 }
 

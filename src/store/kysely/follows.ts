@@ -174,6 +174,27 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
         return record;
       }),
 
+    renew: async (recordId, owner, leaseUntilMs) => {
+      const renewed = await db
+        .updateTable('followed_changes')
+        .set({ lease_until_ms: wholeMs(leaseUntilMs) })
+        .where('record_id', '=', recordId)
+        .where('owner', '=', owner)
+        .executeTakeFirst();
+      return Number(renewed.numUpdatedRows) === 1;
+    },
+
+    markReplied: async (recordId, owner, atMs) => {
+      const marked = await db
+        .updateTable('followed_changes')
+        .set({ replied_at_ms: wholeMs(atMs) })
+        .where('record_id', '=', recordId)
+        .where('owner', '=', owner)
+        .where('replied_at_ms', 'is', null)
+        .executeTakeFirst();
+      return Number(marked.numUpdatedRows) === 1;
+    },
+
     release: async (owner) => {
       const released = await db.updateTable('followed_changes').set({ owner: null, lease_until_ms: null }).where('owner', '=', owner).executeTakeFirst();
       return Number(released.numUpdatedRows);

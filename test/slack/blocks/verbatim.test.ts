@@ -6,7 +6,6 @@ import {
   renderApprovalClosed,
   renderApprovalEnded,
   renderApprovalRequest,
-  renderDecidersCalled,
   renderDenyReasonModal,
   renderRequesterTold,
   type ApprovalFacts,
@@ -88,7 +87,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
         const called = { ...facts(asked), deciders: { groups: ['SADMINS'], users: ['UADMIN2'] } };
         for (const m of [
           renderApprovalRequest(called),
-          renderDecidersCalled(called)!,
+          renderWorkflowRequest({ ...called, approval: { ...asked, requestedBy: '', status: 'awaiting_requester' }, uncalled: 2 }),
           renderRequesterTold(facts({ ...asked, status: 'rejected' }), { kind: 'rejected' })!,
           renderRequesterTold(facts({ ...asked, status: 'approved' }), { kind: 'approved', run: done, timeoutMs: 10_000 })!,
           { text: 'deny form', blocks: renderDenyReasonModal(facts(asked), '{}').blocks as Rendered['blocks'] },

@@ -34,6 +34,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-needs-test-token',
     SLACK_SIGNING_SECRET: 'needs-test-signing-secret',
+    VS_API_URL: 'sandbox',
     VS_ADMINS: ADMIN,
     VS_OPERATORS: OPERATOR,
     VS_VIEWERS: VIEWER,
@@ -60,6 +61,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   });
   const limits = createUserLimits({
     perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+    perHour: { workflow_requests: config.workflows.requestsPerHour, workflow_calls: config.workflows.callsPerHour },
     rates: store.rates,
     now,
     logger,

@@ -101,8 +101,10 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     if (asked.outcome !== 'requested') throw new Error('not asked');
     expect(asked.approval).toMatchObject({ id: 'W1', status: 'awaiting_requester', requestedBy: '', workflowExecutionId: 'Wx1' });
     expect(asked.record).toMatchObject({ outcome: 'requested', userId: '', approvalId: 'W1', workflowExecutionId: 'Wx1' });
-    // Nobody can decide it before someone claims it, and it is not among the requests to decide.
+    // Nobody can decide it before someone claims it, and it is not among the requests to decide: among those to claim.
     expect(await b.approvals.open(5000)).toEqual([]);
+    expect(await b.approvals.open(5000, 'claim')).toEqual([asked.approval]);
+    expect(await b.approvals.open(10_000, 'claim')).toEqual([]);
     expect((await b.approvals.decide('W1', { step: 'approve', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).won).toBe(false);
     const at = '2024-05-01T10:02:00.000Z';
     const claimedEntry = (x: Approval) =>
@@ -118,6 +120,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     for (const loser of claims.filter((c) => !c.won)) expect(loser).toEqual({ won: false, approval: claimed });
     expect(winners[0]!.won && winners[0]!.record).toMatchObject({ userId: claimed.requestedBy, approvalId: 'W1', workflowExecutionId: 'Wx1' });
     expect(await a.approvals.open(20_000)).toEqual([claimed]);
+    expect(await a.approvals.open(20_000, 'claim')).toEqual([]);
     expect(await a.approvals.claim('missing', { by: 'U1', at, nowMs: 5000, expiresAtMs: 50_000 })).toEqual({ won: false, approval: null });
   });
 

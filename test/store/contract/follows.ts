@@ -102,6 +102,29 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect(await store.follows.get(id)).toMatchObject({ polls: 1, owner: 'b' });
   });
 
+  test('its owner keeps the lease while it works (a slow poll): nobody takes it over meanwhile; a former owner cannot renew', async () => {
+    const store = await one();
+    const id = await accepted(store);
+    await store.follows.claimDue('a', 6000, LEASE_MS, 10);
+    expect(await store.follows.renew(id, 'a', 60_000)).toBe(true);
+    expect(await store.follows.claimDue('b', 40_000, LEASE_MS, 10)).toEqual([]);
+    expect((await store.follows.claimDue('b', 60_000, LEASE_MS, 10)).map((f) => f.owner)).toEqual(['b']);
+    expect(await store.follows.renew(id, 'a', 200_000)).toBe(false);
+    expect(await store.follows.get(id)).toMatchObject({ owner: 'b', leaseUntilMs: 90_000 });
+  });
+
+  test('the reply is marked once, by its owner, before it is posted: a second mark, or another instance, is refused', async () => {
+    const [a, b] = (await instances(2)) as [Store, Store];
+    const id = await accepted(a);
+    await a.follows.claimDue('a', 6000, LEASE_MS, 10);
+    expect(await b.follows.markReplied(id, 'b', 7000)).toBe(false);
+    const marks = await Promise.all([a.follows.markReplied(id, 'a', 7000), b.follows.markReplied(id, 'a', 7001)]);
+    expect(marks.sort()).toEqual([false, true]);
+    expect((await a.follows.get(id))!.repliedAtMs).toBeGreaterThanOrEqual(7000);
+    // Marked, it is never due again: no instance takes it to reply.
+    expect(await b.follows.claimDue('b', 100_000, LEASE_MS, 10)).toEqual([]);
+  });
+
   test('a stopping owner gives its changes back: another takes them at once', async () => {
     const store = await one();
     const id = await accepted(store);

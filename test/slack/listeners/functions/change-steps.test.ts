@@ -2,7 +2,6 @@ import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
 import { unverbatimTexts } from '../../blocks/limits';
-import { waitFor } from '../../../helpers/wait';
 import { answerToClick, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../../../helpers/requests';
 
 // The change steps over the real Bolt app with signed requests: a workflow
@@ -48,8 +47,10 @@ async function asked(callbackId: string, inputs: Record<string, unknown>, channe
   return { id, ts: message.ts, channel, workflowExecutionId: execution.workflowExecutionId };
 }
 
+/** Each test's own disk: the same change still unclaimed would be the one request it already is (a workflow asking again). */
+let disks = 0;
 const askDisk = (inputs: Record<string, unknown> = {}, channel?: string) =>
-  asked('vs_request_disk', { vs_id: 42, disk_type: 'SSD', disk_size: 20, label: 'scratch', reason: 'the data disk is full', ...inputs }, channel);
+  asked('vs_request_disk', { vs_id: 42, disk_type: 'SSD', disk_size: 20, label: `scratch-${++disks}`, reason: 'the data disk is full', ...inputs }, channel);
 
 const claim = (user: string, p: Posted, tweak?: (payload: Record<string, unknown>) => void) => clickOn(h, user, 'change_request_claim', p, tweak);
 
@@ -63,12 +64,8 @@ describe('a change step', () => {
     const claimed = await updatedTo(h, p, /Approval needed/);
     expect(blocksOf(claimed)).toContain('see https://evil.example/login @here &lt;!channel&gt; #general');
     expect(unverbatimTexts(claimed.blocks)).toEqual([]);
-    // Claimed: those who may decide it are called in its thread (the edit in place notified nobody).
-    await waitFor('those who may decide it called in its thread', () =>
-      h.slack
-        .callsTo('chat.postMessage')
-        .find((c) => c.args.thread_ts === p.ts && String(c.args.text).startsWith('<@UADMIN> <@UADMIN2> <@UOPER2> <@WORGOPER>: <@UOPER> requested')),
-    );
+    // Those who may decide it were called once, when it was posted: the claim calls nobody again.
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === p.ts)).toEqual([]);
   });
 
   test('posts the request with its reason, the exact request and the claim button, completes with its id and awaiting_requester; changes nothing', async () => {
