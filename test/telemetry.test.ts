@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET } from './helpers/app-harness';
-import { startOtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver';
+import { goodDisk } from './helpers/drive';
+import { JSON_CONTENT_TYPE, newTriggerId, newViewId, viewSubmission } from './helpers/payloads';
+import { postToSlackEndpoint } from './helpers/signed-requests';
+import { appManifest } from '../src/local-mode';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver';
 import { useProcessHarness } from './helpers/process-harness';
 import type { SpawnedBot } from './helpers/spawned-bot';
 import { useStarted } from './helpers/use-started';
@@ -12,12 +16,37 @@ import { waitFor } from './helpers/wait';
 // as a collector would. With OTEL_EXPORTER_OTLP_ENDPOINT unset, a module witness preloaded into the process says
 // which modules of @opentelemetry it loaded, and who asked.
 
-const world = useProcessHarness();
-/** Roles by user group: the policy asks Slack's Web API (usergroups.users.list) who is in it, inside the request. */
-const ROLES = { VS_VIEWERS: 'S0ONCALL', VS_ADMINS: 'S0ONCALL' };
+// The sandbox's transactions short, so that a followed change ends within a test.
+const world = useProcessHarness({ transactionMs: { pending: 200, running: 400 } });
+/**
+ * Roles by user group: the policy asks Slack's Web API (usergroups.users.list) who is in it, inside the request. With
+ * VS_VIEWERS set, workflow steps read only with VS_WORKFLOW_READS=everyone.
+ */
+const ROLES = { VS_VIEWERS: 'S0ONCALL', VS_ADMINS: 'S0ONCALL', VS_OPERATORS: 'UOPER', VS_WORKFLOW_READS: 'everyone' };
 /** The stand-in's member of S0ONCALL. */
 const ONCALL = 'U0ONCALL';
 const WITNESS = join(__dirname, 'helpers', 'module-witness.js');
+
+/** The spans of the last trace whose root is named `root`, once it and `children` spans below it have arrived. */
+async function traceIn(otlp: OtlpReceiver, root: string, children: number, output: () => string): Promise<{ root: ReceivedSpan; spans: ReceivedSpan[] }> {
+  return waitFor(
+    `the trace of "${root}" with ${children} spans below it`,
+    () => {
+      const all = otlp.spans();
+      const found = all.filter((s) => s.name === root && s.parentSpanId === '').at(-1);
+      const spans = found ? all.filter((s) => s.traceId === found.traceId) : [];
+      return found && spans.length > children ? { root: found, spans } : undefined;
+    },
+    {
+      within: 8000,
+      detail: () =>
+        `spans so far: ${otlp
+          .spans()
+          .map((s) => s.name)
+          .join(', ')}\nbot output:\n${output()}`,
+    },
+  );
+}
 
 interface Witnessed {
   requests: { request: string; from: string | null }[];
@@ -45,7 +74,10 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   let bot: SpawnedBot;
   beforeAll(async () => {
     // Batches sent every 50 ms rather than 5 s: the test reads them as they come.
-    bot = await world.spawn({ ...ROLES, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50' }, { db: 'traced' });
+    // The stand-in checks a step's completion against the app's manifest.
+    world.slack.setManifest(appManifest());
+    // Followed changes polled every second (the shortest VS_FOLLOW_INTERVAL_S).
+    bot = await world.spawn({ ...ROLES, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50', VS_FOLLOW_INTERVAL_S: '1' }, { db: 'traced' });
   });
 
   /** The spans of the trace whose root is named `root`, once it and `children` children of it have arrived. */
@@ -132,6 +164,50 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(line).toMatchObject({ trace_id: root.traceId, span_id: root.spanId, outcome: 'succeeded' });
   });
 
+  test("a workflow step is a trace of its own: the cloud read and the step's completion are its children, its token in none", async () => {
+    const { envelope, execution } = world.slack.functionExecuted('vs_firewall_summary', { vs_id: 42 });
+    expect((await postToSlackEndpoint(bot.eventsUrl, SIGNING_SECRET, JSON.stringify(envelope), JSON_CONTENT_TYPE)).status).toBe(200);
+    expect(await world.slack.waitForExecution(execution.id)).toMatchObject({ state: 'completed' });
+    const { root, spans } = await traceOf('step vs_firewall_summary', 2);
+
+    expect(root.attributes).toMatchObject({
+      'vs.request.kind': 'step',
+      'vs.step': 'vs_firewall_summary',
+      'vs.function_execution_id': execution.id,
+      'vs.workflow_execution_id': execution.workflowExecutionId,
+      'vs.outcome': 'succeeded',
+    });
+    const below = spans.filter((s) => s !== root);
+    expect(below.every((s) => s.parentSpanId === root.spanId)).toBe(true);
+    expect(below.map((s) => s.name).sort()).toEqual(['GET', 'slack functions.completeSuccess']);
+    expect(otlp.everything()).not.toContain(execution.token);
+  });
+
+  test("a change asked in a form, then followed: the submission's trace holds its store calls and cloud call; each poll is a trace of its own", async () => {
+    const triggerId = newTriggerId();
+    expect((await bot.command('disk add 42', { responseUrl: world.slack.responseUrl(), user: 'UOPER', triggerId })).status).toBe(200);
+    const opened = await waitFor('the add-disk form', () => world.slack.callsTo('views.open').find((c) => c.args.trigger_id === triggerId));
+    const metadata = (opened.args.view as { private_metadata: string }).private_metadata;
+    const submitted = await bot.interact(
+      viewSubmission({ callbackId: 'disk_add', viewId: newViewId(), user: 'UOPER', privateMetadata: metadata, fields: goodDisk }),
+    );
+    expect(submitted.status).toBe(200);
+
+    const submission = await traceOf('submission disk_add', 3);
+    expect(submission.root.attributes).toMatchObject({ 'vs.view': 'disk_add', 'slack.user_id': 'UOPER', 'vs.outcome': 'succeeded' });
+    const below = submission.spans.filter((s) => s !== submission.root);
+    expect(below.map((s) => s.name)).toEqual(expect.arrayContaining(['store audit.beginChange', 'POST', 'slack chat.postMessage']));
+    expect(below.find((s) => s.name === 'POST')!.attributes).toMatchObject({ 'url.path': '/virtual_machines/42/disks.json', 'http.response.status_code': 201 });
+
+    // The follower's round polls it a second later, and until it ends: each poll the root of a trace of its own.
+    const poll = await traceOf('follow poll', 2);
+    expect(poll.root).toMatchObject({ kind: 1, attributes: { 'vs.action': 'disk_add', 'vs.target': 'vs:42' } }); // internal: the bot's own work
+    expect(poll.root.traceId).not.toBe(submission.root.traceId);
+    const polled = poll.spans.filter((s) => s !== poll.root);
+    expect(polled.map((s) => s.name)).toEqual(expect.arrayContaining(['GET', expect.stringMatching(/^store follows\./)]));
+    expect(polled.find((s) => s.name === 'GET')!.attributes['url.path']).toMatch(/^\/virtual_machines\/42\/transactions\.json/);
+  });
+
   test('nothing secret leaves in a span: no signing secret, token, API key, response_url, reason text or request body', async () => {
     const reason = 'the-reason-nobody-may-read-in-a-trace';
     const responseUrl = world.slack.responseUrl('capability-in-a-response-url');
@@ -145,10 +221,32 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(sent).toContain('command freeze'); // what is read is what was sent
     const credentials = Buffer.from(`${world.sandbox.accountId}:${API_KEY}`).toString('base64');
     const secrets = [SIGNING_SECRET, BOT_TOKEN, API_KEY, credentials, responseUrl, new URL(responseUrl).pathname, 'capability-in-a-response-url', reason];
-    // The reason of the earlier freeze, and a slash command's form body (its fields as Slack sends them).
-    const body = ['maintenance', 'response_url=', 'trigger_id', 'text=', 'token=', 'command=%2Fvs'];
+    // The reason of the earlier freeze, and a slash command's form body (its fields as Slack sends them), nor a
+    // form's values (the disk added earlier: its mount point).
+    const body = ['maintenance', 'response_url=', 'trigger_id', 'text=', 'token=', 'command=%2Fvs', '/mnt/data'];
     expect([...secrets, ...body].filter((text) => sent.includes(text))).toEqual([]);
     // Nor a person's address.
     expect(sent.match(/[\w.+-]+@[\w-]+\.[a-z]{2,}/gi)).toBeNull();
+  });
+});
+
+describe('with OTEL_EXPORTER_OTLP_PROTOCOL=http/json', () => {
+  const otlp = useStarted('the OTLP receiver', startOtlpReceiver, (receiver) => receiver.close());
+
+  test('spans leave as OTLP/JSON, with OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES on their resource', async () => {
+    const bot = await world.spawn(
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `${otlp.url}/`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'vs-chatops-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging,service.name=overridden',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+      { db: 'json' },
+    );
+    await world.answerTo(bot, 'templates');
+    const { root } = await traceIn(otlp, 'command templates', 1, () => bot.output());
+    expect(root.resource).toMatchObject({ 'service.name': 'vs-chatops-eu', 'deployment.environment.name': 'staging' });
+    expect(otlp.exports.map((e) => [e.path, e.headers['content-type']])).toContainEqual(['/v1/traces', 'application/json']);
   });
 });
