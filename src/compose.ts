@@ -26,7 +26,7 @@ import { createUserLimits } from './slack/user-limits';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
-import { startTracing, traceStore, type Tracing } from './tracing';
+import { NO_TRACING, traceStore, type Tracing } from './tracing';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -61,7 +61,7 @@ export interface ComposeOverrides {
   sandboxLabel?: boolean;
   /** How start-up waits for the store's database: the pause after each try, and the sleep (tests step through the tries). */
   storeWait?: Pick<StoreWaitOptions, 'delayMs' | 'sleep'>;
-  /** Traces the caller started (and stops); default: startTracing(config), stopped by stop() (none unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  /** Traces the caller started (and stops); default: none unless OTEL_EXPORTER_OTLP_ENDPOINT is set, then src/telemetry.ts's, stopped by stop(). */
   tracing?: Tracing;
 }
 
@@ -109,7 +109,8 @@ interface Lifecycle {
 export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
   // Traces first (OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set): the logger's lines carry the
   // ids of the trace they are written in, and every HTTP call made inside one is a span of it.
-  const tracing = overrides.tracing ?? (await startTracing(config));
+  const tracing =
+    overrides.tracing ?? (config.telemetry === null ? NO_TRACING : (await import('./telemetry')).startTelemetry({ ...config, telemetry: config.telemetry }));
   const logger =
     overrides.logger ??
     createLogger({ level: config.logLevel, secrets: secretValues(config), ...(tracing.on ? { traceFields: () => tracing.logFields() } : {}) });

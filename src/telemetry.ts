@@ -16,12 +16,12 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { Config } from './config';
+import { secretValues, type Config } from './config';
 import { CAPABILITY_KEY, createLogger, maskUrlPasswords, redactCapabilities, REDACTED, SECRET_KEY } from './log';
 import { errorType, type SpanAttributes, type SpanOptions, type TraceSpan, type Tracing } from './tracing';
 
-// OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/tracing.ts imports this module on demand;
-// docs/production.md, Traces). The SDK is the environment-free one (@opentelemetry/sdk-trace: every setting passed
+// OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set (the composition root imports this module on
+// demand; docs/production.md, Traces), behind the port of src/tracing.ts. The SDK is the environment-free one (@opentelemetry/sdk-trace: every setting passed
 // here, from config.ts), spans leave in batches over OTLP/HTTP (protobuf or JSON), and undici's instrumentation makes
 // a child span of every HTTP call inside a trace: the cloud API (undici's Pool), Slack's Web API (fetch, which Node
 // builds on undici) and response_urls (undici). Before a span is exported:
@@ -33,25 +33,23 @@ import { errorType, type SpanAttributes, type SpanOptions, type TraceSpan, type 
 
 export type TelemetrySettings = NonNullable<Config['telemetry']>;
 
-export interface TelemetryDeps {
-  /** SLACK_API_URL: Slack's Web API, or whatever stands in for it. */
-  slackApiUrl: string | undefined;
-  /** Values masked in every span (the logger's). */
-  secrets: readonly string[];
-  logLevel: Config['logLevel'];
-}
-
 type ExporterOptions = NonNullable<ConstructorParameters<typeof ProtobufTraceExporter>[0]>;
 
 const SLACK_API_URL = 'https://slack.com/api/';
 const NO_SPAN: TraceSpan = { set: () => undefined, failed: () => undefined };
+/** Strings kept scrubbed (bounded: ids and URLs vary). */
+const SCRUBBED_KEPT = 4096;
 /** How often a failing export is told in the log at most. */
 const PROBLEM_EVERY_MS = 60_000;
 
-export function startTelemetry(settings: TelemetrySettings, deps: TelemetryDeps): Tracing {
-  const log = createLogger({ level: deps.logLevel, secrets: [...deps.secrets] }, { component: 'traces' });
+/** Starts traces as config.telemetry says (OTEL_EXPORTER_OTLP_ENDPOINT set); stopped by shutdown(). */
+export function startTelemetry(config: Config & { telemetry: TelemetrySettings }): Tracing {
+  const settings = config.telemetry;
+  // The values the logger masks are masked in every span too.
+  const secrets = secretValues(config);
+  const log = createLogger({ level: config.logLevel, secrets }, { component: 'traces' });
   reportProblemsTo(log);
-  const scrub = scrubber(deps.secrets);
+  const scrub = scrubber(secrets);
   const exporterOptions: ExporterOptions = {
     url: settings.tracesUrl,
     headers: { ...settings.headers },
@@ -79,12 +77,12 @@ export function startTelemetry(settings: TelemetrySettings, deps: TelemetryDeps)
   const ownsContext = context.setGlobalContextManager(contextManager);
   const tracer = provider.getTracer('vs-chatops');
 
-  const slackApiUrl = deps.slackApiUrl ?? SLACK_API_URL;
+  const calls = callKinds(config.slack.apiUrl ?? SLACK_API_URL);
   const undici = new UndiciInstrumentation({
     // Only inside a trace: the outbox's and the sweeps' calls are no trace of their own.
     ignoreRequestHook: () => !trace.getSpan(context.active())?.isRecording(),
-    startSpanHook: (request) => urlAttributes(request, slackApiUrl),
-    requestHook: (span, request) => span.updateName(callName(request, slackApiUrl)),
+    startSpanHook: (request) => urlAttributes(request, calls.of(request)),
+    requestHook: (span, request) => span.updateName(callName(request, calls.of(request))),
   });
   const stopInstrumentations = registerInstrumentations({ instrumentations: [undici], tracerProvider: provider });
 
@@ -165,17 +163,31 @@ const SLACK_HOST = /(^|\.)slack(-gov)?\.com$/;
 
 type CallKind = { peer: 'slack_api'; method: string } | { peer: 'slack_capability' } | { peer: 'other' };
 
-function callKind(request: Pick<UndiciRequest, 'origin' | 'path'>, slackApiUrl: string): CallKind {
-  const url = `${request.origin}${request.path}`;
-  if (url.startsWith(slackApiUrl)) return { peer: 'slack_api', method: url.slice(slackApiUrl.length).split(/[?#]/)[0] ?? '' };
-  const host = hostOf(request.origin);
-  if (SLACK_HOST.test(host) || url.startsWith(new URL(slackApiUrl).origin)) return { peer: 'slack_capability' };
-  return { peer: 'other' };
+/** What each HTTP call is, worked out once per call (both hooks of the instrumentation ask). */
+function callKinds(slackApiUrl: string): { of(request: UndiciRequest): CallKind } {
+  const slackOrigin = new URL(slackApiUrl).origin;
+  const known = new WeakMap<UndiciRequest, CallKind>();
+  const kindOf = (request: UndiciRequest): CallKind => {
+    const url = `${request.origin}${request.path}`;
+    if (url.startsWith(slackApiUrl)) return { peer: 'slack_api', method: url.slice(slackApiUrl.length).split(/[?#]/)[0] ?? '' };
+    if (request.origin === slackOrigin || SLACK_HOST.test(hostOf(request.origin))) return { peer: 'slack_capability' };
+    return OTHER;
+  };
+  return {
+    of(request) {
+      let kind = known.get(request);
+      if (kind === undefined) {
+        kind = kindOf(request);
+        known.set(request, kind);
+      }
+      return kind;
+    },
+  };
 }
+const OTHER: CallKind = { peer: 'other' };
 
 /** url.full, url.path and url.query as a span may hold them (they replace the instrumentation's). */
-function urlAttributes(request: UndiciRequest, slackApiUrl: string): Attributes {
-  const kind = callKind(request, slackApiUrl);
+function urlAttributes(request: UndiciRequest, kind: CallKind): Attributes {
   if (kind.peer === 'slack_capability') {
     return { 'url.full': `${request.origin}/${REDACTED}`, 'url.path': `/${REDACTED}`, 'url.query': '' };
   }
@@ -191,19 +203,16 @@ function urlAttributes(request: UndiciRequest, slackApiUrl: string): Attributes 
 }
 
 /** `slack chat.postMessage`, `slack response_url`, or the instrumentation's (the method) for the cloud API and others. */
-function callName(request: UndiciRequest, slackApiUrl: string): string {
-  const kind = callKind(request, slackApiUrl);
+function callName(request: UndiciRequest, kind: CallKind): string {
   if (kind.peer === 'slack_api') return `slack ${kind.method}`;
   if (kind.peer === 'slack_capability') return hostOf(request.origin).startsWith('files.') ? 'slack file upload' : 'slack response_url';
   return request.method;
 }
 
+/** `https://hooks.slack.com:443` → `hooks.slack.com` (an origin is scheme://host[:port]). */
 function hostOf(origin: string): string {
-  try {
-    return new URL(origin).hostname;
-  } catch {
-    return '';
-  }
+  const host = origin.slice(origin.indexOf('//') + 2);
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
 }
 
 /** `?a=1&token=x` → `?a=1&token=[REDACTED]`: values of keys that name a secret or a capability. */
@@ -236,10 +245,21 @@ function decodeURIComponentSafe(text: string): string {
 /** Masks known secret values, URL passwords and capabilities in a string, as the logger does in a line. */
 function scrubber(secrets: readonly string[]): (text: string) => string {
   const masked = [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
-  return (text) => {
+  const scrub = (text: string) => {
     let out = text;
     for (const secret of masked) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return redactCapabilities(maskUrlPasswords(out));
+  };
+  // The same few values come on every span (methods, hosts, ids, the user agent): each scrubbed once.
+  const seen = new Map<string, string>();
+  return (text) => {
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = scrub(text);
+      if (seen.size >= SCRUBBED_KEPT) seen.clear();
+      seen.set(text, out);
+    }
+    return out;
   };
 }
 

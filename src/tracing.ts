@@ -1,11 +1,10 @@
-import { secretValues, type Config } from './config';
 import type { LogFields } from './log';
 
 // The port every part traces through (docs/production.md, Traces). Nothing
 // here is OpenTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT unset the bot runs on
-// NO_TRACING and no module of @opentelemetry is loaded by ours; set, start()
-// loads src/telemetry.ts (the SDK, its exporter and undici instrumentation)
-// on demand. A trace starts at `root` (a Slack request, a workflow step, a
+// NO_TRACING and no module of @opentelemetry is loaded by ours; set, the
+// composition root imports src/telemetry.ts (the SDK, its exporter and
+// undici's instrumentation) on demand, which implements this port. A trace starts at `root` (a Slack request, a workflow step, a
 // followed poll, an MCP call); `child` spans exist only inside one (a store
 // call made by a timer is no trace of its own). Attributes are ids, names,
 // outcomes and status codes: never a token, a body, a reason, a response_url
@@ -50,13 +49,6 @@ export const NO_TRACING: Tracing = {
   logFields: () => ({}),
   shutdown: () => Promise.resolve(),
 };
-
-/** Tracing as the settings say: NO_TRACING unless OTEL_EXPORTER_OTLP_ENDPOINT is set, else OpenTelemetry, loaded now. */
-export async function startTracing(config: Config): Promise<Tracing> {
-  if (config.telemetry === null) return NO_TRACING;
-  const { startTelemetry } = await import('./telemetry');
-  return startTelemetry(config.telemetry, { slackApiUrl: config.slack.apiUrl, secrets: secretValues(config), logLevel: config.logLevel });
-}
 
 /** The name of an error as a span may carry it: its code, else its class name. */
 export function errorType(error: unknown): string {
