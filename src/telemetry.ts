@@ -314,6 +314,25 @@ function scrubbedAttributes(attributes: Attributes, scrub: (text: string) => str
 
 // --- Problems of the SDK -------------------------------------------------------------------------------------------
 
+/** What the SDK said, briefly: its message and code (an export's error comes as the JSON of the error). */
+function problemOf(message: string, args: unknown[]): { problem: string; code?: string } {
+  const error = args.find((arg): arg is Error => arg instanceof Error);
+  if (error) return { problem: `${message} ${error.message}`.trim(), ...codeOf(error as { code?: unknown }) };
+  if (message.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(message) as { message?: unknown; code?: unknown };
+      if (typeof parsed.message === 'string') return { problem: parsed.message, ...codeOf(parsed) };
+    } catch {
+      // Not JSON after all: said as it is.
+    }
+  }
+  return { problem: message };
+}
+
+function codeOf(error: { code?: unknown }): { code?: string } {
+  return typeof error.code === 'string' ? { code: error.code } : {};
+}
+
 /** The SDK's warnings and errors (an export refused or unreachable) into our log, masked like any line, once a minute at most. */
 function reportProblemsTo(log: ReturnType<typeof createLogger>): void {
   let lastMs = -Infinity;
@@ -325,8 +344,10 @@ function reportProblemsTo(log: ReturnType<typeof createLogger>): void {
       return;
     }
     lastMs = nowMs;
-    const detail = args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : typeof arg === 'string' ? arg : '')).filter(Boolean);
-    log.warn('traces: the OpenTelemetry SDK reports a problem (spans may be lost)', { problem: message, detail, ...(unsaid > 0 ? { alsoSince: unsaid } : {}) });
+    log.warn('traces: the OpenTelemetry SDK reports a problem (spans may be lost)', {
+      ...problemOf(message, args),
+      ...(unsaid > 0 ? { alsoSince: unsaid } : {}),
+    });
     unsaid = 0;
   };
   const quiet = () => undefined;

@@ -250,3 +250,40 @@ describe('with OTEL_EXPORTER_OTLP_PROTOCOL=http/json', () => {
     expect(otlp.exports.map((e) => [e.path, e.headers['content-type']])).toContainEqual(['/v1/traces', 'application/json']);
   });
 });
+
+describe('with a receiver that cannot be reached', () => {
+  test('the bot serves on and says so in its log, once, without the headers it would have sent', async () => {
+    const credential = 'otlp-receiver-credential-0123456789';
+    const bot = await world.spawn(
+      {
+        // A port nothing listens on (the first of the range, never given out as a free one).
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${credential}`,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        // Retries end with the export's deadline: the failure is told within half a second.
+        OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      },
+      { db: 'unreachable' },
+    );
+    expect(await world.answerTo(bot, 'firewall 42')).toMatchObject({ response_type: 'in_channel' });
+    await world.answerTo(bot, 'autoscaling 42');
+    const problem = 'traces: the OpenTelemetry SDK reports a problem (spans may be lost)';
+    const logged = await waitFor(
+      'the problem logged',
+      () =>
+        bot
+          .output()
+          .split('\n')
+          .find((line) => line.includes(problem)),
+      {
+        within: 8000,
+        detail: () => bot.output(),
+      },
+    );
+    expect(JSON.parse(logged)).toMatchObject({ level: 'warn', component: 'traces', problem: 'connect ECONNREFUSED 127.0.0.1:1', code: 'ECONNREFUSED' });
+    // Every batch fails alike: told once a minute at most.
+    await world.answerTo(bot, 'templates');
+    expect(bot.output().split(problem).length - 1).toBe(1);
+    expect(bot.output()).not.toContain(credential);
+  });
+});
