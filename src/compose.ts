@@ -61,8 +61,6 @@ export interface ComposeOverrides {
   sandboxLabel?: boolean;
   /** How start-up waits for the store's database: the pause after each try, and the sleep (tests step through the tries). */
   storeWait?: Pick<StoreWaitOptions, 'delayMs' | 'sleep'>;
-  /** Traces the caller started (and stops); default: none unless OTEL_EXPORTER_OTLP_ENDPOINT is set, then src/telemetry.ts's, stopped by stop(). */
-  tracing?: Tracing;
 }
 
 /** start() was cut short by stop() (a signal while start-up waited for the database): not a failure. */
@@ -109,8 +107,7 @@ interface Lifecycle {
 export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
   // Traces first (OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set): the logger's lines carry the
   // ids of the trace they are written in, and every HTTP call made inside one is a span of it.
-  const tracing =
-    overrides.tracing ?? (config.telemetry === null ? NO_TRACING : (await import('./telemetry')).startTelemetry({ ...config, telemetry: config.telemetry }));
+  const tracing: Tracing = config.telemetry === null ? NO_TRACING : (await import('./telemetry')).startTelemetry({ ...config, telemetry: config.telemetry });
   const logger =
     overrides.logger ??
     createLogger({ level: config.logLevel, secrets: secretValues(config), ...(tracing.on ? { traceFields: () => tracing.logFields() } : {}) });
@@ -120,7 +117,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
   // Stopped last: the spans of everything stopping before it are still sent.
-  if (!overrides.tracing && tracing.on) parts.add({ name: 'traces', stop: () => tracing.shutdown() });
+  if (tracing.on) parts.add({ name: 'traces', stop: () => tracing.shutdown() });
   // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
   const local = config.mode === 'local' ? localMode(config, logger) : undefined;
   if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
