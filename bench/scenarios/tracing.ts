@@ -159,6 +159,9 @@ export function tracingLines(f: TracingFigures): string[] {
     lines.push(`  round ${i + 1}: ${cells.join(' · ')}`);
   });
   lines.push(`  traces on / unset per round: ${f.tracedOverUnset.join(', ')} (median ${median(f.tracedOverUnset)} ×)`);
+  // The bot's CPU time per command moves less with a busy machine than the rate does.
+  const cpu = f.rounds.map((r) => round(r.unset.cpuMsPerCompleted > 0 ? r.traced.cpuMsPerCompleted / r.unset.cpuMsPerCompleted : 0, 2));
+  lines.push(`  the bot's CPU per command, traces on / unset, per round: ${cpu.join(', ')} (median ${median(cpu)} ×)`);
   if (f.unsetOverBaseline.length > 0) lines.push(`  unset / baseline per round: ${f.unsetOverBaseline.join(', ')} (median ${median(f.unsetOverBaseline)} ×)`);
   lines.push(`  the receiver took ${f.exportsReceived} exports, ${f.megabytesReceived} MB of spans, while traces were on`);
   return lines;

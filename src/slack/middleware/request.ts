@@ -56,7 +56,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     }
   };
   const tracing = ctx.tracing;
-  if (!tracing?.on) return (args: Args) => serve(args);
+  if (!tracing?.on) return serve;
   // Each request the root of a trace of its own: who, where and which row, by id; never what was typed or sent.
   return (args: Args) => {
     const facts = factsOf(args);
