@@ -29,7 +29,11 @@ export interface SpanOptions {
 export interface Tracing {
   /** False: NO_TRACING, and every call below costs nothing but the call. */
   readonly on: boolean;
-  /** Runs `run` as the root span of a new trace; the span ends when it settles (failed when it throws). */
+  /**
+   * Runs `run` as the root span of a new trace; the span ends when it settles (failed when it throws). A new way in
+   * starts its traces here, as an MCP call will: `tracing.root(`mcp ${tool}`, { kind: 'server', attributes:
+   * { 'vs.tool': tool, 'vs.agent': agentId } }, (span) => …)`, then `span.set({ 'vs.outcome': outcome })`.
+   */
   root<T>(name: string, options: SpanOptions, run: (span: TraceSpan) => Promise<T>): Promise<T>;
   /** Runs `run` as a child of the current span; without one, just runs it. */
   child<T>(name: string, options: SpanOptions, run: (span: TraceSpan) => Promise<T>): Promise<T>;
