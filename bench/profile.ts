@@ -118,6 +118,7 @@ export const ALONE_SCENARIOS = [
   'exports',
   'server-card',
   'follow',
+  'tracing',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
@@ -131,6 +132,8 @@ export interface BenchArgs {
   only: AloneScenario | undefined;
   /** `--only closed-loop`: rounds of both servers (3 by default, 1 with `--smoke`). */
   rounds: number;
+  /** `--only tracing --baseline <git ref>`: the bot of that commit measured beside this one (bench/scenarios/tracing.ts). */
+  baseline: string | undefined;
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -150,5 +153,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
   const rounds = Number(value('--rounds') ?? (profile.mode === 'smoke' ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${value('--rounds')}`);
-  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined, rounds };
+  return {
+    profile,
+    out: value('--out'),
+    cpuProfile: argv.includes('--cpu-profile'),
+    only: only as AloneScenario | undefined,
+    rounds,
+    baseline: value('--baseline'),
+  };
 }

@@ -1,6 +1,7 @@
 import type { ChangeReads } from '../changes';
 import { CodedError } from '../errors';
 import type { Logger } from '../log';
+import type { Tracing } from '../tracing';
 import { isCloudOutcome, type AuditRecord, type CloudOutcome, type FollowedChange, type FollowProgress, type Store } from '../store';
 import { poll, progressOf, type PollSettings } from './poll';
 
@@ -39,6 +40,8 @@ export interface FollowerDeps {
   logger: Logger;
   /** Hears of each change that ended, with its settled record (metrics, the audit outbox). */
   onEnded?: (record: AuditRecord, outcome: CloudOutcome) => void;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each followed poll is the root span of a trace of its own. */
+  tracing?: Tracing;
 }
 
 export interface Follower {
@@ -195,7 +198,8 @@ export function createFollower(deps: FollowerDeps): Follower {
         // Taken for FOLLOW_LEASE_MS: a round slowed by the cloud leaves the rest for the next one rather than outlive the lease.
         if (now() - startedMs > FOLLOW_LEASE_MS / 2) return;
         try {
-          await advance(change);
+          if (deps.tracing?.on) await deps.tracing.root('follow poll', { attributes: followAttributes(change) }, () => advance(change));
+          else await advance(change);
         } catch (error) {
           log.warn('a followed change could not be advanced this round', { record: change.recordId, error: describe(error) });
         }
@@ -231,6 +235,11 @@ class LeaseLostError extends CodedError {
 /** What a message shows of a change, as a key: its status, the step and the transactions (`scheduled` alone as first posted). */
 export function shown(change: Pick<FollowProgress, 'status' | 'step' | 'transactionIds'>): string {
   return [change.status, change.step ?? '', change.transactionIds.join(',')].filter((part) => part !== '').join(' ');
+}
+
+/** A followed poll's span: which record, change and target, by id. */
+function followAttributes(change: FollowedChange): Record<string, string | number> {
+  return { 'vs.record_id': change.recordId, 'vs.action': change.action, 'vs.target': change.target };
 }
 
 /** An error as a log line may hold it: its name, code and message (a CloudError's never holds the API key or a raw log). */

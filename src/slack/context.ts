@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Follower } from '../follow';
 import type { Logger } from '../log';
 import type { Store } from '../store';
+import type { Tracing } from '../tracing';
 import type { Respond } from './response-url';
 import type { StepCompletion } from './step-completion';
 import type { UserLimits } from './user-limits';
@@ -42,6 +43,8 @@ export interface ListenerContext {
   workspaces: Workspaces;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each request is the root span of a trace of its own. None when unset. */
+  tracing?: Tracing;
 }
 
 /** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */

@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs, Context } from '@slack/bolt'
 import type { WebClient } from '@slack/web-api';
 import { deliveryClaim } from '../../ops/deliveries';
 import type { Logger } from '../../log';
+import type { TraceSpan } from '../../tracing';
 import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { isSlackResponseUrl, responder, type Respond } from '../response-url';
@@ -31,7 +32,7 @@ export function requestOf(context: Context): SlackRequest {
 }
 
 export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: LogFields = () => ({})) {
-  return async (args: Args): Promise<void> => {
+  const serve = async (args: Args, span?: TraceSpan): Promise<void> => {
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
@@ -40,6 +41,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     if (claim && !(await claim)) {
       // Another delivery of it ran (a retry handled first, a replay): a form is acked here, with nothing.
       if (kind === 'submission' && 'ack' in args && args.ack) await args.ack();
+      span?.set({ 'vs.outcome': 'duplicate' });
       return;
     }
     const labels = fields(args);
@@ -57,7 +59,33 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
       request.ended(Math.round(ctx.now() - started));
       const { undeliveredAnswer: undelivered } = request;
       ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels, ...(undelivered ? { undelivered } : {}) });
+      span?.set({ 'vs.outcome': request.outcome });
+      if (request.outcome === 'failed') span?.failed();
     }
+  };
+  const tracing = ctx.tracing;
+  if (!tracing?.on) return serve;
+  // Each request the root of a trace of its own: who, where and which row, by id; never what was typed or sent.
+  return (args: Args) => {
+    const facts = factsOf(args);
+    // The row's labels, when they can be read yet (serve reads them again, and tells a missing middleware apart).
+    let labels: Record<string, unknown> = {};
+    try {
+      labels = fields(args);
+    } catch {
+      // named by serve's own call
+    }
+    const attributes: Record<string, string | number | boolean | undefined> = {
+      'vs.request.kind': kind,
+      'slack.user_id': facts.userId || undefined,
+      'slack.channel_id': facts.channelId ?? undefined,
+    };
+    for (const [key, value] of Object.entries(labels))
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') attributes[`vs.${key}`] = value;
+    const row = Object.values(labels).find((value) => typeof value === 'string');
+    // The row's name (ids in it, a restore button's backup, as `#`): spans of one kind of request share a name.
+    const name = typeof row === 'string' ? `${kind} ${row.replace(/[0-9]+/g, '#')}` : kind;
+    return tracing.root(name, { kind: 'server', attributes }, (span) => serve(args, span));
   };
 }
 
