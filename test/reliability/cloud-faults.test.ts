@@ -130,7 +130,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Scheduled/);
-    await waitFor('the change to be recorded as succeeded', async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded');
+    await waitFor('the change to be recorded as scheduled', async () => (await h.store.audit.latest(1))[0]?.outcome === 'scheduled');
   });
 
   test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {

@@ -237,7 +237,7 @@ describe('a change step', () => {
       'backup_id (Backup id) is required. reason (Reason) is required.',
     );
     expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL)).toEqual([]);
-    const invalid = (await h.store.audit.latest(10)).filter((r) => r.outcome === 'invalid');
+    const invalid = (await h.store.audit.latest(10)).filter((r) => r.outcome === 'refused');
     expect(invalid.length).toBeGreaterThanOrEqual(3);
     for (const r of invalid) expect(r).toMatchObject({ userId: '', workflowExecutionId: expect.stringMatching(/^Wx/) });
   });
