@@ -313,7 +313,7 @@ function notSentText(why: NotSent): string {
 /** The fallback text of a line: mrkdwn's marks and tokens left out. */
 export function plain(mrkdwn: string): string {
   return mrkdwn
-    .replace(/:[a-z_]+: /g, '')
+    .replace(/:[a-z0-9_+]+: /g, '')
     .replace(/<!date\^\d+\^[^|]*\|([^>]*)>/g, '$1')
     .replace(/\*/g, '');
 }

@@ -105,15 +105,10 @@ function why(r: AuditRecord): string {
   const how = outcome === 'denied' ? 'denied' : outcome === 'withdrawn' ? 'withdrawn' : 'approved';
   const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${how} by ${userMention(r.decidedBy)}` : '';
   const workflow = r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
-  switch (outcome) {
-    case 'requested':
-    case 'denied':
-    case 'withdrawn':
-    case 'expired':
-      return `${asked}${decided}${workflow}`;
-    default:
-      break;
-  }
+  // A step of an approval, or one approved and about to be sent: who asked and decided, never the audit's words, which
+  // name people by id.
+  if (outcome === 'requested' || outcome === 'denied' || outcome === 'withdrawn' || outcome === 'expired' || r.outcome === 'approved')
+    return `${asked}${decided}${workflow}`;
   if (r.action === 'freeze' && outcome === 'done') {
     const reason = paramText(r, 'reason');
     return reason ? ` · “${quoted(reason, 200)}”` : '';

@@ -249,7 +249,7 @@ describe('what a clicker or a requester is told', () => {
 
   test('the form says where the request went, who decides and until when; or that it could not be posted', () => {
     expect(requestedText({ channelId: 'CINCIDENT', expiresAtMs: EXPIRES_MS, needed: 'admin' })).toBe(
-      ':hourglass_flowing_sand: Sent for approval in <#CINCIDENT>: ' +
+      ':raised_hand: Sent for approval in <#CINCIDENT>: ' +
         `a second person with the admin role must approve it before ${DATE(EXPIRES_MS)}2024-05-06 14:33:12 UTC>. ` +
         'Nothing has been changed yet; the request there shows who decides and how it ends.',
     );
