@@ -28,7 +28,10 @@ export function panelPage(state: SandboxState, id: number): { status: number; ht
   const server = state.server(id);
   if (!server) return { status: 404, html: page(`VS ${id} — not found`, `<p>No server ${id} in this sandbox.</p>`) };
   const lock = state.lockOf('servers', server.id);
-  return { status: 200, html: page(`${server.label} (VS ${server.id})`, [summary(server, lock), disks(server, state), transactions(state.transactionsOf(server))].join('\n')) };
+  return {
+    status: 200,
+    html: page(`${server.label} (VS ${server.id})`, [summary(server, lock), disks(server, state), transactions(state.transactionsOf(server))].join('\n')),
+  };
 }
 
 function summary(server: SandboxServer, lock: SandboxTransaction | undefined): string {
@@ -40,7 +43,7 @@ function summary(server: SandboxServer, lock: SandboxTransaction | undefined): s
 function disks(server: SandboxServer, state: SandboxState): string {
   const rows = server.disks.map((d) => {
     const locked = d.locked || state.lockOf('disks', d.id) !== undefined;
-    return `<tr>${cell(d.id)}${cell(d.label)}${cell(`${d.disk_size} GB ${d.disk_type}`)}${cell(d.mount_point || (d.is_swap ? 'swap' : ''))}${cell(d.built ? 'built' : 'not built')}${cell(locked ? 'locked' : 'unlocked')}</tr>`;
+    return `<tr>${cell(d.id)}${cell(d.label)}${cell(`${d.disk_size} GB ${d.disk_type}`)}${cell(d.mount_point || (d.is_swap ? 'swap' : null))}${cell(d.built ? 'built' : 'not built')}${cell(locked ? 'locked' : 'unlocked')}</tr>`;
   });
   return `<h2>Disks</h2>\n<table><thead><tr><th>Disk</th><th>Label</th><th>Size</th><th>Mount point</th><th>Built</th><th>Lock</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
 }
@@ -48,7 +51,10 @@ function disks(server: SandboxServer, state: SandboxState): string {
 function transactions(list: readonly SandboxTransaction[]): string {
   if (list.length === 0) return '<h2>Transactions</h2>\n<p>No transactions.</p>';
   const rows = list.map((t) => {
-    const log = t.status === 'failed' && t.log_output ? `<tr class="log"><td colspan="6"><details><summary>Log of transaction ${t.id}</summary><pre>${escapeHtml(t.log_output)}</pre></details></td></tr>` : '';
+    const log =
+      t.status === 'failed' && t.log_output
+        ? `<tr class="log"><td colspan="6"><details><summary>Log of transaction ${t.id}</summary><pre>${escapeHtml(t.log_output)}</pre></details></td></tr>`
+        : '';
     return `<tr class="${escapeHtml(t.status)}">${cell(t.id)}${cell(t.action)}${cell(t.status)}${cell(`${t.parent_type} ${t.parent_id}`)}${cell(t.created_at)}${cell(t.updated_at)}</tr>${log}`;
   });
   return `<h2>Transactions</h2>\n<table><thead><tr><th>Transaction</th><th>Action</th><th>Status</th><th>On</th><th>Created</th><th>Updated</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
