@@ -627,7 +627,7 @@ describe('workflow steps', () => {
     await page.getByRole('button', { name: 'Run step' }).click();
     const run = runs.getByRole('article').first();
     await expectText(run, /Completed/);
-    await expectText(run.getByLabel('Outputs'), /awaiting_requester/);
+    await expectText(run.getByLabel('Outputs'), /\brequested\b/);
     const posted = run.getByRole('region', { name: 'Message posted in #incident-42' });
     await expectText(posted, /A workflow asks to Add disk · VS 42/);
     await expectText(posted, /POST \/virtual_machines\/42\/disks\.json/);

@@ -113,7 +113,7 @@ describe('the Home tab, drawn for whoever opens it', () => {
     const text = readable(await openHome(USERS.nobody));
     expect(text).toContain('your role is *none*');
     expect(text).toContain('You may not use the read commands');
-    expect(text).toContain('You have not attempted any change yet');
+    expect(text).toContain('You have not asked for any change yet');
     expect(text).not.toMatch(/VS 10\d/);
   });
 
