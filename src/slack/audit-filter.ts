@@ -24,7 +24,8 @@ export function auditQuery(filter: AuditFilter | undefined): AuditQuery {
     case 'backup':
       return { target: targetKey({ kind: filter.kind, id: filter.id }) };
     case 'person':
-      return { userId: filter.userId };
+      // Theirs, and the changes they asked for that someone else approved.
+      return { involving: filter.userId };
     case 'outcome':
       return { outcomes: keptAs(filter.outcome) };
   }

@@ -31,7 +31,8 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   const allows = ctx.policy.allows(role);
   // Those who may read the audit trail see every change; everyone else their own.
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
-  const whose = scope === 'all' ? {} : { userId };
+  // One's own: the changes they made or asked for (an approved one's record is about whoever approved it).
+  const whose = scope === 'all' ? {} : { involving: userId };
   const [freeze, records, waiting] = await Promise.all([
     readable(ctx.store.freeze.current(), 'the freeze', log),
     // Changes, one record each: refusals are on record (`/vs audit refused`) and summed under them, not listed.
@@ -40,7 +41,9 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   ]);
   // Over the time the list covers: since its oldest change when it is full, else all of them.
   const oldest = records !== UNREADABLE && records.length >= HOME_RECORDS ? records[records.length - 1] : undefined;
-  const refused = await readable(ctx.store.audit.count({ ...whose, outcomes: ['refused'], ...(oldest ? { minId: oldest.id } : {}) }), 'the refusals', log);
+  // Their own attempts refused, not others' clicks on their requests.
+  const mine = scope === 'all' ? {} : { userId };
+  const refused = await readable(ctx.store.audit.count({ ...mine, outcomes: ['refused'], ...(oldest ? { minId: oldest.id } : {}) }), 'the refusals', log);
   const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);
   return {
     userId,

@@ -247,6 +247,11 @@ export interface AuditQuery {
   target?: string;
   /** Whose records: the person each record is about. */
   userId?: string;
+  /**
+   * The records of a person's changes and attempts: about them, or of a change they asked for (its requester; an
+   * approved change's record is about the one who approved it). `/vs audit @person` and one's own Home tab.
+   */
+  involving?: string;
   /** Records with one of these outcomes (as kept: `running` is also `started` and `approved`). */
   outcomes?: readonly ChangeOutcome[];
   /** Records with these outcomes are left out (the Home tab leaves out refusals). */

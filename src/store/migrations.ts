@@ -255,7 +255,8 @@ function version9(t: DialectTypes): string[] {
 /**
  * One outcome, told the same everywhere (docs/product.md): the records' outcomes become those of one vocabulary, each
  * record keeping what its old outcome said where the new one says less (`former_outcome`), and a followed change's
- * record the step it ended on. Refusals before anything was sent (what was `denied`, `invalid`, `busy`) are
+ * record the step it ended on; a person's records are also those of the changes they asked for (an index on the
+ * requester). Refusals before anything was sent (what was `denied`, `invalid`, `busy`) are
  * `refused`, and a second person's no (`rejected`) is `denied`; an accepted change is `done`, `failed`, `cancelled`
  * or `unknown` as the cloud ended it, or `scheduled` or `running` while it is followed, or `unknown` when it was
  * accepted before changes were followed; an answer that could not be read, or an instance that stopped mid-call, is
@@ -267,6 +268,8 @@ function version10(): string[] {
   return [
     `ALTER TABLE audit_records ADD COLUMN cloud_step TEXT`,
     `ALTER TABLE audit_records ADD COLUMN former_outcome TEXT`,
+    // A person's records are theirs or asked for by them (an approved change's record is about who approved it).
+    `CREATE INDEX audit_records_requested_by ON audit_records (requested_by, id) WHERE requested_by IS NOT NULL`,
     `UPDATE audit_records SET cloud_step = (SELECT f.step ${followed}) WHERE cloud_outcome IS NOT NULL`,
     `UPDATE audit_records SET former_outcome = outcome
        WHERE outcome IN ('denied', 'invalid', 'busy', 'succeeded', 'applied_unreadable', 'interrupted', 'rejected', 'approved')`,

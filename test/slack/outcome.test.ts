@@ -38,7 +38,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     clocks.bot = T0;
     clocks.cloud = T0;
     // On PostgreSQL, a schema of each test's own: it starts on an empty trail.
-    const onStore = database ? { DATABASE_URL: await createTestSchema(database.url) } : {};
+    const onStore: Record<string, string> = database ? { DATABASE_URL: await createTestSchema(database.url) } : {};
     const all = { ...ROLES, VS_AUDIT_CHANNEL: 'CAUDIT', VS_FOLLOW_INTERVAL_S: '5', ...onStore, ...env };
     h = await startHarness({ env: all, now: () => clocks.bot, sandboxNow: () => clocks.cloud });
     return h;
@@ -192,5 +192,13 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     expect(home.split('\n').filter((line) => line.includes('VS 42'))).toEqual([expect.stringMatching(/^:no_entry_sign: .* → \*denied\*/)]);
     expect(home).toContain(':no_entry: 2 attempts refused before anything was sent');
     expect(home).toContain('`/vs audit refused` lists them');
+    // The one who asked sees how their request ended on their own Home tab, though the record is the decider's; their
+    // own refused click is summed, not listed.
+    const own = await openHome('UOPER');
+    expect(own.split('\n').filter((line) => line.includes('VS 42'))).toEqual([expect.stringMatching(/^:no_entry_sign: .* → \*denied\*/)]);
+    expect(own).toContain(':no_entry: 1 attempt of yours refused before anything was sent');
+    // And `/vs audit @person` finds the records of the changes they asked for, whoever decided them.
+    const theirs = lines(readable((await answerTo(h!, 'audit <@UOPER|otto>', { user: 'UADMIN' })).blocks));
+    expect(theirs.map((line) => /→ \*(\w+)\*/.exec(line)?.[1])).toEqual(['denied', 'refused', 'requested']);
   });
 });

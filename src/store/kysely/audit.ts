@@ -73,9 +73,7 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
             })
             .where('id', '=', id);
           update =
-            from === 'interrupted'
-              ? update.where('outcome', '=', 'unknown').where('detail', '=', INTERRUPTED_DETAIL)
-              : update.where('outcome', '=', from);
+            from === 'interrupted' ? update.where('outcome', '=', 'unknown').where('detail', '=', INTERRUPTED_DETAIL) : update.where('outcome', '=', from);
           return update.returningAll().executeTakeFirst();
         };
         const started = (await settle('started')) ?? (await settle('approved'));
@@ -177,6 +175,8 @@ function matching(db: Db, query: AuditQuery) {
   let select = db.selectFrom('audit_records as r');
   if (query.target !== undefined) select = select.where('r.target', '=', query.target);
   if (query.userId !== undefined) select = select.where('r.user_id', '=', query.userId);
+  const involving = query.involving;
+  if (involving !== undefined) select = select.where((eb) => eb.or([eb('r.user_id', '=', involving), eb('r.requested_by', '=', involving)]));
   if (query.outcomes !== undefined) select = query.outcomes.length > 0 ? select.where('r.outcome', 'in', query.outcomes) : select.where(sql<boolean>`1 = 0`);
   const left = query.notOutcomes ?? [];
   if (left.length > 0) select = select.where('r.outcome', 'not in', left);

@@ -150,6 +150,17 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect(await store.audit.latest(10)).toHaveLength(6);
     });
 
+    test('involving a person: the records about them and those of the changes they asked for', async () => {
+      const store = await one();
+      const asked = await store.audit.record(entry({ userId: 'UOPER', outcome: 'requested', requestedBy: 'UOPER', approvalId: 'A1' }));
+      const approved = await store.audit.record(entry({ userId: 'UADMIN', outcome: 'done', requestedBy: 'UOPER', decidedBy: 'UADMIN', approvalId: 'A1' }));
+      const own = await store.audit.record(entry({ userId: 'UOPER', outcome: 'refused' }));
+      await store.audit.record(entry({ userId: 'UOTHER', outcome: 'done' }));
+      expect((await store.audit.latest(10, { involving: 'UOPER' })).map((r) => r.id)).toEqual([own.id, approved.id, asked.id]);
+      expect((await store.audit.latest(10, { involving: 'UADMIN' })).map((r) => r.id)).toEqual([approved.id]);
+      expect(await store.audit.count({ involving: 'UOPER', notOutcomes: ['refused'], perChange: true })).toBe(1);
+    });
+
     test('one instance reads what another wrote', async () => {
       const [one, two] = (await instances(2)) as [Store, Store];
       const written = await one.audit.record(entry());
@@ -217,7 +228,15 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       });
       expect(begun).toMatchObject({
         outcome: 'started',
-        record: { id: approved.id, userId: 'UADMIN', outcome: 'started', detail: 'in progress', decidedBy: 'UADMIN', approvalId: 'A1', params: { disk_size: 30 } },
+        record: {
+          id: approved.id,
+          userId: 'UADMIN',
+          outcome: 'started',
+          detail: 'in progress',
+          decidedBy: 'UADMIN',
+          approvalId: 'A1',
+          params: { disk_size: 30 },
+        },
       });
       // Its lease is recovery's, as any started change's.
       expect((await store.audit.recoverInterrupted(1000)).map((r) => r.id)).toEqual([approved.id]);
