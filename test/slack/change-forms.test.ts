@@ -137,7 +137,9 @@ describe('changes from Slack', () => {
     expect(ack.response_action).not.toBe('errors');
     expect(restorePosts(h).map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const result = await postedIn(h, CHANNEL, 'Restore backup · Backup 9');
-    expect(JSON.stringify(result)).toMatch(/restored onto VS 42/);
+    // Scheduled: what was asked, never words that read as done.
+    expect(JSON.stringify(result)).toMatch(/Restore of backup 9\* onto VS 42/);
+    expect(JSON.stringify(result)).not.toMatch(/restored onto/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'backup_restore',
       target: 'backup:9',

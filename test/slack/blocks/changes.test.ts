@@ -129,7 +129,7 @@ describe('a backup restored, followed', () => {
     expect(headerText(m)).toBe('Restore backup · Backup 9');
     expect(sectionTexts(m)[0]).toBe(
       [
-        '*Backup 9* restored onto VS 42, disk 77',
+        '*Restore of backup 9* onto VS 42, disk 77',
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
         'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
@@ -153,7 +153,7 @@ describe('a backup restored, followed', () => {
       restored({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }, '  '),
     );
     expect(sectionTexts(bare)[0]).toBe(
-      '*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_\n' +
+      '*Restore of backup 9* onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_\n' +
         "Restoring backup 9 overwrites its disk (the cloud's answer does not say of which server): everything written to its disk since the " +
         'backup was taken (the cloud does not say when) is lost (size unknown, type unknown).',
     );
