@@ -264,7 +264,11 @@ export function createDoor(deps: DoorDeps) {
       const { transaction } = inspection;
       log.info('target locked by a transaction; not sent', { transaction: transaction?.id });
       const detail = `not sent: ${title} is locked by a running transaction${transaction ? ` (${transaction.action} ${transaction.id})` : ''}`;
-      return refused({ outcome: 'busy', transaction, record: await unsent({ ...auditEntry(startedMs, subject, 'refused', detail), outcome: 'refused' }, log, recordId) });
+      return refused({
+        outcome: 'busy',
+        transaction,
+        record: await unsent({ ...auditEntry(startedMs, subject, 'refused', detail), outcome: 'refused' }, log, recordId),
+      });
     }
     if (inspection.outcome === 'unfit') {
       const { state } = inspection;
@@ -333,7 +337,10 @@ export function createDoor(deps: DoorDeps) {
     }
     if (begun.outcome === 'busy') {
       log.info('target busy', { submission: run.claimKey });
-      return { outcome: 'busy', record: await unsent(entry('refused', `not sent: another change to ${targetTitle(target)} is in progress`), log, run.recordId) };
+      return {
+        outcome: 'busy',
+        record: await unsent(entry('refused', `not sent: another change to ${targetTitle(target)} is in progress`), log, run.recordId),
+      };
     }
     if (begun.outcome === 'frozen') {
       // Frozen after the checks read the freeze, before the start committed (another instance, or a click): nothing sent.

@@ -44,7 +44,7 @@ export const FINAL_OUTCOMES: readonly Outcome[] = ['requested', 'refused', 'deni
 export const isOutcome = (word: string): word is Outcome => OUTCOMES.some((o) => o === word);
 
 /** The outcome a record's kept state reads as: a change in flight (sent, or approved and about to be) is `running`. */
-export function outcomeOf(kept: ChangeOutcome | string): Outcome {
+export function outcomeOf(kept: string): Outcome {
   if (isInFlight(kept)) return 'running';
   return isOutcome(kept) ? kept : 'unknown';
 }

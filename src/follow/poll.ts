@@ -138,7 +138,8 @@ async function fromTransaction(
     .sort((a, b) => a.id - b.id);
   const failed = after.find((t) => t.status === 'failed' || t.status === 'cancelled');
   const allIds = [...ids, ...after.map((t) => t.id).filter((id) => !ids.includes(id))];
-  if (failed) return { status: failed.status as CloudOutcome, transactionIds: allIds, step: failed.action, finalState: await stateAfterFailure(readState, subject) };
+  if (failed)
+    return { status: failed.status as CloudOutcome, transactionIds: allIds, step: failed.action, finalState: await stateAfterFailure(readState, subject) };
   const going = after.find((t) => !isFinalStatus(t.status));
   if (going)
     return {
@@ -172,7 +173,8 @@ async function fallback(change: FollowedChange, newer: readonly Transaction[], r
   const own = newer.filter((t) => t.associated_object_id == null || t.associated_object_id === serverId);
   const ids = own.map((t) => t.id).sort((a, b) => a - b);
   const ended = own.find((t) => t.status === 'failed' || t.status === 'cancelled');
-  if (ended) return { status: ended.status as CloudOutcome, transactionIds: ids, step: ended.action, finalState: await stateAfterFailure(readState, change.subject) };
+  if (ended)
+    return { status: ended.status as CloudOutcome, transactionIds: ids, step: ended.action, finalState: await stateAfterFailure(readState, change.subject) };
   const server = await reads.getServerStatus(serverId);
   const going = own.filter((t) => !isFinalStatus(t.status)).sort((a, b) => a.id - b.id)[0];
   if (server.locked === true || going) return { status: 'running', transactionIds: [], step: going?.action ?? null };

@@ -350,7 +350,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: 'one outcome told the same everywhere: records migrated to its vocabulary, keeping their former outcome, and the step a followed change ended on',
+    description:
+      'one outcome told the same everywhere: records migrated to its vocabulary, keeping their former outcome, and the step a followed change ended on',
     sqlite: version10(),
     postgres: version10(),
   },

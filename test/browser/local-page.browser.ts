@@ -792,13 +792,16 @@ describe('following a change to its end, live', () => {
   test('a change that fails in the cloud ends as failed: why, what now, what it left and where to look, never the cloud’s raw log', async () => {
     await as(/Otto/);
     const message = await addDisk(48, '10', '/mnt/logs');
-    await expectText(message, /Failed in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\. Disk \d+ \(10 GB\) exists but is not built: remove it in the control panel\./);
+    await expectText(
+      message,
+      /Failed in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\. Disk \d+ \(10 GB\) exists but is not built: remove it in the control panel\./,
+    );
     await message.getByRole('link', { name: 'transactions of VS 48' }).first().waitFor();
     await expectText(threadOf(message), /Add disk · VS 48: Failed in the cloud/);
     expect(await message.textContent()).not.toMatch(/Fatal|lvcreate|DATABASE_URL|s3cr3t|✅/);
   });
 
-  test('a reboot of the failing server is told as failed with its state now; its link opens the panel; /vs audit failed finds it; the Home tab shows ❌', async () => {
+  test('a reboot of the failing server is failed with its state now; its link opens the panel; /vs audit failed finds it; the Home tab shows ❌', async () => {
     await as(/Otto/);
     const dialog = await openForm('/vs reboot 48', 'Power · VS 48');
     await dialog.getByRole('textbox', { name: 'Type 48 to confirm' }).fill('48');
@@ -819,7 +822,10 @@ describe('following a change to its end, live', () => {
       const opened = await panel.goto(href!);
       expect(opened?.status()).toBe(200);
       await panel.getByRole('heading', { name: /\(VS 48\)$/ }).waitFor();
-      await panel.getByRole('row', { name: /reboot_virtual_machine failed/ }).first().waitFor();
+      await panel
+        .getByRole('row', { name: /reboot_virtual_machine failed/ })
+        .first()
+        .waitFor();
       await panel.screenshot({ path: join(SCREENSHOTS, 'panel-transactions.png') });
     } finally {
       await panel.close();

@@ -118,7 +118,9 @@ describe('a disk add followed to its end', () => {
     await waitFor('the audit post of the outcome', () => h.slack.messagesIn('CAUDIT').find((m) => visibleText(m).includes('→ *done*')), {
       within: 5000,
     });
-    expect(visibleText(await answerTo(h, 'audit 1', { user: 'UADMIN' }))).toMatch(new RegExp(`:white_check_mark: .* → \\*done\\* · disk \\d+ \\(20 GB\\) on VS 42 · transaction ${build!.id}`));
+    expect(visibleText(await answerTo(h, 'audit 1', { user: 'UADMIN' }))).toMatch(
+      new RegExp(`:white_check_mark: .* → \\*done\\* · disk \\d+ \\(20 GB\\) on VS 42 · transaction ${build!.id}`),
+    );
   });
 
   test('formatted after its build (the form asks for it): the format is followed too, and the disk is done only once both ran', async () => {
@@ -164,7 +166,9 @@ describe('every outcome', () => {
         `remove it in the control panel. Its transactions in the control panel say why: <${PANEL}/virtual_machines/48/transactions|transactions of VS 48>.`,
     );
     expect(visibleText(failed)).not.toContain(':white_check_mark:');
-    expect(sections(replies(message)[0]!)).toMatch(/<@UOPER> :x: Add disk · VS 48: \*Failed\* in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\./);
+    expect(sections(replies(message)[0]!)).toMatch(
+      /<@UOPER> :x: Add disk · VS 48: \*Failed\* in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\./,
+    );
     // Failed, everywhere: the record, /vs audit failed, the Home tab, the metrics; the API's 201 a detail.
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', cloudOutcome: 'failed', cloudStep: 'build_disk', apiStatus: 201 });
     const audit = visibleText(await answerTo(h, 'audit failed', { user: 'UADMIN' }));
@@ -180,7 +184,9 @@ describe('every outcome', () => {
     expect(raw).toContain('s3cr3t-db-pw');
     // …and the bot never asks for it nor keeps any of it.
     expect(h.sandbox.requests.some((r) => r.path.includes('detailed'))).toBe(false);
-    await waitFor('the audit post of the outcome', () => h.slack.messagesIn('CAUDIT').find((m) => visibleText(m).includes('→ *failed* in the cloud')), { within: 5000 });
+    await waitFor('the audit post of the outcome', () => h.slack.messagesIn('CAUDIT').find((m) => visibleText(m).includes('→ *failed* in the cloud')), {
+      within: 5000,
+    });
     const everything = [JSON.stringify(h.slack.state.messages), h.logs.join('\n'), readFileSync(h.dbPath).toString('latin1')].join('\n');
     for (const leak of ['s3cr3t-db-pw', 'Fatal: OnApp', 'lvcreate', '/onapp/interface']) expect(everything).not.toContain(leak);
   });
@@ -192,7 +198,9 @@ describe('every outcome', () => {
     const [build] = await h.cloud.listTransactions(42, { perPage: 1 });
     expect(h.sandbox.cancelTransaction(build!.id)).toBe(true);
     await later(3000);
-    expect(sections(current(message))).toMatch(/:black_square_for_stop: \*Cancelled\* in the cloud: building disk \d+ was cancelled\. VS 42 is on and unlocked\./);
+    expect(sections(current(message))).toMatch(
+      /:black_square_for_stop: \*Cancelled\* in the cloud: building disk \d+ was cancelled\. VS 42 is on and unlocked\./,
+    );
     expect(replies(message)).toHaveLength(1);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'cancelled', cloudOutcome: 'cancelled', transactionIds: [build!.id] });
   });
@@ -289,7 +297,10 @@ describe('power actions, followed to the end', () => {
       [42, /:white_check_mark: \*Done\* · VS 42 is on, and unlocked\./],
       [
         48,
-        /:x: \*Failed\* in the cloud: rebooting VS 48 failed\. VS 48 is on and unlocked\. Its transactions in the control panel say why: <[^|]+\/virtual_machines\/48\/transactions\|transactions of VS 48>\./,
+        new RegExp(
+          ':x: \\*Failed\\* in the cloud: rebooting VS 48 failed\\. VS 48 is on and unlocked\\. ' +
+            'Its transactions in the control panel say why: <[^|]+/virtual_machines/48/transactions\\|transactions of VS 48>\\.',
+        ),
       ],
     ] as const) {
       const view = await openForm(ha, `reboot ${vsId}`, 'UOPER');

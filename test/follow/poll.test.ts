@@ -412,7 +412,7 @@ describe('where its transactions are listed, and how far back', () => {
 });
 
 describe("a poll's bookkeeping", () => {
-  test('at the limit (VS_FOLLOW_MAX_MIN): unknown, its transactions and step kept, no transaction read, its target read again; a moment before, polled', async () => {
+  test('at the limit (VS_FOLLOW_MAX_MIN): unknown, its transactions and step kept, its target read again (no transaction); before, polled', async () => {
     world.vm = { locked: true };
     world.server = [tx(101, 'build_disk', 'running')];
     const change = followed({ status: 'running', transactionIds: [101], step: 'build_disk', polls: 20, intervalMs: 30_000 });

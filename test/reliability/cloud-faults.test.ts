@@ -152,7 +152,9 @@ describe('cloud API faults through the real app (JSON)', () => {
       userId: 'UOPER',
     });
     // The channel hears that it was applied.
-    await waitFor('the channel to hear it', () => h.slack.responses.some((r) => JSON.stringify(r.body).includes("unknown, the cloud API's answer could not be read")));
+    await waitFor('the channel to hear it', () =>
+      h.slack.responses.some((r) => JSON.stringify(r.body).includes("unknown, the cloud API's answer could not be read")),
+    );
     cloud.heal();
   });
 });

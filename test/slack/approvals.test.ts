@@ -222,7 +222,11 @@ describe('a click on the request', () => {
     await h.restart({ ...ENV, VS_ACCOUNT_ID: 'another-account' });
     try {
       await clickOn(h, 'UADMIN2', 'approval_approve', asked);
-      await updatedTo(h, asked, /Approved\* by <@UADMIN2>, but \*refused\*: not sent, as it was prepared for another cloud API or account than the bot uses now/);
+      await updatedTo(
+        h,
+        asked,
+        /Approved\* by <@UADMIN2>, but \*refused\*: not sent, as it was prepared for another cloud API or account than the bot uses now/,
+      );
       expect(changePosts()).toEqual([]);
       expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.detail])).toEqual([
         ['requested', expect.any(String)],

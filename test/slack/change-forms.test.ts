@@ -226,7 +226,9 @@ describe('changes from Slack', () => {
       expect(diskPosts(h)).toHaveLength(1);
       expect(ack.response_action).toBe('update');
       const said = JSON.stringify(ack.view);
-      expect(said).toContain(':question: *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.');
+      expect(said).toContain(
+        ':question: *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.',
+      );
       expect(said).toContain('Check VS 42');
       expect(said).not.toContain('Something went wrong');
       expect(h.logs.some((l) => l.includes('"code":"CHANGE_OUTCOME_NOT_RECORDED"'))).toBe(true);

@@ -157,7 +157,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     expect((await request(link!, { headers: { accept: 'application/json' } })).statusCode).toBe(401);
   });
 
-  test('a second person’s no is denied; Approve on one’s own request, a role missing, what was stopped before sending are refused, summed on the Home tab', async () => {
+  test('a second person’s no is denied; Approve on one’s own request, a role missing, a stop before sending are refused, summed on the Home tab', async () => {
     await fresh({ VS_APPROVALS: 'power_reboot' });
     const view = await openForm(h!, 'reboot 42', 'UOPER');
     await submit(h!, 'vs_power', 'UOPER', view.private_metadata, {

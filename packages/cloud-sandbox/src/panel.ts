@@ -43,9 +43,17 @@ function summary(server: SandboxServer, lock: SandboxTransaction | undefined): s
 function disks(server: SandboxServer, state: SandboxState): string {
   const rows = server.disks.map((d) => {
     const locked = d.locked || state.lockOf('disks', d.id) !== undefined;
-    return `<tr>${cell(d.id)}${cell(d.label)}${cell(`${d.disk_size} GB ${d.disk_type}`)}${cell(d.mount_point || (d.is_swap ? 'swap' : null))}${cell(d.built ? 'built' : 'not built')}${cell(locked ? 'locked' : 'unlocked')}</tr>`;
+    const cells = [
+      d.id,
+      d.label,
+      `${d.disk_size} GB ${d.disk_type}`,
+      d.mount_point || (d.is_swap ? 'swap' : null),
+      d.built ? 'built' : 'not built',
+      locked ? 'locked' : 'unlocked',
+    ];
+    return `<tr>${cells.map(cell).join('')}</tr>`;
   });
-  return `<h2>Disks</h2>\n<table><thead><tr><th>Disk</th><th>Label</th><th>Size</th><th>Mount point</th><th>Built</th><th>Lock</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+  return table('Disks', ['Disk', 'Label', 'Size', 'Mount point', 'Built', 'Lock'], rows);
 }
 
 function transactions(list: readonly SandboxTransaction[]): string {
@@ -55,15 +63,27 @@ function transactions(list: readonly SandboxTransaction[]): string {
       t.status === 'failed' && t.log_output
         ? `<tr class="log"><td colspan="6"><details><summary>Log of transaction ${t.id}</summary><pre>${escapeHtml(t.log_output)}</pre></details></td></tr>`
         : '';
-    return `<tr class="${escapeHtml(t.status)}">${cell(t.id)}${cell(t.action)}${cell(t.status)}${cell(`${t.parent_type} ${t.parent_id}`)}${cell(t.created_at)}${cell(t.updated_at)}</tr>${log}`;
+    const cells = [t.id, t.action, t.status, `${t.parent_type} ${t.parent_id}`, t.created_at, t.updated_at];
+    return `<tr class="${escapeHtml(t.status)}">${cells.map(cell).join('')}</tr>${log}`;
   });
-  return `<h2>Transactions</h2>\n<table><thead><tr><th>Transaction</th><th>Action</th><th>Status</th><th>On</th><th>Created</th><th>Updated</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+  return table('Transactions', ['Transaction', 'Action', 'Status', 'On', 'Created', 'Updated'], rows);
 }
+
+function table(title: string, headers: readonly string[], rows: readonly string[]): string {
+  const head = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
+  return `<h2>${escapeHtml(title)}</h2>\n<table><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+}
+
+const STYLE = [
+  'body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1d1c1d}',
+  'table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}',
+  'tr.failed td{background:#fde8e8}tr.cancelled td{background:#eee}pre{white-space:pre-wrap;margin:0}.note{color:#616061}',
+].join('');
 
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · sandbox control panel</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1d1c1d}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}tr.failed td{background:#fde8e8}tr.cancelled td{background:#eee}pre{white-space:pre-wrap;margin:0}.note{color:#616061}</style>
+<style>${STYLE}</style>
 </head><body>
 <p class="note">Sandbox data — not a real cloud account.</p>
 <h1>${escapeHtml(title)}</h1>

@@ -147,7 +147,10 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
   const who = decidersLine(f.deciders);
   const blocks: KnownBlock[] = [
-    section(`${OUTCOME_SIGNS.requested} *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` + (who ? `\n*Who may decide:* ${who}` : '')),
+    section(
+      `${OUTCOME_SIGNS.requested} *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
+        (who ? `\n*Who may decide:* ${who}` : ''),
+    ),
     ...consequence(approval),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
@@ -275,7 +278,10 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
       return `${unknown} ${approved} · *unknown*: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
     case 'busy':
       if (run.transaction !== undefined) return `${refused} ${approved}, but *refused*: not sent. ${lockedText(f.target.id, run.transaction)}`;
-      return `${refused} ${approved}, but *refused*: another change to ${safe(targetTitle(f.target), 40)} was in progress. Nothing was changed; ask again later.`;
+      return (
+        `${refused} ${approved}, but *refused*: another change to ${safe(targetTitle(f.target), 40)} was in progress. ` +
+        'Nothing was changed; ask again later.'
+      );
     case 'unfit':
       return `${refused} ${approved}, but *refused*: ${unfitText(f.target.id, run.action, run.state)}`;
     case 'duplicate':
@@ -287,12 +293,19 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
     case 'error':
       if (isOutcomeNotRecorded(run.error))
         return (
-          `${unknown} ${approved} · *unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ` +
+          `${unknown} ${approved} · *unknown*: the change was sent to the cloud API, but its outcome could not be recorded, ` +
+          'so it may or may not have been applied. ' +
           `Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\`.`
         );
       if (isStoreUnavailable(run.error))
-        return `${refused} ${approved}, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. Ask again in a few minutes.`;
-      return `${unknown} ${approved} · *unknown*: something went wrong on our side running it. Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\` before retrying.`;
+        return (
+          `${refused} ${approved}, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. ` +
+          'Ask again in a few minutes.'
+        );
+      return (
+        `${unknown} ${approved} · *unknown*: something went wrong on our side running it. ` +
+        `Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\` before retrying.`
+      );
   }
 }
 

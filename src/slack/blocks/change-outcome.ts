@@ -24,7 +24,9 @@ export type SubmissionOutcome<T> = ChangeResult<T> | { outcome: 'crashed' } | { 
 export const UNRECORDED_TEXT = `${OUTCOME_SIGNS.refused} ${CHANGES_UNRECORDABLE}`;
 
 /** A form that could not be run at all (a wiring fault of ours, found before the door was asked). */
-export const NOTHING_DONE_TEXT = `${OUTCOME_SIGNS.refused} Something went wrong on our side before anything was done; nothing was changed. Try again, and tell the bot operator if it repeats.`;
+export const NOTHING_DONE_TEXT =
+  `${OUTCOME_SIGNS.refused} Something went wrong on our side before anything was done; nothing was changed. ` +
+  'Try again, and tell the bot operator if it repeats.';
 
 export const WORKING_TEXT =
   `${OUTCOME_SIGNS.running} Working on it: the cloud API is taking a while.` +
@@ -77,11 +79,15 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
       return UNRECORDED_TEXT;
     case 'not_recorded':
       return (
-        `${OUTCOME_SIGNS.unknown} *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ` +
+        `${OUTCOME_SIGNS.unknown} *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, ` +
+        'so it may or may not have been applied. ' +
         `Check ${targetTitle(o.target)} and \`/vs audit\` before trying again.`
       );
     case 'crashed':
-      return `${OUTCOME_SIGNS.unknown} Something went wrong on our side; the attempt is recorded in the audit trail. Check the channel and the audit trail before trying again.`;
+      return (
+        `${OUTCOME_SIGNS.unknown} Something went wrong on our side; the attempt is recorded in the audit trail. ` +
+        'Check the channel and the audit trail before trying again.'
+      );
   }
 }
 

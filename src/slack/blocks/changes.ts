@@ -42,7 +42,8 @@ export const BACKUP_RESTORED_WORDS: FollowedWords = {
     const builtAt = typeof facts.builtAt === 'string' && facts.builtAt ? facts.builtAt : null;
     const lines = [
       // What was asked, never words that read as done while it is scheduled (docs/product.md, One outcome).
-      `*Restore of backup ${factNumber(facts.backupId) ?? '?'}* onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
+      `*Restore of backup ${factNumber(facts.backupId) ?? '?'}* onto ${vsId !== null ? `VS ${vsId}` : 'its server'}` +
+        (diskId !== null ? `, disk ${diskId}` : ''),
       `Size: ${size !== null ? sizeFromKb(size) : '_unknown_'}`,
       `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
       `Backup taken: ${builtAt ? slackTime(builtAt) : '_unknown_'}`,

@@ -132,8 +132,10 @@ function afterwards(change: FollowView, r: FollowRendering, rich: boolean): stri
 export function serverNowWords(vsId: number | null, state: Facts | null): string | null {
   if (vsId === null) return null;
   const title = targetTitle({ kind: 'vs', id: vsId });
-  if (state === null || state.serverUnread === true || state.serverLocked === undefined) return `${title} could not be read again: check it in the control panel`;
-  const power = state.serverBooted === true ? (state.serverRecovery === true ? 'on, in the recovery image' : 'on') : state.serverBooted === false ? 'off' : null;
+  if (state === null || state.serverUnread === true || state.serverLocked === undefined)
+    return `${title} could not be read again: check it in the control panel`;
+  const power =
+    state.serverBooted === true ? (state.serverRecovery === true ? 'on, in the recovery image' : 'on') : state.serverBooted === false ? 'off' : null;
   const lock = state.serverLocked === true ? 'still locked by a transaction' : 'unlocked';
   return `${title} is ${power ? `${power} and ` : ''}${lock}`;
 }
@@ -141,7 +143,9 @@ export function serverNowWords(vsId: number | null, state: Facts | null): string
 /** The server's transactions under VS_PANEL_URL (in local mode, the sandbox's page of them), or the panel itself when no server is known. */
 function panelLink(vsId: number | null, r: FollowRendering): string {
   const base = r.panelUrl.replace(/\/+$/, '');
-  return vsId === null ? `<${base}|the control panel>` : `<${base}/virtual_machines/${vsId}/transactions|transactions of ${targetTitle({ kind: 'vs', id: vsId })}>`;
+  return vsId === null
+    ? `<${base}|the control panel>`
+    : `<${base}/virtual_machines/${vsId}/transactions|transactions of ${targetTitle({ kind: 'vs', id: vsId })}>`;
 }
 
 /** Free text from a person, on one line, quoted and said to be theirs, so it cannot pass for the bot's own lines; none when blank. */

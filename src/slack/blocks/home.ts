@@ -140,5 +140,10 @@ function refusedLine(changes: HomeFacts['changes'], listed: readonly AuditRecord
   const whose = scope === 'all' ? '' : ' of yours';
   const attempts = `${refused} attempt${refused === 1 ? '' : 's'}${whose}`;
   const list = scope === 'all' ? '`/vs audit refused` lists them' : 'each was answered when it was refused';
-  return [context(`${OUTCOME_SIGNS.refused} ${attempts} refused${since} before anything was sent (role, channel, freeze, limit, invalid input, busy or unfit target): ${list}.`)];
+  return [
+    context(
+      `${OUTCOME_SIGNS.refused} ${attempts} refused${since} before anything was sent ` +
+        `(role, channel, freeze, limit, invalid input, busy or unfit target): ${list}.`,
+    ),
+  ];
 }

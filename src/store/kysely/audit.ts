@@ -15,7 +15,8 @@ export const INTERRUPTED_DETAIL =
 /** An approved change not started within this long was never sent: its instance stopped first (or its store failed). */
 export const APPROVED_RUN_GRACE_MS = 15 * 60_000;
 export const NEVER_STARTED_DETAIL =
-  'approved, but the instance that was to send it stopped before it was sent (or could not record its start); nothing was sent: ask again if it is still needed';
+  'approved, but the instance that was to send it stopped before it was sent (or could not record its start); ' +
+  'nothing was sent: ask again if it is still needed';
 
 /** Appends one record in the caller's transaction, queuing its post when it is final (what record() does, for other slices' transactions). */
 export async function insertRecord(trx: Db, options: StoreOptions, entry: AuditEntry): Promise<AuditRecord> {

@@ -155,8 +155,7 @@ describe('the request once it has ended', () => {
     expect(buttons(m)).toEqual([]);
     expect(blocksOf(m).some((b) => b.type === 'actions')).toBe(false);
     expect(sectionTexts(m)[0]).toBe(
-      ':clock4: *Approved* by <@UADMIN> · *scheduled*: disk 311 (20 GB) on VS 42\n' +
-        '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
+      ':clock4: *Approved* by <@UADMIN> · *scheduled*: disk 311 (20 GB) on VS 42\n' + '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
     );
     expect(sectionTexts(m)[1]).toBe('*The request:*');
     expect(shown(m)).toEqual([`POST /virtual_machines/42/disks.json\n\n${BODY}`]);
@@ -203,7 +202,8 @@ describe('the request once it has ended', () => {
     expect(approvedWith({ outcome: 'duplicate' })).toBe(':information_source: *Approved* by <@UADMIN>; it had already been run (see `/vs audit`).');
     const changed = { code: 'changed' as const, current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' } };
     expect(approvedWith({ outcome: 'not_sent', why: changed, record: record() })).toBe(
-      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as the bot would now send `POST /virtual_machines/42/disks.xml` instead of the request approved ' +
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as the bot would now send `POST /virtual_machines/42/disks.xml` ' +
+        'instead of the request approved ' +
         '(its configuration changed). Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'not_sent', why: { code: 'unreadable' }, record: record() })).toBe(
@@ -214,7 +214,8 @@ describe('the request once it has ended', () => {
         '(VS_API_URL or VS_ACCOUNT_ID changed since it was asked for). Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'not_sent', why: { code: 'unshown' }, record: record() })).toBe(
-      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as it is longer than its message could show, so nobody saw all of it. Nothing was changed; ask again.',
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as it is longer than its message could show, so nobody saw all of it. ' +
+        'Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'error', error: new OutcomeNotRecordedError({ cause: new Error('disk full') }) })).toBe(
       ':question: *Approved* by <@UADMIN> · *unknown*: the change was sent to the cloud API, but its outcome could not be recorded, ' +
@@ -222,7 +223,8 @@ describe('the request once it has ended', () => {
         'Check VS 42 and `/vs audit`.',
     );
     expect(approvedWith({ outcome: 'error', error: new StoreUnavailableError('down') })).toBe(
-      ':no_entry: *Approved* by <@UADMIN>, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. Ask again in a few minutes.',
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. ' +
+        'Ask again in a few minutes.',
     );
     expect(approvedWith({ outcome: 'error', error: new Error('boom') })).toBe(
       ':question: *Approved* by <@UADMIN> · *unknown*: something went wrong on our side running it. Check VS 42 and `/vs audit` before retrying.',

@@ -31,7 +31,8 @@ describe('a record, one line', () => {
     expect(new Set(signs).size).toBe(OUTCOMES.length);
     expect(signs.filter((sign) => sign === ':white_check_mark:')).toHaveLength(1);
     expect(recordLine(auditRecord({ outcome: 'done' }))).toMatch(/^:white_check_mark: /);
-    for (const kept of ['started', 'approved'] as const) expect(recordLine(auditRecord({ outcome: kept }))).toMatch(/^:arrows_counterclockwise: .* → \*running\*/);
+    for (const kept of ['started', 'approved'] as const)
+      expect(recordLine(auditRecord({ outcome: kept }))).toMatch(/^:arrows_counterclockwise: .* → \*running\*/);
     expect(recordLine(auditRecord({ outcome: 'scheduled', detail: 'restore of backup 15 onto disk 101 of VS 42' }))).toMatch(
       /^:clock4: .* → \*scheduled\* · restore of backup 15 onto disk 101 of VS 42 · /,
     );
@@ -52,7 +53,9 @@ describe('a record, one line', () => {
     );
     expect(line).toMatch(/^:x: .* · \*Reboot server\* · VS 48 → \*failed\* in the cloud while rebooting the server · reboot of VS 48 · transaction 31 · /);
     expect(line).not.toMatch(/succeeded|201|:white_check_mark:/);
-    expect(recordLine(auditRecord({ outcome: 'cancelled', cloudOutcome: 'cancelled', cloudStep: 'build_disk' }))).toContain('→ *cancelled* in the cloud while building a disk');
+    expect(recordLine(auditRecord({ outcome: 'cancelled', cloudOutcome: 'cancelled', cloudStep: 'build_disk' }))).toContain(
+      '→ *cancelled* in the cloud while building a disk',
+    );
     expect(recordLine(auditRecord({ outcome: 'unknown', cloudOutcome: 'unknown' }))).toContain('→ *unknown*: no longer followed, check the control panel');
   });
 
@@ -269,8 +272,15 @@ describe('the audit channel', () => {
 });
 
 describe('the audit export', () => {
-  test("a row's outcome is the vocabulary's; a followed change's row carries the cloud's word, its step and transactions; one not followed leaves them empty", () => {
-    const followed = auditRecord({ id: 3, outcome: 'failed', cloudOutcome: 'failed', cloudStep: 'build_disk', transactionIds: [5011, 5012], formerOutcome: 'succeeded' });
+  test("a row's outcome is the vocabulary's; a followed change's row has the cloud's word, its step and transactions; others leave them empty", () => {
+    const followed = auditRecord({
+      id: 3,
+      outcome: 'failed',
+      cloudOutcome: 'failed',
+      cloudStep: 'build_disk',
+      transactionIds: [5011, 5012],
+      formerOutcome: 'succeeded',
+    });
     const [header, first, second, third] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 2, outcome: 'started' }), auditRecord({ id: 1 })])
       .trimEnd()
       .split('\r\n');
@@ -282,7 +292,13 @@ describe('the audit export', () => {
       return Object.fromEntries(['outcome', 'cloud_outcome', 'cloud_step', 'transaction_ids', 'former_outcome'].map((n) => [n, values.at(at(n))]));
     };
     expect(names.slice(-5)).toEqual(['params', 'cloud_outcome', 'cloud_step', 'transaction_ids', 'former_outcome']);
-    expect(cells(first!)).toEqual({ outcome: 'failed', cloud_outcome: 'failed', cloud_step: 'build_disk', transaction_ids: '5011 5012', former_outcome: 'succeeded' });
+    expect(cells(first!)).toEqual({
+      outcome: 'failed',
+      cloud_outcome: 'failed',
+      cloud_step: 'build_disk',
+      transaction_ids: '5011 5012',
+      former_outcome: 'succeeded',
+    });
     // In flight, it reads as running: the vocabulary has no other word for it.
     expect(cells(second!)).toMatchObject({ outcome: 'running' });
     expect(cells(third!)).toEqual({ outcome: 'done', cloud_outcome: '', cloud_step: '', transaction_ids: '', former_outcome: '' });

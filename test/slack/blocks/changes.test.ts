@@ -90,11 +90,13 @@ describe('a disk added, followed', () => {
     const state = { serverBooted: true, serverRecovery: false, serverLocked: false, built: false, locked: false };
     const failed = render(addedDisk({}, { status: 'failed', step: 'build_disk', transactionIds: [5012], finalState: state }));
     expect(statusLine(failed)).toBe(
-      ':x: *Failed* in the cloud: building disk 77 failed. VS 42 is on and unlocked. Disk 77 (20 GB) exists but is not built: remove it in the control panel. ' +
+      ':x: *Failed* in the cloud: building disk 77 failed. VS 42 is on and unlocked. ' +
+        'Disk 77 (20 GB) exists but is not built: remove it in the control panel. ' +
         `Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
     );
     expect(failed.text).toBe(
-      'Add disk · VS 42: Failed in the cloud: building disk 77 failed. VS 42 is on and unlocked. Disk 77 (20 GB) exists but is not built: remove it in the control panel.',
+      'Add disk · VS 42: Failed in the cloud: building disk 77 failed. VS 42 is on and unlocked. ' +
+        'Disk 77 (20 GB) exists but is not built: remove it in the control panel.',
     );
     expect(visible(failed)).not.toContain(':white_check_mark:');
     // What the final read could not tell, it says so; a disk that went away left nothing.
@@ -178,10 +180,13 @@ describe('a backup restored, followed', () => {
       ),
     ).toBe(':white_check_mark: *Done* · backup 9 is restored onto disk 77, and the disk is unlocked.');
     expect(
-      statusLine(render(restored({}, undefined, { status: 'failed', step: 'restore_incremental_backup', finalState: { serverBooted: true, serverLocked: false } }))),
+      statusLine(
+        render(restored({}, undefined, { status: 'failed', step: 'restore_incremental_backup', finalState: { serverBooted: true, serverLocked: false } })),
+      ),
     ).toBe(
       ':x: *Failed* in the cloud: restoring backup 9 failed. VS 42 is on and unlocked. Disk 77 of VS 42 may be partly overwritten: check it before ' +
-        `using it; backup 9 itself is unchanged. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
+        'using it; backup 9 itself is unchanged. ' +
+        `Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
     );
     // A disk's backup: the answer does not say which server, so the panel itself.
     const onDisk = restored({ target_type: 'Disk', target_id: 77 }, undefined, { status: 'failed', step: 'restore_backup' });

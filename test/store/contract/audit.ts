@@ -277,7 +277,7 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
   });
 
   describe('recovery of interrupted changes', () => {
-    test('a started record is settled as unknown (interrupted) once its lease has expired, returned and posted once; a late answer settles it, unposted', async () => {
+    test('a started record is settled as unknown (interrupted) once its lease has expired, returned and posted once; a late answer settles it', async () => {
       const store = await one();
       expect(await store.leases.take('vs:42', 'V1#a', 1000, 5000)).toBe(true);
       const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'the cloud API call is in progress', leaseOwner: 'V1#a' }));

@@ -125,7 +125,7 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect((await store.follows.claimDue('a', 20_000, LEASE_MS, 10)).map((f) => f.recordId)).toEqual([third, late]);
   });
 
-  test("ending gives the record its outcome (failed in the cloud), the step it ended on and the transaction ids, posted again; once, and only by its owner", async () => {
+  test('ending gives the record its outcome (failed in the cloud), its last step and the transaction ids, posted again; once, only by its owner', async () => {
     const store = await one();
     const id = await accepted(store);
     await store.outbox.markSent(

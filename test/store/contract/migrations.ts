@@ -28,7 +28,8 @@ const REQUEST_AT_VERSION_7 = [
  * freeze, an unreadable answer and an interrupted change; with a post of a refusal still waiting.
  */
 const RECORDS_AT_VERSION_9 = [
-  `INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail, approval_id, cloud_outcome, transaction_ids) VALUES
+  `INSERT INTO audit_records
+     (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail, approval_id, cloud_outcome, transaction_ids) VALUES
      ('2024-05-01T10:00:00.000Z', 'UVIEWER', 'C1', 'disk_add', 'vs:42', '{}', 'denied', NULL, 1, 'role viewer, needs operator', NULL, NULL, NULL),
      ('2024-05-01T10:00:01.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'invalid', NULL, 1, 'invalid form: disk_size: at least 1', NULL, NULL, NULL),
      ('2024-05-01T10:00:02.000Z', 'UOPER', 'C1', 'power_reboot', 'vs:44', '{}', 'busy', NULL, 1, 'not sent: VS 44 is locked', NULL, NULL, NULL),
@@ -37,8 +38,8 @@ const RECORDS_AT_VERSION_9 = [
      ('2024-05-01T10:00:05.000Z', 'UOPER', 'C1', 'power_reboot', 'vs:48', '{}', 'requested', NULL, 1, 'waits', 'A2', NULL, NULL),
      ('2024-05-01T10:00:06.000Z', 'UADMIN', 'C1', 'power_reboot', 'vs:48', '{}', 'approved', NULL, 1, 'approved by UADMIN', 'A2', NULL, NULL),
      ('2024-05-01T10:00:07.000Z', 'UOPER', 'C1', 'power_reboot', 'vs:48', '{}', 'succeeded', 201, 1, 'reboot of VS 48 scheduled', 'A2', 'failed', '[31]'),
-     ('2024-05-01T10:00:08.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 110 (20 GB) scheduled on VS 42', NULL, 'complete', '[32, 33]'),
-     ('2024-05-01T10:00:09.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 111 (20 GB) scheduled on VS 42', NULL, 'cancelled', '[34]'),
+     ('2024-05-01T10:00:08.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 110 scheduled on VS 42', NULL, 'complete', '[32, 33]'),
+     ('2024-05-01T10:00:09.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 111 scheduled on VS 42', NULL, 'cancelled', '[34]'),
      ('2024-05-01T10:00:10.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 112 (20 GB) scheduled on VS 42', NULL, 'unknown', '[]'),
      ('2024-05-01T10:00:11.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 113 (20 GB) scheduled on VS 42', NULL, NULL, NULL),
      ('2024-05-01T10:00:12.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'succeeded', 201, 1, 'disk 114 (20 GB) scheduled on VS 42', NULL, NULL, NULL),
@@ -47,7 +48,9 @@ const RECORDS_AT_VERSION_9 = [
      ('2024-05-01T10:00:15.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'applied_unreadable', 201, 1, 'applied: unreadable', NULL, NULL, NULL),
      ('2024-05-01T10:00:16.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'interrupted', NULL, 1, 'stopped', NULL, NULL, NULL),
      ('2024-05-01T10:00:17.000Z', 'UOPER', 'C1', 'disk_add', 'vs:42', '{}', 'failed', 422, 1, 'the cloud API refused the request', NULL, NULL, NULL)`,
-  `INSERT INTO followed_changes (record_id, action, target, subject, requested_by, channel_id, accepted_at_ms, status, transaction_ids, step, interval_ms, next_poll_at_ms, ended_at_ms) VALUES
+  `INSERT INTO followed_changes
+     (record_id, action, target, subject, requested_by, channel_id, accepted_at_ms, status, transaction_ids, step, interval_ms, next_poll_at_ms, ended_at_ms)
+   VALUES
      (8, 'power_reboot', 'vs:48', '{}', 'UOPER', 'C1', 0, 'failed', '[31]', 'reboot_virtual_machine', 5000, 0, 10),
      (9, 'disk_add', 'vs:42', '{}', 'UOPER', 'C1', 0, 'complete', '[32, 33]', 'format_disk', 5000, 0, 10),
      (12, 'disk_add', 'vs:42', '{}', 'UOPER', 'C1', 0, 'running', '[35]', 'build_disk', 5000, 0, NULL),
@@ -82,7 +85,12 @@ export function migrationsContract({ freshAt }: ContractStores): void {
       [18, 'failed', null],
     ]);
     // Nothing else is lost: the details, the cloud's own word, the transactions; the step a followed change ended on.
-    expect(records[7]).toMatchObject({ detail: 'reboot of VS 48 scheduled', cloudOutcome: 'failed', cloudStep: 'reboot_virtual_machine', transactionIds: [31] });
+    expect(records[7]).toMatchObject({
+      detail: 'reboot of VS 48 scheduled',
+      cloudOutcome: 'failed',
+      cloudStep: 'reboot_virtual_machine',
+      transactionIds: [31],
+    });
     expect(records[8]).toMatchObject({ cloudOutcome: 'complete', cloudStep: 'format_disk', transactionIds: [32, 33] });
     expect(records[11]).toMatchObject({ cloudOutcome: null, cloudStep: null });
     // The filters find them in their new words: `/vs audit failed` both failures, in the cloud or not; `denied` the

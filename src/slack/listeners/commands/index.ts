@@ -208,7 +208,8 @@ export const COMMANDS = [
     usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]',
     example: '/vs audit 20 vs 42',
     help: [
-      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]`: the latest audit records, of a server, backup or person, or of one outcome (admins)',
+      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]`: the latest audit records, of a server, backup or person, ' +
+        'or of one outcome (admins)',
     ],
     group: 'admin',
     needs: 'audit_read',

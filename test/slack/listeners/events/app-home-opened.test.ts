@@ -215,7 +215,9 @@ describe('the latest changes, one readable line each', () => {
     const view = await openHome(whose);
     const text = readable(view);
     expect(text).not.toContain('VS 208');
-    expect(text).toContain(':no_entry: 3 attempts of yours refused before anything was sent (role, channel, freeze, limit, invalid input, busy or unfit target)');
+    expect(text).toContain(
+      ':no_entry: 3 attempts of yours refused before anything was sent (role, channel, freeze, limit, invalid input, busy or unfit target)',
+    );
     // The request as it ended, one line: not its `requested` record besides.
     expect(text.split('\n').filter((l) => l.includes('VS 209'))).toEqual([expect.stringMatching(/^:no_entry_sign: .* → \*denied\* · denied by <@UADMIN>/)]);
     expect(detailsOf(view)).toContain(denied.id);
