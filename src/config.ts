@@ -575,7 +575,10 @@ function shape(e: Env) {
     ops: {
       /** Audit records older than this many days are deleted. */
       auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
-      /** How long a target lock lives if its holder dies (a live one renews it while the call runs); a `started` change is then settled as interrupted. */
+      /**
+       * How long a target lock lives if its holder dies (a live one renews it while the call runs); a `started` change
+       * is then settled as unknown (interrupted).
+       */
       lockTtlMs: e.VS_LOCK_TTL_MS,
       /** How often recovery and retention run (on one instance at a time). */
       sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,

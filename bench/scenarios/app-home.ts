@@ -65,7 +65,7 @@ export async function seedAuditRecords(url: string, count: number): Promise<void
               CASE WHEN g % 3 = 0 THEN 'backup_restore' ELSE 'disk_add' END,
               'vs:' || (g % 1000),
               '{"disk_type":"SSD","disk_size":20,"label":"bench"}'::json,
-              CASE WHEN g % 10 = 0 THEN 'denied' WHEN g % 7 = 0 THEN 'failed' ELSE 'succeeded' END,
+              CASE WHEN g % 10 = 0 THEN 'refused' WHEN g % 7 = 0 THEN 'failed' ELSE 'done' END,
               CASE WHEN g % 10 = 0 THEN NULL ELSE 201 END,
               12 + g % 300,
               CASE WHEN g % 10 = 0 THEN 'Adding a disk needs the operator role' ELSE NULL END,

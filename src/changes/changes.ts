@@ -161,7 +161,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return {
         outcome: 'invalid',
         fieldErrors,
-        record: await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid form', fieldErrors)), log),
+        record: await write(auditEntry(startedMs, asTyped, 'refused', invalidDetail('invalid form', fieldErrors)), log),
       };
     }
     const { params, prepared } = validated;
@@ -220,7 +220,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     const freeze = await freezing.frozen();
     if (freeze) {
       log.info('workflow request denied: changes are frozen', { by: freeze.by });
-      const record = await write(auditEntry(startedMs, asTyped, 'denied', frozenDetail(freeze)), log);
+      const record = await write(auditEntry(startedMs, asTyped, 'refused', frozenDetail(freeze)), log);
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
@@ -230,7 +230,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const record = await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid workflow step', fieldErrors)), log);
+      const record = await write(auditEntry(startedMs, asTyped, 'refused', invalidDetail('invalid workflow step', fieldErrors)), log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }

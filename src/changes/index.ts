@@ -1,7 +1,7 @@
 // The one door for changes: who may (policy), what each change is (the table
 // of definitions), what is valid (forms), the execution that claims, locks,
 // calls and records (door, changes), the second person (approvals) and the
-// switch that stops every change (freeze).
+// switch that stops every change (freeze); and the one vocabulary of their outcomes (outcome).
 export {
   createChanges,
   type Changes,
@@ -47,6 +47,7 @@ export {
   type ChangeValue,
 } from './definitions';
 export { factNumber, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
+export { FINAL_OUTCOMES, FOLLOWED_AS, isFinal, isOutcome, keptAs, OUTCOME_MEANINGS, OUTCOME_SIGNS, outcomeOf, OUTCOMES, signed, type Outcome } from './outcome';
 export { isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
 export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {

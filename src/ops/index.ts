@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditRecord, CloudOutcome, Store } from '../store';
+import { OUTCOME_OF_CLOUD, type AuditRecord, type CloudOutcome, type Store } from '../store';
 import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
 import { dropRetries, timeAcks, type DeliveryClaims, type SignedDeliveries } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
@@ -127,7 +127,8 @@ export function createOps(deps: OpsDeps): Ops {
     },
     recorded,
     followed: (record, result) => {
-      metrics.changesFollowed.inc({ action: record.action, result });
+      metrics.changesFollowed.inc({ action: record.action, result: OUTCOME_OF_CLOUD[result] });
+      countChange(record);
       sender?.wake();
     },
     addRound: (round) => void rounds.push(round),

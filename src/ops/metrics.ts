@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { isFinal } from '../changes/outcome';
 import type { ChangeOutcome, RecordedAction } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
@@ -15,7 +16,10 @@ export interface Metrics {
   /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
-  /** Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (docs/product.md, Audit). */
+  /**
+   * Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (docs/product.md, One
+   * outcome, told the same everywhere), each counted once, when its outcome is final: an accepted change when it ends.
+   */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
@@ -23,7 +27,7 @@ export interface Metrics {
   readonly outboxBacklog: Gauge;
   /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
   readonly auditPosts: Counter<'result'>;
-  /** Followed changes that ended, by action and the cloud's outcome (`complete`, `failed`, `cancelled`, `unknown`): counted by the instance that ended each. */
+  /** Followed changes that ended, by action and outcome (`done`, `failed`, `cancelled`, `unknown`): counted by the instance that ended each. */
   readonly changesFollowed: Counter<'action' | 'result'>;
   /** Periodic sweeps run by this instance, by sweep and outcome (`ok`, `error`). */
   readonly sweeps: Counter<'sweep' | 'outcome'>;
@@ -76,7 +80,7 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     auditPosts: new Counter({ name: 'vs_chatops_audit_posts_total', help: 'Audit posts by result (sent, retried, grouped)', labelNames: ['result'], ...on }),
     changesFollowed: new Counter({
       name: 'vs_chatops_changes_followed_total',
-      help: "Followed changes that ended, by action and the cloud's outcome",
+      help: 'Followed changes that ended, by action and outcome (done, failed, cancelled, unknown)',
       labelNames: ['action', 'result'],
       ...on,
     }),
@@ -102,10 +106,10 @@ export function observeCloudRequest(metrics: Metrics): (operation: string, statu
   };
 }
 
-/** Counts a settled audit record of a change (any outcome but `started`). */
+/** Counts an audit record once its outcome is final (not in flight, `scheduled` nor `running`: those are counted when they end). */
 export function observeChange(metrics: Metrics): (record: { action: RecordedAction; outcome: ChangeOutcome }) => void {
   return ({ action, outcome }) => {
-    if (outcome === 'started') return;
+    if (!isFinal(outcome)) return;
     metrics.changes.inc({ action, outcome });
   };
 }

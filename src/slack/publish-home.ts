@@ -33,12 +33,19 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   const allows = ctx.policy.allows(role);
   // Those who may read the audit trail see every change; everyone else their own.
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
+  // One's own: the changes they made or asked for (an approved one's record is about whoever approved it).
+  const whose = scope === 'all' ? {} : { involving: userId };
   const [freeze, records, waiting] = await Promise.all([
     readable(ctx.store.freeze.current(), 'the freeze', log),
-    // A form that was not valid is not a change: it is on record (`/vs audit`), not among the latest changes.
-    readable(ctx.store.audit.latest(HOME_RECORDS, { ...(scope === 'all' ? {} : { userId }), notOutcomes: ['invalid'] }), 'the audit trail', log),
+    // Changes, one record each: refusals are on record (`/vs audit refused`) and summed under them, not listed.
+    readable(ctx.store.audit.latest(HOME_RECORDS, { ...whose, notOutcomes: ['refused'], perChange: true }), 'the audit trail', log),
     readable(ctx.changes.waiting(userId), 'the approval requests', log),
   ]);
+  // Over the time the list covers: since its oldest change when it is full, else all of them.
+  const oldest = records !== UNREADABLE && records.length >= HOME_RECORDS ? records[records.length - 1] : undefined;
+  // Their own attempts refused, not others' clicks on their requests.
+  const mine = scope === 'all' ? {} : { userId };
+  const refused = await readable(ctx.store.audit.count({ ...mine, outcomes: ['refused'], ...(oldest ? { minId: oldest.id } : {}) }), 'the refusals', log);
   const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);
   return {
     userId,
@@ -50,7 +57,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
     freeze,
     forms: allows.filter(isChangeAction),
     approvals: waiting === UNREADABLE ? UNREADABLE : { decidable: facts(waiting.decidable), own: facts(waiting.own) },
-    changes: { scope, records },
+    changes: { scope, records, refused },
     nowMs: ctx.now(),
     sandbox: ctx.sandbox,
   };

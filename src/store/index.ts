@@ -17,10 +17,12 @@ export type {
   ChangeBeginning,
   ChangeCompletion,
   ChangeOutcome,
+  InFlight,
+  Outcome,
   RecordedAction,
   RecordedRequest,
 } from './audit';
-export { CHANGE_OUTCOMES } from './audit';
+export { CHANGE_OUTCOMES, IN_FLIGHT, isInFlight, OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';
 export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';
@@ -28,11 +30,11 @@ export type { PruneResult, Retention } from './retention';
 export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, Approvals, CloudAccount, ExpiredApproval } from './approvals';
 export type { ApprovalStatus } from './approval-states';
 export type { ChangeFreeze, Freeze } from './freeze';
-export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES } from './approval-states';
+export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES, RECORDED_AS, recordedOutcome } from './approval-states';
 export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './approval-states';
 export type { RateCounter, RateDecision } from './rates';
 export type { CloudOutcome, FollowedChange, FollowProgress, Follows, FollowStatus, FollowSubject, NewFollow } from './follows';
-export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome } from './follows';
+export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome, OUTCOME_OF_CLOUD } from './follows';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 export { deferStore, type DeferredStore } from './deferred';
 export { openStoreWhenReachable, type StoreWaitOptions } from './wait';

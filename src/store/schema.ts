@@ -34,6 +34,10 @@ export interface AuditRecordsTable {
   cloud_outcome: string | null;
   /** JSON text: the ids of the transactions that ran it. Since version 9. */
   transaction_ids: string | null;
+  /** The action of the transaction a followed change ended on (the one that failed, or was cancelled). Since version 10. */
+  cloud_step: string | null;
+  /** What the record's outcome was before version 10 (one vocabulary), where it said more than its outcome now. */
+  former_outcome: string | null;
 }
 
 /** A change the cloud accepted, followed to its end (src/follow). Since version 9. */

@@ -201,7 +201,7 @@ describe('updating a request in place', () => {
       ['chat.postMessage', 'CINCIDENT', 'thread 9.9'],
     ]);
     expect(calls[0]!.args.blocks).toEqual(remembered.message!.blocks);
-    expect(JSON.stringify(calls[1]!.args.blocks)).toContain('<@UADMIN> :no_entry: *Denied* by <@UADMIN2>. Nothing was changed.');
+    expect(JSON.stringify(calls[1]!.args.blocks)).toContain('<@UADMIN> :no_entry_sign: *Denied* by <@UADMIN2>. Nothing was changed.');
     expect(calls[1]!.args.text).toMatch(/^<@UADMIN> your request to Restore backup · Backup 9: Denied by <@UADMIN2>/);
   });
 

@@ -255,7 +255,7 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
       'limited',
     ]);
     const records = await both.one.store.audit.latest(100, { userId: 'UVIEW' });
-    expect(records.map((r) => r.outcome)).toEqual(['denied', 'denied', 'denied']);
+    expect(records.map((r) => r.outcome)).toEqual(['refused', 'refused', 'refused']);
   });
 });
 
@@ -292,7 +292,7 @@ describe('approval clicks, claims and freeze switches count as change attempts (
     expect(claims).toEqual(['limited', 'limited', 'limited']);
     expect(freezes).toEqual(['told', 'told', 'told', 'limited', 'limited']);
     expect(await answerToClick(h, 'UVIEW', 'approval_deny', posted)).toMatch(/made 3 change attempts in the last minute.*Try again in \d+ s/);
-    const denied = (await h.store.audit.latest(100)).filter((r) => r.outcome === 'denied');
+    const denied = (await h.store.audit.latest(100)).filter((r) => r.outcome === 'refused');
     expect(denied.map((r) => [r.userId, r.action])).toEqual([
       ['UNOBODY', 'freeze'],
       ['UNOBODY', 'freeze'],
@@ -323,7 +323,7 @@ describe("a record's Details counts as a read (VS_READS_PER_USER_PER_MINUTE), by
       action: 'disk_add',
       target: 'vs:42',
       params: {},
-      outcome: 'succeeded',
+      outcome: 'done',
       apiStatus: 201,
       durationMs: 1,
       detail: 'disk 7 added',

@@ -1,4 +1,5 @@
 import { restoreTargetOf, usabilityOf } from '../../changes/backups';
+import { outcomeOf } from '../../changes/outcome';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup, FirewallRule } from '../../cloud/schemas';
 import type { AuditRecord } from '../../store';
@@ -67,7 +68,10 @@ export const FIREWALL_RULE_COLUMNS: readonly CsvColumn<FirewallRule>[] = [
   { name: 'id', cell: (r) => r.id },
 ];
 
-/** Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601). */
+/**
+ * Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601), the outcome in
+ * the one vocabulary (docs/product.md, One outcome, told the same everywhere; a change in flight is `running`).
+ */
 export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'id', cell: (r) => r.id },
   { name: 'at', cell: (r) => utcIso(r.at) },
@@ -75,7 +79,7 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'channel_id', cell: (r) => r.channelId },
   { name: 'action', cell: (r) => r.action },
   { name: 'target', cell: (r) => r.target },
-  { name: 'outcome', cell: (r) => r.outcome },
+  { name: 'outcome', cell: (r) => outcomeOf(r.outcome) },
   { name: 'api_status', cell: (r) => r.apiStatus },
   { name: 'duration_ms', cell: (r) => Math.round(r.durationMs) },
   { name: 'detail', cell: (r) => r.detail },
@@ -90,7 +94,10 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'params', cell: (r) => jsonCell(r.params, (_key, value: unknown) => (isIsoTime(value) ? utcIso(value) : value)) },
   // Once followed to its end (docs/product.md, Following a change to its end): the cloud's outcome, its transactions.
   { name: 'cloud_outcome', cell: (r) => r.cloudOutcome },
+  { name: 'cloud_step', cell: (r) => r.cloudStep },
   { name: 'transaction_ids', cell: (r) => r.transactionIds?.join(' ') },
+  // What a record said before the outcomes were one vocabulary (migration 10), where that said more.
+  { name: 'former_outcome', cell: (r) => r.formerOutcome },
 ];
 
 /**

@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { Action, Decision, ReadAction, Role } from '../../changes';
+import { OUTCOME_SIGNS, type Action, type Decision, type ReadAction, type Role } from '../../changes';
 import type { Freeze } from '../../store';
 import { freezeLine } from './freeze';
 import { allowsText, channelList, denialText } from './denials';
@@ -125,12 +125,12 @@ function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
 /** A user over a per-person limit (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), told in the channel, only them. */
 export function renderLimitReached(limit: LimitReached): Rendered {
   const text = limitText(limit);
-  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context(LIMIT_WHY[limit.kind])] };
+  return { text: fallback(text), blocks: [section(`${OUTCOME_SIGNS.refused} ${text}`), context(LIMIT_WHY[limit.kind])] };
 }
 
 /** The same where there is no channel to answer in (a global shortcut, a form submitted): a modal titled for the form. */
 export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReached & { title?: string; sandbox: boolean }): ModalView {
-  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `${OUTCOME_SIGNS.refused} ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
 }
 
 /** A read command of `/vs`, as `/vs whoami` lists it: its words ("/vs firewall") and the read it needs, from the command table. */

@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { OUTCOME_SIGNS } from '../../changes';
 import type { Approval } from '../../store';
 import { asked, closedText, consequence, decidersLine, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
 import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
@@ -31,7 +32,7 @@ export function renderWorkflowRequest(f: ApprovalFacts): Rendered {
     : '';
   const blocks: KnownBlock[] = [
     section(
-      `:clipboard: *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
+      `${OUTCOME_SIGNS.requested} *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
         (who || held ? `\n*Who may request it:* ${who ?? ''}${held}` : ''),
     ),
     ...consequence(approval),

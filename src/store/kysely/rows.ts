@@ -72,6 +72,8 @@ export function recordRow(entry: AuditEntry) {
     // Set once the change is followed to its end (follows.end).
     cloud_outcome: null,
     transaction_ids: null,
+    cloud_step: null,
+    former_outcome: null,
   };
 }
 
@@ -108,6 +110,8 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     workflowExecutionId: row.workflow_execution_id,
     cloudOutcome: isCloudOutcome(row.cloud_outcome) ? row.cloud_outcome : null,
     transactionIds: row.transaction_ids === null ? null : readIds(row.transaction_ids),
+    cloudStep: row.cloud_step,
+    formerOutcome: row.former_outcome,
   };
 }
 

@@ -169,7 +169,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
           freeze,
           forms: ['disk_add'],
           approvals: { decidable: [facts(approval({ reason }))], own: [facts(approval({ reason, requestedBy: 'UOPER' }))] },
-          changes: { scope: 'own', records: [auditRecord({ userId: 'UOPER', detail: reason, params: { label: reason } })] },
+          changes: { scope: 'own', records: [auditRecord({ userId: 'UOPER', detail: reason, params: { label: reason } })], refused: 2 },
           nowMs: T,
           sandbox: false,
         });

@@ -164,7 +164,7 @@ async function down(store: Store): Promise<void> {
   await store.close();
 }
 const textOf = (sent: Sent) => JSON.stringify([sent.replies, sent.modals, sent.acks]);
-const denials = async (store: Store) => (await store.audit.latest(100)).filter((r) => r.outcome === 'denied');
+const denials = async (store: Store) => (await store.audit.latest(100)).filter((r) => r.outcome === 'refused');
 
 describe('what each need lets through', () => {
   test("a workflow step's read: while VS_VIEWERS limits reads it ends the step with the settings to change, and spends no one's reads", async () => {

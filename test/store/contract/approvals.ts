@@ -1,3 +1,4 @@
+import { RECORDED_AS } from '../../../src/store';
 import type { Approval, Store } from '../../../src/store';
 import { APPROVAL_STATUSES, APPROVAL_STEPS, mayTake, type ApprovalStatus, type ApprovalStep } from '../../../src/store/approval-states';
 import { approvalRequest, entry } from './entries';
@@ -15,7 +16,7 @@ const decidedEntry = (a: Approval) =>
     userId: a.decidedBy!,
     action: a.action,
     target: a.target,
-    outcome: a.status === 'approved' ? 'approved' : 'rejected',
+    outcome: a.status === 'approved' ? 'approved' : 'denied',
     apiStatus: null,
     requestedBy: a.requestedBy,
     decidedBy: a.decidedBy,
@@ -54,7 +55,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(records).toHaveLength(1);
     expect(records[0]).toEqual(winners[0]!.won ? winners[0]!.record : undefined);
     expect(records[0]).toMatchObject({
-      outcome: decided.status,
+      outcome: RECORDED_AS[decided.status],
       userId: decided.decidedBy,
       requestedBy: 'UOPER',
       decidedBy: decided.decidedBy,

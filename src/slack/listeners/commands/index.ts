@@ -205,10 +205,11 @@ export const COMMANDS = [
       { what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT },
       (limit, filter): { limit: number; filter?: AuditFilter } => (filter === undefined ? { limit } : { limit, filter }),
     ),
-    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]',
+    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]',
     example: '/vs audit 20 vs 42',
     help: [
-      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied]`: the latest audit records, of a server, backup or person, or failed or denied (admins)',
+      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]`: the latest audit records, of a server, backup or person, ' +
+        'or of one outcome (admins)',
     ],
     group: 'admin',
     needs: 'audit_read',

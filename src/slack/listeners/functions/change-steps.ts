@@ -1,4 +1,4 @@
-import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
+import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues, type Outcome } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors, workflowLimitedForStep } from '../../blocks/steps';
@@ -13,8 +13,9 @@ import type { StepArgs, StepResult } from './step';
 // stored with nobody as its requester (nothing in a workflow proves who
 // started it) and posted in the step's channel with the exact API request and
 // a "Request this change" button, posted with the app's own token so that its
-// button outlives the step; the step completes with the request's id and
-// `awaiting_requester`. From there the door decides who may claim it and who
+// button outlives the step; the step completes with the request's id and its
+// outcome, `requested` (docs/product.md, One outcome, told the same
+// everywhere). From there the door decides who may claim it and who
 // approves it (src/changes/approvals.ts).
 
 type RequestOutputs = { request_id: string; status: string };
@@ -105,7 +106,7 @@ async function requestChange(
     case 'requested': {
       const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, { ...messageOptions(ctx, req), called: callable(ctx) });
       if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };
-      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
+      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'requested' satisfies Outcome } };
     }
     // Already asked for and not yet claimed: that request stands for this run too, and nobody is called again.
     case 'repeated':

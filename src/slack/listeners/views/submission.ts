@@ -131,7 +131,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
       return { outcome: 'unrecorded' };
     }
     if (isOutcomeNotRecorded(error)) {
-      // The record stays `started`; recovery settles it as interrupted once its lease expires.
+      // The record stays `started`; recovery settles it as unknown (interrupted) once its lease expires.
       log.error('the change was sent to the cloud API but its outcome could not be recorded', { code: error.code, error: error.cause });
       return { outcome: 'not_recorded' };
     }
@@ -181,7 +181,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     }
   }
   if (result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded') return 'failed';
-  // A target whose state does not allow the change: refused as an invalid request is (its record says `invalid`).
+  // A target whose state does not allow the change: refused as an invalid request is (its record says `refused`).
   return result.outcome === 'unfit' ? 'invalid' : result.outcome;
 }
 
