@@ -293,7 +293,7 @@ describe('the exact request', () => {
     expect(home).not.toMatch(/[\u202A-\u202E\u200B]/);
 
     await clickOn(h, 'UOPER2', 'approval_approve', asked);
-    await updatedTo(h, asked, /Approved\* by <@UOPER2> · scheduled/);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · \*scheduled/);
     const [sent] = changePosts();
     expect(sent!.body).toContain(JSON.stringify(label).slice(1, -1));
     // What was shown, its names read back, is what was sent.

@@ -43,7 +43,7 @@ const REQUEST_OUTPUT_WORDS = {
   request_id: { title: 'Request id', description: 'The id of the request posted in the channel (its audit records carry it too)' },
   status: {
     title: 'Status',
-    description: 'requested: posted, nothing changed; whoever claims it becomes the requester and a second person approves it',
+    description: 'awaiting_requester: posted, nothing changed; whoever claims it becomes the requester and a second person approves it',
   },
 } satisfies Record<string, StepWords>;
 

@@ -1,4 +1,4 @@
-import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues, type Outcome } from '../../../changes';
+import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors, workflowLimitedForStep } from '../../blocks/steps';
@@ -106,7 +106,7 @@ async function requestChange(
     case 'requested': {
       const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, { ...messageOptions(ctx, req), called: callable(ctx) });
       if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };
-      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'requested' satisfies Outcome } };
+      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
     }
     // Already asked for and not yet claimed: that request stands for this run too, and nobody is called again.
     case 'repeated':

@@ -37,7 +37,7 @@ const reason = textInput('reason', IN.reason);
 const requestOutputs = (words: (typeof STEP_WORDS)['vs_request_disk']['outputs']) =>
   ({
     request_id: { type: 'string', ...words.request_id },
-    status: { type: 'string', ...words.status, enum: ['requested'] },
+    status: { type: 'string', ...words.status, enum: ['awaiting_requester'] },
   }) satisfies Record<string, OutputParameter<string>>;
 
 /** A step's title and description. */

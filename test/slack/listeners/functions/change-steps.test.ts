@@ -77,8 +77,8 @@ describe('a change step', () => {
       channel: CHANNEL,
       reason: 'the data disk is full',
     });
-    // Its outcome in the one vocabulary (docs/product.md, One outcome, told the same everywhere): requested.
-    expect(execution).toMatchObject({ state: 'completed', outputs: { request_id: expect.any(String), status: 'requested' } });
+    // The step's status is the contract's (docs/product.md, Workflow steps): nobody has asked yet.
+    expect(execution).toMatchObject({ state: 'completed', outputs: { request_id: expect.any(String), status: 'awaiting_requester' } });
     const id = String(execution.outputs!.request_id);
     const message = h.slack.messagesIn(CHANNEL).find((m) => blocksOf(m).includes(`"value":"${id}"`))!;
     expect(blocksOf(message)).toContain('A workflow asks to *Add disk* · VS 42');
