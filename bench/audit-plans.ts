@@ -15,15 +15,19 @@ import { seedAuditRecords } from './scenarios/app-home';
 
 const QUERIES: { what: string; sql: string; params: unknown[] }[] = [
   { what: '/vs audit vs 7', sql: 'SELECT * FROM audit_records WHERE target = $1 ORDER BY id DESC LIMIT 10', params: ['vs:7'] },
-  { what: '/vs audit 50 @person', sql: 'SELECT * FROM audit_records WHERE user_id = $1 ORDER BY id DESC LIMIT 50', params: ['UBENCH7'] },
+  {
+    what: '/vs audit 50 @person',
+    sql: 'SELECT * FROM audit_records WHERE (user_id = $1 OR requested_by = $2) ORDER BY id DESC LIMIT 50',
+    params: ['UBENCH7', 'UBENCH7'],
+  },
   { what: '/vs audit failed', sql: 'SELECT * FROM audit_records WHERE outcome = $1 ORDER BY id DESC LIMIT 10', params: ['failed'] },
   // The seed's failures are one record in seven: walking the newest records finds ten at once. Where an outcome is
   // rare (as failures are in a healthy trail), the planner takes its index instead; this seed holds none of this one.
-  { what: '/vs audit with a rare outcome', sql: 'SELECT * FROM audit_records WHERE outcome = $1 ORDER BY id DESC LIMIT 10', params: ['applied_unreadable'] },
+  { what: '/vs audit with a rare outcome', sql: 'SELECT * FROM audit_records WHERE outcome = $1 ORDER BY id DESC LIMIT 10', params: ['cancelled'] },
   {
-    what: '/vs audit 50 denied, page 5',
+    what: '/vs audit 50 refused, page 5',
     sql: 'SELECT * FROM audit_records WHERE outcome = $1 AND id <= $2 ORDER BY id DESC LIMIT 10 OFFSET 40',
-    params: ['denied', 99_000],
+    params: ['refused', 99_000],
   },
   { what: 'Export CSV of the trail, a page of 1,000', sql: 'SELECT * FROM audit_records WHERE id <= $1 ORDER BY id DESC LIMIT 1000', params: [50_000] },
   { what: 'Export CSV of VS 7, how many match', sql: 'SELECT count(*) FROM audit_records WHERE target = $1', params: ['vs:7'] },
@@ -61,7 +65,7 @@ function sqlitePlans(records: number): void {
       `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
        INSERT INTO audit_records (at, user_id, channel_id, action, target, params, outcome, api_status, duration_ms, detail)
        SELECT datetime('now'), 'UBENCH' || (n % 200), 'CBENCH', 'disk_add', 'vs:' || (n % 1000), '{}',
-              CASE WHEN n % 10 = 0 THEN 'denied' WHEN n % 7 = 0 THEN 'failed' ELSE 'succeeded' END, 201, 12, NULL FROM g`,
+              CASE WHEN n % 10 = 0 THEN 'refused' WHEN n % 7 = 0 THEN 'failed' ELSE 'done' END, 201, 12, NULL FROM g`,
     ).run(records);
     db.exec('ANALYZE');
     for (const q of QUERIES) {

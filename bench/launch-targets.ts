@@ -86,14 +86,14 @@ export async function launchTarget(name: TargetName, world: BenchWorld, options:
   });
 }
 
-/** `npm start` as an operator runs it: the built-in sandbox, HTTP mode, nothing else set. */
+/** `npm start` as an operator runs it: the built-in sandbox (asked for by name, as HTTP mode requires), nothing else set. */
 export async function launchNpmStart(world: BenchWorld): Promise<TargetProcess> {
   const port = await freePort();
   return spawnTarget({
     name: 'npm start',
     command: 'npm',
     args: ['start', '--silent'],
-    env: botEnv(world, port, 'npm-start.sqlite'),
+    env: { ...botEnv(world, port, 'npm-start.sqlite'), VS_API_URL: 'sandbox' },
     port,
     readyPath: '/readyz',
     // npm → sh → node: the node process runs dist/main.js (sh's command line names it too).

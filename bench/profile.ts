@@ -57,7 +57,7 @@ export interface BenchProfile {
    */
   readonly follow: FollowLoad;
   /**
-   * Scenario 18: `/vs firewall` at `rate`/s for `seconds` from `people` people whose role comes from on call, PagerDuty
+   * Scenario 19: `/vs firewall` at `rate`/s for `seconds` from `people` people whose role comes from on call, PagerDuty
    * answering after `pagerDutyDelayMs`; then `changes` changes followed to their end over three instances on
    * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
    */
@@ -128,6 +128,7 @@ export const ALONE_SCENARIOS = [
   'server-card',
   'follow',
   'on-call',
+  'tracing',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 
@@ -141,6 +142,8 @@ export interface BenchArgs {
   only: AloneScenario | undefined;
   /** `--only closed-loop`: rounds of both servers (3 by default, 1 with `--smoke`). */
   rounds: number;
+  /** `--only tracing --baseline <git ref>`: the bot of that commit measured beside this one (bench/scenarios/tracing.ts). */
+  baseline: string | undefined;
 }
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -160,5 +163,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new Error(`--only takes one of ${ALONE_SCENARIOS.join(', ')}, got ${only}`);
   const rounds = Number(value('--rounds') ?? (profile.mode === 'smoke' ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${value('--rounds')}`);
-  return { profile, out: value('--out'), cpuProfile: argv.includes('--cpu-profile'), only: only as AloneScenario | undefined, rounds };
+  return {
+    profile,
+    out: value('--out'),
+    cpuProfile: argv.includes('--cpu-profile'),
+    only: only as AloneScenario | undefined,
+    rounds,
+    baseline: value('--baseline'),
+  };
 }

@@ -57,7 +57,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
   ];
 }
 
-/** Scenario 18's targets: acks untouched by PagerDuty's latency, one look-up per person per cache period, each change event once. */
+/** Scenario 19's targets: acks untouched by PagerDuty's latency, one look-up per person per cache period, each change event once. */
 export function onCallTargets(o: BenchResults['scenarios']['onCall']): TargetCheck[] {
   return [
     {
@@ -80,10 +80,10 @@ export function onCallTargets(o: BenchResults['scenarios']['onCall']): TargetChe
   ];
 }
 
-/** Scenario 18's lines of the report. */
+/** Scenario 19's lines of the report. */
 export function onCallLines(o: BenchResults['scenarios']['onCall']): string[] {
   return [
-    `18. on call and the incident's timeline: /vs firewall at ${o.rate}/s for ${o.seconds} s from ${o.people} people whose role comes from on call, ` +
+    `19. on call and the incident's timeline: /vs firewall at ${o.rate}/s for ${o.seconds} s from ${o.people} people whose role comes from on call, ` +
       `PagerDuty answering after ${o.pagerDutyDelayMs} ms (VS_ONCALL_CACHE_S=${o.cacheSeconds})`,
     `  ack p50 / p99 ${o.ackP50Ms} / ${o.ackP99Ms} ms (${o.commandsAcked} acked); answer p50 / p99 ${o.answerP50Ms} / ${o.answerP99Ms} ms ` +
       `(${o.summaries} summaries for those on call, ${o.refusals} refusals for the others, ${o.missingAnswers} missing)`,

@@ -51,6 +51,7 @@ import { runRender } from './scenarios/render';
 import { runSeveralInstances } from './scenarios/several-instances';
 import { runSingleFlight } from './scenarios/single-flight';
 import { runSteps } from './scenarios/steps';
+import { runTracing, tracingLines, tracingTargets } from './scenarios/tracing';
 import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { megabytes, round } from './stats';
@@ -62,7 +63,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
-// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16 or 18 alone).
+// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16 or 19 alone; `--only tracing [--baseline <git ref>]` for the
+// tracing scenario, which runs only alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -87,9 +89,11 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
-        : args.only === 'cloud-client'
-          ? await cloudClientAlone(args)
-          : await againstBotAlone(args);
+        : args.only === 'tracing'
+          ? await tracingAlone(args)
+          : args.only === 'cloud-client'
+            ? await cloudClientAlone(args)
+            : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -181,6 +185,17 @@ async function closedLoopAlone(args: ReturnType<typeof parseBenchArgs>): Promise
     return lines;
   } finally {
     await Promise.all(running.map((target) => target.stop()));
+    await world.close();
+  }
+}
+
+/** Scenario 17: the closed loop with traces unset and on (and a baseline commit's bot), in `--rounds` rounds. */
+async function tracingAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  try {
+    const figures = await runTracing(world, args.profile.closedLoop, { rounds: args.rounds, baselineRef: args.baseline }, progress);
+    return [...tracingLines(figures), '', ...tracingTargets(figures).map(targetLine)];
+  } finally {
     await world.close();
   }
 }

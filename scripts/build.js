@@ -121,6 +121,9 @@ function transpileWithEsbuild(esbuild, from, outdir) {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
+      // `import('./x')` (src/compose.ts loads src/telemetry.ts on demand) as require('./x'), as tsc writes it: Node's
+      // import() of a CommonJS file wants the file's extension.
+      supported: { 'dynamic-import': false },
       sourcemap: true,
       logLevel: 'warning',
     });

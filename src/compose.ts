@@ -31,11 +31,12 @@ import { servedWorkspaces } from './slack/workspaces';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
+import { NO_TRACING, traceStore, type Tracing } from './tracing';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
 // does:
-//   logger → (local mode: the stand-in for Slack) → metrics → cloud API (the
+//   traces → logger → (local mode: the stand-in for Slack) → metrics → cloud API (the
 //   in-process sandbox when VS_API_URL=sandbox) → store → Slack Web API
 //   client and directories → policy → ops (readiness, audit outbox, sweeps)
 //   → change door → per-person limits → Bolt app;
@@ -109,12 +110,19 @@ interface Lifecycle {
 }
 
 export async function composeBot(config: Config, overrides: ComposeOverrides = {}): Promise<Bot> {
-  const logger = overrides.logger ?? createLogger({ level: config.logLevel, secrets: secretValues(config) });
+  // Traces first (OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set): the logger's lines carry the
+  // ids of the trace they are written in, and every HTTP call made inside one is a span of it.
+  const tracing: Tracing = config.telemetry === null ? NO_TRACING : (await import('./telemetry')).startTelemetry({ ...config, telemetry: config.telemetry });
+  const logger =
+    overrides.logger ??
+    createLogger({ level: config.logLevel, secrets: secretValues(config), ...(tracing.on ? { traceFields: () => tracing.logFields() } : {}) });
   // VS_APPROVALS against the table of changes, before anything starts: an unknown action stops start-up (a ConfigError).
   const approvals = { ...config.approvals, actions: approvalActions(config.approvals.actions) };
   const now = overrides.now ?? (() => Date.now());
   const lifecycles: Lifecycle[] = [];
   const parts = { add: (part: Lifecycle) => void lifecycles.push(part) };
+  // Stopped last: the spans of everything stopping before it are still sent.
+  if (tracing.on) parts.add({ name: 'traces', stop: () => tracing.shutdown() });
   // Local mode: a stand-in for Slack and its page on PORT, started first; the bot, unchanged, behind it on loopback.
   const local = config.mode === 'local' ? localMode(config, logger) : undefined;
   if (local) parts.add({ name: 'local stand-in for Slack', start: local.start, stop: local.stop });
@@ -196,8 +204,9 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const ops = createOps({ config, logger, metrics, claims: store.claims, signed, store, postAudit, now });
     // Its periodic work starts once the store is open (start() below).
     parts.add({ name: 'ops', stop: () => ops.stop() });
-    // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at once.
-    const watchedStore = ops.watch(store);
+    // What the door and the listeners see: each answer of the store (or its StoreUnavailableError) updates /readyz at
+    // once, and, in a trace, is a span of it.
+    const watchedStore = tracing.on ? traceStore(ops.watch(store), tracing) : ops.watch(store);
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({
       cloud,
@@ -225,6 +234,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       now,
       logger,
       onEnded: ops.followed,
+      tracing,
     });
     ops.addRound({ name: 'follow', intervalMs: FOLLOW_ROUND_MS, run: () => follower.round(), stop: () => follower.release() });
     // Every change that ends goes to the incident's timeline (VS_PAGERDUTY_ROUTING_KEY): a round of every instance, each
@@ -275,6 +285,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       // instance's, and its writes wait for the disk on the event loop: counted here.
       limits: createUserLimits({
         perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+        perHour: { workflow_requests: config.workflows.requestsPerHour, workflow_calls: config.workflows.callsPerHour },
         rates: store.dialect === 'postgres' ? watchedStore.rates : undefined,
         now,
         logger: logger.child({ component: 'limits' }),
@@ -282,6 +293,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       onRequestEnded: ops.requestEnded,
       // SLACK_TEAM_ID, or the bot token's workspace once auth.test names it; and VS_ALLOWED_TEAMS.
       workspaces: servedWorkspaces(config.slack, authorization),
+      tracing,
     };
     const slack = createSlackApp({
       config,

@@ -88,6 +88,42 @@ export const MAX_BREAKGLASS_MIN = 1440;
 /** VS_API_URL's value that runs the built-in simulator in-process. */
 const SANDBOX = 'sandbox';
 
+/** OTEL_SERVICE_NAME's default: the `service.name` of every span. */
+export const DEFAULT_SERVICE_NAME = 'vs-chatops';
+
+/**
+ * `key=value,key=value`, as OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES are written (values
+ * percent-encoded, as the OpenTelemetry specification says). The message never quotes the value: headers carry
+ * credentials.
+ */
+const keyValueList = (what: string, example: string) =>
+  z
+    .string()
+    .refine((s) => s.split(',').every((item) => item.trim() === '' || /^\s*[^=\s]+\s*=/.test(item)), {
+      message: `must be a comma-separated list of ${what} written key=value (e.g. ${example})`,
+    })
+    .transform((s) => {
+      const pairs: Record<string, string> = {};
+      for (const item of s.split(',')) {
+        const at = item.indexOf('=');
+        if (at < 0) continue;
+        pairs[item.slice(0, at).trim()] = percentDecoded(item.slice(at + 1).trim());
+      }
+      return pairs;
+    });
+
+function percentDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // A stray % (not an escape): the value as written.
+    return value;
+  }
+}
+
+/** The samplers of OTEL_TRACES_SAMPLER the bot offers (the specification's, less the Jaeger and X-Ray ones). */
+const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string()
@@ -119,6 +155,7 @@ const EnvSchema = z.object({
     .refine((forms) => forms.every(isAddressOrBlock), { message: 'must be a comma-separated list of addresses or CIDR blocks (e.g. 10.0.0.5,10.1.0.0/16)' })
     .optional(),
   SLACK_API_URL: z.url({ error: 'must be a URL such as https://slack.com/api/' }).optional(),
+  /** Defaults to the sandbox in local mode only: with Slack it is required (crossFieldProblems). */
   VS_API_URL: z.union([z.literal(SANDBOX), z.url({ protocol: /^https?$/, error: 'must be "sandbox" or an http(s) URL of the cloud API' })]).default(SANDBOX),
   /** Unset: the scheme and host of VS_API_URL (with VS_API_URL=sandbox, the sandbox's own base URL, known once it listens). */
   VS_PANEL_URL: z
@@ -148,6 +185,8 @@ const EnvSchema = z.object({
   VS_MUTATION_CHANNELS: idList('Slack channel ids (C…, G…)', slackChannelId, 'C024BE91L').optional(),
   VS_GROUP_CACHE_MS: positiveInt('a cache time in milliseconds').default(60000),
   VS_WORKFLOW_READS: z.enum(['viewers', 'everyone'], { error: 'must be viewers or everyone' }).default('viewers'),
+  VS_WORKFLOW_REQUESTS_PER_HOUR: positiveInt('a number of requests').default(6),
+  VS_WORKFLOW_CALLS_PER_HOUR: positiveInt('a number of calls').default(4),
   VS_APPROVALS: actionList.optional(),
   VS_APPROVAL_TTL_MIN: positiveInt('a time in minutes').default(30),
   /** Unset: 5, or LOCAL_MODE.followIntervalS in local mode. */
@@ -207,6 +246,36 @@ const EnvSchema = z.object({
     .default(PAGERDUTY_EVENTS_URL),
   VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
   LOG_LEVEL: LogLevel.default('info'),
+  // Traces (docs/production.md, Traces): the standard OTEL_* variables the bot reads, each passed to the SDK explicitly.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be the http(s) base URL of an OTLP/HTTP receiver, e.g. http://127.0.0.1:4318 (traces go to <it>/v1/traces)' })
+    .refine((s) => {
+      // Not a URL at all is the check above's to report.
+      const url = urlOf(s);
+      return url === null || (url.username === '' && url.password === '' && url.search === '' && url.hash === '');
+    }, 'must be a base URL without user info, query or fragment (credentials go in OTEL_EXPORTER_OTLP_HEADERS)')
+    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], {
+      error: "must be http/protobuf or http/json (OTLP over HTTP; gRPC is not offered: use the receiver's HTTP port, usually 4318)",
+    })
+    .default('http/protobuf'),
+  OTEL_EXPORTER_OTLP_HEADERS: keyValueList('headers', 'authorization=Bearer%20abc,x-scope=ops').optional(),
+  OTEL_EXPORTER_OTLP_TIMEOUT: positiveInt('a time in milliseconds').default(10000),
+  OTEL_EXPORTER_OTLP_COMPRESSION: z.enum(['gzip', 'none'], { error: 'must be gzip or none' }).default('none'),
+  OTEL_SERVICE_NAME: z.string().default(DEFAULT_SERVICE_NAME),
+  OTEL_RESOURCE_ATTRIBUTES: keyValueList('resource attributes', 'deployment.environment.name=production,service.namespace=ops').optional(),
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS, { error: `must be one of ${TRACES_SAMPLERS.join(', ')}` }).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, 'must be a ratio from 0 to 1 (e.g. 0.1), the share of traces kept by the traceidratio samplers')
+    .transform(Number)
+    .default(1),
+  OTEL_BSP_SCHEDULE_DELAY: positiveInt('a time in milliseconds').default(5000),
+  OTEL_BSP_MAX_QUEUE_SIZE: positiveInt('a number of spans').default(2048),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: positiveInt('a number of spans').default(512),
+  OTEL_BSP_EXPORT_TIMEOUT: positiveInt('a time in milliseconds').default(30000),
+  OTEL_SDK_DISABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
 type Env = z.output<typeof EnvSchema>;
@@ -276,6 +345,7 @@ const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
   VS_PAGERDUTY_TOKEN: 'a read-only REST API key of PagerDuty (Integrations → API Access Keys)',
   VS_PAGERDUTY_ROUTING_KEY: "the integration key of a PagerDuty service's Events API v2 integration",
   DATABASE_URL: 'the URL of your PostgreSQL database (postgres://user:password@host:5432/database)',
+  OTEL_EXPORTER_OTLP_HEADERS: 'the headers your OTLP receiver asks for, key=value (e.g. authorization=Bearer%20<its token>)',
 };
 /** The example ids of .env.example: well-formed, but nobody's. */
 const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT', 'PABC123', 'PXYZ789']);
@@ -341,6 +411,15 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   ];
   for (const p of urlProblems) if (p) problems.push(p);
   problems.push(...pagerDutyProblems(env));
+  if (env.OTEL_EXPORTER_OTLP_HEADERS !== undefined) {
+    const inClear = plainHttpProblem('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_HEADERS');
+    if (inClear) problems.push(inClear);
+  }
+  const batch = settingValue('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', env);
+  const queue = settingValue('OTEL_BSP_MAX_QUEUE_SIZE', env);
+  if (batch !== undefined && queue !== undefined && batch > queue) {
+    problems.push(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be at most OTEL_BSP_MAX_QUEUE_SIZE (${queue}): a batch is taken from the queue`);
+  }
   if (modeOf(env) === 'local') {
     if (realApi) {
       problems.push(
@@ -357,6 +436,14 @@ function crossFieldProblems(env: Record<string, string>): string[] {
       );
     }
   } else {
+    // Connected to Slack, the sandbox is never a default: a deployment that forgot VS_API_URL would otherwise serve
+    // make-believe servers to real people, report itself healthy and write make-believe changes into the real audit trail.
+    if (env.VS_API_URL === undefined) {
+      problems.push(
+        'VS_API_URL is required in HTTP and Socket Mode: the base URL of your cloud API (https://cloud.example.com), ' +
+          'or "sandbox" to run on the built-in simulator and its make-believe servers',
+      );
+    }
     // Some Slack variable is set: a half-configured Slack app is a mistake, not a wish for local mode.
     if (!env.SLACK_BOT_TOKEN)
       problems.push(
@@ -514,6 +601,15 @@ function shape(e: Env) {
     /** Local mode with no role configured: the roles are LOCAL_MODE's, given to the make-believe people. */
     madeUpRoles,
     /**
+     * Workflow change steps (docs/product.md, Workflow steps): the requests one workflow may post an hour (Slack does not
+     * name the workflow that runs a step: a workflow is told apart by its step and the channel it posts in), and how
+     * often an hour one person or user group is called (mentioned) by workflow requests, all instances together.
+     */
+    workflows: {
+      requestsPerHour: e.VS_WORKFLOW_REQUESTS_PER_HOUR,
+      callsPerHour: e.VS_WORKFLOW_CALLS_PER_HOUR,
+    },
+    /**
      * Changes that wait for a second person's approval (VS_APPROVALS, by name: start-up checks them against the table of
      * changes), and how long a request for one stays open (VS_APPROVAL_TTL_MIN).
      */
@@ -571,11 +667,41 @@ function shape(e: Env) {
     /** Change forms a user may open or submit per minute (counted across instances); more are refused with a message. */
     changesPerUserPerMinute: e.VS_CHANGES_PER_USER_PER_MINUTE,
     logLevel: e.LOG_LEVEL,
+    /**
+     * Traces over OTLP/HTTP (docs/production.md, Traces): null, and nothing of OpenTelemetry loaded, unless
+     * OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is not true). Everything the SDK takes is here, passed
+     * to it explicitly (src/telemetry.ts).
+     */
+    telemetry:
+      e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined || e.OTEL_SDK_DISABLED === 'true'
+        ? null
+        : {
+            /** Where spans are POSTed: the endpoint's signal path, as the specification builds it. */
+            tracesUrl: `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`,
+            protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+            /** Sent with every export; their values are secrets (masked in logs, never in a span). */
+            headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
+            timeoutMs: e.OTEL_EXPORTER_OTLP_TIMEOUT,
+            compression: e.OTEL_EXPORTER_OTLP_COMPRESSION,
+            /** The resource of every span: OTEL_RESOURCE_ATTRIBUTES, with service.name from OTEL_SERVICE_NAME over it. */
+            resource: { ...e.OTEL_RESOURCE_ATTRIBUTES, 'service.name': e.OTEL_SERVICE_NAME },
+            sampler: { name: e.OTEL_TRACES_SAMPLER, ratio: e.OTEL_TRACES_SAMPLER_ARG },
+            /** The batch span processor: spans wait at most `scheduledDelayMs`; past `maxQueueSize` waiting, new ones are dropped. */
+            batch: {
+              scheduledDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+              maxQueueSize: e.OTEL_BSP_MAX_QUEUE_SIZE,
+              maxExportBatchSize: e.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+              exportTimeoutMs: e.OTEL_BSP_EXPORT_TIMEOUT,
+            },
+          },
     /** Operations: leases, sweeps, the audit outbox, shutdown (src/ops). */
     ops: {
       /** Audit records older than this many days are deleted. */
       auditRetentionDays: e.VS_AUDIT_RETENTION_DAYS,
-      /** How long a target lock lives if its holder dies (a live one renews it while the call runs); a `started` change is then settled as interrupted. */
+      /**
+       * How long a target lock lives if its holder dies (a live one renews it while the call runs); a `started` change
+       * is then settled as unknown (interrupted).
+       */
       lockTtlMs: e.VS_LOCK_TTL_MS,
       /** How often recovery and retention run (on one instance at a time). */
       sweepIntervalMs: e.VS_SWEEP_INTERVAL_MS,
@@ -625,7 +751,13 @@ export function secretValues(config: Config): string[] {
     config.pagerDuty.token,
     config.pagerDuty.routingKey,
     ...databasePassword(config.databaseUrl),
+    ...headerSecrets(config.telemetry?.headers ?? {}),
   ].filter((v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY);
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS' values, whole and without their scheme word (`Bearer abc` and `abc`). */
+function headerSecrets(headers: Readonly<Record<string, string>>): string[] {
+  return Object.values(headers).flatMap((value) => [value, value.slice(value.lastIndexOf(' ') + 1)]);
 }
 
 function isPostgresUrl(value: string): boolean {

@@ -36,6 +36,8 @@ export interface LoggerOptions {
   /** Where lines go (without the newline); stdout by default. Tests pass a collector. */
   write?: (line: string) => void;
   now?: () => Date;
+  /** Fields every line gets from where it is written: `trace_id` and `span_id` while traces are on (src/tracing.ts). */
+  traceFields?: () => LogFields;
 }
 
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
@@ -67,6 +69,7 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
         log: (fields) => sanitize(fields, new WeakSet()) as LogFields,
       },
       serializers: { msg: (m: unknown) => (typeof m === 'string' ? redactCapabilities(m) : m) },
+      ...(options.traceFields ? { mixin: options.traceFields } : {}),
     },
     destination,
   );

@@ -1,8 +1,8 @@
 import { config as loadDotenv } from 'dotenv';
 import { composeBot, StoppedWhileStarting } from './compose';
-import { loadConfig, secretValues, type Config } from './config';
+import { loadConfig, type Config } from './config';
 import { ConfigError } from './errors';
-import { createLogger, maskUrlPasswords, type Logger } from './log';
+import { maskUrlPasswords, type Logger } from './log';
 
 // The process: load config, compose the bot (compose.ts), start it, and stop
 // it on SIGTERM/SIGINT.
@@ -19,10 +19,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel, secrets: secretValues(config) });
+  // The bot's logger is composeBot's: with traces on (OTEL_EXPORTER_OTLP_ENDPOINT), its lines carry their trace's ids.
+  const bot = await composeBot(config);
+  const { logger } = bot;
   keepServingOnStrayErrors(logger);
-
-  const bot = await composeBot(config, { logger });
   // Signals are heard from here on: start-up may wait a long time for the database, and must stop at once when told.
   let stopping = false;
   const shutdown = async (signal: string) => {

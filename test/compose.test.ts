@@ -171,7 +171,7 @@ describe('start-up while PostgreSQL is down', () => {
       });
       const ack = await postToSlackEndpoint(`${origin}/slack/events`, SIGNING_SECRET, interactiveBody(submission), FORM);
       expect(ack.status).toBe(200);
-      expect(await bot.store.audit.latest(1)).toEqual([expect.objectContaining({ action: 'disk_add', target: 'vs:42', outcome: 'succeeded' })]);
+      expect(await bot.store.audit.latest(1)).toEqual([expect.objectContaining({ action: 'disk_add', target: 'vs:42', outcome: 'scheduled' })]);
       // The command sent while waiting was refused, not queued: it never ran.
       expect(slack.responses.some((r) => r.id === 'while-waiting')).toBe(false);
       expect(logs.join('\n')).not.toContain(databasePassword);

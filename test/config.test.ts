@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadConfig, LOCAL_MODE, secretValues, SETTING_NAMES } from '../src/config';
 import { ConfigError } from '../src/errors';
 
-const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' };
+const minimalHttp = { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value', VS_API_URL: 'sandbox' };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
   try {
@@ -107,15 +107,17 @@ describe('loadConfig', () => {
   });
 
   test('Socket Mode needs no signing secret', () => {
-    const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' });
+    const c = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A', VS_API_URL: 'sandbox' });
     expect(c.slack.appToken).toBe('xapp-1-A');
   });
 
   test('empty strings count as unset', () => {
-    const c = loadConfig({ ...minimalHttp, VS_AUDIT_CHANNEL: '', PORT: '  ', VS_API_URL: '' });
+    const c = loadConfig({ ...minimalHttp, VS_AUDIT_CHANNEL: '', PORT: '  ' });
     expect(c.auditChannel).toBeUndefined();
     expect(c.slack.port).toBe(3000);
-    expect(c.cloud.url).toBe('sandbox');
+    // An empty VS_API_URL is unset, which with Slack is a problem (below), and in local mode the sandbox.
+    expect(problemsOf({ ...minimalHttp, VS_API_URL: '' })).toEqual([expect.stringMatching(/^VS_API_URL is required in HTTP and Socket Mode/)]);
+    expect(loadConfig({ VS_API_URL: ' ' }).cloud.url).toBe('sandbox');
   });
 
   test('reports every problem at once, each naming the variable and what to do', () => {
@@ -274,6 +276,17 @@ describe('loadConfig', () => {
     );
   });
 
+  test('docs/production.md says what each setting protects against: its table names every variable the bot reads, and no other', () => {
+    const production = readFileSync(join(__dirname, '..', 'docs', 'production.md'), 'utf8');
+    const section = production.slice(production.indexOf('## What each setting protects against'));
+    const table = section.slice(section.indexOf('| setting | protects against |')).split('\n\n')[0]!;
+    const named = table
+      .split('\n')
+      .slice(2)
+      .flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    expect([...new Set(named)].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
   test('.env.example and the configuration table of README.md name every variable the bot reads, and no other', () => {
     const { active, commented } = envExample();
     const inExample = new Set([...Object.keys(active), ...commented.map(([name]) => name)]);
@@ -415,7 +428,32 @@ describe('loadConfig', () => {
 describe('mode', () => {
   test('bot token + signing secret: HTTP; + app token: Socket Mode', () => {
     expect(loadConfig(minimalHttp).mode).toBe('http');
-    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A' }).mode).toBe('socket');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A', VS_API_URL: 'sandbox' }).mode).toBe('socket');
+  });
+
+  // The sandbox is never a default when connected to Slack: a deployment that forgot VS_API_URL (even one on a
+  // production DATABASE_URL) would serve make-believe servers, report itself healthy and audit make-believe changes.
+  test.each([
+    ['HTTP', { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig-secret-value' }],
+    ['Socket Mode', { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_APP_TOKEN: 'xapp-1-A' }],
+    ['HTTP on PostgreSQL', { SLACK_BOT_TOKEN: 'xoxb-1-abcdef', SLACK_SIGNING_SECRET: 'sig', DATABASE_URL: 'postgres://vs:pw-secret@db.example:5432/vs' }],
+  ])('%s without VS_API_URL stops start-up naming it, with every other problem', (_mode, env) => {
+    const problems = problemsOf({ ...env, VS_API_FORMAT: 'yaml' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'VS_API_URL is required in HTTP and Socket Mode: the base URL of your cloud API (https://cloud.example.com), ' +
+          'or "sandbox" to run on the built-in simulator and its make-believe servers',
+        expect.stringMatching(/^VS_API_FORMAT /),
+      ]),
+    );
+    expect(problems).toHaveLength(2);
+  });
+
+  test('with Slack, the sandbox runs only when asked for by name', () => {
+    expect(loadConfig({ ...minimalHttp, VS_API_URL: 'sandbox' }).cloud).toMatchObject({ url: 'sandbox', accountId: expect.any(String) });
+    expect(loadConfig({ ...minimalHttp, VS_API_URL: 'https://cloud.example.com', VS_ACCOUNT_ID: '7', VS_API_KEY: 'live-key-123' }).cloud.url).toBe(
+      'https://cloud.example.com',
+    );
   });
 
   test('no Slack variable at all: local mode, with credentials made up per run and the Web API on the loopback stand-in', () => {

@@ -131,7 +131,10 @@ test('the add-disk form: opened, refused inline, fixed, submitted; the channel g
     'the new disk in the channel',
   );
   expect(textOf(result)).toContain('20 GB');
-  const record = await until((s) => fromBot(s, 'C0AUDIT', (x) => /succeeded/.test(textOf(x)) && /disk/i.test(textOf(x))), 'the audit record');
+  const record = await until(
+    (s) => fromBot(s, 'C0AUDIT', (x) => /→ \*(scheduled|running|done)\*/.test(textOf(x)) && /disk/i.test(textOf(x))),
+    'the audit record',
+  );
   expect(textOf(record)).toMatch(/42/);
 });
 

@@ -18,13 +18,32 @@ describe('start-up', () => {
       SLACK_BOT_TOKEN: 'xoxb-user-info-0123456789',
       SLACK_SIGNING_SECRET: 'user-info-signing-secret',
       SLACK_API_URL: 'https://proxy-user:hunter2-secret@slack-proxy.example/api/',
+      VS_API_URL: 'sandbox',
     });
     expect((await main.exit('start-up to stop')).code).toBe(2);
     expect(main.stderr()).toMatch(/SLACK_API_URL carries a user name or password \(user:password@…\), which would be written to logs: /);
     expect(main.stderr()).not.toMatch(/hunter2|proxy-user/);
   });
 
-  const slackOff = { SLACK_BOT_TOKEN: 'xoxb-db-path-0123456789', SLACK_SIGNING_SECRET: 'db-path-signing-secret', SLACK_API_URL: 'http://127.0.0.1:1/api/' };
+  const slackOff = {
+    SLACK_BOT_TOKEN: 'xoxb-db-path-0123456789',
+    SLACK_SIGNING_SECRET: 'db-path-signing-secret',
+    SLACK_API_URL: 'http://127.0.0.1:1/api/',
+    VS_API_URL: 'sandbox',
+  };
+
+  it('connected to Slack without VS_API_URL stops with exit status 2 naming it, even on a production database: never the sandbox by default', async () => {
+    const { VS_API_URL: _unset, ...withoutCloud } = slackOff;
+    const password = 'prod-db-password-0123456789';
+    const main = spawnMain({ ...withoutCloud, PORT: String(await freePort()), DATABASE_URL: `postgres://vs:${password}@db.prod.example:5432/vs` });
+    expect((await main.exit('start-up to stop')).code).toBe(2);
+    expect(main.stderr()).toBe(
+      'vs-chatops cannot start: 1 configuration problem:\n' +
+        '  - VS_API_URL is required in HTTP and Socket Mode: the base URL of your cloud API (https://cloud.example.com), ' +
+        'or "sandbox" to run on the built-in simulator and its make-believe servers\n' +
+        'Set them in the environment or in .env (see .env.example and README.md).\n',
+    );
+  });
 
   it('with VS_APPROVALS naming an action that is not a change stops with exit status 2, naming it and every change that can need approval', async () => {
     const main = spawnMain({ ...slackOff, PORT: String(await freePort()), VS_APPROVALS: 'power_reboot,reboot_everything' });
@@ -91,6 +110,7 @@ describe('start-up', () => {
         SLACK_SIGNING_SECRET: 'busy-port-signing-secret',
         // Slack itself is not needed to find the port busy; keep the bot from reaching out.
         SLACK_API_URL: 'http://127.0.0.1:1/api/',
+        VS_API_URL: 'sandbox',
         VS_DB_PATH: join(dir, 'audit.sqlite'),
       });
       expect((await main.exit('start-up to stop')).code).toBe(1);

@@ -10,7 +10,7 @@ import { viewSubmission } from '../../test/helpers/payloads';
 import { startProcessHarness } from '../../test/helpers/process-harness';
 import { waitFor } from '../../test/helpers/wait';
 
-// Scenario 18: on call and the incident's timeline (docs/product.md, On call).
+// Scenario 19: on call and the incident's timeline (docs/product.md, On call).
 //   a. Roles from on call with PagerDuty answering every call after `pagerDutyDelayMs`: `/vs firewall` at `rate`/s
 //      from `people` people whom only being on call makes viewers (VS_VIEWERS names none of them, VS_ONCALL_ROLE=viewer),
 //      half of them on call. Every command's role check asks about its person; the ack is sent before any of it, so
@@ -131,14 +131,14 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
   try {
     let controlFigures = { ackP50Ms: 0, ackP99Ms: 0, answerP99Ms: 0 };
     if (load.control) {
-      progress(`18a. control: /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, everyone a viewer by configuration`);
+      progress(`19a. control: /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, everyone a viewer by configuration`);
       const control = await launchTarget('ours', world, { env: { LOG_LEVEL: 'warn' } });
       await warmUp(world, control.eventsUrl);
       controlFigures = await openLoopOf(world, control.eventsUrl, load, people, 'oncall-control');
       await control.stop();
     }
     const roles = `roles from on call, PagerDuty answering after ${load.pagerDutyDelayMs} ms`;
-    progress(`18a. /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, ${roles}`);
+    progress(`19a. /vs firewall at ${load.rate}/s for ${load.seconds} s from ${load.people} people, ${roles}`);
     const bot = await launchTarget('ours', world, {
       env: {
         VS_VIEWERS: 'UNOBODY',
@@ -166,7 +166,7 @@ export async function runOnCall(postgresUrl: string, load: OnCallLoad, progress:
       byPerson.set(email, (byPerson.get(email) ?? 0) + 1);
     }
 
-    progress(`18b. ${load.changes} changes followed to their end over three instances on PostgreSQL, each a change event`);
+    progress(`19b. ${load.changes} changes followed to their end over three instances on PostgreSQL, each a change event`);
     const parts = await startProcessHarness({ transactionMs: { pending: 100, running: 300 } });
     closers.unshift(() => parts.close());
     pagerDuty.reset();

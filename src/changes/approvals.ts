@@ -3,7 +3,7 @@ import { requestText, samePreparedRequest } from '../cloud/prepared';
 import type { Logger } from '../log';
 import type { Approval, ApprovalStep, AuditEntry, AuditRecord, CloudAccount, ExpiredApproval, RecordedRequest } from '../store';
 // The transition table itself, not the store's index: a leaf that imports nothing (no database driver comes with it).
-import { APPROVAL_STEPS, mayTake } from '../store/approval-states';
+import { APPROVAL_STEPS, mayTake, recordedOutcome } from '../store/approval-states';
 import { clip } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeCloud, type ChangeParams } from './definitions';
 import { mustRecord, recorded, type ChangeContext, type ChangeResult, type Door, type RunResult } from './door';
@@ -47,7 +47,7 @@ export type ApprovedRun =
   | { outcome: 'error'; error: unknown }
   | { outcome: 'not_sent'; why: NotSent; record: AuditRecord };
 
-/** Why an approved request was not sent (recorded as failed; nothing was changed). */
+/** Why an approved request was not sent (its record settled as refused; nothing was changed). */
 export type NotSent =
   /** What the bot would send now for the same change is another request (VS_API_FORMAT changed, or the bot did). */
   | { code: 'changed'; current: RecordedRequest }
@@ -220,7 +220,7 @@ function aboutApproval(approval: Approval) {
 }
 
 export function createApprovalSteps(door: Door) {
-  const { store, now, logger, check, frozenDenial, write, notify, auditEntry, denialEntry } = door;
+  const { store, now, logger, check, frozenDenial, write, unsent, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
@@ -275,6 +275,35 @@ export function createApprovalSteps(door: Door) {
   }
 
   /**
+   * A workflow asking again for a change it (or another workflow) asked for and that nobody has claimed yet: the same
+   * change, on the same target, in the same channel, with the same exact request. Nothing new is stored or posted, so those who
+   * may decide it are not called again and again for one change; the step's execution is claimed and recorded against
+   * the open request. Null when no such request is open.
+   */
+  async function askedAgain(
+    o: { executionKey: string; workflowExecutionId: string; action: ChangeAction; target: string; channelId: string; prepared: PreparedRequest },
+    startedMs: number,
+    log: Logger,
+  ): Promise<{ outcome: 'repeated'; approval: Approval; record: AuditRecord } | { outcome: 'duplicate' } | null> {
+    // Still waiting for someone to claim it: one claimed since is in a person's hands, and a new run asks anew.
+    const unclaimed = await store.approvals.open(startedMs, 'claim');
+    const same = unclaimed.find(
+      (a) => a.action === o.action && a.target === o.target && a.channelId === o.channelId && samePreparedRequest(o.prepared, a.apiRequest),
+    );
+    if (!same) return null;
+    if (!(await store.claims.claim(o.executionKey, iso(startedMs)))) return { outcome: 'duplicate' };
+    const entry = auditEntry(
+      startedMs,
+      { userId: '', channelId: same.channelId, ...aboutApproval(same), requestedBy: null, workflowExecutionId: o.workflowExecutionId },
+      'requested',
+      `a workflow asked again (${o.workflowExecutionId}) for the change request ${same.id} already asks for, still unclaimed; nothing new was posted`,
+    );
+    const record = await write(entry, log);
+    log.info('workflow asked again for an open request; nothing new posted', { approval: same.id });
+    return { outcome: 'repeated', approval: same, record };
+  }
+
+  /**
    * A click on a request's button, for one step of the table (approval-states.ts): the request, if the step may be
    * taken from where it stands and it is unexpired, with who clicked, where, and what every record of the click names;
    * else how it stands (unknown, or closed: taken, decided, withdrawn or past its expiry).
@@ -299,7 +328,7 @@ export function createApprovalSteps(door: Door) {
     };
     /** The record of the step taken (its outcome: where the step leads), as the request stands once taken; `names` over the click's. */
     const stepEntry = (taken: Approval, detail: string, names: Pick<AuditEntry, 'requestedBy' | 'decidedBy'>) =>
-      auditEntry(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, ...names }, APPROVAL_STEPS[step].to, detail);
+      auditEntry(startedMs, { ...about, userId: ctx.userId, channelId: taken.channelId, ...names }, recordedOutcome(step), detail);
     return { outcome: 'open' as const, startedMs, approval, action, ctx, log, about, refuse, stepEntry };
   }
 
@@ -397,10 +426,11 @@ export function createApprovalSteps(door: Door) {
     log.info('approval approved; running the change');
     let change: ApprovedRun;
     try {
-      change = await runApproved(decided.approval, action, startedMs, log);
+      change = await runApproved(decided.approval, action, startedMs, record.id, log);
     } catch (error) {
       log.error('the approved change could not be run to its end', { error });
       change = { outcome: 'error', error };
+      await settleNeverStarted(record, startedMs, log);
     }
     if ('record' in change) notify(change.record, log);
     return { outcome: 'approved', approval: decided.approval, record, change };
@@ -431,8 +461,25 @@ export function createApprovalSteps(door: Door) {
     return { outcome: 'withdrawn', approval: withdrawn.approval, record: withdrawn.record! };
   }
 
-  /** Runs an approved change once, as the one who asked for it, sending the request that was approved. */
-  async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, log: Logger): Promise<ApprovedRun> {
+  /**
+   * An approved change whose run threw (the store failed at its start, or when its outcome was to be written): its
+   * record, still `approved` or `started`, is settled as `unknown` if the store takes it now; else recovery settles it
+   * later (APPROVED_RUN_GRACE_MS, or once its lease runs out).
+   */
+  async function settleNeverStarted(record: AuditRecord, startedMs: number, log: Logger): Promise<void> {
+    const detail = 'approved, but its run failed before its outcome could be recorded; it may or may not have been sent: check before retrying';
+    try {
+      await store.audit.complete(record.id, { outcome: 'unknown', apiStatus: null, durationMs: Math.max(0, now() - startedMs), detail });
+    } catch (error) {
+      log.warn('could not settle the approved change that did not run; recovery will', { record: record.id, error });
+    }
+  }
+
+  /**
+   * Runs an approved change once, as the one who asked for it, sending the request that was approved. Its record
+   * (`recordId`, the approval's, `approved`) is the change's from here on: started in place, or settled when not sent.
+   */
+  async function runApproved<A extends ChangeAction>(approval: Approval, action: A, startedMs: number, recordId: number, log: Logger): Promise<ApprovedRun> {
     const names = {
       requestedBy: approval.requestedBy,
       decidedBy: approval.decidedBy,
@@ -453,13 +500,13 @@ export function createApprovalSteps(door: Door) {
       const entry = auditEntry(
         startedMs,
         { ...ctx, action, target: approval.target, params: approval.params, apiRequest: approval.apiRequest, ...names },
-        'failed',
+        'refused',
         notSentDetail(why),
       );
-      return { outcome: 'not_sent', why, record: await write(entry, log) };
+      return { outcome: 'not_sent', why, record: await unsent({ ...entry, outcome: 'refused' }, log, recordId) };
     }
     const { targetId, params, prepared } = sendable;
-    return door.execute({ ctx, action, targetId, params, prepared, claimKey: `approval:${approval.id}`, startedMs, names }, log);
+    return door.execute({ ctx, action, targetId, params, prepared, claimKey: `approval:${approval.id}`, startedMs, names, recordId }, log);
   }
 
   /**
@@ -485,7 +532,7 @@ export function createApprovalSteps(door: Door) {
       auditEntry(
         atMs,
         { userId: approval.requestedBy, channelId: approval.channelId, ...aboutApproval(approval) },
-        APPROVAL_STEPS.expire.to,
+        recordedOutcome('expire'),
         // A workflow's request nobody claimed has no requester: expired all the same.
         approval.requestedBy === ''
           ? `nobody claimed the workflow's request before ${iso(approval.expiresAtMs)}; nothing was changed`
@@ -511,6 +558,7 @@ export function createApprovalSteps(door: Door) {
 
   return {
     ask,
+    askedAgain,
     claim,
     decide,
     mayDecide,

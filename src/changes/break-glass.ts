@@ -95,7 +95,7 @@ export function createBreakGlassSteps(door: Door, settings: BreakGlassSettings |
         target: BREAK_GLASS_TARGET,
         params: { ...params, window: window.id, ends_at: iso(window.endsAtMs), approvers: [...approvers.groups, ...approvers.users] },
       },
-      'succeeded',
+      'done',
       `break glass until ${iso(window.endsAtMs)}: ${reason}`,
     );
     const opened = await store.breakGlass.open(window, startedMs, entry);
@@ -117,7 +117,7 @@ export function createBreakGlassSteps(door: Door, settings: BreakGlassSettings |
       auditEntry(
         endedMs,
         { ...ctx, action: 'breakglass_end', target: BREAK_GLASS_TARGET, params: { window: window.id, opened_at: window.openedAt } },
-        'succeeded',
+        'done',
         `closed the break-glass window opened at ${window.openedAt}, before its end`,
       ),
     );
@@ -150,7 +150,7 @@ export function createBreakGlassSteps(door: Door, settings: BreakGlassSettings |
     }
     const at = iso(startedMs);
     const acknowledged = await store.breakGlass.acknowledge(recordId, clicker.userId, at, (found) =>
-      auditEntry(startedMs, about, 'succeeded', `acknowledged the change ${found.userId} made under break glass (record ${found.id})`),
+      auditEntry(startedMs, about, 'done', `acknowledged the change ${found.userId} made under break glass (record ${found.id})`),
     );
     if (!acknowledged.acknowledged || !acknowledged.record || !acknowledged.use)
       return acknowledged.use?.breakGlass ? { outcome: 'already', use: acknowledged.use } : { outcome: 'not_a_use' };

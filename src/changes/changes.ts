@@ -75,6 +75,8 @@ export interface WorkflowStepContext {
 export type WorkflowRequestResult =
   | { outcome: 'frozen'; freeze: Freeze; record: AuditRecord }
   | Extract<ChangeResult<never>, { outcome: 'invalid' | 'requested' | 'duplicate' }>
+  /** The same change was asked for already and nobody has claimed it yet: nothing new was stored or posted (recorded against it). */
+  | { outcome: 'repeated'; approval: Approval; record: AuditRecord }
   /** The target read first could not take it (docs/product.md, Restore with eyes open): nobody is asked. */
   | Refused;
 
@@ -195,7 +197,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return {
         outcome: 'invalid',
         fieldErrors,
-        record: await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid form', fieldErrors)), log),
+        record: await write(auditEntry(startedMs, asTyped, 'refused', invalidDetail('invalid form', fieldErrors)), log),
       };
     }
     const { params, prepared } = validated;
@@ -259,7 +261,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     const freeze = await freezing.frozen();
     if (freeze) {
       log.info('workflow request denied: changes are frozen', { by: freeze.by });
-      const record = await write(auditEntry(startedMs, asTyped, 'denied', frozenDetail(freeze)), log);
+      const record = await write(auditEntry(startedMs, asTyped, 'refused', frozenDetail(freeze)), log);
       notify(record, log);
       return { outcome: 'frozen', freeze, record };
     }
@@ -269,11 +271,29 @@ export function createChanges(deps: ChangesDeps): Changes {
     if (reason === '') fieldErrors.reason = 'Give the reason the workflow asks for this change';
     else if (reason.length > MAX_REASON_LENGTH) fieldErrors.reason = `At most ${MAX_REASON_LENGTH} characters`;
     if (!validated.ok || Object.keys(fieldErrors).length > 0) {
-      const record = await write(auditEntry(startedMs, asTyped, 'invalid', invalidDetail('invalid workflow step', fieldErrors)), log);
+      const record = await write(auditEntry(startedMs, asTyped, 'refused', invalidDetail('invalid workflow step', fieldErrors)), log);
       notify(record, log);
       return { outcome: 'invalid', fieldErrors, record };
     }
     const { prepared } = validated;
+    // The same change asked for and still unclaimed (a workflow run again, or another asking for it): it stays the one
+    // request people see.
+    const again = await approvals.askedAgain(
+      {
+        executionKey: `workflow:${step.functionExecutionId}`,
+        workflowExecutionId: step.workflowExecutionId,
+        action,
+        target: key,
+        channelId: step.channelId,
+        prepared,
+      },
+      startedMs,
+      log,
+    );
+    if (again) {
+      if (again.outcome === 'repeated') notify(again.record, log);
+      return again;
+    }
     // As for a form's request: nobody is asked to approve what could not be sent as the target stands, and the request
     // keeps what it was asked on (a restore: what it overwrites), for whoever claims and approves it.
     const audited = change.audited(validated.params);

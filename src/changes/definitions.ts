@@ -10,7 +10,7 @@ import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type Power
 import { inspectRestore, restoreFactsOf, restoreTargetOf, type RestoreReads } from './backups';
 import { isBackupState, type Inspection, type TargetState } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
-import { asFact, factNumber, type ChangeFollow, type EndState } from './followed';
+import { asFact, factNumber, serverNow, type ChangeFollow, type EndState } from './followed';
 import type { FollowSubject } from '../store';
 import type { Role } from './roles';
 import { TARGET_KINDS, type TargetKind } from './targets';
@@ -98,7 +98,7 @@ function powerChange<A extends PowerAction>(
       expectedStatuses: [201, 200],
       answer: Responses.server,
     }),
-    describe: (vsId) => `${o.did} of VS ${vsId} scheduled`,
+    describe: (vsId) => `${o.did} of VS ${vsId}`,
     inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
     // docs/cloud-api.md, Finding a change's transaction: a power action runs on the server.
     follow: {
@@ -115,7 +115,7 @@ function powerChange<A extends PowerAction>(
         const server = await reads.getServer(parentId);
         return {
           settled: server.locked !== true,
-          state: { booted: server.booted ?? null, recovery: server.recovery_mode ?? null, locked: server.locked ?? null },
+          state: { serverBooted: server.booted ?? null, serverRecovery: server.recovery_mode ?? null, serverLocked: server.locked ?? null },
         };
       },
     },
@@ -145,7 +145,7 @@ const DEFINITIONS = {
       expectedStatuses: [201, 200],
       answer: Responses.disk,
     }),
-    describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) scheduled on VS ${vsId}`,
+    describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) on VS ${vsId}`,
     // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
     follow: {
       listedUnder: (vsId) => vsId,
@@ -165,10 +165,12 @@ const DEFINITIONS = {
         },
       }),
       // Done when the disk is built and unlocked; one the server no longer lists is done too (nothing is left to wait for).
+      // The server is read too: what state it is in once the change ended, either way.
       readState: async (reads, { serverId, parentId }): Promise<EndState> => {
-        const disk = (await reads.listDisks(serverId ?? 0)).find((d) => d.id === parentId);
-        if (!disk) return { settled: true, state: { missing: true } };
-        return { settled: disk.built === true && disk.locked !== true, state: { built: disk.built ?? null, locked: disk.locked ?? null } };
+        const [disks, server] = await Promise.all([reads.listDisks(serverId ?? 0), serverNow(reads, serverId)]);
+        const disk = disks.find((d) => d.id === parentId);
+        if (!disk) return { settled: true, state: { ...server, missing: true } };
+        return { settled: disk.built === true && disk.locked !== true, state: { ...server, built: disk.built ?? null, locked: disk.locked ?? null } };
       },
     },
   }),
@@ -196,7 +198,8 @@ const DEFINITIONS = {
     describe: (_backupId, backup) => {
       const { diskId, vsId } = restoreTargetOf(backup);
       const onto = diskId === null ? (vsId === null ? '' : ` onto VS ${vsId}`) : ` onto disk ${diskId}${vsId === null ? '' : ` of VS ${vsId}`}`;
-      return `backup ${backup.id} restored${onto}`;
+      // What was asked, not what happened: the record's outcome says that ("scheduled", "done").
+      return `restore of backup ${backup.id}${onto}`;
     },
     // docs/cloud-api.md, Finding a change's transaction: a restore runs on the backup. Its server is known before it is
     // sent only by reading the backup first, so the newest id is the account's (ids are the account's, whatever lists them).
@@ -221,13 +224,14 @@ const DEFINITIONS = {
           },
         };
       },
-      // Done when the backup is unlocked, and its disk too where the server is known.
+      // Done when the backup is unlocked, and its disk too where the server is known (read again too, either way).
       readState: async (reads, { parentId, facts }): Promise<EndState> => {
         const backup = await reads.getBackup(parentId);
         const vsId = factNumber(facts.vsId);
         const diskId = factNumber(facts.diskId) ?? backup.disk_id ?? null;
-        const disk = vsId !== null && diskId !== null ? (await reads.listDisks(vsId)).find((d) => d.id === diskId) : undefined;
-        const state = { backupLocked: backup.locked ?? null, diskLocked: disk ? (disk.locked ?? null) : null };
+        const [disks, server] = await Promise.all([vsId !== null && diskId !== null ? reads.listDisks(vsId) : Promise.resolve([]), serverNow(reads, vsId)]);
+        const disk = disks.find((d) => d.id === diskId);
+        const state = { ...server, backupLocked: backup.locked ?? null, diskLocked: disk ? (disk.locked ?? null) : null };
         return { settled: backup.locked !== true && disk?.locked !== true, state };
       },
     },

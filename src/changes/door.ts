@@ -41,6 +41,11 @@ export interface ChangeContext {
   channelId: string | null;
 }
 
+/**
+ * How a call of the door ended, for its caller to answer with. These kinds are not what people read: each result's
+ * record carries its outcome in the one vocabulary (src/changes/outcome.ts): `succeeded` is `scheduled` (accepted,
+ * followed from then on), `denied`, `invalid`, `busy` and `unfit` are `refused`, `applied_unreadable` is `unknown`.
+ */
 export type ChangeResult<T> =
   /**
    * The cloud accepted it (scheduled): `accepted` says what it is and where its transactions are (its row's facts);
@@ -74,7 +79,7 @@ export type ChangeResult<T> =
 
 /**
  * What a run of a change can end in, once it was allowed and valid; `frozen`: changes were frozen when it was to start
- * (checked in the transaction that starts it), so nothing was sent; recorded as denied.
+ * (checked in the transaction that starts it), so nothing was sent; recorded as refused.
  */
 export type RunResult<T> =
   | Extract<ChangeResult<T>, { outcome: 'succeeded' | 'failed' | 'applied_unreadable' | 'duplicate' | 'busy' | 'unfit' }>
@@ -156,6 +161,8 @@ export interface Run<A extends ChangeAction> {
   onCall?: OnCallGrant;
   /** It runs under this break-glass window, without a second person: its record is a use, which waits for review. */
   breakGlass?: string;
+  /** An approved change's record (`approved`): the change's own from here on (started in place, or settled when not sent). */
+  recordId?: number;
 }
 
 /** The on-call shift a decision's role came from, as the audit keeps it; null when it came from the configuration. */
@@ -248,9 +255,26 @@ export function createDoor(deps: DoorDeps) {
   }
 
   /**
+   * How a change that was never sent ended, on record: a record of its own, or, for an approved change
+   * (`recordId`), its record settled (nothing may be left `approved`).
+   */
+  async function unsent(entry: AuditEntry & { outcome: 'refused' | 'failed' | 'unknown' }, log: Logger, recordId?: number): Promise<AuditRecord> {
+    if (recordId === undefined) return write(entry, log);
+    const { outcome, apiStatus, durationMs, detail } = entry;
+    try {
+      return await store.audit.complete(recordId, { outcome, apiStatus, durationMs, detail });
+    } catch (error) {
+      // No longer `approved` (settled meanwhile): the outcome is a record of its own, as before approvals had one.
+      log.warn('could not settle the approved change on its record; writing one of its own', { error, record: recordId });
+      return write(entry, log);
+    }
+  }
+
+  /**
    * Reads the target as it stands (its row's inspect) before the change is sent or asked for: when it may be made now,
    * what the change keeps of it (its row's `noted`: a restore's disk, when the backup was taken, its size and type);
-   * otherwise how it ended, recorded (busy, unfit, or `failed` when the target could not be read).
+   * otherwise how it ended, recorded (`refused` when busy or unfit, or `failed` when the target could not be read; an
+   * approved change's own record, `recordId`, settled so).
    */
   async function asItStands(
     startedMs: number,
@@ -258,6 +282,7 @@ export function createDoor(deps: DoorDeps) {
     action: ChangeAction,
     targetId: number,
     log: Logger,
+    recordId?: number,
   ): Promise<{ refused: Refused } | { noted: Record<string, unknown> }> {
     const refused = (r: Refused) => ({ refused: r });
     const change = CHANGES[action];
@@ -270,13 +295,17 @@ export function createDoor(deps: DoorDeps) {
       const error = asCloudError(thrown);
       log.info('the target could not be read before the change; not sent', { kind: error.kind, status: error.status });
       const entry = auditEntry(startedMs, subject, 'failed', `not sent: ${title} could not be read first (${error.message})`, error.status ?? null);
-      return refused({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: await write(entry, log) });
+      return refused({ outcome: 'failed', error, fieldErrors: {}, formErrors: [], record: await unsent({ ...entry, outcome: 'failed' }, log, recordId) });
     }
     if (inspection.outcome === 'busy') {
       const { transaction } = inspection;
       log.info('target locked by a transaction; not sent', { transaction: transaction?.id });
       const detail = `not sent: ${title} is locked by a running transaction${transaction ? ` (${transaction.action} ${transaction.id})` : ''}`;
-      return refused({ outcome: 'busy', transaction, record: await write(auditEntry(startedMs, subject, 'busy', detail), log) });
+      return refused({
+        outcome: 'busy',
+        transaction,
+        record: await unsent({ ...auditEntry(startedMs, subject, 'refused', detail), outcome: 'refused' }, log, recordId),
+      });
     }
     if (inspection.outcome === 'unfit') {
       const { state } = inspection;
@@ -285,14 +314,19 @@ export function createDoor(deps: DoorDeps) {
       const detail = isBackupState(state)
         ? `not sent: ${title} cannot be restored (${as.replace(/_/g, ' ')})`
         : `not sent: ${title} is ${as}, which ${action} does not fit`;
-      return refused({ outcome: 'unfit', action, state, record: await write(auditEntry(startedMs, subject, 'invalid', detail), log) });
+      return refused({
+        outcome: 'unfit',
+        action,
+        state,
+        record: await unsent({ ...auditEntry(startedMs, subject, 'refused', detail), outcome: 'refused' }, log, recordId),
+      });
     }
     return { noted: change.noted?.(inspection.state) ?? {} };
   }
 
   /** A refusal on record: the denial's words in the detail. */
   function denialEntry(startedMs: number, subject: RecordSubject, decision: Decision): AuditEntry {
-    return auditEntry(startedMs, subject, 'denied', denialDetail(decision));
+    return auditEntry(startedMs, subject, 'refused', denialDetail(decision));
   }
 
   /**
@@ -318,17 +352,23 @@ export function createDoor(deps: DoorDeps) {
     // the target is read as it stands and the change is started on record (a refusal, a duplicate or a busy target only
     // wastes the read).
     const baseline = deps.follow ? newestTransactionId(deps.follow.reads, change.follow.listedUnder(run.targetId)) : Promise.resolve(null);
-    const stands = await asItStands(run.startedMs, asked, run.action, run.targetId, log);
+    const stands = await asItStands(run.startedMs, asked, run.action, run.targetId, log, run.recordId);
     if ('refused' in stands) return stands.refused;
     // What the change was made on, as read just now, kept with its records.
     const subject: RecordSubject = { ...asked, params: { ...asked.params, ...stands.noted } };
-    const entry = (outcome: ChangeOutcome, detail: string): AuditEntry => auditEntry(run.startedMs, subject, outcome, detail);
+    const entry = <O extends ChangeOutcome>(outcome: O, detail: string) => ({ ...auditEntry(run.startedMs, subject, outcome, detail), outcome });
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
     // Only the record of a change that starts is a break-glass use: a refusal made nothing to review.
     const started = { ...entry('started', 'the cloud API call is in progress'), ...(run.breakGlass ? { breakGlass: run.breakGlass } : {}) };
-    const begin = { submissionKey: run.claimKey, at: started.at, lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs }, started };
+    const begin = {
+      submissionKey: run.claimKey,
+      at: started.at,
+      lease: { ...lease, nowMs: now(), ttlMs: lockTtlMs },
+      started,
+      ...(run.recordId === undefined ? {} : { recordId: run.recordId }),
+    };
     const begun = await mustRecord(() => store.audit.beginChange(begin), 'could not start the change on record', started, log);
     if (begun.outcome === 'duplicate') {
       log.info('duplicate submission ignored', { submission: run.claimKey });
@@ -336,12 +376,15 @@ export function createDoor(deps: DoorDeps) {
     }
     if (begun.outcome === 'busy') {
       log.info('target busy', { submission: run.claimKey });
-      return { outcome: 'busy', record: await write(entry('busy', `another change to ${targetTitle(target)} is in progress`), log) };
+      return {
+        outcome: 'busy',
+        record: await unsent(entry('refused', `not sent: another change to ${targetTitle(target)} is in progress`), log, run.recordId),
+      };
     }
     if (begun.outcome === 'frozen') {
       // Frozen after the checks read the freeze, before the start committed (another instance, or a click): nothing sent.
       log.info('change refused at its start: changes are frozen', { by: begun.freeze.by });
-      return { outcome: 'frozen', freeze: begun.freeze, record: await write(entry('denied', frozenDetail(begun.freeze)), log) };
+      return { outcome: 'frozen', freeze: begun.freeze, record: await unsent(entry('refused', frozenDetail(begun.freeze)), log, run.recordId) };
     }
 
     const record = begun.record;
@@ -362,7 +405,7 @@ export function createDoor(deps: DoorDeps) {
       } catch (error) {
         log.error('could not settle the audit record', { error, record: record.id, completion });
         // Not a StoreUnavailableError any more: the cloud was called, so "nothing was changed" would be untrue.
-        // The record stays `started` and is settled as interrupted once its lease expires.
+        // The record stays `started` and is settled as unknown (interrupted) once its lease expires.
         throw new OutcomeNotRecordedError({ cause: error });
       }
     };
@@ -377,7 +420,7 @@ export function createDoor(deps: DoorDeps) {
         if (error.unreadableSuccess) {
           // A 2xx whose body could not be read: the change was applied.
           const detail = `applied: the cloud API answered HTTP ${error.status ?? '2xx'}, but its answer could not be read (${error.message})`;
-          const settled = await settle('applied_unreadable', error.status ?? null, detail);
+          const settled = await settle('unknown', error.status ?? null, detail);
           log.warn('change applied, answer unreadable', { kind: error.kind, status: error.status });
           return { outcome: 'applied_unreadable', error, record: settled };
         }
@@ -394,7 +437,7 @@ export function createDoor(deps: DoorDeps) {
       const followed = deps.follow !== undefined;
       // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
       const status = run.prepared.expectedStatuses[0] ?? null;
-      const settled = await settle('succeeded', status, change.describe(run.targetId, value), followed ? accepted : undefined);
+      const settled = await settle('scheduled', status, change.describe(run.targetId, value), followed ? accepted : undefined);
       log.info('change succeeded', { ms: settled.durationMs, followed });
       return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {
@@ -433,7 +476,7 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands, execute };
+  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, unsent, notify, auditEntry, denialEntry, asItStands, execute };
 }
 
 /** The role a change's parameters need (as validated, or as its record kept them); parameters that cannot be read back need the most. */

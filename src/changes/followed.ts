@@ -28,6 +28,20 @@ export interface ChangeFollow<P, V> {
   readState(reads: ChangeReads, subject: FollowSubject): Promise<EndState>;
 }
 
+/**
+ * A server as read again at the end of a change (docs/product.md, One outcome: what state it is in now), as facts its
+ * message words: its power and its lock; `serverUnread` when the cloud would not answer (the change's own read goes on).
+ */
+export async function serverNow(reads: ChangeReads, vsId: number | null): Promise<Record<string, Fact>> {
+  if (vsId === null) return {};
+  try {
+    const server = await reads.getServer(vsId);
+    return { serverBooted: server.booted ?? null, serverRecovery: server.recovery_mode ?? null, serverLocked: server.locked ?? null };
+  } catch {
+    return { serverUnread: true };
+  }
+}
+
 /** A fact as a number, or null. */
 export const factNumber = (value: Fact | undefined): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
 

@@ -45,7 +45,7 @@ export function createFreezeSteps(door: Door) {
       const { log, denied } = await refusal(ctx, 'freeze', startedMs, params);
       if (denied) return denied;
       const at = new Date(startedMs).toISOString();
-      const entry = auditEntry(startedMs, { ...ctx, action: 'freeze', target: FREEZE_TARGET, params }, 'succeeded', reason);
+      const entry = auditEntry(startedMs, { ...ctx, action: 'freeze', target: FREEZE_TARGET, params }, 'done', reason);
       const started = await store.freeze.start({ by: ctx.userId, at, reason }, entry);
       if (!started.started || !started.record) {
         log.info('already frozen', { by: started.freeze.by, at: started.freeze.at });
@@ -64,7 +64,7 @@ export function createFreezeSteps(door: Door) {
         auditEntry(
           startedMs,
           { ...ctx, action: 'unfreeze', target: FREEZE_TARGET, params: { frozen_by: freeze.by, frozen_at: freeze.at, reason: freeze.reason } },
-          'succeeded',
+          'done',
           `lifted the freeze of ${freeze.by} (${freeze.reason})`,
         ),
       );

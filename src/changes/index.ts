@@ -2,7 +2,7 @@
 // of definitions), what is valid (forms), the execution that claims, locks,
 // calls and records (door, changes), the second person (approvals), the
 // switch that stops every change (freeze) and the window without a second
-// person (break glass).
+// person (break glass); and the one vocabulary of their outcomes (outcome).
 export {
   createChanges,
   type Changes,
@@ -57,6 +57,7 @@ export {
   type ChangeValue,
 } from './definitions';
 export { factNumber, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
+export { FINAL_OUTCOMES, FOLLOWED_AS, isFinal, isOutcome, keptAs, OUTCOME_MEANINGS, OUTCOME_SIGNS, outcomeOf, OUTCOMES, signed, type Outcome } from './outcome';
 export { isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
 export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
 export {

@@ -1,13 +1,15 @@
 import type { ChangeReads } from '../changes';
+import { CodedError } from '../errors';
 import type { Logger } from '../log';
+import type { Tracing } from '../tracing';
 import { isCloudOutcome, type AuditRecord, type CloudOutcome, type FollowedChange, type FollowProgress, type Store } from '../store';
 import { poll, progressOf, type PollSettings } from './poll';
 
 // The followers' round (docs/product.md, Following a change to its end), run
 // by every instance as part of the ops' periodic work: it takes the followed
 // changes that are due and that no other live instance holds (a lease per
-// change, naming this instance, renewed by each save and expiring when it
-// dies), polls each (poll.ts) on the connections kept for changes, at most
+// change, naming this instance, renewed by each save and while it polls and
+// tells, and expiring when it dies), polls each (poll.ts) on the connections kept for changes, at most
 // `concurrency` at a time, saves where each got, and tells the Slack side
 // through a port (FollowReporter: no Slack here) so that the change's message
 // shows it; when a change ends, its record gets the cloud's outcome and its
@@ -38,6 +40,8 @@ export interface FollowerDeps {
   logger: Logger;
   /** Hears of each change that ended, with its settled record (metrics, the audit outbox). */
   onEnded?: (record: AuditRecord, outcome: CloudOutcome) => void;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each followed poll is the root span of a trace of its own. */
+  tracing?: Tracing;
 }
 
 export interface Follower {
@@ -64,12 +68,62 @@ export function createFollower(deps: FollowerDeps): Follower {
   const concurrency = Math.max(1, Math.floor(settings.concurrency));
   let running: Promise<void> = Promise.resolve();
 
-  /** One change taken for this round: polled (unless it has ended), saved, told. */
+  /**
+   * This instance's lease on one change while it works on it: renewed before each cloud read and each message to Slack
+   * once a third of it has passed (a poll of several slow reads can outlast one lease), and every third of it by a
+   * timer besides (a single read slower than that); once another instance has taken it over, `lost`, and nothing more
+   * is read, saved or told from here.
+   */
+  function leaseOn(change: FollowedChange, clog: Logger) {
+    let renewedAtMs = now();
+    let lost = false;
+    const keep = async (force = false): Promise<boolean> => {
+      if (lost) return false;
+      const at = now();
+      if (!force && at - renewedAtMs < FOLLOW_LEASE_MS / 3) return true;
+      renewedAtMs = at;
+      if (await store.follows.renew(change.recordId, owner, at + FOLLOW_LEASE_MS)) return true;
+      lost = true;
+      clog.info('another instance took a followed change over; this one leaves it');
+      return false;
+    };
+    const timer = setInterval(() => void keep(true).catch(() => undefined), FOLLOW_LEASE_MS / 3);
+    timer.unref();
+    return { keep, isLost: () => lost, done: () => clearInterval(timer) };
+  }
+
+  /** The change reads, each after the lease is kept; a lost lease ends the poll (as a read that failed). */
+  function keptReads(lease: { keep(): Promise<boolean> }): ChangeReads {
+    const reads: Record<string, unknown> = {};
+    for (const [name, read] of Object.entries(deps.reads as unknown as Record<string, unknown>)) {
+      reads[name] =
+        typeof read === 'function'
+          ? async (...args: unknown[]) => {
+              if (!(await lease.keep())) throw new LeaseLostError();
+              return (read as (...a: unknown[]) => unknown).apply(deps.reads, args);
+            }
+          : read;
+    }
+    return reads as unknown as ChangeReads;
+  }
+
+  /** One change taken for this round: polled (unless it has ended), saved, told; all under its lease, kept meanwhile. */
   async function advance(change: FollowedChange): Promise<void> {
     const clog = log.child({ record: change.recordId, action: change.action, target: change.target });
+    const lease = leaseOn(change, clog);
+    try {
+      await advanceUnder(change, lease, clog);
+    } finally {
+      lease.done();
+    }
+  }
+
+  async function advanceUnder(change: FollowedChange, lease: ReturnType<typeof leaseOn>, clog: Logger): Promise<void> {
     let progress = progressOf(change);
     if (change.endedAtMs === null) {
-      const polled = await poll(change, deps.reads, settings, now());
+      const polled = await poll(change, keptReads(lease), settings, now());
+      // Taken over during the poll: the instance that holds it now saves and tells.
+      if (lease.isLost()) return;
       progress = polled.progress;
       if (polled.unread !== undefined) clog.info('the cloud could not be read for a followed change; trying again later', { error: describe(polled.unread) });
       if (isCloudOutcome(progress.status)) {
@@ -79,13 +133,18 @@ export function createFollower(deps: FollowerDeps): Follower {
         deps.onEnded?.(record, progress.status);
       } else if (!(await store.follows.save(change.recordId, owner, progress, FOLLOW_LEASE_MS))) return;
     }
-    const told = await tell({ ...change, ...progress }, clog);
+    const told = await tell({ ...change, ...progress }, lease, clog);
+    if (lease.isLost()) return;
     const changed = (['told', 'repliedAtMs', 'tellAttempts', 'nextPollAtMs'] as const).some((k) => told[k] !== progress[k]);
     if (changed) await store.follows.save(change.recordId, owner, told, FOLLOW_LEASE_MS);
   }
 
-  /** Its message brought up to date, and once it has ended the reply in its thread; returns the progress with what was told. */
-  async function tell(change: FollowedChange, clog: Logger): Promise<FollowProgress> {
+  /**
+   * Its message brought up to date, and once it has ended the reply in its thread; returns the progress with what was
+   * told. The reply is marked in the store before it is posted (markReplied: this owner's, once), so that however slow
+   * Slack is and whichever instance takes the change over meanwhile, it is never posted twice.
+   */
+  async function tell(change: FollowedChange, lease: ReturnType<typeof leaseOn>, clog: Logger): Promise<FollowProgress> {
     const progress = progressOf(change);
     const ended = change.endedAtMs !== null;
     const nowMs = now();
@@ -95,6 +154,7 @@ export function createFollower(deps: FollowerDeps): Follower {
     }
     let current = change;
     let failed = false;
+    if (!(await lease.keep())) return progress;
     if (current.messageTs === null) {
       if (!ended) return progress; // The Slack side posts it once the submission is answered.
       if (nowMs - change.acceptedAtMs < MESSAGE_GRACE_MS) return { ...progress, nextPollAtMs: nowMs + settings.intervalMs };
@@ -109,6 +169,12 @@ export function createFollower(deps: FollowerDeps): Follower {
       else failed = true;
     }
     if (!failed && ended && current.told === shown(current) && current.repliedAtMs === null) {
+      // Marked first, by this owner only: another instance (or this one, late) that finds it marked does not post it.
+      if (!(await lease.keep(true)) || !(await store.follows.markReplied(change.recordId, owner, nowMs))) {
+        clog.info('the end of a followed change is told by another instance; not replying here');
+        return progress;
+      }
+      // Posted: kept. Refused: the next save clears the mark (repliedAtMs null), and it is tried again.
       if (await reporter.reply(current).catch(() => false)) current = { ...current, repliedAtMs: nowMs };
       else failed = true;
     }
@@ -132,7 +198,8 @@ export function createFollower(deps: FollowerDeps): Follower {
         // Taken for FOLLOW_LEASE_MS: a round slowed by the cloud leaves the rest for the next one rather than outlive the lease.
         if (now() - startedMs > FOLLOW_LEASE_MS / 2) return;
         try {
-          await advance(change);
+          if (deps.tracing?.on) await deps.tracing.root('follow poll', { attributes: followAttributes(change) }, () => advance(change));
+          else await advance(change);
         } catch (error) {
           log.warn('a followed change could not be advanced this round', { record: change.recordId, error: describe(error) });
         }
@@ -156,9 +223,23 @@ export function createFollower(deps: FollowerDeps): Follower {
   };
 }
 
+/** A poll stopped because another instance took the change over: nothing of it is saved. */
+class LeaseLostError extends CodedError {
+  override readonly name = 'LeaseLostError';
+  readonly code = 'CHANGE_FOLLOW_LEASE_LOST';
+  constructor() {
+    super('another instance took the followed change over');
+  }
+}
+
 /** What a message shows of a change, as a key: its status, the step and the transactions (`scheduled` alone as first posted). */
 export function shown(change: Pick<FollowProgress, 'status' | 'step' | 'transactionIds'>): string {
   return [change.status, change.step ?? '', change.transactionIds.join(',')].filter((part) => part !== '').join(' ');
+}
+
+/** A followed poll's span: which record, change and target, by id. */
+function followAttributes(change: FollowedChange): Record<string, string | number> {
+  return { 'vs.record_id': change.recordId, 'vs.action': change.action, 'vs.target': change.target };
 }
 
 /** An error as a log line may hold it: its name, code and message (a CloudError's never holds the API key or a raw log). */

@@ -10,11 +10,15 @@ import { isCloudOutcome, type CloudOutcome, type FollowedChange, type FollowProg
 //   2. then that transaction, until its status is final; once complete, the
 //      target read again: settled (unlocked, built) is done; not yet, and a
 //      transaction of the same parent that follows it (a format after a build)
-//      is followed next;
+//      is followed next; once failed or cancelled, the target read again too,
+//      so that its message says what state the server is in now and what the
+//      change left behind (docs/product.md, One outcome: why, what now, what
+//      was left);
 //   3. on a cloud that names them otherwise, after FALLBACK_AFTER_MS without a
 //      match: the server's own transactions newer than the remembered one, and
 //      its `locked` flag going back to false;
-//   4. past VS_FOLLOW_MAX_MIN: no longer followed, its outcome `unknown`.
+//   4. past VS_FOLLOW_MAX_MIN: no longer followed, its outcome `unknown` (the
+//      target read again all the same).
 // Nothing is kept of a transaction but its id, status and action: never its
 // log_output (the client's schema does not even read it) nor its params.
 
@@ -77,9 +81,12 @@ export async function poll(change: FollowedChange, reads: ChangeReads, settings:
       ...(unread === undefined ? {} : { unread }),
     };
   };
-  if (nowMs - change.acceptedAtMs >= settings.maxMs) return next({ status: 'unknown', transactionIds: before.transactionIds, step: before.step });
   if (!isChangeAction(change.action)) return next({ status: 'unknown', transactionIds: before.transactionIds, step: before.step });
   const readState = (subject: FollowSubject) => CHANGES[change.action as keyof typeof CHANGES].follow.readState(reads, subject);
+  if (nowMs - change.acceptedAtMs >= settings.maxMs) {
+    const read = await readState(change.subject).catch(() => null);
+    return next({ status: 'unknown', transactionIds: before.transactionIds, step: before.step, finalState: read?.state ?? {} });
+  }
   try {
     return next(await look(change, reads, readState, nowMs));
   } catch (error) {
@@ -120,7 +127,8 @@ async function fromTransaction(
   subject: FollowSubject,
 ): Promise<Found> {
   const step = transaction.action;
-  if (transaction.status === 'failed' || transaction.status === 'cancelled') return { status: transaction.status, transactionIds: ids, step };
+  if (transaction.status === 'failed' || transaction.status === 'cancelled')
+    return { status: transaction.status, transactionIds: ids, step, finalState: await stateAfterFailure(readState, subject) };
   if (transaction.status !== 'complete') return { status: transaction.status === 'pending' ? 'pending' : 'running', transactionIds: ids, step };
   const read = await readState(subject);
   if (read.settled) return { status: 'complete', transactionIds: ids, step, finalState: read.state };
@@ -130,7 +138,8 @@ async function fromTransaction(
     .sort((a, b) => a.id - b.id);
   const failed = after.find((t) => t.status === 'failed' || t.status === 'cancelled');
   const allIds = [...ids, ...after.map((t) => t.id).filter((id) => !ids.includes(id))];
-  if (failed) return { status: failed.status as CloudOutcome, transactionIds: allIds, step: failed.action, finalState: read.state };
+  if (failed)
+    return { status: failed.status as CloudOutcome, transactionIds: allIds, step: failed.action, finalState: await stateAfterFailure(readState, subject) };
   const going = after.find((t) => !isFinalStatus(t.status));
   if (going)
     return {
@@ -144,6 +153,18 @@ async function fromTransaction(
 }
 
 /**
+ * The target read again once the change failed or was cancelled: what it shows now (the server's power and lock, what
+ * the change left); an empty state, never a failure of the poll, when it cannot be read (the message then says so).
+ */
+async function stateAfterFailure(readState: ReadState, subject: FollowSubject): Promise<FollowProgress['finalState']> {
+  try {
+    return (await readState(subject)).state;
+  } catch {
+    return {};
+  }
+}
+
+/**
  * A cloud that names its transactions otherwise (docs/cloud-api.md, Finding a change's transaction): the server's
  * transactions newer than the remembered id, and its `locked` flag back to false.
  */
@@ -152,7 +173,8 @@ async function fallback(change: FollowedChange, newer: readonly Transaction[], r
   const own = newer.filter((t) => t.associated_object_id == null || t.associated_object_id === serverId);
   const ids = own.map((t) => t.id).sort((a, b) => a - b);
   const ended = own.find((t) => t.status === 'failed' || t.status === 'cancelled');
-  if (ended) return { status: ended.status as CloudOutcome, transactionIds: ids, step: ended.action };
+  if (ended)
+    return { status: ended.status as CloudOutcome, transactionIds: ids, step: ended.action, finalState: await stateAfterFailure(readState, change.subject) };
   const server = await reads.getServerStatus(serverId);
   const going = own.filter((t) => !isFinalStatus(t.status)).sort((a, b) => a.id - b.id)[0];
   if (server.locked === true || going) return { status: 'running', transactionIds: [], step: going?.action ?? null };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { AuditRecord, CloudOutcome, Store } from '../store';
+import { OUTCOME_OF_CLOUD, type AuditRecord, type CloudOutcome, type Store } from '../store';
 import { createOutboxSender, OUTBOX_DEFAULTS, type PostAudit } from './audit-outbox';
 import { dropRetries, timeAcks, type DeliveryClaims, type SignedDeliveries } from './deliveries';
 import { observeChange, observeCommand, type Metrics } from './metrics';
@@ -51,7 +51,7 @@ export interface Ops {
   /** For the door's onRecorded: counts the change, wakes the outbox sender. */
   readonly recorded: (record: AuditRecord) => void;
   /** For the listeners: one request ended so (a `/vs` command is counted by subcommand and outcome). */
-  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+  readonly requestEnded: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
   /** Wraps the store so that every answer (or StoreUnavailableError) updates the store's state at once. */
   watch<S extends object>(store: S): S;
   /** What the store just did: answered, or could not be reached. */
@@ -127,12 +127,14 @@ export function createOps(deps: OpsDeps): Ops {
     },
     recorded,
     followed: (record, result) => {
-      metrics.changesFollowed.inc({ action: record.action, result });
+      metrics.changesFollowed.inc({ action: record.action, result: OUTCOME_OF_CLOUD[result] });
+      countChange(record);
       sender?.wake();
     },
     addRound: (round) => void rounds.push(round),
-    requestEnded: ({ kind, outcome, labels }) => {
+    requestEnded: ({ kind, outcome, labels, undelivered }) => {
       if (kind === 'command') countCommand(typeof labels.subcommand === 'string' ? labels.subcommand : 'unknown', outcome);
+      if (undelivered) metrics.answersUndelivered.inc({ kind, reason: undelivered });
     },
     watch: (s) => watchStore(s, storeSeen),
     storeSeen,

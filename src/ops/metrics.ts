@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { isFinal } from '../changes/outcome';
 import type { ChangeOutcome, RecordedAction } from '../store';
 
 // One prom-client registry per bot (tests run several bots in one process).
@@ -15,7 +16,10 @@ export interface Metrics {
   /** Cloud API calls by operation and HTTP status (or the error kind when none came: `timeout`, `network`, `no_connection`…). */
   readonly cloudRequests: Counter<'operation' | 'status'>;
   readonly cloudRequestSeconds: Histogram<'operation'>;
-  /** Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (docs/product.md, Audit). */
+  /**
+   * Audit records by action (a key of the table of changes, `freeze`, `unfreeze`) and outcome (docs/product.md, One
+   * outcome, told the same everywhere), each counted once, when its outcome is final: an accepted change when it ends.
+   */
   readonly changes: Counter<'action' | 'outcome'>;
   /** 1 while the store answers, 0 while it is unreachable. */
   readonly storeUp: Gauge;
@@ -23,12 +27,17 @@ export interface Metrics {
   readonly outboxBacklog: Gauge;
   /** Audit posts by result: `sent`, `retried` (Slack refused or failed; tried again later), `grouped` (a denial folded into a summary). */
   readonly auditPosts: Counter<'result'>;
-  /** Followed changes that ended, by action and the cloud's outcome (`complete`, `failed`, `cancelled`, `unknown`): counted by the instance that ended each. */
+  /** Followed changes that ended, by action and outcome (`done`, `failed`, `cancelled`, `unknown`): counted by the instance that ended each. */
   readonly changesFollowed: Counter<'action' | 'result'>;
   /** Periodic sweeps run by this instance, by sweep and outcome (`ok`, `error`). */
   readonly sweeps: Counter<'sweep' | 'outcome'>;
   /** 1 while this instance can serve (/readyz 200), 0 while starting or stopping. */
   readonly ready: Gauge;
+  /**
+   * Answers to requests that did not reach Slack, by request kind and reason: `over_limits` (over Block Kit's limits,
+   * not sent), `refused` (Slack would not take it), `expired` (the response_url), `unreachable`.
+   */
+  readonly answersUndelivered: Counter<'kind' | 'reason'>;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -71,12 +80,18 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
     auditPosts: new Counter({ name: 'vs_chatops_audit_posts_total', help: 'Audit posts by result (sent, retried, grouped)', labelNames: ['result'], ...on }),
     changesFollowed: new Counter({
       name: 'vs_chatops_changes_followed_total',
-      help: "Followed changes that ended, by action and the cloud's outcome",
+      help: 'Followed changes that ended, by action and outcome (done, failed, cancelled, unknown)',
       labelNames: ['action', 'result'],
       ...on,
     }),
     sweeps: new Counter({ name: 'vs_chatops_sweeps_total', help: 'Periodic sweeps run by this instance', labelNames: ['sweep', 'outcome'], ...on }),
     ready: new Gauge({ name: 'vs_chatops_ready', help: '1 while this instance serves (/readyz 200)', ...on }),
+    answersUndelivered: new Counter({
+      name: 'vs_chatops_answers_undelivered_total',
+      help: 'Answers to requests that did not reach Slack, by request kind and reason (over_limits, refused, expired, unreachable)',
+      labelNames: ['kind', 'reason'],
+      ...on,
+    }),
   };
 }
 
@@ -91,10 +106,10 @@ export function observeCloudRequest(metrics: Metrics): (operation: string, statu
   };
 }
 
-/** Counts a settled audit record of a change (any outcome but `started`). */
+/** Counts an audit record once its outcome is final (not in flight, `scheduled` nor `running`: those are counted when they end). */
 export function observeChange(metrics: Metrics): (record: { action: RecordedAction; outcome: ChangeOutcome }) => void {
   return ({ action, outcome }) => {
-    if (outcome === 'started') return;
+    if (!isFinal(outcome)) return;
     metrics.changes.inc({ action, outcome });
   };
 }

@@ -4,7 +4,7 @@ import type { Metrics } from './metrics';
 
 // The periodic work of the store, run on one instance at a time (periodic.ts):
 //   - recovery: a `started` record whose lock has expired (its instance died
-//     mid-call) is settled as `interrupted`; the store queues its audit post in
+//     mid-call) is settled as `unknown` (interrupted); the store queues its audit post in
 //     the same transaction, so it is posted once whoever settles it;
 //   - retention: audit records older than VS_AUDIT_RETENTION_DAYS and
 //     submission claims older than a day are deleted;

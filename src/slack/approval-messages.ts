@@ -1,20 +1,14 @@
 import type { WebClient } from '@slack/web-api';
-import { CHANGES, deciders, isChangeAction, neededFor, targetIdIn, type Changes } from '../changes';
+import { CHANGES, deciders, isChangeAction, neededFor, targetIdIn, type Changes, type Deciders } from '../changes';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Approval } from '../store';
-import {
-  renderApprovalEnded,
-  renderApprovalRequest,
-  renderDecidersCalled,
-  renderRequesterTold,
-  type ApprovalEnd,
-  type ApprovalFacts,
-} from './blocks/approvals';
+import { renderApprovalEnded, renderApprovalRequest, renderRequesterTold, type ApprovalEnd, type ApprovalFacts } from './blocks/approvals';
 import { CHANGE_FORMS } from './blocks/change-forms';
 import type { Rendered } from './blocks/mrkdwn';
 import { renderWorkflowRequest } from './blocks/workflow-requests';
 import { slackErrorSummary } from './channel-post';
+import { postMessage, updateMessage } from './send';
 import type { ListenerContext } from './context';
 
 // The approval request's message in its channel: posted once (chat.postMessage,
@@ -25,7 +19,8 @@ import type { ListenerContext } from './context';
 // nobody, so the one who asked is told in the message's thread, with a
 // mention, how it ended. A workflow step's request is posted the same way,
 // with its claim button, and once claimed becomes the approval request, in
-// place, with those who may decide it called in its thread.
+// place: those who may decide it were called when it was posted, once a
+// request, and are not called again.
 
 /** What the renderer needs of a request; null for a request of an action this version does not know. `roles`: who may decide it is mentioned. */
 export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Config['roles']): ApprovalFacts | null {
@@ -51,6 +46,8 @@ export interface MessageOptions {
   log: Logger;
   /** The message clicked, when the request's own ts was not stored. */
   ts?: string;
+  /** Of those who may decide (people and groups, by id), the ones called now; unset: all of them (a workflow's: limited per hour). */
+  called?: (ids: readonly string[]) => Promise<string[]>;
 }
 
 /** How a listener shows a request's message: as its context says, logging on the request's logger. */
@@ -68,12 +65,13 @@ export async function postApprovalRequest(
   approval: Approval,
   o: MessageOptions,
 ): Promise<string | null> {
-  const facts = approvalFacts(approval, o.sandbox, o.roles);
-  if (!facts) return null;
+  const found = approvalFacts(approval, o.sandbox, o.roles);
+  if (!found) return null;
+  const facts = o.called && found.deciders ? await withCalled(found, found.deciders, o.called) : found;
   const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
   let ts: string | undefined;
   try {
-    ts = (await client.chat.postMessage({ channel: approval.channelId, text: message.text, blocks: message.blocks })).ts;
+    ts = await postMessage(client, { channel: approval.channelId, text: message.text, blocks: message.blocks });
   } catch (error) {
     o.log.warn('could not post the approval request in its channel', { channel: approval.channelId, approval: approval.id, error: slackErrorSummary(error) });
     return null;
@@ -86,6 +84,14 @@ export async function postApprovalRequest(
     o.log.warn('could not remember where the approval request was posted', { approval: approval.id, error });
   }
   return ts;
+}
+
+/** The facts with only the deciders `called` lets be called now; how many were left uncalled, for the message to say. */
+async function withCalled(facts: ApprovalFacts, deciders: Deciders, called: NonNullable<MessageOptions['called']>): Promise<ApprovalFacts> {
+  const now = new Set(await called([...deciders.groups, ...deciders.users]));
+  const kept = { groups: deciders.groups.filter((id) => now.has(id)), users: deciders.users.filter((id) => now.has(id)) };
+  const uncalled = deciders.groups.length + deciders.users.length - now.size;
+  return { ...facts, deciders: kept, ...(uncalled > 0 ? { uncalled } : {}) };
 }
 
 /**
@@ -108,7 +114,7 @@ export async function endApprovalMessage(
   }
   let updated = false;
   try {
-    await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
+    await updateMessage(client, { channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
     updated = true;
   } catch (error) {
     o.log.warn('could not update the approval request in place', { approval: approval.id, error: slackErrorSummary(error) });
@@ -118,8 +124,8 @@ export async function endApprovalMessage(
 }
 
 /**
- * A workflow's request just claimed: its message becomes the approval request, in place, and those who may decide it
- * are called in its thread; false (logged) when Slack refused the update.
+ * A workflow's request just claimed: its message becomes the approval request, in place (those who may decide it were
+ * called when it was posted, and are not called again); false (logged) when Slack refused the update.
  */
 export async function showClaimedRequest(client: WebClient, approval: Approval, o: MessageOptions): Promise<boolean> {
   const facts = approvalFacts(approval, o.sandbox, o.roles);
@@ -127,12 +133,13 @@ export async function showClaimedRequest(client: WebClient, approval: Approval, 
   if (!facts || !ts) return false;
   const message = renderApprovalRequest(facts);
   try {
-    await client.chat.update({ channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
+    await updateMessage(client, { channel: approval.channelId, ts, text: message.text, blocks: message.blocks });
   } catch (error) {
     o.log.warn('could not show the claimed request in place', { approval: approval.id, error: slackErrorSummary(error) });
     return false;
   }
-  await replyInThread(client, approval, ts, renderDecidersCalled(facts), o.log, 'call those who may decide the claimed request');
+  // Those who may decide it were called when the workflow's request was posted: once a request, never again (the edit
+  // in place notifies nobody, and shows who claimed it).
   return true;
 }
 
@@ -140,7 +147,7 @@ export async function showClaimedRequest(client: WebClient, approval: Approval, 
 async function replyInThread(client: WebClient, approval: Approval, ts: string, reply: Rendered | null, log: Logger, what: string): Promise<void> {
   if (!reply) return;
   try {
-    await client.chat.postMessage({ channel: approval.channelId, thread_ts: ts, text: reply.text, blocks: reply.blocks });
+    await postMessage(client, { channel: approval.channelId, thread_ts: ts, text: reply.text, blocks: reply.blocks });
   } catch (error) {
     log.warn(`could not ${what} in its thread`, { approval: approval.id, error: slackErrorSummary(error) });
   }

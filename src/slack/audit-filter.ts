@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { targetKey } from '../changes';
+import { keptAs, OUTCOMES, targetKey } from '../changes';
 import type { AuditQuery } from '../store';
 
-// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]` (docs/product.md, The /vs command):
+// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|<outcome>|breakglass]` (docs/product.md, The /vs command:
+// `failed`, `denied`, `refused`, or any other outcome of src/changes/outcome.ts; `breakglass`, the changes made under break glass):
 // read by the grammar (listeners/commands/grammar.ts), carried in the list's buttons (its pages, its export),
 // worded by blocks/audit.ts, and turned here into the store's query, which an index serves.
 
@@ -10,7 +11,7 @@ export const AuditFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('vs'), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
   z.object({ kind: z.literal('backup'), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
   z.object({ kind: z.literal('person'), userId: z.string().regex(/^[UW][A-Z0-9]{2,30}$/) }),
-  z.object({ kind: z.literal('outcome'), outcome: z.enum(['failed', 'denied']) }),
+  z.object({ kind: z.literal('outcome'), outcome: z.enum(OUTCOMES) }),
   z.object({ kind: z.literal('breakglass') }),
 ]);
 export type AuditFilter = z.infer<typeof AuditFilter>;
@@ -24,9 +25,10 @@ export function auditQuery(filter: AuditFilter | undefined): AuditQuery {
     case 'backup':
       return { target: targetKey({ kind: filter.kind, id: filter.id }) };
     case 'person':
-      return { userId: filter.userId };
+      // Theirs, and the changes they asked for that someone else approved.
+      return { involving: filter.userId };
     case 'outcome':
-      return { outcome: filter.outcome };
+      return { outcomes: keptAs(filter.outcome) };
     case 'breakglass':
       return { breakGlass: 'uses' };
   }

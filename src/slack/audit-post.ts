@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { postFailure, type PostAudit } from '../ops/audit-outbox';
 import { renderAuditPost, renderDenialSummary } from './blocks/audit';
 import { markSandbox } from './blocks/mrkdwn';
+import { postMessage } from './send';
 import { webApiOptions } from './web-api';
 
 /**
@@ -23,7 +24,7 @@ export function auditChannelPoster(config: Config, parts: { channel: string; san
     const rendered = post.kind === 'record' ? renderAuditPost(post.record) : renderDenialSummary(post.userId, post.records);
     const message = markSandbox(rendered, parts.sandbox());
     try {
-      await client.chat.postMessage({ channel: parts.channel, text: message.text, blocks: message.blocks });
+      await postMessage(client, { channel: parts.channel, text: message.text, blocks: message.blocks });
       return { ok: true };
     } catch (error) {
       return postFailure(error);

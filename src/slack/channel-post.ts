@@ -3,6 +3,7 @@ import type { Rendered } from './blocks/mrkdwn';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { isSlackResponseUrl, postToResponseUrl, ResponseUrlError } from './response-url';
+import { postEphemeralMessage, postMessage } from './send';
 
 // Results of changes go to the channel the change was asked from. The slash
 // command's response_url works there even when the bot is not a member; when
@@ -26,7 +27,7 @@ export async function postToChannel(config: Config, client: WebClient, to: Desti
   }
   if (!to.channelId) return false;
   try {
-    await client.chat.postMessage({ channel: to.channelId, text: message.text, blocks: message.blocks });
+    await postMessage(client, { channel: to.channelId, text: message.text, blocks: message.blocks });
     return true;
   } catch (error) {
     log.warn('could not post the result to the channel', { channel: to.channelId, error: slackErrorSummary(error) });
@@ -38,7 +39,7 @@ export async function postToChannel(config: Config, client: WebClient, to: Desti
 export async function postEphemeral(client: WebClient, channelId: string | undefined, userId: string, message: Rendered, log: Logger): Promise<boolean> {
   if (!channelId) return false;
   try {
-    await client.chat.postEphemeral({ channel: channelId, user: userId, text: message.text, blocks: message.blocks });
+    await postEphemeralMessage(client, { channel: channelId, user: userId, text: message.text, blocks: message.blocks });
     return true;
   } catch (error) {
     log.warn('could not post an ephemeral message', { channel: channelId, error: slackErrorSummary(error) });

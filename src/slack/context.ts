@@ -6,6 +6,7 @@ import type { Follower } from '../follow';
 import type { Logger } from '../log';
 import type { OnCall } from '../oncall';
 import type { Store } from '../store';
+import type { Tracing } from '../tracing';
 import type { Respond } from './response-url';
 import type { StepCompletion } from './step-completion';
 import type { UserLimits } from './user-limits';
@@ -44,7 +45,9 @@ export interface ListenerContext {
   /** The workspaces served (SLACK_TEAM_ID or the bot token's, VS_ALLOWED_TEAMS): a request from any other is refused. */
   workspaces: Workspaces;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
-  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown> }) => void;
+  onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each request is the root span of a trace of its own. None when unset. */
+  tracing?: Tracing;
 }
 
 /** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */

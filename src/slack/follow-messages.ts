@@ -8,6 +8,7 @@ import { renderFollowedChange, renderFollowEnded, type FollowRendering, type Fol
 import type { Rendered } from './blocks/mrkdwn';
 import { postToChannel, slackErrorSummary, type Destination } from './channel-post';
 import type { Config } from '../config';
+import { postMessage, updateMessage } from './send';
 
 // The Slack side of a followed change (docs/product.md, Following a change to
 // its end): its message is posted with chat.postMessage when the cloud accepts
@@ -70,7 +71,7 @@ export function followReporter(parts: FollowMessageParts): FollowReporter {
       const message = followedMessage(change, parts);
       if (!message || !change.channelId || !change.messageTs) return false;
       try {
-        await client.chat.update({ channel: change.channelId, ts: change.messageTs, text: message.text, blocks: message.blocks });
+        await updateMessage(client, { channel: change.channelId, ts: change.messageTs, text: message.text, blocks: message.blocks });
         return true;
       } catch (error) {
         return failed('update the message of a followed change', change, error);
@@ -80,7 +81,7 @@ export function followReporter(parts: FollowMessageParts): FollowReporter {
       const message = followedMessage(change, parts);
       if (!message || !change.channelId) return null;
       try {
-        return (await client.chat.postMessage({ channel: change.channelId, text: message.text, blocks: message.blocks })).ts ?? null;
+        return (await postMessage(client, { channel: change.channelId, text: message.text, blocks: message.blocks })) ?? null;
       } catch (error) {
         failed('post the message of a followed change', change, error);
         return null;
@@ -91,7 +92,7 @@ export function followReporter(parts: FollowMessageParts): FollowReporter {
       if (!r || !change.channelId || !change.messageTs) return false;
       const message = renderFollowEnded(change, r);
       try {
-        await client.chat.postMessage({ channel: change.channelId, thread_ts: change.messageTs, text: message.text, blocks: message.blocks });
+        await postMessage(client, { channel: change.channelId, thread_ts: change.messageTs, text: message.text, blocks: message.blocks });
         return true;
       } catch (error) {
         return failed('reply in the thread of a followed change', change, error);
@@ -116,7 +117,7 @@ export async function postAcceptedChange(
   if (!message) return false;
   if (to.channelId) {
     try {
-      const ts = (await o.client.chat.postMessage({ channel: to.channelId, text: message.text, blocks: message.blocks })).ts;
+      const ts = await postMessage(o.client, { channel: to.channelId, text: message.text, blocks: message.blocks });
       if (ts && followed) {
         await o.follower.setMessage(accepted.recordId, to.channelId, ts).catch((error: unknown) => {
           // The follower then posts its end anew, in the same channel, after a grace period.

@@ -10,9 +10,10 @@ export interface ReadLimiter {
 /** Buckets kept at most; full ones (idle users) are dropped first when it is reached. */
 const MAX_USERS = 10_000;
 
-export function createReadLimiter(perMinute: number, now: () => number): ReadLimiter {
+/** `perMinute` takes of a key refilled over `windowMs` (a minute, unless said: workflow limits count by the hour). */
+export function createReadLimiter(perMinute: number, now: () => number, windowMs = 60_000): ReadLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
-  const refillPerMs = perMinute / 60_000;
+  const refillPerMs = perMinute / windowMs;
   const refill = (b: { tokens: number; at: number }, t: number) => {
     b.tokens = Math.min(perMinute, b.tokens + (t - b.at) * refillPerMs);
     b.at = t;

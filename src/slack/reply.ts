@@ -1,16 +1,21 @@
 import type { Rendered } from './blocks/mrkdwn';
-import { renderError } from './blocks/messages';
+import { ANSWER_NOT_SHOWN, renderError } from './blocks/messages';
 import type { Logger } from '../log';
 import type { ListenerContext } from './context';
 import type { Respond, ResponsePayload } from './response-url';
+import { undeliveredBy, type Undelivered } from './send';
 
 // Every answer to a command goes through respond(); a failure to deliver
-// (expired response_url, Slack down) is logged with context, never thrown.
+// (expired response_url, Slack down, Slack refusing it, or over Block Kit's
+// limits and so never sent) is logged with context, never thrown, and the
+// request hears it: an answer nobody got is never a success.
 
 /** Anything that answers through a response_url; without one, the answer is logged as undeliverable. */
 export interface Replier {
   respond: Respond | undefined;
   log: Logger;
+  /** Hears why an answer did not reach Slack (a request: its outcome is then `failed`, never `succeeded`). */
+  undelivered?(why: Undelivered): void;
 }
 
 export async function replyEphemeral(to: Replier, message: Rendered): Promise<void> {
@@ -44,10 +49,25 @@ export async function deliver(to: Replier, payload: ResponsePayload): Promise<bo
     await to.respond(payload);
     return true;
   } catch (error) {
-    to.log.warn('could not deliver the answer to Slack (response_url expired or Slack unavailable)', { error: describeDeliveryError(error) });
+    const why = undeliveredBy(error);
+    to.log.warn(`could not deliver the answer to Slack: ${UNDELIVERED_WORDS[why]}`, { undelivered: why, error: describeDeliveryError(error) });
+    to.undelivered?.(why);
+    // Slack would not take this answer, but its response_url still works: the person is told so, rather than nothing.
+    if (why === 'over_limits' || why === 'refused') {
+      await to.respond({ response_type: 'ephemeral', replace_original: false, ...renderError(ANSWER_NOT_SHOWN) }).catch((again: unknown) => {
+        to.log.warn('could not tell that the answer was not shown', { error: describeDeliveryError(again) });
+      });
+    }
     return false;
   }
 }
+
+const UNDELIVERED_WORDS: Readonly<Record<Undelivered, string>> = {
+  over_limits: "it is over Block Kit's limits, so it was not sent",
+  refused: 'Slack refused it',
+  expired: 'the response_url has expired or is used up',
+  unreachable: 'Slack did not answer, or is unavailable',
+};
 
 function describeDeliveryError(error: unknown): { name: string; code?: string; message: string; status?: number } {
   if (error instanceof Error) {

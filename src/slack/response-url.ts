@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { request } from 'undici';
 import { CodedError } from '../errors';
 import { markSandbox } from './blocks/mrkdwn';
+import { checkedMessage } from './send';
 
 // Answers go to the response_url Slack gave with the request, and only when
 // it is Slack's: https://hooks.slack.com, or the origin of SLACK_API_URL (a
@@ -24,8 +25,12 @@ export type Respond = (payload: ResponsePayload) => Promise<void>;
 export class ResponseUrlError extends CodedError {
   override readonly name = 'ResponseUrlError';
   readonly code = 'SLACK_RESPONSE_URL_REFUSED';
-  constructor(readonly status: number) {
-    super(`the response_url answered HTTP ${status} (expired or used up)`);
+  constructor(
+    readonly status: number,
+    /** Slack's word for it, from the answer's body (`invalid_blocks`, `expired_url`, `used_url`…); undefined when it said none. */
+    readonly slackError?: string,
+  ) {
+    super(`the response_url answered HTTP ${status}${slackError ? ` (${slackError})` : ''}`);
   }
 }
 
@@ -75,6 +80,8 @@ export function payloadJson(payload: ResponsePayload): string {
 /** Posts to a response_url that is Slack's (`slackApiUrl`: SLACK_API_URL); throws ResponseUrlNotSlackError for any other. */
 export async function postToResponseUrl(url: string, payload: ResponsePayload, slackApiUrl: string | undefined): Promise<void> {
   if (!isSlackResponseUrl(url, slackApiUrl)) throw new ResponseUrlNotSlackError();
+  // What Slack would refuse is not sent (src/slack/send.ts): the caller hears it as a refusal.
+  checkedMessage(payload, 'the answer');
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -82,8 +89,10 @@ export async function postToResponseUrl(url: string, payload: ResponsePayload, s
     headersTimeout: TIMEOUT_MS,
     bodyTimeout: TIMEOUT_MS,
   });
-  await res.body.dump();
-  if (res.statusCode >= 300) throw new ResponseUrlError(res.statusCode);
+  if (res.statusCode < 300) return void (await res.body.dump());
+  // Slack says why in a word (invalid_blocks, expired_url…); anything else is not kept.
+  const said = (await res.body.text().catch(() => '')).trim();
+  throw new ResponseUrlError(res.statusCode, /^[a-z_]{1,40}$/.test(said) ? said : undefined);
 }
 
 /**

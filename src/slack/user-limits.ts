@@ -19,16 +19,30 @@ import { createReadLimiter, type ReadLimiter } from './read-limit';
 
 export type LimitKind = 'reads' | 'changes';
 
+/**
+ * Hourly limits of workflow change steps (docs/product.md, Workflow steps): `workflow_requests`, the requests one
+ * workflow posts (keyed by its step and channel), and `workflow_calls`, the times one person or user group is called
+ * (mentioned) by them.
+ */
+export type HourlyKind = 'workflow_requests' | 'workflow_calls';
+
 export interface UserLimit {
   readonly perMinute: number;
   /** Takes one for `userId`: 0 when allowed, otherwise the whole seconds (at least 1) until the next one is. Never rejects. */
   take(userId: string): Promise<number>;
 }
 
-export type UserLimits = Readonly<Record<LimitKind, UserLimit>>;
+export interface HourlyLimit {
+  readonly perHour: number;
+  /** Takes one for `key`: 0 when allowed, otherwise the whole seconds (at least 1) until the next one is. Never rejects. */
+  take(key: string): Promise<number>;
+}
+
+export type UserLimits = Readonly<Record<LimitKind, UserLimit>> & { readonly hourly: Readonly<Record<HourlyKind, HourlyLimit>> };
 
 export interface UserLimitsDeps {
   perMinute: Readonly<Record<LimitKind, number>>;
+  perHour: Readonly<Record<HourlyKind, number>>;
   /** The store's shared buckets; undefined: each instance counts on its own. */
   rates: RateCounter | undefined;
   now: () => number;
@@ -43,7 +57,8 @@ export interface UserLimitsDeps {
 export const SHARED_WAIT_MS = 250;
 /** As the store's readiness ping: a failed store is asked again this soon. */
 export const STORE_REST_MS = 5000;
-const WINDOW_MS = 60_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 /** People remembered as refused, per limit, at most. */
 export const MAX_REFUSED = 10_000;
 
@@ -55,19 +70,18 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
   let restingUntil = 0;
   let counting: 'shared' | 'here' = 'shared';
 
-  const limit = (kind: LimitKind): UserLimit => {
-    const perMinute = deps.perMinute[kind];
-    const here: ReadLimiter = createReadLimiter(perMinute, now);
+  /** `limit` takes of a key per `windowMs`, counted under `kind` in the store's shared buckets. */
+  const bucket = (kind: LimitKind | HourlyKind, limit: number, windowMs: number) => {
+    const here: ReadLimiter = createReadLimiter(limit, now, windowMs);
     const refusedUntil = new Map<string, number>();
     return {
-      perMinute,
-      async take(userId) {
+      async take(userId: string): Promise<number> {
         const t = now();
         const until = refusedUntil.get(userId) ?? 0;
         if (t < until) return wholeSeconds(until - t);
         if (!rates || t < restingUntil) return here.take(userId);
         try {
-          const decision = await answerWithin(rates.take(`${kind}:${userId}`, perMinute, WINDOW_MS, t), waitMs);
+          const decision = await answerWithin(rates.take(`${kind}:${userId}`, limit, windowMs, t), waitMs);
           if (counting === 'here') {
             counting = 'shared';
             logger.info('per-person limits are counted across instances again');
@@ -88,7 +102,13 @@ export function createUserLimits(deps: UserLimitsDeps): UserLimits {
       },
     };
   };
-  return { reads: limit('reads'), changes: limit('changes') };
+  const limit = (kind: LimitKind): UserLimit => ({ perMinute: deps.perMinute[kind], ...bucket(kind, deps.perMinute[kind], MINUTE_MS) });
+  const hourly = (kind: HourlyKind): HourlyLimit => ({ perHour: deps.perHour[kind], ...bucket(kind, deps.perHour[kind], HOUR_MS) });
+  return {
+    reads: limit('reads'),
+    changes: limit('changes'),
+    hourly: { workflow_requests: hourly('workflow_requests'), workflow_calls: hourly('workflow_calls') },
+  };
 }
 
 const wholeSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));

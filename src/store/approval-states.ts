@@ -11,8 +11,8 @@
 // someone claims it. Everything else follows from the table: the store's
 // conditional update of each step takes the states it may leave from here (a
 // step from any other state changes nothing), the door asks which step a click
-// is, the audit's outcomes of an approval are the states the steps lead to,
-// and the renderers word every closed state (the compiler asks for a new one).
+// is, the audit's outcomes of an approval are those of the states the steps
+// lead to (RECORDED_AS), and the renderers word every closed state (the compiler asks for a new one).
 // It imports nothing: the store and the door both read it.
 
 /** Every state a request can be in. */
@@ -43,8 +43,25 @@ export type ClosedStatus = Exclude<ApprovalStatus, OpenStatus>;
 /** Every state some step leaves: the request is still open (or awaits its requester). */
 export const OPEN_STATUSES: readonly OpenStatus[] = [...new Set(Object.values(APPROVAL_STEPS).flatMap((step) => step.from))];
 
+/**
+ * The outcome of the record each state is written with (docs/product.md, One outcome, told the same everywhere): a
+ * request waiting is `requested`, one a second person rejected `denied`; an approved one is `approved`, a change in
+ * flight whose record is the change's from then on (src/store/audit.ts).
+ */
+export const RECORDED_AS = {
+  awaiting_requester: 'requested',
+  requested: 'requested',
+  approved: 'approved',
+  rejected: 'denied',
+  withdrawn: 'withdrawn',
+  expired: 'expired',
+} as const satisfies Record<ApprovalStatus, string>;
+
 /** The outcomes of an approval's audit records: asked for, and where each step led. */
-export type ApprovalOutcome = 'requested' | (typeof APPROVAL_STEPS)[ApprovalStep]['to'];
+export type ApprovalOutcome = (typeof RECORDED_AS)[ApprovalStatus];
+
+/** The outcome of the record of a step: that of the state it leads to. */
+export const recordedOutcome = (step: ApprovalStep): ApprovalOutcome => RECORDED_AS[APPROVAL_STEPS[step].to];
 
 /** Whether `step` may be taken from `status`. */
 export function mayTake(step: ApprovalStep, status: string): boolean {
@@ -57,11 +74,4 @@ export function fromStates(step: ApprovalStep): readonly OpenStatus[] {
 }
 
 /** Every outcome an approval's records can have, in the table's order. */
-export const APPROVAL_OUTCOMES: readonly ApprovalOutcome[] = [
-  'requested',
-  ...new Set(
-    Object.values(APPROVAL_STEPS)
-      .map((step) => step.to)
-      .filter((to) => to !== 'requested'),
-  ),
-];
+export const APPROVAL_OUTCOMES: readonly ApprovalOutcome[] = [...new Set(APPROVAL_STATUSES.map((status) => RECORDED_AS[status]))];

@@ -1,4 +1,4 @@
-import type { ApprovalStatus } from './approval-states';
+import type { ApprovalStatus, ApprovalStep } from './approval-states';
 import type { AuditEntry, AuditRecord, RecordedAction, RecordedRequest } from './audit';
 
 // Approvals: a change that waits for a second person (docs/product.md
@@ -102,8 +102,11 @@ export interface Approvals {
     claim: { by: string; at: string; nowMs: number; expiresAtMs: number },
     recordOf?: (claimed: Approval) => AuditEntry,
   ): Promise<ApprovalDecision>;
-  /** Requests a second person may decide at `nowMs` (those the table lets be approved, unexpired), oldest first. */
-  open(nowMs: number): Promise<Approval[]>;
+  /**
+   * Requests the table lets take `step` at `nowMs`, unexpired, oldest first: by default those a second person may
+   * decide (`approve`); `claim`, a workflow's requests nobody has claimed yet.
+   */
+  open(nowMs: number, step?: ApprovalStep): Promise<Approval[]>;
   /**
    * Settles requests the table lets expire, past their expiry, as `expired`, each once across
    * instances, each with the record of `recordOf` in the same transaction,

@@ -1,4 +1,4 @@
-import { APPROVAL_OUTCOMES, type ApprovalOutcome } from './approval-states';
+import type { ApprovalOutcome } from './approval-states';
 import type { Freeze } from './frozen';
 import type { Lease } from './leases';
 
@@ -31,36 +31,51 @@ export interface RecordedRequest {
 }
 
 /**
- * One vocabulary for records, messages and metrics (docs/product.md, Audit).
- * `started` is written before the cloud API is called and replaced by the
- * final outcome when it answers; a record still `started` whose lease has
- * expired is settled as `interrupted` (the change may or may not have been
- * applied). The outcomes of an approval (`requested` and where each of its
- * steps leads) are its transition table's (approval-states.ts).
+ * The outcomes of a change (docs/product.md, One outcome, told the same everywhere), as the audit trail keeps them:
+ * one vocabulary for every place a change is shown. Their signs and meanings are src/changes/outcome.ts's; the store
+ * spells the words because it keeps them (it imports nothing of src/changes).
  */
-export type ChangeOutcome = 'denied' | 'invalid' | 'busy' | 'started' | 'succeeded' | 'failed' | 'applied_unreadable' | 'interrupted' | ApprovalOutcome;
+export const OUTCOMES = ['requested', 'refused', 'denied', 'withdrawn', 'expired', 'scheduled', 'running', 'done', 'failed', 'cancelled', 'unknown'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
-export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [
-  'denied',
-  'invalid',
-  'busy',
-  'started',
-  'succeeded',
-  'failed',
-  'applied_unreadable',
-  'interrupted',
-  ...APPROVAL_OUTCOMES,
-];
+/**
+ * A change in flight, before it has an outcome of the vocabulary: never shown as such (each reads as `running`).
+ * `started`: sent to the cloud API, no answer yet (its lease is held; one whose lease ran out is settled as
+ * `unknown` by recovery). `approved`: a second person approved it and it is about to be sent; it is then `started`
+ * in place (the approval's record is the change's from there on), or `refused` when it is not sent.
+ */
+export const IN_FLIGHT = ['started', 'approved'] as const;
+export type InFlight = (typeof IN_FLIGHT)[number];
+
+/**
+ * What a record's `outcome` holds: an outcome of the vocabulary, or a state in flight. A record's outcome moves with
+ * its change: `started` → `scheduled` (the cloud accepted it) → `running` (its transactions run) → `done`, `failed`,
+ * `cancelled` or `unknown`; a record of an approval request is `requested`, and each later step is a record of its own
+ * (`denied`, `withdrawn`, `expired`; approved: `approved`, which becomes the change's record). The outcomes of an
+ * approval's steps are its transition table's (approval-states.ts).
+ */
+export type ChangeOutcome = Outcome | InFlight;
+
+export const CHANGE_OUTCOMES: readonly ChangeOutcome[] = [...IN_FLIGHT, ...OUTCOMES];
+
+export const isInFlight = (outcome: string): outcome is InFlight => IN_FLIGHT.some((o) => o === outcome);
+
+/** Each step of an approval leads to an outcome of the vocabulary, or to `approved` (in flight): the type checks it. */
+type StepsAreOutcomes = Exclude<ApprovalOutcome, ChangeOutcome> extends never ? true : never;
+export const APPROVAL_STEPS_ARE_OUTCOMES: StepsAreOutcomes = true;
 
 // What a record of a change the cloud accepted gains: its cloud outcome once followed, and what is followed from the
 // moment it is settled (complete's `follow`). Spelt here, where the record is; follows.ts re-exports them.
 
-/** The cloud's own outcome of an accepted change (docs/product.md, Audit). */
+/** The cloud's own word for how an accepted change ended (its transaction's final status), kept beside the outcome. */
 export type CloudOutcome = 'complete' | 'failed' | 'cancelled' | 'unknown';
 
 export const CLOUD_OUTCOMES: readonly CloudOutcome[] = ['complete', 'failed', 'cancelled', 'unknown'];
 
 export const isCloudOutcome = (status: string | null): status is CloudOutcome => CLOUD_OUTCOMES.some((o) => o === status);
+
+/** The outcome of a change whose transactions ended so in the cloud: complete is `done` (its target was read again). */
+export const OUTCOME_OF_CLOUD: Readonly<Record<CloudOutcome, Outcome>> = { complete: 'done', failed: 'failed', cancelled: 'cancelled', unknown: 'unknown' };
 
 /** What a change's transactions are (docs/cloud-api.md, Finding a change's transaction), as its row of changes says. */
 export interface FollowSubject {
@@ -98,9 +113,13 @@ export interface NewFollow {
   intervalMs: number;
 }
 
-/** What is known once a started change has ended. */
+/**
+ * What is known once a started change has an answer: `scheduled` (the cloud accepted it), `failed` (the cloud API
+ * refused it or failed), `unknown` (applied, but its answer could not be read); or, for an approved change that was
+ * never started, `refused` (not sent: its target could not take it, changes were frozen…) or `unknown`.
+ */
 export interface ChangeCompletion {
-  outcome: 'succeeded' | 'failed' | 'applied_unreadable';
+  outcome: 'scheduled' | 'failed' | 'unknown' | 'refused';
   apiStatus: number | null;
   durationMs: number;
   detail: string | null;
@@ -131,7 +150,7 @@ export interface AuditEntry {
   /** HTTP status from the cloud API, when it was called. */
   apiStatus: number | null;
   durationMs: number;
-  /** Why it was denied or failed, in words. */
+  /** Why it was refused, denied or failed, or what the cloud accepted, in words (the audit's, not the reader's). */
   detail: string | null;
   /** The exact request sent to the cloud API (for `requested`, the one that will be); null or absent when none. */
   apiRequest?: RecordedRequest | null;
@@ -150,7 +169,7 @@ export interface AuditEntry {
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as
-   * `interrupted` once that lease is no longer live. Without it, once no live
+   * `unknown` (interrupted) once that lease is no longer live. Without it, once no live
    * lease is held on the target at all. Not returned in records.
    */
   leaseOwner?: string | null;
@@ -166,6 +185,10 @@ export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   /** A break-glass use, once an admin acknowledged it after the incident: who, and when (ISO 8601); null before. */
   reviewedBy?: string | null;
   reviewedAt?: string | null;
+  /** Once followed to its end: the action of the transaction it ended on (the one that failed, or was cancelled), in the cloud's words. */
+  cloudStep?: string | null;
+  /** What the record said before the outcomes were those of one vocabulary (migration 10), where that said more: `succeeded`, `busy`… */
+  formerOutcome?: string | null;
 }
 
 /**
@@ -185,9 +208,9 @@ export type ChangeBeginning =
  */
 export interface AuditTrail {
   /**
-   * Appends one record, durably, and returns it with its id. A record with a
-   * final outcome (anything but `started`) is enqueued for the audit channel
-   * in the same transaction, when posts are enabled.
+   * Appends one record, durably, and returns it with its id. A record with an
+   * outcome (not in flight) is enqueued for the audit channel in the same
+   * transaction, when posts are enabled.
    */
   record(entry: AuditEntry): Promise<AuditRecord>;
   /**
@@ -198,14 +221,17 @@ export interface AuditTrail {
    * lease (else `busy`: the claim is kept, nothing else written); records
    * `started` (its lease owner: `lease.owner`) and returns it. The same
    * guarantees as claims.claim, leases.take and record in that order.
+   * `recordId`: an approved change's record (`approved`), started in place (its outcome, detail, parameters and lease
+   * owner from `started`) rather than a new record; a new one when it is no longer `approved`.
    */
-  beginChange(begin: { submissionKey: string; at: string; lease: Lease; started: AuditEntry }): Promise<ChangeBeginning>;
+  beginChange(begin: { submissionKey: string; at: string; lease: Lease; started: AuditEntry; recordId?: number }): Promise<ChangeBeginning>;
   /**
    * Settles a `started` record with its outcome, durably, enqueuing its post,
-   * and returns it. Also settles one already recovered as `interrupted` (a
+   * and returns it. Also settles one already recovered as interrupted (a
    * late answer is the truth), without a second post: a record is posted
    * once (its post, if not sent yet, says what the record says when it goes
-   * out). Throws for any other id.
+   * out); and an `approved` one that was never started (not sent, or its run
+   * failed before it was), with its post. Throws for any other id.
    * `release`: ends that lease in the same transaction (as leases.release would).
    * `follow`: a change the cloud accepted, followed from then on (follows.start, in the same transaction; its record
    * id is this record's).
@@ -213,9 +239,12 @@ export interface AuditTrail {
   complete(id: number, completion: ChangeCompletion, release?: { target: string; owner: string }, follow?: Omit<NewFollow, 'recordId'>): Promise<AuditRecord>;
   /**
    * Settles every `started` record whose lease is no longer live at `nowMs`
-   * as `interrupted`, enqueuing each post in the same transaction, and
-   * returns the records it settled (at most `limit`). However many instances
-   * race, each record is settled, returned and enqueued exactly once.
+   * as `unknown` (interrupted: the change may or may not have been applied),
+   * and every `approved` one never started within APPROVED_RUN_GRACE_MS (its
+   * instance stopped before sending it), enqueuing each post in the same
+   * transaction, and returns the records it settled (at most `limit`).
+   * However many instances race, each record is settled, returned and
+   * enqueued exactly once.
    */
   recoverInterrupted(nowMs: number, limit?: number): Promise<AuditRecord[]>;
   /** The latest `limit` (at most 1000) records matching `query`, newest first. */
@@ -228,7 +257,7 @@ export interface AuditTrail {
 
 /**
  * Which records `/vs audit`, its export and the Home tab read (docs/product.md,
- * Audit): at most one of `target`, `userId` and `outcome` (each served by an
+ * Audit): at most one of `target`, `userId` and `outcomes` (each served by an
  * index on it and the id: migrations.ts), and the window of a page.
  */
 export interface AuditQuery {
@@ -236,11 +265,24 @@ export interface AuditQuery {
   target?: string;
   /** Whose records: the person each record is about. */
   userId?: string;
-  outcome?: ChangeOutcome;
-  /** Records with these outcomes are left out (the Home tab leaves out forms that were not valid). */
+  /**
+   * The records of a person's changes and attempts: about them, or of a change they asked for (its requester; an
+   * approved change's record is about the one who approved it). `/vs audit @person` and one's own Home tab.
+   */
+  involving?: string;
+  /** Records with one of these outcomes (as kept: `running` is also `started` and `approved`). */
+  outcomes?: readonly ChangeOutcome[];
+  /** Records with these outcomes are left out (the Home tab leaves out refusals). */
   notOutcomes?: readonly ChangeOutcome[];
   /** Break-glass uses only (`uses`), or those no admin has acknowledged yet (`unreviewed`). */
   breakGlass?: 'uses' | 'unreviewed';
+  /**
+   * One record per change (the Home tab's latest changes): of an approval request's records, only its newest one that
+   * `notOutcomes` leaves in (the request, its claim, its end, or the change it became).
+   */
+  perChange?: boolean;
+  /** Records from this id on only (the refusals since the oldest change a list shows). */
+  minId?: number;
   /** Records up to this id only: the pages of one listing stay the same while new records are written. */
   maxId?: number;
   /** Records to skip, newest first (a later page). */

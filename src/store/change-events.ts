@@ -1,11 +1,25 @@
-import type { AuditRecord } from './audit';
+import type { AuditEntry, AuditRecord, Outcome } from './audit';
 
 // The outbox of change events for the incident's timeline (docs/product.md, On call; src/timeline sends them). The
-// store queues one in the same transaction in which a change reaches its end (a follow that ended, an API failure,
-// an answer that could not be read, a change interrupted), so none is ever lost, and at most one per record (a unique
-// index). Senders on every instance claim them under a lease that names its owner and expires, so each is in one
-// sender's hands at a time; an event is acknowledged once PagerDuty took it, deferred when it asked to wait or could
-// not be reached, and set aside as undeliverable when it refused the event itself.
+// store queues one in the same transaction in which a change reaches its end (a follow that ended, an API failure, an
+// answer that could not be read, a change interrupted, one not sent as its target could not be read), so none is ever
+// lost, and at most one per record (a unique index). Senders on every instance claim them under a lease that names its
+// owner and expires, so each is in one sender's hands at a time; an event is acknowledged once PagerDuty took it,
+// deferred when it asked to wait or could not be reached, and set aside as undeliverable when it refused the event
+// itself.
+
+/** The outcomes that end a change (docs/product.md, On call: every change that ends), each told as a change event. */
+export const CHANGE_ENDS = ['done', 'failed', 'cancelled', 'unknown'] as const satisfies readonly Outcome[];
+export type ChangeEnd = (typeof CHANGE_ENDS)[number];
+
+export const isChangeEnd = (outcome: string): outcome is ChangeEnd => CHANGE_ENDS.some((end) => end === outcome);
+
+/**
+ * Whether a record ends a change as it is written: a request to the cloud (its `apiRequest`) with an end for its
+ * outcome (the door's `failed` when the target could not be read first). A freeze or break glass is no change of a
+ * server (no request), and a refusal no end.
+ */
+export const endsAsWritten = (entry: Pick<AuditEntry, 'outcome' | 'apiRequest'>): boolean => !!entry.apiRequest && isChangeEnd(entry.outcome);
 
 export interface ChangeEventItem {
   /** The outbox row's id. */

@@ -1,10 +1,10 @@
 import { CLOUD_OUTCOMES, type AuditRecord, type CloudOutcome, type NewFollow } from './audit';
 
-export { CLOUD_OUTCOMES, isCloudOutcome, type CloudOutcome, type FollowSubject, type NewFollow } from './audit';
+export { CLOUD_OUTCOMES, isCloudOutcome, OUTCOME_OF_CLOUD, type CloudOutcome, type FollowSubject, type NewFollow } from './audit';
 
 // Changes the cloud accepted, followed to their end (docs/product.md,
 // Following a change to its end; src/follow polls them). A row is written in
-// the transaction that settles the change's record as `succeeded`, so no
+// the transaction that settles the change's record as `scheduled`, so no
 // accepted change is ever left unfollowed; from then on it holds all that any
 // instance needs to go on: where the change's transactions are listed and
 // which belong to it, how far it got, when to look next, and where its
@@ -63,16 +63,29 @@ export interface Follows {
    */
   claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<FollowedChange[]>;
   /**
-   * Saves `owner`'s progress, and keeps its lease until the next poll plus `leaseMs` (it goes on following it). False,
-   * and nothing saved, when `owner` no longer holds it (another instance took it over).
+   * Saves `owner`'s progress, and keeps its lease until the next poll plus `leaseMs` (it goes on following it); once
+   * one of its transactions runs, its audit record's outcome moves from `scheduled` to `running`, in the same
+   * transaction. False, and nothing saved, when `owner` no longer holds it (another instance took it over).
    */
   save(recordId: number, owner: string, progress: FollowProgress, leaseMs: number): Promise<boolean>;
   /**
-   * Saves `owner`'s final progress (a final status) and, in the same transaction, gives the change's audit record the
-   * cloud's outcome and the transaction ids (queuing its post to the audit channel again, now with them). Returns the
+   * Saves `owner`'s final progress (a final status) and, in the same transaction, gives the change's audit record its
+   * outcome (OUTCOME_OF_CLOUD: complete is `done`), the cloud's own word, the step it ended on and the transaction ids
+   * (queuing its post to the audit channel again, now with them). Returns the
    * record, or null, and nothing written, when `owner` no longer holds it or it had already ended.
    */
   end(recordId: number, owner: string, progress: FollowProgress & { status: CloudOutcome }, leaseMs: number): Promise<AuditRecord | null>;
+  /**
+   * Keeps `owner`'s lease on the change until `leaseUntilMs` while it works on it (a slow poll, a slow Slack), so that
+   * no other instance takes it over meanwhile. False, and nothing changed, when `owner` no longer holds it.
+   */
+  renew(recordId: number, owner: string, leaseUntilMs: number): Promise<boolean>;
+  /**
+   * Marks the reply in the change's thread as posted at `atMs`, before it is posted: only by `owner`, and only once
+   * (false, nothing changed, when another instance holds it or the mark is there already). Slack has no idempotency
+   * key, so this mark is what makes the reply never posted twice; a failed post clears it with the next save.
+   */
+  markReplied(recordId: number, owner: string, atMs: number): Promise<boolean>;
   /** Gives back `owner`'s leases (a stopping instance), so another instance takes them at once; returns how many. */
   release(owner: string): Promise<number>;
   get(recordId: number): Promise<FollowedChange | null>;

@@ -17,11 +17,13 @@ export type {
   ChangeBeginning,
   ChangeCompletion,
   ChangeOutcome,
+  InFlight,
   OnCallGrant,
+  Outcome,
   RecordedAction,
   RecordedRequest,
 } from './audit';
-export { CHANGE_OUTCOMES } from './audit';
+export { CHANGE_OUTCOMES, IN_FLIGHT, isInFlight, OUTCOMES } from './audit';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';
 export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';
@@ -30,12 +32,13 @@ export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, Approv
 export type { ApprovalStatus } from './approval-states';
 export type { ChangeFreeze, Freeze } from './freeze';
 export type { BreakGlass, BreakGlassWindow } from './break-glass';
-export type { ChangeEventBacklog, ChangeEventItem, ChangeEvents, ChangeEventState } from './change-events';
-export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES } from './approval-states';
+export type { ChangeEnd, ChangeEventBacklog, ChangeEventItem, ChangeEvents, ChangeEventState } from './change-events';
+export { CHANGE_ENDS, isChangeEnd } from './change-events';
+export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES, RECORDED_AS, recordedOutcome } from './approval-states';
 export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './approval-states';
 export type { RateCounter, RateDecision } from './rates';
 export type { CloudOutcome, FollowedChange, FollowProgress, Follows, FollowStatus, FollowSubject, NewFollow } from './follows';
-export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome } from './follows';
+export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome, OUTCOME_OF_CLOUD } from './follows';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 export { deferStore, type DeferredStore } from './deferred';
 export { openStoreWhenReachable, type StoreWaitOptions } from './wait';
@@ -63,7 +66,7 @@ export async function openStore(config: Config, logger: Logger): Promise<Store> 
     log.info('store ready', { dialect: 'postgres', schemaVersion: SCHEMA_VERSION, maxConnections: config.dbMaxConnections });
     return store;
   }
-  const store = openSqliteStore(config.dbPath, common);
+  const store = openSqliteStore(config.dbPath, { ...common, logger: log });
   log.info('store ready', { dialect: 'sqlite', schemaVersion: SCHEMA_VERSION, path: config.dbPath });
   return store;
 }

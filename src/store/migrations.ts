@@ -253,11 +253,52 @@ function version9(t: DialectTypes): string[] {
 }
 
 /**
+ * One outcome, told the same everywhere (docs/product.md): the records' outcomes become those of one vocabulary, each
+ * record keeping what its old outcome said where the new one says less (`former_outcome`), and a followed change's
+ * record the step it ended on; a person's records are also those of the changes they asked for (an index on the
+ * requester). Refusals before anything was sent (what was `denied`, `invalid`, `busy`) are
+ * `refused`, and a second person's no (`rejected`) is `denied`; an accepted change is `done`, `failed`, `cancelled`
+ * or `unknown` as the cloud ended it, or `scheduled` or `running` while it is followed, or `unknown` when it was
+ * accepted before changes were followed; an answer that could not be read, or an instance that stopped mid-call, is
+ * `unknown`. An approval's record took the outcome of the change it ran (before, the change was a record of its own,
+ * which stays).
+ */
+function version10(): string[] {
+  const followed = 'FROM followed_changes f WHERE f.record_id = audit_records.id';
+  return [
+    `ALTER TABLE audit_records ADD COLUMN cloud_step TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN former_outcome TEXT`,
+    // A person's records are theirs or asked for by them (an approved change's record is about who approved it).
+    `CREATE INDEX audit_records_requested_by ON audit_records (requested_by, id) WHERE requested_by IS NOT NULL`,
+    `UPDATE audit_records SET cloud_step = (SELECT f.step ${followed}) WHERE cloud_outcome IS NOT NULL`,
+    `UPDATE audit_records SET former_outcome = outcome
+       WHERE outcome IN ('denied', 'invalid', 'busy', 'succeeded', 'applied_unreadable', 'interrupted', 'rejected', 'approved')`,
+    // Refusals first, so that a second person's no, `denied` from the next statement on, is never taken for one.
+    `UPDATE audit_records SET outcome = 'refused' WHERE outcome IN ('denied', 'invalid', 'busy')`,
+    `UPDATE audit_records SET outcome = 'denied' WHERE outcome = 'rejected'`,
+    `UPDATE audit_records SET outcome = 'unknown' WHERE outcome IN ('applied_unreadable', 'interrupted')`,
+    `UPDATE audit_records SET outcome = CASE cloud_outcome
+         WHEN 'complete' THEN 'done' WHEN 'failed' THEN 'failed' WHEN 'cancelled' THEN 'cancelled' ELSE 'unknown' END
+       WHERE outcome = 'succeeded' AND cloud_outcome IS NOT NULL`,
+    `UPDATE audit_records SET outcome = (SELECT CASE f.status WHEN 'running' THEN 'running' ELSE 'scheduled' END ${followed})
+       WHERE outcome = 'succeeded' AND EXISTS (SELECT 1 ${followed})`,
+    `UPDATE audit_records SET outcome = 'done' WHERE outcome = 'succeeded' AND action IN ('freeze', 'unfreeze')`,
+    `UPDATE audit_records SET outcome = 'unknown' WHERE outcome = 'succeeded'`,
+    `UPDATE audit_records SET outcome = COALESCE(
+         (SELECT c.outcome FROM audit_records c
+           WHERE c.approval_id = audit_records.approval_id AND c.id > audit_records.id AND c.outcome NOT IN ('approved', 'started')
+           ORDER BY c.id LIMIT 1),
+         'unknown')
+       WHERE outcome = 'approved'`,
+  ];
+}
+
+/**
  * On call, break glass and the incident's timeline (docs/product.md, On call): each audit record may keep the on-call
  * shift its role came from, the break-glass window it ran under and who reviewed that use; the windows themselves;
  * and the outbox of change events for PagerDuty, one per record (its unique index: an event is never queued twice).
  */
-function version10(t: DialectTypes): string[] {
+function version11(t: DialectTypes): string[] {
   return [
     `ALTER TABLE audit_records ADD COLUMN on_call ${t.json}`,
     `ALTER TABLE audit_records ADD COLUMN break_glass TEXT`,
@@ -348,9 +389,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
+    description:
+      'one outcome told the same everywhere: records migrated to its vocabulary, keeping their former outcome, and the step a followed change ended on',
+    sqlite: version10(),
+    postgres: version10(),
+  },
+  {
+    version: 11,
     description: 'on-call shifts and break-glass uses on audit records, break-glass windows, the outbox of PagerDuty change events',
-    sqlite: version10(SQLITE_TYPES),
-    postgres: version10(POSTGRES_TYPES),
+    sqlite: version11(SQLITE_TYPES),
+    postgres: version11(POSTGRES_TYPES),
   },
 ];
 

@@ -34,16 +34,20 @@ export interface AuditRecordsTable {
   cloud_outcome: string | null;
   /** JSON text: the ids of the transactions that ran it. Since version 9. */
   transaction_ids: string | null;
-  /** JSON text: the on-call shift the role came from (OnCallGrant). Since version 10. */
+  /** The action of the transaction a followed change ended on (the one that failed, or was cancelled). Since version 10. */
+  cloud_step: string | null;
+  /** What the record's outcome was before version 10 (one vocabulary), where it said more than its outcome now. */
+  former_outcome: string | null;
+  /** JSON text: the on-call shift the role came from (OnCallGrant). Since version 11. */
   on_call: string | null;
-  /** The break-glass window the change ran under, without a second person. Since version 10. */
+  /** The break-glass window the change ran under, without a second person. Since version 11. */
   break_glass: string | null;
-  /** Who acknowledged a break-glass use after the incident, and when. Since version 10. */
+  /** Who acknowledged a break-glass use after the incident, and when. Since version 11. */
   reviewed_by: string | null;
   reviewed_at: string | null;
 }
 
-/** A break-glass window (docs/product.md, On call): one person's changes run without a second person until it ends. Since version 10. */
+/** A break-glass window (docs/product.md, On call): one person's changes run without a second person until it ends. Since version 11. */
 export interface BreakGlassWindowsTable {
   id: string;
   user_id: string;
@@ -56,7 +60,7 @@ export interface BreakGlassWindowsTable {
   ended_by: string | null;
 }
 
-/** Change events waiting for PagerDuty (src/timeline): one per change that ended, claimed under a lease. Since version 10. */
+/** Change events waiting for PagerDuty (src/timeline): one per change that ended, claimed under a lease. Since version 11. */
 export interface ChangeEventsTable {
   id: Generated<number>;
   record_id: number;

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
+import type { Logger } from '../log';
 import { DEFAULT_STORE_OPTIONS, type StoreOptions } from './kysely/rows';
 import { createKyselyStore } from './kysely/store';
 import { migrateSqlite } from './migrations';
@@ -19,13 +20,20 @@ import { storeError } from './unavailable';
 export const BUSY_TIMEOUT_MS = 5000;
 
 /**
+ * The database, its -wal and -shm files: readable and writable by their owner only. The audit trail, the prepared
+ * requests and who asked for what are nobody else's to read on a shared machine. SQLite gives a new -wal and -shm the
+ * database's own mode.
+ */
+const OWNER_ONLY = 0o600;
+
+/**
  * Opens (creating it and its directory when missing, migrating it forward) the
  * store at `path`; `:memory:` for a throwaway one. Synchronous: SQLite needs
  * no round trip to open. A path that cannot hold the database (a directory,
  * under a file, not writable by this process, not a SQLite file) throws a
  * ConfigError naming VS_DB_PATH and what to do.
  */
-export function openSqliteStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number } = {}): Store {
+export function openSqliteStore(path: string, options: Partial<StoreOptions> & { busyTimeoutMs?: number; logger?: Pick<Logger, 'warn'> } = {}): Store {
   const inMemory = path === ':memory:' || path === '';
   if (!inMemory) {
     const problem = dbPathProblem(path);
@@ -33,7 +41,12 @@ export function openSqliteStore(path: string, options: Partial<StoreOptions> & {
   }
   let db: Database.Database;
   try {
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    if (!inMemory) {
+      // Missing folders are made for the owner only; the file is made owner-only before SQLite opens it.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      createOwnerOnly(path);
+      tightenOwnerOnly(path, options.logger);
+    }
     db = new Database(path);
   } catch (error) {
     throw openError(error, path);
@@ -88,6 +101,32 @@ export function dbPathProblem(path: string): string | null {
   }
   if (found && !allowed(file, constants.R_OK | constants.W_OK)) return `this process may not read and write ${where}: ${WRITABLE_HINT}`;
   return null;
+}
+
+/** Creates the database file, empty (which SQLite takes as a new database), owner-only; one that exists is left to tightenOwnerOnly. */
+function createOwnerOnly(path: string): void {
+  try {
+    writeFileSync(path, '', { flag: 'wx', mode: OWNER_ONLY });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+}
+
+/**
+ * The database and its -wal and -shm files as they are found, made owner-only where anyone else may read or write
+ * them (a file made before this rule, or copied in), and said so in the log: which file, and its mode before.
+ */
+function tightenOwnerOnly(path: string, logger: Pick<Logger, 'warn'> | undefined): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    const found = statSync(file, { throwIfNoEntry: false });
+    if (!found || (found.mode & 0o077) === 0) continue;
+    chmodSync(file, found.mode & 0o700);
+    logger?.warn('the SQLite file was readable by others: made readable and writable by its owner only', {
+      file: resolve(file),
+      modeBefore: (found.mode & 0o777).toString(8).padStart(4, '0'),
+      modeNow: (found.mode & 0o700).toString(8).padStart(4, '0'),
+    });
+  }
 }
 
 const WRITABLE_ELSE = 'set VS_DB_PATH to a file in a folder it may write';

@@ -1,33 +1,13 @@
-import type { AuditRecord } from '../store';
+import { isChangeEnd, type AuditRecord, type ChangeEnd } from '../store';
 
 // How a change ended, in the one vocabulary (docs/product.md, One outcome, told the same everywhere): the one place
-// the timeline reads it off a record. The store says it in two fields today (the record's own outcome, and the cloud's
-// once followed); once src/changes has the one outcome of a record, this is where it is taken instead.
+// the timeline reads it off a record. A record's outcome is its change's (src/changes/outcome.ts); its ends are the
+// store's CHANGE_ENDS, whichever way it got there (followed to its end, refused by the cloud API, its answer
+// unreadable, its instance died).
 
-/** The ends a change event tells (docs/product.md, On call: every change that ends). */
-export type ChangeEnd = 'done' | 'failed' | 'cancelled' | 'unknown';
+export type { ChangeEnd } from '../store';
 
-/** How the change of a record ended; null while it has not (or it is no change the cloud was asked for). */
-export function endOf(record: Pick<AuditRecord, 'outcome' | 'cloudOutcome'>): ChangeEnd | null {
-  switch (record.cloudOutcome) {
-    case 'complete':
-      return 'done';
-    case 'failed':
-    case 'cancelled':
-    case 'unknown':
-      return record.cloudOutcome;
-    default:
-      break;
-  }
-  switch (record.outcome) {
-    // The cloud API refused it (or did not answer): failed, whatever the status.
-    case 'failed':
-      return 'failed';
-    // Applied, its answer unreadable; or its instance died mid-call: look in the control panel.
-    case 'applied_unreadable':
-    case 'interrupted':
-      return 'unknown';
-    default:
-      return null;
-  }
+/** How the change of a record ended; null while it has not (scheduled, running, in flight), or when it never was one. */
+export function endOf(record: Pick<AuditRecord, 'outcome'>): ChangeEnd | null {
+  return isChangeEnd(record.outcome) ? record.outcome : null;
 }

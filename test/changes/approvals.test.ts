@@ -189,7 +189,8 @@ describe('deciding', () => {
     }
     expect(t.calls).toEqual([]);
     expect((await t.store.approvals.get(approval.id))!.status).toBe('requested');
-    const denied = (await records(t)).filter((r) => r.outcome === 'denied');
+    // Refused clicks, not a denial of the request (which stays open).
+    const denied = (await records(t)).filter((r) => r.outcome === 'refused');
     expect(denied).toHaveLength(2);
     expect(denied[0]).toMatchObject({
       userId: 'UADMIN',
@@ -203,7 +204,7 @@ describe('deciding', () => {
       approvalId: approval.id,
       detail: 'the requester may not approve their own request',
     });
-    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'denied', 'denied']);
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'refused', 'refused']);
   });
 
   test('the role the change needs, now: a viewer and an operator are refused a restore; an operator may decide an add-disk', async () => {
@@ -246,7 +247,7 @@ describe('deciding', () => {
       },
     });
     expect((await records(t)).at(-1)).toMatchObject({
-      outcome: 'denied',
+      outcome: 'refused',
       userId: 'UADMIN2',
       requestedBy: 'UGROUPIE',
       detail: 'the requester UGROUPIE could no longer ask for it: role none, needs admin',
@@ -293,9 +294,10 @@ describe('deciding', () => {
     const store = t.store;
     const racing = { ...store, freeze: { ...store.freeze, current: async () => (await store.freeze.current()) ?? (await store.freeze.start(freeze), null) } };
     const result = await createChanges({ ...t.deps, store: racing }).decide(approval.id, { userId: 'UADMIN2' }, 'approve');
-    expect(result).toMatchObject({ outcome: 'approved', change: { outcome: 'frozen', freeze, record: { outcome: 'denied', decidedBy: 'UADMIN2' } } });
+    expect(result).toMatchObject({ outcome: 'approved', change: { outcome: 'frozen', freeze, record: { outcome: 'refused', decidedBy: 'UADMIN2' } } });
     expect(t.calls).toEqual([]);
-    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'approved', 'denied']);
+    // The approval's record is the change's: refused, as it was never sent.
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'refused']);
   });
 
   test('Deny: rejected, recorded with both people, nothing called; a later click hears who decided', async () => {
@@ -307,7 +309,7 @@ describe('deciding', () => {
       outcome: 'rejected',
       approval: { ...approval, status: 'rejected', decidedBy: 'UADMIN2', decidedAt: new Date(T0 + 5000).toISOString() },
       record: expect.objectContaining({
-        outcome: 'rejected',
+        outcome: 'denied',
         userId: 'UADMIN2',
         requestedBy: 'UADMIN',
         decidedBy: 'UADMIN2',
@@ -320,7 +322,7 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
     const later = await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve');
     expect(later).toEqual({ outcome: 'closed', approval: (result as { approval: Approval }).approval });
-    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'rejected']);
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'denied']);
   });
 
   test('Deny with a reason: kept with the request and in its record, as typed without the spaces around it, bounded; a blank one is none', async () => {
@@ -330,7 +332,7 @@ describe('deciding', () => {
     expect(result).toMatchObject({
       outcome: 'rejected',
       approval: { status: 'rejected', decisionReason: 'wrong backup: restore last night’s' },
-      record: { outcome: 'rejected', detail: 'rejected by UADMIN2 because “wrong backup: restore last night’s”; nothing was changed' },
+      record: { outcome: 'denied', detail: 'rejected by UADMIN2 because “wrong backup: restore last night’s”; nothing was changed' },
     });
     const blank = await askRestore(t);
     expect(await t.changes.decide(blank.id, { userId: 'UADMIN2' }, 'reject', '   ')).toMatchObject({ approval: { decisionReason: null } });
@@ -347,7 +349,7 @@ describe('deciding', () => {
     const approval = await askRestore(t, 'UGROUPIE');
     const other = await t.changes.withdraw(approval.id, { userId: 'UADMIN2' });
     expect(other).toMatchObject({ outcome: 'denied', decision: { allowed: false, denial: { code: 'not_requester', requestedBy: 'UGROUPIE' } } });
-    expect((await records(t)).at(-1)).toMatchObject({ outcome: 'denied', userId: 'UADMIN2', detail: 'only the requester, UGROUPIE, may withdraw it' });
+    expect((await records(t)).at(-1)).toMatchObject({ outcome: 'refused', userId: 'UADMIN2', detail: 'only the requester, UGROUPIE, may withdraw it' });
     // Their role lost and changes frozen: the requester may still take back what they asked for.
     t.groups.SADMINS = [];
     t.advance(2000);
@@ -384,24 +386,27 @@ describe('deciding', () => {
       outcome: 'approved',
       approval: { status: 'approved', decidedBy: 'UADMIN2' },
       record: { outcome: 'approved', userId: 'UADMIN2', detail: 'approved by UADMIN2; the change runs now' },
-      change: { outcome: 'succeeded', value: { id: 9 }, record: { outcome: 'succeeded', apiStatus: 200 } },
+      change: { outcome: 'succeeded', value: { id: 9 }, record: { outcome: 'scheduled', apiStatus: 200 } },
     });
     expect(t.calls).toEqual([expect.objectContaining({ operation: 'restore_backup', ...approval.apiRequest })]);
-    const [requested, approved, succeeded] = await records(t);
+    // Two records: the request, and the approval, which is the change's record from then on (docs/product.md, One outcome).
+    const [requested, approved, ...none] = await records(t);
+    expect(none).toEqual([]);
     expect(requested).toMatchObject({ outcome: 'requested', userId: 'UADMIN' });
-    expect(approved).toMatchObject({ outcome: 'approved', userId: 'UADMIN2', requestedBy: 'UADMIN', decidedBy: 'UADMIN2', approvalId: approval.id });
-    expect(succeeded).toMatchObject({
-      outcome: 'succeeded',
-      userId: 'UADMIN',
+    expect(approved).toMatchObject({
+      id: (result as { record: { id: number } }).record.id,
+      outcome: 'scheduled',
+      userId: 'UADMIN2',
       channelId: CHANNEL,
       requestedBy: 'UADMIN',
       decidedBy: 'UADMIN2',
       approvalId: approval.id,
       apiRequest: approval.apiRequest,
       at: new Date(T0 + 1000).toISOString(),
-      detail: 'backup 9 restored onto disk 7 of VS 42',
+      detail: 'restore of backup 9 onto disk 7 of VS 42',
     });
-    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
+    // Heard of as it was written, then as it was settled.
+    expect(t.recorded.map((r) => r.outcome)).toEqual(['requested', 'approved', 'scheduled']);
     // Decided: the next click is told so, and nothing runs again.
     expect(await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve')).toMatchObject({ outcome: 'closed', approval: { status: 'approved' } });
     expect(t.calls).toHaveLength(1);
@@ -438,7 +443,7 @@ describe('deciding', () => {
       outcome: 'approved',
       change: { outcome: 'failed', error: { status: 422 }, formErrors: ['Backup is locked'], record: { apiStatus: 422 } },
     });
-    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'approved', 'failed']);
+    expect((await records(t)).map((r) => r.outcome)).toEqual(['requested', 'failed']);
     expect(await t.changes.decide(approval.id, { userId: 'UGROUPIE' }, 'approve')).toMatchObject({ outcome: 'closed' });
     expect(t.calls).toHaveLength(1);
   });
@@ -458,7 +463,7 @@ describe('deciding', () => {
     expect(t.calls).toEqual([]);
   });
 
-  test('what would be sent now differs from what was approved (VS_API_FORMAT changed): not sent, recorded as failed', async () => {
+  test('what would be sent now differs from what was approved (VS_API_FORMAT changed): not sent, its record refused', async () => {
     t = setup();
     const approval = await askRestore(t);
     const xml = setup({ format: 'xml' });
@@ -470,8 +475,9 @@ describe('deciding', () => {
         outcome: 'not_sent',
         why: { code: 'changed', current: { method: 'POST', path: '/backups/9/restore.xml', body: null } },
         record: {
-          outcome: 'failed',
-          userId: 'UADMIN',
+          outcome: 'refused',
+          userId: 'UADMIN2',
+          requestedBy: 'UADMIN',
           decidedBy: 'UADMIN2',
           apiRequest: approval.apiRequest,
           detail: 'not sent: the bot would now send POST /backups/9/restore.xml, not the request that was approved; nothing was changed',
@@ -516,7 +522,7 @@ describe('deciding', () => {
           outcome: 'not_sent',
           why: { code: 'other_cloud' },
           record: {
-            outcome: 'failed',
+            outcome: 'refused',
             decidedBy: 'UADMIN2',
             detail: 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed',
           },
@@ -731,7 +737,7 @@ describe('what each step keeps, and logs', () => {
     t = setup({ logger: log.logger });
     const approval = await workflowRequest();
     const refused = await t.changes.claim(approval.id, { userId: 'UVIEW' });
-    expect(refused).toMatchObject({ outcome: 'denied', record: { outcome: 'denied', userId: 'UVIEW', requestedBy: null, approvalId: approval.id } });
+    expect(refused).toMatchObject({ outcome: 'denied', record: { outcome: 'refused', userId: 'UVIEW', requestedBy: null, approvalId: approval.id } });
     expect(log.lines()).toContainEqual(
       expect.objectContaining({
         level: 'info',

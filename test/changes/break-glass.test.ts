@@ -50,7 +50,7 @@ describe('opening a window', () => {
       approvers: { groups: ['SONCALL'], users: ['UADMIN', 'UADMIN2'] },
       record: {
         action: 'breakglass',
-        outcome: 'succeeded',
+        outcome: 'done',
         userId: 'UOPER',
         target: 'changes',
         params: {
@@ -76,7 +76,7 @@ describe('opening a window', () => {
     expect(await t.changes.breakGlass(ctx('UVIEW'), 'let me in')).toMatchObject({
       outcome: 'denied',
       decision: { role: 'viewer', needed: 'operator', denial: { code: 'role' } },
-      record: { action: 'breakglass', outcome: 'denied', userId: 'UVIEW' },
+      record: { action: 'breakglass', outcome: 'refused', userId: 'UVIEW' },
     });
     expect(await t.changes.breakGlassOf('UVIEW')).toBeNull();
     await t.store.close();
@@ -107,7 +107,7 @@ describe('under an open window', () => {
     const opened = await t.changes.breakGlass(ctx('UOPER'), 'kernel hung on web-1');
     if (opened.outcome !== 'opened') throw new Error(opened.outcome);
     const ran = await t.changes.submit(as('UOPER'), 'power_reboot', 42, REBOOT);
-    expect(ran).toMatchObject({ outcome: 'succeeded', breakGlass: { id: opened.window.id }, record: { breakGlass: opened.window.id, outcome: 'succeeded' } });
+    expect(ran).toMatchObject({ outcome: 'succeeded', breakGlass: { id: opened.window.id }, record: { breakGlass: opened.window.id, outcome: 'scheduled' } });
     expect(t.calls.map((c) => c.path)).toEqual(['/virtual_machines/42/reboot.json']);
     // Someone else's waits, as always.
     expect(await t.changes.submit(as('UADMIN'), 'power_reboot', 42, REBOOT)).toMatchObject({ outcome: 'requested' });
@@ -206,7 +206,7 @@ describe('the review', () => {
     expect(await t.changes.acknowledge(own.record.id, ctx('UOPER'))).toMatchObject({
       outcome: 'denied',
       decision: { needed: 'admin', denial: { code: 'role' } },
-      record: { action: 'breakglass_ack', outcome: 'denied' },
+      record: { action: 'breakglass_ack', outcome: 'refused' },
     });
     expect(await t.changes.acknowledge(own.record.id, ctx('UADMIN2'))).toMatchObject({ outcome: 'acknowledged' });
     const plain = await t.changes.submit(as('UOPER'), 'power_shutdown', 42, { power_action: 'shutdown', confirm: '42', reason: 'x' });

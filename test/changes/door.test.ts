@@ -354,7 +354,7 @@ describe('execute: one allowed, valid change', () => {
           level: 'error',
           msg: 'could not settle the audit record',
           record: started!.id,
-          completion: expect.objectContaining({ outcome: 'succeeded', apiStatus: 201 }),
+          completion: expect.objectContaining({ outcome: 'scheduled', apiStatus: 201 }),
           error: expect.objectContaining({ message: 'SQLITE_IOERR' }),
         }),
       );

@@ -72,9 +72,9 @@ test('a freeze committed on another instance after the door read the freeze, bef
   const t = openDoor({ roles: ROLES, store: racing });
   try {
     const result = await t.changes.submit({ userId: 'UOPER', channelId: 'CINCIDENT', submissionKey: 'V1' }, 'disk_add', 42, goodDiskForm);
-    expect(result).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen', freeze: FREEZE } }, record: { outcome: 'denied' } });
+    expect(result).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen', freeze: FREEZE } }, record: { outcome: 'refused' } });
     expect(t.calls).toEqual([]);
-    expect((await one.audit.latest(10)).map((r) => r.outcome)).toEqual(['denied']);
+    expect((await one.audit.latest(10)).map((r) => r.outcome)).toEqual(['refused']);
     // Nothing was claimed: once unfrozen, the same form may be sent again.
     expect(await one.claims.claim('V1', '2024-05-01T10:00:02.000Z')).toBe(true);
   } finally {

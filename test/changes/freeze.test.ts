@@ -24,7 +24,7 @@ const setup = (options: Partial<DoorOptions> = {}) => openDoor({ roles: ROLES, .
 
 /** The record of the freeze switched on or off by `userId`, at `at`. */
 const switchRecord = (action: 'freeze' | 'unfreeze', userId: string, at: string, fields: Partial<AuditRecord>) =>
-  expect.objectContaining({ action, target: 'changes', userId, outcome: 'succeeded', at, ...fields });
+  expect.objectContaining({ action, target: 'changes', userId, outcome: 'done', at, ...fields });
 
 describe('the freeze', () => {
   let t: Door;
@@ -63,7 +63,7 @@ describe('the freeze', () => {
     const submitted = await t.changes.submit({ ...ctx('UOPER'), submissionKey: 'V1' }, 'disk_add', 42, goodDiskForm);
     expect(submitted).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } } });
     expect(t.calls).toEqual([]);
-    const denied = (await t.store.audit.latest(10)).filter((r) => r.outcome === 'denied');
+    const denied = (await t.store.audit.latest(10)).filter((r) => r.outcome === 'refused');
     expect(denied.map((r) => r.detail)).toEqual(Array(3).fill(`changes are frozen (by UADMIN at ${new Date(T0).toISOString()}: storage migration)`));
   });
 
@@ -117,13 +117,13 @@ describe('the freeze', () => {
     expect(refused).toMatchObject({
       outcome: 'denied',
       decision: { action: 'freeze', role: 'operator', needed: 'admin', denial: { code: 'role' } },
-      record: { action: 'freeze', target: 'changes', userId: 'UOPER', outcome: 'denied', params: { reason: 'because' }, detail: 'role operator, needs admin' },
+      record: { action: 'freeze', target: 'changes', userId: 'UOPER', outcome: 'refused', params: { reason: 'because' }, detail: 'role operator, needs admin' },
     });
     expect(await t.changes.frozen()).toBeNull();
     await t.changes.freeze(ctx('UADMIN'), 'real');
     expect(await t.changes.unfreeze(ctx('UOPER'))).toMatchObject({ outcome: 'denied', record: { action: 'unfreeze', params: {} } });
     expect(await t.changes.frozen()).toMatchObject({ reason: 'real' });
-    expect(t.recorded.map((r) => `${r.action} ${r.outcome}`)).toEqual(['freeze denied', 'freeze succeeded', 'unfreeze denied']);
+    expect(t.recorded.map((r) => `${r.action} ${r.outcome}`)).toEqual(['freeze refused', 'freeze done', 'unfreeze refused']);
   });
 
   test('a policy that fails answers no', async () => {

@@ -79,7 +79,7 @@ test('a request the form would refuse is recorded as invalid with every problem,
   expect(result).toMatchObject({
     outcome: 'invalid',
     fieldErrors: { disk_type: 'Choose HDD or SSD', disk_size: 'Enter a whole number of GB, at least 1', reason: expect.stringContaining('reason') },
-    record: { outcome: 'invalid', userId: '', workflowExecutionId: s.workflowExecutionId },
+    record: { outcome: 'refused', userId: '', workflowExecutionId: s.workflowExecutionId },
   });
   expect((await t.changes.request(step({ reason: 'x'.repeat(501) }), 'backup_restore', 9, { confirm: '9' })).outcome).toBe('invalid');
   expect(await t.store.approvals.open(T0)).toEqual([]);
@@ -91,9 +91,9 @@ test('while changes are frozen a workflow cannot ask: refused with the freeze, r
   expect(await t.changes.request(s, 'disk_add', 42, DISK)).toMatchObject({
     outcome: 'frozen',
     freeze,
-    record: { outcome: 'denied', userId: '', action: 'disk_add', target: 'vs:42', workflowExecutionId: s.workflowExecutionId },
+    record: { outcome: 'refused', userId: '', action: 'disk_add', target: 'vs:42', workflowExecutionId: s.workflowExecutionId },
   });
-  expect(t.recorded.at(-1)).toMatchObject({ outcome: 'denied', detail: expect.stringContaining('changes are frozen (by UADMIN') });
+  expect(t.recorded.at(-1)).toMatchObject({ outcome: 'refused', detail: expect.stringContaining('changes are frozen (by UADMIN') });
   expect(await t.store.approvals.open(T0 + TTL_MS * 2)).toEqual([]);
   expect(t.calls).toEqual([]);
 });
@@ -102,7 +102,7 @@ test('asked before a freeze, nobody can claim it while frozen; unfrozen, the cla
   const { approval } = await requested();
   await t.changes.freeze({ userId: 'UADMIN', channelId: 'CINCIDENT' }, 'maintenance');
   const refused = await t.changes.claim(approval.id, { userId: 'UOPER' });
-  expect(refused).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } }, record: { outcome: 'denied', userId: 'UOPER' } });
+  expect(refused).toMatchObject({ outcome: 'denied', decision: { denial: { code: 'frozen' } }, record: { outcome: 'refused', userId: 'UOPER' } });
   await t.changes.unfreeze({ userId: 'UADMIN', channelId: 'CINCIDENT' });
   expect((await t.changes.claim(approval.id, { userId: 'UOPER' })).outcome).toBe('claimed');
 });
@@ -115,7 +115,7 @@ test('a claim needs the role the change needs now and a channel where changes ar
   const restore = await t.changes.request(step(), 'backup_restore', 9, { confirm: '9' });
   if (restore.outcome !== 'requested') throw new Error(restore.outcome);
   expect(await t.changes.claim(restore.approval.id, { userId: 'UOPER' })).toMatchObject({ outcome: 'denied', decision: { needed: 'admin' } });
-  const denials = (await t.store.audit.latest(20)).filter((r) => r.outcome === 'denied');
+  const denials = (await t.store.audit.latest(20)).filter((r) => r.outcome === 'refused');
   expect(denials.map((r) => [r.userId, r.approvalId])).toEqual(
     expect.arrayContaining([
       ['UVIEW', approval.id],
@@ -146,9 +146,10 @@ test('the first claim wins: the claimer is the requester, the request is open an
   expect(records.map((r) => [r.outcome, r.userId])).toEqual([
     ['requested', ''],
     ['requested', 'UOPER'],
-    ['denied', 'UOPER'],
-    ['approved', 'UOPER2'],
-    ['succeeded', 'UOPER'],
+    // Approving one's own claimed request is a refused click, not a denial of the request.
+    ['refused', 'UOPER'],
+    // The approval, the change's record from then on: scheduled once the cloud accepted it.
+    ['scheduled', 'UOPER2'],
   ]);
   for (const r of records) expect(r.workflowExecutionId).toBe(s.workflowExecutionId);
 });

@@ -226,12 +226,25 @@ describe('once its transaction is found', () => {
     expect(await where(third)).toEqual({ status: 'pending', transactionIds: [101, 102, 103], step: 'update_fstab' });
   });
 
-  test('failed or cancelled in the cloud: ended so, with its step, told at once', async () => {
+  test('failed or cancelled in the cloud: ended so, with its step, told at once; the disk and its server read again (what now, what was left)', async () => {
+    world.disk = { built: false, locked: false };
+    world.vm = { locked: false };
     for (const status of ['failed', 'cancelled'] as const) {
       world.server = [tx(101, 'build_disk', status)];
       const { progress } = await pollAt(building(), 20_000);
-      expect(progress).toMatchObject({ status, transactionIds: [101], step: 'build_disk', endedAtMs: T0 + 20_000, nextPollAtMs: T0 + 20_000 });
+      expect(progress).toMatchObject({
+        status,
+        transactionIds: [101],
+        step: 'build_disk',
+        endedAtMs: T0 + 20_000,
+        nextPollAtMs: T0 + 20_000,
+        finalState: { built: false, locked: false, serverBooted: true, serverLocked: false },
+      });
     }
+    // A read that fails does not keep it from ending: its state is then unknown, and its message says so.
+    world.failing = /\/disks$/;
+    const { progress } = await pollAt(building(), 20_000);
+    expect(progress).toMatchObject({ status: 'cancelled', finalState: {} });
   });
 
   test('complete, and the disk reads built and unlocked: done, with what the read found', async () => {
@@ -399,7 +412,8 @@ describe('where its transactions are listed, and how far back', () => {
 });
 
 describe("a poll's bookkeeping", () => {
-  test('at the limit (VS_FOLLOW_MAX_MIN): unknown, its transactions and step kept, the cloud not read; a moment before, polled', async () => {
+  test('at the limit (VS_FOLLOW_MAX_MIN): unknown, its transactions and step kept, its target read again (no transaction); before, polled', async () => {
+    world.vm = { locked: true };
     world.server = [tx(101, 'build_disk', 'running')];
     const change = followed({ status: 'running', transactionIds: [101], step: 'build_disk', polls: 20, intervalMs: 30_000 });
     expect((await pollAt(change, SETTINGS.maxMs - 1)).progress.status).toBe('running');
@@ -412,8 +426,9 @@ describe("a poll's bookkeeping", () => {
       polls: 21,
       endedAtMs: T0 + SETTINGS.maxMs,
       nextPollAtMs: T0 + SETTINGS.maxMs,
+      finalState: { built: false, locked: true, serverBooted: true, serverLocked: true },
     });
-    expect(cloud.requests).toHaveLength(0);
+    expect(cloud.requests.map((r) => r.url).sort()).toEqual(['/virtual_machines/42.json', '/virtual_machines/42/disks.json']);
   });
 
   test('an action this version does not know (a record of a newer one): unknown at once, the cloud not read', async () => {

@@ -100,6 +100,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Tests send many reads and open many forms as one user; the limits have tests of their own (test/slack/user-limits.test.ts).
     VS_READS_PER_USER_PER_MINUTE: '100000',
     VS_CHANGES_PER_USER_PER_MINUTE: '100000',
+    // Workflows run many steps in one channel here; their hourly limits have tests of their own (test/slack/listeners/functions/workflow-limits.test.ts).
+    VS_WORKFLOW_REQUESTS_PER_HOUR: '100000',
+    VS_WORKFLOW_CALLS_PER_HOUR: '100000',
   };
   const logs: string[] = [];
   async function compose(env: Record<string, string>) {

@@ -93,7 +93,7 @@ describe('the audit outbox sender', () => {
       },
       { claimMs: 90_000, batch: 7 },
     );
-    const records = [await t.add('succeeded'), await t.add('failed'), await t.add('interrupted')];
+    const records = [await t.add('done'), await t.add('failed'), await t.add('unknown')];
     expect(await t.sender.runOnce()).toBe(3);
     expect(callsOf(t.calls, 'claim')).toEqual([['me', T0, 90_000, 7]]);
     expect(await t.sender.runOnce()).toBe(0);
@@ -114,7 +114,7 @@ describe('the audit outbox sender', () => {
   test('a post Slack refused is deferred with backoff, counted and logged; it is sent once when Slack takes it', async () => {
     let failures = 3;
     const t = setup(() => (failures-- > 0 ? { ok: false, reason: 'channel_not_found' } : { ok: true }));
-    const record = await t.add('succeeded');
+    const record = await t.add('done');
     const waits: number[] = [];
     for (let i = 0; i < 30 && t.posts.length === 0; i++) {
       await t.sender.runOnce();
@@ -141,7 +141,7 @@ describe('the audit outbox sender', () => {
   test('a 429 waits for Retry-After, holds back the rest of the batch uncounted, and claims nothing before then', async () => {
     let limited = 1;
     const t = setup(() => (limited-- > 0 ? { ok: false, reason: 'ratelimited', retryAfterMs: 30_000 } : { ok: true }));
-    const records = [await t.add('succeeded'), await t.add('failed'), await t.add('busy')];
+    const records = [await t.add('done'), await t.add('failed'), await t.add('refused')];
     expect(await t.sender.runOnce()).toBe(0);
     const [refused, ...deferred] = callsOf(t.calls, 'defer')[0]!;
     const [rest, ...held] = callsOf(t.calls, 'holdBack')[0]!;
@@ -164,7 +164,7 @@ describe('the audit outbox sender', () => {
 
   test('a 429 on the last post of a batch holds nothing back', async () => {
     const t = setup(() => ({ ok: false, reason: 'ratelimited', retryAfterMs: 5_000 }));
-    await t.add('succeeded');
+    await t.add('done');
     await t.sender.runOnce();
     expect(callsOf(t.calls, 'holdBack')).toEqual([]);
     expect(callsOf(t.calls, 'defer')).toHaveLength(1);
@@ -179,7 +179,7 @@ describe('the audit outbox sender', () => {
       { maxRoundMs: 1000 },
     );
     const records = [];
-    for (let i = 0; i < 4; i++) records.push(await t.add('succeeded'));
+    for (let i = 0; i < 4; i++) records.push(await t.add('done'));
     // Posted at +0 and +500; at +1000 the round is over (exactly its time is over).
     expect(await t.sender.runOnce()).toBe(2);
     const held = callsOf(t.calls, 'holdBack');
@@ -191,7 +191,7 @@ describe('the audit outbox sender', () => {
 
   test('posts claimed by a sender that died come back to another once its claims expire', async () => {
     const t = setup(() => ({ ok: true }), { claimMs: 60_000 });
-    const record = await t.add('succeeded');
+    const record = await t.add('done');
     expect(await t.store.outbox.claim('dead', T0, 60_000, 20)).toHaveLength(1);
     t.clock.ms = T0 + 59_999;
     expect(await t.sender.runOnce()).toBe(0);
@@ -202,8 +202,8 @@ describe('the audit outbox sender', () => {
 
   test('one user’s denials: one post a window; those inside it are held back and go out as one summary; changes are never held back', async () => {
     const t = setup();
-    const first = await t.add('denied', 'UMALLORY');
-    const other = await t.add('denied', 'UOTHER');
+    const first = await t.add('refused', 'UMALLORY');
+    const other = await t.add('refused', 'UOTHER');
     await t.sender.runOnce();
     expect(t.posts).toEqual([
       { kind: 'record', record: first },
@@ -212,12 +212,12 @@ describe('the audit outbox sender', () => {
     const later: AuditRecord[] = [];
     for (let i = 0; i < 3; i++) {
       t.clock.ms += 5_000;
-      later.push(await t.add('denied', 'UMALLORY'));
+      later.push(await t.add('refused', 'UMALLORY'));
       await t.sender.runOnce();
     }
     // Each held back until a minute after the first post.
     expect(callsOf(t.calls, 'holdBack').map((c) => c[2])).toEqual([T0 + 60_000, T0 + 60_000, T0 + 60_000]);
-    const change = await t.add('succeeded', 'UMALLORY');
+    const change = await t.add('done', 'UMALLORY');
     await t.sender.runOnce();
     expect(t.posts).toHaveLength(3);
     expect(t.posts[2]).toEqual({ kind: 'record', record: change });
@@ -234,7 +234,7 @@ describe('the audit outbox sender', () => {
 
     // A window after that summary, a single denial goes out at once, on its own.
     t.clock.ms = T0 + 120_000;
-    const alone = await t.add('denied', 'UMALLORY');
+    const alone = await t.add('refused', 'UMALLORY');
     await t.sender.runOnce();
     expect(t.posts[4]).toEqual({ kind: 'record', record: alone });
     expect(callsOf(t.calls, 'holdBack')).toHaveLength(3);
@@ -243,12 +243,12 @@ describe('the audit outbox sender', () => {
   test('thousands of one viewer’s denials: a change is posted next round; the denials follow, one post a minute', async () => {
     const t = setup();
     const denied: number[] = [];
-    for (let i = 0; i < 2500; i++) denied.push((await t.add('denied', 'UVIEWER', `vs:${i}`)).id);
+    for (let i = 0; i < 2500; i++) denied.push((await t.add('refused', 'UVIEWER', `vs:${i}`)).id);
     await t.sender.runOnce();
     expect(t.posts.map((p) => p.kind)).toEqual(['denials']);
 
     t.clock.ms += 100;
-    const change = await t.add('succeeded', 'UOPER', 'vs:7');
+    const change = await t.add('done', 'UOPER', 'vs:7');
     t.clock.ms += 1000; // the next round
     await t.sender.runOnce();
     expect(t.posts[1]).toEqual({ kind: 'record', record: change });
@@ -277,7 +277,7 @@ describe('the audit outbox sender', () => {
       t.state.failing = true; // the store goes down between Slack's answer and the ack
       return { ok: true };
     });
-    const record = await t.add('succeeded');
+    const record = await t.add('done');
     await expect(t.sender.runOnce()).rejects.toThrow('store down');
     // Still down at the next round: it stays to be acknowledged, nothing is claimed.
     const claims = callsOf(t.calls, 'claim').length;
@@ -309,8 +309,8 @@ describe('the audit outbox sender', () => {
       now: () => t.clock.ms,
       random: () => 1,
     });
-    const change = await t.add('succeeded');
-    const denials = [await t.add('denied', 'UVIEWER'), await t.add('denied', 'UVIEWER')];
+    const change = await t.add('done');
+    const denials = [await t.add('refused', 'UVIEWER'), await t.add('refused', 'UVIEWER')];
     expect(await sender.runOnce()).toBe(0);
     refuse = false;
     t.clock.ms += 1000;
@@ -373,7 +373,7 @@ describe('the audit outbox sender’s backoff', () => {
       action: 'disk_add',
       target: 'vs:1',
       params: {},
-      outcome: 'denied',
+      outcome: 'refused',
       apiStatus: null,
       durationMs: 1,
       detail: null,

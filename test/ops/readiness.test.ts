@@ -56,7 +56,7 @@ test('/readyz: 503 while starting, 200 naming the store once ready, 200 with the
 
 test('/metrics: Prometheus text with the product metrics and the process defaults; labels carry no user, channel or target', async () => {
   observeCommand(metrics)('firewall', 'ok');
-  observeChange(metrics)({ action: 'disk_add', outcome: 'succeeded' });
+  observeChange(metrics)({ action: 'disk_add', outcome: 'done' });
   observeChange(metrics)({ action: 'disk_add', outcome: 'started' });
   observeCloudRequest(metrics)('listFirewallRules', '200', 0.012);
   metrics.ackSeconds.observe({ kind: 'command' }, 0.003);
@@ -64,7 +64,7 @@ test('/metrics: Prometheus text with the product metrics and the process default
   expect(m.status).toBe(200);
   expect(m.type).toContain('text/plain');
   expect(m.text).toContain('vs_chatops_commands_total{command="firewall",outcome="ok"} 1');
-  expect(m.text).toContain('vs_chatops_changes_total{action="disk_add",outcome="succeeded"} 1');
+  expect(m.text).toContain('vs_chatops_changes_total{action="disk_add",outcome="done"} 1');
   expect(m.text).not.toContain('outcome="started"');
   expect(m.text).toContain('vs_chatops_cloud_requests_total{operation="listFirewallRules",status="200"} 1');
   expect(m.text).toContain('vs_chatops_cloud_request_seconds_bucket{le="0.025",operation="listFirewallRules"} 1');

@@ -50,7 +50,7 @@ describe('authorization, every action × role × channel restriction', () => {
         );
         const record = (await h.store.audit.latest(1))[0]!;
         expect(record.id).toBeGreaterThan(before);
-        expect(record).toMatchObject({ userId: USERS[role], action, outcome: 'denied', channelId: channelOf(where) });
+        expect(record).toMatchObject({ userId: USERS[role], action, outcome: 'refused', channelId: channelOf(where) });
       }
     } else if (allowed) {
       expect(message!.response_type).toBe(action === 'read' ? 'in_channel' : 'ephemeral');
@@ -77,7 +77,7 @@ describe('authorization, every action × role × channel restriction', () => {
     const posts = h.sandbox.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(allowed ? 1 : 0);
     const record = (await h.store.audit.latest(1))[0]!;
-    expect(record).toMatchObject({ userId: USERS[role], action, channelId, outcome: allowed ? 'succeeded' : 'denied' });
+    expect(record).toMatchObject({ userId: USERS[role], action, channelId, outcome: allowed ? 'scheduled' : 'refused' });
     if (!allowed) expect(visibleText(ack)).toMatch(/Nothing was changed|needs the|only allowed/);
   });
 
@@ -91,7 +91,7 @@ describe('authorization, every action × role × channel restriction', () => {
     await submit(h, action, submitter, view.private_metadata, action === 'disk_add' ? goodDisk : restoreFields);
     await sleep(20);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: submitter, action, outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: submitter, action, outcome: 'refused' });
   });
 
   test('metadata naming another channel cannot smuggle a change past the restriction', async () => {
@@ -104,7 +104,7 @@ describe('authorization, every action × role × channel restriction', () => {
     await sleep(20);
     expect(visibleText(ack)).toMatch(/only allowed/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: OTHER });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', channelId: OTHER });
   });
 
   test('from a shortcut, a change is made only in an allowed channel the user is a member of: picking it is not enough', async () => {
@@ -118,7 +118,7 @@ describe('authorization, every action × role × channel restriction', () => {
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       userId: USERS.operator,
-      outcome: 'denied',
+      outcome: 'refused',
       channelId: ALLOWED,
       detail: expect.stringContaining('not a member'),
     });
@@ -127,7 +127,7 @@ describe('authorization, every action × role × channel restriction', () => {
     const done = await submit(h, 'disk_add', USERS.operator, '{}', shortcutForm, newViewId());
     expect(visibleText(done)).toMatch(/Scheduled/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'succeeded', channelId: ALLOWED });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'scheduled', channelId: ALLOWED });
   });
 
   test('from a shortcut, membership of a 50,000-member channel is checked in one Web API call, member or not', async () => {
@@ -153,7 +153,7 @@ describe('authorization, every action × role × channel restriction', () => {
     await sleep(20);
     expect(visibleText(refused)).toMatch(/could not be checked/);
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: ALLOWED });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', channelId: ALLOWED });
   });
 });
 
@@ -167,9 +167,9 @@ describe('a role that changes between opening the form and submitting it', () =>
       expect(visibleText(ack)).toMatch(/needs the operator role/);
       await sleep(20);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'denied', action: 'disk_add' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, outcome: 'refused', action: 'disk_add' });
       // Both attempts are in the one audit trail: the denial at submission on top.
-      expect((await h.store.audit.latest(5)).map((r) => r.outcome)).toEqual(['denied']);
+      expect((await h.store.audit.latest(5)).map((r) => r.outcome)).toEqual(['refused']);
     } finally {
       await h.close();
     }
@@ -188,12 +188,12 @@ describe('a role that changes between opening the form and submitting it', () =>
       expect(visibleText(ack)).toMatch(/needs the operator role/);
       await sleep(20);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
-      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'denied' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL1', outcome: 'refused' });
 
       const ok = await submit(h, 'disk_add', 'UONCALL2', view.private_metadata, goodDisk, newViewId());
       expect(visibleText(ok.view)).toMatch(/Scheduled/);
       expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'succeeded' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UONCALL2', outcome: 'scheduled' });
     } finally {
       await h.close();
     }

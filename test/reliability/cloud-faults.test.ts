@@ -130,29 +130,31 @@ describe('cloud API faults through the real app (JSON)', () => {
     const again = await openForm(h, 'disk add 42', 'UOPER');
     const ok = await submit(h, 'disk_add', 'UOPER', again.private_metadata, goodDisk);
     expect(visibleText(ok.view)).toMatch(/Scheduled/);
-    await waitFor('the change to be recorded as succeeded', async () => (await h.store.audit.latest(1))[0]?.outcome === 'succeeded');
+    await waitFor('the change to be recorded as scheduled', async () => (await h.store.audit.latest(1))[0]?.outcome === 'scheduled');
   });
 
-  test('an add-disk whose API call answers 2xx with garbage: applied, the modal and the channel say so, the audit records applied_unreadable', async () => {
+  test('an add-disk whose API call answers 2xx with garbage: unknown, never ✅; the modal and the channel say so, the audit records unknown', async () => {
     const view = await openForm(h, 'disk add 42', 'UOPER');
     cloud.handle(faults.garbageJson);
     const before = cloud.requests.length;
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(ack.response_action).toBe('update');
     const text = visibleText(ack.view);
-    expect(text).toMatch(/Applied\. The cloud API accepted the change \(HTTP 200\), but its answer could not be read/);
-    expect(text).not.toMatch(/failed|may or may not/);
+    expect(text).toMatch(/:question: \*Unknown\*: The cloud API accepted the change \(HTTP 200\), but its answer could not be read/);
+    expect(text).not.toMatch(/failed|may or may not|:white_check_mark:/);
     expect(text).not.toMatch(STACK_TRACE);
     expect(cloud.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'disk_add',
       target: 'vs:42',
-      outcome: 'applied_unreadable',
+      outcome: 'unknown',
       apiStatus: 200,
       userId: 'UOPER',
     });
     // The channel hears that it was applied.
-    await waitFor('the channel to hear it was applied', () => h.slack.responses.some((r) => JSON.stringify(r.body).includes('applied, but the cloud API')));
+    await waitFor('the channel to hear it', () =>
+      h.slack.responses.some((r) => JSON.stringify(r.body).includes("unknown, the cloud API's answer could not be read")),
+    );
     cloud.heal();
   });
 });

@@ -157,7 +157,7 @@ describe('hostile and malformed requests to /slack/events', () => {
     expect(res.status).toBe(200);
     expect((res.json() as { response_action: string }).response_action).toBe('errors');
     expect(cloudChanges(h)).toBe(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused' });
   });
 
   test('100 KB of command text gets a short usage answer and no cloud call', async () => {

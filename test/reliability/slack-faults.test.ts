@@ -67,11 +67,11 @@ describe('Slack Web API and response_url failures', () => {
     expect(h.slack.callsTo('views.open').length).toBeLessThanOrEqual(3);
   });
 
-  test('an expired response_url (404): logged with context, no crash, and the bot keeps answering', async () => {
+  test('an expired response_url (404): a failure (the answer reached nobody), logged with context, no crash, and the bot keeps answering', async () => {
     h.slack.failResponseUrl(404);
     await h.command('firewall 42', { user: 'UVIEWER', channel: CHANNEL });
     const done = await commandDone(h, 'UVIEWER');
-    expect(done.outcome).toBe('succeeded');
+    expect(done).toMatchObject({ outcome: 'failed', undelivered: 'expired' });
     const [warn] = linesAbout(h, /could not deliver the answer to Slack/);
     expect(warn).toMatchObject({ level: 'warn', user: 'UVIEWER', channel: CHANNEL });
     expect(JSON.stringify(warn!.error)).toMatch(/404/);
@@ -105,7 +105,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
     const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     expect(visibleText(ack.view)).toMatch(/Scheduled/);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:43' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'scheduled', target: 'vs:43' });
     await waitFor('the failed result post to be logged', () => linesAbout(h, /its message could not be posted/).length > 0);
     expect(JSON.stringify(linesAbout(h, /using the response_url/)[0])).toContain('not_in_channel');
     // The audit post stays in the outbox and is retried; the refusal is logged with Slack's reason.
@@ -117,7 +117,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postEphemeral', () => ({ body: { ok: false, error: 'channel_not_found' } }));
     const ack = await submit(h, 'disk_add', 'UVIEWER', JSON.stringify({ channelId: CHANNEL, vsId: 42 }), goodDisk);
     expect(visibleText(ack)).toMatch(/operator/);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', userId: 'UVIEWER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', userId: 'UVIEWER' });
     expect(h.sandbox.requests).toHaveLength(0);
   });
 
@@ -149,7 +149,7 @@ describe('Slack Web API and response_url failures', () => {
         async () => (await h.store.audit.latest(1))[0]?.target === 'vs:44' && (await h.store.audit.latest(1))[0]?.outcome !== 'started',
         { within: 6000 },
       );
-      expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded' });
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'scheduled' });
       await waitFor('the failed views.update to be logged', () => linesAbout(h, /could not update the modal/).length > 0, { within: 3000 });
       const result = await postedIn(h, CHANNEL, 'Add disk · VS 44', 3000);
       expect(visibleText(result)).toMatch(/20 ?GB/);
@@ -200,7 +200,7 @@ describe('the Slack Web API unreachable', () => {
     );
     expect(res.status).toBe(200);
     expect(visibleText(res.json())).toMatch(/Scheduled/);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'succeeded', target: 'vs:45' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'scheduled', target: 'vs:45' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     // The result post fails after its bounded retries, the audit post waits in the outbox; both are logged, not thrown.
     await waitFor('the refused audit post to be logged', () => h.logs.some((l) => l.includes('Slack did not take an audit post')), {

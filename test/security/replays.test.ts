@@ -35,7 +35,7 @@ async function staleUnfreeze(h: Harness, replayTo: string): Promise<void> {
   expect((await unfreeze.sendTo(h.eventsUrl)).status).toBe(200);
   await waitFor('the first freeze to be lifted', async () => ((await h.store.freeze.current()) === null ? true : undefined));
   await answerTo(h, 'freeze second', { user: 'UADMIN', channel: CHANNEL });
-  const lifts = async () => (await h.store.audit.latest(50)).filter((r) => r.action === 'unfreeze' && r.outcome === 'succeeded').length;
+  const lifts = async () => (await h.store.audit.latest(50)).filter((r) => r.action === 'unfreeze' && r.outcome === 'done').length;
   const lifted = await lifts();
   const before = replaysLogged(h);
   const replay = await unfreeze.sendTo(replayTo);

@@ -2,7 +2,7 @@ import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { useHarnessBehindFaults } from '../helpers/app-harness';
 import { forward, reply } from '../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, goodDisk, openForm, submit, type Ack } from '../helpers/drive';
-import { input } from '../helpers/payloads';
+import { appHomeOpened, input } from '../helpers/payloads';
 import { answerToClick, approvalIdIn, clickOn, deny, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
 
@@ -123,7 +123,7 @@ describe('a click on the request', () => {
     expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
     expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy])).toEqual([
       ['requested', 'UADMIN', 'UADMIN'],
-      ['denied', 'UADMIN', 'UADMIN'],
+      ['refused', 'UADMIN', 'UADMIN'],
     ]);
     await deny(h, 'UADMIN2', asked);
   });
@@ -133,14 +133,14 @@ describe('a click on the request', () => {
     expect(await answerToClick(h, 'UVIEWER', 'approval_approve', asked)).toMatch(/needs the admin role; you are a viewer/);
     expect(await answerToClick(h, 'UOPER', 'approval_deny', asked)).toMatch(/needs the admin role; you are an operator/);
     expect(changePosts()).toEqual([]);
-    expect((await recordsOf(h, asked.id)).filter((r) => r.outcome === 'denied').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
+    expect((await recordsOf(h, asked.id)).filter((r) => r.outcome === 'refused').map((r) => r.userId)).toEqual(['UVIEWER', 'UOPER']);
     await deny(h, 'UADMIN2', asked);
   });
 
   test('by a second admin, twice at once: the change runs once, the message says who approved and the outcome, the later click hears who decided', async () => {
     const asked = await askRestore('UADMIN');
     const [first, second] = await Promise.all([clickOn(h, 'UADMIN2', 'approval_approve', asked), clickOn(h, 'UADMIN2', 'approval_approve', asked)]);
-    const updated = await updatedTo(h, asked, /Approved\* by <@UADMIN2> · scheduled: backup 9 restored/);
+    const updated = await updatedTo(h, asked, /Approved\* by <@UADMIN2> · \*scheduled\*: restore of backup 9 onto/);
     expect(JSON.stringify(updated.blocks)).not.toContain('approval_approve');
     expect(h.slack.messagesIn(CHANNEL).filter((m) => m.ts === asked.ts)).toHaveLength(1);
     expect(changePosts().map((r) => `${r.method} ${r.url}`)).toEqual(['POST /backups/9/restore.json']);
@@ -150,10 +150,10 @@ describe('a click on the request', () => {
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatch(/already approved by <@UADMIN2>/);
     const records = await recordsOf(h, asked.id);
-    expect(records.map((r) => r.outcome)).toEqual(['requested', 'approved', 'succeeded']);
-    expect(records[1]).toMatchObject({ userId: 'UADMIN2', requestedBy: 'UADMIN', decidedBy: 'UADMIN2' });
-    expect(records[2]).toMatchObject({
-      userId: 'UADMIN',
+    // The request, and the approval, which is the change's record from then on: scheduled.
+    expect(records.map((r) => r.outcome)).toEqual(['requested', 'scheduled']);
+    expect(records[1]).toMatchObject({
+      userId: 'UADMIN2',
       requestedBy: 'UADMIN',
       decidedBy: 'UADMIN2',
       apiStatus: 200,
@@ -161,14 +161,14 @@ describe('a click on the request', () => {
     });
     // The audit channel hears each step, naming both people.
     const post = await waitFor('the audit post of the change', () =>
-      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('succeeded')),
+      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('→ *scheduled*')),
     );
-    expect(JSON.stringify(post.args)).toMatch(/<@UADMIN> · \*Restore backup\* · Backup 9 → succeeded[^"]* · approved by <@UADMIN2>/);
+    expect(JSON.stringify(post.args)).toMatch(/:clock4: [^"]*<@UADMIN2> · \*Restore backup\* · Backup 9 → \*scheduled\*[^"]* · asked by <@UADMIN>/);
     expect(JSON.stringify(post.args)).toContain('POST /backups/9/restore.json');
     // /vs audit shows them too, the request behind each record's Details.
     const audit = JSON.stringify(await answerTo(h, 'audit 5', { user: 'UADMIN', channel: CHANNEL }));
-    expect(audit).toMatch(/<@UADMIN> · \*Restore backup\* · Backup 9 → succeeded[^"]* · approved by <@UADMIN2>/);
-    expect(audit).toMatch(/<@UADMIN2> · \*Restore backup\* · Backup 9 → approved · asked by <@UADMIN>/);
+    expect(audit).toMatch(/<@UADMIN2> · \*Restore backup\* · Backup 9 → \*(scheduled|running|done)\*[^"]* · asked by <@UADMIN>/);
+    expect(audit).toMatch(/<@UADMIN> · \*Restore backup\* · Backup 9 → \*requested\*: a second person must approve it/);
     expect(audit).not.toContain('restore.json');
   });
 
@@ -180,7 +180,7 @@ describe('a click on the request', () => {
     expect(changePosts()).toEqual([]);
     expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
       ['requested', null],
-      ['rejected', 'UADMIN2'],
+      ['denied', 'UADMIN2'],
     ]);
   });
 
@@ -208,7 +208,7 @@ describe('a click on the request', () => {
       expect(changePosts()).toEqual([]);
       expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.requestedBy, r.detail])).toEqual([
         ['requested', 'UOPER', 'UOPER', expect.any(String)],
-        ['denied', 'UOPER2', 'UOPER', 'the requester UOPER could no longer ask for it: role none, needs operator'],
+        ['refused', 'UOPER2', 'UOPER', 'the requester UOPER could no longer ask for it: role none, needs operator'],
       ]);
       expect(JSON.stringify(messageOf(h, asked).blocks)).toContain('approval_approve');
       await deny(h, 'UOPER2', asked);
@@ -222,12 +222,15 @@ describe('a click on the request', () => {
     await h.restart({ ...ENV, VS_ACCOUNT_ID: 'another-account' });
     try {
       await clickOn(h, 'UADMIN2', 'approval_approve', asked);
-      await updatedTo(h, asked, /Approved\* by <@UADMIN2>, but not sent: it was prepared for another cloud API or account than the bot uses now/);
+      await updatedTo(
+        h,
+        asked,
+        /Approved\* by <@UADMIN2>, but \*refused\*: not sent, as it was prepared for another cloud API or account than the bot uses now/,
+      );
       expect(changePosts()).toEqual([]);
       expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.detail])).toEqual([
         ['requested', expect.any(String)],
-        ['approved', expect.any(String)],
-        ['failed', 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed'],
+        ['refused', 'not sent: it was prepared for another cloud API or account (VS_API_URL, VS_ACCOUNT_ID); nothing was changed'],
       ]);
     } finally {
       await h.restart(ENV);
@@ -243,7 +246,7 @@ describe('a click on the request', () => {
     );
     expect(changePosts()).toEqual([]);
     expect((await recordsOf(h, asked.id)).at(-1)).toMatchObject({
-      outcome: 'denied',
+      outcome: 'refused',
       userId: 'UGROUPADMIN',
       detail: expect.stringMatching(/^changes are frozen/),
     });
@@ -263,15 +266,39 @@ describe('the exact request', () => {
   test('an approved disk is sent exactly as the message showed it, and a 422 is shown in the message with the API messages', async () => {
     const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text('a "quoted" <label> & more') }, 'disk_add');
     await clickOn(h, 'UOPER2', 'approval_approve', asked);
-    await updatedTo(h, asked, /Approved\* by <@UOPER2> · scheduled/);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · \*scheduled\*/);
     const [sent] = changePosts();
     expect(shownRequest(asked.message)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
 
     const refused = await ask('UOPER', `disk add ${REFUSING_VS}`, goodDisk, 'disk_add');
     await clickOn(h, 'UOPER2', 'approval_approve', refused);
-    const message = await updatedTo(h, refused, /Approved\* by <@UOPER2>, but it failed/);
+    const message = await updatedTo(h, refused, /:x: \*Approved\* by <@UOPER2>, but it \*failed\*/);
     expect(JSON.stringify(message.blocks)).toContain('exceeds the free space of the data store (12 GB left)');
     expect((await recordsOf(h, refused.id)).at(-1)).toMatchObject({ outcome: 'failed', apiStatus: 422, decidedBy: 'UOPER2' });
+  });
+
+  test('invisible formatting in a label is shown by name wherever the approver reads the request, and sent as it is', async () => {
+    // A right-to-left override would show "data-exe.txt" as something else entirely; a zero-width space hides itself.
+    const label = 'web\u202Etxt.exe\u202C-data\u200B';
+    const asked = await ask('UOPER', 'disk add 42', { ...goodDisk, label: input.text(label) }, 'disk_add');
+    const shown = shownRequest(asked.message);
+    expect(shown).toContain('web<U+202E>txt.exe<U+202C>-data<U+200B>');
+    expect(shown).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
+    expect(JSON.stringify(asked.message.blocks)).toContain('shown above by name, as <U+202E>; they are sent as they are');
+    // The approver's Home tab shows the same, waiting for them.
+    const before = h.slack.callsTo('views.publish').length;
+    await h.event(appHomeOpened({ user: 'UOPER2' }));
+    const home = JSON.stringify((await h.slack.waitForCalls('views.publish', before + 1))[before]!.args.view);
+    expect(home).toContain('web<U+202E>txt.exe<U+202C>-data<U+200B>');
+    expect(home).not.toMatch(/[\u202A-\u202E\u200B]/);
+
+    await clickOn(h, 'UOPER2', 'approval_approve', asked);
+    await updatedTo(h, asked, /Approved\* by <@UOPER2> · \*scheduled/);
+    const [sent] = changePosts();
+    expect(sent!.body).toContain(JSON.stringify(label).slice(1, -1));
+    // What was shown, its names read back, is what was sent.
+    const named = (text: string) => text.replace(/<U\+([0-9A-F]{4,6})>/g, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)));
+    expect(named(shown)).toBe(`${sent!.method} ${sent!.url}\n\n${sent!.body}`);
   });
 
   describe('a bot with VS_API_FORMAT=xml', () => {
@@ -283,7 +310,7 @@ describe('the exact request', () => {
         /^POST \/virtual_machines\/43\/disks\.xml\n\n<\?xml .*<label>a &quot;quoted&quot; &lt;label&gt; &amp; more<\/label>/,
       );
       await clickOn(x, 'UOPER2', 'approval_approve', asked);
-      await updatedTo(x, asked, /Approved\* by <@UOPER2> · scheduled/);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · \*scheduled\*/);
       const sent = xmlCloud.requests.filter((r) => r.method === 'POST');
       expect(sent.map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shownRequest(asked.message)]);
     });
@@ -309,7 +336,7 @@ describe('the exact request', () => {
       const shown = shownRequest(asked.message);
       for (const field of ['label', 'mount_point', 'hot_attach', 'min_iops', 'require_format_disk', 'file_system']) expect(shown).toContain(`<${field}`);
       await clickOn(x, 'UOPER2', 'approval_approve', asked);
-      await updatedTo(x, asked, /Approved\* by <@UOPER2> · scheduled/);
+      await updatedTo(x, asked, /Approved\* by <@UOPER2> · \*scheduled\*/);
       expect(xmlCloud.requests.filter((r) => r.method === 'POST').map((r) => `${r.method} ${r.url}\n\n${r.body}`)).toEqual([shown]);
     });
   });
@@ -350,12 +377,12 @@ describe('people notice a request', () => {
     const message = await updatedTo(h, asked, /Denied\* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”/);
     expect(JSON.stringify(message.blocks)).not.toContain('approval_');
     expect((await recordsOf(h, asked.id)).at(-1)).toMatchObject({
-      outcome: 'rejected',
+      outcome: 'denied',
       decidedBy: 'UADMIN2',
       detail: 'rejected by UADMIN2 because “wrong backup: <!channel> restore last night’s instead”; nothing was changed',
     });
     const [reply] = await waitFor('the reply in the thread', () => (threadOf(asked).length > 0 ? threadOf(asked) : undefined));
-    expect(reply).toContain('<@UADMIN> :no_entry: *Denied* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”');
+    expect(reply).toContain('<@UADMIN> :no_entry_sign: *Denied* by <@UADMIN2>: “wrong backup: &lt;!channel&gt; restore last night’s instead”');
     expect(changePosts()).toEqual([]);
   });
 
@@ -372,7 +399,7 @@ describe('people notice a request', () => {
     expect(JSON.stringify(ack.view)).toMatch(/already denied by <@UADMIN2>/);
     expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.decidedBy])).toEqual([
       ['requested', null],
-      ['rejected', 'UADMIN2'],
+      ['denied', 'UADMIN2'],
     ]);
   });
 
@@ -387,7 +414,7 @@ describe('people notice a request', () => {
     expect(JSON.stringify(message.blocks)).not.toContain('approval_');
     expect((await recordsOf(h, asked.id)).map((r) => [r.outcome, r.userId, r.decidedBy])).toEqual([
       ['requested', 'UADMIN', null],
-      ['denied', 'UADMIN2', null],
+      ['refused', 'UADMIN2', null],
       ['withdrawn', 'UADMIN', 'UADMIN'],
     ]);
     await waitFor('the reply in the thread', () => threadOf(asked).some((r) => r.includes('<@UADMIN> :leftwards_arrow_with_hook: *Withdrawn*')));
@@ -398,9 +425,9 @@ describe('people notice a request', () => {
   test('approved: the one who asked is told in the thread, with a mention, how the change went', async () => {
     const asked = await askRestore('UADMIN');
     await clickOn(h, 'UADMIN2', 'approval_approve', asked);
-    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · scheduled/);
+    await updatedTo(h, asked, /Approved\* by <@UADMIN2> · \*scheduled\*/);
     await waitFor('the reply in the thread', () =>
-      threadOf(asked).some((r) => r.includes('<@UADMIN> :hourglass: *Approved* by <@UADMIN2> · scheduled: backup 9 restored')),
+      threadOf(asked).some((r) => r.includes('<@UADMIN> :clock4: *Approved* by <@UADMIN2> · *scheduled*: restore of backup 9 onto')),
     );
   });
 });

@@ -67,7 +67,7 @@ test('a viewer may not break glass: told alone, recorded', async () => {
   const answer = await answerTo(h, `breakglass ${REASON}`, { user: 'UVIEWER', channel: CHANNEL });
   expect(answer.response_type).toBe('ephemeral');
   expect(visibleText(answer)).toContain('Rebooting a server needs the operator role; you are a viewer.');
-  expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'breakglass', outcome: 'denied', userId: 'UVIEWER' });
+  expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'breakglass', outcome: 'refused', userId: 'UVIEWER' });
 });
 
 test('opened loudly, a change under it runs at once and is flagged; another admin acknowledges it; closed early, changes wait again', async () => {
@@ -94,7 +94,7 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
       "It waits for an admin's review.",
   );
   const [use] = await h.store.audit.latest(1, { breakGlass: 'uses' });
-  expect(use).toMatchObject({ action: 'power_reboot', userId: 'UOPER', outcome: 'succeeded', reviewedBy: null });
+  expect(use).toMatchObject({ action: 'power_reboot', userId: 'UOPER', outcome: 'scheduled', reviewedBy: null });
   expect(ackValueIn(note.blocks)).toBe(String(use!.id));
   // Someone else's reboot still waits.
   await reboot('UADMIN', 44);

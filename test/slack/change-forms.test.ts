@@ -34,7 +34,7 @@ describe('changes from Slack', () => {
     const unexplained = await submit(h, 'backup_restore', 'UADMIN', restore.private_metadata, { confirm: input.text('9'), reason: input.text('  ') });
     expect(unexplained).toEqual({ response_action: 'errors', errors: { reason: expect.stringMatching(/^Say why the disk is restored/) } });
     expect([...diskPosts(h), ...restorePosts(h)]).toEqual([]);
-    expect((await h.store.audit.latest(3)).map((r) => r.outcome)).toEqual(['invalid', 'invalid', 'invalid']);
+    expect((await h.store.audit.latest(3)).map((r) => r.outcome)).toEqual(['refused', 'refused', 'refused']);
   });
 
   test('a viewer asking to add a disk is denied with the role needed, audited, and nothing opens or is called', async () => {
@@ -47,7 +47,7 @@ describe('changes from Slack', () => {
     await settle();
     expect(h.slack.callsTo('views.open')).toHaveLength(0);
     expect(h.sandbox.requests).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', action: 'disk_add', target: 'vs:42', outcome: 'refused' });
   });
 
   test('an operator adds a disk: the API receives the body of docs/cloud-api.md and the channel gets the new disk', async () => {
@@ -83,10 +83,10 @@ describe('changes from Slack', () => {
     expect(text).toMatch(/SSD/);
     expect(text).toContain('data &lt;disk&gt; &amp; more');
     const record = (await h.store.audit.latest(1))[0]!;
-    expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'succeeded', apiStatus: 201 });
+    expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'scheduled', apiStatus: 201 });
     expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
     // …and the audit channel hears of it.
-    await postedIn(h, 'CAUDIT', 'Add disk · VS 42 by <@UOPER>: succeeded');
+    await postedIn(h, 'CAUDIT', 'Add disk · VS 42 by <@UOPER>: scheduled');
   });
 
   test('invalid input comes back inline on the fields and calls nothing', async () => {
@@ -100,7 +100,7 @@ describe('changes from Slack', () => {
     expect(ack.response_action).toBe('errors');
     expect(Object.keys(ack.errors!).sort()).toEqual(['disk_size', 'file_system', 'mount_point']);
     expect(diskPosts(h)).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', action: 'disk_add' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', action: 'disk_add' });
   });
 
   test('the same submission delivered twice creates one disk', async () => {
@@ -123,7 +123,7 @@ describe('changes from Slack', () => {
     expect(JSON.stringify(ack)).toMatch(/operator/);
     await settle();
     expect(diskPosts(h)).toHaveLength(0);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVIEWER', outcome: 'refused' });
   });
 
   test('an admin restores a backup after typing its id again; the reason is audited', async () => {
@@ -137,11 +137,13 @@ describe('changes from Slack', () => {
     expect(ack.response_action).not.toBe('errors');
     expect(restorePosts(h).map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const result = await postedIn(h, CHANNEL, 'Restore backup · Backup 9');
-    expect(JSON.stringify(result)).toMatch(/restored onto VS 42/);
+    // Scheduled: what was asked, never words that read as done.
+    expect(JSON.stringify(result)).toMatch(/Restore of backup 9\* onto VS 42/);
+    expect(JSON.stringify(result)).not.toMatch(/restored onto/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'backup_restore',
       target: 'backup:9',
-      outcome: 'succeeded',
+      outcome: 'scheduled',
       params: { reason: 'corrupt table after deploy' },
     });
   });
@@ -185,7 +187,7 @@ describe('changes from Slack', () => {
     const metadata = JSON.stringify({ channelId: CHANNEL, backupId: 12 });
     const ack = await submit(h, 'backup_restore', 'UADMIN', metadata, { confirm: input.text('12'), reason: input.text('corrupt data') });
     expect(JSON.stringify(ack)).toContain('Backup 12 cannot be restored: it is marked for deletion.');
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'invalid', detail: 'not sent: Backup 12 cannot be restored (marked for delete)' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', detail: 'not sent: Backup 12 cannot be restored (marked for delete)' });
     expect(h.sandbox.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
@@ -224,7 +226,9 @@ describe('changes from Slack', () => {
       expect(diskPosts(h)).toHaveLength(1);
       expect(ack.response_action).toBe('update');
       const said = JSON.stringify(ack.view);
-      expect(said).toContain('The change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.');
+      expect(said).toContain(
+        ':question: *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.',
+      );
       expect(said).toContain('Check VS 42');
       expect(said).not.toContain('Something went wrong');
       expect(h.logs.some((l) => l.includes('"code":"CHANGE_OUTCOME_NOT_RECORDED"'))).toBe(true);
@@ -239,7 +243,7 @@ describe('changes from Slack', () => {
     await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     const reopened = openSqliteStore(h.dbPath);
     try {
-      expect((await reopened.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'succeeded', userId: 'UOPER' });
+      expect((await reopened.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'scheduled', userId: 'UOPER' });
     } finally {
       await reopened.close();
     }
@@ -257,7 +261,7 @@ describe('channel restriction and a 422 from the API', () => {
     await h.command('disk add 42', { user: 'UOPER', channel: 'COTHER' });
     const [post] = await h.slack.waitForResponses(1);
     expect(JSON.stringify(post!.body)).toContain(CHANNEL);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'denied', channelId: 'COTHER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'refused', channelId: 'COTHER' });
   });
 
   test('a 422 keeps the modal open with the API messages on the matching field and the rest on the form', async () => {

@@ -23,7 +23,7 @@ test('only an admin may freeze: an operator is refused, told alone, and the refu
   expect(answer.response_type).toBe('ephemeral');
   expect(JSON.stringify(answer)).toMatch(/Freezing and unfreezing changes needs the admin role; you are an operator/);
   expect(await h.store.freeze.current()).toBeNull();
-  expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'freeze', userId: 'UOPER', outcome: 'denied', target: 'changes' });
+  expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'freeze', userId: 'UOPER', outcome: 'refused', target: 'changes' });
 });
 
 test('a freeze needs a reason', async () => {
@@ -41,13 +41,13 @@ describe('while frozen', () => {
     expect(answer.response_type).toBe('in_channel');
     expect(JSON.stringify(answer)).toContain(`Changes are frozen* by <@UADMIN>`);
     const posted = () =>
-      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('*Freeze changes* → succeeded'));
+      h.slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'CAUDIT' && JSON.stringify(c.args).includes('*Freeze changes* → *done*'));
     auditPost = JSON.stringify((await waitFor('the audit post of the freeze', posted)).args);
   });
 
   test('the freeze is recorded and posted to the audit channel', async () => {
     expect(await h.store.freeze.current()).toMatchObject({ by: 'UADMIN', reason: REASON });
-    const record = (await h.store.audit.latest(5)).find((r) => r.action === 'freeze' && r.outcome === 'succeeded');
+    const record = (await h.store.audit.latest(5)).find((r) => r.action === 'freeze' && r.outcome === 'done');
     expect(record).toMatchObject({ userId: 'UADMIN', channelId: CHANNEL, params: { reason: REASON } });
     expect(auditPost).toContain(REASON);
     expect(auditPost).toContain('<@UADMIN>');
@@ -61,7 +61,7 @@ describe('while frozen', () => {
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       action: 'backup_restore',
       userId: 'UADMIN2',
-      outcome: 'denied',
+      outcome: 'refused',
       detail: expect.stringMatching(/^changes are frozen/),
     });
   });
@@ -79,7 +79,7 @@ describe('while frozen', () => {
     expect(JSON.stringify(ack)).toMatch(FROZEN);
     await sleep(100);
     expect(changePosts()).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', userId: 'UOPER', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', userId: 'UOPER', outcome: 'refused' });
   });
 
   test('/vs whoami shows the freeze to everyone; reads keep working', async () => {
@@ -105,7 +105,7 @@ describe('while frozen', () => {
     // Lifted there, changes are allowed again: the form opens.
     expect(await ask('unfreeze', 'UADMIN2')).toMatch(/Changes are allowed again\*: <@UADMIN2> lifted the freeze/);
     expect(await h.store.freeze.current()).toBeNull();
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'unfreeze', userId: 'UADMIN2', outcome: 'succeeded' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'unfreeze', userId: 'UADMIN2', outcome: 'done' });
     await openForm(h, 'disk add 42', 'UOPER');
     expect(await ask('unfreeze', 'UADMIN2')).toMatch(/not frozen; nothing to unfreeze/);
   });

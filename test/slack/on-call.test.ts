@@ -102,7 +102,7 @@ test('on call, a viewer may shut a server down: checked when typed and when subm
   const [record] = await h.store.audit.latest(1, { userId: 'UPAGED' });
   expect(record).toMatchObject({
     action: 'power_shutdown',
-    outcome: 'succeeded',
+    outcome: 'scheduled',
     onCall: { role: 'operator', until: iso(SHIFT_END), schedule: 'Infrastructure primary', escalationPolicy: 'Infrastructure', level: 1 },
   });
   // And an audit line says so.
@@ -122,7 +122,7 @@ test('off call, the same viewer is refused as a viewer; the role is checked agai
   const ack = await submit(h, 'vs_power', 'UPAGED', view.private_metadata, filled('shutdown', 45));
   expect(visibleText(ack)).toMatch(/needs the operator role; you are a viewer/);
   expect(powerPosts()).toEqual([]);
-  expect((await h.store.audit.latest(1, { userId: 'UPAGED' }))[0]).toMatchObject({ outcome: 'denied', detail: 'role viewer, needs operator' });
+  expect((await h.store.audit.latest(1, { userId: 'UPAGED' }))[0]).toMatchObject({ outcome: 'refused', detail: 'role viewer, needs operator' });
 });
 
 test('an approver on call may approve; once their shift is over they may not, checked at the click', async () => {
@@ -152,8 +152,10 @@ test('PagerDuty down: only the configured roles count, and the refusal says on c
   const refused = visibleText(await answerTo(h, 'shutdown 44', { user: 'UPAGED', channel: CHANNEL }));
   expect(refused).toContain('Shutting down a server needs the operator role; you are a viewer.');
   expect(refused).toContain('On call could not be checked (PagerDuty did not answer), so only your configured role counted.');
+  // The refusal still names who holds the role now, beside the note.
+  expect(refused).toMatch(/Operators: .*<@UOPER>/);
   expect((await h.store.audit.latest(1, { userId: 'UPAGED' }))[0]).toMatchObject({
-    outcome: 'denied',
+    outcome: 'refused',
     detail: 'role viewer, needs operator; on call could not be checked (PagerDuty did not answer)',
   });
   // Configured roles keep working, and no one with one is held up by PagerDuty.

@@ -68,7 +68,7 @@ describe('the power form', () => {
       channelId: CHANNEL,
       action: 'power_shutdown',
       target: 'vs:42',
-      outcome: 'succeeded',
+      outcome: 'scheduled',
       apiStatus: 201,
       apiRequest: { method: 'POST', path: '/virtual_machines/42/shutdown.json', body: null },
       params: { power_action: 'shutdown', reason: 'unresponsive since the 14:00 deploy' },
@@ -83,7 +83,7 @@ describe('the power form', () => {
       errors: { confirm: 'Type the server id (42) to confirm', reason: 'Give the reason: it is kept in the audit trail' },
     });
     expect(powerPosts()).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_shutdown', outcome: 'invalid' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_shutdown', outcome: 'refused' });
   });
 
   test('no action chosen is an inline error on the choice', async () => {
@@ -116,7 +116,7 @@ describe('refused before the form opens, with the reason, and nothing sent', () 
     const answer = await answerTo(h, command, { user });
     expect(visibleText(answer)).toContain(said);
     expect(serverReads()).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: user, action, target: 'vs:42', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: user, action, target: 'vs:42', outcome: 'refused' });
   });
 
   test('a server the cloud does not know is said so', async () => {
@@ -132,7 +132,7 @@ describe('checked again when it is submitted', () => {
     const ack = await submit(h, 'vs_power', USERS.operator, view.private_metadata, filled('reboot_recovery'));
     expect(visibleText(ack)).toContain('Rebooting a server needs the admin role; you are an operator.');
     expect(powerPosts()).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, action: 'power_reboot', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.operator, action: 'power_reboot', outcome: 'refused' });
   });
 
   test("the id typed to confirm is the form's server; a stop of a server that is off, asked from the shortcut, is refused with its state", async () => {
@@ -148,7 +148,7 @@ describe('checked again when it is submitted', () => {
     });
     expect(visibleText(refused)).toContain('VS 43 is off: there is nothing to stop. Nothing was sent.');
     expect(powerPosts()).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_stop', target: 'vs:43', outcome: 'invalid' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_stop', target: 'vs:43', outcome: 'refused' });
   });
 });
 
@@ -174,7 +174,7 @@ describe('the global shortcut power_shortcut', () => {
     });
     expect(serverReads().map((r) => r.path)).toEqual(['/virtual_machines/43.json']);
     expect(powerPosts().map((r) => r.path)).toEqual(['/virtual_machines/43/startup.json']);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_start', target: 'vs:43', outcome: 'succeeded' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_start', target: 'vs:43', outcome: 'scheduled' });
   });
 
   test('a viewer is refused in a modal', async () => {
@@ -207,8 +207,8 @@ describe('a reboot, which VS_APPROVALS names, waits for a second person', () => 
     expect(serverReads()).toHaveLength(3);
     expect((await recordsOf(h, request.id)).map((r) => [r.outcome, r.userId])).toEqual([
       ['requested', USERS.operator],
-      ['approved', USERS.operator2],
-      ['succeeded', USERS.operator],
+      // The approval is the change's record from then on: scheduled once the cloud accepted it.
+      ['scheduled', USERS.operator2],
     ]);
   });
 
@@ -232,7 +232,7 @@ describe('the workflow step vs_request_power', () => {
     const [completion] = completionsOf(h, execution.id);
     expect(completion).toMatchObject({
       method: 'functions.completeSuccess',
-      args: { outputs: { request_id: expect.any(String), status: 'awaiting_requester' } },
+      args: { outputs: { request_id: expect.any(String), status: 'requested' } },
     });
     const posted = h.slack.messagesIn(CHANNEL).find((m) => visibleText(m.blocks).includes('/virtual_machines/42/stop.json'));
     expect(posted).toBeDefined();

@@ -19,7 +19,12 @@ const FORM = 'application/x-www-form-urlencoded';
 
 test("Bolt's own signature check is on behind the guard", () => {
   const logger = createLogger({ write: () => undefined });
-  const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-receiver-test-0123456789', SLACK_SIGNING_SECRET: SIGNING_SECRET, VS_DB_PATH: ':memory:' });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-receiver-test-0123456789',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    VS_API_URL: 'sandbox',
+    VS_DB_PATH: ':memory:',
+  });
   const receiver = createReceiver(config, { logger, boltLogger: toBoltLogger(logger), clientOptions: {}, routes: [], started: () => true });
   // Bolt keeps the option it was built with; nothing in src may set it (eslint.config.mjs).
   expect((receiver as unknown as { signatureVerification: unknown }).signatureVerification).toBe(true);

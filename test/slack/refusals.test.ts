@@ -25,7 +25,7 @@ describe('a refusal for a missing role, with the roles configured', () => {
     expect(text).toContain('`/vs whoami` shows your role and what it allows.');
     expect(text).not.toMatch(SETTING);
     expect(h.slack.callsTo('views.open')).toEqual([]);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVERA', action: 'power_reboot', outcome: 'denied' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UVERA', action: 'power_reboot', outcome: 'refused' });
   });
 
   test('someone with no role asking to read is told who reads, and a read of the audit trail names the admins only', async () => {

@@ -779,7 +779,7 @@ describe('the request guard, in front of the receiver', () => {
 
     test('in production the receiver’s server cuts slow headers and slow requests within seconds, not minutes', async () => {
       const logger = createLogger({ write: () => undefined });
-      const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-guard-test-0123456789', SLACK_SIGNING_SECRET: SECRET, VS_DB_PATH: ':memory:' });
+      const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-guard-test-0123456789', SLACK_SIGNING_SECRET: SECRET, VS_API_URL: 'sandbox', VS_DB_PATH: ':memory:' });
       const receiver = createReceiver(config, { logger, boltLogger: toBoltLogger(logger), clientOptions: {}, routes: [], started: () => true }) as HTTPReceiver;
       const server = await receiver.start(0);
       try {

@@ -92,7 +92,7 @@ describe('restoring a backup, the cloud API in JSON', () => {
     expect(paths.slice(1, -1).sort()).toEqual(['GET /backups/15.json', 'GET /transactions.json']);
     expect(paths.at(-1)).toBe('POST /backups/15/restore.json');
     const [record] = await requestRecords(h);
-    expect(record).toMatchObject({ target: 'backup:15', outcome: 'succeeded', params: { backup_id: 15, reason: 'corrupt rows since the 14:00 deploy' } });
+    expect(record).toMatchObject({ target: 'backup:15', outcome: 'scheduled', params: { backup_id: 15, reason: 'corrupt rows since the 14:00 deploy' } });
   });
 
   test('the reason is required, and the id typed must be the backup picked', async () => {
@@ -114,7 +114,7 @@ describe('restoring a backup, the cloud API in JSON', () => {
     const m = await answerTo(h, 'restore 42', { user: 'UOPER' });
     expect(m.text).toMatch(/admin/);
     expect(h.sandbox.requests).toEqual([]);
-    expect((await requestRecords(h))[0]).toMatchObject({ outcome: 'denied', target: 'vs:42', userId: 'UOPER' });
+    expect((await requestRecords(h))[0]).toMatchObject({ outcome: 'refused', target: 'vs:42', userId: 'UOPER' });
   });
 
   test('the Restore button of a backup in /vs backups opens its server’s form with that backup picked', async () => {
@@ -202,9 +202,9 @@ describe('restoring with a second person (VS_APPROVALS=backup_restore)', () => {
       return forward(h.sandbox.url, req, res);
     });
     await clickOn(h, 'UADMIN2', 'approval_approve', asked);
-    await updatedTo(h, asked, /but not sent: Backup 9 cannot be restored: it is marked for deletion\. Nothing was sent\./);
+    await updatedTo(h, asked, /but \*refused\*: Backup 9 cannot be restored: it is marked for deletion\. Nothing was sent\./);
     expect(fault.requests.filter((r) => r.method === 'POST')).toEqual([]);
     const records = await recordsOf(h, asked.id);
-    expect(records.at(-1)).toMatchObject({ outcome: 'invalid', detail: 'not sent: Backup 9 cannot be restored (marked for delete)' });
+    expect(records.at(-1)).toMatchObject({ outcome: 'refused', detail: 'not sent: Backup 9 cannot be restored (marked for delete)' });
   });
 });

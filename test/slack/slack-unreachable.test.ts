@@ -38,6 +38,7 @@ describe('Slack unreachable at start-up', () => {
         SLACK_BOT_TOKEN: BOT_TOKEN,
         SLACK_APP_TOKEN: APP_TOKEN,
         SLACK_API_URL: refusingUrl,
+        VS_API_URL: 'sandbox',
         VS_DB_PATH: join(dir, 'socket.sqlite'),
       });
       ({ code } = await main.exit('start-up to stop', 15_000));
@@ -61,6 +62,7 @@ describe('Slack unreachable at start-up', () => {
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: refusingUrl,
+      VS_API_URL: 'sandbox',
       VS_DB_PATH: join(dir, 'http.sqlite'),
     });
     try {

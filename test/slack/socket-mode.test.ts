@@ -197,7 +197,7 @@ describe('the bot in Socket Mode', () => {
     expect(posts).toHaveLength(before + 1);
     expect(posts[posts.length - 1]!.path).toMatch(/\/virtual_machines\/42\/disks/);
     const [record] = await store.audit.latest(1);
-    expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'succeeded' });
+    expect(record).toMatchObject({ userId: 'UOPER', action: 'disk_add', target: 'vs:42', outcome: 'scheduled' });
   });
 
   test('a command over the socket whose response_url names another host runs, but nothing is posted there, and no log line holds the URL', async () => {
@@ -267,7 +267,7 @@ describe('the bot in Socket Mode', () => {
 
     const ack = await link.waitForAck(submission, 1000);
     expect(visibleText(ack.payload)).toMatch(/Scheduled/);
-    expect((await store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'succeeded' });
+    expect((await store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', target: 'vs:43', outcome: 'scheduled' });
     expect((await store.audit.latest(1))[0]!.id).not.toBe(record!.id);
 
     await sleep(200);

@@ -32,7 +32,8 @@ function limits(rates: RateCounter | undefined, perMinute = { reads: 3, changes:
   const logs: Record<string, unknown>[] = [];
   const clock = { t: 5_000_000 };
   const logger = createLogger({ write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) });
-  return { limits: createUserLimits({ perMinute, rates, now: () => clock.t, logger, ...more }), logs, clock };
+  const perHour = { workflow_requests: 2, workflow_calls: 2 };
+  return { limits: createUserLimits({ perMinute, perHour, rates, now: () => clock.t, logger, ...more }), logs, clock };
 }
 
 /** The store's rates, with its database reachable or not: `down` routes every take to a closed store. */
@@ -65,6 +66,23 @@ describe('per-person limits over the store (fake clock)', () => {
     expect([await b.changes.take('U1'), await a.changes.take('U1'), await b.changes.take('U1')]).toEqual([0, 0, 30]);
     expect(await b.reads.take('U2')).toBe(0);
     expect([a.reads.perMinute, a.changes.perMinute]).toEqual([3, 2]);
+  });
+
+  test('workflow limits count by the hour, shared by the instances, each kind and key apart', async () => {
+    const store = openStore();
+    const one = limits(store.rates);
+    const b = limits(store.rates).limits;
+    const { workflow_requests: requests, workflow_calls: calls } = one.limits.hourly;
+    expect([requests.perHour, calls.perHour]).toEqual([2, 2]);
+    expect([await requests.take('vs_request_disk:C1'), await b.hourly.workflow_requests.take('vs_request_disk:C1')]).toEqual([0, 0]);
+    // 2 an hour: the next one in half an hour (whole seconds, rounded up), on either instance.
+    const halfAnHour = [1800, 1801];
+    expect(halfAnHour).toContain(await b.hourly.workflow_requests.take('vs_request_disk:C1'));
+    expect(await requests.take('vs_request_disk:C2')).toBe(0);
+    expect([await calls.take('UADMIN'), await calls.take('UADMIN')]).toEqual([0, 0]);
+    expect(halfAnHour).toContain(await b.hourly.workflow_calls.take('UADMIN'));
+    one.clock.t += 1_801_000;
+    expect(await requests.take('vs_request_disk:C1')).toBe(0);
   });
 
   test('a refusal is remembered until the time it names: the store is not asked again before', async () => {
@@ -237,7 +255,7 @@ describe('VS_CHANGES_PER_USER_PER_MINUTE over the real Bolt app: two instances o
       'limited',
     ]);
     const records = await both.one.store.audit.latest(100, { userId: 'UVIEW' });
-    expect(records.map((r) => r.outcome)).toEqual(['denied', 'denied', 'denied']);
+    expect(records.map((r) => r.outcome)).toEqual(['refused', 'refused', 'refused']);
   });
 });
 
@@ -274,7 +292,7 @@ describe('approval clicks, claims and freeze switches count as change attempts (
     expect(claims).toEqual(['limited', 'limited', 'limited']);
     expect(freezes).toEqual(['told', 'told', 'told', 'limited', 'limited']);
     expect(await answerToClick(h, 'UVIEW', 'approval_deny', posted)).toMatch(/made 3 change attempts in the last minute.*Try again in \d+ s/);
-    const denied = (await h.store.audit.latest(100)).filter((r) => r.outcome === 'denied');
+    const denied = (await h.store.audit.latest(100)).filter((r) => r.outcome === 'refused');
     expect(denied.map((r) => [r.userId, r.action])).toEqual([
       ['UNOBODY', 'freeze'],
       ['UNOBODY', 'freeze'],
@@ -305,7 +323,7 @@ describe("a record's Details counts as a read (VS_READS_PER_USER_PER_MINUTE), by
       action: 'disk_add',
       target: 'vs:42',
       params: {},
-      outcome: 'succeeded',
+      outcome: 'done',
       apiStatus: 201,
       durationMs: 1,
       detail: 'disk 7 added',

@@ -11,7 +11,7 @@ import { cloudAnswering } from '../helpers/fake-cloud';
 // `interrupted` once it has expired, even when a newer change to the same
 // server holds the lock by then (the record names the lease it ran under).
 
-test('a change left hanging is settled as interrupted once its own lease expires, not before, and not the newer one', async () => {
+test('a change left hanging is settled as unknown (interrupted) once its own lease expires, not before, and not the newer one', async () => {
   const store = openSqliteStore(':memory:');
   let clock = 1_000_000;
   const hanging = new Promise<Disk>(() => undefined);
@@ -39,7 +39,7 @@ test('a change left hanging is settled as interrupted once its own lease expires
     expect(second).toMatchObject({ outcome: 'started', target: 'vs:42', params: { disk_size: 30 } });
 
     const recovered = await store.audit.recoverInterrupted(clock);
-    expect(recovered.map((r) => [r.id, r.outcome])).toEqual([[first!.id, 'interrupted']]);
+    expect(recovered.map((r) => [r.id, r.outcome])).toEqual([[first!.id, 'unknown']]);
     expect((await store.audit.latest(1))[0]).toMatchObject({ id: second!.id, outcome: 'started' });
   } finally {
     await store.close();
@@ -93,7 +93,7 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
       answer();
       expect((await result).outcome).toBe('succeeded');
       const posts = await store.outbox.claim('sender', Date.now(), 30_000, 10);
-      expect(posts.map((p) => p.record.outcome)).toEqual(['succeeded']);
+      expect(posts.map((p) => p.record.outcome)).toEqual(['scheduled']);
       // The lock is released, and a renewal that comes late does not bring it back.
       await jest.advanceTimersByTimeAsync(TTL_MS);
       expect(await store.leases.take('vs:42', 'another-change', Date.now(), TTL_MS)).toBe(true);
@@ -108,15 +108,15 @@ describe('a change slower than its lock lives (VS_LOCK_TTL_MS), on a fake clock'
     try {
       const started = await startedRecord(store);
       await jest.advanceTimersByTimeAsync(TTL_MS);
-      expect((await store.audit.recoverInterrupted(Date.now())).map((r) => [r.id, r.outcome])).toEqual([[started!.id, 'interrupted']]);
+      expect((await store.audit.recoverInterrupted(Date.now())).map((r) => [r.id, r.outcome])).toEqual([[started!.id, 'unknown']]);
       const [interrupted, ...none] = await store.outbox.claim('sender', Date.now(), 30_000, 10);
       expect(none).toEqual([]);
-      expect(interrupted!.record.outcome).toBe('interrupted');
+      expect(interrupted!.record.outcome).toBe('unknown');
       await store.outbox.markSent([interrupted!.id], Date.now());
 
       answer();
       expect((await result).outcome).toBe('succeeded');
-      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started!.id, outcome: 'succeeded' });
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started!.id, outcome: 'scheduled' });
       await jest.advanceTimersByTimeAsync(TTL_MS);
       expect(await store.outbox.claim('sender', Date.now(), 30_000, 10)).toEqual([]);
       expect(logs.filter((l) => l.includes('could not renew the target lock'))).toHaveLength(1);

@@ -176,6 +176,8 @@ describe('the SQLite store', () => {
         workflowExecutionId: null,
         cloudOutcome: null,
         transactionIds: null,
+        cloudStep: null,
+        formerOutcome: null,
         onCall: null,
         breakGlass: null,
         reviewedBy: null,
@@ -183,7 +185,7 @@ describe('the SQLite store', () => {
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.
-      expect((await store.audit.recoverInterrupted(Date.parse('2024-06-01T00:00:00.000Z'))).map((r) => [r.id, r.outcome])).toEqual([[1, 'interrupted']]);
+      expect((await store.audit.recoverInterrupted(Date.parse('2024-06-01T00:00:00.000Z'))).map((r) => [r.id, r.outcome])).toEqual([[1, 'unknown']]);
     } finally {
       await store.close();
     }
@@ -205,7 +207,7 @@ describe('the SQLite store', () => {
     try {
       const records = await store.audit.latest(count + 10);
       expect(records).toHaveLength(count);
-      expect(records.every((r) => r.outcome === 'succeeded' && r.action === 'disk_add' && r.apiStatus === 201)).toBe(true);
+      expect(records.every((r) => r.outcome === 'scheduled' && r.action === 'disk_add' && r.apiStatus === 201)).toBe(true);
       expect(records.map((r) => r.params.disk_size).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: count }, (_, i) => i + 1));
       // The claims survived too: a redelivery after the restart is still a duplicate.
       expect(await store.claims.claim('V1', '2024-05-01T10:00:00.000Z')).toBe(false);

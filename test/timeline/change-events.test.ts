@@ -80,7 +80,9 @@ async function rebootApproved(harness: Harness, server: number): Promise<number>
   const request = { id: approvalIdIn(message.blocks)!, channel: CHANNEL, ts: message.ts };
   await clickOn(harness, 'UADMIN', 'approval_approve', request);
   await updatedTo(harness, request, /Approved by <@UADMIN>/);
-  const [record] = await harness.store.audit.latest(1, { userId: 'UOPER' });
+  // The approval's record is the change's from then on (about who approved it, asked by the operator).
+  const [record] = await harness.store.audit.latest(1, { involving: 'UOPER' });
+  expect(record).toMatchObject({ userId: 'UADMIN', requestedBy: 'UOPER', action: 'power_reboot' });
   await waitFor('the message remembered', async () => (await harness.store.follows.get(record!.id))?.messageTs !== null);
   for (let i = 0; i < 4 && !(await harness.store.audit.get(record!.id))?.cloudOutcome; i++) await later(harness, 5000);
   return record!.id;

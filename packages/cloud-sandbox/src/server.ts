@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parseBody } from './body';
 import { validateDiskParams } from './disk-params';
 import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from './identity';
+import { panelPage, panelPageId } from './panel';
 import { isoTimestamp } from './random';
 import * as render from './render';
 import { READ_HANDLERS, type ReadHandler, type SandboxReadsFor } from './reads';
@@ -16,7 +17,8 @@ import type { Sandbox, SandboxOptions, SandboxReadRow, SandboxReads, SandboxRequ
 // src/reads.ts), the changes of docs/cloud-api.md (add a disk, restore a
 // backup, the power actions) and their 404/422/403 answers. Everything a
 // request changes lives in SandboxState; the changes then run as transactions
-// on the sandbox's clock (src/transactions.ts).
+// on the sandbox's clock (src/transactions.ts). A browser's GET of a server's
+// page is its control panel's (src/panel.ts): readable without credentials.
 
 /** Bodies larger than this are refused (413); add-disk bodies are a few hundred bytes. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -266,6 +268,15 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
     const at = isoTimestamp(now());
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const pathname = url.pathname;
+    const panelId = panelPageId(req.method, pathname, req.headers.accept);
+    if (panelId !== null) {
+      // The control panel's page (a link in a message, opened in a browser): not an API call, not in the request log.
+      state.advance();
+      const { status, html } = panelPage(state, panelId);
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), [SANDBOX_HEADER]: '1' });
+      res.end(html);
+      return;
+    }
     const { format, path } = formatOf(pathname, req.headers.accept);
     const raw = await readBody(req);
     let result: { answer: Answer; body: unknown };

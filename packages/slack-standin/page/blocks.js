@@ -69,6 +69,8 @@ const EMOJI = {
   eyes: '👀',
   stopwatch: '⏱️',
   arrows_counterclockwise: '🔄',
+  clock4: '🕓',
+  black_square_for_stop: '⏹️',
   construction: '🚧',
   card_file_box: '🗃️',
   house: '🏠',

@@ -30,6 +30,9 @@ import { CHANNELS, ONCALL_GROUP, PEOPLE, type Channel, type Person } from './wor
 export type MethodHandler = (args: Json) => WebApiAnswer | undefined;
 
 /** A scripted misbehaviour of one Web API method. */
+/** The name `fault()` takes for posts to response_urls (they are not a Web API method). */
+const RESPONSE_URL = 'response_url';
+
 export interface Fault {
   /** HTTP status; 429 answers `ratelimited` with Retry-After. */
   status?: number;
@@ -94,6 +97,7 @@ export interface SlackStandIn extends PersonSide {
   callsTo(method: string): SlackCall[];
   /** Replaces the answer of one Web API method (return undefined to fall back to the default). */
   on(method: string, handler: MethodHandler): void;
+  /** Makes a Web API method, or every post to a response_url (`'response_url'`: 400 `invalid_blocks` unless said), misbehave. */
   fault(method: string, fault: Fault): void;
   setGroup(groupId: string, users: string[]): void;
   /** Sets who is in a channel (conversations.members, users.conversations), adding the channel if it is new. */
@@ -236,6 +240,14 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (url.pathname.startsWith('/response/') && req.method === 'POST') {
       const raw = await readBody(req);
       if (responseUrlStatus !== 200) return send(res, responseUrlStatus, 'text/plain', 'expired_url');
+      // fault('response_url', …): Slack refusing a post as it does, with a status and a word (400 invalid_blocks by default).
+      const fault = faults.get(RESPONSE_URL);
+      if (fault) {
+        if (fault.times !== undefined && --fault.times <= 0) faults.delete(RESPONSE_URL);
+        const error = fault.error ?? 'invalid_blocks';
+        state.refuse({ source: RESPONSE_URL, error, messages: [] });
+        return send(res, fault.status ?? 400, 'text/plain', error);
+      }
       let body: Json;
       try {
         body = JSON.parse(raw) as Json;

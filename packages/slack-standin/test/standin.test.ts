@@ -193,6 +193,26 @@ describe('response_url semantics', () => {
     for (let i = 0; i < 5; i++) expect((await postTo(responseUrl, { text: `answer ${i}` })).status).toBe(200);
     expect(await postTo(responseUrl, { text: 'sixth' })).toEqual({ status: 404, text: 'used_url' });
   });
+
+  test('a 2,000-line list in one message (51 sections): 400 invalid_blocks on a response_url, nothing shown', async () => {
+    const { responseUrl } = await slack.standIn.command('U0VIEWER', 'C0GENERAL', 'disks 42');
+    const shown = () => slack.standIn.messagesIn('C0GENERAL').filter((m) => m.kind === 'bot').length;
+    const before = shown();
+    const blocks = Array.from({ length: 51 }, (_, i) => section(Array.from({ length: 40 }, (_, j) => `disk ${i * 40 + j}`).join('\n')));
+    expect(await postTo(responseUrl, { response_type: 'in_channel', text: 'disks', blocks })).toEqual({ status: 400, text: 'invalid_blocks' });
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ source: 'response_url', error: 'invalid_blocks', channel: 'C0GENERAL' });
+    expect(shown()).toBe(before);
+  });
+
+  test("fault('response_url'): posts refused as Slack refuses them (400 invalid_blocks unless told), as many times as told", async () => {
+    const { responseUrl } = await slack.standIn.command('U0VIEWER', 'C0GENERAL', 'help');
+    slack.standIn.fault('response_url', { times: 1 });
+    expect(await postTo(responseUrl, { text: 'refused' })).toEqual({ status: 400, text: 'invalid_blocks' });
+    expect(slack.standIn.state.refusals.at(-1)).toMatchObject({ source: 'response_url', error: 'invalid_blocks' });
+    expect(await postTo(responseUrl, { text: 'taken' })).toEqual({ status: 200, text: 'ok' });
+    slack.standIn.fault('response_url', { status: 413, error: 'request_too_large' });
+    expect(await postTo(responseUrl, { text: 'again' })).toEqual({ status: 413, text: 'request_too_large' });
+  });
 });
 
 describe('view submissions and their acks', () => {

@@ -1,6 +1,6 @@
 import type { Button, InputBlock, KnownBlock, ModalView, RichTextBlock } from '@slack/types';
 import type { ApprovedRun, Deciders, NotSent, Role, Target } from '../../changes';
-import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, restoreFactsIn, targetTitle } from '../../changes';
+import { isOutcomeNotRecorded, MAX_REASON_LENGTH, MAX_SHOWN_REQUEST, OUTCOME_SIGNS, restoreFactsIn, targetTitle } from '../../changes';
 import { requestText } from '../../cloud/prepared';
 import { isStoreUnavailable } from '../../store';
 import type { Approval, ClosedStatus, RecordedRequest } from '../../store';
@@ -19,6 +19,7 @@ import {
   oneLine,
   type Rendered,
   safe,
+  preformattedBlock,
   section,
   slackTime,
   truncate,
@@ -56,6 +57,8 @@ export interface ApprovalFacts {
   needed: Role;
   /** Who may decide it, mentioned on the open request so that they are notified (not on the Home tab). */
   deciders?: Deciders;
+  /** How many of those who may decide it are not called on this one: called by workflow requests as often an hour as they may be. */
+  uncalled?: number;
   sandbox: boolean;
 }
 
@@ -71,9 +74,13 @@ export function shownRequestText(request: RecordedRequest): string {
   return text.length > MAX_SHOWN_REQUEST ? `${text.slice(0, MAX_SHOWN_REQUEST)}\n… (cut here: too long to be approved)` : text;
 }
 
-/** The request as preformatted rich text: shown as it is, byte for byte. */
+/**
+ * The request as preformatted rich text: shown as it is, byte for byte, except for invisible formatting characters
+ * (bidirectional controls, zero-width ones), which would reorder or hide what the approver reads: those are shown by
+ * name, "<U+202E>", and a line under the request says so (they are sent as they are).
+ */
 export function requestBlock(request: RecordedRequest): RichTextBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: shownRequestText(request) }] }] };
+  return preformattedBlock(shownRequestText(request));
 }
 
 /** Who asks, for what and why; a workflow's request nobody claimed has no one who asks but the workflow. */
@@ -150,7 +157,10 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
   const line = `${approval.apiRequest.method} ${approval.apiRequest.path}`;
   const who = decidersLine(f.deciders);
   const blocks: KnownBlock[] = [
-    section(`:raised_hand: *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` + (who ? `\n*Who may decide:* ${who}` : '')),
+    section(
+      `${OUTCOME_SIGNS.requested} *Approval needed* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
+        (who ? `\n*Who may decide:* ${who}` : ''),
+    ),
     ...consequence(approval),
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
@@ -185,7 +195,7 @@ export function renderDenyReasonModal(f: ApprovalFacts, metadata: string): Modal
     title: { type: 'plain_text', text: DENY_FORM_TITLE },
     submit: { type: 'plain_text', text: 'Deny' },
     close: { type: 'plain_text', text: 'Cancel' },
-    blocks: withSandbox([section(`:no_entry: You are denying this request. Nothing will be changed.\n${asked(f)}`), input], f.sandbox),
+    blocks: withSandbox([section(`${OUTCOME_SIGNS.denied} You are denying this request. Nothing will be changed.\n${asked(f)}`), input], f.sandbox),
   };
 }
 
@@ -198,14 +208,6 @@ export function renderRequesterTold(f: ApprovalFacts, end: ApprovalEnd): Rendere
     text: fallback(`${userMention(requestedBy)} your request to ${f.title} · ${targetTitle(f.target)}: ${plain(line)}`, f.sandbox),
     blocks: [section(`${userMention(requestedBy)} ${line}`)],
   };
-}
-
-/** A workflow's request just claimed: those who may decide it are called in its thread (an edit in place notifies nobody). */
-export function renderDecidersCalled(f: ApprovalFacts): Rendered | null {
-  const who = decidersLine(f.deciders);
-  if (!who) return null;
-  const text = `${who}: ${userMention(f.approval.requestedBy)} requested this change; a second person approves or denies it above.`;
-  return { text: fallback(text, f.sandbox), blocks: [section(`:raised_hand: ${text}`)] };
 }
 
 /** The request once settled: the same facts, no buttons, and how it ended. */
@@ -235,13 +237,14 @@ const because = (approval: Approval) => (approval.decisionReason ? `: “${safe(
 
 /**
  * The words of each closed state (approval-states.ts), as the request's message ends (an approved one's say how its
- * change went: approvedLine) and as a later click is told. A state added to the table does not compile until it has
- * its words here.
+ * change went: approvedLine) and as a later click is told, with the sign of its outcome (src/changes/outcome.ts). A
+ * state added to the table does not compile until it has its words here.
  */
 const ENDED: { readonly [S in Exclude<ClosedStatus, 'approved'>]: (a: Approval) => string } = {
-  rejected: (a) => `:no_entry: *Denied* by ${decider(a)}${because(a)}. Nothing was changed.`,
-  withdrawn: (a) => `:leftwards_arrow_with_hook: *Withdrawn* by ${decider(a)}, who asked for it. Nothing was changed.`,
-  expired: (a) => `:hourglass: *Expired*: nobody ${a.requestedBy === '' ? 'claimed it' : 'decided'} before ${slackTime(a.expiresAtMs)}. Nothing was changed.`,
+  rejected: (a) => `${OUTCOME_SIGNS.denied} *Denied* by ${decider(a)}${because(a)}. Nothing was changed.`,
+  withdrawn: (a) => `${OUTCOME_SIGNS.withdrawn} *Withdrawn* by ${decider(a)}, who asked for it. Nothing was changed.`,
+  expired: (a) =>
+    `${OUTCOME_SIGNS.expired} *Expired*: nobody ${a.requestedBy === '' ? 'claimed it' : 'decided'} before ${slackTime(a.expiresAtMs)}. Nothing was changed.`,
 };
 const TOLD: { readonly [S in ClosedStatus]: (a: Approval) => string } = {
   approved: (a) => `This request was already approved by ${decider(a)}${decidedAt(a)}.`,
@@ -260,36 +263,51 @@ export function closedText(approval: Approval): string | null {
   return told ? told(approval) : null;
 }
 
+/**
+ * How an approved request's change went, its outcome's sign first (docs/product.md, One outcome, told the same
+ * everywhere): scheduled (followed in this message from here), failed, refused when not sent, or unknown.
+ */
 function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by: string): string {
   const approved = `*Approved* by ${by}`;
+  const { scheduled, failed, refused, unknown } = OUTCOME_SIGNS;
   switch (run.outcome) {
     case 'succeeded':
       // Scheduled, never "done": the message is followed to its end from here (src/slack/follow-messages.ts).
-      return `:hourglass: ${approved} · scheduled: ${safe(oneLine(run.record.detail ?? 'the cloud API accepted it'), 600)}`;
+      return `${scheduled} ${approved} · *scheduled*: ${safe(oneLine(run.record.detail ?? 'the cloud API accepted it'), 600)}`;
     case 'failed':
-      return `:x: ${approved}, but it failed: ${safe(changeFailureMessage(run.error, f.target, timeoutMs), 2000)}`;
+      return `${failed} ${approved}, but it *failed*: ${safe(changeFailureMessage(run.error, f.target, timeoutMs), 2000)}`;
     case 'applied_unreadable':
-      return `:warning: ${approved} · applied: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
+      return `${unknown} ${approved} · *unknown*: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
     case 'busy':
-      if (run.transaction !== undefined) return `:warning: ${approved}, but not sent. ${lockedText(f.target.id, run.transaction)}`;
-      return `:warning: ${approved}, but another change to ${safe(targetTitle(f.target), 40)} was in progress. Nothing was changed; ask again later.`;
+      if (run.transaction !== undefined) return `${refused} ${approved}, but *refused*: not sent. ${lockedText(f.target.id, run.transaction)}`;
+      return (
+        `${refused} ${approved}, but *refused*: another change to ${safe(targetTitle(f.target), 40)} was in progress. ` +
+        'Nothing was changed; ask again later.'
+      );
     case 'unfit':
-      return `:warning: ${approved}, but not sent: ${unfitText(f.target.id, run.action, run.state)}`;
+      return `${refused} ${approved}, but *refused*: ${unfitText(f.target.id, run.action, run.state)}`;
     case 'duplicate':
       return `:information_source: ${approved}; it had already been run (see \`/vs audit\`).`;
     case 'frozen':
-      return `:no_entry: ${approved}, but changes were frozen before it started. Nothing was changed. ${frozenText(run.freeze)}`;
+      return `${refused} ${approved}, but *refused*: changes were frozen before it started. Nothing was changed. ${frozenText(run.freeze)}`;
     case 'not_sent':
-      return `:x: ${approved}, but not sent: ${notSentText(run.why)}. Nothing was changed; ask again.`;
+      return `${refused} ${approved}, but *refused*: not sent, as ${notSentText(run.why)}. Nothing was changed; ask again.`;
     case 'error':
       if (isOutcomeNotRecorded(run.error))
         return (
-          `:warning: ${approved}; the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied. ` +
+          `${unknown} ${approved} · *unknown*: the change was sent to the cloud API, but its outcome could not be recorded, ` +
+          'so it may or may not have been applied. ' +
           `Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\`.`
         );
       if (isStoreUnavailable(run.error))
-        return `:x: ${approved}, but it could not be run: the audit store is unreachable, so nothing was changed. Ask again in a few minutes.`;
-      return `:x: ${approved}, but something went wrong on our side running it. Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\` before retrying.`;
+        return (
+          `${refused} ${approved}, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. ` +
+          'Ask again in a few minutes.'
+        );
+      return (
+        `${unknown} ${approved} · *unknown*: something went wrong on our side running it. ` +
+        `Check ${safe(targetTitle(f.target), 40)} and \`/vs audit\` before retrying.`
+      );
   }
 }
 
@@ -310,7 +328,7 @@ function notSentText(why: NotSent): string {
 /** The fallback text of a line: mrkdwn's marks and tokens left out. */
 export function plain(mrkdwn: string): string {
   return mrkdwn
-    .replace(/:[a-z_]+: /g, '')
+    .replace(/:[a-z0-9_+]+: /g, '')
     .replace(/<!date\^\d+\^[^|]*\|([^>]*)>/g, '$1')
     .replace(/\*/g, '');
 }
@@ -326,7 +344,7 @@ export const APPROVAL_UNKNOWN = 'This approval request is not known (it may be o
 /** What the form's window says once its change waits for a second person. */
 export function requestedText(o: { channelId: string; expiresAtMs: number; needed: Role }): string {
   return (
-    `:hourglass_flowing_sand: Sent for approval in ${channelMention(o.channelId)}: ` +
+    `${OUTCOME_SIGNS.requested} Sent for approval in ${channelMention(o.channelId)}: ` +
     `a second person with the ${o.needed} role must approve it before ${slackTime(o.expiresAtMs)}. ` +
     'Nothing has been changed yet; the request there shows who decides and how it ends.'
   );

@@ -1,7 +1,18 @@
 import type { KnownBlock, ModalView, SectionBlock } from '@slack/types';
 import { z } from 'zod';
-import { isChangeAction, readFrozenDetail, type ChangeAction, TARGET_KINDS, targetIdIn, targetTitle, type TargetKind } from '../../changes';
-import type { AuditRecord, ChangeOutcome, RecordedAction } from '../../store';
+import {
+  isChangeAction,
+  OUTCOME_SIGNS,
+  outcomeOf,
+  readFrozenDetail,
+  type ChangeAction,
+  type Outcome,
+  TARGET_KINDS,
+  targetIdIn,
+  targetTitle,
+  type TargetKind,
+} from '../../changes';
+import type { AuditRecord, RecordedAction } from '../../store';
 import { AuditFilter } from '../audit-filter';
 import { requestText } from '../../cloud/prepared';
 import { CHANGE_FORMS } from './change-forms';
@@ -15,6 +26,7 @@ import {
   LIMITS,
   mrkdwn,
   oneLine,
+  preformattedBlock,
   type Rendered,
   safe,
   section,
@@ -26,6 +38,7 @@ import {
 import { buttonOutOfDate, pageOf, pager } from './pages';
 import { acknowledgeBlock, breakGlassWhy, recordBreakGlassNote, renderBreakGlassAuditPost } from './break-glass';
 import { recordOnCallNote } from './on-call';
+import { transactionWords } from './transactions';
 
 // The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
 // in words, on what and how it ended, with the why where there is one; people as mentions and times as Slack's
@@ -39,31 +52,19 @@ export const AUDIT_EXPORT_ACTION_ID = 'audit_export';
 /** Records shown per page of `/vs audit`: a page of sections, each with its Details button, fits a message. */
 export const AUDIT_PAGE_SIZE = 10;
 
-const OUTCOME_MARK: Record<ChangeOutcome, string> = {
-  succeeded: ':white_check_mark:',
-  failed: ':x:',
-  denied: ':no_entry:',
-  invalid: ':pencil2:',
-  // Still "started" after the call should have ended: the bot stopped mid-call; check the target.
-  started: ':hourglass_flowing_sand:',
-  busy: ':no_entry_sign:',
-  applied_unreadable: ':warning:',
-  interrupted: ':warning:',
-  requested: ':raised_hand:',
-  approved: ':ballot_box_with_check:',
-  rejected: ':no_entry:',
-  withdrawn: ':leftwards_arrow_with_hook:',
-  expired: ':hourglass:',
-};
-
-/** What a record's outcome says to people, where the word alone would not. */
-const OUTCOME_WORDS: Partial<Record<ChangeOutcome, string>> = {
-  started: 'started, not settled yet',
-  invalid: 'invalid form',
-  busy: 'busy: another change to it was running',
-  applied_unreadable: "applied, but the cloud API's answer could not be read",
-  interrupted: 'interrupted: may or may not have been applied',
-  requested: 'waiting for a second person',
+/** What a filter of `/vs audit` by outcome lists, in words ("No audit record matches: failed changes."). */
+const OUTCOME_FILTER_WORDS: Readonly<Record<Outcome, string>> = {
+  requested: 'requests for a second person',
+  refused: 'refused attempts (stopped before anything was sent)',
+  denied: 'requests a second person denied',
+  withdrawn: 'withdrawn requests',
+  expired: 'expired requests',
+  scheduled: 'scheduled changes',
+  running: 'running changes',
+  done: 'done changes',
+  failed: 'failed changes',
+  cancelled: 'cancelled changes',
+  unknown: 'changes of unknown outcome',
 };
 
 /** The actions on record that are not changes of the table, in words. */
@@ -109,55 +110,64 @@ const paramText = (r: AuditRecord, key: string): string | null => (typeof r.para
  * date tokens; its detail text only where it names no one (the audit's words name people by id).
  */
 function why(r: AuditRecord): string {
+  const outcome = outcomeOf(r.outcome);
   const asked = r.requestedBy && r.requestedBy !== r.userId ? ` · asked by ${userMention(r.requestedBy)}` : '';
-  const how = r.outcome === 'rejected' ? 'denied' : r.outcome === 'withdrawn' ? 'withdrawn' : 'approved';
+  const how = outcome === 'denied' ? 'denied' : outcome === 'withdrawn' ? 'withdrawn' : 'approved';
   const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${how} by ${userMention(r.decidedBy)}` : '';
   const workflow = r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
-  switch (r.outcome) {
-    case 'requested':
-    case 'approved':
-    case 'rejected':
-    case 'withdrawn':
-    case 'expired':
-      return `${asked}${decided}${workflow}`;
-    default:
-      break;
-  }
+  // A step of an approval, or one approved and about to be sent: who asked and decided, never the audit's words, which
+  // name people by id.
+  if (outcome === 'requested' || outcome === 'denied' || outcome === 'withdrawn' || outcome === 'expired' || r.outcome === 'approved')
+    return `${asked}${decided}${workflow}`;
   const opened = breakGlassWhy(r);
   if (opened !== null) return opened;
-  if (r.action === 'freeze' && r.outcome === 'succeeded') {
+  if (r.action === 'freeze' && outcome === 'done') {
     const reason = paramText(r, 'reason');
     return reason ? ` · “${quoted(reason, 200)}”` : '';
   }
-  if (r.action === 'unfreeze' && r.outcome === 'succeeded') {
+  if (r.action === 'unfreeze' && outcome === 'done') {
     const by = paramText(r, 'frozen_by');
     const at = paramText(r, 'frozen_at');
     return by ? ` · lifted the freeze ${userMention(by)} set${at ? ` ${slackTime(at)}` : ''}` : '';
   }
-  const frozen = r.outcome === 'denied' && r.detail ? readFrozenDetail(r.detail) : null;
+  const frozen = outcome === 'refused' && r.detail ? readFrozenDetail(r.detail) : null;
   if (frozen) return ` · changes were frozen by ${userMention(frozen.by)} ${slackTime(frozen.at)}: “${quoted(frozen.reason, 120)}”${workflow}`;
-  return `${r.detail ? ` · ${quoted(r.detail)}` : ''}${asked}${decided}${workflow}`;
+  return `${r.detail ? ` · ${quoted(r.detail)}` : ''}${asked}${decided}${workflow}${transactionsOf(r)}`;
 }
 
 /**
- * One record, one line, as people read it: "✅ today at 14:03 · @ada · *Add disk* · VS 42 → succeeded · disk 7 (10 GB)
- * scheduled on VS 42 · #incident". `where`: the channel it came from is said (off where the list is one person's own).
+ * A record's outcome in words (docs/product.md, One outcome, told the same everywhere): the word of the vocabulary,
+ * and for a change the cloud accepted and ran, where it ended: "failed in the cloud while building a disk". The
+ * API's status code is never the headline (Details has it).
+ */
+export function outcomeWords(r: Pick<AuditRecord, 'outcome' | 'cloudOutcome' | 'cloudStep'>): string {
+  const outcome = outcomeOf(r.outcome);
+  const step = r.cloudStep ? ` while ${transactionWords(r.cloudStep)}` : '';
+  if (outcome === 'failed' && r.cloudOutcome === 'failed') return `*failed* in the cloud${step}`;
+  if (outcome === 'cancelled') return `*cancelled* in the cloud${step}`;
+  if (outcome === 'unknown' && r.cloudOutcome === 'unknown') return '*unknown*: no longer followed, check the control panel';
+  if (outcome === 'requested') return '*requested*: a second person must approve it';
+  return `*${outcome}*`;
+}
+
+/**
+ * One record, one line, as people read it: "✅ today at 14:03 · @ada · *Add disk* · VS 42 → *done* · disk 7 (10 GB) on
+ * VS 42 · transaction 12 · #incident": its outcome's sign first, ✅ for `done` alone. `where`: the channel it came from
+ * is said (off where the list is one person's own).
  */
 export function recordLine(r: AuditRecord, { where = true }: { where?: boolean } = {}): string {
   const on = targetWords(r.target);
-  const outcome = OUTCOME_WORDS[r.outcome] ?? safe(oneLine(r.outcome), 40);
   const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   return (
-    `${OUTCOME_MARK[r.outcome] ?? ':grey_question:'} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
-    ` → ${outcome}${cloudOutcomeOf(r)}${why(r)}${recordOnCallNote(r)}${recordBreakGlassNote(r)}${channel}`
+    `${OUTCOME_SIGNS[outcomeOf(r.outcome)]} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
+    ` → ${outcomeWords(r)}${why(r)}${recordOnCallNote(r)}${recordBreakGlassNote(r)}${channel}`
   );
 }
 
-/** A change the cloud accepted, once followed to its end: " · cloud: failed (transactions 9, 10)" (docs/product.md, Audit). */
-function cloudOutcomeOf(r: AuditRecord): string {
-  if (!r.cloudOutcome) return '';
+/** The transactions that ran a change, once followed: " · transactions 9, 10". */
+function transactionsOf(r: AuditRecord): string {
   const ids = r.transactionIds ?? [];
-  return ` · cloud: ${safe(r.cloudOutcome, 20)}${ids.length > 0 ? ` (transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')})` : ''}`;
+  return ids.length > 0 ? ` · transaction${ids.length > 1 ? 's' : ''} ${ids.slice(0, 10).join(', ')}` : '';
 }
 
 /** A record as a section of its line, with the Details button that shows the rest (the exact request among it). */
@@ -178,7 +188,7 @@ export function filterWords(filter: AuditFilter): string {
     case 'person':
       return userMention(filter.userId);
     case 'outcome':
-      return filter.outcome === 'failed' ? 'failed changes' : 'denied attempts';
+      return OUTCOME_FILTER_WORDS[filter.outcome];
     case 'breakglass':
       return 'changes made under break glass';
   }
@@ -246,13 +256,17 @@ export function renderAuditList(o: AuditListing): Rendered {
 
 /** A record's Details: its line, every field, its parameters, its detail and the exact request, each shown as it is. */
 export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView {
+  const outcome = outcomeOf(r.outcome);
   const fields = [
     `*Record* ${r.id}`,
     `*Action* ${code(r.action, 40)}`,
     `*Target* ${code(r.target, 40)}`,
-    `*Outcome* ${code(r.outcome, 40)}`,
+    `*Outcome* ${OUTCOME_SIGNS[outcome]} ${outcome}`,
     `*Cloud API status* ${r.apiStatus ?? '—'}`,
     `*Took* ${Math.round(r.durationMs)} ms`,
+    ...(r.cloudOutcome ? [`*In the cloud* ${code(r.cloudOutcome, 20)}${r.cloudStep ? ` at ${code(r.cloudStep, 60)}` : ''}`] : []),
+    ...(r.transactionIds && r.transactionIds.length > 0 ? [`*Transactions* ${r.transactionIds.slice(0, 20).join(', ')}`] : []),
+    ...(r.formerOutcome ? [`*Recorded before as* ${code(r.formerOutcome, 40)}`] : []),
     ...(r.approvalId ? [`*Approval request* ${code(r.approvalId, 60)}`] : []),
     ...(r.workflowExecutionId ? [`*Workflow execution* ${code(r.workflowExecutionId, 60)}`] : []),
   ];
@@ -284,9 +298,9 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
 /** What one preformatted block of a record's Details holds. */
 const PREFORMATTED_MAX = 2800;
 
-/** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link; cut to a bound. */
+/** Text shown as it is (preformatted rich text): no mrkdwn, no mention, no link, invisible characters named; cut to a bound. */
 function preformatted(text: string): KnownBlock {
-  return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: truncate(text, PREFORMATTED_MAX) || ' ' }] }] };
+  return preformattedBlock(truncate(text, PREFORMATTED_MAX) || ' ');
 }
 
 /** Parameters as indented JSON; never throws (cycles, BigInt). */
@@ -317,7 +331,7 @@ export function renderAuditPost(r: AuditRecord): Rendered {
     ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
     : null;
   return {
-    text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${safe(oneLine(r.outcome), 40)}`),
+    text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${outcomeOf(r.outcome)}`),
     blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : [])), ...withAcknowledge(r)],
   };
 }
@@ -360,8 +374,8 @@ function paramsLine(params: Record<string, unknown>, max: number): string {
 }
 
 /**
- * Several denials of one user, as one post to VS_AUDIT_CHANNEL (at most one
- * denial post per user a minute; each denial is still its own audit record).
+ * Several refusals of one user, as one post to VS_AUDIT_CHANNEL (at most one
+ * such post per user a minute; each refusal is still its own audit record).
  */
 export function renderDenialSummary(userId: string, records: readonly AuditRecord[]): Rendered {
   const counts = new Map<string, number>();
@@ -374,10 +388,10 @@ export function renderDenialSummary(userId: string, records: readonly AuditRecor
   const first = records[0] ? slackTime(records[0].at) : '';
   const last = records.length > 0 ? slackTime(records[records.length - 1]!.at) : '';
   return {
-    text: fallback(`${userMention(userId)} was denied ${records.length} times`),
+    text: fallback(`${userMention(userId)} was refused ${records.length} times`),
     blocks: [
-      section(`:no_entry: ${userMention(userId)} was denied *${records.length} times* (${first} to ${last}): ${shown.join(', ')}${more}`),
-      context('Denials are posted at most once per user a minute; `/vs audit` lists each one.'),
+      section(`${OUTCOME_SIGNS.refused} ${userMention(userId)} was *refused ${records.length} times* (${first} to ${last}): ${shown.join(', ')}${more}`),
+      context('Refusals are posted at most once per user a minute; `/vs audit refused` lists each one.'),
     ],
   };
 }

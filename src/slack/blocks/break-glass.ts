@@ -113,7 +113,7 @@ export function acknowledgeBlock(r: Pick<AuditRecord, 'id' | 'breakGlass' | 'rev
 
 /** The audit channel's post of a window opened: loud, mentioning everyone who would have been asked. */
 export function renderBreakGlassAuditPost(r: AuditRecord): Rendered | null {
-  if (r.action !== 'breakglass' || r.outcome !== 'succeeded') return null;
+  if (r.action !== 'breakglass' || r.outcome !== 'done') return null;
   const reason = typeof r.params.reason === 'string' ? r.params.reason : '';
   const endsAt = typeof r.params.ends_at === 'string' ? r.params.ends_at : null;
   const approvers = Array.isArray(r.params.approvers) ? r.params.approvers.filter((id): id is string => typeof id === 'string') : [];
@@ -135,7 +135,7 @@ export function renderBreakGlassAuditPost(r: AuditRecord): Rendered | null {
 
 /** Why a record of a window opened reads as it does: " · until <time>: “reason”" (the audit line's words; never an ISO time). */
 export function breakGlassWhy(r: AuditRecord): string | null {
-  if (r.action !== 'breakglass' || r.outcome !== 'succeeded') return null;
+  if (r.action !== 'breakglass' || r.outcome !== 'done') return null;
   const reason = typeof r.params.reason === 'string' ? r.params.reason : '';
   const endsAt = typeof r.params.ends_at === 'string' ? r.params.ends_at : null;
   return `${endsAt ? ` · until ${slackTime(endsAt)}: ` : ' · '}${reasonOf(reason)}`;

@@ -1,4 +1,4 @@
-import { factNumber, RestoreFacts, targetTitle, type Target } from '../../changes';
+import { factNumber, OUTCOME_SIGNS, RestoreFacts, targetTitle, type Target } from '../../changes';
 import { restoreConsequence } from './backups';
 import { sizeFromKb } from './measures';
 import { factCode, factText, reasonLine, type FollowedWords } from './followed';
@@ -20,6 +20,14 @@ export const DISK_ADDED_WORDS: FollowedWords = {
     state?.missing === true
       ? `disk ${factNumber(facts.diskId) ?? '?'} is no longer listed on VS ${factNumber(facts.vsId) ?? '?'}`
       : `disk ${factNumber(facts.diskId) ?? '?'} is built and unlocked`,
+  left: (facts, state) => {
+    const vsId = factNumber(facts.vsId);
+    const disk = `disk ${factNumber(facts.diskId) ?? '?'} (${factNumber(facts.diskSize) ?? '?'} GB)`;
+    if (state?.missing === true) return `nothing was left: ${disk} is no longer listed on ${vsId === null ? 'its server' : `VS ${vsId}`}`;
+    if (state?.built === false) return `${disk} exists but is not built: remove it in the control panel`;
+    if (state?.built === true) return `${disk} is built, but what followed its build did not finish: check it, or remove it in the control panel`;
+    return `${disk} may have been left on ${vsId === null ? 'its server' : `VS ${vsId}`}: check its disks${vsId === null ? '' : ` (\`/vs disks ${vsId}\`)`}`;
+  },
 };
 
 /**
@@ -33,7 +41,9 @@ export const BACKUP_RESTORED_WORDS: FollowedWords = {
     const size = factNumber(facts.backupSize);
     const builtAt = typeof facts.builtAt === 'string' && facts.builtAt ? facts.builtAt : null;
     const lines = [
-      `*Backup ${factNumber(facts.backupId) ?? '?'}* restored onto ${vsId !== null ? `VS ${vsId}` : 'its server'}${diskId !== null ? `, disk ${diskId}` : ''}`,
+      // What was asked, never words that read as done while it is scheduled (docs/product.md, One outcome).
+      `*Restore of backup ${factNumber(facts.backupId) ?? '?'}* onto ${vsId !== null ? `VS ${vsId}` : 'its server'}` +
+        (diskId !== null ? `, disk ${diskId}` : ''),
       `Size: ${size !== null ? sizeFromKb(size) : '_unknown_'}`,
       `Operating system: ${typeof facts.operatingSystem === 'string' && facts.operatingSystem ? safe(facts.operatingSystem, 80) : '_unknown_'}`,
       `Backup taken: ${builtAt ? slackTime(builtAt) : '_unknown_'}`,
@@ -56,6 +66,13 @@ export const BACKUP_RESTORED_WORDS: FollowedWords = {
     const diskId = factNumber(facts.diskId);
     const backupId = factNumber(facts.backupId) ?? '?';
     return diskId !== null ? `backup ${backupId} is restored onto disk ${diskId}, and the disk is unlocked` : `backup ${backupId} is restored and unlocked`;
+  },
+  left: (facts, state) => {
+    const vsId = factNumber(facts.vsId);
+    const diskId = factNumber(facts.diskId);
+    const disk = diskId !== null ? `disk ${diskId}${vsId !== null ? ` of VS ${vsId}` : ''}` : 'the disk it restores onto';
+    const locked = state?.diskLocked === true || state?.backupLocked === true ? ' (still locked: the restore may still be running)' : '';
+    return `${disk} may be partly overwritten${locked}: check it before using it; backup ${factNumber(facts.backupId) ?? '?'} itself is unchanged`;
   },
 };
 
@@ -80,9 +97,13 @@ export function renderAppliedUnreadable({
   sandbox: boolean;
 }): Rendered {
   return {
-    text: fallback(`${title} on ${targetTitle(target)} by ${userMention(user)}: applied, but the cloud API's answer could not be read`, sandbox),
+    text: fallback(`${title} on ${targetTitle(target)} by ${userMention(user)}: unknown, the cloud API's answer could not be read`, sandbox),
     blocks: withSandbox(
-      [header(`${title} · ${targetTitle(target)} · applied`), section(appliedUnreadableText(target, status)), context(`asked by ${userMention(user)}`)],
+      [
+        header(`${title} · ${targetTitle(target)}`),
+        section(`${OUTCOME_SIGNS.unknown} *Unknown*: ${appliedUnreadableText(target, status)}`),
+        context(`asked by ${userMention(user)}`),
+      ],
       sandbox,
     ),
   };

@@ -1,4 +1,5 @@
 import { restoreTargetOf, usabilityOf } from '../../changes/backups';
+import { outcomeOf } from '../../changes/outcome';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup, FirewallRule } from '../../cloud/schemas';
 import type { AuditRecord } from '../../store';
@@ -9,10 +10,12 @@ import { isIsoTime } from './mrkdwn';
 // columns per list, and cells written so that a spreadsheet reads each as
 // the text it is. RFC 4180 quoting (a comma, a quote or a line break puts a
 // cell in quotes, quotes doubled), and no formula: a cell of text that
-// starts with = + - @ (or a tab or carriage return, which some spreadsheets
-// skip before reading one) gets a leading apostrophe, so a rule description
-// or a label from the cloud API cannot run as a formula on an admin's
-// machine (OWASP, "CSV Injection"). Numbers are written as numbers.
+// starts with = + - @ (or their full-width and small forms, which Excel reads
+// alike, or a minus sign), after any spaces or invisible characters a
+// spreadsheet skips, or with a tab, carriage return or line feed, gets a
+// leading apostrophe, so a rule description or a label from the cloud API
+// cannot run as a formula on an admin's machine (OWASP, "CSV Injection").
+// Numbers are written as numbers.
 
 export type CsvValue = string | number | boolean | null | undefined;
 
@@ -25,7 +28,12 @@ export interface CsvColumn<T> {
 /** The most rows a file holds; a longer list is cut there, and the message with the file says so. */
 export const EXPORT_MAX_ROWS = 10_000;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet reads as the start of a formula: = + - @ in ASCII, full width (＝ ＋ － ＠) and small (﹦ ﹢ ﹣ ﹫)
+ * forms, and the minus sign, after any whitespace, control or format characters (spaces, no-break and ideographic
+ * spaces, zero-width ones, a byte-order mark); or a tab, carriage return or line feed first.
+ */
+const FORMULA_START = /^(?:[\s\p{Cc}\p{Cf}]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B\u2212]|[\t\r\n])/u;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One cell: text defused and quoted as needed; numbers and booleans as they are; nothing as an empty cell. */
@@ -60,7 +68,10 @@ export const FIREWALL_RULE_COLUMNS: readonly CsvColumn<FirewallRule>[] = [
   { name: 'id', cell: (r) => r.id },
 ];
 
-/** Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601). */
+/**
+ * Audit records, newest first: every field kept, people and channels by id, times in UTC (ISO 8601), the outcome in
+ * the one vocabulary (docs/product.md, One outcome, told the same everywhere; a change in flight is `running`).
+ */
 export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'id', cell: (r) => r.id },
   { name: 'at', cell: (r) => utcIso(r.at) },
@@ -68,7 +79,7 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'channel_id', cell: (r) => r.channelId },
   { name: 'action', cell: (r) => r.action },
   { name: 'target', cell: (r) => r.target },
-  { name: 'outcome', cell: (r) => r.outcome },
+  { name: 'outcome', cell: (r) => outcomeOf(r.outcome) },
   { name: 'api_status', cell: (r) => r.apiStatus },
   { name: 'duration_ms', cell: (r) => Math.round(r.durationMs) },
   { name: 'detail', cell: (r) => r.detail },
@@ -83,7 +94,10 @@ export const AUDIT_RECORD_COLUMNS: readonly CsvColumn<AuditRecord>[] = [
   { name: 'params', cell: (r) => jsonCell(r.params, (_key, value: unknown) => (isIsoTime(value) ? utcIso(value) : value)) },
   // Once followed to its end (docs/product.md, Following a change to its end): the cloud's outcome, its transactions.
   { name: 'cloud_outcome', cell: (r) => r.cloudOutcome },
+  { name: 'cloud_step', cell: (r) => r.cloudStep },
   { name: 'transaction_ids', cell: (r) => r.transactionIds?.join(' ') },
+  // What a record said before the outcomes were one vocabulary (migration 10), where that said more.
+  { name: 'former_outcome', cell: (r) => r.formerOutcome },
 ];
 
 /**

@@ -27,12 +27,38 @@ export function diskOrder(disks: readonly DiskRecord[]): DiskRecord[] {
   );
 }
 
-export function renderDisks({ vsId, disks, now, sandbox }: { vsId: number; disks: readonly DiskRecord[]; now: number; sandbox: boolean }): Rendered {
+/**
+ * The most disks one message lists (docs/product.md, Long lists): a line each is at most a few hundred characters, so
+ * they fit in a few sections, far under Slack's 50 blocks; the rest are counted and left to the control panel.
+ */
+export const DISKS_SHOWN = 100;
+
+export function renderDisks({
+  vsId,
+  disks,
+  now,
+  sandbox,
+  panelUrl,
+}: {
+  vsId: number;
+  disks: readonly DiskRecord[];
+  now: number;
+  sandbox: boolean;
+  /** The control panel's base URL (VS_PANEL_URL), where a list too long for a message can be read whole. */
+  panelUrl?: string;
+}): Rendered {
   const total = disks.reduce((sum, d) => sum + d.disk_size, 0);
-  const counted = `${disks.length} disk${disks.length === 1 ? '' : 's'}`;
+  const counted = `${disks.length.toLocaleString('en')} disk${disks.length === 1 ? '' : 's'}`;
   const blocks = [header(`Disks · VS ${vsId}`)];
+  const shown = diskOrder(disks).slice(0, DISKS_SHOWN);
   if (disks.length === 0) blocks.push(section(`No disks are attached to VS ${vsId}.`));
-  else for (const chunk of chunkLines(diskOrder(disks).map(diskLine), 2900)) blocks.push(section(chunk));
+  else for (const chunk of chunkLines(shown.map(diskLine), 2900)) blocks.push(section(chunk));
+  const left = disks.length - shown.length;
+  if (left > 0) {
+    const where = panelUrl ? `<${panelUrl.replace(/\/+$/, '')}/virtual_machines/${vsId}|the control panel>` : 'the control panel';
+    const more = `${left.toLocaleString('en')} more disk${left === 1 ? ' is' : 's are'} not shown here (the first ${shown.length} are)`;
+    blocks.push(section(`_${more}: see every disk of VS ${vsId} in ${where}._`));
+  }
   blocks.push(context(`${counted}, ${total} GB in all · fetched ${slackTime(now)}`));
   return { text: fallback(`VS ${vsId} has ${counted} (${total} GB)`, sandbox), blocks: withSandbox(blocks, sandbox) };
 }

@@ -1,14 +1,17 @@
-import { factNumber, type Fact } from '../../changes';
+import { factNumber, FOLLOWED_AS, OUTCOME_SIGNS, targetTitle, type Fact } from '../../changes';
 import type { FollowedChange, FollowStatus } from '../../store';
-import { transactionText, transactionWords } from './transactions';
+import { stepText, stepWords } from './transactions';
 import { code, context, fallback, header, oneLine, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // A change the cloud accepted, as its message shows it while it is followed
-// (docs/product.md, Following a change to its end): what was asked (its
-// form's words, from the facts its row of changes kept), where it stands
+// (docs/product.md, Following a change to its end; One outcome, told the same
+// everywhere): what was asked (its form's words, from the facts its row of
+// changes kept), where it stands in the one vocabulary, each with its sign
 // (scheduled, running the transaction in words, done with its target as read
-// again, failed in the cloud with the step and where to look, cancelled, or no
-// longer followed), and who asked and approved. The same message is posted
+// again; failed or cancelled in the cloud saying why, what now and what was
+// left: the step in words, the server read again, what the change left
+// behind, its transactions in the control panel; or no longer followed), and
+// who asked and approved. The same message is posted
 // when the cloud accepts the change and updated in place as it goes; when it
 // ends, a reply in its thread mentions both people. The cloud's raw log is
 // never here: nothing of it reaches the facts or the store.
@@ -21,6 +24,11 @@ export interface FollowedWords {
   about(facts: Facts, requestedBy: string, acceptedAtMs: number): string[];
   /** What its target shows once done, from the facts and the final read: "disk 110 is built and unlocked". */
   done(facts: Facts, state: Facts | null): string;
+  /**
+   * What a change that did not finish (failed, cancelled, no longer followed) left behind, as the final read shows it,
+   * with what to do about it: "disk 110 (50 GB) exists but is not built: remove it in the control panel"; null: nothing.
+   */
+  left(facts: Facts, state: Facts | null): string | null;
 }
 
 /** What the message shows of a followed change: its store row (or, before it is stored, what the door accepted). */
@@ -44,15 +52,8 @@ export interface FollowRendering {
   sandbox: boolean;
 }
 
-const MARKS: Readonly<Record<FollowStatus, string>> = {
-  scheduled: ':hourglass:',
-  pending: ':hourglass:',
-  running: ':hourglass_flowing_sand:',
-  complete: ':white_check_mark:',
-  failed: ':x:',
-  cancelled: ':white_circle:',
-  unknown: ':grey_question:',
-};
+/** Each status's sign: its outcome's (src/changes/outcome.ts), ✅ for done alone. */
+const sign = (status: FollowStatus): string => OUTCOME_SIGNS[FOLLOWED_AS[status]];
 
 /** The message of a followed change, as it stands. */
 export function renderFollowedChange(change: FollowView, r: FollowRendering): Rendered {
@@ -66,7 +67,7 @@ export function renderFollowedChange(change: FollowView, r: FollowRendering): Re
       [
         header(`${r.title} · ${r.targetTitle}`),
         section(r.words.about(facts, change.requestedBy, change.acceptedAtMs).join('\n')),
-        section(`${MARKS[change.status]} ${statusWords(change, r, true)}`),
+        section(`${sign(change.status)} ${statusWords(change, r, true)}`),
         context([...people, `accepted ${slackTime(change.acceptedAtMs)}`, ...transactions].join(' · ')),
       ],
       r.sandbox,
@@ -77,7 +78,7 @@ export function renderFollowedChange(change: FollowView, r: FollowRendering): Re
 /** The reply in the message's thread once the change ended: both people mentioned, so that both are notified. */
 export function renderFollowEnded(change: FollowView, r: FollowRendering): Rendered {
   const people = [change.requestedBy, ...(change.approvedBy && change.approvedBy !== change.requestedBy ? [change.approvedBy] : [])].map(userMention);
-  const line = `${people.join(' ')} ${MARKS[change.status]} ${r.title} · ${r.targetTitle}: ${statusWords(change, r, true)}`;
+  const line = `${people.join(' ')} ${sign(change.status)} ${r.title} · ${r.targetTitle}: ${statusWords(change, r, true)}`;
   return { text: plainStatus(change, r), blocks: withSandbox([section(line)], r.sandbox) };
 }
 
@@ -88,13 +89,12 @@ function plainStatus(change: FollowView, r: FollowRendering): string {
 
 /** Where it stands, in words; `rich`: with the links and the transaction's action in code where it has no words. */
 function statusWords(change: FollowView, r: FollowRendering, rich: boolean): string {
-  const step = change.step ? (rich ? transactionWords(change.step) : transactionText(change.step)) : null;
-  const look = rich ? whereToLook(change, r) : 'Check it in the control panel.';
+  const step = change.step ? (rich ? stepWords(change.step, change.subject) : stepText(change.step, change.subject)) : null;
   switch (change.status) {
     case 'scheduled':
       return r.followed
-        ? '*Scheduled*: the cloud accepted the change and runs it now; this message follows it to its end.'
-        : '*Scheduled*: the cloud accepted the change and runs it now.';
+        ? '*Scheduled*: the cloud accepted the change and has not started it yet; this message follows it to its end.'
+        : '*Scheduled*: the cloud accepted the change and has not started it yet.';
     case 'pending':
       return `*Scheduled* · ${step ?? 'its transaction'} is waiting to start.`;
     case 'running':
@@ -102,26 +102,50 @@ function statusWords(change: FollowView, r: FollowRendering, rich: boolean): str
     case 'complete':
       return `*Done* · ${r.words.done(change.subject.facts, change.finalState)}.`;
     case 'failed':
-      return `*Failed in the cloud*${step ? ` while ${step}` : ''}. ${look}`;
+      return `*Failed* in the cloud: ${step ?? 'its transaction'} failed. ${afterwards(change, r, rich)}`;
     case 'cancelled':
-      return `*Cancelled* in the cloud${step ? ` while ${step}` : ''}. ${look}`;
+      return `*Cancelled* in the cloud: ${step ?? 'its transaction'} was cancelled. ${afterwards(change, r, rich)}`;
     case 'unknown':
-      return `*Still running after ${minutes(r.maxMinutes)}*: no longer followed; check the control panel${rich ? `: ${panelLink(change, r)}` : ''}.`;
+      return `*Unknown*: still running after ${minutes(r.maxMinutes)}, no longer followed. ${afterwards(change, r, rich)}`;
   }
 }
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
 
-/** Where to look when the cloud did not finish it: the server's page in the control panel, whose transaction log says why. */
-function whereToLook(change: FollowView, r: FollowRendering): string {
-  return `Its transactions in the control panel say why: ${panelLink(change, r)}.`;
+/**
+ * What now, and what was left, once a change did not finish (docs/product.md, One outcome: a failure says why, what
+ * now and what was left): the server as read again, what the change left behind, and its transactions in the control
+ * panel, whose log says why.
+ */
+function afterwards(change: FollowView, r: FollowRendering, rich: boolean): string {
+  const facts = change.subject.facts;
+  const vsId = factNumber(facts.vsId) ?? change.subject.serverId;
+  const left = r.words.left(facts, change.finalState);
+  const sentences = [serverNowWords(vsId, change.finalState), left, rich ? `Its transactions in the control panel say why: ${panelLink(vsId, r)}` : null];
+  return sentences
+    .filter((s): s is string => s !== null)
+    .map((s) => `${s.charAt(0).toUpperCase()}${s.slice(1)}.`)
+    .join(' ');
 }
 
-/** The server's page under VS_PANEL_URL, or the panel itself when the server is not known. */
-function panelLink(change: FollowView, r: FollowRendering): string {
-  const vsId = factNumber(change.subject.facts.vsId) ?? change.subject.serverId;
+/** The server as read again at the end: "VS 42 is on and unlocked"; null when the change names no server. */
+export function serverNowWords(vsId: number | null, state: Facts | null): string | null {
+  if (vsId === null) return null;
+  const title = targetTitle({ kind: 'vs', id: vsId });
+  if (state === null || state.serverUnread === true || state.serverLocked === undefined)
+    return `${title} could not be read again: check it in the control panel`;
+  const power =
+    state.serverBooted === true ? (state.serverRecovery === true ? 'on, in the recovery image' : 'on') : state.serverBooted === false ? 'off' : null;
+  const lock = state.serverLocked === true ? 'still locked by a transaction' : 'unlocked';
+  return `${title} is ${power ? `${power} and ` : ''}${lock}`;
+}
+
+/** The server's transactions under VS_PANEL_URL (in local mode, the sandbox's page of them), or the panel itself when no server is known. */
+function panelLink(vsId: number | null, r: FollowRendering): string {
   const base = r.panelUrl.replace(/\/+$/, '');
-  return vsId === null ? `<${base}|the control panel>` : `<${base}/virtual_machines/${vsId}|VS ${vsId}>`;
+  return vsId === null
+    ? `<${base}|the control panel>`
+    : `<${base}/virtual_machines/${vsId}/transactions|transactions of ${targetTitle({ kind: 'vs', id: vsId })}>`;
 }
 
 /** Free text from a person, on one line, quoted and said to be theirs, so it cannot pass for the bot's own lines; none when blank. */

@@ -1,5 +1,5 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
-import { targetTitle, type ChangeAction, type OnCallNote } from '../../changes';
+import { OUTCOME_SIGNS, targetTitle, type ChangeAction, type OnCallNote } from '../../changes';
 import type { AuditRecord, BreakGlassWindow, Freeze } from '../../store';
 import { breakGlassHomeBlocks } from './break-glass';
 import { onCallLine } from './on-call';
@@ -39,10 +39,11 @@ export interface HomeFacts extends RoleFacts {
   /** The open approval requests: those this user may decide now, and their own waiting for someone. */
   approvals: Readable<{ decidable: readonly ApprovalFacts[]; own: readonly ApprovalFacts[] }>;
   /**
-   * The latest changes: every one (`all`, for those who may read the audit trail) or the user's own; forms that were
-   * not valid are not changes and are not among them.
+   * The latest changes, one record each (requested and later: an approval request as it stands, or the change it
+   * became): every one (`all`, for those who may read the audit trail) or the user's own; and how many attempts were
+   * refused (stopped before anything was sent) over the same time, summed in one line under them.
    */
-  changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]> };
+  changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]>; refused: Readable<number> };
   /** How being on call counted for the role: it came from a shift, or could not be checked. */
   onCall?: OnCallNote;
   /** Break-glass windows open now; for admins (else null) the changes made under one that wait for review. */
@@ -125,7 +126,7 @@ function approvalBlocks(o: HomeFacts): KnownBlock[] {
     // One block each, its Withdraw button beside it.
     for (const f of own.slice(0, HOME_APPROVALS)) {
       const what = `*${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}`;
-      const line = `:hourglass_flowing_sand: ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
+      const line = `${OUTCOME_SIGNS.requested} ${what} in ${channelMention(f.approval.channelId)}, open until ${slackTime(f.approval.expiresAtMs)}`;
       blocks.push({ ...section(line), block_id: `own_${f.approval.id}`, accessory: withdrawButton(f.approval) } as KnownBlock);
     }
     const more = own.length - HOME_APPROVALS;
@@ -141,6 +142,25 @@ function approvalBlocks(o: HomeFacts): KnownBlock[] {
 
 function changeBlocks(changes: HomeFacts['changes']): KnownBlock[] {
   if (changes.records === UNREADABLE) return [section(':warning: The audit trail could not be read just now. Open the Home tab again in a minute.')];
-  if (changes.records.length === 0) return [section(changes.scope === 'all' ? 'No change has been attempted yet.' : 'You have not attempted any change yet.')];
-  return changes.records.slice(0, HOME_RECORDS).map((r) => recordSection(r));
+  const listed = changes.records.slice(0, HOME_RECORDS);
+  const none = listed.length === 0 ? [section(changes.scope === 'all' ? 'No change has been asked for yet.' : 'You have not asked for any change yet.')] : [];
+  return [...none, ...listed.map((r) => recordSection(r)), ...refusedLine(changes, listed)];
+}
+
+/** The refusals over the time the list covers, summed in one line (docs/product.md, App Home): none, none said. */
+function refusedLine(changes: HomeFacts['changes'], listed: readonly AuditRecord[]): KnownBlock[] {
+  const { refused, scope } = changes;
+  if (refused === UNREADABLE) return [context(':warning: How many attempts were refused could not be read just now.')];
+  if (refused === 0) return [];
+  const oldest = listed.length >= HOME_RECORDS ? listed[listed.length - 1] : undefined;
+  const since = oldest ? ` since ${slackTime(oldest.at)}` : '';
+  const whose = scope === 'all' ? '' : ' of yours';
+  const attempts = `${refused} attempt${refused === 1 ? '' : 's'}${whose}`;
+  const list = scope === 'all' ? '`/vs audit refused` lists them' : 'each was answered when it was refused';
+  return [
+    context(
+      `${OUTCOME_SIGNS.refused} ${attempts} refused${since} before anything was sent ` +
+        `(role, channel, freeze, limit, invalid input, busy or unfit target): ${list}.`,
+    ),
+  ];
 }

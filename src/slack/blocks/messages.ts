@@ -1,5 +1,5 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { Action, Decision, OnCallNote, ReadAction, Role } from '../../changes';
+import { OUTCOME_SIGNS, type Action, type Decision, type OnCallNote, type ReadAction, type Role } from '../../changes';
 import type { BreakGlassWindow, Freeze } from '../../store';
 import { breakGlassLine } from './break-glass';
 import { onCallLine, onCallUncheckedNote } from './on-call';
@@ -59,6 +59,11 @@ export const CHANGES_UNRECORDABLE = unrecordable('Nothing can be changed');
 /** When a listener fails in a way it did not foresee. */
 export const SOMETHING_WENT_WRONG =
   'Something went wrong while handling this command; nothing was changed by it. Try again, and tell the bot operator if it repeats.';
+
+/** Slack would not take the answer to a request (too large, or malformed): the person is told in its place, in a few words. */
+export const ANSWER_NOT_SHOWN =
+  'Slack would not show the answer to this (it was too large or malformed for a Slack message), so it is not shown; nothing was changed by it. ' +
+  'This is a fault of the bot, not yours: tell the bot operator (its log says what Slack refused).';
 
 /** Slack refused to open a form (views.open), typically an expired trigger_id. */
 export const MODAL_NOT_OPENED = 'Could not open the form: Slack refused it (the request may have expired). Run the command again.';
@@ -122,12 +127,12 @@ function limitText({ kind, perMinute, retryInSeconds }: LimitReached): string {
 /** A user over a per-person limit (VS_READS_PER_USER_PER_MINUTE, VS_CHANGES_PER_USER_PER_MINUTE), told in the channel, only them. */
 export function renderLimitReached(limit: LimitReached): Rendered {
   const text = limitText(limit);
-  return { text: fallback(text), blocks: [section(`:hourglass: ${text}`), context(LIMIT_WHY[limit.kind])] };
+  return { text: fallback(text), blocks: [section(`${OUTCOME_SIGNS.refused} ${text}`), context(LIMIT_WHY[limit.kind])] };
 }
 
 /** The same where there is no channel to answer in (a global shortcut, a form submitted): a modal titled for the form. */
 export function renderLimitReachedModal({ title, sandbox, ...limit }: LimitReached & { title?: string; sandbox: boolean }): ModalView {
-  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:hourglass: ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `${OUTCOME_SIGNS.refused} ${limitText(limit)}\n${LIMIT_WHY[limit.kind]}`, sandbox });
 }
 
 /** A read command of `/vs`, as `/vs whoami` lists it: its words ("/vs firewall") and the read it needs, from the command table. */

@@ -1,4 +1,4 @@
-import type { ContextBlock, KnownBlock, MrkdwnElement } from '@slack/types';
+import type { ContextBlock, KnownBlock, MrkdwnElement, RichTextBlock } from '@slack/types';
 
 // The few helpers every renderer uses: escaping for mrkdwn, and Slack's limits.
 // Text that is not ours (from the cloud API, a workflow, a person) goes
@@ -13,6 +13,13 @@ export interface Rendered {
   text: string;
   blocks: KnownBlock[];
 }
+
+/**
+ * Bidirectional controls (U+202A–202E, U+2066–2069), zero-width and direction marks (U+200B–200F), the byte-order mark,
+ * line and paragraph separators, and every other invisible formatting character (Unicode's Cf): they would reorder or
+ * hide what a person reads (an approver would read one request and approve another), so they are shown by name.
+ */
+const INVISIBLE = /[\p{Cf}\u2028\u2029]/gu;
 
 export const LIMITS = {
   blocks: 50,
@@ -36,7 +43,13 @@ export const LIMITS = {
  * and links nothing else. The only way the bot builds one.
  */
 export function mrkdwn(text: string): MrkdwnElement {
-  return { type: 'mrkdwn', text, verbatim: true };
+  // Data comes through `safe`, which already names invisible characters; this is the net for any that did not.
+  return { type: 'mrkdwn', text: hasInvisible(text) ? escapeMrkdwnNames(text) : text, verbatim: true };
+}
+
+/** Invisible characters named, in mrkdwn: "&lt;U+202E&gt;", which Slack shows as <U+202E> and never reads as markup. */
+function escapeMrkdwnNames(text: string): string {
+  return text.replace(INVISIBLE, (c) => escapeMrkdwn(showInvisible(c)));
 }
 
 /**
@@ -63,6 +76,8 @@ export function truncate(s: string, max: number): string {
   // Do not leave half of a surrogate pair or of an escape sequence behind.
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   cut = cut.replace(/&[a-z]{0,4}$/, '');
+  // Nor half of an invisible character's name (showInvisible), escaped or not.
+  cut = cut.replace(/(?:<|&lt;)(?:U(?:\+[0-9A-F]{0,6})?)?$/, '');
   return cut + '…';
 }
 
@@ -72,8 +87,35 @@ export function truncate(s: string, max: number): string {
  * cannot grow fivefold past a block's limit.
  */
 export function safe(s: string | null | undefined, max = 200): string {
-  return truncate(escapeMrkdwn(stripControl(truncate(s ?? '', max + 1))), max);
+  return truncate(escapeMrkdwn(showInvisible(stripControl(truncate(s ?? '', max + 1)))), max);
 }
+
+/** Text with each invisible formatting character shown as its code point, "<U+202E>", and nothing else changed. */
+export function showInvisible(s: string): string {
+  return s.replace(INVISIBLE, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+}
+
+/** Whether showInvisible changes anything in `s`. */
+export function hasInvisible(s: string): boolean {
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(s);
+}
+
+/**
+ * Text shown as it is (preformatted rich text: no markup, no mention, no link), byte for byte, except for invisible
+ * formatting characters, which are named (showInvisible), with a line under it saying so: what an approver reads is
+ * what is sent, in an order nothing can change.
+ */
+export function preformattedBlock(text: string): RichTextBlock {
+  const shown: RichTextBlock = { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [{ type: 'text', text: showInvisible(text) }] }] };
+  if (!hasInvisible(text)) return shown;
+  const said = { type: 'rich_text_section' as const, elements: [{ type: 'text' as const, text: INVISIBLE_NAMED, style: { italic: true } }] };
+  return { ...shown, elements: [...shown.elements, said] };
+}
+
+/** Said (as plain text) under text shown as it is, an exact request, whose invisible characters are shown by name. */
+export const INVISIBLE_NAMED =
+  'It holds invisible characters (bidirectional controls, zero-width or other formatting), shown above by name, as <U+202E>; ' + 'they are sent as they are.';
 
 /** Control characters would garble a line; odd Unicode is left as it is. */
 export function stripControl(s: string): string {
@@ -105,7 +147,7 @@ export function section(text: string): KnownBlock {
 }
 
 export function header(text: string): KnownBlock {
-  return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.header), emoji: true } };
+  return { type: 'header', text: { type: 'plain_text', text: truncate(showInvisible(text), LIMITS.header), emoji: true } };
 }
 
 export function context(...texts: string[]): KnownBlock {
@@ -114,7 +156,7 @@ export function context(...texts: string[]): KnownBlock {
 
 /** Fallback `text`, marked as sandbox data when it is, and kept short. */
 export function fallback(text: string, sandbox = false): string {
-  return truncate(sandbox ? `[sandbox data] ${text}` : text, LIMITS.fallbackText);
+  return truncate(showInvisible(sandbox ? `[sandbox data] ${text}` : text), LIMITS.fallbackText);
 }
 
 /** One value, one line: newlines and control characters become spaces, so data cannot start a fake line. */

@@ -92,13 +92,15 @@ export const POWER_FOLLOWED_WORDS: FollowedWords = {
   done: (facts, state) => {
     const title = targetTitle({ kind: 'vs', id: factNumber(facts.vsId) ?? 0 });
     const power =
-      state?.booted === true
-        ? state.recovery === true
+      state?.serverBooted === true
+        ? state.serverRecovery === true
           ? POWER_STATE_WORDS.recovery
           : POWER_STATE_WORDS.on
-        : state?.booted === false
+        : state?.serverBooted === false
           ? POWER_STATE_WORDS.off
           : null;
     return power ? `${title} is ${power}, and unlocked` : `${title} is unlocked`;
   },
+  // Nothing is left by a power action: the server as read again (the message says it) is all there is.
+  left: () => null,
 };

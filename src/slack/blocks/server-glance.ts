@@ -34,6 +34,8 @@ export const powerWords = (power: PowerState): string => `${POWER_MARKS[power]} 
 
 /** The most backups and transactions the card lists: the newest. */
 export const CARD_LATEST = 5;
+/** The most disks the card lists (a server with more has them counted, and `/vs disks` lists them). */
+export const CARD_DISKS = 10;
 
 /** A button of the card: the `/vs` command it runs (as typed after `/vs`), its action_id and its text. */
 export interface CardButton {
@@ -92,7 +94,17 @@ export function renderServerGlance(v: ServerGlanceView): Rendered {
   } else {
     blocks.push(section(`:warning: The server's record could not be read: ${safe(unreadOf(v.server), 500)}`));
   }
-  blocks.push(section(partText('Disks', v.disks, (disks) => (disks.length === 0 ? 'none' : diskOrder(disks).map(diskLine).join('\n')))));
+  blocks.push(
+    section(
+      partText('Disks', v.disks, (disks) => {
+        if (disks.length === 0) return 'none';
+        // A line each, cut before the section's limit would cut one in half: the rest are counted, and /vs disks lists them.
+        const shown = diskOrder(disks).slice(0, CARD_DISKS);
+        const more = disks.length - shown.length;
+        return shown.map(diskLine).join('\n') + (more > 0 ? `\n_and ${more.toLocaleString('en')} more: ${code(`/vs disks ${v.vsId}`)}_` : '');
+      }),
+    ),
+  );
   blocks.push(
     section(
       partText('Latest backups', v.backups, (backups) => {

@@ -184,6 +184,16 @@ export function frozenForStep(freeze: Freeze): string {
 }
 
 /** A change step whose request could not be posted in its channel: nobody could claim it, so it expires unanswered. */
+/** A workflow past VS_WORKFLOW_REQUESTS_PER_HOUR: nothing was asked for, and when it may ask again. */
+export function workflowLimitedForStep(o: { perHour: number; channelId: string; retryInSeconds: number }): string {
+  const minutes = Math.max(1, Math.ceil(o.retryInSeconds / 60));
+  return (
+    `This workflow has asked for ${o.perHour} changes in channel ${o.channelId} in the last hour, the most one workflow may ` +
+    `(VS_WORKFLOW_REQUESTS_PER_HOUR), so this one was not asked for and nobody was called; nothing was changed. ` +
+    `It may ask again in ${minutes} minute${minutes === 1 ? '' : 's'}.`
+  );
+}
+
 export function requestNotPostedForStep(channelId: string): string {
   return (
     `The request could not be posted in channel ${channelId} (is the bot a member? /invite it there). ` +

@@ -1,4 +1,6 @@
+import { targetTitle } from '../../changes';
 import type { TransactionStatus } from '../../cloud/schemas';
+import type { FollowSubject } from '../../store';
 import { code, oneLine, safe } from './mrkdwn';
 
 // The cloud's transactions in words (docs/cloud-api.md, Transactions), in one
@@ -32,6 +34,52 @@ export function transactionWords(action: string): string {
 /** The same without markup, for a line that may go anywhere (a workflow's output): the cloud's own name escaped. */
 export function transactionText(action: string): string {
   return Object.hasOwn(TRANSACTION_ACTION_WORDS, action) ? TRANSACTION_ACTION_WORDS[action]! : safe(oneLine(action), 60);
+}
+
+/** What a change's transactions do to what they run on, as a verb: "building" disk 110. */
+const TRANSACTION_STEP_VERBS: Readonly<Record<string, string>> = {
+  build_disk: 'building',
+  format_disk: 'formatting',
+  resize_disk: 'resizing',
+  update_fstab: 'updating the fstab for',
+  destroy_disk: 'removing',
+  startup_virtual_machine: 'starting',
+  stop_virtual_machine: 'stopping',
+  shutdown_virtual_machine: 'shutting down',
+  reboot_virtual_machine: 'rebooting',
+  restore_backup: 'restoring',
+  restore_incremental_backup: 'restoring',
+};
+
+/** What a change's transactions run on (its parent), in words: "disk 110", "VS 42", "backup 15"; null for another kind. */
+function parentWords(subject: Pick<FollowSubject, 'parentType' | 'parentId'>): string | null {
+  switch (subject.parentType) {
+    case 'Disk':
+      return `disk ${subject.parentId}`;
+    case 'VirtualMachine':
+      return targetTitle({ kind: 'vs', id: subject.parentId });
+    case 'Backup':
+      return `backup ${subject.parentId}`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A step of a change in words, with what it ran on (docs/product.md, One outcome: "building disk 110 failed in the
+ * cloud"), as mrkdwn; the action's words alone where the verb or its parent is not known.
+ */
+export function stepWords(action: string, subject: Pick<FollowSubject, 'parentType' | 'parentId'>): string {
+  const verb = Object.hasOwn(TRANSACTION_STEP_VERBS, action) ? TRANSACTION_STEP_VERBS[action]! : null;
+  const on = parentWords(subject);
+  return verb && on ? `${verb} ${on}` : transactionWords(action);
+}
+
+/** The same without markup, for a line that may go anywhere (a notification's text). */
+export function stepText(action: string, subject: Pick<FollowSubject, 'parentType' | 'parentId'>): string {
+  const verb = Object.hasOwn(TRANSACTION_STEP_VERBS, action) ? TRANSACTION_STEP_VERBS[action]! : null;
+  const on = parentWords(subject);
+  return verb && on ? `${verb} ${on}` : transactionText(action);
 }
 
 /** Each status as mrkdwn; a failed transaction stands out. */

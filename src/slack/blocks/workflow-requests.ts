@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { OUTCOME_SIGNS } from '../../changes';
 import type { Approval } from '../../store';
 import { asked, closedText, consequence, decidersLine, fromWorkflow, plain, requestBlock, type ApprovalFacts } from './approvals';
 import { code, context, escapeMrkdwn, fallback, oneLine, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
@@ -23,12 +24,16 @@ export function renderWorkflowRequest(f: ApprovalFacts): Rendered {
     style: 'primary',
     value: approval.id,
   };
-  // Those who may claim it are mentioned, so that someone is notified (nobody has asked yet: none is left out).
+  // Those who may claim it are mentioned, so that someone is notified (nobody has asked yet: none is left out), unless
+  // workflow requests called them as often this hour as they may be (VS_WORKFLOW_CALLS_PER_HOUR): then the role is named.
   const who = decidersLine(f.deciders);
+  const held = f.uncalled
+    ? `${who ? ' and others' : `anyone with the ${f.needed} role`} (not called on this one: workflow requests called them as often this hour as they may be)`
+    : '';
   const blocks: KnownBlock[] = [
     section(
-      `:clipboard: *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
-        (who ? `\n*Who may request it:* ${who}` : ''),
+      `${OUTCOME_SIGNS.requested} *A workflow asks for a change* · ${asked(f)}\n*Open until:* ${slackTime(approval.expiresAtMs)}` +
+        (who || held ? `\n*Who may request it:* ${who ?? ''}${held}` : ''),
     ),
     ...consequence(approval),
     section('*The exact request the bot would send to the cloud API:*'),

@@ -2,9 +2,11 @@ import type { AllMiddlewareArgs, AnyMiddlewareArgs, Context } from '@slack/bolt'
 import type { WebClient } from '@slack/web-api';
 import { deliveryClaim } from '../../ops/deliveries';
 import type { Logger } from '../../log';
+import type { TraceSpan } from '../../tracing';
 import type { ListenerContext, Outcome, RequestKind, SlackRequest } from '../context';
 import { MiddlewareMissingError } from '../errors';
 import { isSlackResponseUrl, responder, type Respond } from '../response-url';
+import type { Undelivered } from '../send';
 import { functionEndersOf, stepCompletion, type StepCompletion } from '../step-completion';
 import { refusedWorkspace } from './workspace';
 
@@ -30,7 +32,7 @@ export function requestOf(context: Context): SlackRequest {
 }
 
 export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: LogFields = () => ({})) {
-  return async (args: Args): Promise<void> => {
+  const serve = async (args: Args, span?: TraceSpan): Promise<void> => {
     const started = ctx.now();
     const facts = factsOf(args);
     if (kind !== 'submission' && 'ack' in args && args.ack) await args.ack();
@@ -39,6 +41,7 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
     if (claim && !(await claim)) {
       // Another delivery of it ran (a retry handled first, a replay): a form is acked here, with nothing.
       if (kind === 'submission' && 'ack' in args && args.ack) await args.ack();
+      span?.set({ 'vs.outcome': 'duplicate' });
       return;
     }
     const labels = fields(args);
@@ -54,8 +57,35 @@ export function readRequest(ctx: ListenerContext, kind: RequestKind, fields: Log
       await args.next();
     } finally {
       request.ended(Math.round(ctx.now() - started));
-      ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels });
+      const { undeliveredAnswer: undelivered } = request;
+      ctx.onRequestEnded?.({ kind, outcome: request.outcome, labels, ...(undelivered ? { undelivered } : {}) });
+      span?.set({ 'vs.outcome': request.outcome });
+      if (request.outcome === 'failed') span?.failed();
     }
+  };
+  const tracing = ctx.tracing;
+  if (!tracing?.on) return serve;
+  // Each request the root of a trace of its own: who, where and which row, by id; never what was typed or sent.
+  return (args: Args) => {
+    const facts = factsOf(args);
+    // The row's labels, when they can be read yet (serve reads them again, and tells a missing middleware apart).
+    let labels: Record<string, unknown> = {};
+    try {
+      labels = fields(args);
+    } catch {
+      // named by serve's own call
+    }
+    const attributes: Record<string, string | number | boolean | undefined> = {
+      'vs.request.kind': kind,
+      'slack.user_id': facts.userId || undefined,
+      'slack.channel_id': facts.channelId ?? undefined,
+    };
+    for (const [key, value] of Object.entries(labels))
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') attributes[`vs.${key}`] = value;
+    const row = Object.values(labels).find((value) => typeof value === 'string');
+    // The row's name (ids in it, a restore button's backup, as `#`): spans of one kind of request share a name.
+    const name = typeof row === 'string' ? `${kind} ${row.replace(/[0-9]+/g, '#')}` : kind;
+    return tracing.root(name, { kind: 'server', attributes }, (span) => serve(args, span));
   };
 }
 
@@ -72,6 +102,8 @@ class ListenerRequest implements SlackRequest {
   readonly step: StepCompletion | undefined;
   readonly client: WebClient;
   outcome: Outcome = 'failed';
+  /** Why its answer did not reach Slack, when it did not (reply.ts tells it). */
+  undeliveredAnswer: Undelivered | undefined;
   private childLog: Logger | undefined;
 
   constructor(
@@ -102,10 +134,17 @@ class ListenerRequest implements SlackRequest {
     return (this.childLog ??= this.ctx.logger.child(this.bindings));
   }
 
-  /** The one line of the request, with how it ended. */
+  /** Hears that its answer did not reach Slack (src/slack/reply.ts). */
+  undelivered(why: Undelivered): void {
+    this.undeliveredAnswer ??= why;
+  }
+
+  /** The one line of the request, with how it ended: an answer nobody got is never a success. */
   ended(ms: number): void {
-    if (this.childLog) this.childLog.info(this.kind, { outcome: this.outcome, ms });
-    else this.ctx.logger.info(this.kind, { ...this.bindings, outcome: this.outcome, ms });
+    if (this.undeliveredAnswer && this.outcome === 'succeeded') this.outcome = 'failed';
+    const fields = { outcome: this.outcome, ...(this.undeliveredAnswer ? { undelivered: this.undeliveredAnswer } : {}), ms };
+    if (this.childLog) this.childLog.info(this.kind, fields);
+    else this.ctx.logger.info(this.kind, { ...this.bindings, ...fields });
   }
 }
 

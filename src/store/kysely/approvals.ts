@@ -119,11 +119,11 @@ export function kyselyApprovals({ db, options }: SliceDeps): Approvals {
     claim: (id, claim, recordOf) =>
       take(id, 'claim', claim.nowMs, { requested_by: claim.by, requested_at: isoTime(claim.at, 'at'), expires_at_ms: wholeMs(claim.expiresAtMs) }, recordOf),
 
-    open: async (nowMs) => {
+    open: async (nowMs, step = 'approve') => {
       const rows = await db
         .selectFrom('approvals')
         .selectAll()
-        .where('status', 'in', fromStates('approve'))
+        .where('status', 'in', fromStates(step))
         .where('expires_at_ms', '>', wholeMs(nowMs))
         .orderBy('requested_at')
         .orderBy('id')

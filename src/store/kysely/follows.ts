@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { RecordedAction } from '../audit';
+import { OUTCOME_OF_CLOUD, type RecordedAction } from '../audit';
 import { FOLLOW_STATUSES, type FollowedChange, type FollowProgress, type Follows, type FollowStatus, type FollowSubject, type NewFollow } from '../follows';
 import type { FollowedChangesTable } from '../schema';
 import { enqueueChangeEvents } from './change-events';
@@ -157,7 +157,14 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
       });
     },
 
-    save: async (recordId, owner, progress, leaseMs) => Number((await saveAs(db, recordId, owner, progress, leaseMs)).numUpdatedRows) === 1,
+    save: (recordId, owner, progress, leaseMs) =>
+      db.transaction().execute(async (trx) => {
+        const saved = Number((await saveAs(trx, recordId, owner, progress, leaseMs)).numUpdatedRows) === 1;
+        // Its record's outcome moves with it: scheduled until one of its transactions runs.
+        if (saved && progress.status === 'running')
+          await trx.updateTable('audit_records').set({ outcome: 'running' }).where('id', '=', recordId).where('outcome', '=', 'scheduled').execute();
+        return saved;
+      }),
 
     end: (recordId, owner, progress, leaseMs) =>
       db.transaction().execute(async (trx) => {
@@ -165,7 +172,12 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
         if (Number(saved.numUpdatedRows) !== 1) return null;
         const row = await trx
           .updateTable('audit_records')
-          .set({ cloud_outcome: progress.status, transaction_ids: JSON.stringify(progress.transactionIds) })
+          .set({
+            outcome: OUTCOME_OF_CLOUD[progress.status],
+            cloud_outcome: progress.status,
+            cloud_step: progress.step,
+            transaction_ids: JSON.stringify(progress.transactionIds),
+          })
           .where('id', '=', recordId)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -176,6 +188,27 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
         await enqueueChangeEvents(trx, options, [record.id]);
         return record;
       }),
+
+    renew: async (recordId, owner, leaseUntilMs) => {
+      const renewed = await db
+        .updateTable('followed_changes')
+        .set({ lease_until_ms: wholeMs(leaseUntilMs) })
+        .where('record_id', '=', recordId)
+        .where('owner', '=', owner)
+        .executeTakeFirst();
+      return Number(renewed.numUpdatedRows) === 1;
+    },
+
+    markReplied: async (recordId, owner, atMs) => {
+      const marked = await db
+        .updateTable('followed_changes')
+        .set({ replied_at_ms: wholeMs(atMs) })
+        .where('record_id', '=', recordId)
+        .where('owner', '=', owner)
+        .where('replied_at_ms', 'is', null)
+        .executeTakeFirst();
+      return Number(marked.numUpdatedRows) === 1;
+    },
 
     release: async (owner) => {
       const released = await db.updateTable('followed_changes').set({ owner: null, lease_until_ms: null }).where('owner', '=', owner).executeTakeFirst();

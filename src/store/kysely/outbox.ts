@@ -6,9 +6,12 @@ import { clip, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } f
 
 export const MAX_OUTBOX_ERROR_LENGTH = 1000;
 
-/** The group a record's post belongs to: one user's denials go out together (migration 3 writes the same key). */
+/**
+ * The group a record's post belongs to: one user's refusals go out together (migration 3 wrote the same key for what
+ * was called a denial then, and migration 10 keeps it).
+ */
 export function outboxGroup(record: Pick<AuditRecord, 'outcome' | 'userId'>): string | null {
-  return record.outcome === 'denied' ? `denials:${record.userId}` : null;
+  return record.outcome === 'refused' ? `denials:${record.userId}` : null;
 }
 
 /** Queues the posts of final records, in the caller's transaction; nothing when posts are off. */

@@ -74,6 +74,8 @@ export function recordRow(entry: AuditEntry) {
     // Set once the change is followed to its end (follows.end).
     cloud_outcome: null,
     transaction_ids: null,
+    cloud_step: null,
+    former_outcome: null,
     on_call: entry.onCall ? JSON.stringify(onCallGrant(entry.onCall)) : null,
     break_glass: entry.breakGlass ?? null,
     reviewed_by: null,
@@ -133,6 +135,8 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     workflowExecutionId: row.workflow_execution_id,
     cloudOutcome: isCloudOutcome(row.cloud_outcome) ? row.cloud_outcome : null,
     transactionIds: row.transaction_ids === null ? null : readIds(row.transaction_ids),
+    cloudStep: row.cloud_step,
+    formerOutcome: row.former_outcome,
     onCall: readOnCallGrant(row.on_call),
     breakGlass: row.break_glass,
     reviewedBy: row.reviewed_by,

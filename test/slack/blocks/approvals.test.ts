@@ -59,7 +59,7 @@ const markupFromData = (m: Rendered, users: string[]) =>
     { text: m.text.replace(/<!date\^[^>]+>/g, ''), blocks: blocksOf(m).filter((b) => b.type !== 'rich_text') },
     { users, channels: ['CINCIDENT'] },
   ).filter((found) => !found.includes('<!date^'));
-const record = (o: Partial<AuditRecord> = {}) => auditRecord({ outcome: 'succeeded', detail: 'disk 311 (20 GB) scheduled on VS 42', ...o });
+const record = (o: Partial<AuditRecord> = {}) => auditRecord({ outcome: 'scheduled', detail: 'disk 311 (20 GB) on VS 42', ...o });
 
 describe('the request', () => {
   test('says who asks, for what, why and until when, shows the exact request, and offers Approve (confirmed), Deny and Withdraw', () => {
@@ -155,76 +155,79 @@ describe('the request once it has ended', () => {
     expect(buttons(m)).toEqual([]);
     expect(blocksOf(m).some((b) => b.type === 'actions')).toBe(false);
     expect(sectionTexts(m)[0]).toBe(
-      ':hourglass: *Approved* by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42\n' +
-        '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
+      ':clock4: *Approved* by <@UADMIN> · *scheduled*: disk 311 (20 GB) on VS 42\n' + '<@UOPER> asks to *Add disk* · VS 42\n*Why:* “the data disk is full”',
     );
     expect(sectionTexts(m)[1]).toBe('*The request:*');
     expect(shown(m)).toEqual([`POST /virtual_machines/42/disks.json\n\n${BODY}`]);
     expect(contextTexts(m)).toEqual([`Asked ${DATE(ASKED_MS)}2024-05-06 14:03:12 UTC> · request \`A-1\``]);
-    expect(m.text).toBe('Approved by <@UADMIN> · scheduled: disk 311 (20 GB) scheduled on VS 42 (Add disk · VS 42)');
+    expect(m.text).toBe('Approved by <@UADMIN> · scheduled: disk 311 (20 GB) on VS 42 (Add disk · VS 42)');
     expectWithinSlackLimits(m);
     expect(markupFromData(m, ['UOPER', 'UADMIN'])).toEqual([]);
     expect(contextTexts(renderApprovalEnded(facts({}, true), { kind: 'rejected' })).at(-1)).toContain(SANDBOX_NOTICE);
   });
 
-  test('denied, and expired', () => {
-    expect(sectionTexts(ended({ kind: 'rejected' }, { status: 'rejected' }))[0]).toMatch(/^:no_entry: \*Denied\* by <@UADMIN>\. Nothing was changed\.\n/);
+  test('denied (🚫, a second person said no), withdrawn and expired, each with its own sign', () => {
+    expect(sectionTexts(ended({ kind: 'rejected' }, { status: 'rejected' }))[0]).toMatch(/^:no_entry_sign: \*Denied\* by <@UADMIN>\. Nothing was changed\.\n/);
+    expect(sectionTexts(ended({ kind: 'withdrawn' }, { status: 'withdrawn' }))[0]).toMatch(/^:leftwards_arrow_with_hook: \*Withdrawn\* by <@UADMIN>/);
     const expired = ended({ kind: 'expired' }, { status: 'expired', decidedBy: null });
     expect(sectionTexts(expired)[0]).toMatch(new RegExp(`^:hourglass: \\*Expired\\*: nobody decided before ${DATE(EXPIRES_MS).replace(/[\^{}|]/g, '\\$&')}`));
     expect(expired.text).toBe('Expired: nobody decided before 2024-05-06 14:33:12 UTC. Nothing was changed. (Add disk · VS 42)');
-    expect(sectionTexts(ended({ kind: 'rejected' }, { decidedBy: null }))[0]).toMatch(/^:no_entry: \*Denied\* by someone\./);
+    expect(sectionTexts(ended({ kind: 'rejected' }, { decidedBy: null }))[0]).toMatch(/^:no_entry_sign: \*Denied\* by someone\./);
   });
 
-  test('each way an approved change can end, with the API messages of a refusal', () => {
-    expect(approvedWith(scheduled(null))).toBe(':hourglass: *Approved* by <@UADMIN> · scheduled: the cloud API accepted it');
+  test('each way an approved change can end, its outcome first (never ✅: it is scheduled at most), with the API messages of a refusal', () => {
+    expect(approvedWith(scheduled(null))).toBe(':clock4: *Approved* by <@UADMIN> · *scheduled*: the cloud API accepted it');
     const refused = new CloudError('validation', 'refused', {
       status: 422,
       fieldErrors: { disk_size: ['exceeds the free space'] },
       messages: ['Disk limit <reached>'],
     });
     expect(approvedWith(failed(refused))).toBe(
-      ':x: *Approved* by <@UADMIN>, but it failed: The cloud API refused the request: disk_size exceeds the free space; Disk limit &lt;reached&gt;',
+      ':x: *Approved* by <@UADMIN>, but it *failed*: The cloud API refused the request: disk_size exceeds the free space; Disk limit &lt;reached&gt;',
     );
     expect(approvedWith(failed(new CloudError('timeout', 'slow')))).toBe(
-      ':x: *Approved* by <@UADMIN>, but it failed: The cloud API did not answer within 10 s, so the change may or may not have been applied. ' +
+      ':x: *Approved* by <@UADMIN>, but it *failed*: The cloud API did not answer within 10 s, so the change may or may not have been applied. ' +
         'Check VS 42 and `/vs audit` before trying again.',
     );
     expect(approvedWith({ outcome: 'applied_unreadable', error: new CloudError('bad_response', 'x', { status: 201 }), record: record() })).toMatch(
-      /^:warning: \*Approved\* by <@UADMIN> · applied: .*VS 42/,
+      /^:question: \*Approved\* by <@UADMIN> · \*unknown\*: .*VS 42/,
     );
-    expect(approvedWith({ outcome: 'busy', record: record({ outcome: 'busy' }) })).toBe(
-      ':warning: *Approved* by <@UADMIN>, but another change to VS 42 was in progress. Nothing was changed; ask again later.',
+    expect(approvedWith({ outcome: 'busy', record: record({ outcome: 'refused' }) })).toBe(
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: another change to VS 42 was in progress. Nothing was changed; ask again later.',
     );
     const freeze = { by: 'UADMIN2', at: '2024-05-06T14:05:00.000Z', reason: 'storage migration' };
-    expect(approvedWith({ outcome: 'frozen', freeze, record: record({ outcome: 'denied' }) })).toMatch(
-      /^:no_entry: \*Approved\* by <@UADMIN>, but changes were frozen before it started\. Nothing was changed\. Changes are frozen: <@UADMIN2>/,
+    expect(approvedWith({ outcome: 'frozen', freeze, record: record({ outcome: 'refused' }) })).toMatch(
+      /^:no_entry: \*Approved\* by <@UADMIN>, but \*refused\*: changes were frozen before it started\. Nothing was changed\. Changes are frozen: <@UADMIN2>/,
     );
     expect(approvedWith({ outcome: 'duplicate' })).toBe(':information_source: *Approved* by <@UADMIN>; it had already been run (see `/vs audit`).');
     const changed = { code: 'changed' as const, current: { method: 'POST', path: '/virtual_machines/42/disks.xml', body: '<disk/>' } };
     expect(approvedWith({ outcome: 'not_sent', why: changed, record: record() })).toBe(
-      ':x: *Approved* by <@UADMIN>, but not sent: the bot would now send `POST /virtual_machines/42/disks.xml` instead of the request approved ' +
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as the bot would now send `POST /virtual_machines/42/disks.xml` ' +
+        'instead of the request approved ' +
         '(its configuration changed). Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'not_sent', why: { code: 'unreadable' }, record: record() })).toBe(
-      ':x: *Approved* by <@UADMIN>, but not sent: the approved request could not be read back. Nothing was changed; ask again.',
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as the approved request could not be read back. Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'not_sent', why: { code: 'other_cloud' }, record: record() })).toBe(
-      ':x: *Approved* by <@UADMIN>, but not sent: it was prepared for another cloud API or account than the bot uses now ' +
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as it was prepared for another cloud API or account than the bot uses now ' +
         '(VS_API_URL or VS_ACCOUNT_ID changed since it was asked for). Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'not_sent', why: { code: 'unshown' }, record: record() })).toBe(
-      ':x: *Approved* by <@UADMIN>, but not sent: it is longer than its message could show, so nobody saw all of it. Nothing was changed; ask again.',
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: not sent, as it is longer than its message could show, so nobody saw all of it. ' +
+        'Nothing was changed; ask again.',
     );
     expect(approvedWith({ outcome: 'error', error: new OutcomeNotRecordedError({ cause: new Error('disk full') }) })).toBe(
-      ':warning: *Approved* by <@UADMIN>; the change was sent to the cloud API, but its outcome could not be recorded, ' +
+      ':question: *Approved* by <@UADMIN> · *unknown*: the change was sent to the cloud API, but its outcome could not be recorded, ' +
         'so it may or may not have been applied. ' +
         'Check VS 42 and `/vs audit`.',
     );
     expect(approvedWith({ outcome: 'error', error: new StoreUnavailableError('down') })).toBe(
-      ':x: *Approved* by <@UADMIN>, but it could not be run: the audit store is unreachable, so nothing was changed. Ask again in a few minutes.',
+      ':no_entry: *Approved* by <@UADMIN>, but *refused*: it could not be run, as the audit store is unreachable, so nothing was changed. ' +
+        'Ask again in a few minutes.',
     );
     expect(approvedWith({ outcome: 'error', error: new Error('boom') })).toBe(
-      ':x: *Approved* by <@UADMIN>, but something went wrong on our side running it. Check VS 42 and `/vs audit` before retrying.',
+      ':question: *Approved* by <@UADMIN> · *unknown*: something went wrong on our side running it. Check VS 42 and `/vs audit` before retrying.',
     );
   });
 });
@@ -248,7 +251,7 @@ describe('what a clicker or a requester is told', () => {
 
   test('the form says where the request went, who decides and until when; or that it could not be posted', () => {
     expect(requestedText({ channelId: 'CINCIDENT', expiresAtMs: EXPIRES_MS, needed: 'admin' })).toBe(
-      ':hourglass_flowing_sand: Sent for approval in <#CINCIDENT>: ' +
+      ':raised_hand: Sent for approval in <#CINCIDENT>: ' +
         `a second person with the admin role must approve it before ${DATE(EXPIRES_MS)}2024-05-06 14:33:12 UTC>. ` +
         'Nothing has been changed yet; the request there shows who decides and how it ends.',
     );

@@ -9,6 +9,7 @@ import {
   renderRecordDetails,
 } from '../../../src/slack/blocks/audit';
 import { AUDIT_RECORD_COLUMNS, toCsv } from '../../../src/slack/blocks/csv';
+import { OUTCOMES } from '../../../src/store';
 import { auditRecord, blocksOf, buttons, contextTexts, headerText, sectionTexts } from './fixtures';
 import { brokenUnicode, expectNoDataMarkup, expectWithinSlackLimits, modalViolations } from './limits';
 
@@ -20,9 +21,42 @@ const DATE = `<!date^${Math.floor(Date.parse(AT) / 1000)}^{date_short_pretty} at
 
 describe('a record, one line', () => {
   test('says when (a date token), who (a mention), what in words, on what and how it ended, with the channel', () => {
-    expect(recordLine(auditRecord({ detail: 'disk 7 (20 GB) scheduled on VS 42' }))).toBe(
-      `:white_check_mark: ${DATE} · <@U0ADMIN01> · *Add disk* · VS 42 → succeeded · disk 7 (20 GB) scheduled on VS 42 · <#C0INCIDENT>`,
+    expect(recordLine(auditRecord({ detail: 'disk 7 (20 GB) on VS 42', transactionIds: [5012] }))).toBe(
+      `:white_check_mark: ${DATE} · <@U0ADMIN01> · *Add disk* · VS 42 → *done* · disk 7 (20 GB) on VS 42 · transaction 5012 · <#C0INCIDENT>`,
     );
+  });
+
+  test('each outcome has its own sign, ✅ for done alone; in flight reads as running, scheduled never as done', () => {
+    const signs = OUTCOMES.map((outcome) => recordLine(auditRecord({ outcome })).split(' ')[0]);
+    expect(new Set(signs).size).toBe(OUTCOMES.length);
+    expect(signs.filter((sign) => sign === ':white_check_mark:')).toHaveLength(1);
+    expect(recordLine(auditRecord({ outcome: 'done' }))).toMatch(/^:white_check_mark: /);
+    for (const kept of ['started', 'approved'] as const)
+      expect(recordLine(auditRecord({ outcome: kept }))).toMatch(/^:arrows_counterclockwise: .* → \*running\*/);
+    expect(recordLine(auditRecord({ outcome: 'scheduled', detail: 'restore of backup 15 onto disk 101 of VS 42' }))).toMatch(
+      /^:clock4: .* → \*scheduled\* · restore of backup 15 onto disk 101 of VS 42 · /,
+    );
+  });
+
+  test('a change that failed in the cloud is failed, with the step in words; the API status is never the headline', () => {
+    const line = recordLine(
+      auditRecord({
+        action: 'power_reboot',
+        target: 'vs:48',
+        outcome: 'failed',
+        apiStatus: 201,
+        cloudOutcome: 'failed',
+        cloudStep: 'reboot_virtual_machine',
+        transactionIds: [31],
+        detail: 'reboot of VS 48',
+      }),
+    );
+    expect(line).toMatch(/^:x: .* · \*Reboot server\* · VS 48 → \*failed\* in the cloud while rebooting the server · reboot of VS 48 · transaction 31 · /);
+    expect(line).not.toMatch(/succeeded|201|:white_check_mark:/);
+    expect(recordLine(auditRecord({ outcome: 'cancelled', cloudOutcome: 'cancelled', cloudStep: 'build_disk' }))).toContain(
+      '→ *cancelled* in the cloud while building a disk',
+    );
+    expect(recordLine(auditRecord({ outcome: 'unknown', cloudOutcome: 'unknown' }))).toContain('→ *unknown*: no longer followed, check the control panel');
   });
 
   test('shows neither raw action ids, raw targets, ISO times nor the request body', () => {
@@ -35,7 +69,7 @@ describe('a record, one line', () => {
 
   test('a denial because changes were frozen names who froze as a mention and when as a date token', () => {
     const line = recordLine(
-      auditRecord({ outcome: 'denied', apiStatus: null, detail: 'changes are frozen (by U0ADMIN at 2026-11-27T14:30:51.858Z: storage <!here> migration)' }),
+      auditRecord({ outcome: 'refused', apiStatus: null, detail: 'changes are frozen (by U0ADMIN at 2026-11-27T14:30:51.858Z: storage <!here> migration)' }),
     );
     expect(line).toContain(`changes were frozen by <@U0ADMIN> <!date^${Math.floor(Date.parse('2026-11-27T14:30:51.858Z') / 1000)}^`);
     expect(line).toContain('“storage &lt;!here&gt; migration”');
@@ -52,7 +86,7 @@ describe('a record, one line', () => {
         detail: 'approved by U0ADMIN2; the change runs now',
       }),
     );
-    expect(approved).toContain('<@U0ADMIN2> · *Add disk* · VS 42 → approved · asked by <@U0OPER>');
+    expect(approved).toContain('<@U0ADMIN2> · *Add disk* · VS 42 → *running* · asked by <@U0OPER>');
     expect(approved).not.toContain('approved by U0ADMIN2');
     const ran = recordLine(auditRecord({ userId: 'U0OPER', requestedBy: 'U0OPER', decidedBy: 'U0ADMIN2' }));
     expect(ran).toContain('approved by <@U0ADMIN2>');
@@ -60,7 +94,7 @@ describe('a record, one line', () => {
 
   test('the freeze and its lifting say why and whose freeze, people as mentions', () => {
     expect(recordLine(auditRecord({ action: 'freeze', target: 'changes', params: { reason: 'deploy' }, detail: 'deploy' }))).toMatch(
-      /<@U0ADMIN01> · \*Freeze changes\* → succeeded · “deploy”/,
+      /<@U0ADMIN01> · \*Freeze changes\* → \*done\* · “deploy”/,
     );
     const lifted = recordLine(
       auditRecord({
@@ -70,7 +104,7 @@ describe('a record, one line', () => {
         detail: 'lifted the freeze of U0ADMIN2 (x)',
       }),
     );
-    expect(lifted).toContain(`*Unfreeze changes* → succeeded · lifted the freeze <@U0ADMIN2> set ${DATE}`);
+    expect(lifted).toContain(`*Unfreeze changes* → *done* · lifted the freeze <@U0ADMIN2> set ${DATE}`);
     expect(lifted).not.toContain('of U0ADMIN2');
   });
 
@@ -174,7 +208,20 @@ describe("a record's Details", () => {
   });
 
   test('a record with no request says none was sent', () => {
-    expect(JSON.stringify(renderRecordDetails(auditRecord({ outcome: 'denied' }), false).blocks)).toContain('No request was sent');
+    expect(JSON.stringify(renderRecordDetails(auditRecord({ outcome: 'refused' }), false).blocks)).toContain('No request was sent');
+  });
+
+  test('Details names the outcome in the vocabulary, with the cloud’s own word, the step and what the record said before', () => {
+    const details = JSON.stringify(
+      renderRecordDetails(
+        auditRecord({ outcome: 'failed', cloudOutcome: 'failed', cloudStep: 'build_disk', transactionIds: [7], formerOutcome: 'succeeded', apiStatus: 201 }),
+        false,
+      ).blocks,
+    );
+    expect(details).toContain('*Outcome* :x: failed');
+    expect(details).toContain('*In the cloud* `failed` at `build_disk`');
+    expect(details).toContain('*Recorded before as* `succeeded`');
+    expect(details).toContain('*Cloud API status* 201');
   });
 });
 
@@ -190,9 +237,9 @@ describe('the audit channel', () => {
 
   test('a post shows the record’s line and its parameters; its fallback names the person by mention', () => {
     const m = renderAuditPost(auditRecord({ params: { disk_type: 'SSD', disk_size: 20, label: '<!channel> `x`' } }));
-    expect(sectionTexts(m)[0]).toContain('*Add disk* · VS 42 → succeeded');
+    expect(sectionTexts(m)[0]).toContain('*Add disk* · VS 42 → *done*');
     expect(contextTexts(m)[0]).toBe(`params: \`{"disk_type":"SSD","disk_size":20,"label":"&lt;!channel&gt; 'x'"}\``);
-    expect(m.text).toBe('Add disk · VS 42 by <@U0ADMIN01>: succeeded');
+    expect(m.text).toBe('Add disk · VS 42 by <@U0ADMIN01>: done');
     expectNoDataMarkup(m, { users: ['U0ADMIN01'], channels: ['C0INCIDENT'] });
     expectWithinSlackLimits(m);
   });
@@ -210,14 +257,14 @@ describe('the audit channel', () => {
     expect(contextTexts(m)[0]).toContain('parameters could not be shown');
   });
 
-  test("one user's denials in one post: the count, each change and target in words with how often, times as date tokens", () => {
+  test("one user's refusals in one post: the count, each change and target in words with how often, times as date tokens", () => {
     const records = [
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:05.000Z' }),
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:20.000Z' }),
-      auditRecord({ outcome: 'denied', userId: 'U0MALLORY', action: 'backup_restore', target: 'backup:9', at: '2026-01-01T10:00:50.000Z' }),
+      auditRecord({ outcome: 'refused', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:05.000Z' }),
+      auditRecord({ outcome: 'refused', userId: 'U0MALLORY', target: 'vs:42', at: '2026-01-01T10:00:20.000Z' }),
+      auditRecord({ outcome: 'refused', userId: 'U0MALLORY', action: 'backup_restore', target: 'backup:9', at: '2026-01-01T10:00:50.000Z' }),
     ];
     const m = renderDenialSummary('U0MALLORY', records);
-    expect(sectionTexts(m)[0]).toContain('<@U0MALLORY> was denied *3 times*');
+    expect(sectionTexts(m)[0]).toContain(':no_entry: <@U0MALLORY> was *refused 3 times*');
     expect(sectionTexts(m)[0]).toContain('Add disk · VS 42 ×2');
     expect(sectionTexts(m)[0]).toContain('Restore backup · Backup 9');
     expect(sectionTexts(m)[0]).toMatch(/\(<!date\^1767261605\^[^>]+> to <!date\^1767261650\^[^>]+>\)/);
@@ -226,7 +273,7 @@ describe('the audit channel', () => {
   });
 
   test('hundreds of distinct targets stay within Slack limits', () => {
-    const records = Array.from({ length: 300 }, (_, i) => auditRecord({ outcome: 'denied', userId: 'U0MALLORY', target: `vs:${i + 1}` }));
+    const records = Array.from({ length: 300 }, (_, i) => auditRecord({ outcome: 'refused', userId: 'U0MALLORY', target: `vs:${i + 1}` }));
     const m = renderDenialSummary('U0MALLORY', records);
     expect(sectionTexts(m)[0]).toContain('and 280 more');
     expectWithinSlackLimits(m);
@@ -242,21 +289,35 @@ describe('the audit export', () => {
     expect(csv).not.toContain('+02:00');
   });
 
-  test("a followed change's row carries the cloud's outcome and its transactions; one not followed leaves them empty", () => {
-    const followed = auditRecord({ id: 2, cloudOutcome: 'failed', transactionIds: [5011, 5012] });
-    const [header, first, second] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 1 })])
+  test("a row's outcome is the vocabulary's; a followed change's row has the cloud's word, its step and transactions; others leave them empty", () => {
+    const followed = auditRecord({
+      id: 3,
+      outcome: 'failed',
+      cloudOutcome: 'failed',
+      cloudStep: 'build_disk',
+      transactionIds: [5011, 5012],
+      formerOutcome: 'succeeded',
+    });
+    const [header, first, second, third] = toCsv(AUDIT_RECORD_COLUMNS, [followed, auditRecord({ id: 2, outcome: 'started' }), auditRecord({ id: 1 })])
       .trimEnd()
       .split('\r\n');
     const names = header!.split(',');
-    const cells = (line: string) =>
-      Object.fromEntries(
-        line
-          .split(',')
-          .slice(-2)
-          .map((v, i) => [names.at(i - 2)!, v]),
-      );
-    expect(names.slice(-2)).toEqual(['cloud_outcome', 'transaction_ids']);
-    expect(cells(first!)).toEqual({ cloud_outcome: 'failed', transaction_ids: '5011 5012' });
-    expect(cells(second!)).toEqual({ cloud_outcome: '', transaction_ids: '' });
+    const cells = (line: string) => {
+      const values = line.split(',');
+      // The params' JSON holds commas: what follows it is counted from the end, what comes before the detail from the start.
+      const at = (n: string) => (names.indexOf(n) < names.indexOf('detail') ? names.indexOf(n) : names.indexOf(n) - names.length);
+      return Object.fromEntries(['outcome', 'cloud_outcome', 'cloud_step', 'transaction_ids', 'former_outcome'].map((n) => [n, values.at(at(n))]));
+    };
+    expect(names.slice(-5)).toEqual(['params', 'cloud_outcome', 'cloud_step', 'transaction_ids', 'former_outcome']);
+    expect(cells(first!)).toEqual({
+      outcome: 'failed',
+      cloud_outcome: 'failed',
+      cloud_step: 'build_disk',
+      transaction_ids: '5011 5012',
+      former_outcome: 'succeeded',
+    });
+    // In flight, it reads as running: the vocabulary has no other word for it.
+    expect(cells(second!)).toMatchObject({ outcome: 'running' });
+    expect(cells(third!)).toEqual({ outcome: 'done', cloud_outcome: '', cloud_step: '', transaction_ids: '', former_outcome: '' });
   });
 });

@@ -53,16 +53,16 @@ describe('a disk added, followed', () => {
     const m = render(addedDisk());
     expect(headerText(m)).toBe('Add disk · VS 42');
     expect(sectionTexts(m)[0]).toBe('*Disk 77* on VS 42: 20 GB SSD\nLabel: data\nMount point: `/mnt/data`');
-    expect(statusLine(m)).toBe(':hourglass: *Scheduled*: the cloud accepted the change and runs it now; this message follows it to its end.');
+    expect(statusLine(m)).toBe(':clock4: *Scheduled*: the cloud accepted the change and has not started it yet; this message follows it to its end.');
     expect(contextTexts(m)[0]).toMatch(new RegExp(`^asked by <@${USER}> · accepted <!date\\^1715004192\\^`));
-    expect(m.text).toBe('Add disk · VS 42: Scheduled: the cloud accepted the change and runs it now; this message follows it to its end.');
+    expect(m.text).toBe('Add disk · VS 42: Scheduled: the cloud accepted the change and has not started it yet; this message follows it to its end.');
     expect(visible(m)).not.toMatch(/\bdone\b/i);
     expectWithinSlackLimits(m);
     expect(foreignMarkup(m, [USER])).toEqual([]);
   });
 
   test('without a follower it promises no updates', () => {
-    expect(statusLine(render(addedDisk(), false))).toBe(':hourglass: *Scheduled*: the cloud accepted the change and runs it now.');
+    expect(statusLine(render(addedDisk(), false))).toBe(':clock4: *Scheduled*: the cloud accepted the change and has not started it yet.');
   });
 
   test('a swap disk without a mount point and a disk without a label say so; a hostile label or mount point is escaped', () => {
@@ -74,33 +74,48 @@ describe('a disk added, followed', () => {
     expect(foreignMarkup(hostile, [USER])).toEqual([]);
   });
 
-  test('running says the transaction in words; done says what the disk shows as read again; the transactions are named', () => {
+  test('running says the step in words, with its sign (not scheduled’s); done says what the disk shows as read again; the transactions are named', () => {
     const running = render(addedDisk({}, { status: 'running', step: 'build_disk', transactionIds: [5012] }));
-    expect(statusLine(running)).toBe(':hourglass_flowing_sand: *Running* · building a disk…');
+    expect(statusLine(running)).toBe(':arrows_counterclockwise: *Running* · building disk 77…');
     expect(contextTexts(running)[0]).toMatch(/ · transaction 5012$/);
     const pending = render(addedDisk({}, { status: 'pending', step: 'format_disk', transactionIds: [5012, 5013] }));
-    expect(statusLine(pending)).toBe(':hourglass: *Scheduled* · formatting a disk is waiting to start.');
+    expect(statusLine(pending)).toBe(':clock4: *Scheduled* · formatting disk 77 is waiting to start.');
     expect(contextTexts(pending)[0]).toMatch(/ · transactions 5012, 5013$/);
     const done = render(addedDisk({}, { status: 'complete', step: 'build_disk', transactionIds: [5012], finalState: { built: true, locked: false } }));
     expect(statusLine(done)).toBe(':white_check_mark: *Done* · disk 77 is built and unlocked.');
     expect(DISK_ADDED_WORDS.done({ diskId: 77, vsId: 42 }, { missing: true })).toBe('disk 77 is no longer listed on VS 42');
   });
 
-  test("failed in the cloud names the step in words and where to look, the server's page under the panel; an unknown action as the cloud names it", () => {
-    const failed = render(addedDisk({}, { status: 'failed', step: 'build_disk', transactionIds: [5012] }));
+  test("failed in the cloud says why (the step in words), what now (the server read again) and what was left, and links the server's transactions", () => {
+    const state = { serverBooted: true, serverRecovery: false, serverLocked: false, built: false, locked: false };
+    const failed = render(addedDisk({}, { status: 'failed', step: 'build_disk', transactionIds: [5012], finalState: state }));
     expect(statusLine(failed)).toBe(
-      `:x: *Failed in the cloud* while building a disk. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42|VS 42>.`,
+      ':x: *Failed* in the cloud: building disk 77 failed. VS 42 is on and unlocked. ' +
+        'Disk 77 (20 GB) exists but is not built: remove it in the control panel. ' +
+        `Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
     );
-    expect(failed.text).toBe('Add disk · VS 42: Failed in the cloud while building a disk. Check it in the control panel.');
-    const odd = render(addedDisk({}, { status: 'cancelled', step: 'resize_<!here>', transactionIds: [5012] }));
-    expect(statusLine(odd)).toMatch(/^:white_circle: \*Cancelled\* in the cloud while `resize_&lt;!here&gt;`\. /);
+    expect(failed.text).toBe(
+      'Add disk · VS 42: Failed in the cloud: building disk 77 failed. VS 42 is on and unlocked. ' +
+        'Disk 77 (20 GB) exists but is not built: remove it in the control panel.',
+    );
+    expect(visible(failed)).not.toContain(':white_check_mark:');
+    // What the final read could not tell, it says so; a disk that went away left nothing.
+    expect(statusLine(render(addedDisk({}, { status: 'failed', step: 'build_disk', finalState: {} })))).toContain(
+      'VS 42 could not be read again: check it in the control panel. Disk 77 (20 GB) may have been left on VS 42: check its disks (`/vs disks 42`).',
+    );
+    const gone = render(addedDisk({}, { status: 'failed', step: 'build_disk', finalState: { serverBooted: false, serverLocked: true, missing: true } }));
+    expect(statusLine(gone)).toContain('VS 42 is off and still locked by a transaction. Nothing was left: disk 77 (20 GB) is no longer listed on VS 42.');
+    const odd = render(addedDisk({}, { status: 'cancelled', step: 'resize_<!here>', transactionIds: [5012], finalState: state }));
+    expect(statusLine(odd)).toMatch(/^:black_square_for_stop: \*Cancelled\* in the cloud: `resize_&lt;!here&gt;` was cancelled\. VS 42 is on and unlocked\. /);
     expect(foreignMarkup(odd, [USER])).toEqual([]);
   });
 
-  test('past the limit: still running, no longer followed, check the control panel', () => {
-    const m = render(addedDisk({}, { status: 'unknown', step: 'build_disk', transactionIds: [5012] }));
+  test('past the limit: unknown, no longer followed, the server as read then, and where to look', () => {
+    const m = render(addedDisk({}, { status: 'unknown', step: 'build_disk', transactionIds: [5012], finalState: { serverBooted: true, serverLocked: true } }));
     expect(statusLine(m)).toBe(
-      `:grey_question: *Still running after 60 minutes*: no longer followed; check the control panel: <${PANEL}/virtual_machines/42|VS 42>.`,
+      ':question: *Unknown*: still running after 60 minutes, no longer followed. VS 42 is on and still locked by a transaction. ' +
+        'Disk 77 (20 GB) may have been left on VS 42: check its disks (`/vs disks 42`). ' +
+        `Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
     );
   });
 
@@ -116,7 +131,7 @@ describe('a backup restored, followed', () => {
     expect(headerText(m)).toBe('Restore backup · Backup 9');
     expect(sectionTexts(m)[0]).toBe(
       [
-        '*Backup 9* restored onto VS 42, disk 77',
+        '*Restore of backup 9* onto VS 42, disk 77',
         'Size: 2.4 GB',
         'Operating system: linux / ubuntu',
         'Backup taken: <!date^1714874400^{date_short_pretty} at {time}|2024-05-05 02:00:00 UTC>',
@@ -141,7 +156,7 @@ describe('a backup restored, followed', () => {
       restored({ target_id: null, disk_id: null, backup_size: null, operating_system: null, operating_system_distro: null, built_at: null }, '  '),
     );
     expect(sectionTexts(bare)[0]).toBe(
-      '*Backup 9* restored onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_\n' +
+      '*Restore of backup 9* onto its server\nSize: _unknown_\nOperating system: _unknown_\nBackup taken: _unknown_\n' +
         "Restoring backup 9 overwrites its disk (the cloud's answer does not say of which server): everything written to its disk since the " +
         'backup was taken (the cloud does not say when) is lost (size unknown, type unknown).',
     );
@@ -165,8 +180,14 @@ describe('a backup restored, followed', () => {
         render(restored({}, undefined, { status: 'complete', step: 'restore_incremental_backup', finalState: { backupLocked: false, diskLocked: false } })),
       ),
     ).toBe(':white_check_mark: *Done* · backup 9 is restored onto disk 77, and the disk is unlocked.');
-    expect(statusLine(render(restored({}, undefined, { status: 'failed', step: 'restore_incremental_backup' })))).toContain(
-      `while restoring an incremental backup. Its transactions in the control panel say why: <${PANEL}/virtual_machines/42|VS 42>.`,
+    expect(
+      statusLine(
+        render(restored({}, undefined, { status: 'failed', step: 'restore_incremental_backup', finalState: { serverBooted: true, serverLocked: false } })),
+      ),
+    ).toBe(
+      ':x: *Failed* in the cloud: restoring backup 9 failed. VS 42 is on and unlocked. Disk 77 of VS 42 may be partly overwritten: check it before ' +
+        'using it; backup 9 itself is unchanged. ' +
+        `Its transactions in the control panel say why: <${PANEL}/virtual_machines/42/transactions|transactions of VS 42>.`,
     );
     // A disk's backup: the answer does not say which server, so the panel itself.
     const onDisk = restored({ target_type: 'Disk', target_id: 77 }, undefined, { status: 'failed', step: 'restore_backup' });
@@ -180,17 +201,17 @@ describe('the reply in its thread when it ends', () => {
     const done = renderFollowEnded(addedDisk({}, { status: 'complete', approvedBy: ADMIN, finalState: { built: true, locked: false } }), r);
     expect(sectionTexts(done)).toEqual([`<@${USER}> <@${ADMIN}> :white_check_mark: Add disk · VS 42: *Done* · disk 77 is built and unlocked.`]);
     const own = renderFollowEnded(addedDisk({}, { status: 'failed', step: 'build_disk', approvedBy: null }), r);
-    expect(sectionTexts(own)[0]).toMatch(new RegExp(`^<@${USER}> :x: Add disk · VS 42: \\*Failed in the cloud\\* while building a disk\\.`));
+    expect(sectionTexts(own)[0]).toMatch(new RegExp(`^<@${USER}> :x: Add disk · VS 42: \\*Failed\\* in the cloud: building disk 77 failed\\.`));
     expectNoDataMarkup({ text: own.text, blocks: [] });
   });
 });
 
 describe('applied, answer unreadable', () => {
-  test('tells the channel the change was applied, that its details are unknown, and who asked', () => {
+  test('tells the channel its outcome is unknown (never ✅): the change was accepted, its details are not known, and who asked', () => {
     const m = renderAppliedUnreadable({ title: 'Add disk', target: { kind: 'vs', id: 42 }, user: USER, status: 201, sandbox: false });
-    expect(headerText(m)).toBe('Add disk · VS 42 · applied');
+    expect(headerText(m)).toBe('Add disk · VS 42');
     expect(sectionTexts(m)[0]).toBe(
-      'The cloud API accepted the change (HTTP 201), but its answer could not be read, ' +
+      ':question: *Unknown*: The cloud API accepted the change (HTTP 201), but its answer could not be read, ' +
         'so its details are not known here: check VS 42 before changing it again.',
     );
     expect(contextTexts(m)).toEqual([`asked by <@${USER}>`]);

@@ -94,7 +94,7 @@ export function auditRecord(o: Partial<AuditRecord> = {}): AuditRecord {
     action: 'disk_add',
     target: 'vs:42',
     params: { disk_type: 'SSD', disk_size: 20 },
-    outcome: 'succeeded',
+    outcome: 'done',
     apiStatus: 201,
     durationMs: 812,
     detail: null,

@@ -7,6 +7,7 @@ import { AutoscalingSlot, Backup, Disk, FirewallRule } from '../../../src/cloud/
 import { followedMessage } from '../../../src/slack/follow-messages';
 import { FOLLOW_STATUSES, type FollowSubject } from '../../../src/store';
 import { renderAutoscaling } from '../../../src/slack/blocks/autoscaling';
+import { DISKS_SHOWN, renderDisks } from '../../../src/slack/blocks/disks';
 import { FIREWALL_PAGE_SIZE, renderFirewallRules } from '../../../src/slack/blocks/firewall';
 import { parsePageButtonValue } from '../../../src/slack/blocks/pages';
 import { renderAuditList, renderAuditPost } from '../../../src/slack/blocks/audit';
@@ -180,6 +181,38 @@ describe('every rendered message keeps Slack limits and escapes data', () => {
         expectClean(followed('disk_add', `vs:${Math.max(1, vsId)}`, subject, user, state, sandbox), { users: [user] });
       }),
       { numRuns: 150 },
+    );
+  });
+
+  test('disks: any list of 0..3,000 hostile disks, the first of them shown and the rest counted', () => {
+    const diskTemplate = fc
+      .record({
+        disk_size: anyInt,
+        disk_type: optionalHostile(),
+        label: optionalHostile(),
+        mount_point: optionalHostile(),
+        primary: fc.option(fc.boolean(), { nil: null }),
+        is_swap: fc.option(fc.boolean(), { nil: null }),
+        built: fc.option(fc.boolean(), { nil: null }),
+        locked: fc.option(fc.boolean(), { nil: null }),
+      })
+      .map((raw) => Disk.parse({ id: 1, ...raw }));
+    const diskList = fc
+      .tuple(
+        fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 90, max: 110 }), fc.integer({ min: 0, max: 3000 })),
+        fc.array(diskTemplate, { minLength: 1, maxLength: 3 }),
+      )
+      .map(([size, templates]) => Array.from({ length: size }, (_, i) => ({ ...templates[i % templates.length]!, id: i + 1 })));
+    fc.assert(
+      fc.property(diskList, fc.boolean(), fc.constantFrom(undefined, 'https://panel.example.com'), (disks, sandbox, panelUrl) => {
+        const m = renderDisks({ vsId: 42, disks, now: FETCHED_AT.getTime(), sandbox, panelUrl });
+        // The panel's link is the renderer's own markup.
+        expectClean({ text: m.text, blocks: JSON.parse(JSON.stringify(m.blocks).replace(/<https:\/\/panel\.example\.com[^>]*>/g, '')) as Rendered['blocks'] });
+        const lines = m.blocks.flatMap((b) => (b.type === 'section' && b.text ? b.text.text.split('\n').filter((l) => /^`#\d+`/.test(l)) : []));
+        expect(lines.length).toBe(Math.min(disks.length, DISKS_SHOWN));
+        if (disks.length > DISKS_SHOWN) expect(JSON.stringify(m.blocks)).toContain(`${(disks.length - DISKS_SHOWN).toLocaleString('en')} more disk`);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -88,7 +88,7 @@ describe('usage after a wrong command', () => {
 
   test('a command typed wrong is answered with its own usage, said once', () => {
     const m = usageFor('audit 5 vs nope');
-    expect(shown(visible(m))).toContain('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]');
+    expect(shown(visible(m))).toContain('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]');
     expect(shown(visible(m))).not.toContain('/vs firewall');
     expect(shown(visible(m)).split('/vs audit [n] [vs').length).toBe(2);
   });

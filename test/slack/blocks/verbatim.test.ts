@@ -6,7 +6,6 @@ import {
   renderApprovalClosed,
   renderApprovalEnded,
   renderApprovalRequest,
-  renderDecidersCalled,
   renderDenyReasonModal,
   renderRequesterTold,
   type ApprovalFacts,
@@ -88,7 +87,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
         const called = { ...facts(asked), deciders: { groups: ['SADMINS'], users: ['UADMIN2'] } };
         for (const m of [
           renderApprovalRequest(called),
-          renderDecidersCalled(called)!,
+          renderWorkflowRequest({ ...called, approval: { ...asked, requestedBy: '', status: 'awaiting_requester' }, uncalled: 2 }),
           renderRequesterTold(facts({ ...asked, status: 'rejected' }), { kind: 'rejected' })!,
           renderRequesterTold(facts({ ...asked, status: 'approved' }), { kind: 'approved', run: done, timeoutMs: 10_000 })!,
           { text: 'deny form', blocks: renderDenyReasonModal(facts(asked), '{}').blocks as Rendered['blocks'] },
@@ -170,7 +169,7 @@ describe('text that is not ours is shown as text, in verbatim mrkdwn, by every r
           freeze,
           forms: ['disk_add'],
           approvals: { decidable: [facts(approval({ reason }))], own: [facts(approval({ reason, requestedBy: 'UOPER' }))] },
-          changes: { scope: 'own', records: [auditRecord({ userId: 'UOPER', detail: reason, params: { label: reason } })] },
+          changes: { scope: 'own', records: [auditRecord({ userId: 'UOPER', detail: reason, params: { label: reason } })], refused: 2 },
           nowMs: T,
           sandbox: false,
         });

@@ -34,6 +34,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-needs-test-token',
     SLACK_SIGNING_SECRET: 'needs-test-signing-secret',
+    VS_API_URL: 'sandbox',
     VS_ADMINS: ADMIN,
     VS_OPERATORS: OPERATOR,
     VS_VIEWERS: VIEWER,
@@ -60,6 +61,7 @@ async function setup(env: Record<string, string> = {}): Promise<Setup> {
   });
   const limits = createUserLimits({
     perMinute: { reads: config.readsPerUserPerMinute, changes: config.changesPerUserPerMinute },
+    perHour: { workflow_requests: config.workflows.requestsPerHour, workflow_calls: config.workflows.callsPerHour },
     rates: store.rates,
     now,
     logger,
@@ -162,7 +164,7 @@ async function down(store: Store): Promise<void> {
   await store.close();
 }
 const textOf = (sent: Sent) => JSON.stringify([sent.replies, sent.modals, sent.acks]);
-const denials = async (store: Store) => (await store.audit.latest(100)).filter((r) => r.outcome === 'denied');
+const denials = async (store: Store) => (await store.audit.latest(100)).filter((r) => r.outcome === 'refused');
 
 describe('what each need lets through', () => {
   test("a workflow step's read: while VS_VIEWERS limits reads it ends the step with the settings to change, and spends no one's reads", async () => {

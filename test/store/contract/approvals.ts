@@ -1,3 +1,4 @@
+import { RECORDED_AS } from '../../../src/store';
 import type { Approval, Store } from '../../../src/store';
 import { APPROVAL_STATUSES, APPROVAL_STEPS, mayTake, type ApprovalStatus, type ApprovalStep } from '../../../src/store/approval-states';
 import { approvalRequest, entry } from './entries';
@@ -15,7 +16,7 @@ const decidedEntry = (a: Approval) =>
     userId: a.decidedBy!,
     action: a.action,
     target: a.target,
-    outcome: a.status === 'approved' ? 'approved' : 'rejected',
+    outcome: a.status === 'approved' ? 'approved' : 'denied',
     apiStatus: null,
     requestedBy: a.requestedBy,
     decidedBy: a.decidedBy,
@@ -54,7 +55,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     expect(records).toHaveLength(1);
     expect(records[0]).toEqual(winners[0]!.won ? winners[0]!.record : undefined);
     expect(records[0]).toMatchObject({
-      outcome: decided.status,
+      outcome: RECORDED_AS[decided.status],
       userId: decided.decidedBy,
       requestedBy: 'UOPER',
       decidedBy: decided.decidedBy,
@@ -101,8 +102,10 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     if (asked.outcome !== 'requested') throw new Error('not asked');
     expect(asked.approval).toMatchObject({ id: 'W1', status: 'awaiting_requester', requestedBy: '', workflowExecutionId: 'Wx1' });
     expect(asked.record).toMatchObject({ outcome: 'requested', userId: '', approvalId: 'W1', workflowExecutionId: 'Wx1' });
-    // Nobody can decide it before someone claims it, and it is not among the requests to decide.
+    // Nobody can decide it before someone claims it, and it is not among the requests to decide: among those to claim.
     expect(await b.approvals.open(5000)).toEqual([]);
+    expect(await b.approvals.open(5000, 'claim')).toEqual([asked.approval]);
+    expect(await b.approvals.open(10_000, 'claim')).toEqual([]);
     expect((await b.approvals.decide('W1', { step: 'approve', by: 'UADMIN', at: '2024-05-01T10:01:00.000Z', nowMs: 5000 })).won).toBe(false);
     const at = '2024-05-01T10:02:00.000Z';
     const claimedEntry = (x: Approval) =>
@@ -118,6 +121,7 @@ export function approvalsContract({ instances, one }: ContractStores): void {
     for (const loser of claims.filter((c) => !c.won)) expect(loser).toEqual({ won: false, approval: claimed });
     expect(winners[0]!.won && winners[0]!.record).toMatchObject({ userId: claimed.requestedBy, approvalId: 'W1', workflowExecutionId: 'Wx1' });
     expect(await a.approvals.open(20_000)).toEqual([claimed]);
+    expect(await a.approvals.open(20_000, 'claim')).toEqual([]);
     expect(await a.approvals.claim('missing', { by: 'U1', at, nowMs: 5000, expiresAtMs: 50_000 })).toEqual({ won: false, approval: null });
   });
 

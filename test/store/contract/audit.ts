@@ -1,5 +1,5 @@
-import type { AuditRecord, Store } from '../../../src/store';
-import { INTERRUPTED_DETAIL } from '../../../src/store/kysely/audit';
+import { OUTCOMES, type AuditRecord, type Store } from '../../../src/store';
+import { APPROVED_RUN_GRACE_MS, INTERRUPTED_DETAIL, NEVER_STARTED_DETAIL } from '../../../src/store/kysely/audit';
 import { entry } from './entries';
 import type { ContractStores } from './types';
 
@@ -12,7 +12,7 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       const location = await fresh();
       const store = await location.open();
       const written = await store.audit.record(
-        entry({ detail: 'disk 7 scheduled', params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] } }),
+        entry({ detail: 'disk 7 (20 GB) on VS 42', params: { label: 'data <x> & "y"', nested: { ok: true }, list: [1, 'two'] } }),
       );
       await store.close();
       const reopened = await location.open();
@@ -62,7 +62,7 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
             entry({
               target: i % 3 === 0 ? 'backup:9' : 'vs:42',
               userId: i % 2 === 0 ? 'UEVEN' : 'UODD',
-              outcome: i % 4 === 0 ? 'failed' : i % 5 === 0 ? 'invalid' : 'succeeded',
+              outcome: i % 4 === 0 ? 'failed' : i % 5 === 0 ? 'refused' : 'done',
             }),
           ),
         );
@@ -70,8 +70,11 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       const ids = (records: { id: number }[]) => records.map((r) => written.findIndex((w) => w.id === r.id) + 1);
       expect(ids(await store.audit.latest(10, { target: 'backup:9' }))).toEqual([12, 9, 6, 3]);
       expect(ids(await store.audit.latest(2, { userId: 'UEVEN' }))).toEqual([12, 10]);
-      expect(ids(await store.audit.latest(10, { outcome: 'failed' }))).toEqual([12, 8, 4]);
-      expect(ids(await store.audit.latest(4, { notOutcomes: ['invalid', 'failed'] }))).toEqual([11, 9, 7, 6]);
+      expect(ids(await store.audit.latest(10, { outcomes: ['failed'] }))).toEqual([12, 8, 4]);
+      expect(ids(await store.audit.latest(10, { outcomes: ['failed', 'refused'] }))).toEqual([12, 10, 8, 5, 4]);
+      expect(await store.audit.latest(10, { outcomes: [] })).toEqual([]);
+      expect(ids(await store.audit.latest(4, { notOutcomes: ['refused', 'failed'] }))).toEqual([11, 9, 7, 6]);
+      expect(ids(await store.audit.latest(10, { minId: written[8]!.id, userId: 'UODD' }))).toEqual([11, 9]);
       // The pages of one listing: up to its newest record, then the next ones.
       const anchor = written[9]!.id;
       expect(ids(await store.audit.latest(3, { maxId: anchor }))).toEqual([10, 9, 8]);
@@ -79,7 +82,8 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       expect(ids(await store.audit.latest(3, { target: 'vs:42', maxId: anchor, offset: 2 }))).toEqual([7, 5, 4]);
       expect(await store.audit.count()).toBe(12);
       expect(await store.audit.count({ target: 'vs:42' })).toBe(8);
-      expect(await store.audit.count({ userId: 'UODD', outcome: 'succeeded' })).toBe(5);
+      expect(await store.audit.count({ userId: 'UODD', outcomes: ['done'] })).toBe(5);
+      expect(await store.audit.count({ outcomes: ['refused'], minId: written[6]!.id })).toBe(1);
       expect(await store.audit.count({ target: 'vs:1' })).toBe(0);
     });
 
@@ -94,33 +98,24 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
 
     test('a null channel, a null API status and each outcome of the vocabulary are kept as such', async () => {
       const store = await one();
-      await store.audit.record(entry({ channelId: null, apiStatus: null, outcome: 'denied', detail: 'needs operator', params: {} }));
-      expect((await store.audit.latest(1))[0]).toMatchObject({ channelId: null, apiStatus: null, outcome: 'denied', detail: 'needs operator', params: {} });
-      for (const outcome of ['invalid', 'busy', 'applied_unreadable', 'requested', 'approved', 'rejected', 'expired'] as const) {
-        await store.audit.record(entry({ outcome }));
-      }
-      expect((await store.audit.latest(7)).map((r) => r.outcome).reverse()).toEqual([
-        'invalid',
-        'busy',
-        'applied_unreadable',
-        'requested',
-        'approved',
-        'rejected',
-        'expired',
-      ]);
+      await store.audit.record(entry({ channelId: null, apiStatus: null, outcome: 'refused', detail: 'needs operator', params: {} }));
+      expect((await store.audit.latest(1))[0]).toMatchObject({ channelId: null, apiStatus: null, outcome: 'refused', detail: 'needs operator', params: {} });
+      for (const outcome of OUTCOMES) await store.audit.record(entry({ outcome }));
+      expect((await store.audit.latest(OUTCOMES.length)).map((r) => r.outcome).reverse()).toEqual([...OUTCOMES]);
+      expect((await store.audit.latest(1))[0]).toMatchObject({ cloudOutcome: null, cloudStep: null, formerOutcome: null, transactionIds: null });
     });
 
     test('a started change is settled in place, once, and the settled outcome survives reopening', async () => {
       const location = await fresh();
       const store = await location.open();
       const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'in progress' }));
-      const done = await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 321.4, detail: 'disk 7 scheduled' });
+      const done = await store.audit.complete(started.id, { outcome: 'scheduled', apiStatus: 201, durationMs: 321.4, detail: 'disk 7 (20 GB) on VS 42' });
       expect(done).toMatchObject({
         id: started.id,
-        outcome: 'succeeded',
+        outcome: 'scheduled',
         apiStatus: 201,
         durationMs: 321,
-        detail: 'disk 7 scheduled',
+        detail: 'disk 7 (20 GB) on VS 42',
         params: started.params,
       });
       await expect(store.audit.complete(started.id, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(
@@ -129,7 +124,7 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       await expect(store.audit.complete(999_999, { outcome: 'failed', apiStatus: 500, durationMs: 1, detail: null })).rejects.toThrow(/not a started change/);
       await store.close();
       const reopened = await location.open();
-      expect(await reopened.audit.latest(10)).toEqual([expect.objectContaining({ id: started.id, outcome: 'succeeded' })]);
+      expect(await reopened.audit.latest(10)).toEqual([expect.objectContaining({ id: started.id, outcome: 'scheduled' })]);
     });
 
     test('the lease owner of a started record is bookkeeping: it is not handed back in records', async () => {
@@ -137,6 +132,33 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       const started = await store.audit.record(entry({ outcome: 'started', leaseOwner: 'V1#abc' }));
       expect(started).not.toHaveProperty('leaseOwner');
       expect((await store.audit.latest(1))[0]).not.toHaveProperty('leaseOwner');
+    });
+
+    test('perChange lists one record per change: of an approval, its newest record left in; refusals left out are not its newest', async () => {
+      const store = await one();
+      const direct = await store.audit.record(entry({ target: 'vs:1', outcome: 'done' }));
+      await store.audit.record(entry({ target: 'vs:2', outcome: 'refused' }));
+      await store.audit.record(entry({ target: 'backup:9', outcome: 'requested', approvalId: 'A1' }));
+      const waiting = await store.audit.record(entry({ target: 'backup:8', outcome: 'requested', approvalId: 'A2' }));
+      const ran = await store.audit.record(entry({ target: 'backup:9', outcome: 'failed', approvalId: 'A1', decidedBy: 'UADMIN' }));
+      // Someone clicking Approve on their own request afterwards: refused, not the request's state.
+      await store.audit.record(entry({ target: 'backup:8', outcome: 'refused', approvalId: 'A2' }));
+      const listed = await store.audit.latest(10, { notOutcomes: ['refused'], perChange: true });
+      expect(listed.map((r) => r.id)).toEqual([ran.id, waiting.id, direct.id]);
+      expect(await store.audit.count({ notOutcomes: ['refused'], perChange: true })).toBe(3);
+      // Without it, every record is listed.
+      expect(await store.audit.latest(10)).toHaveLength(6);
+    });
+
+    test('involving a person: the records about them and those of the changes they asked for', async () => {
+      const store = await one();
+      const asked = await store.audit.record(entry({ userId: 'UOPER', outcome: 'requested', requestedBy: 'UOPER', approvalId: 'A1' }));
+      const approved = await store.audit.record(entry({ userId: 'UADMIN', outcome: 'done', requestedBy: 'UOPER', decidedBy: 'UADMIN', approvalId: 'A1' }));
+      const own = await store.audit.record(entry({ userId: 'UOPER', outcome: 'refused' }));
+      await store.audit.record(entry({ userId: 'UOTHER', outcome: 'done' }));
+      expect((await store.audit.latest(10, { involving: 'UOPER' })).map((r) => r.id)).toEqual([own.id, approved.id, asked.id]);
+      expect((await store.audit.latest(10, { involving: 'UADMIN' })).map((r) => r.id)).toEqual([approved.id]);
+      expect(await store.audit.count({ involving: 'UOPER', notOutcomes: ['refused'], perChange: true })).toBe(1);
     });
 
     test('one instance reads what another wrote', async () => {
@@ -187,9 +209,59 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
       const store = await one();
       const begun = await begin(store, 'V1', 'vs:42', 'V1#a');
       if (begun.outcome !== 'started') throw new Error('not started');
-      await store.audit.complete(begun.record.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 5, detail: null }, { target: 'vs:42', owner: 'V1#a' });
+      await store.audit.complete(begun.record.id, { outcome: 'scheduled', apiStatus: 201, durationMs: 5, detail: null }, { target: 'vs:42', owner: 'V1#a' });
       expect(await store.leases.take('vs:42', 'next', 1, 1000)).toBe(true);
-      expect((await store.outbox.claim('sender', 1, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['succeeded']);
+      expect((await store.outbox.claim('sender', 1, 30_000, 10)).map((p) => p.record.outcome)).toEqual(['scheduled']);
+    });
+
+    test("an approved change starts on its approval's record, in place, keeping who approved it; a record no longer approved gets a new one", async () => {
+      const store = await one();
+      const approved = await store.audit.record(entry({ userId: 'UADMIN', outcome: 'approved', requestedBy: 'UOPER', decidedBy: 'UADMIN', approvalId: 'A1' }));
+      // Nothing is posted of a change in flight.
+      expect(await store.outbox.claim('sender', 0, 30_000, 10)).toEqual([]);
+      const begun = await store.audit.beginChange({
+        submissionKey: 'approval:A1',
+        at: '2024-05-01T10:00:05.000Z',
+        lease: { target: 'vs:42', owner: 'approval:A1#x', nowMs: 0, ttlMs: 1000 },
+        started: entry({ userId: 'UOPER', outcome: 'started', apiStatus: null, detail: 'in progress', params: { disk_size: 30 } }),
+        recordId: approved.id,
+      });
+      expect(begun).toMatchObject({
+        outcome: 'started',
+        record: {
+          id: approved.id,
+          userId: 'UADMIN',
+          outcome: 'started',
+          detail: 'in progress',
+          decidedBy: 'UADMIN',
+          approvalId: 'A1',
+          params: { disk_size: 30 },
+        },
+      });
+      // Its lease is recovery's, as any started change's.
+      expect((await store.audit.recoverInterrupted(1000)).map((r) => r.id)).toEqual([approved.id]);
+      const again = await store.audit.beginChange({
+        submissionKey: 'approval:A2',
+        at: '2024-05-01T10:00:05.000Z',
+        lease: { target: 'vs:43', owner: 'approval:A2#x', nowMs: 0, ttlMs: 1000 },
+        started: entry({ target: 'vs:43', outcome: 'started' }),
+        recordId: approved.id,
+      });
+      expect(again.outcome === 'started' && again.record.id).toBeGreaterThan(approved.id);
+    });
+
+    test('an approved change that is not sent settles its record (refused), posted once; an approved one never started is recovered as unknown', async () => {
+      const store = await one();
+      const approved = await store.audit.record(entry({ outcome: 'approved', approvalId: 'A1', at: '2024-05-01T10:00:00.000Z' }));
+      const refused = await store.audit.complete(approved.id, { outcome: 'refused', apiStatus: null, durationMs: 3, detail: 'not sent: VS 42 is off' });
+      expect(refused).toMatchObject({ id: approved.id, outcome: 'refused', detail: 'not sent: VS 42 is off' });
+      expect((await store.outbox.claim('sender', 0, 30_000, 10)).map((p) => [p.record.id, p.record.outcome])).toEqual([[approved.id, 'refused']]);
+      const stuck = await store.audit.record(entry({ outcome: 'approved', approvalId: 'A2', at: '2024-05-01T10:00:00.000Z' }));
+      const at = Date.parse('2024-05-01T10:00:00.000Z');
+      expect(await store.audit.recoverInterrupted(at + APPROVED_RUN_GRACE_MS - 1)).toEqual([]);
+      expect(await store.audit.recoverInterrupted(at + APPROVED_RUN_GRACE_MS + 1)).toEqual([
+        expect.objectContaining({ id: stuck.id, outcome: 'unknown', detail: NEVER_STARTED_DETAIL }),
+      ]);
     });
 
     test('many deliveries of one submission and many submissions to one target, from three instances: one change starts each time', async () => {
@@ -205,22 +277,22 @@ export function auditContract({ fresh, one, instances }: ContractStores): void {
   });
 
   describe('recovery of interrupted changes', () => {
-    test('a started record is settled as interrupted once its lease has expired, returned and posted once; a late answer settles it, unposted', async () => {
+    test('a started record is settled as unknown (interrupted) once its lease has expired, returned and posted once; a late answer settles it', async () => {
       const store = await one();
       expect(await store.leases.take('vs:42', 'V1#a', 1000, 5000)).toBe(true);
       const started = await store.audit.record(entry({ outcome: 'started', apiStatus: null, detail: 'the cloud API call is in progress', leaseOwner: 'V1#a' }));
       expect(await store.audit.recoverInterrupted(5999)).toEqual([]);
       const [settled, ...rest] = await store.audit.recoverInterrupted(6000);
       expect(rest).toEqual([]);
-      expect(settled).toMatchObject({ id: started.id, outcome: 'interrupted', detail: INTERRUPTED_DETAIL, target: 'vs:42', userId: 'UOPER' });
+      expect(settled).toMatchObject({ id: started.id, outcome: 'unknown', detail: INTERRUPTED_DETAIL, target: 'vs:42', userId: 'UOPER' });
       expect(await store.audit.recoverInterrupted(7000)).toEqual([]);
-      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'interrupted' });
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'unknown' });
       const posts = await store.outbox.claim('sender', 7000, 30_000, 10);
-      expect(posts.map((p) => [p.record.id, p.record.outcome])).toEqual([[started.id, 'interrupted']]);
+      expect(posts.map((p) => [p.record.id, p.record.outcome])).toEqual([[started.id, 'unknown']]);
       // The instance was only slow, not dead: its answer is the truth, kept in the record; the audit channel has had its post.
-      const late = await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 9000, detail: 'disk 7 scheduled' });
-      expect(late.outcome).toBe('succeeded');
-      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'succeeded', detail: 'disk 7 scheduled' });
+      const late = await store.audit.complete(started.id, { outcome: 'scheduled', apiStatus: 201, durationMs: 9000, detail: 'disk 7 (20 GB) on VS 42' });
+      expect(late.outcome).toBe('scheduled');
+      expect((await store.audit.latest(1))[0]).toMatchObject({ id: started.id, outcome: 'scheduled', detail: 'disk 7 (20 GB) on VS 42' });
       await store.outbox.markSent(
         posts.map((p) => p.id),
         7000,

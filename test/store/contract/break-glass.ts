@@ -7,7 +7,7 @@ import type { ContractStores } from './types';
 // written with its record.
 
 const T = 1_000_000;
-const opened = entry({ userId: 'UOPER', action: 'breakglass', target: 'changes', outcome: 'succeeded', apiStatus: null, params: { reason: 'db down' } });
+const opened = entry({ userId: 'UOPER', action: 'breakglass', target: 'changes', outcome: 'done', apiStatus: null, params: { reason: 'db down' } });
 const window = (o: Partial<BreakGlassWindow> = {}): BreakGlassWindow => ({
   id: 'W1',
   userId: 'UOPER',
@@ -18,8 +18,8 @@ const window = (o: Partial<BreakGlassWindow> = {}): BreakGlassWindow => ({
   endedBy: null,
   ...o,
 });
-const ended = (w: BreakGlassWindow) => entry({ userId: w.userId, action: 'breakglass_end', target: 'changes', outcome: 'succeeded', apiStatus: null });
-const acked = (use: AuditRecord) => entry({ userId: 'UADMIN', action: 'breakglass_ack', target: use.target, outcome: 'succeeded', apiStatus: null });
+const ended = (w: BreakGlassWindow) => entry({ userId: w.userId, action: 'breakglass_end', target: 'changes', outcome: 'done', apiStatus: null });
+const acked = (use: AuditRecord) => entry({ userId: 'UADMIN', action: 'breakglass_ack', target: use.target, outcome: 'done', apiStatus: null });
 
 /** A change started and settled under window `windowId` (a use). */
 async function madeUnder(store: Store, windowId: string | null, target = 'vs:42'): Promise<AuditRecord> {

@@ -1,11 +1,11 @@
-import type { AuditRecord, NewFollow, Store } from '../../../src/store';
+import type { AuditRecord, ChangeCompletion, NewFollow, Store } from '../../../src/store';
 import { entry } from './entries';
 import type { ContractStores } from './types';
 
 // The outbox of change events (docs/product.md, On call: the incident's timeline): queued in the transaction in which a
-// change ends (an API failure or unreadable answer settled, a change interrupted, a follow ended), once per record,
-// never for a change still under way; claimed by one sender at a time under a lease that expires; sent, deferred with
-// its attempt counted, held back untried, or set aside as undeliverable.
+// change ends (`failed` or `unknown` when the cloud API answered, a change interrupted, a follow ended, a change written
+// ended), once per record, never for a change still under way nor one not sent; claimed by one sender at a time under a
+// lease that expires; sent, deferred with its attempt counted, held back untried, or set aside as undeliverable.
 
 const EVENTS = { changeEvents: true };
 const FOLLOW: Omit<NewFollow, 'recordId'> = {
@@ -31,7 +31,7 @@ async function started(store: Store, target = 'vs:42'): Promise<AuditRecord> {
   if (begun.outcome !== 'started') throw new Error('not started');
   return begun.record;
 }
-const settle = (store: Store, r: AuditRecord, outcome: 'succeeded' | 'failed' | 'applied_unreadable', follow?: Omit<NewFollow, 'recordId'>) =>
+const settle = (store: Store, r: AuditRecord, outcome: ChangeCompletion['outcome'], follow?: Omit<NewFollow, 'recordId'>) =>
   store.audit.complete(
     r.id,
     { outcome, apiStatus: outcome === 'failed' ? 500 : 201, durationMs: 5, detail: null },
@@ -55,9 +55,9 @@ export function changeEventsContract({ one, instances }: ContractStores): void {
   test('queued when a change ends, never while it is under way; a followed one when its follow ends, with where its message is', async () => {
     const store = await one(EVENTS);
     const failed = await settle(store, await started(store, 'vs:43'), 'failed');
-    const unreadable = await settle(store, await started(store, 'vs:44'), 'applied_unreadable');
-    const accepted = await settle(store, await started(store), 'succeeded', FOLLOW);
-    await store.audit.record(entry({ outcome: 'denied', apiStatus: null }));
+    const unreadable = await settle(store, await started(store, 'vs:44'), 'unknown');
+    const accepted = await settle(store, await started(store), 'scheduled', FOLLOW);
+    await store.audit.record(entry({ outcome: 'refused', apiStatus: null }));
     expect(await store.changeEvents.get(failed.id)).toEqual({ attempts: 0, lastError: null, sentAtMs: null, undeliverableAtMs: null });
     expect(await store.changeEvents.get(unreadable.id)).not.toBeNull();
     expect(await store.changeEvents.get(accepted.id)).toBeNull();
@@ -73,9 +73,30 @@ export function changeEventsContract({ one, instances }: ContractStores): void {
     expect(ended).toMatchObject({
       message: { channelId: 'CINCIDENT', ts: '1700000000.000100' },
       endedAtMs: 15_000,
-      record: { cloudOutcome: 'complete', transactionIds: [7] },
+      record: { outcome: 'done', cloudOutcome: 'complete', transactionIds: [7] },
     });
     expect(items.find((i) => i.record.id === failed.id)).toMatchObject({ message: null, endedAtMs: null, record: { outcome: 'failed' } });
+  });
+
+  test('a change written ended (not sent: its target could not be read) is queued with its record; a freeze, a refusal, one not sent are not', async () => {
+    const store = await one(EVENTS);
+    const apiRequest = { method: 'POST', path: '/virtual_machines/42/reboot.json', body: null };
+    const unread = await store.audit.record(entry({ action: 'power_reboot', outcome: 'failed', apiStatus: 503, apiRequest }));
+    await store.audit.record(entry({ action: 'power_reboot', outcome: 'refused', apiStatus: null, apiRequest }));
+    // A freeze is `done` as written, but no change of a server: it sends no request.
+    await store.audit.record(entry({ action: 'freeze', target: 'changes', outcome: 'done', apiStatus: null, params: { reason: 'deploy' } }));
+    // An approved change not sent (its target could not take it): `refused` on its own record, no end.
+    const approved = await store.audit.record(entry({ action: 'power_reboot', outcome: 'approved', apiStatus: null, apiRequest }));
+    await store.audit.complete(approved.id, { outcome: 'refused', apiStatus: null, durationMs: 5, detail: 'not sent' });
+    expect((await store.changeEvents.claim('sender', 1000, 60_000, 10)).map((i) => [i.record.id, i.record.outcome])).toEqual([[unread.id, 'failed']]);
+  });
+
+  test('an approved change whose run broke off is queued as it is settled unknown, once', async () => {
+    const store = await one(EVENTS);
+    const approved = await store.audit.record(entry({ action: 'power_reboot', outcome: 'approved', apiStatus: null }));
+    await store.audit.complete(approved.id, { outcome: 'unknown', apiStatus: null, durationMs: 5, detail: 'its run failed' });
+    expect(await store.changeEvents.get(approved.id)).toEqual({ attempts: 0, lastError: null, sentAtMs: null, undeliverableAtMs: null });
+    expect(await store.changeEvents.backlog()).toEqual({ pending: 1, undeliverable: 0 });
   });
 
   test('a change interrupted is queued with its interruption, and its late answer queues nothing more', async () => {

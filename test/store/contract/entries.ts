@@ -9,7 +9,7 @@ export const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => ({
   action: 'disk_add',
   target: 'vs:42',
   params: { disk_type: 'SSD', disk_size: 20 },
-  outcome: 'succeeded',
+  outcome: 'scheduled',
   apiStatus: 201,
   durationMs: 12,
   detail: null,

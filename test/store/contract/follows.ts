@@ -32,7 +32,7 @@ async function accepted(store: Store, overrides: Partial<Omit<NewFollow, 'record
   if (started.outcome !== 'started') throw new Error('not started');
   const record = await store.audit.complete(
     started.record.id,
-    { outcome: 'succeeded', apiStatus: 201, durationMs: 5, detail: 'disk 110 (20 GB) scheduled on VS 42' },
+    { outcome: 'scheduled', apiStatus: 201, durationMs: 5, detail: 'disk 110 (20 GB) on VS 42' },
     { target: overrides.target ?? 'vs:42', owner: 'door' },
     { ...FOLLOW, ...overrides },
   );
@@ -79,7 +79,7 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect(await a.follows.get(id)).toMatchObject({ channelId: 'CINCIDENT', messageTs: '1714557600.000200', told: 'scheduled' });
     expect(await a.follows.get(id + 1000)).toBeNull();
     // The record says what the cloud accepted; its cloud outcome is not known yet.
-    expect((await a.audit.latest(1))[0]).toMatchObject({ id, outcome: 'succeeded', cloudOutcome: null, transactionIds: null });
+    expect((await a.audit.latest(1))[0]).toMatchObject({ id, outcome: 'scheduled', cloudOutcome: null, transactionIds: null });
   });
 
   test('one owner at a time: a due change is taken by one, kept by its saves, and taken over once its lease expires', async () => {
@@ -89,7 +89,11 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect((await store.follows.claimDue('a', 6000, LEASE_MS, 10)).map((f) => [f.recordId, f.owner, f.leaseUntilMs])).toEqual([[id, 'a', 36_000]]);
     // Still due, but a's: b cannot take it.
     expect(await store.follows.claimDue('b', 7000, LEASE_MS, 10)).toEqual([]);
+    // Pending, its record is still scheduled; running, it is running (as the record's outcome says from then on).
+    expect(await store.follows.save(id, 'a', progress({ status: 'pending' }), LEASE_MS)).toBe(true);
+    expect(await store.audit.get(id)).toMatchObject({ outcome: 'scheduled' });
     expect(await store.follows.save(id, 'a', progress(), LEASE_MS)).toBe(true);
+    expect(await store.audit.get(id)).toMatchObject({ outcome: 'running' });
     const saved = { status: 'running', transactionIds: [7], step: 'build_disk', polls: 1, nextPollAtMs: 11_000, leaseUntilMs: 41_000 };
     expect(await store.follows.get(id)).toMatchObject(saved);
     // Due at 11 000 and a's until 41 000: a takes it again, b does not.
@@ -100,6 +104,29 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect((await store.follows.claimDue('b', 41_000, LEASE_MS, 10)).map((f) => f.owner)).toEqual(['b']);
     expect(await store.follows.save(id, 'a', progress({ polls: 9 }), LEASE_MS)).toBe(false);
     expect(await store.follows.get(id)).toMatchObject({ polls: 1, owner: 'b' });
+  });
+
+  test('its owner keeps the lease while it works (a slow poll): nobody takes it over meanwhile; a former owner cannot renew', async () => {
+    const store = await one();
+    const id = await accepted(store);
+    await store.follows.claimDue('a', 6000, LEASE_MS, 10);
+    expect(await store.follows.renew(id, 'a', 60_000)).toBe(true);
+    expect(await store.follows.claimDue('b', 40_000, LEASE_MS, 10)).toEqual([]);
+    expect((await store.follows.claimDue('b', 60_000, LEASE_MS, 10)).map((f) => f.owner)).toEqual(['b']);
+    expect(await store.follows.renew(id, 'a', 200_000)).toBe(false);
+    expect(await store.follows.get(id)).toMatchObject({ owner: 'b', leaseUntilMs: 90_000 });
+  });
+
+  test('the reply is marked once, by its owner, before it is posted: a second mark, or another instance, is refused', async () => {
+    const [a, b] = (await instances(2)) as [Store, Store];
+    const id = await accepted(a);
+    await a.follows.claimDue('a', 6000, LEASE_MS, 10);
+    expect(await b.follows.markReplied(id, 'b', 7000)).toBe(false);
+    const marks = await Promise.all([a.follows.markReplied(id, 'a', 7000), b.follows.markReplied(id, 'a', 7001)]);
+    expect(marks.sort()).toEqual([false, true]);
+    expect((await a.follows.get(id))!.repliedAtMs).toBeGreaterThanOrEqual(7000);
+    // Marked, it is never due again: no instance takes it to reply.
+    expect(await b.follows.claimDue('b', 100_000, LEASE_MS, 10)).toEqual([]);
   });
 
   test('a stopping owner gives its changes back: another takes them at once', async () => {
@@ -121,7 +148,7 @@ export function followsContract({ one, instances }: ContractStores): void {
     expect((await store.follows.claimDue('a', 20_000, LEASE_MS, 10)).map((f) => f.recordId)).toEqual([third, late]);
   });
 
-  test("ending gives the record the cloud's outcome and the transaction ids, posted again; once, and only by its owner", async () => {
+  test('ending gives the record its outcome (failed in the cloud), its last step and the transaction ids, posted again; once, only by its owner', async () => {
     const store = await one();
     const id = await accepted(store);
     await store.outbox.markSent(
@@ -132,12 +159,26 @@ export function followsContract({ one, instances }: ContractStores): void {
     const final = progress({ status: 'failed', transactionIds: [7, 8], step: 'format_disk', endedAtMs: 12_000, nextPollAtMs: 12_000 });
     expect(await store.follows.end(id, 'b', { ...final, status: 'failed' }, LEASE_MS)).toBeNull();
     const record = await store.follows.end(id, 'a', { ...final, status: 'failed' }, LEASE_MS);
-    expect(record).toMatchObject({ id, outcome: 'succeeded', cloudOutcome: 'failed', transactionIds: [7, 8] });
+    expect(record).toMatchObject({ id, outcome: 'failed', cloudOutcome: 'failed', cloudStep: 'format_disk', transactionIds: [7, 8] });
     expect(await store.follows.end(id, 'a', { ...final, status: 'complete' }, LEASE_MS)).toBeNull();
-    expect((await store.audit.latest(1))[0]).toMatchObject({ cloudOutcome: 'failed', transactionIds: [7, 8] });
+    expect((await store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', cloudOutcome: 'failed', transactionIds: [7, 8] });
     expect(await store.follows.get(id)).toMatchObject({ status: 'failed', step: 'format_disk', endedAtMs: 12_000 });
     const posts = await store.outbox.claim('sender', 13_000, 1000, 10);
-    expect(posts.map((p) => [p.record.id, p.record.cloudOutcome])).toEqual([[id, 'failed']]);
+    expect(posts.map((p) => [p.record.id, p.record.outcome, p.record.cloudOutcome])).toEqual([[id, 'failed', 'failed']]);
+  });
+
+  test('complete in the cloud is done, cancelled cancelled, no longer followed unknown', async () => {
+    const store = await one();
+    for (const [status, outcome] of [
+      ['complete', 'done'],
+      ['cancelled', 'cancelled'],
+      ['unknown', 'unknown'],
+    ] as const) {
+      const id = await accepted(store);
+      await store.follows.claimDue('a', 6000, LEASE_MS, 10);
+      const record = await store.follows.end(id, 'a', { ...progress({ endedAtMs: 12_000 }), status }, LEASE_MS);
+      expect(record).toMatchObject({ id, outcome, cloudOutcome: status, cloudStep: 'build_disk' });
+    }
   });
 
   test('three instances claiming the same due changes at once: each is taken by exactly one', async () => {

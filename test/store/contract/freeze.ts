@@ -4,9 +4,9 @@ import type { ContractStores } from './types';
 
 // The freeze: at most one, kept across restarts until lifted, each change of state written with its record.
 
-const frozeEntry = entry({ userId: 'UADMIN', action: 'freeze', target: 'changes', outcome: 'succeeded', apiStatus: null, params: { reason: 'incident 42' } });
+const frozeEntry = entry({ userId: 'UADMIN', action: 'freeze', target: 'changes', outcome: 'done', apiStatus: null, params: { reason: 'incident 42' } });
 const liftedEntry = (lifted: Freeze) =>
-  entry({ userId: 'UADMIN2', action: 'unfreeze', target: 'changes', outcome: 'succeeded', apiStatus: null, detail: lifted.reason });
+  entry({ userId: 'UADMIN2', action: 'unfreeze', target: 'changes', outcome: 'done', apiStatus: null, detail: lifted.reason });
 
 export function freezeContract({ fresh, instances }: ContractStores): void {
   test('a freeze is kept until lifted; freezing again keeps the first; each change of state is recorded with it', async () => {

@@ -64,12 +64,12 @@ export function outboxContract({ fresh, one, instances }: ContractStores): void 
     expect(await store.outbox.claim('a', 0, 30_000, 0)).toEqual([]);
   });
 
-  test('one user’s denials take one place in a claim however many they are, after every post of its own; groups come oldest first', async () => {
+  test('one user’s refusals take one place in a claim however many they are, after every post of its own; groups come oldest first', async () => {
     const store = await one();
     const viewer: number[] = [];
-    for (let i = 0; i < 120; i++) viewer.push((await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'denied', target: `vs:${i}` }))).id);
-    const other = await store.audit.record(entry({ userId: 'UOTHER', outcome: 'denied' }));
-    const change = await store.audit.record(entry({ userId: 'UOPER', outcome: 'succeeded' }));
+    for (let i = 0; i < 120; i++) viewer.push((await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'refused', target: `vs:${i}` }))).id);
+    const other = await store.audit.record(entry({ userId: 'UOTHER', outcome: 'refused' }));
+    const change = await store.audit.record(entry({ userId: 'UOPER', outcome: 'done' }));
     const failure = await store.audit.record(entry({ userId: 'UOPER', outcome: 'failed', apiStatus: 500 }));
     expect((await store.outbox.backlog()).pending).toBe(123);
 
@@ -87,22 +87,22 @@ export function outboxContract({ fresh, one, instances }: ContractStores): void 
   test('a group is claimed up to `groupLimit` posts at a time, oldest first', async () => {
     const store = await one();
     const ids: number[] = [];
-    for (let i = 0; i < 25; i++) ids.push((await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'denied' }))).id);
+    for (let i = 0; i < 25; i++) ids.push((await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'refused' }))).id);
     expect((await store.outbox.claim('a', 0, 30_000, 5, 10)).map((p) => p.record.id)).toEqual(ids.slice(0, 10));
     expect((await store.outbox.claim('a', 0, 30_000, 5, 10)).map((p) => p.record.id)).toEqual(ids.slice(10, 20));
     expect((await store.outbox.claim('a', 0, 30_000, 5, 10)).map((p) => p.record.id)).toEqual(ids.slice(20));
   });
 
-  test('a change recorded while a user’s denials are held back is claimed at once; the group comes back whole when its time comes', async () => {
+  test('a change recorded while a user’s refusals are held back is claimed at once; the group comes back whole when its time comes', async () => {
     const store = await one();
-    const early = await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'denied' }));
+    const early = await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'refused' }));
     const held = await store.outbox.claim('a', 0, 30_000, 20);
     await store.outbox.holdBack(
       held.map((p) => p.id),
       'a',
       60_000,
     );
-    const late = await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'denied' }));
+    const late = await store.audit.record(entry({ userId: 'UVIEWER', outcome: 'refused' }));
     const change = await store.audit.record(entry({ userId: 'UOPER' }));
     // The late denial is due, the early one is not: the change first, then what is due of the group.
     const due = await store.outbox.claim('a', 1000, 30_000, 20);
@@ -120,7 +120,7 @@ export function outboxContract({ fresh, one, instances }: ContractStores): void 
     const ids: number[] = [];
     for (let i = 0; i < 60; i++) {
       const denied = i % 3 === 0;
-      ids.push((await stores[0]!.audit.record(entry({ target: `vs:${i}`, outcome: denied ? 'denied' : 'succeeded', userId: `U${i % 4}` }))).id);
+      ids.push((await stores[0]!.audit.record(entry({ target: `vs:${i}`, outcome: denied ? 'refused' : 'done', userId: `U${i % 4}` }))).id);
     }
     const sent: number[] = [];
     const sender = async (store: Store, owner: string) => {
@@ -141,8 +141,8 @@ export function outboxContract({ fresh, one, instances }: ContractStores): void 
   test('with posts disabled (no audit channel), nothing is enqueued', async () => {
     const store = await one({ auditPosts: false });
     const started = await store.audit.record(entry({ outcome: 'started' }));
-    await store.audit.record(entry({ outcome: 'denied' }));
-    await store.audit.complete(started.id, { outcome: 'succeeded', apiStatus: 201, durationMs: 1, detail: null });
+    await store.audit.record(entry({ outcome: 'refused' }));
+    await store.audit.complete(started.id, { outcome: 'scheduled', apiStatus: 201, durationMs: 1, detail: null });
     expect(await store.outbox.claim('a', 0, 30_000, 10)).toEqual([]);
     expect(await store.outbox.backlog()).toEqual({ pending: 0, oldestAt: null });
   });

@@ -7,7 +7,7 @@ import { replyCloudError } from './firewall';
 export async function disksCommand(ctx: ListenerContext, req: SlackRequest, { vsId }: { vsId: number }): Promise<Outcome> {
   try {
     const disks = await ctx.cloud.listDisks(vsId);
-    await replySummary(ctx, req, renderDisks({ vsId, disks, now: ctx.now(), sandbox: ctx.sandbox }));
+    await replySummary(ctx, req, renderDisks({ vsId, disks, now: ctx.now(), sandbox: ctx.sandbox, panelUrl: ctx.panelUrl }));
     return 'succeeded';
   } catch (error) {
     return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });

@@ -1,6 +1,7 @@
 import { parseIp, unmapIpv4 } from '../../../firewall/address';
 import { PORT_MAX } from '../../../firewall/ports';
 import type { PortQuestion, Protocol } from '../../../firewall/port-question';
+import { isOutcome } from '../../../changes/outcome';
 import { typedFilter, type AuditFilter } from '../../audit-filter';
 import { auditFilterRefusals, cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
 
@@ -141,7 +142,8 @@ export function count<A extends object>(o: { what: string; fallback: number; max
 const MENTION = /<@([UW][A-Z0-9]{2,30})(?:\|[^>]*)?>/g;
 
 /**
- * `[n] [vs <id>|backup <id>|@person|failed|denied]`, in either order: how many records (`fallback` when none is
+ * `[n] [vs <id>|backup <id>|@person|failed|denied|refused|…]`, in either order (any outcome of src/changes/outcome.ts is
+ * a filter): how many records (`fallback` when none is
  * given, more than `max` capped), and at most one filter. A person is a mention Slack sent (`<@U…|name>`) or a user
  * id; `@name` as typed is refused with how to pick the person, since only a mention says who they are.
  */
@@ -175,7 +177,7 @@ export function auditArguments<A extends object>(
         if (id === null) return { problem: (q) => auditFilterRefusals.needsId(q, lower, words[i + 1] ?? ''), suggest: bare };
         found = { kind: lower, id };
         i += 1;
-      } else if (lower === 'failed' || lower === 'denied') {
+      } else if (isOutcome(lower)) {
         found = { kind: 'outcome', outcome: lower };
       } else if (lower === 'breakglass') {
         found = { kind: 'breakglass' };

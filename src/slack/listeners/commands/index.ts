@@ -248,11 +248,11 @@ export const COMMANDS = [
       { what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT },
       (limit, filter): { limit: number; filter?: AuditFilter } => (filter === undefined ? { limit } : { limit, filter }),
     ),
-    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]',
+    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]',
     example: '/vs audit 20 vs 42',
     help: [
-      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|breakglass]`: the latest audit records, of a server, backup or person, ' +
-        'or failed, denied or made under break glass (admins)',
+      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]`: the latest audit records, of a server, backup or person, ' +
+        'of one outcome, or made under break glass (admins)',
     ],
     group: 'admin',
     needs: 'audit_read',

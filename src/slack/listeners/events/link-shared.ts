@@ -4,6 +4,7 @@ import { serverState } from '../../../changes';
 import { renderServerCard, type Unfurl } from '../../blocks/server-card';
 import { summarizeServer } from '../../blocks/summaries';
 import { slackErrorSummary } from '../../channel-post';
+import { unfurlLinks } from '../../send';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { serverLinks } from './panel-links';
 
@@ -53,7 +54,7 @@ export async function unfurlServerLinks(ctx: ListenerContext, req: SlackRequest,
   }
   if (Object.keys(unfurls).length === 0) return failures.every((f) => f === 'not_found') ? 'not_found' : 'failed';
   try {
-    await client.chat.unfurl({ ...unfurlTarget(event), unfurls });
+    await unfurlLinks(client, { ...unfurlTarget(event), unfurls });
   } catch (error) {
     req.log.warn('Slack did not take the unfurl', { error: slackErrorSummary(error) });
     return 'failed';

@@ -1,7 +1,7 @@
 import { CHANGES, POWER_CHOICES, type ChangeAction, type FormValues } from '../../../changes';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
-import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors } from '../../blocks/steps';
+import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors, workflowLimitedForStep } from '../../blocks/steps';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { lockedText, unfitText } from '../../blocks/power';
 import type { ListenerContext, SlackRequest } from '../../context';
@@ -13,8 +13,9 @@ import type { StepArgs, StepResult } from './step';
 // stored with nobody as its requester (nothing in a workflow proves who
 // started it) and posted in the step's channel with the exact API request and
 // a "Request this change" button, posted with the app's own token so that its
-// button outlives the step; the step completes with the request's id and
-// `awaiting_requester`. From there the door decides who may claim it and who
+// button outlives the step; the step completes with the request's id and its
+// outcome, `requested` (docs/product.md, One outcome, told the same
+// everywhere). From there the door decides who may claim it and who
 // approves it (src/changes/approvals.ts).
 
 type RequestOutputs = { request_id: string; status: string };
@@ -69,6 +70,14 @@ async function requestChange(
     channelId: o.channel,
     reason: o.reason,
   };
+  // One workflow, as far as the bot can tell workflows apart (Slack does not name the one running a step): its step
+  // and the channel it posts in. Counted before anything is read or asked, across instances.
+  const requests = ctx.limits.hourly.workflow_requests;
+  const retryInSeconds = await requests.take(`${args.event.function.callback_id}:${o.channel}`);
+  if (retryInSeconds > 0) {
+    req.log.info('workflow limit reached', { limit: 'workflow_requests', perHour: requests.perHour, retryInSeconds });
+    return { outcome: 'limited', error: stepError(workflowLimitedForStep({ perHour: requests.perHour, channelId: o.channel, retryInSeconds })) };
+  }
   let result;
   try {
     result = await ctx.changes.request(step, o.action, o.targetId, o.values);
@@ -95,9 +104,25 @@ async function requestChange(
         error: stepError(cloudErrorMessage(result.error, { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
       };
     case 'requested': {
-      const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, messageOptions(ctx, req));
+      const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, { ...messageOptions(ctx, req), called: callable(ctx) });
       if (ts === null) return { outcome: 'failed', error: stepError(requestNotPostedForStep(o.channel)) };
       return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
     }
+    // Already asked for and not yet claimed: that request stands for this run too, and nobody is called again.
+    case 'repeated':
+      return { outcome: 'requested', outputs: { request_id: result.approval.id, status: 'awaiting_requester' } };
   }
+}
+
+/**
+ * Of those who may decide a workflow's request, the ones called (mentioned) now: each person and user group at most
+ * VS_WORKFLOW_CALLS_PER_HOUR times an hour by workflow requests, across instances; the others see it in the channel
+ * and on their Home tab, without a notification.
+ */
+function callable(ctx: ListenerContext): (ids: readonly string[]) => Promise<string[]> {
+  const calls = ctx.limits.hourly.workflow_calls;
+  return async (ids) => {
+    const waits = await Promise.all(ids.map((id) => calls.take(id)));
+    return ids.filter((_, i) => waits[i] === 0);
+  };
 }

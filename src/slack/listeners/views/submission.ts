@@ -24,6 +24,7 @@ import { markSandbox } from '../../blocks/mrkdwn';
 import { statusModal } from '../../blocks/status-modal';
 import { postEphemeral, postToChannel, slackErrorSummary, type Destination } from '../../channel-post';
 import { postAcceptedChange } from '../../follow-messages';
+import { updateView } from '../../send';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { readMetadata, targetIdIn } from '../../metadata';
 import { parseId } from '../commands/grammar';
@@ -140,7 +141,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
       return { outcome: 'unrecorded' };
     }
     if (isOutcomeNotRecorded(error)) {
-      // The record stays `started`; recovery settles it as interrupted once its lease expires.
+      // The record stays `started`; recovery settles it as unknown (interrupted) once its lease expires.
       log.error('the change was sent to the cloud API but its outcome could not be recorded', { code: error.code, error: error.cause });
       return { outcome: 'not_recorded' };
     }
@@ -157,7 +158,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     await args.ack({ response_action: 'update', view: statusModal({ title: s.title, mrkdwn: WORKING_TEXT, sandbox: ctx.sandbox }) });
     result = await pending;
     try {
-      await args.client.views.update({ view_id: args.body.view.id, view: statusFor(s, result) });
+      await updateView(args.client, { view_id: args.body.view.id, view: statusFor(s, result) });
     } catch (error) {
       // Typically the user closed the "working" modal: tell them in the channel instead.
       log.warn('could not update the modal with the outcome', { error: slackErrorSummary(error) });
@@ -184,7 +185,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     // After the ack: the request is posted where the change was asked from, for the channel to see and decide.
     if (!(await postApprovalRequest(ctx.changes, args.client, result.approval, messageOptions(ctx, { log })))) {
       const view = statusModal({ title: s.title, mrkdwn: requestNotPostedText(result.approval.channelId), sandbox: ctx.sandbox });
-      await args.client.views.update({ view_id: args.body.view.id, view }).catch((error: unknown) => {
+      await updateView(args.client, { view_id: args.body.view.id, view }).catch((error: unknown) => {
         log.warn('could not tell that the approval request was not posted', { error: slackErrorSummary(error) });
       });
     }
@@ -196,7 +197,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
     if (!(await postToChannel(ctx.config, args.client, s.destination, use, log))) log.warn('the note of a change made under break glass could not be posted');
   }
   if (result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded') return 'failed';
-  // A target whose state does not allow the change: refused as an invalid request is (its record says `invalid`).
+  // A target whose state does not allow the change: refused as an invalid request is (its record says `refused`).
   return result.outcome === 'unfit' ? 'invalid' : result.outcome;
 }
 

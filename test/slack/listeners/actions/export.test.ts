@@ -109,7 +109,21 @@ describe('Export CSV of firewall rules', () => {
   });
 
   test('cells from the cloud API cannot run as formulas, and commas, quotes and line breaks stay in their cell', async () => {
-    const hostile = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1:A2)', '\t=1', 'a, b', 'say "hi"', 'two\nlines', 'plain'];
+    const hostile = [
+      '=HYPERLINK("http://evil.example","x")',
+      '+1+1',
+      '-2+3',
+      '@SUM(A1:A2)',
+      '\t=1',
+      '  =1+1',
+      '\uFF1DHYPERLINK("http://evil.example")',
+      '\u3000\uFF0B1',
+      '\u200B@SUM(A1)',
+      'a, b',
+      'say "hi"',
+      'two\nlines',
+      'plain',
+    ];
     fault.handle((req, res) =>
       req.url.includes('/virtual_machines/42/firewall_rules')
         ? reply(res, 200, JSON.stringify(hostile.map((description, i) => rule(i + 1, { description }))))
@@ -125,6 +139,10 @@ describe('Export CSV of firewall rules', () => {
       "'-2+3",
       "'@SUM(A1:A2)",
       "'\t=1",
+      "'  =1+1",
+      `'\uFF1DHYPERLINK("http://evil.example")`,
+      "'\u3000\uFF0B1",
+      "'\u200B@SUM(A1)",
       'a, b',
       'say "hi"',
       'two\nlines',

@@ -113,7 +113,7 @@ describe('the Home tab, drawn for whoever opens it', () => {
     const text = readable(await openHome(USERS.nobody));
     expect(text).toContain('your role is *none*');
     expect(text).toContain('You may not use the read commands');
-    expect(text).toContain('You have not attempted any change yet');
+    expect(text).toContain('You have not asked for any change yet');
     expect(text).not.toMatch(/VS 10\d/);
   });
 
@@ -168,23 +168,23 @@ describe('the latest changes, one readable line each', () => {
       entry({
         userId: USERS.operator,
         target: 'vs:205',
-        detail: 'disk 7 (20 GB) scheduled on VS 205',
+        detail: 'disk 7 (20 GB) on VS 205',
         apiRequest: { method: 'POST', path: '/virtual_machines/205/disks.json', body },
       }),
     );
     const mistyped = await h.store.audit.record(
-      entry({ userId: USERS.operator, target: 'vs:206', outcome: 'invalid', detail: 'invalid form: disk_size: Enter a whole number' }),
+      entry({ userId: USERS.operator, target: 'vs:206', outcome: 'refused', detail: 'invalid form: disk_size: Enter a whole number' }),
     );
     const view = await openHome(USERS.operator);
     const text = readable(view);
     const line = text.split('\n').find((l) => l.includes('VS 205'))!;
-    expect(line).toMatch(/^:white_check_mark: <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+ UTC> · <@UOPER> · \*Add disk\* · VS 205 → succeeded · /);
-    expect(line).toMatch(/ → succeeded · disk 7 \(20 GB\) scheduled on VS 205 · <#CINCIDENT>$/);
+    expect(line).toMatch(/^:clock4: <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+ UTC> · <@UOPER> · \*Add disk\* · VS 205 → \*scheduled\* · /);
+    expect(line).toMatch(/ → \*scheduled\* · disk 7 \(20 GB\) on VS 205 · <#CINCIDENT>$/);
     // Neither the request nor the audit's own spellings inline.
     expect(text).not.toContain('disks.json');
     expect(text).not.toContain('scratch');
     expect(text).not.toMatch(/disk_add|vs:20\d|\d{4}-\d\d-\d\dT/);
-    // A mistyped form is on record, but it is not a change.
+    // A mistyped form is on record, refused: not a change, summed under them.
     expect(text).not.toContain('VS 206');
     expect(detailsOf(view)).toContain(executed.id);
     expect(detailsOf(view)).not.toContain(mistyped.id);
@@ -205,19 +205,22 @@ describe('the latest changes, one readable line each', () => {
     expect(await details(USERS.admin, '999999')).toContain('That record is not in the audit trail');
   });
 
-  test('a denial while frozen says who froze as a mention, never the audit text with raw ids and ISO times', async () => {
-    await h.store.audit.record(
-      entry({
-        userId: USERS.operator,
-        target: 'vs:208',
-        outcome: 'denied',
-        detail: 'changes are frozen (by UADMIN at 2026-11-27T14:30:51.858Z: storage migration)',
-      }),
+  test('refusals are not listed among the changes but summed in one line under them; a second person’s no is a change’s end, listed', async () => {
+    const whose = USERS.viewer;
+    const frozen = 'changes are frozen (by UADMIN at 2026-11-27T14:30:51.858Z: storage migration)';
+    for (const detail of [frozen, 'role viewer, needs operator', 'role viewer, needs operator'])
+      await h.store.audit.record(entry({ userId: whose, target: 'vs:208', outcome: 'refused', detail }));
+    await h.store.audit.record(entry({ userId: whose, target: 'vs:209', outcome: 'requested', approvalId: 'A-home' }));
+    const denied = await h.store.audit.record(entry({ userId: whose, target: 'vs:209', outcome: 'denied', approvalId: 'A-home', decidedBy: USERS.admin }));
+    const view = await openHome(whose);
+    const text = readable(view);
+    expect(text).not.toContain('VS 208');
+    expect(text).toContain(
+      ':no_entry: 3 attempts of yours refused before anything was sent (role, channel, freeze, limit, invalid input, busy or unfit target)',
     );
-    const text = readable(await openHome(USERS.operator));
-    const line = text.split('\n').find((l) => l.includes('VS 208'))!;
-    expect(line).toContain(`denied · changes were frozen by <@UADMIN> <!date^${Math.floor(Date.parse('2026-11-27T14:30:51.858Z') / 1000)}^`);
-    expect(line).not.toContain('by UADMIN at');
+    // The request as it ended, one line: not its `requested` record besides.
+    expect(text.split('\n').filter((l) => l.includes('VS 209'))).toEqual([expect.stringMatching(/^:no_entry_sign: .* → \*denied\* · denied by <@UADMIN>/)]);
+    expect(detailsOf(view)).toContain(denied.id);
   });
 });
 
@@ -248,7 +251,7 @@ describe('its buttons open the change forms, role-checked as the shortcuts are',
       expect(refusal.title.text).toBe(form.title);
       expect(JSON.stringify(refusal.blocks)).toContain(`needs the ${neededRole(openedAs(form))} role`);
       const [record] = await h.store.audit.latest(1);
-      expect(record).toMatchObject({ userId: user, action: openedAs(form), target: 'home', outcome: 'denied' });
+      expect(record).toMatchObject({ userId: user, action: openedAs(form), target: 'home', outcome: 'refused' });
     });
   });
 
@@ -258,7 +261,7 @@ describe('its buttons open the change forms, role-checked as the shortcuts are',
     expect(refusal.title.text).toBe('Restore backup');
     expect(JSON.stringify(refusal.blocks)).toContain('Restoring a backup needs the admin role; you are an operator.');
     const [record] = await h.store.audit.latest(1);
-    expect(record).toMatchObject({ userId: USERS.operator, action: 'backup_restore', target: 'home', outcome: 'denied' });
+    expect(record).toMatchObject({ userId: USERS.operator, action: 'backup_restore', target: 'home', outcome: 'refused' });
   });
 
   test('while frozen, a button of a stale Home tab is refused in a modal saying who froze, when and why', async () => {
@@ -375,7 +378,7 @@ describe('approval requests on the Home tab', () => {
     const view = await pressOnHome(USERS.admin2, 'approval_approve', restore9.id);
     // Drawn after the decision: the request is gone, the change is among the latest.
     expect(readable(view)).not.toContain('Waiting for your approval');
-    expect(readable(view)).toMatch(/\*Restore backup\* · Backup 9 → succeeded/);
+    expect(readable(view)).toMatch(/\*Restore backup\* · Backup 9 → \*scheduled\*/);
     expect(restores().map((r) => r.path)).toEqual(['/backups/9/restore.json']);
     const settled = () => JSON.stringify(h.slack.messagesIn(CHANNEL).find((m) => m.ts === restore9.ts)?.blocks);
     await waitFor('the request message settled', () => /Approved\* by <@UADMIN2>/.test(settled()), { detail: settled });
