@@ -1,4 +1,5 @@
 import type { FollowLoad } from './scenarios/follow';
+import type { OnCallLoad } from './scenarios/on-call';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -55,6 +56,12 @@ export interface BenchProfile {
    * `/vs firewall` at `rate`/s for `seconds`, the cloud answering after `upstreamDelayMs` (bench/scenarios/follow.ts).
    */
   readonly follow: FollowLoad;
+  /**
+   * Scenario 19: `/vs firewall` at `rate`/s for `seconds` from `people` people whose role comes from on call, PagerDuty
+   * answering after `pagerDutyDelayMs`; then `changes` changes followed to their end over three instances on
+   * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
+   */
+  readonly onCall: OnCallLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -83,6 +90,7 @@ export const FULL_PROFILE: BenchProfile = {
     intervalS: 5,
     transactionMs: { pending: 1000, running: 20_000 },
   },
+  onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -103,6 +111,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
+  onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -118,6 +127,7 @@ export const ALONE_SCENARIOS = [
   'exports',
   'server-card',
   'follow',
+  'on-call',
   'tracing',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];

@@ -1,3 +1,4 @@
+import type { OnCallFigures } from './scenarios/on-call';
 import type { AppHomeFigures } from './scenarios/app-home';
 import type { ApprovalClicksFigures } from './scenarios/approval-clicks';
 import type { ClosedLoopFigures } from './scenarios/closed-loop';
@@ -54,6 +55,7 @@ export interface BenchResults {
     approvalClicks: ApprovalClicksFigures;
     exports: ExportsFigures;
     follow: FollowFigures;
+    onCall: OnCallFigures;
   };
   targets: TargetCheck[];
 }

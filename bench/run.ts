@@ -19,6 +19,8 @@ import {
   exportsTargets,
   followLines,
   followTargets,
+  onCallLines,
+  onCallTargets,
   formatReport,
   hostileLines,
   hostileTarget,
@@ -36,6 +38,7 @@ import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
 import { runExports } from './scenarios/exports';
 import { runFollow } from './scenarios/follow';
+import { runOnCall } from './scenarios/on-call';
 import { runApprovalClicks } from './scenarios/approval-clicks';
 import { runClosedLoop, type ClosedLoopFigures } from './scenarios/closed-loop';
 import { runLocalMode } from './scenarios/local-mode';
@@ -59,8 +62,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card`
-// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15 or 16 alone; `--only tracing [--baseline <git ref>]` for the
+// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
+// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16 or 19 alone; `--only tracing [--baseline <git ref>]` for the
 // tracing scenario, which runs only alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
@@ -82,7 +85,7 @@ const oursOverMinimal = (ours: ClosedLoopFigures, minimal: ClosedLoopFigures) =>
 /** `--only <scenario>`: that scenario alone; its lines and its target on stdout. */
 async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> {
   const lines =
-    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports' || args.only === 'follow'
+    args.only === 'app-home' || args.only === 'approval-clicks' || args.only === 'exports' || args.only === 'follow' || args.only === 'on-call'
       ? await onPostgresAlone(args)
       : args.only === 'closed-loop'
         ? await closedLoopAlone(args)
@@ -115,6 +118,10 @@ async function onPostgresAlone(args: ReturnType<typeof parseBenchArgs>): Promise
     if (args.only === 'follow') {
       const figures = await runFollow(pg.url, args.profile.follow, progress);
       return [...followLines(figures), '', ...followTargets(figures).map(targetLine)];
+    }
+    if (args.only === 'on-call') {
+      const figures = await runOnCall(pg.url, args.profile.onCall, progress);
+      return [...onCallLines(figures), '', ...onCallTargets(figures).map(targetLine)];
     }
     if (args.only === 'exports') {
       const figures = await runExports(pg.url, args.profile.exports, progress);
@@ -277,6 +284,7 @@ async function main(): Promise<void> {
     const approvalClicks = await runApprovalClicks(postgres.url, profile.approvalClicks, progress);
     const exports = await runExports(postgres.url, profile.exports, progress);
     const follow = await runFollow(postgres.url, profile.follow, progress);
+    const onCall = await runOnCall(postgres.url, profile.onCall, progress);
     await pg?.close();
     pg = undefined;
 
@@ -346,6 +354,7 @@ async function main(): Promise<void> {
       steps,
       exports,
       follow,
+      onCall,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -28,6 +28,8 @@ export interface SignedCommandOptions {
   text: (n: number) => string;
   /** Where the response_urls point: the Slack stand-in. */
   responseUrl: (id: string) => string;
+  /** Who types the n-th command; UVIEWER when unsaid. */
+  user?: (n: number) => string;
 }
 
 interface BenchContext {
@@ -44,7 +46,13 @@ export function signedCommands(options: SignedCommandOptions): SignedCommands {
     setupRequest: (req, context) => {
       const id = `${options.tag}-${n}`;
       const body = formBody(
-        slashCommand({ text: options.text(n), user: 'UVIEWER', channel: 'CINCIDENT', responseUrl: options.responseUrl(id), triggerId: `trigger.${id}` }),
+        slashCommand({
+          text: options.text(n),
+          user: options.user?.(n) ?? 'UVIEWER',
+          channel: 'CINCIDENT',
+          responseUrl: options.responseUrl(id),
+          triggerId: `trigger.${id}`,
+        }),
       );
       n++;
       (context as BenchContext).benchId = id;

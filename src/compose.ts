@@ -1,12 +1,15 @@
 import type { CustomRoute } from '@slack/bolt';
-import { approvalActions, createChanges, createPolicy, type Changes, type Policy } from './changes';
+import { approvalActions, createChanges, createPolicy, type Changes, type Policy, type Role } from './changes';
 import { createCloudClient, type CloudClientDeps } from './cloud/client';
 import type { CloudClient } from './cloud/client.types';
 import { createSandboxLabel } from './cloud/sandbox-label';
 import { FOLLOW_BACKOFF_MAX_S, secretValues, type Config } from './config';
 import { CodedError } from './errors';
 import { createFollower, FOLLOW_ROUND_MS, type Follower } from './follow';
-import { localMode } from './local-mode';
+import { localMode, startLocalPagerDuty } from './local-mode';
+import { createOnCall, createPagerDutyRest, type OnCall } from './oncall';
+import { createChangeEventSender, pagerDutyEvents } from './timeline';
+import { changeEventFacts, slackPeople } from './slack/people';
 import { createLogger, type Logger } from './log';
 import { createOps, type Ops } from './ops';
 import { seenSignatures } from './ops/deliveries';
@@ -164,8 +167,33 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const botClient = createBotClient(config, boltLogger);
     const inFlight = createInFlight();
 
-    // Who may (policy): roles from the config, user groups and channel membership from Slack.
-    const policy = createPolicy(config.roles, slackGroupDirectory(botClient), { channels: slackChannelDirectory(botClient), logger, now });
+    // PagerDuty (docs/product.md, On call): local mode's stand-in, started here, or the one the settings name.
+    let pagerDutyUrls = { api: config.pagerDuty.apiUrl, events: config.pagerDuty.eventsUrl };
+    if (config.pagerDuty.standIn) {
+      const standIn = await startLocalPagerDuty(config, (event) => local?.timeline(event));
+      parts.add({ name: 'PagerDuty stand-in', stop: () => standIn.close() });
+      pagerDutyUrls = { api: standIn.url, events: standIn.url };
+    }
+    // People as Slack shows them (on call matches them to PagerDuty by email; change events name them).
+    const people = slackPeople(botClient, { cacheMs: config.onCall?.cacheMs ?? 60_000, now });
+    // Who is on call now: PagerDuty's REST API, each answer kept for VS_ONCALL_CACHE_S; what it cannot answer grants nothing.
+    let onCall: (OnCall & { role: Role }) | undefined;
+    if (config.onCall) {
+      const rest = createPagerDutyRest({ apiUrl: pagerDutyUrls.api, token: config.pagerDuty.token });
+      parts.add({ name: 'PagerDuty REST client', stop: () => rest.close() });
+      onCall = {
+        role: config.onCall.role,
+        ...createOnCall({ rest, emails: people, settings: config.onCall, now, logger: logger.child({ component: 'oncall' }) }),
+      };
+    }
+
+    // Who may (policy): roles from the config, user groups and channel membership from Slack, and being on call.
+    const policy = createPolicy(config.roles, slackGroupDirectory(botClient), {
+      channels: slackChannelDirectory(botClient),
+      logger,
+      now,
+      ...(onCall ? { onCall } : {}),
+    });
 
     // Operations: readiness, /healthz /readyz /metrics, the Slack retry filter, and the periodic work
     // (the audit outbox sender, recovery of interrupted changes, retention, the store's health).
@@ -193,6 +221,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       lockTtlMs: config.ops.lockTtlMs,
       follow: { intervalMs: config.follow.intervalMs, reads: cloud.changeReads },
       formLimits: config.forms,
+      breakGlass: { ...config.breakGlass, roles: config.roles },
     });
     // Every change the cloud accepts is followed to its end: a round of every instance, each change under a lease of
     // its own, its polls on the change connections (at most half of them, so that changes keep the rest).
@@ -208,6 +237,22 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       tracing,
     });
     ops.addRound({ name: 'follow', intervalMs: FOLLOW_ROUND_MS, run: () => follower.round(), stop: () => follower.release() });
+    // Every change that ends goes to the incident's timeline (VS_PAGERDUTY_ROUTING_KEY): a round of every instance, each
+    // event claimed by one of them at a time from the store's outbox of change events.
+    if (config.pagerDuty.routingKey !== null) {
+      const events = pagerDutyEvents({ eventsUrl: pagerDutyUrls.events, routingKey: config.pagerDuty.routingKey });
+      parts.add({ name: 'PagerDuty events client', stop: () => events.close() });
+      const sender = createChangeEventSender({
+        events: watchedStore.changeEvents,
+        send: events.send,
+        facts: changeEventFacts(botClient, people, logger.child({ component: 'timeline' })),
+        owner: ops.instanceId,
+        logger: logger.child({ component: 'timeline' }),
+        now,
+        registry: metrics.registry,
+      });
+      ops.addRound({ name: 'change-events', intervalMs: config.ops.outboxPollMs, run: async () => void (await sender.runOnce()) });
+    }
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({
       name: 'approval_expiry',
@@ -225,6 +270,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       cloud,
       panelUrl,
       policy,
+      onCall,
       changes,
       follower,
       botClient,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chatops/cloud-sandbox';
+import { PAGERDUTY_STANDIN, SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chatops/cloud-sandbox';
 import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
 import { ConfigError } from './errors';
@@ -71,6 +71,19 @@ export type LogLevel = z.infer<typeof LogLevel>;
 export const MAX_DISK_GB = 65_536;
 /** VS_MAX_DISK_GB's default: the largest disk the add-disk form accepts. */
 export const DEFAULT_MAX_DISK_GB = 2048;
+
+/** A PagerDuty object id (a schedule, an escalation policy): `PABC123`. */
+const pagerDutyId = /^P[A-Z0-9]{5,19}$/;
+
+/** The roles on-call may grant (VS_ONCALL_ROLE): never `none`. */
+const GrantedRole = z.enum(['viewer', 'operator', 'admin'], { error: 'must be viewer, operator or admin' });
+
+/** PagerDuty's own addresses (spec: its REST API and Events API v2). */
+export const PAGERDUTY_API_URL = 'https://api.pagerduty.com';
+export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com';
+
+/** The longest break-glass window VS_BREAKGLASS_MIN accepts: a day; an incident that lasts longer opens another. */
+export const MAX_BREAKGLASS_MIN = 1440;
 
 /** VS_API_URL's value that runs the built-in simulator in-process. */
 const SANDBOX = 'sandbox';
@@ -204,6 +217,33 @@ const EnvSchema = z.object({
   VS_STORE_PING_MS: positiveInt('a time in milliseconds').default(5000),
   VS_OUTBOX_POLL_MS: positiveInt('a time in milliseconds').default(1000),
   VS_OUTBOX_BATCH: positiveInt('a number of posts').default(20),
+  VS_ONCALL_PROVIDER: z.enum(['pagerduty'], { error: 'must be pagerduty (or unset: nobody gets a role from being on call)' }).optional(),
+  VS_PAGERDUTY_TOKEN: z.string().optional(),
+  VS_PAGERDUTY_API_URL: z
+    .url({ protocol: /^https?$/, error: "must be the http(s) base URL of PagerDuty's REST API, e.g. https://api.pagerduty.com" })
+    .default(PAGERDUTY_API_URL),
+  VS_ONCALL_SCHEDULES: idList('PagerDuty schedule ids', pagerDutyId, 'PABC123,PDEF456').optional(),
+  VS_ONCALL_ESCALATION_POLICIES: idList('PagerDuty escalation policy ids', pagerDutyId, 'PXYZ789').optional(),
+  VS_ONCALL_MAX_LEVEL: positiveInt('an escalation level')
+    .refine((n) => n <= 20, 'must be an escalation level from 1 to 20 (1: the first paged)')
+    .default(1),
+  VS_ONCALL_ROLE: GrantedRole.default('operator'),
+  VS_ONCALL_CACHE_S: positiveInt('a time in seconds')
+    .refine((n) => n <= 3600, 'must be at most 3600 seconds (an hour): a shift that ended must stop counting soon')
+    .default(60),
+  /** Unset: off, or on in local mode. */
+  VS_BREAKGLASS: z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
+  VS_BREAKGLASS_MIN: positiveInt('a time in minutes')
+    .refine((n) => n <= MAX_BREAKGLASS_MIN, `must be at most ${MAX_BREAKGLASS_MIN} minutes (a day)`)
+    .default(60),
+  VS_PAGERDUTY_ROUTING_KEY: z
+    .string()
+    .refine((s) => /^[A-Za-z0-9]{32}$/.test(s), "must be a service's 32-character integration key (Events API v2)")
+    .refine((s) => !s.startsWith('R'), "must be a service's integration key: a ruleset's routing key (starting with R) does not take change events")
+    .optional(),
+  VS_PAGERDUTY_EVENTS_URL: z
+    .url({ protocol: /^https?$/, error: "must be the http(s) base URL of PagerDuty's Events API, e.g. https://events.pagerduty.com" })
+    .default(PAGERDUTY_EVENTS_URL),
   VS_SHUTDOWN_DELAY_MS: z.string().regex(/^\d+$/, 'must be a time in milliseconds (a whole number, 0 for none)').transform(Number).default(0),
   LOG_LEVEL: LogLevel.default('info'),
   // Traces (docs/production.md, Traces): the standard OTEL_* variables the bot reads, each passed to the SDK explicitly.
@@ -302,11 +342,13 @@ const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
   VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
   VS_MUTATION_CHANNELS: "channel ids (C…, at the bottom of a channel's details) of your workspace",
   VS_AUDIT_CHANNEL: "a channel id (C…, at the bottom of a channel's details) of your workspace",
+  VS_PAGERDUTY_TOKEN: 'a read-only REST API key of PagerDuty (Integrations → API Access Keys)',
+  VS_PAGERDUTY_ROUTING_KEY: "the integration key of a PagerDuty service's Events API v2 integration",
   DATABASE_URL: 'the URL of your PostgreSQL database (postgres://user:password@host:5432/database)',
   OTEL_EXPORTER_OTLP_HEADERS: 'the headers your OTLP receiver asks for, key=value (e.g. authorization=Bearer%20<its token>)',
 };
 /** The example ids of .env.example: well-formed, but nobody's. */
-const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT']);
+const EXAMPLE_IDS: ReadonlySet<string> = new Set(['U012ADMIN', 'S012ONCALL', 'U012VIEWER', 'S012SRE', 'C012INCIDENT', 'C012AUDIT', 'PABC123', 'PXYZ789']);
 /** `xoxb-...`, `<token>`, `xapp-your-app-token`, `changeme`: what a template puts where a value goes. */
 const PLACEHOLDER_TEXT = /\.\.\.|…|<[^>]*>|\byour[-_]|^(change-?me|replace-?me|placeholder|todo|x{3,})$/i;
 
@@ -368,6 +410,7 @@ function crossFieldProblems(env: Record<string, string>): string[] {
     userInfoProblem('SLACK_API_URL', env.SLACK_API_URL),
   ];
   for (const p of urlProblems) if (p) problems.push(p);
+  problems.push(...pagerDutyProblems(env));
   if (env.OTEL_EXPORTER_OTLP_HEADERS !== undefined) {
     const inClear = plainHttpProblem('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_HEADERS');
     if (inClear) problems.push(inClear);
@@ -418,6 +461,49 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   return problems;
 }
 
+/** The PagerDuty settings that reach a real PagerDuty account: local mode has a stand-in of its own instead. */
+const PAGERDUTY_ACCOUNT_SETTINGS = [
+  'VS_ONCALL_PROVIDER',
+  'VS_PAGERDUTY_TOKEN',
+  'VS_PAGERDUTY_API_URL',
+  'VS_PAGERDUTY_ROUTING_KEY',
+  'VS_PAGERDUTY_EVENTS_URL',
+] as const;
+
+/** On-call roles and change events (docs/product.md, On call): what goes together, and keys never sent in clear. */
+function pagerDutyProblems(env: Record<string, string>): string[] {
+  const problems: string[] = [];
+  if (modeOf(env) === 'local') {
+    const set = PAGERDUTY_ACCOUNT_SETTINGS.filter((key) => env[key] !== undefined);
+    if (set.length > 0)
+      problems.push(
+        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set, but no Slack variable is, which means local mode: its make-believe people must never ` +
+          'reach a real PagerDuty account, so local mode runs its own PagerDuty stand-in. Remove them to try the bot locally, ' +
+          'or set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) to connect to Slack',
+      );
+    return problems;
+  }
+  const onCall = env.VS_ONCALL_PROVIDER !== undefined;
+  if (onCall) {
+    if (!env.VS_PAGERDUTY_TOKEN)
+      problems.push('VS_PAGERDUTY_TOKEN is required with VS_ONCALL_PROVIDER=pagerduty: a read-only REST API key (PagerDuty: Integrations → API Access Keys)');
+    if (!env.VS_ONCALL_SCHEDULES && !env.VS_ONCALL_ESCALATION_POLICIES)
+      problems.push(
+        'VS_ONCALL_SCHEDULES or VS_ONCALL_ESCALATION_POLICIES is required with VS_ONCALL_PROVIDER=pagerduty: whoever is on call in them gets VS_ONCALL_ROLE',
+      );
+    const clear = plainHttpProblem('VS_PAGERDUTY_API_URL', env.VS_PAGERDUTY_API_URL, 'the PagerDuty API key');
+    if (clear) problems.push(clear);
+  } else {
+    for (const key of ['VS_PAGERDUTY_TOKEN', 'VS_ONCALL_SCHEDULES', 'VS_ONCALL_ESCALATION_POLICIES'] as const)
+      if (env[key] !== undefined) problems.push(`VS_ONCALL_PROVIDER=pagerduty is required with ${key}: without it nobody gets a role from being on call`);
+  }
+  if (env.VS_PAGERDUTY_ROUTING_KEY !== undefined) {
+    const clear = plainHttpProblem('VS_PAGERDUTY_EVENTS_URL', env.VS_PAGERDUTY_EVENTS_URL, 'the routing key');
+    if (clear) problems.push(clear);
+  }
+  return problems;
+}
+
 /** http: Slack over HTTP; socket: Socket Mode; local: no Slack variable at all, an embedded stand-in for Slack and a page (packages/slack-standin). */
 export type Mode = 'http' | 'socket' | 'local';
 
@@ -442,6 +528,13 @@ export const LOCAL_MODE = {
   auditChannel: AUDIT_CHANNEL.id,
   /** VS_FOLLOW_INTERVAL_S unless set: the sandbox's changes take seconds, and the page shows them run. */
   followIntervalS: 2,
+  /**
+   * On call through the PagerDuty stand-in (the sandbox package's), whose schedule has one of the make-believe people on
+   * call now; every change that ends is sent to it as a change event, which the page lists. Break glass is on, unless
+   * VS_BREAKGLASS says otherwise.
+   */
+  onCallSchedule: PAGERDUTY_STANDIN.scheduleId,
+  breakGlass: true,
 } as const;
 
 /** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
@@ -529,6 +622,36 @@ function shape(e: Env) {
       intervalMs: (e.VS_FOLLOW_INTERVAL_S ?? (local ? LOCAL_MODE.followIntervalS : 5)) * 1000,
       maxMs: e.VS_FOLLOW_MAX_MIN * 60_000,
     },
+    /**
+     * Roles from being on call (docs/product.md, On call): whoever PagerDuty says is on call now in these schedules, or
+     * in these escalation policies up to `maxLevel`, holds at least `role`; looked up at most once per person per
+     * `cacheMs`. Null: off.
+     */
+    onCall:
+      e.VS_ONCALL_PROVIDER !== undefined || local
+        ? {
+            provider: 'pagerduty' as const,
+            scheduleIds: e.VS_ONCALL_SCHEDULES ?? (local && e.VS_ONCALL_ESCALATION_POLICIES === undefined ? [LOCAL_MODE.onCallSchedule] : []),
+            escalationPolicyIds: e.VS_ONCALL_ESCALATION_POLICIES ?? [],
+            maxLevel: e.VS_ONCALL_MAX_LEVEL,
+            role: e.VS_ONCALL_ROLE,
+            cacheMs: e.VS_ONCALL_CACHE_S * 1000,
+          }
+        : null,
+    /**
+     * PagerDuty: its REST API (read-only key, for on call) and its Events API (a service's integration key, for change
+     * events; null: none are sent). Local mode: the stand-in (`standIn`), whose address the composition root knows once
+     * it listens; its keys are made up per run.
+     */
+    pagerDuty: {
+      standIn: local,
+      token: local ? `local-${randomBytes(12).toString('hex')}` : (e.VS_PAGERDUTY_TOKEN ?? ''),
+      apiUrl: e.VS_PAGERDUTY_API_URL.replace(/\/+$/, ''),
+      routingKey: local ? randomBytes(16).toString('hex') : (e.VS_PAGERDUTY_ROUTING_KEY ?? null),
+      eventsUrl: e.VS_PAGERDUTY_EVENTS_URL.replace(/\/+$/, ''),
+    },
+    /** Break glass (docs/product.md, On call): on or off, and how long a window lasts. */
+    breakGlass: { on: e.VS_BREAKGLASS === undefined ? local && LOCAL_MODE.breakGlass : e.VS_BREAKGLASS === 'on', windowMs: e.VS_BREAKGLASS_MIN * 60_000 },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
     forms: { maxDiskGb: e.VS_MAX_DISK_GB },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
@@ -625,6 +748,8 @@ export function secretValues(config: Config): string[] {
     config.slack.signingSecret,
     config.slack.appToken,
     config.cloud.apiKey,
+    config.pagerDuty.token,
+    config.pagerDuty.routingKey,
     ...databasePassword(config.databaseUrl),
     ...headerSecrets(config.telemetry?.headers ?? {}),
   ].filter((v): v is string => typeof v === 'string' && v.length >= 4 && v !== SANDBOX_API_KEY);

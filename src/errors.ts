@@ -5,7 +5,7 @@
 // the Slack Web API client's slack_webapi_*). Imports nothing: every part of src/ may throw one.
 
 /** The parts of the bot an error comes from: the first word of its code. */
-export type ErrorArea = 'BOT' | 'CONFIG' | 'CLOUD' | 'STORE' | 'CHANGE' | 'SLACK';
+export type ErrorArea = 'BOT' | 'CONFIG' | 'CLOUD' | 'STORE' | 'CHANGE' | 'SLACK' | 'PAGERDUTY';
 
 export type ErrorCode = `${ErrorArea}_${Uppercase<string>}`;
 

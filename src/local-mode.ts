@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dailyShift, startPagerDutyStandIn, type PagerDutyStandIn, type ReceivedChangeEvent } from '@vs-chatops/cloud-sandbox';
 import {
   CHANNELS,
+  ON_CALL_PERSON,
   PEOPLE,
   readManifest,
   startSlackStandIn,
@@ -27,6 +29,8 @@ export interface LocalMode {
   readonly start: () => Promise<void>;
   /** Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls, and prints the page's address. */
   connect(botPort: number, app: { panel: PanelHint }): void;
+  /** Shows a change event the PagerDuty stand-in received on the page's PagerDuty panel. */
+  timeline(event: ReceivedChangeEvent): void;
   readonly stop: () => Promise<void>;
 }
 
@@ -46,14 +50,39 @@ export function appManifest(path = MANIFEST_PATH): AppManifest {
   return readManifest(text);
 }
 
-/** What the page says about the settings local mode runs with (mrkdwn): which changes wait for a second person. */
+/** What the page says about the settings local mode runs with (mrkdwn): which changes wait for a second person, who is on call. */
 export function localModeNotes(config: Config): string[] {
   const actions = config.approvals.actions;
-  if (actions.length === 0) return ['No change waits for a second person here (`VS_APPROVALS` is not set).'];
-  return [
-    `${actions.map((a) => `\`${a}\``).join(' and ')} wait for a second person's approval here (\`VS_APPROVALS\`): ` +
-      'ask as one person, switch to another who holds the role, and approve it in the channel or on their Home tab.',
-  ];
+  const notes =
+    actions.length === 0
+      ? ['No change waits for a second person here (`VS_APPROVALS` is not set).']
+      : [
+          `${actions.map((a) => `\`${a}\``).join(' and ')} wait for a second person's approval here (\`VS_APPROVALS\`): ` +
+            'ask as one person, switch to another who holds the role, and approve it in the channel or on their Home tab.',
+        ];
+  if (config.onCall)
+    notes.push(
+      `${ON_CALL_PERSON.name.replace(/ \(.*\)$/, '')} is on call now in the PagerDuty stand-in, ` +
+        `so holds the ${config.onCall.role} role while on call (\`/vs oncall\`).` +
+        (config.breakGlass.on && actions.length > 0 ? ' `/vs breakglass <reason>` lets your own changes run without a second person for a while, loudly.' : ''),
+    );
+  return notes;
+}
+
+/**
+ * Local mode's PagerDuty (docs/product.md, On call): a stand-in on loopback whose schedule has one of the make-believe
+ * people on call today, who is matched by their email; change events it receives are handed to `received`.
+ */
+export async function startLocalPagerDuty(config: Config, received: (event: ReceivedChangeEvent) => void): Promise<PagerDutyStandIn> {
+  const users = PEOPLE.filter((p) => p.email).map((p, i) => ({ id: `PLOCAL${i + 1}`, name: p.name.replace(/ \(.*\)$/, ''), email: p.email! }));
+  const onCall = users.find((u) => u.email === ON_CALL_PERSON.email);
+  return startPagerDutyStandIn({
+    token: config.pagerDuty.token,
+    ...(config.pagerDuty.routingKey ? { routingKey: config.pagerDuty.routingKey } : {}),
+    users,
+    oncalls: onCall ? dailyShift(onCall.id) : [],
+    onEvent: received,
+  });
 }
 
 export function localMode(config: Config, logger: Logger, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): LocalMode {
@@ -99,6 +128,16 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
       standIn?.connect(`${botOrigin}/slack/events`);
       standIn?.setPanel(app.panel);
       print(`Open ${standIn?.origin}/ to try vs-chatops without Slack`);
+    },
+    timeline(event) {
+      const payload = (event.body.payload ?? {}) as { summary?: unknown; timestamp?: unknown };
+      const links = Array.isArray(event.body.links) ? (event.body.links as { href?: unknown }[]) : [];
+      standIn?.addTimelineEntry({
+        receivedAt: event.receivedAt,
+        summary: typeof payload.summary === 'string' ? payload.summary : '(no summary)',
+        timestamp: typeof payload.timestamp === 'string' ? payload.timestamp : null,
+        link: typeof links[0]?.href === 'string' ? links[0].href : null,
+      });
     },
     stop: async () => standIn?.close(),
   };

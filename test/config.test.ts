@@ -249,7 +249,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimalHttp, ...active })).toEqual(loadConfig(minimalHttp));
   });
 
-  test('each commented line of .env.example, uncommented, works or is refused as a placeholder that names its variable', () => {
+  test('each commented line of .env.example, uncommented, works or is refused as a placeholder that names its variable (or for a setting it needs)', () => {
     const { active, commented } = envExample();
     const security = ['VS_ADMINS', 'VS_OPERATORS', 'VS_VIEWERS', 'VS_MUTATION_CHANNELS'];
     expect(security.filter((k) => commented.some(([name]) => name === k))).toEqual(security);
@@ -263,8 +263,12 @@ describe('loadConfig', () => {
         problems = e.problems;
       }
       if (problems.length === 0) continue;
+      // Settings that go together (on call: the provider, its key, its schedules) name what the line needs besides.
+      const needs = problems.filter((p) => new RegExp(`^\\S+( or \\S+)? is required with ${name}\\b`).test(p));
+      const own = problems.filter((p) => !needs.includes(p));
+      if (own.length === 0) continue;
       refused.push(name);
-      expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
+      expect(own).toEqual([expect.stringMatching(new RegExp(`^${name} still holds a placeholder from \\.env\\.example: replace it with .+`))]);
     }
     // The placeholders a newcomer meets first are among them.
     expect(refused).toEqual(
@@ -508,5 +512,104 @@ describe('mode', () => {
     expect(joined).toMatch(/VS_API_URL names a real cloud API/);
     expect(joined).toMatch(/local mode runs on the sandbox only/);
     expect(joined).not.toContain('live-key-123');
+  });
+});
+
+describe('on call, break glass and change events (docs/product.md, On call)', () => {
+  const KEY = 'e93facc04764012d7bfb002500d5d1a6';
+  const onCall = { ...minimalHttp, VS_ONCALL_PROVIDER: 'pagerduty', VS_PAGERDUTY_TOKEN: 'pd-read-only-key', VS_ONCALL_SCHEDULES: 'PABCDE1, PFGHIJ2' };
+
+  test('all off by default: no on-call role, break glass off for an hour, no change events, PagerDuty’s own addresses', () => {
+    expect(loadConfig(minimalHttp)).toMatchObject({
+      onCall: null,
+      breakGlass: { on: false, windowMs: 3_600_000 },
+      pagerDuty: { standIn: false, routingKey: null, apiUrl: 'https://api.pagerduty.com', eventsUrl: 'https://events.pagerduty.com' },
+    });
+  });
+
+  test('on call through PagerDuty: its schedules or policies, up to a level, the role it gives, kept for the cache time', () => {
+    expect(loadConfig(onCall)).toMatchObject({
+      onCall: { provider: 'pagerduty', scheduleIds: ['PABCDE1', 'PFGHIJ2'], escalationPolicyIds: [], maxLevel: 1, role: 'operator', cacheMs: 60_000 },
+      pagerDuty: { token: 'pd-read-only-key' },
+    });
+    const policies = loadConfig({
+      ...onCall,
+      VS_ONCALL_SCHEDULES: undefined,
+      VS_ONCALL_ESCALATION_POLICIES: 'PQRSTU3',
+      VS_ONCALL_MAX_LEVEL: '2',
+      VS_ONCALL_ROLE: 'admin',
+      VS_ONCALL_CACHE_S: '30',
+      VS_PAGERDUTY_API_URL: 'http://127.0.0.1:4999/',
+    });
+    expect(policies).toMatchObject({
+      onCall: { scheduleIds: [], escalationPolicyIds: ['PQRSTU3'], maxLevel: 2, role: 'admin', cacheMs: 30_000 },
+      pagerDuty: { apiUrl: 'http://127.0.0.1:4999' },
+    });
+  });
+
+  test('what goes together is asked for by name; nothing is guessed, and no key is echoed', () => {
+    expect(problemsOf({ ...minimalHttp, VS_ONCALL_PROVIDER: 'pagerduty' })).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_TOKEN is required with VS_ONCALL_PROVIDER=pagerduty: a read-only REST API key/),
+      expect.stringMatching(/^VS_ONCALL_SCHEDULES or VS_ONCALL_ESCALATION_POLICIES is required with VS_ONCALL_PROVIDER=pagerduty/),
+    ]);
+    expect(problemsOf({ ...minimalHttp, VS_ONCALL_SCHEDULES: 'PABCDE1', VS_PAGERDUTY_TOKEN: 'secret-pd-key' })).toEqual([
+      'VS_ONCALL_PROVIDER=pagerduty is required with VS_PAGERDUTY_TOKEN: without it nobody gets a role from being on call',
+      'VS_ONCALL_PROVIDER=pagerduty is required with VS_ONCALL_SCHEDULES: without it nobody gets a role from being on call',
+    ]);
+    const bad = problemsOf({
+      ...onCall,
+      VS_ONCALL_PROVIDER: 'opsgenie',
+      VS_ONCALL_SCHEDULES: 'schedule-1',
+      VS_ONCALL_ROLE: 'none',
+      VS_ONCALL_MAX_LEVEL: '0',
+      VS_ONCALL_CACHE_S: '86400',
+      VS_BREAKGLASS: 'yes',
+      VS_BREAKGLASS_MIN: '2000',
+    }).join('\n');
+    for (const name of [
+      'VS_ONCALL_PROVIDER',
+      'VS_ONCALL_SCHEDULES',
+      'VS_ONCALL_ROLE',
+      'VS_ONCALL_MAX_LEVEL',
+      'VS_ONCALL_CACHE_S',
+      'VS_BREAKGLASS ',
+      'VS_BREAKGLASS_MIN',
+    ])
+      expect(bad).toContain(name);
+    expect(bad).not.toContain('pd-read-only-key');
+  });
+
+  test('keys go over https only, off this machine', () => {
+    expect(problemsOf({ ...onCall, VS_PAGERDUTY_API_URL: 'http://pagerduty.internal' })).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_API_URL uses plain http:\/\/ to pagerduty\.internal, which would send the PagerDuty API key in clear/),
+    ]);
+    expect(problemsOf({ ...minimalHttp, VS_PAGERDUTY_ROUTING_KEY: KEY, VS_PAGERDUTY_EVENTS_URL: 'http://events.internal' })).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_EVENTS_URL uses plain http:\/\/ to events\.internal, which would send the routing key in clear/),
+    ]);
+  });
+
+  test("change events need a service's 32-character integration key, never a ruleset's; the keys are masked in logs", () => {
+    expect(loadConfig({ ...minimalHttp, VS_PAGERDUTY_ROUTING_KEY: KEY }).pagerDuty.routingKey).toBe(KEY);
+    expect(problemsOf({ ...minimalHttp, VS_PAGERDUTY_ROUTING_KEY: 'short-key' })).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_ROUTING_KEY must be a service's 32-character/),
+    ]);
+    expect(problemsOf({ ...minimalHttp, VS_PAGERDUTY_ROUTING_KEY: `R${KEY.slice(1)}` })).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_ROUTING_KEY must be a service's integration key: a ruleset's routing key \(starting with R\)/),
+    ]);
+    expect(secretValues(loadConfig({ ...onCall, VS_PAGERDUTY_ROUTING_KEY: KEY }))).toEqual(expect.arrayContaining(['pd-read-only-key', KEY]));
+  });
+
+  test('local mode: on call through its own PagerDuty stand-in, change events to it, break glass on; a real PagerDuty is refused', () => {
+    expect(loadConfig({})).toMatchObject({
+      onCall: { scheduleIds: [LOCAL_MODE.onCallSchedule], role: 'operator' },
+      breakGlass: { on: true },
+      pagerDuty: { standIn: true, routingKey: expect.stringMatching(/^[0-9a-f]{32}$/) },
+    });
+    expect(loadConfig({ VS_BREAKGLASS: 'off' }).breakGlass.on).toBe(false);
+    const problems = problemsOf({ VS_PAGERDUTY_ROUTING_KEY: KEY, VS_PAGERDUTY_TOKEN: 'pd-key' });
+    expect(problems).toEqual([
+      expect.stringMatching(/^VS_PAGERDUTY_TOKEN, VS_PAGERDUTY_ROUTING_KEY are set, but no Slack variable is.*runs its own PagerDuty stand-in/),
+    ]);
+    expect(problems.join('')).not.toContain(KEY);
   });
 });

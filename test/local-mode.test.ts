@@ -316,3 +316,26 @@ describe("the app's manifest, which local mode tells its stand-in", () => {
     }
   });
 });
+
+test('on call through the PagerDuty stand-in: Pia holds the operator role while on call, and a change that ends reaches the page’s timeline', async () => {
+  await call('/local/command', { user: 'U0PAGED', channel: 'C0GENERAL', text: '/vs whoami' });
+  const whoami = await until((s) => fromBot(s, 'C0GENERAL', (x) => x.ephemeralTo === 'U0PAGED' && textOf(x).includes('while on call')), 'whoami');
+  expect(textOf(whoami)).toMatch(/\*operator\* while on call until .*\(PagerDuty: Infrastructure primary\)/);
+  // On call, she shuts VS 46 down; once the sandbox has run it, the PagerDuty stand-in has its change event, on the page.
+  await call('/local/command', { user: 'U0PAGED', channel: 'C0GENERAL', text: '/vs shutdown 46' });
+  const form = await until((s) => s.views.find((v) => v.user === 'U0PAGED' && v.view.callback_id === 'vs_power'), 'the power form');
+  const sent = await call('/local/submit', {
+    user: 'U0PAGED',
+    viewId: form.id,
+    values: { power_action: 'shutdown', confirm: '46', reason: 'trying the timeline' },
+  });
+  expect(sent.json.outcome === 'updated' || sent.json.outcome === 'closed').toBe(true);
+  const timeline = await waitFor(
+    'the change event on the page',
+    async () =>
+      ((await state()) as State & { timeline: { summary: string; link: string | null }[] }).timeline.find((e) => e.summary.startsWith('VS 46: shut down done')),
+    { within: 20_000, every: 200 },
+  );
+  expect(timeline.summary).toBe('VS 46: shut down done — asked by Pia (on call)');
+  expect(timeline.link).toMatch(new RegExp(`^${page}/\\?channel=C0GENERAL&message=`));
+});

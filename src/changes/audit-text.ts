@@ -52,7 +52,7 @@ export function denialDetail(decision: Decision): string | null {
   const { denial, role, needed } = decision;
   switch (denial?.code) {
     case 'role':
-      return `role ${role}, needs ${needed}`;
+      return `role ${role}, needs ${needed}${decision.onCall?.state === 'unchecked' ? '; on call could not be checked (PagerDuty did not answer)' : ''}`;
     case 'no_change_roles':
       return `needs ${needed}; no admins or operators are configured`;
     case 'channel':
@@ -67,6 +67,8 @@ export function denialDetail(decision: Decision): string | null {
       return 'the requester may not approve their own request';
     case 'not_requester':
       return `only the requester, ${denial.requestedBy}, may withdraw it`;
+    case 'own_use':
+      return 'the one who made a change under break glass may not acknowledge it';
     case 'requester':
       return `the requester ${denial.requestedBy} could no longer ask for it: ${denialDetail({ ...decision, ...denial.theirs }) ?? 'refused'}`;
     default:

@@ -1,4 +1,4 @@
-import type { Approval, AuditRecord, Freeze } from '../store';
+import type { Approval, AuditRecord, BreakGlassWindow, Freeze } from '../store';
 import type { PreparedRequest } from '../cloud/prepared';
 import {
   createApprovalSteps,
@@ -13,7 +13,8 @@ import {
 } from './approvals';
 import { bounded, frozenDetail } from './audit-text';
 import { CHANGES, type ChangeAction, type ChangeAnswerOf, type ChangeParams, type ChangeValue } from './definitions';
-import { createDoor, recorded, type ChangeContext, type ChangeResult, type DoorDeps, type Refused } from './door';
+import { createBreakGlassSteps, type AcknowledgeResult, type BreakGlassEndResult, type BreakGlassResult } from './break-glass';
+import { createDoor, onCallGrant, recorded, type ChangeContext, type ChangeResult, type DoorDeps, type RecordSubject, type Refused } from './door';
 import { DEFAULT_FORM_LIMITS, type FormValues, type FormValidation } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
@@ -27,7 +28,8 @@ import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 //   3. validation (an invalid form burns nothing: the user fixes it and sends the same view again);
 //   4. when the change needs a second person (VS_APPROVALS), its request is stored and recorded as
 //      `requested` with the submission's claim, in one transaction, and nothing is called (approvals.ts
-//      runs it once approved);
+//      runs it once approved); unless its person has a break-glass window open (break-glass.ts): then it
+//      runs at once, its record flagged as a use of that window, to be reviewed;
 //   5. otherwise it runs (door.ts): in one transaction the submission key is claimed, so a second delivery
 //      never reaches the API; the target is leased, so two changes to one server or backup never run at
 //      once; the attempt is on record as started; then the prepared request is sent; then the attempt is
@@ -37,6 +39,11 @@ import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 // duplicate delivery, which did nothing and writes nothing.
 
 export type { ChangeContext, ChangeResult } from './door';
+
+/** A change made under break glass says so: the window it ran under (its record is a use, waiting for review). */
+export interface UnderBreakGlass {
+  breakGlass?: BreakGlassWindow;
+}
 
 export interface SubmissionContext extends ChangeContext {
   /** The channel was picked in a shortcut's form (policy.ts, WhereFrom). */
@@ -77,7 +84,12 @@ export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
   authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
   /** Runs one submitted change form through the door (the table of definitions.ts says what each change is). */
-  submit<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>>;
+  submit<A extends ChangeAction>(
+    ctx: SubmissionContext,
+    action: A,
+    targetId: number,
+    values: FormValues,
+  ): Promise<ChangeResult<ChangeValue<A>> & UnderBreakGlass>;
   /**
    * An approval request approved, or denied (with the reason given, if any), by `clicker`: the checks of the click,
    * the first decisive click across instances, and an approved change run once (approvals.ts).
@@ -114,6 +126,19 @@ export interface Changes {
   unfreeze(ctx: ChangeContext): Promise<UnfreezeResult>;
   /** The freeze in force now, or null. */
   frozen(): Promise<Freeze | null>;
+  /**
+   * Opens a break-glass window for the person (docs/product.md, On call): refused, recorded, unless they hold the role of
+   * a change that waits for a second person, where they are, and changes are not frozen.
+   */
+  breakGlass(ctx: ChangeContext, reason: string): Promise<BreakGlassResult>;
+  /** Closes the person's break-glass window before its end, recorded. */
+  endBreakGlass(ctx: ChangeContext): Promise<BreakGlassEndResult>;
+  /** The person's break-glass window open now (null: none, or break glass is off). */
+  breakGlassOf(userId: string): Promise<BreakGlassWindow | null>;
+  /** Every break-glass window open now. */
+  openBreakGlass(): Promise<BreakGlassWindow[]>;
+  /** A change made under break glass acknowledged by `clicker` (another admin), once, recorded. */
+  acknowledge(recordId: number, clicker: ChangeContext): Promise<AcknowledgeResult>;
 }
 
 export type ChangesDeps = DoorDeps;
@@ -134,16 +159,22 @@ export function createChanges(deps: ChangesDeps): Changes {
   const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
+  const breaking = createBreakGlassSteps(door, deps.breakGlass, deps.approvals?.actions ?? []);
   const needsApproval = (action: ChangeAction, ctx: SubmissionContext) => ctx.needsApproval === true || (deps.approvals?.actions.includes(action) ?? false);
 
-  async function run<A extends ChangeAction>(ctx: SubmissionContext, action: A, targetId: number, values: FormValues): Promise<ChangeResult<ChangeValue<A>>> {
+  async function run<A extends ChangeAction>(
+    ctx: SubmissionContext,
+    action: A,
+    targetId: number,
+    values: FormValues,
+  ): Promise<ChangeResult<ChangeValue<A>> & UnderBreakGlass> {
     const change = CHANGES[action];
     const target = { kind: change.targetKind, id: targetId };
     const key = targetKey(target);
     const log = logger.child({ user: ctx.userId, channel: ctx.channelId, action: change.action, target: key });
     const startedMs = now();
     // The form as typed, bounded, for records of changes that did not run.
-    const asTyped = { userId: ctx.userId, channelId: ctx.channelId, action: change.action, target: key, params: bounded(values, change.fields) };
+    const asTyped: RecordSubject = { userId: ctx.userId, channelId: ctx.channelId, action: change.action, target: key, params: bounded(values, change.fields) };
 
     const allowed = await check(ctx.userId, change.action, ctx.channelId, log, { channelChosenInForm: ctx.channelChosenInForm });
     const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
@@ -152,7 +183,12 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision, record: await write(denialEntry(startedMs, asTyped, decision), log) };
     }
 
-    const asked = needsApproval(action, ctx);
+    // A role that came from being on call is said on every record from here.
+    const grant = onCallGrant(decision);
+    if (grant) asTyped.onCall = grant;
+    // Their break-glass window lets a change that would wait run at once (never a workflow's: nobody asked it as theirs).
+    const window = needsApproval(action, ctx) && ctx.needsApproval !== true ? await breaking.openFor(ctx.userId) : null;
+    const asked = needsApproval(action, ctx) && window === null;
     const validated = validate(action, targetId, values, asked);
     const fieldErrors = validated.ok ? {} : { ...validated.fieldErrors };
     // A request for approval is posted in its channel: without one, it could be seen by nobody.
@@ -181,11 +217,16 @@ export function createChanges(deps: ChangesDeps): Changes {
       const kept = { ...audited, ...stands.noted };
       return approvals.ask({ ctx: { ...ctx, channelId: ctx.channelId! }, action, target: key, params: kept, prepared, startedMs }, log);
     }
-    const ran = await door.execute({ ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs }, log);
+    if (window) log.warn('the change runs under break glass, without a second person', { window: window.id });
+    const under = window ? { breakGlass: window.id } : {};
+    const ran = await door.execute(
+      { ctx, action, targetId, params, prepared, claimKey: ctx.submissionKey, startedMs, ...(grant ? { onCall: grant } : {}), ...under },
+      log,
+    );
     // Frozen between the check above and the start: a refusal like the check's.
-    return ran.outcome === 'frozen'
-      ? { outcome: 'denied', decision: { ...decision, allowed: false, denial: { code: 'frozen', freeze: ran.freeze } }, record: ran.record }
-      : ran;
+    if (ran.outcome === 'frozen')
+      return { outcome: 'denied', decision: { ...decision, allowed: false, denial: { code: 'frozen', freeze: ran.freeze } }, record: ran.record };
+    return window && 'record' in ran && ran.record.breakGlass ? { ...ran, breakGlass: window } : ran;
   }
 
   /**
@@ -282,7 +323,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     action: A,
     targetId: number,
     values: FormValues,
-  ): Promise<ChangeResult<ChangeValue<A>>> {
+  ): Promise<ChangeResult<ChangeValue<A>> & UnderBreakGlass> {
     const result = await run(ctx, action, targetId, values);
     if ('record' in result) notify(result.record);
     return result;
@@ -311,5 +352,10 @@ export function createChanges(deps: ChangesDeps): Changes {
     freeze: freezing.freeze,
     unfreeze: freezing.unfreeze,
     frozen: freezing.frozen,
+    breakGlass: breaking.open,
+    endBreakGlass: breaking.end,
+    breakGlassOf: breaking.openFor,
+    openBreakGlass: breaking.openWindows,
+    acknowledge: breaking.acknowledge,
   };
 }

@@ -306,8 +306,11 @@ export function approvalActions(names: readonly string[]): ChangeAction[] {
   return names.filter(isChangeAction);
 }
 
-/** What the audit trail records: a change of the table, or the freeze switched on or off (freeze.ts). */
-export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze';
+/**
+ * What the audit trail records: a change of the table, the freeze switched on or off (freeze.ts), or a break-glass
+ * window opened or closed and a use of one acknowledged (break-glass.ts).
+ */
+export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze' | 'breakglass' | 'breakglass_end' | 'breakglass_ack';
 
 // The store's vocabulary of actions is this table's (src/store/audit.ts, RecordedActions).
 declare module '../store/audit' {

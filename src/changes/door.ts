@@ -1,8 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { isCloudError, type CloudError } from '../cloud/errors';
 import type { PreparedRequest } from '../cloud/prepared';
+import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { Approval, AuditEntry, AuditRecord, ChangeCompletion, ChangeOutcome, CloudAccount, Freeze, NewFollow, RecordedRequest, Store } from '../store';
+import type {
+  Approval,
+  AuditEntry,
+  AuditRecord,
+  ChangeCompletion,
+  ChangeOutcome,
+  CloudAccount,
+  Freeze,
+  NewFollow,
+  OnCallGrant,
+  RecordedRequest,
+  Store,
+} from '../store';
 import { mapApiErrors } from './api-errors';
 import { asCloudError, clip, denialDetail, failureDetail, frozenDetail, MAX_DETAIL_LENGTH } from './audit-text';
 import { CHANGES, isChangeAction, type ChangeAction, type ChangeAnswerOf, type ChangeCloud, type ChangeParams, type ChangeValue } from './definitions';
@@ -75,12 +88,22 @@ export type RunResult<T> =
 /** How a change that may not be made as its target stands ended, recorded: busy, unfit, or its target could not be read. */
 export type Refused = Extract<ChangeResult<never>, { outcome: 'busy' | 'unfit' | 'failed' }>;
 
+/** Break glass (docs/product.md, On call; break-glass.ts): on or off, how long a window lasts, who would have approved. */
+export interface BreakGlassSettings {
+  /** VS_BREAKGLASS: off, every step says so and nothing runs without a second person. */
+  on: boolean;
+  /** VS_BREAKGLASS_MIN, in ms. */
+  windowMs: number;
+  /** Who could approve (VS_ADMINS, VS_OPERATORS): mentioned when a window opens. */
+  roles: Pick<Config['roles'], 'admins' | 'operators'>;
+}
+
 export interface DoorDeps {
   cloud: ChangeCloud;
   /** The cloud `cloud` sends to (VS_API_URL, VS_ACCOUNT_ID): kept with each approval request, which is sent to it or not at all. */
   cloudAccount: CloudAccount;
-  /** The audit trail, submission claims, target leases, approvals and the freeze. */
-  store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze'>;
+  /** The audit trail, submission claims, target leases, approvals, the freeze and break-glass windows. */
+  store: Pick<Store, 'audit' | 'claims' | 'leases' | 'approvals' | 'freeze' | 'breakGlass'>;
   policy: Policy;
   /** VS_APPROVALS and VS_APPROVAL_TTL_MIN: the changes that wait for a second person, and for how long. Default: none. */
   approvals?: { actions: readonly ChangeAction[]; ttlMs: number };
@@ -102,6 +125,8 @@ export interface DoorDeps {
   follow?: { intervalMs: number; reads: ChangeReads };
   /** What the forms accept (VS_MAX_DISK_GB); default: DEFAULT_FORM_LIMITS. */
   formLimits?: FormLimits;
+  /** Break glass (VS_BREAKGLASS, VS_BREAKGLASS_MIN); unset: off. */
+  breakGlass?: BreakGlassSettings;
 }
 
 /** Who a record of an approval names, besides the user it is about. */
@@ -132,8 +157,20 @@ export interface Run<A extends ChangeAction> {
   startedMs: number;
   /** On the records of an approved change. */
   names?: ApprovalNames;
+  /** The person's role came from being on call: kept on its records. */
+  onCall?: OnCallGrant;
+  /** It runs under this break-glass window, without a second person: its record is a use, which waits for review. */
+  breakGlass?: string;
   /** An approved change's record (`approved`): the change's own from here on (started in place, or settled when not sent). */
   recordId?: number;
+}
+
+/** The on-call shift a decision's role came from, as the audit keeps it; null when it came from the configuration. */
+export function onCallGrant(decision: Decision): OnCallGrant | null {
+  const note = decision.onCall;
+  if (note?.state !== 'granted') return null;
+  const { shift } = note;
+  return { role: note.role, until: shift.end, schedule: shift.schedule?.name ?? null, escalationPolicy: shift.escalationPolicy.name, level: shift.level };
 }
 
 export type Door = ReturnType<typeof createDoor>;
@@ -309,6 +346,7 @@ export function createDoor(deps: DoorDeps) {
       params: change.audited(run.params),
       apiRequest: recorded(run.prepared),
       ...run.names,
+      ...(run.onCall ? { onCall: run.onCall } : {}),
     };
     // docs/cloud-api.md, Finding a change's transaction: the newest transaction id before the change is sent, read while
     // the target is read as it stands and the change is started on record (a refusal, a duplicate or a busy target only
@@ -322,7 +360,8 @@ export function createDoor(deps: DoorDeps) {
 
     const owner = `${run.claimKey}#${newId()}`;
     const lease = { target: key, owner };
-    const started = entry('started', 'the cloud API call is in progress');
+    // Only the record of a change that starts is a break-glass use: a refusal made nothing to review.
+    const started = { ...entry('started', 'the cloud API call is in progress'), ...(run.breakGlass ? { breakGlass: run.breakGlass } : {}) };
     const begin = {
       submissionKey: run.claimKey,
       at: started.at,

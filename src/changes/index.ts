@@ -1,7 +1,8 @@
 // The one door for changes: who may (policy), what each change is (the table
 // of definitions), what is valid (forms), the execution that claims, locks,
-// calls and records (door, changes), the second person (approvals) and the
-// switch that stops every change (freeze); and the one vocabulary of their outcomes (outcome).
+// calls and records (door, changes), the second person (approvals), the
+// switch that stops every change (freeze) and the window without a second
+// person (break glass); and the one vocabulary of their outcomes (outcome).
 export {
   createChanges,
   type Changes,
@@ -10,6 +11,7 @@ export {
   type ChangeContext,
   type ChangeResult,
   type SubmissionContext,
+  type UnderBreakGlass,
   type WorkflowRequestResult,
   type WorkflowStepContext,
 } from './changes';
@@ -30,6 +32,14 @@ export {
   type WithdrawResult,
 } from './approvals';
 export { FREEZE_TARGET, type FreezeResult, type UnfreezeResult } from './freeze';
+export {
+  BREAK_GLASS_REASON_MAX_LENGTH,
+  BREAK_GLASS_TARGET,
+  type AcknowledgeResult,
+  type BreakGlassEndResult,
+  type BreakGlassResult,
+  type BreakGlassSettings,
+} from './break-glass';
 export { mapApiErrors } from './api-errors';
 export { readFrozenDetail } from './audit-text';
 export {
@@ -63,7 +73,10 @@ export {
   type ReadAction,
   type WhereFrom,
   type GroupDirectory,
+  type OnCallNote,
+  type OnCallRoles,
   type Policy,
+  type Standing,
   type PolicyDeps,
   type Role,
   type RoleHolders,
@@ -84,7 +97,7 @@ export {
   type RunningTransaction,
   type ServerState,
 } from './power';
-export { neededFor } from './door';
+export { neededFor, onCallGrant } from './door';
 export { isBackupState, type Inspection, type TargetState } from './inspection';
 export {
   newestFirst,

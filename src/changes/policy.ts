@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import type { OnCallAnswer, OnCallEntry } from '../oncall';
 import type { Freeze } from '../store';
 import { CHANGE_ACTIONS, CHANGES, isChangeAction, type ChangeAction } from './definitions';
 import { atLeast, type Role } from './roles';
@@ -7,15 +8,20 @@ import { atLeast, type Role } from './roles';
 // Who may do what, decided in one place. Roles come from user ids and
 // user-group ids in the config; groups are resolved through the directory
 // (Slack's usergroups.users.list) and cached briefly, so "whoever is in
-// @oncall-infra right now" works. Every doubt resolves to "no".
+// @oncall-infra right now" works. Being on call (PagerDuty, src/oncall) is a
+// source of more: asked only when the configured role falls short and the
+// on-call role would do. Every doubt resolves to "no".
 
 export type { Role } from './roles';
 export { atLeast } from './roles';
 
 /** What the policy decides that is not a change through the door: reading servers, reading the audit trail. */
 export type ReadAction = 'read' | 'audit_read';
-/** Switching every change off and on again (`/vs freeze`, `/vs unfreeze`): the door asks, and records a refusal. */
-export type ControlAction = 'freeze';
+/**
+ * Switching every change off and on again (`/vs freeze`, `/vs unfreeze`), and acknowledging a change made under break
+ * glass: the door asks, and records a refusal.
+ */
+export type ControlAction = 'freeze' | 'breakglass_ack';
 /** Everything the policy is asked about: a read, one of the changes of definitions.ts, or the freeze. */
 export type Action = ReadAction | ChangeAction | ControlAction;
 
@@ -51,7 +57,15 @@ export type Denial =
    */
   | { code: 'requester'; requestedBy: string; theirs: Pick<Decision, 'role' | 'needed' | 'denial'> }
   /** Withdraw, clicked by someone other than the one who asked for the change. The door adds it. */
-  | { code: 'not_requester'; requestedBy: string };
+  | { code: 'not_requester'; requestedBy: string }
+  /** Acknowledge, clicked on a break-glass use by the one who made the change: another admin reviews it. The door adds it. */
+  | { code: 'own_use' };
+
+/**
+ * How being on call counted (docs/product.md, On call): the role came from a shift now (`granted`), or on-call could not
+ * be checked (`unchecked`: PagerDuty did not answer, so only the configured role counted).
+ */
+export type OnCallNote = { state: 'granted'; role: Role; shift: OnCallEntry } | { state: 'unchecked' };
 
 export interface Decision {
   allowed: boolean;
@@ -62,6 +76,23 @@ export interface Decision {
   needed: Role;
   /** Why not; null when allowed. */
   denial: Denial | null;
+  /** Set when being on call was asked about: the role came from it, or it could not be checked. */
+  onCall?: OnCallNote;
+}
+
+/** A person's role now and where it comes from (`/vs whoami`, the Home tab). */
+export interface Standing {
+  role: Role;
+  /** The role the configuration gives (VS_ADMINS, VS_OPERATORS, VS_VIEWERS and their groups). */
+  configured: Role;
+  /** Set when being on call was asked about (the configured role is below VS_ONCALL_ROLE). */
+  onCall?: OnCallNote;
+}
+
+/** Roles from being on call: VS_ONCALL_ROLE for whoever PagerDuty says is on call now (src/oncall). */
+export interface OnCallRoles {
+  role: Role;
+  shiftOf(userId: string): Promise<OnCallAnswer>;
 }
 
 /** Members of a user group (S…). The Slack side implements it with usergroups.users.list. */
@@ -89,7 +120,10 @@ export interface WhereFrom {
 }
 
 export interface Policy {
+  /** The role a person holds now: configured, or from being on call when that is more. */
   roleOf(userId: string): Promise<Role>;
+  /** The role a person holds now and where it comes from. */
+  standing(userId: string): Promise<Standing>;
   /** `channelId` null: unknown, which a channel restriction refuses. */
   can(userId: string, action: Action, channelId: string | null, where?: WhereFrom): Promise<Decision>;
   /** What the role may do, for `/vs whoami`. */
@@ -118,12 +152,14 @@ export interface PolicyDeps {
   failureCacheMs?: number;
   /** A lookup that has not answered by then counts as failed (a hung directory must not hang every check). */
   lookupTimeoutMs?: number;
+  /** Roles from being on call (VS_ONCALL_PROVIDER); unset: only the configured roles. */
+  onCall?: OnCallRoles;
 }
 
-const OTHERS_NEED: Record<ReadAction | ControlAction, Role> = { read: 'viewer', audit_read: 'admin', freeze: 'admin' };
+const OTHERS_NEED: Record<ReadAction | ControlAction, Role> = { read: 'viewer', audit_read: 'admin', freeze: 'admin', breakglass_ack: 'admin' };
 
 /** Every action, in the order `/vs whoami` lists them. */
-export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read', 'freeze'];
+export const ACTIONS: readonly Action[] = ['read', ...CHANGE_ACTIONS, 'audit_read', 'freeze', 'breakglass_ack'];
 
 /** The role an action needs: a read's and the freeze's are here, a change's in its definition. */
 export function neededRole(action: Action): Role {
@@ -168,7 +204,8 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
   const cache = new Map<string, CachedGroup>();
   // Concurrent lookups of one group share one call.
   const inFlight = new Map<string, Promise<ReadonlySet<string>>>();
-  const changeRolesConfigured = roles.admins.length > 0 || roles.operators.length > 0;
+  // Being on call may be what gives anyone a change role.
+  const changeRolesConfigured = roles.admins.length > 0 || roles.operators.length > 0 || (deps.onCall !== undefined && atLeast(deps.onCall.role, 'operator'));
   const mutationChannels = roles.mutationChannels;
 
   function members(groupId: string): Promise<ReadonlySet<string>> {
@@ -207,13 +244,35 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
     return sets.some((set) => set.has(userId));
   }
 
-  async function roleOf(userId: string): Promise<Role> {
+  async function configuredRole(userId: string): Promise<Role> {
     // Highest first: an operator who is also in an admin group is an admin.
     if (await listed(userId, roles.admins)) return 'admin';
     if (await listed(userId, roles.operators)) return 'operator';
     if (roles.viewers === null) return 'viewer';
     if (await listed(userId, roles.viewers)) return 'viewer';
     return 'none';
+  }
+
+  /**
+   * The configured role, raised by being on call when that is asked (`wanted`: the role that would do; unset: any more
+   * than the configured one). PagerDuty is asked only when its role would make a difference; what it cannot answer
+   * grants nothing.
+   */
+  async function standing(userId: string, wanted?: Role): Promise<Standing> {
+    const configured = await configuredRole(userId);
+    const onCall = deps.onCall;
+    if (!onCall || atLeast(configured, onCall.role) || (wanted !== undefined && (atLeast(configured, wanted) || !atLeast(onCall.role, wanted))))
+      return { role: configured, configured };
+    let answer: OnCallAnswer;
+    try {
+      answer = await onCall.shiftOf(userId);
+    } catch (error) {
+      logger?.warn('could not check whether a person is on call; only the configured role counts', { user: userId, error });
+      answer = { state: 'unknown' };
+    }
+    if (answer.state === 'unknown') return { role: configured, configured, onCall: { state: 'unchecked' } };
+    if (answer.state === 'off_call') return { role: configured, configured };
+    return { role: onCall.role, configured, onCall: { state: 'granted', role: onCall.role, shift: answer.shift } };
   }
 
   function channelDenial(channelId: string | null): Denial | null {
@@ -242,20 +301,22 @@ export function createPolicy(roles: Config['roles'], groups: GroupDirectory, dep
   return {
     changeRolesConfigured,
     workflowsMayRead: roles.viewers === null || roles.workflowReads === 'everyone',
-    roleOf,
+    roleOf: async (userId) => (await standing(userId)).role,
+    standing: (userId) => standing(userId),
     async can(userId, action, channelId, where = {}) {
       const needed = neededRole(action);
-      const role = await roleOf(userId);
+      const { role, onCall: note } = await standing(userId, needed);
+      const onCall = note ? { onCall: note } : {};
       if (!atLeast(role, needed)) {
         const denial: Denial =
           isChangeAction(action) && !changeRolesConfigured ? { code: 'no_change_roles' } : { code: 'role', holders: roleHolders(roles, needed) };
-        return { allowed: false, action, role, needed, denial };
+        return { allowed: false, action, role, needed, denial, ...onCall };
       }
       if (isChangeAction(action) && !where.channelChosenLater) {
         const denial = channelDenial(channelId) ?? (where.channelChosenInForm && channelId !== null ? await membershipDenial(userId, channelId) : null);
-        if (denial !== null) return { allowed: false, action, role, needed, denial };
+        if (denial !== null) return { allowed: false, action, role, needed, denial, ...onCall };
       }
-      return { allowed: true, action, role, needed, denial: null };
+      return { allowed: true, action, role, needed, denial: null, ...onCall };
     },
     allows(role) {
       return ACTIONS.filter((action) => atLeast(role, neededRole(action)));

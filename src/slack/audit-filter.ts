@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { keptAs, OUTCOMES, targetKey } from '../changes';
 import type { AuditQuery } from '../store';
 
-// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|<outcome>]` (docs/product.md, The /vs command: `failed`,
-// `denied`, `refused`, or any other outcome of src/changes/outcome.ts):
+// The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|<outcome>|breakglass]` (docs/product.md, The /vs command:
+// `failed`, `denied`, `refused`, or any other outcome of src/changes/outcome.ts; `breakglass`, the changes made under break glass):
 // read by the grammar (listeners/commands/grammar.ts), carried in the list's buttons (its pages, its export),
 // worded by blocks/audit.ts, and turned here into the store's query, which an index serves.
 
@@ -12,6 +12,7 @@ export const AuditFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('backup'), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
   z.object({ kind: z.literal('person'), userId: z.string().regex(/^[UW][A-Z0-9]{2,30}$/) }),
   z.object({ kind: z.literal('outcome'), outcome: z.enum(OUTCOMES) }),
+  z.object({ kind: z.literal('breakglass') }),
 ]);
 export type AuditFilter = z.infer<typeof AuditFilter>;
 
@@ -28,6 +29,8 @@ export function auditQuery(filter: AuditFilter | undefined): AuditQuery {
       return { involving: filter.userId };
     case 'outcome':
       return { outcomes: keptAs(filter.outcome) };
+    case 'breakglass':
+      return { breakGlass: 'uses' };
   }
 }
 
@@ -41,5 +44,7 @@ export function typedFilter(filter: AuditFilter): string {
       return `<@${filter.userId}>`;
     case 'outcome':
       return filter.outcome;
+    case 'breakglass':
+      return 'breakglass';
   }
 }

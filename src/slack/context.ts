@@ -4,6 +4,7 @@ import type { CloudClient } from '../cloud/client.types';
 import type { Config } from '../config';
 import type { Follower } from '../follow';
 import type { Logger } from '../log';
+import type { OnCall } from '../oncall';
 import type { Store } from '../store';
 import type { Tracing } from '../tracing';
 import type { Respond } from './response-url';
@@ -22,6 +23,8 @@ export interface ListenerContext {
   /** The control panel's base URL (VS_PANEL_URL, resolved): links to `<panelUrl>/virtual_machines/<id>` are unfurled. */
   panelUrl: string;
   policy: Policy;
+  /** Who is on call now (VS_ONCALL_PROVIDER); unset: on call grants nothing. */
+  onCall?: OnCall;
   changes: Changes;
   /**
    * The app's own Web API client (its bot token), for what must outlive a request's own token: a workflow step's

@@ -4,7 +4,7 @@ import type { Logger } from '../log';
 import type { Approval } from '../store';
 import { approvalFacts } from './approval-messages';
 import type { ApprovalFacts } from './blocks/approvals';
-import { HOME_RECORDS, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
+import { HOME_RECORDS, HOME_UNREVIEWED, renderHome, UNREADABLE, type HomeFacts } from './blocks/home';
 import { slackErrorSummary } from './channel-post';
 import { publishView } from './send';
 import type { ListenerContext } from './context';
@@ -29,17 +29,22 @@ export async function publishHome(ctx: ListenerContext, client: WebClient, userI
 }
 
 async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Promise<HomeFacts> {
-  const role = await ctx.policy.roleOf(userId);
+  const standing = await ctx.policy.standing(userId);
+  const { role } = standing;
   const allows = ctx.policy.allows(role);
   // Those who may read the audit trail see every change; everyone else their own.
   const scope = atLeast(role, neededRole('audit_read')) ? 'all' : 'own';
+  const admin = atLeast(role, neededRole('breakglass_ack'));
   // One's own: the changes they made or asked for (an approved one's record is about whoever approved it).
   const whose = scope === 'all' ? {} : { involving: userId };
-  const [freeze, records, waiting] = await Promise.all([
+  const [freeze, records, waiting, windows, unreviewed] = await Promise.all([
     readable(ctx.store.freeze.current(), 'the freeze', log),
     // Changes, one record each: refusals are on record (`/vs audit refused`) and summed under them, not listed.
     readable(ctx.store.audit.latest(HOME_RECORDS, { ...whose, notOutcomes: ['refused'], perChange: true }), 'the audit trail', log),
     readable(ctx.changes.waiting(userId), 'the approval requests', log),
+    // Break glass (docs/product.md, On call): the windows open now, and for admins the changes made under one that wait for review.
+    readable(ctx.changes.openBreakGlass(), 'the break-glass windows', log),
+    admin ? readable(ctx.store.audit.latest(HOME_UNREVIEWED, { breakGlass: 'unreviewed' }), 'the break-glass uses', log) : Promise.resolve(null),
   ]);
   // Over the time the list covers: since its oldest change when it is full, else all of them.
   const oldest = records !== UNREADABLE && records.length >= HOME_RECORDS ? records[records.length - 1] : undefined;
@@ -50,6 +55,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   return {
     userId,
     role,
+    ...(standing.onCall ? { onCall: standing.onCall } : {}),
     allows,
     reads: READ_COMMANDS,
     mutationChannels: ctx.config.roles.mutationChannels,
@@ -58,6 +64,7 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
     forms: allows.filter(isChangeAction),
     approvals: waiting === UNREADABLE ? UNREADABLE : { decidable: facts(waiting.decidable), own: facts(waiting.own) },
     changes: { scope, records, refused },
+    breakGlass: { windows, unreviewed },
     nowMs: ctx.now(),
     sandbox: ctx.sandbox,
   };

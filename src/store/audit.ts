@@ -125,6 +125,17 @@ export interface ChangeCompletion {
   detail: string | null;
 }
 
+/** The on-call shift a person's role came from (docs/product.md, On call), as a record keeps it; PagerDuty's names. */
+export interface OnCallGrant {
+  /** The role it gave (VS_ONCALL_ROLE). */
+  role: string;
+  /** When the shift ends (ISO 8601); null: on call permanently. */
+  until: string | null;
+  schedule: string | null;
+  escalationPolicy: string;
+  level: number;
+}
+
 export interface AuditEntry {
   /** ISO 8601 time the attempt started. */
   at: string;
@@ -151,6 +162,10 @@ export interface AuditEntry {
   approvalId?: string | null;
   /** The workflow execution (Wx…) whose step asked for the change, on every record of a workflow's request. */
   workflowExecutionId?: string | null;
+  /** The person's role came from being on call: the shift. */
+  onCall?: OnCallGrant | null;
+  /** The change ran under this break-glass window, without a second person: a use that waits for review. */
+  breakGlass?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as
@@ -167,6 +182,9 @@ export interface AuditRecord extends Omit<AuditEntry, 'leaseOwner'> {
   cloudOutcome?: CloudOutcome | null;
   /** The ids of the transactions that ran it, once followed; null before. */
   transactionIds?: readonly number[] | null;
+  /** A break-glass use, once an admin acknowledged it after the incident: who, and when (ISO 8601); null before. */
+  reviewedBy?: string | null;
+  reviewedAt?: string | null;
   /** Once followed to its end: the action of the transaction it ended on (the one that failed, or was cancelled), in the cloud's words. */
   cloudStep?: string | null;
   /** What the record said before the outcomes were those of one vocabulary (migration 10), where that said more: `succeeded`, `busy`… */
@@ -256,6 +274,8 @@ export interface AuditQuery {
   outcomes?: readonly ChangeOutcome[];
   /** Records with these outcomes are left out (the Home tab leaves out refusals). */
   notOutcomes?: readonly ChangeOutcome[];
+  /** Break-glass uses only (`uses`), or those no admin has acknowledged yet (`unreviewed`). */
+  breakGlass?: 'uses' | 'unreviewed';
   /**
    * One record per change (the Home tab's latest changes): of an approval request's records, only its newest one that
    * `notOutcomes` leaves in (the request, its claim, its end, or the change it became).

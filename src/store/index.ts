@@ -18,6 +18,7 @@ export type {
   ChangeCompletion,
   ChangeOutcome,
   InFlight,
+  OnCallGrant,
   Outcome,
   RecordedAction,
   RecordedRequest,
@@ -30,6 +31,9 @@ export type { PruneResult, Retention } from './retention';
 export type { Approval, ApprovalAsked, ApprovalDecision, ApprovalRequest, Approvals, CloudAccount, ExpiredApproval } from './approvals';
 export type { ApprovalStatus } from './approval-states';
 export type { ChangeFreeze, Freeze } from './freeze';
+export type { BreakGlass, BreakGlassWindow } from './break-glass';
+export type { ChangeEnd, ChangeEventBacklog, ChangeEventItem, ChangeEvents, ChangeEventState } from './change-events';
+export { CHANGE_ENDS, isChangeEnd } from './change-events';
 export { APPROVAL_OUTCOMES, APPROVAL_STATUSES, APPROVAL_STEPS, fromStates, mayTake, OPEN_STATUSES, RECORDED_AS, recordedOutcome } from './approval-states';
 export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './approval-states';
 export type { RateCounter, RateDecision } from './rates';
@@ -54,6 +58,8 @@ export async function openStore(config: Config, logger: Logger): Promise<Store> 
     // Posts are queued only where someone sends them: with VS_AUDIT_CHANNEL set.
     auditPosts: config.auditChannel !== undefined,
     auditRetentionDays: config.ops.auditRetentionDays,
+    // Change events are queued only where they are sent: with VS_PAGERDUTY_ROUTING_KEY set (or local mode's stand-in).
+    changeEvents: config.pagerDuty.routingKey !== null,
   };
   if (config.databaseUrl) {
     const store = await openPostgresStore(config.databaseUrl, { ...common, maxConnections: config.dbMaxConnections, logger: log });

@@ -293,6 +293,45 @@ function version10(): string[] {
   ];
 }
 
+/**
+ * On call, break glass and the incident's timeline (docs/product.md, On call): each audit record may keep the on-call
+ * shift its role came from, the break-glass window it ran under and who reviewed that use; the windows themselves;
+ * and the outbox of change events for PagerDuty, one per record (its unique index: an event is never queued twice).
+ */
+function version11(t: DialectTypes): string[] {
+  return [
+    `ALTER TABLE audit_records ADD COLUMN on_call ${t.json}`,
+    `ALTER TABLE audit_records ADD COLUMN break_glass TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN reviewed_by TEXT`,
+    `ALTER TABLE audit_records ADD COLUMN reviewed_at ${t.time}`,
+    `CREATE INDEX audit_records_break_glass ON audit_records (id) WHERE break_glass IS NOT NULL`,
+    `CREATE INDEX audit_records_unreviewed ON audit_records (id) WHERE break_glass IS NOT NULL AND reviewed_by IS NULL`,
+    `CREATE TABLE break_glass_windows (
+       id          TEXT PRIMARY KEY,
+       user_id     TEXT NOT NULL,
+       channel_id  TEXT,
+       reason      TEXT NOT NULL,
+       opened_at   ${t.time} NOT NULL,
+       ends_at_ms  ${t.bigint} NOT NULL,
+       ended_by    TEXT
+     )${t.textKeyed}`,
+    `CREATE INDEX break_glass_windows_ends ON break_glass_windows (ends_at_ms)`,
+    `CREATE TABLE change_events (
+       id                  ${t.id},
+       record_id           ${t.bigint} NOT NULL REFERENCES audit_records (id) ON DELETE CASCADE,
+       next_attempt_at_ms  ${t.bigint} NOT NULL,
+       attempts            INTEGER NOT NULL DEFAULT 0,
+       last_error          TEXT,
+       lease_owner         TEXT,
+       lease_expires_at_ms ${t.bigint},
+       sent_at_ms          ${t.bigint},
+       undeliverable_at_ms ${t.bigint}
+     )`,
+    `CREATE UNIQUE INDEX change_events_record ON change_events (record_id)`,
+    `CREATE INDEX change_events_due ON change_events (next_attempt_at_ms, id) WHERE sent_at_ms IS NULL AND undeliverable_at_ms IS NULL`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -354,6 +393,12 @@ export const MIGRATIONS: readonly Migration[] = [
       'one outcome told the same everywhere: records migrated to its vocabulary, keeping their former outcome, and the step a followed change ended on',
     sqlite: version10(),
     postgres: version10(),
+  },
+  {
+    version: 11,
+    description: 'on-call shifts and break-glass uses on audit records, break-glass windows, the outbox of PagerDuty change events',
+    sqlite: version11(SQLITE_TYPES),
+    postgres: version11(POSTGRES_TYPES),
   },
 ];
 

@@ -7,7 +7,10 @@ export interface PruneResult {
   claims: number;
   /** Audit records older than the retention, deleted (with their outbox rows). */
   records: number;
-  /** Outbox rows sent more than a day ago, locks expired more than a day ago, rate buckets full again, and decided approvals past the retention, deleted. */
+  /**
+   * Outbox rows sent more than a day ago, locks expired more than a day ago, rate buckets full again, and decided
+   * approvals and break-glass windows past the retention, deleted.
+   */
   housekeeping: number;
 }
 

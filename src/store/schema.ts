@@ -38,6 +38,40 @@ export interface AuditRecordsTable {
   cloud_step: string | null;
   /** What the record's outcome was before version 10 (one vocabulary), where it said more than its outcome now. */
   former_outcome: string | null;
+  /** JSON text: the on-call shift the role came from (OnCallGrant). Since version 11. */
+  on_call: string | null;
+  /** The break-glass window the change ran under, without a second person. Since version 11. */
+  break_glass: string | null;
+  /** Who acknowledged a break-glass use after the incident, and when. Since version 11. */
+  reviewed_by: string | null;
+  reviewed_at: string | null;
+}
+
+/** A break-glass window (docs/product.md, On call): one person's changes run without a second person until it ends. Since version 11. */
+export interface BreakGlassWindowsTable {
+  id: string;
+  user_id: string;
+  channel_id: string | null;
+  reason: string;
+  opened_at: string;
+  /** When it ends (or ended: set to the time `/vs breakglass end` closed it). */
+  ends_at_ms: number;
+  /** Who closed it early; null: it runs, or ran, to its end. */
+  ended_by: string | null;
+}
+
+/** Change events waiting for PagerDuty (src/timeline): one per change that ended, claimed under a lease. Since version 11. */
+export interface ChangeEventsTable {
+  id: Generated<number>;
+  record_id: number;
+  next_attempt_at_ms: number;
+  attempts: Generated<number>;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_expires_at_ms: number | null;
+  sent_at_ms: number | null;
+  /** PagerDuty refused it as invalid (400): never sent again. */
+  undeliverable_at_ms: number | null;
 }
 
 /** A change the cloud accepted, followed to its end (src/follow). Since version 9. */
@@ -154,4 +188,6 @@ export interface StoreTables {
   approvals: ApprovalsTable;
   rate_buckets: RateBucketsTable;
   followed_changes: FollowedChangesTable;
+  break_glass_windows: BreakGlassWindowsTable;
+  change_events: ChangeEventsTable;
 }

@@ -1,5 +1,7 @@
 import type { AuditTrail } from './audit';
 import type { Approvals } from './approvals';
+import type { BreakGlass } from './break-glass';
+import type { ChangeEvents } from './change-events';
 import type { SubmissionClaims } from './claims';
 import type { ChangeFreeze } from './freeze';
 import type { Follows } from './follows';
@@ -45,6 +47,10 @@ export interface Store {
   readonly rates: RateCounter;
   /** Changes the cloud accepted, followed to their end under a lease. */
   readonly follows: Follows;
+  /** Break-glass windows, and the review of what was changed under them. */
+  readonly breakGlass: BreakGlass;
+  /** Change events waiting for PagerDuty's incident timeline. */
+  readonly changeEvents: ChangeEvents;
   /** Cheap round trip for readiness; rejects with StoreUnavailableError when the database is unreachable. */
   ping(): Promise<void>;
   /** Closes the database (pool); safe to call twice. */

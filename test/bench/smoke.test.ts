@@ -18,7 +18,7 @@ interface Smoke {
 /** Resolves with what the run printed: the report on stdout, progress on stderr. */
 function runSmoke(out: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: REPO_ROOT, timeout: 150_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--smoke', '--out', out], { cwd: REPO_ROOT, timeout: 180_000 }, (error, stdout, stderr) => {
       if (error) fail(new Error(`the smoke run failed: ${error.message}\n${stderr}`));
       else done({ stdout, stderr });
     });
@@ -40,7 +40,7 @@ describe('npm run bench -- --smoke', () => {
   beforeAll(async () => {
     printed = await runSmoke(out);
     smoke = JSON.parse(readFileSync(out, 'utf8')) as Smoke;
-  }, 150_000);
+  }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -61,6 +61,7 @@ describe('npm run bench -- --smoke', () => {
     'steps',
     'exports',
     'follow',
+    'onCall',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);

@@ -636,7 +636,7 @@ describe('workflow steps', () => {
     await page.getByRole('button', { name: 'Run step' }).click();
     const run = runs.getByRole('article').first();
     await expectText(run, /Completed/);
-    await expectText(run.getByLabel('Outputs'), /status\s*requested$/);
+    await expectText(run.getByLabel('Outputs'), /status\s*awaiting_requester$/);
     const posted = run.getByRole('region', { name: 'Message posted in #incident-42' });
     await expectText(posted, /A workflow asks to Add disk · VS 42/);
     await expectText(posted, /POST \/virtual_machines\/42\/disks\.json/);
@@ -814,7 +814,7 @@ describe('following a change to its end, live', () => {
     const dialog = await openForm('/vs reboot 48', 'Power · VS 48');
     await dialog.getByRole('textbox', { name: 'Type 48 to confirm' }).fill('48');
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung since the deploy');
-    await dialog.getByRole('button', { name: 'Send' }).click();
+    await dialog.getByRole('button', { name: 'Reboot' }).click();
     await scheduled('Reboot server');
     const reboot = followed('Reboot server · VS 48');
     await expectText(reboot, /❌ Failed in the cloud: rebooting VS 48 failed\. VS 48 is on and unlocked\. Its transactions in the control panel say why/);

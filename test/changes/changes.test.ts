@@ -120,6 +120,7 @@ describe('the changes door', () => {
         changeRolesConfigured: true,
         workflowsMayRead: true,
         roleOf: async () => 'admin',
+        standing: async () => ({ role: 'admin', configured: 'admin' }),
         can: async () => {
           throw new Error('directory exploded');
         },
@@ -165,6 +166,10 @@ describe('the changes door', () => {
         transactionIds: null,
         cloudStep: null,
         formerOutcome: null,
+        onCall: null,
+        breakGlass: null,
+        reviewedBy: null,
+        reviewedAt: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);
     });

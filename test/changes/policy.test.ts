@@ -51,6 +51,8 @@ const NEEDED: Record<Action, Role> = {
   power_stop: 'admin',
   audit_read: 'admin',
   freeze: 'admin',
+  // docs/product.md, Roles: admins acknowledge break-glass uses.
+  breakglass_ack: 'admin',
 };
 const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];
@@ -60,7 +62,7 @@ const WHERE: Where[] = ['unrestricted', 'in an allowed channel', 'in another cha
 const table = ACTIONS.flatMap((action) =>
   ROLES.flatMap((role) =>
     WHERE.map((where) => {
-      const isChange = !['read', 'audit_read', 'freeze'].includes(action);
+      const isChange = !['read', 'audit_read', 'freeze', 'breakglass_ack'].includes(action);
       const channelOk = where === 'unrestricted' || where === 'in an allowed channel' || !isChange;
       return { action, role, where, allowed: RANK[role] >= RANK[NEEDED[action]] && channelOk };
     }),

@@ -23,6 +23,7 @@ export const ALLOW_ALL: Policy = {
   changeRolesConfigured: true,
   workflowsMayRead: true,
   roleOf: () => Promise.resolve('admin'),
+  standing: () => Promise.resolve({ role: 'admin', configured: 'admin' }),
   can: (_userId, action) => Promise.resolve({ allowed: true, action, role: 'admin', needed: 'operator', denial: null }),
   allows: () => [],
   holders: () => [],

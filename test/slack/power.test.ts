@@ -232,7 +232,7 @@ describe('the workflow step vs_request_power', () => {
     const [completion] = completionsOf(h, execution.id);
     expect(completion).toMatchObject({
       method: 'functions.completeSuccess',
-      args: { outputs: { request_id: expect.any(String), status: 'requested' } },
+      args: { outputs: { request_id: expect.any(String), status: 'awaiting_requester' } },
     });
     const posted = h.slack.messagesIn(CHANNEL).find((m) => visibleText(m.blocks).includes('/virtual_machines/42/stop.json'));
     expect(posted).toBeDefined();

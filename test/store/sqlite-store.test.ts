@@ -178,6 +178,10 @@ describe('the SQLite store', () => {
         transactionIds: null,
         cloudStep: null,
         formerOutcome: null,
+        onCall: null,
+        breakGlass: null,
+        reviewedBy: null,
+        reviewedAt: null,
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);
       // A started record of the old release has no lease owner: with no live lock on its target, it is recovered.

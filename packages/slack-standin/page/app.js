@@ -17,6 +17,7 @@ import { el, mrkdwn, renderBlocks, textObject, unsupported } from './blocks.js';
 /** @typedef {import('./types').OpenView} OpenView */
 /** @typedef {import('./types').RenderContext} RenderContext */
 /** @typedef {import('./types').Snapshot} Snapshot */
+/** @typedef {import('./types').TimelineEntry} TimelineEntry */
 /** @typedef {{ viewId: string } | Pick<Message, 'channel' | 'ts'>} ActionSource a message's button, or a view's */
 
 /**
@@ -35,7 +36,7 @@ const $ = (/** @type {string} */ id) => byId(id, HTMLElement);
 
 /**
  * What the page holds of the stand-in.
- * @typedef {Pick<Snapshot, 'people' | 'channels' | 'groups' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions'>} Held
+ * @typedef {Pick<Snapshot, 'people' | 'channels' | 'groups' | 'messages' | 'homes' | 'refusals' | 'panel' | 'functions' | 'timeline'>} Held
  */
 /** @type {Held & { bot: Snapshot['bot'] | null, views: Map<string, OpenView>, executions: Map<string, Execution> }} */
 const data = {
@@ -50,11 +51,12 @@ const data = {
   panel: null,
   functions: {},
   executions: new Map(),
+  timeline: [],
 };
 /**
  * What the person is looking at. `homeWaiting`: the Home tab was opened and the app has not published it yet (Slack shows
  * the last published view meanwhile, or nothing). `step`: the workflow step chosen on the Workflows panel.
- * @typedef {{ me: string, channel: string, showing: 'channel' | 'home' | 'workflows', homeWaiting: boolean, step: string }} Looking
+ * @typedef {{ me: string, channel: string, showing: 'channel' | 'home' | 'workflows' | 'timeline', homeWaiting: boolean, step: string }} Looking
  * @type {Looking & { modalViewId: string | null, modalHash: string | null, lastFocus: Element | null }}
  */
 const ui = { me: '', channel: '', showing: 'channel', homeWaiting: false, step: '', modalViewId: null, modalHash: null, lastFocus: null };
@@ -114,6 +116,7 @@ function renderSidebar() {
   $('home-tab').setAttribute('aria-current', ui.showing === 'home' ? 'page' : 'false');
   $('messages-tab').setAttribute('aria-current', ui.showing === 'channel' && ui.channel === directMessagesId() ? 'page' : 'false');
   $('workflows-tab').setAttribute('aria-current', ui.showing === 'workflows' ? 'page' : 'false');
+  $('timeline-tab').setAttribute('aria-current', ui.showing === 'timeline' ? 'page' : 'false');
 }
 
 /** @param {string} id */
@@ -803,6 +806,39 @@ function upsertExecution(x) {
   if (ui.showing === 'workflows') renderRuns();
 }
 
+// --- PagerDuty ------------------------------------------------------------------
+// The change events local mode's PagerDuty stand-in received (the bot sends one for every change that ends): what an
+// incident's "recent changes" would show, newest first.
+
+function showTimeline() {
+  ui.showing = 'timeline';
+  renderAll();
+  $('timeline-tab').focus();
+}
+
+/** @param {TimelineEntry} e */
+function timelineNode(e) {
+  const when = e.timestamp ? new Date(e.timestamp).toLocaleString() : 'no time given';
+  return el(
+    'article',
+    { class: 'timeline-event', 'aria-label': e.summary },
+    el('h3', {}, e.summary),
+    el(
+      'p',
+      {},
+      `${when} · received ${new Date(e.receivedAt).toLocaleTimeString()}`,
+      ...(e.link ? [' · ', el('a', { href: e.link }, 'The change in Slack')] : []),
+    ),
+  );
+}
+
+function renderTimeline() {
+  const events = [...data.timeline].reverse();
+  $('timeline-events').replaceChildren(
+    ...(events.length > 0 ? events.map(timelineNode) : [el('p', { class: 'empty' }, 'No change event yet: make a change and let it end.')]),
+  );
+}
+
 // --- the whole window -----------------------------------------------------------
 
 function renderAll() {
@@ -816,6 +852,7 @@ function renderAll() {
     channel: direct ? ['vs-chatops · Messages', 'What the app sent you alone'] : [`# ${channel?.name ?? ''}`, channel?.topic ?? ''],
     home: ['vs-chatops · Home', 'The app’s Home tab, as you see it'],
     workflows: ['Workflows', 'Run the app’s workflow steps as a workflow in Workflow Builder would: Slack sends the app function_executed'],
+    timeline: ['PagerDuty · change events', 'The incident’s timeline: what the bot told PagerDuty’s stand-in of each change that ended'],
   };
   [$('channel-title').textContent, $('channel-topic').textContent] = titles[ui.showing];
   $('messages').hidden = !inChannel;
@@ -824,8 +861,10 @@ function renderAll() {
   $('composer-hint').hidden = !inChannel || direct;
   $('home').hidden = ui.showing !== 'home';
   $('workflows').hidden = ui.showing !== 'workflows';
+  $('timeline').hidden = ui.showing !== 'timeline';
   if (inChannel) renderMessages();
   else if (ui.showing === 'home') renderHome();
+  else if (ui.showing === 'timeline') renderTimeline();
   else {
     // The form is drawn once per step chosen: switching person or channel keeps what was typed.
     if ($('step-inputs').dataset.step !== ui.step || ui.step === '') renderStepForm();
@@ -886,9 +925,12 @@ async function load() {
   data.panel = snapshot.panel;
   data.functions = snapshot.functions;
   data.executions = new Map(snapshot.executions.map((x) => [x.id, x]));
+  data.timeline = snapshot.timeline;
   renderPanelHint();
   ui.me ||= data.people[0]?.id ?? '';
-  ui.channel ||= data.channels[0]?.id ?? '';
+  // A message's link (chat.getPermalink: `/?channel=…&message=…`) opens its channel.
+  const linked = new URLSearchParams(location.search).get('channel');
+  ui.channel ||= (linked && data.channels.some((c) => c.id === linked) ? linked : null) ?? data.channels[0]?.id ?? '';
   renderAll();
 }
 
@@ -911,6 +953,10 @@ function follow() {
     if (ui.showing === 'workflows') renderRuns();
   });
   on('execution', ({ execution }) => upsertExecution(execution));
+  on('timeline', ({ entry }) => {
+    data.timeline.push(entry);
+    if (ui.showing === 'timeline') renderTimeline();
+  });
   on('channel', ({ channel }) => {
     if (!data.channels.some((c) => c.id === channel.id)) data.channels.push(channel);
     // Opened while its person looks at their (empty) Messages tab: that is where the messages now arrive.
@@ -960,6 +1006,7 @@ function wire() {
   $('home-tab').addEventListener('click', () => void showHome());
   $('messages-tab').addEventListener('click', showDirectMessages);
   $('workflows-tab').addEventListener('click', showWorkflows);
+  $('timeline-tab').addEventListener('click', showTimeline);
   const stepSelect = byId('step-select', HTMLSelectElement);
   stepSelect.addEventListener('change', () => {
     ui.step = stepSelect.value;

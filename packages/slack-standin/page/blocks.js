@@ -81,6 +81,7 @@ const EMOJI = {
   large_orange_circle: '🟠',
   snowflake: '❄️',
   ice_cube: '🧊',
+  pager: '📟',
   sunny: '☀️',
 };
 

@@ -205,6 +205,14 @@ export interface Execution {
 }
 
 /** GET /local/state. */
+/** An entry of the incident tool's timeline: a change event the PagerDuty stand-in received. */
+export interface TimelineEntry {
+  receivedAt: string;
+  summary: string;
+  timestamp: string | null;
+  link: string | null;
+}
+
 export interface Snapshot {
   people: Person[];
   channels: Channel[];
@@ -222,6 +230,7 @@ export interface Snapshot {
   panel: PanelHint | null;
   functions: Record<string, AppFunction>;
   executions: Execution[];
+  timeline: TimelineEntry[];
 }
 
 /** The answer of a POST to /local/... (each endpoint fills its part). */
@@ -247,6 +256,7 @@ export interface Events {
   refusal: { refusal: Refusal };
   execution: { execution: Execution };
   channel: { channel: Channel };
+  timeline: { entry: TimelineEntry };
 }
 
 /** What renderBlocks needs from the page: names for mentions, and what buttons and inputs do. */

@@ -4,9 +4,21 @@ export type { AppFunction, Execution, FunctionParameter } from './functions';
 export type { ExecutionOptions } from './interactions';
 export { readManifest, type AppManifest, type Shortcut, type SlashCommand } from './manifest';
 export { readYaml, type Yaml } from './yaml';
-export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent } from './state';
+export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent, TimelineEntry } from './state';
 export { sign, signatureHeaders } from './signing';
-export { AUDIT_CHANNEL, BOT_USER, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE, TEAM, type Channel, type Person, type UserGroup } from './workspace';
+export {
+  AUDIT_CHANNEL,
+  BOT_USER,
+  CHANNELS,
+  MADE_UP_ROLES,
+  ON_CALL_PERSON,
+  ONCALL_GROUP,
+  PEOPLE,
+  TEAM,
+  type Channel,
+  type Person,
+  type UserGroup,
+} from './workspace';
 /** Slack's payloads, one builder per kind (slash command, block_actions, view_submission…), as the stand-in sends them. */
 export * as payloads from './payloads';
 /** Events API envelopes and their events, as the stand-in sends them. */

@@ -241,6 +241,8 @@ export function snapshot(standIn: PageStandIn) {
     /** The app's workflow steps (the Workflows panel's choices) and their runs, newest last, never their tokens. */
     functions: s.manifest?.functions ?? {},
     executions: [...s.executions.values()].slice(-50).map(shown),
+    /** The incident tool's timeline (local mode: change events the PagerDuty stand-in received), newest last. */
+    timeline: s.timeline.slice(-100),
   };
 }
 

@@ -6,7 +6,17 @@ import type { AppManifest } from './manifest';
 import { createInteractions, type ExecutionOptions, type PersonSide } from './interactions';
 import { readBody, readBytes, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
-import { StandInState, type ArrivedMessage, type ChannelMessage, type Json, type OpenView, type PanelHint, type ResponsePost, type SlackCall } from './state';
+import {
+  StandInState,
+  type ArrivedMessage,
+  type ChannelMessage,
+  type Json,
+  type OpenView,
+  type PanelHint,
+  type ResponsePost,
+  type SlackCall,
+  type TimelineEntry,
+} from './state';
 import { createWebApi, MAX_UPLOAD_BYTES, typeOf, type WebApiAnswer } from './web-api';
 import { CHANNELS, ONCALL_GROUP, PEOPLE, type Channel, type Person } from './workspace';
 
@@ -106,6 +116,8 @@ export interface SlackStandIn extends PersonSide {
   setPanel(panel: PanelHint): void;
   /** Tells the stand-in the app as its manifest declares it (readManifest): its slash commands, shortcuts and workflow steps. */
   setManifest(manifest: AppManifest): void;
+  /** Adds an entry to the incident tool's timeline the page shows (local mode: a change event PagerDuty's stand-in received). */
+  addTimelineEntry(entry: TimelineEntry): void;
   /**
    * Builds the function_executed Slack sends for one run of a step (the event_callback envelope, for a test to sign
    * and send) and remembers the execution, so that its completion is checked and recorded as Slack would.
@@ -331,6 +343,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     setManifest(manifest) {
       state.manifest = structuredClone(manifest);
     },
+    addTimelineEntry: (entry) => state.addTimelineEntry(entry),
     functionExecuted: (callbackId, inputs, executionOptions) => interactions.functionExecuted(callbackId, inputs, executionOptions),
     waitForExecution: (id, timeoutMs = 5000) =>
       state.waitFor(

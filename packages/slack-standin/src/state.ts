@@ -151,6 +151,20 @@ export interface Delivery {
   ms: number;
 }
 
+/**
+ * An entry of the incident tool's timeline that the page shows beside the workspace (local mode: the change events
+ * the PagerDuty stand-in received): what happened, when, and a link back.
+ */
+export interface TimelineEntry {
+  /** When the incident tool received it (ISO 8601). */
+  receivedAt: string;
+  summary: string;
+  /** When it happened, as the event says (ISO 8601), or null. */
+  timestamp: string | null;
+  /** A link the event carries (to the change's message), or null. */
+  link: string | null;
+}
+
 export type StandInEvent =
   | { type: 'message'; message: ChannelMessage }
   | { type: 'delete'; channel: string; ts: string }
@@ -159,7 +173,8 @@ export type StandInEvent =
   | { type: 'home'; user: string; view: Json }
   | { type: 'refusal'; refusal: Refusal }
   | { type: 'execution'; execution: ShownExecution }
-  | { type: 'channel'; channel: Channel };
+  | { type: 'channel'; channel: Channel }
+  | { type: 'timeline'; entry: TimelineEntry };
 
 export class StandInState {
   readonly people: Person[];
@@ -355,6 +370,15 @@ export class StandInState {
   recordCall(call: SlackCall): void {
     this.calls.push(call);
     this.notify();
+  }
+
+  /** The incident tool's timeline, oldest first (local mode: change events received by the PagerDuty stand-in). */
+  readonly timeline: TimelineEntry[] = [];
+
+  addTimelineEntry(entry: TimelineEntry): void {
+    this.timeline.push(entry);
+    if (this.timeline.length > 500) this.timeline.splice(0, this.timeline.length - 500);
+    this.emit({ type: 'timeline', entry });
   }
 
   subscribe(listener: (e: StandInEvent) => void): () => void {

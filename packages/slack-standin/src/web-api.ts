@@ -403,13 +403,27 @@ export function createWebApi(state: StandInState, options: WebApiOptions): (meth
         })),
       }),
 
+    // With users:read.email the profile carries the email; a person the stand-in never made up (lenient mode) has one
+    // made from their id, so that tests can match them elsewhere by it.
     'users.info': (args) => {
       const person = state.person(String(args.user));
-      if (!person)
-        return strict
-          ? refuse('users.info', args, 'user_not_found')
-          : ok({ user: { id: args.user, name: String(args.user), real_name: String(args.user), is_bot: false } });
-      return ok({ user: { id: person.id, team_id: TEAM.id, name: person.name, real_name: person.name, is_bot: false, tz: 'UTC' } });
+      if (!person) {
+        if (strict) return refuse('users.info', args, 'user_not_found');
+        const id = String(args.user);
+        return ok({
+          user: { id, name: id, real_name: id, is_bot: false, profile: { real_name: id, display_name: '', email: `${id.toLowerCase()}@people.example` } },
+        });
+      }
+      const profile = { real_name: person.name, display_name: '', ...(person.email ? { email: person.email } : {}) };
+      return ok({ user: { id: person.id, team_id: TEAM.id, name: person.name, real_name: person.name, is_bot: false, tz: 'UTC', profile } });
+    },
+
+    // A message's link: on the page itself, which opens its channel.
+    'chat.getPermalink': (args) => {
+      if (!knownChannel(args.channel)) return refuse('chat.getPermalink', args, 'channel_not_found');
+      if (typeof args.message_ts !== 'string' || args.message_ts === '') return refuse('chat.getPermalink', args, 'message_not_found');
+      const query = new URLSearchParams({ channel: args.channel, message: args.message_ts });
+      return ok({ channel: args.channel, permalink: `${options.origin()}/?${query.toString()}` });
     },
 
     'conversations.info': (args) => {

@@ -10,6 +10,8 @@ export interface Person {
   name: string;
   /** What the page says about them, e.g. "admin". */
   role: string;
+  /** Their profile's email (users.info, with users:read.email): what an on-call tool matches them by. */
+  email?: string;
 }
 
 export interface Channel {
@@ -34,16 +36,25 @@ export const BOT_USER = { id: 'U0VSCHATOPS', botId: 'B0VSCHATOPS', name: 'vs-cha
 export const TEAM = { id: 'T0LOCAL', domain: 'local' } as const;
 export const APP_ID = 'A0VSCHATOPS';
 
-const ADA: Person = { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin' };
-const BEA: Person = { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin' };
-const OTTO: Person = { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator' };
-const VERA: Person = { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer' };
+const ADA: Person = { id: 'U0ADMIN', name: 'Ada (admin)', role: 'admin', email: 'ada@example.com' };
+const BEA: Person = { id: 'U0ADMIN2', name: 'Bea (admin)', role: 'admin', email: 'bea@example.com' };
+const OTTO: Person = { id: 'U0OPERATOR', name: 'Otto (operator)', role: 'operator', email: 'otto@example.com' };
+const VERA: Person = { id: 'U0VIEWER', name: 'Vera (viewer)', role: 'viewer', email: 'vera@example.com' };
 const OMAR_ID = 'U0ONCALL';
 
 export const ONCALL_GROUP: UserGroup = { id: 'S0ONCALL', handle: 'oncall-infra', members: [OMAR_ID] };
-const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}` };
+const OMAR: Person = { id: OMAR_ID, name: `Omar (@${ONCALL_GROUP.handle})`, role: `member of @${ONCALL_GROUP.handle}`, email: 'omar@example.com' };
 
-export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR];
+/**
+ * On call now in local mode's PagerDuty stand-in (the bot's local mode starts it with her on its schedule), and a
+ * viewer otherwise: the page shows a role that comes from being on call.
+ */
+const PIA: Person = { id: 'U0PAGED', name: 'Pia (on call)', role: 'viewer; operator while on call in PagerDuty', email: 'pia@example.com' };
+
+export const PEOPLE: readonly Person[] = [ADA, BEA, OTTO, VERA, OMAR, PIA];
+
+/** Who is on call now in local mode's PagerDuty stand-in. */
+export const ON_CALL_PERSON = PIA;
 
 /** The channel local mode posts its audit records to unless VS_AUDIT_CHANNEL names another. */
 export const AUDIT_CHANNEL: Channel = { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' };

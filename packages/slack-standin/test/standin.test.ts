@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES, ONCALL_GROUP, PEOPLE } from '../src/workspace';
+import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES, ON_CALL_PERSON, ONCALL_GROUP, PEOPLE } from '../src/workspace';
+import { snapshot } from '../src/page-server';
 import { signedWith, useStandInWithBot } from './with-bot';
 
 // The stand-in refuses what Slack refuses, with Slack's error codes, and
@@ -548,6 +549,32 @@ describe('the make-believe workspace', () => {
       usergroups: [{ id: ONCALL_GROUP.id, handle: ONCALL_GROUP.handle, users: [...ONCALL_GROUP.members] }],
     });
     expect(ONCALL_GROUP.members.every((id) => PEOPLE.some((p) => p.id === id))).toBe(true);
+  });
+});
+
+describe('people, links and the incident tool’s timeline', () => {
+  test('users.info gives each person’s profile with the email an on-call tool matches them by; an unknown one: user_not_found', async () => {
+    const { body } = await api('users.info', { user: ON_CALL_PERSON.id });
+    expect(body).toMatchObject({ ok: true, user: { id: ON_CALL_PERSON.id, profile: { email: ON_CALL_PERSON.email, real_name: ON_CALL_PERSON.name } } });
+    expect(PEOPLE.every((p) => typeof p.email === 'string' && p.email.endsWith('@example.com'))).toBe(true);
+    expect(new Set(PEOPLE.map((p) => p.email)).size).toBe(PEOPLE.length);
+    expect((await api('users.info', { user: 'U0NOBODY' })).body).toMatchObject({ ok: false, error: 'user_not_found' });
+  });
+
+  test('chat.getPermalink links to the page, which opens the message’s channel', async () => {
+    const { body } = await api('chat.getPermalink', { channel: 'C0INCIDENT', message_ts: '1700000000.000100' });
+    expect(body).toEqual({ ok: true, channel: 'C0INCIDENT', permalink: `${slack.standIn.origin}/?channel=C0INCIDENT&message=1700000000.000100` });
+    expect((await api('chat.getPermalink', { channel: 'C0NOWHERE', message_ts: '1.2' })).body).toMatchObject({ ok: false, error: 'channel_not_found' });
+  });
+
+  test('entries of the incident tool’s timeline are kept for the page, and told to it as they come', () => {
+    const seen: unknown[] = [];
+    const unsubscribe = slack.standIn.state.subscribe((e) => seen.push(e));
+    const entry = { receivedAt: '2025-06-01T12:00:01.000Z', summary: 'VS 42: reboot done — asked by Ada', timestamp: '2025-06-01T12:00:00.000Z', link: null };
+    slack.standIn.addTimelineEntry(entry);
+    unsubscribe();
+    expect(seen).toEqual([{ type: 'timeline', entry }]);
+    expect(snapshot({ ...slack.standIn, state: slack.standIn.state, notes: [] }).timeline).toContainEqual(entry);
   });
 });
 

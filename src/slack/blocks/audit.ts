@@ -36,6 +36,8 @@ import {
   withSandbox,
 } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager } from './pages';
+import { acknowledgeBlock, breakGlassWhy, recordBreakGlassNote, renderBreakGlassAuditPost } from './break-glass';
+import { recordOnCallNote } from './on-call';
 import { transactionWords } from './transactions';
 
 // The audit trail as people read it (docs/product.md, Audit; App Home): one line per record saying when, who, what
@@ -66,7 +68,13 @@ const OUTCOME_FILTER_WORDS: Readonly<Record<Outcome, string>> = {
 };
 
 /** The actions on record that are not changes of the table, in words. */
-const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, string>> = { freeze: 'Freeze changes', unfreeze: 'Unfreeze changes' };
+const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, string>> = {
+  freeze: 'Freeze changes',
+  unfreeze: 'Unfreeze changes',
+  breakglass: 'Break glass',
+  breakglass_end: 'End break glass',
+  breakglass_ack: 'Acknowledge a break-glass change',
+};
 
 /** What was done, in words: a change's title ("Add disk"), or the freeze's. */
 export function actionTitle(action: RecordedAction): string {
@@ -111,6 +119,8 @@ function why(r: AuditRecord): string {
   // name people by id.
   if (outcome === 'requested' || outcome === 'denied' || outcome === 'withdrawn' || outcome === 'expired' || r.outcome === 'approved')
     return `${asked}${decided}${workflow}`;
+  const opened = breakGlassWhy(r);
+  if (opened !== null) return opened;
   if (r.action === 'freeze' && outcome === 'done') {
     const reason = paramText(r, 'reason');
     return reason ? ` · “${quoted(reason, 200)}”` : '';
@@ -150,7 +160,7 @@ export function recordLine(r: AuditRecord, { where = true }: { where?: boolean }
   const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   return (
     `${OUTCOME_SIGNS[outcomeOf(r.outcome)]} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
-    ` → ${outcomeWords(r)}${why(r)}${channel}`
+    ` → ${outcomeWords(r)}${why(r)}${recordOnCallNote(r)}${recordBreakGlassNote(r)}${channel}`
   );
 }
 
@@ -179,6 +189,8 @@ export function filterWords(filter: AuditFilter): string {
       return userMention(filter.userId);
     case 'outcome':
       return OUTCOME_FILTER_WORDS[filter.outcome];
+    case 'breakglass':
+      return 'changes made under break glass';
   }
 }
 
@@ -233,7 +245,8 @@ export function renderAuditList(o: AuditListing): Rendered {
   }
   const { page, pages, shown } = pageOf(o.records, o.page, AUDIT_PAGE_SIZE);
   const counted = `latest ${o.records.length} record${o.records.length === 1 ? '' : 's'}${about}`;
-  const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.map((r) => recordSection(r))];
+  // A change made under break glass that nobody reviewed yet has its Acknowledge button under its line.
+  const blocks: KnownBlock[] = [title, context(`${counted} · page ${page} of ${pages}`), ...shown.flatMap((r) => [recordSection(r), ...withAcknowledge(r)])];
   const list = (to: number) => JSON.stringify({ n: o.limit, p: to, a: o.anchorId, ...(o.filter ? { f: o.filter } : {}) });
   const exportAs = { actionId: AUDIT_EXPORT_ACTION_ID, value: JSON.stringify(o.filter ? { f: o.filter } : {}) };
   blocks.push(pager({ blockId: 'audit_pager', ids: AUDIT_PAGE_ACTION_IDS, page, pages, valueOf: list, exportAs }));
@@ -310,14 +323,23 @@ export const AUDIT_BUTTON_OUT_OF_DATE = buttonOutOfDate('/vs audit');
 
 /** One record, as posted to VS_AUDIT_CHANNEL: its line, then what was asked for and the exact request (the channel is the record). */
 export function renderAuditPost(r: AuditRecord): Rendered {
+  // A break-glass window opened is posted loud, mentioning who would have been asked (docs/product.md, On call).
+  const loud = renderBreakGlassAuditPost(r);
+  if (loud) return loud;
   const params = paramsLine(r.params, 1500);
   const request = r.apiRequest
     ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
     : null;
   return {
     text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${outcomeOf(r.outcome)}`),
-    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : []))],
+    blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : [])), ...withAcknowledge(r)],
   };
+}
+
+/** The Acknowledge button of a break-glass use nobody reviewed yet, as the blocks after its line (none for any other record). */
+function withAcknowledge(r: AuditRecord): KnownBlock[] {
+  const block = acknowledgeBlock(r);
+  return block ? [block] : [];
 }
 
 /** Marks a time in the JSON; JSON writes it as `\u0001`, which no text of a record can hold as such. */

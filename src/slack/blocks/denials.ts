@@ -11,6 +11,7 @@ const OTHER_WORDS: Record<ReadAction | ControlAction, { doing: string; allows: s
   read: { doing: 'Reading server details', allows: 'use the read commands (`/vs help` lists them)' },
   audit_read: { doing: 'Reading the audit trail', allows: 'read the audit trail' },
   freeze: { doing: 'Freezing and unfreezing changes', allows: 'freeze and unfreeze every change (`/vs freeze`, `/vs unfreeze`)' },
+  breakglass_ack: { doing: 'Acknowledging a change made under break glass', allows: 'acknowledge changes made under break glass' },
 };
 
 /** The action as the subject of a sentence: "Adding a disk". */
@@ -56,6 +57,8 @@ export function denialText(decision: Pick<Decision, 'action' | 'role' | 'needed'
       return `Only ${userMention(denial.requestedBy)}, who asked for this change, may withdraw it. Nothing was changed.`;
     case 'requester':
       return `${userMention(denial.requestedBy)} asked for this change and could not ask for it now: ${requesterText(action, denial.theirs)} Nothing was sent.`;
+    case 'own_use':
+      return 'You made this change under break glass, so another admin must acknowledge it: nobody reviews their own.';
     default:
       return `${actionWords(action)} needs the ${needed} role.`;
   }

@@ -37,7 +37,7 @@ export const refusals = {
   unknownWithoutGuess: (typed: string) => `Unknown command ${echo(typed)}. See \`/vs help\` for what \`/vs\` can do.`,
 };
 
-const AUDIT_FILTERS = '`vs <id>`, `backup <id>`, `@person`, or an outcome: `failed`, `denied`, `refused`, `done`…';
+const AUDIT_FILTERS = '`vs <id>`, `backup <id>`, `@person`, `breakglass`, or an outcome: `failed`, `denied`, `refused`, `done`…';
 
 /** Refusals of `/vs audit`'s filter: each names the filters there are. */
 export const auditFilterRefusals = {

@@ -1,12 +1,14 @@
 import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
-import { OUTCOME_SIGNS, targetTitle, type ChangeAction } from '../../changes';
-import type { AuditRecord, Freeze } from '../../store';
+import { OUTCOME_SIGNS, targetTitle, type ChangeAction, type OnCallNote } from '../../changes';
+import type { AuditRecord, BreakGlassWindow, Freeze } from '../../store';
+import { breakGlassHomeBlocks } from './break-glass';
+import { onCallLine } from './on-call';
 import { approvalButtons, asked, requestBlock, withdrawButton, type ApprovalFacts } from './approvals';
 import { CHANGE_FORMS, FORMS, homeFormButton } from './change-forms';
 import { frozenText } from './denials';
-import { recordSection } from './audit';
+import { recordLine, recordSection } from './audit';
 import { roleLines, type RoleFacts } from './messages';
-import { channelMention, context, header, safe, section, slackTime, withSandbox } from './mrkdwn';
+import { channelMention, context, header, LIMITS, safe, section, slackTime, truncate, withSandbox } from './mrkdwn';
 
 // The Home tab (docs/product.md, App Home): who you are here and what your role
 // allows, whether changes are frozen, the buttons that open the change forms,
@@ -21,6 +23,9 @@ export const HOME_RECORDS = 20;
 
 /** How many requests the Home tab lists, of those waiting for you (three blocks each) and of your own (one each). */
 export const HOME_APPROVALS = 10;
+
+/** How many changes made under break glass and not yet reviewed the Home tab lists (admins). */
+export const HOME_UNREVIEWED = 10;
 
 /** A fact the store could not give just now. */
 export const UNREADABLE = 'unreadable';
@@ -39,6 +44,10 @@ export interface HomeFacts extends RoleFacts {
    * refused (stopped before anything was sent) over the same time, summed in one line under them.
    */
   changes: { scope: 'all' | 'own'; records: Readable<readonly AuditRecord[]>; refused: Readable<number> };
+  /** How being on call counted for the role: it came from a shift, or could not be checked. */
+  onCall?: OnCallNote;
+  /** Break-glass windows open now; for admins (else null) the changes made under one that wait for review. */
+  breakGlass?: { windows: Readable<readonly BreakGlassWindow[]>; unreviewed: Readable<readonly AuditRecord[]> | null };
   /** When the view was drawn (epoch ms). */
   nowMs: number;
   sandbox: boolean;
@@ -47,9 +56,10 @@ export interface HomeFacts extends RoleFacts {
 export function renderHome(o: HomeFacts): HomeView {
   const blocks: KnownBlock[] = [
     header('vs-chatops'),
-    { ...section(roleLines(o).join('\n')), block_id: 'home_role' },
+    { ...section([...roleLines(o), onCallLine(o.onCall)].filter((line) => line !== null).join('\n')), block_id: 'home_role' },
     { ...section(freezeText(o.freeze)), block_id: 'home_freeze' },
     ...formBlocks(o),
+    ...breakGlassBlocks(o),
     ...approvalBlocks(o),
     { type: 'divider' },
     header(o.changes.scope === 'all' ? 'Latest changes' : 'Your latest changes'),
@@ -57,6 +67,13 @@ export function renderHome(o: HomeFacts): HomeView {
     context(`Updated ${slackTime(o.nowMs)}. The Home tab is drawn each time you open it.`),
   ];
   return { type: 'home', callback_id: 'home', blocks: withSandbox(blocks, o.sandbox) };
+}
+
+/** The break-glass windows open now and the uses waiting for review, under a divider; nothing when there are none. */
+function breakGlassBlocks(o: HomeFacts): KnownBlock[] {
+  if (!o.breakGlass) return [];
+  const blocks = breakGlassHomeBlocks({ ...o.breakGlass, lineOf: (r) => truncate(recordLine(r), LIMITS.sectionText) });
+  return blocks.length > 0 ? [{ type: 'divider' }, ...blocks] : [];
 }
 
 function freezeText(freeze: HomeFacts['freeze']): string {

@@ -1,6 +1,8 @@
 import type { KnownBlock, ModalView } from '@slack/types';
-import { OUTCOME_SIGNS, type Action, type Decision, type ReadAction, type Role } from '../../changes';
-import type { Freeze } from '../../store';
+import { OUTCOME_SIGNS, type Action, type Decision, type OnCallNote, type ReadAction, type Role } from '../../changes';
+import type { BreakGlassWindow, Freeze } from '../../store';
+import { breakGlassLine } from './break-glass';
+import { onCallLine, onCallUncheckedNote } from './on-call';
 import { freezeLine } from './freeze';
 import { allowsText, channelList, denialText } from './denials';
 import { code, context, escapeMrkdwn, fallback, type Rendered, safe, section, truncate, unrecordable, userMention, withSandbox } from './mrkdwn';
@@ -77,8 +79,8 @@ export function renderErrorModal({ title, text, sandbox }: { title?: string; tex
   return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:warning: ${safe(text, 2900)}`, sandbox });
 }
 
-export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): Rendered {
-  const text = truncate(denialText(decision), 2000);
+export function renderDenied(decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial' | 'onCall'>): Rendered {
+  const text = truncate(denialText(decision) + onCallUncheckedNote(decision), 2000);
   const code = decision.denial?.code;
   const note =
     code === 'frozen' || code === 'own_request' || code === 'requester' || code === 'not_requester'
@@ -94,10 +96,10 @@ export function renderDeniedModal({
   sandbox,
 }: {
   title?: string;
-  decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>;
+  decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial' | 'onCall'>;
   sandbox: boolean;
 }): ModalView {
-  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}`, sandbox });
+  return statusModal({ title: title ?? 'vs-chatops', mrkdwn: `:no_entry: ${denialText(decision)}${onCallUncheckedNote(decision)}`, sandbox });
 }
 
 /** Which per-person limit was reached, how big it is, and when the next attempt is allowed. */
@@ -174,10 +176,18 @@ export function renderWhoami(
   o: RoleFacts & {
     /** The freeze in force, null when none, `unknown` when the store could not say; left out, nothing is said. */
     freeze?: Freeze | null | 'unknown';
+    /** How being on call counted (the role came from a shift, or it could not be checked); left out, nothing is said. */
+    onCall?: OnCallNote;
+    /** Their break-glass window open now, null when none, `unknown` when the store could not say. */
+    breakGlass?: BreakGlassWindow | null | 'unknown';
     sandbox: boolean;
   },
 ): Rendered {
   const lines = roleLines(o);
+  const onCall = onCallLine(o.onCall);
+  if (onCall) lines.splice(1, 0, onCall);
+  const window = o.breakGlass === undefined ? null : breakGlassLine(o.breakGlass);
+  if (window) lines.push(window);
   if (o.freeze !== undefined) lines.push(o.freeze === 'unknown' ? 'Whether changes are frozen could not be read just now.' : freezeLine(o.freeze));
   const summary = o.noChangeRolesConfigured
     ? `Your role is ${o.role}; nobody can change anything (no admin or operator is configured)`

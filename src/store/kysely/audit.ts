@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { isInFlight, type AuditEntry, type AuditQuery, type AuditRecord, type AuditTrail, type ChangeBeginning } from '../audit';
+import { endsAsWritten, isChangeEnd } from '../change-events';
 import { claimKey } from './claims';
 import { freezeInForce } from './freeze-lock';
 import { releaseLease, takeLease } from './leases';
 import { insertFollow } from './follows';
+import { enqueueChangeEvents } from './change-events';
 import { enqueuePosts } from './outbox';
 import { recordRow, toRecord, wholeMs, type Db, type SliceDeps, type StoreOptions } from './rows';
 
@@ -18,21 +20,25 @@ export const NEVER_STARTED_DETAIL =
   'approved, but the instance that was to send it stopped before it was sent (or could not record its start); ' +
   'nothing was sent: ask again if it is still needed';
 
-/** Appends one record in the caller's transaction, queuing its post when it is final (what record() does, for other slices' transactions). */
+/**
+ * Appends one record in the caller's transaction, queuing its post when it is final, and its change event when it ends
+ * a change as written (what record() does, for other slices' transactions).
+ */
 export async function insertRecord(trx: Db, options: StoreOptions, entry: AuditEntry): Promise<AuditRecord> {
   const row = recordRow(entry);
   const { id } = await trx.insertInto('audit_records').values(row).returning('id').executeTakeFirstOrThrow();
   const record = toRecord({ ...row, id: Number(id) });
   if (!isInFlight(entry.outcome)) await enqueuePosts(trx, options, [record]);
+  if (endsAsWritten(entry)) await enqueueChangeEvents(trx, options, [record.id]);
   return record;
 }
 
 export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrail {
   return {
     record: async (entry: AuditEntry) => {
-      const posted = !isInFlight(entry.outcome) && options.auditPosts;
+      const queued = (!isInFlight(entry.outcome) && options.auditPosts) || (endsAsWritten(entry) && options.changeEvents === true);
       const insert = (trx: Db) => insertRecord(trx, options, entry);
-      return posted ? db.transaction().execute(insert) : insert(db);
+      return queued ? db.transaction().execute(insert) : insert(db);
     },
 
     beginChange: ({ submissionKey, at, lease, started, recordId }) =>
@@ -84,6 +90,11 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
         if (!row) throw new Error(`audit record ${id} is not a started change`);
         const record = toRecord(row);
         if (started) await enqueuePosts(trx, options, [record]);
+        // A change that ends here (`failed`: the cloud API refused it, or an approved one's target could not be read;
+        // `unknown`: its answer could not be read, or an approved one's run broke off) goes to the incident's timeline;
+        // one the cloud accepted (`scheduled`) does when its follow ends (follows.end), and one not sent (`refused`)
+        // never. A late answer's event went out with its interruption.
+        if (started && isChangeEnd(completion.outcome)) await enqueueChangeEvents(trx, options, [record.id]);
         if (release) await releaseLease(trx, release.target, release.owner);
         // Not for a late answer recovery had settled: nobody was told the change was accepted, and its time has passed.
         if (follow && started) await insertFollow(trx, { ...follow, recordId: record.id });
@@ -144,6 +155,11 @@ export function kyselyAuditTrail({ db, dialect, options }: SliceDeps): AuditTrai
         }
         const records = rows.map(toRecord).sort((a, b) => a.id - b.id);
         await enqueuePosts(trx, options, records);
+        await enqueueChangeEvents(
+          trx,
+          options,
+          records.map((r) => r.id),
+        );
         return records;
       }),
 
@@ -181,6 +197,8 @@ function matching(db: Db, query: AuditQuery) {
   if (query.outcomes !== undefined) select = query.outcomes.length > 0 ? select.where('r.outcome', 'in', query.outcomes) : select.where(sql<boolean>`1 = 0`);
   const left = query.notOutcomes ?? [];
   if (left.length > 0) select = select.where('r.outcome', 'not in', left);
+  if (query.breakGlass !== undefined) select = select.where('r.break_glass', 'is not', null);
+  if (query.breakGlass === 'unreviewed') select = select.where('r.reviewed_by', 'is', null);
   if (query.perChange === true) {
     // Of an approval's records, the newest that is listed: the request as it stands, or the change it became.
     select = select.where((eb) =>

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { OUTCOME_OF_CLOUD, type RecordedAction } from '../audit';
 import { FOLLOW_STATUSES, type FollowedChange, type FollowProgress, type Follows, type FollowStatus, type FollowSubject, type NewFollow } from '../follows';
 import type { FollowedChangesTable } from '../schema';
+import { enqueueChangeEvents } from './change-events';
 import { enqueuePosts } from './outbox';
 import { parseObject, readIds, toRecord, wholeMs, type Db, type SliceDeps } from './rows';
 
@@ -183,6 +184,8 @@ export function kyselyFollows({ db, dialect, options }: SliceDeps): Follows {
         const record = toRecord(row);
         // Posted again, now with the cloud's outcome (its first post said what the cloud accepted).
         await enqueuePosts(trx, options, [record]);
+        // The change has ended: its event for the incident's timeline.
+        await enqueueChangeEvents(trx, options, [record.id]);
         return record;
       }),
 

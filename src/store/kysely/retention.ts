@@ -21,6 +21,7 @@ export function kyselyRetention({ db, options }: SliceDeps): Retention {
         const old = () => trx.selectFrom('audit_records').select('id').where('at', '<', recordCutoff).orderBy('id').limit(n);
         await trx.deleteFrom('audit_outbox').where('record_id', 'in', old()).execute();
         await trx.deleteFrom('followed_changes').where('record_id', 'in', old()).execute();
+        await trx.deleteFrom('change_events').where('record_id', 'in', old()).execute();
         return trx.deleteFrom('audit_records').where('id', 'in', old()).executeTakeFirst();
       });
       const sent = await db
@@ -47,10 +48,20 @@ export function kyselyRetention({ db, options }: SliceDeps): Retention {
       // Closed approvals go with the audit records of their time; open ones stay until the expiry sweep settles them.
       const closed = db.selectFrom('approvals').select('id').where('status', 'not in', OPEN_STATUSES).where('requested_at', '<', recordCutoff).limit(n);
       const approvals = await db.deleteFrom('approvals').where('id', 'in', closed).executeTakeFirst();
+      // Break-glass windows go with the audit records of their time too (their records say what they were).
+      const windows = await db
+        .deleteFrom('break_glass_windows')
+        .where('id', 'in', db.selectFrom('break_glass_windows').select('id').where('opened_at', '<', recordCutoff).limit(n))
+        .executeTakeFirst();
       return {
         claims: Number(claims.numDeletedRows),
         records: Number(records.numDeletedRows),
-        housekeeping: Number(sent.numDeletedRows) + Number(locks.numDeletedRows) + Number(buckets.numDeletedRows) + Number(approvals.numDeletedRows),
+        housekeeping:
+          Number(sent.numDeletedRows) +
+          Number(locks.numDeletedRows) +
+          Number(buckets.numDeletedRows) +
+          Number(approvals.numDeletedRows) +
+          Number(windows.numDeletedRows),
       } satisfies PruneResult;
     },
   };

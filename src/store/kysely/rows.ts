@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { isCloudOutcome, type AuditEntry, type AuditRecord, type RecordedAction, type ChangeOutcome, type RecordedRequest } from '../audit';
+import { isCloudOutcome, type AuditEntry, type AuditRecord, type RecordedAction, type ChangeOutcome, type OnCallGrant, type RecordedRequest } from '../audit';
 import type { AuditRecordsTable, StoreTables } from '../schema';
 
 // What every slice's queries share: the handle (the database or a
@@ -14,6 +14,8 @@ export interface StoreOptions {
   auditPosts: boolean;
   /** Audit records older than this many days are deleted by retention. */
   auditRetentionDays: number;
+  /** Enqueue a change event for each change that ends (VS_PAGERDUTY_ROUTING_KEY is set); unset: none. */
+  changeEvents?: boolean;
 }
 
 export const DEFAULT_STORE_OPTIONS: StoreOptions = { auditPosts: true, auditRetentionDays: 400 };
@@ -74,6 +76,29 @@ export function recordRow(entry: AuditEntry) {
     transaction_ids: null,
     cloud_step: null,
     former_outcome: null,
+    on_call: entry.onCall ? JSON.stringify(onCallGrant(entry.onCall)) : null,
+    break_glass: entry.breakGlass ?? null,
+    reviewed_by: null,
+    reviewed_at: null,
+  };
+}
+
+/** Only the fields of a grant, whatever else the object carries. */
+function onCallGrant(g: OnCallGrant): OnCallGrant {
+  return { role: g.role, until: g.until, schedule: g.schedule, escalationPolicy: g.escalationPolicy, level: g.level };
+}
+
+/** A grant read back from its JSON text; null when there is none (or it cannot be read as one). */
+function readOnCallGrant(json: string | null): OnCallGrant | null {
+  if (json === null) return null;
+  const o = parseObject(json);
+  if (typeof o.role !== 'string' || typeof o.escalationPolicy !== 'string') return null;
+  return {
+    role: o.role,
+    until: typeof o.until === 'string' ? o.until : null,
+    schedule: typeof o.schedule === 'string' ? o.schedule : null,
+    escalationPolicy: o.escalationPolicy,
+    level: typeof o.level === 'number' ? o.level : 1,
   };
 }
 
@@ -112,6 +137,10 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     transactionIds: row.transaction_ids === null ? null : readIds(row.transaction_ids),
     cloudStep: row.cloud_step,
     formerOutcome: row.former_outcome,
+    onCall: readOnCallGrant(row.on_call),
+    breakGlass: row.break_glass,
+    reviewedBy: row.reviewed_by,
+    reviewedAt: row.reviewed_at,
   };
 }
 

@@ -4,6 +4,8 @@ import type { Store } from '../store';
 import { storeError } from '../unavailable';
 import { kyselyApprovals } from './approvals';
 import { kyselyAuditTrail } from './audit';
+import { kyselyBreakGlass } from './break-glass';
+import { kyselyChangeEvents } from './change-events';
 import { kyselyClaims } from './claims';
 import { kyselyFollows } from './follows';
 import { kyselyFreeze } from './freeze';
@@ -59,6 +61,8 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     freeze: guarded(kyselyFreeze(deps), guard),
     rates: guarded(kyselyRates(deps), guard),
     follows: guarded(kyselyFollows(deps), guard),
+    breakGlass: guarded(kyselyBreakGlass(deps), guard),
+    changeEvents: guarded(kyselyChangeEvents(deps), guard),
     ping: () =>
       guard(async () => {
         await sql`select 1`.execute(db);

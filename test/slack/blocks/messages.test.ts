@@ -88,7 +88,7 @@ describe('usage after a wrong command', () => {
 
   test('a command typed wrong is answered with its own usage, said once', () => {
     const m = usageFor('audit 5 vs nope');
-    expect(shown(visible(m))).toContain('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]');
+    expect(shown(visible(m))).toContain('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]');
     expect(shown(visible(m))).not.toContain('/vs firewall');
     expect(shown(visible(m)).split('/vs audit [n] [vs').length).toBe(2);
   });
@@ -128,7 +128,8 @@ describe('whoami', () => {
     const m = renderWhoami(base);
     expect(sectionTexts(m)[0]).toBe(
       '<@U0ALICE01>, your role is *viewer*.\n' +
-        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates` (`/vs help` says what each shows).',
+        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall` ' +
+        '(`/vs help` says what each shows).',
     );
     expectNoDataMarkup(m, { users: ['U0ALICE01'] });
     expectWithinSlackLimits(m);
@@ -137,7 +138,7 @@ describe('whoami', () => {
   test('an admin reads the audit trail too, and may change: the changes and the freeze after the reads', () => {
     const text = sectionTexts(renderWhoami({ ...base, role: 'admin', allows: ['read', 'disk_add', 'backup_restore', 'audit_read', 'freeze'] }))[0]!;
     expect(text).toContain(
-      '`/vs templates`, `/vs audit` (`/vs help` says what each shows).\nYou may also: add a disk to a server; restore a disk from a backup; ',
+      '`/vs templates`, `/vs oncall`, `/vs audit` (`/vs help` says what each shows).\nYou may also: add a disk to a server; restore a disk from a backup; ',
     );
     expect(text).toMatch(/freeze and unfreeze every change/);
   });

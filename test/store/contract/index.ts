@@ -2,6 +2,8 @@ import type { StoreOptions } from '../../../src/store/kysely/rows';
 import type { Store } from '../../../src/store';
 import { approvalsContract } from './approvals';
 import { auditContract } from './audit';
+import { breakGlassContract } from './break-glass';
+import { changeEventsContract } from './change-events';
 import { claimsContract } from './claims';
 import { followsContract } from './follows';
 import { freezeContract } from './freeze';
@@ -58,6 +60,8 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     describe('freeze', () => freezeContract(stores));
     describe('rates', () => ratesContract(stores));
     describe('followed changes', () => followsContract(stores));
+    describe('break glass', () => breakGlassContract(stores));
+    describe('change events', () => changeEventsContract(stores));
     describe('the store as a whole', () => storeContract(stores));
     describe('migrations', () => migrationsContract(stores));
   });

@@ -12,6 +12,8 @@ import { AUDIT_DETAILS_ACTION_ID, AUDIT_PAGE_ACTION_IDS } from '../../blocks/aud
 import { auditPage } from './audit-page';
 import { backupsPage } from './backups-page';
 import { claimClick } from './claim';
+import { acknowledgeClick } from './break-glass-ack';
+import { BREAKGLASS_ACK_ACTION_ID } from '../../blocks/break-glass';
 import { commandOfButton } from './command-button';
 import { restoreButton, restoreButtonNeeds } from './restore-button';
 import { EXPORTS } from './export';
@@ -55,4 +57,7 @@ export const ACTIONS: readonly ActionRow[] = [
   { actionId: WITHDRAW_ACTION_ID, needs: { need: 'change_attempt' }, run: withdrawClick },
   // A workflow's request, a change attempt: the door checks the clicker (the role the change needs now, the request's channel, the freeze).
   { actionId: CLAIM_ACTION_ID, needs: { need: 'change_attempt' }, run: claimClick },
+  // A change made under break glass, acknowledged: a change attempt; the door checks the clicker (an admin now, not
+  // the one who made it) and records a refusal.
+  { actionId: BREAKGLASS_ACK_ACTION_ID, needs: { need: 'change_attempt' }, run: acknowledgeClick },
 ];

@@ -179,6 +179,8 @@ export function auditArguments<A extends object>(
         i += 1;
       } else if (isOutcome(lower)) {
         found = { kind: 'outcome', outcome: lower };
+      } else if (lower === 'breakglass') {
+        found = { kind: 'breakglass' };
       } else if (/^[UW][A-Z0-9]{2,30}$/.test(word)) {
         found = { kind: 'person', userId: word };
       } else if (word.startsWith('@')) {

@@ -4,6 +4,9 @@ import type { AuditFilter } from '../../audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
 import { auditCommand } from './audit';
+import { breakGlassCommand, endBreakGlassCommand } from './break-glass';
+import { BREAK_GLASS_REASON_MAX_LENGTH } from '../../../changes';
+import { onCallCommand } from './oncall';
 import { autoscalingCommand } from './autoscaling';
 import { backupsCommand } from './backups';
 import { disksCommand } from './disks';
@@ -198,6 +201,46 @@ export const COMMANDS = [
     run: (ctx, req) => whoamiCommand(ctx, req, READ_COMMANDS),
   }),
   subcommand({
+    kind: 'oncall',
+    words: ['oncall'],
+    nicknames: ['on-call', 'pager', 'pagerduty', 'rota'],
+    argument: none,
+    usage: '/vs oncall',
+    example: '/vs oncall',
+    help: ['`/vs oncall`: who is on call now (PagerDuty) and what that grants'],
+    needs: 'read',
+    run: onCallCommand,
+  }),
+  // `end` first: the longer spelling wins, so that `/vs breakglass end` closes a window rather than opening one.
+  subcommand({
+    kind: 'breakglass_end',
+    words: ['breakglass', 'end'],
+    changes: true,
+    nicknames: ['breakglass stop', 'breakglass close'],
+    argument: none,
+    usage: '/vs breakglass end',
+    example: '/vs breakglass end',
+    help: ['`/vs breakglass end`: close your break-glass window before its end'],
+    group: 'changes',
+    // The door closes only the person's own window, and records it.
+    needs: 'change_attempt',
+    run: endBreakGlassCommand,
+  }),
+  subcommand({
+    kind: 'breakglass',
+    words: ['breakglass'],
+    changes: true,
+    nicknames: ['break-glass', 'glass', 'emergency'],
+    argument: freeText({ what: 'reason', max: BREAK_GLASS_REASON_MAX_LENGTH, required: true }, (reason) => ({ reason })),
+    usage: '/vs breakglass <reason>',
+    example: '/vs breakglass db-primary down, nobody to approve',
+    help: ['`/vs breakglass <reason>`: for a while, your changes that wait for a second person run at once; loudly, and reviewed after'],
+    group: 'changes',
+    // A change attempt: the door checks the role of the change that waits, the channel and the freeze, and records a refusal.
+    needs: 'change_attempt',
+    run: breakGlassCommand,
+  }),
+  subcommand({
     kind: 'audit',
     words: ['audit'],
     nicknames: ['log', 'audits', 'history'],
@@ -205,11 +248,11 @@ export const COMMANDS = [
       { what: 'records', fallback: AUDIT_DEFAULT_LIMIT, max: AUDIT_MAX_LIMIT },
       (limit, filter): { limit: number; filter?: AuditFilter } => (filter === undefined ? { limit } : { limit, filter }),
     ),
-    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]',
+    usage: '/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]',
     example: '/vs audit 20 vs 42',
     help: [
-      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]`: the latest audit records, of a server, backup or person, ' +
-        'or of one outcome (admins)',
+      '`/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]`: the latest audit records, of a server, backup or person, ' +
+        'of one outcome, or made under break glass (admins)',
     ],
     group: 'admin',
     needs: 'audit_read',

@@ -1,5 +1,15 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import { CHANGES, isOutcomeNotRecorded, TARGET_KINDS, targetKey, type ChangeAction, type ChangeResult, type Target } from '../../../changes';
+import {
+  CHANGES,
+  isOutcomeNotRecorded,
+  TARGET_KINDS,
+  targetKey,
+  type ChangeAction,
+  type ChangeResult,
+  type Target,
+  type UnderBreakGlass,
+} from '../../../changes';
+import { renderBreakGlassUse } from '../../blocks/break-glass';
 import type { Logger } from '../../../log';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
@@ -37,7 +47,7 @@ export interface Submission<T> {
   destination: Destination;
   /** Block that carries API messages that match no field. */
   formErrorBlock: string;
-  run: () => Promise<ChangeResult<T>>;
+  run: () => Promise<ChangeResult<T> & UnderBreakGlass>;
 }
 
 export type SubmissionArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
@@ -125,7 +135,7 @@ async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: S
 
 export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> {
   const { ctx, args, log } = s;
-  const pending: Promise<SubmissionOutcome<T>> = s.run().catch((error: unknown): SubmissionOutcome<T> => {
+  const pending: Promise<SubmissionOutcome<T> & UnderBreakGlass> = s.run().catch((error: unknown): SubmissionOutcome<T> => {
     if (isStoreUnavailable(error)) {
       log.warn('change refused: the store is unreachable, so it could not be recorded', { error });
       return { outcome: 'unrecorded' };
@@ -140,7 +150,7 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
   });
   const early = await Promise.race([pending, delay(SUBMISSION_ACK_BUDGET_MS).then(() => undefined)]);
 
-  let result: SubmissionOutcome<T>;
+  let result: SubmissionOutcome<T> & UnderBreakGlass;
   if (early !== undefined) {
     result = early;
     await args.ack(ackFor(s, result));
@@ -179,6 +189,12 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
         log.warn('could not tell that the approval request was not posted', { error: slackErrorSummary(error) });
       });
     }
+  }
+  // Made under break glass (docs/product.md, On call): said where it was asked, for everyone, with the Acknowledge
+  // button another admin presses after the incident.
+  if (result.breakGlass && 'record' in result) {
+    const use = renderBreakGlassUse({ record: result.record, window: result.breakGlass, sandbox: ctx.sandbox });
+    if (!(await postToChannel(ctx.config, args.client, s.destination, use, log))) log.warn('the note of a change made under break glass could not be posted');
   }
   if (result.outcome === 'crashed' || result.outcome === 'unrecorded' || result.outcome === 'not_recorded') return 'failed';
   // A target whose state does not allow the change: refused as an invalid request is (its record says `refused`).

@@ -5,7 +5,7 @@ import { buttonClick } from '../../../helpers/payloads';
 import { waitFor } from '../../../helpers/wait';
 import { entry as storeEntry } from '../../../store/contract/entries';
 
-// `/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]` over the real Bolt app (docs/product.md, Audit; Long
+// `/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]` over the real Bolt app (docs/product.md, Audit; Long
 // lists): signed commands and clicks in, the answer at the stand-in's response_url out; the records written to the
 // bot's own store.
 
@@ -77,7 +77,7 @@ describe('/vs audit with a filter', () => {
   test('a filter typed wrong gets its usage line and the closest command, not every command', async () => {
     const m = (await answerTo(h, 'audit vs', { user: ADMIN })) as Message;
     expect(text(m)).toContain('`vs` needs the server id after it');
-    expect(text(m)).toContain('/vs audit [n] [vs &lt;id&gt;|backup &lt;id&gt;|@person|failed|denied|refused]');
+    expect(text(m)).toContain('/vs audit [n] [vs &lt;id&gt;|backup &lt;id&gt;|@person|failed|denied|refused|breakglass]');
     expect(text(m)).not.toContain('/vs firewall');
   });
 

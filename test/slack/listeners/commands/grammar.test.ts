@@ -95,7 +95,7 @@ describe('audit count', () => {
   });
 });
 
-describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]', () => {
+describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]', () => {
   test.each<[string, Command]>([
     ['audit vs 42', { kind: 'audit', limit: 10, filter: { kind: 'vs', id: 42 } }],
     ['audit 20 vs #42', { kind: 'audit', limit: 20, filter: { kind: 'vs', id: 42 } }],
@@ -105,6 +105,7 @@ describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied
     ['audit refused 20', { kind: 'audit', limit: 20, filter: { kind: 'outcome', outcome: 'refused' } }],
     ['audit done', { kind: 'audit', limit: 10, filter: { kind: 'outcome', outcome: 'done' } }],
     ['audit running', { kind: 'audit', limit: 10, filter: { kind: 'outcome', outcome: 'running' } }],
+    ['audit breakglass 5', { kind: 'audit', limit: 5, filter: { kind: 'breakglass' } }],
     ['audit 500 <@U0BOB>', { kind: 'audit', limit: 50, filter: { kind: 'person', userId: 'U0BOB' } }],
     ['audit <@U0BOB|bob smith> 3', { kind: 'audit', limit: 3, filter: { kind: 'person', userId: 'U0BOB' } }],
     ['audit W0ENTERPRISE1', { kind: 'audit', limit: 10, filter: { kind: 'person', userId: 'W0ENTERPRISE1' } }],
@@ -115,7 +116,7 @@ describe('audit filter: /vs audit [n] [vs <id>|backup <id>|@person|failed|denied
   test('a filter needs its id, and says so with an example', () => {
     const cmd = invalid('audit vs');
     expect(cmd.message).toBe('`vs` needs the server id after it, e.g. `/vs audit vs 42`.');
-    expect(cmd.usage).toBe('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused]');
+    expect(cmd.usage).toBe('/vs audit [n] [vs <id>|backup <id>|@person|failed|denied|refused|breakglass]');
     expect(invalid('audit backup nine').message).toBe('`backup` needs the backup id after it; `nine` is not one, e.g. `/vs audit backup 9`.');
   });
 
