@@ -276,6 +276,7 @@ const EnvSchema = z.object({
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: positiveInt('a number of spans').default(512),
   OTEL_BSP_EXPORT_TIMEOUT: positiveInt('a time in milliseconds').default(30000),
   OTEL_SDK_DISABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  VS_NAME_INDEX_TTL_S: positiveInt('a time in seconds').default(60),
 });
 
 type Env = z.output<typeof EnvSchema>;
@@ -714,6 +715,8 @@ function shape(e: Env) {
       /** On SIGTERM, how long /readyz answers 503 before the listener closes (let the load balancer notice). */
       shutdownDelayMs: e.VS_SHUTDOWN_DELAY_MS,
     },
+    /** The server name index (docs/product.md, Servers by name): how long the account's server list is kept. */
+    names: { ttlMs: e.VS_NAME_INDEX_TTL_S * 1000 },
   });
 }
 

@@ -151,12 +151,19 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
 /**
  * The path a read asks for: its ids in place of the `:name` segments (each a
  * positive integer, or a RangeError: a bug on our side, not an API call), the
- * page as `/page/N` before the format suffix, the page size as `per_page`.
+ * page as `/page/N` before the format suffix (or `page` in the query, for a row paged so), the page size as `per_page`.
  */
 function readPath(row: ReadRow, args: readonly unknown[], format: string): string {
   let next = 0;
   const filled = row.path.replace(/:[A-Za-z]+/g, () => pathId(args[next++] as number));
   const page = row.paged ? (args[next] as ReadPage | undefined) : undefined;
+  if (row.paged === 'query') {
+    const query = [
+      ...(page?.page === undefined ? [] : [`page=${pathId(page.page)}`]),
+      ...(page?.perPage === undefined ? [] : [`per_page=${pathId(page.perPage)}`]),
+    ];
+    return `${filled}.${format}${query.length === 0 ? '' : `?${query.join('&')}`}`;
+  }
   const pageNumber = page?.page === undefined || page.page === 1 ? '' : `/page/${pathId(page.page)}`;
   const perPage = page?.perPage === undefined ? '' : `?per_page=${pathId(page.perPage)}`;
   return `${filled}${pageNumber}.${format}${perPage}`;

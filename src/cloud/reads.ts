@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AutoscalingSlot, Backup, Disk, FirewallRule, ServerStatus, Transaction } from './schemas';
+import { AutoscalingSlot, Backup, Disk, FirewallRule, Server, ServerStatus, Transaction } from './schemas';
 import { listOf, recordOf, Responses, type ListShape, type ObjectShape, type ResponseShape } from './shapes';
 
 // The reads of the cloud API, one row each (docs/cloud-api.md). The client's
@@ -18,8 +18,11 @@ export interface ReadRow {
   readonly answer: ResponseShape;
   /** Elements inside its records that are lists (XML may leave type="array" out). */
   readonly xmlLists?: readonly string[];
-  /** Paged (docs/cloud-api.md, Transactions): the method takes `{ page, perPage }` after its ids. */
-  readonly paged?: true;
+  /**
+   * Paged: the method takes `{ page, perPage }` after its ids. `true`: as transactions are (docs/cloud-api.md,
+   * Transactions), `…/page/2.json?per_page=20`; `'query'`: as the account's servers are, `….json?page=2&per_page=100`.
+   */
+  readonly paged?: true | 'query';
   /** The row read instead when the cloud answers 404 for this path (an older cloud without it); its answer is read by this row's shape. */
   readonly insteadWhenMissing?: string;
 }
@@ -85,6 +88,17 @@ export const READS = {
     path: '/transactions/:transactionId',
     answer: Responses.transaction,
   },
+  /**
+   * The account's servers (docs/cloud-api.md, The account's servers): paged on newer clouds, the whole list on older
+   * ones, which ignore the page. Read from the server's allow-list: never a password. The name index reads it.
+   */
+  listServers: {
+    operation: 'list_servers',
+    path: '/virtual_machines',
+    answer: listOf('virtual_machines', 'virtual_machine', Server),
+    xmlLists: ['ip_addresses'],
+    paged: 'query',
+  },
 } as const satisfies Record<string, ReadRow>;
 
 export type ReadName = keyof typeof READS;
@@ -108,7 +122,7 @@ type IdsOf<P extends string> = P extends `${string}/:${string}/${infer Rest}`
     ? [id: number]
     : [];
 
-type ArgsOf<R extends ReadRow> = R extends { paged: true } ? [...IdsOf<R['path']>, page?: ReadPage] : IdsOf<R['path']>;
+type ArgsOf<R extends ReadRow> = R extends { paged: true | 'query' } ? [...IdsOf<R['path']>, page?: ReadPage] : IdsOf<R['path']>;
 
 type AnswerOf<S extends ResponseShape> = S extends ListShape<infer T> ? Frozen<z.output<T>[]> : S extends ObjectShape<infer T> ? Frozen<z.output<T>> : never;
 

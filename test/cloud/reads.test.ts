@@ -72,6 +72,7 @@ describe('the reads table', () => {
     listTransactions: [42],
     listAccountTransactions: [],
     getTransaction: [7],
+    listServers: [],
   };
   const paths: Record<ReadName, string> = {
     listFirewallRules: '/virtual_machines/42/firewall_rules',
@@ -84,6 +85,7 @@ describe('the reads table', () => {
     listTransactions: '/virtual_machines/42/transactions',
     listAccountTransactions: '/transactions',
     getTransaction: '/transactions/7',
+    listServers: '/virtual_machines',
   };
 
   it.each(['json', 'xml'] as const)("makes every row a method that GETs its path (%s), observed under the row's operation", async (format) => {
@@ -102,6 +104,14 @@ describe('the reads table', () => {
       ]),
     );
     expect(seen).toEqual((Object.keys(READS) as ReadName[]).flatMap((name) => [READS[name].operation, ...(name === 'getServerStatus' ? ['get_server'] : [])]));
+  });
+
+  it('pages the account’s servers in the query, as newer clouds take it', async () => {
+    server.handle((_req, res) => reply(res, 200, '[]'));
+    const cloud = client('json');
+    await cloud.listServers({ perPage: 100 });
+    await cloud.listServers({ page: 2, perPage: 100 });
+    expect(server.requests.map((r) => r.url)).toEqual(['/virtual_machines.json?per_page=100', '/virtual_machines.json?page=2&per_page=100']);
   });
 
   it('refuses ids that are not positive integers before any request', async () => {

@@ -44,6 +44,8 @@ const ASKED: Record<ReadName, { ids: number[]; unknown: number[] | null; missing
   // The account's own: nothing in its path to be unknown.
   listAccountTransactions: { ids: [], unknown: null, missing: '' },
   getTransaction: { ids: [4], unknown: [999], missing: 'Transaction 999' },
+  // The account's own, like its transactions.
+  listServers: { ids: [], unknown: null, missing: '' },
 };
 
 describe('the reads of the bot’s table', () => {

@@ -282,7 +282,7 @@ describe('power actions, followed to the end', () => {
     await submit(h, 'vs_power', 'UOPER', view.private_metadata, filled('shutdown', 42));
     const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Shut down server · VS 42')), { within: 5000 });
     await remembered(message);
-    expect(sections(message)).toContain('*Shut down (graceful)* of VS 42 (web-1.prod)');
+    expect(sections(message)).toContain('*Shut down (graceful)* of VS 42 (web-1)');
     await later(5000, 2000);
     expect(sections(current(message))).toContain('*Running* · stopping VS 42…');
     await later(5000, 2000);

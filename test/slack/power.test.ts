@@ -42,7 +42,7 @@ describe('the power form', () => {
     const view = await openForm(h, 'shutdown 42', USERS.operator);
     expect(serverReads().map((r) => r.path)).toEqual(['/virtual_machines/42.json']);
     expect(view.callback_id).toBe('vs_power');
-    expect(visibleText(view)).toContain('*VS 42* · web-1.prod · on');
+    expect(visibleText(view)).toContain('*VS 42* · web-1 · on');
     // On: nothing to start; an operator: no forced stop, no recovery image.
     expect(optionsOf(view)).toEqual(['shutdown', 'reboot']);
     expect(initialOf(view)).toBe('shutdown');

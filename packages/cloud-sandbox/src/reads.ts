@@ -75,6 +75,12 @@ export const READ_HANDLERS = {
     const transaction = state.transaction(call.ids[0] ?? 0);
     return transaction ? { records: render.transaction(transaction, call.query.has('detailed')) } : { missing: `Transaction ${call.ids[0]}` };
   },
+  /** The account's servers, by id: paged by `?page=N&per_page=M` (10 a page, as the API pages them). */
+  listServers: (state, call) => {
+    const servers = state.serverIds().flatMap((id) => state.server(id) ?? []);
+    const pageNumber = Math.max(1, Number(call.query.get('page')) || call.page);
+    return { records: page(servers, { ...call, page: pageNumber }).map((server) => render.server(state, server)) };
+  },
 } satisfies Record<string, ReadHandler>;
 
 /** The reads the sandbox can serve, by the bot's names for them. */

@@ -166,7 +166,7 @@ const PROFILES: Readonly<Record<number, Profile>> = {
     addresses: ['10.20.0.46'],
   },
   47: {
-    hostname: 'reporting-1.example.com',
+    hostname: 'web-2.prod.example.com',
     booted: true,
     memory: 4096,
     cpus: 2,
@@ -254,7 +254,7 @@ function webServer(random: Random): ServerParts {
   const r = onInterface(random, nic);
   return {
     id: 42,
-    label: 'web-1.prod',
+    label: 'web-1',
     firewallRules: [
       r(
         {
@@ -657,17 +657,17 @@ export function defaultSeed(): SandboxSeed {
   return { servers, backups, transactions: history(identities) };
 }
 
-/** 47: a reporting server, locked by a backup that is running (it never ends: the locked server of every run). */
+/** 47: a second web server (`web` names two: web-1 and web-2), locked by a backup that is running (it never ends: the locked server of every run). */
 function reportingServer(random: Random): ServerParts {
   return {
     id: 47,
-    label: 'reporting-1',
+    label: 'web-2',
     firewallRules: [],
     autoscaling: [],
     disks: [
       disk(
         random,
-        { id: 98, virtual_machine_id: 47, disk_vm_number: 1, disk_type: 'SSD', disk_size: 30, label: 'reporting-1 root', primary: true, mount_point: '/' },
+        { id: 98, virtual_machine_id: 47, disk_vm_number: 1, disk_type: 'SSD', disk_size: 30, label: 'web-2 root', primary: true, mount_point: '/' },
         0,
       ),
     ],

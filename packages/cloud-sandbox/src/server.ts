@@ -116,7 +116,7 @@ function readRoutes(reads: SandboxReads, state: SandboxState, notFound: (what: s
     };
     const segments = segmentsOf(row.path);
     const route: Route = { method: 'GET', segments, handler: serve };
-    return row.paged ? [route, { method: 'GET', segments: [...segments, 'page', ':id'], handler: serve }] : [route];
+    return row.paged === true ? [route, { method: 'GET', segments: [...segments, 'page', ':id'], handler: serve }] : [route];
   });
 }
 

@@ -215,7 +215,8 @@ export type SandboxAnswerShape =
 export interface SandboxReadRow {
   readonly path: string;
   readonly answer: SandboxAnswerShape;
-  readonly paged?: boolean;
+  /** true: `…/page/N`; 'query': `?page=N` (the account's servers). */
+  readonly paged?: boolean | 'query';
 }
 
 /** The rows to serve, by the bot's name for each read; the sandbox has a handler for each (src/reads.ts). */

@@ -78,6 +78,24 @@ describe('formats', () => {
   });
 });
 
+describe('the account’s servers', () => {
+  it('lists every server with distinct labels, hostnames and addresses, paged by page and per_page, in JSON and XML', async () => {
+    const first = await call(sandbox, '/virtual_machines.json?per_page=5');
+    const second = await call(sandbox, '/virtual_machines.json?page=2&per_page=5');
+    const servers = [...(JSON.parse(first.text) as unknown[]), ...(JSON.parse(second.text) as unknown[])].map(
+      (item) => (item as { virtual_machine: { id: number; label: string; hostname: string } }).virtual_machine,
+    );
+    expect(servers.map((s) => s.id)).toEqual([42, 43, 44, 45, 46, 47, 48, 77]);
+    expect(servers.map((s) => s.label)).toEqual(['web-1', 'batch-worker-3', 'bastion', 'edge-lb-1', 'db-primary', 'web-2', 'legacy-app', 'api-gateway']);
+    expect(new Set(servers.map((s) => s.hostname)).size).toBe(8);
+    const xml = await call(sandbox, '/virtual_machines.xml');
+    expect(xml.status).toBe(200);
+    expect(xml.text).toMatch(/^<\?xml[^>]*>\s*<virtual_machines type="array">/);
+    // Ten a page, as the API pages them: the whole seed.
+    expect(xml.text.match(/<virtual_machine>/g)).toHaveLength(8);
+  });
+});
+
 describe('routing', () => {
   it.each([
     ['/virtual_machines/abc/firewall_rules.json'],
@@ -85,7 +103,7 @@ describe('routing', () => {
     ['/virtual_machines/-42/firewall_rules.json'],
     ['/virtual_machines/42/firewall_rules.yaml'],
     ['/virtual_machines/42/templates.json'],
-    ['/virtual_machines.json'],
+    ['/virtual_machines/page/2.json'],
     ['/'],
   ])('answers 404 for %s', async (path) => {
     const res = await call(sandbox, path);

@@ -20,6 +20,7 @@ export const API_READS = {
   listTransactions: { path: '/virtual_machines/:vsId/transactions', answer: { kind: 'list', listName: 'transactions', itemName: 'transaction' }, paged: true },
   listAccountTransactions: { path: '/transactions', answer: { kind: 'list', listName: 'transactions', itemName: 'transaction' }, paged: true },
   getTransaction: { path: '/transactions/:transactionId', answer: { kind: 'object', name: 'transaction' } },
+  listServers: { path: '/virtual_machines', answer: { kind: 'list', listName: 'virtual_machines', itemName: 'virtual_machine' }, paged: 'query' },
 } as const;
 
 /** A sandbox of one test's own, serving API_READS (close it in `finally`). */

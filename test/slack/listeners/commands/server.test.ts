@@ -24,7 +24,7 @@ const buttonsOf = (m: Message) =>
 /** The card of the sandbox's VS 42, read in either format. */
 function expectCardOf42(m: Message): void {
   const [identity, facts, disks, backups, transactions] = sections(m);
-  expect(identity).toBe('*web-1.prod* · `web-1.prod.example.com`\n:large_green_circle: *on* · :unlock: not locked');
+  expect(identity).toBe('*web-1* · `web-1.prod.example.com`\n:large_green_circle: *on* · :unlock: not locked');
   expect(facts).toContain('*Memory* 4 GB · *CPUs* 2 · *Disk* 22 GB');
   expect(facts).toContain('*Template* Ubuntu 22.04 x64 (linux, ubuntu) · *Hypervisor* 3');
   expect(facts).toContain('*IP addresses* `203.0.113.42`, `10.20.0.42`');
@@ -115,7 +115,7 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
     const m = await answerTo(h, 'server 42');
     expect(m.response_type).toBe('in_channel');
     const text = sections(m);
-    expect(text[0]).toContain('*web-1.prod*');
+    expect(text[0]).toContain('*web-1*');
     expect(text[2]).toBe(
       "*Disks*: :warning: could not be read: The cloud API failed (HTTP 500). Try again in a minute; if it persists, contact the cloud provider's support.",
     );

@@ -90,7 +90,7 @@ describe('link_shared, VS_VIEWERS set, the cloud API in XML', () => {
     expect(s.unfurls).toHaveLength(1);
     expect(s.unfurls[0]!.args).toMatchObject({ channel: expect.stringMatching(/^CSHARED/), ts: expect.any(String) });
     const card = textOf(cardsOf(s)[url]);
-    expect(card).toContain('*VS 42* · web-1.prod · on, not locked\\n*Firewall:*');
+    expect(card).toContain('*VS 42* · web-1 · on, not locked\\n*Firewall:*');
     expect(card).toContain('*Firewall:* 8 rules on 1 network interface: 6 ACCEPT, 2 DROP');
     expect(card).toContain('*Autoscaling:* 3 of 6 rules configured: Memory up, Memory down, CPU up');
     expect(card).toContain('`/vs server 42`');

@@ -52,7 +52,7 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     const { execution } = await runStep(h, 'vs_server_status', { vs_id: 42 });
     expect(execution.outputs).toEqual({
       // A label that reads like a domain is defanged, as all text a workflow may post (blocks/steps.ts).
-      summary: 'VS 42 (web-1[.]prod): on, not locked · 4 GB memory, 2 CPUs, 22 GB disk · 203.0.113.42, 10.20.0.42',
+      summary: 'VS 42 (web-1): on, not locked · 4 GB memory, 2 CPUs, 22 GB disk · 203.0.113.42, 10.20.0.42',
       power: 'on',
       locked: false,
     });
@@ -60,7 +60,7 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     // Locked: the transaction that holds it is named (one more read, only then).
     const locked = await runStep(h, 'vs_server_status', { vs_id: 47 });
     expect(locked.execution.outputs).toEqual({
-      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      summary: 'VS 47 (web-2): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
       power: 'on',
       locked: true,
     });
@@ -208,7 +208,7 @@ describe('read steps, the cloud API in XML, VS_VIEWERS set and VS_WORKFLOW_READS
     });
     expect((await runStep(h, 'vs_autoscaling_summary', { vs_id: 42 })).execution.outputs).toMatchObject({ configured_count: 3 });
     expect((await runStep(h, 'vs_server_status', { vs_id: 47 })).execution.outputs).toEqual({
-      summary: 'VS 47 (reporting-1): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
+      summary: 'VS 47 (web-2): on, locked: taking an incremental backup is running · 4 GB memory, 2 CPUs, 30 GB disk · 10.20.0.47',
       power: 'on',
       locked: true,
     });
