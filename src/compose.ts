@@ -31,6 +31,7 @@ import { servedWorkspaces } from './slack/workspaces';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
+import { createNameIndex } from './cloud/names';
 import { NO_TRACING, traceStore, type Tracing } from './tracing';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
@@ -155,6 +156,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       },
     );
     parts.add({ name: 'cloud client', stop: () => cloud.close() });
+    // Servers by name: label, hostname, address → id, from the account's server list (one read for everyone, kept VS_NAME_INDEX_TTL_S).
+    const names = createNameIndex({ list: (page) => cloud.listServers(page), ttlMs: config.names.ttlMs, now, logger: logger.child({ component: 'names' }) });
 
     // The store: wired now, opened by start() once its database answers (unless the caller opened one).
     const deferred = overrides.store ? undefined : deferStore(config.databaseUrl ? 'postgres' : 'sqlite');
@@ -268,6 +271,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const context: ListenerContext = {
       config,
       cloud,
+      names,
       panelUrl,
       policy,
       onCall,

@@ -1,3 +1,4 @@
+import type { NameIndex } from '../cloud/names';
 import type { WebClient } from '@slack/web-api';
 import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
@@ -20,6 +21,8 @@ import type { Workspaces } from './workspaces';
 export interface ListenerContext {
   config: Config;
   cloud: CloudClient;
+  /** Servers by name: what people type for a server (id, label, hostname, address) → the server (src/cloud/names.ts). */
+  names: NameIndex;
   /** The control panel's base URL (VS_PANEL_URL, resolved): links to `<panelUrl>/virtual_machines/<id>` are unfurled. */
   panelUrl: string;
   policy: Policy;

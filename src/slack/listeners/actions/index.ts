@@ -5,6 +5,7 @@ import { BACKUPS_PAGE_ACTION_IDS, RESTORE_BACKUP_ACTION_PREFIX } from '../../blo
 import { FIREWALL_PAGE_ACTION_IDS } from '../../blocks/firewall';
 import { pagerActions } from '../../blocks/pages';
 import { SERVER_CARD_ACTIONS } from '../../blocks/server-glance';
+import { PICK_SERVER } from '../../blocks/names';
 import { CLAIM_ACTION_ID } from '../../blocks/workflow-requests';
 import { openFormWithoutTarget } from '../open-form-without-target';
 import { approveClick, denyClick, withdrawClick } from './approval';
@@ -39,6 +40,8 @@ export const ACTIONS: readonly ActionRow[] = [
   { actionId: new RegExp(`^${RESTORE_BACKUP_ACTION_PREFIX}[0-9]+$`), needs: restoreButtonNeeds, run: restoreButton },
   // The server card's buttons: each runs the `/vs` command its value names, checked as that command is.
   { actionId: SERVER_CARD_ACTIONS, needs: (args) => commandOfButton(args).need, run: (ctx, req, args) => commandOfButton(args).run(ctx, req) },
+  // One of several servers a name matched: the same command on the server picked, read and checked as if typed.
+  { actionId: PICK_SERVER, needs: (args) => commandOfButton(args).need, run: (ctx, req, args) => commandOfButton(args).run(ctx, req) },
   { actionId: pagerActions(AUDIT_PAGE_ACTION_IDS), needs: { need: 'audit_read' }, run: auditPage },
   // Export CSV of each list: a read of that list, under its role and the per-person limit.
   ...EXPORTS,

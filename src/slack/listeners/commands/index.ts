@@ -1,4 +1,5 @@
 import { CHANGES } from '../../../changes';
+import { parseIp } from '../../../firewall/address';
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { AuditFilter } from '../../audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
@@ -12,7 +13,20 @@ import { backupsCommand } from './backups';
 import { disksCommand } from './disks';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
-import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
+import {
+  auditArguments,
+  backupId,
+  findRow,
+  freeText,
+  none,
+  parseId,
+  serverId,
+  serverIdAndPortQuestion,
+  tokenize,
+  unknownCommand,
+  type Refusal,
+} from './grammar';
+import { serverByName } from './server-by-name';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
 import { openRestorePicker } from './open-change-form';
@@ -343,6 +357,23 @@ export function readCommand(text: string): Reading<Command> {
   }
   const found = findRow<Row>(COMMANDS, tokens);
   if (found === null) return invalidCommand(unknownCommand(COMMANDS, tokens));
+  const name = found.args[0];
+  if (takesServer(found.row) && name !== undefined && mayNameServer(name)) {
+    // A server by name (docs/product.md, Servers by name): the rest of the line is read now, with a stand-in id; the
+    // name is looked up once the command is acked and its role checked, then the line runs with the server's id.
+    const rest = found.args.slice(1);
+    const read = found.row.read([STAND_IN_ID, ...rest], found.quoted);
+    if (!read.ok) return invalidCommand({ ...read, suggestion: read.suggestion?.replace(STAND_IN_ID, name), usage: found.row.usage });
+    const words = tokens.slice(0, tokens.length - found.args.length);
+    const lineFor = (id: number) => [...words, String(id), ...rest].join(' ');
+    const reading = read.value as Reading<Command>;
+    const need = 'opens' in found.row ? { ...reading.need, target: `${reading.need.target?.split(':')[0] ?? 'vs'}:${name}` } : reading.need;
+    return {
+      command: { kind: found.row.kind, server: name } as unknown as Command,
+      need,
+      run: (ctx, req) => serverByName(ctx, req, name, (id) => readCommand(lineFor(id)), lineFor),
+    };
+  }
   const read = found.row.read(found.args, found.quoted);
   return read.ok ? read.value : invalidCommand({ ...read, usage: found.row.usage });
 }
@@ -350,6 +381,21 @@ export function readCommand(text: string): Reading<Command> {
 /** The command a `/vs` line reads as. */
 export function parseCommand(text: string): Command {
   return readCommand(text).command;
+}
+
+/** The rows whose first argument is a server: they take its id, name or address. */
+const takesServer = (row: Row): boolean => row.argument === serverId || row.argument === serverIdAndPortQuestion;
+
+/** The largest id, standing in for a server's name while the rest of a line is read (never looked up). */
+const STAND_IN_ID = String(Number.MAX_SAFE_INTEGER);
+
+/**
+ * What may be a server's name rather than a mistyped id: a label or hostname (it starts with a letter) or an IP
+ * address. `42abc`, `1e3` or `-1` are still refused as ids, as they always were.
+ */
+function mayNameServer(text: string): boolean {
+  if (parseId(text) !== null || text.length > 253) return false;
+  return /^\p{L}[\p{L}\p{N}._-]*$/u.test(text) || parseIp(text) !== null;
 }
 
 function invalidCommand({ message, suggestion, usage }: Refusal): Reading<Command> {
