@@ -42,7 +42,8 @@ function channelInput(): InputBlock {
 }
 
 function idInput(id: 'vs_id' | 'backup_id', label: string, example: string): InputBlock {
-  return input(id, label, { type: 'plain_text_input', action_id: id, max_length: 16, placeholder: plain(example) });
+  // A server is also named by its label, hostname or address (up to a hostname's 253 characters); a backup by its id.
+  return input(id, label, { type: 'plain_text_input', action_id: id, max_length: id === 'vs_id' ? 253 : 16, placeholder: plain(example) });
 }
 
 export interface DiskAddModalOptions {
@@ -95,7 +96,7 @@ export function diskAddModal({ vsId, channelId, privateMetadata, sandbox, values
   const fileSystems = [option('ext4', 'ext4'), option('ext3', 'ext3')];
   const chosenFileSystem = fileSystems.find((o) => o.value === initial.file_system);
   const blocks: KnownBlock[] = [];
-  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42'));
+  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42, or a name: web-1'));
   else blocks.push(section(`Add a disk to *VS ${vsId}*. It is created at once and built in the background.`));
   if (channelId === undefined) blocks.push(channelInput());
   blocks.push(
@@ -275,7 +276,7 @@ export function powerModal({ vsId, channelId, privateMetadata, sandbox, state, c
   const options = choices.map((choice) => option(choice, POWER_CHOICE_WORDS[choice]));
   const initial = options.find((o) => o.value === chosen);
   const blocks: KnownBlock[] = [];
-  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42'));
+  if (vsId === undefined) blocks.push(idInput('vs_id', 'Server (VS) id', 'e.g. 42, or a name: web-1'));
   else if (state) blocks.push(section(`${serverLine(vsId, state)}\nIt was read just now, and is read again before anything is sent.`));
   if (channelId === undefined) blocks.push(channelInput());
   blocks.push(

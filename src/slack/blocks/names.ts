@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { NamedServer } from '../../cloud/names';
+import type { NamedServer, Resolution } from '../../cloud/names';
 import { context, escapeMrkdwn, fallback, type Rendered, safe, section, truncate, withSandbox } from './mrkdwn';
 
 // Servers by name (docs/product.md): a server is named as "label (VS id)"
@@ -83,4 +83,15 @@ export function renderNoServerNamed({ name, closest, sandbox }: { name: string; 
 export function renderNamesUnreadable({ name, sandbox }: { name: string; sandbox: boolean }): Rendered {
   const text = `Could not look up the server named ${truncate(name, 60)}: the cloud API's server list could not be read. Try its id (\`/vs server 42\`).`;
   return { text: fallback(text, sandbox), blocks: withSandbox([section(`:warning: ${escapeMrkdwn(text)}`)], sandbox) };
+}
+
+/** Under a form's server field, when what was typed is not one server: the candidates, or the closest names. */
+export function serverFieldError(found: Exclude<Resolution, { kind: 'one' }> | { kind: 'unreadable'; name: string }): string {
+  const typed = truncate(found.name, 40);
+  if (found.kind === 'unreadable') return truncate(`Could not look up ${typed} (the server list could not be read in time): enter the server's id`, 150);
+  if (found.kind === 'several') {
+    return truncate(`${typed} names ${found.servers.length} servers: ${found.servers.map((s) => serverName(s.id, s.label)).join(', ')}. Enter one's id`, 150);
+  }
+  const offer = found.closest.length === 0 ? '' : ` Did you mean ${found.closest.map((s) => serverName(s.id, s.label)).join(', or ')}?`;
+  return truncate(`No server is named ${typed}.${offer}`, 150);
 }

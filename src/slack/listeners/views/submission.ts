@@ -28,6 +28,8 @@ import { updateView } from '../../send';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { readMetadata, targetIdIn } from '../../metadata';
 import { parseId } from '../commands/grammar';
+import type { NameIndex } from '../../../cloud/names';
+import { serverFieldError } from '../../blocks/names';
 
 /**
  * How long a submission may wait for the change before it must ack. Slack
@@ -66,6 +68,19 @@ export interface SubmittedForm {
   submissionKey: string;
 }
 
+/** How long a form waits for a server's name to be looked up: Slack closes a submission's ack after 3 s. */
+const NAME_LOOKUP_MS = 1500;
+
+/** `promise`, or a rejection once `ms` have passed. */
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('not in time')), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** What a form chooses no change with: under its input that carries messages about the whole form. */
 const NO_CHANGE_CHOSEN = 'Choose what to do';
 
@@ -74,7 +89,11 @@ const NO_CHANGE_CHOSEN = 'Choose what to do';
  * form chose no change, or the target id is neither in the metadata nor a valid
  * typed id, acks with an inline error and returns null.
  */
-export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChanges): Promise<(SubmittedForm & { action: ChangeAction }) | null> {
+export async function readSubmittedForm(
+  args: SubmissionArgs,
+  form: FormOfChanges,
+  names?: Pick<NameIndex, 'resolve'>,
+): Promise<(SubmittedForm & { action: ChangeAction }) | null> {
   const { body, view } = args;
   const values = viewStateToValues(view.state.values);
   const action = changeChosen(form, values);
@@ -85,7 +104,17 @@ export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChange
   const { targetKind } = CHANGES[action];
   const { field, idError } = TARGET_KINDS[targetKind];
   const meta = readMetadata(view.private_metadata);
-  const targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
+  let targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
+  const typed = values[field];
+  if (targetId === null && targetKind === 'vs' && names && typeof typed === 'string' && typed.trim() !== '') {
+    // A server by name: looked up within the time a form may wait, so that a name that is not one server's lands on its field.
+    const found = await withinMs(names.resolve(typed.trim()), NAME_LOOKUP_MS).catch(() => null);
+    if (found?.kind !== 'one') {
+      await args.ack({ response_action: 'errors', errors: { [field]: serverFieldError(found ?? { kind: 'unreadable', name: typed.trim() }) } });
+      return null;
+    }
+    targetId = found.server.id;
+  }
   if (targetId === null) {
     await args.ack({ response_action: 'errors', errors: { [field]: idError } });
     return null;
@@ -106,7 +135,7 @@ export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChange
 
 /** The listener of a change form's view_submission: reads the form and runs the change it chose through the change door. */
 export async function submitChangeForm(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges, args: SubmissionArgs): Promise<Outcome> {
-  const submitted = await readSubmittedForm(args, form);
+  const submitted = await readSubmittedForm(args, form, ctx.names);
   if (!submitted) return 'invalid';
   return submitChange(ctx, req, submitted.action, submitted, args);
 }

@@ -1,6 +1,6 @@
 import { useHarness, type Harness } from '../../../helpers/app-harness';
-import { answerTo, CHANNEL, visibleText, type Message } from '../../../helpers/drive';
-import { buttonClick } from '../../../helpers/payloads';
+import { answerTo, CHANNEL, goodDisk, submit, visibleText, type Message, type View } from '../../../helpers/drive';
+import { buttonClick, globalShortcut, input } from '../../../helpers/payloads';
 import { waitFor } from '../../../helpers/wait';
 
 // Servers by name (docs/product.md) over the real Bolt app and the sandbox's
@@ -93,5 +93,38 @@ describe('a server named by its label, hostname or address', () => {
     const m = await answerTo(h, 'server 42abc');
     expect(visibleText(m)).toContain('is not a valid server id');
     expect(h.sandbox.requests).toEqual([]);
+  });
+
+  describe('the server field of a form opened from a shortcut', () => {
+    const diskPosts = () => h.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('/disks'));
+    const shortcutForm = async (): Promise<View> => {
+      h.slack.calls.length = 0;
+      expect((await h.interact(globalShortcut({ user: 'UOPER', callbackId: 'disk_add_shortcut' }))).status).toBe(200);
+      const [open] = await h.slack.waitForCalls('views.open', 1);
+      return open!.args.view as View;
+    };
+
+    test('takes a name: the disk is added to the server it names', async () => {
+      const view = await shortcutForm();
+      const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, {
+        ...goodDisk,
+        vs_id: input.text('db-primary'),
+        channel: input.channel('CSHORT'),
+      });
+      expect(ack.response_action).not.toBe('errors');
+      expect(diskPosts().map((r) => r.path)).toEqual(['/virtual_machines/46/disks.json']);
+    });
+
+    test.each([
+      ['web', /web names 2 servers: web-1 \(VS 42\), web-2 \(VS 47\)/],
+      ['web-9', /No server is named web-9\. Did you mean web-1 \(VS 42\)/],
+    ])('a name that is not one server’s (%s) lands on the field, and nothing is sent', async (typed, said) => {
+      const view = await shortcutForm();
+      h.sandbox.requests.length = 0;
+      const ack = await submit(h, 'disk_add', 'UOPER', view.private_metadata, { ...goodDisk, vs_id: input.text(typed), channel: input.channel('CSHORT') });
+      expect(ack.response_action).toBe('errors');
+      expect((ack as { errors: Record<string, string> }).errors.vs_id).toMatch(said);
+      expect(diskPosts()).toEqual([]);
+    });
   });
 });
