@@ -213,6 +213,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     // The change door, with who may (policy) and who hears of each record (ops: metrics and the audit outbox).
     const changes = createChanges({
       cloud,
+      labelOf: (vsId) => names.labelOf(vsId),
       // The cloud as configured (`sandbox` for the built-in one, whatever port it listens on): approvals are sent to it or not at all.
       cloudAccount: { apiUrl: overrides.cloudUrl ?? config.cloud.url, accountId: config.cloud.accountId },
       store: watchedStore,
@@ -231,7 +232,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const follower = createFollower({
       reads: cloud.changeReads,
       store: watchedStore,
-      reporter: followReporter({ client: botClient, panelUrl, config, sandbox: sandboxLabel, logger }),
+      reporter: followReporter({ client: botClient, panelUrl, config, sandbox: sandboxLabel, logger, labelOf: (vsId) => names.labelOf(vsId) }),
       settings: { ...config.follow, backoffMaxMs: FOLLOW_BACKOFF_MAX_S * 1000, concurrency: Math.max(1, Math.floor(config.cloud.changeConnections / 2)) },
       owner: ops.instanceId,
       now,

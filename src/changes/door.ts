@@ -114,6 +114,8 @@ export interface DoorDeps {
    * throws, or the promise it returns rejects with, is logged and dropped.
    */
   onRecorded?: (record: AuditRecord) => unknown;
+  /** A server's label, as the name index knows it (src/cloud/names.ts), read without a call: records name servers "web-1 (VS 42)". */
+  labelOf?: (vsId: number) => string | null;
   /** How long a target lock lives if its holder dies (VS_LOCK_TTL_MS); a live holder keeps it while the call runs (keep-lease.ts). */
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
@@ -243,11 +245,19 @@ export function createDoor(deps: DoorDeps) {
    * The one way an audit entry is made: what it is about, how the attempt ended and why (bounded), timed from when it
    * was asked for (`at`) to now (its duration).
    */
+  /** The server's label as the name index knows it now (no read): kept on the record beside the id. */
+  function serverLabelOf(target: string): { serverLabel?: string } {
+    const id = target.startsWith('vs:') ? Number(target.slice(3)) : NaN;
+    const label = Number.isSafeInteger(id) ? deps.labelOf?.(id) : null;
+    return label ? { serverLabel: label } : {};
+  }
+
   function auditEntry(startedMs: number, subject: RecordSubject, outcome: ChangeOutcome, detail: string | null, apiStatus: number | null = null): AuditEntry {
     return {
       at: new Date(startedMs).toISOString(),
       durationMs: Math.max(0, now() - startedMs),
       ...subject,
+      ...serverLabelOf(subject.target),
       outcome,
       apiStatus,
       detail: detail === null ? null : clip(detail, MAX_DETAIL_LENGTH),

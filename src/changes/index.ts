@@ -59,7 +59,7 @@ export {
 export { factNumber, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
 export { FINAL_OUTCOMES, FOLLOWED_AS, isFinal, isOutcome, keptAs, OUTCOME_MEANINGS, OUTCOME_SIGNS, outcomeOf, OUTCOMES, signed, type Outcome } from './outcome';
 export { isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';
-export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, type Target, type TargetKind } from './targets';
+export { isTargetId, TARGET_KINDS, targetIdIn, targetKey, targetTitle, recordTargetTitle, type Target, type TargetKind } from './targets';
 export {
   createPolicy,
   atLeast,

@@ -7,6 +7,8 @@ export type TargetKind = 'vs' | 'backup';
 export interface Target {
   kind: TargetKind;
   id: number;
+  /** A server's label, when known: its title is then "web-1 (VS 42)" (docs/product.md, Servers by name). */
+  label?: string | null;
 }
 
 interface TargetKindRow {
@@ -26,8 +28,21 @@ export const TARGET_KINDS: { readonly [K in TargetKind]: TargetKindRow } = {
 /** The audit's name of a target: `vs:42`, `backup:9`. */
 export const targetKey = (target: Target): string => `${target.kind}:${target.id}`;
 
-/** The one title of a target, in audit details and messages alike: "VS 42", "Backup 9". */
-export const targetTitle = (target: Target): string => `${TARGET_KINDS[target.kind].title} ${target.id}`;
+/** The one title of a target, in audit details and messages alike: "web-1 (VS 42)" (or "VS 42" with no label), "Backup 9". */
+export function targetTitle(target: Target): string {
+  const title = `${TARGET_KINDS[target.kind].title} ${target.id}`;
+  const label = target.kind === 'vs' ? target.label?.trim() : undefined;
+  return label ? `${label} (${title})` : title;
+}
+
+/** A record's target (`vs:42`) in words, with the server's label kept on the record; null for a key of no known kind. */
+export function recordTargetTitle(key: string, label?: string | null): string | null {
+  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
+    const id = targetIdIn(key, kind);
+    if (id !== null) return targetTitle({ kind, id, label });
+  }
+  return null;
+}
 
 export const isTargetId = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
 

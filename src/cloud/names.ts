@@ -28,7 +28,7 @@ export type Resolution =
 export interface NameIndex {
   /** Resolves what someone typed for a server: an id, a label or hostname (or a unique prefix of one), an address. */
   resolve(text: string): Promise<Resolution>;
-  /** The label the index knows for an id, without reading anything; null when it knows none. */
+  /** The label the index knows for an id, without waiting for a read (a stale index is read again behind); null when it knows none. */
   labelOf(id: number): string | null;
 }
 
@@ -130,6 +130,10 @@ export function createNameIndex(options: NameIndexOptions): NameIndex {
       }
     },
     labelOf(id) {
+      // Never waits: a missing or stale index is read again in the background (single-flight), for the next message.
+      if (loading === null && (loaded === null || now() - loaded.loadedAt >= ttlMs) && now() - lastLoadAt >= refreshGapMs) {
+        load().catch((error: unknown) => logger?.warn('the account’s server list could not be read for servers’ labels', { error }));
+      }
       return loaded?.byId.get(id)?.label ?? null;
     },
   };

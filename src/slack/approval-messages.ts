@@ -23,7 +23,7 @@ import type { ListenerContext } from './context';
 // request, and are not called again.
 
 /** What the renderer needs of a request; null for a request of an action this version does not know. `roles`: who may decide it is mentioned. */
-export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Config['roles']): ApprovalFacts | null {
+export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Config['roles'], labelOf?: (vsId: number) => string | null): ApprovalFacts | null {
   if (!isChangeAction(approval.action)) return null;
   const { targetKind } = CHANGES[approval.action];
   const id = targetIdIn(approval.target, targetKind);
@@ -32,7 +32,7 @@ export function approvalFacts(approval: Approval, sandbox: boolean, roles?: Conf
   return {
     approval,
     title: CHANGE_FORMS[approval.action].title,
-    target: { kind: targetKind, id },
+    target: { kind: targetKind, id, label: targetKind === 'vs' ? labelOf?.(id) : null },
     needed,
     ...(roles ? { deciders: deciders(roles, needed, approval.requestedBy) } : {}),
     sandbox,
@@ -44,6 +44,8 @@ export interface MessageOptions {
   sandbox: boolean;
   roles: Config['roles'];
   log: Logger;
+  /** A server's label as the name index knows it (no read): requests name "web-1 (VS 42)". */
+  labelOf?: (vsId: number) => string | null;
   /** The message clicked, when the request's own ts was not stored. */
   ts?: string;
   /** Of those who may decide (people and groups, by id), the ones called now; unset: all of them (a workflow's: limited per hour). */
@@ -51,8 +53,8 @@ export interface MessageOptions {
 }
 
 /** How a listener shows a request's message: as its context says, logging on the request's logger. */
-export function messageOptions(ctx: Pick<ListenerContext, 'sandbox' | 'config'>, req: { log: Logger }, ts?: string): MessageOptions {
-  return { sandbox: ctx.sandbox, roles: ctx.config.roles, log: req.log, ...(ts ? { ts } : {}) };
+export function messageOptions(ctx: Pick<ListenerContext, 'sandbox' | 'config' | 'names'>, req: { log: Logger }, ts?: string): MessageOptions {
+  return { sandbox: ctx.sandbox, roles: ctx.config.roles, log: req.log, labelOf: (vsId) => ctx.names.labelOf(vsId), ...(ts ? { ts } : {}) };
 }
 
 /**
@@ -65,7 +67,7 @@ export async function postApprovalRequest(
   approval: Approval,
   o: MessageOptions,
 ): Promise<string | null> {
-  const found = approvalFacts(approval, o.sandbox, o.roles);
+  const found = approvalFacts(approval, o.sandbox, o.roles, o.labelOf);
   if (!found) return null;
   const facts = o.called && found.deciders ? await withCalled(found, found.deciders, o.called) : found;
   const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
@@ -104,7 +106,7 @@ export async function endApprovalMessage(
   end: ApprovalEnd,
   o: Omit<MessageOptions, 'roles'>,
 ): Promise<{ updated: boolean; message: Rendered | null }> {
-  const facts = approvalFacts(approval, o.sandbox);
+  const facts = approvalFacts(approval, o.sandbox, undefined, o.labelOf);
   if (!facts) return { updated: false, message: null };
   const message = renderApprovalEnded(facts, end);
   const ts = approval.messageTs ?? o.ts;
@@ -128,7 +130,7 @@ export async function endApprovalMessage(
  * called when it was posted, and are not called again); false (logged) when Slack refused the update.
  */
 export async function showClaimedRequest(client: WebClient, approval: Approval, o: MessageOptions): Promise<boolean> {
-  const facts = approvalFacts(approval, o.sandbox, o.roles);
+  const facts = approvalFacts(approval, o.sandbox, o.roles, o.labelOf);
   const ts = approval.messageTs ?? o.ts;
   if (!facts || !ts) return false;
   const message = renderApprovalRequest(facts);

@@ -25,6 +25,8 @@ export interface FollowMessageParts {
   /** Read when each message is rendered. */
   sandbox: () => boolean;
   logger: Logger;
+  /** A server's label as the name index knows it (no read): the message says "web-1 (VS 42)". */
+  labelOf?: (vsId: number) => string | null;
 }
 
 /** The words a followed change's message is rendered with; null for an action this version does not know. */
@@ -39,7 +41,7 @@ function rendering(
   const form = CHANGE_FORMS[change.action];
   return {
     title: form.title,
-    targetTitle: id === null ? change.target : targetTitle({ kind: targetKind, id }),
+    targetTitle: id === null ? change.target : targetTitle({ kind: targetKind, id, label: targetKind === 'vs' ? parts.labelOf?.(id) : null }),
     words: form.followed,
     panelUrl: parts.panelUrl,
     maxMinutes: Math.round(parts.config.follow.maxMs / 60_000),

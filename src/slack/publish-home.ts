@@ -51,7 +51,8 @@ async function homeFacts(ctx: ListenerContext, userId: string, log: Logger): Pro
   // Their own attempts refused, not others' clicks on their requests.
   const mine = scope === 'all' ? {} : { userId };
   const refused = await readable(ctx.store.audit.count({ ...mine, outcomes: ['refused'], ...(oldest ? { minId: oldest.id } : {}) }), 'the refusals', log);
-  const facts = (approvals: readonly Approval[]) => approvals.map((a) => approvalFacts(a, ctx.sandbox)).filter((f): f is ApprovalFacts => f !== null);
+  const facts = (approvals: readonly Approval[]) =>
+    approvals.map((a) => approvalFacts(a, ctx.sandbox, undefined, (vsId) => ctx.names.labelOf(vsId))).filter((f): f is ApprovalFacts => f !== null);
   return {
     userId,
     role,

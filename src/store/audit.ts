@@ -166,6 +166,8 @@ export interface AuditEntry {
   onCall?: OnCallGrant | null;
   /** The change ran under this break-glass window, without a second person: a use that waits for review. */
   breakGlass?: string | null;
+  /** The server's label when the record was written (its id is in `target`): "web-1" of "web-1 (VS 42)". */
+  serverLabel?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as

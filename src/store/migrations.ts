@@ -332,6 +332,11 @@ function version11(t: DialectTypes): string[] {
   ];
 }
 
+/** Servers by name (docs/product.md): an audit record keeps the server's label at the time, beside its id. */
+function version12(): string[] {
+  return [`ALTER TABLE audit_records ADD COLUMN server_label TEXT`];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -399,6 +404,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'on-call shifts and break-glass uses on audit records, break-glass windows, the outbox of PagerDuty change events',
     sqlite: version11(SQLITE_TYPES),
     postgres: version11(POSTGRES_TYPES),
+  },
+  {
+    version: 12,
+    description: 'the server’s label at the time on audit records',
+    sqlite: version12(),
+    postgres: version12(),
   },
 ];
 

@@ -42,6 +42,8 @@ export interface AuditRecordsTable {
   on_call: string | null;
   /** The break-glass window the change ran under, without a second person. Since version 11. */
   break_glass: string | null;
+  /** The server's label when the record was written. Since version 12. */
+  server_label: string | null;
   /** Who acknowledged a break-glass use after the incident, and when. Since version 11. */
   reviewed_by: string | null;
   reviewed_at: string | null;

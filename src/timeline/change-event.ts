@@ -1,4 +1,4 @@
-import { CHANGES, isChangeAction, TARGET_KINDS, targetIdIn, targetTitle, type ChangeAction, type TargetKind } from '../changes';
+import { CHANGES, isChangeAction, recordTargetTitle, type ChangeAction } from '../changes';
 import type { ChangeEventItem } from '../store';
 import { endOf, type ChangeEnd } from './ended';
 
@@ -50,12 +50,8 @@ export function peopleOf(item: ChangeEventItem): string[] {
 }
 
 /** The target in words: "VS 42", "Backup 9"; a target of no known kind as stored. */
-function targetWords(target: string): string {
-  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
-    const id = targetIdIn(target, kind);
-    if (id !== null) return targetTitle({ kind, id });
-  }
-  return target;
+function targetWords(target: string, label?: string | null): string {
+  return recordTargetTitle(target, label) ?? target;
 }
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -71,7 +67,7 @@ export function changeEventOf(item: ChangeEventItem, facts: EventFacts): ChangeE
   const asked = r.requestedBy ?? r.userId;
   const approved = r.decidedBy && r.decidedBy !== asked ? `, approved by ${nameOf(r.decidedBy)}` : '';
   const brokeGlass = r.breakGlass ? ', under break glass (no second person)' : '';
-  const server = targetWords(r.target);
+  const server = targetWords(r.target, r.serverLabel);
   const summary = clip(
     `${server}: ${DONE_WORDS[r.action]} ${end} — asked by ${asked === '' ? 'a workflow' : nameOf(asked)}${approved}${brokeGlass}`,
     MAX_SUMMARY_LENGTH,

@@ -181,6 +181,7 @@ describe('the SQLite store', () => {
         onCall: null,
         breakGlass: null,
         reviewedBy: null,
+        serverLabel: null,
         reviewedAt: null,
       });
       expect(await store.claims.claim('V-old', '2024-06-01T00:00:00.000Z')).toBe(false);

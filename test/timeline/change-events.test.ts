@@ -99,11 +99,11 @@ test('a reboot approved and done is one change event: its summary names people, 
   expect(event.body.routing_key).toBe(ROUTING_KEY);
   const follow = (await harness.store.follows.get(recordId))!;
   expect(event.body.payload).toEqual({
-    summary: 'VS 42: reboot done — asked by Otto Operator, approved by Ada Admin',
+    summary: 'web-1 (VS 42): reboot done — asked by Otto Operator, approved by Ada Admin',
     source: 'vs-chatops',
     timestamp: new Date(follow.endedAtMs!).toISOString(),
     custom_details: {
-      server: 'VS 42',
+      server: 'web-1 (VS 42)',
       target: 'vs:42',
       action: 'power_reboot',
       outcome: 'done',
@@ -144,7 +144,7 @@ test('a change that failed in the cloud is failed; after a 429 it waits its back
   // PagerDuty asks for minutes after a 429: a minute on, it goes, once.
   clocks.bot += 61_000;
   const event = await waitFor('the change event after the backoff', () => eventOf(record!.id));
-  expect((event.body.payload as { summary: string }).summary).toBe('VS 48: shut down failed — asked by Otto Operator');
+  expect((event.body.payload as { summary: string }).summary).toBe('legacy-app (VS 48): shut down failed — asked by Otto Operator');
   await waitFor('the event acknowledged', async () => (await harness.store.changeEvents.get(record!.id))?.sentAtMs !== null);
   expect(pd.events).toHaveLength(1);
 });

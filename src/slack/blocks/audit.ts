@@ -1,17 +1,6 @@
 import type { KnownBlock, ModalView, SectionBlock } from '@slack/types';
 import { z } from 'zod';
-import {
-  isChangeAction,
-  OUTCOME_SIGNS,
-  outcomeOf,
-  readFrozenDetail,
-  type ChangeAction,
-  type Outcome,
-  TARGET_KINDS,
-  targetIdIn,
-  targetTitle,
-  type TargetKind,
-} from '../../changes';
+import { isChangeAction, OUTCOME_SIGNS, outcomeOf, readFrozenDetail, recordTargetTitle, type ChangeAction, type Outcome, targetTitle } from '../../changes';
 import type { AuditRecord, RecordedAction } from '../../store';
 import { AuditFilter } from '../audit-filter';
 import { requestText } from '../../cloud/prepared';
@@ -85,11 +74,9 @@ export function actionTitle(action: RecordedAction): string {
 const NO_TARGET_YET: Readonly<Record<string, string>> = { home: 'from the Home tab', shortcut: 'from a shortcut', unknown: 'no target given' };
 
 /** What a record is about, in words ("VS 42", "Backup 9"); the freeze is about every change and names nothing. */
-function targetWords(target: string): string | null {
-  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
-    const id = targetIdIn(target, kind);
-    if (id !== null) return targetTitle({ kind, id });
-  }
+function targetWords(target: string, label?: string | null): string | null {
+  const title = recordTargetTitle(target, label);
+  if (title !== null) return title;
   if (target === 'changes') return null;
   return Object.hasOwn(NO_TARGET_YET, target) ? NO_TARGET_YET[target]! : code(target, 40);
 }
@@ -156,7 +143,7 @@ export function outcomeWords(r: Pick<AuditRecord, 'outcome' | 'cloudOutcome' | '
  * is said (off where the list is one person's own).
  */
 export function recordLine(r: AuditRecord, { where = true }: { where?: boolean } = {}): string {
-  const on = targetWords(r.target);
+  const on = targetWords(r.target, r.serverLabel);
   const channel = where && r.channelId ? ` · ${channelMention(r.channelId)}` : '';
   return (
     `${OUTCOME_SIGNS[outcomeOf(r.outcome)]} ${slackTime(r.at)} · ${actor(r)} · *${actionTitle(r.action)}*${on ? ` · ${on}` : ''}` +
@@ -327,11 +314,12 @@ export function renderAuditPost(r: AuditRecord): Rendered {
   const loud = renderBreakGlassAuditPost(r);
   if (loud) return loud;
   const params = paramsLine(r.params, 1500);
+  const on = targetWords(r.target, r.serverLabel);
   const request = r.apiRequest
     ? `request: ${code(`${r.apiRequest.method} ${r.apiRequest.path}`, 200)}${r.apiRequest.body === null ? '' : ` ${code(r.apiRequest.body, 1500)}`}`
     : null;
   return {
-    text: fallback(`${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''} by ${actor(r)}: ${outcomeOf(r.outcome)}`),
+    text: fallback(`${actionTitle(r.action)}${on ? ` · ${on}` : ''} by ${actor(r)}: ${outcomeOf(r.outcome)}`),
     blocks: [section(recordLine(r)), context(`params: ${params}`, ...(request ? [request] : [])), ...withAcknowledge(r)],
   };
 }
@@ -380,7 +368,7 @@ function paramsLine(params: Record<string, unknown>, max: number): string {
 export function renderDenialSummary(userId: string, records: readonly AuditRecord[]): Rendered {
   const counts = new Map<string, number>();
   for (const r of records) {
-    const what = `${actionTitle(r.action)}${targetWords(r.target) ? ` · ${targetWords(r.target)}` : ''}`;
+    const what = `${actionTitle(r.action)}${targetWords(r.target, r.serverLabel) ? ` · ${targetWords(r.target, r.serverLabel)}` : ''}`;
     counts.set(what, (counts.get(what) ?? 0) + 1);
   }
   const shown = [...counts].slice(0, 20).map(([what, n]) => `${what}${n > 1 ? ` ×${n}` : ''}`);

@@ -1,5 +1,5 @@
 import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
-import { targetTitle, TARGET_KINDS, targetIdIn, type Deciders, type TargetKind } from '../../changes';
+import { recordTargetTitle, type Deciders } from '../../changes';
 import type { AuditRecord, BreakGlassWindow } from '../../store';
 import { decidersLine } from './approvals';
 import { context, fallback, groupMention, mrkdwn, oneLine, type Rendered, safe, section, slackTime, unrecordable, userMention, withSandbox } from './mrkdwn';
@@ -73,23 +73,19 @@ export const NOT_OPEN = 'You have no break-glass window open; nothing to close.'
 export const BREAK_GLASS_UNRECORDED = unrecordable('Break glass could not be switched', 'nothing was changed', 'Try again in a minute.');
 
 /** A record's target in words ("VS 42"), as the audit names it; the stored key when of no known kind. */
-function targetWords(target: string): string {
-  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
-    const id = targetIdIn(target, kind);
-    if (id !== null) return targetTitle({ kind, id });
-  }
-  return safe(target, 40);
+function targetWords(target: string, label?: string | null): string {
+  return safe(recordTargetTitle(target, label) ?? target, 80);
 }
 
 /** Posted in a change's channel when it ran under break glass: nobody approved it; an admin acknowledges it later. */
 export function renderBreakGlassUse(o: { record: AuditRecord; window: BreakGlassWindow; sandbox: boolean }): Rendered {
   const { record } = o;
   const text =
-    `:rotating_light: ${userMention(record.userId)} made this change to ${targetWords(record.target)} under break glass ` +
+    `:rotating_light: ${userMention(record.userId)} made this change to ${targetWords(record.target, record.serverLabel)} under break glass ` +
     `(${reasonOf(o.window.reason)}): no second person approved it. It waits for an admin's review.`;
   const actions: ActionsBlock = { type: 'actions', block_id: `breakglass_use_${record.id}`, elements: [acknowledgeButton(record.id)] };
   return {
-    text: fallback(`A change to ${targetWords(record.target)} was made under break glass and waits for review`, o.sandbox),
+    text: fallback(`A change to ${targetWords(record.target, record.serverLabel)} was made under break glass and waits for review`, o.sandbox),
     blocks: withSandbox(
       [section(text), actions, context(`Audit record ${record.id}. \`/vs audit breakglass\` lists every change made under break glass.`)],
       o.sandbox,
@@ -144,7 +140,7 @@ export function breakGlassWhy(r: AuditRecord): string | null {
 /** What the person who clicked Acknowledge is told. */
 export function acknowledgedText(o: { outcome: 'acknowledged' | 'already' | 'not_a_use'; use?: AuditRecord }): string {
   if (o.outcome === 'not_a_use' || !o.use) return 'That record is not a change made under break glass (or it is older than the retention).';
-  const what = `${userMention(o.use.userId)}'s change to ${targetWords(o.use.target)} (record ${o.use.id})`;
+  const what = `${userMention(o.use.userId)}'s change to ${targetWords(o.use.target, o.use.serverLabel)} (record ${o.use.id})`;
   if (o.outcome === 'acknowledged') return `:white_check_mark: You acknowledged ${what}, made under break glass.`;
   const by = o.use.reviewedBy ? userMention(o.use.reviewedBy) : 'another admin';
   return `${what} was already acknowledged by ${by}${o.use.reviewedAt ? ` ${slackTime(o.use.reviewedAt)}` : ''}.`;

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { NamedServer, Resolution } from '../../cloud/names';
-import { context, escapeMrkdwn, fallback, type Rendered, safe, section, truncate, withSandbox } from './mrkdwn';
+import { context, escapeMrkdwn, fallback, mrkdwn, type Rendered, safe, section, truncate, withSandbox } from './mrkdwn';
 
 // Servers by name (docs/product.md): a server is named as "label (VS id)"
 // everywhere, and a name that is not one server's is answered with the
@@ -46,7 +46,7 @@ export function renderSeveralServers({
   for (const server of shown) {
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: `${serverNameMrkdwn(server.id, server.label)}${whatElse(server)}` },
+      text: mrkdwn(`${serverNameMrkdwn(server.id, server.label)}${whatElse(server)}`),
       accessory: {
         type: 'button',
         action_id: PICK_SERVER,

@@ -78,6 +78,7 @@ export function recordRow(entry: AuditEntry) {
     former_outcome: null,
     on_call: entry.onCall ? JSON.stringify(onCallGrant(entry.onCall)) : null,
     break_glass: entry.breakGlass ?? null,
+    server_label: entry.serverLabel ?? null,
     reviewed_by: null,
     reviewed_at: null,
   };
@@ -139,6 +140,7 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     formerOutcome: row.former_outcome,
     onCall: readOnCallGrant(row.on_call),
     breakGlass: row.break_glass,
+    serverLabel: row.server_label,
     reviewedBy: row.reviewed_by,
     reviewedAt: row.reviewed_at,
   };

@@ -52,7 +52,7 @@ export async function denyClick(ctx: ListenerContext, req: SlackRequest, args: B
   const approvalId = valueOf(args);
   const checked = await askTheDoor(ctx, req, (changes) => changes.mayDecide(approvalId, { userId: req.userId }, 'reject'));
   if (checked === null || checked.outcome !== 'open') return onHomeToo(ctx, req, args, () => told(ctx, req, checked, {}));
-  const facts = approvalFacts(checked.approval, ctx.sandbox);
+  const facts = approvalFacts(checked.approval, ctx.sandbox, undefined, (vsId) => ctx.names.labelOf(vsId));
   if (!facts) return told(ctx, req, { outcome: 'unknown' }, {});
   const metadata: DenyFormMetadata = { approvalId, messageTs: clickedMessageTs(args.body), home: args.body.view?.type === 'home' };
   const view = renderDenyReasonModal(facts, JSON.stringify(metadata));

@@ -143,7 +143,8 @@ export async function submitChangeForm(ctx: ListenerContext, req: SlackRequest, 
 async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: SlackRequest, action: A, submitted: SubmittedForm, args: SubmissionArgs) {
   const change = CHANGE_FORMS[action];
   const { userId, channelId, targetId, values } = submitted;
-  const target = { kind: CHANGES[action].targetKind, id: targetId };
+  const { targetKind } = CHANGES[action];
+  const target = { kind: targetKind, id: targetId, label: targetKind === 'vs' ? ctx.names.labelOf(targetId) : null };
   return completeSubmission({
     ctx,
     args,
