@@ -113,6 +113,10 @@ describe('a server named by its label, hostname or address', () => {
       });
       expect(ack.response_action).not.toBe('errors');
       expect(diskPosts().map((r) => r.path)).toEqual(['/virtual_machines/46/disks.json']);
+      // The record keeps the label at the time beside the id, and the audit names the server by both.
+      const record = (await h.store.audit.latest(10)).find((r) => r.action === 'disk_add' && r.target === 'vs:46');
+      expect(record?.serverLabel).toBe('db-primary');
+      expect(visibleText(await answerTo(h, 'audit vs 46', { user: 'UADMIN' }))).toContain('db-primary (VS 46)');
     });
 
     test.each([
