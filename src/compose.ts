@@ -31,7 +31,7 @@ import { servedWorkspaces } from './slack/workspaces';
 import { createBotClient, webApiOptions } from './slack/web-api';
 import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWaitOptions } from './store';
 import { READS } from './cloud/reads';
-import { createNameIndex } from './cloud/names';
+import { createNameIndex, type NameIndex } from './cloud/names';
 import { NO_TRACING, traceStore, type Tracing } from './tracing';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
@@ -82,6 +82,8 @@ export interface Bot {
   readonly config: Config;
   readonly logger: Logger;
   readonly cloud: CloudClient;
+  /** Servers by name: read once at start-up (not waited for), then kept VS_NAME_INDEX_TTL_S. */
+  readonly names: NameIndex;
   readonly store: Store;
   readonly policy: Policy;
   readonly changes: Changes;
@@ -214,6 +216,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const changes = createChanges({
       cloud,
       labelOf: (vsId) => names.labelOf(vsId),
+      knowLabels: (waitMs) => names.warm(waitMs),
       // The cloud as configured (`sandbox` for the built-in one, whatever port it listens on): approvals are sent to it or not at all.
       cloudAccount: { apiUrl: overrides.cloudUrl ?? config.cloud.url, accountId: config.cloud.accountId },
       store: watchedStore,
@@ -336,6 +339,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       config,
       logger,
       cloud,
+      names,
       store,
       policy,
       changes,

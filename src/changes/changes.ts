@@ -156,7 +156,7 @@ function invalidDetail(what: string, fieldErrors: Record<string, string>): strin
 
 export function createChanges(deps: ChangesDeps): Changes {
   const door = createDoor(deps);
-  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands } = door;
+  const { now, logger, check, withParams, frozenDenial, write, notify, auditEntry, denialEntry, asItStands, learnLabels } = door;
   const approvals = createApprovalSteps(door);
   const freezing = createFreezeSteps(door);
   const breaking = createBreakGlassSteps(door, deps.breakGlass, deps.approvals?.actions ?? []);
@@ -208,6 +208,8 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'denied', decision: raised, record: await write(denialEntry(startedMs, asTyped, raised), log) };
     }
 
+    // Allowed and valid: from here its records name the server ("web-1 (VS 42)").
+    if (change.targetKind === 'vs') await learnLabels();
     if (asked) {
       const audited = change.audited(params);
       // Nobody is asked to approve what could not be sent as the target stands (the door reads it again before sending).
@@ -276,6 +278,7 @@ export function createChanges(deps: ChangesDeps): Changes {
       return { outcome: 'invalid', fieldErrors, record };
     }
     const { prepared } = validated;
+    if (change.targetKind === 'vs') await learnLabels();
     // The same change asked for and still unclaimed (a workflow run again, or another asking for it): it stays the one
     // request people see.
     const again = await approvals.askedAgain(

@@ -98,6 +98,9 @@ export interface BreakGlassSettings {
   roles: Pick<Config['roles'], 'admins' | 'operators'>;
 }
 
+/** The longest a change waits for the servers' labels (a cold name index): a record without one names the id alone. */
+const LABELS_WAIT_MS = 250;
+
 export interface DoorDeps {
   cloud: ChangeCloud;
   /** The cloud `cloud` sends to (VS_API_URL, VS_ACCOUNT_ID): kept with each approval request, which is sent to it or not at all. */
@@ -116,6 +119,8 @@ export interface DoorDeps {
   onRecorded?: (record: AuditRecord) => unknown;
   /** A server's label, as the name index knows it (src/cloud/names.ts), read without a call: records name servers "web-1 (VS 42)". */
   labelOf?: (vsId: number) => string | null;
+  /** Reads the name index when it holds no list yet (never rejects), so that a change's records name its server. */
+  knowLabels?: (waitMs: number) => Promise<void>;
   /** How long a target lock lives if its holder dies (VS_LOCK_TTL_MS); a live holder keeps it while the call runs (keep-lease.ts). */
   lockTtlMs: number;
   /** Makes approval ids (tests); default: random UUIDs. */
@@ -486,7 +491,33 @@ export function createDoor(deps: DoorDeps) {
     }
   }
 
-  return { deps, store, cloud, now, logger, newId, check, withParams, frozenDenial, write, unsent, notify, auditEntry, denialEntry, asItStands, execute };
+  /**
+   * Before a change to a server is recorded: the servers' labels, read once (then kept by the index). Waited for at most
+   * LABELS_WAIT_MS, so a slow cloud never holds a change back for a name; without them a record names the id alone.
+   */
+  async function learnLabels(): Promise<void> {
+    await deps.knowLabels?.(LABELS_WAIT_MS);
+  }
+
+  return {
+    deps,
+    store,
+    cloud,
+    now,
+    logger,
+    newId,
+    check,
+    withParams,
+    frozenDenial,
+    write,
+    unsent,
+    notify,
+    auditEntry,
+    denialEntry,
+    asItStands,
+    execute,
+    learnLabels,
+  };
 }
 
 /** The role a change's parameters need (as validated, or as its record kept them); parameters that cannot be read back need the most. */

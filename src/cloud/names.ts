@@ -28,8 +28,13 @@ export type Resolution =
 export interface NameIndex {
   /** Resolves what someone typed for a server: an id, a label or hostname (or a unique prefix of one), an address. */
   resolve(text: string): Promise<Resolution>;
-  /** The label the index knows for an id, without waiting for a read (a stale index is read again behind); null when it knows none. */
+  /** The label the index knows for an id, without reading anything; null when it knows none. */
   labelOf(id: number): string | null;
+  /**
+   * Reads the list when none was ever read (a kept one, even stale, is enough for labels); resolves once read, or after
+   * `waitMs` if given (the read goes on). Never rejects: a failure is logged.
+   */
+  warm(waitMs?: number): Promise<void>;
 }
 
 /** A server's list reader: one page of the account's servers (the client's listServers). */
@@ -129,11 +134,21 @@ export function createNameIndex(options: NameIndexOptions): NameIndex {
         return found;
       }
     },
+    async warm(waitMs) {
+      if (loaded !== null) return;
+      const read = load().then(
+        () => undefined,
+        (error: unknown) => logger?.warn('the account’s server list could not be read: servers are named by id until it can', { error }),
+      );
+      if (waitMs === undefined) return read;
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      });
+      return Promise.race([read, waited]).finally(() => clearTimeout(timer));
+    },
     labelOf(id) {
-      // Never waits: a missing or stale index is read again in the background (single-flight), for the next message.
-      if (loading === null && (loaded === null || now() - loaded.loadedAt >= ttlMs) && now() - lastLoadAt >= refreshGapMs) {
-        load().catch((error: unknown) => logger?.warn('the account’s server list could not be read for servers’ labels', { error }));
-      }
       return loaded?.byId.get(id)?.label ?? null;
     },
   };

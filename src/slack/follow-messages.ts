@@ -110,12 +110,21 @@ export function followReporter(parts: FollowMessageParts): FollowReporter {
  * but cannot be updated later: its end is then in the audit trail only. False (logged) when nothing was posted.
  */
 export async function postAcceptedChange(
-  o: { config: Config; client: WebClient; follower: Pick<Follower, 'setMessage'>; panelUrl: string; sandbox: boolean; log: Logger },
+  o: {
+    config: Config;
+    client: WebClient;
+    follower: Pick<Follower, 'setMessage'>;
+    panelUrl: string;
+    sandbox: boolean;
+    log: Logger;
+    labelOf?: (vsId: number) => string | null;
+  },
   to: Destination,
   accepted: FollowView & Pick<FollowedChange, 'target' | 'recordId'>,
   followed: boolean,
 ): Promise<boolean> {
-  const message = followedMessage(accepted, { panelUrl: o.panelUrl, config: o.config, sandbox: () => o.sandbox }, followed);
+  const parts = { panelUrl: o.panelUrl, config: o.config, sandbox: () => o.sandbox, ...(o.labelOf ? { labelOf: o.labelOf } : {}) };
+  const message = followedMessage(accepted, parts, followed);
   if (!message) return false;
   if (to.channelId) {
     try {

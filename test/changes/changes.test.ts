@@ -169,6 +169,7 @@ describe('the changes door', () => {
         onCall: null,
         breakGlass: null,
         reviewedBy: null,
+        serverLabel: null,
         reviewedAt: null,
       });
       if (result.outcome === 'succeeded') expect(result.record).toEqual(record);

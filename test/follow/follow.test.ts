@@ -54,9 +54,13 @@ async function addDisk(vsId: number, o: { format?: boolean } = {}, harness: Harn
   const view = await openForm(harness, `disk add ${vsId}`, 'UOPER');
   const ack = await submit(harness, 'disk_add', 'UOPER', view.private_metadata, o.format ? goodDisk : unformatted);
   expect(ack.response_action).toBe('update');
-  const message = await waitFor('the message of the accepted change', () => botMessages(harness).find((m) => m.text.startsWith(`Add disk · VS ${vsId}`)), {
-    within: 5000,
-  });
+  const message = await waitFor(
+    'the message of the accepted change',
+    () => botMessages(harness).find((m) => m.text.startsWith('Add disk · ') && m.text.includes(`(VS ${vsId})`)),
+    {
+      within: 5000,
+    },
+  );
   await remembered(message, harness);
   return message;
 }
@@ -93,10 +97,10 @@ describe('a disk add followed to its end', () => {
     await later(5000, 2000);
     const done = current(message);
     expect(sections(done)).toMatch(/:white_check_mark: \*Done\* · disk \d+ is built and unlocked\./);
-    expect(done.text).toMatch(/^Add disk · VS 42: Done/);
+    expect(done.text).toMatch(/^Add disk · web-1 \(VS 42\): Done/);
     const [reply] = replies(message);
     expect(replies(message)).toHaveLength(1);
-    expect(sections(reply!)).toMatch(/<@UOPER> :white_check_mark: Add disk · VS 42: \*Done\*/);
+    expect(sections(reply!)).toMatch(/<@UOPER> :white_check_mark: Add disk · web-1 \(VS 42\): \*Done\*/);
 
     // Nothing more is polled or said once it has ended.
     const after = reads();
@@ -167,12 +171,12 @@ describe('every outcome', () => {
     );
     expect(visibleText(failed)).not.toContain(':white_check_mark:');
     expect(sections(replies(message)[0]!)).toMatch(
-      /<@UOPER> :x: Add disk · VS 48: \*Failed\* in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\./,
+      /<@UOPER> :x: Add disk · legacy-app \(VS 48\): \*Failed\* in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\./,
     );
     // Failed, everywhere: the record, /vs audit failed, the Home tab, the metrics; the API's 201 a detail.
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'failed', cloudOutcome: 'failed', cloudStep: 'build_disk', apiStatus: 201 });
     const audit = visibleText(await answerTo(h, 'audit failed', { user: 'UADMIN' }));
-    expect(audit).toMatch(/:x: .* · \*Add disk\* · VS 48 → \*failed\* in the cloud while building a disk/);
+    expect(audit).toMatch(/:x: .* · \*Add disk\* · legacy-app \(VS 48\) → \*failed\* in the cloud while building a disk/);
     expect(audit).not.toMatch(/succeeded|:white_check_mark:/);
     const metric = await h.bot.ops.metrics.registry.getSingleMetricAsString('vs_chatops_changes_followed_total');
     expect(metric).toContain('vs_chatops_changes_followed_total{action="disk_add",result="failed"} 1');
@@ -280,14 +284,14 @@ describe('power actions, followed to the end', () => {
     await fresh();
     const view = await openForm(h, 'shutdown 42', 'UOPER');
     await submit(h, 'vs_power', 'UOPER', view.private_metadata, filled('shutdown', 42));
-    const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Shut down server · VS 42')), { within: 5000 });
+    const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Shut down server · web-1 (VS 42)')), { within: 5000 });
     await remembered(message);
     expect(sections(message)).toContain('*Shut down (graceful)* of VS 42 (web-1)');
     await later(5000, 2000);
     expect(sections(current(message))).toContain('*Running* · stopping VS 42…');
     await later(5000, 2000);
     expect(sections(current(message))).toContain(':white_check_mark: *Done* · VS 42 is off, and unlocked.');
-    expect(sections(replies(message)[0]!)).toMatch(/^.*<@UOPER> :white_check_mark: Shut down server · VS 42: \*Done\*/);
+    expect(sections(replies(message)[0]!)).toMatch(/^.*<@UOPER> :white_check_mark: Shut down server · web-1 \(VS 42\): \*Done\*/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'power_shutdown', outcome: 'done', cloudOutcome: 'complete' });
   });
 
@@ -318,7 +322,7 @@ describe('power actions, followed to the end', () => {
       expect(sections(current(request, ha))).toMatch(done);
       expect(sections(current(request, ha))).toContain('asked by <@UOPER> · approved by <@UADMIN>');
       const [, reply] = replies(request, ha);
-      expect(sections(reply!)).toMatch(new RegExp(`^.*<@UOPER> <@UADMIN> :(white_check_mark|x): Reboot server · VS ${vsId}`));
+      expect(sections(reply!)).toMatch(new RegExp(`^.*<@UOPER> <@UADMIN> :(white_check_mark|x): Reboot server · [a-z0-9-]+ \\(VS ${vsId}\\)`));
     }
   });
 });

@@ -117,7 +117,7 @@ describe('cloud API faults through the real app (JSON)', () => {
     const text = visibleText(ack.view);
     expect(text).toMatch(says);
     // …and the user is told to check before trying again, not to retry blindly.
-    expect(text).toMatch(/may or may not have been applied\. Check VS 42/);
+    expect(text).toMatch(/may or may not have been applied\. Check (web-1 \()?VS 42/);
     expect(text).not.toMatch(/try again (shortly|in a minute)/i);
     expect(text).not.toMatch(STACK_TRACE);
     // A change is never repeated behind the user's back.

@@ -72,7 +72,7 @@ test("a request's facts: its change's title, target and role; none for an action
   expect(approvalFacts(approval(), true)).toEqual({
     approval: approval(),
     title: 'Restore backup',
-    target: { kind: 'backup', id: 9 },
+    target: { kind: 'backup', id: 9, label: null },
     needed: 'admin',
     sandbox: true,
   });

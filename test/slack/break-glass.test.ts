@@ -43,7 +43,7 @@ async function reboot(user: string, server: number) {
  */
 const useNote = (server: number) =>
   waitFor(`the break-glass note of VS ${server}`, () =>
-    h.slack.responses.find((r) => r.body.response_type === 'in_channel' && visibleText(r.body.blocks).includes(`change to VS ${server} under break glass`)),
+    h.slack.responses.find((r) => r.body.response_type === 'in_channel' && visibleText(r.body.blocks).includes(`(VS ${server}) under break glass`)),
   );
 const ackValueIn = (blocks: unknown) =>
   ((blocks ?? []) as { elements?: { action_id?: string; value?: string }[]; accessory?: { action_id?: string; value?: string } }[])
@@ -87,10 +87,10 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
   // The operator's reboot, which waits for a second person, runs at once; the channel is told, with Acknowledge.
   await reboot('UOPER', 42);
   expect(reboots().map((r) => r.path)).toEqual(['/virtual_machines/42/reboot.json']);
-  await postedIn(h, CHANNEL, 'Reboot server · VS 42');
+  await postedIn(h, CHANNEL, 'Reboot server · web-1 (VS 42)');
   const note = (await useNote(42)).body;
   expect(visibleText(note.blocks)).toContain(
-    '<@UOPER> made this change to VS 42 under break glass (“db-primary down, nobody awake to approve”): no second person approved it. ' +
+    '<@UOPER> made this change to web-1 (VS 42) under break glass (“db-primary down, nobody awake to approve”): no second person approved it. ' +
       "It waits for an admin's review.",
   );
   const [use] = await h.store.audit.latest(1, { breakGlass: 'uses' });
@@ -112,7 +112,7 @@ test('opened loudly, a change under it runs at once and is flagged; another admi
   const request = { id: String(use!.id), channel: CHANNEL, ts: '1773457200.000100' };
   expect(await (await clickOn(h, 'UOPER', 'breakglass_ack', request)).told()).toContain('Acknowledging a change made under break glass needs the admin role');
   expect(await (await clickOn(h, 'UADMIN', 'breakglass_ack', request)).told()).toContain(
-    `You acknowledged <@UOPER>'s change to VS 42 (record ${use!.id}), made under break glass.`,
+    `You acknowledged <@UOPER>'s change to web-1 (VS 42) (record ${use!.id}), made under break glass.`,
   );
   expect(await (await clickOn(h, 'UADMIN2', 'breakglass_ack', request)).told()).toContain('was already acknowledged by <@UADMIN>');
   expect(await h.store.audit.latest(5, { breakGlass: 'unreviewed' })).toEqual([]);

@@ -76,7 +76,7 @@ describe('changes from Slack', () => {
       },
     });
     // For the whole channel (chat.postMessage), followed from there to its end (test/follow).
-    const result = await postedIn(h, CHANNEL, 'Add disk · VS 42');
+    const result = await postedIn(h, CHANNEL, 'Add disk · web-1 (VS 42)');
     const text = JSON.stringify(result);
     expect(text).toContain('Scheduled');
     expect(text).toMatch(/20 ?GB/);
@@ -86,7 +86,7 @@ describe('changes from Slack', () => {
     expect(record).toMatchObject({ userId: 'UOPER', channelId: CHANNEL, action: 'disk_add', target: 'vs:42', outcome: 'scheduled', apiStatus: 201 });
     expect(record.params).toMatchObject({ disk_type: 'SSD', disk_size: 20 });
     // …and the audit channel hears of it.
-    await postedIn(h, 'CAUDIT', 'Add disk · VS 42 by <@UOPER>: scheduled');
+    await postedIn(h, 'CAUDIT', 'Add disk · web-1 (VS 42) by <@UOPER>: scheduled');
   });
 
   test('invalid input comes back inline on the fields and calls nothing', async () => {
@@ -229,7 +229,7 @@ describe('changes from Slack', () => {
       expect(said).toContain(
         ':question: *Unknown*: the change was sent to the cloud API, but its outcome could not be recorded, so it may or may not have been applied.',
       );
-      expect(said).toContain('Check VS 42');
+      expect(said).toContain('Check web-1 (VS 42)');
       expect(said).not.toContain('Something went wrong');
       expect(h.logs.some((l) => l.includes('"code":"CHANGE_OUTCOME_NOT_RECORDED"'))).toBe(true);
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'disk_add', outcome: 'started' });

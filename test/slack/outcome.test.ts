@@ -82,7 +82,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     const view = await openForm(h!, 'reboot 48', 'UOPER');
     const fields = { power_action: input.select('reboot'), confirm: input.text('48'), reason: input.text('hung since the deploy') };
     await submit(h!, 'vs_power', 'UOPER', view.private_metadata, fields);
-    const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Reboot server · VS 48')), { within: 5000 });
+    const message = await waitFor('its message', () => botMessages().find((m) => m.text.startsWith('Reboot server · legacy-app (VS 48)')), { within: 5000 });
     expect(readable(message.blocks)).toContain(':clock4: *Scheduled*');
     const [accepted] = await h!.store.audit.latest(1);
     await waitFor('the message remembered', async () => (await h!.store.follows.get(accepted!.id))?.messageTs === message.ts, { within: 5000 });
@@ -96,7 +96,9 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     expect(link).toBeDefined();
     expect(told).not.toMatch(/:white_check_mark:|succeeded/);
     const reply = await waitFor('the reply in its thread', () => botMessages().find((m) => m.threadTs === message.ts), { within: 5000 });
-    expect(readable(reply.blocks)).toMatch(/^<@UOPER> :x: Reboot server · VS 48: \*Failed\* in the cloud: rebooting VS 48 failed\. VS 48 is on and unlocked\./);
+    expect(readable(reply.blocks)).toMatch(
+      /^<@UOPER> :x: Reboot server · legacy-app \(VS 48\): \*Failed\* in the cloud: rebooting VS 48 failed\. VS 48 is on and unlocked\./,
+    );
 
     // The record: failed, the API's 201 a detail, the step kept.
     const [record] = await h!.store.audit.latest(1);
@@ -106,7 +108,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     const failed = readable((await answerTo(h!, 'audit failed', { user: 'UADMIN' })).blocks);
     expect(failed).toContain('latest 1 record · failed changes');
     expect(failed).toMatch(
-      /:x: .* · <@UOPER> · \*Reboot server\* · VS 48 → \*failed\* in the cloud while rebooting the server · reboot of VS 48 · transaction \d+/,
+      /:x: .* · <@UOPER> · \*Reboot server\* · legacy-app \(VS 48\) → \*failed\* in the cloud while rebooting the server · reboot of VS 48 · transaction \d+/,
     );
     expect(failed).not.toMatch(/:white_check_mark:|succeeded/);
     const home = (await openHome('UADMIN')).split('\n').filter((line) => line.includes('VS 48'));
@@ -114,9 +116,13 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
     expect((await openHome('UOPER')).split('\n').find((line) => line.includes('VS 48'))).toMatch(/^:x: /);
 
     // The audit channel's post of its end says so.
-    await waitFor('the audit post of its end', () => h!.slack.messagesIn('CAUDIT').find((m) => readable(m.blocks).includes('VS 48 → *failed* in the cloud')), {
-      within: 5000,
-    });
+    await waitFor(
+      'the audit post of its end',
+      () => h!.slack.messagesIn('CAUDIT').find((m) => readable(m.blocks).includes('legacy-app (VS 48) → *failed* in the cloud')),
+      {
+        within: 5000,
+      },
+    );
 
     // The export: the row's outcome is failed.
     const responseUrl = h!.slack.responseUrl('export-failed');
@@ -178,7 +184,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('one outcome, told the same eve
 
     const lines = (text: string) => text.split('\n').filter((line) => line.includes(' → '));
     const denied = lines(readable((await answerTo(h!, 'audit denied', { user: 'UADMIN' })).blocks));
-    expect(denied).toEqual([expect.stringMatching(/^:no_entry_sign: .* · <@UADMIN> · \*Reboot server\* · VS 42 → \*denied\* · asked by <@UOPER>/)]);
+    expect(denied).toEqual([expect.stringMatching(/^:no_entry_sign: .* · <@UADMIN> · \*Reboot server\* · web-1 \(VS 42\) → \*denied\* · asked by <@UOPER>/)]);
     const refused = lines(readable((await answerTo(h!, 'audit refused', { user: 'UADMIN' })).blocks));
     expect(refused).toHaveLength(2);
     expect(refused.every((line) => line.startsWith(':no_entry: '))).toBe(true);

@@ -144,7 +144,15 @@ async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: S
   const change = CHANGE_FORMS[action];
   const { userId, channelId, targetId, values } = submitted;
   const { targetKind } = CHANGES[action];
-  const target = { kind: targetKind, id: targetId, label: targetKind === 'vs' ? ctx.names.labelOf(targetId) : null };
+  const names = ctx.names;
+  // Its label is read when the outcome is told (a getter): the door reads the servers' labels once the change is valid.
+  const target: Target = {
+    kind: targetKind,
+    id: targetId,
+    get label() {
+      return targetKind === 'vs' ? names.labelOf(targetId) : null;
+    },
+  };
   return completeSubmission({
     ctx,
     args,
@@ -202,7 +210,15 @@ export async function completeSubmission<T>(s: Submission<T>): Promise<Outcome> 
   if (result.outcome === 'succeeded') {
     // Scheduled, never "done": its message is followed to its end from here (src/slack/follow-messages.ts).
     const accepted = { ...result.accepted, status: 'scheduled' as const, step: null, transactionIds: [], finalState: null, endedAtMs: null };
-    const poster = { config: ctx.config, client: args.client, follower: ctx.follower, panelUrl: ctx.panelUrl, sandbox: ctx.sandbox, log };
+    const poster = {
+      config: ctx.config,
+      client: args.client,
+      follower: ctx.follower,
+      panelUrl: ctx.panelUrl,
+      sandbox: ctx.sandbox,
+      log,
+      labelOf: (vsId: number) => ctx.names.labelOf(vsId),
+    };
     if (!(await postAcceptedChange(poster, s.destination, accepted, result.followed)))
       log.warn('the cloud accepted the change but its message could not be posted');
   } else if (result.outcome === 'applied_unreadable') {

@@ -67,15 +67,19 @@ describe('/vs read commands over the real Bolt app', () => {
     expect(h.logs.join('\n')).not.toMatch(/"stack"|\n\s+at /);
   });
 
-  test.each(['firewall abc', 'firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add x'])(
-    '"/vs %s" gets a clear error and makes no API call',
-    async (text) => {
-      const m = await answerTo(h, text);
-      expect(m.response_type).toBe('ephemeral');
-      expect(visibleText(m)).toMatch(/id|usage|\/vs/i);
-      expect(h.sandbox.requests).toHaveLength(0);
-    },
-  );
+  test.each(['firewall 0', 'firewall -3', 'firewall 4.2', 'autoscaling', 'disk add 1e3'])('"/vs %s" gets a clear error and makes no API call', async (text) => {
+    const m = await answerTo(h, text);
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toMatch(/id|usage|\/vs/i);
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+
+  test.each(['firewall abc', 'autoscaling web-9'])('"/vs %s" names no server: said so, and nothing but the server list is read', async (text) => {
+    const m = await answerTo(h, text);
+    expect(m.response_type).toBe('ephemeral');
+    expect(visibleText(m)).toContain(`No server is named ${text.split(' ').pop()!}`);
+    expect(h.sandbox.requests.every((r) => r.method === 'GET' && /^\/virtual_machines\.(json|xml)$/.test(r.path))).toBe(true);
+  });
 
   test('a mistyped command suggests the closest valid one', async () => {
     const m = await answerTo(h, 'firewal 42');

@@ -262,7 +262,7 @@ describe('/vs disks and /vs backups, the cloud API in JSON', () => {
     expect((await answerTo(h, 'backups 999')).text).toContain('VS 999 was not found');
     const m = await answerTo(h, 'disks forty-two');
     expect(m.response_type).toBe('ephemeral');
-    expect(m.text).toContain('is not a valid server id');
+    expect(m.text).toContain('No server is named forty-two');
     expect(h.sandbox.requests.filter((r) => r.path.includes('forty'))).toEqual([]);
   });
 });

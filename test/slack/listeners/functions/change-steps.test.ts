@@ -81,7 +81,7 @@ describe('a change step', () => {
     expect(execution).toMatchObject({ state: 'completed', outputs: { request_id: expect.any(String), status: 'awaiting_requester' } });
     const id = String(execution.outputs!.request_id);
     const message = h.slack.messagesIn(CHANNEL).find((m) => blocksOf(m).includes(`"value":"${id}"`))!;
-    expect(blocksOf(message)).toContain('A workflow asks to *Add disk* · VS 42');
+    expect(blocksOf(message)).toContain('A workflow asks to *Add disk* · web-1 (VS 42)');
     expect(blocksOf(message)).toContain('the data disk is full');
     expect(blocksOf(message)).toContain('"action_id":"change_request_claim"');
     expect(blocksOf(message)).toContain('Request this change');
@@ -94,7 +94,7 @@ describe('a change step', () => {
     expect(await recordsOf(h, id)).toMatchObject([{ outcome: 'requested', userId: '', requestedBy: null, workflowExecutionId: execution.workflowExecutionId }]);
     // /vs audit says who asked: a workflow, and which execution of it.
     const audit = JSON.stringify(await answerTo(h, 'audit 1', { user: 'UADMIN' }));
-    expect(audit).toContain('a workflow · *Add disk* · VS 42 → *requested*: a second person must approve it');
+    expect(audit).toContain('a workflow · *Add disk* · web-1 (VS 42) → *requested*: a second person must approve it');
     expect(audit).toContain(`workflow \`${execution.workflowExecutionId}\``);
   });
 
@@ -117,7 +117,7 @@ describe('a change step', () => {
     const shown = shownRequest(messageOf(h, p));
     await claim('UOPER', p);
     const request = await updatedTo(h, p, /approval_approve/);
-    expect(blocksOf(request)).toContain('<@UOPER> asks to *Add disk* · VS 42');
+    expect(blocksOf(request)).toContain('<@UOPER> asks to *Add disk* · web-1 (VS 42)');
     expect(blocksOf(request)).not.toContain('change_request_claim');
     expect(blocksOf(request)).toContain(p.workflowExecutionId);
     // Later claimers are told who took it; the requester cannot approve their own request.
