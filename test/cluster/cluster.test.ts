@@ -40,7 +40,9 @@ const refused: string[] = [];
 /** A post about `target` (`vs:42`, as the store names it; "VS 42 →" in the post's words) and `outcome`. */
 const about = (text: string, target: string, outcome: string) => {
   const [kind = '', id = ''] = target.split(':');
-  return text.includes(`${kind === 'vs' ? 'VS' : 'Backup'} ${id} →`) && text.includes(outcome);
+  // A server's label may stand before its id: "web-1 (VS 42) →".
+  const named = `${kind === 'vs' ? 'VS' : 'Backup'} ${id}`;
+  return (text.includes(`${named} →`) || text.includes(`${named}) →`)) && text.includes(outcome);
 };
 const auditPostsAbout = (target: string, outcome: string) =>
   slack.callsTo('chat.postMessage').filter((c) => c.args.channel === AUDIT && about(JSON.stringify(c.args), target, outcome)).length -
@@ -163,7 +165,7 @@ test('three changes to one server from three instances: one runs, the others are
   expect(busy).toHaveLength(2);
   // The two refusals are one person's: posted as that person's refusals are (grouped, at most one post a minute).
   const refusalPosted = () =>
-    slack.callsTo('chat.postMessage').some((c) => c.args.channel === AUDIT && /VS 43 → \*refused\*|refused \d+ times\*[^"]*VS 43/.test(JSON.stringify(c.args)));
+    slack.callsTo('chat.postMessage').some((c) => c.args.channel === AUDIT && /VS 43\)? → \*refused\*|refused \d+ times\*[^"]*VS 43/.test(JSON.stringify(c.args)));
   await waitFor('the audit posts of the three attempts', () => auditPostsAbout('vs:43', '→ *scheduled*') === 1 && refusalPosted(), { within: 15_000 });
   expect(diskPosts(43)).toHaveLength(1);
   expect(await counted('refused')).toBe(2);
