@@ -13,7 +13,9 @@ import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './re
 import { asFact, factNumber, serverNow, type ChangeFollow, type EndState } from './followed';
 import type { FollowSubject } from '../store';
 import type { Role } from './roles';
-import { TARGET_KINDS, type TargetKind } from './targets';
+import { TARGET_KINDS, type Target, type TargetKind } from './targets';
+import { backupableDisks, StoredBackupTake, validateBackupTakeForm, type BackupTakeParams } from './backup-take';
+import type { FormReading } from './form-reads';
 
 // The one table of changes: what each is about, who may make it, how its form
 // is validated, the exact request that makes it and how the audit describes
@@ -28,11 +30,17 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 /** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
 export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads & RestoreReads;
 
+/** What a form's reads may ask of the cloud before it opens (definitions' `formReads`). */
+export type FormCloud = Pick<CloudClient, 'listDisks' | 'listFirewallRules'>;
+
 /** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
 export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
   /** Its name in records, metrics, VS_APPROVALS and the Slack forms; the key of its row. */
   action: A;
+  /** The target it is about (and locked while it runs): a server or a backup. */
   targetKind: TargetKind;
+  /** The target a 404 of its request names, from its parameters (a backup of a missing disk: the disk); its target otherwise. */
+  notFound?(targetId: number, params: P): Target;
   /** The role it needs. */
   needed: Role;
   /** The role its parameters need, when more than `needed` (a reboot into the recovery image: admin). */
@@ -55,7 +63,12 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
    */
   request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
-  describe(targetId: number, value: Decoded<S>): string;
+  describe(targetId: number, value: Decoded<S>, params: P): string;
+  /**
+   * What its form reads before it opens, given what the command named (form values such as `rule_id`): the server's
+   * disks to pick from, its firewall rules; or why the form cannot open. Absent: its form reads nothing first.
+   */
+  formReads?(cloud: FormCloud, targetId: number, given: FormValues): Promise<FormReading>;
   /**
    * Reads the target as it stands, before the form opens and before the change is sent or asked for: whether the
    * change may be made now (the power actions: a locked server is busy, one in the wrong state is refused). Absent:
@@ -258,6 +271,60 @@ const DEFINITIONS = {
     transactions: ['reboot_virtual_machine'],
   }),
   power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop', transactions: ['stop_virtual_machine'] }),
+  backup_take: defineChange({
+    action: 'backup_take',
+    targetKind: 'vs',
+    needed: 'operator',
+    notFound: (_vsId, params: BackupTakeParams): Target => ({ kind: 'disk', id: params.disk_id }),
+    fields: ['disk_id', 'note', 'reason'],
+    apiFields: ['note'],
+    textFields: ['note'],
+    validate: (_vsId, values) => validateBackupTakeForm(values),
+    audited: (params: BackupTakeParams) => ({ ...params }),
+    stored: StoredBackupTake,
+    // spec/cloud-api-beyond.md, Taking a backup: 201 with the new backup (not built yet); older clouds take it under /settings.
+    request: changeRequest({
+      operation: 'take_backup',
+      method: 'POST',
+      path: '/virtual_machines/:id/disks/:disk_id/backups',
+      olderPath: '/settings/disks/:disk_id/backups',
+      body: (params: BackupTakeParams) => (params.note ? { root: 'backup', fields: { note: params.note } } : null),
+      expectedStatuses: [201, 200],
+      answer: Responses.backup,
+    }),
+    describe: (vsId, backup, params) => `backup ${backup.id} of disk ${params.disk_id} on VS ${vsId}`,
+    formReads: async (cloud, vsId): Promise<FormReading> => {
+      const disks = await cloud.listDisks(vsId);
+      const built = backupableDisks(disks);
+      return built.length > 0 ? { ok: true, reads: { disks: built } } : { ok: false, unfit: { kind: 'no_built_disk', disks: disks.length } };
+    },
+    // spec/cloud-api-beyond.md, Taking a backup: a transaction on the disk (take_backup; take_incremental_backup for an incremental one).
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, backup): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'Disk',
+        parentId: params.disk_id,
+        actions: ['take_backup', 'take_incremental_backup'],
+        facts: { vsId, diskId: params.disk_id, backupId: backup.id, note: asFact(params.note || null), reason: asFact(params.reason.trim() || null) },
+      }),
+      // Done when the new backup is built and unlocked: its size as the cloud says it then.
+      readState: async (reads, { facts }): Promise<EndState> => {
+        const backupId = factNumber(facts.backupId);
+        if (backupId === null) return { settled: true, state: { missing: true } };
+        const backup = await reads.getBackup(backupId);
+        return {
+          settled: backup.built === true && backup.locked !== true,
+          state: {
+            built: backup.built ?? null,
+            locked: backup.locked ?? null,
+            backupSize: backup.backup_size ?? null,
+            builtAt: asFact(backup.built_at ?? null),
+          },
+        };
+      },
+    },
+  }),
 };
 
 type Definitions = typeof DEFINITIONS;

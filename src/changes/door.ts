@@ -437,7 +437,7 @@ export function createDoor(deps: DoorDeps) {
       const followed = deps.follow !== undefined;
       // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
       const status = run.prepared.expectedStatuses[0] ?? null;
-      const settled = await settle('scheduled', status, change.describe(run.targetId, value), followed ? accepted : undefined);
+      const settled = await settle('scheduled', status, change.describe(run.targetId, value, run.params), followed ? accepted : undefined);
       log.info('change succeeded', { ms: settled.durationMs, followed });
       return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {

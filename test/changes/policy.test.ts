@@ -53,6 +53,8 @@ const NEEDED: Record<Action, Role> = {
   freeze: 'admin',
   // docs/product.md, Roles: admins acknowledge break-glass uses.
   breakglass_ack: 'admin',
+  // docs/product.md, More of the control panel: operators take a backup.
+  backup_take: 'operator',
 };
 const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];

@@ -148,13 +148,14 @@ const SENT: { [A in ChangeAction]: { target: number; params: ChangeParams<A> } }
   power_shutdown: { target: 42, params: { power_action: 'shutdown', reason: 'maintenance' } },
   power_reboot: { target: 44, params: { power_action: 'reboot_recovery', reason: 'fsck' } },
   power_stop: { target: 45, params: { power_action: 'stop', reason: 'hung' } },
+  backup_take: { target: 42, params: { disk_id: 101, note: 'before the deploy', reason: 'schema migration' } },
 };
 
 /** Sends a change as its row prepares it, and words the answer as its row does (which reads it). */
 async function sent<A extends ChangeAction>(cloud: CloudClient, action: A): Promise<string> {
   const { target, params } = SENT[action];
   const change = CHANGES[action];
-  return change.describe(target, await cloud.send(change.request.prepare(cloud.format, target, params)));
+  return change.describe(target, await cloud.send(change.request.prepare(cloud.format, target, params)), params);
 }
 
 describe('the changes of the bot’s table', () => {
@@ -163,7 +164,7 @@ describe('the changes of the bot’s table', () => {
     async (action, format) => {
       // What was asked, read from the answer (its outcome is the record's: "scheduled" once accepted).
       expect(await sent(client(format), action)).toMatch(
-        /^(disk \d+ \(\d+ GB\) on VS \d+|restore of backup \d+( onto .*)?|(start-up|shutdown|reboot|forced stop) of VS \d+)$/,
+        /^(disk \d+ \(\d+ GB\) on VS \d+|restore of backup \d+( onto .*)?|(start-up|shutdown|reboot|forced stop) of VS \d+|backup \d+ of disk \d+ on VS \d+)$/,
       );
       expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual([['POST', action === 'backup_restore' ? 200 : 201]]);
     },

@@ -26,6 +26,7 @@ const BY_COMMAND: Record<string, { text: string; submit: string }> = {
   power_shutdown: { text: 'shutdown 42', submit: 'Shut down' },
   power_reboot: { text: 'reboot 42', submit: 'Reboot' },
   power_stop: { text: 'stop 42', submit: 'Force stop' },
+  backup_take: { text: 'backup take 42', submit: 'Take backup' },
 };
 
 /** Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet. */
@@ -33,6 +34,7 @@ const BY_SHORTCUT: Record<string, { submit: string }> = {
   disk_add_shortcut: { submit: 'Add disk' },
   backup_restore_shortcut: { submit: 'Restore' },
   power_shortcut: { submit: 'Send power action' },
+  backup_take_shortcut: { submit: 'Take backup' },
 };
 
 type Element = { type?: string; options?: { value: string }[] };
@@ -47,6 +49,9 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
       return '42';
     case 'backup_id':
       return element.type === 'static_select' ? element.options![0]!.value : '9';
+    case 'disk_id':
+      // Server 42's root disk, built.
+      return element.type === 'static_select' ? element.options![0]!.value : '101';
     case 'channel':
       return CHANNEL;
     case 'disk_size':

@@ -30,6 +30,26 @@ export const DISK_ADDED_WORDS: FollowedWords = {
   },
 };
 
+/** A backup taken, from the facts its row kept: the disk, the note and why; done when the new backup is built, with its size. */
+export const BACKUP_TAKEN_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Backup ${factNumber(facts.backupId) ?? '?'}* of disk ${factNumber(facts.diskId) ?? '?'} on VS ${factNumber(facts.vsId) ?? '?'}`,
+    `Note: ${factText(facts.note)}`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) => {
+    const size = factNumber(state?.backupSize);
+    return `backup ${factNumber(facts.backupId) ?? '?'} is built${size !== null ? `: ${sizeFromKb(size)}` : ', its size not given'}`;
+  },
+  left: (facts, state) => {
+    const vsId = factNumber(facts.vsId);
+    const backup = `backup ${factNumber(facts.backupId) ?? '?'}`;
+    if (state?.missing === true) return `nothing was left: ${backup} is no longer listed`;
+    const where = vsId === null ? '' : ` (\`/vs backups ${vsId}\`)`;
+    return `${backup} may have been left unbuilt: check its backups${where}, and delete it in the control panel if it is not usable`;
+  },
+};
+
 /**
  * A restored backup, from the facts its row kept: what was asked and why, and what it overwrites and loses in the words
  * of its form and approval request (restoreConsequence), its ages counted to when the cloud accepted it.

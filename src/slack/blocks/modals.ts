@@ -1,7 +1,7 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { POWER_CHOICE_NAMES, type BackupState, type PowerChoice, type ServerState } from '../../changes';
 import type { Frozen } from '../../cloud/reads';
-import type { Backup } from '../../cloud/schemas';
+import type { Backup, Disk } from '../../cloud/schemas';
 import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 import { POWER_CHOICE_WORDS, POWER_SUBMIT_WORDS, serverLine } from './power';
@@ -41,7 +41,7 @@ function channelInput(): InputBlock {
   );
 }
 
-function idInput(id: 'vs_id' | 'backup_id', label: string, example: string): InputBlock {
+function idInput(id: 'vs_id' | 'backup_id' | 'disk_id', label: string, example: string): InputBlock {
   return input(id, label, { type: 'plain_text_input', action_id: id, max_length: 16, placeholder: plain(example) });
 }
 
@@ -250,6 +250,69 @@ It was read just now, and is read again before anything is sent.`),
     private_metadata: privateMetadata,
     title: plain(truncate(title, LIMITS.modalTitle)),
     submit: plain('Restore'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface BackupTakeModalOptions {
+  /** Undefined when opened from the global shortcut: the form then asks for the server and the disk by id. */
+  pick?: BackupTakePick;
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+/** A backup taken from `/vs backup take <vs_id>`: the server's built disks to pick from (the form's `disk_id`). */
+export interface BackupTakePick {
+  vsId: number;
+  disks: readonly Disk[];
+}
+
+/** The take-a-backup form (callback id `backup_take`): the disk, an optional note, a reason. */
+export function backupTakeModal({ pick, channelId, privateMetadata, sandbox }: BackupTakeModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (pick) {
+    const options = pick.disks.slice(0, LIMITS.selectOptions).map((d) => {
+      const words = [`#${d.id}`, `${d.disk_size} GB`, ...(d.label ? [d.label] : []), ...(d.primary ? ['primary'] : []), ...(d.is_swap ? ['swap'] : [])];
+      return option(String(d.id), truncate(words.join(' · '), 75));
+    });
+    const only = options.length === 1 ? { initial_option: options[0]! } : {};
+    blocks.push(
+      section(
+        `Take a backup of one of *VS ${pick.vsId}*'s built disks now. The cloud takes it as a transaction; the result says when it is built, and its size.`,
+      ),
+      input('disk_id', 'Disk', { type: 'static_select', action_id: 'disk_id', options, ...only }),
+    );
+  } else {
+    blocks.push(
+      section('Take a backup of one disk of a server now. The cloud takes it as a transaction; the result says when it is built, and its size.'),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('disk_id', 'Disk id', 'e.g. 101'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input(
+      'note',
+      'Note (shown with the backup)',
+      { type: 'plain_text_input', action_id: 'note', max_length: 200, placeholder: plain('e.g. before the 14:00 deploy') },
+      { optional: true },
+    ),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. schema migration at 14:00') },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'backup_take',
+    private_metadata: privateMetadata,
+    title: plain(truncate(pick ? `Backup · VS ${pick.vsId}` : 'Take a backup', LIMITS.modalTitle)),
+    submit: plain('Take backup'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

@@ -15,7 +15,7 @@ import { freezeCommand, unfreezeCommand } from './freeze';
 import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
-import { openRestorePicker } from './open-change-form';
+import { openBackupTakePicker, openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -142,6 +142,18 @@ export const COMMANDS = [
     about: 'vs',
     targetId: ({ vsId }) => vsId,
     open: openRestorePicker,
+  }),
+  subcommand({
+    kind: 'backup_take',
+    words: ['backup', 'take'],
+    nicknames: ['take backup', 'backup now', 'snapshot'],
+    argument: serverId,
+    usage: '/vs backup take <vs_id>',
+    example: '/vs backup take 42',
+    help: ['`/vs backup take <vs_id>`: take a backup of one of its built disks now (operators, admins)'],
+    opens: 'backup_take',
+    targetId: ({ vsId }) => vsId,
+    open: openBackupTakePicker,
   }),
   // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
   subcommand({

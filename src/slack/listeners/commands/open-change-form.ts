@@ -1,6 +1,6 @@
 import type { ModalView } from '@slack/types';
 import { CHANGES, usableBackups, type ChangeAction, type Inspection } from '../../../changes';
-import { noUsableBackupText } from '../../blocks/backups';
+import { noBuiltDiskText, noUsableBackupText } from '../../blocks/backups';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { MODAL_NOT_OPENED } from '../../blocks/messages';
 import { lockedText, unfitText } from '../../blocks/power';
@@ -75,6 +75,34 @@ export async function openRestorePicker(ctx: ListenerContext, req: SlackRequest,
     sandbox: ctx.sandbox,
     action: 'backup_restore',
     pick: { vsId, backups: usable, ...(chosen !== undefined && usable.some((b) => b.id === chosen) ? { chosen } : {}) },
+    now: ctx.now(),
+  });
+  return open(req, view);
+}
+
+/**
+ * `/vs backup take 42` (docs/product.md, More of the control panel): the take-a-backup form with a picker of the
+ * server's built disks, as its row's form reads say (CHANGES.backup_take.formReads). A server the cloud does not know,
+ * or one with no built disk, is answered with why, and no form opens.
+ */
+export async function openBackupTakePicker(ctx: ListenerContext, req: SlackRequest, vsId: number): Promise<Outcome> {
+  let reading;
+  try {
+    reading = await CHANGES.backup_take.formReads!(ctx.cloud, vsId, {});
+  } catch (error) {
+    return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
+  }
+  if (!reading.ok) {
+    await replyError(req, noBuiltDiskText(vsId, reading.unfit.kind === 'no_built_disk' ? reading.unfit.disks : 0));
+    return 'invalid';
+  }
+  const channelId = req.channelId ?? undefined;
+  const view = CHANGE_FORMS.backup_take.form.modal({
+    channelId,
+    privateMetadata: writeMetadata({ channelId, vsId, responseUrl: req.responseUrl }),
+    sandbox: ctx.sandbox,
+    action: 'backup_take',
+    disks: { vsId, disks: reading.reads.disks ?? [] },
     now: ctx.now(),
   });
   return open(req, view);
