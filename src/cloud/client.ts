@@ -128,7 +128,12 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
   async function send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>> {
     const { expectedStatuses, answer } = request;
     const ours = (path: string) => path.startsWith('/') && path.endsWith(`.${format}`);
-    if (!ours(request.path) || (request.olderPath !== undefined && !ours(request.olderPath)) || (request.then !== undefined && !ours(request.then.path))) {
+    if (
+      (request.method !== 'POST' && request.method !== 'DELETE') ||
+      !ours(request.path) ||
+      (request.olderPath !== undefined && !ours(request.olderPath)) ||
+      (request.then !== undefined && !ours(request.then.path))
+    ) {
       // Prepared for another format (VS_API_FORMAT changed since), or not by prepare…(): a bug, not an API call.
       throw new RangeError(`not a ${format} change request of this client: ${request.method} ${request.path}`);
     }
