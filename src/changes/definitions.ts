@@ -282,7 +282,7 @@ const DEFINITIONS = {
     validate: (_vsId, values) => validateBackupTakeForm(values),
     audited: (params: BackupTakeParams) => ({ ...params }),
     stored: StoredBackupTake,
-    // spec/cloud-api-beyond.md, Taking a backup: 201 with the new backup (not built yet); older clouds take it under /settings.
+    // docs/cloud-api.md, Take a backup: 201 with the new backup (not built yet); older clouds take it under /settings.
     request: changeRequest({
       operation: 'take_backup',
       method: 'POST',
@@ -298,7 +298,7 @@ const DEFINITIONS = {
       const built = backupableDisks(disks);
       return built.length > 0 ? { ok: true, reads: { disks: built } } : { ok: false, unfit: { kind: 'no_built_disk', disks: disks.length } };
     },
-    // spec/cloud-api-beyond.md, Taking a backup: a transaction on the disk (take_backup; take_incremental_backup for an incremental one).
+    // docs/cloud-api.md, Take a backup: a transaction on the disk (take_backup; take_incremental_backup for an incremental one).
     follow: {
       listedUnder: (vsId) => vsId,
       subject: (vsId, params, backup): FollowSubject => ({

@@ -212,7 +212,7 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
         return { status: 201, body: render.answer({ kind: 'object', name: 'disk' }, render.disk(state, disk), format) };
       },
     },
-    // spec/cloud-api-beyond.md, Taking a backup: under the server; older clouds take it under /settings, by the disk alone.
+    // docs/cloud-api.md, Take a backup: under the server; older clouds take it under /settings, by the disk alone.
     {
       method: 'POST',
       segments: ['virtual_machines', ':id', 'disks', ':id', 'backups'],

@@ -206,7 +206,7 @@ export class SandboxState {
   }
 
   /**
-   * Takes a backup of a built disk (spec/cloud-api-beyond.md, Taking a backup): a new backup, not built and locked,
+   * Takes a backup of a built disk (docs/cloud-api.md, Take a backup): a new backup, not built and locked,
    * built by a take_backup transaction on the disk (its size then: the disk's used part, here a quarter of it).
    */
   takeBackup(server: SandboxServer, disk: SandboxDisk, note: string | null): TakeBackupResult {
