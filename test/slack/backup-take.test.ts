@@ -65,6 +65,15 @@ describe('/vs backup take', () => {
     expect(takes(h)).toEqual([]);
   });
 
+  test('a disk gone since the form opened: the 404 names the disk, not the server, on both paths; recorded failed', async () => {
+    const view = await openForm(h, 'backup take 42', USERS.operator);
+    const ack = await submit(h, 'backup_take', USERS.operator, view.private_metadata, filled({ disk: '999' }));
+    expect(takes(h).map(([path]) => path)).toEqual(['/virtual_machines/42/disks/999/backups.json', '/settings/disks/999/backups.json']);
+    expect(visibleText(ack)).toContain('*Failed*: Disk 999 was not found');
+    expect(visibleText(ack)).not.toContain('VS 42 was not found');
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'backup_take', target: 'vs:42', outcome: 'failed', apiStatus: 404 });
+  });
+
   test('a viewer is denied by role, recorded, and the disks are not even read', async () => {
     const answer = await answerTo(h, 'backup take 42', { user: USERS.viewer });
     expect(visibleText(answer)).toContain('Taking a backup needs the operator role; you are a viewer.');
