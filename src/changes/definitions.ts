@@ -15,6 +15,7 @@ import type { FollowSubject } from '../store';
 import type { Role } from './roles';
 import { TARGET_KINDS, type Target, type TargetKind } from './targets';
 import { backupableDisks, StoredBackupTake, validateBackupTakeForm, type BackupTakeParams } from './backup-take';
+import { StoredFirewallRemove, validateFirewallRemoveForm, type FirewallRemoveParams } from './firewall-changes';
 import type { FormReading } from './form-reads';
 
 // The one table of changes: what each is about, who may make it, how its form
@@ -322,6 +323,49 @@ const DEFINITIONS = {
             builtAt: asFact(backup.built_at ?? null),
           },
         };
+      },
+    },
+  }),
+  firewall_remove: defineChange({
+    action: 'firewall_remove',
+    targetKind: 'vs',
+    needed: 'admin',
+    notFound: (_vsId, params: FirewallRemoveParams): Target => ({ kind: 'rule', id: params.rule_id }),
+    fields: ['rule_id', 'confirm', 'reason'],
+    apiFields: [],
+    validate: (_vsId, values) => validateFirewallRemoveForm(values),
+    audited: (params: FirewallRemoveParams) => ({ ...params }),
+    stored: StoredFirewallRemove,
+    // docs/cloud-api.md, Firewall rules: 204 (404 for an unknown rule), then the server's rules applied.
+    request: changeRequest({
+      operation: 'remove_firewall_rule',
+      method: 'DELETE',
+      path: '/virtual_machines/:id/firewall_rules/:rule_id',
+      body: noBody,
+      expectedStatuses: [204, 200],
+      answer: Responses.nothing,
+      then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
+    }),
+    describe: (vsId, _nothing, params) => `removal of firewall rule ${params.rule_id} on VS ${vsId}, applied`,
+    formReads: async (cloud, vsId, given): Promise<FormReading> => {
+      const rules = await cloud.listFirewallRules(vsId);
+      const ruleId = typeof given.rule_id === 'string' ? Number(given.rule_id) : NaN;
+      const rule = rules.find((r) => r.id === ruleId);
+      return rule ? { ok: true, reads: { rules, rule } } : { ok: false, unfit: { kind: 'no_such_rule', ruleId } };
+    },
+    // Done when the server is unlocked once its rules were applied (transaction update_firewall).
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: ['update_firewall'],
+        facts: { vsId, ruleId: params.rule_id, reason: asFact(params.reason.trim() || null) },
+      }),
+      readState: async (reads, { parentId, facts }): Promise<EndState> => {
+        const [server, rules] = await Promise.all([reads.getServer(parentId), reads.listFirewallRules(parentId)]);
+        return { settled: server.locked !== true, state: { serverLocked: server.locked ?? null, ruleListed: rules.some((r) => r.id === facts.ruleId) } };
       },
     },
   }),

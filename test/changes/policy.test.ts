@@ -55,6 +55,8 @@ const NEEDED: Record<Action, Role> = {
   breakglass_ack: 'admin',
   // docs/product.md, More of the control panel: operators take a backup.
   backup_take: 'operator',
+  // docs/product.md, More of the control panel: admins remove a firewall rule.
+  firewall_remove: 'admin',
 };
 const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];

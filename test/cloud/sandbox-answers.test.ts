@@ -149,6 +149,7 @@ const SENT: { [A in ChangeAction]: { target: number; params: ChangeParams<A> } }
   power_reboot: { target: 44, params: { power_action: 'reboot_recovery', reason: 'fsck' } },
   power_stop: { target: 45, params: { power_action: 'stop', reason: 'hung' } },
   backup_take: { target: 42, params: { disk_id: 101, note: 'before the deploy', reason: 'schema migration' } },
+  firewall_remove: { target: 42, params: { rule_id: 17, reason: 'MySQL moved to its own network' } },
 };
 
 /** Sends a change as its row prepares it, and words the answer as its row does (which reads it). */
@@ -163,10 +164,22 @@ describe('the changes of the bot’s table', () => {
     'accepts %s in %s as the row prepares it, and answers with what the row reads',
     async (action, format) => {
       // What was asked, read from the answer (its outcome is the record's: "scheduled" once accepted).
-      expect(await sent(client(format), action)).toMatch(
-        /^(disk \d+ \(\d+ GB\) on VS \d+|restore of backup \d+( onto .*)?|(start-up|shutdown|reboot|forced stop) of VS \d+|backup \d+ of disk \d+ on VS \d+)$/,
-      );
-      expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual([['POST', action === 'backup_restore' ? 200 : 201]]);
+      const described = [
+        /disk \d+ \(\d+ GB\) on VS \d+/,
+        /restore of backup \d+( onto .*)?/,
+        /(start-up|shutdown|reboot|forced stop) of VS \d+/,
+        /backup \d+ of disk \d+ on VS \d+/,
+        /removal of firewall rule \d+ on VS \d+, applied/,
+      ];
+      expect(await sent(client(format), action)).toMatch(new RegExp(`^(${described.map((r) => r.source).join('|')})$`));
+      const expected: [string, number][] =
+        action === 'firewall_remove'
+          ? [
+              ['DELETE', 204],
+              ['POST', 201],
+            ]
+          : [['POST', action === 'backup_restore' ? 200 : 201]];
+      expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual(expected);
     },
   );
 });

@@ -27,6 +27,7 @@ const BY_COMMAND: Record<string, { text: string; submit: string }> = {
   power_reboot: { text: 'reboot 42', submit: 'Reboot' },
   power_stop: { text: 'stop 42', submit: 'Force stop' },
   backup_take: { text: 'backup take 42', submit: 'Take backup' },
+  firewall_remove: { text: 'firewall remove 42 17', submit: 'Remove rule' },
 };
 
 /** Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet. */
@@ -35,6 +36,7 @@ const BY_SHORTCUT: Record<string, { submit: string }> = {
   backup_restore_shortcut: { submit: 'Restore' },
   power_shortcut: { submit: 'Send power action' },
   backup_take_shortcut: { submit: 'Take backup' },
+  firewall_remove_shortcut: { submit: 'Remove rule' },
 };
 
 type Element = { type?: string; options?: { value: string }[] };
@@ -52,6 +54,9 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
     case 'disk_id':
       // Server 42's root disk, built.
       return element.type === 'static_select' ? element.options![0]!.value : '101';
+    case 'rule_id':
+      // Server 42's rule 17 (DROP 3306).
+      return '17';
     case 'channel':
       return CHANNEL;
     case 'disk_size':
@@ -62,7 +67,7 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
       // From the shortcut nothing is chosen; server 42 is on, so a reboot fits.
       return 'reboot';
     case 'confirm': {
-      const id = /Type (\d+) to confirm/.exec(label)?.[1] ?? entered.backup_id ?? entered.vs_id;
+      const id = /Type (\d+) to confirm/.exec(label)?.[1] ?? entered.rule_id ?? entered.backup_id ?? entered.vs_id;
       if (typeof id !== 'string') throw new Error(`no id to type again for "${label}"`);
       return id;
     }

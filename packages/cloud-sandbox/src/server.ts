@@ -46,7 +46,7 @@ type Handler = (call: Call) => Answer;
 
 /** `['virtual_machines', ':id', 'firewall_rules']`; `:id` matches an integer segment only. */
 interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   segments: readonly string[];
   handler: Handler;
 }
@@ -231,6 +231,31 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
         const found = state.diskOf(ids[0] ?? 0);
         if (!found) return notFound(`Disk ${ids[0] ?? 0}`, format);
         return takeBackup(found.server, found.disk, body, format);
+      },
+    },
+    // docs/cloud-api.md, Firewall rules: remove one (204; 404 for an unknown rule), then apply the server's rules.
+    {
+      method: 'DELETE',
+      segments: ['virtual_machines', ':id', 'firewall_rules', ':id'],
+      handler: ({ ids, format }) => {
+        const server = state.server(ids[0] ?? 0);
+        if (!server) return notFound(`VirtualMachine ${ids[0] ?? 0}`, format);
+        const at = server.firewallRules.findIndex((r) => r.id === ids[1]);
+        if (at < 0) return notFound(`FirewallRule ${ids[1] ?? 0}`, format);
+        server.firewallRules.splice(at, 1);
+        return { status: 204, body: { contentType: 'text/plain', text: '' } };
+      },
+    },
+    {
+      method: 'POST',
+      segments: ['virtual_machines', ':id', 'update_firewall_rules'],
+      handler: (call) => {
+        const server = state.server(idOf(call));
+        if (!server) return notFound(`VirtualMachine ${idOf(call)}`, call.format);
+        const result = state.applyFirewall(server);
+        if (!result.ok)
+          return { status: 422, body: render.errorList([`VirtualMachine ${server.id} is locked: ${result.transaction.action} is running on it`], call.format) };
+        return { status: 201, body: render.answer({ kind: 'object', name: 'virtual_machine' }, render.server(state, server), call.format) };
       },
     },
     ...POWER_ACTIONS.map((action): Route => ({

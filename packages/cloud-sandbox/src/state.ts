@@ -260,6 +260,24 @@ export class SandboxState {
     return { ok: true, backup };
   }
 
+  /** Applies a server's firewall rules (docs/cloud-api.md, Firewall rules): an update_firewall transaction on it. */
+  applyFirewall(server: SandboxServer): { ok: true } | { ok: false; transaction: SandboxTransaction } {
+    const running = this.lockOf('servers', server.id);
+    if (running) return { ok: false, transaction: running };
+    this.transactions.start(
+      {
+        action: 'update_firewall',
+        parent: { type: 'VirtualMachine', id: server.id },
+        serverId: server.id,
+        locks: { servers: [server.id], disks: [], backups: [] },
+        effect: { kind: 'none' },
+        fails: server.changesFail === true,
+      },
+      this.now().getTime(),
+    );
+    return { ok: true };
+  }
+
   /** The server a disk is on, and the disk. */
   diskOf(diskId: number): { server: SandboxServer; disk: SandboxDisk } | undefined {
     for (const server of this.servers.values()) {

@@ -14,9 +14,10 @@ import {
   type TargetState,
   isBackupState,
 } from '../../changes';
-import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS } from './changes';
+import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
-import { backupRestoreModal, backupTakeModal, diskAddModal, powerModal, type BackupTakePick, type RestorePick } from './modals';
+import type { FirewallRule } from '../../cloud/schemas';
+import { backupRestoreModal, backupTakeModal, diskAddModal, firewallRemoveModal, powerModal, type BackupTakePick, type RestorePick } from './modals';
 import { POWER_FOLLOWED_WORDS } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
@@ -50,6 +51,8 @@ export interface ChangeFormModal {
   pick?: RestorePick;
   /** A backup taken of a server: its built disks to pick from (the form's `disk_id`). */
   disks?: BackupTakePick;
+  /** A firewall rule removed from `/vs firewall remove`: the server and the rule, read before the form opened. */
+  rule?: { vsId: number; rule: FirewallRule };
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -144,6 +147,14 @@ const backupTakeForm: FormOfChanges = {
   formErrorBlock: 'reason',
 };
 
+const firewallRemoveForm: FormOfChanges = {
+  callbackId: 'firewall_remove',
+  shortcut: { callbackId: 'firewall_remove_shortcut', name: 'Remove a firewall rule', description: 'Opens the remove-rule form (admins)' },
+  title: 'Remove firewall rule',
+  modal: ({ channelId, privateMetadata, sandbox, rule }) => firewallRemoveModal({ channelId, privateMetadata, sandbox, ...(rule ? { chosen: rule } : {}) }),
+  formErrorBlock: 'confirm',
+};
+
 /** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction, followed to its end). */
 const powerRow = (o: { title: string; doing: string; allows: string }) => ({ form: powerForm, ...o, followed: POWER_FOLLOWED_WORDS });
 
@@ -172,6 +183,13 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm } = {
     doing: 'Taking a backup',
     allows: 'take a backup of a disk',
     followed: BACKUP_TAKEN_WORDS,
+  },
+  firewall_remove: {
+    form: firewallRemoveForm,
+    title: 'Remove firewall rule',
+    doing: 'Removing a firewall rule',
+    allows: 'remove a firewall rule',
+    followed: FIREWALL_RULE_REMOVED_WORDS,
   },
 };
 

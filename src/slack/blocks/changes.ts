@@ -50,6 +50,23 @@ export const BACKUP_TAKEN_WORDS: FollowedWords = {
   },
 };
 
+/** A firewall rule removed and the server's rules applied: done when the server is unlocked, the rule no longer listed. */
+export const FIREWALL_RULE_REMOVED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Removal of firewall rule ${factNumber(facts.ruleId) ?? '?'}* on VS ${factNumber(facts.vsId) ?? '?'}, then its rules applied`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) =>
+    state?.ruleListed === true
+      ? `the rules were applied, but rule ${factNumber(facts.ruleId) ?? '?'} is still listed: check \`/vs firewall ${factNumber(facts.vsId) ?? ''}\``
+      : `rule ${factNumber(facts.ruleId) ?? '?'} is gone and the server's rules are applied`,
+  left: (facts) => {
+    const vsId = factNumber(facts.vsId);
+    const check = `\`/vs firewall ${vsId ?? ''}\``;
+    return `rule ${factNumber(facts.ruleId) ?? '?'} was removed, but applying the rules did not finish: check ${check} and apply them in the control panel`;
+  },
+};
+
 /**
  * A restored backup, from the facts its row kept: what was asked and why, and what it overwrites and loses in the words
  * of its form and approval request (restoreConsequence), its ages counted to when the cloud accepted it.

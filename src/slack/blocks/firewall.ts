@@ -124,3 +124,8 @@ export function chunkLines(lines: string[], max: number): string[] {
   if (current) chunks.push(current);
   return chunks;
 }
+
+/** `/vs firewall remove` of a rule the server does not have. */
+export function noSuchRuleText(vsId: number, ruleId: number): string {
+  return `Firewall rule ${ruleId} was not found on VS ${vsId} (\`/vs firewall ${vsId}\` lists its rules). Nothing was asked of anyone.`;
+}

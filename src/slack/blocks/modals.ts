@@ -1,7 +1,8 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { POWER_CHOICE_NAMES, type BackupState, type PowerChoice, type ServerState } from '../../changes';
 import type { Frozen } from '../../cloud/reads';
-import type { Backup, Disk } from '../../cloud/schemas';
+import type { Backup, Disk, FirewallRule } from '../../cloud/schemas';
+import { ruleLine } from './firewall';
 import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 import { POWER_CHOICE_WORDS, POWER_SUBMIT_WORDS, serverLine } from './power';
@@ -41,7 +42,7 @@ function channelInput(): InputBlock {
   );
 }
 
-function idInput(id: 'vs_id' | 'backup_id' | 'disk_id', label: string, example: string): InputBlock {
+function idInput(id: 'vs_id' | 'backup_id' | 'disk_id' | 'rule_id', label: string, example: string): InputBlock {
   return input(id, label, { type: 'plain_text_input', action_id: id, max_length: 16, placeholder: plain(example) });
 }
 
@@ -313,6 +314,60 @@ export function backupTakeModal({ pick, channelId, privateMetadata, sandbox }: B
     private_metadata: privateMetadata,
     title: plain(truncate(pick ? `Backup · VS ${pick.vsId}` : 'Take a backup', LIMITS.modalTitle)),
     submit: plain('Take backup'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface FirewallRemoveModalOptions {
+  /** The server and its rule, read before the form opened; undefined from the global shortcut (the form asks for both ids). */
+  chosen?: { vsId: number; rule: FirewallRule };
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+/** The remove-a-firewall-rule form (callback id `firewall_remove`): the rule in words, its id typed again, a reason. */
+export function firewallRemoveModal({ chosen, channelId, privateMetadata, sandbox }: FirewallRemoveModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (chosen) {
+    blocks.push(
+      section(`:warning: *Removing rule ${chosen.rule.id} of VS ${chosen.vsId}*, then applying the server's rules:\n${ruleLine(chosen.rule)}`),
+      section("Traffic it decided is then decided by the rules after it, or by the interface's default. It was read just now."),
+    );
+  } else {
+    blocks.push(
+      section(":warning: *Removing a firewall rule*, then applying the server's rules: traffic it decided is then decided by the rules after it."),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('rule_id', 'Rule id', 'e.g. 3'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input('confirm', chosen ? `Type ${chosen.rule.id} to confirm` : 'Type the rule id again to confirm', {
+      type: 'plain_text_input',
+      action_id: 'confirm',
+      max_length: 16,
+    }),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      {
+        type: 'plain_text_input',
+        action_id: 'reason',
+        multiline: true,
+        max_length: 500,
+        placeholder: plain('e.g. the temporary block for the 14:00 incident'),
+      },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'firewall_remove',
+    private_metadata: privateMetadata,
+    title: plain(truncate(chosen ? `Remove rule ${chosen.rule.id}` : 'Remove firewall rule', LIMITS.modalTitle)),
+    submit: plain('Remove rule'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

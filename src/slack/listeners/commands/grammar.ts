@@ -73,6 +73,25 @@ function oneId<A extends object>(what: string, build: (id: number) => A): Gramma
 export const serverId = oneId('server id', (vsId) => ({ vsId }));
 export const backupId = oneId('backup id', (backupId) => ({ backupId }));
 
+/** A server id, then a firewall rule's id: `/vs firewall remove 42 17`. */
+export const serverIdAndRuleId: Grammar<{ vsId: number; ruleId: number }> = {
+  read(args, q) {
+    if (args.length < 2) return refuse(refusals.needs(q, args.length === 0 ? 'server id and a rule id' : 'rule id'));
+    const vsId = parseId(args[0]);
+    if (vsId === null) return refuse(refusals.notAnId(q, args[0] ?? '', 'server id'));
+    const ruleId = parseId(args[1]);
+    if (ruleId === null) return refuse(refusals.notAnId(q, args[1] ?? '', 'rule id'));
+    if (args.length > 2) return refuse(refusals.takesOne(q, 'rule id', args.slice(2).join(' ')), `${q.bare} ${vsId} ${ruleId}`);
+    return ok({ vsId, ruleId });
+  },
+  fits: (args) => args.length === 2 && parseId(args[0]) !== null && parseId(args[1]) !== null,
+  suggest(args, q) {
+    const vsId = args.length >= 1 ? parseId(args[0]) : null;
+    const ruleId = args.length >= 2 ? parseId(args[1]) : null;
+    return vsId !== null && ruleId !== null ? `${q.bare} ${vsId} ${ruleId}` : q.usage;
+  },
+};
+
 /** A server id, then optionally the port question `<port>[/tcp|/udp] [from <ip>]`. */
 export const serverIdAndPortQuestion: Grammar<{ vsId: number; question?: PortQuestion }> = {
   read(args, q) {

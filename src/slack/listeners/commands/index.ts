@@ -12,10 +12,22 @@ import { backupsCommand } from './backups';
 import { disksCommand } from './disks';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
-import { auditArguments, backupId, findRow, freeText, none, serverId, serverIdAndPortQuestion, tokenize, unknownCommand, type Refusal } from './grammar';
+import {
+  auditArguments,
+  backupId,
+  findRow,
+  freeText,
+  none,
+  serverId,
+  serverIdAndPortQuestion,
+  serverIdAndRuleId,
+  tokenize,
+  unknownCommand,
+  type Refusal,
+} from './grammar';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
-import { openBackupTakePicker, openRestorePicker } from './open-change-form';
+import { openBackupTakePicker, openFirewallRemove, openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -47,6 +59,19 @@ export const COMMANDS = [
     help: ['`/vs server <vs_id>` (or `/vs status`): the server at a glance: power, lock, disks, latest backups and transactions'],
     needs: 'read',
     run: (ctx, req, args) => serverCommand(ctx, req, args, SERVER_CHANGES),
+  }),
+  // Before `firewall`: the longer spelling wins, so that `/vs firewall remove 42 17` is not read as a port question.
+  subcommand({
+    kind: 'firewall_remove',
+    words: ['firewall', 'remove'],
+    nicknames: ['firewall delete', 'fw remove', 'remove rule'],
+    argument: serverIdAndRuleId,
+    usage: '/vs firewall remove <vs_id> <rule_id>',
+    example: '/vs firewall remove 42 17',
+    help: ["`/vs firewall remove <vs_id> <rule_id>`: remove a firewall rule and apply the server's rules (admins)"],
+    opens: 'firewall_remove',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, vsId, { ruleId }) => openFirewallRemove(ctx, req, vsId, ruleId),
   }),
   subcommand({
     kind: 'firewall',
@@ -141,7 +166,7 @@ export const COMMANDS = [
     // A server, whose backup the form picks: the restore's own target, the backup, is the one picked.
     about: 'vs',
     targetId: ({ vsId }) => vsId,
-    open: openRestorePicker,
+    open: (ctx, req, vsId) => openRestorePicker(ctx, req, vsId),
   }),
   subcommand({
     kind: 'backup_take',

@@ -1,6 +1,7 @@
 import type { ModalView } from '@slack/types';
 import { CHANGES, usableBackups, type ChangeAction, type Inspection } from '../../../changes';
 import { noBuiltDiskText, noUsableBackupText } from '../../blocks/backups';
+import { noSuchRuleText } from '../../blocks/firewall';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { MODAL_NOT_OPENED } from '../../blocks/messages';
 import { lockedText, unfitText } from '../../blocks/power';
@@ -103,6 +104,34 @@ export async function openBackupTakePicker(ctx: ListenerContext, req: SlackReque
     sandbox: ctx.sandbox,
     action: 'backup_take',
     disks: { vsId, disks: reading.reads.disks ?? [] },
+    now: ctx.now(),
+  });
+  return open(req, view);
+}
+
+/**
+ * `/vs firewall remove 42 17` (docs/product.md, More of the control panel): the server's rules are read first, and
+ * the form names the rule in words; a rule the server does not have is answered so, and no form opens. The rule's id
+ * travels in the form's metadata (`fixed`), read with the form's values when it is submitted.
+ */
+export async function openFirewallRemove(ctx: ListenerContext, req: SlackRequest, vsId: number, ruleId: number): Promise<Outcome> {
+  let reading;
+  try {
+    reading = await CHANGES.firewall_remove.formReads!(ctx.cloud, vsId, { rule_id: String(ruleId) });
+  } catch (error) {
+    return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
+  }
+  if (!reading.ok || !reading.reads.rule) {
+    await replyError(req, noSuchRuleText(vsId, ruleId));
+    return 'not_found';
+  }
+  const channelId = req.channelId ?? undefined;
+  const view = CHANGE_FORMS.firewall_remove.form.modal({
+    channelId,
+    privateMetadata: writeMetadata({ channelId, vsId, responseUrl: req.responseUrl, fixed: { rule_id: String(ruleId) } }),
+    sandbox: ctx.sandbox,
+    action: 'firewall_remove',
+    rule: { vsId, rule: reading.reads.rule },
     now: ctx.now(),
   });
   return open(req, view);

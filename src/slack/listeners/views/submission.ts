@@ -76,7 +76,9 @@ const NO_CHANGE_CHOSEN = 'Choose what to do';
  */
 export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChanges): Promise<(SubmittedForm & { action: ChangeAction }) | null> {
   const { body, view } = args;
-  const values = viewStateToValues(view.state.values);
+  const meta = readMetadata(view.private_metadata);
+  // Values fixed when the form opened (the rule removed) are read with the form's own, and win over them.
+  const values = { ...viewStateToValues(view.state.values), ...(meta.fixed ?? {}) };
   const action = changeChosen(form, values);
   if (action === undefined) {
     await args.ack({ response_action: 'errors', errors: { [form.formErrorBlock]: NO_CHANGE_CHOSEN } });
@@ -84,7 +86,6 @@ export async function readSubmittedForm(args: SubmissionArgs, form: FormOfChange
   }
   const { targetKind } = CHANGES[action];
   const { field, idError } = TARGET_KINDS[targetKind];
-  const meta = readMetadata(view.private_metadata);
   const targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
   if (targetId === null) {
     await args.ack({ response_action: 'errors', errors: { [field]: idError } });
