@@ -353,9 +353,12 @@ export type InvalidCommand = {
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
 export type Command = CommandOf<Row> | InvalidCommand;
 
-/** The changes the server's card offers a button for: each row that opens a change's form for a server, by its words. */
+/**
+ * The changes the server's card offers a button for: each row that opens a change's form for a server named alone, by
+ * its words (not `/vs firewall remove`, which also needs the rule).
+ */
 const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
-  'opens' in row && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
+  'opens' in row && row.argument === serverId && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
     ? [{ action: row.opens, words: row.words.join(' ') }]
     : [],
 );
