@@ -15,7 +15,18 @@ import type { FollowSubject } from '../store';
 import type { Role } from './roles';
 import { TARGET_KINDS, type Target, type TargetKind } from './targets';
 import { backupableDisks, StoredBackupTake, validateBackupTakeForm, type BackupTakeParams } from './backup-take';
-import { StoredFirewallRemove, validateFirewallRemoveForm, type FirewallRemoveParams } from './firewall-changes';
+import {
+  StoredFirewallAdd,
+  StoredFirewallRemove,
+  validateFirewallAddForm,
+  validateFirewallRemoveForm,
+  type FirewallAddParams,
+  type FirewallRemoveParams,
+} from './firewall-changes';
+import { answerPortQuestion } from '../firewall/port-question';
+import { portVerdict } from '../firewall/verdict';
+import { parseIp } from '../firewall/address';
+import { parsePortForm } from '../firewall/ports';
 import type { FormReading } from './form-reads';
 
 // The one table of changes: what each is about, who may make it, how its form
@@ -322,6 +333,72 @@ const DEFINITIONS = {
             backupSize: backup.backup_size ?? null,
             builtAt: asFact(backup.built_at ?? null),
           },
+        };
+      },
+    },
+  }),
+  firewall_add: defineChange({
+    action: 'firewall_add',
+    targetKind: 'vs',
+    needed: 'operator',
+    fields: ['network_interface_id', 'command', 'address', 'port', 'protocol', 'confirm_risk', 'reason'],
+    apiFields: ['network_interface_id', 'command', 'address', 'port', 'protocol'],
+    textFields: ['address', 'port'],
+    validate: (_vsId, values) => validateFirewallAddForm(values),
+    audited: (params: FirewallAddParams) => ({ ...params }),
+    stored: StoredFirewallAdd,
+    // docs/cloud-api.md, Firewall rules: the rule is stored (201, at the end of its interface's list), then the server's rules applied.
+    request: changeRequest({
+      operation: 'add_firewall_rule',
+      method: 'POST',
+      path: '/virtual_machines/:id/firewall_rules',
+      body: (params: FirewallAddParams) => ({
+        root: 'firewall_rule',
+        fields: {
+          address: params.address,
+          command: params.command,
+          port: params.port,
+          protocol: params.protocol,
+          network_interface_id: String(params.network_interface_id),
+        },
+      }),
+      expectedStatuses: [201, 200],
+      answer: Responses.firewallRule,
+      then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
+    }),
+    describe: (vsId, rule, params) => {
+      const what = `${params.command} ${params.address || 'every address'} on ${params.port || 'every port'}/${params.protocol.toLowerCase()}`;
+      return `firewall rule ${rule.id} (${what}) on VS ${vsId}, applied`;
+    },
+    formReads: async (cloud, vsId): Promise<FormReading> => ({ ok: true, reads: { rules: await cloud.listFirewallRules(vsId) } }),
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, rule): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: ['update_firewall'],
+        facts: {
+          vsId,
+          ruleId: rule.id,
+          command: params.command,
+          address: params.address,
+          port: params.port,
+          protocol: params.protocol,
+          reason: asFact(params.reason.trim() || null),
+        },
+      }),
+      // Done when the server is unlocked; the rules read again answer the port question for the rule just added.
+      readState: async (reads, { parentId, facts }): Promise<EndState> => {
+        const [server, rules] = await Promise.all([reads.getServer(parentId), reads.listFirewallRules(parentId)]);
+        const ports = parsePortForm(typeof facts.port === 'string' ? facts.port : '');
+        const port = ports.kind === 'ports' ? ports.ranges[0]![0] : 22;
+        const source = typeof facts.address === 'string' ? parseIp(facts.address) : null;
+        const protocol = facts.protocol === 'UDP' ? 'udp' : 'tcp';
+        const verdict = portVerdict(answerPortQuestion(rules, { port, protocol, source }));
+        return {
+          settled: server.locked !== true,
+          state: { serverLocked: server.locked ?? null, ruleListed: rules.some((r) => r.id === facts.ruleId), askedPort: port, verdict },
         };
       },
     },

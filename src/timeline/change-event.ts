@@ -21,6 +21,7 @@ const DONE_WORDS: Readonly<Record<ChangeAction, string>> = {
   power_reboot: 'reboot',
   power_stop: 'forced stop',
   backup_take: 'take backup',
+  firewall_add: 'add firewall rule',
   firewall_remove: 'remove firewall rule',
 };
 

@@ -55,6 +55,7 @@ const NEEDED: Record<Action, Role> = {
   breakglass_ack: 'admin',
   // docs/product.md, More of the control panel: operators take a backup.
   backup_take: 'operator',
+  firewall_add: 'operator',
   // docs/product.md, More of the control panel: admins remove a firewall rule.
   firewall_remove: 'admin',
 };

@@ -149,6 +149,10 @@ const SENT: { [A in ChangeAction]: { target: number; params: ChangeParams<A> } }
   power_reboot: { target: 44, params: { power_action: 'reboot_recovery', reason: 'fsck' } },
   power_stop: { target: 45, params: { power_action: 'stop', reason: 'hung' } },
   backup_take: { target: 42, params: { disk_id: 101, note: 'before the deploy', reason: 'schema migration' } },
+  firewall_add: {
+    target: 42,
+    params: { network_interface_id: 3, command: 'DROP', address: '198.51.100.5', port: '8080', protocol: 'TCP', reason: 'scanner', confirmed_risk: false },
+  },
   firewall_remove: { target: 42, params: { rule_id: 17, reason: 'MySQL moved to its own network' } },
 };
 
@@ -170,6 +174,7 @@ describe('the changes of the bot’s table', () => {
         /(start-up|shutdown|reboot|forced stop) of VS \d+/,
         /backup \d+ of disk \d+ on VS \d+/,
         /removal of firewall rule \d+ on VS \d+, applied/,
+        /firewall rule \d+ \(DROP 198\.51\.100\.5 on 8080\/tcp\) on VS \d+, applied/,
       ];
       expect(await sent(client(format), action)).toMatch(new RegExp(`^(${described.map((r) => r.source).join('|')})$`));
       const expected: [string, number][] =
@@ -178,7 +183,12 @@ describe('the changes of the bot’s table', () => {
               ['DELETE', 204],
               ['POST', 201],
             ]
-          : [['POST', action === 'backup_restore' ? 200 : 201]];
+          : action === 'firewall_add'
+            ? [
+                ['POST', 201],
+                ['POST', 201],
+              ]
+            : [['POST', action === 'backup_restore' ? 200 : 201]];
       expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual(expected);
     },
   );

@@ -28,6 +28,8 @@ const BY_COMMAND: Record<string, { text: string; submit: string }> = {
   power_stop: { text: 'stop 42', submit: 'Force stop' },
   backup_take: { text: 'backup take 42', submit: 'Take backup' },
   firewall_remove: { text: 'firewall remove 42 17', submit: 'Remove rule' },
+  firewall_block: { text: 'firewall block 42 198.51.100.5 8080', submit: 'Add rule' },
+  firewall_allow: { text: 'firewall allow 42 198.51.100.0/24 8443', submit: 'Add rule' },
 };
 
 /** Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet. */
@@ -36,6 +38,7 @@ const BY_SHORTCUT: Record<string, { submit: string }> = {
   backup_restore_shortcut: { submit: 'Restore' },
   power_shortcut: { submit: 'Send power action' },
   backup_take_shortcut: { submit: 'Take backup' },
+  firewall_add_shortcut: { submit: 'Add rule' },
   firewall_remove_shortcut: { submit: 'Remove rule' },
 };
 
@@ -54,6 +57,12 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
     case 'disk_id':
       // Server 42's root disk, built.
       return element.type === 'static_select' ? element.options![0]!.value : '101';
+    case 'network_interface_id':
+      // Server 42's one interface.
+      return element.type === 'static_select' ? element.options![0]!.value : '3';
+    case 'command':
+      // From the shortcut nothing is chosen; an ACCEPT of everything cuts nobody off (a DROP of it asks for more).
+      return 'ACCEPT';
     case 'rule_id':
       // Server 42's rule 17 (DROP 3306).
       return '17';

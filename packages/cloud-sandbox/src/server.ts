@@ -233,6 +233,38 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
         return takeBackup(found.server, found.disk, body, format);
       },
     },
+    // docs/cloud-api.md, Firewall rules: add one (201, at the end of its interface's list; 422 for invalid fields).
+    {
+      method: 'POST',
+      segments: ['virtual_machines', ':id', 'firewall_rules'],
+      handler: ({ ids, format, body }) => {
+        const server = state.server(ids[0] ?? 0);
+        if (!server) return notFound(`VirtualMachine ${ids[0] ?? 0}`, format);
+        const outer = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).firewall_rule : undefined;
+        const f = outer !== null && typeof outer === 'object' && !Array.isArray(outer) ? (outer as Record<string, unknown>) : {};
+        const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+        const errors: Record<string, string[]> = {};
+        const command = text(f.command).toUpperCase();
+        if (command !== 'ACCEPT' && command !== 'DROP') errors.command = ['must be ACCEPT or DROP'];
+        const protocol = text(f.protocol).toUpperCase();
+        if (protocol !== 'TCP' && protocol !== 'UDP') errors.protocol = ['must be TCP or UDP'];
+        const nic = Number(text(f.network_interface_id));
+        if (!Number.isSafeInteger(nic) || nic <= 0) errors.network_interface_id = ['is required'];
+        const port = text(f.port);
+        if (!/^[0-9,:]*$/.test(port)) errors.port = ['is invalid'];
+        const address = text(f.address);
+        if (!/^[0-9a-fA-F.:/-]*$/.test(address)) errors.address = ['is invalid'];
+        if (Object.keys(errors).length > 0) return { status: 422, body: render.fieldErrors(errors, format) };
+        const added = state.addFirewallRule(server, {
+          network_interface_id: nic,
+          address: address || null,
+          port: port || null,
+          protocol: protocol as 'TCP' | 'UDP',
+          command: command as 'ACCEPT' | 'DROP',
+        });
+        return { status: 201, body: render.answer({ kind: 'object', name: 'firewall_rule' }, { ...added }, format) };
+      },
+    },
     // docs/cloud-api.md, Firewall rules: remove one (204; 404 for an unknown rule), then apply the server's rules.
     {
       method: 'DELETE',

@@ -1,7 +1,7 @@
 import type { DiskParams } from './disk-params';
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
 import { Transactions } from './transactions';
-import type { SandboxBackup, SandboxDisk, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
+import type { SandboxBackup, SandboxDisk, SandboxFirewallRule, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
 
 /** Why a restore was refused (docs/cloud-api.md, Restore a backup: 403, "correct but could not be processed"). */
 export type RestoreRefusal = 'marked_for_delete' | 'not_built' | 'locked';
@@ -258,6 +258,32 @@ export class SandboxState {
       this.now().getTime(),
     );
     return { ok: true, backup };
+  }
+
+  /** Stores a firewall rule at the end of its interface's list (docs/cloud-api.md, Firewall rules); not applied yet. */
+  addFirewallRule(
+    server: SandboxServer,
+    r: Pick<SandboxFirewallRule, 'network_interface_id' | 'address' | 'port' | 'protocol' | 'command'>,
+  ): SandboxFirewallRule {
+    const stamp = isoTimestamp(this.now());
+    const all = [...this.servers.values()].flatMap((s) => s.firewallRules);
+    const mine = server.firewallRules.filter((x) => x.network_interface_id === r.network_interface_id);
+    const added: SandboxFirewallRule = {
+      id: Math.max(0, ...all.map((x) => x.id)) + 1,
+      identifier: identifier(this.random),
+      position: Math.max(0, ...mine.map((x) => x.position)) + 1,
+      ...r,
+      created_at: stamp,
+      updated_at: stamp,
+      description: null,
+      destination_ip: null,
+      enable_logging: null,
+      enabled: true,
+      firewall_service_id: null,
+      source_port: null,
+    };
+    server.firewallRules.push(added);
+    return added;
   }
 
   /** Applies a server's firewall rules (docs/cloud-api.md, Firewall rules): an update_firewall transaction on it. */

@@ -14,10 +14,20 @@ import {
   type TargetState,
   isBackupState,
 } from '../../changes';
-import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
+import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
 import type { FirewallRule } from '../../cloud/schemas';
-import { backupRestoreModal, backupTakeModal, diskAddModal, firewallRemoveModal, powerModal, type BackupTakePick, type RestorePick } from './modals';
+import {
+  backupRestoreModal,
+  backupTakeModal,
+  diskAddModal,
+  firewallAddModal,
+  firewallRemoveModal,
+  powerModal,
+  type FirewallAddPrefill,
+  type BackupTakePick,
+  type RestorePick,
+} from './modals';
 import { POWER_FOLLOWED_WORDS } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
@@ -53,6 +63,8 @@ export interface ChangeFormModal {
   disks?: BackupTakePick;
   /** A firewall rule removed from `/vs firewall remove`: the server and the rule, read before the form opened. */
   rule?: { vsId: number; rule: FirewallRule };
+  /** A firewall rule added from `/vs firewall block|allow`: what the command named, and what the rule would do. */
+  firewall?: FirewallAddPrefill;
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -147,6 +159,15 @@ const backupTakeForm: FormOfChanges = {
   formErrorBlock: 'reason',
 };
 
+const firewallAddForm: FormOfChanges = {
+  callbackId: 'firewall_add',
+  shortcut: { callbackId: 'firewall_add_shortcut', name: 'Add a firewall rule', description: 'Opens the add-rule form (operators and admins)' },
+  title: 'Add firewall rule',
+  modal: ({ channelId, privateMetadata, sandbox, firewall }) =>
+    firewallAddModal({ channelId, privateMetadata, sandbox, ...(firewall ? { prefill: firewall } : {}) }),
+  formErrorBlock: 'reason',
+};
+
 const firewallRemoveForm: FormOfChanges = {
   callbackId: 'firewall_remove',
   shortcut: { callbackId: 'firewall_remove_shortcut', name: 'Remove a firewall rule', description: 'Opens the remove-rule form (admins)' },
@@ -183,6 +204,13 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm } = {
     doing: 'Taking a backup',
     allows: 'take a backup of a disk',
     followed: BACKUP_TAKEN_WORDS,
+  },
+  firewall_add: {
+    form: firewallAddForm,
+    title: 'Add firewall rule',
+    doing: 'Adding a firewall rule',
+    allows: 'add a firewall rule (block or allow)',
+    followed: FIREWALL_RULE_ADDED_WORDS,
   },
   firewall_remove: {
     form: firewallRemoveForm,

@@ -1,7 +1,7 @@
-import { factNumber, OUTCOME_SIGNS, RestoreFacts, targetTitle, type Target } from '../../changes';
+import { factNumber, OUTCOME_SIGNS, RestoreFacts, targetTitle, type Fact, type Target } from '../../changes';
 import { restoreConsequence } from './backups';
 import { sizeFromKb } from './measures';
-import { factCode, factText, reasonLine, type FollowedWords } from './followed';
+import { factCode, factText, reasonLine, type Facts, type FollowedWords } from './followed';
 import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from: a change the cloud accepted is followed there
@@ -49,6 +49,32 @@ export const BACKUP_TAKEN_WORDS: FollowedWords = {
     return `${backup} may have been left unbuilt: check its backups${where}, and delete it in the control panel if it is not usable`;
   },
 };
+
+/** A firewall rule added and the server's rules applied: done when the server is unlocked, with the port question answered again. */
+export const FIREWALL_RULE_ADDED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Firewall rule ${factNumber(facts.ruleId) ?? '?'}* on VS ${factNumber(facts.vsId) ?? '?'}: ${ruleWords(facts)}, then its rules applied`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) => {
+    const port = factNumber(state?.askedPort);
+    const verdict = typeof state?.verdict === 'string' ? safe(state.verdict, 40) : null;
+    const protocol = facts.protocol === 'UDP' ? 'udp' : 'tcp';
+    return `the rules are applied${port !== null && verdict ? `; port ${port}/${protocol} from ${addressWords(facts.address)} is now ${verdict}` : ''}`;
+  },
+  left: (facts) => {
+    const check = `\`/vs firewall ${factNumber(facts.vsId) ?? ''}\``;
+    return `rule ${factNumber(facts.ruleId) ?? '?'} was stored, but applying the rules did not finish: check ${check} and apply them in the control panel`;
+  },
+};
+
+const addressWords = (address: Fact | undefined): string => (typeof address === 'string' && address ? `\`${safe(address, 60)}\`` : 'every address');
+
+/** "DROP `203.0.113.5` on port 443/tcp", from a rule's facts. */
+function ruleWords(facts: Facts): string {
+  const port = typeof facts.port === 'string' && facts.port ? `port ${safe(facts.port, 60)}` : 'every port';
+  return `${facts.command === 'ACCEPT' ? 'ACCEPT' : 'DROP'} ${addressWords(facts.address)} on ${port}/${facts.protocol === 'UDP' ? 'udp' : 'tcp'}`;
+}
 
 /** A firewall rule removed and the server's rules applied: done when the server is unlocked, the rule no longer listed. */
 export const FIREWALL_RULE_REMOVED_WORDS: FollowedWords = {

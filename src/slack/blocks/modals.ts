@@ -42,7 +42,7 @@ function channelInput(): InputBlock {
   );
 }
 
-function idInput(id: 'vs_id' | 'backup_id' | 'disk_id' | 'rule_id', label: string, example: string): InputBlock {
+function idInput(id: 'vs_id' | 'backup_id' | 'disk_id' | 'rule_id' | 'network_interface_id', label: string, example: string): InputBlock {
   return input(id, label, { type: 'plain_text_input', action_id: id, max_length: 16, placeholder: plain(example) });
 }
 
@@ -368,6 +368,90 @@ export function firewallRemoveModal({ chosen, channelId, privateMetadata, sandbo
     private_metadata: privateMetadata,
     title: plain(truncate(chosen ? `Remove rule ${chosen.rule.id}` : 'Remove firewall rule', LIMITS.modalTitle)),
     submit: plain('Remove rule'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface FirewallAddModalOptions {
+  /** The server, its interfaces and what the command named, read before the form opened; undefined from the shortcut. */
+  prefill?: FirewallAddPrefill;
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+export interface FirewallAddPrefill {
+  vsId: number;
+  /** The server's network interfaces, as its rules name them: one is chosen for you (and not asked). */
+  interfaces: readonly number[];
+  command: 'DROP' | 'ACCEPT';
+  address: string;
+  port: string;
+  protocol: 'TCP' | 'UDP';
+  /** What the rule would do given the rules as they are, in words (blocks/firewall.ts). */
+  preview: string;
+  /** Why it asks for a second confirmation, if it does. */
+  risk?: string;
+}
+
+/** The add-a-firewall-rule form (callback id `firewall_add`). */
+export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox }: FirewallAddModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  const select = (id: string, label: string, values: readonly string[], chosen?: string) => {
+    const options = values.map((v) => option(v, v));
+    const initial = options.find((o) => o.value === chosen);
+    return input(id, label, { type: 'static_select', action_id: id, options, ...(initial ? { initial_option: initial } : {}) });
+  };
+  if (prefill) {
+    blocks.push(section(`Add a firewall rule to *VS ${prefill.vsId}*, at the end of its interface's rules, then apply its rules.\n${prefill.preview}`));
+    if (prefill.interfaces.length > 1) blocks.push(select('network_interface_id', 'Network interface', prefill.interfaces.map(String)));
+  } else {
+    blocks.push(
+      section("Add a firewall rule to a server, at the end of its interface's rules, then apply its rules."),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('network_interface_id', 'Network interface id', 'e.g. 105'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    select('command', 'Command', ['DROP', 'ACCEPT'], prefill?.command),
+    input(
+      'address',
+      'Address',
+      {
+        type: 'plain_text_input',
+        action_id: 'address',
+        max_length: 100,
+        ...initialText(prefill?.address, 100),
+        placeholder: plain('203.0.113.5, 192.0.2.0/24 or a range'),
+      },
+      { optional: true, hint: 'Empty: every address.' },
+    ),
+    input(
+      'port',
+      'Port',
+      { type: 'plain_text_input', action_id: 'port', max_length: 100, ...initialText(prefill?.port, 100), placeholder: plain('443, 80,443 or 1024:1028') },
+      { optional: true, hint: 'Empty: every port.' },
+    ),
+    select('protocol', 'Protocol', ['TCP', 'UDP'], prefill?.protocol ?? 'TCP'),
+  );
+  if (prefill?.risk) blocks.push(section(`:warning: ${prefill.risk}`));
+  blocks.push(
+    flag('confirm_risk', 'I know this rule may cut access', 'Needed for a rule that drops every address on port 22 (SSH)', false),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. scanner hitting the login page') },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'firewall_add',
+    private_metadata: privateMetadata,
+    title: plain(truncate(prefill ? `Firewall rule · VS ${prefill.vsId}` : 'Add firewall rule', LIMITS.modalTitle)),
+    submit: plain('Add rule'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

@@ -19,6 +19,7 @@ import {
   freeText,
   none,
   serverId,
+  serverIdAndFirewallRule,
   serverIdAndPortQuestion,
   serverIdAndRuleId,
   tokenize,
@@ -27,7 +28,7 @@ import {
 } from './grammar';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
-import { openBackupTakePicker, openFirewallRemove, openRestorePicker } from './open-change-form';
+import { openBackupTakePicker, openFirewallAdd, openFirewallRemove, openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -72,6 +73,30 @@ export const COMMANDS = [
     opens: 'firewall_remove',
     targetId: ({ vsId }) => vsId,
     open: (ctx, req, vsId, { ruleId }) => openFirewallRemove(ctx, req, vsId, ruleId),
+  }),
+  subcommand({
+    kind: 'firewall_block',
+    words: ['firewall', 'block'],
+    nicknames: ['firewall drop', 'fw block', 'block'],
+    argument: serverIdAndFirewallRule,
+    usage: '/vs firewall block <vs_id> <address> [port[/tcp|/udp]]',
+    example: '/vs firewall block 42 203.0.113.5 443',
+    help: ['`/vs firewall block <vs_id> <address> [port[/tcp|/udp]]`: add a DROP rule, saying first whether it would take effect (operators, admins)'],
+    opens: 'firewall_add',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'DROP', args),
+  }),
+  subcommand({
+    kind: 'firewall_allow',
+    words: ['firewall', 'allow'],
+    nicknames: ['firewall accept', 'fw allow', 'allow'],
+    argument: serverIdAndFirewallRule,
+    usage: '/vs firewall allow <vs_id> <address> [port[/tcp|/udp]]',
+    example: '/vs firewall allow 42 198.51.100.0/24 22',
+    help: ['`/vs firewall allow <vs_id> <address> [port[/tcp|/udp]]`: add an ACCEPT rule, the same way (operators, admins)'],
+    opens: 'firewall_add',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'ACCEPT', args),
   }),
   subcommand({
     kind: 'firewall',

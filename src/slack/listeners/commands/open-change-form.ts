@@ -1,7 +1,9 @@
 import type { ModalView } from '@slack/types';
 import { CHANGES, usableBackups, type ChangeAction, type Inspection } from '../../../changes';
 import { noBuiltDiskText, noUsableBackupText } from '../../blocks/backups';
-import { noSuchRuleText } from '../../blocks/firewall';
+import { FIREWALL_RISK_TEXT, firewallPreviewText, noInterfaceText, noSuchRuleText } from '../../blocks/firewall';
+import { firewallRisk, interfacesOf, previewFirewallRule } from '../../../changes/firewall-changes';
+import type { FirewallRuleArgs } from './grammar';
 import { CHANGE_FORMS } from '../../blocks/change-forms';
 import { MODAL_NOT_OPENED } from '../../blocks/messages';
 import { lockedText, unfitText } from '../../blocks/power';
@@ -132,6 +134,47 @@ export async function openFirewallRemove(ctx: ListenerContext, req: SlackRequest
     sandbox: ctx.sandbox,
     action: 'firewall_remove',
     rule: { vsId, rule: reading.reads.rule },
+    now: ctx.now(),
+  });
+  return open(req, view);
+}
+
+/**
+ * `/vs firewall block 42 203.0.113.5 443` and `/vs firewall allow …` (docs/product.md, More of the control panel):
+ * the server's rules are read first; the form opens prefilled, with what the rule would do given those rules (first
+ * match in position order, the new rule at the end). The only network interface is chosen for you (in the metadata's
+ * `fixed`); a server whose rules name none is told to use the shortcut's form, which asks for it.
+ */
+export async function openFirewallAdd(ctx: ListenerContext, req: SlackRequest, command: 'DROP' | 'ACCEPT', args: FirewallRuleArgs): Promise<Outcome> {
+  const { vsId } = args;
+  let reading;
+  try {
+    reading = await CHANGES.firewall_add.formReads!(ctx.cloud, vsId, {});
+  } catch (error) {
+    return replyCloudError(ctx, req, error, { kind: 'vs', id: vsId });
+  }
+  const rules = reading.ok ? (reading.reads.rules ?? []) : [];
+  const interfaces = interfacesOf(rules);
+  if (interfaces.length === 0) {
+    await replyError(req, noInterfaceText(vsId));
+    return 'invalid';
+  }
+  const rule = { command, address: args.address, port: args.port, protocol: args.protocol };
+  const only = interfaces.length === 1 ? interfaces[0]! : undefined;
+  const preview = firewallPreviewText(rule, previewFirewallRule(rules, { ...rule, network_interface_id: only ?? interfaces[0]! }));
+  const risk = firewallRisk(rule);
+  const channelId = req.channelId ?? undefined;
+  const view = CHANGE_FORMS.firewall_add.form.modal({
+    channelId,
+    privateMetadata: writeMetadata({
+      channelId,
+      vsId,
+      responseUrl: req.responseUrl,
+      ...(only !== undefined ? { fixed: { network_interface_id: String(only) } } : {}),
+    }),
+    sandbox: ctx.sandbox,
+    action: 'firewall_add',
+    firewall: { vsId, interfaces, ...rule, preview, ...(risk ? { risk: FIREWALL_RISK_TEXT[risk] } : {}) },
     now: ctx.now(),
   });
   return open(req, view);
