@@ -13,7 +13,21 @@ import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './re
 import { asFact, factNumber, serverNow, type ChangeFollow, type EndState } from './followed';
 import type { FollowSubject } from '../store';
 import type { Role } from './roles';
-import { TARGET_KINDS, type TargetKind } from './targets';
+import { TARGET_KINDS, type Target, type TargetKind } from './targets';
+import { backupableDisks, StoredBackupTake, validateBackupTakeForm, type BackupTakeParams } from './backup-take';
+import {
+  StoredFirewallAdd,
+  StoredFirewallRemove,
+  validateFirewallAddForm,
+  validateFirewallRemoveForm,
+  type FirewallAddParams,
+  type FirewallRemoveParams,
+} from './firewall-changes';
+import { answerPortQuestion } from '../firewall/port-question';
+import { portVerdict } from '../firewall/verdict';
+import { parseIp } from '../firewall/address';
+import { parsePortForm } from '../firewall/ports';
+import type { FormReading } from './form-reads';
 
 // The one table of changes: what each is about, who may make it, how its form
 // is validated, the exact request that makes it and how the audit describes
@@ -28,11 +42,17 @@ import { TARGET_KINDS, type TargetKind } from './targets';
 /** What the door needs of the cloud client: the format to prepare a request in, the sending of it, and the reads a change's inspection makes. */
 export type ChangeCloud = Pick<CloudClient, 'format' | 'send'> & PowerReads & RestoreReads;
 
+/** What a form's reads may ask of the cloud before it opens (definitions' `formReads`). */
+export type FormCloud = Pick<CloudClient, 'listDisks' | 'listFirewallRules'>;
+
 /** One change. `P`: its validated parameters; `S`: the shape of its answer (what its result renderer gets: Decoded<S>). */
 export interface ChangeDefinition<A extends string, P, S extends ResponseShape> {
   /** Its name in records, metrics, VS_APPROVALS and the Slack forms; the key of its row. */
   action: A;
+  /** The target it is about (and locked while it runs): a server or a backup. */
   targetKind: TargetKind;
+  /** The target a 404 of its request names, from its parameters (a backup of a missing disk: the disk); its target otherwise. */
+  notFound?(targetId: number, params: P): Target;
   /** The role it needs. */
   needed: Role;
   /** The role its parameters need, when more than `needed` (a reboot into the recovery image: admin). */
@@ -55,7 +75,12 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
    */
   request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
-  describe(targetId: number, value: Decoded<S>): string;
+  describe(targetId: number, value: Decoded<S>, params: P): string;
+  /**
+   * What its form reads before it opens, given what the command named (form values such as `rule_id`): the server's
+   * disks to pick from, its firewall rules; or why the form cannot open. Absent: its form reads nothing first.
+   */
+  formReads?(cloud: FormCloud, targetId: number, given: FormValues): Promise<FormReading>;
   /**
    * Reads the target as it stands, before the form opens and before the change is sent or asked for: whether the
    * change may be made now (the power actions: a locked server is busy, one in the wrong state is refused). Absent:
@@ -258,6 +283,169 @@ const DEFINITIONS = {
     transactions: ['reboot_virtual_machine'],
   }),
   power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop', transactions: ['stop_virtual_machine'] }),
+  backup_take: defineChange({
+    action: 'backup_take',
+    targetKind: 'vs',
+    needed: 'operator',
+    notFound: (_vsId, params: BackupTakeParams): Target => ({ kind: 'disk', id: params.disk_id }),
+    fields: ['disk_id', 'note', 'reason'],
+    apiFields: ['note'],
+    textFields: ['note'],
+    validate: (_vsId, values) => validateBackupTakeForm(values),
+    audited: (params: BackupTakeParams) => ({ ...params }),
+    stored: StoredBackupTake,
+    // docs/cloud-api.md, Take a backup: 201 with the new backup (not built yet); older clouds take it under /settings.
+    request: changeRequest({
+      operation: 'take_backup',
+      method: 'POST',
+      path: '/virtual_machines/:id/disks/:disk_id/backups',
+      olderPath: '/settings/disks/:disk_id/backups',
+      body: (params: BackupTakeParams) => (params.note ? { root: 'backup', fields: { note: params.note } } : null),
+      expectedStatuses: [201, 200],
+      answer: Responses.backup,
+    }),
+    describe: (vsId, backup, params) => `backup ${backup.id} of disk ${params.disk_id} on VS ${vsId}`,
+    formReads: async (cloud, vsId): Promise<FormReading> => {
+      const disks = await cloud.listDisks(vsId);
+      const built = backupableDisks(disks);
+      return built.length > 0 ? { ok: true, reads: { disks: built } } : { ok: false, unfit: { kind: 'no_built_disk', disks: disks.length } };
+    },
+    // docs/cloud-api.md, Take a backup: a transaction on the disk (take_backup; take_incremental_backup for an incremental one).
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, backup): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'Disk',
+        parentId: params.disk_id,
+        actions: ['take_backup', 'take_incremental_backup'],
+        facts: { vsId, diskId: params.disk_id, backupId: backup.id, note: asFact(params.note || null), reason: asFact(params.reason.trim() || null) },
+      }),
+      // Done when the new backup is built and unlocked: its size as the cloud says it then.
+      readState: async (reads, { facts }): Promise<EndState> => {
+        const backupId = factNumber(facts.backupId);
+        if (backupId === null) return { settled: true, state: { missing: true } };
+        const backup = await reads.getBackup(backupId);
+        return {
+          settled: backup.built === true && backup.locked !== true,
+          state: {
+            built: backup.built ?? null,
+            locked: backup.locked ?? null,
+            backupSize: backup.backup_size ?? null,
+            builtAt: asFact(backup.built_at ?? null),
+          },
+        };
+      },
+    },
+  }),
+  firewall_add: defineChange({
+    action: 'firewall_add',
+    targetKind: 'vs',
+    needed: 'operator',
+    fields: ['network_interface_id', 'command', 'address', 'port', 'protocol', 'confirm_risk', 'reason'],
+    apiFields: ['network_interface_id', 'command', 'address', 'port', 'protocol'],
+    textFields: ['address', 'port'],
+    validate: (_vsId, values) => validateFirewallAddForm(values),
+    audited: (params: FirewallAddParams) => ({ ...params }),
+    stored: StoredFirewallAdd,
+    // docs/cloud-api.md, Firewall rules: the rule is stored (201, at the end of its interface's list), then the server's rules applied.
+    request: changeRequest({
+      operation: 'add_firewall_rule',
+      method: 'POST',
+      path: '/virtual_machines/:id/firewall_rules',
+      body: (params: FirewallAddParams) => ({
+        root: 'firewall_rule',
+        fields: {
+          address: params.address,
+          command: params.command,
+          port: params.port,
+          protocol: params.protocol,
+          network_interface_id: String(params.network_interface_id),
+        },
+      }),
+      expectedStatuses: [201, 200],
+      answer: Responses.firewallRule,
+      then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
+    }),
+    describe: (vsId, rule, params) => {
+      const what = `${params.command} ${params.address || 'every address'} on ${params.port || 'every port'}/${params.protocol.toLowerCase()}`;
+      return `firewall rule ${rule.id} (${what}) on VS ${vsId}, applied`;
+    },
+    formReads: async (cloud, vsId): Promise<FormReading> => ({ ok: true, reads: { rules: await cloud.listFirewallRules(vsId) } }),
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params, rule): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: ['update_firewall'],
+        facts: {
+          vsId,
+          ruleId: rule.id,
+          command: params.command,
+          address: params.address,
+          port: params.port,
+          protocol: params.protocol,
+          reason: asFact(params.reason.trim() || null),
+        },
+      }),
+      // Done when the server is unlocked; the rules read again answer the port question for the rule just added.
+      readState: async (reads, { parentId, facts }): Promise<EndState> => {
+        const [server, rules] = await Promise.all([reads.getServer(parentId), reads.listFirewallRules(parentId)]);
+        const ports = parsePortForm(typeof facts.port === 'string' ? facts.port : '');
+        const port = ports.kind === 'ports' ? ports.ranges[0]![0] : 22;
+        const source = typeof facts.address === 'string' ? parseIp(facts.address) : null;
+        const protocol = facts.protocol === 'UDP' ? 'udp' : 'tcp';
+        const verdict = portVerdict(answerPortQuestion(rules, { port, protocol, source }));
+        return {
+          settled: server.locked !== true,
+          state: { serverLocked: server.locked ?? null, ruleListed: rules.some((r) => r.id === facts.ruleId), askedPort: port, verdict },
+        };
+      },
+    },
+  }),
+  firewall_remove: defineChange({
+    action: 'firewall_remove',
+    targetKind: 'vs',
+    needed: 'admin',
+    notFound: (_vsId, params: FirewallRemoveParams): Target => ({ kind: 'rule', id: params.rule_id }),
+    fields: ['rule_id', 'confirm', 'reason'],
+    apiFields: [],
+    validate: (_vsId, values) => validateFirewallRemoveForm(values),
+    audited: (params: FirewallRemoveParams) => ({ ...params }),
+    stored: StoredFirewallRemove,
+    // docs/cloud-api.md, Firewall rules: 204 (404 for an unknown rule), then the server's rules applied.
+    request: changeRequest({
+      operation: 'remove_firewall_rule',
+      method: 'DELETE',
+      path: '/virtual_machines/:id/firewall_rules/:rule_id',
+      body: noBody,
+      expectedStatuses: [204, 200],
+      answer: Responses.nothing,
+      then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
+    }),
+    describe: (vsId, _nothing, params) => `removal of firewall rule ${params.rule_id} on VS ${vsId}, applied`,
+    formReads: async (cloud, vsId, given): Promise<FormReading> => {
+      const rules = await cloud.listFirewallRules(vsId);
+      const ruleId = typeof given.rule_id === 'string' ? Number(given.rule_id) : NaN;
+      const rule = rules.find((r) => r.id === ruleId);
+      return rule ? { ok: true, reads: { rules, rule } } : { ok: false, unfit: { kind: 'no_such_rule', ruleId } };
+    },
+    // Done when the server is unlocked once its rules were applied (transaction update_firewall).
+    follow: {
+      listedUnder: (vsId) => vsId,
+      subject: (vsId, params): FollowSubject => ({
+        serverId: vsId,
+        parentType: 'VirtualMachine',
+        parentId: vsId,
+        actions: ['update_firewall'],
+        facts: { vsId, ruleId: params.rule_id, reason: asFact(params.reason.trim() || null) },
+      }),
+      readState: async (reads, { parentId, facts }): Promise<EndState> => {
+        const [server, rules] = await Promise.all([reads.getServer(parentId), reads.listFirewallRules(parentId)]);
+        return { settled: server.locked !== true, state: { serverLocked: server.locked ?? null, ruleListed: rules.some((r) => r.id === facts.ruleId) } };
+      },
+    },
+  }),
 };
 
 type Definitions = typeof DEFINITIONS;

@@ -61,6 +61,8 @@ export type ChangeResult<T> =
       fieldErrors: Record<string, string>;
       /** API messages that match no field. */
       formErrors: string[];
+      /** What a 404 is about: its row's notFound (a backup of a missing disk: the disk), the change's target otherwise. */
+      about?: Target;
       record: AuditRecord;
     }
   /** The API accepted the change (2xx) but its answer could not be read: applied, details unknown. */
@@ -446,13 +448,14 @@ export function createDoor(deps: DoorDeps) {
         const { fieldErrors, formErrors } = mapApiErrors(error, change.apiFields);
         const settled = await settle('failed', error.status ?? null, failureDetail(error, thrown));
         log.info('change failed', { kind: error.kind, status: error.status });
-        return { outcome: 'failed', error, fieldErrors, formErrors, record: settled };
+        const about = error.kind === 'not_found' && change.notFound ? { about: change.notFound(run.targetId, run.params) } : {};
+        return { outcome: 'failed', error, fieldErrors, formErrors, ...about, record: settled };
       }
       const accepted = acceptedOf(run, value, baselineId, deps.follow?.intervalMs ?? 0);
       const followed = deps.follow !== undefined;
       // The client hands back the answer, not its status: the first the request expects is the one the cloud documents.
       const status = run.prepared.expectedStatuses[0] ?? null;
-      const settled = await settle('scheduled', status, change.describe(run.targetId, value), followed ? accepted : undefined);
+      const settled = await settle('scheduled', status, change.describe(run.targetId, value, run.params), followed ? accepted : undefined);
       log.info('change succeeded', { ms: settled.durationMs, followed });
       return { outcome: 'succeeded', value, record: settled, accepted: { ...accepted, recordId: settled.id }, followed };
     } finally {

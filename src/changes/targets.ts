@@ -1,8 +1,9 @@
-// What a change is about: a server or a backup, by id. One table of target
+// What a change is about: a server or a backup, by id, and the other things a
+// change names (a disk backed up, a firewall rule removed). One table of target
 // kinds: the form field that carries the id, the title words and the error
 // for a missing id.
 
-export type TargetKind = 'vs' | 'backup';
+export type TargetKind = 'vs' | 'backup' | 'disk' | 'rule';
 
 export interface Target {
   kind: TargetKind;
@@ -13,7 +14,7 @@ export interface Target {
 
 interface TargetKindRow {
   /** The form input that carries the id when a form is opened from a shortcut. */
-  field: 'vs_id' | 'backup_id';
+  field: 'vs_id' | 'backup_id' | 'disk_id' | 'rule_id';
   /** A target's title starts with this: "VS 42", "Backup 9". */
   title: string;
   /** The form error for a missing or malformed id. */
@@ -23,6 +24,8 @@ interface TargetKindRow {
 export const TARGET_KINDS: { readonly [K in TargetKind]: TargetKindRow } = {
   vs: { field: 'vs_id', title: 'VS', idError: 'Enter the server id: a positive whole number, e.g. 42' },
   backup: { field: 'backup_id', title: 'Backup', idError: 'Enter the backup id: a positive whole number, e.g. 9' },
+  disk: { field: 'disk_id', title: 'Disk', idError: 'Pick the disk' },
+  rule: { field: 'rule_id', title: 'Firewall rule', idError: 'Enter the rule id: a positive whole number, e.g. 3' },
 };
 
 /** The audit's name of a target: `vs:42`, `backup:9`. */

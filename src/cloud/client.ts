@@ -121,18 +121,37 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
     );
   }
 
-  /** Sends a prepared change exactly as prepared: its path and body are what goes on the wire. */
+  /**
+   * Sends a prepared change exactly as prepared: its path and body are what goes on the wire. A 404 at its path is
+   * asked again at its older path when it has one (older clouds); once accepted, its follow-up is sent.
+   */
   async function send<S extends ResponseShape>(request: PreparedRequest<S>): Promise<Decoded<S>> {
     const { expectedStatuses, answer } = request;
-    if (request.method !== 'POST' || !request.path.startsWith('/') || !request.path.endsWith(`.${format}`)) {
+    const ours = (path: string) => path.startsWith('/') && path.endsWith(`.${format}`);
+    if (
+      (request.method !== 'POST' && request.method !== 'DELETE') ||
+      !ours(request.path) ||
+      (request.olderPath !== undefined && !ours(request.olderPath)) ||
+      (request.then !== undefined && !ours(request.then.path))
+    ) {
       // Prepared for another format (VS_API_FORMAT changed since), or not by prepare…(): a bug, not an API call.
       throw new RangeError(`not a ${format} change request of this client: ${request.method} ${request.path}`);
     }
     const body = request.body ?? undefined;
-    return observed(request.operation, async (seen) => {
-      const response = seen(await http.send({ method: 'POST', path: request.path, body, expectedStatuses }));
-      return decode(response, answer);
-    });
+    const at = (path: string) =>
+      observed(request.operation, async (seen) => decode(seen(await http.send({ method: request.method, path, body, expectedStatuses })), answer));
+    let value: Decoded<S>;
+    try {
+      value = await at(request.path);
+    } catch (error) {
+      if (request.olderPath === undefined || !(error instanceof CloudError && error.kind === 'not_found')) throw error;
+      deps.logger?.info('the cloud API has no such path: sending the change to its older path', { operation: request.operation });
+      value = await at(request.olderPath);
+    }
+    const then = request.then;
+    if (then)
+      await observed(then.operation, async (seen) => seen(await http.send({ method: then.method, path: then.path, expectedStatuses: then.expectedStatuses })));
+    return value;
   }
 
   const readMethods = (budget: BudgetClass) =>
@@ -155,7 +174,7 @@ export function createCloudClient(config: CloudClientConfig, deps: CloudClientDe
  */
 function readPath(row: ReadRow, args: readonly unknown[], format: string): string {
   let next = 0;
-  const filled = row.path.replace(/:[A-Za-z]+/g, () => pathId(args[next++] as number));
+  const filled = row.path.replace(/:[A-Za-z]+/g, () => pathId(args[next++]));
   const page = row.paged ? (args[next] as ReadPage | undefined) : undefined;
   if (row.paged === 'query') {
     const query = [

@@ -30,6 +30,7 @@ export function decodeResponse<S extends ResponseShape>(format: WireFormat, text
 }
 
 function decodeOrThrow<S extends ResponseShape>(format: WireFormat, text: string, shape: S): Decoded<S> {
+  if (shape.kind === 'none') return null as Decoded<S>;
   const document = parseDocument(format, text);
   if (shape.kind === 'list') {
     const items = listItems(document, shape.listName);

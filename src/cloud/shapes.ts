@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { Backup, Disk, Server, Transaction } from './schemas';
+import { Backup, Disk, FirewallRule, Server, Transaction } from './schemas';
 
 // How an answer of the cloud API is shaped on the wire (docs/cloud-api.md,
 // Conventions): a list, whose JSON is an array of wrapped elements and whose
@@ -22,10 +22,15 @@ export interface ObjectShape<S extends z.ZodType = z.ZodType> {
   schema: S;
 }
 
-export type ResponseShape = ListShape | ObjectShape;
+/** An answer that is not read (a 204, or a 2xx whose body varies across versions): a change's second request, a removal. */
+export interface NoAnswerShape {
+  kind: 'none';
+}
+
+export type ResponseShape = ListShape | ObjectShape | NoAnswerShape;
 
 /** What decoding an answer of that shape gives. */
-export type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : never;
+export type Decoded<S> = S extends ListShape<infer T> ? z.output<T>[] : S extends ObjectShape<infer T> ? z.output<T> : S extends NoAnswerShape ? null : never;
 
 export const listOf = <S extends z.ZodType>(listName: string, itemName: string, schema: S): ListShape<S> => ({ kind: 'list', listName, itemName, schema });
 export const recordOf = <S extends z.ZodType>(name: string, schema: S): ObjectShape<S> => ({ kind: 'object', name, schema });
@@ -36,4 +41,7 @@ export const Responses = {
   backup: recordOf('backup', Backup),
   server: recordOf('virtual_machine', Server),
   transaction: recordOf('transaction', Transaction),
+  firewallRule: recordOf('firewall_rule', FirewallRule),
+  /** Any 2xx, its body not read. */
+  nothing: { kind: 'none' } as NoAnswerShape,
 };

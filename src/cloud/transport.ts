@@ -12,7 +12,7 @@ import { CloudError, type CloudErrorInit, type CloudErrorKind } from './errors';
 // The API key lives only in the Authorization header built here; every text
 // that leaves (messages, causes) is scrubbed of it anyway.
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 export type WireFormat = Config['cloud']['format'];
 /** Which connection budget a request draws on. */
 export type BudgetClass = 'read' | 'change';

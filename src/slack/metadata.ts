@@ -11,6 +11,8 @@ export const ModalMetadata = z.object({
     .optional(),
   vsId: z.number().int().positive().optional(),
   backupId: z.number().int().positive().optional(),
+  /** Form values fixed when it opened (the rule removed, the only network interface), read with the form's own. */
+  fixed: z.record(z.string().max(40), z.string().max(100)).optional(),
   /** The slash command's response_url, to post the result where it was asked. */
   responseUrl: z.string().url().optional(),
 });
@@ -31,12 +33,15 @@ export function readMetadata(raw: string | undefined): ModalMetadata {
 }
 
 /** The metadata key of a target kind: a server's id is `vsId`, a backup's `backupId`. */
-const TARGET_KEY = { vs: 'vsId', backup: 'backupId' } as const;
+const TARGET_KEY: Partial<Record<TargetKind, 'vsId' | 'backupId'>> = { vs: 'vsId', backup: 'backupId' };
 
+/** Changes are about servers and backups; the other things they name (a disk, a rule) travel as form values. */
 export function targetMetadata(kind: TargetKind, id: number): Pick<ModalMetadata, 'vsId' | 'backupId'> {
-  return { [TARGET_KEY[kind]]: id };
+  const key = TARGET_KEY[kind];
+  return key ? { [key]: id } : {};
 }
 
 export function targetIdIn(meta: ModalMetadata, kind: TargetKind): number | undefined {
-  return meta[TARGET_KEY[kind]];
+  const key = TARGET_KEY[kind];
+  return key ? meta[key] : undefined;
 }

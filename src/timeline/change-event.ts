@@ -20,6 +20,9 @@ const DONE_WORDS: Readonly<Record<ChangeAction, string>> = {
   power_shutdown: 'shut down',
   power_reboot: 'reboot',
   power_stop: 'forced stop',
+  backup_take: 'take backup',
+  firewall_add: 'add firewall rule',
+  firewall_remove: 'remove firewall rule',
 };
 
 /** What the sender hands in besides the item: people's names, and where the change's message is. */

@@ -53,6 +53,11 @@ const NEEDED: Record<Action, Role> = {
   freeze: 'admin',
   // docs/product.md, Roles: admins acknowledge break-glass uses.
   breakglass_ack: 'admin',
+  // docs/product.md, More of the control panel: operators take a backup.
+  backup_take: 'operator',
+  firewall_add: 'operator',
+  // docs/product.md, More of the control panel: admins remove a firewall rule.
+  firewall_remove: 'admin',
 };
 const ACTIONS = Object.keys(NEEDED) as Action[];
 const ROLES: Role[] = ['none', 'viewer', 'operator', 'admin'];

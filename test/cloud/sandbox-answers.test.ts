@@ -150,13 +150,19 @@ const SENT: { [A in ChangeAction]: { target: number; params: ChangeParams<A> } }
   power_shutdown: { target: 42, params: { power_action: 'shutdown', reason: 'maintenance' } },
   power_reboot: { target: 44, params: { power_action: 'reboot_recovery', reason: 'fsck' } },
   power_stop: { target: 45, params: { power_action: 'stop', reason: 'hung' } },
+  backup_take: { target: 42, params: { disk_id: 101, note: 'before the deploy', reason: 'schema migration' } },
+  firewall_add: {
+    target: 42,
+    params: { network_interface_id: 3, command: 'DROP', address: '198.51.100.5', port: '8080', protocol: 'TCP', reason: 'scanner', confirmed_risk: false },
+  },
+  firewall_remove: { target: 42, params: { rule_id: 17, reason: 'MySQL moved to its own network' } },
 };
 
 /** Sends a change as its row prepares it, and words the answer as its row does (which reads it). */
 async function sent<A extends ChangeAction>(cloud: CloudClient, action: A): Promise<string> {
   const { target, params } = SENT[action];
   const change = CHANGES[action];
-  return change.describe(target, await cloud.send(change.request.prepare(cloud.format, target, params)));
+  return change.describe(target, await cloud.send(change.request.prepare(cloud.format, target, params)), params);
 }
 
 describe('the changes of the bot’s table', () => {
@@ -164,10 +170,28 @@ describe('the changes of the bot’s table', () => {
     'accepts %s in %s as the row prepares it, and answers with what the row reads',
     async (action, format) => {
       // What was asked, read from the answer (its outcome is the record's: "scheduled" once accepted).
-      expect(await sent(client(format), action)).toMatch(
-        /^(disk \d+ \(\d+ GB\) on VS \d+|restore of backup \d+( onto .*)?|(start-up|shutdown|reboot|forced stop) of VS \d+)$/,
-      );
-      expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual([['POST', action === 'backup_restore' ? 200 : 201]]);
+      const described = [
+        /disk \d+ \(\d+ GB\) on VS \d+/,
+        /restore of backup \d+( onto .*)?/,
+        /(start-up|shutdown|reboot|forced stop) of VS \d+/,
+        /backup \d+ of disk \d+ on VS \d+/,
+        /removal of firewall rule \d+ on VS \d+, applied/,
+        /firewall rule \d+ \(DROP 198\.51\.100\.5 on 8080\/tcp\) on VS \d+, applied/,
+      ];
+      expect(await sent(client(format), action)).toMatch(new RegExp(`^(${described.map((r) => r.source).join('|')})$`));
+      const expected: [string, number][] =
+        action === 'firewall_remove'
+          ? [
+              ['DELETE', 204],
+              ['POST', 201],
+            ]
+          : action === 'firewall_add'
+            ? [
+                ['POST', 201],
+                ['POST', 201],
+              ]
+            : [['POST', action === 'backup_restore' ? 200 : 201]];
+      expect(sandbox.requests.map((r) => [r.method, r.status])).toEqual(expected);
     },
   );
 });

@@ -26,6 +26,10 @@ const BY_COMMAND: Record<string, { text: string; submit: string }> = {
   power_shutdown: { text: 'shutdown 42', submit: 'Shut down' },
   power_reboot: { text: 'reboot 42', submit: 'Reboot' },
   power_stop: { text: 'stop 42', submit: 'Force stop' },
+  backup_take: { text: 'backup take 42', submit: 'Take backup' },
+  firewall_remove: { text: 'firewall remove 42 17', submit: 'Remove rule' },
+  firewall_block: { text: 'firewall block 42 198.51.100.5 8080', submit: 'Add rule' },
+  firewall_allow: { text: 'firewall allow 42 198.51.100.0/24 8443', submit: 'Add rule' },
 };
 
 /** Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet. */
@@ -33,6 +37,9 @@ const BY_SHORTCUT: Record<string, { submit: string }> = {
   disk_add_shortcut: { submit: 'Add disk' },
   backup_restore_shortcut: { submit: 'Restore' },
   power_shortcut: { submit: 'Send power action' },
+  backup_take_shortcut: { submit: 'Take backup' },
+  firewall_add_shortcut: { submit: 'Add rule' },
+  firewall_remove_shortcut: { submit: 'Remove rule' },
 };
 
 type Element = { type?: string; options?: { value: string }[] };
@@ -47,6 +54,18 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
       return '42';
     case 'backup_id':
       return element.type === 'static_select' ? element.options![0]!.value : '9';
+    case 'disk_id':
+      // Server 42's root disk, built.
+      return element.type === 'static_select' ? element.options![0]!.value : '101';
+    case 'network_interface_id':
+      // Server 42's one interface.
+      return element.type === 'static_select' ? element.options![0]!.value : '3';
+    case 'command':
+      // From the shortcut nothing is chosen; an ACCEPT of everything cuts nobody off (a DROP of it asks for more).
+      return 'ACCEPT';
+    case 'rule_id':
+      // Server 42's rule 17 (DROP 3306).
+      return '17';
     case 'channel':
       return CHANNEL;
     case 'disk_size':
@@ -57,7 +76,7 @@ function typed(blockId: string, element: Element, label: string, entered: Entere
       // From the shortcut nothing is chosen; server 42 is on, so a reboot fits.
       return 'reboot';
     case 'confirm': {
-      const id = /Type (\d+) to confirm/.exec(label)?.[1] ?? entered.backup_id ?? entered.vs_id;
+      const id = /Type (\d+) to confirm/.exec(label)?.[1] ?? entered.rule_id ?? entered.backup_id ?? entered.vs_id;
       if (typeof id !== 'string') throw new Error(`no id to type again for "${label}"`);
       return id;
     }

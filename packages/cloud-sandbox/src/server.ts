@@ -10,7 +10,7 @@ import * as render from './render';
 import { READ_HANDLERS, type ReadHandler, type SandboxReadsFor } from './reads';
 import { defaultSeed } from './seed';
 import { SandboxState, type PowerAction } from './state';
-import type { Sandbox, SandboxOptions, SandboxReadRow, SandboxReads, SandboxRequest, WireFormat } from './types';
+import type { Sandbox, SandboxDisk, SandboxOptions, SandboxReadRow, SandboxReads, SandboxRequest, SandboxServer, WireFormat } from './types';
 
 // The cloud API simulator on node:http: Basic auth, JSON or XML chosen by the
 // path suffix (or Accept), the reads of the bot's table (one route per row,
@@ -46,7 +46,7 @@ type Handler = (call: Call) => Answer;
 
 /** `['virtual_machines', ':id', 'firewall_rules']`; `:id` matches an integer segment only. */
 interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   segments: readonly string[];
   handler: Handler;
 }
@@ -131,6 +131,14 @@ const POWER_REFUSALS: Record<PowerAction, string> = {
 };
 
 /** `{"mode": "recovery"}` (or `<mode>recovery</mode>`): the recovery image; anything else in `mode` is refused. */
+/** A backup's note, from `{"backup": {"note": …}}` or `<backup><note>…</note></backup>`; null when none. */
+function backupNote(body: unknown): string | null {
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const inner = fields.backup;
+  const note = inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>).note : undefined;
+  return typeof note === 'string' && note !== '' ? note : null;
+}
+
 function rebootMode(body: unknown): { recovery: boolean } | { problem: string } {
   const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const inner = fields.virtual_machine;
@@ -156,6 +164,14 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
 
   const notFound = (what: string, format: WireFormat): Answer => ({ status: 404, body: render.errorList([`${what} was not found`], format) });
   const idOf = (call: Call) => call.ids[0] ?? 0;
+
+  const takeBackup = (server: SandboxServer, disk: SandboxDisk, body: unknown, format: WireFormat): Answer => {
+    const result = state.takeBackup(server, disk, backupNote(body));
+    if (result.ok) return { status: 201, body: render.answer({ kind: 'object', name: 'backup' }, render.backup(state, result.backup), format) };
+    if (result.reason === 'locked')
+      return { status: 422, body: render.errorList([`Disk ${disk.id} is locked: ${result.transaction.action} is running on it`], format) };
+    return { status: 422, body: render.errorList([`Disk ${disk.id} is not built yet`], format) };
+  };
 
   const routes: Route[] = [
     ...readRoutes(options.reads, state, notFound),
@@ -194,6 +210,84 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
         if (!result.ok) return { status: 422, body: render.fieldErrors(result.errors, format) };
         const disk = state.addDisk(server, result.params);
         return { status: 201, body: render.answer({ kind: 'object', name: 'disk' }, render.disk(state, disk), format) };
+      },
+    },
+    // docs/cloud-api.md, Take a backup: under the server; older clouds take it under /settings, by the disk alone.
+    {
+      method: 'POST',
+      segments: ['virtual_machines', ':id', 'disks', ':id', 'backups'],
+      handler: ({ ids, format, body }) => {
+        const server = state.server(ids[0] ?? 0);
+        if (!server) return notFound(`VirtualMachine ${ids[0] ?? 0}`, format);
+        const found = state.diskOf(ids[1] ?? 0);
+        if (!found || found.server.id !== server.id) return notFound(`Disk ${ids[1] ?? 0}`, format);
+        return takeBackup(found.server, found.disk, body, format);
+      },
+    },
+    {
+      method: 'POST',
+      segments: ['settings', 'disks', ':id', 'backups'],
+      handler: ({ ids, format, body }) => {
+        const found = state.diskOf(ids[0] ?? 0);
+        if (!found) return notFound(`Disk ${ids[0] ?? 0}`, format);
+        return takeBackup(found.server, found.disk, body, format);
+      },
+    },
+    // docs/cloud-api.md, Firewall rules: add one (201, at the end of its interface's list; 422 for invalid fields).
+    {
+      method: 'POST',
+      segments: ['virtual_machines', ':id', 'firewall_rules'],
+      handler: ({ ids, format, body }) => {
+        const server = state.server(ids[0] ?? 0);
+        if (!server) return notFound(`VirtualMachine ${ids[0] ?? 0}`, format);
+        const outer = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).firewall_rule : undefined;
+        const f = outer !== null && typeof outer === 'object' && !Array.isArray(outer) ? (outer as Record<string, unknown>) : {};
+        const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+        const errors: Record<string, string[]> = {};
+        const command = text(f.command).toUpperCase();
+        if (command !== 'ACCEPT' && command !== 'DROP') errors.command = ['must be ACCEPT or DROP'];
+        const protocol = text(f.protocol).toUpperCase();
+        if (protocol !== 'TCP' && protocol !== 'UDP') errors.protocol = ['must be TCP or UDP'];
+        const nic = Number(text(f.network_interface_id));
+        if (!Number.isSafeInteger(nic) || nic <= 0) errors.network_interface_id = ['is required'];
+        const port = text(f.port);
+        if (!/^[0-9,:]*$/.test(port)) errors.port = ['is invalid'];
+        const address = text(f.address);
+        if (!/^[0-9a-fA-F.:/-]*$/.test(address)) errors.address = ['is invalid'];
+        if (Object.keys(errors).length > 0) return { status: 422, body: render.fieldErrors(errors, format) };
+        const added = state.addFirewallRule(server, {
+          network_interface_id: nic,
+          address: address || null,
+          port: port || null,
+          protocol: protocol as 'TCP' | 'UDP',
+          command: command as 'ACCEPT' | 'DROP',
+        });
+        return { status: 201, body: render.answer({ kind: 'object', name: 'firewall_rule' }, { ...added }, format) };
+      },
+    },
+    // docs/cloud-api.md, Firewall rules: remove one (204; 404 for an unknown rule), then apply the server's rules.
+    {
+      method: 'DELETE',
+      segments: ['virtual_machines', ':id', 'firewall_rules', ':id'],
+      handler: ({ ids, format }) => {
+        const server = state.server(ids[0] ?? 0);
+        if (!server) return notFound(`VirtualMachine ${ids[0] ?? 0}`, format);
+        const at = server.firewallRules.findIndex((r) => r.id === ids[1]);
+        if (at < 0) return notFound(`FirewallRule ${ids[1] ?? 0}`, format);
+        server.firewallRules.splice(at, 1);
+        return { status: 204, body: { contentType: 'text/plain', text: '' } };
+      },
+    },
+    {
+      method: 'POST',
+      segments: ['virtual_machines', ':id', 'update_firewall_rules'],
+      handler: (call) => {
+        const server = state.server(idOf(call));
+        if (!server) return notFound(`VirtualMachine ${idOf(call)}`, call.format);
+        const result = state.applyFirewall(server);
+        if (!result.ok)
+          return { status: 422, body: render.errorList([`VirtualMachine ${server.id} is locked: ${result.transaction.action} is running on it`], call.format) };
+        return { status: 201, body: render.answer({ kind: 'object', name: 'virtual_machine' }, render.server(state, server), call.format) };
       },
     },
     ...POWER_ACTIONS.map((action): Route => ({

@@ -1,7 +1,7 @@
 import type { DiskParams } from './disk-params';
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
 import { Transactions } from './transactions';
-import type { SandboxBackup, SandboxDisk, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
+import type { SandboxBackup, SandboxDisk, SandboxFirewallRule, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
 
 /** Why a restore was refused (docs/cloud-api.md, Restore a backup: 403, "correct but could not be processed"). */
 export type RestoreRefusal = 'marked_for_delete' | 'not_built' | 'locked';
@@ -17,6 +17,9 @@ export type PowerResult =
   | { ok: false; reason: 'off' | 'on' | 'locked'; transaction?: SandboxTransaction };
 
 const DEFAULT_TIMING = { pending: 1_000, running: 3_000 };
+
+export type TakeBackupResult =
+  { ok: true; backup: SandboxBackup } | { ok: false; reason: 'not_built' } | { ok: false; reason: 'locked'; transaction: SandboxTransaction };
 
 /** The mutable world of the sandbox: a deep copy of the seed, plus what requests changed and the transactions they started. */
 export class SandboxState {
@@ -55,6 +58,14 @@ export class SandboxState {
     if (effect.kind === 'disk_built') {
       const disk = this.findDisk(effect.diskId);
       if (disk) disk.built = true;
+    } else if (effect.kind === 'backup_built') {
+      const backup = this.backups.get(effect.backupId);
+      if (backup) {
+        backup.built = true;
+        backup.locked = false;
+        backup.backup_size = effect.sizeKb;
+        backup.built_at = isoTimestamp(this.now());
+      }
     } else if (effect.kind === 'power') {
       const server = this.servers.get(effect.serverId);
       if (server) {
@@ -192,6 +203,114 @@ export class SandboxState {
       );
     }
     return { ok: true, backup };
+  }
+
+  /**
+   * Takes a backup of a built disk (docs/cloud-api.md, Take a backup): a new backup, not built and locked,
+   * built by a take_backup transaction on the disk (its size then: the disk's used part, here a quarter of it).
+   */
+  takeBackup(server: SandboxServer, disk: SandboxDisk, note: string | null): TakeBackupResult {
+    if (!disk.built) return { ok: false, reason: 'not_built' };
+    const running = this.lockOf('disks', disk.id) ?? this.lockOf('servers', server.id);
+    if (running) return { ok: false, reason: 'locked', transaction: running };
+    const stamp = isoTimestamp(this.now());
+    const id = Math.max(0, ...this.backups.keys()) + 1;
+    const backup: SandboxBackup = {
+      id,
+      identifier: identifier(this.random),
+      user_id: 1,
+      target_id: disk.id,
+      target_type: 'Disk',
+      template_id: 0,
+      backup_server_id: 1,
+      backup_size: 0,
+      backup_type: 'normal',
+      initiated: 'manual',
+      data_store_type: 'lvm',
+      operating_system: 'linux',
+      operating_system_distro: '',
+      min_disk_size: disk.disk_size,
+      min_memory_size: 128,
+      built: false,
+      built_at: null,
+      locked: true,
+      marked_for_delete: false,
+      allow_resize_without_reboot: false,
+      allowed_hot_migrate: false,
+      allowed_swap: false,
+      created_at: stamp,
+      updated_at: stamp,
+      iqn: null,
+      note,
+      volume_id: null,
+      disk_id: disk.id,
+    };
+    this.backups.set(id, backup);
+    this.transactions.start(
+      {
+        action: 'take_backup',
+        parent: { type: 'Disk', id: disk.id },
+        serverId: server.id,
+        locks: { servers: [], disks: [disk.id], backups: [id] },
+        effect: { kind: 'backup_built', backupId: id, sizeKb: Math.max(1, Math.round((disk.disk_size * 1024 * 1024) / 4)) },
+        fails: server.changesFail === true,
+      },
+      this.now().getTime(),
+    );
+    return { ok: true, backup };
+  }
+
+  /** Stores a firewall rule at the end of its interface's list (docs/cloud-api.md, Firewall rules); not applied yet. */
+  addFirewallRule(
+    server: SandboxServer,
+    r: Pick<SandboxFirewallRule, 'network_interface_id' | 'address' | 'port' | 'protocol' | 'command'>,
+  ): SandboxFirewallRule {
+    const stamp = isoTimestamp(this.now());
+    const all = [...this.servers.values()].flatMap((s) => s.firewallRules);
+    const mine = server.firewallRules.filter((x) => x.network_interface_id === r.network_interface_id);
+    const added: SandboxFirewallRule = {
+      id: Math.max(0, ...all.map((x) => x.id)) + 1,
+      identifier: identifier(this.random),
+      position: Math.max(0, ...mine.map((x) => x.position)) + 1,
+      ...r,
+      created_at: stamp,
+      updated_at: stamp,
+      description: null,
+      destination_ip: null,
+      enable_logging: null,
+      enabled: true,
+      firewall_service_id: null,
+      source_port: null,
+    };
+    server.firewallRules.push(added);
+    return added;
+  }
+
+  /** Applies a server's firewall rules (docs/cloud-api.md, Firewall rules): an update_firewall transaction on it. */
+  applyFirewall(server: SandboxServer): { ok: true } | { ok: false; transaction: SandboxTransaction } {
+    const running = this.lockOf('servers', server.id);
+    if (running) return { ok: false, transaction: running };
+    this.transactions.start(
+      {
+        action: 'update_firewall',
+        parent: { type: 'VirtualMachine', id: server.id },
+        serverId: server.id,
+        locks: { servers: [server.id], disks: [], backups: [] },
+        effect: { kind: 'none' },
+        fails: server.changesFail === true,
+      },
+      this.now().getTime(),
+    );
+    return { ok: true };
+  }
+
+  /** The server a disk is on, and the disk. */
+  diskOf(diskId: number): { server: SandboxServer; disk: SandboxDisk } | undefined {
+    for (const server of this.servers.values()) {
+      const disk = server.disks.find((d) => d.id === diskId);
+      if (disk) return { server, disk };
+    }
+    return undefined;
   }
 
   /** Starts a power action, as the API allows it: not on a locked server, not "start" when on nor the others when off. */

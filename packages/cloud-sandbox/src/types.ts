@@ -165,7 +165,10 @@ export interface TransactionLocks {
 
 /** What completing a transaction does to the world. */
 export type TransactionEffect =
-  { kind: 'disk_built'; diskId: number } | { kind: 'power'; serverId: number; booted: boolean; recoveryMode: boolean } | { kind: 'none' };
+  | { kind: 'disk_built'; diskId: number }
+  | { kind: 'power'; serverId: number; booted: boolean; recoveryMode: boolean }
+  | { kind: 'backup_built'; backupId: number; sizeKb: number }
+  | { kind: 'none' };
 
 /**
  * docs/cloud-api.md, Transactions: what the API serves, and the schedule the

@@ -124,9 +124,10 @@ describe('routing', () => {
     const get = await call(sandbox, '/backups/9/restore.json');
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('POST');
-    const post = await call(sandbox, '/virtual_machines/42/firewall_rules.json', { method: 'POST' });
-    expect(post.status).toBe(405);
-    expect(post.headers.allow).toBe('GET');
+    // Firewall rules are read (GET) and added (POST): not updated in place here.
+    const put = await call(sandbox, '/virtual_machines/42/firewall_rules.json', { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.allow).toBe('GET, POST');
   });
 
   it('refuses to start with a read it has no handler for, naming where the handler goes', async () => {

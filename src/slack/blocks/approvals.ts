@@ -275,7 +275,7 @@ function approvedLine(f: ApprovalFacts, run: ApprovedRun, timeoutMs: number, by:
       // Scheduled, never "done": the message is followed to its end from here (src/slack/follow-messages.ts).
       return `${scheduled} ${approved} · *scheduled*: ${safe(oneLine(run.record.detail ?? 'the cloud API accepted it'), 600)}`;
     case 'failed':
-      return `${failed} ${approved}, but it *failed*: ${safe(changeFailureMessage(run.error, f.target, timeoutMs), 2000)}`;
+      return `${failed} ${approved}, but it *failed*: ${safe(changeFailureMessage(run.error, run.about ?? f.target, timeoutMs), 2000)}`;
     case 'applied_unreadable':
       return `${unknown} ${approved} · *unknown*: ${safe(appliedUnreadableText(f.target, run.error.status), 600)}`;
     case 'busy':

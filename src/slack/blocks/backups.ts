@@ -45,6 +45,12 @@ export function noUsableBackupText(vsId: number, count: number): string {
   return `VS ${vsId} ${has}, so there is nothing to restore. Nothing was asked of anyone.`;
 }
 
+/** `/vs backup take` of a server with no built disk: nothing to back up. */
+export function noBuiltDiskText(vsId: number, count: number): string {
+  const has = count === 0 ? 'has no disks' : `has ${count} disk${count === 1 ? '' : 's'}, none of them built (\`/vs disks ${vsId}\`)`;
+  return `VS ${vsId} ${has}, so there is nothing to back up. Nothing was asked of anyone.`;
+}
+
 const SCHEDULES: Readonly<Record<string, string>> = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' };
 
 /**

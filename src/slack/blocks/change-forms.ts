@@ -14,9 +14,20 @@ import {
   type TargetState,
   isBackupState,
 } from '../../changes';
-import { BACKUP_RESTORED_WORDS, DISK_ADDED_WORDS } from './changes';
+import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
-import { backupRestoreModal, diskAddModal, powerModal, type RestorePick } from './modals';
+import type { FirewallRule } from '../../cloud/schemas';
+import {
+  backupRestoreModal,
+  backupTakeModal,
+  diskAddModal,
+  firewallAddModal,
+  firewallRemoveModal,
+  powerModal,
+  type FirewallAddPrefill,
+  type BackupTakePick,
+  type RestorePick,
+} from './modals';
 import { POWER_FOLLOWED_WORDS } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
@@ -48,6 +59,12 @@ export interface ChangeFormModal {
   state?: TargetState;
   /** A restore opened for a server: its usable backups to pick from (the form's `backup_id`). */
   pick?: RestorePick;
+  /** A backup taken of a server: its built disks to pick from (the form's `disk_id`). */
+  disks?: BackupTakePick;
+  /** A firewall rule removed from `/vs firewall remove`: the server and the rule, read before the form opened. */
+  rule?: { vsId: number; rule: FirewallRule };
+  /** A firewall rule added from `/vs firewall block|allow`: what the command named, and what the rule would do. */
+  firewall?: FirewallAddPrefill;
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -134,6 +151,31 @@ const powerForm: FormOfChanges = {
   chosenIn: (values) => powerActionOf(values.power_action),
 };
 
+const backupTakeForm: FormOfChanges = {
+  callbackId: 'backup_take',
+  shortcut: { callbackId: 'backup_take_shortcut', name: 'Take a backup', description: 'Opens the take-a-backup form (operators and admins)' },
+  title: 'Take backup',
+  modal: ({ channelId, privateMetadata, sandbox, disks }) => backupTakeModal({ channelId, privateMetadata, sandbox, ...(disks ? { pick: disks } : {}) }),
+  formErrorBlock: 'reason',
+};
+
+const firewallAddForm: FormOfChanges = {
+  callbackId: 'firewall_add',
+  shortcut: { callbackId: 'firewall_add_shortcut', name: 'Add a firewall rule', description: 'Opens the add-rule form (operators and admins)' },
+  title: 'Add firewall rule',
+  modal: ({ channelId, privateMetadata, sandbox, firewall }) =>
+    firewallAddModal({ channelId, privateMetadata, sandbox, ...(firewall ? { prefill: firewall } : {}) }),
+  formErrorBlock: 'reason',
+};
+
+const firewallRemoveForm: FormOfChanges = {
+  callbackId: 'firewall_remove',
+  shortcut: { callbackId: 'firewall_remove_shortcut', name: 'Remove a firewall rule', description: 'Opens the remove-rule form (admins)' },
+  title: 'Remove firewall rule',
+  modal: ({ channelId, privateMetadata, sandbox, rule }) => firewallRemoveModal({ channelId, privateMetadata, sandbox, ...(rule ? { chosen: rule } : {}) }),
+  formErrorBlock: 'confirm',
+};
+
 /** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction, followed to its end). */
 const powerRow = (o: { title: string; doing: string; allows: string }) => ({ form: powerForm, ...o, followed: POWER_FOLLOWED_WORDS });
 
@@ -156,6 +198,27 @@ export const CHANGE_FORMS: { readonly [A in ChangeAction]: ChangeForm } = {
   power_shutdown: powerRow({ title: 'Shut down server', doing: 'Shutting down a server', allows: 'shut down a server' }),
   power_reboot: powerRow({ title: 'Reboot server', doing: 'Rebooting a server', allows: 'reboot a server (into the recovery image: admins)' }),
   power_stop: powerRow({ title: 'Stop server', doing: 'Forcing a server off', allows: 'force a server off (stop)' }),
+  backup_take: {
+    form: backupTakeForm,
+    title: 'Take backup',
+    doing: 'Taking a backup',
+    allows: 'take a backup of a disk',
+    followed: BACKUP_TAKEN_WORDS,
+  },
+  firewall_add: {
+    form: firewallAddForm,
+    title: 'Add firewall rule',
+    doing: 'Adding a firewall rule',
+    allows: 'add a firewall rule (block or allow)',
+    followed: FIREWALL_RULE_ADDED_WORDS,
+  },
+  firewall_remove: {
+    form: firewallRemoveForm,
+    title: 'Remove firewall rule',
+    doing: 'Removing a firewall rule',
+    allows: 'remove a firewall rule',
+    followed: FIREWALL_RULE_REMOVED_WORDS,
+  },
 };
 
 /** The change a submission of `form` makes: its only one, or the one its values choose. */

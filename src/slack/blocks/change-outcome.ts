@@ -54,7 +54,7 @@ export function changeOutcomeText<T>(r: SubmissionOutcome<T>, o: { target: Targe
     case 'unfit':
       return `${OUTCOME_SIGNS.refused} ${unfitText(o.target.id, r.action, r.state)}`;
     case 'failed':
-      return `${OUTCOME_SIGNS.failed} *Failed*: ${safe(changeFailureMessage(r.error, o.target, o.timeoutMs), 2500)}`;
+      return `${OUTCOME_SIGNS.failed} *Failed*: ${safe(changeFailureMessage(r.error, r.about ?? o.target, o.timeoutMs), 2500)}`;
     case 'invalid':
       return `${OUTCOME_SIGNS.refused} The form had errors: ${safe(
         Object.entries(r.fieldErrors)

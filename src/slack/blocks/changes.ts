@@ -1,7 +1,7 @@
-import { factNumber, OUTCOME_SIGNS, RestoreFacts, targetTitle, type Target } from '../../changes';
+import { factNumber, OUTCOME_SIGNS, RestoreFacts, targetTitle, type Fact, type Target } from '../../changes';
 import { restoreConsequence } from './backups';
 import { sizeFromKb } from './measures';
-import { factCode, factText, reasonLine, type FollowedWords } from './followed';
+import { factCode, factText, reasonLine, type Facts, type FollowedWords } from './followed';
 import { context, fallback, header, safe, section, slackTime, userMention, withSandbox, type Rendered } from './mrkdwn';
 
 // Results of changes, posted to the channel the change was asked from: a change the cloud accepted is followed there
@@ -27,6 +27,69 @@ export const DISK_ADDED_WORDS: FollowedWords = {
     if (state?.built === false) return `${disk} exists but is not built: remove it in the control panel`;
     if (state?.built === true) return `${disk} is built, but what followed its build did not finish: check it, or remove it in the control panel`;
     return `${disk} may have been left on ${vsId === null ? 'its server' : `VS ${vsId}`}: check its disks${vsId === null ? '' : ` (\`/vs disks ${vsId}\`)`}`;
+  },
+};
+
+/** A backup taken, from the facts its row kept: the disk, the note and why; done when the new backup is built, with its size. */
+export const BACKUP_TAKEN_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Backup ${factNumber(facts.backupId) ?? '?'}* of disk ${factNumber(facts.diskId) ?? '?'} on VS ${factNumber(facts.vsId) ?? '?'}`,
+    `Note: ${factText(facts.note)}`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) => {
+    const size = factNumber(state?.backupSize);
+    return `backup ${factNumber(facts.backupId) ?? '?'} is built${size !== null ? `: ${sizeFromKb(size)}` : ', its size not given'}`;
+  },
+  left: (facts, state) => {
+    const vsId = factNumber(facts.vsId);
+    const backup = `backup ${factNumber(facts.backupId) ?? '?'}`;
+    if (state?.missing === true) return `nothing was left: ${backup} is no longer listed`;
+    const where = vsId === null ? '' : ` (\`/vs backups ${vsId}\`)`;
+    return `${backup} may have been left unbuilt: check its backups${where}, and delete it in the control panel if it is not usable`;
+  },
+};
+
+/** A firewall rule added and the server's rules applied: done when the server is unlocked, with the port question answered again. */
+export const FIREWALL_RULE_ADDED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Firewall rule ${factNumber(facts.ruleId) ?? '?'}* on VS ${factNumber(facts.vsId) ?? '?'}: ${ruleWords(facts)}, then its rules applied`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) => {
+    const port = factNumber(state?.askedPort);
+    const verdict = typeof state?.verdict === 'string' ? safe(state.verdict, 40) : null;
+    const protocol = facts.protocol === 'UDP' ? 'udp' : 'tcp';
+    return `the rules are applied${port !== null && verdict ? `; port ${port}/${protocol} from ${addressWords(facts.address)} is now ${verdict}` : ''}`;
+  },
+  left: (facts) => {
+    const check = `\`/vs firewall ${factNumber(facts.vsId) ?? ''}\``;
+    return `rule ${factNumber(facts.ruleId) ?? '?'} was stored, but applying the rules did not finish: check ${check} and apply them in the control panel`;
+  },
+};
+
+const addressWords = (address: Fact | undefined): string => (typeof address === 'string' && address ? `\`${safe(address, 60)}\`` : 'every address');
+
+/** "DROP `203.0.113.5` on port 443/tcp", from a rule's facts. */
+function ruleWords(facts: Facts): string {
+  const port = typeof facts.port === 'string' && facts.port ? `port ${safe(facts.port, 60)}` : 'every port';
+  return `${facts.command === 'ACCEPT' ? 'ACCEPT' : 'DROP'} ${addressWords(facts.address)} on ${port}/${facts.protocol === 'UDP' ? 'udp' : 'tcp'}`;
+}
+
+/** A firewall rule removed and the server's rules applied: done when the server is unlocked, the rule no longer listed. */
+export const FIREWALL_RULE_REMOVED_WORDS: FollowedWords = {
+  about: (facts, requestedBy) => [
+    `*Removal of firewall rule ${factNumber(facts.ruleId) ?? '?'}* on VS ${factNumber(facts.vsId) ?? '?'}, then its rules applied`,
+    ...reasonLine(typeof facts.reason === 'string' ? facts.reason : '', requestedBy),
+  ],
+  done: (facts, state) =>
+    state?.ruleListed === true
+      ? `the rules were applied, but rule ${factNumber(facts.ruleId) ?? '?'} is still listed: check \`/vs firewall ${factNumber(facts.vsId) ?? ''}\``
+      : `rule ${factNumber(facts.ruleId) ?? '?'} is gone and the server's rules are applied`,
+  left: (facts) => {
+    const vsId = factNumber(facts.vsId);
+    const check = `\`/vs firewall ${vsId ?? ''}\``;
+    return `rule ${factNumber(facts.ruleId) ?? '?'} was removed, but applying the rules did not finish: check ${check} and apply them in the control panel`;
   },
 };
 

@@ -87,3 +87,11 @@ function echo(s: string): string {
   const cleaned = cleanEcho(s);
   return cleaned === '' ? '(empty)' : `\`${cleaned}\``;
 }
+
+/** `/vs firewall block|allow`: an address, CIDR or range, and a port, list or range with its protocol. */
+export const firewallRuleRefusals = {
+  notAnAddress: (typed: string) =>
+    `${echo(typed)} is not an address: give one (203.0.113.5), a CIDR block (192.0.2.0/24) or a range (192.0.2.1-192.0.2.10), or \`any\`.`,
+  notAPort: (typed: string) =>
+    `${echo(typed)} is not a port: give one (443), a list (80,443) or a range (1024:1028), each 0–65535, then /tcp or /udp if you like.`,
+};

@@ -1,7 +1,8 @@
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { POWER_CHOICE_NAMES, type BackupState, type PowerChoice, type ServerState } from '../../changes';
 import type { Frozen } from '../../cloud/reads';
-import type { Backup } from '../../cloud/schemas';
+import type { Backup, Disk, FirewallRule } from '../../cloud/schemas';
+import { ruleLine } from './firewall';
 import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 import { POWER_CHOICE_WORDS, POWER_SUBMIT_WORDS, serverLine } from './power';
@@ -41,8 +42,8 @@ function channelInput(): InputBlock {
   );
 }
 
-function idInput(id: 'vs_id' | 'backup_id', label: string, example: string): InputBlock {
-  // A server is also named by its label, hostname or address (up to a hostname's 253 characters); a backup by its id.
+function idInput(id: 'vs_id' | 'backup_id' | 'disk_id' | 'rule_id' | 'network_interface_id', label: string, example: string): InputBlock {
+  // A server is also named by its label, hostname or address (up to a hostname's 253 characters); the others by their id.
   return input(id, label, { type: 'plain_text_input', action_id: id, max_length: id === 'vs_id' ? 253 : 16, placeholder: plain(example) });
 }
 
@@ -251,6 +252,207 @@ It was read just now, and is read again before anything is sent.`),
     private_metadata: privateMetadata,
     title: plain(truncate(title, LIMITS.modalTitle)),
     submit: plain('Restore'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface BackupTakeModalOptions {
+  /** Undefined when opened from the global shortcut: the form then asks for the server and the disk by id. */
+  pick?: BackupTakePick;
+  /** Undefined when opened from the global shortcut: the form then asks for it. */
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+/** A backup taken from `/vs backup take <vs_id>`: the server's built disks to pick from (the form's `disk_id`). */
+export interface BackupTakePick {
+  vsId: number;
+  disks: readonly Disk[];
+}
+
+/** The take-a-backup form (callback id `backup_take`): the disk, an optional note, a reason. */
+export function backupTakeModal({ pick, channelId, privateMetadata, sandbox }: BackupTakeModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (pick) {
+    const options = pick.disks.slice(0, LIMITS.selectOptions).map((d) => {
+      const words = [`#${d.id}`, `${d.disk_size} GB`, ...(d.label ? [d.label] : []), ...(d.primary ? ['primary'] : []), ...(d.is_swap ? ['swap'] : [])];
+      return option(String(d.id), truncate(words.join(' · '), 75));
+    });
+    const only = options.length === 1 ? { initial_option: options[0]! } : {};
+    blocks.push(
+      section(
+        `Take a backup of one of *VS ${pick.vsId}*'s built disks now. The cloud takes it as a transaction; the result says when it is built, and its size.`,
+      ),
+      input('disk_id', 'Disk', { type: 'static_select', action_id: 'disk_id', options, ...only }),
+    );
+  } else {
+    blocks.push(
+      section('Take a backup of one disk of a server now. The cloud takes it as a transaction; the result says when it is built, and its size.'),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('disk_id', 'Disk id', 'e.g. 101'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input(
+      'note',
+      'Note (shown with the backup)',
+      { type: 'plain_text_input', action_id: 'note', max_length: 200, placeholder: plain('e.g. before the 14:00 deploy') },
+      { optional: true },
+    ),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. schema migration at 14:00') },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'backup_take',
+    private_metadata: privateMetadata,
+    title: plain(truncate(pick ? `Backup · VS ${pick.vsId}` : 'Take a backup', LIMITS.modalTitle)),
+    submit: plain('Take backup'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface FirewallRemoveModalOptions {
+  /** The server and its rule, read before the form opened; undefined from the global shortcut (the form asks for both ids). */
+  chosen?: { vsId: number; rule: FirewallRule };
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+/** The remove-a-firewall-rule form (callback id `firewall_remove`): the rule in words, its id typed again, a reason. */
+export function firewallRemoveModal({ chosen, channelId, privateMetadata, sandbox }: FirewallRemoveModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  if (chosen) {
+    blocks.push(
+      section(`:warning: *Removing rule ${chosen.rule.id} of VS ${chosen.vsId}*, then applying the server's rules:\n${ruleLine(chosen.rule)}`),
+      section("Traffic it decided is then decided by the rules after it, or by the interface's default. It was read just now."),
+    );
+  } else {
+    blocks.push(
+      section(":warning: *Removing a firewall rule*, then applying the server's rules: traffic it decided is then decided by the rules after it."),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('rule_id', 'Rule id', 'e.g. 3'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    input('confirm', chosen ? `Type ${chosen.rule.id} to confirm` : 'Type the rule id again to confirm', {
+      type: 'plain_text_input',
+      action_id: 'confirm',
+      max_length: 16,
+    }),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      {
+        type: 'plain_text_input',
+        action_id: 'reason',
+        multiline: true,
+        max_length: 500,
+        placeholder: plain('e.g. the temporary block for the 14:00 incident'),
+      },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'firewall_remove',
+    private_metadata: privateMetadata,
+    title: plain(truncate(chosen ? `Remove rule ${chosen.rule.id}` : 'Remove firewall rule', LIMITS.modalTitle)),
+    submit: plain('Remove rule'),
+    close: plain('Cancel'),
+    blocks: withSandbox(blocks, sandbox),
+  };
+}
+
+export interface FirewallAddModalOptions {
+  /** The server, its interfaces and what the command named, read before the form opened; undefined from the shortcut. */
+  prefill?: FirewallAddPrefill;
+  channelId?: string;
+  privateMetadata: string;
+  sandbox: boolean;
+}
+
+export interface FirewallAddPrefill {
+  vsId: number;
+  /** The server's network interfaces, as its rules name them: one is chosen for you (and not asked). */
+  interfaces: readonly number[];
+  command: 'DROP' | 'ACCEPT';
+  address: string;
+  port: string;
+  protocol: 'TCP' | 'UDP';
+  /** What the rule would do given the rules as they are, in words (blocks/firewall.ts). */
+  preview: string;
+  /** Why it asks for a second confirmation, if it does. */
+  risk?: string;
+}
+
+/** The add-a-firewall-rule form (callback id `firewall_add`). */
+export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox }: FirewallAddModalOptions): ModalView {
+  const blocks: KnownBlock[] = [];
+  const select = (id: string, label: string, values: readonly string[], chosen?: string) => {
+    const options = values.map((v) => option(v, v));
+    const initial = options.find((o) => o.value === chosen);
+    return input(id, label, { type: 'static_select', action_id: id, options, ...(initial ? { initial_option: initial } : {}) });
+  };
+  if (prefill) {
+    blocks.push(section(`Add a firewall rule to *VS ${prefill.vsId}*, at the end of its interface's rules, then apply its rules.\n${prefill.preview}`));
+    if (prefill.interfaces.length > 1) blocks.push(select('network_interface_id', 'Network interface', prefill.interfaces.map(String)));
+  } else {
+    blocks.push(
+      section("Add a firewall rule to a server, at the end of its interface's rules, then apply its rules."),
+      idInput('vs_id', 'Server id', 'e.g. 42'),
+      idInput('network_interface_id', 'Network interface id', 'e.g. 105'),
+    );
+  }
+  if (channelId === undefined) blocks.push(channelInput());
+  blocks.push(
+    select('command', 'Command', ['DROP', 'ACCEPT'], prefill?.command),
+    input(
+      'address',
+      'Address',
+      {
+        type: 'plain_text_input',
+        action_id: 'address',
+        max_length: 100,
+        ...initialText(prefill?.address, 100),
+        placeholder: plain('203.0.113.5, 192.0.2.0/24 or a range'),
+      },
+      { optional: true, hint: 'Empty: every address.' },
+    ),
+    input(
+      'port',
+      'Port',
+      { type: 'plain_text_input', action_id: 'port', max_length: 100, ...initialText(prefill?.port, 100), placeholder: plain('443, 80,443 or 1024:1028') },
+      { optional: true, hint: 'Empty: every port.' },
+    ),
+    select('protocol', 'Protocol', ['TCP', 'UDP'], prefill?.protocol ?? 'TCP'),
+  );
+  if (prefill?.risk) blocks.push(section(`:warning: ${prefill.risk}`));
+  blocks.push(
+    flag('confirm_risk', 'I know this rule may cut access', 'Needed for a rule that drops every address on port 22 (SSH)', false),
+    input(
+      'reason',
+      'Reason (kept in the audit trail)',
+      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. scanner hitting the login page') },
+      { hint: 'Required: whoever approves it and the audit trail read it.' },
+    ),
+  );
+  return {
+    type: 'modal',
+    callback_id: 'firewall_add',
+    private_metadata: privateMetadata,
+    title: plain(truncate(prefill ? `Firewall rule · VS ${prefill.vsId}` : 'Add firewall rule', LIMITS.modalTitle)),
+    submit: plain('Add rule'),
     close: plain('Cancel'),
     blocks: withSandbox(blocks, sandbox),
   };

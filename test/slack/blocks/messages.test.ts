@@ -40,7 +40,9 @@ describe('help', () => {
     expect(changes).toMatch(/^\*Changes\*/);
     expect(changes).toContain('/vs disk add <vs_id>');
     expect(changes).toContain('/vs backup restore <backup_id>');
-    expect(changes).not.toContain('/vs firewall');
+    // The read `/vs firewall <vs_id>` is not a change; adding and removing a rule are.
+    expect(changes).not.toContain('`/vs firewall <vs_id>`');
+    expect(changes).toContain('/vs firewall block <vs_id> <address>');
     expect(admin).toMatch(/^\*Admin\*/);
     for (const command of ['/vs audit [n]', '/vs freeze <reason>', '/vs unfreeze']) expect(admin).toContain(command);
     expect(admin).not.toContain('/vs disk add');

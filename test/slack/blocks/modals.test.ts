@@ -182,7 +182,7 @@ describe.each(FORMS.map((form) => [form.callbackId, form] as const))('the %s for
 
 test("every change has its form, and the forms' callback ids are docs/product.md's", () => {
   expect(CHANGE_ACTIONS.every((action) => FORMS.includes(CHANGE_FORMS[action].form))).toBe(true);
-  expect(FORMS.map((form) => form.callbackId)).toEqual(['disk_add', 'backup_restore', 'vs_power']);
+  expect(FORMS.map((form) => form.callbackId)).toEqual(['disk_add', 'backup_restore', 'vs_power', 'backup_take', 'firewall_add', 'firewall_remove']);
 });
 
 describe('reading a submitted form', () => {

@@ -1,9 +1,9 @@
-import { parseIp, unmapIpv4 } from '../../../firewall/address';
-import { PORT_MAX } from '../../../firewall/ports';
+import { parseAddressForm, parseIp, unmapIpv4 } from '../../../firewall/address';
+import { parsePortForm, PORT_MAX } from '../../../firewall/ports';
 import type { PortQuestion, Protocol } from '../../../firewall/port-question';
 import { isOutcome } from '../../../changes/outcome';
 import { typedFilter, type AuditFilter } from '../../audit-filter';
-import { auditFilterRefusals, cleanEcho, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
+import { auditFilterRefusals, cleanEcho, firewallRuleRefusals, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
 
 // The `/vs` grammar of docs/product.md (The /vs command), without Slack or the network: the kinds of
 // argument a subcommand takes, and the reading of a line against the rows of
@@ -72,6 +72,64 @@ function oneId<A extends object>(what: string, build: (id: number) => A): Gramma
 
 export const serverId = oneId('server id', (vsId) => ({ vsId }));
 export const backupId = oneId('backup id', (backupId) => ({ backupId }));
+
+export interface FirewallRuleArgs {
+  vsId: number;
+  /** "" = every address (`any`). */
+  address: string;
+  /** "" = every port. */
+  port: string;
+  protocol: 'TCP' | 'UDP';
+}
+
+function readFirewallRule(args: readonly string[]): FirewallRuleArgs | { problem: string } | null {
+  if (args.length < 2 || args.length > 3) return null;
+  const vsId = parseId(args[0]);
+  if (vsId === null) return null;
+  const addressText = args[1]!.toLowerCase() === 'any' ? '' : args[1]!;
+  if (parseAddressForm(addressText).kind === 'unreadable') return { problem: firewallRuleRefusals.notAnAddress(args[1]!) };
+  const m = /^([^/]*)(?:\/(tcp|udp))?$/i.exec(args[2] ?? '');
+  const port = (m?.[1] ?? '').replace(/-/g, ':');
+  if (!m || parsePortForm(port).kind === 'unreadable') return { problem: firewallRuleRefusals.notAPort(args[2] ?? '') };
+  return { vsId, address: addressText, port, protocol: (m[2] ?? 'tcp').toUpperCase() as 'TCP' | 'UDP' };
+}
+
+/** `<vs_id> <address> [port[/tcp|/udp]]`: `/vs firewall block 42 203.0.113.5 443`. */
+export const serverIdAndFirewallRule: Grammar<FirewallRuleArgs> = {
+  read(args, q) {
+    const read = readFirewallRule(args);
+    if (read === null) {
+      if (args.length === 0 || parseId(args[0]) === null)
+        return refuse(args.length === 0 ? refusals.needs(q, 'server id and an address') : refusals.notAnId(q, args[0] ?? '', 'server id'));
+      return refuse(refusals.needs(q, args.length < 2 ? 'address' : 'single port'));
+    }
+    return 'problem' in read ? refuse(read.problem) : ok(read);
+  },
+  fits: (args) => {
+    const read = readFirewallRule(args);
+    return read !== null && !('problem' in read);
+  },
+  suggest: (_args, q) => q.usage,
+};
+
+/** A server id, then a firewall rule's id: `/vs firewall remove 42 17`. */
+export const serverIdAndRuleId: Grammar<{ vsId: number; ruleId: number }> = {
+  read(args, q) {
+    if (args.length < 2) return refuse(refusals.needs(q, args.length === 0 ? 'server id and a rule id' : 'rule id'));
+    const vsId = parseId(args[0]);
+    if (vsId === null) return refuse(refusals.notAnId(q, args[0] ?? '', 'server id'));
+    const ruleId = parseId(args[1]);
+    if (ruleId === null) return refuse(refusals.notAnId(q, args[1] ?? '', 'rule id'));
+    if (args.length > 2) return refuse(refusals.takesOne(q, 'rule id', args.slice(2).join(' ')), `${q.bare} ${vsId} ${ruleId}`);
+    return ok({ vsId, ruleId });
+  },
+  fits: (args) => args.length === 2 && parseId(args[0]) !== null && parseId(args[1]) !== null,
+  suggest(args, q) {
+    const vsId = args.length >= 1 ? parseId(args[0]) : null;
+    const ruleId = args.length >= 2 ? parseId(args[1]) : null;
+    return vsId !== null && ruleId !== null ? `${q.bare} ${vsId} ${ruleId}` : q.usage;
+  },
+};
 
 /** A server id, then optionally the port question `<port>[/tcp|/udp] [from <ip>]`. */
 export const serverIdAndPortQuestion: Grammar<{ vsId: number; question?: PortQuestion }> = {

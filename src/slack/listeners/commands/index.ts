@@ -21,7 +21,9 @@ import {
   none,
   parseId,
   serverId,
+  serverIdAndFirewallRule,
   serverIdAndPortQuestion,
+  serverIdAndRuleId,
   tokenize,
   unknownCommand,
   type Refusal,
@@ -29,7 +31,7 @@ import {
 import { serverByName } from './server-by-name';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
-import { openRestorePicker } from './open-change-form';
+import { openBackupTakePicker, openFirewallAdd, openFirewallRemove, openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -61,6 +63,43 @@ export const COMMANDS = [
     help: ['`/vs server <vs_id>` (or `/vs status`): the server at a glance: power, lock, disks, latest backups and transactions'],
     needs: 'read',
     run: (ctx, req, args) => serverCommand(ctx, req, args, SERVER_CHANGES),
+  }),
+  // Before `firewall`: the longer spelling wins, so that `/vs firewall remove 42 17` is not read as a port question.
+  subcommand({
+    kind: 'firewall_remove',
+    words: ['firewall', 'remove'],
+    nicknames: ['firewall delete', 'fw remove', 'remove rule'],
+    argument: serverIdAndRuleId,
+    usage: '/vs firewall remove <vs_id> <rule_id>',
+    example: '/vs firewall remove 42 17',
+    help: ["`/vs firewall remove <vs_id> <rule_id>`: remove a firewall rule and apply the server's rules (admins)"],
+    opens: 'firewall_remove',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, vsId, { ruleId }) => openFirewallRemove(ctx, req, vsId, ruleId),
+  }),
+  subcommand({
+    kind: 'firewall_block',
+    words: ['firewall', 'block'],
+    nicknames: ['firewall drop', 'fw block', 'block'],
+    argument: serverIdAndFirewallRule,
+    usage: '/vs firewall block <vs_id> <address> [port[/tcp|/udp]]',
+    example: '/vs firewall block 42 203.0.113.5 443',
+    help: ['`/vs firewall block <vs_id> <address> [port[/tcp|/udp]]`: add a DROP rule, saying first whether it would take effect (operators, admins)'],
+    opens: 'firewall_add',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'DROP', args),
+  }),
+  subcommand({
+    kind: 'firewall_allow',
+    words: ['firewall', 'allow'],
+    nicknames: ['firewall accept', 'fw allow', 'allow'],
+    argument: serverIdAndFirewallRule,
+    usage: '/vs firewall allow <vs_id> <address> [port[/tcp|/udp]]',
+    example: '/vs firewall allow 42 198.51.100.0/24 22',
+    help: ['`/vs firewall allow <vs_id> <address> [port[/tcp|/udp]]`: add an ACCEPT rule, the same way (operators, admins)'],
+    opens: 'firewall_add',
+    targetId: ({ vsId }) => vsId,
+    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'ACCEPT', args),
   }),
   subcommand({
     kind: 'firewall',
@@ -155,7 +194,19 @@ export const COMMANDS = [
     // A server, whose backup the form picks: the restore's own target, the backup, is the one picked.
     about: 'vs',
     targetId: ({ vsId }) => vsId,
-    open: openRestorePicker,
+    open: (ctx, req, vsId) => openRestorePicker(ctx, req, vsId),
+  }),
+  subcommand({
+    kind: 'backup_take',
+    words: ['backup', 'take'],
+    nicknames: ['take backup', 'backup now', 'snapshot'],
+    argument: serverId,
+    usage: '/vs backup take <vs_id>',
+    example: '/vs backup take 42',
+    help: ['`/vs backup take <vs_id>`: take a backup of one of its built disks now (operators, admins)'],
+    opens: 'backup_take',
+    targetId: ({ vsId }) => vsId,
+    open: openBackupTakePicker,
   }),
   // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
   subcommand({
@@ -330,9 +381,12 @@ export type InvalidCommand = {
 /** A `/vs` line as read: one row's kind and the fields its grammar read, or invalid. */
 export type Command = CommandOf<Row> | InvalidCommand;
 
-/** The changes the server's card offers a button for: each row that opens a change's form for a server, by its words. */
+/**
+ * The changes the server's card offers a button for: each row that opens a change's form for a server named alone, by
+ * its words (not `/vs firewall remove`, which also needs the rule).
+ */
 const SERVER_CHANGES: readonly ServerChange[] = COMMANDS.flatMap((row) =>
-  'opens' in row && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
+  'opens' in row && row.argument === serverId && (('about' in row ? row.about : undefined) ?? CHANGES[row.opens].targetKind) === 'vs'
     ? [{ action: row.opens, words: row.words.join(' ') }]
     : [],
 );
@@ -384,7 +438,8 @@ export function parseCommand(text: string): Command {
 }
 
 /** The rows whose first argument is a server: they take its id, name or address. */
-const takesServer = (row: Row): boolean => row.argument === serverId || row.argument === serverIdAndPortQuestion;
+const takesServer = (row: Row): boolean =>
+  row.argument === serverId || row.argument === serverIdAndPortQuestion || row.argument === serverIdAndFirewallRule || row.argument === serverIdAndRuleId;
 
 /** The largest id, standing in for a server's name while the rest of a line is read (never looked up). */
 const STAND_IN_ID = String(Number.MAX_SAFE_INTEGER);

@@ -35,7 +35,7 @@ type Does<A> =
       opens: ChangeAction;
       targetId: (args: A) => number;
       about?: TargetKind;
-      open?: (ctx: ListenerContext, req: SlackRequest, id: number) => Promise<Outcome>;
+      open?: (ctx: ListenerContext, req: SlackRequest, id: number, args: A) => Promise<Outcome>;
     };
 
 export type SubcommandSpec<K extends string, A extends object> = Vocabulary & {
@@ -77,7 +77,7 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
       return {
         command,
         need: { need: { opens }, target: targetKey({ kind: spec.about ?? CHANGES[opens].targetKind, id: targetId }) },
-        run: (ctx, req) => (open ? open(ctx, req, targetId) : openChangeForm(ctx, req, opens, targetId)),
+        run: (ctx, req) => (open ? open(ctx, req, targetId, args) : openChangeForm(ctx, req, opens, targetId)),
       };
     }
     const { run } = spec;

@@ -101,7 +101,7 @@ async function requestChange(
     case 'failed':
       return {
         outcome: 'failed',
-        error: stepError(cloudErrorMessage(result.error, { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
+        error: stepError(cloudErrorMessage(result.error, result.about ?? { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
       };
     case 'requested': {
       const ts = await postApprovalRequest(ctx.changes, ctx.botClient, result.approval, { ...messageOptions(ctx, req), called: callable(ctx) });

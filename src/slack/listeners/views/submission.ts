@@ -95,7 +95,9 @@ export async function readSubmittedForm(
   names?: Pick<NameIndex, 'resolve'>,
 ): Promise<(SubmittedForm & { action: ChangeAction }) | null> {
   const { body, view } = args;
-  const values = viewStateToValues(view.state.values);
+  const meta = readMetadata(view.private_metadata);
+  // Values fixed when the form opened (the rule removed) are read with the form's own, and win over them.
+  const values = { ...viewStateToValues(view.state.values), ...(meta.fixed ?? {}) };
   const action = changeChosen(form, values);
   if (action === undefined) {
     await args.ack({ response_action: 'errors', errors: { [form.formErrorBlock]: NO_CHANGE_CHOSEN } });
@@ -103,7 +105,6 @@ export async function readSubmittedForm(
   }
   const { targetKind } = CHANGES[action];
   const { field, idError } = TARGET_KINDS[targetKind];
-  const meta = readMetadata(view.private_metadata);
   let targetId = targetIdIn(meta, targetKind) ?? parseId(values[field]);
   const typed = values[field];
   if (targetId === null && targetKind === 'vs' && names && typeof typed === 'string' && typed.trim() !== '') {

@@ -63,13 +63,14 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
   test('buttons: the other views for everyone, the change forms the reader’s role allows', async () => {
     const views = ['Firewall: firewall 42', 'Autoscaling: autoscaling 42', 'Backups: backups 42'];
     expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UVIEWER' }))).toEqual(views);
-    const operatorOn = [...views, 'Add disk: disk add 42', 'Shut down server: shutdown 42', 'Reboot server: reboot 42'];
+    const operatorOn = [...views, 'Add disk: disk add 42', 'Take backup: backup take 42', 'Shut down server: shutdown 42', 'Reboot server: reboot 42'];
     expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UOPER' }))).toEqual(operatorOn);
     // An admin may also force it off; a server that is off can only be started.
     expect(buttonsOf(await answerTo(h, 'server 42', { user: 'UADMIN' }))).toEqual([
       ...views,
       'Add disk: disk add 42',
       'Restore backup: restore 42',
+      'Take backup: backup take 42',
       'Shut down server: shutdown 42',
       'Reboot server: reboot 42',
       'Stop server: stop 42',
@@ -80,6 +81,7 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
       'Backups: backups 43',
       'Add disk: disk add 43',
       'Restore backup: restore 43',
+      'Take backup: backup take 43',
       'Start server: start 43',
     ]);
   });
@@ -102,6 +104,12 @@ describe('the server at a glance, the cloud API in JSON behind a fault server', 
     await h.interact(buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'server_disk_add', value: 'disk add 42', responseUrl: h.slack.responseUrl() }));
     const opened = await waitFor('the add-disk form', () => h.slack.callsTo('views.open')[0], { within: 5000 });
     expect((opened.args.view as { callback_id: string }).callback_id).toBe('disk_add');
+    // Take backup: the disks read first, then its form.
+    await h.interact(
+      buttonClick({ user: 'UOPER', channel: CHANNEL, actionId: 'server_backup_take', value: 'backup take 42', responseUrl: h.slack.responseUrl() }),
+    );
+    const take = await waitFor('the take-a-backup form', () => h.slack.callsTo('views.open')[1], { within: 5000 });
+    expect((take.args.view as { callback_id: string }).callback_id).toBe('backup_take');
   });
 
   test('an unknown server is "VS 999 was not found", only for the one who asked', async () => {

@@ -1,0 +1,127 @@
+import type { ChannelMessage } from '@vs-chatops/slack-standin';
+import { startHarness, useHarness, type Harness } from '../helpers/app-harness';
+import { answerTo, CHANNEL, openForm, postedIn, submit, visibleText, type View } from '../helpers/drive';
+import { input } from '../helpers/payloads';
+import { approvalIdIn } from '../helpers/requests';
+import { waitFor } from '../helpers/wait';
+
+// Adding a firewall rule (docs/product.md, More of the control panel), over the real app: signed commands and
+// submissions in, the sandbox on loopback as the cloud (VS 42: one interface, 3; rule #3 ACCEPT anyone on 443/tcp,
+// #8 DROP everything else).
+
+const USERS = { admin: 'UADMIN', operator: 'UOPER', viewer: 'UVIEWER' } as const;
+const ROLES = { VS_ADMINS: USERS.admin, VS_OPERATORS: USERS.operator, VS_VIEWERS: USERS.viewer };
+
+const changes = (harness: Harness) => harness.sandbox.requests.filter((r) => r.method !== 'GET').map((r) => [`${r.method} ${r.path} ${r.status}`, r.body]);
+const valueOf = (view: View, id: string) =>
+  (view.blocks.find((b) => b.block_id === id)?.element as { initial_value?: string; initial_option?: { value: string } } | undefined) ?? {};
+const filled = (o: { command?: string; address?: string; port?: string; protocol?: string; risk?: boolean; reason?: string } = {}) => ({
+  command: input.select(o.command ?? 'DROP'),
+  address: input.text(o.address ?? '203.0.113.5'),
+  port: input.text(o.port ?? '8080'),
+  protocol: input.select(o.protocol ?? 'TCP'),
+  confirm_risk: input.check(o.risk === true),
+  reason: input.text(o.reason ?? 'a scanner on the admin port'),
+});
+
+describe('/vs firewall block and allow', () => {
+  const h = useHarness({ env: ROLES });
+
+  test('reads the rules first; the form opens prefilled and says a DROP under an ACCEPT for everyone would not take effect', async () => {
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 443', USERS.operator);
+    expect(view.callback_id).toBe('firewall_add');
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42/firewall_rules.json']);
+    expect(visibleText(view)).toContain('DROP 203.0.113.5 on 443/tcp would not take effect: rule #3 (ACCEPT anyone on 443/tcp) decides first');
+    expect(valueOf(view, 'address').initial_value).toBe('203.0.113.5');
+    expect(valueOf(view, 'port').initial_value).toBe('443');
+    expect(valueOf(view, 'command').initial_option?.value).toBe('DROP');
+    // One interface: chosen for you, not asked.
+    expect(view.blocks.map((b) => b.block_id)).not.toContain('network_interface_id');
+  });
+
+  test('an allow of a port no rule decides says it takes effect', async () => {
+    const view = await openForm(h, 'firewall allow 42 198.51.100.0/24 8443/udp', USERS.operator);
+    expect(visibleText(view)).toContain('ACCEPT 198.51.100.0/24 on 8443/udp would take effect');
+    expect(valueOf(view, 'protocol').initial_option?.value).toBe('UDP');
+  });
+
+  test('an operator adds it: the rule stored on the one interface, then the rules applied; scheduled and audited', async () => {
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 8080', USERS.operator);
+    const ack = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled());
+    expect(ack.response_action).toBe('update');
+    expect(changes(h)).toEqual([
+      [
+        'POST /virtual_machines/42/firewall_rules.json 201',
+        { firewall_rule: { address: '203.0.113.5', command: 'DROP', port: '8080', protocol: 'TCP', network_interface_id: '3' } },
+      ],
+      ['POST /virtual_machines/42/update_firewall_rules.json 201', null],
+    ]);
+    const result = await postedIn(h, CHANNEL, 'Add firewall rule · VS 42');
+    expect(visibleText(result.blocks)).toMatch(/\*Firewall rule \d+\* on VS 42: DROP `203\.0\.113\.5` on port 8080\/tcp, then its rules applied/);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'firewall_add', target: 'vs:42', outcome: 'scheduled', apiStatus: 201 });
+  });
+
+  test('a DROP of everyone on port 22 asks for the second confirmation: refused on the box, nothing sent; sent once ticked', async () => {
+    const view = await openForm(h, 'firewall block 42 any 22', USERS.operator);
+    expect(visibleText(view)).toContain('drops every address on port 22');
+    const ack = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ address: '', port: '22' }));
+    expect(ack).toMatchObject({ response_action: 'errors', errors: { confirm_risk: expect.stringContaining('port 22') } });
+    expect(changes(h)).toEqual([]);
+    const sent = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ address: '', port: '22', risk: true }));
+    expect(sent.response_action).toBe('update');
+    expect(changes(h)).toHaveLength(2);
+  });
+
+  test('a bad address on the command line is answered with the forms it takes; in the form, on its field; nothing sent', async () => {
+    const answer = await answerTo(h, 'firewall block 42 203.0.113.500 443', { user: USERS.operator });
+    expect(visibleText(answer)).toContain('is not an address');
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 443', USERS.operator);
+    const ack = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ address: 'not-an-address' }));
+    expect(ack).toMatchObject({ response_action: 'errors', errors: { address: expect.stringContaining('CIDR') } });
+    expect(changes(h)).toEqual([]);
+  });
+
+  test('a viewer is denied by role, recorded, and the rules are not even read', async () => {
+    const answer = await answerTo(h, 'firewall block 42 203.0.113.5 443', { user: USERS.viewer });
+    expect(visibleText(answer)).toContain('Adding a firewall rule needs the operator role; you are a viewer.');
+    expect(h.sandbox.requests).toEqual([]);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'firewall_add', outcome: 'refused' });
+  });
+});
+
+describe('/vs firewall block, when VS_APPROVALS names firewall_add', () => {
+  const h = useHarness({ env: { ...ROLES, VS_APPROVALS: 'firewall_add' } });
+
+  test('is asked for in the channel, and nothing is sent until someone approves', async () => {
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 8080', USERS.operator);
+    await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled());
+    const request = await waitFor('the approval request', () => h.slack.messagesIn(CHANNEL).find((m) => approvalIdIn(m.blocks)));
+    expect(visibleText(request.blocks)).toContain('Add firewall rule');
+    expect(changes(h)).toEqual([]);
+  });
+});
+
+describe('a firewall rule added, followed to its end', () => {
+  const T0 = Date.parse('2026-03-14T09:00:00Z');
+  const clocks = { bot: T0, cloud: T0 };
+  let h: Harness;
+  afterEach(async () => {
+    await h?.close();
+  });
+
+  test('done once the rules are applied: the port question answered again for the new rule', async () => {
+    h = await startHarness({ env: { ...ROLES, VS_FOLLOW_INTERVAL_S: '5' }, now: () => clocks.bot, sandboxNow: () => clocks.cloud });
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 8080', USERS.operator);
+    await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled());
+    const message = await postedIn(h, CHANNEL, 'Add firewall rule · VS 42');
+    const [record] = await h.store.audit.latest(1);
+    await waitFor('the message remembered', async () => (await h.store.follows.get(record!.id))?.messageTs === message.ts, { within: 5000 });
+    const current = (): ChannelMessage => h.slack.messagesIn(CHANNEL).find((m) => m.ts === message.ts)!;
+    for (let i = 0; i < 4 && !/\*Done\*/.test(visibleText(current().blocks)); i++) {
+      clocks.bot += 5000;
+      clocks.cloud += 5000;
+      await h.bot.follower.round();
+    }
+    expect(visibleText(current().blocks)).toMatch(/\*Done\* · the rules are applied; port 8080\/tcp from `203\.0\.113\.5` is now dropped/);
+  });
+});
