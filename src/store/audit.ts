@@ -166,6 +166,8 @@ export interface AuditEntry {
   onCall?: OnCallGrant | null;
   /** The change ran under this break-glass window, without a second person: a use that waits for review. */
   breakGlass?: string | null;
+  /** The agent (its token's name) that asked, for its owner (`userId`): docs/product.md, Agents ask, people decide. */
+  agent?: string | null;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as

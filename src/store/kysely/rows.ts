@@ -80,6 +80,7 @@ export function recordRow(entry: AuditEntry) {
     break_glass: entry.breakGlass ?? null,
     reviewed_by: null,
     reviewed_at: null,
+    agent: entry.agent ?? null,
   };
 }
 
@@ -141,6 +142,7 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     breakGlass: row.break_glass,
     reviewedBy: row.reviewed_by,
     reviewedAt: row.reviewed_at,
+    agent: row.agent,
   };
 }
 
