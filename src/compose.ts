@@ -23,6 +23,7 @@ import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
+import { createAgentTokens } from './agents/tokens';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
 import { createReceiver } from './slack/receiver';
@@ -294,6 +295,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       // SLACK_TEAM_ID, or the bot token's workspace once auth.test names it; and VS_ALLOWED_TEAMS.
       workspaces: servedWorkspaces(config.slack, authorization),
       tracing,
+      agentTokens: createAgentTokens({ store: watchedStore.agentTokens, now, maxHours: config.agents.tokenMaxHours }),
     };
     const slack = createSlackApp({
       config,

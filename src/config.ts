@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PAGERDUTY_STANDIN, SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chatops/cloud-sandbox';
-import { AUDIT_CHANNEL, CHANNELS, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
+import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { parseAddressForm } from './firewall/address';
@@ -236,32 +236,10 @@ const EnvSchema = z.object({
   VS_BREAKGLASS_MIN: positiveInt('a time in minutes')
     .refine((n) => n <= MAX_BREAKGLASS_MIN, `must be at most ${MAX_BREAKGLASS_MIN} minutes (a day)`)
     .default(60),
-  // Agents (docs/product.md, Agents ask, people decide): the MCP endpoint and its tokens.
-  /** Unset: off, or on in local mode. */
-  VS_MCP: z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
-  /** Socket Mode only: the port the MCP endpoint listens on (nothing else listens on PORT there). */
-  VS_MCP_PORT: positiveInt('a TCP port')
-    .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
-    .optional(),
-  /** Unset: a request with an Origin header is refused (one without passes). */
-  VS_MCP_ALLOWED_ORIGINS: z
-    .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim().replace(/\/+$/, ''))
-        .filter(Boolean),
-    )
-    .refine((origins) => origins.every((o) => /^https?:\/\/[^/\s]+$/.test(o)), 'must be a comma-separated list of origins, e.g. https://agents.example.com')
-    .optional(),
-  VS_AGENT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
+  // Agents (docs/product.md, Agents ask, people decide): how long an agent's token may live.
   VS_AGENT_TOKEN_MAX_HOURS: positiveInt('a time in hours')
     .refine((n) => n <= 24 * 90, 'must be at most 2160 hours (90 days)')
     .default(168),
-  VS_AGENT_CALLS_PER_MINUTE: positiveInt('a number of calls').default(60),
-  VS_AGENT_DENY_MEMORY_MIN: positiveInt('a time in minutes')
-    .refine((n) => n <= 24 * 60, 'must be at most 1440 minutes (a day)')
-    .default(30),
   VS_PAGERDUTY_ROUTING_KEY: z
     .string()
     .refine((s) => /^[A-Za-z0-9]{32}$/.test(s), "must be a service's 32-character integration key (Events API v2)")
@@ -428,11 +406,6 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   if (total !== undefined && forChanges !== undefined && forChanges >= total) {
     problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
   }
-  if (env.VS_MCP === 'on' && modeOf(env) !== 'local') {
-    if (env.VS_AGENT_CHANNEL === undefined) problems.push("VS_MCP is on: VS_AGENT_CHANNEL must name the channel where agents' requests are posted");
-    if (modeOf(env) === 'socket' && env.VS_MCP_PORT === undefined)
-      problems.push('VS_MCP is on in Socket Mode: VS_MCP_PORT must name the port of the MCP endpoint');
-  }
   const realApi = env.VS_API_URL !== undefined && env.VS_API_URL !== SANDBOX;
   const urlProblems = [
     realApi ? plainHttpProblem('VS_API_URL', env.VS_API_URL, 'the API key') : null,
@@ -566,8 +539,6 @@ export const LOCAL_MODE = {
    */
   onCallSchedule: PAGERDUTY_STANDIN.scheduleId,
   breakGlass: true,
-  /** The MCP endpoint is on, and agents' requests are posted in the incident channel (the stand-in's first), unless VS_AGENT_CHANNEL says. */
-  agentChannel: CHANNELS[0]!.id,
 } as const;
 
 /** The settings, shaped: each group is what one part takes. Local mode's settings are made here too, and only here. */
@@ -685,20 +656,8 @@ function shape(e: Env) {
     },
     /** Break glass (docs/product.md, On call): on or off, and how long a window lasts. */
     breakGlass: { on: e.VS_BREAKGLASS === undefined ? local && LOCAL_MODE.breakGlass : e.VS_BREAKGLASS === 'on', windowMs: e.VS_BREAKGLASS_MIN * 60_000 },
-    /**
-     * Agents (docs/product.md, Agents ask, people decide): the MCP endpoint (`mcp`: on; on PORT over HTTP, on `port` in
-     * Socket Mode), the origins it accepts, the channel agents' requests are posted in, how long a token may live, the
-     * calls per minute of one token, and how long a denial is remembered against the same request.
-     */
-    agents: {
-      mcp: e.VS_MCP === undefined ? local : e.VS_MCP === 'on',
-      port: e.VS_MCP_PORT ?? null,
-      allowedOrigins: e.VS_MCP_ALLOWED_ORIGINS ?? [],
-      channel: e.VS_AGENT_CHANNEL ?? (local ? LOCAL_MODE.agentChannel : null),
-      tokenMaxHours: e.VS_AGENT_TOKEN_MAX_HOURS,
-      callsPerMinute: e.VS_AGENT_CALLS_PER_MINUTE,
-      denyMemoryMs: e.VS_AGENT_DENY_MEMORY_MIN * 60_000,
-    },
+    /** Agents (docs/product.md, Agents ask, people decide): how long a token may live, at most (VS_AGENT_TOKEN_MAX_HOURS). */
+    agents: { tokenMaxHours: e.VS_AGENT_TOKEN_MAX_HOURS },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
     forms: { maxDiskGb: e.VS_MAX_DISK_GB },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
