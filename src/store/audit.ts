@@ -167,7 +167,7 @@ export interface AuditEntry {
   /** The change ran under this break-glass window, without a second person: a use that waits for review. */
   breakGlass?: string | null;
   /** The agent (its token's name) that asked, for its owner (`userId`): docs/product.md, Agents ask, people decide. */
-  agent?: string | null;
+  agent?: string;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as

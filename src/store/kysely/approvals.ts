@@ -25,7 +25,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     decisionReason: row.decision_reason,
     messageTs: row.message_ts,
     workflowExecutionId: row.workflow_execution_id,
-    agent: row.agent,
+    ...(row.agent === null ? {} : { agent: row.agent }),
     cloud: row.cloud_api_url !== null && row.cloud_account_id !== null ? { apiUrl: row.cloud_api_url, accountId: row.cloud_account_id } : null,
   };
 }

@@ -142,7 +142,7 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     breakGlass: row.break_glass,
     reviewedBy: row.reviewed_by,
     reviewedAt: row.reviewed_at,
-    agent: row.agent,
+    ...(row.agent === null ? {} : { agent: row.agent }),
   };
 }
 
