@@ -20,7 +20,9 @@ const TOKEN = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`);
 const mcpUrl = (h: Harness) => new URL(h.eventsUrl.replace(/\/slack\/events$/, '/mcp'));
 
 async function tokenFor(h: Harness, user: string, name: string): Promise<string> {
-  return TOKEN.exec(visibleText(await answerTo(h, `agent token ${name}`, { user })))![0];
+  const text = visibleText(await answerTo(h, `agent token ${name}`, { user }));
+  expect(text).toContain('`POST /mcp`');
+  return TOKEN.exec(text)![0];
 }
 
 async function connect(h: Harness, token: string): Promise<Client> {
@@ -130,5 +132,22 @@ describe('the MCP endpoint', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the MCP endpoint, calls a minute per token', () => {
+  // The bot's clock stands still: every call falls in the same minute.
+  const at = Date.now();
+  const h = useHarness({ env: { ...ENV, VS_AGENT_CALLS_PER_MINUTE: '3' }, now: () => at });
+
+  test('past VS_AGENT_CALLS_PER_MINUTE a token is refused 429 with Retry-After; another token is not', async () => {
+    const token = await tokenFor(h, 'UOPER', 'busy');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post(h, { authorization: `Bearer ${token}` })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await post(h, { authorization: `Bearer ${token}` });
+    expect(refused.headers.get('retry-after')).toBe('60');
+    const other = await tokenFor(h, 'UOPER2', 'calm');
+    expect((await post(h, { authorization: `Bearer ${other}` })).status).toBe(200);
   });
 });

@@ -20,6 +20,7 @@ describe('/vs agent token, tokens, revoke', () => {
     expect(token).toBeDefined();
     expect(text).toContain('`laptop`');
     expect(text).toContain('/vs agent revoke laptop');
+    expect(text).toContain('The MCP endpoint is off here');
 
     const kept = await h.store.agentTokens.byHash(hashToken(token!));
     expect(kept).toMatchObject({ name: 'laptop', owner: 'UOPER', revokedAt: null });
@@ -72,5 +73,10 @@ describe('/vs agent token, tokens, revoke', () => {
 
     expect(visibleText(await answerTo(h, 'agent revoke desk', { user: 'UADMIN' }))).toMatch(/Ended: agent `desk` of <@UOPER3>/);
     expect(await h.store.agentTokens.live('UOPER3', Date.now())).toEqual([]);
+  });
+
+  test('with VS_MCP off (outside local mode, unless set) there is no endpoint: POST /mcp is 404', async () => {
+    const res = await fetch(h.eventsUrl.replace(/\/slack\/events$/, '/mcp'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(404);
   });
 });

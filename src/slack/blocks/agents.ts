@@ -6,7 +6,15 @@ import { context, fallback, type Rendered, safe, section, slackTime, userMention
 
 const nameOf = (agent: Pick<AgentToken, 'name'>) => `\`${safe(agent.name, 40)}\``;
 
-export function renderTokenMade(o: { token: string; agent: AgentToken; sandbox: boolean }): Rendered {
+/** How an agent connects: the endpoint when it is on, or the setting that turns it on. */
+function connectLine(mcp: boolean): string {
+  return mcp
+    ? "Connect your agent (Claude Code, Cursor…) to the MCP endpoint, `POST /mcp` on this bot's address (Streamable HTTP), with the header " +
+        '`Authorization: Bearer <token>`.'
+    : 'The MCP endpoint is off here: whoever runs the bot turns it on with `VS_MCP=on`.';
+}
+
+export function renderTokenMade(o: { token: string; agent: AgentToken; mcp: boolean; sandbox: boolean }): Rendered {
   return {
     text: fallback(`A token for agent ${o.agent.name}, until ${new Date(o.agent.expiresAtMs).toISOString()}`, o.sandbox),
     blocks: [
@@ -15,6 +23,7 @@ export function renderTokenMade(o: { token: string; agent: AgentToken; sandbox: 
         'Shown this once, only to you: it is kept as a hash, so nobody can show it again. The agent acts for you, with your role. ' +
           `End it any time with \`/vs agent revoke ${safe(o.agent.name, 40)}\`.`,
       ),
+      context(connectLine(o.mcp)),
     ],
   };
 }

@@ -63,7 +63,10 @@ export async function agentTokenCommand(ctx: ListenerContext, req: SlackRequest,
         return 'duplicate';
       case 'made':
         req.log.info('agent token made', { agent: made.agent.name, expires_at: new Date(made.agent.expiresAtMs).toISOString() });
-        await replyEphemeral(req, markSandbox(renderTokenMade({ token: made.token, agent: made.agent, sandbox: ctx.sandbox }), ctx.sandbox));
+        await replyEphemeral(
+          req,
+          markSandbox(renderTokenMade({ token: made.token, agent: made.agent, mcp: ctx.config.agents.mcp, sandbox: ctx.sandbox }), ctx.sandbox),
+        );
         return 'succeeded';
     }
   });
