@@ -272,6 +272,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
           tokens: agentTokens,
           policy,
           cloud,
+          audit: watchedStore.audit,
           allowedOrigins: config.agents.allowedOrigins,
           callsPerMinute: config.agents.callsPerMinute,
           now,

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Logger } from '../log';
-import type { AgentToken } from '../store';
+import { AuditFilter, auditQuery } from '../slack/audit-filter';
+import type { AgentToken, Store } from '../store';
 import type { AgentTokenKeeper } from './tokens';
 
 // The MCP endpoint (docs/product.md, Agents ask, people decide): `POST /mcp`, stateless (a new server and transport
@@ -16,11 +17,15 @@ export const MCP_PATH = '/mcp';
 /** The largest body read: that of the Slack endpoint (src/slack/request-guard.ts). */
 export const MCP_BODY_LIMIT = 1024 * 1024;
 const BODY_DEADLINE_MS = 3_000;
+/** As `/vs audit`: 10 records unless asked, at most 50. */
+const AUDIT_LOG_DEFAULT = 10;
+const AUDIT_LOG_MAX = 50;
 
 export interface McpDeps {
   tokens: AgentTokenKeeper;
   policy: Pick<Policy, 'standing' | 'allows'>;
   cloud: Pick<CloudClient, 'getServerStatus' | 'listDisks' | 'listBackups' | 'listFirewallRules' | 'listAutoscaling'>;
+  audit: Pick<Store['audit'], 'latest'>;
   allowedOrigins: readonly string[];
   callsPerMinute: number;
   now: () => number;
@@ -130,6 +135,29 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       },
     );
   }
+  server.registerTool(
+    'audit_log',
+    {
+      description: 'The latest audit records, newest first, filtered as `/vs audit` filters them (admins only).',
+      inputSchema: {
+        filter: AuditFilter.optional().describe('one filter: a server, a backup, a person, an outcome, or break glass'),
+        limit: z.number().int().min(1).max(AUDIT_LOG_MAX).optional().describe(`how many records (default ${AUDIT_LOG_DEFAULT}, at most ${AUDIT_LOG_MAX})`),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ filter, limit }) => {
+      const { role } = await deps.policy.standing(agent.owner);
+      if (!deps.policy.allows(role).includes('audit_read')) {
+        return {
+          isError: true,
+          content: [{ type: 'text' as const, text: `${agent.owner}, whom this agent acts for, may not read the audit trail (admins only).` }],
+        };
+      }
+      log.info('agent read', { agent: agent.name, owner: agent.owner, tool: 'audit_log' });
+      const records = await deps.audit.latest(limit ?? AUDIT_LOG_DEFAULT, auditQuery(filter));
+      return { content: [{ type: 'text' as const, text: JSON.stringify(records) }], structuredContent: { audit_log: records } };
+    },
+  );
   return server;
 }
 

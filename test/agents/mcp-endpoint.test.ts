@@ -90,9 +90,10 @@ describe('the MCP endpoint', () => {
     const client = await connect(h, token);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['autoscaling', 'firewall_rules', 'list_backups', 'list_disks', 'server_status']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['audit_log', 'autoscaling', 'firewall_rules', 'list_backups', 'list_disks', 'server_status']);
       for (const tool of tools) {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+        if (tool.name === 'audit_log') continue;
         expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { server: { type: 'integer' } }, required: ['server'] });
       }
       const disks = await client.callTool({ name: 'list_disks', arguments: { server: 42 } });
@@ -131,6 +132,35 @@ describe('the MCP endpoint', () => {
       expect(JSON.stringify(answer.content)).toContain('may not read servers');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('the MCP endpoint, audit_log', () => {
+  const h = useHarness({ env: ENV });
+
+  test("audit_log answers an admin's agent with the records the filter names, and refuses an operator's", async () => {
+    await answerTo(h, 'freeze deploy in progress', { user: 'UADMIN' });
+    await answerTo(h, 'unfreeze', { user: 'UADMIN' });
+    const admin = await connect(h, await tokenFor(h, 'UADMIN', 'auditor'));
+    try {
+      const listed = await admin.callTool({ name: 'audit_log', arguments: { limit: 5, filter: { kind: 'person', userId: 'UADMIN' } } });
+      expect(listed.isError).toBeFalsy();
+      const records = (listed.structuredContent as { audit_log: { userId: string; action: string }[] }).audit_log;
+      expect(records.length).toBeGreaterThanOrEqual(2);
+      expect(records.every((r) => r.userId === 'UADMIN')).toBe(true);
+      const none = await admin.callTool({ name: 'audit_log', arguments: { filter: { kind: 'vs', id: 999 } } });
+      expect((none.structuredContent as { audit_log: unknown[] }).audit_log).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+    const operator = await connect(h, await tokenFor(h, 'UOPER', 'nosy'));
+    try {
+      const refused = await operator.callTool({ name: 'audit_log', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('may not read the audit trail');
+    } finally {
+      await operator.close();
     }
   });
 });
