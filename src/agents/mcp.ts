@@ -5,6 +5,9 @@ import { z } from 'zod';
 import type { Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
 import type { Logger } from '../log';
+import { parseIp } from '../firewall/address';
+import { answerPortQuestion, type PortAnswer } from '../firewall/port-question';
+import { PORT_MAX } from '../firewall/ports';
 import { AuditFilter, auditQuery } from '../slack/audit-filter';
 import type { AgentToken, Store } from '../store';
 import type { AgentTokenKeeper } from './tokens';
@@ -136,6 +139,39 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
     );
   }
   server.registerTool(
+    'port_check',
+    {
+      description:
+        'Does this traffic reach the server? Its firewall rules walked per network interface, as `/vs firewall <server> <port>[/udp] [from <ip>]` does.',
+      inputSchema: {
+        server: serverArgument,
+        port: z.number().int().min(1).max(PORT_MAX).describe('the destination port'),
+        protocol: z.enum(['tcp', 'udp']).optional().describe('tcp unless said'),
+        from: z.string().max(64).optional().describe('one source address (IPv4 or IPv6); unset: every source'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ server: id, port, protocol, from }) => {
+      const { role } = await deps.policy.standing(agent.owner);
+      if (!deps.policy.allows(role).includes('read')) {
+        return { isError: true, content: [{ type: 'text' as const, text: `${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).` }] };
+      }
+      const source = from === undefined ? null : parseIp(from);
+      if (from !== undefined && source === null) {
+        return { isError: true, content: [{ type: 'text' as const, text: '`from` is not an IP address: one IPv4 or IPv6 address, e.g. 198.51.100.9.' }] };
+      }
+      log.info('agent read', { agent: agent.name, owner: agent.owner, tool: 'port_check', vs_id: id });
+      try {
+        const rules = await deps.cloud.listFirewallRules(resolveServer(id));
+        const answer = portAnswer(answerPortQuestion(rules, { port, protocol: protocol ?? 'tcp', source }), from ?? null);
+        return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }], structuredContent: { port_check: answer } };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : 'the cloud API did not answer';
+        return { isError: true, content: [{ type: 'text' as const, text: `The read failed: ${message}` }] };
+      }
+    },
+  );
+  server.registerTool(
     'audit_log',
     {
       description: 'The latest audit records, newest first, filtered as `/vs audit` filters them (admins only).',
@@ -194,4 +230,27 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on('error', () => settle(UNREADABLE));
   });
+}
+
+/** A port answer as plain JSON (addresses are bigints inside): per interface, the rules that decide, by id and position. */
+function portAnswer(answer: PortAnswer, from: string | null) {
+  return {
+    question: { port: answer.question.port, protocol: answer.question.protocol, from },
+    interfaces: answer.interfaces.map((i) => ({
+      network_interface_id: i.networkInterfaceId,
+      decisions: i.decisions.map((d) => ({
+        rule_id: d.rule.id,
+        position: d.rule.position,
+        verdict: d.verdict,
+        everyone_else: d.everyoneElse,
+        partly: d.partly,
+        uncertain: d.uncertain,
+      })),
+      reaches_default: i.reachesDefault,
+      default_uncertain: i.defaultUncertain,
+      cannot_tell: i.cannotTell.map((c) => ({ rule_id: c.rule.id, fields: c.fields })),
+      disabled_rule_ids: i.disabled.map((r) => r.id),
+      shadowed_rule_ids: i.shadowed.map((r) => r.id),
+    })),
+  };
 }

@@ -90,10 +90,22 @@ describe('the MCP endpoint', () => {
     const client = await connect(h, token);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['audit_log', 'autoscaling', 'firewall_rules', 'list_backups', 'list_disks', 'server_status']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'audit_log',
+        'autoscaling',
+        'firewall_rules',
+        'list_backups',
+        'list_disks',
+        'port_check',
+        'server_status',
+      ]);
       for (const tool of tools) {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
         if (tool.name === 'audit_log') continue;
+        if (tool.name === 'port_check') {
+          expect(tool.inputSchema.required?.sort()).toEqual(['port', 'server']);
+          continue;
+        }
         expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { server: { type: 'integer' } }, required: ['server'] });
       }
       const disks = await client.callTool({ name: 'list_disks', arguments: { server: 42 } });
@@ -101,6 +113,16 @@ describe('the MCP endpoint', () => {
       const listed = (disks.structuredContent as { list_disks: unknown[] }).list_disks;
       expect(Array.isArray(listed) && listed.length > 0).toBe(true);
       expect(h.logs.join('\n')).toContain('agent read');
+
+      const port = await client.callTool({ name: 'port_check', arguments: { server: 42, port: 22, from: '198.51.100.9' } });
+      expect(port.isError).toBeFalsy();
+      const checked = (port.structuredContent as { port_check: { question: unknown; interfaces: { decisions: unknown[]; reaches_default: boolean }[] } })
+        .port_check;
+      expect(checked.question).toEqual({ port: 22, protocol: 'tcp', from: '198.51.100.9' });
+      expect(checked.interfaces.length).toBeGreaterThan(0);
+      expect(checked.interfaces.every((i) => i.decisions.length === 1 || i.reaches_default)).toBe(true);
+      const notAnAddress = await client.callTool({ name: 'port_check', arguments: { server: 42, port: 22, from: 'example.com' } });
+      expect(JSON.stringify(notAnAddress.content)).toContain('`from` is not an IP address');
 
       const bad = await client.callTool({ name: 'server_status', arguments: { server: 'forty-two' } });
       expect(bad.isError).toBe(true);
