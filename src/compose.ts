@@ -23,6 +23,8 @@ import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
+import { mcpHandler } from './agents/mcp';
+import { createAgentTokens } from './agents/tokens';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
 import { createReceiver } from './slack/receiver';
@@ -270,7 +272,22 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const socketMode = config.slack.appToken !== undefined;
     const routes = ops.routes({ mode: socketMode ? 'socket' : 'http', sandbox: sandboxLabel });
     const started = () => ops.readiness.phase !== 'starting';
-    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started });
+    // Agents (docs/product.md, Agents ask, people decide): their tokens, and the MCP endpoint at /mcp when VS_MCP is on.
+    const agentTokens = createAgentTokens({ store: watchedStore.agentTokens, now, maxHours: config.agents.tokenMaxHours });
+    const mcp = config.agents.mcp
+      ? mcpHandler({
+          tokens: agentTokens,
+          policy,
+          cloud,
+          audit: watchedStore.audit,
+          allowedOrigins: config.agents.allowedOrigins,
+          callsPerMinute: config.agents.callsPerMinute,
+          now,
+          logger,
+          started,
+        })
+      : undefined;
+    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started, ...(mcp ? { mcp } : {}) });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger, { needsTeam: config.slack.teamId === null });
     const context: ListenerContext = {
       config,
@@ -302,6 +319,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       // SLACK_TEAM_ID, or the bot token's workspace once auth.test names it; and VS_ALLOWED_TEAMS.
       workspaces: servedWorkspaces(config.slack, authorization),
       tracing,
+      agentTokens,
     };
     const slack = createSlackApp({
       config,

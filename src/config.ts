@@ -236,6 +236,24 @@ const EnvSchema = z.object({
   VS_BREAKGLASS_MIN: positiveInt('a time in minutes')
     .refine((n) => n <= MAX_BREAKGLASS_MIN, `must be at most ${MAX_BREAKGLASS_MIN} minutes (a day)`)
     .default(60),
+  // Agents (docs/product.md, Agents ask, people decide): the MCP endpoint and its tokens.
+  /** Unset: off, or on in local mode. */
+  VS_MCP: z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
+  /** Unset: a request with an Origin header is refused (one without passes). */
+  VS_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    )
+    .refine((origins) => origins.every((o) => /^https?:\/\/[^/\s]+$/.test(o)), 'must be a comma-separated list of origins, e.g. https://agents.example.com')
+    .optional(),
+  VS_AGENT_CALLS_PER_MINUTE: positiveInt('a number of calls').default(60),
+  VS_AGENT_TOKEN_MAX_HOURS: positiveInt('a time in hours')
+    .refine((n) => n <= 24 * 90, 'must be at most 2160 hours (90 days)')
+    .default(168),
   VS_PAGERDUTY_ROUTING_KEY: z
     .string()
     .refine((s) => /^[A-Za-z0-9]{32}$/.test(s), "must be a service's 32-character integration key (Events API v2)")
@@ -402,6 +420,9 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   const forChanges = settingValue('VS_API_CHANGE_CONNECTIONS', env) ?? (total === undefined ? undefined : defaultChangeConnections(total));
   if (total !== undefined && forChanges !== undefined && forChanges >= total) {
     problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
+  }
+  if (env.VS_MCP === 'on' && modeOf(env) === 'socket') {
+    problems.push('VS_MCP is on, but the MCP endpoint is served on the HTTP port only, and Socket Mode has none: leave VS_MCP unset in Socket Mode');
   }
   const realApi = env.VS_API_URL !== undefined && env.VS_API_URL !== SANDBOX;
   const urlProblems = [
@@ -653,6 +674,16 @@ function shape(e: Env) {
     },
     /** Break glass (docs/product.md, On call): on or off, and how long a window lasts. */
     breakGlass: { on: e.VS_BREAKGLASS === undefined ? local && LOCAL_MODE.breakGlass : e.VS_BREAKGLASS === 'on', windowMs: e.VS_BREAKGLASS_MIN * 60_000 },
+    /**
+     * Agents (docs/product.md, Agents ask, people decide): the MCP endpoint on or off, the origins it accepts, how long a
+     * token may live, the calls a minute of one token.
+     */
+    agents: {
+      mcp: e.VS_MCP === undefined ? local : e.VS_MCP === 'on',
+      allowedOrigins: e.VS_MCP_ALLOWED_ORIGINS ?? [],
+      tokenMaxHours: e.VS_AGENT_TOKEN_MAX_HOURS,
+      callsPerMinute: e.VS_AGENT_CALLS_PER_MINUTE,
+    },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
     forms: { maxDiskGb: e.VS_MAX_DISK_GB },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),

@@ -1,4 +1,5 @@
 import type { NameIndex } from '../cloud/names';
+import type { AgentTokenKeeper } from '../agents/tokens';
 import type { WebClient } from '@slack/web-api';
 import type { Changes, Policy } from '../changes';
 import type { CloudClient } from '../cloud/client.types';
@@ -49,6 +50,8 @@ export interface ListenerContext {
   workspaces: Workspaces;
   /** Hears how each request ended (the metrics of src/ops); `labels` are the request's log fields (subcommand, action_id…). */
   onRequestEnded?: (request: { kind: string; outcome: string; labels: Record<string, unknown>; undelivered?: string }) => void;
+  /** Agents' tokens (docs/product.md, Agents ask, people decide): made, listed and revoked by `/vs agent …`. */
+  agentTokens: AgentTokenKeeper;
   /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each request is the root span of a trace of its own. None when unset. */
   tracing?: Tracing;
 }

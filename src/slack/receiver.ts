@@ -3,6 +3,7 @@ import type { WebClientOptions } from '@slack/web-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { MCP_PATH } from '../agents/mcp';
 import { signedDeliveryOf } from '../ops/deliveries';
 import { guardRequests, refuseUnprocessable } from './request-guard';
 
@@ -22,6 +23,8 @@ export interface ReceiverParts {
   routes: CustomRoute[];
   /** Whether start-up is done (and stays so while stopping); until then Slack's requests are answered 503 (HTTP mode). */
   started: () => boolean;
+  /** The MCP endpoint's handler (VS_MCP), served at `/mcp` beside /slack/events (HTTP mode); its own checks, not Slack's. */
+  mcp?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
@@ -53,6 +56,7 @@ export function createReceiver(config: Config, parts: ReceiverParts): Receiver {
     trustedProxies: config.slack.trustedProxies,
   });
   refuseUntilStarted(receiver, parts.started);
+  if (parts.mcp) serveMcp(receiver, parts.mcp);
   return receiver;
 }
 
@@ -64,5 +68,14 @@ function refuseUntilStarted(receiver: HTTPReceiver, started: () => boolean): voi
     res
       .writeHead(503, { 'retry-after': '5', connection: 'close', 'content-type': 'text/plain; charset=utf-8' })
       .end('vs-chatops is starting: it is waiting for its database; try again in a moment\n');
+  };
+}
+
+/** `/mcp` goes to the MCP endpoint, before the Slack guard: an agent's call is not signed by Slack, and is checked there. */
+function serveMcp(receiver: HTTPReceiver, mcp: (req: IncomingMessage, res: ServerResponse) => void): void {
+  const inner = receiver.requestListener;
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '').split('?')[0];
+    return path === MCP_PATH ? mcp(req, res) : inner(req, res);
   };
 }

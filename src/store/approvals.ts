@@ -42,6 +42,8 @@ export interface ApprovalRequest {
   cloud?: CloudAccount | null;
   /** The workflow execution (Wx…) whose step asked for it; absent or null for a person's request. */
   workflowExecutionId?: string | null;
+  /** The agent (its token's name) that asked for it, for its owner (`requestedBy`); absent or null for a person's request. */
+  agent?: string;
   /** A workflow asked for it: it starts `awaiting_requester`, not `requested`. */
   awaitingRequester?: boolean;
 }

@@ -168,6 +168,8 @@ export interface AuditEntry {
   breakGlass?: string | null;
   /** The server's label when the record was written (its id is in `target`): "web-1" of "web-1 (VS 42)". */
   serverLabel?: string | null;
+  /** The agent (its token's name) that asked, for its owner (`userId`): docs/product.md, Agents ask, people decide. */
+  agent?: string;
   /**
    * For a `started` record: the owner of the target lease held during the
    * call (the `owner` given to leases.take). Recovery settles the record as

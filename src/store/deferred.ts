@@ -8,7 +8,20 @@ import { StoreUnavailableError } from './unavailable';
 // each call goes to the opened store.
 
 /** The slices of Store (its objects of methods), listed at run time; the compiler checks that none is missing. */
-const SLICES = ['audit', 'claims', 'leases', 'outbox', 'retention', 'approvals', 'freeze', 'rates', 'follows', 'breakGlass', 'changeEvents'] as const;
+const SLICES = [
+  'audit',
+  'claims',
+  'leases',
+  'outbox',
+  'retention',
+  'approvals',
+  'freeze',
+  'rates',
+  'follows',
+  'breakGlass',
+  'changeEvents',
+  'agentTokens',
+] as const;
 
 type SliceName = { [K in keyof Store]: Store[K] extends object ? (Store[K] extends (...args: never[]) => unknown ? never : K) : never }[keyof Store];
 /** A slice added to Store but not to SLICES fails here. */

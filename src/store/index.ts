@@ -24,6 +24,7 @@ export type {
   RecordedRequest,
 } from './audit';
 export { CHANGE_OUTCOMES, IN_FLIGHT, isInFlight, OUTCOMES } from './audit';
+export type { AgentToken, AgentTokens } from './agent-tokens';
 export type { SubmissionClaims } from './claims';
 export type { Lease, Leases } from './leases';
 export type { Outbox, OutboxBacklog, OutboxItem } from './outbox';

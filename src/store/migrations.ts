@@ -337,6 +337,28 @@ function version12(): string[] {
   return [`ALTER TABLE audit_records ADD COLUMN server_label TEXT`];
 }
 
+/**
+ * Agents (docs/product.md, Agents ask, people decide): tokens made in Slack for AI agents, kept only as their SHA-256
+ * hash with their name, owner and expiry (revoked ones kept, for the record); and the agent a record or an approval
+ * request came from (its name; the owner is the record's person).
+ */
+function version13(t: DialectTypes): string[] {
+  return [
+    `CREATE TABLE agent_tokens (
+       hash          TEXT PRIMARY KEY,
+       name          TEXT NOT NULL,
+       owner         TEXT NOT NULL,
+       created_at    ${t.time} NOT NULL,
+       expires_at_ms ${t.bigint} NOT NULL,
+       revoked_by    TEXT,
+       revoked_at    ${t.time}
+     )${t.textKeyed}`,
+    `CREATE INDEX agent_tokens_owner ON agent_tokens (owner, expires_at_ms)`,
+    `ALTER TABLE audit_records ADD COLUMN agent TEXT`,
+    `ALTER TABLE approvals ADD COLUMN agent TEXT`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -410,6 +432,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the server’s label at the time on audit records',
     sqlite: version12(),
     postgres: version12(),
+  },
+  {
+    version: 13,
+    description: 'agent tokens (hashes, names, owners, expiries), and the agent each audit record and approval request came from',
+    sqlite: version13(SQLITE_TYPES),
+    postgres: version13(POSTGRES_TYPES),
   },
 ];
 

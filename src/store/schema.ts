@@ -47,6 +47,8 @@ export interface AuditRecordsTable {
   /** Who acknowledged a break-glass use after the incident, and when. Since version 11. */
   reviewed_by: string | null;
   reviewed_at: string | null;
+  /** The agent (its token's name) that asked, for its owner (`user_id`). Since version 12. */
+  agent: string | null;
 }
 
 /** A break-glass window (docs/product.md, On call): one person's changes run without a second person until it ends. Since version 11. */
@@ -166,6 +168,21 @@ export interface ApprovalsTable {
   cloud_account_id: string | null;
   /** Why it was rejected, when the one who denied it said. Since version 8. */
   decision_reason: string | null;
+  /** The agent (its token's name) that asked, for its owner (`requested_by`). Since version 12. */
+  agent: string | null;
+}
+
+/** A token an agent connects with (src/agents): only its SHA-256 hash is kept. Since version 12. */
+export interface AgentTokensTable {
+  /** Hex SHA-256 of the token. */
+  hash: string;
+  name: string;
+  /** Who made it: the agent acts for them. */
+  owner: string;
+  created_at: string;
+  expires_at_ms: number;
+  revoked_by: string | null;
+  revoked_at: string | null;
 }
 
 /** A token bucket per key (rates.ts); a missing row is a full bucket. Since version 3. */
@@ -192,4 +209,5 @@ export interface StoreTables {
   followed_changes: FollowedChangesTable;
   break_glass_windows: BreakGlassWindowsTable;
   change_events: ChangeEventsTable;
+  agent_tokens: AgentTokensTable;
 }

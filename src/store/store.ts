@@ -1,3 +1,4 @@
+import type { AgentTokens } from './agent-tokens';
 import type { AuditTrail } from './audit';
 import type { Approvals } from './approvals';
 import type { BreakGlass } from './break-glass';
@@ -51,6 +52,8 @@ export interface Store {
   readonly breakGlass: BreakGlass;
   /** Change events waiting for PagerDuty's incident timeline. */
   readonly changeEvents: ChangeEvents;
+  /** Tokens of AI agents (src/agents), kept as hashes. */
+  readonly agentTokens: AgentTokens;
   /** Cheap round trip for readiness; rejects with StoreUnavailableError when the database is unreachable. */
   ping(): Promise<void>;
   /** Closes the database (pool); safe to call twice. */

@@ -95,7 +95,7 @@ describe('Slack Web API and response_url failures', () => {
     h.slack.on('chat.postMessage', () => ({ body: { ok: false, error: 'not_in_channel' } }));
     await submit(h, 'disk_add', 'UOPER', view.private_metadata, goodDisk);
     const [result] = await h.slack.waitForResponses(1);
-    expect(result!.body).toMatchObject({ response_type: 'in_channel', text: expect.stringMatching(/^Add disk · VS 44: Scheduled/) });
+    expect(result!.body).toMatchObject({ response_type: 'in_channel', text: expect.stringMatching(/^Add disk · bastion \(VS 44\): Scheduled/) });
     expect(JSON.stringify(linesAbout(h, /using the response_url/)[0])).toContain('not_in_channel');
   });
 
@@ -151,7 +151,7 @@ describe('Slack Web API and response_url failures', () => {
       );
       expect((await h.store.audit.latest(1))[0]).toMatchObject({ outcome: 'scheduled' });
       await waitFor('the failed views.update to be logged', () => linesAbout(h, /could not update the modal/).length > 0, { within: 3000 });
-      const result = await postedIn(h, CHANNEL, 'Add disk · VS 44', 3000);
+      const result = await postedIn(h, CHANNEL, 'Add disk · bastion (VS 44)', 3000);
       expect(visibleText(result)).toMatch(/20 ?GB/);
     } finally {
       h.sandbox.setDelay(0);

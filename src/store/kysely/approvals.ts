@@ -25,6 +25,7 @@ function toApproval(row: Selectable<ApprovalsTable>): Approval {
     decisionReason: row.decision_reason,
     messageTs: row.message_ts,
     workflowExecutionId: row.workflow_execution_id,
+    ...(row.agent === null ? {} : { agent: row.agent }),
     cloud: row.cloud_api_url !== null && row.cloud_account_id !== null ? { apiUrl: row.cloud_api_url, accountId: row.cloud_account_id } : null,
   };
 }
@@ -51,6 +52,7 @@ async function insertApproval(db: Db, request: ApprovalRequest): Promise<Approva
       workflow_execution_id: request.workflowExecutionId ?? null,
       cloud_api_url: request.cloud?.apiUrl ?? null,
       cloud_account_id: request.cloud?.accountId ?? null,
+      agent: request.agent ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

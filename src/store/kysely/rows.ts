@@ -81,6 +81,7 @@ export function recordRow(entry: AuditEntry) {
     server_label: entry.serverLabel ?? null,
     reviewed_by: null,
     reviewed_at: null,
+    agent: entry.agent ?? null,
   };
 }
 
@@ -143,6 +144,7 @@ export function toRecord(row: Selectable<AuditRecordsTable>): AuditRecord {
     serverLabel: row.server_label,
     reviewedBy: row.reviewed_by,
     reviewedAt: row.reviewed_at,
+    ...(row.agent === null ? {} : { agent: row.agent }),
   };
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { StoreTables } from '../schema';
 import type { Store } from '../store';
 import { storeError } from '../unavailable';
+import { kyselyAgentTokens } from './agent-tokens';
 import { kyselyApprovals } from './approvals';
 import { kyselyAuditTrail } from './audit';
 import { kyselyBreakGlass } from './break-glass';
@@ -63,6 +64,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     follows: guarded(kyselyFollows(deps), guard),
     breakGlass: guarded(kyselyBreakGlass(deps), guard),
     changeEvents: guarded(kyselyChangeEvents(deps), guard),
+    agentTokens: guarded(kyselyAgentTokens(deps), guard),
     ping: () =>
       guard(async () => {
         await sql`select 1`.execute(db);

@@ -1,5 +1,6 @@
 import type { StoreOptions } from '../../../src/store/kysely/rows';
 import type { Store } from '../../../src/store';
+import { agentTokensContract } from './agent-tokens';
 import { approvalsContract } from './approvals';
 import { auditContract } from './audit';
 import { breakGlassContract } from './break-glass';
@@ -62,6 +63,7 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     describe('followed changes', () => followsContract(stores));
     describe('break glass', () => breakGlassContract(stores));
     describe('change events', () => changeEventsContract(stores));
+    describe('agent tokens', () => agentTokensContract(stores));
     describe('the store as a whole', () => storeContract(stores));
     describe('migrations', () => migrationsContract(stores));
   });

@@ -4,6 +4,7 @@ import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@sl
 import type { AuditFilter } from '../../audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
+import { agentRevokeArguments, agentRevokeCommand, agentTokenArguments, agentTokenCommand, agentTokensCommand } from './agents';
 import { auditCommand } from './audit';
 import { breakGlassCommand, endBreakGlassCommand } from './break-glass';
 import { BREAK_GLASS_REASON_MAX_LENGTH } from '../../../changes';
@@ -349,6 +350,40 @@ export const COMMANDS = [
     group: 'admin',
     needs: 'change_attempt',
     run: unfreezeCommand,
+  }),
+  // Agents (docs/product.md, Agents ask, people decide): tokens for AI agents that act for their maker.
+  subcommand({
+    kind: 'agent_tokens',
+    words: ['agent', 'tokens'],
+    nicknames: ['agents', 'agent list', 'tokens'],
+    argument: none,
+    usage: '/vs agent tokens',
+    example: '/vs agent tokens',
+    help: ['`/vs agent tokens`: your live agent tokens'],
+    needs: 'everyone',
+    run: agentTokensCommand,
+  }),
+  subcommand({
+    kind: 'agent_token',
+    words: ['agent', 'token'],
+    nicknames: ['agent', 'token', 'agent new'],
+    argument: agentTokenArguments,
+    usage: '/vs agent token <name> [hours]',
+    example: '/vs agent token laptop 8',
+    help: ['`/vs agent token <name> [hours]`: a token for an AI agent that acts for you, shown once (operators, admins; 8 hours unless you say)'],
+    needs: 'everyone',
+    run: agentTokenCommand,
+  }),
+  subcommand({
+    kind: 'agent_revoke',
+    words: ['agent', 'revoke'],
+    nicknames: ['revoke', 'agent end', 'agent delete'],
+    argument: agentRevokeArguments,
+    usage: '/vs agent revoke <name>',
+    example: '/vs agent revoke laptop',
+    help: ["`/vs agent revoke <name>`: end your agent's token (admins: anyone's)"],
+    needs: 'everyone',
+    run: agentRevokeCommand,
   }),
   subcommand({
     kind: 'help',
