@@ -55,7 +55,7 @@ async function addDisk(harness: Harness): Promise<{ message: ChannelMessage; rec
   await submit(harness, 'disk_add', 'UOPER', view.private_metadata, diskInputs({ ...goodDiskForm, require_format_disk: false, file_system: undefined }));
   const message = await waitFor(
     'the message of the accepted change',
-    () => harness.slack.messagesIn(CHANNEL).find((m) => m.text.startsWith('Add disk · VS 42')),
+    () => harness.slack.messagesIn(CHANNEL).find((m) => m.text.startsWith('Add disk · web-1 (VS 42)')),
     {
       within: 5000,
     },

@@ -48,7 +48,7 @@ async function followedBy(harness: Harness, a: Bot): Promise<{ message: ChannelM
   await submit(harness, 'disk_add', 'UOPER', view.private_metadata, diskInputs({ ...goodDiskForm, require_format_disk: false, file_system: undefined }));
   const message = await waitFor(
     'the message of the accepted change',
-    () => harness.slack.messagesIn(CHANNEL).find((m) => m.text.startsWith('Add disk · VS 42')),
+    () => harness.slack.messagesIn(CHANNEL).find((m) => m.text.startsWith('Add disk · web-1 (VS 42)')),
     {
       within: 5000,
     },

@@ -59,7 +59,7 @@ describe('the power form', () => {
     expect(ack.response_action).toBe('update');
     expect(powerPosts().map((r) => [r.path, r.body])).toEqual([['/virtual_machines/42/shutdown.json', null]]);
     // For the whole channel (chat.postMessage), followed from there to its end (test/follow).
-    const result = await postedIn(h, CHANNEL, 'Shut down server · VS 42');
+    const result = await postedIn(h, CHANNEL, 'Shut down server · web-1 (VS 42)');
     expect(visibleText(result.blocks)).toContain('*Shut down (graceful)* of VS 42');
     expect(visibleText(result.blocks)).toContain('*Scheduled*');
     expect(visibleText(result.blocks)).toContain('unresponsive since the 14:00 deploy');
