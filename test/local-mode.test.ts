@@ -333,7 +333,9 @@ test('on call through the PagerDuty stand-in: Pia holds the operator role while 
   const timeline = await waitFor(
     'the change event on the page',
     async () =>
-      ((await state()) as State & { timeline: { summary: string; link: string | null }[] }).timeline.find((e) => e.summary.startsWith('db-primary (VS 46): shut down done')),
+      ((await state()) as State & { timeline: { summary: string; link: string | null }[] }).timeline.find((e) =>
+        e.summary.startsWith('db-primary (VS 46): shut down done'),
+      ),
     { within: 20_000, every: 200 },
   );
   expect(timeline.summary).toBe('db-primary (VS 46): shut down done — asked by Pia (on call)');

@@ -164,8 +164,8 @@ test('three changes to one server from three instances: one runs, the others are
   const busy = answers.filter((a) => a.body.includes('is in progress'));
   expect(busy).toHaveLength(2);
   // The two refusals are one person's: posted as that person's refusals are (grouped, at most one post a minute).
-  const refusalPosted = () =>
-    slack.callsTo('chat.postMessage').some((c) => c.args.channel === AUDIT && /VS 43\)? → \*refused\*|refused \d+ times\*[^"]*VS 43/.test(JSON.stringify(c.args)));
+  const refusedPost = /VS 43\)? → \*refused\*|refused \d+ times\*[^"]*VS 43/;
+  const refusalPosted = () => slack.callsTo('chat.postMessage').some((c) => c.args.channel === AUDIT && refusedPost.test(JSON.stringify(c.args)));
   await waitFor('the audit posts of the three attempts', () => auditPostsAbout('vs:43', '→ *scheduled*') === 1 && refusalPosted(), { within: 15_000 });
   expect(diskPosts(43)).toHaveLength(1);
   expect(await counted('refused')).toBe(2);
