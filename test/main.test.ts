@@ -51,7 +51,7 @@ describe('start-up', () => {
     expect(main.stderr()).toBe(
       'vs-chatops cannot start: 1 configuration problem:\n' +
         '  - VS_APPROVALS names an unknown action "reboot_everything": the actions that can need approval are ' +
-        'disk_add, backup_restore, power_start, power_shutdown, power_reboot, power_stop\n' +
+        'disk_add, backup_restore, power_start, power_shutdown, power_reboot, power_stop, backup_take, firewall_add, firewall_remove\n' +
         'Set them in the environment or in .env (see .env.example and README.md).\n',
     );
   });

@@ -8,7 +8,7 @@ import type { Logger } from '../log';
 import { parseIp } from '../firewall/address';
 import { answerPortQuestion, type PortAnswer } from '../firewall/port-question';
 import { PORT_MAX } from '../firewall/ports';
-import { AuditFilter, auditQuery } from '../slack/audit-filter';
+import { AuditFilter, auditQuery } from '../changes/audit-filter';
 import type { AgentToken, Store } from '../store';
 import type { AgentTokenKeeper } from './tokens';
 

@@ -47,7 +47,7 @@ describe('the real bot, SIGKILLed after changes', () => {
     const dup = await Promise.all([0, 1, 2, 3].map(() => send(twice)));
     expect(dup.every((r) => r.status === 200)).toBe(true);
     // Every result reached the channel (chat.postMessage, to be followed there) before the kill.
-    const results = () => slack.messagesIn(CHANNEL).filter((m) => m.kind === 'bot' && m.text.startsWith('Add disk · '));
+    const results = () => slack.messagesIn(CHANNEL).filter((m) => m.kind === 'bot' && m.text.includes('Add disk · '));
     await waitFor(`${count + 1} results in the channel`, () => results().length >= count + 1, { within: 10_000 });
     await sleep(200);
     expect(results()).toHaveLength(count + 1);

@@ -44,7 +44,7 @@ describe('/vs backup take', () => {
     const ack = await submit(h, 'backup_take', USERS.operator, view.private_metadata, filled());
     expect(ack.response_action).toBe('update');
     expect(takes(h)).toEqual([['/virtual_machines/42/disks/101/backups.json', { backup: { note: 'before the 14:00 deploy' } }]]);
-    const result = await postedIn(h, CHANNEL, 'Take backup · VS 42');
+    const result = await postedIn(h, CHANNEL, 'Take backup · web-1 (VS 42)');
     expect(visibleText(result.blocks)).toMatch(/\*Backup \d+\* of disk 101 on VS 42/);
     expect(visibleText(result.blocks)).toContain('*Scheduled*');
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
@@ -135,7 +135,7 @@ describe('a backup taken, followed to its end', () => {
     h = await startHarness({ env: { ...ROLES, VS_FOLLOW_INTERVAL_S: '5' }, now: () => clocks.bot, sandboxNow: () => clocks.cloud });
     const view = await openForm(h, 'backup take 42', USERS.operator);
     await submit(h, 'backup_take', USERS.operator, view.private_metadata, filled());
-    const message = await postedIn(h, CHANNEL, 'Take backup · VS 42');
+    const message = await postedIn(h, CHANNEL, 'Take backup · web-1 (VS 42)');
     const [record] = await h.store.audit.latest(1);
     await waitFor('the message remembered', async () => (await h.store.follows.get(record!.id))?.messageTs === message.ts, { within: 5000 });
     const current = (): ChannelMessage => h.slack.messagesIn(CHANNEL).find((m) => m.ts === message.ts)!;

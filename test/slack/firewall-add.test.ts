@@ -56,7 +56,7 @@ describe('/vs firewall block and allow', () => {
       ],
       ['POST /virtual_machines/42/update_firewall_rules.json 201', null],
     ]);
-    const result = await postedIn(h, CHANNEL, 'Add firewall rule · VS 42');
+    const result = await postedIn(h, CHANNEL, 'Add firewall rule · web-1 (VS 42)');
     expect(visibleText(result.blocks)).toMatch(/\*Firewall rule \d+\* on VS 42: DROP `203\.0\.113\.5` on port 8080\/tcp, then its rules applied/);
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'firewall_add', target: 'vs:42', outcome: 'scheduled', apiStatus: 201 });
   });
@@ -113,7 +113,7 @@ describe('a firewall rule added, followed to its end', () => {
     h = await startHarness({ env: { ...ROLES, VS_FOLLOW_INTERVAL_S: '5' }, now: () => clocks.bot, sandboxNow: () => clocks.cloud });
     const view = await openForm(h, 'firewall block 42 203.0.113.5 8080', USERS.operator);
     await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled());
-    const message = await postedIn(h, CHANNEL, 'Add firewall rule · VS 42');
+    const message = await postedIn(h, CHANNEL, 'Add firewall rule · web-1 (VS 42)');
     const [record] = await h.store.audit.latest(1);
     await waitFor('the message remembered', async () => (await h.store.follows.get(record!.id))?.messageTs === message.ts, { within: 5000 });
     const current = (): ChannelMessage => h.slack.messagesIn(CHANNEL).find((m) => m.ts === message.ts)!;

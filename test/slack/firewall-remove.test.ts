@@ -29,7 +29,7 @@ describe('/vs firewall remove', () => {
     const ack = await submit(h, 'firewall_remove', USERS.admin, view.private_metadata, filled());
     expect(ack.response_action).toBe('update');
     expect(changes(h)).toEqual(['DELETE /virtual_machines/42/firewall_rules/17.json 204', 'POST /virtual_machines/42/update_firewall_rules.json 201']);
-    const result = await postedIn(h, CHANNEL, 'Remove firewall rule · VS 42');
+    const result = await postedIn(h, CHANNEL, 'Remove firewall rule · web-1 (VS 42)');
     expect(visibleText(result.blocks)).toContain('*Removal of firewall rule 17* on VS 42, then its rules applied');
     expect((await h.store.audit.latest(1))[0]).toMatchObject({
       userId: USERS.admin,

@@ -2,7 +2,7 @@ import type { KnownBlock, ModalView, SectionBlock } from '@slack/types';
 import { z } from 'zod';
 import { isChangeAction, OUTCOME_SIGNS, outcomeOf, readFrozenDetail, recordTargetTitle, type ChangeAction, type Outcome, targetTitle } from '../../changes';
 import type { AuditRecord, RecordedAction } from '../../store';
-import { AuditFilter } from '../audit-filter';
+import { AuditFilter } from '../../changes/audit-filter';
 import { requestText } from '../../cloud/prepared';
 import { CHANGE_FORMS } from './change-forms';
 import {

@@ -1,4 +1,4 @@
-import type { AuditFilter } from '../audit-filter';
+import type { AuditFilter } from '../../changes/audit-filter';
 import { filterWords } from './audit';
 import { EXPORT_MAX_ROWS } from './csv';
 import { fallback, type Rendered, section, slackTime, utcText } from './mrkdwn';

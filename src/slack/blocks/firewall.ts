@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { FirewallAddParams, FirewallPreview, FirewallRisk } from '../../changes/firewall-changes';
 import type { FirewallRule } from '../../cloud/schemas';
+import { ruleLine } from './firewall-rule';
 import { FIREWALL_EXPORT_ACTION_ID } from './exports';
 import { context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager, serverPageValue } from './pages';
@@ -72,21 +73,6 @@ export function renderFirewallRules({ vsId, rules, page, fetchedAt, sandbox }: F
   };
 }
 
-/** "`#3` ✅ ACCEPT TCP from any to port 443 — Allow web (enabled, logging)" */
-export function ruleLine(r: FirewallRule): string {
-  const command = r.command.toUpperCase();
-  const mark = command === 'ACCEPT' ? ':white_check_mark:' : command === 'DROP' || command === 'REJECT' ? ':no_entry:' : ':grey_question:';
-  // Every value is flattened to one line: a newline in API data must not start a fake rule line.
-  const address = r.address ? `\`${inCode(r.address, 60)}\`` : '*any*';
-  const port = r.port ? `port \`${inCode(r.port, 60)}\`` : '*all ports*';
-  const extras: string[] = [];
-  if (r.enabled === false) extras.push('disabled');
-  if (r.enable_logging === true) extras.push('logging');
-  const description = r.description ? ` — ${safe(oneLine(r.description), 120)}` : '';
-  const flags = extras.length ? ` _(${extras.join(', ')})_` : '';
-  return `\`#${r.position}\` ${mark} *${safe(oneLine(command), 20)}* ${safe(oneLine(r.protocol), 10)} from ${address} to ${port}${description}${flags}`;
-}
-
 /** "6 ACCEPT, 2 DROP": the commands as the rules name them (escaped, one line each), most frequent first, at most four. */
 export function commandCounts(rules: readonly FirewallRule[]): string {
   const counts = new Map<string, number>();
@@ -99,11 +85,6 @@ export function commandCounts(rules: readonly FirewallRule[]): string {
     .slice(0, 4)
     .map(([command, n]) => `${n} ${safe(command, 20)}`)
     .join(', ');
-}
-
-/** Text inside a code span: one line, escaped, and no backtick to close the span early. */
-function inCode(s: string, max: number): string {
-  return safe(oneLine(s), max).replace(/`/g, "'");
 }
 
 /** The rules in the order the summary and its export show them: by network interface, then position. */

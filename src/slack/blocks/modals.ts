@@ -2,7 +2,7 @@ import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/
 import { POWER_CHOICE_NAMES, type BackupState, type PowerChoice, type ServerState } from '../../changes';
 import type { Frozen } from '../../cloud/reads';
 import type { Backup, Disk, FirewallRule } from '../../cloud/schemas';
-import { ruleLine } from './firewall';
+import { ruleLine } from './firewall-rule';
 import { backupFacts, backupOptionText, lossText, overwritesText } from './backups';
 import { LIMITS, section, truncate, withSandbox } from './mrkdwn';
 import { POWER_CHOICE_WORDS, POWER_SUBMIT_WORDS, serverLine } from './power';

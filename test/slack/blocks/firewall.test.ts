@@ -1,4 +1,5 @@
-import { FIREWALL_PAGE_SIZE, renderFirewallRules, ruleLine } from '../../../src/slack/blocks/firewall';
+import { FIREWALL_PAGE_SIZE, renderFirewallRules } from '../../../src/slack/blocks/firewall';
+import { ruleLine } from '../../../src/slack/blocks/firewall-rule';
 import { parsePageButtonValue } from '../../../src/slack/blocks/pages';
 import { expectNoDataMarkup, expectWithinSlackLimits } from './limits';
 import { buttons, contextTexts, FETCHED_AT, headerText, manyRules, rule, SANDBOX_NOTICE, sectionTexts, visible } from './fixtures';

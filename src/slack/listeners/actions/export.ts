@@ -1,7 +1,7 @@
 import type { ButtonArgs } from './button-args';
 import { newestFirst, type ReadAction } from '../../../changes';
 import type { AuditRecord } from '../../../store';
-import { auditQuery } from '../../audit-filter';
+import { auditQuery } from '../../../changes/audit-filter';
 import { AUDIT_BUTTON_OUT_OF_DATE, AUDIT_EXPORT_ACTION_ID, AUDIT_UNREADABLE, parseAuditExportValue } from '../../blocks/audit';
 import { BACKUPS_BUTTON_OUT_OF_DATE, BACKUPS_EXPORT_ACTION_ID } from '../../blocks/backups';
 import { AUDIT_RECORD_COLUMNS, BACKUP_COLUMNS, EXPORT_MAX_ROWS, FIREWALL_RULE_COLUMNS, toCsv, type CsvColumn } from '../../blocks/csv';

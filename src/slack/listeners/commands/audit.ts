@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../../../store';
-import { auditQuery, type AuditFilter } from '../../audit-filter';
+import { auditQuery, type AuditFilter } from '../../../changes/audit-filter';
 import { AUDIT_UNREADABLE, renderAuditList } from '../../blocks/audit';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { replyEphemeral, replyError } from '../../reply';

@@ -2,7 +2,7 @@ import { parseAddressForm, parseIp, unmapIpv4 } from '../../../firewall/address'
 import { parsePortForm, PORT_MAX } from '../../../firewall/ports';
 import type { PortQuestion, Protocol } from '../../../firewall/port-question';
 import { isOutcome } from '../../../changes/outcome';
-import { typedFilter, type AuditFilter } from '../../audit-filter';
+import { typedFilter, type AuditFilter } from '../../../changes/audit-filter';
 import { auditFilterRefusals, cleanEcho, firewallRuleRefusals, portQuestionRefusals, refusals, type Quoted } from '../../blocks/grammar';
 
 // The `/vs` grammar of docs/product.md (The /vs command), without Slack or the network: the kinds of

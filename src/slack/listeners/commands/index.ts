@@ -1,7 +1,7 @@
 import { CHANGES } from '../../../changes';
 import { parseIp } from '../../../firewall/address';
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import type { AuditFilter } from '../../audit-filter';
+import type { AuditFilter } from '../../../changes/audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
 import { MiddlewareMissingError } from '../../errors';
 import { agentRevokeArguments, agentRevokeCommand, agentTokenArguments, agentTokenCommand, agentTokensCommand } from './agents';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { keptAs, OUTCOMES, targetKey } from '../changes';
+import { keptAs, OUTCOMES } from './outcome';
+import { targetKey } from './targets';
 import type { AuditQuery } from '../store';
 
 // The one filter of `/vs audit [n] [vs <id>|backup <id>|@person|<outcome>|breakglass]` (docs/product.md, The /vs command:
 // `failed`, `denied`, `refused`, or any other outcome of src/changes/outcome.ts; `breakglass`, the changes made under break glass):
 // read by the grammar (listeners/commands/grammar.ts), carried in the list's buttons (its pages, its export),
-// worded by blocks/audit.ts, and turned here into the store's query, which an index serves.
+// worded by src/slack/blocks/audit.ts, read by the agents' audit_log tool, and turned here into the store's query, which an index serves.
 
 export const AuditFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('vs'), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
