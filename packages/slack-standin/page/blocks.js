@@ -17,6 +17,7 @@
 /** @type {Record<string, string | undefined>} */
 const EMOJI = {
   white_check_mark: '✅',
+  key: '🔑',
   heavy_check_mark: '✔️',
   x: '❌',
   warning: '⚠️',
