@@ -79,7 +79,7 @@ test('Otto breaks glass: the channel hears it, mentioning who would have approve
     .getByText(/Scheduled/)
     .waitFor();
   await page.keyboard.press('Escape');
-  await expectText(channelMessages(), /@Otto \(operator\) made this change to VS 42 under break glass/);
+  await expectText(channelMessages(), /@Otto \(operator\) made this change to web-1 \(VS 42\) under break glass/);
   await channelMessages().last().getByRole('button', { name: 'Acknowledge' }).waitFor();
   await expectText(channelMessages(), /Done · VS 42 is on, and unlocked/);
   await page.screenshot({ path: join(SCREENSHOTS, 'break-glass.png') });
@@ -95,7 +95,7 @@ test('Ada reviews it on her Home tab: the open window, the change waiting for re
   const confirm = page.getByRole('dialog', { name: 'Acknowledge this change?' });
   await confirm.waitFor();
   await confirm.getByRole('button', { name: 'Acknowledge' }).click();
-  await expectText(page.getByRole('dialog', { name: 'Break glass' }), /You acknowledged @Otto \(operator\)'s change to VS 42/);
+  await expectText(page.getByRole('dialog', { name: 'Break glass' }), /You acknowledged @Otto \(operator\)'s change to web-1 \(VS 42\)/);
   await page.keyboard.press('Escape');
   await home()
     .getByText(/waiting for review/)
@@ -109,7 +109,7 @@ test('the PagerDuty panel, reached by keyboard, lists the change event of the re
   const panel = page.getByRole('region', { name: 'PagerDuty change events' });
   await panel.waitFor();
   const events = panel.getByRole('log', { name: 'Change events' });
-  const event = events.getByRole('article', { name: /^VS 42: reboot done — asked by Otto \(operator\), under break glass/ });
+  const event = events.getByRole('article', { name: /^web-1 \(VS 42\): reboot done — asked by Otto \(operator\), under break glass/ });
   await event.waitFor({ timeout: 15_000 });
   await event.getByRole('link', { name: 'The change in Slack' }).waitFor();
   await page.screenshot({ path: join(SCREENSHOTS, 'pagerduty-timeline.png') });

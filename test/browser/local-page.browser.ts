@@ -638,7 +638,7 @@ describe('workflow steps', () => {
     await expectText(run, /Completed/);
     await expectText(run.getByLabel('Outputs'), /status\s*awaiting_requester$/);
     const posted = run.getByRole('region', { name: 'Message posted in #incident-42' });
-    await expectText(posted, /A workflow asks to Add disk · VS 42/);
+    await expectText(posted, /A workflow asks to Add disk · web-1 \(VS 42\)/);
     await expectText(posted, /POST \/virtual_machines\/42\/disks\.json/);
     // Otto (an operator) requests it: the message becomes the approval request, for a second person.
     await as(/Otto/);
@@ -739,7 +739,7 @@ describe('the freeze', () => {
 describe('following a change to its end, live', () => {
   // The sandbox runs each change as transactions of a few seconds; local mode polls them every 2 s, so a person sees
   // the message go from scheduled to its end, in place, and a reply in its thread.
-  const followed = (title: string) => channelMessages().filter({ hasText: title }).last();
+  const followed = (title: string | RegExp) => channelMessages().filter({ hasText: title }).last();
 
   /** Adds a disk through its form and closes the form once it says scheduled; the channel's message that follows it. */
   async function addDisk(vsId: number, size: string, mountPoint: string): Promise<Locator> {
@@ -748,7 +748,7 @@ describe('following a change to its end, live', () => {
     await dialog.getByRole('textbox', { name: /Mount point/ }).fill(mountPoint);
     await dialog.getByRole('button', { name: 'Add disk' }).click();
     await scheduled('Add disk');
-    return followed(`Add disk · VS ${vsId}`);
+    return followed(new RegExp(`Add disk · [\\w-]+ \\(VS ${vsId}\\)`));
   }
 
   /** The form's window says the change was scheduled; it is closed. */
@@ -770,7 +770,7 @@ describe('following a change to its end, live', () => {
     await expectText(message, /Scheduled: the cloud accepted the change/);
     await expectText(message, /Running · building disk \d+/);
     await expectText(message, /Done · disk \d+ is built and unlocked/);
-    await expectText(threadOf(message), /@Otto \(operator\).*Add disk · VS 46: Done/);
+    await expectText(threadOf(message), /@Otto \(operator\).*Add disk · db-primary \(VS 46\): Done/);
     expect(await threadOf(message).getByRole('article').count()).toBe(1);
     await message.screenshot({ path: join(SCREENSHOTS, 'followed-change.png') });
   });
@@ -782,10 +782,10 @@ describe('following a change to its end, live', () => {
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('kernel update');
     await dialog.getByRole('button', { name: 'Reboot' }).click();
     await scheduled('Reboot server');
-    const reboot = followed('Reboot server · VS 45');
+    const reboot = followed('Reboot server · edge-lb-1 (VS 45)');
     await expectText(reboot, /Running · rebooting VS 45/);
     await expectText(reboot, /Done · VS 45 is on, and unlocked/);
-    await expectText(threadOf(reboot), /Reboot server · VS 45: Done/);
+    await expectText(threadOf(reboot), /Reboot server · edge-lb-1 \(VS 45\): Done/);
 
     await as(/Ada/);
     await askRestore(15, 'the uploads table is corrupt');
@@ -805,7 +805,7 @@ describe('following a change to its end, live', () => {
       /Failed in the cloud: building disk \d+ failed\. VS 48 is on and unlocked\. Disk \d+ \(10 GB\) exists but is not built: remove it in the control panel\./,
     );
     await message.getByRole('link', { name: 'transactions of VS 48' }).first().waitFor();
-    await expectText(threadOf(message), /Add disk · VS 48: Failed in the cloud/);
+    await expectText(threadOf(message), /Add disk · legacy-app \(VS 48\): Failed in the cloud/);
     expect(await message.textContent()).not.toMatch(/Fatal|lvcreate|DATABASE_URL|s3cr3t|✅/);
   });
 
@@ -816,10 +816,10 @@ describe('following a change to its end, live', () => {
     await dialog.getByRole('textbox', { name: /Reason/ }).fill('hung since the deploy');
     await dialog.getByRole('button', { name: 'Reboot' }).click();
     await scheduled('Reboot server');
-    const reboot = followed('Reboot server · VS 48');
+    const reboot = followed('Reboot server · legacy-app (VS 48)');
     await expectText(reboot, /❌ Failed in the cloud: rebooting VS 48 failed\. VS 48 is on and unlocked\. Its transactions in the control panel say why/);
     expect(await reboot.textContent()).not.toMatch(/✅|succeeded/);
-    await expectText(threadOf(reboot), /@Otto \(operator\).*❌ Reboot server · VS 48: Failed in the cloud/);
+    await expectText(threadOf(reboot), /@Otto \(operator\).*❌ Reboot server · legacy-app \(VS 48\): Failed in the cloud/);
     await reboot.screenshot({ path: join(SCREENSHOTS, 'failed-change.png') });
 
     // The link opens the sandbox's page of the server's transactions, as a control panel's would: no credentials asked.
@@ -842,13 +842,13 @@ describe('following a change to its end, live', () => {
     // `/vs audit failed` finds it, with ❌ and in words; the API's 201 is no headline.
     await as(/Ada/);
     const audit = await type('/vs audit failed');
-    await expectText(audit, /❌ [^→]*@Otto \(operator\) · Reboot server · VS 48 → failed in the cloud while rebooting the server/);
+    await expectText(audit, /❌ [^→]*@Otto \(operator\) · Reboot server · legacy-app \(VS 48\) → failed in the cloud while rebooting the server/);
     expect(await audit.textContent()).not.toMatch(/✅|succeeded/);
     await page.screenshot({ path: join(SCREENSHOTS, 'audit-failed.png') });
 
     // The Home tab shows it failed, ❌.
     await homeTab().click();
-    await expectText(home(), /❌ [^→]*Reboot server · VS 48 → failed in the cloud while rebooting the server/);
+    await expectText(home(), /❌ [^→]*Reboot server · legacy-app \(VS 48\) → failed in the cloud while rebooting the server/);
     await page.screenshot({ path: join(SCREENSHOTS, 'home-tab-failed.png') });
     await inChannel('incident-42');
   });
@@ -1021,6 +1021,9 @@ describe('the renderer, on a stand-in alone (no bot): what the app posts is show
       'Add a disk to a server',
       'Restore a backup',
       'Start, stop or reboot a server',
+      'Take a backup',
+      'Add a firewall rule',
+      'Remove a firewall rule',
     ]);
     await alone.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden' });
