@@ -1,7 +1,10 @@
 import type { Rendered } from './blocks/mrkdwn';
 import { ANSWER_NOT_SHOWN, renderError } from './blocks/messages';
 import type { Logger } from '../log';
-import type { ListenerContext } from './context';
+import type { Target } from '../changes';
+import { isCloudError } from '../cloud/errors';
+import { cloudErrorMessage } from './blocks/cloud-errors';
+import type { ListenerContext, Outcome } from './context';
 import type { Respond, ResponsePayload } from './response-url';
 import { undeliveredBy, type Undelivered } from './send';
 
@@ -76,4 +79,14 @@ function describeDeliveryError(error: unknown): { name: string; code?: string; m
     return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}), ...(typeof status === 'number' ? { status } : {}) };
   }
   return { name: 'Error', message: String(error) };
+}
+
+/** A failed read, told in the words of docs/product.md, Errors the user sees: `not_found` for a 404 (the id names nothing), `failed` for the rest. */
+export async function replyCloudError(ctx: ListenerContext, req: Replier, error: unknown, subject: Target): Promise<Outcome> {
+  const notFound = isCloudError(error) && error.kind === 'not_found';
+  // A 404 is a user's typo, not a fault of ours: one plain line, no stack trace.
+  if (notFound) req.log.info('the cloud API has no such object', { kind: error.kind, status: error.status, request: error.request, subject });
+  else req.log.warn('cloud API call failed', { error, subject });
+  await replyError(req, cloudErrorMessage(error, subject, ctx.config.cloud.timeoutMs));
+  return notFound ? 'not_found' : 'failed';
 }

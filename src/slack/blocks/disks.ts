@@ -1,7 +1,6 @@
 import type { Frozen } from '../../cloud/reads';
 import type { Disk } from '../../cloud/schemas';
-import { chunkLines } from './firewall';
-import { code, context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
+import { chunkLines, code, context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
 
 // `/vs disks <vs_id>` (docs/product.md, The /vs command): a server's disks,
 // one line each, the same line as on the server's card.

@@ -3,7 +3,7 @@ import type { FirewallAddParams, FirewallPreview, FirewallRisk } from '../../cha
 import type { FirewallRule } from '../../cloud/schemas';
 import { ruleLine } from './firewall-rule';
 import { FIREWALL_EXPORT_ACTION_ID } from './exports';
-import { context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
+import { chunkLines, context, fallback, header, oneLine, safe, section, slackTime, withSandbox, type Rendered } from './mrkdwn';
 import { buttonOutOfDate, pageOf, pager, serverPageValue } from './pages';
 
 export const FIREWALL_PAGE_SIZE = 20;
@@ -90,21 +90,6 @@ export function commandCounts(rules: readonly FirewallRule[]): string {
 /** The rules in the order the summary and its export show them: by network interface, then position. */
 export function sortedRules(rules: readonly FirewallRule[]): FirewallRule[] {
   return [...rules].sort((a, b) => a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id);
-}
-
-/** Lines joined into chunks of at most `max` characters, for sections (≤ 3000 each). */
-export function chunkLines(lines: string[], max: number): string[] {
-  const chunks: string[] = [];
-  let current = '';
-  for (const line of lines) {
-    if (current && current.length + line.length + 1 > max) {
-      chunks.push(current);
-      current = '';
-    }
-    current = current ? `${current}\n${line}` : line;
-  }
-  if (current) chunks.push(current);
-  return chunks;
 }
 
 /** `/vs firewall block|allow` on a server whose rules name no network interface: the form must ask for it. */

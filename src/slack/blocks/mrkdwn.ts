@@ -207,3 +207,18 @@ export function utcText(at: number | string): string {
   const ms = typeof at === 'number' ? at : Date.parse(at);
   return Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : oneLine(String(at)).slice(0, 40);
 }
+
+/** Lines joined into chunks of at most `max` characters, for sections (≤ 3000 each). */
+export function chunkLines(lines: string[], max: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    if (current && current.length + line.length + 1 > max) {
+      chunks.push(current);
+      current = '';
+    }
+    current = current ? `${current}\n${line}` : line;
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}

@@ -2,9 +2,8 @@ import type { KnownBlock } from '@slack/types';
 import type { FirewallRule } from '../../cloud/schemas';
 import { formatIp } from '../../firewall/address';
 import type { CannotTell, Decision, InterfaceAnswer, PortAnswer, PortQuestion } from '../../firewall/port-question';
-import { chunkLines } from './firewall';
 import { ruleLine } from './firewall-rule';
-import { slackTime, code, context, fallback, safe, section, withSandbox, type Rendered } from './mrkdwn';
+import { chunkLines, slackTime, code, context, fallback, safe, section, withSandbox, type Rendered } from './mrkdwn';
 
 // The answer to "does this traffic reach the server?": a verdict line first
 // (one per network interface when they disagree), then, per interface, the

@@ -20,9 +20,8 @@ import {
 import { FIREWALL_BUTTON_OUT_OF_DATE, sortedRules } from '../../blocks/firewall';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { DirectUploadError, uploadToDirectMessage } from '../../dm-upload';
-import { replyEphemeral, replyError } from '../../reply';
+import { replyCloudError, replyEphemeral, replyError } from '../../reply';
 import { parseId } from '../commands/grammar';
-import { replyCloudError } from '../commands/firewall';
 import type { ListenerRow } from '../listener';
 
 // Export CSV (docs/product.md, Long lists): one row per list, each a read under

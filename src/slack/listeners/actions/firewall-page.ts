@@ -1,8 +1,7 @@
 import { FIREWALL_BUTTON_OUT_OF_DATE, renderFirewallRules } from '../../blocks/firewall';
 import { parsePageButtonValue } from '../../blocks/pages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { deliverPage, replyError } from '../../reply';
-import { replyCloudError } from '../commands/firewall';
+import { deliverPage, replyCloudError, replyError } from '../../reply';
 import { clickedInEphemeral, type ButtonArgs } from './button-args';
 
 /** Prev/Next on a firewall summary: re-fetch (never a stale page), shown to the clicker (deliverPage says how). */

@@ -3,8 +3,7 @@ import { renderAutoscaling } from '../../blocks/autoscaling';
 import type { Rendered } from '../../blocks/mrkdwn';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { oncePerAnswer } from '../../once-per-answer';
-import { replySummary } from '../../reply';
-import { replyCloudError } from './firewall';
+import { replyCloudError, replySummary } from '../../reply';
 
 const summary = oncePerAnswer<readonly AutoscalingSlot[], Rendered>();
 

@@ -2,8 +2,7 @@ import { atLeast, neededRole } from '../../../changes';
 import { renderBackups } from '../../blocks/backups';
 import type { Rendered } from '../../blocks/mrkdwn';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { replySummary } from '../../reply';
-import { replyCloudError } from './firewall';
+import { replyCloudError, replySummary } from '../../reply';
 
 /**
  * `/vs backups <vs_id>`: the server's backups, newest first, paged (docs/product.md, The /vs command; Long lists),

@@ -1,7 +1,6 @@
 import { renderDisks } from '../../blocks/disks';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { replySummary } from '../../reply';
-import { replyCloudError } from './firewall';
+import { replyCloudError, replySummary } from '../../reply';
 
 /** `/vs disks <vs_id>`: the server's disks (docs/product.md, The /vs command). */
 export async function disksCommand(ctx: ListenerContext, req: SlackRequest, { vsId }: { vsId: number }): Promise<Outcome> {

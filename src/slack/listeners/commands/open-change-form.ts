@@ -10,8 +10,7 @@ import { lockedText, unfitText } from '../../blocks/power';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { targetMetadata, writeMetadata } from '../../metadata';
 import { openModal } from '../../open-modal';
-import { replyError } from '../../reply';
-import { replyCloudError } from './firewall';
+import { replyCloudError, replyError } from '../../reply';
 
 /**
  * `/vs disk add 42`, `/vs backup restore 9`, `/vs reboot 42`: opens the

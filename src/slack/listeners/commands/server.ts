@@ -3,8 +3,7 @@ import { isCloudError } from '../../../cloud/errors';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
 import { changeButton, renderServerGlance, type CardButton, type Part } from '../../blocks/server-glance';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { replySummary } from '../../reply';
-import { replyCloudError } from './firewall';
+import { replyCloudError, replySummary } from '../../reply';
 
 // `/vs server <vs_id>` (alias `/vs status`; docs/product.md, Server at a
 // glance): the server's record, disks, backups and latest transactions, read
