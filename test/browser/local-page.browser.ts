@@ -568,18 +568,19 @@ describe('workflow steps', () => {
   test('a read step runs with the inputs filled in and shows its outputs; a bad input is shown on its field first', async () => {
     await as(/Vera/);
     const runs = await pickStep('Does this traffic reach the server?');
-    await page.getByLabel('Server id').fill('42x');
-    await page.getByLabel('Port').fill('22');
+    // A server by its name (docs/product.md, Servers by name): the step looks it up.
+    await page.getByLabel('Server id').fill('web-1');
+    await page.getByLabel('Port').fill('22x');
     await page.getByRole('button', { name: 'Run step' }).click();
     // Workflow Builder's own check: the field says so, nothing is sent.
     await page.getByText('Enter a whole number.').waitFor();
-    const field = page.getByLabel('Server id');
+    const field = page.getByLabel('Port');
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     // The problem is the field's description, as a form's inline error is.
     const describedBy = (await field.getAttribute('aria-describedby'))?.split(' ') ?? [];
     const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(descriptions).toContain('Enter a whole number.');
-    await page.getByLabel('Server id').fill('42');
+    await page.getByLabel('Port').fill('22');
     await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
     await page.getByRole('button', { name: 'Run step' }).click();
     const run = runs.getByRole('article').first();

@@ -22,7 +22,7 @@ export interface StepWords {
 
 /** The steps' inputs, by name; an id's `what` names it in a refusal ("is not a valid server id"). */
 export const STEP_INPUT_WORDS = {
-  vs_id: { title: 'Server id', description: 'The id of the virtual server (VS), e.g. 42', what: 'server id' },
+  vs_id: { title: 'Server id', description: 'The virtual server (VS): its id, e.g. 42, or its name, hostname or address, e.g. web-1', what: 'server id' },
   port: { title: 'Port', description: 'One port, 1 to 65535' },
   protocol: { title: 'Protocol', description: 'tcp or udp (tcp when not given)' },
   source: { title: 'Source address', description: 'One IPv4 or IPv6 address; when not given, any source no narrower rule names' },

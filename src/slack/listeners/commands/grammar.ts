@@ -403,3 +403,12 @@ export function editDistance(a: string, b: string): number {
   }
   return d[rows - 1]![cols - 1]!;
 }
+
+/**
+ * What may be a server's name rather than a mistyped id: a label or hostname (it starts with a letter) or an IP
+ * address. `42abc`, `1e3` or `-1` are still refused as ids, as they always were.
+ */
+export function mayNameServer(text: string): boolean {
+  if (parseId(text) !== null || text.length > 253) return false;
+  return /^\p{L}[\p{L}\p{N}._-]*$/u.test(text) || parseIp(text) !== null;
+}

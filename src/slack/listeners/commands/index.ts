@@ -1,5 +1,4 @@
 import { CHANGES } from '../../../changes';
-import { parseIp } from '../../../firewall/address';
 import type { AllMiddlewareArgs, Context, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { AuditFilter } from '../../../changes/audit-filter';
 import { PORT_QUESTION_EXAMPLES, PORT_QUESTION_USAGE } from '../../blocks/grammar';
@@ -15,12 +14,12 @@ import { disksCommand } from './disks';
 import { firewallCommand } from './firewall';
 import { freezeCommand, unfreezeCommand } from './freeze';
 import {
+  mayNameServer,
   auditArguments,
   backupId,
   findRow,
   freeText,
   none,
-  parseId,
   serverId,
   serverIdAndFirewallRule,
   serverIdAndPortQuestion,
@@ -478,15 +477,6 @@ const takesServer = (row: Row): boolean =>
 
 /** The largest id, standing in for a server's name while the rest of a line is read (never looked up). */
 const STAND_IN_ID = String(Number.MAX_SAFE_INTEGER);
-
-/**
- * What may be a server's name rather than a mistyped id: a label or hostname (it starts with a letter) or an IP
- * address. `42abc`, `1e3` or `-1` are still refused as ids, as they always were.
- */
-function mayNameServer(text: string): boolean {
-  if (parseId(text) !== null || text.length > 253) return false;
-  return /^\p{L}[\p{L}\p{N}._-]*$/u.test(text) || parseIp(text) !== null;
-}
 
 function invalidCommand({ message, suggestion, usage }: Refusal): Reading<Command> {
   const command: InvalidCommand = { kind: 'invalid', message, ...(suggestion === undefined ? {} : { suggestion }), ...(usage === undefined ? {} : { usage }) };

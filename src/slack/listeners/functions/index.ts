@@ -5,6 +5,7 @@ import {
   channelInput,
   choiceInput,
   idInput,
+  serverInput,
   portInput,
   protocolInput,
   textInput,
@@ -28,7 +29,7 @@ import { manifestOf, stepRow, type StepRow } from './step';
 // tables of steps (docs/architecture.md, "Where to add things").
 
 const IN = STEP_INPUT_WORDS;
-const vsId = idInput('vs_id', IN.vs_id.what, IN.vs_id);
+const vsId = serverInput('vs_id', IN.vs_id.what, IN.vs_id);
 /** Where a change step posts its request, and whose channel restriction (VS_MUTATION_CHANNELS) its claim and decision meet. */
 const requestChannel = channelInput('channel', IN.channel);
 const reason = textInput('reason', IN.reason);

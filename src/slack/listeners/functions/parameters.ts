@@ -3,7 +3,7 @@ import { parseIp, unmapIpv4, type IpAddress } from '../../../firewall/address';
 import { PORT_MAX } from '../../../firewall/ports';
 import type { Protocol } from '../../../firewall/port-question';
 import { stepInputRefusals as said } from '../../blocks/steps';
-import { parseId } from '../commands/grammar';
+import { mayNameServer, parseId } from '../commands/grammar';
 
 // The parameters of the workflow steps, declared once: each says how
 // manifest.yml declares it (type, title, description, choices) and how a
@@ -37,6 +37,11 @@ export interface ManifestFunction {
 export interface InputParameter<T> extends ManifestParameter {
   optional: boolean;
   schema: z.ZodType<T>;
+  /**
+   * `server`: a name read here is looked up in the name index before the step runs (src/slack/listeners/functions/step.ts),
+   * so that the step receives the server's id.
+   */
+  lookUp?: 'server';
 }
 
 /** An output: its declaration; an `integer` carries a number, a `boolean` true or false, anything else text. */
@@ -78,6 +83,27 @@ export function idInput(name: string, what: string, d: Declared): InputParameter
     description: d.description,
     optional: false,
     schema: required(name, d.title, (value, ctx) => parseId(value) ?? refuse(ctx, said.notAnId(name, value, what))),
+  };
+}
+
+/**
+ * A server (docs/product.md, Servers by name): its id (a number, or digits with an optional leading #), or its label,
+ * hostname or address, read as text and looked up before the step runs. The step receives the id.
+ */
+export function serverInput(name: string, what: string, d: Declared): InputParameter<number> {
+  return {
+    type: 'string',
+    title: d.title,
+    description: d.description,
+    optional: false,
+    lookUp: 'server',
+    // A name travels as its text until step.ts has looked it up: the row's listener only ever sees an id.
+    schema: required(name, d.title, (value, ctx) => {
+      const id = parseId(value);
+      if (id !== null) return id;
+      const text = typeof value === 'string' ? value.trim() : '';
+      return mayNameServer(text) ? (text as unknown as number) : refuse(ctx, said.notAnId(name, value, what));
+    }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { serverFieldError } from '../../blocks/names';
 import { STEP_WENT_WRONG, stepError, stepInputRefusals } from '../../blocks/steps';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
 import { MiddlewareMissingError } from '../../errors';
@@ -69,9 +70,14 @@ export function stepListener(row: StepRow): ListenerRow<StepArgs> {
         await step.fail(stepError(stepInputRefusals.all(inputs.problems)));
         return 'invalid';
       }
+      const named = await serversByName(ctx, req, row.inputs, inputs.values);
+      if (!named.ok) {
+        await step.fail(stepError(named.error));
+        return named.outcome;
+      }
       let result: StepResult<OutputValues<Outputs>>;
       try {
-        result = await row.run(ctx, req, inputs.values, args);
+        result = await row.run(ctx, req, named.values, args);
       } catch (error) {
         req.log.error('step failed', { error });
         await step.fail(stepError(STEP_WENT_WRONG));
@@ -82,4 +88,30 @@ export function stepListener(row: StepRow): ListenerRow<StepArgs> {
       return result.outcome;
     },
   };
+}
+
+/**
+ * The inputs that name a server by its label, hostname or address, looked up in the name index (docs/product.md,
+ * Servers by name) once the step's needs were checked, so the step receives ids. A name that is several servers' or
+ * nobody's ends the step with the words a form's field would show; nothing runs.
+ */
+async function serversByName<V extends Record<string, unknown>>(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: Inputs,
+  values: V,
+): Promise<{ ok: true; values: V } | { ok: false; error: string; outcome: Outcome }> {
+  const resolved: Record<string, unknown> = { ...values };
+  for (const [key, parameter] of Object.entries(inputs)) {
+    const name = resolved[key];
+    if (parameter.lookUp !== 'server' || typeof name !== 'string') continue;
+    const found = await ctx.names.resolve(name).catch((error: unknown) => {
+      req.log.warn('the account’s server list could not be read to look up a name', { error });
+      return null;
+    });
+    if (found === null) return { ok: false, error: serverFieldError({ kind: 'unreadable', name }), outcome: 'failed' };
+    if (found.kind !== 'one') return { ok: false, error: serverFieldError(found), outcome: found.kind === 'several' ? 'invalid' : 'not_found' };
+    resolved[key] = found.server.id;
+  }
+  return { ok: true, values: resolved as V };
 }

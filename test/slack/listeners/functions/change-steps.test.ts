@@ -68,6 +68,20 @@ describe('a change step', () => {
     expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === p.ts)).toEqual([]);
   });
 
+  test('a power step takes the server by name: it asks for web-1 (VS 42); a name of several servers posts nothing', async () => {
+    const { execution } = await runStep(h, 'vs_request_power', { vs_id: 'WEB-1', action: 'reboot', channel: CHANNEL, reason: 'hung' });
+    expect(execution).toMatchObject({ state: 'completed', outputs: { status: 'awaiting_requester' } });
+    const id = String(execution.outputs!.request_id);
+    const message = h.slack.messagesIn(CHANNEL).find((m) => blocksOf(m).includes(`"value":"${id}"`))!;
+    expect(blocksOf(message)).toContain('web-1 (VS 42)');
+    expect(shownRequest(message)).toMatch(/^POST \/virtual_machines\/42\/reboot\.json/);
+    const posted = h.slack.messagesIn(CHANNEL).length;
+    const several = await runStep(h, 'vs_request_power', { vs_id: 'web', action: 'reboot', channel: CHANNEL, reason: 'hung' });
+    expect(several.execution).toMatchObject({ state: 'failed', error: expect.stringContaining('web names 2 servers: web-1 (VS 42), web-2 (VS 47)') });
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(posted);
+    expect(changePosts()).toEqual([]);
+  });
+
   test('posts the request with its reason, the exact request and the claim button, completes with its id and awaiting_requester; changes nothing', async () => {
     const { execution } = await runStep(h, 'vs_request_disk', {
       vs_id: 42,

@@ -75,6 +75,23 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
     expect(cloudPaths(h)).toEqual(['GET /virtual_machines/42/auto_scaling.json']);
   });
 
+  // docs/product.md, Servers by name: looked up in the account's list, then read by its id.
+  test('a server by its name or address; a name of several servers or of none ends the step with the names, reading nothing more', async () => {
+    const byName = await runStep(h, 'vs_server_status', { vs_id: 'web-1' });
+    expect(byName.execution.outputs).toMatchObject({ power: 'on', summary: expect.stringMatching(/^VS 42 \(web-1\): on/) });
+    expect(cloudPaths(h)).toEqual([expect.stringMatching(/^GET \/virtual_machines\.json/), 'GET /virtual_machines/42.json']);
+    const byAddress = await runStep(h, 'vs_firewall_summary', { vs_id: '203.0.113.42' });
+    expect(byAddress.execution.outputs).toEqual({ summary: FIREWALL_42, rule_count: 8 });
+    const several = await runStep(h, 'vs_server_status', { vs_id: 'web' });
+    expect(several.execution).toMatchObject({ state: 'failed', error: expect.stringContaining('web names 2 servers: web-1 (VS 42), web-2 (VS 47)') });
+    const none = await runStep(h, 'vs_server_status', { vs_id: 'web-9' });
+    expect(none.execution).toMatchObject({ state: 'failed', error: expect.stringMatching(/^No server is named web-9\. Did you mean web-1 \(VS 42\)/) });
+    expect(cloudPaths(h).filter((path) => /^GET \/virtual_machines\/\d+/.test(path))).toEqual([
+      'GET /virtual_machines/42.json',
+      'GET /virtual_machines/42/firewall_rules.json',
+    ]);
+  });
+
   test.each([
     [{ vs_id: 42, port: 443 }, 'accepted', 'VS 42 · 443/tcp: accepted for everyone (rule #3)'],
     [{ vs_id: 42, port: 22 }, 'dropped', 'VS 42 · 22/tcp: accepted from 203.0.113.0/24 (rule #1); dropped for everyone else (rule #8)'],
@@ -100,10 +117,10 @@ describe('read steps, the cloud API in JSON behind a fault server', () => {
   });
 
   test('inputs that do not read end the step with every problem, by name, in plain words; the cloud API is not asked', async () => {
-    const { execution } = await runStep(h, 'vs_port_check', { vs_id: 'forty-two', port: 70000, protocol: 'icmp', source: '10.0.0.0/8' });
+    const { execution } = await runStep(h, 'vs_port_check', { vs_id: '42x', port: 70000, protocol: 'icmp', source: '10.0.0.0/8' });
     expect(execution.state).toBe('failed');
     expect(execution.error).toBe(
-      'vs_id: "forty-two" is not a valid server id: ids are positive integers, e.g. 42. ' +
+      'vs_id: "42x" is not a valid server id: ids are positive integers, e.g. 42. ' +
         'port: "70000" is not a port: ports are whole numbers from 1 to 65535. ' +
         'protocol: "icmp" is not a protocol the question takes: tcp or udp (tcp when none is given). ' +
         'source: "10.0.0.0/8" is not an IP address: give one address, not a block or a range.',
