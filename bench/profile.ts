@@ -36,6 +36,7 @@ export interface BenchProfile {
    * `/vs server 45` at once, the cloud API answering after `upstreamDelayMs`.
    */
   readonly serverCard: { commands: number; connections: number; sameServer: number; upstreamDelayMs: number };
+  readonly names: { coldLookups: number; connections: number; rounds: number; commandsPerRound: number };
   /**
    * Scenario 10: the Home tab opened `opens` times on a PostgreSQL holding `records` audit records, then `/vs audit` and
    * `/vs audit 50` typed `audits` times each (bench/scenarios/app-home.ts).
@@ -77,6 +78,7 @@ export const FULL_PROFILE: BenchProfile = {
   slowClient: { connections: 1000, trickleMs: 2000, reopenMs: 3000 },
   unfurls: { unfurls: 50, upstreamDelayMs: 1500 },
   serverCard: { commands: 20, connections: 2, sameServer: 50, upstreamDelayMs: 1500 },
+  names: { coldLookups: 50, connections: 4, rounds: 6, commandsPerRound: 200 },
   appHome: { records: 100_000, opens: 300, audits: 300 },
   approvalClicks: { doorClicks: 500, botClicks: 200 },
   steps: { rate: 50, seconds: 10, upstreamDelayMs: 1500 },
@@ -106,6 +108,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   slowClient: { connections: 50, trickleMs: 2000, reopenMs: 3000 },
   unfurls: { unfurls: 10, upstreamDelayMs: 300 },
   serverCard: { commands: 4, connections: 2, sameServer: 10, upstreamDelayMs: 300 },
+  names: { coldLookups: 5, connections: 2, rounds: 2, commandsPerRound: 5 },
   appHome: { records: 2000, opens: 10, audits: 5 },
   approvalClicks: { doorClicks: 10, botClicks: 5 },
   steps: { rate: 20, seconds: 1, upstreamDelayMs: 100 },
@@ -126,6 +129,7 @@ export const ALONE_SCENARIOS = [
   'cloud-client',
   'exports',
   'server-card',
+  'names',
   'follow',
   'on-call',
   'tracing',

@@ -49,6 +49,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...appHomeTargets(r.appHome),
     unfurlsTarget(r.unfurls),
     ...serverCardTargets(r.serverCard),
+    ...namesTargets(r.names),
     ...approvalClicksTargets(r.approvalClicks),
     ...stepsTargets(r.steps),
     ...exportsTargets(r.exports),
@@ -273,6 +274,31 @@ export function serverCardLines(s: BenchResults['scenarios']['serverCard']): str
     `  command → card p50 / p99                ${s.cardP50Ms} / ${s.cardP99Ms} ms`,
     `  ${String(s.sameServer.commands).padEnd(3)} identical at once: cloud calls     ${calls(requests)}`,
     `  cards delivered                         ${s.sameServer.delivered} of ${s.sameServer.commands}`,
+  ];
+}
+
+/** Scenario 20's targets: a name costs a lookup in memory once the index is warm, and a cold index one read of the list. */
+export function namesTargets(n: BenchResults['scenarios']['names']): TargetCheck[] {
+  return [
+    {
+      target: '/vs server <name> with the index warm: command → card p99 within 5 ms of /vs server <id>, every card',
+      figure: `${n.byNameP99Ms} ms by name, ${n.byIdP99Ms} ms by id; ${n.byNameCards + n.byIdCards} of ${2 * n.commandsEach} cards`,
+      pass: n.byNameP99Ms - n.byIdP99Ms <= 5 && n.byNameCards === n.commandsEach && n.byIdCards === n.commandsEach,
+    },
+    {
+      target: `${n.coldLookups} names at once on a cold index of ${n.servers} servers → one paged read of the list (${n.pagesPerRead} pages), every card`,
+      figure: `${n.listPageRequests} page requests; ${n.coldCards} of ${n.coldLookups} cards`,
+      pass: n.listPageRequests === n.pagesPerRead && n.coldCards === n.coldLookups,
+    },
+  ];
+}
+
+export function namesLines(n: BenchResults['scenarios']['names']): string[] {
+  return [
+    `20. servers by name, an account of ${n.servers} servers`,
+    `  ${String(n.coldLookups).padEnd(3)} names at once, index cold: pages read  ${n.listPageRequests} (one read: ${n.pagesPerRead}), ${n.coldCards} cards`,
+    `  /vs server 42     command → card p50 / p99   ${n.byIdP50Ms} / ${n.byIdP99Ms} ms (${n.byIdCards} cards)`,
+    `  /vs server web-1  command → card p50 / p99   ${n.byNameP50Ms} / ${n.byNameP99Ms} ms (${n.byNameCards} cards)`,
   ];
 }
 
@@ -566,6 +592,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...appHomeLines(r.appHome));
   lines.push('', ...unfurlsLines(r.unfurls));
   lines.push('', ...serverCardLines(r.serverCard));
+  lines.push('', ...namesLines(r.names));
   lines.push('', ...approvalClicksLines(r.approvalClicks));
   lines.push('', ...stepsLines(r.steps));
   lines.push('', ...exportsLines(r.exports));

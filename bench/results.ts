@@ -16,6 +16,7 @@ import type { SingleFlightFigures } from './scenarios/single-flight';
 import type { StepsFigures } from './scenarios/steps';
 import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { ServerCardFigures } from './scenarios/server-card';
+import type { NamesFigures } from './scenarios/names';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -50,6 +51,7 @@ export interface BenchResults {
     slowClient: SlowClientFigures;
     unfurls: UnfurlsFigures;
     serverCard: ServerCardFigures;
+    names: NamesFigures;
     steps: StepsFigures;
     appHome: AppHomeFigures;
     approvalClicks: ApprovalClicksFigures;

@@ -33,6 +33,8 @@ import {
   unfurlsTarget,
   serverCardLines,
   serverCardTargets,
+  namesLines,
+  namesTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
@@ -54,6 +56,7 @@ import { runSteps } from './scenarios/steps';
 import { runTracing, tracingLines, tracingTargets } from './scenarios/tracing';
 import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
+import { runNames } from './scenarios/names';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -62,8 +65,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|on-call`
-// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16 or 19 alone; `--only tracing [--baseline <git ref>]` for the
+// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call`
+// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20 or 19 alone; `--only tracing [--baseline <git ref>]` for the
 // tracing scenario, which runs only alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
@@ -200,7 +203,7 @@ async function tracingAlone(args: ReturnType<typeof parseBenchArgs>): Promise<st
   }
 }
 
-/** Scenario 8, 11, 12 or 16 alone, against vs-chatops alone. */
+/** Scenario 8, 11, 12, 16 or 20 alone, against vs-chatops alone. */
 async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const { profile } = args;
   const world = await startWorld();
@@ -220,6 +223,11 @@ async function againstBotAlone(args: ReturnType<typeof parseBenchArgs>): Promise
       await runServerCard(world, bot, { commands: 4, connections: 2, sameServer: 2, upstreamDelayMs: 0 });
       const figures = await runServerCard(world, bot, profile.serverCard);
       return [...serverCardLines(figures), '', ...serverCardTargets(figures).map(targetLine)];
+    }
+    if (args.only === 'names') {
+      progress(`20. servers by name: ${profile.names.coldLookups} names on a cold index, then by name and by id side by side`);
+      const figures = await runNames(world, bot, profile.names);
+      return [...namesLines(figures), '', ...namesTargets(figures).map(targetLine)];
     }
     if (args.only === 'unfurls') {
       progress(`11. ${profile.unfurls.unfurls} unfurls of one link at once`);
@@ -300,6 +308,8 @@ async function main(): Promise<void> {
     const unfurls = await runUnfurls(world, bot, profile.unfurls);
     progress(`16. /vs server, ${profile.serverCard.commands} cards, then ${profile.serverCard.sameServer} identical at once`);
     const serverCard = await runServerCard(world, bot, profile.serverCard);
+    progress(`20. servers by name: ${profile.names.coldLookups} names on a cold index, then by name and by id side by side`);
+    const names = await runNames(world, bot, profile.names);
     progress(`12. workflow read steps, ${profile.steps.rate}/s for ${profile.steps.seconds} s`);
     const steps = await runSteps(world, bot, profile.steps);
     progress(`1. open loop, ${profile.openLoop.rate}/s for ${profile.openLoop.seconds} s`);
@@ -350,6 +360,7 @@ async function main(): Promise<void> {
       appHome,
       unfurls,
       serverCard,
+      names,
       approvalClicks,
       steps,
       exports,

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
+import { defaultSeed, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
 import { READS } from '../src/cloud/reads';
+import { withServers } from './scenarios/names';
 
 // What every scenario shares, all in the bench process: the Slack stand-in, the
 // sandbox cloud API (its delay is the injectable upstream latency) and a
@@ -11,9 +12,16 @@ import { READS } from '../src/cloud/reads';
 
 export const BENCH_CLOUD_API_KEY = 'bench-cloud-api-key-0123456789';
 
+/** The servers of the account every scenario runs against: the seeded ones, and made-up ones to a realistic size. */
+export const ACCOUNT_SERVERS = 5000;
+
 export interface BenchWorld {
   slack: SlackStandIn;
   sandbox: Sandbox;
+  /** How many servers the account holds (ACCOUNT_SERVERS). */
+  servers: number;
+  /** Of those, the seeded ones (the rest are made up: scenarios/names.ts). */
+  seededServers: number;
   scratchDir: string;
   /** Requests the sandbox has answered since the world started (its request log keeps only the latest). */
   cloudRequests(): number;
@@ -24,11 +32,21 @@ export async function startWorld(): Promise<BenchWorld> {
   // Lenient: the load generator mints its own response_urls; only arrival times are kept.
   const slack = await startSlackStandIn({ strict: false, keepBodies: false });
   let cloudRequests = 0;
-  const sandbox = await startSandbox({ reads: READS, port: 0, apiKey: BENCH_CLOUD_API_KEY, delayMs: 0, onRequest: () => void cloudRequests++ });
+  const seed = defaultSeed();
+  const sandbox = await startSandbox({
+    reads: READS,
+    port: 0,
+    apiKey: BENCH_CLOUD_API_KEY,
+    delayMs: 0,
+    seed: withServers(seed, ACCOUNT_SERVERS),
+    onRequest: () => void cloudRequests++,
+  });
   const scratchDir = mkdtempSync(join(tmpdir(), 'vs-chatops-bench-'));
   return {
     slack,
     sandbox,
+    servers: ACCOUNT_SERVERS,
+    seededServers: seed.servers.length,
     scratchDir,
     cloudRequests: () => cloudRequests,
     async close() {

@@ -56,6 +56,7 @@ describe('npm run bench -- --smoke', () => {
     'slowClient',
     'unfurls',
     'serverCard',
+    'names',
     'appHome',
     'approvalClicks',
     'steps',
