@@ -99,7 +99,7 @@ export function diffServers(input: DiffInput): ServerDiff {
     kind: NoticeKind,
     event: WatchEvent | 'always',
     state: string,
-    stamp: number,
+    stamp: number | null,
     from?: Power,
   ): void => {
     if (baseline) return;
@@ -112,7 +112,7 @@ export function diffServers(input: DiffInput): ServerDiff {
         event,
         state,
         ...(from === undefined ? {} : { from }),
-        key: `watch:${channelId}:${server.serverId}:${kind}:${stamp}`,
+        key: stamp === null ? `watch:${channelId}:${server.serverId}:${kind}` : `watch:${channelId}:${server.serverId}:${kind}:${stamp}`,
       });
     }
   };
@@ -151,7 +151,8 @@ export function diffServers(input: DiffInput): ServerDiff {
   for (const prior of input.before) {
     if (present.has(prior.serverId)) continue;
     gone.push(prior.serverId);
-    tell(prior, 'gone', 'always', 'gone', nowMs);
+    // A server's id is never given to another: its disappearance is told once, whichever instance sees it.
+    tell(prior, 'gone', 'always', 'gone', null);
   }
 
   return { seen, gone, notices };

@@ -103,7 +103,7 @@ describe('watch diff', () => {
     poll([server(42), server(7)], T0);
     const gone = poll([server(7)], T0 + MIN);
     expect(gone.gone).toEqual([42]);
-    expect(gone.notices.map((n) => [n.channelId, n.kind, n.event])).toEqual([['C1', 'gone', 'always']]);
+    expect(gone.notices.map((n) => [n.channelId, n.kind, n.event, n.key])).toEqual([['C1', 'gone', 'always', 'watch:C1:42:gone']]);
     expect(poll([server(7)], T0 + 2 * MIN).notices).toEqual([]);
   });
 

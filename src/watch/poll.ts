@@ -1,0 +1,115 @@
+import type { Logger } from '../log';
+import type { Leases, Watches } from '../store';
+import { diffServers, type Notice, type ServerReading } from './diff';
+
+// The watch's poll (docs/product.md, Watches: the bot speaks first): one instance at a time, the one holding the
+// lease, reads the account's server list (every page, whatever the number of watches), works out what changed
+// (diff.ts) and tells the Slack side through a port (WatchTeller: no Slack here). Each notification's key is claimed
+// in the store before it is told, so that an instance taking over from one that died mid-poll never tells it twice;
+// what was seen is saved after the telling, so that such an instance works the same change out again.
+
+/** The server list as the cloud client reads it (cloud.listServers), one page at a time. */
+export interface WatchReads {
+  listServers(page: { page: number; perPage: number }): Promise<readonly ServerListItem[]>;
+}
+
+/** One server of the list: the fields a watch looks at (the cloud's record has more). */
+export interface ServerListItem {
+  readonly id: number;
+  readonly label?: string | null;
+  readonly booted?: boolean | null;
+  readonly suspended?: boolean | null;
+  readonly recovery_mode?: boolean | null;
+  readonly locked?: boolean | null;
+  readonly updated_at?: Date | string | null;
+}
+
+/** What the Slack side does with a notification: given by the composition root. */
+export interface WatchTeller {
+  /** Posts the notice in its channel: false when Slack would not (it is given back, and tried again never: it is logged). */
+  tell(notice: Notice): Promise<boolean>;
+}
+
+export interface WatchPollDeps {
+  reads: WatchReads;
+  store: { watches: Watches; leases: Pick<Leases, 'take'> };
+  teller: WatchTeller;
+  settings: {
+    /** VS_WATCH_LOCK_MIN in ms. */
+    lockMs: number;
+    /** How long this instance's lease lasts past a round: a dead poller is replaced after that. */
+    leaseMs: number;
+  };
+  /** Names this instance in the lease. */
+  owner: string;
+  now: () => number;
+  logger: Logger;
+  /** Hears of each notice told (the metric vs_chatops_watch_notifications_total{event}) and of each round's length. */
+  onTold?: (notice: Notice) => void;
+  onPolled?: (seconds: number) => void;
+}
+
+export interface WatchPoll {
+  /** One round: nothing unless this instance holds the lease; else the list read, the diff told, what was seen saved. */
+  round(): Promise<'polled' | 'not_leading'>;
+}
+
+/** The lease's name in the store's leases. */
+export const WATCH_LEASE = 'watch_poll';
+/** Servers per page of the list (the API's most). */
+export const SERVERS_PER_PAGE = 100;
+
+function stampOf(value: Date | string | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
+  const { reads, store, teller, settings, owner, now, onTold, onPolled } = deps;
+  const log = deps.logger.child({ component: 'watch' });
+
+  async function readAll(): Promise<ServerReading[]> {
+    const servers: ServerReading[] = [];
+    for (let page = 1; ; page += 1) {
+      const items = await reads.listServers({ page, perPage: SERVERS_PER_PAGE });
+      for (const item of items) {
+        servers.push({
+          id: item.id,
+          label: item.label ?? null,
+          booted: item.booted ?? null,
+          suspended: item.suspended ?? null,
+          recovery_mode: item.recovery_mode ?? null,
+          locked: item.locked ?? null,
+          updatedAtMs: stampOf(item.updated_at),
+        });
+      }
+      if (items.length < SERVERS_PER_PAGE) return servers;
+    }
+  }
+
+  return {
+    async round() {
+      const startedMs = now();
+      if (!(await store.leases.take(WATCH_LEASE, owner, startedMs, settings.leaseMs))) return 'not_leading';
+      const watches = await store.watches.all();
+      const before = await store.watches.servers();
+      const servers = await readAll();
+      const diff = diffServers({ before, now: servers, watches, baseline: before.length === 0, nowMs: now(), lockMs: settings.lockMs });
+      for (const notice of diff.notices) {
+        if (!(await store.watches.claimNotice(notice.key, now()))) continue;
+        let told = false;
+        try {
+          told = await teller.tell(notice);
+        } catch (error) {
+          log.warn('a watch notification could not be posted', { channel: notice.channelId, vs_id: notice.serverId, kind: notice.kind, error });
+        }
+        if (told) onTold?.(notice);
+        else await store.watches.releaseNotice(notice.key);
+      }
+      await store.watches.saveServers(diff.seen, diff.gone);
+      onPolled?.((now() - startedMs) / 1000);
+      return 'polled';
+    },
+  };
+}

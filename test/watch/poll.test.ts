@@ -1,0 +1,165 @@
+import type { ServerResponse } from 'node:http';
+import { createCloudClient } from '../../src/cloud/client';
+import type { CloudClient } from '../../src/cloud/client.types';
+import { createLogger } from '../../src/log';
+import type { Store } from '../../src/store';
+import { openSqliteStore } from '../../src/store/sqlite';
+import type { Notice } from '../../src/watch/diff';
+import { createWatchPoll, SERVERS_PER_PAGE, WATCH_LEASE, type WatchPoll } from '../../src/watch/poll';
+import { reply, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
+
+// The watch's poll (docs/product.md, Watches: the bot speaks first): through the real cloud client over HTTP to a
+// scripted cloud on loopback serving the account's server list (the network edge), on a real SQLite store; the Slack
+// side is the port the poll is given (WatchTeller), collected here. The clock is the test's.
+
+const T0 = Date.parse('2026-12-06T09:00:00Z');
+const MIN = 60_000;
+
+interface Listed {
+  id: number;
+  label: string;
+  booted: boolean;
+  locked?: boolean;
+  updated_at?: string;
+}
+
+let cloud: CloudFaultServer;
+let client: CloudClient;
+let servers: Listed[] = [];
+beforeAll(async () => {
+  cloud = await startCloudFaultServer({
+    handler: (req: RecordedRequest, res: ServerResponse) => {
+      const url = new URL(req.url, 'http://cloud');
+      const match = /^\/virtual_machines(?:\/page\/(\d+))?\.json$/.exec(url.pathname);
+      if (!match) return reply(res, 404, '{"errors":["Resource not found"]}');
+      const page = Number(match[1] ?? 1);
+      const perPage = Number(url.searchParams.get('per_page') ?? 10);
+      const items = servers
+        .slice((page - 1) * perPage, page * perPage)
+        .map((s) => ({ virtual_machine: { suspended: false, recovery_mode: false, locked: false, ...s } }));
+      reply(res, 200, JSON.stringify(items), { 'content-type': 'application/json' });
+    },
+  });
+  client = createCloudClient({
+    url: cloud.url,
+    accountId: 'a',
+    apiKey: 'k',
+    format: 'json',
+    timeoutMs: 5000,
+    maxConnections: 4,
+    changeConnections: 1,
+    connectionWaitMs: 2000,
+  });
+});
+afterAll(async () => {
+  await client.close();
+  await cloud.close();
+});
+
+let store: Store;
+let clock: number;
+let told: Notice[];
+beforeEach(() => {
+  store = openSqliteStore(':memory:');
+  clock = T0;
+  told = [];
+  servers = [];
+  cloud.requests.length = 0;
+});
+afterEach(async () => {
+  await store.close();
+});
+
+function pollOf(owner: string, tell: (n: Notice) => Promise<boolean> = (n) => (told.push(n), Promise.resolve(true))): WatchPoll {
+  return createWatchPoll({
+    reads: client,
+    store,
+    teller: { tell },
+    settings: { lockMs: 10 * MIN, leaseMs: 3 * MIN },
+    owner,
+    now: () => clock,
+    logger: createLogger({ write: () => undefined }),
+  });
+}
+
+async function watch(channelId: string, serverId: number): Promise<void> {
+  await store.watches.add({ channelId, serverId, events: ['power', 'lock', 'failures'], createdBy: 'U1', createdAtMs: T0, snoozedUntilMs: null }, 10);
+}
+
+describe('the watch poll', () => {
+  test('the first round is a baseline; a server powered off is told once, to the channel watching it', async () => {
+    await watch('C1', 42);
+    servers = [
+      { id: 42, label: 'web-1', booted: true },
+      { id: 43, label: 'db-1', booted: true },
+    ];
+    const poll = pollOf('i1');
+    expect(await poll.round()).toBe('polled');
+    expect(told).toEqual([]);
+
+    clock += MIN;
+    servers = [
+      { id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' },
+      { id: 43, label: 'db-1', booted: false },
+    ];
+    await poll.round();
+    expect(told.map((n) => [n.channelId, n.serverId, n.kind, n.from])).toEqual([['C1', 42, 'power_off', 'on']]);
+
+    clock += MIN;
+    await poll.round();
+    expect(told).toHaveLength(1);
+    expect((await store.watches.servers()).find((s) => s.serverId === 42)?.power).toBe('off');
+  });
+
+  test('reads every page of the list, one request a page, whatever the number of watches', async () => {
+    await watch('C1', 250);
+    servers = Array.from({ length: 250 }, (_, i) => ({ id: i + 1, label: `vs-${i + 1}`, booted: true }));
+    await pollOf('i1').round();
+    expect(cloud.requests.map((r) => r.url)).toEqual([
+      `/virtual_machines.json?per_page=${SERVERS_PER_PAGE}`,
+      `/virtual_machines/page/2.json?per_page=${SERVERS_PER_PAGE}`,
+      `/virtual_machines/page/3.json?per_page=${SERVERS_PER_PAGE}`,
+    ]);
+    expect(await store.watches.servers()).toHaveLength(250);
+  });
+
+  test('one instance at a time: another polls nothing while the lease is held, and takes over once it expires', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    await pollOf('i1').round();
+    cloud.requests.length = 0;
+    const other = pollOf('i2');
+    expect(await other.round()).toBe('not_leading');
+    expect(cloud.requests).toEqual([]);
+
+    clock += 3 * MIN + 1;
+    servers = [{ id: 42, label: 'web-1', booted: false }];
+    expect(await other.round()).toBe('polled');
+    expect(told.map((n) => n.kind)).toEqual(['power_off']);
+    expect(await store.leases.take(WATCH_LEASE, 'i1', clock, MIN)).toBe(false);
+  });
+
+  test('a notice already claimed (an instance that died after telling it) is not told again', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    await pollOf('i1').round();
+    clock += MIN;
+    servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
+    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock)).toBe(true);
+    await pollOf('i1').round();
+    expect(told).toEqual([]);
+  });
+
+  test('a notice Slack would not take is given back (the key is free again) and the round goes on', async () => {
+    await watch('C1', 42);
+    await watch('C2', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const poll = pollOf('i1', (n) => (n.channelId === 'C1' ? Promise.reject(new Error('channel_not_found')) : (told.push(n), Promise.resolve(true))));
+    await poll.round();
+    clock += MIN;
+    servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
+    await poll.round();
+    expect(told.map((n) => n.channelId)).toEqual(['C2']);
+    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock)).toBe(true);
+  });
+});
