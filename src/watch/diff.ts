@@ -1,4 +1,4 @@
-import { EVERY_SERVER, type Power, type ServerSeen, type Watch, type WatchEvent } from '../store/watches';
+import { EVERY_SERVER, type PollSeen, type Power, type ServerSeen, type Watch, type WatchEvent } from '../store/watches';
 
 // What the watch tells (docs/product.md, Watches: the bot speaks first), worked out from what the poll last saw, what
 // it sees now and the channels' watches, with no I/O: the poll (one instance at a time, under a lease) reads the
@@ -19,7 +19,18 @@ export interface ServerReading {
 }
 
 /** What happened to a server, as told (and as held by quiet hours). */
-export type NoticeKind = 'power_on' | 'power_off' | 'power_suspended' | 'power_recovery' | 'lock_long' | 'lock_end' | 'gone';
+export type NoticeKind =
+  | 'power_on'
+  | 'power_off'
+  | 'power_suspended'
+  | 'power_recovery'
+  | 'lock_long'
+  | 'lock_end'
+  | 'gone'
+  | 'failed'
+  /** The account could not be read for VS_WATCH_BLIND_MIN minutes (serverId EVERY_SERVER), and then could again. */
+  | 'blind'
+  | 'sees_again';
 
 /** One notification for one channel. */
 export interface Notice {
@@ -33,6 +44,8 @@ export interface Notice {
   state: string;
   /** From which power state (power notices only): `off → on`. */
   from?: Power;
+  /** The failed transaction (failure notices only): its id and action, for the words. */
+  transaction?: { id: number; action: string };
   /** Posted once across instances: the same change gives the same key, whoever reads it. */
   key: string;
 }
@@ -156,4 +169,111 @@ export function diffServers(input: DiffInput): ServerDiff {
   }
 
   return { seen, gone, notices };
+}
+
+/** One transaction of the account's list: the fields a watch looks at. */
+export interface TransactionReading {
+  id: number;
+  action: string;
+  status: string;
+  parent_type?: string | null;
+  parent_id?: number | null;
+  associated_object_type?: string | null;
+  associated_object_id?: number | null;
+}
+
+const ENDED: ReadonlySet<string> = new Set(['complete', 'failed', 'cancelled']);
+
+/** The server a transaction runs on or concerns (newer clouds name it for a disk's transactions too); null: none. */
+export function serverOfTransaction(t: TransactionReading): number | null {
+  if (t.parent_type === 'VirtualMachine' && typeof t.parent_id === 'number') return t.parent_id;
+  if (t.associated_object_type === 'VirtualMachine' && typeof t.associated_object_id === 'number') return t.associated_object_id;
+  return null;
+}
+
+export interface TransactionsInput {
+  /** What the poll last saw of the account (txCursor null: this read is the baseline). */
+  before: PollSeen;
+  /** The account's transactions read now, newer than the cursor (any order; older ones are ignored). */
+  now: readonly TransactionReading[];
+  watches: readonly Watch[];
+  /** Servers' labels, by id, for the words. */
+  labels: ReadonlyMap<number, string | null>;
+  nowMs: number;
+}
+
+/**
+ * Failed transactions, whoever started them, each told once: one that had ended when first seen is never looked at
+ * again; one still running is kept open, and told if it fails. The baseline tells nothing (what failed before the
+ * watch is not news) but keeps the running ones open.
+ */
+export function diffTransactions(input: TransactionsInput): { seen: PollSeen; notices: Notice[] } {
+  const { before, watches, labels, nowMs } = input;
+  const baseline = before.txCursor === null;
+  const cursor = before.txCursor ?? 0;
+  const open = new Set(before.txOpen);
+  const notices: Notice[] = [];
+  let max = before.txMax ?? cursor;
+  const stillOpen = new Set<number>();
+  for (const t of input.now) {
+    if (t.id <= cursor) continue;
+    const fresh = t.id > (before.txMax ?? cursor) || open.has(t.id);
+    if (t.id > max) max = t.id;
+    if (!fresh) continue;
+    if (!ENDED.has(t.status)) {
+      stillOpen.add(t.id);
+      continue;
+    }
+    if (baseline || t.status !== 'failed') continue;
+    const serverId = serverOfTransaction(t);
+    if (serverId === null) continue;
+    for (const channelId of channelsFor(watches, serverId, 'failures', nowMs)) {
+      notices.push({
+        channelId,
+        serverId,
+        label: labels.get(serverId) ?? null,
+        kind: 'failed',
+        event: 'failures',
+        state: 'failed',
+        transaction: { id: t.id, action: t.action },
+        key: `watch:${channelId}:${serverId}:failed:${t.id}`,
+      });
+    }
+  }
+  // Open ones not read this time (beyond the pages read) stay open.
+  for (const id of open) if (!input.now.some((t) => t.id === id)) stillOpen.add(id);
+  const txOpen = [...stillOpen].sort((a, b) => a - b);
+  const first = txOpen[0];
+  const txCursor = first === undefined ? max : Math.min(max, first - 1);
+  return { seen: { ...before, txCursor, txMax: max, txOpen }, notices };
+}
+
+/**
+ * Blindness: the account could not be read (`readable` false) for `blindMs` → one notice to each watching channel;
+ * readable again after that → one more. Shorter blindness is never told.
+ */
+export function diffBlind(input: { before: PollSeen; readable: boolean; watches: readonly Watch[]; nowMs: number; blindMs: number }): {
+  seen: PollSeen;
+  notices: Notice[];
+} {
+  const { before, readable, watches, nowMs, blindMs } = input;
+  const channels = [...new Set(watches.map((w) => w.channelId))].sort();
+  const noticesOf = (kind: 'blind' | 'sees_again', since: number): Notice[] =>
+    channels.map((channelId) => ({
+      channelId,
+      serverId: EVERY_SERVER,
+      label: null,
+      kind,
+      event: 'always',
+      state: kind === 'blind' ? 'unreadable' : 'readable',
+      key: `watch:${channelId}:${kind}:${since}`,
+    }));
+  if (readable) {
+    if (before.blindSinceMs === null) return { seen: before, notices: [] };
+    const notices = before.blindTold ? noticesOf('sees_again', before.blindSinceMs) : [];
+    return { seen: { ...before, blindSinceMs: null, blindTold: false }, notices };
+  }
+  const since = before.blindSinceMs ?? nowMs;
+  if (!before.blindTold && nowMs - since >= blindMs) return { seen: { ...before, blindSinceMs: since, blindTold: true }, notices: noticesOf('blind', since) };
+  return { seen: { ...before, blindSinceMs: since }, notices: [] };
 }

@@ -1,6 +1,6 @@
-import type { ServerSeen, Watch } from '../../src/store/watches';
+import type { PollSeen, ServerSeen, Watch } from '../../src/store/watches';
 import { EVERY_SERVER } from '../../src/store/watches';
-import { diffServers, powerOf, type DiffInput, type ServerReading } from '../../src/watch/diff';
+import { diffBlind, diffServers, diffTransactions, powerOf, serverOfTransaction, type DiffInput, type ServerReading } from '../../src/watch/diff';
 
 // The watch's decisions (docs/product.md, Watches: the bot speaks first), one situation at a time: what the poll last
 // saw, what it reads now and the channels' watches give what is saved and what is told. The clock is the `nowMs` each
@@ -117,5 +117,95 @@ describe('watch diff', () => {
     const kb = b([server(42, { booted: false, updatedAtMs: changed })], T0 + MIN + 5000).notices[0]?.key;
     expect(ka).toBe(`watch:C1:42:power_off:${changed}`);
     expect(kb).toBe(ka);
+  });
+});
+
+describe('watch diff: failures and blindness', () => {
+  const NEVER: PollSeen = { txCursor: null, txMax: null, txOpen: [], blindSinceMs: null, blindTold: false };
+  const tx = (id: number, status: string, serverId = 42, action = 'reboot_virtual_machine') => ({
+    id,
+    action,
+    status,
+    parent_type: 'VirtualMachine',
+    parent_id: serverId,
+  });
+  const labels = new Map([[42, 'web-42']]);
+
+  test('the baseline tells no failure but keeps running transactions open; a failure after it is told once, whoever started it', () => {
+    const watches = [watch('C1', 42, ['failures']), watch('C2', 42, ['power'])];
+    const first = diffTransactions({ before: NEVER, now: [tx(10, 'failed'), tx(11, 'running'), tx(12, 'complete')], watches, labels, nowMs: T0 });
+    expect(first.notices).toEqual([]);
+    expect(first.seen).toMatchObject({ txCursor: 10, txMax: 12, txOpen: [11] });
+
+    const second = diffTransactions({
+      before: first.seen,
+      now: [tx(11, 'failed'), tx(12, 'complete'), tx(13, 'failed', 42, 'stop_virtual_machine'), tx(14, 'failed', 7)],
+      watches,
+      labels,
+      nowMs: T0 + MIN,
+    });
+    expect(second.notices).toEqual([
+      {
+        channelId: 'C1',
+        serverId: 42,
+        label: 'web-42',
+        kind: 'failed',
+        event: 'failures',
+        state: 'failed',
+        transaction: { id: 11, action: 'reboot_virtual_machine' },
+        key: 'watch:C1:42:failed:11',
+      },
+      {
+        channelId: 'C1',
+        serverId: 42,
+        label: 'web-42',
+        kind: 'failed',
+        event: 'failures',
+        state: 'failed',
+        transaction: { id: 13, action: 'stop_virtual_machine' },
+        key: 'watch:C1:42:failed:13',
+      },
+    ]);
+    expect(second.seen).toMatchObject({ txCursor: 14, txMax: 14, txOpen: [] });
+    expect(diffTransactions({ before: second.seen, now: [tx(13, 'failed'), tx(14, 'failed', 7)], watches, labels, nowMs: T0 + 2 * MIN }).notices).toEqual([]);
+  });
+
+  test("a disk's transaction is the server's when the cloud names the server it concerns", () => {
+    expect(
+      serverOfTransaction({
+        id: 1,
+        action: 'format_disk',
+        status: 'failed',
+        parent_type: 'Disk',
+        parent_id: 7,
+        associated_object_type: 'VirtualMachine',
+        associated_object_id: 42,
+      }),
+    ).toBe(42);
+    expect(serverOfTransaction({ id: 1, action: 'format_disk', status: 'failed', parent_type: 'Disk', parent_id: 7 })).toBeNull();
+  });
+
+  test('blind for the blind minutes: told once to each watching channel, and once when it sees again; a short blindness never', () => {
+    const watches = [watch('C1', 42), watch('C1', 7), watch('C2', EVERY_SERVER, ['failures'])];
+    const blindMs = 5 * MIN;
+    let seen: PollSeen = { ...NEVER, txCursor: 1, txMax: 1 };
+    const step = (readable: boolean, nowMs: number) => {
+      const d = diffBlind({ before: seen, readable, watches, nowMs, blindMs });
+      seen = d.seen;
+      return d.notices.map((n) => [n.channelId, n.kind, n.key]);
+    };
+    expect(step(false, T0)).toEqual([]);
+    expect(step(true, T0 + MIN)).toEqual([]);
+    expect(step(false, T0 + 2 * MIN)).toEqual([]);
+    expect(step(false, T0 + 7 * MIN)).toEqual([
+      ['C1', 'blind', `watch:C1:blind:${T0 + 2 * MIN}`],
+      ['C2', 'blind', `watch:C2:blind:${T0 + 2 * MIN}`],
+    ]);
+    expect(step(false, T0 + 8 * MIN)).toEqual([]);
+    expect(step(true, T0 + 9 * MIN)).toEqual([
+      ['C1', 'sees_again', `watch:C1:sees_again:${T0 + 2 * MIN}`],
+      ['C2', 'sees_again', `watch:C2:sees_again:${T0 + 2 * MIN}`],
+    ]);
+    expect(seen).toMatchObject({ blindSinceMs: null, blindTold: false });
   });
 });
