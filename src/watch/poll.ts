@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { Leases, Watches } from '../store';
-import { diffServers, type Notice, type ServerReading } from './diff';
+import { diffBlind, diffServers, diffTransactions, type Notice, type ServerReading, type TransactionReading } from './diff';
 
 // The watch's poll (docs/product.md, Watches: the bot speaks first): one instance at a time, the one holding the
 // lease, reads the account's server list (every page, whatever the number of watches), works out what changed
@@ -11,6 +11,8 @@ import { diffServers, type Notice, type ServerReading } from './diff';
 /** The server list as the cloud client reads it (cloud.listServers), one page at a time. */
 export interface WatchReads {
   listServers(page: { page: number; perPage: number }): Promise<readonly ServerListItem[]>;
+  /** The account's transactions, newest first (cloud.listAccountTransactions). */
+  listAccountTransactions(page: { page: number; perPage: number }): Promise<readonly TransactionReading[]>;
 }
 
 /** One server of the list: the fields a watch looks at (the cloud's record has more). */
@@ -37,6 +39,8 @@ export interface WatchPollDeps {
   settings: {
     /** VS_WATCH_LOCK_MIN in ms. */
     lockMs: number;
+    /** VS_WATCH_BLIND_MIN in ms. */
+    blindMs: number;
     /** How long this instance's lease lasts past a round: a dead poller is replaced after that. */
     leaseMs: number;
   };
@@ -56,8 +60,10 @@ export interface WatchPoll {
 
 /** The lease's name in the store's leases. */
 export const WATCH_LEASE = 'watch_poll';
-/** Servers per page of the list (the API's most). */
+/** Servers (and transactions) per page of a list (the API's most). */
 export const SERVERS_PER_PAGE = 100;
+/** Pages of transactions read at most in one round: older ones beyond them (more than 1,000 in one interval) are not looked at. */
+export const MAX_TRANSACTION_PAGES = 10;
 
 function stampOf(value: Date | string | null | undefined): number | null {
   if (value === null || value === undefined) return null;
@@ -88,26 +94,59 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
     }
   }
 
+  /** The transactions newer than the cursor, newest first; the baseline reads the newest page only. */
+  async function readTransactions(cursor: number | null): Promise<TransactionReading[]> {
+    const read: TransactionReading[] = [];
+    for (let page = 1; page <= MAX_TRANSACTION_PAGES; page += 1) {
+      const items = await reads.listAccountTransactions({ page, perPage: SERVERS_PER_PAGE });
+      read.push(...items);
+      if (cursor === null || items.length < SERVERS_PER_PAGE || items.some((t) => t.id <= cursor)) break;
+    }
+    return read;
+  }
+
+  async function tellAll(notices: readonly Notice[]): Promise<void> {
+    for (const notice of notices) {
+      if (!(await store.watches.claimNotice(notice.key, now()))) continue;
+      let told = false;
+      try {
+        told = await teller.tell(notice);
+      } catch (error) {
+        log.warn('a watch notification could not be posted', { channel: notice.channelId, vs_id: notice.serverId, kind: notice.kind, error });
+      }
+      if (told) onTold?.(notice);
+      else await store.watches.releaseNotice(notice.key);
+    }
+  }
+
   return {
     async round() {
       const startedMs = now();
       if (!(await store.leases.take(WATCH_LEASE, owner, startedMs, settings.leaseMs))) return 'not_leading';
       const watches = await store.watches.all();
       const before = await store.watches.servers();
-      const servers = await readAll();
-      const diff = diffServers({ before, now: servers, watches, baseline: before.length === 0, nowMs: now(), lockMs: settings.lockMs });
-      for (const notice of diff.notices) {
-        if (!(await store.watches.claimNotice(notice.key, now()))) continue;
-        let told = false;
-        try {
-          told = await teller.tell(notice);
-        } catch (error) {
-          log.warn('a watch notification could not be posted', { channel: notice.channelId, vs_id: notice.serverId, kind: notice.kind, error });
-        }
-        if (told) onTold?.(notice);
-        else await store.watches.releaseNotice(notice.key);
+      const pollBefore = await store.watches.poll();
+      let servers: ServerReading[];
+      let transactions: TransactionReading[];
+      try {
+        servers = await readAll();
+        transactions = await readTransactions(pollBefore.txCursor);
+      } catch (error) {
+        // The cloud could not be read: nothing is known of the servers; blindness is told once it lasts.
+        log.warn('the watch could not read the cloud', { error });
+        const blind = diffBlind({ before: pollBefore, readable: false, watches, nowMs: now(), blindMs: settings.blindMs });
+        await tellAll(blind.notices);
+        await store.watches.savePoll(blind.seen);
+        onPolled?.((now() - startedMs) / 1000);
+        return 'polled';
       }
+      const sight = diffBlind({ before: pollBefore, readable: true, watches, nowMs: now(), blindMs: settings.blindMs });
+      const diff = diffServers({ before, now: servers, watches, baseline: before.length === 0, nowMs: now(), lockMs: settings.lockMs });
+      const labels = new Map(servers.map((server) => [server.id, server.label ?? null]));
+      const failures = diffTransactions({ before: sight.seen, now: transactions, watches, labels, nowMs: now() });
+      await tellAll([...sight.notices, ...diff.notices, ...failures.notices]);
       await store.watches.saveServers(diff.seen, diff.gone);
+      await store.watches.savePoll(failures.seen);
       onPolled?.((now() - startedMs) / 1000);
       return 'polled';
     },

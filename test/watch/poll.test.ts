@@ -26,14 +26,23 @@ interface Listed {
 let cloud: CloudFaultServer;
 let client: CloudClient;
 let servers: Listed[] = [];
+let transactions: { id: number; action: string; status: string; parent_type: string; parent_id: number }[] = [];
+let down = false;
 beforeAll(async () => {
   cloud = await startCloudFaultServer({
     handler: (req: RecordedRequest, res: ServerResponse) => {
       const url = new URL(req.url, 'http://cloud');
+      if (down) return reply(res, 500, '{"errors":["Internal error"]}');
+      const perPage = Number(url.searchParams.get('per_page') ?? 10);
+      const txMatch = /^\/transactions(?:\/page\/(\d+))?\.json$/.exec(url.pathname);
+      if (txMatch) {
+        const page = Number(txMatch[1] ?? 1);
+        const newestFirst = [...transactions].sort((a, b) => b.id - a.id).slice((page - 1) * perPage, page * perPage);
+        return reply(res, 200, JSON.stringify(newestFirst.map((t) => ({ transaction: t }))), { 'content-type': 'application/json' });
+      }
       const match = /^\/virtual_machines(?:\/page\/(\d+))?\.json$/.exec(url.pathname);
       if (!match) return reply(res, 404, '{"errors":["Resource not found"]}');
       const page = Number(match[1] ?? 1);
-      const perPage = Number(url.searchParams.get('per_page') ?? 10);
       const items = servers
         .slice((page - 1) * perPage, page * perPage)
         .map((s) => ({ virtual_machine: { suspended: false, recovery_mode: false, locked: false, ...s } }));
@@ -64,6 +73,8 @@ beforeEach(() => {
   clock = T0;
   told = [];
   servers = [];
+  transactions = [];
+  down = false;
   cloud.requests.length = 0;
 });
 afterEach(async () => {
@@ -75,7 +86,7 @@ function pollOf(owner: string, tell: (n: Notice) => Promise<boolean> = (n) => (t
     reads: client,
     store,
     teller: { tell },
-    settings: { lockMs: 10 * MIN, leaseMs: 3 * MIN },
+    settings: { lockMs: 10 * MIN, blindMs: 5 * MIN, leaseMs: 3 * MIN },
     owner,
     now: () => clock,
     logger: createLogger({ write: () => undefined }),
@@ -119,6 +130,7 @@ describe('the watch poll', () => {
       `/virtual_machines.json?per_page=${SERVERS_PER_PAGE}`,
       `/virtual_machines/page/2.json?per_page=${SERVERS_PER_PAGE}`,
       `/virtual_machines/page/3.json?per_page=${SERVERS_PER_PAGE}`,
+      `/transactions.json?per_page=${SERVERS_PER_PAGE}`,
     ]);
     expect(await store.watches.servers()).toHaveLength(250);
   });
@@ -161,5 +173,41 @@ describe('the watch poll', () => {
     await poll.round();
     expect(told.map((n) => n.channelId)).toEqual(['C2']);
     expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock)).toBe(true);
+  });
+
+  test('a failed transaction of a watched server is told once, whoever started it; the baseline tells none', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    transactions = [{ id: 5, action: 'reboot_virtual_machine', status: 'failed', parent_type: 'VirtualMachine', parent_id: 42 }];
+    const poll = pollOf('i1');
+    await poll.round();
+    expect(told).toEqual([]);
+    clock += MIN;
+    transactions.push({ id: 6, action: 'stop_virtual_machine', status: 'failed', parent_type: 'VirtualMachine', parent_id: 42 });
+    await poll.round();
+    clock += MIN;
+    await poll.round();
+    expect(told.map((n) => [n.kind, n.transaction])).toEqual([['failed', { id: 6, action: 'stop_virtual_machine' }]]);
+    expect(cloud.requests.filter((r) => r.url.startsWith('/transactions')).every((r) => r.url === `/transactions.json?per_page=${SERVERS_PER_PAGE}`)).toBe(
+      true,
+    );
+  });
+
+  test('a cloud that cannot be read for the blind minutes is told once, and once when it can again; what it saw is kept', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const poll = pollOf('i1');
+    await poll.round();
+    down = true;
+    for (let i = 1; i <= 7; i += 1) {
+      clock += MIN;
+      await poll.round();
+    }
+    expect(told.map((n) => n.kind)).toEqual(['blind']);
+    down = false;
+    clock += MIN;
+    await poll.round();
+    expect(told.map((n) => n.kind)).toEqual(['blind', 'sees_again']);
+    expect((await store.watches.servers()).map((s) => s.power)).toEqual(['on']);
   });
 });
