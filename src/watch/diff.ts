@@ -44,6 +44,8 @@ export interface Notice {
   state: string;
   /** From which power state (power notices only): `off → on`. */
   from?: Power;
+  /** Locked since (lock notices only), epoch ms. */
+  sinceMs?: number;
   /** The failed transaction (failure notices only): its id and action, for the words. */
   transaction?: { id: number; action: string };
   /** Posted once across instances: the same change gives the same key, whoever reads it. */
@@ -125,6 +127,7 @@ export function diffServers(input: DiffInput): ServerDiff {
         event,
         state,
         ...(from === undefined ? {} : { from }),
+        ...(kind === 'lock_long' || kind === 'lock_end' ? { sinceMs: stamp ?? nowMs } : {}),
         key: stamp === null ? `watch:${channelId}:${server.serverId}:${kind}` : `watch:${channelId}:${server.serverId}:${kind}:${stamp}`,
       });
     }
