@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import type { Leases, Watches } from '../store';
 import { diffBlind, diffServers, diffTransactions, type Notice, type ServerReading, type TransactionReading } from './diff';
+import { heldByQuietHours, heldNewsOf, isQuiet, summarizeHeld, type QuietSummaryLine } from './quiet';
 
 // The watch's poll (docs/product.md, Watches: the bot speaks first): one instance at a time, the one holding the
 // lease, reads the account's server list (every page, whatever the number of watches), works out what changed
@@ -30,6 +31,8 @@ export interface ServerListItem {
 export interface WatchTeller {
   /** Posts the notice in its channel: false when Slack would not (it is given back, and tried again never: it is logged). */
   tell(notice: Notice): Promise<boolean>;
+  /** Posts the summary of the news quiet hours held, once they ended: false when Slack would not (the news is kept). */
+  summarize(channelId: string, lines: QuietSummaryLine[]): Promise<boolean>;
 }
 
 export interface WatchPollDeps {
@@ -41,6 +44,8 @@ export interface WatchPollDeps {
     lockMs: number;
     /** VS_WATCH_BLIND_MIN in ms. */
     blindMs: number;
+    /** VS_TIMEZONE: the zone of quiet hours. */
+    timeZone: string;
     /** How long this instance's lease lasts past a round: a dead poller is replaced after that. */
     leaseMs: number;
   };
@@ -105,9 +110,35 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
     return read;
   }
 
-  async function tellAll(notices: readonly Notice[]): Promise<void> {
+  /** The channels whose quiet hours are on now. */
+  async function quietChannels(): Promise<Set<string>> {
+    const nowMs = now();
+    return new Set((await store.watches.quiet()).filter((hours) => isQuiet(hours, nowMs, settings.timeZone)).map((hours) => hours.channelId));
+  }
+
+  /** Posts the summary of each channel whose quiet hours ended with news held; kept for the next round if it fails. */
+  async function summarizeEnded(quiet: ReadonlySet<string>): Promise<void> {
+    for (const channelId of await store.watches.holding()) {
+      if (quiet.has(channelId)) continue;
+      const held = await store.watches.takeHeld(channelId);
+      if (held.length === 0) continue;
+      let told = false;
+      try {
+        told = await teller.summarize(channelId, summarizeHeld(held));
+      } catch (error) {
+        log.warn('a quiet hours summary could not be posted', { channel: channelId, error });
+      }
+      if (!told) for (const news of held) await store.watches.hold(news);
+    }
+  }
+
+  async function tellAll(notices: readonly Notice[], quiet: ReadonlySet<string>): Promise<void> {
     for (const notice of notices) {
       if (!(await store.watches.claimNotice(notice.key, now()))) continue;
+      if (quiet.has(notice.channelId) && heldByQuietHours(notice)) {
+        await store.watches.hold(heldNewsOf(notice, now()));
+        continue;
+      }
       let told = false;
       try {
         told = await teller.tell(notice);
@@ -126,6 +157,8 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
       const watches = await store.watches.all();
       const before = await store.watches.servers();
       const pollBefore = await store.watches.poll();
+      const quiet = await quietChannels();
+      await summarizeEnded(quiet);
       let servers: ServerReading[];
       let transactions: TransactionReading[];
       try {
@@ -135,7 +168,7 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
         // The cloud could not be read: nothing is known of the servers; blindness is told once it lasts.
         log.warn('the watch could not read the cloud', { error });
         const blind = diffBlind({ before: pollBefore, readable: false, watches, nowMs: now(), blindMs: settings.blindMs });
-        await tellAll(blind.notices);
+        await tellAll(blind.notices, quiet);
         await store.watches.savePoll(blind.seen);
         onPolled?.((now() - startedMs) / 1000);
         return 'polled';
@@ -144,7 +177,7 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
       const diff = diffServers({ before, now: servers, watches, baseline: before.length === 0, nowMs: now(), lockMs: settings.lockMs });
       const labels = new Map(servers.map((server) => [server.id, server.label ?? null]));
       const failures = diffTransactions({ before: sight.seen, now: transactions, watches, labels, nowMs: now() });
-      await tellAll([...sight.notices, ...diff.notices, ...failures.notices]);
+      await tellAll([...sight.notices, ...diff.notices, ...failures.notices], quiet);
       await store.watches.saveServers(diff.seen, diff.gone);
       await store.watches.savePoll(failures.seen);
       onPolled?.((now() - startedMs) / 1000);

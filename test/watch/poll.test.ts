@@ -5,6 +5,7 @@ import { createLogger } from '../../src/log';
 import type { Store } from '../../src/store';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { Notice } from '../../src/watch/diff';
+import type { QuietSummaryLine } from '../../src/watch/quiet';
 import { createWatchPoll, SERVERS_PER_PAGE, WATCH_LEASE, type WatchPoll } from '../../src/watch/poll';
 import { reply, startCloudFaultServer, type CloudFaultServer, type RecordedRequest } from '../helpers/cloud-fault-server';
 
@@ -68,7 +69,9 @@ afterAll(async () => {
 let store: Store;
 let clock: number;
 let told: Notice[];
+let summaries: [string, QuietSummaryLine[]][];
 beforeEach(() => {
+  summaries = [];
   store = openSqliteStore(':memory:');
   clock = T0;
   told = [];
@@ -85,8 +88,8 @@ function pollOf(owner: string, tell: (n: Notice) => Promise<boolean> = (n) => (t
   return createWatchPoll({
     reads: client,
     store,
-    teller: { tell },
-    settings: { lockMs: 10 * MIN, blindMs: 5 * MIN, leaseMs: 3 * MIN },
+    teller: { tell, summarize: (channelId, lines) => (summaries.push([channelId, lines]), Promise.resolve(true)) },
+    settings: { lockMs: 10 * MIN, blindMs: 5 * MIN, leaseMs: 3 * MIN, timeZone: 'UTC' },
     owner,
     now: () => clock,
     logger: createLogger({ write: () => undefined }),
@@ -209,5 +212,46 @@ describe('the watch poll', () => {
     await poll.round();
     expect(told.map((n) => n.kind)).toEqual(['blind', 'sees_again']);
     expect((await store.watches.servers()).map((s) => s.power)).toEqual(['on']);
+  });
+
+  test('quiet hours hold power news and post one summary when they end; failures pass them', async () => {
+    await watch('C1', 42);
+    await store.watches.setQuiet('C1', { startMin: 9 * 60, endMin: 9 * 60 + 30 });
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const poll = pollOf('i1');
+    await poll.round();
+    for (const booted of [false, true, false, true]) {
+      clock += MIN;
+      servers = [{ id: 42, label: 'web-1', booted, updated_at: new Date(clock).toISOString() }];
+      await poll.round();
+    }
+    expect(told.map((n) => n.kind)).toEqual([]);
+    clock += MIN;
+    transactions.push({ id: 9, action: 'stop_virtual_machine', status: 'failed', parent_type: 'VirtualMachine', parent_id: 42 });
+    await poll.round();
+    expect(told.map((n) => n.kind)).toEqual(['failed']);
+    expect(summaries).toEqual([]);
+
+    clock = T0 + 30 * MIN;
+    await poll.round();
+    expect(summaries).toEqual([
+      [
+        'C1',
+        [
+          {
+            serverId: 42,
+            label: 'web-1',
+            kinds: [
+              { kind: 'power_off', times: 2 },
+              { kind: 'power_on', times: 2 },
+            ],
+            lastState: 'on',
+          },
+        ],
+      ],
+    ]);
+    clock += MIN;
+    await poll.round();
+    expect(summaries).toHaveLength(1);
   });
 });
