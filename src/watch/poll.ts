@@ -1,3 +1,6 @@
+import { NAMES_PER_PAGE, readAllServers, type ListServers } from '../cloud/names';
+import type { Frozen } from '../cloud/reads';
+import type { Server } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { Leases, Watches } from '../store';
 import { diffBlind, diffServers, diffTransactions, type Notice, type ServerReading, type TransactionReading } from './diff';
@@ -9,22 +12,11 @@ import { heldByQuietHours, heldNewsOf, isQuiet, summarizeHeld, type QuietSummary
 // in the store before it is told, so that an instance taking over from one that died mid-poll never tells it twice;
 // what was seen is saved after the telling, so that such an instance works the same change out again.
 
-/** The server list as the cloud client reads it (cloud.listServers), one page at a time. */
+/** The server list as the cloud client reads it (cloud.listServers, the name index's read), one page at a time. */
 export interface WatchReads {
-  listServers(page: { page: number; perPage: number }): Promise<readonly ServerListItem[]>;
+  listServers: ListServers;
   /** The account's transactions, newest first (cloud.listAccountTransactions). */
   listAccountTransactions(page: { page: number; perPage: number }): Promise<readonly TransactionReading[]>;
-}
-
-/** One server of the list: the fields a watch looks at (the cloud's record has more). */
-export interface ServerListItem {
-  readonly id: number;
-  readonly label?: string | null;
-  readonly booted?: boolean | null;
-  readonly suspended?: boolean | null;
-  readonly recovery_mode?: boolean | null;
-  readonly locked?: boolean | null;
-  readonly updated_at?: Date | string | null;
 }
 
 /** What the Slack side does with a notification: given by the composition root. */
@@ -56,6 +48,8 @@ export interface WatchPollDeps {
   /** Hears of each notice told (the metric vs_chatops_watch_notifications_total{event}) and of each round's length. */
   onTold?: (notice: Notice) => void;
   onPolled?: (seconds: number) => void;
+  /** Hears of each whole server list read (the name index takes it: one list read for both). */
+  onList?: (servers: readonly Frozen<Server>[]) => void;
 }
 
 export interface WatchPoll {
@@ -77,26 +71,22 @@ function stampOf(value: Date | string | null | undefined): number | null {
 }
 
 export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
-  const { reads, store, teller, settings, owner, now, onTold, onPolled } = deps;
+  const { reads, store, teller, settings, owner, now, onTold, onPolled, onList } = deps;
   const log = deps.logger.child({ component: 'watch' });
 
+  /** Every page of the list, as the name index reads it (an older cloud's whole list at once ends it). */
   async function readAll(): Promise<ServerReading[]> {
-    const servers: ServerReading[] = [];
-    for (let page = 1; ; page += 1) {
-      const items = await reads.listServers({ page, perPage: SERVERS_PER_PAGE });
-      for (const item of items) {
-        servers.push({
-          id: item.id,
-          label: item.label ?? null,
-          booted: item.booted ?? null,
-          suspended: item.suspended ?? null,
-          recovery_mode: item.recovery_mode ?? null,
-          locked: item.locked ?? null,
-          updatedAtMs: stampOf(item.updated_at),
-        });
-      }
-      if (items.length < SERVERS_PER_PAGE) return servers;
-    }
+    const listed = await readAllServers(reads.listServers, NAMES_PER_PAGE);
+    onList?.(listed);
+    return listed.map((item) => ({
+      id: item.id,
+      label: item.label ?? null,
+      booted: item.booted ?? null,
+      suspended: item.suspended ?? null,
+      recovery_mode: item.recovery_mode ?? null,
+      locked: item.locked ?? null,
+      updatedAtMs: stampOf(item.updated_at),
+    }));
   }
 
   /** The transactions newer than the cursor, newest first; the baseline reads the newest page only. */

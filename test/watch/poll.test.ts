@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { createCloudClient } from '../../src/cloud/client';
+import { NAMES_PER_PAGE } from '../../src/cloud/names';
 import type { CloudClient } from '../../src/cloud/client.types';
 import { createLogger } from '../../src/log';
 import type { Store } from '../../src/store';
@@ -41,9 +42,9 @@ beforeAll(async () => {
         const newestFirst = [...transactions].sort((a, b) => b.id - a.id).slice((page - 1) * perPage, page * perPage);
         return reply(res, 200, JSON.stringify(newestFirst.map((t) => ({ transaction: t }))), { 'content-type': 'application/json' });
       }
-      const match = /^\/virtual_machines(?:\/page\/(\d+))?\.json$/.exec(url.pathname);
-      if (!match) return reply(res, 404, '{"errors":["Resource not found"]}');
-      const page = Number(match[1] ?? 1);
+      // The list pages by query (`?page=N&per_page=M`), as the name index reads it.
+      if (url.pathname !== '/virtual_machines.json') return reply(res, 404, '{"errors":["Resource not found"]}');
+      const page = Number(url.searchParams.get('page') ?? 1);
       const items = servers
         .slice((page - 1) * perPage, page * perPage)
         .map((s) => ({ virtual_machine: { suspended: false, recovery_mode: false, locked: false, ...s } }));
@@ -130,12 +131,29 @@ describe('the watch poll', () => {
     servers = Array.from({ length: 250 }, (_, i) => ({ id: i + 1, label: `vs-${i + 1}`, booted: true }));
     await pollOf('i1').round();
     expect(cloud.requests.map((r) => r.url)).toEqual([
-      `/virtual_machines.json?per_page=${SERVERS_PER_PAGE}`,
-      `/virtual_machines/page/2.json?per_page=${SERVERS_PER_PAGE}`,
-      `/virtual_machines/page/3.json?per_page=${SERVERS_PER_PAGE}`,
+      `/virtual_machines.json?per_page=${NAMES_PER_PAGE}`,
+      `/virtual_machines.json?page=2&per_page=${NAMES_PER_PAGE}`,
+      `/virtual_machines.json?page=3&per_page=${NAMES_PER_PAGE}`,
       `/transactions.json?per_page=${SERVERS_PER_PAGE}`,
     ]);
     expect(await store.watches.servers()).toHaveLength(250);
+  });
+
+  test('hands each whole list it reads to whoever listens (the name index): one list read for both', async () => {
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const lists: number[][] = [];
+    const poll = createWatchPoll({
+      reads: client,
+      store,
+      teller: { tell: () => Promise.resolve(true), summarize: () => Promise.resolve(true) },
+      settings: { lockMs: 10 * MIN, blindMs: 5 * MIN, leaseMs: 3 * MIN, timeZone: 'UTC' },
+      owner: 'i1',
+      now: () => clock,
+      logger: createLogger({ write: () => undefined }),
+      onList: (listed) => lists.push(listed.map((s) => s.id)),
+    });
+    await poll.round();
+    expect(lists).toEqual([[42]]);
   });
 
   test('one instance at a time: another polls nothing while the lease is held, and takes over once it expires', async () => {
