@@ -107,4 +107,16 @@ export interface Watches {
   claimNotice(key: string, nowMs: number): Promise<boolean>;
   /** Gives a notice key back (its post failed), so that it is tried again. */
   releaseNotice(key: string): Promise<void>;
+
+  /**
+   * The servers a change the bot follows is about, by the channel its message is in: changes still followed, and those
+   * ended at or after `sinceMs` (their news is the follow message's, not the watch's).
+   */
+  following(sinceMs: number): Promise<FollowedServer[]>;
+}
+
+/** A server a change the bot follows (or followed lately) is about, and the channel its message is in. */
+export interface FollowedServer {
+  channelId: string;
+  serverId: number;
 }

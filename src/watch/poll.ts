@@ -40,6 +40,11 @@ export interface WatchPollDeps {
     timeZone: string;
     /** How long this instance's lease lasts past a round: a dead poller is replaced after that. */
     leaseMs: number;
+    /**
+     * A change the bot followed in a channel, ended this long ago or less, is still that channel's news of its server
+     * (its follow message told it): the watch does not tell it twice. About two intervals of the poll.
+     */
+    followedGraceMs: number;
   };
   /** Names this instance in the lease. */
   owner: string;
@@ -122,7 +127,16 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
     }
   }
 
-  async function tellAll(notices: readonly Notice[], quiet: ReadonlySet<string>): Promise<void> {
+  /** The notices a change the bot follows in that channel already tells (its message is the news): left out. */
+  async function notFollowed(notices: readonly Notice[]): Promise<Notice[]> {
+    const told = notices.filter((n) => n.event !== 'always');
+    if (told.length === 0) return [...notices];
+    const following = new Set((await store.watches.following(now() - settings.followedGraceMs)).map((f) => `${f.channelId}:${f.serverId}`));
+    return notices.filter((n) => n.event === 'always' || !following.has(`${n.channelId}:${n.serverId}`));
+  }
+
+  async function tellAll(all: readonly Notice[], quiet: ReadonlySet<string>): Promise<void> {
+    const notices = await notFollowed(all);
     for (const notice of notices) {
       if (!(await store.watches.claimNotice(notice.key, now()))) continue;
       if (quiet.has(notice.channelId) && heldByQuietHours(notice)) {

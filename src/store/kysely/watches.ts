@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { WatchesTable, WatchHeldTable, WatchServersTable } from '../schema';
-import { WATCH_EVENTS, type HeldNews, type Power, type ServerSeen, type Watch, type WatchEvent, type Watches } from '../watches';
+import { WATCH_EVENTS, type FollowedServer, type HeldNews, type Power, type ServerSeen, type Watch, type WatchEvent, type Watches } from '../watches';
 import { wholeMs, type SliceDeps } from './rows';
 
 const ACCOUNT = 'account';
@@ -30,6 +30,19 @@ function toSeen(row: Selectable<WatchServersTable>): ServerSeen {
 
 function toHeld(row: Selectable<WatchHeldTable>): HeldNews {
   return { channelId: row.channel_id, serverId: Number(row.server_id), label: row.label, kind: row.kind, state: row.state, atMs: Number(row.at_ms) };
+}
+
+/** The server a followed change is about: its target (`vs:42`), else the server its subject names (a restore's). */
+function followedServerOf(target: string, subject: string): number | null {
+  const match = /^vs:([0-9]+)$/.exec(target);
+  if (match) return Number(match[1]);
+  try {
+    const parsed: unknown = JSON.parse(subject);
+    const serverId = parsed !== null && typeof parsed === 'object' ? (parsed as { serverId?: unknown }).serverId : null;
+    return typeof serverId === 'number' && Number.isSafeInteger(serverId) ? serverId : null;
+  } catch {
+    return null;
+  }
 }
 
 const eventsText = (events: readonly WatchEvent[]) => WATCH_EVENTS.filter((e) => events.includes(e)).join(',');
@@ -212,6 +225,22 @@ export function kyselyWatches({ db, dialect }: SliceDeps): Watches {
 
     releaseNotice: async (key) => {
       await db.deleteFrom('watch_notices').where('key', '=', key).execute();
+    },
+
+    following: async (sinceMs) => {
+      const rows = await db
+        .selectFrom('followed_changes')
+        .select(['channel_id', 'target', 'subject'])
+        .where('channel_id', 'is not', null)
+        .where((eb) => eb.or([eb('ended_at_ms', 'is', null), eb('ended_at_ms', '>=', wholeMs(sinceMs))]))
+        .execute();
+      const found = new Map<string, FollowedServer>();
+      for (const row of rows) {
+        const serverId = followedServerOf(row.target, row.subject);
+        if (row.channel_id === null || serverId === null) continue;
+        found.set(`${row.channel_id}:${serverId}`, { channelId: row.channel_id, serverId });
+      }
+      return [...found.values()];
     },
   };
 }

@@ -1,4 +1,5 @@
-import { EVERY_SERVER, type Watch } from '../../../src/store';
+import { EVERY_SERVER, type NewFollow, type Store, type Watch } from '../../../src/store';
+import { entry } from './entries';
 import type { ContractStores } from './types';
 
 // Watches (docs/product.md, Watches): a channel's watches, bounded per channel, snoozed; what the poll last saw of the
@@ -88,4 +89,53 @@ export function watchesContract({ one, instances, fresh }: ContractStores): void
     await stores[1]!.watches.releaseNotice('CINC:42:power:5');
     expect(await stores[2]!.watches.claimNotice('CINC:42:power:5', 2000)).toBe(true);
   });
+
+  test('the servers of changes the bot follows, by channel: those still followed and those ended since a time', async () => {
+    const store = await one();
+    const running = await followed(store, { target: 'vs:42', channelId: 'CINC' });
+    // A restore: its target is the backup, its subject names the server.
+    await followed(store, { target: 'backup:9', channelId: 'COTHER', subject: { ...SUBJECT, serverId: 47, parentType: 'Backup', parentId: 9 } });
+    await followed(store, { target: 'vs:43', channelId: null });
+    const byChannel = async (sinceMs: number) => (await store.watches.following(sinceMs)).map((f) => `${f.channelId}:${f.serverId}`).sort();
+    expect(await byChannel(0)).toEqual(['CINC:42', 'COTHER:47']);
+    const [taken] = await store.follows.claimDue('i1', 10_000, 30_000, 10);
+    expect(taken).toBeDefined();
+    const ended = { status: 'complete' as const, transactionIds: [7], step: null, finalState: null, polls: 1, intervalMs: 5000, nextPollAtMs: 0 };
+    await store.follows.end(running, 'i1', { ...ended, endedAtMs: 20_000, told: null, repliedAtMs: null, tellAttempts: 0 }, 30_000);
+    expect(await byChannel(20_000)).toEqual(['CINC:42', 'COTHER:47']);
+    expect(await byChannel(20_001)).toEqual(['COTHER:47']);
+  });
+}
+
+const SUBJECT: NewFollow['subject'] = { serverId: 42, parentType: 'VirtualMachine', parentId: 42, actions: ['stop_virtual_machine'], facts: {} };
+
+/** A change accepted and followed from then on (its record written first), as the door leaves it. */
+async function followed(store: Store, o: Partial<Omit<NewFollow, 'recordId'>>): Promise<number> {
+  const target = o.target ?? 'vs:42';
+  const started = await store.audit.beginChange({
+    submissionKey: `W-${Math.random()}`,
+    at: '2024-05-01T10:00:00.000Z',
+    lease: { target, owner: 'door', nowMs: 0, ttlMs: 60_000 },
+    started: entry({ outcome: 'started', target, action: 'power_shutdown' }),
+  });
+  if (started.outcome !== 'started') throw new Error('not started');
+  const record = await store.audit.complete(
+    started.record.id,
+    { outcome: 'scheduled', apiStatus: 201, durationMs: 5, detail: null },
+    { target, owner: 'door' },
+    {
+      action: 'power_shutdown',
+      target,
+      subject: SUBJECT,
+      requestedBy: 'UOPER',
+      approvedBy: null,
+      channelId: 'CINC',
+      baselineId: 6,
+      acceptedAtMs: 1000,
+      nextPollAtMs: 6000,
+      intervalMs: 5000,
+      ...o,
+    },
+  );
+  return record.id;
 }
