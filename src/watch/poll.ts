@@ -58,8 +58,12 @@ export interface WatchPollDeps {
 }
 
 export interface WatchPoll {
-  /** One round: nothing unless this instance holds the lease; else the list read, the diff told, what was seen saved. */
-  round(): Promise<'polled' | 'not_leading'>;
+  /**
+   * One round: nothing unless this instance holds the lease (`not_leading`); nothing read while no channel watches
+   * anything (`no_watches`: what was seen is forgotten, so that the next watch starts from a baseline); else the list
+   * read, the diff told, what was seen saved (`polled`).
+   */
+  round(): Promise<'polled' | 'not_leading' | 'no_watches'>;
 }
 
 /** The lease's name in the store's leases. */
@@ -161,6 +165,17 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
       const watches = await store.watches.all();
       const before = await store.watches.servers();
       const pollBefore = await store.watches.poll();
+      if (watches.length === 0) {
+        // Nobody to tell: the cloud is not read. What was seen goes stale meanwhile: forgotten, the next read a baseline.
+        if (before.length > 0)
+          await store.watches.saveServers(
+            [],
+            before.map((seen) => seen.serverId),
+          );
+        if (pollBefore.txCursor !== null || pollBefore.blindSinceMs !== null)
+          await store.watches.savePoll({ txCursor: null, txMax: null, txOpen: [], blindSinceMs: null, blindTold: false });
+        return 'no_watches';
+      }
       const quiet = await quietChannels();
       await summarizeEnded(quiet);
       let servers: ServerReading[];

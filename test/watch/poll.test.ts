@@ -140,6 +140,7 @@ describe('the watch poll', () => {
   });
 
   test('hands each whole list it reads to whoever listens (the name index): one list read for both', async () => {
+    await watch('C1', 42);
     servers = [{ id: 42, label: 'web-1', booted: true }];
     const lists: number[][] = [];
     const poll = createWatchPoll({
@@ -154,6 +155,37 @@ describe('the watch poll', () => {
     });
     await poll.round();
     expect(lists).toEqual([[42]]);
+  });
+
+  test('while no channel watches anything the cloud is not read, and what was seen is forgotten: the next watch starts from a baseline', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const poll = pollOf('i1');
+    await poll.round();
+    await store.watches.remove('C1', 42);
+    cloud.requests.length = 0;
+    expect(await poll.round()).toBe('no_watches');
+    expect(cloud.requests).toEqual([]);
+    expect(await store.watches.servers()).toEqual([]);
+    // web-1 went off meanwhile: the new watch's first read is its baseline, not news.
+    servers = [{ id: 42, label: 'web-1', booted: false }];
+    await watch('C2', 42);
+    clock += MIN;
+    expect(await poll.round()).toBe('polled');
+    expect(told).toEqual([]);
+  });
+
+  test('a change the bot follows in that channel is not told twice (its message is the news); elsewhere it is', async () => {
+    await watch('C1', 42);
+    await watch('C2', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    const poll = pollOf('i1');
+    await poll.round();
+    await followedIn(store, 'C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
+    clock += MIN;
+    await poll.round();
+    expect(told.map((n) => [n.channelId, n.kind])).toEqual([['C2', 'power_off']]);
   });
 
   test('one instance at a time: another polls nothing while the lease is held, and takes over once it expires', async () => {
@@ -273,3 +305,43 @@ describe('the watch poll', () => {
     expect(summaries).toHaveLength(1);
   });
 });
+
+/** A shutdown of `serverId` the bot follows, its message in `channelId` (as the door leaves it). */
+async function followedIn(store: Store, channelId: string, serverId: number): Promise<void> {
+  const target = `vs:${serverId}`;
+  const begun = await store.audit.beginChange({
+    submissionKey: `K-${Math.random()}`,
+    at: new Date(T0).toISOString(),
+    lease: { target, owner: 'door', nowMs: T0, ttlMs: 60_000 },
+    started: {
+      at: new Date(T0).toISOString(),
+      userId: 'UOPER',
+      channelId,
+      action: 'power_shutdown',
+      target,
+      params: {},
+      outcome: 'started',
+      apiStatus: null,
+      durationMs: 0,
+      detail: null,
+    },
+  });
+  if (begun.outcome !== 'started') throw new Error('not started');
+  await store.audit.complete(
+    begun.record.id,
+    { outcome: 'scheduled', apiStatus: 201, durationMs: 5, detail: null },
+    { target, owner: 'door' },
+    {
+      action: 'power_shutdown',
+      target,
+      subject: { serverId, parentType: 'VirtualMachine', parentId: serverId, actions: ['stop_virtual_machine'], facts: {} },
+      requestedBy: 'UOPER',
+      approvedBy: null,
+      channelId,
+      baselineId: null,
+      acceptedAtMs: T0,
+      nextPollAtMs: T0 + 5000,
+      intervalMs: 5000,
+    },
+  );
+}

@@ -65,9 +65,9 @@ export const ACTIONS: readonly ActionRow[] = [
   // A change made under break glass, acknowledged: a change attempt; the door checks the clicker (an admin now, not
   // the one who made it) and records a refusal.
   { actionId: BREAKGLASS_ACK_ACTION_ID, needs: { need: 'change_attempt' }, run: acknowledgeClick },
-  // A watch's buttons (a notification's Snooze and Unwatch, `/vs watches`' Unwatch): reads, then the operator role
+  // A watch's buttons (a notification's Snooze and Unwatch, `/vs watches`' Unwatch): change attempts, then the operator role
   // (admin for the watch of every server), checked by the listener, which names who holds it.
-  { actionId: WATCH_SNOOZE_1H, needs: { need: 'read' }, run: snoozeClick },
-  { actionId: WATCH_SNOOZE_4H, needs: { need: 'read' }, run: snoozeClick },
-  { actionId: WATCH_UNWATCH, needs: { need: 'read' }, run: unwatchClick },
+  { actionId: WATCH_SNOOZE_1H, needs: { need: 'change_attempt' }, run: snoozeClick },
+  { actionId: WATCH_SNOOZE_4H, needs: { need: 'change_attempt' }, run: snoozeClick },
+  { actionId: WATCH_UNWATCH, needs: { need: 'change_attempt' }, run: unwatchClick },
 ];
