@@ -1,4 +1,4 @@
-import { renderWatchNotice, watchedServerName } from '../../../src/slack/blocks/watch';
+import { renderQuietSummary, renderWatchList, renderWatchNotice, watchedServerName } from '../../../src/slack/blocks/watch';
 import type { Notice } from '../../../src/watch/diff';
 
 // A watch's notification in words (docs/product.md, Watches: the bot speaks first): the server by label and id, what
@@ -34,5 +34,49 @@ describe('watch notices', () => {
     expect(watchedServerName({ serverId: 42, label: null })).toBe('VS 42');
     expect(watchedServerName({ serverId: 42, label: '<!channel> *x*' })).not.toContain('<!channel>');
     expect(renderWatchNotice({ ...base, kind: 'power_off', state: 'off', from: 'on' }, true).text).toMatch(/^\[sandbox data\] /);
+  });
+});
+
+describe('the summary of quiet hours and the list of watches', () => {
+  test('the summary says what each server did while quiet, how often, and the state it is in now', () => {
+    const summary = renderQuietSummary(
+      [
+        {
+          serverId: 42,
+          label: 'web-1',
+          kinds: [
+            { kind: 'power_off', times: 2 },
+            { kind: 'power_on', times: 2 },
+          ],
+          lastState: 'on',
+        },
+        { serverId: 44, label: null, kinds: [{ kind: 'lock_long', times: 1 }], lastState: 'locked' },
+      ],
+      false,
+    );
+    expect(summary.text).toBe('While quiet: web-1 (VS 42) went off twice, came on twice; it is on. VS 44 stayed locked; it is locked');
+  });
+
+  test('each watch with its Unwatch button, snoozes with their end, and the quiet hours; a label is escaped', () => {
+    const watch = { channelId: 'C1', events: ['power'] as const, createdBy: 'U1', createdAtMs: 0 };
+    const list = renderWatchList({
+      watches: [
+        { ...watch, serverId: 0, events: ['failures'], snoozedUntilMs: null },
+        { ...watch, serverId: 42, snoozedUntilMs: 10_000 },
+      ],
+      quiet: { startMin: 22 * 60, endMin: 7 * 60 },
+      labelOf: (id) => (id === 42 ? '<web-1>' : null),
+      timeZone: 'Europe/Paris',
+      nowMs: 0,
+      sandbox: false,
+    });
+    const json = JSON.stringify(list.blocks);
+    expect(json).toContain('*every server*: failures');
+    expect(json).toContain('&lt;web-1&gt; (VS 42)*: power · snoozed until <!date^10^');
+    expect(json).toContain('Quiet hours: 22:00–07:00 (Europe/Paris).');
+    expect(list.blocks.flatMap((b) => ('accessory' in b && b.accessory ? [b.accessory] : []))).toMatchObject([
+      { action_id: 'watch_unwatch', value: '0' },
+      { action_id: 'watch_unwatch', value: '42' },
+    ]);
   });
 });
