@@ -35,6 +35,9 @@ import { deferStore, openStore, openStoreWhenReachable, type Store, type StoreWa
 import { READS } from './cloud/reads';
 import { createNameIndex, type NameIndex } from './cloud/names';
 import { NO_TRACING, traceStore, type Tracing } from './tracing';
+import { createWatchKeeper } from './watch/keeper';
+import { createWatchPoll, WATCH_LEASE, type WatchPoll } from './watch/poll';
+import { watchTeller } from './slack/watch-messages';
 
 // The one composition root. From a Config (and, in tests, a few overrides) it
 // builds every part of the bot, each after what it needs, and nothing else
@@ -91,6 +94,8 @@ export interface Bot {
   readonly changes: Changes;
   /** Follows every change the cloud accepted to its end (a round of the ops' periodic work; tests run one with round()). */
   readonly follower: Follower;
+  /** The watch poll (a round of every instance, polling only under its lease; tests run one with round()). */
+  readonly watchPoll: WatchPoll;
   readonly slack: SlackApp;
   /** The built-in simulator, when VS_API_URL=sandbox. */
   readonly sandbox: Sandbox | undefined;
@@ -262,6 +267,45 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       });
       ops.addRound({ name: 'change-events', intervalMs: config.ops.outboxPollMs, run: async () => void (await sender.runOnce()) });
     }
+    // Watches (docs/product.md, Watches: the bot speaks first): a round of every instance, which polls only while it holds
+    // the watch's lease (three intervals: a dead poller is replaced within that); the account's server list it reads is
+    // the name index's too. What it tells goes to Slack through the teller.
+    const teller = watchTeller({ client: botClient, sandbox: sandboxLabel, logger });
+    const watchLeaseMs = 3 * config.watch.intervalMs;
+    const watchPoll = createWatchPoll({
+      reads: { listServers: (page) => cloud.listServers(page), listAccountTransactions: (page) => cloud.listAccountTransactions(page) },
+      store: watchedStore,
+      teller: {
+        tell: (notice) => teller.tell(notice),
+        summarize: async (channelId, lines) => {
+          const told = await teller.summarize(channelId, lines);
+          if (told) metrics.watchNotifications.inc({ event: 'quiet_summary' });
+          return told;
+        },
+      },
+      settings: {
+        lockMs: config.watch.lockMs,
+        blindMs: config.watch.blindMs,
+        timeZone: config.timeZone,
+        leaseMs: watchLeaseMs,
+        followedGraceMs: 2 * config.watch.intervalMs,
+      },
+      owner: ops.instanceId,
+      now,
+      logger,
+      onTold: (notice) => metrics.watchNotifications.inc({ event: notice.event }),
+      onPolled: (seconds) => metrics.watchPollSeconds.observe(seconds),
+      onList: (servers) => names.offer(servers),
+    });
+    ops.addRound({
+      name: 'watch',
+      intervalMs: config.watch.intervalMs,
+      run: async () => void (await watchPoll.round()),
+      // A stopping instance gives the lease back: another polls at its next round.
+      stop: () => watchedStore.leases.release(WATCH_LEASE, ops.instanceId),
+    });
+    const watches = createWatchKeeper({ store: watchedStore, now, maxPerChannel: config.watch.maxPerChannel, onRecorded: ops.recorded });
+
     // Approval requests nobody decided in time expire, and their messages say so: a step of the sweeps (one instance at a time).
     ops.addSweep({
       name: 'approval_expiry',
@@ -320,6 +364,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       workspaces: servedWorkspaces(config.slack, authorization),
       tracing,
       agentTokens,
+      watches,
     };
     const slack = createSlackApp({
       config,
@@ -362,6 +407,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       policy,
       changes,
       follower,
+      watchPoll,
       slack,
       sandbox,
       ops,

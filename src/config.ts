@@ -124,6 +124,16 @@ function percentDecoded(value: string): string {
 /** The samplers of OTEL_TRACES_SAMPLER the bot offers (the specification's, less the Jaeger and X-Ray ones). */
 const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
+/** An IANA time zone the runtime knows (`Europe/Paris`, `UTC`). */
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string()
@@ -295,6 +305,11 @@ const EnvSchema = z.object({
   OTEL_BSP_EXPORT_TIMEOUT: positiveInt('a time in milliseconds').default(30000),
   OTEL_SDK_DISABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   VS_NAME_INDEX_TTL_S: positiveInt('a time in seconds').default(60),
+  VS_TIMEZONE: z.string().refine(isTimeZone, 'must be an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)').default('UTC'),
+  VS_WATCH_INTERVAL_S: positiveInt('a time in seconds').default(30),
+  VS_WATCH_LOCK_MIN: positiveInt('a time in minutes').default(10),
+  VS_WATCH_BLIND_MIN: positiveInt('a time in minutes').default(5),
+  VS_WATCH_MAX_PER_CHANNEL: positiveInt('a number of watches').default(50),
 });
 
 type Env = z.output<typeof EnvSchema>;
@@ -748,6 +763,15 @@ function shape(e: Env) {
     },
     /** The server name index (docs/product.md, Servers by name): how long the account's server list is kept. */
     names: { ttlMs: e.VS_NAME_INDEX_TTL_S * 1000 },
+    /** Quiet hours and "until tomorrow" are read in this zone (VS_TIMEZONE). */
+    timeZone: e.VS_TIMEZONE,
+    /** Watches (docs/product.md, Watches: the bot speaks first). */
+    watch: {
+      intervalMs: e.VS_WATCH_INTERVAL_S * 1000,
+      lockMs: e.VS_WATCH_LOCK_MIN * 60_000,
+      blindMs: e.VS_WATCH_BLIND_MIN * 60_000,
+      maxPerChannel: e.VS_WATCH_MAX_PER_CHANNEL,
+    },
   });
 }
 

@@ -35,6 +35,11 @@ export interface NameIndex {
    * `waitMs` if given (the read goes on). Never rejects: a failure is logged.
    */
   warm(waitMs?: number): Promise<void>;
+  /**
+   * Takes a whole list someone else just read (the watch poll reads it each interval): kept as a fresh index, so that
+   * the account's server list is read once for both.
+   */
+  offer(servers: readonly Frozen<Server>[]): void;
 }
 
 /** A server's list reader: one page of the account's servers (the client's listServers). */
@@ -93,7 +98,7 @@ export function createNameIndex(options: NameIndexOptions): NameIndex {
   function load(): Promise<Loaded> {
     if (loading) return loading;
     lastLoadAt = now();
-    loading = readAll(list, perPage)
+    loading = readAllServers(list, perPage)
       .then((servers) => {
         loaded = build(servers, now());
         return loaded;
@@ -151,11 +156,14 @@ export function createNameIndex(options: NameIndexOptions): NameIndex {
     labelOf(id) {
       return loaded?.byId.get(id)?.label ?? null;
     },
+    offer(servers) {
+      loaded = build(servers, now());
+    },
   };
 }
 
 /** Every page of the account's servers; an older cloud answers the whole list whatever the page, which ends it. */
-async function readAll(list: ListServers, perPage: number): Promise<readonly Frozen<Server>[]> {
+export async function readAllServers(list: ListServers, perPage: number): Promise<readonly Frozen<Server>[]> {
   const servers: Frozen<Server>[] = [];
   const seen = new Set<number>();
   for (let page = 1; page <= MAX_PAGES; page++) {

@@ -38,6 +38,10 @@ export interface Metrics {
    * not sent), `refused` (Slack would not take it), `expired` (the response_url), `unreachable`.
    */
   readonly answersUndelivered: Counter<'kind' | 'reason'>;
+  /** Watch notifications posted, by event (`power`, `lock`, `failures`, `always`; `quiet_summary` for a summary of quiet hours). */
+  readonly watchNotifications: Counter<'event'>;
+  /** How long a round of the watch poll took (on the instance holding its lease). */
+  readonly watchPollSeconds: Histogram;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -90,6 +94,18 @@ export function createMetrics(options: { defaults?: boolean } = {}): Metrics {
       name: 'vs_chatops_answers_undelivered_total',
       help: 'Answers to requests that did not reach Slack, by request kind and reason (over_limits, refused, expired, unreachable)',
       labelNames: ['kind', 'reason'],
+      ...on,
+    }),
+    watchNotifications: new Counter({
+      name: 'vs_chatops_watch_notifications_total',
+      help: 'Watch notifications posted, by event (power, lock, failures, always; quiet_summary)',
+      labelNames: ['event'],
+      ...on,
+    }),
+    watchPollSeconds: new Histogram({
+      name: 'vs_chatops_watch_poll_seconds',
+      help: 'Rounds of the watch poll (the account read, diffed and told), on the instance holding its lease',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       ...on,
     }),
   };

@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import type { OnCall } from '../oncall';
 import type { Store } from '../store';
 import type { Tracing } from '../tracing';
+import type { WatchKeeper } from '../watch/keeper';
 import type { Respond } from './response-url';
 import type { StepCompletion } from './step-completion';
 import type { UserLimits } from './user-limits';
@@ -54,6 +55,8 @@ export interface ListenerContext {
   agentTokens: AgentTokenKeeper;
   /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): each request is the root span of a trace of its own. None when unset. */
   tracing?: Tracing;
+  /** Watches (docs/product.md, Watches: the bot speaks first): made, listed, snoozed and ended by `/vs watch …` and buttons. */
+  watches: WatchKeeper;
 }
 
 /** What Slack sent: a slash command, a button, a global shortcut, a form submitted, an Events API event, a workflow step (function_executed). */

@@ -21,6 +21,7 @@ const SLICES = [
   'breakGlass',
   'changeEvents',
   'agentTokens',
+  'watches',
 ] as const;
 
 type SliceName = { [K in keyof Store]: Store[K] extends object ? (Store[K] extends (...args: never[]) => unknown ? never : K) : never }[keyof Store];

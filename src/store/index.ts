@@ -40,6 +40,8 @@ export type { ApprovalOutcome, ApprovalStep, ClosedStatus, OpenStatus } from './
 export type { RateCounter, RateDecision } from './rates';
 export type { CloudOutcome, FollowedChange, FollowProgress, Follows, FollowStatus, FollowSubject, NewFollow } from './follows';
 export { CLOUD_OUTCOMES, FOLLOW_STATUSES, isCloudOutcome, OUTCOME_OF_CLOUD } from './follows';
+export type { FollowedServer, HeldNews, PollSeen, Power, QuietHours, ServerSeen, Watch, WatchEvent, Watches } from './watches';
+export { EVERY_SERVER, WATCH_EVENTS } from './watches';
 export { isStoreUnavailable, STORE_UNAVAILABLE, StoreUnavailableError } from './unavailable';
 export { deferStore, type DeferredStore } from './deferred';
 export { openStoreWhenReachable, type StoreWaitOptions } from './wait';

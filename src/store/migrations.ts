@@ -359,6 +359,57 @@ function version13(t: DialectTypes): string[] {
   ];
 }
 
+/** Watches (docs/product.md, Watches): who watches what, what the poll last saw, quiet hours, notices posted once. */
+function version14(t: DialectTypes): string[] {
+  return [
+    `CREATE TABLE watches (
+       channel_id       TEXT NOT NULL,
+       server_id        ${t.bigint} NOT NULL,
+       events           TEXT NOT NULL,
+       created_by       TEXT NOT NULL,
+       created_at_ms    ${t.bigint} NOT NULL,
+       snoozed_until_ms ${t.bigint},
+       PRIMARY KEY (channel_id, server_id)
+     )`,
+    `CREATE INDEX watches_server ON watches (server_id)`,
+    `CREATE TABLE watch_servers (
+       server_id       ${t.bigint} PRIMARY KEY,
+       label           TEXT,
+       power           TEXT NOT NULL,
+       locked_since_ms ${t.bigint},
+       lock_told       INTEGER NOT NULL DEFAULT 0
+     )`,
+    `CREATE TABLE watch_poll (
+       name           TEXT PRIMARY KEY,
+       tx_cursor      ${t.bigint},
+       tx_max         ${t.bigint},
+       tx_open        TEXT NOT NULL DEFAULT '',
+       blind_since_ms ${t.bigint},
+       blind_told     INTEGER NOT NULL DEFAULT 0
+     )${t.textKeyed}`,
+    `CREATE TABLE watch_quiet (
+       channel_id TEXT PRIMARY KEY,
+       start_min  INTEGER NOT NULL,
+       end_min    INTEGER NOT NULL
+     )${t.textKeyed}`,
+    `CREATE TABLE watch_held (
+       id         ${t.id},
+       channel_id TEXT NOT NULL,
+       server_id  ${t.bigint} NOT NULL,
+       label      TEXT,
+       kind       TEXT NOT NULL,
+       state      TEXT NOT NULL,
+       at_ms      ${t.bigint} NOT NULL
+     )`,
+    `CREATE INDEX watch_held_channel ON watch_held (channel_id, id)`,
+    `CREATE TABLE watch_notices (
+       key   TEXT PRIMARY KEY,
+       at_ms ${t.bigint} NOT NULL
+     )${t.textKeyed}`,
+    `CREATE INDEX watch_notices_at ON watch_notices (at_ms)`,
+  ];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -438,6 +489,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'agent tokens (hashes, names, owners, expiries), and the agent each audit record and approval request came from',
     sqlite: version13(SQLITE_TYPES),
     postgres: version13(POSTGRES_TYPES),
+  },
+  {
+    version: 14,
+    description: 'watches: who watches which server, what the poll last saw, quiet hours and their held news, notices posted once',
+    sqlite: version14(SQLITE_TYPES),
+    postgres: version14(POSTGRES_TYPES),
   },
 ];
 

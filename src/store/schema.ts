@@ -210,4 +210,65 @@ export interface StoreTables {
   break_glass_windows: BreakGlassWindowsTable;
   change_events: ChangeEventsTable;
   agent_tokens: AgentTokensTable;
+  watches: WatchesTable;
+  watch_servers: WatchServersTable;
+  watch_poll: WatchPollTable;
+  watch_quiet: WatchQuietTable;
+  watch_held: WatchHeldTable;
+  watch_notices: WatchNoticesTable;
+}
+
+/** A channel's watch of a server (server_id 0: every server). Since version 14. */
+export interface WatchesTable {
+  channel_id: string;
+  server_id: number;
+  /** Comma-separated WatchEvent names. */
+  events: string;
+  created_by: string;
+  created_at_ms: number;
+  snoozed_until_ms: number | null;
+}
+
+/** What the watch poll last saw of a server. Since version 14. */
+export interface WatchServersTable {
+  server_id: number;
+  label: string | null;
+  power: string;
+  locked_since_ms: number | null;
+  lock_told: number;
+}
+
+/** What the watch poll last saw of the account (one row, name `account`). Since version 14. */
+export interface WatchPollTable {
+  name: string;
+  tx_cursor: number | null;
+  tx_max: number | null;
+  /** Comma-separated transaction ids. */
+  tx_open: string;
+  blind_since_ms: number | null;
+  blind_told: number;
+}
+
+/** Quiet hours of a channel, in minutes of the day. Since version 14. */
+export interface WatchQuietTable {
+  channel_id: string;
+  start_min: number;
+  end_min: number;
+}
+
+/** News held by quiet hours. Since version 14. */
+export interface WatchHeldTable {
+  id: Generated<number>;
+  channel_id: string;
+  server_id: number;
+  label: string | null;
+  kind: string;
+  state: string;
+  at_ms: number;
+}
+
+/** Notifications posted (a key each), so that each is posted once across instances. Since version 14. */
+export interface WatchNoticesTable {
+  key: string;
+  at_ms: number;
 }

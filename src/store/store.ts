@@ -10,6 +10,7 @@ import type { Leases } from './leases';
 import type { Outbox } from './outbox';
 import type { RateCounter } from './rates';
 import type { Retention } from './retention';
+import type { Watches } from './watches';
 
 // The store: everything instances must share, in slices named for what they
 // hold, behind one database. SQLite (one instance) and PostgreSQL (several)
@@ -54,6 +55,8 @@ export interface Store {
   readonly changeEvents: ChangeEvents;
   /** Tokens of AI agents (src/agents), kept as hashes. */
   readonly agentTokens: AgentTokens;
+  /** Watches of servers, what their poll last saw, quiet hours, notices posted once. */
+  readonly watches: Watches;
   /** Cheap round trip for readiness; rejects with StoreUnavailableError when the database is unreachable. */
   ping(): Promise<void>;
   /** Closes the database (pool); safe to call twice. */

@@ -202,6 +202,20 @@ describe('the name index', () => {
     time.advance(60_000);
     expect(ids(await index.resolve('web-2'))).toEqual([47]);
   });
+
+  it('takes a whole list read elsewhere (the watch poll) as fresh: names resolve from it without a read of its own', async () => {
+    const read = lister(() => FLEET);
+    const time = clock();
+    const index = createNameIndex({ list: read.list, ttlMs: 60_000, now: time.now });
+    index.offer([server(42, 'web-1', null), server(77, 'cache-1', null)]);
+    expect(ids(await index.resolve('cache-1'))).toEqual([77]);
+    expect(index.labelOf(77)).toBe('cache-1');
+    expect(read.pages).toHaveLength(0);
+    // Past its TTL it is read again, as any index.
+    time.advance(60_000);
+    expect(ids(await index.resolve('web-2'))).toEqual([47]);
+    expect(read.pages).toHaveLength(1);
+  });
 });
 
 describe('the name index over the sandbox', () => {

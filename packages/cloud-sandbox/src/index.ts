@@ -3,6 +3,7 @@ export { startSandbox } from './server';
 export { runSandboxCommand } from './main';
 export { SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY, SANDBOX_HEADER } from './identity';
 export { defaultSeed } from './seed';
+export { PANEL_ACTION } from './state';
 export type {
   Sandbox,
   SandboxOptions,
@@ -17,6 +18,8 @@ export type {
   SandboxReadRow,
   SandboxReads,
   WireFormat,
+  PanelAct,
+  PanelActResult,
 } from './types';
 export {
   dailyShift,

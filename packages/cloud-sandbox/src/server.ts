@@ -10,7 +10,18 @@ import * as render from './render';
 import { READ_HANDLERS, type ReadHandler, type SandboxReadsFor } from './reads';
 import { defaultSeed } from './seed';
 import { SandboxState, type PowerAction } from './state';
-import type { Sandbox, SandboxDisk, SandboxOptions, SandboxReadRow, SandboxReads, SandboxRequest, SandboxServer, WireFormat } from './types';
+import type {
+  PanelAct,
+  PanelActResult,
+  Sandbox,
+  SandboxDisk,
+  SandboxOptions,
+  SandboxReadRow,
+  SandboxReads,
+  SandboxRequest,
+  SandboxServer,
+  WireFormat,
+} from './types';
 
 // The cloud API simulator on node:http: Basic auth, JSON or XML chosen by the
 // path suffix (or Accept), the reads of the bot's table (one route per row,
@@ -358,10 +369,49 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
     return { answer: found.route.handler({ method, ids, page, query: url.searchParams, format, body }), body };
   }
 
+  /** Someone in the control panel acting on a server (PanelAct); undefined for a server it does not hold. */
+  function act(serverId: number, what: PanelAct): PanelActResult | undefined {
+    const server = state.server(serverId);
+    return server ? state.panelAct(server, what) : undefined;
+  }
+
+  /**
+   * `POST /control/virtual_machines/:id/{power_off,power_on,lock,fail}` (lock: `{"minutes": N}`, default 15), with the
+   * API's credentials: acts as someone in the control panel. Not an API call: not in the request log.
+   */
+  async function control(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): Promise<void> {
+    const send = (status: number, body: unknown) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), [SANDBOX_HEADER]: '1' });
+      res.end(text);
+    };
+    const raw = await readBody(req);
+    if (authorized(req.headers.authorization, expectedCredentials) !== true)
+      return send(401, { errors: ['Authentication required: the API’s account id and key'] });
+    if (req.method !== 'POST') return send(405, { errors: ['POST only'] });
+    const parsed = raw === null || raw === '' ? { ok: true as const, value: {} } : parseBody(raw, req.headers['content-type']);
+    const minutesValue = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as { minutes?: unknown }).minutes : undefined;
+    const minutes = minutesValue === undefined ? 15 : Number(minutesValue);
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) return send(422, { errors: ['minutes must be a whole number from 1 to 1440'] });
+    const name = match[2] as PanelAct['act'];
+    const result = act(Number(match[1]), name === 'lock' ? { act: 'lock', minutes } : { act: name });
+    if (result === undefined) return send(404, { errors: [`VirtualMachine ${match[1]} not found`] });
+    if (!result.ok)
+      return send(422, {
+        errors: [`VirtualMachine ${match[1]} is ${result.reason === 'locked' ? 'locked: a transaction is running on it' : `already ${result.reason}`}`],
+      });
+    send(200, {
+      virtual_machine: render.server(state, result.server),
+      ...(result.transaction ? { transaction: { id: result.transaction.id, action: result.transaction.action, status: result.transaction.status } } : {}),
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = isoTimestamp(now());
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const pathname = url.pathname;
+    const controlled = CONTROL_PATH.exec(pathname);
+    if (controlled) return control(req, res, controlled);
     const panelId = panelPageId(req.method, pathname, req.headers.accept);
     if (panelId !== null) {
       // The control panel's page (a link in a message, opened in a browser): not an API call, not in the request log.
@@ -436,6 +486,7 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
     },
     serverIds: () => state.serverIds(),
     cancelTransaction: (id: number) => state.cancelTransaction(id),
+    act,
     reset() {
       requests.length = 0;
       state.reset();
@@ -453,6 +504,9 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
     },
   };
 }
+
+/** The control panel's acts (PanelAct), by path. */
+const CONTROL_PATH = /^\/control\/virtual_machines\/([0-9]{1,15})\/(power_off|power_on|lock|fail)$/;
 
 function checkedDelay(ms: number): number {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`sandbox delay must be a non-negative number of milliseconds, got ${ms}`);

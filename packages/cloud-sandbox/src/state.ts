@@ -1,7 +1,17 @@
 import type { DiskParams } from './disk-params';
 import { identifier, isoTimestamp, seededRandom, type Random } from './random';
 import { Transactions } from './transactions';
-import type { SandboxBackup, SandboxDisk, SandboxFirewallRule, SandboxSeed, SandboxServer, SandboxTransaction, TransactionEffect } from './types';
+import type {
+  PanelAct,
+  PanelActResult,
+  SandboxBackup,
+  SandboxDisk,
+  SandboxFirewallRule,
+  SandboxSeed,
+  SandboxServer,
+  SandboxTransaction,
+  TransactionEffect,
+} from './types';
 
 /** Why a restore was refused (docs/cloud-api.md, Restore a backup: 403, "correct but could not be processed"). */
 export type RestoreRefusal = 'marked_for_delete' | 'not_built' | 'locked';
@@ -17,6 +27,9 @@ export type PowerResult =
   | { ok: false; reason: 'off' | 'on' | 'locked'; transaction?: SandboxTransaction };
 
 const DEFAULT_TIMING = { pending: 1_000, running: 3_000 };
+
+/** The action of the panel's transactions: rebuilding the network locks the server, as in a real control panel. */
+export const PANEL_ACTION = 'rebuild_network';
 
 export type TakeBackupResult =
   { ok: true; backup: SandboxBackup } | { ok: false; reason: 'not_built' } | { ok: false; reason: 'locked'; transaction: SandboxTransaction };
@@ -334,6 +347,39 @@ export class SandboxState {
     );
     server.updated_at = isoTimestamp(this.now());
     return { ok: true, server };
+  }
+
+  /** Acts on a server as someone in the control panel would (PanelAct), at the clock's time. */
+  panelAct(server: SandboxServer, what: PanelAct): PanelActResult {
+    this.advance();
+    const nowMs = this.now().getTime();
+    if (what.act === 'power_off' || what.act === 'power_on') {
+      const booted = what.act === 'power_on';
+      if (server.booted === booted) return { ok: false, reason: booted ? 'on' : 'off' };
+      if (this.lockOf('servers', server.id)) return { ok: false, reason: 'locked' };
+      server.booted = booted;
+      server.recovery_mode = false;
+      server.updated_at = isoTimestamp(this.now());
+      return { ok: true, server };
+    }
+    if (what.act === 'lock' && this.lockOf('servers', server.id)) return { ok: false, reason: 'locked' };
+    const lock = what.act === 'lock';
+    const transaction = this.transactions.start(
+      {
+        action: PANEL_ACTION,
+        parent: { type: 'VirtualMachine', id: server.id },
+        serverId: server.id,
+        // A failure locks nothing: it failed at once.
+        locks: { servers: lock ? [server.id] : [], disks: [], backups: [] },
+        effect: { kind: 'none' },
+        fails: !lock,
+        pendingMs: 0,
+        runMs: lock ? what.minutes * 60_000 : 0,
+      },
+      nowMs,
+    );
+    this.advance();
+    return { ok: true, server, transaction };
   }
 
   private serverOfBackup(backup: SandboxBackup): SandboxServer | undefined {

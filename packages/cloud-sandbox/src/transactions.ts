@@ -37,6 +37,9 @@ export interface NewTransaction {
   fails: boolean;
   /** Starts when this one ends; cancelled if it fails. */
   after?: SandboxTransaction;
+  /** How long it stays pending and running, when not the sandbox's timing (the control panel's acts). */
+  pendingMs?: number;
+  runMs?: number;
 }
 
 export class Transactions {
@@ -53,7 +56,7 @@ export class Transactions {
 
   /** Schedules a transaction from `nowMs`: pending for the pending time (or until the one it waits for ends), then running. */
   start(t: NewTransaction, nowMs: number): SandboxTransaction {
-    const startsAt = t.after ? t.after.endsAt : nowMs + this.timing.pending;
+    const startsAt = t.after ? t.after.endsAt : nowMs + (t.pendingMs ?? this.timing.pending);
     const id = this.nextId++;
     const transaction: SandboxTransaction = {
       id,
@@ -72,7 +75,7 @@ export class Transactions {
       started_at: null,
       updated_at: isoTimestamp(new Date(nowMs)),
       startsAt,
-      endsAt: startsAt + this.timing.running,
+      endsAt: startsAt + (t.runMs ?? this.timing.running),
       outcome: t.fails ? 'failed' : 'complete',
       locks: t.locks,
       effect: t.effect,

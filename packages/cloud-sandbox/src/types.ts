@@ -276,8 +276,25 @@ export interface Sandbox {
    * such transaction or it has ended.
    */
   cancelTransaction(id: number): boolean;
+  /**
+   * Acts on a server as someone in the control panel would, behind the bot's back: powers it off or on at once, locks
+   * it for `minutes` (a `rebuild_network` transaction running that long), or fails a transaction on it. Undefined for
+   * a server it does not hold. Also served as `POST /control/virtual_machines/:id/<act>` (README.md).
+   */
+  act(serverId: number, what: PanelAct): PanelActResult | undefined;
   /** Clears `requests` and restores the seed state. */
   reset(): void;
   /** Stops listening and ends open (keep-alive) connections. */
   close(): Promise<void>;
 }
+
+/**
+ * What someone in the control panel does to a server, behind the bot's back (docs/product.md, Watches): power it off
+ * or on at once, lock it for a while (a transaction of the panel's running that long), or fail a transaction on it.
+ */
+export type PanelAct = { act: 'power_off' } | { act: 'power_on' } | { act: 'lock'; minutes: number } | { act: 'fail' };
+
+export type PanelActResult =
+  | { ok: true; server: SandboxServer; transaction?: SandboxTransaction }
+  /** `off`/`on`: it is already so; `locked`: a transaction is running on it. */
+  | { ok: false; reason: 'off' | 'on' | 'locked' };

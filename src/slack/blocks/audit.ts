@@ -63,6 +63,9 @@ const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, stri
   breakglass: 'Break glass',
   breakglass_end: 'End break glass',
   breakglass_ack: 'Acknowledge a break-glass change',
+  watch: 'Watch',
+  unwatch: 'Unwatch',
+  watch_snooze: 'Snooze a watch',
 };
 
 /** What was done, in words: a change's title ("Add disk"), or the freeze's. */

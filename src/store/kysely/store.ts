@@ -14,6 +14,7 @@ import { kyselyLeases } from './leases';
 import { kyselyOutbox } from './outbox';
 import { kyselyRates } from './rates';
 import { kyselyRetention } from './retention';
+import { kyselyWatches } from './watches';
 import type { Dialect, SliceDeps, StoreOptions } from './rows';
 
 // The store contract in Kysely's typed queries, for both dialects: one file
@@ -65,6 +66,7 @@ export function createKyselyStore(db: Kysely<StoreTables>, dialect: Dialect, opt
     breakGlass: guarded(kyselyBreakGlass(deps), guard),
     changeEvents: guarded(kyselyChangeEvents(deps), guard),
     agentTokens: guarded(kyselyAgentTokens(deps), guard),
+    watches: guarded(kyselyWatches(deps), guard),
     ping: () =>
       guard(async () => {
         await sql`select 1`.execute(db);

@@ -130,7 +130,7 @@ describe('whoami', () => {
     const m = renderWhoami(base);
     expect(sectionTexts(m)[0]).toBe(
       '<@U0ALICE01>, your role is *viewer*.\n' +
-        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall` ' +
+        'You may read: `/vs server`, `/vs firewall`, `/vs autoscaling`, `/vs disks`, `/vs backups`, `/vs templates`, `/vs oncall`, `/vs watches` ' +
         '(`/vs help` says what each shows).',
     );
     expectNoDataMarkup(m, { users: ['U0ALICE01'] });
@@ -140,7 +140,8 @@ describe('whoami', () => {
   test('an admin reads the audit trail too, and may change: the changes and the freeze after the reads', () => {
     const text = sectionTexts(renderWhoami({ ...base, role: 'admin', allows: ['read', 'disk_add', 'backup_restore', 'audit_read', 'freeze'] }))[0]!;
     expect(text).toContain(
-      '`/vs templates`, `/vs oncall`, `/vs audit` (`/vs help` says what each shows).\nYou may also: add a disk to a server; restore a disk from a backup; ',
+      '`/vs templates`, `/vs oncall`, `/vs audit`, `/vs watches` (`/vs help` says what each shows).\n' +
+        'You may also: add a disk to a server; restore a disk from a backup; ',
     );
     expect(text).toMatch(/freeze and unfreeze every change/);
   });

@@ -14,6 +14,7 @@ import { outboxContract } from './outbox';
 import { ratesContract } from './rates';
 import { retentionContract } from './retention';
 import { storeContract } from './store';
+import { watchesContract } from './watches';
 import type { ContractStores, StoreContractHarness, StoreLocation } from './types';
 
 export type { ContractStores, StoreContractHarness, StoreLocation } from './types';
@@ -64,6 +65,7 @@ export function describeStoreContract(name: string, harness: StoreContractHarnes
     describe('break glass', () => breakGlassContract(stores));
     describe('change events', () => changeEventsContract(stores));
     describe('agent tokens', () => agentTokensContract(stores));
+    describe('watches', () => watchesContract(stores));
     describe('the store as a whole', () => storeContract(stores));
     describe('migrations', () => migrationsContract(stores));
   });

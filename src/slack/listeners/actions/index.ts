@@ -20,6 +20,8 @@ import { restoreButton, restoreButtonNeeds } from './restore-button';
 import { EXPORTS } from './export';
 import { firewallPage } from './firewall-page';
 import { RECORD_DETAILS_TITLE, recordDetails } from './record-details';
+import { WATCH_SNOOZE_1H, WATCH_SNOOZE_4H, WATCH_UNWATCH } from '../../blocks/watch';
+import { snoozeClick, unwatchClick } from './watch-buttons';
 
 // The table of buttons: a row per action_id (or pattern of them), with what
 // pressing it needs and what runs it. To add a button: its renderer in
@@ -63,4 +65,9 @@ export const ACTIONS: readonly ActionRow[] = [
   // A change made under break glass, acknowledged: a change attempt; the door checks the clicker (an admin now, not
   // the one who made it) and records a refusal.
   { actionId: BREAKGLASS_ACK_ACTION_ID, needs: { need: 'change_attempt' }, run: acknowledgeClick },
+  // A watch's buttons (a notification's Snooze and Unwatch, `/vs watches`' Unwatch): change attempts, then the operator role
+  // (admin for the watch of every server), checked by the listener, which names who holds it.
+  { actionId: WATCH_SNOOZE_1H, needs: { need: 'change_attempt' }, run: snoozeClick },
+  { actionId: WATCH_SNOOZE_4H, needs: { need: 'change_attempt' }, run: snoozeClick },
+  { actionId: WATCH_UNWATCH, needs: { need: 'change_attempt' }, run: unwatchClick },
 ];

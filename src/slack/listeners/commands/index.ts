@@ -37,6 +37,17 @@ import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcomm
 import { templatesCommand } from './templates';
 import { usageCommand } from './usage';
 import { whoamiCommand } from './whoami';
+import {
+  everyServerEvents,
+  quietHoursArgument,
+  serverIdAndEvents,
+  unwatchAllCommand,
+  unwatchCommand,
+  watchAllCommand,
+  watchCommand,
+  watchesCommand,
+  watchQuietCommand,
+} from './watch';
 
 // The table of `/vs` subcommands: one row each, with its words, its argument
 // grammar, its usage and help, what it needs (checked by the needs middleware
@@ -384,6 +395,87 @@ export const COMMANDS = [
     needs: 'everyone',
     run: agentRevokeCommand,
   }),
+  // Watches (docs/product.md, Watches: the bot speaks first). `quiet` and `all` before a server's watch: the longer
+  // spelling wins. Making and ending one is counted as a change attempt (it changes what the channel is told; nothing
+  // of the cloud), and its listener checks the operator role (admin for every server); listing them is a read.
+  subcommand({
+    kind: 'watch_quiet',
+    changes: true,
+    words: ['watch', 'quiet'],
+    nicknames: ['quiet', 'quiet hours', 'mute'],
+    argument: quietHoursArgument,
+    usage: '/vs watch quiet <HH:MM-HH:MM>|off',
+    example: '/vs watch quiet 22:00-07:00',
+    help: [
+      "`/vs watch quiet <HH:MM-HH:MM>|off`: quiet hours for this channel's watches: power and lock news held, summed up when they end (operators, admins)",
+    ],
+    group: 'changes',
+    needs: 'change_attempt',
+    run: watchQuietCommand,
+  }),
+  subcommand({
+    kind: 'watch_all',
+    changes: true,
+    words: ['watch', 'all'],
+    nicknames: ['watch every', 'watch everything'],
+    argument: everyServerEvents,
+    usage: '/vs watch all [failures]',
+    example: '/vs watch all failures',
+    help: ['`/vs watch all [failures]`: this channel is told of every server of the account (only failures unless you say) (admins)'],
+    group: 'admin',
+    needs: 'change_attempt',
+    run: watchAllCommand,
+  }),
+  subcommand({
+    kind: 'watch',
+    changes: true,
+    words: ['watch'],
+    nicknames: ['subscribe', 'notify'],
+    argument: serverIdAndEvents,
+    usage: '/vs watch <vs_id> [power|lock|failures|all]',
+    example: '/vs watch 42',
+    help: ['`/vs watch <vs_id> [power|lock|failures|all]`: this channel is told when that server changes (operators, admins)'],
+    group: 'changes',
+    needs: 'change_attempt',
+    run: watchCommand,
+  }),
+  subcommand({
+    kind: 'unwatch_all',
+    changes: true,
+    words: ['unwatch', 'all'],
+    nicknames: ['unwatch every', 'unwatch everything'],
+    argument: none,
+    usage: '/vs unwatch all',
+    example: '/vs unwatch all',
+    help: ["`/vs unwatch all`: end this channel's watch of every server (admins)"],
+    group: 'admin',
+    needs: 'change_attempt',
+    run: unwatchAllCommand,
+  }),
+  subcommand({
+    kind: 'unwatch',
+    changes: true,
+    words: ['unwatch'],
+    nicknames: ['unsubscribe'],
+    argument: serverId,
+    usage: '/vs unwatch <vs_id>',
+    example: '/vs unwatch 42',
+    help: ["`/vs unwatch <vs_id>`: end this channel's watch of that server (operators, admins)"],
+    group: 'changes',
+    needs: 'change_attempt',
+    run: unwatchCommand,
+  }),
+  subcommand({
+    kind: 'watches',
+    words: ['watches'],
+    nicknames: ['watching', 'watchlist', 'subscriptions'],
+    argument: none,
+    usage: '/vs watches',
+    example: '/vs watches',
+    help: ["`/vs watches`: this channel's watches, each with an Unwatch button"],
+    needs: 'read',
+    run: watchesCommand,
+  }),
   subcommand({
     kind: 'help',
     words: ['help'],
@@ -473,7 +565,11 @@ export function parseCommand(text: string): Command {
 
 /** The rows whose first argument is a server: they take its id, name or address. */
 const takesServer = (row: Row): boolean =>
-  row.argument === serverId || row.argument === serverIdAndPortQuestion || row.argument === serverIdAndFirewallRule || row.argument === serverIdAndRuleId;
+  row.argument === serverId ||
+  row.argument === serverIdAndPortQuestion ||
+  row.argument === serverIdAndFirewallRule ||
+  row.argument === serverIdAndRuleId ||
+  row.argument === serverIdAndEvents;
 
 /** The largest id, standing in for a server's name while the rest of a line is read (never looked up). */
 const STAND_IN_ID = String(Number.MAX_SAFE_INTEGER);
