@@ -6,7 +6,7 @@ import type { FormLimits, FormValues } from '../changes/disk-form';
 import type { NameIndex } from '../cloud/names';
 import type { Logger } from '../log';
 import type { AgentToken, Approval } from '../store';
-import { agentAskText, agentStatusText, CHANGE_UNKNOWN, serverName, unresolvedText } from '../slack/blocks/agent-answers';
+import { agentAskText, agentStatusText, CHANGE_UNKNOWN, serverName, unresolvedText } from './answers';
 
 // The change tools (docs/product.md, Agents ask, people decide): one per `agent.tool` of the change table
 // (src/changes/definitions.ts), its arguments the fields of the row's `stored` schema (what the form validates to) and a

@@ -1,12 +1,10 @@
-import type { AgentAskResult, AgentChangeStatus, Decision } from '../../changes';
-import { OUTCOME_MEANINGS, targetTitle } from '../../changes';
-import type { NamedServer, Resolution } from '../../cloud/names';
-import { plain } from './approvals';
-import { denialText } from './denials';
+import type { AgentAskResult, AgentChangeStatus, Decision } from '../changes';
+import { OUTCOME_MEANINGS, targetTitle } from '../changes';
+import type { NamedServer, Resolution } from '../cloud/names';
 
 // What the MCP tools answer an agent (docs/product.md, Agents ask, people decide), in words an agent passes on to
-// its person: plain text (no Slack markup), with ids as they are, and what to do next. The structured content beside
-// it carries the same facts as data.
+// its person: plain text (no Slack markup: src/slack is not reached from here), with ids as they are, and what to do
+// next. The structured content beside it carries the same facts as data.
 
 /** A server as an agent reads it: "web-1 (VS 42)". */
 export const serverName = (s: Pick<NamedServer, 'id' | 'label'>): string => targetTitle({ kind: 'vs', id: s.id, label: s.label });
@@ -21,9 +19,24 @@ export function unresolvedText(r: Exclude<Resolution, { kind: 'one' }>): string 
 
 /** A refusal of the policy (role, channel, freeze) in plain words. */
 export function agentDeniedText(owner: string, agent: string, decision: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): string {
-  return `Refused for agent ${agent}, acting for ${owner}: ${plain(denialText(decision))
-    .replace(/<@([A-Z0-9]+)>/g, '$1')
-    .replace(/<#([A-Z0-9]+)(\|[^>]*)?>/g, '$1')} Nothing was asked or changed.`;
+  return `Refused for agent ${agent}, acting for ${owner}: ${denialWords(owner, decision)} Nothing was asked or changed.`;
+}
+
+function denialWords(owner: string, d: Pick<Decision, 'action' | 'role' | 'needed' | 'denial'>): string {
+  const denial = d.denial;
+  switch (denial?.code) {
+    case 'role':
+    case 'no_change_roles':
+      return `${d.action} needs the ${d.needed} role, and ${owner} holds ${d.role === 'none' ? 'none' : `the ${d.role} role`}.`;
+    case 'channel':
+      return `changes are allowed only in ${denial.allowedChannels.join(', ')} (VS_MUTATION_CHANNELS), and VS_AGENT_CHANNEL is not one of them.`;
+    case 'frozen':
+      return `changes are frozen by ${denial.freeze.by} since ${denial.freeze.at}${denial.freeze.reason ? `: "${denial.freeze.reason}"` : ''}.`;
+    case 'check_failed':
+      return 'who may do what could not be checked just now; try again in a moment.';
+    default:
+      return `${d.action} is not allowed for ${owner} now.`;
+  }
 }
 
 /** What a request tool answers, as text beside its structured content. */
