@@ -127,6 +127,8 @@ describe('agent change tools', () => {
       const records = await recordsOf(h, id);
       expect(records.map((r) => r.outcome)).toEqual(['requested', 'done']);
       expect(records.every((r) => r.agent === 'laptop' && r.requestedBy === 'UOPER')).toBe(true);
+      // `/vs audit` names the agent and whom it acts for.
+      expect(visibleText(await answerTo(h, 'audit vs 42', { user: 'UADMIN' }))).toContain('agent `laptop` for <@UOPER>');
       // The token is nowhere but in the one answer that showed it.
       const everywhere = JSON.stringify([h.logs, await h.store.audit.latest(100), h.slack.messagesIn(CHANNEL)]);
       expect(everywhere).not.toContain(token);
