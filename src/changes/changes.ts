@@ -148,6 +148,15 @@ export interface Changes {
    * always waits for a person, whatever VS_APPROVALS says (the owner may decide it unless its action is listed there).
    */
   askForAgent<A extends ChangeAction>(ctx: AgentAskContext, action: A, targetId: number, values: FormValues): Promise<AgentAskResult>;
+  /**
+   * A token made for an agent, or tokens revoked, on record (docs/product.md, Agents ask, people decide): its name, its
+   * owner and expiry, never the token.
+   */
+  recordAgentToken(
+    ctx: ChangeContext,
+    step: 'agent_token' | 'agent_revoke',
+    tokens: readonly { name: string; owner: string; expiresAtMs: number }[],
+  ): Promise<void>;
   /** An agent's request by its id, for `asker` (its owner; anyone when `anyone`, an admin): where it stands now. */
   agentStatus(changeId: string, asker: string, anyone: boolean): Promise<AgentChangeStatus>;
   /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
@@ -433,6 +442,23 @@ export function createChanges(deps: ChangesDeps): Changes {
     return asked.outcome === 'requested' ? told(asked) : asked;
   }
 
+  async function recordAgentToken(
+    ctx: ChangeContext,
+    step: 'agent_token' | 'agent_revoke',
+    tokens: readonly { name: string; owner: string; expiresAtMs: number }[],
+  ): Promise<void> {
+    const log = logger.child({ user: ctx.userId, action: step });
+    const startedMs = now();
+    for (const token of tokens) {
+      const params = { name: token.name, owner: token.owner, expires_at: new Date(token.expiresAtMs).toISOString() };
+      const detail =
+        step === 'agent_token'
+          ? `token made for agent ${token.name}, acting for ${token.owner} until ${params.expires_at}`
+          : `token of agent ${token.name} (for ${token.owner}) revoked`;
+      notify(await write(auditEntry(startedMs, { ...ctx, action: step, target: `agent:${token.name}`, params }, 'done', detail), log), log);
+    }
+  }
+
   async function agentStatus(changeId: string, asker: string, anyone: boolean): Promise<AgentChangeStatus> {
     const approval = await door.store.approvals.get(changeId);
     if (!approval || approval.agent === undefined || (!anyone && approval.requestedBy !== asker)) return { found: false };
@@ -468,6 +494,7 @@ export function createChanges(deps: ChangesDeps): Changes {
     request,
     askForAgent,
     agentStatus,
+    recordAgentToken,
     inspect: async (action, targetId) => (await CHANGES[action].inspect?.(door.cloud, targetId)) ?? null,
     claim: approvals.claim,
     decide: approvals.decide,

@@ -522,7 +522,7 @@ export function approvalActions(names: readonly string[]): ChangeAction[] {
  * What the audit trail records: a change of the table, the freeze switched on or off (freeze.ts), or a break-glass
  * window opened or closed and a use of one acknowledged (break-glass.ts).
  */
-export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze' | 'breakglass' | 'breakglass_end' | 'breakglass_ack';
+export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze' | 'breakglass' | 'breakglass_end' | 'breakglass_ack' | 'agent_token' | 'agent_revoke';
 
 // The store's vocabulary of actions is this table's (src/store/audit.ts, RecordedActions).
 declare module '../store/audit' {

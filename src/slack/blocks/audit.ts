@@ -63,6 +63,8 @@ const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, stri
   breakglass: 'Break glass',
   breakglass_end: 'End break glass',
   breakglass_ack: 'Acknowledge a break-glass change',
+  agent_token: 'Make an agent token',
+  agent_revoke: 'Revoke an agent token',
 };
 
 /** What was done, in words: a change's title ("Add disk"), or the freeze's. */
