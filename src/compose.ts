@@ -17,7 +17,7 @@ import { createMetrics, observeCloudRequest } from './ops/metrics';
 import { serveOpsRoutes, type OpsServer } from './ops/ops-server';
 import { SANDBOX_HEADER, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import { createSlackApp, type SlackApp } from './slack/app';
-import { expireApprovals } from './slack/approval-messages';
+import { agentRequestPoster, expireApprovals } from './slack/approval-messages';
 import { followReporter } from './slack/follow-messages';
 import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
@@ -318,19 +318,38 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const started = () => ops.readiness.phase !== 'starting';
     // Agents (docs/product.md, Agents ask, people decide): their tokens, and the MCP endpoint at /mcp when VS_MCP is on.
     const agentTokens = createAgentTokens({ store: watchedStore.agentTokens, now, maxHours: config.agents.tokenMaxHours });
-    const mcp = config.agents.mcp
-      ? mcpHandler({
-          tokens: agentTokens,
-          policy,
-          cloud,
-          audit: watchedStore.audit,
-          allowedOrigins: config.agents.allowedOrigins,
-          callsPerMinute: config.agents.callsPerMinute,
-          now,
-          logger,
-          started,
-        })
-      : undefined;
+    // VS_AGENT_CHANNEL is needed with VS_MCP=on (config.ts refuses to start without it); local mode has its own.
+    const agentChannel = config.agents.channel;
+    const mcp =
+      config.agents.mcp && agentChannel !== null
+        ? mcpHandler({
+            tokens: agentTokens,
+            policy,
+            cloud,
+            audit: watchedStore.audit,
+            allowedOrigins: config.agents.allowedOrigins,
+            callsPerMinute: config.agents.callsPerMinute,
+            now,
+            logger,
+            started,
+            names,
+            requests: {
+              changes,
+              channelId: agentChannel,
+              denyMemoryMs: config.agents.denyMemoryMs,
+              secondPerson: approvals.actions,
+              formLimits: config.forms,
+              post: agentRequestPoster({
+                changes,
+                client: botClient,
+                roles: config.roles,
+                sandbox: () => label.on,
+                labelOf: (vsId) => names.labelOf(vsId),
+                logger: logger.child({ component: 'mcp' }),
+              }),
+            },
+          })
+        : undefined;
     const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started, ...(mcp ? { mcp } : {}) });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger, { needsTeam: config.slack.teamId === null });
     const context: ListenerContext = {

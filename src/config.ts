@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PAGERDUTY_STANDIN, SANDBOX_ACCOUNT_ID, SANDBOX_API_KEY } from '@vs-chatops/cloud-sandbox';
-import { AUDIT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
+import { AUDIT_CHANNEL, INCIDENT_CHANNEL, MADE_UP_ROLES } from '@vs-chatops/slack-standin';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { parseAddressForm } from './firewall/address';
@@ -264,6 +264,11 @@ const EnvSchema = z.object({
   VS_AGENT_TOKEN_MAX_HOURS: positiveInt('a time in hours')
     .refine((n) => n <= 24 * 90, 'must be at most 2160 hours (90 days)')
     .default(168),
+  /** Where agents' requests are posted for a person to decide; needed when VS_MCP is on (local mode has its own). */
+  VS_AGENT_CHANNEL: z.string().regex(slackChannelId, 'must be a Slack channel id (C…, G…)').optional(),
+  VS_AGENT_DENY_MEMORY_MIN: positiveInt('a time in minutes')
+    .refine((n) => n <= 24 * 60, 'must be at most 1440 minutes (a day)')
+    .default(30),
   VS_PAGERDUTY_ROUTING_KEY: z
     .string()
     .refine((s) => /^[A-Za-z0-9]{32}$/.test(s), "must be a service's 32-character integration key (Events API v2)")
@@ -376,6 +381,7 @@ const PLACEHOLDER_HINTS: Readonly<Record<string, string>> = {
   VS_VIEWERS: 'member ids (U…, "Copy member ID" in a Slack profile) or user-group ids (S…) of your workspace',
   VS_MUTATION_CHANNELS: "channel ids (C…, at the bottom of a channel's details) of your workspace",
   VS_AUDIT_CHANNEL: "a channel id (C…, at the bottom of a channel's details) of your workspace",
+  VS_AGENT_CHANNEL: "a channel id (C…, at the bottom of a channel's details) of your workspace",
   VS_PAGERDUTY_TOKEN: 'a read-only REST API key of PagerDuty (Integrations → API Access Keys)',
   VS_PAGERDUTY_ROUTING_KEY: "the integration key of a PagerDuty service's Events API v2 integration",
   DATABASE_URL: 'the URL of your PostgreSQL database (postgres://user:password@host:5432/database)',
@@ -438,6 +444,9 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   }
   if (env.VS_MCP === 'on' && modeOf(env) === 'socket') {
     problems.push('VS_MCP is on, but the MCP endpoint is served on the HTTP port only, and Socket Mode has none: leave VS_MCP unset in Socket Mode');
+  }
+  if (env.VS_MCP === 'on' && modeOf(env) === 'http' && env.VS_AGENT_CHANNEL === undefined) {
+    problems.push("VS_MCP is on, but VS_AGENT_CHANNEL is not set: agents' requests are posted there for a person to decide (a channel id, C…)");
   }
   const realApi = env.VS_API_URL !== undefined && env.VS_API_URL !== SANDBOX;
   const urlProblems = [
@@ -563,6 +572,8 @@ export const LOCAL_MODE = {
   approvals: ['backup_restore'] as readonly string[],
   /** VS_AUDIT_CHANNEL unless one is configured. */
   auditChannel: AUDIT_CHANNEL.id,
+  /** VS_AGENT_CHANNEL unless one is configured: the incident's channel, where the people are. */
+  agentChannel: INCIDENT_CHANNEL.id,
   /** VS_FOLLOW_INTERVAL_S unless set: the sandbox's changes take seconds, and the page shows them run. */
   followIntervalS: 2,
   /**
@@ -698,6 +709,9 @@ function shape(e: Env) {
       allowedOrigins: e.VS_MCP_ALLOWED_ORIGINS ?? [],
       tokenMaxHours: e.VS_AGENT_TOKEN_MAX_HOURS,
       callsPerMinute: e.VS_AGENT_CALLS_PER_MINUTE,
+      /** Where their requests are posted (VS_AGENT_CHANNEL; local mode's incident channel); null only while the endpoint is off. */
+      channel: e.VS_AGENT_CHANNEL ?? (local ? LOCAL_MODE.agentChannel : null),
+      denyMemoryMs: e.VS_AGENT_DENY_MEMORY_MIN * 60_000,
     },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
     forms: { maxDiskGb: e.VS_MAX_DISK_GB },

@@ -11,10 +11,13 @@ import { PORT_MAX } from '../firewall/ports';
 import { AuditFilter, auditQuery } from '../changes/audit-filter';
 import type { AgentToken, Store } from '../store';
 import type { AgentTokenKeeper } from './tokens';
+import { registerRequestTools, resolveServer, serverArgument, type RequestToolDeps } from './requests';
+import type { NameIndex } from '../cloud/names';
 
 // The MCP endpoint (docs/product.md, Agents ask, people decide): `POST /mcp`, stateless (a new server and transport
 // per request, so any instance answers any call). A call needs a live agent token as a bearer; its owner's role is
-// checked at every call; each token has VS_AGENT_CALLS_PER_MINUTE calls a minute. This slice serves reads only.
+// checked at every call; each token has VS_AGENT_CALLS_PER_MINUTE calls a minute, requests included. The reads are
+// here; the change tools, change_status and find_server in requests.ts.
 
 export const MCP_PATH = '/mcp';
 /** The largest body read: that of the Slack endpoint (src/slack/request-guard.ts). */
@@ -35,12 +38,10 @@ export interface McpDeps {
   logger: Logger;
   /** Whether start-up is done; until then a call is answered 503. */
   started: () => boolean;
-}
-
-/** A server's id, as the `/vs` commands accept it today (names come later: swap this one function). */
-export const serverArgument = z.number().int().positive().describe('the server id (virtual machine id), e.g. 42');
-export function resolveServer(server: number): number {
-  return server;
+  /** The name index: every `server` argument takes a name, as the commands do. */
+  names: Pick<NameIndex, 'resolve'>;
+  /** The change tools' parts (requests.ts). */
+  requests: Omit<RequestToolDeps, 'policy' | 'names' | 'logger'>;
 }
 
 /** The read tools: one per read the `/vs` commands offer about a server, each the cloud read of the same name. */
@@ -118,7 +119,7 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
     server.registerTool(
       tool.name,
       { description: tool.description, inputSchema: { server: serverArgument }, annotations: { readOnlyHint: true, openWorldHint: false } },
-      async ({ server: id }) => {
+      async ({ server: named }) => {
         const { role } = await deps.policy.standing(agent.owner);
         if (!deps.policy.allows(role).includes('read')) {
           return {
@@ -126,9 +127,11 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
             content: [{ type: 'text' as const, text: `${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).` }],
           };
         }
-        log.info('agent read', { agent: agent.name, owner: agent.owner, tool: tool.name, vs_id: id });
         try {
-          const answer: unknown = await (deps.cloud[tool.read] as (vsId: number) => Promise<unknown>)(resolveServer(id));
+          const resolved = await resolveServer(deps.names, named);
+          if ('problem' in resolved) return { isError: true, content: [{ type: 'text' as const, text: resolved.problem }] };
+          log.info('agent read', { agent: agent.name, owner: agent.owner, tool: tool.name, vs_id: resolved.id });
+          const answer: unknown = await (deps.cloud[tool.read] as (vsId: number) => Promise<unknown>)(resolved.id);
           const structured = { [tool.name]: answer };
           return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }], structuredContent: structured };
         } catch (error) {
@@ -151,7 +154,7 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ server: id, port, protocol, from }) => {
+    async ({ server: named, port, protocol, from }) => {
       const { role } = await deps.policy.standing(agent.owner);
       if (!deps.policy.allows(role).includes('read')) {
         return { isError: true, content: [{ type: 'text' as const, text: `${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).` }] };
@@ -160,9 +163,11 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       if (from !== undefined && source === null) {
         return { isError: true, content: [{ type: 'text' as const, text: '`from` is not an IP address: one IPv4 or IPv6 address, e.g. 198.51.100.9.' }] };
       }
-      log.info('agent read', { agent: agent.name, owner: agent.owner, tool: 'port_check', vs_id: id });
       try {
-        const rules = await deps.cloud.listFirewallRules(resolveServer(id));
+        const resolved = await resolveServer(deps.names, named);
+        if ('problem' in resolved) return { isError: true, content: [{ type: 'text' as const, text: resolved.problem }] };
+        log.info('agent read', { agent: agent.name, owner: agent.owner, tool: 'port_check', vs_id: resolved.id });
+        const rules = await deps.cloud.listFirewallRules(resolved.id);
         const answer = portAnswer(answerPortQuestion(rules, { port, protocol: protocol ?? 'tcp', source }), from ?? null);
         return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }], structuredContent: { port_check: answer } };
       } catch (error) {
@@ -194,6 +199,7 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       return { content: [{ type: 'text' as const, text: JSON.stringify(records) }], structuredContent: { audit_log: records } };
     },
   );
+  registerRequestTools(server, agent, { ...deps.requests, policy: deps.policy, names: deps.names, logger: deps.logger });
   return server;
 }
 

@@ -190,6 +190,8 @@ export interface ApprovalAsk {
    * becomes it (claim). Its reason is the step's.
    */
   workflow?: { workflowExecutionId: string; reason: string };
+  /** Asked for by an agent (its token's name) for ctx.userId, its owner (docs/product.md, Agents ask, people decide). */
+  agent?: string;
 }
 
 /** How a claim of a workflow's request ended. */
@@ -216,16 +218,21 @@ function aboutApproval(approval: Approval) {
     requestedBy: approval.requestedBy === '' ? null : approval.requestedBy,
     approvalId: approval.id,
     workflowExecutionId: approval.workflowExecutionId ?? null,
+    ...(approval.agent ? { agent: approval.agent } : {}),
   };
 }
 
 export function createApprovalSteps(door: Door) {
   const { store, now, logger, check, frozenDenial, write, unsent, notify, auditEntry, denialEntry } = door;
   const ttlMs = door.deps.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  const secondPerson = door.deps.approvals?.actions ?? [];
+  /** An agent's request its owner may decide: unless its action is in VS_APPROVALS, when a second person must. */
+  const ownerDecides = (approval: Approval) =>
+    approval.agent !== undefined && !(secondPerson as readonly string[]).includes(approval.action) && approval.requestedBy !== '';
 
   /** Stores the request and its `requested` record with the submission's claim, in one transaction. */
   async function ask(
-    { ctx, action, target, params, prepared, startedMs, workflow }: ApprovalAsk,
+    { ctx, action, target, params, prepared, startedMs, workflow, agent }: ApprovalAsk,
     log: Logger,
   ): Promise<Extract<ChangeResult<never>, { outcome: 'requested' | 'duplicate' }>> {
     const id = door.newId();
@@ -243,12 +250,15 @@ export function createApprovalSteps(door: Door) {
         requestedBy: workflow ? null : ctx.userId,
         approvalId: id,
         workflowExecutionId: workflow?.workflowExecutionId ?? null,
+        ...(agent ? { agent } : {}),
       },
       'requested',
       workflow
         ? `a workflow asked for it (${workflow.workflowExecutionId}); ` +
             `waits for someone with the ${neededRole(action)} role to claim it until ${iso(expiresAtMs)}`
-        : `waits for a second person's approval until ${iso(expiresAtMs)}`,
+        : agent
+          ? `agent ${agent} asked for it for ${ctx.userId}; waits for a person's approval until ${iso(expiresAtMs)}`
+          : `waits for a second person's approval until ${iso(expiresAtMs)}`,
     );
     const request = {
       id,
@@ -263,6 +273,7 @@ export function createApprovalSteps(door: Door) {
       reason: workflow ? workflow.reason : typeof params.reason === 'string' ? params.reason : null,
       apiRequest,
       ...(workflow ? { awaitingRequester: true, workflowExecutionId: workflow.workflowExecutionId } : {}),
+      ...(agent ? { agent } : {}),
     };
     const ask = { submissionKey: ctx.submissionKey, at: requested.at, request, requested };
     const asked = await mustRecord(() => store.approvals.ask(ask), 'could not store the approval request', requested, log);
@@ -383,7 +394,8 @@ export function createApprovalSteps(door: Door) {
     const { approval, action, ctx, log } = click;
     const checked = await check(ctx.userId, action, approval.channelId, log, {}, approval.params);
     let decision: Decision = checked;
-    if (ctx.userId === approval.requestedBy) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
+    // The owner may decide their agent's request, unless its action needs a second person (VS_APPROVALS).
+    if (ctx.userId === approval.requestedBy && !ownerDecides(approval)) decision = { ...checked, allowed: false, denial: { code: 'own_request' } };
     else if (checked.allowed && verdict === 'approve') decision = (await frozenDenial(checked)) ?? (await requesterDenial(checked, approval, log)) ?? checked;
     if (!decision.allowed) return click.refuse(decision, 'approval click refused', { verdict });
     return click;
@@ -485,6 +497,7 @@ export function createApprovalSteps(door: Door) {
       decidedBy: approval.decidedBy,
       approvalId: approval.id,
       workflowExecutionId: approval.workflowExecutionId ?? null,
+      ...(approval.agent ? { agent: approval.agent } : {}),
     };
     const ctx = { userId: approval.requestedBy, channelId: approval.channelId };
     const sendable = sendableAsApproved(approval, action);
@@ -549,16 +562,53 @@ export function createApprovalSteps(door: Door) {
   /** The open requests as `userId` sees them now: those they may decide (not their own; role and channel allow it), and their own. */
   async function waiting(userId: string): Promise<WaitingApprovals> {
     const open = await store.approvals.open(now());
-    const others = open.filter((a) => a.requestedBy !== userId);
+    // Their agents' requests they may decide too (ownerDecides).
+    const others = open.filter((a) => a.requestedBy !== userId || ownerDecides(a));
     const allowed = await Promise.all(
       others.map(async (a) => isChangeAction(a.action) && (await check(userId, a.action, a.channelId, logger, {}, a.params)).allowed),
     );
-    return { decidable: others.filter((_, i) => allowed[i]), own: open.filter((a) => a.requestedBy === userId) };
+    const decidable = others.filter((_, i) => allowed[i]);
+    return { decidable, own: open.filter((a) => a.requestedBy === userId && !decidable.includes(a)) };
+  }
+
+  /**
+   * The newest request like this one (its agent's owner, action, target, exact API request and reason) that a person
+   * denied since `sinceMs`, with the record of that denial; null when there is none (docs/product.md: the denial memory).
+   */
+  async function deniedBefore(o: {
+    owner: string;
+    action: ChangeAction;
+    target: string;
+    apiRequest: RecordedRequest;
+    reason: string;
+    sinceMs: number;
+  }): Promise<{ approval: Approval; record: AuditRecord } | null> {
+    const records = await store.audit.latest(200, { target: o.target });
+    const same = JSON.stringify(o.apiRequest);
+    const denial = records.find(
+      (r) =>
+        r.outcome === 'denied' &&
+        r.agent !== undefined &&
+        r.requestedBy === o.owner &&
+        r.action === o.action &&
+        r.approvalId !== null &&
+        r.approvalId !== undefined &&
+        Date.parse(r.at) >= o.sinceMs &&
+        r.apiRequest !== null &&
+        r.apiRequest !== undefined &&
+        JSON.stringify({ method: r.apiRequest.method, path: r.apiRequest.path, body: r.apiRequest.body }) === same &&
+        r.params.reason === o.reason,
+    );
+    if (!denial?.approvalId) return null;
+    const approval = await store.approvals.get(denial.approvalId);
+    return approval?.status === 'rejected' ? { approval, record: denial } : null;
   }
 
   return {
     ask,
     askedAgain,
+    deniedBefore,
+    ownerDecides,
     claim,
     decide,
     mayDecide,

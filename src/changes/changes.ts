@@ -20,6 +20,8 @@ import { MAX_REASON_LENGTH } from './restore-form';
 import { createFreezeSteps, type FreezeResult, type UnfreezeResult } from './freeze';
 import type { Decision, WhereFrom } from './policy';
 import type { Inspection } from './inspection';
+import { outcomeOf, type Outcome } from './outcome';
+import { RECORDED_AS } from '../store/approval-states';
 import { isTargetId, TARGET_KINDS, targetKey } from './targets';
 
 // The one door every change goes through. A form's submission, in order:
@@ -80,6 +82,41 @@ export type WorkflowRequestResult =
   /** The target read first could not take it (docs/product.md, Restore with eyes open): nobody is asked. */
   | Refused;
 
+/** An agent asking for a change for its owner (docs/product.md, Agents ask, people decide). */
+export interface AgentAskContext {
+  /** Who made the agent's token: the agent acts for them, with their role now. */
+  owner: string;
+  /** The agent's name (its token's). */
+  agent: string;
+  /** VS_AGENT_CHANNEL: where the request is posted, and the channel the policy checks. */
+  channelId: string;
+  /** Identifies this call: it is asked for once, however often it is delivered. */
+  submissionKey: string;
+  /** VS_AGENT_DENY_MEMORY_MIN, in ms: an identical request denied this recently is refused with that denial. */
+  denyMemoryMs: number;
+}
+
+/**
+ * How an agent's request ended: refused (role, channel, freeze: `denied`; invalid; the target as it stands), refused
+ * because an identical request was denied within the memory (`denied_before`: that request, with who denied it and
+ * why), or stored and recorded as `requested`, always waiting for a person. Each is recorded.
+ */
+export type AgentAskResult =
+  | Extract<ChangeResult<never>, { outcome: 'denied' | 'invalid' | 'requested' | 'duplicate' }>
+  | Refused
+  | { outcome: 'denied_before'; approval: Approval; record: AuditRecord };
+
+/** Where an agent's request stands now, in the one vocabulary (outcome.ts), for its owner (or an admin). */
+export type AgentChangeStatus =
+  | { found: false }
+  | {
+      found: true;
+      approval: Approval;
+      outcome: Outcome;
+      /** The record that says it: the request's, its decision's, or the change it became, followed to its end. */
+      record: AuditRecord | null;
+    };
+
 export interface Changes {
   /** The check when the command is typed, before the modal opens: the role, and the freeze. A denial is recorded and returned. */
   authorize(ctx: ChangeContext, action: ChangeAction, target: string, options?: AuthorizeOptions): Promise<Decision>;
@@ -105,6 +142,23 @@ export interface Changes {
    * VS_APPROVALS says (the claim and the decision are checked when they happen, the freeze again with them).
    */
   request<A extends ChangeAction>(step: WorkflowStepContext, action: A, targetId: number, values: FormValues): Promise<WorkflowRequestResult>;
+  /**
+   * An agent's change, for its owner: the owner's role now and the channel (VS_AGENT_CHANNEL), the freeze, the form's
+   * validation, an identical request denied within the memory, the target as it stands; then stored as a request that
+   * always waits for a person, whatever VS_APPROVALS says (the owner may decide it unless its action is listed there).
+   */
+  askForAgent<A extends ChangeAction>(ctx: AgentAskContext, action: A, targetId: number, values: FormValues): Promise<AgentAskResult>;
+  /**
+   * A token made for an agent, or tokens revoked, on record (docs/product.md, Agents ask, people decide): its name, its
+   * owner and expiry, never the token.
+   */
+  recordAgentToken(
+    ctx: ChangeContext,
+    step: 'agent_token' | 'agent_revoke',
+    tokens: readonly { name: string; owner: string; expiresAtMs: number }[],
+  ): Promise<void>;
+  /** An agent's request by its id, for `asker` (its owner; anyone when `anyone`, an admin): where it stands now. */
+  agentStatus(changeId: string, asker: string, anyone: boolean): Promise<AgentChangeStatus>;
   /** A click on a workflow's request by `clicker`: the checks of the click, and the first claim across instances (approvals.ts). */
   claim(approvalId: string, clicker: { userId: string }): Promise<ClaimResult>;
   /**
@@ -321,6 +375,101 @@ export function createChanges(deps: ChangesDeps): Changes {
     return asked;
   }
 
+  async function askForAgent<A extends ChangeAction>(ctx: AgentAskContext, action: A, targetId: number, values: FormValues): Promise<AgentAskResult> {
+    const change = CHANGES[action];
+    const key = targetKey({ kind: change.targetKind, id: targetId });
+    const log = logger.child({ user: ctx.owner, agent: ctx.agent, channel: ctx.channelId, action, target: key });
+    const startedMs = now();
+    const asTyped: RecordSubject = {
+      userId: ctx.owner,
+      channelId: ctx.channelId,
+      action: change.action,
+      target: key,
+      params: bounded(values, change.fields),
+      agent: ctx.agent,
+    };
+    const told = <R extends AgentAskResult & { record: AuditRecord }>(result: R): R => {
+      notify(result.record, log);
+      return result;
+    };
+    const allowed = await check(ctx.owner, change.action, ctx.channelId, log);
+    const decision = allowed.allowed ? ((await frozenDenial(allowed)) ?? allowed) : allowed;
+    if (!decision.allowed) {
+      log.info('agent request denied', { role: decision.role, needed: decision.needed, denial: decision.denial?.code });
+      return told({ outcome: 'denied' as const, decision, record: await write(denialEntry(startedMs, asTyped, decision), log) });
+    }
+    const validated = validate(action, targetId, values, true);
+    if (!validated.ok) {
+      const record = await write(auditEntry(startedMs, asTyped, 'refused', invalidDetail('invalid agent request', validated.fieldErrors)), log);
+      return told({ outcome: 'invalid' as const, fieldErrors: validated.fieldErrors, record });
+    }
+    const { params, prepared } = validated;
+    const raised = withParams(decision, action, params);
+    if (!raised.allowed) return told({ outcome: 'denied' as const, decision: raised, record: await write(denialEntry(startedMs, asTyped, raised), log) });
+    const audited = change.audited(params);
+    const reason = typeof audited.reason === 'string' ? audited.reason : '';
+    const denied = await approvals.deniedBefore({
+      owner: ctx.owner,
+      action,
+      target: key,
+      apiRequest: recorded(prepared),
+      reason,
+      sinceMs: startedMs - ctx.denyMemoryMs,
+    });
+    if (denied) {
+      const { approval } = denied;
+      log.info('agent request refused: the same request was denied', { approval: approval.id, by: approval.decidedBy });
+      const why = approval.decisionReason ? ` because “${approval.decisionReason}”` : ' (no reason given)';
+      const detail = `refused: the same request (${approval.id}) was denied by ${approval.decidedBy ?? 'someone'} at ${approval.decidedAt ?? '?'}${why}`;
+      const record = await write(auditEntry(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, 'refused', detail), log);
+      return told({ outcome: 'denied_before' as const, approval, record });
+    }
+    if (change.targetKind === 'vs') await learnLabels();
+    const stands = await asItStands(startedMs, { ...asTyped, params: audited, apiRequest: recorded(prepared) }, action, targetId, log);
+    if ('refused' in stands) return told(stands.refused);
+    const asked = await approvals.ask(
+      {
+        ctx: { userId: ctx.owner, channelId: ctx.channelId, submissionKey: ctx.submissionKey },
+        action,
+        target: key,
+        params: { ...audited, ...stands.noted },
+        prepared,
+        startedMs,
+        agent: ctx.agent,
+      },
+      log,
+    );
+    return asked.outcome === 'requested' ? told(asked) : asked;
+  }
+
+  async function recordAgentToken(
+    ctx: ChangeContext,
+    step: 'agent_token' | 'agent_revoke',
+    tokens: readonly { name: string; owner: string; expiresAtMs: number }[],
+  ): Promise<void> {
+    const log = logger.child({ user: ctx.userId, action: step });
+    const startedMs = now();
+    for (const token of tokens) {
+      const params = { name: token.name, owner: token.owner, expires_at: new Date(token.expiresAtMs).toISOString() };
+      const detail =
+        step === 'agent_token'
+          ? `token made for agent ${token.name}, acting for ${token.owner} until ${params.expires_at}`
+          : `token of agent ${token.name} (for ${token.owner}) revoked`;
+      notify(await write(auditEntry(startedMs, { ...ctx, action: step, target: `agent:${token.name}`, params }, 'done', detail), log), log);
+    }
+  }
+
+  async function agentStatus(changeId: string, asker: string, anyone: boolean): Promise<AgentChangeStatus> {
+    const approval = await door.store.approvals.get(changeId);
+    if (!approval || approval.agent === undefined || (!anyone && approval.requestedBy !== asker)) return { found: false };
+    const records = (await door.store.audit.latest(200, { target: approval.target })).filter((r) => r.approvalId === approval.id);
+    // Its own records: the request, and each step taken (a refused click is the clicker's, not the change's).
+    const own = records.filter((r) => r.outcome !== 'refused' || r.decidedBy !== null);
+    const newest = approval.status === 'approved' ? (own.find((r) => r.decidedBy !== null && r.decidedBy !== undefined) ?? null) : (own[0] ?? null);
+    const outcome: Outcome = approval.status === 'approved' ? (newest ? outcomeOf(newest.outcome) : 'running') : outcomeOf(RECORDED_AS[approval.status]);
+    return { found: true, approval, outcome, record: newest };
+  }
+
   async function submit<A extends ChangeAction>(
     ctx: SubmissionContext,
     action: A,
@@ -343,6 +492,9 @@ export function createChanges(deps: ChangesDeps): Changes {
     },
     submit,
     request,
+    askForAgent,
+    agentStatus,
+    recordAgentToken,
     inspect: async (action, targetId) => (await CHANGES[action].inspect?.(door.cloud, targetId)) ?? null,
     claim: approvals.claim,
     decide: approvals.decide,

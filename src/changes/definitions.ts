@@ -94,6 +94,20 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   noted?(state: TargetState): Record<string, unknown>;
   /** How it is followed to its end once the cloud accepted it (followed.ts): its transactions, its target read again. */
   follow: ChangeFollow<P, Decoded<S>>;
+  /** How an agent asks for it (src/agents: one MCP tool per name, its arguments the fields of `stored`). */
+  agent: AgentAsk;
+}
+
+/**
+ * How an agent asks for a change (docs/product.md, Agents ask, people decide): the MCP tool that asks for it (rows that
+ * share a tool share their `stored` fields: the form's choice picks the row), whether it overwrites or cuts (the tool's
+ * destructive hint), and what the form's confirmations are when there is no form: the person who approves confirms.
+ */
+export interface AgentAsk {
+  tool: `request_${string}`;
+  destructive: boolean;
+  /** The form values its confirmations take, from the target and the agent's arguments (the id typed again, a risk ticked). */
+  confirmations?(targetId: number, args: Readonly<Record<string, unknown>>): FormValues;
 }
 
 /** Checks one row and keeps its own types: what its form validates to, what its answer is. */
@@ -125,6 +139,8 @@ function powerChange<A extends PowerAction>(
     }),
     describe: (vsId) => `${o.did} of VS ${vsId}`,
     inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
+    // One tool for the four: `power_action` picks the change. Each stops or interrupts what runs on the server.
+    agent: { tool: 'request_power', destructive: true, confirmations: (vsId) => ({ confirm: String(vsId) }) },
     // docs/cloud-api.md, Finding a change's transaction: a power action runs on the server.
     follow: {
       listedUnder: (vsId) => vsId,
@@ -171,6 +187,7 @@ const DEFINITIONS = {
       answer: Responses.disk,
     }),
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) on VS ${vsId}`,
+    agent: { tool: 'request_disk_add', destructive: false },
     // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
     follow: {
       listedUnder: (vsId) => vsId,
@@ -219,6 +236,8 @@ const DEFINITIONS = {
     }),
     // docs/product.md, Restore with eyes open: the backup is read before the form opens, and again before it is sent or asked for.
     inspect: (cloud, backupId) => inspectRestore(cloud, backupId),
+    // It overwrites the disk.
+    agent: { tool: 'request_backup_restore', destructive: true, confirmations: (backupId) => ({ confirm: String(backupId) }) },
     noted: (state) => (isBackupState(state) ? { restores: restoreFactsOf(state.backup) } : {}),
     describe: (_backupId, backup) => {
       const { diskId, vsId } = restoreTargetOf(backup);
@@ -305,6 +324,7 @@ const DEFINITIONS = {
       answer: Responses.backup,
     }),
     describe: (vsId, backup, params) => `backup ${backup.id} of disk ${params.disk_id} on VS ${vsId}`,
+    agent: { tool: 'request_backup_take', destructive: false },
     formReads: async (cloud, vsId): Promise<FormReading> => {
       const disks = await cloud.listDisks(vsId);
       const built = backupableDisks(disks);
@@ -370,6 +390,8 @@ const DEFINITIONS = {
       const what = `${params.command} ${params.address || 'every address'} on ${params.port || 'every port'}/${params.protocol.toLowerCase()}`;
       return `firewall rule ${rule.id} (${what}) on VS ${vsId}, applied`;
     },
+    // A DROP rule cuts traffic; the risk of cutting SSH for everyone is confirmed as the form's box is ticked.
+    agent: { tool: 'request_firewall_add', destructive: true, confirmations: (_vsId, args) => ({ confirm_risk: args.confirmed_risk === true }) },
     formReads: async (cloud, vsId): Promise<FormReading> => ({ ok: true, reads: { rules: await cloud.listFirewallRules(vsId) } }),
     follow: {
       listedUnder: (vsId) => vsId,
@@ -424,6 +446,8 @@ const DEFINITIONS = {
       then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
     }),
     describe: (vsId, _nothing, params) => `removal of firewall rule ${params.rule_id} on VS ${vsId}, applied`,
+    // Removing an allowing rule cuts traffic; the rule's id is the one the form has typed again.
+    agent: { tool: 'request_firewall_remove', destructive: true, confirmations: (_vsId, args) => ({ confirm: String(args.rule_id) }) },
     formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
       const ruleId = typeof given.rule_id === 'string' ? Number(given.rule_id) : NaN;
@@ -498,7 +522,7 @@ export function approvalActions(names: readonly string[]): ChangeAction[] {
  * What the audit trail records: a change of the table, the freeze switched on or off (freeze.ts), or a break-glass
  * window opened or closed and a use of one acknowledged (break-glass.ts).
  */
-export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze' | 'breakglass' | 'breakglass_end' | 'breakglass_ack';
+export type RecordedChangeAction = ChangeAction | 'freeze' | 'unfreeze' | 'breakglass' | 'breakglass_end' | 'breakglass_ack' | 'agent_token' | 'agent_revoke';
 
 // The store's vocabulary of actions is this table's (src/store/audit.ts, RecordedActions).
 declare module '../store/audit' {

@@ -145,6 +145,8 @@ export interface ApprovalNames {
   approvalId: string;
   /** The workflow execution whose step asked for the change, when one did. */
   workflowExecutionId?: string | null;
+  /** The agent that asked for it, for `requestedBy` (its owner), when one did. */
+  agent?: string;
 }
 
 /**

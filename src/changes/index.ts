@@ -5,6 +5,9 @@
 // person (break glass); and the one vocabulary of their outcomes (outcome).
 export {
   createChanges,
+  type AgentAskContext,
+  type AgentAskResult,
+  type AgentChangeStatus,
   type Changes,
   type ChangesDeps,
   type AuthorizeOptions,

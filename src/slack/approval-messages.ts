@@ -50,6 +50,8 @@ export interface MessageOptions {
   ts?: string;
   /** Of those who may decide (people and groups, by id), the ones called now; unset: all of them (a workflow's: limited per hour). */
   called?: (ids: readonly string[]) => Promise<string[]>;
+  /** An agent's request its owner may decide too (not in VS_APPROVALS): the owner is mentioned among who may decide. */
+  ownerDecides?: boolean;
 }
 
 /** How a listener shows a request's message: as its context says, logging on the request's logger. */
@@ -67,8 +69,13 @@ export async function postApprovalRequest(
   approval: Approval,
   o: MessageOptions,
 ): Promise<string | null> {
-  const found = approvalFacts(approval, o.sandbox, o.roles, o.labelOf);
-  if (!found) return null;
+  const listed = approvalFacts(approval, o.sandbox, o.roles, o.labelOf);
+  if (!listed) return null;
+  // The owner of an agent who may decide its request is called first, by their own id.
+  const found: ApprovalFacts =
+    o.ownerDecides && listed.deciders
+      ? { ...listed, ownerDecides: true, deciders: { ...listed.deciders, users: [approval.requestedBy, ...listed.deciders.users] } }
+      : listed;
   const facts = o.called && found.deciders ? await withCalled(found, found.deciders, o.called) : found;
   const message = approval.status === 'awaiting_requester' ? renderWorkflowRequest(facts) : renderApprovalRequest(facts);
   let ts: string | undefined;
@@ -86,6 +93,33 @@ export async function postApprovalRequest(
     o.log.warn('could not remember where the approval request was posted', { approval: approval.id, error });
   }
   return ts;
+}
+
+/**
+ * Posts an agent's request in its channel (VS_AGENT_CHANNEL) as any approval request, mentioning its owner when they
+ * may decide it: the message's link (chat.getPermalink), or null when it could not be posted (logged).
+ */
+export function agentRequestPoster(deps: {
+  changes: Pick<Changes, 'setMessage'>;
+  client: WebClient;
+  roles: Config['roles'];
+  sandbox: () => boolean;
+  labelOf: (vsId: number) => string | null;
+  logger: Logger;
+}): (approval: Approval, ownerDecides: boolean) => Promise<{ posted: boolean; link: string | null }> {
+  return async (approval, ownerDecides) => {
+    const log = deps.logger;
+    const o = { sandbox: deps.sandbox(), roles: deps.roles, log, labelOf: deps.labelOf, ownerDecides };
+    const ts = await postApprovalRequest(deps.changes, deps.client, approval, o);
+    if (!ts) return { posted: false, link: null };
+    try {
+      const answer = await deps.client.chat.getPermalink({ channel: approval.channelId, message_ts: ts });
+      return { posted: true, link: typeof answer.permalink === 'string' && /^https?:\/\//.test(answer.permalink) ? answer.permalink : null };
+    } catch (error) {
+      log.warn("could not read the link of an agent's request", { approval: approval.id, error: slackErrorSummary(error) });
+      return { posted: true, link: null };
+    }
+  };
 }
 
 /** The facts with only the deciders `called` lets be called now; how many were left uncalled, for the message to say. */

@@ -14,6 +14,7 @@ const ENV = {
   VS_VIEWERS: 'UVIEWER',
   VS_MCP: 'on',
   VS_MCP_ALLOWED_ORIGINS: 'https://agents.example.com',
+  VS_AGENT_CHANNEL: 'CAGENTS',
 };
 const TOKEN = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`);
 
@@ -85,28 +86,33 @@ describe('the MCP endpoint', () => {
     expect((await post(h, { authorization: `Bearer ${token}`, origin: 'https://agents.example.com' })).status).toBe(200);
   });
 
-  test('tools/list names the read tools, read-only, each taking a server id; a read answers from the cloud; the token is never logged', async () => {
+  test('tools/list names the read tools, read-only, each taking a server by id or name; a read answers from the cloud; the token is never logged', async () => {
     const token = await tokenFor(h, 'UOPER3', 'laptop');
     const client = await connect(h, token);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
+      const reads = tools.filter((t) => !t.name.startsWith('request_'));
+      expect(reads.map((t) => t.name).sort()).toEqual([
         'audit_log',
         'autoscaling',
+        'change_status',
+        'find_server',
         'firewall_rules',
         'list_backups',
         'list_disks',
         'port_check',
         'server_status',
       ]);
-      for (const tool of tools) {
+      for (const tool of reads) {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
-        if (tool.name === 'audit_log') continue;
+        if (tool.name === 'audit_log' || tool.name === 'change_status' || tool.name === 'find_server') continue;
         if (tool.name === 'port_check') {
           expect(tool.inputSchema.required?.sort()).toEqual(['port', 'server']);
           continue;
         }
-        expect(tool.inputSchema).toMatchObject({ type: 'object', properties: { server: { type: 'integer' } }, required: ['server'] });
+        // A server by id or by name, as the commands take it.
+        expect(tool.inputSchema).toMatchObject({ type: 'object', required: ['server'] });
+        expect(JSON.stringify(tool.inputSchema.properties?.server)).toMatch(/integer.*string|string.*integer/);
       }
       const disks = await client.callTool({ name: 'list_disks', arguments: { server: 42 } });
       expect(disks.isError).toBeFalsy();
@@ -126,6 +132,7 @@ describe('the MCP endpoint', () => {
 
       const bad = await client.callTool({ name: 'server_status', arguments: { server: 'forty-two' } });
       expect(bad.isError).toBe(true);
+      expect(JSON.stringify(bad.content)).toContain('No server is named \\"forty-two\\"');
     } finally {
       await client.close();
     }

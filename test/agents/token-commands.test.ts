@@ -27,11 +27,17 @@ describe('/vs agent token, tokens, revoke', () => {
     expect(JSON.stringify(kept)).not.toContain(token!);
     expect(h.logs.join('\n')).not.toContain(token!);
     expect(h.logs.join('\n')).toContain('agent token made');
+    // Made on record: its name, owner and expiry, never the token.
+    const [made] = await h.store.audit.latest(1);
+    expect(made).toMatchObject({ action: 'agent_token', userId: 'UOPER', target: 'agent:laptop', outcome: 'done', params: { name: 'laptop', owner: 'UOPER' } });
+    expect(JSON.stringify(await h.store.audit.latest(50))).not.toContain(token!);
 
     const list = visibleText(await answerTo(h, 'agent tokens', { user: 'UOPER' }));
     expect(list).toContain('`laptop`');
     expect(list).not.toContain(token!);
     expect(visibleText(await answerTo(h, 'agent tokens', { user: 'UOTHER' }))).toContain('You have no live agent tokens');
+    await answerTo(h, 'agent revoke laptop', { user: 'UOPER' });
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'agent_revoke', userId: 'UOPER', target: 'agent:laptop', outcome: 'done' });
   });
 
   test('the same live name twice makes nothing; 8 hours unless told; more than VS_AGENT_TOKEN_MAX_HOURS is refused', async () => {

@@ -59,11 +59,10 @@ export const ON_CALL_PERSON = PIA;
 /** The channel local mode posts its audit records to unless VS_AUDIT_CHANNEL names another. */
 export const AUDIT_CHANNEL: Channel = { id: 'C0AUDIT', name: 'vs-audit', topic: 'Every change the bot makes, recorded' };
 
-export const CHANNELS: readonly Channel[] = [
-  { id: 'C0INCIDENT', name: 'incident-42', topic: 'VS 42 is slow: investigating' },
-  { id: 'C0GENERAL', name: 'general', topic: 'Everyone' },
-  AUDIT_CHANNEL,
-];
+/** The incident's channel: where local mode posts agents' requests unless VS_AGENT_CHANNEL names another. */
+export const INCIDENT_CHANNEL: Channel = { id: 'C0INCIDENT', name: 'incident-42', topic: 'VS 42 is slow: investigating' };
+
+export const CHANNELS: readonly Channel[] = [INCIDENT_CHANNEL, { id: 'C0GENERAL', name: 'general', topic: 'Everyone' }, AUDIT_CHANNEL];
 
 /**
  * The roles local mode gives these people when none of VS_ADMINS, VS_OPERATORS, VS_VIEWERS is set (the names above

@@ -59,7 +59,15 @@ export interface ApprovalFacts {
   deciders?: Deciders;
   /** How many of those who may decide it are not called on this one: called by workflow requests as often an hour as they may be. */
   uncalled?: number;
+  /** An agent's request its owner may decide too (its action is not in VS_APPROVALS): said on the open request. */
+  ownerDecides?: boolean;
   sandbox: boolean;
+}
+
+/** Who asked, as people read it: "agent `laptop` for @Ada" for an agent's request (docs/product.md, Agents ask, people decide). */
+export function askedBy(approval: Pick<Approval, 'requestedBy' | 'agent'>): string {
+  if (approval.requestedBy === '') return 'A workflow';
+  return approval.agent ? `agent ${code(approval.agent, 32)} for ${userMention(approval.requestedBy)}` : userMention(approval.requestedBy);
 }
 
 /** How a request ended: one of its closed states (approval-states.ts), approved with how its change went. */
@@ -87,7 +95,7 @@ export function requestBlock(request: RecordedRequest): RichTextBlock {
 export function asked(f: ApprovalFacts): string {
   const { approval } = f;
   const why = approval.reason ? `“${safe(oneLine(approval.reason), 500)}”` : '_no reason given_';
-  const who = approval.requestedBy === '' ? 'A workflow' : userMention(approval.requestedBy);
+  const who = askedBy(approval);
   return `${who} asks to *${safe(f.title, 40)}* · ${safe(targetTitle(f.target), 40)}\n*Why:* ${why}`;
 }
 
@@ -165,14 +173,22 @@ export function renderApprovalRequest(f: ApprovalFacts): Rendered {
     section('*The exact request the bot will send to the cloud API:*'),
     requestBlock(approval.apiRequest),
     { type: 'actions', block_id: 'approval', elements: [...approvalButtons(f), withdrawButton(approval)] },
-    context(
-      `A second person with the ${f.needed} role decides, not ${userMention(approval.requestedBy)}, who may withdraw it. ` +
-        `Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`,
-    ),
+    context(`${whoDecides(f)} Request ${code(approval.id, 40)}.${fromWorkflow(approval)}`),
   ];
-  const asker = approval.requestedBy === '' ? 'a workflow' : userMention(approval.requestedBy);
+  const asker = approval.requestedBy === '' ? 'a workflow' : askedBy(approval);
   const asking = `Approval needed: ${asker} asks to ${f.title} · ${targetTitle(f.target)} (${escapeMrkdwn(oneLine(line))})`;
   return { text: fallback(who ? `${asking} · for ${who}` : asking, f.sandbox), blocks: withSandbox(blocks, f.sandbox) };
+}
+
+/** Who decides an open request: a second person, or, for an agent's request, its owner too unless VS_APPROVALS lists it. */
+function whoDecides(f: ApprovalFacts): string {
+  const { approval } = f;
+  const owner = userMention(approval.requestedBy);
+  if (approval.agent && f.ownerDecides)
+    return `An agent asked: nothing runs until a person with the ${f.needed} role approves it, ${owner} (who may withdraw it) or another.`;
+  if (approval.agent)
+    return `An agent asked, and this change needs a second person: someone with the ${f.needed} role decides, not ${owner}, who may withdraw it.`;
+  return `A second person with the ${f.needed} role decides, not ${owner}, who may withdraw it.`;
 }
 
 /**

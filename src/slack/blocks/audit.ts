@@ -66,6 +66,8 @@ const CONTROL_WORDS: Readonly<Record<Exclude<RecordedAction, ChangeAction>, stri
   watch: 'Watch',
   unwatch: 'Unwatch',
   watch_snooze: 'Snooze a watch',
+  agent_token: 'Make an agent token',
+  agent_revoke: 'Revoke an agent token',
 };
 
 /** What was done, in words: a change's title ("Add disk"), or the freeze's. */
@@ -86,8 +88,12 @@ function targetWords(target: string, label?: string | null): string | null {
 
 /** Who a record is about: a person, or, for a workflow step's request before anyone claimed it, the workflow. */
 function actor(r: AuditRecord): string {
-  return r.userId === '' ? 'a workflow' : userMention(r.userId);
+  if (r.userId === '') return 'a workflow';
+  // An agent's own attempt (asked, refused): "agent `laptop` for @Ada" (docs/product.md, Agents ask, people decide).
+  return r.agent && (r.requestedBy ?? r.userId) === r.userId ? agentFor(r.agent, r.userId) : userMention(r.userId);
 }
+
+const agentFor = (agent: string, owner: string) => `agent ${code(agent, 32)} for ${userMention(owner)}`;
 
 /** The record's own text in one line, escaped: ours, though it may quote the cloud API's messages. */
 const quoted = (text: string, max = 150) => safe(oneLine(text), max);
@@ -101,7 +107,8 @@ const paramText = (r: AuditRecord, key: string): string | null => (typeof r.para
  */
 function why(r: AuditRecord): string {
   const outcome = outcomeOf(r.outcome);
-  const asked = r.requestedBy && r.requestedBy !== r.userId ? ` · asked by ${userMention(r.requestedBy)}` : '';
+  const asker = (by: string) => (r.agent ? agentFor(r.agent, by) : userMention(by));
+  const asked = r.requestedBy && r.requestedBy !== r.userId ? ` · asked by ${asker(r.requestedBy)}` : '';
   const how = outcome === 'denied' ? 'denied' : outcome === 'withdrawn' ? 'withdrawn' : 'approved';
   const decided = r.decidedBy && r.decidedBy !== r.userId ? ` · ${how} by ${userMention(r.decidedBy)}` : '';
   const workflow = r.workflowExecutionId ? ` · workflow ${code(r.workflowExecutionId, 40)}` : '';
@@ -259,6 +266,7 @@ export function renderRecordDetails(r: AuditRecord, sandbox: boolean): ModalView
     ...(r.formerOutcome ? [`*Recorded before as* ${code(r.formerOutcome, 40)}`] : []),
     ...(r.approvalId ? [`*Approval request* ${code(r.approvalId, 60)}`] : []),
     ...(r.workflowExecutionId ? [`*Workflow execution* ${code(r.workflowExecutionId, 60)}`] : []),
+    ...(r.agent ? [`*Agent* ${code(r.agent, 32)} for ${userMention(r.requestedBy ?? r.userId)}`] : []),
   ];
   const blocks: KnownBlock[] = [
     section(recordLine(r)),

@@ -63,6 +63,7 @@ export async function agentTokenCommand(ctx: ListenerContext, req: SlackRequest,
         return 'duplicate';
       case 'made':
         req.log.info('agent token made', { agent: made.agent.name, expires_at: new Date(made.agent.expiresAtMs).toISOString() });
+        await ctx.changes.recordAgentToken({ userId: req.userId, channelId: req.channelId }, 'agent_token', [made.agent]);
         await replyEphemeral(
           req,
           markSandbox(renderTokenMade({ token: made.token, agent: made.agent, mcp: ctx.config.agents.mcp, sandbox: ctx.sandbox }), ctx.sandbox),
@@ -88,6 +89,7 @@ export async function agentRevokeCommand(ctx: ListenerContext, req: SlackRequest
       return 'not_found';
     }
     req.log.info('agent token revoked', { agent: name, owners: revoked.tokens.map((t) => t.owner) });
+    await ctx.changes.recordAgentToken({ userId: req.userId, channelId: req.channelId }, 'agent_revoke', revoked.tokens);
     await replyEphemeral(req, renderTokensRevoked(revoked.tokens, req.userId));
     return 'succeeded';
   });
