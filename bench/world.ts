@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSeed, startSandbox, type Sandbox } from '@vs-chatops/cloud-sandbox';
+import { defaultSeed, startSandbox, type Sandbox, type SandboxSeed } from '@vs-chatops/cloud-sandbox';
 import { startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
 import { READS } from '../src/cloud/reads';
-import { withServers } from './scenarios/names';
 
 // What every scenario shares, all in the bench process: the Slack stand-in, the
 // sandbox cloud API (its delay is the injectable upstream latency) and a
@@ -55,4 +54,23 @@ export async function startWorld(): Promise<BenchWorld> {
       rmSync(scratchDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The made-up servers' names: `srv-1`…, none a prefix of another seeded label. */
+export const madeUpName = (n: number) => `srv-${n}`;
+
+/** The world's seed grown to `servers` servers: copies of the first seeded one, each with its own id, label and hostname. */
+export function withServers(seed: SandboxSeed, servers: number): SandboxSeed {
+  const [model] = seed.servers;
+  if (!model || seed.servers.length >= servers) return seed;
+  const firstId = Math.max(...seed.servers.map((s) => s.id)) + 1000;
+  const more = Array.from({ length: servers - seed.servers.length }, (_, i) => ({
+    ...model,
+    id: firstId + i,
+    identifier: `bench${String(i).padStart(8, '0')}`,
+    label: madeUpName(i + 1),
+    hostname: `${madeUpName(i + 1)}.bench.example`,
+    ip_addresses: [],
+  }));
+  return { ...seed, servers: [...seed.servers, ...more] };
 }

@@ -1,11 +1,10 @@
-import type { SandboxSeed } from '@vs-chatops/cloud-sandbox';
 import { runLoad } from '../load';
 import type { BenchProfile } from '../profile';
 import { signedCommands } from '../signed-commands';
 import { startSlackEdge } from '../slack-edge';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
-import type { BenchWorld } from '../world';
+import { madeUpName, type BenchWorld } from '../world';
 
 // Scenario 20: servers by name (docs/product.md, Servers by name). The account holds `servers` servers (the seeded
 // ones and as many made-up ones as it takes, `srv-1`…). First, with the bot's name index cold, `coldLookups` people
@@ -32,25 +31,6 @@ export interface NamesFigures {
 
 /** The page size the name index asks for (src/cloud/names.ts). */
 const PER_PAGE = 100;
-
-/** The made-up servers' names: `srv-1`…, none a prefix of another seeded label. */
-export const madeUpName = (n: number) => `srv-${n}`;
-
-/** The world's seed grown to `servers` servers: copies of the first seeded one, each with its own id, label and hostname. */
-export function withServers(seed: SandboxSeed, servers: number): SandboxSeed {
-  const [model] = seed.servers;
-  if (!model || seed.servers.length >= servers) return seed;
-  const firstId = Math.max(...seed.servers.map((s) => s.id)) + 1000;
-  const more = Array.from({ length: servers - seed.servers.length }, (_, i) => ({
-    ...model,
-    id: firstId + i,
-    identifier: `bench${String(i).padStart(8, '0')}`,
-    label: madeUpName(i + 1),
-    hostname: `${madeUpName(i + 1)}.bench.example`,
-    ip_addresses: [],
-  }));
-  return { ...seed, servers: [...seed.servers, ...more] };
-}
 
 export async function runNames(world: BenchWorld, bot: TargetProcess, load: BenchProfile['names']): Promise<NamesFigures> {
   world.sandbox.reset();

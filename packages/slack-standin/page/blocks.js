@@ -18,6 +18,12 @@
 const EMOJI = {
   white_check_mark: '✅',
   key: '🔑',
+  ghost: '👻',
+  see_no_evil: '🙈',
+  zzz: '💤',
+  bell: '🔔',
+  crescent_moon: '🌙',
+  sunrise: '🌅',
   heavy_check_mark: '✔️',
   x: '❌',
   warning: '⚠️',
