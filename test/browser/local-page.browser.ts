@@ -286,6 +286,21 @@ describe('see before you change: a server’s card, its backups, and a restore w
     await page.screenshot({ path: join(SCREENSHOTS, 'server-card.png') });
   });
 
+  test('servers by name: web-1 is VS 42; web names two, each with a button, and the one picked is shown; web-9 offers the closest', async () => {
+    const card = await type('/vs server web-1');
+    await card.getByRole('heading', { name: 'VS 42' }).waitFor();
+    await expectText(card, /web-1\.prod/);
+
+    const several = await type('/vs server web');
+    await expectText(several, /web names 2 servers\. Which one\?/);
+    await several.getByRole('button', { name: 'Use web-1 (VS 42)' }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'servers-by-name.png') });
+    await several.getByRole('button', { name: 'Use web-2 (VS 47)' }).click();
+    await channelMessages().getByRole('heading', { name: 'VS 47' }).last().waitFor();
+
+    await expectText(await type('/vs server web-9'), /No server is named web-9\. Did you mean web-1 \(VS 42\)/);
+  });
+
   test('its Backups button lists the backups, newest first, usable or why not, each usable one with Restore', async () => {
     const card = messages()
       .getByRole('article')

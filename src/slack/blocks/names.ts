@@ -46,6 +46,8 @@ export function renderSeveralServers({
   for (const server of shown) {
     blocks.push({
       type: 'section',
+      // Each button's block named, so a click says which of the servers was picked (the action_id is the same).
+      block_id: `${PICK_SERVER}_${server.id}`,
       text: mrkdwn(`${serverNameMrkdwn(server.id, server.label)}${whatElse(server)}`),
       accessory: {
         type: 'button',
