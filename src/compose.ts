@@ -23,7 +23,7 @@ import { auditChannelPoster } from './slack/audit-post';
 import { botAuthorization } from './slack/bot-authorization';
 import { toBoltLogger } from './slack/bolt-logger';
 import type { ListenerContext } from './slack/context';
-import { mcpHandler } from './agents/mcp';
+import { MCP_PATH, mcpHandler } from './agents/mcp';
 import { createAgentTokens } from './agents/tokens';
 import { slackChannelDirectory, slackGroupDirectory } from './slack/directories';
 import { createInFlight } from './slack/in-flight';
@@ -350,7 +350,16 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             },
           })
         : undefined;
-    const receiver = createReceiver(config, { logger, boltLogger, clientOptions, routes: routes satisfies CustomRoute[], started, ...(mcp ? { mcp } : {}) });
+    // VS_MCP_PORT: /mcp on a server of its own (Socket Mode has no other), not beside /slack/events.
+    const mcpOnPort = mcp && config.agents.port === null ? mcp : undefined;
+    const receiver = createReceiver(config, {
+      logger,
+      boltLogger,
+      clientOptions,
+      routes: routes satisfies CustomRoute[],
+      started,
+      ...(mcpOnPort ? { mcp: mcpOnPort } : {}),
+    });
     const authorization = botAuthorization(botClient, config.slack.botToken, logger, { needsTeam: config.slack.teamId === null });
     const context: ListenerContext = {
       config,
@@ -402,6 +411,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
     const stopping = new AbortController();
     let opsServer: OpsServer | undefined;
     let metricsServer: OpsServer | undefined;
+    let mcpServer: OpsServer | undefined;
     let listening = false;
     const stillStarting = () => {
       if (stopped) throw new StoppedWhileStarting();
@@ -415,6 +425,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
       if (listening) await slack.stop(graceMs);
       await opsServer?.close();
       await metricsServer?.close();
+      await mcpServer?.close();
       await stopAll(lifecycles, logger);
     };
     const bot: Bot = {
@@ -435,6 +446,8 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
           for (const part of lifecycles) await part.start?.();
           // VS_METRICS_PORT: /metrics on a server of its own, which a deployment keeps off the public port.
           if (config.metricsPort !== null) metricsServer = await serveOpsRoutes(ops.metricsRoutes(), config.metricsPort);
+          if (mcp && config.agents.port !== null)
+            mcpServer = await serveOpsRoutes([{ path: MCP_PATH, method: ['POST', 'GET', 'DELETE'], handler: mcp }], config.agents.port);
           // Listening first, so that health checks answer while the store is waited for.
           let bound: { port: number | null } = { port: null };
           if (socketMode) opsServer = await serveOpsRoutes(routes, port ?? config.slack.port);

@@ -249,6 +249,10 @@ const EnvSchema = z.object({
   // Agents (docs/product.md, Agents ask, people decide): the MCP endpoint and its tokens.
   /** Unset: off, or on in local mode. */
   VS_MCP: z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
+  /** Unset: /mcp is served on PORT (HTTP mode); Socket Mode, which has no HTTP port for Slack, needs it. */
+  VS_MCP_PORT: positiveInt('a TCP port')
+    .refine((n) => n <= 65535, 'must be a TCP port (1–65535)')
+    .optional(),
   /** Unset: a request with an Origin header is refused (one without passes). */
   VS_MCP_ALLOWED_ORIGINS: z
     .string()
@@ -442,10 +446,10 @@ function crossFieldProblems(env: Record<string, string>): string[] {
   if (total !== undefined && forChanges !== undefined && forChanges >= total) {
     problems.push(`VS_API_CHANGE_CONNECTIONS must be less than VS_API_MAX_CONNECTIONS (${total}): reads need the rest`);
   }
-  if (env.VS_MCP === 'on' && modeOf(env) === 'socket') {
-    problems.push('VS_MCP is on, but the MCP endpoint is served on the HTTP port only, and Socket Mode has none: leave VS_MCP unset in Socket Mode');
+  if (env.VS_MCP === 'on' && modeOf(env) === 'socket' && env.VS_MCP_PORT === undefined) {
+    problems.push('VS_MCP is on in Socket Mode, which has no HTTP port for the MCP endpoint: set VS_MCP_PORT, the port agents call /mcp on');
   }
-  if (env.VS_MCP === 'on' && modeOf(env) === 'http' && env.VS_AGENT_CHANNEL === undefined) {
+  if (env.VS_MCP === 'on' && modeOf(env) !== 'local' && env.VS_AGENT_CHANNEL === undefined) {
     problems.push("VS_MCP is on, but VS_AGENT_CHANNEL is not set: agents' requests are posted there for a person to decide (a channel id, C…)");
   }
   const realApi = env.VS_API_URL !== undefined && env.VS_API_URL !== SANDBOX;
@@ -706,6 +710,8 @@ function shape(e: Env) {
      */
     agents: {
       mcp: e.VS_MCP === undefined ? local : e.VS_MCP === 'on',
+      /** VS_MCP_PORT: /mcp on a server of its own (and no longer on PORT); null: on PORT. */
+      port: e.VS_MCP_PORT ?? null,
       allowedOrigins: e.VS_MCP_ALLOWED_ORIGINS ?? [],
       tokenMaxHours: e.VS_AGENT_TOKEN_MAX_HOURS,
       callsPerMinute: e.VS_AGENT_CALLS_PER_MINUTE,

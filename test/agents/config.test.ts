@@ -20,6 +20,7 @@ describe('agent settings', () => {
   test('the endpoint is off unless set with Slack, on in local mode; the defaults', () => {
     expect(loadConfig(http).agents).toEqual({
       mcp: false,
+      port: null,
       allowedOrigins: [],
       tokenMaxHours: 168,
       callsPerMinute: 60,
@@ -50,8 +51,13 @@ describe('agent settings', () => {
     expect(agents).toMatchObject({ mcp: true, channel: 'C0AGENTS', denyMemoryMs: 5 * 60_000 });
   });
 
-  test('VS_MCP=on in Socket Mode is refused: the endpoint is served on the HTTP port only', () => {
-    expect(problemsOf({ ...socket, VS_MCP: 'on' })).toContain('VS_MCP is on, but the MCP endpoint is served on the HTTP port only');
+  test('VS_MCP=on in Socket Mode needs VS_MCP_PORT (it has no HTTP port for Slack) and VS_AGENT_CHANNEL; a port is a TCP port', () => {
+    expect(problemsOf({ ...socket, VS_MCP: 'on', VS_AGENT_CHANNEL: 'C0AGENTS' })).toContain(
+      'VS_MCP is on in Socket Mode, which has no HTTP port for the MCP endpoint: set VS_MCP_PORT',
+    );
+    expect(problemsOf({ ...socket, VS_MCP: 'on', VS_MCP_PORT: '3001' })).toContain('VS_AGENT_CHANNEL is not set');
+    expect(loadConfig({ ...socket, VS_MCP: 'on', VS_MCP_PORT: '3001', VS_AGENT_CHANNEL: 'C0AGENTS' }).agents).toMatchObject({ mcp: true, port: 3001 });
+    expect(problemsOf({ ...http, VS_MCP_PORT: '70000' })).toContain('VS_MCP_PORT');
     expect(loadConfig(socket).agents.mcp).toBe(false);
   });
 });

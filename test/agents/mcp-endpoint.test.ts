@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { hashToken, TOKEN_PREFIX } from '../../src/agents/tokens';
 import { useHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, visibleText } from '../helpers/drive';
+import { freePort } from '../helpers/spawned-bot';
 
 // The MCP endpoint (docs/product.md, Agents ask, people decide) through the real app, with the SDK's own client: no
 // token, a wrong, revoked or expired one is 401 with WWW-Authenticate: Bearer; a foreign Origin is 403; the read tools
@@ -208,5 +209,37 @@ describe('the MCP endpoint, calls a minute per token', () => {
     expect(refused.headers.get('retry-after')).toBe('60');
     const other = await tokenFor(h, 'UOPER2', 'calm');
     expect((await post(h, { authorization: `Bearer ${other}` })).status).toBe(200);
+  });
+});
+
+describe('the MCP endpoint on a port of its own (VS_MCP_PORT)', () => {
+  let mcpPort = 0;
+  const h = useHarness({
+    startWith: async () => {
+      mcpPort = await freePort();
+      return { env: { ...ENV, VS_MCP_PORT: String(mcpPort) } };
+    },
+  });
+
+  test('/mcp answers there, with the same checks, and no longer beside /slack/events', async () => {
+    const own = new URL(`http://127.0.0.1:${mcpPort}/mcp`);
+    const onPort = await fetch(mcpUrl(h), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(INITIALIZE) });
+    expect(onPort.status).toBe(404);
+    const none = await fetch(own, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const token = await tokenFor(h, 'UOPER', 'socket');
+    const client = new Client({ name: 'test-agent', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(own, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['server_status', 'find_server', 'change_status']));
+    } finally {
+      await client.close();
+    }
   });
 });

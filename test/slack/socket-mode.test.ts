@@ -36,6 +36,7 @@ describe('the bot in Socket Mode', () => {
   let store: Store;
   let app: Bot;
   let port: number;
+  let mcpPort: number;
   let stopped = false;
   const logs: string[] = [];
   let openedMetadata = '';
@@ -49,6 +50,7 @@ describe('the bot in Socket Mode', () => {
     slack.on('apps.connections.open', () => ({ body: { ok: true, url: `${link.url}?ticket=${TICKET}&app_id=A1` } }));
     sandbox = await startSandbox({ reads: READS, port: 0, apiKey: API_KEY });
     port = await freePort();
+    mcpPort = await freePort();
     const config = loadConfig({
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_APP_TOKEN: APP_TOKEN,
@@ -61,6 +63,9 @@ describe('the bot in Socket Mode', () => {
       VS_OPERATORS: 'UOPER',
       VS_API_TIMEOUT_MS: '3000',
       LOG_LEVEL: 'debug',
+      VS_MCP: 'on',
+      VS_MCP_PORT: String(mcpPort),
+      VS_AGENT_CHANNEL: 'CAGENTS',
     });
     const logger = createLogger({ level: config.logLevel, secrets: secretValues(config), write: (l) => logs.push(l) });
     // The test opens the store so that it can read it after the bot has stopped.
@@ -124,6 +129,23 @@ describe('the bot in Socket Mode', () => {
     expect(res.statusCode).toBe(200);
     // The loopback sandbox has answered /vs firewall 42 above, and said what it is.
     expect(await res.body.json()).toEqual({ status: 'ok', mode: 'socket', sandbox: true });
+  });
+
+  test('the MCP endpoint answers on VS_MCP_PORT (Socket Mode has no other HTTP port for it), with its own checks', async () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const res = await request(`http://127.0.0.1:${mcpPort}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+    await res.body.dump();
+    const onPort = await request(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
+    expect(onPort.statusCode).toBe(404);
+    await onPort.body.dump();
   });
 
   test('/readyz and /metrics answer on PORT in Socket Mode too', async () => {
