@@ -225,8 +225,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     // form's values (the disk added earlier: its mount point).
     const body = ['maintenance', 'response_url=', 'trigger_id', 'text=', 'token=', 'command=%2Fvs', '/mnt/data'];
     expect([...secrets, ...body].filter((text) => sent.includes(text))).toEqual([]);
-    // Nor a person's address.
-    expect(sent.match(/[\w.+-]+@[\w-]+\.[a-z]{2,}/gi)).toBeNull();
+    // Nor a person's address. (The export is binary: its random ids may spell a short "9@n.ua", which no address is.)
+    expect(sent.match(/(?<![\w.+-])[\w.+-]{2,}@[\w-]{2,}\.[a-z]{2,}(?![\w-])/gi)).toBeNull();
   });
 });
 
