@@ -360,6 +360,14 @@ function version13(t: DialectTypes): string[] {
 }
 
 /** Watches (docs/product.md, Watches): who watches what, what the poll last saw, quiet hours, notices posted once. */
+/**
+ * A watch's notice claimed but never told (its instance died between the claim and the post) is told by the next
+ * poller once the claim is older than a lease: `told_ms` says it was told. Notices claimed before this version count as told.
+ */
+function version15(t: DialectTypes): string[] {
+  return [`ALTER TABLE watch_notices ADD COLUMN told_ms ${t.bigint}`, `UPDATE watch_notices SET told_ms = at_ms`];
+}
+
 function version14(t: DialectTypes): string[] {
   return [
     `CREATE TABLE watches (
@@ -495,6 +503,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'watches: who watches which server, what the poll last saw, quiet hours and their held news, notices posted once',
     sqlite: version14(SQLITE_TYPES),
     postgres: version14(POSTGRES_TYPES),
+  },
+  {
+    version: 15,
+    description: 'a watch notice told, or only claimed: a claim its instance never told is taken over after a lease',
+    sqlite: version15(SQLITE_TYPES),
+    postgres: version15(POSTGRES_TYPES),
   },
 ];
 

@@ -270,5 +270,8 @@ export interface WatchHeldTable {
 /** Notifications posted (a key each), so that each is posted once across instances. Since version 14. */
 export interface WatchNoticesTable {
   key: string;
+  /** When it was claimed (or claimed again after a dead instance's claim). */
   at_ms: number;
+  /** When it was told; null while only claimed. Since version 15. */
+  told_ms: number | null;
 }

@@ -103,8 +103,13 @@ export interface Watches {
   /** Channels that have held news. */
   holding(): Promise<string[]>;
 
-  /** Marks a notification as posted, before it is posted: true for the first caller of a key, across instances. */
-  claimNotice(key: string, nowMs: number): Promise<boolean>;
+  /**
+   * Claims a notification before it is posted: true for the first caller of a key, across instances, and for a caller
+   * that finds a claim older than `staleAfterMs` never told (its instance died between the claim and the post).
+   */
+  claimNotice(key: string, nowMs: number, staleAfterMs: number): Promise<boolean>;
+  /** A claimed notification was told (posted, or held for quiet hours): never claimed again. */
+  noticeTold(key: string, nowMs: number): Promise<void>;
   /** Gives a notice key back (its post failed), so that it is tried again. */
   releaseNotice(key: string): Promise<void>;
 

@@ -9,7 +9,8 @@ import { heldByQuietHours, heldNewsOf, isQuiet, summarizeHeld, type QuietSummary
 // The watch's poll (docs/product.md, Watches: the bot speaks first): one instance at a time, the one holding the
 // lease, reads the account's server list (every page, whatever the number of watches), works out what changed
 // (diff.ts) and tells the Slack side through a port (WatchTeller: no Slack here). Each notification's key is claimed
-// in the store before it is told, so that an instance taking over from one that died mid-poll never tells it twice;
+// in the store before it is told and marked told after, so that an instance taking over from one that died mid-poll
+// never tells a told one twice, and tells one that was claimed but never told;
 // what was seen is saved after the telling, so that such an instance works the same change out again.
 
 /** The server list as the cloud client reads it (cloud.listServers, the name index's read), one page at a time. */
@@ -142,9 +143,12 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
   async function tellAll(all: readonly Notice[], quiet: ReadonlySet<string>): Promise<void> {
     const notices = await notFollowed(all);
     for (const notice of notices) {
-      if (!(await store.watches.claimNotice(notice.key, now()))) continue;
+      // A claim never told and older than half a lease was a dead poller's: this one holds the lease now, so it could
+      // only take over once that poller's lease ran out, and a live poller tells its claims within its round.
+      if (!(await store.watches.claimNotice(notice.key, now(), settings.leaseMs / 2))) continue;
       if (quiet.has(notice.channelId) && heldByQuietHours(notice)) {
         await store.watches.hold(heldNewsOf(notice, now()));
+        await store.watches.noticeTold(notice.key, now());
         continue;
       }
       let told = false;
@@ -153,8 +157,10 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
       } catch (error) {
         log.warn('a watch notification could not be posted', { channel: notice.channelId, vs_id: notice.serverId, kind: notice.kind, error });
       }
-      if (told) onTold?.(notice);
-      else await store.watches.releaseNotice(notice.key);
+      if (told) {
+        await store.watches.noticeTold(notice.key, now());
+        onTold?.(notice);
+      } else await store.watches.releaseNotice(notice.key);
     }
   }
 

@@ -204,15 +204,39 @@ describe('the watch poll', () => {
     expect(await store.leases.take(WATCH_LEASE, 'i1', clock, MIN)).toBe(false);
   });
 
-  test('a notice already claimed (an instance that died after telling it) is not told again', async () => {
+  test('a notice already told (an instance that died after telling it, before saving what it saw) is not told again', async () => {
     await watch('C1', 42);
     servers = [{ id: 42, label: 'web-1', booted: true }];
     await pollOf('i1').round();
     clock += MIN;
     servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
-    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock)).toBe(true);
+    const key = `watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`;
+    expect(await store.watches.claimNotice(key, clock, 3 * MIN)).toBe(true);
+    await store.watches.noticeTold(key, clock);
+    await pollOf('i1').round();
+    clock += 10 * MIN;
     await pollOf('i1').round();
     expect(told).toEqual([]);
+  });
+
+  test('a notice claimed but never told (its instance died between the claim and the post) is told by the next poller, once', async () => {
+    await watch('C1', 42);
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    await pollOf('i1').round();
+    clock += MIN;
+    servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
+    // i1's next round: the lease taken, the notice claimed, then i1 dies before posting it or saving what it saw.
+    expect(await store.leases.take(WATCH_LEASE, 'i1', clock, 3 * MIN)).toBe(true);
+    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock, 90_000)).toBe(true);
+    expect(await pollOf('i2').round()).toBe('not_leading');
+    expect(told).toEqual([]);
+    clock += 3 * MIN + 1;
+    expect(await pollOf('i2').round()).toBe('polled');
+    expect(told.map((n) => n.kind)).toEqual(['power_off']);
+    // Told now: never again.
+    clock += 10 * MIN;
+    await pollOf('i2').round();
+    expect(told.map((n) => n.kind)).toEqual(['power_off']);
   });
 
   test('a notice Slack would not take is given back (the key is free again) and the round goes on', async () => {
@@ -225,7 +249,7 @@ describe('the watch poll', () => {
     servers = [{ id: 42, label: 'web-1', booted: false, updated_at: '2026-12-06T09:00:30Z' }];
     await poll.round();
     expect(told.map((n) => n.channelId)).toEqual(['C2']);
-    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock)).toBe(true);
+    expect(await store.watches.claimNotice(`watch:C1:42:power_off:${Date.parse('2026-12-06T09:00:30Z')}`, clock, 3 * MIN)).toBe(true);
   });
 
   test('a failed transaction of a watched server is told once, whoever started it; the baseline tells none', async () => {

@@ -214,13 +214,30 @@ export function kyselyWatches({ db, dialect }: SliceDeps): Watches {
 
     holding: async () => (await db.selectFrom('watch_held').select('channel_id').distinct().orderBy('channel_id').execute()).map((r) => r.channel_id),
 
-    claimNotice: async (key, nowMs) => {
+    claimNotice: async (key, nowMs, staleAfterMs) => {
       const result = await db
         .insertInto('watch_notices')
-        .values({ key, at_ms: wholeMs(nowMs) })
+        .values({ key, at_ms: wholeMs(nowMs), told_ms: null })
         .onConflict((oc) => oc.column('key').doNothing())
         .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) return true;
+      // A claim never told, older than a lease: its instance died before posting. One caller takes it over.
+      const taken = await db
+        .updateTable('watch_notices')
+        .set({ at_ms: wholeMs(nowMs) })
+        .where('key', '=', key)
+        .where('told_ms', 'is', null)
+        .where('at_ms', '<=', wholeMs(nowMs - staleAfterMs))
+        .executeTakeFirst();
+      return Number(taken.numUpdatedRows) === 1;
+    },
+
+    noticeTold: async (key, nowMs) => {
+      await db
+        .updateTable('watch_notices')
+        .set({ told_ms: wholeMs(nowMs) })
+        .where('key', '=', key)
+        .execute();
     },
 
     releaseNotice: async (key) => {

@@ -84,10 +84,20 @@ export function watchesContract({ one, instances, fresh }: ContractStores): void
 
   test('a notice is claimed once across instances, and again once given back', async () => {
     const stores = await instances(3);
-    const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.watches.claimNotice('CINC:42:power:5', 1000)));
+    const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.watches.claimNotice('CINC:42:power:5', 1000, 60_000)));
     expect(claims.filter(Boolean)).toHaveLength(1);
     await stores[1]!.watches.releaseNotice('CINC:42:power:5');
-    expect(await stores[2]!.watches.claimNotice('CINC:42:power:5', 2000)).toBe(true);
+    expect(await stores[2]!.watches.claimNotice('CINC:42:power:5', 2000, 60_000)).toBe(true);
+  });
+
+  test('a claim never told is taken over once it is older than the stale time, by one instance; a told one never', async () => {
+    const stores = await instances(3);
+    expect(await stores[0]!.watches.claimNotice('CINC:42:power:6', 1000, 60_000)).toBe(true);
+    expect(await stores[1]!.watches.claimNotice('CINC:42:power:6', 60_999, 60_000)).toBe(false);
+    const late = await Promise.all(stores.map((s) => s.watches.claimNotice('CINC:42:power:6', 61_000, 60_000)));
+    expect(late.filter(Boolean)).toHaveLength(1);
+    await stores[2]!.watches.noticeTold('CINC:42:power:6', 61_500);
+    expect(await stores[0]!.watches.claimNotice('CINC:42:power:6', 10_000_000, 60_000)).toBe(false);
   });
 
   test('the servers of changes the bot follows, by channel: those still followed and those ended since a time', async () => {
