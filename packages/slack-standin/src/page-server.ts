@@ -100,6 +100,16 @@ export async function servePage(
     res.end(body);
     return true;
   }
+  if (path === '/mcp') {
+    // Local mode's MCP endpoint (the bot's /mcp) on the page's own address, where the page tells agents to connect.
+    const target = opsUrl?.();
+    if (!target) {
+      send(res, 503, 'text/plain', 'starting');
+      return true;
+    }
+    await passMcp(req, res, target + path + url.search);
+    return true;
+  }
   if (req.method === 'GET' && path === '/local/state') {
     sendJson(res, 200, snapshot(standIn));
     return true;
@@ -263,4 +273,24 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, standIn: PageSt
     clearInterval(heartbeat);
     unsubscribe();
   });
+}
+
+/** Request headers an MCP client sends that the bot reads; hop-by-hop ones are not passed. */
+const MCP_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'origin', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** An MCP call passed through to the bot as it came, its answer (JSON or an event stream) passed back as it goes. */
+async function passMcp(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const name of MCP_REQUEST_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const method = req.method ?? 'GET';
+  const answer = await request(target, { method: method as 'GET', headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body: req }) });
+  const passed: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) passed[name] = value;
+  res.writeHead(answer.statusCode, passed);
+  for await (const chunk of answer.body) res.write(chunk);
+  res.end();
 }
