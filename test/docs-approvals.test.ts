@@ -12,7 +12,7 @@ const actionsIn = (line: string | undefined) => [...(line ?? '').matchAll(/`([a-
 
 describe('the lists of approvable actions', () => {
   test.each([
-    ['README.md', /^\| `VS_APPROVALS` \| changes that wait for a second person: (.*?) \|/m],
+    ['docs/reference.md', /^\| `VS_APPROVALS` \| changes that wait for a second person: (.*?) \|/m],
     ['docs/product.md', /^\| `VS_APPROVALS` \| the actions that need a second person: (.*?) \|/m],
     ['docs/product.md', /^`VS_APPROVALS` names the actions that need a second person \(([^;]*);/m],
   ])('%s (%s) names the change table, in its order', (file, line) => {

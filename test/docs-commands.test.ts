@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../src/slack/listeners/commands';
 
-// The `/vs` tables of the README ("Every command") and docs/product.md ("The `/vs` command") list the command table
+// The `/vs` tables of docs/reference.md ("Every command", linked from the README) and docs/product.md ("The `/vs` command") list the command table
 // (src/slack/listeners/commands/index.ts): a row added to it is added to both, and neither table names a command the
 // bot does not have. A command is known by its words (`firewall remove`) and its aliases (`status`).
 
@@ -36,7 +36,7 @@ const known = new Set(COMMANDS.flatMap((row) => [row.words.join(' '), ...(row.al
 
 describe('the tables of /vs commands', () => {
   test.each([
-    ['README.md', '### Every command'],
+    ['docs/reference.md', '## Every command'],
     ['docs/product.md', '## The `/vs` command'],
   ])('%s (%s) names every command of the table, and no other', (file, heading) => {
     const named = new Set(firstCells(read(file), heading).flatMap(commandsIn));

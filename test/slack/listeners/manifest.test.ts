@@ -18,6 +18,7 @@ const manifest = readFileSync(join(root, 'manifest.yml'), 'utf8');
 const page = readFileSync(join(root, 'packages/slack-standin/page/index.html'), 'utf8');
 const pageScript = readFileSync(join(root, 'packages/slack-standin/page/app.js'), 'utf8');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const reference = readFileSync(join(root, 'docs', 'reference.md'), 'utf8');
 const product = readFileSync(join(root, 'docs/product.md'), 'utf8');
 
 /** The rows of the Markdown table under `header` (its first line), each as its cells. */
@@ -112,7 +113,7 @@ describe('manifest.yml and the workflow steps', () => {
     );
     expect(contract.size).toBeGreaterThanOrEqual(FUNCTIONS.length);
     expect(shape).toEqual(Object.fromEntries(FUNCTIONS.map((row) => [row.callbackId, contract.get(row.callbackId)])));
-    const inReadme = tableRows(readme, '| step (callback id) | inputs | outputs |').map(([step = '']) => /\(`([a-z_]+)`\)/.exec(step)?.[1]);
+    const inReadme = tableRows(reference, '| step (callback id) | inputs | outputs |').map(([step = '']) => /\(`([a-z_]+)`\)/.exec(step)?.[1]);
     expect(inReadme).toEqual(FUNCTIONS.map((row) => row.callbackId));
     expect(declared.vs_request_power!.input_parameters.properties.action!.enum).toEqual(['startup', 'shutdown', 'reboot', 'stop']);
     expect(declared.vs_request_disk!.input_parameters.properties.channel!.type).toBe('slack#/types/channel_id');
