@@ -18,6 +18,7 @@ import { backupableDisks, StoredBackupTake, validateBackupTakeForm, type BackupT
 import {
   StoredFirewallAdd,
   StoredFirewallRemove,
+  interfacesOf,
   validateFirewallAddForm,
   validateFirewallRemoveForm,
   type FirewallAddParams,
@@ -76,9 +77,13 @@ export interface ChangeDefinition<A extends string, P, S extends ResponseShape> 
   request: ChangeRequest<P, S>;
   /** The audit's words for what was done. */
   describe(targetId: number, value: Decoded<S>, params: P): string;
+  /** The change in a few words, as an incident's timeline reads it (the change event's summary: "web-1 (VS 42): reboot done"). */
+  inShort: string;
   /**
    * What its form reads before it opens, given what the command named (form values such as `rule_id`): the server's
-   * disks to pick from, its firewall rules; or why the form cannot open. Absent: its form reads nothing first.
+   * disks to pick from, its firewall rules, the values chosen for the person (`fixed`); or why the form cannot open.
+   * Absent: its form reads nothing first. The one opener runs it (src/slack/listeners/commands/open-change-form.ts);
+   * its form (CHANGE_FORMS) shows what it read.
    */
   formReads?(cloud: FormCloud, targetId: number, given: FormValues): Promise<FormReading>;
   /**
@@ -116,7 +121,7 @@ const defineChange = <A extends string, P, S extends ResponseShape>(definition: 
 /** A power action (power.ts): its choices of the form, its path, who may, and what the audit says it did. */
 function powerChange<A extends PowerAction>(
   action: A,
-  o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string; transactions: readonly string[] },
+  o: { path: `/${string}`; needed: Role; neededFor?: (params: PowerParams) => Role; did: string; inShort: string; transactions: readonly string[] },
 ) {
   return defineChange({
     action,
@@ -138,6 +143,7 @@ function powerChange<A extends PowerAction>(
       answer: Responses.server,
     }),
     describe: (vsId) => `${o.did} of VS ${vsId}`,
+    inShort: o.inShort,
     inspect: (cloud, vsId) => inspectPower(cloud, action, vsId),
     // One tool for the four: `power_action` picks the change. Each stops or interrupts what runs on the server.
     agent: { tool: 'request_power', destructive: true, confirmations: (vsId) => ({ confirm: String(vsId) }) },
@@ -187,6 +193,7 @@ const DEFINITIONS = {
       answer: Responses.disk,
     }),
     describe: (vsId, disk) => `disk ${disk.id} (${disk.disk_size} GB) on VS ${vsId}`,
+    inShort: 'add disk',
     agent: { tool: 'request_disk_add', destructive: false },
     // docs/cloud-api.md, Finding a change's transaction: the new disk's build, then its format and fstab when asked for.
     follow: {
@@ -245,6 +252,7 @@ const DEFINITIONS = {
       // What was asked, not what happened: the record's outcome says that ("scheduled", "done").
       return `restore of backup ${backup.id}${onto}`;
     },
+    inShort: 'restore backup',
     // docs/cloud-api.md, Finding a change's transaction: a restore runs on the backup. Its server is known before it is
     // sent only by reading the backup first, so the newest id is the account's (ids are the account's, whatever lists them).
     follow: {
@@ -286,12 +294,14 @@ const DEFINITIONS = {
     path: '/virtual_machines/:id/startup',
     needed: 'operator',
     did: 'start-up',
+    inShort: 'start',
     transactions: ['startup_virtual_machine'],
   }),
   power_shutdown: powerChange('power_shutdown', {
     path: '/virtual_machines/:id/shutdown',
     needed: 'operator',
     did: 'shutdown',
+    inShort: 'shut down',
     transactions: ['stop_virtual_machine', 'shutdown_virtual_machine'],
   }),
   power_reboot: powerChange('power_reboot', {
@@ -299,9 +309,16 @@ const DEFINITIONS = {
     needed: 'operator',
     neededFor: (params) => (params.power_action === 'reboot_recovery' ? 'admin' : 'operator'),
     did: 'reboot',
+    inShort: 'reboot',
     transactions: ['reboot_virtual_machine'],
   }),
-  power_stop: powerChange('power_stop', { path: '/virtual_machines/:id/stop', needed: 'admin', did: 'forced stop', transactions: ['stop_virtual_machine'] }),
+  power_stop: powerChange('power_stop', {
+    path: '/virtual_machines/:id/stop',
+    needed: 'admin',
+    did: 'forced stop',
+    inShort: 'forced stop',
+    transactions: ['stop_virtual_machine'],
+  }),
   backup_take: defineChange({
     action: 'backup_take',
     targetKind: 'vs',
@@ -324,6 +341,7 @@ const DEFINITIONS = {
       answer: Responses.backup,
     }),
     describe: (vsId, backup, params) => `backup ${backup.id} of disk ${params.disk_id} on VS ${vsId}`,
+    inShort: 'take backup',
     agent: { tool: 'request_backup_take', destructive: false },
     formReads: async (cloud, vsId): Promise<FormReading> => {
       const disks = await cloud.listDisks(vsId);
@@ -390,9 +408,16 @@ const DEFINITIONS = {
       const what = `${params.command} ${params.address || 'every address'} on ${params.port || 'every port'}/${params.protocol.toLowerCase()}`;
       return `firewall rule ${rule.id} (${what}) on VS ${vsId}, applied`;
     },
+    inShort: 'add firewall rule',
     // A DROP rule cuts traffic; the risk of cutting SSH for everyone is confirmed as the form's box is ticked.
     agent: { tool: 'request_firewall_add', destructive: true, confirmations: (_vsId, args) => ({ confirm_risk: args.confirmed_risk === true }) },
-    formReads: async (cloud, vsId): Promise<FormReading> => ({ ok: true, reads: { rules: await cloud.listFirewallRules(vsId) } }),
+    // The interfaces are those its rules name; the only one is chosen for you.
+    formReads: async (cloud, vsId): Promise<FormReading> => {
+      const rules = await cloud.listFirewallRules(vsId);
+      const interfaces = interfacesOf(rules);
+      if (interfaces.length === 0) return { ok: false, unfit: { kind: 'no_interface' } };
+      return { ok: true, reads: { rules, interfaces }, ...(interfaces.length === 1 ? { fixed: { network_interface_id: String(interfaces[0]) } } : {}) };
+    },
     follow: {
       listedUnder: (vsId) => vsId,
       subject: (vsId, params, rule): FollowSubject => ({
@@ -446,13 +471,15 @@ const DEFINITIONS = {
       then: { operation: 'update_firewall_rules', path: '/virtual_machines/:id/update_firewall_rules' },
     }),
     describe: (vsId, _nothing, params) => `removal of firewall rule ${params.rule_id} on VS ${vsId}, applied`,
+    inShort: 'remove firewall rule',
     // Removing an allowing rule cuts traffic; the rule's id is the one the form has typed again.
     agent: { tool: 'request_firewall_remove', destructive: true, confirmations: (_vsId, args) => ({ confirm: String(args.rule_id) }) },
     formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
       const ruleId = typeof given.rule_id === 'string' ? Number(given.rule_id) : NaN;
       const rule = rules.find((r) => r.id === ruleId);
-      return rule ? { ok: true, reads: { rules, rule } } : { ok: false, unfit: { kind: 'no_such_rule', ruleId } };
+      // The rule named travels with the form (its `rule_id`), typed again to confirm.
+      return rule ? { ok: true, reads: { rules, rule }, fixed: { rule_id: String(rule.id) } } : { ok: false, unfit: { kind: 'no_such_rule', ruleId } };
     },
     // Done when the server is unlocked once its rules were applied (transaction update_firewall).
     follow: {

@@ -59,6 +59,7 @@ export {
   type ChangeParams,
   type ChangeValue,
 } from './definitions';
+export { NAMED_THING_MISSING, type FormReading, type FormReads, type FormUnfit } from './form-reads';
 export { factNumber, type ChangeFollow, type ChangeReads, type Fact, type EndState } from './followed';
 export { FINAL_OUTCOMES, FOLLOWED_AS, isFinal, isOutcome, keptAs, OUTCOME_MEANINGS, OUTCOME_SIGNS, outcomeOf, OUTCOMES, signed, type Outcome } from './outcome';
 export { isOutcomeNotRecorded, OutcomeNotRecordedError } from './errors';

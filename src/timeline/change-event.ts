@@ -1,4 +1,4 @@
-import { CHANGES, isChangeAction, recordTargetTitle, type ChangeAction } from '../changes';
+import { CHANGES, isChangeAction, recordTargetTitle } from '../changes';
 import type { ChangeEventItem } from '../store';
 import { endOf, type ChangeEnd } from './ended';
 
@@ -11,19 +11,6 @@ import { endOf, type ChangeEnd } from './ended';
 export const MAX_SUMMARY_LENGTH = 1024;
 /** What the events say they come from. */
 export const EVENT_SOURCE = 'vs-chatops';
-
-/** A change in the summary's words: a verb or a short phrase, as an incident's timeline reads it. */
-const DONE_WORDS: Readonly<Record<ChangeAction, string>> = {
-  disk_add: 'add disk',
-  backup_restore: 'restore backup',
-  power_start: 'start',
-  power_shutdown: 'shut down',
-  power_reboot: 'reboot',
-  power_stop: 'forced stop',
-  backup_take: 'take backup',
-  firewall_add: 'add firewall rule',
-  firewall_remove: 'remove firewall rule',
-};
 
 /** What the sender hands in besides the item: people's names, and where the change's message is. */
 export interface EventFacts {
@@ -72,7 +59,7 @@ export function changeEventOf(item: ChangeEventItem, facts: EventFacts): ChangeE
   const brokeGlass = r.breakGlass ? ', under break glass (no second person)' : '';
   const server = targetWords(r.target, r.serverLabel);
   const summary = clip(
-    `${server}: ${DONE_WORDS[r.action]} ${end} — asked by ${asked === '' ? 'a workflow' : nameOf(asked)}${approved}${brokeGlass}`,
+    `${server}: ${CHANGES[r.action].inShort} ${end} — asked by ${asked === '' ? 'a workflow' : nameOf(asked)}${approved}${brokeGlass}`,
     MAX_SUMMARY_LENGTH,
   );
   const endedMs = item.endedAtMs ?? Date.parse(r.at) + r.durationMs;

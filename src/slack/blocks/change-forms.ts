@@ -9,6 +9,8 @@ import {
   POWER_CHOICE_NAMES,
   powerActionOf,
   type ChangeAction,
+  type FormReads,
+  type FormUnfit,
   type FormValues,
   type Role,
   type TargetState,
@@ -16,18 +18,10 @@ import {
 } from '../../changes';
 import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
-import type { FirewallRule } from '../../cloud/schemas';
-import {
-  backupRestoreModal,
-  backupTakeModal,
-  diskAddModal,
-  firewallAddModal,
-  firewallRemoveModal,
-  powerModal,
-  type FirewallAddPrefill,
-  type BackupTakePick,
-  type RestorePick,
-} from './modals';
+import { firewallRisk, previewFirewallRule } from '../../changes/firewall-changes';
+import { noBuiltDiskText } from './backups';
+import { FIREWALL_RISK_TEXT, firewallPreviewText, noInterfaceText, noSuchRuleText } from './firewall';
+import { backupRestoreModal, backupTakeModal, diskAddModal, firewallAddModal, firewallRemoveModal, powerModal, type RestorePick } from './modals';
 import { POWER_FOLLOWED_WORDS } from './power';
 
 // What Slack is told of each change of src/changes (whose table says what the
@@ -59,12 +53,10 @@ export interface ChangeFormModal {
   state?: TargetState;
   /** A restore opened for a server: its usable backups to pick from (the form's `backup_id`). */
   pick?: RestorePick;
-  /** A backup taken of a server: its built disks to pick from (the form's `disk_id`). */
-  disks?: BackupTakePick;
-  /** A firewall rule removed from `/vs firewall remove`: the server and the rule, read before the form opened. */
-  rule?: { vsId: number; rule: FirewallRule };
-  /** A firewall rule added from `/vs firewall block|allow`: what the command named, and what the rule would do. */
-  firewall?: FirewallAddPrefill;
+  /** What its change's row read before the form opened (`formReads`: the disks to pick from, the rules as they are). */
+  reads?: FormReads;
+  /** What the command named, as form values (`/vs firewall block 42 203.0.113.5 443`: command, address, port, protocol). */
+  given?: FormValues;
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -155,7 +147,13 @@ const backupTakeForm: FormOfChanges = {
   callbackId: 'backup_take',
   shortcut: { callbackId: 'backup_take_shortcut', name: 'Take a backup', description: 'Opens the take-a-backup form (operators and admins)' },
   title: 'Take backup',
-  modal: ({ channelId, privateMetadata, sandbox, disks }) => backupTakeModal({ channelId, privateMetadata, sandbox, ...(disks ? { pick: disks } : {}) }),
+  modal: ({ targetId, channelId, privateMetadata, sandbox, reads }) =>
+    backupTakeModal({
+      channelId,
+      privateMetadata,
+      sandbox,
+      ...(targetId !== undefined && reads?.disks ? { pick: { vsId: targetId, disks: reads.disks } } : {}),
+    }),
   formErrorBlock: 'reason',
 };
 
@@ -163,8 +161,13 @@ const firewallAddForm: FormOfChanges = {
   callbackId: 'firewall_add',
   shortcut: { callbackId: 'firewall_add_shortcut', name: 'Add a firewall rule', description: 'Opens the add-rule form (operators and admins)' },
   title: 'Add firewall rule',
-  modal: ({ channelId, privateMetadata, sandbox, firewall }) =>
-    firewallAddModal({ channelId, privateMetadata, sandbox, ...(firewall ? { prefill: firewall } : {}) }),
+  modal: ({ targetId, channelId, privateMetadata, sandbox, reads, given }) =>
+    firewallAddModal({
+      channelId,
+      privateMetadata,
+      sandbox,
+      ...(targetId !== undefined && reads ? { prefill: firewallPrefill(targetId, reads, given ?? {}) } : {}),
+    }),
   formErrorBlock: 'reason',
 };
 
@@ -172,9 +175,45 @@ const firewallRemoveForm: FormOfChanges = {
   callbackId: 'firewall_remove',
   shortcut: { callbackId: 'firewall_remove_shortcut', name: 'Remove a firewall rule', description: 'Opens the remove-rule form (admins)' },
   title: 'Remove firewall rule',
-  modal: ({ channelId, privateMetadata, sandbox, rule }) => firewallRemoveModal({ channelId, privateMetadata, sandbox, ...(rule ? { chosen: rule } : {}) }),
+  modal: ({ targetId, channelId, privateMetadata, sandbox, reads }) =>
+    firewallRemoveModal({
+      channelId,
+      privateMetadata,
+      sandbox,
+      ...(targetId !== undefined && reads?.rule ? { chosen: { vsId: targetId, rule: reads.rule } } : {}),
+    }),
   formErrorBlock: 'confirm',
 };
+
+/**
+ * `/vs firewall block 42 203.0.113.5 443`: the form prefilled with what the command named, and what the rule would do
+ * given the rules as they are (first match in position order, the new rule at the end of the first interface's).
+ */
+function firewallPrefill(vsId: number, reads: FormReads, given: FormValues) {
+  const word = (key: string): string => (typeof given[key] === 'string' ? given[key] : '');
+  const rule = {
+    command: word('command') === 'ACCEPT' ? ('ACCEPT' as const) : ('DROP' as const),
+    address: word('address'),
+    port: word('port'),
+    protocol: word('protocol') === 'UDP' ? ('UDP' as const) : ('TCP' as const),
+  };
+  const interfaces = reads.interfaces ?? [];
+  const preview = firewallPreviewText(rule, previewFirewallRule(reads.rules ?? [], { ...rule, network_interface_id: interfaces[0] ?? 0 }));
+  const risk = firewallRisk(rule);
+  return { vsId, interfaces, ...rule, preview, ...(risk ? { risk: FIREWALL_RISK_TEXT[risk] } : {}) };
+}
+
+/** Why a form cannot open as its target stands (its row's `formReads`), in words. */
+export function formUnfitText(vsId: number, unfit: FormUnfit): string {
+  switch (unfit.kind) {
+    case 'no_built_disk':
+      return noBuiltDiskText(vsId, unfit.disks);
+    case 'no_interface':
+      return noInterfaceText(vsId);
+    case 'no_such_rule':
+      return noSuchRuleText(vsId, unfit.ruleId);
+  }
+}
 
 /** A power action's row: its words, and its result (scheduled: the cloud runs it as a transaction, followed to its end). */
 const powerRow = (o: { title: string; doing: string; allows: string }) => ({ form: powerForm, ...o, followed: POWER_FOLLOWED_WORDS });

@@ -31,7 +31,7 @@ import {
 import { serverByName } from './server-by-name';
 import { helpCommand } from './help';
 import { HELP_GROUPS, type HelpSection, type ReadCommand } from '../../blocks/messages';
-import { openBackupTakePicker, openFirewallAdd, openFirewallRemove, openRestorePicker } from './open-change-form';
+import { openRestorePicker } from './open-change-form';
 import { serverCommand, type ServerChange } from './server';
 import { helpGroupOf, subcommand, type CommandOf, type Reading } from './subcommand';
 import { templatesCommand } from './templates';
@@ -86,7 +86,7 @@ export const COMMANDS = [
     help: ["`/vs firewall remove <vs_id> <rule_id>`: remove a firewall rule and apply the server's rules (admins)"],
     opens: 'firewall_remove',
     targetId: ({ vsId }) => vsId,
-    open: (ctx, req, vsId, { ruleId }) => openFirewallRemove(ctx, req, vsId, ruleId),
+    given: ({ ruleId }) => ({ rule_id: String(ruleId) }),
   }),
   subcommand({
     kind: 'firewall_block',
@@ -98,7 +98,7 @@ export const COMMANDS = [
     help: ['`/vs firewall block <vs_id> <address> [port[/tcp|/udp]]`: add a DROP rule, saying first whether it would take effect (operators, admins)'],
     opens: 'firewall_add',
     targetId: ({ vsId }) => vsId,
-    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'DROP', args),
+    given: ({ address, port, protocol }) => ({ command: 'DROP', address, port, protocol }),
   }),
   subcommand({
     kind: 'firewall_allow',
@@ -110,7 +110,7 @@ export const COMMANDS = [
     help: ['`/vs firewall allow <vs_id> <address> [port[/tcp|/udp]]`: add an ACCEPT rule, the same way (operators, admins)'],
     opens: 'firewall_add',
     targetId: ({ vsId }) => vsId,
-    open: (ctx, req, _vsId, args) => openFirewallAdd(ctx, req, 'ACCEPT', args),
+    given: ({ address, port, protocol }) => ({ command: 'ACCEPT', address, port, protocol }),
   }),
   subcommand({
     kind: 'firewall',
@@ -217,7 +217,6 @@ export const COMMANDS = [
     help: ['`/vs backup take <vs_id>`: take a backup of one of its built disks now (operators, admins)'],
     opens: 'backup_take',
     targetId: ({ vsId }) => vsId,
-    open: openBackupTakePicker,
   }),
   // The power actions (docs/product.md, Power actions): each opens the power form once the server has been read.
   subcommand({

@@ -1,4 +1,4 @@
-import { CHANGES, targetKey, type ChangeAction, type ReadAction, type TargetKind } from '../../../changes';
+import { CHANGES, targetKey, type ChangeAction, type FormValues, type ReadAction, type TargetKind } from '../../../changes';
 import type { Quoted } from '../../blocks/grammar';
 import type { HelpGroup } from '../../blocks/messages';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
@@ -28,12 +28,14 @@ type Does<A> =
   | { needs: CommandNeed; run: CommandListener<A> }
   /**
    * Opens a change's form (its row of CHANGE_FORMS says the rest) for the target its arguments name: by default one of
-   * the change's own kind (`/vs backup restore 9`: a backup); `about` another (`/vs restore 42`: a server, whose backup
-   * the form picks), opened by `open`.
+   * the change's own kind (`/vs backup restore 9`: a backup), with what else the command named as the form's values
+   * (`given`: the rule to remove, the address to block); `about` another (`/vs restore 42`: a server, whose backup the
+   * form picks), opened by `open`.
    */
   | {
       opens: ChangeAction;
       targetId: (args: A) => number;
+      given?: (args: A) => FormValues;
       about?: TargetKind;
       open?: (ctx: ListenerContext, req: SlackRequest, id: number, args: A) => Promise<Outcome>;
     };
@@ -74,10 +76,11 @@ export function subcommand<K extends string, A extends object>(spec: SubcommandS
     if ('opens' in spec) {
       const { opens, open } = spec;
       const targetId = spec.targetId(args);
+      const given = spec.given?.(args) ?? {};
       return {
         command,
         need: { need: { opens }, target: targetKey({ kind: spec.about ?? CHANGES[opens].targetKind, id: targetId }) },
-        run: (ctx, req) => (open ? open(ctx, req, targetId, args) : openChangeForm(ctx, req, opens, targetId)),
+        run: (ctx, req) => (open ? open(ctx, req, targetId, args) : openChangeForm(ctx, req, opens, targetId, given)),
       };
     }
     const { run } = spec;
