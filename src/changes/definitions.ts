@@ -411,11 +411,11 @@ const DEFINITIONS = {
     inShort: 'add firewall rule',
     // A DROP rule cuts traffic; the risk of cutting SSH for everyone is confirmed as the form's box is ticked.
     agent: { tool: 'request_firewall_add', destructive: true, confirmations: (_vsId, args) => ({ confirm_risk: args.confirmed_risk === true }) },
-    // The interfaces are those its rules name; the only one is chosen for you.
-    formReads: async (cloud, vsId): Promise<FormReading> => {
+    // The interfaces are those its rules name (unless one was named); the only one is chosen for you.
+    formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
       const interfaces = interfacesOf(rules);
-      if (interfaces.length === 0) return { ok: false, unfit: { kind: 'no_interface' } };
+      if (interfaces.length === 0 && !given.network_interface_id) return { ok: false, unfit: { kind: 'no_interface' } };
       return { ok: true, reads: { rules, interfaces }, ...(interfaces.length === 1 ? { fixed: { network_interface_id: String(interfaces[0]) } } : {}) };
     },
     follow: {

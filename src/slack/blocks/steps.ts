@@ -36,6 +36,15 @@ export const STEP_INPUT_WORDS = {
   },
   backup_id: { title: 'Backup id', description: 'The id of the backup to restore, e.g. 9', what: 'backup id' },
   action: { title: 'Action', description: 'startup, shutdown (graceful), reboot or stop (a forced power-off)' },
+  disk_id: { title: 'Disk id', description: "The id of one of the server's built disks to back up, e.g. 110 (/vs disks <vs_id> lists them)", what: 'disk id' },
+  note: { title: 'Note', description: 'A note kept with the backup (optional)' },
+  command: { title: 'Rule', description: 'DROP (block the traffic) or ACCEPT (allow it)' },
+  address: { title: 'Address', description: 'An address (203.0.113.5), a CIDR block (192.0.2.0/24) or a range; empty for every address' },
+  rule_port: { title: 'Port', description: 'A port (443), a list (80,443) or a range (1024:1028); empty for every port' },
+  network_interface_id: {
+    title: 'Network interface id',
+    description: "The interface the rule is for; empty when the server's rules name only one (it is then chosen)",
+  },
 } satisfies Record<string, StepWords & { what?: string }>;
 
 /** What every change step completes with. */
@@ -105,6 +114,18 @@ export const STEP_WORDS = {
     description:
       'Posts a request to start, shut down, reboot or stop a server, with the exact API request; ' +
       'someone whose role allows it claims it and a second person approves it',
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+  vs_request_backup_take: {
+    title: 'Ask for a backup',
+    description: "Posts a request to take a backup of one of a server's disks now, with the exact API request; an operator claims it",
+    outputs: REQUEST_OUTPUT_WORDS,
+  },
+  vs_request_firewall_add: {
+    title: 'Ask for a firewall rule',
+    description:
+      'Posts a request to add a DROP or ACCEPT rule to a server and apply its rules, with the exact API request and what the rule would do; ' +
+      'an operator claims it',
     outputs: REQUEST_OUTPUT_WORDS,
   },
 } satisfies Record<string, StepWords & { outputs: Record<string, StepWords> }>;
@@ -204,9 +225,13 @@ export function requestNotPostedForStep(channelId: string): string {
 /** A change step's inputs the form would refuse: each, by input name, in the form's words. */
 export function stepFieldErrors(fieldErrors: Record<string, string>): string {
   return Object.entries(fieldErrors)
-    .map(([name, message]) => `${name}: ${message.replace(/[.]?$/, '.')}`)
+    .map(([name, message]) => (name === 'confirm_risk' ? RISK_NOT_FROM_WORKFLOWS : `${name}: ${message.replace(/[.]?$/, '.')}`))
     .join(' ');
 }
+
+/** A form's second confirmation (a rule that cuts SSH for everyone) is a person's to give: a workflow is not asked for it. */
+const RISK_NOT_FROM_WORKFLOWS =
+  'This rule would drop every address on port 22 (SSH), which needs a second confirmation by a person: ask for it with /vs firewall block, whose form asks.';
 
 /** What a step's inputs are told when they do not read; `name` is the input's name in the step, `title` what Workflow Builder shows. */
 export const stepInputRefusals = {

@@ -3,6 +3,7 @@ import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { frozenForStep, requestNotPostedForStep, STEP_UNRECORDED, stepError, stepFieldErrors, workflowLimitedForStep } from '../../blocks/steps';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
+import { formUnfitText } from '../../blocks/change-forms';
 import { lockedText, unfitText } from '../../blocks/power';
 import type { ListenerContext, SlackRequest } from '../../context';
 import type { StepArgs, StepResult } from './step';
@@ -58,6 +59,43 @@ export async function powerRequestStep(
   });
 }
 
+export async function backupTakeRequestStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: { vs_id: number; disk_id: number; note: string | undefined; channel: string; reason: string | undefined },
+  args: StepArgs,
+): Promise<StepResult<RequestOutputs>> {
+  const values = { disk_id: String(inputs.disk_id), note: inputs.note, reason: inputs.reason };
+  return requestChange(ctx, req, args, { action: 'backup_take', targetId: inputs.vs_id, values, channel: inputs.channel, reason: inputs.reason });
+}
+
+export async function firewallAddRequestStep(
+  ctx: ListenerContext,
+  req: SlackRequest,
+  inputs: {
+    vs_id: number;
+    command: 'DROP' | 'ACCEPT';
+    address: string | undefined;
+    port: string | undefined;
+    protocol: 'tcp' | 'udp';
+    network_interface_id: string | undefined;
+    channel: string;
+    reason: string | undefined;
+  },
+  args: StepArgs,
+): Promise<StepResult<RequestOutputs>> {
+  // The interface, when not given, is the one the form would choose (the only one its rules name): the row's form reads.
+  const values = {
+    command: inputs.command,
+    address: inputs.address ?? '',
+    port: inputs.port ?? '',
+    protocol: inputs.protocol.toUpperCase(),
+    network_interface_id: inputs.network_interface_id,
+    reason: inputs.reason,
+  };
+  return requestChange(ctx, req, args, { action: 'firewall_add', targetId: inputs.vs_id, values, channel: inputs.channel, reason: inputs.reason });
+}
+
 async function requestChange(
   ctx: ListenerContext,
   req: SlackRequest,
@@ -78,9 +116,27 @@ async function requestChange(
     req.log.info('workflow limit reached', { limit: 'workflow_requests', perHour: requests.perHour, retryInSeconds });
     return { outcome: 'limited', error: stepError(workflowLimitedForStep({ perHour: requests.perHour, channelId: o.channel, retryInSeconds })) };
   }
+  // What the form would have chosen before it opened (the only interface, the rule named): the row's form reads, for
+  // the values the step left empty. A target that cannot take it is said as the form would say it.
+  const row = CHANGES[o.action];
+  let values = o.values;
+  if (row.formReads) {
+    let reading;
+    try {
+      reading = await row.formReads(ctx.cloud, o.targetId, o.values);
+    } catch (error) {
+      return {
+        outcome: 'failed',
+        error: stepError(cloudErrorMessage(error, { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
+      };
+    }
+    if (!reading.ok) return { outcome: 'invalid', error: stepError(formUnfitText(o.targetId, reading.unfit)) };
+    const empty = (key: string) => o.values[key] === undefined || o.values[key] === '';
+    values = { ...o.values, ...Object.fromEntries(Object.entries(reading.fixed ?? {}).filter(([key]) => empty(key))) };
+  }
   let result;
   try {
-    result = await ctx.changes.request(step, o.action, o.targetId, o.values);
+    result = await ctx.changes.request(step, o.action, o.targetId, values);
   } catch (error) {
     if (!isStoreUnavailable(error)) throw error;
     req.log.warn('change step refused: the store is unreachable', { error });

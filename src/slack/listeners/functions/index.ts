@@ -1,5 +1,5 @@
 import { STEP_INPUT_WORDS, STEP_WORDS } from '../../blocks/steps';
-import { diskRequestStep, powerRequestStep, restoreRequestStep } from './change-steps';
+import { backupTakeRequestStep, diskRequestStep, firewallAddRequestStep, powerRequestStep, restoreRequestStep } from './change-steps';
 import {
   addressInput,
   channelInput,
@@ -142,6 +142,41 @@ export const FUNCTIONS: readonly StepRow[] = [
     outputs: requestOutputs(STEP_WORDS.vs_request_power.outputs),
     needs: { need: 'everyone' },
     run: powerRequestStep,
+  }),
+  stepRow({
+    ...named('vs_request_backup_take'),
+    inputs: {
+      vs_id: vsId,
+      disk_id: idInput('disk_id', IN.disk_id.what, IN.disk_id),
+      note: textInput('note', { ...IN.note, optional: true }),
+      channel: requestChannel,
+      reason,
+    },
+    outputs: requestOutputs(STEP_WORDS.vs_request_backup_take.outputs),
+    needs: { need: 'everyone' },
+    run: backupTakeRequestStep,
+  }),
+  stepRow({
+    ...named('vs_request_firewall_add'),
+    inputs: {
+      vs_id: vsId,
+      command: choiceInput('command', {
+        ...IN.command,
+        choices: [
+          { value: 'DROP', title: 'DROP (block)' },
+          { value: 'ACCEPT', title: 'ACCEPT (allow)' },
+        ] as const,
+      }),
+      address: textInput('address', { ...IN.address, optional: true }),
+      port: textInput('port', { ...IN.rule_port, optional: true }),
+      protocol: protocolInput('protocol', IN.protocol),
+      network_interface_id: textInput('network_interface_id', { ...IN.network_interface_id, optional: true }),
+      channel: requestChannel,
+      reason,
+    },
+    outputs: requestOutputs(STEP_WORDS.vs_request_firewall_add.outputs),
+    needs: { need: 'everyone' },
+    run: firewallAddRequestStep,
   }),
 ];
 

@@ -1,5 +1,6 @@
 import type { ChannelMessage } from '@vs-chatops/slack-standin';
 import { BOT_TOKEN, useHarnessBehindFaults } from '../../../helpers/app-harness';
+import { forward, reply } from '../../../helpers/cloud-fault-server';
 import { answerTo, CHANNEL, runStep } from '../../../helpers/drive';
 import { unverbatimTexts } from '../../blocks/limits';
 import { answerToClick, clickOn, messageOf, recordsOf, shownRequest, updatedTo, type PostedRequest } from '../../../helpers/requests';
@@ -329,5 +330,55 @@ describe('a change step', () => {
     expect(mrkdwn.join('\n')).toContain('&lt;!channel&gt; see &lt;https://evil.example|docs&gt; &lt;@UADMIN&gt;');
     // Rich text's preformatted text is shown as it is, never parsed: the body as it will be sent.
     expect(shownRequest(messageOf(h, p))).toContain('"label":"x<@UADMIN>"');
+  });
+});
+
+describe('the change steps of the control panel (backup, firewall rule), from the table of changes', () => {
+  test('vs_request_backup_take asks for a backup of the disk named, by the server named, with its exact request; changes nothing', async () => {
+    const p = await asked('vs_request_backup_take', { vs_id: 'web-1', disk_id: 101, note: 'before the upgrade', reason: 'take one before we touch it' });
+    const message = messageOf(h, p);
+    expect(blocksOf(message)).toContain('A workflow asks to *Take backup* · web-1 (VS 42)');
+    expect(shownRequest(message)).toBe('POST /virtual_machines/42/disks/101/backups.json\n\n{"backup":{"note":"before the upgrade"}}');
+    expect(await recordsOf(h, p.id)).toMatchObject([{ outcome: 'requested', action: 'backup_take', workflowExecutionId: p.workflowExecutionId }]);
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('a server with no built disk ends the backup step with the words the command uses, posting nothing', async () => {
+    // Its disks read as the cloud would list a server being built: none yet.
+    cloud.handle((req, res) => (req.url.startsWith('/virtual_machines/43/disks') ? reply(res, 200, '[]') : forward(h.sandbox.url, req, res)));
+    const posted = h.slack.messagesIn(CHANNEL).length;
+    const { execution } = await runStep(h, 'vs_request_backup_take', { vs_id: 43, disk_id: 5, channel: CHANNEL, reason: 'r' });
+    expect(execution).toMatchObject({ state: 'failed', error: 'VS 43 has no disks, so there is nothing to back up. Nothing was asked of anyone.' });
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(posted);
+  });
+
+  test('vs_request_firewall_add chooses the only interface as the form would, and posts the exact rule; several interfaces must be named', async () => {
+    const p = await asked('vs_request_firewall_add', { vs_id: 42, command: 'DROP', address: '203.0.113.5', port: '443', protocol: 'tcp', reason: 'scanner' });
+    expect(shownRequest(messageOf(h, p))).toBe(
+      'POST /virtual_machines/42/firewall_rules.json\n\n' +
+        '{"firewall_rule":{"address":"203.0.113.5","command":"DROP","port":"443","protocol":"TCP","network_interface_id":"3"}}',
+    );
+    expect(blocksOf(messageOf(h, p))).toContain('A workflow asks to *Add firewall rule* · web-1 (VS 42)');
+    const several = await runStep(h, 'vs_request_firewall_add', { vs_id: 45, command: 'DROP', address: '203.0.113.5', channel: CHANNEL, reason: 'r' });
+    expect(several.execution).toMatchObject({ state: 'failed', error: expect.stringContaining('network_interface_id: Pick the network interface') });
+    const named = await asked('vs_request_firewall_add', { vs_id: 45, command: 'ACCEPT', address: '198.51.100.7', network_interface_id: '9', reason: 'r' });
+    expect(shownRequest(messageOf(h, named))).toContain('"network_interface_id":"9"');
+    expect(changePosts()).toEqual([]);
+  });
+
+  test('a workflow cannot confirm a rule that drops every address on port 22, nor add one to a server whose rules name no interface', async () => {
+    const posted = h.slack.messagesIn(CHANNEL).length;
+    const ssh = await runStep(h, 'vs_request_firewall_add', { vs_id: 42, command: 'DROP', port: '22', channel: CHANNEL, reason: 'lockdown' });
+    expect(ssh.execution).toMatchObject({ state: 'failed', error: expect.stringContaining('ask for it with /vs firewall block') });
+    const none = await runStep(h, 'vs_request_firewall_add', { vs_id: 43, command: 'DROP', address: '203.0.113.5', channel: CHANNEL, reason: 'r' });
+    expect(none.execution).toMatchObject({
+      state: 'failed',
+      error: expect.stringContaining('VS 43 has no firewall rules, so its network interface is not known'),
+    });
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(posted);
+    // Named, the interface needs no rule to be known by.
+    const named = await asked('vs_request_firewall_add', { vs_id: 43, command: 'DROP', address: '203.0.113.5', network_interface_id: '12', reason: 'r' });
+    expect(shownRequest(messageOf(h, named))).toContain('"network_interface_id":"12"');
+    expect(changePosts()).toEqual([]);
   });
 });
