@@ -414,8 +414,10 @@ const DEFINITIONS = {
     // The interfaces are those its rules name (unless one was named); the only one is chosen for you.
     formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
-      const interfaces = interfacesOf(rules);
-      if (interfaces.length === 0 && !given.network_interface_id) return { ok: false, unfit: { kind: 'no_interface' } };
+      const named =
+        typeof given.network_interface_id === 'string' && /^[0-9]{1,15}$/.test(given.network_interface_id.trim()) ? [Number(given.network_interface_id)] : [];
+      const interfaces = [...new Set([...interfacesOf(rules), ...named])].sort((a, b) => a - b);
+      if (interfaces.length === 0) return { ok: false, unfit: { kind: 'no_interface' } };
       return { ok: true, reads: { rules, interfaces }, ...(interfaces.length === 1 ? { fixed: { network_interface_id: String(interfaces[0]) } } : {}) };
     },
     follow: {

@@ -13,6 +13,8 @@ export const ModalMetadata = z.object({
   backupId: z.number().int().positive().optional(),
   /** Form values fixed when it opened (the rule removed, the only network interface), read with the form's own. */
   fixed: z.record(z.string().max(40), z.string().max(100)).optional(),
+  /** The values whose effect the form shows (a firewall rule's preview), as its form keys them: a submission of others shows it again first. */
+  shown: z.string().max(400).optional(),
   /** The slash command's response_url, to post the result where it was asked. */
   responseUrl: z.string().url().optional(),
 });

@@ -125,3 +125,52 @@ describe('a firewall rule added, followed to its end', () => {
     expect(visibleText(current().blocks)).toMatch(/\*Done\* · the rules are applied; port 8080\/tcp from `203\.0\.113\.5` is now dropped/);
   });
 });
+
+describe('the form shows what exactly will be sent before it is sent', () => {
+  const h = useHarness({ env: ROLES });
+  type Ack = Awaited<ReturnType<typeof submit>> & { view?: View };
+
+  test('edited values are not sent: the form comes back with what they would do, prefilled; sent when submitted again unchanged', async () => {
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 8080', USERS.operator);
+    const edited = filled({ address: '203.0.113.9', port: '443', reason: 'the scanner moved' });
+    const again = (await submit(h, 'firewall_add', USERS.operator, view.private_metadata, edited)) as Ack;
+    expect(again.response_action).toBe('update');
+    const shown = again.view!;
+    expect(shown.callback_id).toBe('firewall_add');
+    expect(visibleText(shown)).toContain('DROP 203.0.113.9 on 443/tcp would not take effect: rule #3 (ACCEPT anyone on 443/tcp) decides first');
+    expect(valueOf(shown, 'address').initial_value).toBe('203.0.113.9');
+    expect(valueOf(shown, 'reason').initial_value).toBe('the scanner moved');
+    expect(changes(h)).toEqual([]);
+    const sent = await submit(h, 'firewall_add', USERS.operator, shown.private_metadata, edited);
+    expect(sent.response_action).toBe('update');
+    expect(changes(h)[0]).toEqual([
+      'POST /virtual_machines/42/firewall_rules.json 201',
+      { firewall_rule: { address: '203.0.113.9', command: 'DROP', port: '443', protocol: 'TCP', network_interface_id: '3' } },
+    ]);
+  });
+
+  test("from the shortcut (no server yet): the first submission shows the rule's effect on the server named, the second sends it", async () => {
+    const fields = { ...filled({ port: '443' }), vs_id: input.text('web-1'), network_interface_id: input.text('3'), channel: input.channel(CHANNEL) };
+    const first = (await submit(h, 'firewall_add', USERS.operator, '{}', fields)) as Ack;
+    expect(first.response_action).toBe('update');
+    expect(visibleText(first.view!)).toContain('DROP 203.0.113.5 on 443/tcp would not take effect');
+    // The channel picked stays picked.
+    expect(first.view!.blocks.find((b) => b.block_id === 'channel')?.element).toMatchObject({ initial_conversation: CHANNEL });
+    expect(changes(h)).toEqual([]);
+    const second = await submit(h, 'firewall_add', USERS.operator, first.view!.private_metadata, fields);
+    expect(second.response_action).toBe('update');
+    expect(changes(h)).toHaveLength(2);
+  });
+
+  test('a server of several interfaces: the preview is for the interface picked, shown again when another is picked', async () => {
+    const view = await openForm(h, 'firewall block 45 203.0.113.5 443', USERS.operator);
+    expect(valueOf(view, 'network_interface_id').initial_option?.value).toBe('8');
+    const other = (await submit(h, 'firewall_add', USERS.operator, view.private_metadata, {
+      ...filled({ port: '443' }),
+      network_interface_id: input.select('9'),
+    })) as Ack;
+    expect(other.response_action).toBe('update');
+    expect(valueOf(other.view!, 'network_interface_id').initial_option?.value).toBe('9');
+    expect(changes(h)).toEqual([]);
+  });
+});

@@ -32,13 +32,19 @@ const BY_COMMAND: Record<string, { text: string; submit: string }> = {
   firewall_allow: { text: 'firewall allow 42 198.51.100.0/24 8443', submit: 'Add rule' },
 };
 
-/** Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet. */
-const BY_SHORTCUT: Record<string, { submit: string }> = {
+/**
+ * Each form's global shortcut (it asks for the target and the channel), and its button: the power form's names no action yet.
+ * A form that shows what its values will do (`effectFirst`) shows it once the server is named, and sends when submitted again.
+ */
+const BY_SHORTCUT: Record<string, { submit: string; effectFirst?: RegExp }> = {
   disk_add_shortcut: { submit: 'Add disk' },
   backup_restore_shortcut: { submit: 'Restore' },
   power_shortcut: { submit: 'Send power action' },
   backup_take_shortcut: { submit: 'Take backup' },
-  firewall_add_shortcut: { submit: 'Add rule' },
+  firewall_add_shortcut: {
+    submit: 'Add rule',
+    effectFirst: /on every port\/tcp would not take effect: rule #8 \(DROP anyone on every port\/tcp\) decides first/,
+  },
   firewall_remove_shortcut: { submit: 'Remove rule' },
 };
 
@@ -146,13 +152,20 @@ describe('every form, submitted as it opens with only its required fields filled
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: expect.stringMatching(/^(scheduled|running|requested)$/) });
   });
 
-  test.each(Object.entries(BY_SHORTCUT))('opened by the shortcut %s: it asks for the target and the channel, then accepts', async (callbackId, { submit }) => {
-    const before = h.slack.viewOf('UADMIN')?.id;
-    await h.slack.shortcut('UADMIN', callbackId, CHANNEL);
-    const opened = await openedFor(h, 'UADMIN', before);
-    expect(inputsOf(opened.view).map((b) => b.block_id)).toEqual(expect.arrayContaining(['channel']));
-    const said = await submitAsOpened(h, 'UADMIN', opened, submit);
-    expect(said).toMatch(/Scheduled|Sent for approval/);
-    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: expect.stringMatching(/^(scheduled|running|requested)$/) });
-  });
+  test.each(Object.entries(BY_SHORTCUT))(
+    'opened by the shortcut %s: it asks for the target and the channel, then accepts',
+    async (callbackId, { submit, effectFirst }) => {
+      const before = h.slack.viewOf('UADMIN')?.id;
+      await h.slack.shortcut('UADMIN', callbackId, CHANNEL);
+      const opened = await openedFor(h, 'UADMIN', before);
+      expect(inputsOf(opened.view).map((b) => b.block_id)).toEqual(expect.arrayContaining(['channel']));
+      let said = await submitAsOpened(h, 'UADMIN', opened, submit);
+      if (effectFirst) {
+        expect(said).toMatch(effectFirst);
+        said = await submitAsOpened(h, 'UADMIN', h.slack.viewOf('UADMIN')!, submit);
+      }
+      expect(said).toMatch(/Scheduled|Sent for approval/);
+      expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: 'UADMIN', outcome: expect.stringMatching(/^(scheduled|running|requested)$/) });
+    },
+  );
 });

@@ -19,6 +19,8 @@ import {
 import { BACKUP_RESTORED_WORDS, BACKUP_TAKEN_WORDS, DISK_ADDED_WORDS, FIREWALL_RULE_ADDED_WORDS, FIREWALL_RULE_REMOVED_WORDS } from './changes';
 import type { FollowedWords } from './followed';
 import { firewallRisk, previewFirewallRule } from '../../changes/firewall-changes';
+import { parseAddressForm } from '../../firewall/address';
+import { parsePortForm } from '../../firewall/ports';
 import { noBuiltDiskText } from './backups';
 import { FIREWALL_RISK_TEXT, firewallPreviewText, noInterfaceText, noSuchRuleText } from './firewall';
 import { backupRestoreModal, backupTakeModal, diskAddModal, firewallAddModal, firewallRemoveModal, powerModal, type RestorePick } from './modals';
@@ -57,6 +59,8 @@ export interface ChangeFormModal {
   reads?: FormReads;
   /** What the command named, as form values (`/vs firewall block 42 203.0.113.5 443`: command, address, port, protocol). */
   given?: FormValues;
+  /** The channel picked in a shortcut's form, when the form is shown again (its preview). */
+  channelPicked?: string;
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -79,6 +83,12 @@ export interface FormOfChanges {
   formErrorBlock: string;
   /** Which of its changes a submission makes, for a form that makes several (read from its values); undefined: none chosen. */
   chosenIn?(values: FormValues): ChangeAction | undefined;
+  /**
+   * For a form that shows what its values will do before anything is sent (a firewall rule's preview): those values,
+   * keyed (null when they do not read: the door says why). A submission whose key is not the one shown shows the
+   * effect of its own values first, and sends nothing (src/slack/listeners/views/submission.ts).
+   */
+  showsEffectOf?(values: FormValues, reads?: FormReads): string | null;
 }
 
 /** What Slack says of one change. */
@@ -161,14 +171,16 @@ const firewallAddForm: FormOfChanges = {
   callbackId: 'firewall_add',
   shortcut: { callbackId: 'firewall_add_shortcut', name: 'Add a firewall rule', description: 'Opens the add-rule form (operators and admins)' },
   title: 'Add firewall rule',
-  modal: ({ targetId, channelId, privateMetadata, sandbox, reads, given }) =>
+  modal: ({ targetId, channelId, channelPicked, privateMetadata, sandbox, reads, given }) =>
     firewallAddModal({
       channelId,
       privateMetadata,
       sandbox,
+      ...(channelPicked ? { channelPicked } : {}),
       ...(targetId !== undefined && reads ? { prefill: firewallPrefill(targetId, reads, given ?? {}) } : {}),
     }),
   formErrorBlock: 'reason',
+  showsEffectOf: (values, reads) => firewallRuleKey(values, reads),
 };
 
 const firewallRemoveForm: FormOfChanges = {
@@ -190,18 +202,44 @@ const firewallRemoveForm: FormOfChanges = {
  * given the rules as they are (first match in position order, the new rule at the end of the first interface's).
  */
 function firewallPrefill(vsId: number, reads: FormReads, given: FormValues) {
-  const word = (key: string): string => (typeof given[key] === 'string' ? given[key] : '');
-  const rule = {
-    command: word('command') === 'ACCEPT' ? ('ACCEPT' as const) : ('DROP' as const),
-    address: word('address'),
-    port: word('port'),
-    protocol: word('protocol') === 'UDP' ? ('UDP' as const) : ('TCP' as const),
-  };
-  const interfaces = reads.interfaces ?? [];
-  const preview = firewallPreviewText(rule, previewFirewallRule(reads.rules ?? [], { ...rule, network_interface_id: interfaces[0] ?? 0 }));
+  const rule = firewallRuleOf(given, reads);
+  const preview = firewallPreviewText(rule, previewFirewallRule(reads.rules ?? [], rule));
   const risk = firewallRisk(rule);
-  return { vsId, interfaces, ...rule, preview, ...(risk ? { risk: FIREWALL_RISK_TEXT[risk] } : {}) };
+  const reason = typeof given.reason === 'string' ? given.reason : '';
+  return {
+    vsId,
+    interfaces: reads.interfaces ?? [],
+    networkInterfaceId: rule.network_interface_id,
+    ...rule,
+    preview,
+    ...(risk ? { risk: FIREWALL_RISK_TEXT[risk] } : {}),
+    ...(reason ? { reason } : {}),
+  };
 }
+
+/** A new rule as a form's values say it (the interface: the one picked, else the first the server's rules name). */
+function firewallRuleOf(values: FormValues, reads?: FormReads) {
+  const word = (key: string): string => (typeof values[key] === 'string' ? values[key].trim() : '');
+  const picked = /^[0-9]{1,15}$/.test(word('network_interface_id')) ? Number(word('network_interface_id')) : undefined;
+  return {
+    network_interface_id: picked ?? reads?.interfaces?.[0] ?? 0,
+    command: word('command').toUpperCase() === 'ACCEPT' ? ('ACCEPT' as const) : ('DROP' as const),
+    address: word('address'),
+    port: word('port').replace(/-/g, ':'),
+    protocol: word('protocol').toUpperCase() === 'UDP' ? ('UDP' as const) : ('TCP' as const),
+  };
+}
+
+/** What a firewall rule's preview was worked out for: its interface, command, address, port and protocol. */
+function firewallRuleKey(values: FormValues, reads?: FormReads): string | null {
+  const rule = firewallRuleOf(values, reads);
+  if (rule.network_interface_id === 0 || parseAddressForm(rule.address).kind === 'unreadable' || parsePortForm(rule.port).kind === 'unreadable') return null;
+  return [rule.network_interface_id, rule.command, rule.address, rule.port, rule.protocol].join('|');
+}
+
+/** A form that shows what its values will do could not read its target in time to show it: nothing was sent. */
+export const effectUnreadText = (vsId: number): string =>
+  `VS ${vsId} could not be read in time to show what these values would do, so nothing was sent: submit again in a moment.`;
 
 /** Why a form cannot open as its target stands (its row's `formReads`), in words. */
 export function formUnfitText(vsId: number, unfit: FormUnfit): string {

@@ -27,14 +27,14 @@ function flag(id: string, text: string, description: string, checked: boolean): 
   return input(id, text, { type: 'checkboxes', action_id: id, options: [opt], ...(checked ? { initial_options: [opt] } : {}) }, { optional: true });
 }
 
-function channelInput(): InputBlock {
+function channelInput(chosen?: string): InputBlock {
   return input(
     'channel',
     'Post the result in',
     {
       type: 'conversations_select',
       action_id: 'channel',
-      default_to_current_conversation: true,
+      ...(chosen ? { initial_conversation: chosen } : { default_to_current_conversation: true }),
       response_url_enabled: true,
       filter: { include: ['public', 'private'], exclude_bot_users: true },
     },
@@ -378,6 +378,8 @@ export interface FirewallAddModalOptions {
   /** The server, its interfaces and what the command named, read before the form opened; undefined from the shortcut. */
   prefill?: FirewallAddPrefill;
   channelId?: string;
+  /** The channel picked in the shortcut's form, shown again with its preview. */
+  channelPicked?: string;
   privateMetadata: string;
   sandbox: boolean;
 }
@@ -386,6 +388,10 @@ export interface FirewallAddPrefill {
   vsId: number;
   /** The server's network interfaces, as its rules name them: one is chosen for you (and not asked). */
   interfaces: readonly number[];
+  /** The interface the preview is for (the first, unless one was picked). */
+  networkInterfaceId: number;
+  /** The reason typed before the preview was shown again. */
+  reason?: string;
   command: 'DROP' | 'ACCEPT';
   address: string;
   port: string;
@@ -397,7 +403,7 @@ export interface FirewallAddPrefill {
 }
 
 /** The add-a-firewall-rule form (callback id `firewall_add`). */
-export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox }: FirewallAddModalOptions): ModalView {
+export function firewallAddModal({ prefill, channelId, channelPicked, privateMetadata, sandbox }: FirewallAddModalOptions): ModalView {
   const blocks: KnownBlock[] = [];
   const select = (id: string, label: string, values: readonly string[], chosen?: string) => {
     const options = values.map((v) => option(v, v));
@@ -406,7 +412,9 @@ export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox 
   };
   if (prefill) {
     blocks.push(section(`Add a firewall rule to *VS ${prefill.vsId}*, at the end of its interface's rules, then apply its rules.\n${prefill.preview}`));
-    if (prefill.interfaces.length > 1) blocks.push(select('network_interface_id', 'Network interface', prefill.interfaces.map(String)));
+    if (prefill.interfaces.length > 1) {
+      blocks.push(select('network_interface_id', 'Network interface', prefill.interfaces.map(String), String(prefill.networkInterfaceId)));
+    }
   } else {
     blocks.push(
       section("Add a firewall rule to a server, at the end of its interface's rules, then apply its rules."),
@@ -414,7 +422,7 @@ export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox 
       idInput('network_interface_id', 'Network interface id', 'e.g. 105'),
     );
   }
-  if (channelId === undefined) blocks.push(channelInput());
+  if (channelId === undefined) blocks.push(channelInput(channelPicked));
   blocks.push(
     select('command', 'Command', ['DROP', 'ACCEPT'], prefill?.command),
     input(
@@ -443,7 +451,14 @@ export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox 
     input(
       'reason',
       'Reason (kept in the audit trail)',
-      { type: 'plain_text_input', action_id: 'reason', multiline: true, max_length: 500, placeholder: plain('e.g. scanner hitting the login page') },
+      {
+        type: 'plain_text_input',
+        action_id: 'reason',
+        multiline: true,
+        max_length: 500,
+        ...initialText(prefill?.reason, 500),
+        placeholder: plain('e.g. scanner hitting the login page'),
+      },
       { hint: 'Required: whoever approves it and the audit trail read it.' },
     ),
   );

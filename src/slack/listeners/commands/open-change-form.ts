@@ -49,7 +49,10 @@ export async function openChangeForm(
     return NAMED_THING_MISSING.has(reading.unfit.kind) ? 'not_found' : 'invalid';
   }
   const fixed = reading?.fixed;
-  const view = CHANGE_FORMS[action].form.modal({
+  const { form } = CHANGE_FORMS[action];
+  // What the form shows the effect of, as it opens (a firewall rule's preview): a submission of other values shows theirs first.
+  const shown = reading?.ok && form.showsEffectOf ? form.showsEffectOf({ ...given, ...fixed }, reading.reads) : null;
+  const view = form.modal({
     targetId,
     channelId,
     privateMetadata: writeMetadata({
@@ -57,6 +60,7 @@ export async function openChangeForm(
       ...targetMetadata(targetKind, targetId),
       responseUrl: req.responseUrl,
       ...(fixed ? { fixed: { ...fixed } } : {}),
+      ...(shown ? { shown } : {}),
     }),
     sandbox: ctx.sandbox,
     action,

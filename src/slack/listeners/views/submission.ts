@@ -14,7 +14,7 @@ import type { Logger } from '../../../log';
 import { isStoreUnavailable } from '../../../store';
 import { messageOptions, postApprovalRequest } from '../../approval-messages';
 import { requestNotPostedText } from '../../blocks/approvals';
-import { CHANGE_FORMS, changeChosen, type FormOfChanges } from '../../blocks/change-forms';
+import { CHANGE_FORMS, changeChosen, effectUnreadText, formUnfitText, type FormOfChanges } from '../../blocks/change-forms';
 import { changeOutcomeText, formLevelError, renderOutcomeNotice, WORKING_TEXT, type SubmissionOutcome } from '../../blocks/change-outcome';
 import { renderAppliedUnreadable } from '../../blocks/changes';
 import { cloudErrorMessage } from '../../blocks/cloud-errors';
@@ -26,7 +26,7 @@ import { postEphemeral, postToChannel, slackErrorSummary, type Destination } fro
 import { postAcceptedChange } from '../../follow-messages';
 import { updateView } from '../../send';
 import type { ListenerContext, Outcome, SlackRequest } from '../../context';
-import { readMetadata, targetIdIn } from '../../metadata';
+import { readMetadata, targetIdIn, targetMetadata, writeMetadata } from '../../metadata';
 import { parseId } from '../commands/grammar';
 import type { NameIndex } from '../../../cloud/names';
 import { serverFieldError } from '../../blocks/names';
@@ -138,7 +138,55 @@ export async function readSubmittedForm(
 export async function submitChangeForm(ctx: ListenerContext, req: SlackRequest, form: FormOfChanges, args: SubmissionArgs): Promise<Outcome> {
   const submitted = await readSubmittedForm(args, form, ctx.names);
   if (!submitted) return 'invalid';
+  const shownFirst = await showEffectFirst(ctx, form, submitted, args);
+  if (shownFirst) return shownFirst;
   return submitChange(ctx, req, submitted.action, submitted, args);
+}
+
+/**
+ * A form that shows what its values will do before anything is sent (a firewall rule: "would not take effect: rule #3
+ * decides first"), submitted with values other than those it showed the effect of (edited, or from a shortcut, which
+ * showed none): the effect of these values is worked out from the target as it is now and the form shown again with
+ * it, prefilled; nothing is sent. Submitted again unchanged, it goes through the door. Values that do not read go to
+ * the door, which says why.
+ */
+async function showEffectFirst(
+  ctx: ListenerContext,
+  form: FormOfChanges,
+  submitted: SubmittedForm & { action: ChangeAction },
+  args: SubmissionArgs,
+): Promise<Outcome | null> {
+  const row = CHANGES[submitted.action];
+  if (!form.showsEffectOf || !row.formReads) return null;
+  const meta = readMetadata(args.view.private_metadata);
+  const key = form.showsEffectOf(submitted.values);
+  if (key === null || key === meta.shown) return null;
+  const reading = await withinMs(row.formReads(ctx.cloud, submitted.targetId, submitted.values), SUBMISSION_ACK_BUDGET_MS).catch(() => null);
+  if (reading === null || !reading.ok) {
+    const why = reading === null ? effectUnreadText(submitted.targetId) : formUnfitText(submitted.targetId, reading.unfit);
+    await args.ack({ response_action: 'errors', errors: { [form.formErrorBlock]: why } });
+    return reading === null ? 'failed' : 'invalid';
+  }
+  const fixed = { ...meta.fixed, ...reading.fixed };
+  const shown = form.showsEffectOf({ ...submitted.values, ...fixed }, reading.reads);
+  const view = form.modal({
+    targetId: submitted.targetId,
+    channelId: meta.channelId,
+    ...(submitted.channelChosenInForm && submitted.channelId ? { channelPicked: submitted.channelId } : {}),
+    privateMetadata: writeMetadata({
+      ...meta,
+      ...targetMetadata(row.targetKind, submitted.targetId),
+      ...(Object.keys(fixed).length > 0 ? { fixed } : {}),
+      ...(shown ? { shown } : {}),
+    }),
+    sandbox: ctx.sandbox,
+    action: submitted.action,
+    now: ctx.now(),
+    reads: reading.reads,
+    given: submitted.values,
+  });
+  await args.ack({ response_action: 'update', view });
+  return 'opened';
 }
 
 async function submitChange<A extends ChangeAction>(ctx: ListenerContext, req: SlackRequest, action: A, submitted: SubmittedForm, args: SubmissionArgs) {
