@@ -45,7 +45,7 @@ export async function runUnfurls(world: BenchWorld, bot: TargetProcess, load: { 
           unfurlId: `CBENCHLINK${i}.${i}`,
           source: 'conversations_history',
         }),
-        { teamId: 'TBENCH', apiAppId: 'ABENCH', botUserId: 'UBENCHBOT', eventId: `EvBenchLink${Date.now()}x${i}`, eventTime: Math.floor(Date.now() / 1000) },
+        { apiAppId: 'ABENCH', botUserId: 'UBENCHBOT', eventId: `EvBenchLink${Date.now()}x${i}`, eventTime: Math.floor(Date.now() / 1000) },
       ),
     ),
   );

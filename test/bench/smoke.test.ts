@@ -81,6 +81,13 @@ describe('npm run bench -- --smoke', () => {
     for (const text of [printed.stdout, printed.stderr]) expect(text).not.toMatch(/issue|\bours\b|test\/|\.test\.ts/i);
   });
 
+  // What a scenario counts, as opposed to what it times, holds at any size: a scenario whose load was refused measures nothing.
+  it('unfurls every link it sends (the events come from the workspace the bot serves)', () => {
+    const unfurls = smoke.scenarios.unfurls as { unfurls: number; unfurled: number; serverRequests: number };
+    expect(unfurls.unfurled).toBe(unfurls.unfurls);
+    expect(unfurls.serverRequests).toBe(1);
+  });
+
   it('reads every target of the issue from a figure', () => {
     expect(smoke.targets.length).toBeGreaterThanOrEqual(10);
     for (const t of smoke.targets) {
