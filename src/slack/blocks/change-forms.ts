@@ -22,7 +22,7 @@ import { firewallRisk, previewFirewallRule } from '../../changes/firewall-change
 import { parseAddressForm } from '../../firewall/address';
 import { parsePortForm } from '../../firewall/ports';
 import { noBuiltDiskText } from './backups';
-import { FIREWALL_RISK_TEXT, firewallPreviewText, noInterfaceText, noSuchRuleText } from './firewall';
+import { FIREWALL_RISK_TEXT, firewallPreviewText, noInterfaceText, noSuchRuleText } from './firewall-rule';
 import { backupRestoreModal, backupTakeModal, diskAddModal, firewallAddModal, firewallRemoveModal, powerModal, type RestorePick } from './modals';
 import { POWER_FOLLOWED_WORDS } from './power';
 
