@@ -135,5 +135,4 @@ test('the control panel says so when the sandbox refuses: powering on a server t
     .getByRole('status')
     .filter({ hasText: /^Not done: web-1 \(VS 42\): VirtualMachine 42 is already on\.$/ })
     .waitFor();
-  await page.screenshot({ path: join(SCREENSHOTS, 'watch-control-panel.png') });
 });
