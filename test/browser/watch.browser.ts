@@ -81,9 +81,7 @@ test('watch web-1, power it off from the page’s control panel: the channel is 
   await withText(/now watches.*web-1.*Starting from: it is on, unlocked now/)
     .first()
     .waitFor();
-  // The poll's first read is the watch's baseline (never told): let it be taken before anything changes.
-  await roundsAfter(0, 1);
-
+  // At once, before the watch's poll has read anything: the watch starts from the state its answer named.
   // The control panel, as someone in the cloud's control panel: pick web-1, power it off.
   const panel = control();
   await panel.getByRole('combobox', { name: 'Server' }).selectOption({ label: 'web-1 (VS 42)' });
