@@ -100,6 +100,9 @@ function watchedServers(world: BenchWorld, count: number): { id: number; label: 
   return [...picked.values()];
 }
 
+/** The watched servers a change can be made to: web-1 and the made-up copies of it (a seeded one may be locked or off). */
+const changeableOf = (watched: readonly { id: number; label: string }[]) => watched.filter((s) => s.label === 'web-1' || s.label.startsWith('srv-'));
+
 async function seedWatches(store: Store, servers: readonly { id: number }[], channels: number): Promise<void> {
   const at = Date.now();
   for (const [i, server] of servers.entries()) {
@@ -129,7 +132,8 @@ async function controlAct(world: BenchWorld, serverId: number, act: 'power_off' 
 }
 
 /** (a): the poll in this process. */
-async function pollRounds(world: BenchWorld, load: WatchLoad, watched: readonly { id: number }[]) {
+async function pollRounds(world: BenchWorld, load: WatchLoad, watched: readonly { id: number; label: string }[]) {
+  const changeable = changeableOf(watched);
   const store = openSqliteStore(join(world.scratchDir, 'watch-poll.sqlite'));
   const cloud = createCloudClient({
     url: world.sandbox.url,
@@ -162,7 +166,7 @@ async function pollRounds(world: BenchWorld, load: WatchLoad, watched: readonly 
     const wall: number[] = [];
     for (let i = 0; i < load.rounds; i++) {
       // Off, then on again, server after server: each round has one change to tell.
-      const target = watched[Math.floor(i / 2) % watched.length]!;
+      const target = changeable[Math.floor(i / 2) % changeable.length]!;
       await controlAct(world, target.id, i % 2 === 0 ? 'power_off' : 'power_on');
       const logged = world.sandbox.requests.length;
       const counted = world.cloudRequests();
@@ -221,6 +225,7 @@ async function readBursts(world: BenchWorld, bot: TargetProcess, load: WatchLoad
 
 /** (b): the bot, its watches, changes behind its back, and reads beside. */
 async function againstBot(world: BenchWorld, load: WatchLoad, watched: readonly { id: number; label: string }[]) {
+  const changeable = changeableOf(watched);
   const bot = await launchTarget('ours', world, {
     env: {
       VS_DB_PATH: join(world.scratchDir, 'watch-bot.sqlite'),
@@ -263,7 +268,7 @@ async function againstBot(world: BenchWorld, load: WatchLoad, watched: readonly 
     const notifyMs: number[] = [];
     try {
       for (let i = 0; i < load.changes; i++) {
-        const server = watched[(i + 1) % watched.length]!;
+        const server = changeable[(i + 1) % changeable.length]!;
         const power = (await isOn(world, server.id)) ? 'power_off' : 'power_on';
         const before = world.slack.callsTo('chat.postMessage').length;
         const started = performance.now();
