@@ -34,6 +34,8 @@ import {
   serverCardLines,
   serverCardTargets,
   namesLines,
+  watchLines,
+  watchTargets,
   namesTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
@@ -57,7 +59,7 @@ import { runTracing, tracingLines, tracingTargets } from './scenarios/tracing';
 import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
-import { runWatch, watchLines, watchTargets } from './scenarios/watch';
+import { runWatch } from './scenarios/watch';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
