@@ -152,6 +152,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ VS_WATCH_INTERVAL_S: '60' }).watch.intervalMs).toBe(60_000);
     expect(loadConfig({ ...minimalHttp, VS_WATCH_INTERVAL_S: '10' }).watch.intervalMs).toBe(10_000);
     expect(problemsOf({ ...minimalHttp, VS_WATCH_INTERVAL_S: '0' })).toEqual(['VS_WATCH_INTERVAL_S must be a time in seconds greater than 0']);
+    // A lock is told once it lasts 10 minutes (local mode: 1, so the page's 10-minute lock is told before it ends).
+    expect(loadConfig(minimalHttp).watch.lockMs).toBe(600_000);
+    expect(loadConfig({}).watch.lockMs).toBe(60_000);
+    expect(loadConfig({ VS_WATCH_LOCK_MIN: '3' }).watch.lockMs).toBe(180_000);
   });
 
   test('following a change: polled every 5 s at first (local mode: 2 s), for 60 minutes; at most 30 s, whole numbers, named when wrong', () => {
