@@ -1,5 +1,6 @@
 import type { FollowLoad } from './scenarios/follow';
 import type { OnCallLoad } from './scenarios/on-call';
+import type { WatchLoad } from './scenarios/watch';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -63,6 +64,12 @@ export interface BenchProfile {
    * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
    */
   readonly onCall: OnCallLoad;
+  /**
+   * Scenario 23: `watches` of the account's servers watched over `channels` channels; the watch's poll `rounds` times
+   * in the bench process; then the bot reading the account every `intervalS`, `changes` changes behind its back, and
+   * `/vs server web-1` in bursts of `commandsPerBurst` beside it (bench/scenarios/watch.ts).
+   */
+  readonly watch: WatchLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -93,6 +100,7 @@ export const FULL_PROFILE: BenchProfile = {
     transactionMs: { pending: 1000, running: 20_000 },
   },
   onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
+  watch: { watches: 1000, channels: 20, rounds: 10, intervalS: 5, cpuRounds: 4, changes: 6, connections: 4, commandsPerBurst: 100 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -115,6 +123,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
   onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
+  watch: { watches: 20, channels: 2, rounds: 2, intervalS: 1, cpuRounds: 1, changes: 1, connections: 2, commandsPerBurst: 5 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -133,6 +142,7 @@ export const ALONE_SCENARIOS = [
   'follow',
   'on-call',
   'tracing',
+  'watch',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

@@ -55,6 +55,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...exportsTargets(r.exports),
     ...followTargets(r.follow),
     ...onCallTargets(r.onCall),
+    ...watchTargets(r.watch),
   ];
 }
 
@@ -598,9 +599,52 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...exportsLines(r.exports));
   lines.push('', ...followLines(r.follow));
   lines.push('', ...onCallLines(r.onCall));
+  lines.push('', ...watchLines(r.watch));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);
   lines.push('  n/a   bounded connections to the cloud API and waiting out its 429 Retry-After: not load figures; npm test checks them');
   return lines.join('\n');
+}
+
+/** The card's own target with the cloud answering at once (scenario 16's: upstream + 50 ms). */
+const WATCH_READ_P99_MS = 50;
+
+/** Scenario 23's targets: reads that do not grow with the watches, news within an interval and 2 s, a cheap round, reads untouched. */
+export function watchTargets(w: BenchResults['scenarios']['watch']): TargetCheck[] {
+  const bound = w.pagesPerRead + w.transactionPagesPerRoundMax;
+  return [
+    {
+      target: `${w.watches} watches of ${w.servers} servers: a round's cloud reads ≤ the list's pages (${w.pagesPerRead}) + the transactions' pages`,
+      figure: `${w.readsPerRoundMax} requests at most (${w.listPagesPerRoundMax} list pages, ${w.transactionPagesPerRoundMax} transaction pages)`,
+      pass: w.readsPerRoundMax <= bound && w.listPagesPerRoundMax === w.pagesPerRead && w.transactionPagesPerRoundMax >= 1,
+    },
+    {
+      target: `a change behind the bot's back → its notification ≤ interval + 2 s (${w.intervalS * 1000 + 2000} ms), every one`,
+      figure: `${w.notifyMaxMs} ms at most (p50 ${w.notifyP50Ms} ms), ${w.notified} of ${w.changes}`,
+      pass: w.notifyMaxMs <= w.intervalS * 1000 + 2000 && w.notified === w.changes,
+    },
+    {
+      target: `the poll's CPU per interval ≤ 50 ms (${w.watches} watches, ${w.servers} servers; the bot's CPU polling less its CPU idle)`,
+      figure: `${w.pollCpuPerIntervalMs} ms (${w.botPollingCpuPerIntervalMs} ms polling, ${w.botIdleCpuPerIntervalMs} ms idle, over ${w.cpuRounds} intervals)`,
+      pass: w.pollCpuPerIntervalMs <= 50,
+    },
+    {
+      target: `/vs server web-1 beside the watch's poll: command → card p99 ≤ ${WATCH_READ_P99_MS} ms (the card's, the cloud answering at once), every card`,
+      figure: `${w.readBesideP99Ms} ms (alone ${w.readAloneP99Ms} ms), ${w.readBesideCards} of ${w.readBesideCommands} cards`,
+      pass: w.readBesideP99Ms <= WATCH_READ_P99_MS && w.readBesideCards === w.readBesideCommands,
+    },
+  ];
+}
+
+export function watchLines(w: BenchResults['scenarios']['watch']): string[] {
+  return [
+    `23. watches: ${w.watches} of an account's ${w.servers} servers watched, over ${w.channels} channels`,
+    `  a round of the poll: cloud requests       ${w.readsPerRoundMax} at most`,
+    `    of them list pages ${w.listPagesPerRoundMax} (one read: ${w.pagesPerRead}), transaction pages ${w.transactionPagesPerRoundMax}`,
+    `  a round's time p50 / max                  ${w.roundP50Ms} / ${w.roundMaxMs} ms (${w.rounds} rounds, ${w.noticesTold} notices)`,
+    `  the bot's CPU per interval idle / polling ${w.botIdleCpuPerIntervalMs} / ${w.botPollingCpuPerIntervalMs} ms (the poll's: ${w.pollCpuPerIntervalMs} ms)`,
+    `  change → notification p50 / max           ${w.notifyP50Ms} / ${w.notifyMaxMs} ms (every ${w.intervalS} s; ${w.notified} of ${w.changes})`,
+    `  /vs server web-1 p99 alone / beside       ${w.readAloneP99Ms} / ${w.readBesideP99Ms} ms (${w.readBesideCards} of ${w.readBesideCommands} cards)`,
+  ];
 }

@@ -34,6 +34,8 @@ import {
   serverCardLines,
   serverCardTargets,
   namesLines,
+  watchLines,
+  watchTargets,
   namesTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
@@ -57,6 +59,7 @@ import { runTracing, tracingLines, tracingTargets } from './scenarios/tracing';
 import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
+import { runWatch } from './scenarios/watch';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -65,8 +68,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // `npm run bench` (add `--smoke` for the few-second run CI uses,
 // `--sustain-seconds N` to change the sustained minute, `--out FILE` for the
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
-// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call`
-// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20 or 19 alone; `--only tracing [--baseline <git ref>]` for the
+// `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call|watch`
+// for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20, 19 or 23 alone; `--only tracing [--baseline <git ref>]` for the
 // tracing scenario, which runs only alone).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
@@ -96,11 +99,24 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
           ? await tracingAlone(args)
           : args.only === 'cloud-client'
             ? await cloudClientAlone(args)
-            : await againstBotAlone(args);
+            : args.only === 'watch'
+              ? await watchAlone(args)
+              : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
 const targetLine = (target: TargetCheck) => `  ${target.pass ? 'PASS' : 'MISS'}  ${target.target}: ${target.figure}`;
+
+/** Scenario 23 alone: the watch's poll in this process, then a bot of its own reading the account. */
+async function watchAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  try {
+    const figures = await runWatch(world, args.profile.watch, progress);
+    return [...watchLines(figures), '', ...watchTargets(figures).map(targetLine)];
+  } finally {
+    await world.close();
+  }
+}
 
 /** Scenario 4 alone: the cloud client against the sandbox, no bot. */
 async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
@@ -295,6 +311,7 @@ async function main(): Promise<void> {
     const onCall = await runOnCall(postgres.url, profile.onCall, progress);
     await pg?.close();
     pg = undefined;
+    const watch = await runWatch(world, profile.watch, progress);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -366,6 +383,7 @@ async function main(): Promise<void> {
       exports,
       follow,
       onCall,
+      watch,
     };
     const cpu = cpus();
     const results: BenchResults = {

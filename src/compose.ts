@@ -476,7 +476,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             stillStarting();
           }
           // Local mode: the stand-in unfurls links to the panel (the sandbox's), and its page names the servers they may link to.
-          if (local && bound.port !== null) local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] } });
+          if (local && bound.port !== null) local.connect(bound.port, { panel: { url: panelUrl, servers: sandbox?.serverIds() ?? [] }, sandbox });
           ops.readiness.markReady();
           return bound;
         } catch (error) {

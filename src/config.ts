@@ -315,8 +315,10 @@ const EnvSchema = z.object({
   OTEL_SDK_DISABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   VS_NAME_INDEX_TTL_S: positiveInt('a time in seconds').default(60),
   VS_TIMEZONE: z.string().refine(isTimeZone, 'must be an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)').default('UTC'),
-  VS_WATCH_INTERVAL_S: positiveInt('a time in seconds').default(30),
-  VS_WATCH_LOCK_MIN: positiveInt('a time in minutes').default(10),
+  /** Unset: 30, or LOCAL_MODE.watchIntervalS in local mode. */
+  VS_WATCH_INTERVAL_S: positiveInt('a time in seconds').optional(),
+  /** Unset: 10, or LOCAL_MODE.watchLockMin in local mode. */
+  VS_WATCH_LOCK_MIN: positiveInt('a time in minutes').optional(),
   VS_WATCH_BLIND_MIN: positiveInt('a time in minutes').default(5),
   VS_WATCH_MAX_PER_CHANNEL: positiveInt('a number of watches').default(50),
 });
@@ -580,6 +582,10 @@ export const LOCAL_MODE = {
   agentChannel: INCIDENT_CHANNEL.id,
   /** VS_FOLLOW_INTERVAL_S unless set: the sandbox's changes take seconds, and the page shows them run. */
   followIntervalS: 2,
+  /** VS_WATCH_INTERVAL_S unless set: a watch's news (the page's control panel powering a server off) shows within seconds. */
+  watchIntervalS: 5,
+  /** VS_WATCH_LOCK_MIN unless set: the page's control panel locks a server for 10 minutes, told as a lock after 1. */
+  watchLockMin: 1,
   /**
    * On call through the PagerDuty stand-in (the sandbox package's), whose schedule has one of the make-believe people on
    * call now; every change that ends is sent to it as a change event, which the page lists. Break glass is on, unless
@@ -787,8 +793,8 @@ function shape(e: Env) {
     timeZone: e.VS_TIMEZONE,
     /** Watches (docs/product.md, Watches: the bot speaks first). */
     watch: {
-      intervalMs: e.VS_WATCH_INTERVAL_S * 1000,
-      lockMs: e.VS_WATCH_LOCK_MIN * 60_000,
+      intervalMs: (e.VS_WATCH_INTERVAL_S ?? (local ? LOCAL_MODE.watchIntervalS : 30)) * 1000,
+      lockMs: (e.VS_WATCH_LOCK_MIN ?? (local ? LOCAL_MODE.watchLockMin : 10)) * 60_000,
       blindMs: e.VS_WATCH_BLIND_MIN * 60_000,
       maxPerChannel: e.VS_WATCH_MAX_PER_CHANNEL,
     },

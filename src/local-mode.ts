@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dailyShift, startPagerDutyStandIn, type PagerDutyStandIn, type ReceivedChangeEvent } from '@vs-chatops/cloud-sandbox';
+import { dailyShift, startPagerDutyStandIn, type PagerDutyStandIn, type ReceivedChangeEvent, type Sandbox } from '@vs-chatops/cloud-sandbox';
 import {
   CHANNELS,
   ON_CALL_PERSON,
@@ -27,8 +27,11 @@ export interface LocalMode {
   /** The stand-in, once started. */
   readonly standIn: SlackStandIn | undefined;
   readonly start: () => Promise<void>;
-  /** Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls, and prints the page's address. */
-  connect(botPort: number, app: { panel: PanelHint }): void;
+  /**
+   * Points the stand-in at the bot once it listens, tells it the control panel whose links the bot unfurls and the
+   * sandbox the page's control panel acts on (none when the cloud is not the built-in sandbox), and prints the page's address.
+   */
+  connect(botPort: number, app: { panel: PanelHint; sandbox?: Pick<Sandbox, 'url' | 'accountId' | 'apiKey' | 'servers'> | undefined }): void;
   /** Shows a change event the PagerDuty stand-in received on the page's PagerDuty panel. */
   timeline(event: ReceivedChangeEvent): void;
   readonly stop: () => Promise<void>;
@@ -127,6 +130,14 @@ export function localMode(config: Config, logger: Logger, print: (line: string) 
       botOrigin = `http://127.0.0.1:${botPort}`;
       standIn?.connect(`${botOrigin}/slack/events`);
       standIn?.setPanel(app.panel);
+      const sandbox = app.sandbox;
+      // The page's control panel (sandbox): the page server adds the API's credentials, the page never sees them.
+      if (sandbox)
+        standIn?.setControl({
+          url: sandbox.url,
+          authorization: `Basic ${Buffer.from(`${sandbox.accountId}:${sandbox.apiKey}`).toString('base64')}`,
+          servers: () => sandbox.servers(),
+        });
       print(`Open ${standIn?.origin}/ to try vs-chatops without Slack`);
     },
     timeline(event) {

@@ -146,6 +146,18 @@ describe('loadConfig', () => {
     expect(joined).toMatch(/SLACK_SIGNING_SECRET .*SLACK_APP_TOKEN/);
   });
 
+  test('watches: the account read every 30 s (local mode: 5 s, so the page’s control panel shows a watch at work), unless VS_WATCH_INTERVAL_S says', () => {
+    expect(loadConfig(minimalHttp).watch.intervalMs).toBe(30_000);
+    expect(loadConfig({}).watch.intervalMs).toBe(5000);
+    expect(loadConfig({ VS_WATCH_INTERVAL_S: '60' }).watch.intervalMs).toBe(60_000);
+    expect(loadConfig({ ...minimalHttp, VS_WATCH_INTERVAL_S: '10' }).watch.intervalMs).toBe(10_000);
+    expect(problemsOf({ ...minimalHttp, VS_WATCH_INTERVAL_S: '0' })).toEqual(['VS_WATCH_INTERVAL_S must be a time in seconds greater than 0']);
+    // A lock is told once it lasts 10 minutes (local mode: 1, so the page's 10-minute lock is told before it ends).
+    expect(loadConfig(minimalHttp).watch.lockMs).toBe(600_000);
+    expect(loadConfig({}).watch.lockMs).toBe(60_000);
+    expect(loadConfig({ VS_WATCH_LOCK_MIN: '3' }).watch.lockMs).toBe(180_000);
+  });
+
   test('following a change: polled every 5 s at first (local mode: 2 s), for 60 minutes; at most 30 s, whole numbers, named when wrong', () => {
     expect(loadConfig(minimalHttp).follow).toEqual({ intervalMs: 5000, maxMs: 3_600_000 });
     expect(loadConfig({}).follow.intervalMs).toBe(2000);

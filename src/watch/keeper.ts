@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditRecord, Store, Watch, WatchEvent } from '../store';
+import type { AuditEntry, AuditRecord, Power, Store, Watch, WatchEvent } from '../store';
 import { EVERY_SERVER } from '../store/watches';
 
 // What `/vs watch`, `/vs unwatch`, `/vs watches`, `/vs watch quiet` and a notification's buttons do to the store
@@ -35,8 +35,18 @@ export type SnoozeResult =
   /** `watch`: the watch held (the server's own, or the channel's watch of every server). */
   { outcome: 'snoozed'; untilMs: number; watch: Watch } | { outcome: 'not_watched' };
 
+/** The server as the command read it when its watch was made: the state the answer names. */
+export interface StartingSeen {
+  power: Power;
+  locked: boolean | null;
+}
+
 export interface WatchKeeper {
-  watch(actor: WatchActor, server: WatchedServer, events: readonly WatchEvent[]): Promise<WatchMade>;
+  /**
+   * Watches the server from the channel. A new watch of a server the poll has not seen yet starts from `start` (what
+   * the command read, and its answer names): a change right after the answer, before the poll's first read, is news.
+   */
+  watch(actor: WatchActor, server: WatchedServer, events: readonly WatchEvent[], start?: StartingSeen | null): Promise<WatchMade>;
   /** Ends the channel's watch of the server (EVERY_SERVER: its watch of every server): false when there was none. */
   unwatch(actor: WatchActor, server: WatchedServer): Promise<boolean>;
   /** The channel's watch that tells this server's news, if any: its own, else the channel's watch of every server. */
@@ -92,12 +102,21 @@ export function createWatchKeeper(deps: WatchKeeperDeps): WatchKeeper {
   }
 
   return {
-    async watch(actor, server, events) {
+    async watch(actor, server, events, start) {
       const made = await store.watches.add(
         { channelId: actor.channelId, serverId: server.serverId, events, createdBy: actor.userId, createdAtMs: now(), snoozedUntilMs: null },
         maxPerChannel,
       );
       if (made.outcome === 'full') return { outcome: 'full', count: made.count, max: maxPerChannel };
+      // What the poll saw last is where news starts; only a server it has not seen starts from the command's read.
+      if (made.outcome === 'added' && start && server.serverId !== EVERY_SERVER) {
+        const seen = await store.watches.servers();
+        if (!seen.some((s) => s.serverId === server.serverId))
+          await store.watches.saveServers(
+            [{ serverId: server.serverId, label: server.label, power: start.power, lockedSinceMs: start.locked === true ? now() : null, lockTold: false }],
+            [],
+          );
+      }
       await record(actor, 'watch', server, { events: [...events] }, `${made.outcome === 'added' ? 'watch made' : 'watch changed'}: ${events.join(', ')}`);
       return { outcome: made.outcome, count: made.count };
     },

@@ -167,3 +167,35 @@ describe('watches in Slack', () => {
     expect(await h.store.watches.ofChannel(channel)).toEqual([]);
   });
 });
+
+describe('a watch starts from the state its answer names', () => {
+  const h = useHarness({
+    env: { VS_OPERATORS: 'UOPER', VS_VIEWERS: 'UVIEWER', VS_WATCH_INTERVAL_S: '3600' },
+    now: () => clock,
+  });
+  const round = async () => {
+    clock += MIN;
+    expect(await h.bot.watchPoll.round()).not.toBe('not_leading');
+  };
+
+  test('a change right after /vs watch, before the poll has read anything, is told; the servers nobody watches are not', async () => {
+    // Nothing watched so far: the poll has read nothing (start-up's round found no watch).
+    expect(await h.store.watches.servers()).toEqual([]);
+    const channel = 'CWATCHSTART';
+    expect((await answerTo(h, 'watch web-1', { user: 'UOPER', channel })).text).toContain('Starting from: it is on, unlocked now.');
+    await panel(h, 42, 'power_off');
+    await panel(h, 44, 'power_off');
+    await round();
+    expect(told(h, channel)).toEqual(['web-1 (VS 42) is off (it was on)']);
+    await round();
+    expect(told(h, channel)).toHaveLength(1);
+
+    // A server the poll has seen starts from the poll's own last read, not from the command's: another channel's
+    // watch, made after web-1 came on again behind the poll's back, leaves what the poll saw (off) as it was.
+    const seen = (await h.store.watches.servers()).find((s) => s.serverId === 42);
+    expect(seen).toMatchObject({ power: 'off' });
+    await panel(h, 42, 'power_on');
+    expect((await answerTo(h, 'watch web-1', { user: 'UOPER', channel: 'CWATCHSTART2' })).text).toContain('Starting from: it is on');
+    expect((await h.store.watches.servers()).find((s) => s.serverId === 42)).toEqual(seen);
+  });
+});

@@ -485,6 +485,7 @@ export async function startSandbox<R extends SandboxReads>(options: SandboxOptio
       delayMs = checkedDelay(ms);
     },
     serverIds: () => state.serverIds(),
+    servers: () => state.serverIds().map((id) => ({ id, label: state.server(id)!.label })),
     cancelTransaction: (id: number) => state.cancelTransaction(id),
     act,
     reset() {

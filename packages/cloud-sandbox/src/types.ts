@@ -270,6 +270,8 @@ export interface Sandbox {
   setDelay(ms: number): void;
   /** The ids of the servers it holds, in order (the links its control panel has, for local mode's page). */
   serverIds(): number[];
+  /** Its servers' ids and labels, in id order (local mode's page: the control panel's server picker). */
+  servers(): { id: number; label: string }[];
   /**
    * Cancels a transaction that has not ended, as an operator does with the control panel's Cancel button: it ends
    * `cancelled` (what waits for it too), its objects unlocked, nothing of its effect applied. False when there is no

@@ -891,6 +891,38 @@ function renderPanelHint() {
 }
 
 /** Whether a channel id is the app's direct messages with someone (opened, or not yet). */
+/**
+ * The control panel (sandbox): its server picker, kept on the server picked when drawn again; hidden without a sandbox.
+ * @param {Snapshot['control']} servers
+ */
+function renderControl(servers) {
+  const select = byId('control-server', HTMLSelectElement);
+  const picked = select.value;
+  select.replaceChildren(...(servers ?? []).map((s) => el('option', { value: s.label, selected: s.label === picked }, `${s.label} (VS ${s.id})`)));
+  $('control').hidden = !servers || servers.length === 0;
+}
+
+/**
+ * Acts on the picked server as someone in the control panel would; the page server adds the sandbox's credentials.
+ * @param {string} act
+ * @param {HTMLButtonElement} button
+ */
+async function controlAct(act, button) {
+  const status = $('control-status');
+  const server = byId('control-server', HTMLSelectElement).value;
+  button.disabled = true;
+  status.textContent = `${button.textContent ?? act} ${server}…`;
+  try {
+    const res = await fetch(`/sandbox-control/${act}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server }) });
+    const answer = /** @type {{ ok?: boolean, message?: string, error?: string }} */ (await bodyOf(res).catch(() => ({ error: `HTTP ${res.status}` })));
+    status.textContent = answer.ok ? (answer.message ?? 'Done.') : `Not done: ${answer.error ?? `HTTP ${res.status}`}`;
+  } catch (e) {
+    status.textContent = `Not done: ${String(e)}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
 function isDirectMessages(/** @type {string} */ id) {
   return id.startsWith('dm-') || data.channels.some((c) => c.id === id && c.dmWith !== undefined);
 }
@@ -927,6 +959,7 @@ async function load() {
   data.executions = new Map(snapshot.executions.map((x) => [x.id, x]));
   data.timeline = snapshot.timeline;
   renderPanelHint();
+  renderControl(snapshot.control);
   ui.me ||= data.people[0]?.id ?? '';
   // A message's link (chat.getPermalink: `/?channel=…&message=…`) opens its channel.
   const linked = new URLSearchParams(location.search).get('channel');
@@ -1007,6 +1040,8 @@ function wire() {
   $('messages-tab').addEventListener('click', showDirectMessages);
   $('workflows-tab').addEventListener('click', showWorkflows);
   $('timeline-tab').addEventListener('click', showTimeline);
+  for (const button of document.querySelectorAll('#control button[data-act]'))
+    if (button instanceof HTMLButtonElement) button.addEventListener('click', () => void controlAct(button.dataset.act ?? '', button));
   const stepSelect = byId('step-select', HTMLSelectElement);
   stepSelect.addEventListener('change', () => {
     ui.step = stepSelect.value;

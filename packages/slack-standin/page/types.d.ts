@@ -228,6 +228,8 @@ export interface Snapshot {
   /** What the page says about the workspace's settings. */
   notes: string[];
   panel: PanelHint | null;
+  /** The servers the control panel (sandbox) can act on, by label; null when there is no sandbox to act on. */
+  control: { id: number; label: string }[] | null;
   functions: Record<string, AppFunction>;
   executions: Execution[];
   timeline: TimelineEntry[];

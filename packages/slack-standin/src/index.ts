@@ -4,6 +4,7 @@ export type { AppFunction, Execution, FunctionParameter } from './functions';
 export type { ExecutionOptions } from './interactions';
 export { readManifest, type AppManifest, type Shortcut, type SlashCommand } from './manifest';
 export { readYaml, type Yaml } from './yaml';
+export type { SandboxControl } from './sandbox-control';
 export type { ArrivedMessage, ChannelMessage, PanelHint, StandInEvent, TimelineEntry } from './state';
 export { sign, signatureHeaders } from './signing';
 export {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { readBody, send } from './http';
 import { shown } from './functions';
+import { controlAct, controlServers } from './sandbox-control';
 import type { PersonSide } from './interactions';
 import type { StandInEvent, StandInState } from './state';
 import { BOT_USER } from './workspace';
@@ -108,6 +109,27 @@ export async function servePage(
       return true;
     }
     await passMcp(req, res, target + path + url.search);
+    return true;
+  }
+  if (path.startsWith('/sandbox-control/')) {
+    // The page's control panel (sandbox-control.ts): passed on to the sandbox with the credentials added here.
+    if (req.method !== 'POST') {
+      send(res, 405, 'text/plain', 'method not allowed');
+      return true;
+    }
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      send(res, 415, 'text/plain', 'send application/json');
+      return true;
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(req, 16 * 1024)) as Record<string, unknown>;
+    } catch {
+      sendJson(res, 400, { ok: false, error: 'the body is not JSON' });
+      return true;
+    }
+    const answer = await controlAct(standIn.state.control, path.slice('/sandbox-control/'.length), body?.server);
+    sendJson(res, answer.status, answer.body);
     return true;
   }
   if (req.method === 'GET' && path === '/local/state') {
@@ -246,6 +268,8 @@ export function snapshot(standIn: PageStandIn) {
     notes: standIn.notes,
     /** The control panel whose server links unfurl, for the hint under the message box; null when none. */
     panel: s.panel ?? null,
+    /** The servers the page's control panel (sandbox) can act on, by label; null when there is no sandbox to act on. */
+    control: controlServers(s.control),
     /** The app's global shortcuts (the shortcut menu), as its manifest declares them. */
     shortcuts: (s.manifest?.shortcuts ?? []).filter((c) => c.type === 'global').map(({ callbackId, name, description }) => ({ callbackId, name, description })),
     /** The app's workflow steps (the Workflows panel's choices) and their runs, newest last, never their tokens. */

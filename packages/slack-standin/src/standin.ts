@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EXECUTION_TOKEN_TTL_MS, type Execution } from './functions';
 import type { AppManifest } from './manifest';
+import type { SandboxControl } from './sandbox-control';
 import { createInteractions, type ExecutionOptions, type PersonSide } from './interactions';
 import { readBody, readBytes, send } from './http';
 import { refusedOrigin, servePage } from './page-server';
@@ -65,6 +66,8 @@ export interface SlackStandInOptions {
   channels?: readonly Channel[];
   /** The control panel whose links the app unfurls: its host is the app's unfurl domain; the page names its links. */
   panel?: PanelHint;
+  /** The sandbox the page's control panel acts on (local mode; setControl once it listens). */
+  control?: SandboxControl;
   /** User groups and their members; the on-call group by default. */
   groups?: Record<string, string[]>;
   triggerTtlMs?: number;
@@ -116,6 +119,8 @@ export interface SlackStandIn extends PersonSide {
   setPanel(panel: PanelHint): void;
   /** Tells the stand-in the app as its manifest declares it (readManifest): its slash commands, shortcuts and workflow steps. */
   setManifest(manifest: AppManifest): void;
+  /** Sets the sandbox the page's control panel acts on (its credentials stay here, never sent to the page). */
+  setControl(control: SandboxControl): void;
   /** Adds an entry to the incident tool's timeline the page shows (local mode: a change event PagerDuty's stand-in received). */
   addTimelineEntry(entry: TimelineEntry): void;
   /**
@@ -154,6 +159,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   };
   if (options.panel) setPanel(options.panel);
   if (options.manifest) state.manifest = structuredClone(options.manifest);
+  if (options.control) state.control = options.control;
   let eventsUrl = options.eventsUrl;
   let origin = '';
   const handlers = new Map<string, MethodHandler>();
@@ -342,6 +348,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     setPanel,
     setManifest(manifest) {
       state.manifest = structuredClone(manifest);
+    },
+    setControl(control) {
+      state.control = control;
     },
     addTimelineEntry: (entry) => state.addTimelineEntry(entry),
     functionExecuted: (callbackId, inputs, executionOptions) => interactions.functionExecuted(callbackId, inputs, executionOptions),

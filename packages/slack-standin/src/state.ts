@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { shown, type Execution, type ShownExecution } from './functions';
 import type { AppManifest } from './manifest';
+import type { SandboxControl } from './sandbox-control';
 import { modalView, type Json } from './payloads';
 import { BOT_USER, type Channel, type Person } from './workspace';
 
@@ -193,6 +194,8 @@ export class StandInState {
   unfurlDomains: string[] = [];
   /** What the page says about the control panel's links; unset when the app unfurls none. */
   panel: PanelHint | undefined;
+  /** The sandbox the page's control panel acts on (local mode); unset: the page shows no control panel. */
+  control: SandboxControl | undefined;
   /** The unfurl_id of each link_shared sent, and the message it was about. */
   readonly unfurlTargets = new Map<string, { channel: string; ts: string }>();
   readonly responseTargets = new Map<string, ResponseTarget>();

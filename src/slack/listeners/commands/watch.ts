@@ -127,7 +127,8 @@ export function watchCommand(ctx: ListenerContext, req: SlackRequest, { vsId, ev
       // Not read now: the watch still starts, from what its next read finds.
       req.log.warn('the server could not be read to start its watch', { error, vs_id: vsId });
     }
-    const made = await ctx.watches.watch({ userId: req.userId, channelId }, { serverId: vsId, label }, events);
+    const start = state === null || state.power === null ? null : { power: state.power, locked: state.locked };
+    const made = await ctx.watches.watch({ userId: req.userId, channelId }, { serverId: vsId, label }, events, start);
     if (made.outcome === 'full') {
       await replyEphemeral(req, renderWatchFull({ max: made.max, sandbox: ctx.sandbox }));
       return 'invalid';
