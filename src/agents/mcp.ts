@@ -92,7 +92,14 @@ export function mcpHandler(deps: McpDeps): (req: IncomingMessage, res: ServerRes
       const count = used?.minute === minute ? used.count + 1 : 1;
       calls.set(agent.hash, { minute, count });
       if (count > deps.callsPerMinute) {
-        return refuse(res, { status: 429, body: rpcError(`at most ${deps.callsPerMinute} calls a minute per token`), headers: { 'retry-after': '60' } });
+        return refuse(res, {
+          status: 429,
+          body: rpcError(
+            `refused: this token has made its ${deps.callsPerMinute} calls of this minute (VS_AGENT_CALLS_PER_MINUTE); ` +
+              'nothing was asked or changed; try again in a minute',
+          ),
+          headers: { 'retry-after': '60' },
+        });
       }
       const body = await readBody(req);
       if (body === TOO_LARGE) return refuse(res, { status: 413, body: rpcError('the body is larger than the limit') });

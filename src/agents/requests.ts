@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CHANGES, MAX_REASON_LENGTH, TARGET_KINDS, type AgentAskResult, type ChangeAction, type Changes, type Policy } from '../changes';
+import { CHANGES, MAX_REASON_LENGTH, OUTCOMES, TARGET_KINDS, type AgentAskResult, type ChangeAction, type Changes, type Policy } from '../changes';
 import type { FormLimits, FormValues } from '../changes/disk-form';
 import type { NameIndex } from '../cloud/names';
 import type { Logger } from '../log';
@@ -96,6 +96,24 @@ function formValues(args: Record<string, unknown>, skip: string): FormValues {
 
 const TOOLS = requestTools();
 
+/** What change_status answers as data: the SDK checks it on both sides (the server before sending, the client on receipt). */
+const CHANGE_STATUS_OUTPUT = {
+  change_id: z.string(),
+  status: z
+    .enum(OUTCOMES)
+    .describe('the outcome, in the one vocabulary: requested, denied, withdrawn, expired, refused, scheduled, running, done, failed, cancelled, unknown'),
+  action: z.string(),
+  target: z.string(),
+  agent: z.string().nullable(),
+  requested_by: z.string().describe('the Slack user the agent acts for'),
+  requested_at: z.string(),
+  expires_at: z.string(),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  decision_reason: z.string().nullable(),
+  detail: z.string().nullable(),
+};
+
 /** Registers the change tools, change_status and find_server for one agent. */
 export function registerRequestTools(server: McpServer, agent: AgentToken, deps: RequestToolDeps): void {
   const log = deps.logger.child({ component: 'mcp', agent: agent.name, owner: agent.owner });
@@ -146,6 +164,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         'Where a change an agent asked for stands now, in one outcome: requested, denied, withdrawn, expired, refused, scheduled, ' +
         "running, done, failed, cancelled or unknown. Only the requests of the token's person's agents (admins: all).",
       inputSchema: { change_id: z.string().trim().min(1).max(100).describe('the change_id a request tool answered') },
+      outputSchema: CHANGE_STATUS_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ change_id }) => {
