@@ -6,6 +6,7 @@ import type { FormLimits, FormValues } from '../changes/disk-form';
 import type { NameIndex } from '../cloud/names';
 import type { Logger } from '../log';
 import type { AgentToken, Approval } from '../store';
+import { toolCall, type CallRecord } from './call-record';
 import { agentAskText, agentStatusText, CHANGE_UNKNOWN, serverName, unresolvedText } from './answers';
 
 // The change tools (docs/product.md, Agents ask, people decide): one per `agent.tool` of the change table
@@ -115,7 +116,7 @@ const CHANGE_STATUS_OUTPUT = {
 };
 
 /** Registers the change tools, change_status and find_server for one agent. */
-export function registerRequestTools(server: McpServer, agent: AgentToken, deps: RequestToolDeps): void {
+export function registerRequestTools(server: McpServer, agent: AgentToken, deps: RequestToolDeps, call: CallRecord = {}): void {
   const log = deps.logger.child({ component: 'mcp', agent: agent.name, owner: agent.owner });
   for (const tool of TOOLS) {
     const titles = tool.actions.map((a) => a.replace(/_/g, ' ')).join(', ');
@@ -129,7 +130,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         inputSchema: tool.shape,
         annotations: { readOnlyHint: false, destructiveHint: tool.destructive, idempotentHint: false, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => {
+      toolCall(call, 'request', async (args: Record<string, unknown>) => {
         const raw = args[tool.targetField];
         const target = tool.targetField === 'server' ? await resolveServer(deps.names, raw as number | string) : { id: raw as number };
         if ('problem' in target) return failure(target.problem);
@@ -153,7 +154,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         const words = agentAskText(result, { owner: agent.owner, agent: agent.name, channelId: deps.channelId, ...posted, ownerDecides });
         const structured = answerOf(result, posted.link);
         return { ...(result.outcome === 'requested' ? {} : { isError: true }), content: [text(words)], structuredContent: structured };
-      },
+      }),
     );
   }
 
@@ -167,7 +168,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
       outputSchema: CHANGE_STATUS_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ change_id }) => {
+    toolCall(call, 'read', async ({ change_id }) => {
       const { role } = await deps.policy.standing(agent.owner);
       const allows = deps.policy.allows(role);
       if (!allows.includes('read')) return failure(`${agent.owner}, whom this agent acts for, may not read changes (role: ${role}).`);
@@ -189,7 +190,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         detail: record?.detail ?? null,
       };
       return { content: [text(agentStatusText(status))], structuredContent: structured };
-    },
+    }),
   );
 
   server.registerTool(
@@ -199,7 +200,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
       inputSchema: { query: z.string().trim().min(1).max(255).describe('an id (42), a label or hostname (web-1), or an IP address') },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query }) => {
+    toolCall(call, 'read', async ({ query }) => {
       const { role } = await deps.policy.standing(agent.owner);
       if (!deps.policy.allows(role).includes('read')) return failure(`${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).`);
       log.info('agent read', { tool: 'find_server' });
@@ -211,9 +212,10 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         const words = found.kind === 'one' ? `Found ${serverName(found.server)}.` : unresolvedText(found);
         return { content: [text(words)], structuredContent: { match: found.kind, servers: listed, closest } };
       } catch (error) {
+        call.outcome = 'failed';
         return failure(`The server list could not be read: ${error instanceof Error ? error.message : 'the cloud API did not answer'}`);
       }
-    },
+    }),
   );
 }
 
