@@ -1,5 +1,6 @@
 import type { FollowLoad } from './scenarios/follow';
 import type { OnCallLoad } from './scenarios/on-call';
+import type { AgentsLoad } from './scenarios/agents';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -63,6 +64,11 @@ export interface BenchProfile {
    * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
    */
   readonly onCall: OnCallLoad;
+  /**
+   * Scenario 21: agents over MCP: `reads` server_status calls, `connections` at a time, the cloud API answering after
+   * `upstreamDelayMs`; `sameServer` identical ones at once; `requests` request_power reboots (bench/scenarios/agents.ts).
+   */
+  readonly agents: AgentsLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -93,6 +99,7 @@ export const FULL_PROFILE: BenchProfile = {
     transactionMs: { pending: 1000, running: 20_000 },
   },
   onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
+  agents: { reads: 40, connections: 2, upstreamDelayMs: 1500, sameServer: 50, requests: 300 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -115,6 +122,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
   onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
+  agents: { reads: 4, connections: 2, upstreamDelayMs: 100, sameServer: 10, requests: 10 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -133,6 +141,7 @@ export const ALONE_SCENARIOS = [
   'follow',
   'on-call',
   'tracing',
+  'agents',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

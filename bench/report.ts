@@ -1,4 +1,5 @@
 import type { BenchResults, TargetCheck } from './results';
+import { agentsLines, agentsTargets } from './scenarios/agents';
 
 // The benchmark's targets, each read from the figures of this run, and the
 // table printed on stdout. What is printed speaks of the product: the bot is
@@ -55,6 +56,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...exportsTargets(r.exports),
     ...followTargets(r.follow),
     ...onCallTargets(r.onCall),
+    ...agentsTargets(r.agents),
   ];
 }
 
@@ -598,6 +600,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...exportsLines(r.exports));
   lines.push('', ...followLines(r.follow));
   lines.push('', ...onCallLines(r.onCall));
+  lines.push('', ...agentsLines(r.agents));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

@@ -63,6 +63,7 @@ describe('npm run bench -- --smoke', () => {
     'exports',
     'follow',
     'onCall',
+    'agents',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);
