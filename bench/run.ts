@@ -121,7 +121,7 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
 async function agentsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const world = await startWorld();
   try {
-    const figures = await runAgents(world, args.profile.agents, progress);
+    const figures = await runAgents(world, args.profile.agents, progress, { cpuProfile: args.cpuProfile });
     return [...agentsLines(figures), '', ...agentsTargets(figures).map(targetLine)];
   } finally {
     await world.close();
@@ -336,7 +336,7 @@ async function main(): Promise<void> {
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
     // Scenario 21 on a bot of its own (VS_MCP on), beside the one measured so far.
-    const agents = await runAgents(world, profile.agents, progress);
+    const agents = await runAgents(world, profile.agents, progress, { cpuProfile: args.cpuProfile });
 
     const closedTargets = {} as Record<TargetName, ClosedLoopFigures>;
     for (const name of TARGET_NAMES) {

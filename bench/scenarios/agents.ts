@@ -60,7 +60,12 @@ interface Answer {
   ms: number;
 }
 
-export async function runAgents(world: BenchWorld, load: AgentsLoad, progress: (message: string) => void): Promise<AgentsFigures> {
+export async function runAgents(
+  world: BenchWorld,
+  load: AgentsLoad,
+  progress: (message: string) => void,
+  options: { cpuProfile?: boolean } = {},
+): Promise<AgentsFigures> {
   const dbPath = join(world.scratchDir, 'agents.sqlite');
   // The token, made by the bot's own keeper in the store the bot then opens.
   const store = openSqliteStore(dbPath);
@@ -69,6 +74,7 @@ export async function runAgents(world: BenchWorld, load: AgentsLoad, progress: (
   if (made.outcome !== 'made') throw new Error(`no agent token made: ${made.outcome}`);
 
   const bot: TargetProcess = await launchTarget('ours', world, {
+    cpuProfile: options.cpuProfile === true,
     env: {
       VS_DB_PATH: dbPath,
       VS_MCP: 'on',

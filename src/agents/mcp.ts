@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Policy } from '../changes';
@@ -183,8 +184,14 @@ export function mcpHandler(deps: McpDeps): (req: IncomingMessage, res: ServerRes
   };
 }
 
+/**
+ * One JSON Schema validator for every call's server: unshared, each server builds an Ajv instance of its own (about a
+ * millisecond of every call; the server uses it only for what it asks of a client, which it never does).
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
+
 function serverFor(agent: AgentToken, deps: McpDeps, log: Logger, call: CallRecord): McpServer {
-  const server = new McpServer({ name: 'vs-chatops', version: '1' });
+  const server = new McpServer({ name: 'vs-chatops', version: '1' }, { jsonSchemaValidator: VALIDATOR });
   for (const tool of READ_TOOLS) {
     server.registerTool(
       tool.name,
