@@ -135,10 +135,11 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         const target = tool.targetField === 'server' ? await resolveServer(deps.names, raw as number | string) : { id: raw as number };
         if ('problem' in target) return failure(target.problem);
         const values = formValues(args, tool.targetField);
-        // The row the arguments make (the power form's choice picks its change), else the first, whose form says what is wrong.
-        const action =
-          tool.actions.find((a) => CHANGES[a].validate(target.id, { ...values, ...CHANGES[a].agent.confirmations?.(target.id, args) }, deps.formLimits).ok) ??
-          tool.actions[0]!;
+        // The row the arguments make (the power form's choice picks its change), else the first, whose form says what is wrong;
+        // a tool of one row is that row (the door validates it: no need to here).
+        const fits = (a: ChangeAction) =>
+          CHANGES[a].validate(target.id, { ...values, ...CHANGES[a].agent.confirmations?.(target.id, args) }, deps.formLimits).ok;
+        const action = (tool.actions.length === 1 ? undefined : tool.actions.find(fits)) ?? tool.actions[0]!;
         const filled = { ...values, ...CHANGES[action].agent.confirmations?.(target.id, args) };
         log.info('agent request', { tool: tool.name, action, target: target.id });
         const ctx = {
