@@ -1,6 +1,7 @@
 import type { FollowLoad } from './scenarios/follow';
 import type { OnCallLoad } from './scenarios/on-call';
 import type { WatchLoad } from './scenarios/watch';
+import type { AgentsLoad } from './scenarios/agents';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -70,6 +71,11 @@ export interface BenchProfile {
    * `/vs server web-1` in bursts of `commandsPerBurst` beside it (bench/scenarios/watch.ts).
    */
   readonly watch: WatchLoad;
+  /**
+   * Scenario 21: agents over MCP: `reads` server_status calls, `connections` at a time, the cloud API answering after
+   * `upstreamDelayMs`; `sameServer` identical ones at once; `requests` request_power reboots (bench/scenarios/agents.ts).
+   */
+  readonly agents: AgentsLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -101,6 +107,7 @@ export const FULL_PROFILE: BenchProfile = {
   },
   onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
   watch: { watches: 1000, channels: 20, rounds: 10, intervalS: 5, cpuRounds: 4, changes: 6, connections: 4, commandsPerBurst: 100 },
+  agents: { reads: 40, connections: 2, upstreamDelayMs: 1500, sameServer: 50, requests: 300 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -124,6 +131,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
   onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
   watch: { watches: 20, channels: 2, rounds: 2, intervalS: 1, cpuRounds: 1, changes: 1, connections: 2, commandsPerBurst: 5 },
+  agents: { reads: 4, connections: 2, upstreamDelayMs: 100, sameServer: 10, requests: 10 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -143,6 +151,7 @@ export const ALONE_SCENARIOS = [
   'on-call',
   'tracing',
   'watch',
+  'agents',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

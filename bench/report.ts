@@ -1,4 +1,5 @@
 import type { BenchResults, TargetCheck } from './results';
+import { agentsLines, agentsTargets } from './scenarios/agents';
 
 // The benchmark's targets, each read from the figures of this run, and the
 // table printed on stdout. What is printed speaks of the product: the bot is
@@ -56,6 +57,7 @@ export function checkTargets(r: BenchResults['scenarios']): TargetCheck[] {
     ...followTargets(r.follow),
     ...onCallTargets(r.onCall),
     ...watchTargets(r.watch),
+    ...agentsTargets(r.agents),
   ];
 }
 
@@ -600,6 +602,7 @@ export function formatReport(results: BenchResults): string {
   lines.push('', ...followLines(r.follow));
   lines.push('', ...onCallLines(r.onCall));
   lines.push('', ...watchLines(r.watch));
+  lines.push('', ...agentsLines(r.agents));
 
   lines.push('', 'targets');
   for (const t of results.targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${t.target}: ${t.figure}`);

@@ -18,6 +18,7 @@ import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { ServerCardFigures } from './scenarios/server-card';
 import type { NamesFigures } from './scenarios/names';
 import type { WatchFigures } from './scenarios/watch';
+import type { AgentsFigures } from './scenarios/agents';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -60,6 +61,7 @@ export interface BenchResults {
     follow: FollowFigures;
     onCall: OnCallFigures;
     watch: WatchFigures;
+    agents: AgentsFigures;
   };
   targets: TargetCheck[];
 }

@@ -60,6 +60,7 @@ import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
 import { runWatch } from './scenarios/watch';
+import { agentsLines, agentsTargets, runAgents } from './scenarios/agents';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -70,7 +71,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call|watch`
 // for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20, 19 or 23 alone; `--only tracing [--baseline <git ref>]` for the
-// tracing scenario, which runs only alone).
+// tracing scenario, which runs only alone; `--only agents` for scenario 21, agents over MCP).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -101,7 +102,9 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
             ? await cloudClientAlone(args)
             : args.only === 'watch'
               ? await watchAlone(args)
-              : await againstBotAlone(args);
+              : args.only === 'agents'
+                ? await agentsAlone(args)
+                : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -125,6 +128,17 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
     progress('4. cloud client alone');
     const figures = await runCloudClient(world, args.profile.micro);
     return [...cloudClientLines(figures), '', ...cloudClientTargets(figures).map(targetLine)];
+  } finally {
+    await world.close();
+  }
+}
+
+/** Scenario 21 alone: agents over MCP, against a bot of its own. */
+async function agentsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const world = await startWorld();
+  try {
+    const figures = await runAgents(world, args.profile.agents, progress, { cpuProfile: args.cpuProfile });
+    return [...agentsLines(figures), '', ...agentsTargets(figures).map(targetLine)];
   } finally {
     await world.close();
   }
@@ -338,6 +352,8 @@ async function main(): Promise<void> {
     const slowClient = await runSlowClient(world, bot, profile.openLoop, profile.slowClient);
     progress(`6. sustained load for ${profile.sustained.seconds} s`);
     const sustained = await runSustained(world, bot, profile.sustained);
+    // Scenario 21 on a bot of its own (VS_MCP on), beside the one measured so far.
+    const agents = await runAgents(world, profile.agents, progress, { cpuProfile: args.cpuProfile });
 
     const closedTargets = {} as Record<TargetName, ClosedLoopFigures>;
     for (const name of TARGET_NAMES) {
@@ -384,6 +400,7 @@ async function main(): Promise<void> {
       follow,
       onCall,
       watch,
+      agents,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -333,6 +333,7 @@ export async function composeBot(config: Config, overrides: ComposeOverrides = {
             logger,
             started,
             names,
+            tracing,
             requests: {
               changes,
               channelId: agentChannel,

@@ -18,7 +18,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { secretValues, type Config } from './config';
 import { CAPABILITY_KEY, createLogger, maskUrlPasswords, redactCapabilities, REDACTED, SECRET_KEY } from './log';
-import { errorType, type SpanAttributes, type SpanOptions, type TraceSpan, type Tracing } from './tracing';
+import { errorType, NO_SPAN, type SpanAttributes, type SpanOptions, type TraceSpan, type Tracing } from './tracing';
 
 // OpenTelemetry, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set (the composition root imports this module on
 // demand; docs/production.md, Traces), behind the port of src/tracing.ts. The SDK is the environment-free one (@opentelemetry/sdk-trace: every setting passed
@@ -36,7 +36,6 @@ export type TelemetrySettings = NonNullable<Config['telemetry']>;
 type ExporterOptions = NonNullable<ConstructorParameters<typeof ProtobufTraceExporter>[0]>;
 
 const SLACK_API_URL = 'https://slack.com/api/';
-const NO_SPAN: TraceSpan = { set: () => undefined, failed: () => undefined };
 /** Strings kept scrubbed (bounded: ids and URLs vary). */
 const SCRUBBED_KEPT = 4096;
 /** How often a failing export is told in the log at most. */
@@ -88,6 +87,7 @@ export function startTelemetry(config: Config & { telemetry: TelemetrySettings }
 
   const handle = (span: Span): TraceSpan => ({
     set: (attributes) => span.setAttributes(defined(attributes)),
+    rename: (name) => span.updateName(name),
     failed: (error) => markFailed(span, error),
   });
   const inSpan = <T>(span: Span, parent: typeof ROOT_CONTEXT, run: (span: TraceSpan) => Promise<T>): Promise<T> => {

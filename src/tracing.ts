@@ -16,6 +16,8 @@ export type SpanAttributes = Readonly<Record<string, string | number | boolean |
 /** A span as our code sees it while its work runs. */
 export interface TraceSpan {
   set(attributes: SpanAttributes): void;
+  /** Names it anew, once what it is has been read (an MCP call's method and tool, from its body). */
+  rename(name: string): void;
   /** Marks it failed, with the error's code or class name (`error.type`); never its message, which may quote input. */
   failed(error?: unknown): void;
 }
@@ -43,7 +45,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-const NO_SPAN: TraceSpan = { set: () => undefined, failed: () => undefined };
+export const NO_SPAN: TraceSpan = { set: () => undefined, rename: () => undefined, failed: () => undefined };
 
 /** Traces off: nothing recorded, nothing loaded. */
 export const NO_TRACING: Tracing = {

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Policy } from '../changes';
@@ -11,8 +12,10 @@ import { PORT_MAX } from '../firewall/ports';
 import { AuditFilter, auditQuery } from '../changes/audit-filter';
 import type { AgentToken, Store } from '../store';
 import type { AgentTokenKeeper } from './tokens';
-import { registerRequestTools, resolveServer, serverArgument, type RequestToolDeps } from './requests';
+import { registerRequestTools, requestTools, resolveServer, serverArgument, type RequestToolDeps } from './requests';
 import type { NameIndex } from '../cloud/names';
+import { NO_SPAN, type TraceSpan, type Tracing } from '../tracing';
+import { toolCall, type CallRecord } from './call-record';
 
 // The MCP endpoint (docs/product.md, Agents ask, people decide): `POST /mcp`, stateless (a new server and transport
 // per request, so any instance answers any call). A call needs a live agent token as a bearer; its owner's role is
@@ -42,6 +45,8 @@ export interface McpDeps {
   names: Pick<NameIndex, 'resolve'>;
   /** The change tools' parts (requests.ts). */
   requests: Omit<RequestToolDeps, 'policy' | 'names' | 'logger'>;
+  /** Each call the root span of a trace of its own (docs/production.md, Traces); unset: none. */
+  tracing?: Tracing;
 }
 
 /** The read tools: one per read the `/vs` commands offer about a server, each the cloud read of the same name. */
@@ -53,9 +58,45 @@ const READ_TOOLS = [
   { name: 'autoscaling', read: 'listAutoscaling', description: "A server's autoscaling rules (as `/vs autoscaling`)." },
 ] as const;
 
+/** Every tool's name: a span names a call's tool only when it is one of them. */
+const TOOL_NAMES: ReadonlySet<string> = new Set([
+  ...READ_TOOLS.map((t) => t.name),
+  'port_check',
+  'audit_log',
+  'change_status',
+  'find_server',
+  ...requestTools().map((t) => t.name),
+]);
+
 type Json = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
 
-function refuse(res: ServerResponse, r: Json): void {
+/** The methods a span names as they are; any other is `other` (a span carries no text a client made up). */
+const METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/list',
+  'logging/setLevel',
+  'completion/complete',
+  'notifications/initialized',
+  'notifications/cancelled',
+]);
+
+/** The JSON-RPC method of a body, and for tools/call the tool, when it is one of ours (the span's name). */
+function methodOf(body: unknown, tools: ReadonlySet<string>): { method: string; tool: string | undefined } {
+  if (Array.isArray(body)) return { method: 'batch', tool: undefined };
+  const { method, params } = (typeof body === 'object' && body !== null ? body : {}) as { method?: unknown; params?: { name?: unknown } };
+  const known = typeof method === 'string' && METHODS.has(method) ? method : 'other';
+  const name = known === 'tools/call' ? params?.name : undefined;
+  return { method: known, tool: typeof name === 'string' ? (tools.has(name) ? name : 'unknown') : undefined };
+}
+
+function refuse(res: ServerResponse, r: Json, span: TraceSpan = NO_SPAN): void {
+  span.set({ 'vs.outcome': r.status >= 500 ? 'failed' : 'refused', 'http.response.status_code': r.status });
+  if (r.status >= 500) span.failed();
   res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers }).end(JSON.stringify(r.body));
 }
 
@@ -66,60 +107,96 @@ export function mcpHandler(deps: McpDeps): (req: IncomingMessage, res: ServerRes
   const calls = new Map<string, { minute: number; count: number }>();
   const log = deps.logger.child({ component: 'mcp' });
   const allowed = new Set(deps.allowedOrigins);
+  const tracing = deps.tracing;
 
-  return (req, res) => {
-    void (async () => {
-      if (!deps.started())
-        return refuse(res, { status: 503, body: rpcError('vs-chatops is starting; try again in a moment'), headers: { 'retry-after': '5' } });
-      if (req.method !== 'POST') return refuse(res, { status: 405, body: rpcError('POST only: this endpoint is stateless'), headers: { allow: 'POST' } });
-      const origin = req.headers.origin;
-      if (origin !== undefined && !allowed.has(origin.replace(/\/+$/, ''))) {
-        log.info('refused an MCP call from an origin not in VS_MCP_ALLOWED_ORIGINS');
-        return refuse(res, { status: 403, body: rpcError('this origin may not call the endpoint (VS_MCP_ALLOWED_ORIGINS)') });
-      }
-      const auth = req.headers.authorization;
-      const bearer = typeof auth === 'string' && /^Bearer [^\s]+$/.test(auth) ? auth.slice(7) : null;
-      const agent = bearer === null ? null : await deps.tokens.authenticate(bearer);
-      if (agent === null) {
-        return refuse(res, {
+  const serve = async (req: IncomingMessage, res: ServerResponse, span: TraceSpan): Promise<void> => {
+    if (!deps.started())
+      return refuse(res, { status: 503, body: rpcError('vs-chatops is starting; try again in a moment'), headers: { 'retry-after': '5' } }, span);
+    if (req.method !== 'POST') return refuse(res, { status: 405, body: rpcError('POST only: this endpoint is stateless'), headers: { allow: 'POST' } }, span);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowed.has(origin.replace(/\/+$/, ''))) {
+      log.info('refused an MCP call from an origin not in VS_MCP_ALLOWED_ORIGINS');
+      return refuse(res, { status: 403, body: rpcError('this origin may not call the endpoint (VS_MCP_ALLOWED_ORIGINS)') }, span);
+    }
+    const auth = req.headers.authorization;
+    const bearer = typeof auth === 'string' && /^Bearer [^\s]+$/.test(auth) ? auth.slice(7) : null;
+    const agent = bearer === null ? null : await deps.tokens.authenticate(bearer);
+    if (agent === null) {
+      return refuse(
+        res,
+        {
           status: 401,
           body: rpcError('a live agent token is needed: make one in Slack with /vs agent token <name>'),
           headers: { 'www-authenticate': 'Bearer realm="vs-chatops"' },
-        });
-      }
-      const minute = Math.floor(deps.now() / 60_000);
-      const used = calls.get(agent.hash);
-      const count = used?.minute === minute ? used.count + 1 : 1;
-      calls.set(agent.hash, { minute, count });
-      if (count > deps.callsPerMinute) {
-        return refuse(res, { status: 429, body: rpcError(`at most ${deps.callsPerMinute} calls a minute per token`), headers: { 'retry-after': '60' } });
-      }
-      const body = await readBody(req);
-      if (body === TOO_LARGE) return refuse(res, { status: 413, body: rpcError('the body is larger than the limit') });
-      if (body === UNREADABLE) return refuse(res, { status: 400, body: rpcError('the body is not JSON, or came too slowly') });
-      const server = serverFor(agent, deps, log);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    })().catch((error: unknown) => {
-      log.error('an MCP call failed', { error });
-      if (!res.headersSent) refuse(res, { status: 500, body: rpcError('something went wrong; nothing was changed') });
-      else res.end();
+        },
+        span,
+      );
+    }
+    // Whom it acts for, by id, and the agent's name (never its token).
+    span.set({ 'vs.agent': agent.name, 'slack.user_id': agent.owner });
+    const minute = Math.floor(deps.now() / 60_000);
+    const used = calls.get(agent.hash);
+    const count = used?.minute === minute ? used.count + 1 : 1;
+    calls.set(agent.hash, { minute, count });
+    if (count > deps.callsPerMinute) {
+      return refuse(
+        res,
+        {
+          status: 429,
+          body: rpcError(
+            `refused: this token has made its ${deps.callsPerMinute} calls of this minute (VS_AGENT_CALLS_PER_MINUTE); ` +
+              'nothing was asked or changed; try again in a minute',
+          ),
+          headers: { 'retry-after': '60' },
+        },
+        span,
+      );
+    }
+    const body = await readBody(req);
+    if (body === TOO_LARGE) return refuse(res, { status: 413, body: rpcError('the body is larger than the limit') }, span);
+    if (body === UNREADABLE) return refuse(res, { status: 400, body: rpcError('the body is not JSON, or came too slowly') }, span);
+    const { method, tool } = methodOf(body, TOOL_NAMES);
+    span.rename(tool === undefined ? `mcp ${method}` : `mcp ${method} ${tool}`);
+    span.set({ 'mcp.method.name': method, 'gen_ai.tool.name': tool, 'vs.tool': tool });
+    const call: CallRecord = {};
+    const server = serverFor(agent, deps, log, call);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
     });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // A tool's own outcome; else the SDK answered without running one (an unknown tool, arguments its schema refuses).
+    span.set({ 'vs.outcome': call.outcome ?? (method === 'tools/call' ? 'refused' : 'done'), 'http.response.status_code': res.statusCode });
+    if (call.outcome === 'failed') span.failed();
+  };
+
+  return (req, res) => {
+    const handling = (span: TraceSpan) =>
+      serve(req, res, span).catch((error: unknown) => {
+        log.error('an MCP call failed', { error });
+        if (!res.headersSent) refuse(res, { status: 500, body: rpcError('something went wrong; nothing was changed') }, span);
+        else res.end();
+      });
+    // Each call the root of a trace of its own, named once its body says what it is.
+    void (tracing?.on ? tracing.root('mcp', { kind: 'server', attributes: { 'vs.request.kind': 'mcp' } }, handling) : handling(NO_SPAN));
   };
 }
 
-function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
-  const server = new McpServer({ name: 'vs-chatops', version: '1' });
+/**
+ * One JSON Schema validator for every call's server: unshared, each server builds an Ajv instance of its own (about a
+ * millisecond of every call; the server uses it only for what it asks of a client, which it never does).
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
+
+function serverFor(agent: AgentToken, deps: McpDeps, log: Logger, call: CallRecord): McpServer {
+  const server = new McpServer({ name: 'vs-chatops', version: '1' }, { jsonSchemaValidator: VALIDATOR });
   for (const tool of READ_TOOLS) {
     server.registerTool(
       tool.name,
       { description: tool.description, inputSchema: { server: serverArgument }, annotations: { readOnlyHint: true, openWorldHint: false } },
-      async ({ server: named }) => {
+      toolCall(call, 'read', async ({ server: named }) => {
         const { role } = await deps.policy.standing(agent.owner);
         if (!deps.policy.allows(role).includes('read')) {
           return {
@@ -136,9 +213,10 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
           return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }], structuredContent: structured };
         } catch (error) {
           const message = error instanceof Error ? error.message : 'the cloud API did not answer';
+          call.outcome = 'failed';
           return { isError: true, content: [{ type: 'text' as const, text: `The read failed: ${message}` }] };
         }
-      },
+      }),
     );
   }
   server.registerTool(
@@ -154,7 +232,7 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ server: named, port, protocol, from }) => {
+    toolCall(call, 'read', async ({ server: named, port, protocol, from }) => {
       const { role } = await deps.policy.standing(agent.owner);
       if (!deps.policy.allows(role).includes('read')) {
         return { isError: true, content: [{ type: 'text' as const, text: `${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).` }] };
@@ -172,9 +250,10 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
         return { content: [{ type: 'text' as const, text: JSON.stringify(answer) }], structuredContent: { port_check: answer } };
       } catch (error) {
         const message = error instanceof Error ? error.message : 'the cloud API did not answer';
+        call.outcome = 'failed';
         return { isError: true, content: [{ type: 'text' as const, text: `The read failed: ${message}` }] };
       }
-    },
+    }),
   );
   server.registerTool(
     'audit_log',
@@ -186,7 +265,7 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ filter, limit }) => {
+    toolCall(call, 'read', async ({ filter, limit }) => {
       const { role } = await deps.policy.standing(agent.owner);
       if (!deps.policy.allows(role).includes('audit_read')) {
         return {
@@ -197,9 +276,9 @@ function serverFor(agent: AgentToken, deps: McpDeps, log: Logger): McpServer {
       log.info('agent read', { agent: agent.name, owner: agent.owner, tool: 'audit_log' });
       const records = await deps.audit.latest(limit ?? AUDIT_LOG_DEFAULT, auditQuery(filter));
       return { content: [{ type: 'text' as const, text: JSON.stringify(records) }], structuredContent: { audit_log: records } };
-    },
+    }),
   );
-  registerRequestTools(server, agent, { ...deps.requests, policy: deps.policy, names: deps.names, logger: deps.logger });
+  registerRequestTools(server, agent, { ...deps.requests, policy: deps.policy, names: deps.names, logger: deps.logger }, call);
   return server;
 }
 

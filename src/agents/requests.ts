@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CHANGES, MAX_REASON_LENGTH, TARGET_KINDS, type AgentAskResult, type ChangeAction, type Changes, type Policy } from '../changes';
+import { CHANGES, MAX_REASON_LENGTH, OUTCOMES, TARGET_KINDS, type AgentAskResult, type ChangeAction, type Changes, type Policy } from '../changes';
 import type { FormLimits, FormValues } from '../changes/disk-form';
 import type { NameIndex } from '../cloud/names';
 import type { Logger } from '../log';
 import type { AgentToken, Approval } from '../store';
+import { toolCall, type CallRecord } from './call-record';
 import { agentAskText, agentStatusText, CHANGE_UNKNOWN, serverName, unresolvedText } from './answers';
 
 // The change tools (docs/product.md, Agents ask, people decide): one per `agent.tool` of the change table
@@ -96,8 +97,26 @@ function formValues(args: Record<string, unknown>, skip: string): FormValues {
 
 const TOOLS = requestTools();
 
+/** What change_status answers as data: the SDK checks it on both sides (the server before sending, the client on receipt). */
+const CHANGE_STATUS_OUTPUT = {
+  change_id: z.string(),
+  status: z
+    .enum(OUTCOMES)
+    .describe('the outcome, in the one vocabulary: requested, denied, withdrawn, expired, refused, scheduled, running, done, failed, cancelled, unknown'),
+  action: z.string(),
+  target: z.string(),
+  agent: z.string().nullable(),
+  requested_by: z.string().describe('the Slack user the agent acts for'),
+  requested_at: z.string(),
+  expires_at: z.string(),
+  decided_by: z.string().nullable(),
+  decided_at: z.string().nullable(),
+  decision_reason: z.string().nullable(),
+  detail: z.string().nullable(),
+};
+
 /** Registers the change tools, change_status and find_server for one agent. */
-export function registerRequestTools(server: McpServer, agent: AgentToken, deps: RequestToolDeps): void {
+export function registerRequestTools(server: McpServer, agent: AgentToken, deps: RequestToolDeps, call: CallRecord = {}): void {
   const log = deps.logger.child({ component: 'mcp', agent: agent.name, owner: agent.owner });
   for (const tool of TOOLS) {
     const titles = tool.actions.map((a) => a.replace(/_/g, ' ')).join(', ');
@@ -111,15 +130,16 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         inputSchema: tool.shape,
         annotations: { readOnlyHint: false, destructiveHint: tool.destructive, idempotentHint: false, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => {
+      toolCall(call, 'request', async (args: Record<string, unknown>) => {
         const raw = args[tool.targetField];
         const target = tool.targetField === 'server' ? await resolveServer(deps.names, raw as number | string) : { id: raw as number };
         if ('problem' in target) return failure(target.problem);
         const values = formValues(args, tool.targetField);
-        // The row the arguments make (the power form's choice picks its change), else the first, whose form says what is wrong.
-        const action =
-          tool.actions.find((a) => CHANGES[a].validate(target.id, { ...values, ...CHANGES[a].agent.confirmations?.(target.id, args) }, deps.formLimits).ok) ??
-          tool.actions[0]!;
+        // The row the arguments make (the power form's choice picks its change), else the first, whose form says what is wrong;
+        // a tool of one row is that row (the door validates it: no need to here).
+        const fits = (a: ChangeAction) =>
+          CHANGES[a].validate(target.id, { ...values, ...CHANGES[a].agent.confirmations?.(target.id, args) }, deps.formLimits).ok;
+        const action = (tool.actions.length === 1 ? undefined : tool.actions.find(fits)) ?? tool.actions[0]!;
         const filled = { ...values, ...CHANGES[action].agent.confirmations?.(target.id, args) };
         log.info('agent request', { tool: tool.name, action, target: target.id });
         const ctx = {
@@ -135,7 +155,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         const words = agentAskText(result, { owner: agent.owner, agent: agent.name, channelId: deps.channelId, ...posted, ownerDecides });
         const structured = answerOf(result, posted.link);
         return { ...(result.outcome === 'requested' ? {} : { isError: true }), content: [text(words)], structuredContent: structured };
-      },
+      }),
     );
   }
 
@@ -146,9 +166,10 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         'Where a change an agent asked for stands now, in one outcome: requested, denied, withdrawn, expired, refused, scheduled, ' +
         "running, done, failed, cancelled or unknown. Only the requests of the token's person's agents (admins: all).",
       inputSchema: { change_id: z.string().trim().min(1).max(100).describe('the change_id a request tool answered') },
+      outputSchema: CHANGE_STATUS_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ change_id }) => {
+    toolCall(call, 'read', async ({ change_id }) => {
       const { role } = await deps.policy.standing(agent.owner);
       const allows = deps.policy.allows(role);
       if (!allows.includes('read')) return failure(`${agent.owner}, whom this agent acts for, may not read changes (role: ${role}).`);
@@ -170,7 +191,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         detail: record?.detail ?? null,
       };
       return { content: [text(agentStatusText(status))], structuredContent: structured };
-    },
+    }),
   );
 
   server.registerTool(
@@ -180,7 +201,7 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
       inputSchema: { query: z.string().trim().min(1).max(255).describe('an id (42), a label or hostname (web-1), or an IP address') },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query }) => {
+    toolCall(call, 'read', async ({ query }) => {
       const { role } = await deps.policy.standing(agent.owner);
       if (!deps.policy.allows(role).includes('read')) return failure(`${agent.owner}, whom this agent acts for, may not read servers (role: ${role}).`);
       log.info('agent read', { tool: 'find_server' });
@@ -192,9 +213,10 @@ export function registerRequestTools(server: McpServer, agent: AgentToken, deps:
         const words = found.kind === 'one' ? `Found ${serverName(found.server)}.` : unresolvedText(found);
         return { content: [text(words)], structuredContent: { match: found.kind, servers: listed, closest } };
       } catch (error) {
+        call.outcome = 'failed';
         return failure(`The server list could not be read: ${error instanceof Error ? error.message : 'the cloud API did not answer'}`);
       }
-    },
+    }),
   );
 }
 

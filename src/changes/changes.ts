@@ -466,8 +466,11 @@ export function createChanges(deps: ChangesDeps): Changes {
     // Its own records: the request, and each step taken (a refused click is the clicker's, not the change's).
     const own = records.filter((r) => r.outcome !== 'refused' || r.decidedBy !== null);
     const newest = approval.status === 'approved' ? (own.find((r) => r.decidedBy !== null && r.decidedBy !== undefined) ?? null) : (own[0] ?? null);
-    const outcome: Outcome = approval.status === 'approved' ? (newest ? outcomeOf(newest.outcome) : 'running') : outcomeOf(RECORDED_AS[approval.status]);
-    return { found: true, approval, outcome, record: newest };
+    // Past its expiry and not yet swept: expired all the same (no click can decide it; the sweep records it).
+    const lapsed = approval.status === 'requested' && approval.expiresAtMs <= now();
+    const outcome: Outcome =
+      approval.status === 'approved' ? (newest ? outcomeOf(newest.outcome) : 'running') : lapsed ? 'expired' : outcomeOf(RECORDED_AS[approval.status]);
+    return { found: true, approval, outcome, record: lapsed ? null : newest };
   }
 
   async function submit<A extends ChangeAction>(

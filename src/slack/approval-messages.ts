@@ -52,6 +52,8 @@ export interface MessageOptions {
   called?: (ids: readonly string[]) => Promise<string[]>;
   /** An agent's request its owner may decide too (not in VS_APPROVALS): the owner is mentioned among who may decide. */
   ownerDecides?: boolean;
+  /** Told the message's ts once it is posted, while where it was posted is being stored (an agent's link is read meanwhile). */
+  posted?: (ts: string) => void;
 }
 
 /** How a listener shows a request's message: as its context says, logging on the request's logger. */
@@ -86,6 +88,7 @@ export async function postApprovalRequest(
     return null;
   }
   if (!ts) return null;
+  o.posted?.(ts);
   try {
     await changes.setMessage(approval.id, ts);
   } catch (error) {
@@ -109,16 +112,21 @@ export function agentRequestPoster(deps: {
 }): (approval: Approval, ownerDecides: boolean) => Promise<{ posted: boolean; link: string | null }> {
   return async (approval, ownerDecides) => {
     const log = deps.logger;
-    const o = { sandbox: deps.sandbox(), roles: deps.roles, log, labelOf: deps.labelOf, ownerDecides };
+    // The link is read while where the message was posted is stored: the agent's answer waits for one round trip less.
+    let link: Promise<string | null> = Promise.resolve(null);
+    const posted = (ts: string) => {
+      link = deps.client.chat.getPermalink({ channel: approval.channelId, message_ts: ts }).then(
+        (answer) => (typeof answer.permalink === 'string' && /^https?:\/\//.test(answer.permalink) ? answer.permalink : null),
+        (error: unknown) => {
+          log.warn("could not read the link of an agent's request", { approval: approval.id, error: slackErrorSummary(error) });
+          return null;
+        },
+      );
+    };
+    const o = { sandbox: deps.sandbox(), roles: deps.roles, log, labelOf: deps.labelOf, ownerDecides, posted };
     const ts = await postApprovalRequest(deps.changes, deps.client, approval, o);
     if (!ts) return { posted: false, link: null };
-    try {
-      const answer = await deps.client.chat.getPermalink({ channel: approval.channelId, message_ts: ts });
-      return { posted: true, link: typeof answer.permalink === 'string' && /^https?:\/\//.test(answer.permalink) ? answer.permalink : null };
-    } catch (error) {
-      log.warn("could not read the link of an agent's request", { approval: approval.id, error: slackErrorSummary(error) });
-      return { posted: true, link: null };
-    }
+    return { posted: true, link: await link };
   };
 }
 

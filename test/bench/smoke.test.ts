@@ -64,6 +64,7 @@ describe('npm run bench -- --smoke', () => {
     'follow',
     'onCall',
     'watch',
+    'agents',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);

@@ -10,8 +10,8 @@ import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 
 // Agents ask, people decide (docs/product.md), on the local page in a real browser: Otto makes a token by typing
 // `/vs agent token laptop`, the page's "Connect an agent" note says where to connect, an MCP client (the SDK's own)
-// asks for a reboot of web-1 with it, the request shows in #incident-42 as the agent's, Otto approves it on the page,
-// and change_status follows it to done.
+// finds web-1 by name, asks whether port 443 reaches it, asks for a reboot of it, the request shows in #incident-42 as
+// the agent's, Otto approves it on the page, and change_status follows it to done (the README's tour).
 
 const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -85,6 +85,17 @@ test('an agent asks for a reboot with a token made on the page; its owner approv
     new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${bot.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
   try {
+    // Find the server by name, and ask whether 443 reaches it: the answer per interface, each with its deciding rules.
+    const found = await call(client, 'find_server', { query: 'web-1' });
+    expect(found).toMatchObject({ match: 'one', servers: [{ id: 42, label: 'web-1' }] });
+    const port = (await call(client, 'port_check', { server: 'web-1', port: 443 })).port_check as {
+      question: unknown;
+      interfaces: { decisions: unknown[]; reaches_default: boolean }[];
+    };
+    expect(port.question).toEqual({ port: 443, protocol: 'tcp', from: null });
+    expect(port.interfaces.length).toBeGreaterThan(0);
+    expect(port.interfaces.every((i) => i.decisions.length > 0 || i.reaches_default)).toBe(true);
+
     const asked = await call(client, 'request_power', { server: 'web-1', power_action: 'reboot', reason: 'the agent saw it hang' });
     expect(asked).toMatchObject({ status: 'requested', change_id: expect.any(String) });
     const id = String(asked.change_id);
