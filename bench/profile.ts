@@ -72,7 +72,7 @@ export interface BenchProfile {
    */
   readonly watch: WatchLoad;
   /**
-   * Scenario 21: agents over MCP: `reads` server_status calls, `connections` at a time, the cloud API answering after
+   * Scenario 24: agents over MCP: `reads` server_status calls, `connections` at a time, the cloud API answering after
    * `upstreamDelayMs`; `sameServer` identical ones at once; `requests` request_power reboots (bench/scenarios/agents.ts).
    */
   readonly agents: AgentsLoad;

@@ -1,5 +1,5 @@
 import type { BenchResults, TargetCheck } from './results';
-import { agentsLines, agentsTargets } from './scenarios/agents';
+import type { AgentsFigures } from './scenarios/agents';
 
 // The benchmark's targets, each read from the figures of this run, and the
 // table printed on stdout. What is printed speaks of the product: the bot is
@@ -649,5 +649,39 @@ export function watchLines(w: BenchResults['scenarios']['watch']): string[] {
     `  the bot's CPU per interval idle / polling ${w.botIdleCpuPerIntervalMs} / ${w.botPollingCpuPerIntervalMs} ms (the poll's: ${w.pollCpuPerIntervalMs} ms)`,
     `  change → notification p50 / max           ${w.notifyP50Ms} / ${w.notifyMaxMs} ms (every ${w.intervalS} s; ${w.notified} of ${w.changes})`,
     `  /vs server web-1 p99 alone / beside       ${w.readAloneP99Ms} / ${w.readBesideP99Ms} ms (${w.readBesideCards} of ${w.readBesideCommands} cards)`,
+  ];
+}
+
+/** Scenario 24's targets: a read in about one round trip, one cloud call per resource for identical reads, a request answered at once. */
+export function agentsTargets(a: AgentsFigures): TargetCheck[] {
+  const limit = a.upstreamDelayMs + 50;
+  return [
+    {
+      target: `MCP server_status with the cloud API answering after ${a.upstreamDelayMs} ms: call → answer p99 ≤ upstream + 50 ms (${limit} ms), every call`,
+      figure: `${a.readP99Ms} ms, ${a.readAnswers} of ${a.reads} answered`,
+      pass: a.readP99Ms <= limit && a.readAnswers === a.reads,
+    },
+    {
+      target: `${a.sameServer.calls} identical concurrent MCP server_status calls → one cloud call per resource, every call answered`,
+      figure: `${a.sameServer.cloudCalls} calls for ${a.sameServer.resources} resources; ${a.sameServer.answered} answered`,
+      pass: a.sameServer.cloudCalls === a.sameServer.resources && a.sameServer.answered === a.sameServer.calls,
+    },
+    {
+      target: 'MCP request_power: the answer (recorded, posted for a person) p99 ≤ 50 ms, nothing sent to the cloud',
+      figure: `${a.requestP99Ms} ms, ${a.requested} of ${a.requests} requested, ${a.cloudChanges} changes sent`,
+      pass: a.requestP99Ms <= 50 && a.requested === a.requests && a.cloudChanges === 0,
+    },
+  ];
+}
+
+export function agentsLines(a: AgentsFigures): string[] {
+  return [
+    `24. agents over MCP (Streamable HTTP), upstream delay ${a.upstreamDelayMs} ms for reads`,
+    `  server_status, several servers at a time ${a.readAnswers} of ${a.reads} answered`,
+    `  call → answer p50 / p99                   ${a.readP50Ms} / ${a.readP99Ms} ms`,
+    `  ${String(a.sameServer.calls).padEnd(3)} identical at once: cloud calls     ` +
+      `${a.sameServer.cloudCalls} for ${a.sameServer.resources} resources, ${a.sameServer.answered} answered`,
+    `  request_power reboot p50 / p99            ${a.requestP50Ms} / ${a.requestP99Ms} ms ` +
+      `(${a.requested} of ${a.requests} requested, ${a.cloudChanges} changes sent)`,
   ];
 }

@@ -35,6 +35,8 @@ import {
   serverCardTargets,
   namesLines,
   watchLines,
+  agentsLines,
+  agentsTargets,
   watchTargets,
   namesTargets,
 } from './report';
@@ -60,7 +62,7 @@ import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
 import { runWatch } from './scenarios/watch';
-import { agentsLines, agentsTargets, runAgents } from './scenarios/agents';
+import { runAgents } from './scenarios/agents';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -71,7 +73,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call|watch`
 // for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20, 19 or 23 alone; `--only tracing [--baseline <git ref>]` for the
-// tracing scenario, which runs only alone; `--only agents` for scenario 21, agents over MCP).
+// tracing scenario, which runs only alone; `--only agents` for scenario 24, agents over MCP).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.

@@ -5,12 +5,11 @@ import { defaultSeed } from '@vs-chatops/cloud-sandbox';
 import { createAgentTokens } from '../../src/agents/tokens';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { launchTarget } from '../launch-targets';
-import type { TargetCheck } from '../results';
 import { percentile, round } from '../stats';
 import type { TargetProcess } from '../target-process';
 import type { BenchWorld } from '../world';
 
-// Scenario 21: agents over MCP (docs/product.md, Agents ask, people decide). A bot of its own, VS_MCP on, and an
+// Scenario 24: agents over MCP (docs/product.md, Agents ask, people decide). A bot of its own, VS_MCP on, and an
 // agent token made for an operator in its store before it starts (as `/vs agent token` makes one). Calls are
 // JSON-RPC `tools/call` POSTs to /mcp with the token as a bearer, as an MCP client sends them over Streamable HTTP
 // (the endpoint is stateless: any call may come first). (a) `reads` server_status calls, `connections` at a time on
@@ -115,17 +114,17 @@ export async function runAgents(
     // A few first, unmeasured: a bot just started answers its first requests slower.
     await inTurn(4, 2, (n) => statusOf(SERVERS[n % SERVERS.length]!));
 
-    progress(`21. agents: ${load.reads} server_status calls, ${load.connections} at a time, the cloud answering after ${load.upstreamDelayMs} ms`);
+    progress(`24. agents: ${load.reads} server_status calls, ${load.connections} at a time, the cloud answering after ${load.upstreamDelayMs} ms`);
     world.sandbox.reset();
     world.sandbox.setDelay(load.upstreamDelayMs);
     const reads = await inTurn(load.reads, load.connections, (n) => statusOf(SERVERS[n % SERVERS.length]!));
 
-    progress(`21. agents: ${load.sameServer} identical server_status calls at once`);
+    progress(`24. agents: ${load.sameServer} identical server_status calls at once`);
     world.sandbox.reset();
     const same = await Promise.all(Array.from({ length: load.sameServer }, () => statusOf(SAME)));
     const paths = world.sandbox.requests.map((r) => r.path.replace(/\.(json|xml).*$/, ''));
 
-    progress(`21. agents: ${load.requests} request_power reboots, ${load.connections} at a time`);
+    progress(`24. agents: ${load.requests} request_power reboots, ${load.connections} at a time`);
     world.sandbox.setDelay(0);
     world.sandbox.reset();
     // Each of a server of its own, on and idle (the made-up ones): a reboot fits, and no request waits on another's.
@@ -166,38 +165,4 @@ export async function runAgents(
     await bot.stop();
     world.slack.reset();
   }
-}
-
-/** Scenario 21's targets: a read in about one round trip, one cloud call per resource for identical reads, a request answered at once. */
-export function agentsTargets(a: AgentsFigures): TargetCheck[] {
-  const limit = a.upstreamDelayMs + 50;
-  return [
-    {
-      target: `MCP server_status with the cloud API answering after ${a.upstreamDelayMs} ms: call → answer p99 ≤ upstream + 50 ms (${limit} ms), every call`,
-      figure: `${a.readP99Ms} ms, ${a.readAnswers} of ${a.reads} answered`,
-      pass: a.readP99Ms <= limit && a.readAnswers === a.reads,
-    },
-    {
-      target: `${a.sameServer.calls} identical concurrent MCP server_status calls → one cloud call per resource, every call answered`,
-      figure: `${a.sameServer.cloudCalls} calls for ${a.sameServer.resources} resources; ${a.sameServer.answered} answered`,
-      pass: a.sameServer.cloudCalls === a.sameServer.resources && a.sameServer.answered === a.sameServer.calls,
-    },
-    {
-      target: 'MCP request_power: the answer (recorded, posted for a person) p99 ≤ 50 ms, nothing sent to the cloud',
-      figure: `${a.requestP99Ms} ms, ${a.requested} of ${a.requests} requested, ${a.cloudChanges} changes sent`,
-      pass: a.requestP99Ms <= 50 && a.requested === a.requests && a.cloudChanges === 0,
-    },
-  ];
-}
-
-export function agentsLines(a: AgentsFigures): string[] {
-  return [
-    `21. agents over MCP (Streamable HTTP), upstream delay ${a.upstreamDelayMs} ms for reads`,
-    `  server_status, several servers at a time ${a.readAnswers} of ${a.reads} answered`,
-    `  call → answer p50 / p99                   ${a.readP50Ms} / ${a.readP99Ms} ms`,
-    `  ${String(a.sameServer.calls).padEnd(3)} identical at once: cloud calls     ` +
-      `${a.sameServer.cloudCalls} for ${a.sameServer.resources} resources, ${a.sameServer.answered} answered`,
-    `  request_power reboot p50 / p99            ${a.requestP50Ms} / ${a.requestP99Ms} ms ` +
-      `(${a.requested} of ${a.requests} requested, ${a.cloudChanges} changes sent)`,
-  ];
 }
