@@ -1,5 +1,6 @@
 import type { FollowLoad } from './scenarios/follow';
 import type { OnCallLoad } from './scenarios/on-call';
+import type { FirewallLoad } from './scenarios/firewall';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -63,6 +64,12 @@ export interface BenchProfile {
    * PostgreSQL, each a change event (bench/scenarios/on-call.ts).
    */
   readonly onCall: OnCallLoad;
+  /**
+   * Scenarios 21 and 22: `previews` previews of each of four kinds of firewall rule over `rules` rules, and `forms`
+   * firewall forms opened through the bot; then `changes` of each of power reboot, backup_take, firewall_add and
+   * firewall_remove through the bot (bench/scenarios/firewall.ts).
+   */
+  readonly firewall: FirewallLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -93,6 +100,7 @@ export const FULL_PROFILE: BenchProfile = {
     transactionMs: { pending: 1000, running: 20_000 },
   },
   onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
+  firewall: { rules: 10_000, previews: 500, forms: 30, changes: 200 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -115,6 +123,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   exports: { rules: 200, records: 2000, exports: 2, audits: 5 },
   follow: { doorChanges: 10, changes: 6, rate: 10, seconds: 1, upstreamDelayMs: 50, intervalS: 1, transactionMs: { pending: 200, running: 1500 } },
   onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
+  firewall: { rules: 1000, previews: 10, forms: 1, changes: 2 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -133,6 +142,7 @@ export const ALONE_SCENARIOS = [
   'follow',
   'on-call',
   'tracing',
+  'firewall',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

@@ -17,6 +17,7 @@ import type { StepsFigures } from './scenarios/steps';
 import type { UnfurlsFigures } from './scenarios/unfurls';
 import type { ServerCardFigures } from './scenarios/server-card';
 import type { NamesFigures } from './scenarios/names';
+import type { PanelChangesFigures, PreviewFigures } from './scenarios/firewall';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -58,6 +59,8 @@ export interface BenchResults {
     exports: ExportsFigures;
     follow: FollowFigures;
     onCall: OnCallFigures;
+    firewallPreview: PreviewFigures;
+    panelChanges: PanelChangesFigures;
   };
   targets: TargetCheck[];
 }

@@ -35,6 +35,9 @@ import {
   serverCardTargets,
   namesLines,
   namesTargets,
+  firewallLines,
+  firewallPreviewTargets,
+  panelChangesTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
@@ -57,6 +60,7 @@ import { runTracing, tracingLines, tracingTargets } from './scenarios/tracing';
 import { runUnfurls } from './scenarios/unfurls';
 import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
+import { runFirewall } from './scenarios/firewall';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -67,7 +71,7 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call`
 // for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20 or 19 alone; `--only tracing [--baseline <git ref>]` for the
-// tracing scenario, which runs only alone).
+// tracing scenario, which runs only alone; `--only firewall` for scenarios 21 and 22).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -96,7 +100,9 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
           ? await tracingAlone(args)
           : args.only === 'cloud-client'
             ? await cloudClientAlone(args)
-            : await againstBotAlone(args);
+            : args.only === 'firewall'
+              ? await firewallAlone(args)
+              : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -112,6 +118,16 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
   } finally {
     await world.close();
   }
+}
+
+/** Scenarios 21 and 22 alone: the firewall form's preview, and the control panel's changes beside power reboot. */
+async function firewallAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const figures = await runFirewall(args.profile.firewall, progress);
+  return [
+    ...firewallLines(figures.firewallPreview, figures.panelChanges),
+    '',
+    ...[...firewallPreviewTargets(figures.firewallPreview), ...panelChangesTargets(figures.panelChanges)].map(targetLine),
+  ];
 }
 
 /** Scenario 10, 13, 14 or 15 alone, on a PostgreSQL of its own. */
@@ -295,6 +311,7 @@ async function main(): Promise<void> {
     const onCall = await runOnCall(postgres.url, profile.onCall, progress);
     await pg?.close();
     pg = undefined;
+    const firewall = await runFirewall(profile.firewall, progress);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -366,6 +383,8 @@ async function main(): Promise<void> {
       exports,
       follow,
       onCall,
+      firewallPreview: firewall.firewallPreview,
+      panelChanges: firewall.panelChanges,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -63,6 +63,8 @@ describe('npm run bench -- --smoke', () => {
     'exports',
     'follow',
     'onCall',
+    'firewallPreview',
+    'panelChanges',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);
