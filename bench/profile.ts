@@ -2,6 +2,7 @@ import type { FollowLoad } from './scenarios/follow';
 import type { OnCallLoad } from './scenarios/on-call';
 import type { WatchLoad } from './scenarios/watch';
 import type { AgentsLoad } from './scenarios/agents';
+import type { FirewallLoad } from './scenarios/firewall';
 
 // How long and how hard each scenario runs: the full run (`npm run bench`,
 // under 5 minutes on 2 cores) and the smoke run (`--smoke`, a few seconds,
@@ -76,6 +77,12 @@ export interface BenchProfile {
    * `upstreamDelayMs`; `sameServer` identical ones at once; `requests` request_power reboots (bench/scenarios/agents.ts).
    */
   readonly agents: AgentsLoad;
+  /**
+   * Scenarios 21 and 22: `previews` previews of each of four kinds of firewall rule over `rules` rules, and `forms`
+   * firewall forms opened through the bot; then `changes` of each of power reboot, backup_take, firewall_add and
+   * firewall_remove through the bot (bench/scenarios/firewall.ts).
+   */
+  readonly firewall: FirewallLoad;
 }
 
 export const FULL_PROFILE: BenchProfile = {
@@ -108,6 +115,7 @@ export const FULL_PROFILE: BenchProfile = {
   onCall: { rate: 100, seconds: 20, people: 50, pagerDutyDelayMs: 300, changes: 200, control: true, settleMs: 3000 },
   watch: { watches: 1000, channels: 20, rounds: 10, intervalS: 5, cpuRounds: 4, changes: 6, connections: 4, commandsPerBurst: 100 },
   agents: { reads: 40, connections: 2, upstreamDelayMs: 1500, sameServer: 50, requests: 300 },
+  firewall: { rules: 10_000, previews: 500, forms: 30, changes: 200 },
 };
 
 export const SMOKE_PROFILE: BenchProfile = {
@@ -132,6 +140,7 @@ export const SMOKE_PROFILE: BenchProfile = {
   onCall: { rate: 20, seconds: 1, people: 6, pagerDutyDelayMs: 300, changes: 6, control: false, settleMs: 200 },
   watch: { watches: 20, channels: 2, rounds: 2, intervalS: 1, cpuRounds: 1, changes: 1, connections: 2, commandsPerBurst: 5 },
   agents: { reads: 4, connections: 2, upstreamDelayMs: 100, sameServer: 10, requests: 10 },
+  firewall: { rules: 1000, previews: 10, forms: 1, changes: 2 },
 };
 
 /** The scenarios `--only` can run alone. */
@@ -152,6 +161,7 @@ export const ALONE_SCENARIOS = [
   'tracing',
   'watch',
   'agents',
+  'firewall',
 ] as const;
 export type AloneScenario = (typeof ALONE_SCENARIOS)[number];
 

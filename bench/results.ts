@@ -19,6 +19,7 @@ import type { ServerCardFigures } from './scenarios/server-card';
 import type { NamesFigures } from './scenarios/names';
 import type { WatchFigures } from './scenarios/watch';
 import type { AgentsFigures } from './scenarios/agents';
+import type { PanelChangesFigures, PreviewFigures } from './scenarios/firewall';
 import type { TargetName } from './launch-targets';
 
 // The shape of bench/results.json: every figure of the table, as numbers.
@@ -62,6 +63,8 @@ export interface BenchResults {
     onCall: OnCallFigures;
     watch: WatchFigures;
     agents: AgentsFigures;
+    firewallPreview: PreviewFigures;
+    panelChanges: PanelChangesFigures;
   };
   targets: TargetCheck[];
 }

@@ -39,6 +39,9 @@ import {
   agentsTargets,
   watchTargets,
   namesTargets,
+  firewallLines,
+  firewallPreviewTargets,
+  panelChangesTargets,
 } from './report';
 import type { BenchResults, TargetCheck } from './results';
 import { runAppHome } from './scenarios/app-home';
@@ -63,6 +66,7 @@ import { runServerCard } from './scenarios/server-card';
 import { runNames } from './scenarios/names';
 import { runWatch } from './scenarios/watch';
 import { runAgents } from './scenarios/agents';
+import { runFirewall } from './scenarios/firewall';
 import { megabytes, round } from './stats';
 import { REPO_ROOT, type TargetProcess } from './target-process';
 import { startWorld } from './world';
@@ -73,7 +77,8 @@ import { startPostgresServer, type PostgresServer } from '../test/helpers/postgr
 // JSON, `--cpu-profile` for a V8 profile of the bot in bench/profiles/,
 // `--only closed-loop|hostile-traffic|slow-client|app-home|unfurls|steps|approval-clicks|cloud-client|exports|follow|server-card|names|on-call|watch`
 // for scenario 2, 8, 17, 10, 11, 12, 13, 4, 14, 15, 16, 20, 19 or 23 alone; `--only tracing [--baseline <git ref>]` for the
-// tracing scenario, which runs only alone; `--only agents` for scenario 24, agents over MCP).
+// tracing scenario, which runs only alone; `--only firewall` for scenarios 21 and 22; `--only agents` for scenario 24,
+// agents over MCP).
 // Micro figures first, while nothing else runs; then the bot and the
 // baselines as processes of their own; the closed loop last, since it
 // overloads each server on purpose.
@@ -106,7 +111,9 @@ async function runAlone(args: ReturnType<typeof parseBenchArgs>): Promise<void> 
               ? await watchAlone(args)
               : args.only === 'agents'
                 ? await agentsAlone(args)
-                : await againstBotAlone(args);
+                : args.only === 'firewall'
+                  ? await firewallAlone(args)
+                  : await againstBotAlone(args);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
@@ -135,7 +142,7 @@ async function cloudClientAlone(args: ReturnType<typeof parseBenchArgs>): Promis
   }
 }
 
-/** Scenario 21 alone: agents over MCP, against a bot of its own. */
+/** Scenario 24 alone: agents over MCP, against a bot of its own. */
 async function agentsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
   const world = await startWorld();
   try {
@@ -144,6 +151,16 @@ async function agentsAlone(args: ReturnType<typeof parseBenchArgs>): Promise<str
   } finally {
     await world.close();
   }
+}
+
+/** Scenarios 21 and 22 alone: the firewall form's preview, and the control panel's changes beside power reboot. */
+async function firewallAlone(args: ReturnType<typeof parseBenchArgs>): Promise<string[]> {
+  const figures = await runFirewall(args.profile.firewall, progress);
+  return [
+    ...firewallLines(figures.firewallPreview, figures.panelChanges),
+    '',
+    ...[...firewallPreviewTargets(figures.firewallPreview), ...panelChangesTargets(figures.panelChanges)].map(targetLine),
+  ];
 }
 
 /** Scenario 10, 13, 14 or 15 alone, on a PostgreSQL of its own. */
@@ -328,6 +345,7 @@ async function main(): Promise<void> {
     await pg?.close();
     pg = undefined;
     const watch = await runWatch(world, profile.watch, progress);
+    const firewall = await runFirewall(profile.firewall, progress);
 
     progress(`starting ${TARGET_NAMES.map(shownName).join(', ')}`);
     const launched = await Promise.all(TARGET_NAMES.map((name) => launchTarget(name, world, { cpuProfile: args.cpuProfile })));
@@ -403,6 +421,8 @@ async function main(): Promise<void> {
       onCall,
       watch,
       agents,
+      firewallPreview: firewall.firewallPreview,
+      panelChanges: firewall.panelChanges,
     };
     const cpu = cpus();
     const results: BenchResults = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FirewallRule } from '../cloud/schemas';
 import { parseAddressForm, parseIp } from '../firewall/address';
-import { answerPortQuestion, type Protocol, type RuleRecord, type Verdict } from '../firewall/port-question';
+import { prepareRules, type PreparedRules, type Protocol, type RuleRecord, type Verdict } from '../firewall/port-question';
 import { parsePortForm, portFormIncludes, type PortForm } from '../firewall/ports';
 import type { FormValidation, FormValues } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
@@ -141,7 +141,7 @@ export function previewFirewallRule(
   rule: Pick<FirewallAddParams, 'network_interface_id' | 'command' | 'address' | 'port' | 'protocol'>,
 ): FirewallPreview {
   const mine = rules.filter((r) => r.network_interface_id === rule.network_interface_id);
-  const position = Math.max(0, ...mine.map((r) => r.position)) + 1;
+  const position = mine.reduce((most, r) => Math.max(most, r.position), 0) + 1;
   const added: RuleRecord = {
     id: NEW_RULE_ID,
     network_interface_id: rule.network_interface_id,
@@ -156,8 +156,10 @@ export function previewFirewallRule(
   const single = address.kind === 'interval' && address.first === address.last ? parseIp(rule.address.trim()) : null;
   const verdict: Verdict = rule.command === 'DROP' ? 'dropped' : 'accepted';
   let first: FirewallPreview | null = null;
-  for (const port of portsToAsk(parsePortForm(rule.port), mine)) {
-    const answer = answerPortQuestion<RuleRecord>([...mine, added], { port, protocol, source: single });
+  // Sorted and read once, then asked once per port (up to twenty): a server of 10,000 rules previews in milliseconds.
+  const prepared = prepareRules<RuleRecord>([...mine, added]);
+  for (const port of portsToAsk(parsePortForm(rule.port), prepared)) {
+    const answer = prepared.answer({ port, protocol, source: single });
     const iface = answer.interfaces.find((i) => i.networkInterfaceId === rule.network_interface_id);
     const decisions = iface?.decisions ?? [];
     const ours = decisions.find((d) => d.rule.id === NEW_RULE_ID);
@@ -183,13 +185,9 @@ export function previewFirewallRule(
 }
 
 /** The ports a preview asks about: the first of each range the rule names; for every port, those the other rules name, and 22. */
-function portsToAsk(form: PortForm, rules: readonly RuleRecord[]): number[] {
+function portsToAsk(form: PortForm, rules: PreparedRules<RuleRecord>): number[] {
   if (form.kind === 'ports') return [...new Set(form.ranges.map(([from]) => from))].slice(0, 20);
-  const named = rules.flatMap((r) => {
-    const theirs = parsePortForm(r.port);
-    return theirs.kind === 'ports' ? theirs.ranges.map(([from]) => from) : [];
-  });
-  return [...new Set([22, ...named])].slice(0, 20);
+  return [...new Set([22, ...rules.portsNamed(20)])].slice(0, 20);
 }
 
 /** The network interfaces a server's rules are on (the form's choices; one is chosen for you). */

@@ -65,6 +65,8 @@ describe('npm run bench -- --smoke', () => {
     'onCall',
     'watch',
     'agents',
+    'firewallPreview',
+    'panelChanges',
   ])('scenario %s produces numeric figures', (scenario) => {
     const figures = leaves(smoke.scenarios[scenario], scenario);
     expect(figures.length).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { formatIp, parseIp, type IpAddress } from '../../src/firewall/address';
 import { answerPortQuestion, type Protocol, type RuleRecord } from '../../src/firewall/port-question';
+import { parsePortForm, portFormIncludes } from '../../src/firewall/ports';
 
 // The matcher against an oracle that never reads text: rules are generated as
 // structured specs (which ports, which sources), written out in the forms real
@@ -266,6 +267,35 @@ describe('properties of the forms', () => {
         expect(iface.cannotTell).toEqual([{ rule: first, fields: [{ field: u.field, value: u.value }] }]);
         expect(iface.decisions.map((d) => [d.rule.id, d.uncertain])).toEqual([[2, true]]);
       }),
+    );
+  });
+});
+
+describe('the ports as the walk reads them', () => {
+  // The walk reads the common forms (`443`, `80,443`, `1024:1028`) by hand and leaves anything else to parsePortForm:
+  // whatever the text, a rule applies to a port exactly when parsePortForm says it includes it, and a text it cannot
+  // read is "cannot tell", quoted as sent.
+  test('agree with parsePortForm, whatever the text', () => {
+    const text = fc.oneof(
+      fc.stringMatching(/^[0-9,:\- ]{0,14}$/),
+      fc
+        .array(fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.option(fc.integer({ min: 0, max: 70_000 }), { nil: null })), { minLength: 1, maxLength: 4 })
+        .map((items) => items.map(([a, b]) => (b === null ? String(a) : `${a}${b % 2 === 0 ? ':' : '-'}${b}`)).join(',')),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 70_000 }), (portText, asked) => {
+        const rule: RuleRecord = { id: 1, network_interface_id: 1, position: 1, protocol: 'TCP', port: portText, address: null, command: 'DROP' };
+        const iface = answerPortQuestion([rule], { port: asked, protocol: 'tcp', source: null }).interfaces[0]!;
+        const form = parsePortForm(portText);
+        if (form.kind === 'unreadable') {
+          expect(iface.cannotTell).toEqual([{ rule, fields: [{ field: 'port', value: portText }] }]);
+          expect(iface.decisions).toEqual([]);
+        } else {
+          expect(iface.cannotTell).toEqual([]);
+          expect(iface.decisions.length).toBe(portFormIncludes(form, asked) ? 1 : 0);
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -124,6 +124,26 @@ describe('a firewall rule added, followed to its end', () => {
     }
     expect(visibleText(current().blocks)).toMatch(/\*Done\* · the rules are applied; port 8080\/tcp from `203\.0\.113\.5` is now dropped/);
   });
+
+  test('a rule that a rule above decides against: done says the port is still what it was, and where to see which rule decides', async () => {
+    h = await startHarness({ env: { ...ROLES, VS_FOLLOW_INTERVAL_S: '5' }, now: () => clocks.bot, sandboxNow: () => clocks.cloud });
+    // Rule #3 of VS 42 ACCEPTs everyone on 443/tcp: a DROP added at the end never decides that traffic.
+    const view = await openForm(h, 'firewall block 42 203.0.113.5 443', USERS.operator);
+    await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ port: '443' }));
+    const message = await postedIn(h, CHANNEL, 'Add firewall rule · web-1 (VS 42)');
+    const [record] = await h.store.audit.latest(1);
+    await waitFor('the message remembered', async () => (await h.store.follows.get(record!.id))?.messageTs === message.ts, { within: 5000 });
+    const current = (): ChannelMessage => h.slack.messagesIn(CHANNEL).find((m) => m.ts === message.ts)!;
+    for (let i = 0; i < 4 && !/\*Done\*/.test(visibleText(current().blocks)); i++) {
+      clocks.bot += 5000;
+      clocks.cloud += 5000;
+      await h.bot.follower.round();
+    }
+    const done = visibleText(current().blocks);
+    expect(done).toMatch(/\*Done\* · the rules are applied; port 443\/tcp from `203\.0\.113\.5` is still accepted: a rule above the new one decides first/);
+    expect(done).toMatch(/\(`\/vs firewall 42 443` says which\)/);
+    expect(done).not.toMatch(/is now/);
+  });
 });
 
 describe('the form shows what exactly will be sent before it is sent', () => {

@@ -60,7 +60,15 @@ export const FIREWALL_RULE_ADDED_WORDS: FollowedWords = {
     const port = factNumber(state?.askedPort);
     const verdict = typeof state?.verdict === 'string' ? safe(state.verdict, 40) : null;
     const protocol = facts.protocol === 'UDP' ? 'udp' : 'tcp';
-    return `the rules are applied${port !== null && verdict ? `; port ${port}/${protocol} from ${addressWords(facts.address)} is now ${verdict}` : ''}`;
+    if (port === null || !verdict) return 'the rules are applied';
+    const asked = `port ${port}/${protocol} from ${addressWords(facts.address)}`;
+    // The new rule lands at the end: a rule above it that decides the other way is said, not hidden behind "now".
+    const against = verdict === (facts.command === 'ACCEPT' ? 'dropped' : 'accepted');
+    if (against) {
+      const which = `\`/vs firewall ${factNumber(facts.vsId) ?? ''} ${port}${protocol === 'udp' ? '/udp' : ''}\``;
+      return `the rules are applied; ${asked} is still ${verdict}: a rule above the new one decides first (${which} says which)`;
+    }
+    return `the rules are applied; ${asked} is now ${verdict}`;
   },
   left: (facts) => {
     const check = `\`/vs firewall ${factNumber(facts.vsId) ?? ''}\``;
