@@ -439,7 +439,12 @@ export function firewallAddModal({ prefill, channelId, privateMetadata, sandbox 
   );
   if (prefill?.risk) blocks.push(section(`:warning: ${prefill.risk}`));
   blocks.push(
-    flag('confirm_risk', 'I know this rule may cut access', 'Needed for a rule that drops every address on port 22 (SSH)', false),
+    flag(
+      'confirm_risk',
+      'I know this rule may cut access',
+      "Needed for a rule that drops every address on port 22 (SSH), or the bot's own address on the cloud API's port",
+      false,
+    ),
     input(
       'reason',
       'Reason (kept in the audit trail)',

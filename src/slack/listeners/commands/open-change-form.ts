@@ -161,7 +161,7 @@ export async function openFirewallAdd(ctx: ListenerContext, req: SlackRequest, c
   const rule = { command, address: args.address, port: args.port, protocol: args.protocol };
   const only = interfaces.length === 1 ? interfaces[0]! : undefined;
   const preview = firewallPreviewText(rule, previewFirewallRule(rules, { ...rule, network_interface_id: only ?? interfaces[0]! }));
-  const risk = firewallRisk(rule);
+  const risk = firewallRisk(rule, ctx.config.forms);
   const channelId = req.channelId ?? undefined;
   const view = CHANGE_FORMS.firewall_add.form.modal({
     channelId,
