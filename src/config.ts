@@ -321,6 +321,20 @@ const EnvSchema = z.object({
   VS_WATCH_LOCK_MIN: positiveInt('a time in minutes').optional(),
   VS_WATCH_BLIND_MIN: positiveInt('a time in minutes').default(5),
   VS_WATCH_MAX_PER_CHANNEL: positiveInt('a number of watches').default(50),
+  /** The addresses the bot reaches the cloud API from: a firewall rule that would drop them on the API's port asks for a second confirmation. */
+  VS_BOT_ADDRESSES: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (addresses) => addresses.length > 0 && addresses.every((a) => parseAddressForm(a).kind === 'interval'),
+      'must be a comma-separated list of addresses, CIDR blocks or ranges, e.g. 203.0.113.7,198.51.100.0/28',
+    )
+    .optional(),
 });
 
 type Env = z.output<typeof EnvSchema>;
@@ -352,6 +366,12 @@ function isLoopbackHost(hostname: string): boolean {
 function panelBase(value: string): string {
   const url = new URL(value);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The TCP port the cloud API is reached on: VS_API_URL's, or its scheme's (443 for https, 80 for http). */
+function apiPort(value: string): number {
+  const url = new URL(value);
+  return url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
 }
 
 /** A setting's URL; null when unset or malformed (which the schema reports). */
@@ -726,7 +746,11 @@ function shape(e: Env) {
       denyMemoryMs: e.VS_AGENT_DENY_MEMORY_MIN * 60_000,
     },
     /** What the change forms accept: the largest disk the add-disk form takes (VS_MAX_DISK_GB). */
-    forms: { maxDiskGb: e.VS_MAX_DISK_GB },
+    forms: {
+      maxDiskGb: e.VS_MAX_DISK_GB,
+      // What a firewall rule must not cut (VS_BOT_ADDRESSES): the bot's addresses toward the cloud, on the API's port.
+      ...(e.VS_BOT_ADDRESSES && !sandbox ? { botAccess: { addresses: e.VS_BOT_ADDRESSES, port: apiPort(e.VS_API_URL) } } : {}),
+    },
     auditChannel: e.VS_AUDIT_CHANNEL ?? (local ? LOCAL_MODE.auditChannel : undefined),
     /** Local mode: its own file, whatever VS_DB_PATH says. */
     dbPath: local ? LOCAL_MODE.dbPath : e.VS_DB_PATH,

@@ -387,6 +387,22 @@ describe('loadConfig', () => {
     );
   });
 
+  test("VS_BOT_ADDRESSES: the bot's addresses toward the cloud and the API's port, for the firewall form's second confirmation", () => {
+    const cloud = { ...minimalHttp, VS_API_URL: 'https://cloud.example.com/api', VS_ACCOUNT_ID: 'acct', VS_API_KEY: 'key-0123456789' };
+    expect(loadConfig(cloud).forms.botAccess).toBeUndefined();
+    expect(loadConfig({ ...cloud, VS_BOT_ADDRESSES: '203.0.113.7, 198.51.100.0/28,192.0.2.1-192.0.2.9' }).forms.botAccess).toEqual({
+      addresses: ['203.0.113.7', '198.51.100.0/28', '192.0.2.1-192.0.2.9'],
+      port: 443,
+    });
+    expect(loadConfig({ ...cloud, VS_API_URL: 'https://cloud.example.com:8443/api', VS_BOT_ADDRESSES: '203.0.113.7' }).forms.botAccess?.port).toBe(8443);
+    expect(loadConfig({ ...cloud, VS_API_URL: 'http://127.0.0.1:8080', VS_BOT_ADDRESSES: '127.0.0.1' }).forms.botAccess?.port).toBe(8080);
+    // The in-process sandbox is reached from no address.
+    expect(loadConfig({ ...minimalHttp, VS_BOT_ADDRESSES: '203.0.113.7' }).forms.botAccess).toBeUndefined();
+    expect(problemsOf({ ...cloud, VS_BOT_ADDRESSES: '203.0.113.7,the-office' })).toEqual([
+      expect.stringMatching(/^VS_BOT_ADDRESSES must be a comma-separated list of addresses, CIDR blocks or ranges/),
+    ]);
+  });
+
   test('VS_MAX_DISK_GB: 2048 by default; a whole number of GB up to the 65,536 the cloud API takes, else start-up stops naming it', () => {
     expect(loadConfig(minimalHttp).forms).toEqual({ maxDiskGb: 2048 });
     expect(loadConfig({ ...minimalHttp, VS_MAX_DISK_GB: '500' }).forms).toEqual({ maxDiskGb: 500 });

@@ -382,7 +382,7 @@ const DEFINITIONS = {
     fields: ['network_interface_id', 'command', 'address', 'port', 'protocol', 'confirm_risk', 'reason'],
     apiFields: ['network_interface_id', 'command', 'address', 'port', 'protocol'],
     textFields: ['address', 'port'],
-    validate: (_vsId, values) => validateFirewallAddForm(values),
+    validate: (_vsId, values, limits) => validateFirewallAddForm(values, limits),
     audited: (params: FirewallAddParams) => ({ ...params }),
     stored: StoredFirewallAdd,
     // docs/cloud-api.md, Firewall rules: the rule is stored (201, at the end of its interface's list), then the server's rules applied.

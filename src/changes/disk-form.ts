@@ -29,6 +29,11 @@ export type DiskFormField = (typeof DISK_FORM_FIELDS)[number];
 export interface FormLimits {
   /** The largest disk, in GB (VS_MAX_DISK_GB). */
   maxDiskGb: number;
+  /**
+   * The addresses (addresses, CIDR blocks, ranges) the bot reaches the cloud API from (VS_BOT_ADDRESSES), and the API's
+   * TCP port: a firewall rule that would drop them there asks for a second confirmation. Null or absent: not known.
+   */
+  botAccess?: { addresses: readonly string[]; port: number } | null;
 }
 
 export const DEFAULT_FORM_LIMITS: FormLimits = { maxDiskGb: DEFAULT_MAX_DISK_GB };

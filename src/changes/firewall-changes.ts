@@ -3,7 +3,8 @@ import type { FirewallRule } from '../cloud/schemas';
 import { parseAddressForm, parseIp } from '../firewall/address';
 import { prepareRules, type PreparedRules, type Protocol, type RuleRecord, type Verdict } from '../firewall/port-question';
 import { parsePortForm, portFormIncludes, type PortForm } from '../firewall/ports';
-import type { FormValidation, FormValues } from './disk-form';
+import { intersect, isEmpty, sourcesOf } from '../firewall/sources';
+import type { FormLimits, FormValidation, FormValues } from './disk-form';
 import { MAX_REASON_LENGTH } from './restore-form';
 
 // Firewall rules added and removed (docs/product.md, More of the control
@@ -59,19 +60,36 @@ function reasonOf(values: FormValues, errors: Record<string, string>): string {
   return reason;
 }
 
-/** Why a rule needs a second confirmation: it drops every address on port 22 (nobody could log in to fix it). */
-export type FirewallRisk = 'ssh_everyone';
+/**
+ * Why a rule needs a second confirmation: it drops every address on port 22 (nobody could log in to fix it), or it
+ * drops an address the bot reaches the cloud API from on the API's port (VS_BOT_ADDRESSES: the bot could no longer read
+ * the cloud, this rule's own outcome included).
+ */
+export type FirewallRisk = 'ssh_everyone' | 'bot_access';
 
-export function firewallRisk(params: Pick<FirewallAddParams, 'command' | 'address' | 'port' | 'protocol'>): FirewallRisk | null {
+export function firewallRisk(
+  params: Pick<FirewallAddParams, 'command' | 'address' | 'port' | 'protocol'>,
+  limits?: Pick<FormLimits, 'botAccess'>,
+): FirewallRisk | null {
   if (params.command !== 'DROP' || params.protocol !== 'TCP') return null;
   const address = parseAddressForm(params.address);
   const port = parsePortForm(params.port);
-  if (address.kind !== 'all' || port.kind === 'unreadable') return null;
-  return portFormIncludes(port, 22) ? 'ssh_everyone' : null;
+  if (address.kind === 'unreadable' || port.kind === 'unreadable') return null;
+  if (address.kind === 'all' && portFormIncludes(port, 22)) return 'ssh_everyone';
+  const bot = limits?.botAccess;
+  if (bot && portFormIncludes(port, bot.port)) {
+    const dropped = sourcesOf(address);
+    const reaches = bot.addresses.some((a) => {
+      const form = parseAddressForm(a);
+      return form.kind !== 'unreadable' && !isEmpty(intersect(sourcesOf(form), dropped));
+    });
+    if (reaches) return 'bot_access';
+  }
+  return null;
 }
 
 /** The add-rule form checked: an address, CIDR or range (or empty), ports (or empty), TCP or UDP, DROP or ACCEPT, a reason. */
-export function validateFirewallAddForm(values: FormValues): FormValidation<FirewallAddParams> {
+export function validateFirewallAddForm(values: FormValues, limits?: Pick<FormLimits, 'botAccess'>): FormValidation<FirewallAddParams> {
   const errors: Record<string, string> = {};
   const networkInterfaceId = positiveId(values.network_interface_id);
   if (networkInterfaceId === null) errors.network_interface_id = 'Pick the network interface the rule is for';
@@ -98,13 +116,14 @@ export function validateFirewallAddForm(values: FormValues): FormValidation<Fire
     reason,
     confirmed_risk: values.confirm_risk === true,
   };
-  const risk = firewallRisk(params);
+  const risk = firewallRisk(params, limits);
   if (risk !== null && !params.confirmed_risk) return { ok: false, fieldErrors: { confirm_risk: RISK_UNCONFIRMED[risk] } };
   return { ok: true, params };
 }
 
 const RISK_UNCONFIRMED: Record<FirewallRisk, string> = {
   ssh_everyone: 'This rule drops every address on port 22 (SSH): tick the box to confirm that nobody needs to log in',
+  bot_access: "This rule drops the bot's own address on the cloud API's port: tick the box to confirm that the bot may lose its reads",
 };
 
 /** The remove-rule form checked: the rule's id typed again, and a reason. */

@@ -61,6 +61,29 @@ describe('the add-rule form', () => {
     expect(validateFirewallAddForm(risky)).toMatchObject({ ok: false, fieldErrors: { confirm_risk: expect.stringContaining('port 22') } });
     expect(validateFirewallAddForm({ ...risky, confirm_risk: true })).toMatchObject({ ok: true, params: { confirmed_risk: true } });
   });
+
+  test("a DROP of an address the bot reaches the cloud from (VS_BOT_ADDRESSES), on the API's port, needs the second confirmation", () => {
+    const limits = { botAccess: { addresses: ['203.0.113.7', '198.51.100.0/28'], port: 443 } };
+    const drop = (address: string, port: string, protocol = 'TCP') => firewallRisk({ command: 'DROP', address, port, protocol: protocol as 'TCP' }, limits);
+    // The bot's address, a block holding it, a range over one of its blocks, every address: on 443, a list holding it, every port.
+    expect(drop('203.0.113.7', '443')).toBe('bot_access');
+    expect(drop('203.0.113.0/24', '80,443')).toBe('bot_access');
+    expect(drop('198.51.100.10-198.51.100.40', '')).toBe('bot_access');
+    expect(drop('', '443')).toBe('bot_access');
+    // Another address, another port, UDP, an ACCEPT: nothing to confirm.
+    expect(drop('203.0.113.8', '443')).toBeNull();
+    expect(drop('203.0.113.7', '8443')).toBeNull();
+    expect(drop('203.0.113.7', '443', 'UDP')).toBeNull();
+    expect(firewallRisk({ command: 'ACCEPT', address: '203.0.113.7', port: '443', protocol: 'TCP' }, limits)).toBeNull();
+    // Not known: not checked.
+    expect(firewallRisk({ command: 'DROP', address: '203.0.113.7', port: '443', protocol: 'TCP' })).toBeNull();
+    expect(firewallRisk({ command: 'DROP', address: '203.0.113.7', port: '443', protocol: 'TCP' }, { botAccess: null })).toBeNull();
+
+    const cutting = { ...values, address: '203.0.113.0/24', port: '443' };
+    expect(validateFirewallAddForm(cutting, limits)).toMatchObject({ ok: false, fieldErrors: { confirm_risk: expect.stringContaining("bot's own address") } });
+    expect(validateFirewallAddForm({ ...cutting, confirm_risk: true }, limits)).toMatchObject({ ok: true, params: { confirmed_risk: true } });
+    expect(validateFirewallAddForm(cutting)).toMatchObject({ ok: true });
+  });
 });
 
 describe('the remove-rule form', () => {

@@ -89,6 +89,32 @@ describe('/vs firewall block and allow', () => {
   });
 });
 
+describe("/vs firewall block, when VS_BOT_ADDRESSES names the bot's address toward the cloud", () => {
+  // The harness reaches the sandbox on loopback: 127.0.0.1, on the port of its URL.
+  const h = useHarness({ env: { ...ROLES, VS_BOT_ADDRESSES: '127.0.0.1' } });
+
+  test("a DROP of that address on the API's port asks for the second confirmation: said in the form, refused on the box, sent once ticked", async () => {
+    const apiPort = new URL(h.sandbox.url).port;
+    const view = await openForm(h, `firewall block 42 127.0.0.0/8 ${apiPort}`, USERS.operator);
+    expect(visibleText(view)).toContain("drops an address the bot reaches the cloud API from (`VS_BOT_ADDRESSES`) on the API's port");
+    const ack = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ address: '127.0.0.0/8', port: apiPort }));
+    expect(ack).toMatchObject({ response_action: 'errors', errors: { confirm_risk: expect.stringContaining("bot's own address") } });
+    expect(changes(h)).toEqual([]);
+    const sent = await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ address: '127.0.0.0/8', port: apiPort, risk: true }));
+    expect(sent.response_action).toBe('update');
+    expect(changes(h)).toHaveLength(2);
+  });
+
+  test('another address, or another port, is sent without it', async () => {
+    const apiPort = new URL(h.sandbox.url).port;
+    const view = await openForm(h, `firewall block 42 203.0.113.5 ${apiPort}`, USERS.operator);
+    expect(visibleText(view)).not.toContain('VS_BOT_ADDRESSES');
+    expect((await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ port: apiPort }))).response_action).toBe('update');
+    const other = await openForm(h, 'firewall block 42 127.0.0.1 8080', USERS.operator);
+    expect(visibleText(other)).not.toContain('VS_BOT_ADDRESSES');
+  });
+});
+
 describe('/vs firewall block, when VS_APPROVALS names firewall_add', () => {
   const h = useHarness({ env: { ...ROLES, VS_APPROVALS: 'firewall_add' } });
 

@@ -9,6 +9,7 @@ import {
   POWER_CHOICE_NAMES,
   powerActionOf,
   type ChangeAction,
+  type FormLimits,
   type FormReads,
   type FormUnfit,
   type FormValues,
@@ -61,6 +62,8 @@ export interface ChangeFormModal {
   given?: FormValues;
   /** The channel picked in a shortcut's form, when the form is shown again (its preview). */
   channelPicked?: string;
+  /** What the deployment's forms accept (VS_MAX_DISK_GB, VS_BOT_ADDRESSES): a firewall rule's risk is said from them. */
+  limits?: FormLimits;
   /** The bot's clock, for forms that say how long ago something was (a backup taken). */
   now: number;
 }
@@ -171,13 +174,13 @@ const firewallAddForm: FormOfChanges = {
   callbackId: 'firewall_add',
   shortcut: { callbackId: 'firewall_add_shortcut', name: 'Add a firewall rule', description: 'Opens the add-rule form (operators and admins)' },
   title: 'Add firewall rule',
-  modal: ({ targetId, channelId, channelPicked, privateMetadata, sandbox, reads, given }) =>
+  modal: ({ targetId, channelId, channelPicked, privateMetadata, sandbox, reads, given, limits }) =>
     firewallAddModal({
       channelId,
       privateMetadata,
       sandbox,
       ...(channelPicked ? { channelPicked } : {}),
-      ...(targetId !== undefined && reads ? { prefill: firewallPrefill(targetId, reads, given ?? {}) } : {}),
+      ...(targetId !== undefined && reads ? { prefill: firewallPrefill(targetId, reads, given ?? {}, limits) } : {}),
     }),
   formErrorBlock: 'reason',
   showsEffectOf: (values, reads) => firewallRuleKey(values, reads),
@@ -201,10 +204,10 @@ const firewallRemoveForm: FormOfChanges = {
  * `/vs firewall block 42 203.0.113.5 443`: the form prefilled with what the command named, and what the rule would do
  * given the rules as they are (first match in position order, the new rule at the end of the first interface's).
  */
-function firewallPrefill(vsId: number, reads: FormReads, given: FormValues) {
+function firewallPrefill(vsId: number, reads: FormReads, given: FormValues, limits?: FormLimits) {
   const rule = firewallRuleOf(given, reads);
   const preview = firewallPreviewText(rule, previewFirewallRule(reads.rules ?? [], rule));
-  const risk = firewallRisk(rule);
+  const risk = firewallRisk(rule, limits);
   const reason = typeof given.reason === 'string' ? given.reason : '';
   return {
     vsId,

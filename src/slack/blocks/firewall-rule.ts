@@ -68,4 +68,7 @@ export function firewallPreviewText(rule: Pick<FirewallAddParams, 'command' | 'a
 /** Why a rule asks for the second confirmation. */
 export const FIREWALL_RISK_TEXT: Record<FirewallRisk, string> = {
   ssh_everyone: 'This rule drops every address on port 22 (SSH): nobody could log in to undo it. Tick the box below to confirm.',
+  bot_access:
+    "This rule drops an address the bot reaches the cloud API from (`VS_BOT_ADDRESSES`) on the API's port: the bot could no " +
+    "longer read the cloud, this change's outcome included. Tick the box below to confirm.",
 };

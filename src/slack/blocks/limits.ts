@@ -164,6 +164,8 @@ function elementProblems(p: Problems, element: unknown, at: string): void {
     p.count(element[key], `${at}.${key}`, max, 'options').forEach((o, j) => {
       p.text(isObject(o) ? o.text : undefined, `${at}.${key}[${j}].text`, BLOCK_KIT.optionText);
       p.string(isObject(o) ? o.value : undefined, `${at}.${key}[${j}].value`, BLOCK_KIT.optionValue);
+      // A checkbox's or radio button's line under its text: Slack refuses the whole view past 75 characters.
+      p.text(isObject(o) ? o.description : undefined, `${at}.${key}[${j}].description`, BLOCK_KIT.optionText, true);
     });
   }
 }

@@ -447,7 +447,7 @@ export function firewallAddModal({ prefill, channelId, channelPicked, privateMet
   );
   if (prefill?.risk) blocks.push(section(`:warning: ${prefill.risk}`));
   blocks.push(
-    flag('confirm_risk', 'I know this rule may cut access', 'Needed for a rule that drops every address on port 22 (SSH)', false),
+    flag('confirm_risk', 'I know this rule may cut access', "Needed to drop SSH (22) for everyone, or the bot's own address", false),
     input(
       'reason',
       'Reason (kept in the audit trail)',

@@ -1,5 +1,7 @@
 // The checker the properties rely on must itself catch what Slack would refuse or act on.
 
+import type { View } from '@slack/types';
+import { viewLimitProblems } from '../../../src/slack/blocks/limits';
 import { brokenUnicode, dataMarkup, messageViolations, modalViolations } from './limits';
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } });
@@ -43,6 +45,27 @@ describe('the Slack limit checker', () => {
 
   test('flags a modal title over 24 characters', () => {
     expect(modalViolations({ type: 'modal', title: { type: 'plain_text', text: 'x'.repeat(25) }, blocks: [] }).join()).toMatch(/25 > 24/);
+  });
+
+  test("the bot's own check before views.open flags a checkbox's description over 75 characters (Slack refuses the whole view)", () => {
+    const box = (description: string): View => ({
+      type: 'modal',
+      title: { type: 'plain_text', text: 'Add firewall rule' },
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'confirm_risk',
+          label: { type: 'plain_text', text: 'I know' },
+          element: {
+            type: 'checkboxes',
+            action_id: 'confirm_risk',
+            options: [{ text: { type: 'plain_text', text: 'I know' }, value: 'true', description: { type: 'plain_text', text: description } }],
+          },
+        },
+      ],
+    });
+    expect(viewLimitProblems(box('x'.repeat(75)))).toEqual([]);
+    expect(viewLimitProblems(box('x'.repeat(76))).join()).toMatch(/description/);
   });
 
   test('flags raw markup from data but allows the renderer’s own mentions of the acting user and channel', () => {

@@ -67,7 +67,7 @@ export async function openChangeForm(
     role: await ctx.policy.roleOf(req.userId),
     now: ctx.now(),
     ...(inspection ? { state: inspection.state } : {}),
-    ...(reading ? { reads: reading.reads, given } : {}),
+    ...(reading ? { reads: reading.reads, given, limits: ctx.config.forms } : {}),
   });
   return open(req, view);
 }

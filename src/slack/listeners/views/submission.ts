@@ -184,6 +184,7 @@ async function showEffectFirst(
     now: ctx.now(),
     reads: reading.reads,
     given: submitted.values,
+    limits: ctx.config.forms,
   });
   await args.ack({ response_action: 'update', view });
   return 'opened';
