@@ -1,55 +1,28 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { type Locator, type Page } from 'playwright-core';
+import type { SpawnedBot } from '../helpers/spawned-bot';
+import { actAs, SCREENSHOTS, useLocalPage } from './local-page-driver';
 
 // Agents ask, people decide (docs/product.md), on the local page in a real browser: Otto makes a token by typing
 // `/vs agent token laptop`, the page's "Connect an agent" note says where to connect, an MCP client (the SDK's own)
 // finds web-1 by name, asks whether port 443 reaches it, asks for a reboot of it, the request shows in #incident-42 as
 // the agent's, Otto approves it on the page, and change_status follows it to done (the README's tour).
 
-const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
+const local = useLocalPage({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { timeoutMs: 8000 });
 let bot: SpawnedBot;
-let dir: string;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  page.setDefaultTimeout(8000);
-  await page.goto(`http://127.0.0.1:${bot.port}/`);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  ({ bot, page } = local);
 });
 
 const channelMessages = () => page.getByRole('log', { name: undefined }).locator('xpath=./article');
 
-async function as(person: RegExp) {
-  const select = page.getByLabel('Person');
-  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
-  if (!option) throw new Error(`no person ${person}`);
-  await select.selectOption({ label: option });
-}
+const as = (person: RegExp) => actAs(page, person);
 
 async function expectText(locator: Locator, pattern: RegExp): Promise<void> {
   await locator.filter({ hasText: pattern }).first().waitFor({ timeout: 10_000 });

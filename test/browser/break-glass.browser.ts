@@ -1,53 +1,24 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { type Locator, type Page } from 'playwright-core';
+import { actAs, SCREENSHOTS, useLocalPage } from './local-page-driver';
 
 // Break glass and the incident's timeline on the local page, in a real browser, found by role and accessible name:
 // local mode with a reboot waiting for a second person (VS_APPROVALS), its PagerDuty stand-in on. Otto breaks glass,
 // his reboot runs at once, flagged; Ada reviews it from her Home tab; the PagerDuty panel (reached by keyboard) lists
 // the change event. The README's tour shows these screenshots (`npm run screenshots` writes them).
 
-const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let bot: SpawnedBot;
-let dir: string;
-let browser: Browser;
+const local = useLocalPage({ VS_APPROVALS: 'backup_restore,power_reboot', VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { timeoutMs: 8000 });
 let page: Page;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  bot = await spawnBot({ VS_APPROVALS: 'backup_restore,power_reboot', VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  page.setDefaultTimeout(8000);
-  await page.goto(`http://127.0.0.1:${bot.port}/`);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  ({ page } = local);
 });
 
 const channelMessages = () => page.getByRole('log', { name: undefined }).locator('xpath=./article');
 const home = () => page.getByRole('region', { name: 'Home' });
 
-async function as(person: RegExp) {
-  const select = page.getByLabel('Person');
-  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
-  if (!option) throw new Error(`no person ${person}`);
-  await select.selectOption({ label: option });
-}
+const as = (person: RegExp) => actAs(page, person);
 
 async function expectText(locator: Locator, pattern: RegExp): Promise<void> {
   await locator.filter({ hasText: pattern }).first().waitFor({ timeout: 10_000 });

@@ -1,9 +1,7 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import { type Locator, type Page } from 'playwright-core';
+import { actAs, SCREENSHOTS, useLocalPage } from './local-page-driver';
 
 // More of the control panel (docs/product.md), on the local page in a real browser: Otto, an operator in
 // #incident-42, asks the port question, blocks an address with `/vs firewall block`, reads in the form what the
@@ -15,47 +13,20 @@ import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
 // web-1 (VS 42) of the sandbox: #3 ACCEPTs everyone on 443/tcp and #8 DROPs all other TCP; no rule decides UDP 53
 // from 203.0.113.5. So a DROP of 203.0.113.5 on 443/tcp added at the end cannot take effect, and one on 53/udp does.
 
-const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let bot: SpawnedBot;
-let dir: string;
-let browser: Browser;
+const local = useLocalPage({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { timeoutMs: 8000 });
 let page: Page;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  page.setDefaultTimeout(8000);
-  await page.goto(`http://127.0.0.1:${bot.port}/`);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  ({ page } = local);
   await as(/Otto/);
   await page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: '# incident-42' }).click();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.kill();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** The channel's own messages: the articles of the log itself, not the replies of a thread open under one of them. */
 const channelMessages = () => page.getByRole('log').locator('xpath=./article');
 const lastMessage = () => channelMessages().last();
 
-async function as(person: RegExp) {
-  const select = page.getByLabel('Person');
-  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
-  if (!option) throw new Error(`no person ${person}`);
-  await select.selectOption({ label: option });
-}
+const as = (person: RegExp) => actAs(page, person);
 
 async function expectText(locator: Locator, pattern: RegExp, timeout = 8000): Promise<void> {
   await locator.filter({ hasText: pattern }).first().waitFor({ timeout });

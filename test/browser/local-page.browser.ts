@@ -1,47 +1,26 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { readManifest, startSlackStandIn, type SlackStandIn } from '@vs-chatops/slack-standin';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import type { SpawnedBot } from '../helpers/spawned-bot';
+import { actAs, SCREENSHOTS, useLocalPage } from './local-page-driver';
 
 // The local page in a real browser (Debian's chromium, headless), driven the
 // way a person does: found by role and accessible name, never by CSS class.
 // The bot is started as `npm start` starts it with no Slack variable.
 
-// Screenshots are taken on every run (a page that cannot be drawn fails here too), but only `npm run screenshots`
-// writes them over docs/screenshots: a test run leaves the tree as it found it.
-const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
+// Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
+// Each person here makes more change attempts in a minute (forms, approval clicks, freezes) than one would at a
+// time; the per-person limits have tests of their own (test/slack/user-limits.test.ts).
+const local = useLocalPage({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' });
 let bot: SpawnedBot;
-let dir: string;
-let browser: Browser;
 let page: Page;
+let browser: Browser;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // Local mode keeps its store under ./data/local-mode/ of where it runs: a folder of its own.
-  // Each person here makes more change attempts in a minute (forms, approval clicks, freezes) than one would at a
-  // time; the per-person limits have tests of their own (test/slack/user-limits.test.ts).
-  bot = await spawnBot({ VS_CHANGES_PER_USER_PER_MINUTE: '1000' }, { cwd: dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  await page.goto(`http://127.0.0.1:${bot.port}/`);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  ({ bot, page, browser } = local);
 });
 
 const messages = () => page.getByRole('log');
@@ -52,12 +31,7 @@ const lastMessage = () => channelMessages().last();
 const homeTab = () => page.getByRole('button', { name: 'vs-chatops (Home)' });
 const home = () => page.getByRole('region', { name: 'Home' });
 
-async function as(person: RegExp) {
-  const select = page.getByLabel('Person');
-  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
-  if (!option) throw new Error(`no person ${person}`);
-  await select.selectOption({ label: option });
-}
+const as = (person: RegExp) => actAs(page, person);
 
 async function inChannel(name: string) {
   await page

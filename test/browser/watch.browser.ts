@@ -1,44 +1,22 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Locator, type Page } from 'playwright-core';
 import { request } from 'undici';
-import { spawnBot, type SpawnedBot } from '../helpers/spawned-bot';
+import type { SpawnedBot } from '../helpers/spawned-bot';
+import { actAs, SCREENSHOTS, useLocalPage } from './local-page-driver';
 import { waitFor } from '../helpers/wait';
 
 // Watches: the bot speaks first (docs/product.md), on the local page in a real browser. Otto watches web-1 in
 // #incident-42, powers it off from the page's Control panel (sandbox) as someone in the cloud's control panel would,
 // and the channel is told, with Snooze buttons; snoozed, powering it on again is not told.
 
-const SCREENSHOTS = process.env.VS_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'vs-chatops-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
+// Local mode reads the account every 5 s (LOCAL_MODE.watchIntervalS, test/config.test.ts); every second here, to keep the test short.
+const local = useLocalPage({ VS_WATCH_INTERVAL_S: '1' }, { viewport: { width: 1200, height: 900 }, timeoutMs: 8000 });
 let bot: SpawnedBot;
-let dir: string;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vs-chatops-browser-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  // Local mode reads the account every 5 s (LOCAL_MODE.watchIntervalS, test/config.test.ts); every second here, to keep the test short.
-  bot = await spawnBot({ VS_WATCH_INTERVAL_S: '1' }, { cwd: dir });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.setDefaultTimeout(8000);
-  await page.goto(`http://127.0.0.1:${bot.port}/`);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await bot?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  ({ bot, page } = local);
 });
 
 const channelMessages = () => page.getByRole('log').locator('xpath=./article');
@@ -46,12 +24,7 @@ const control = () => page.getByRole('region', { name: 'Control panel (sandbox)'
 /** A watch's notice of web-1's power (not the command's answer, nor the snooze's). */
 const POWER_NOTICE = /web-1.*is (off|on) \(it was (on|off)\)/;
 
-async function as(person: RegExp) {
-  const select = page.getByLabel('Person');
-  const option = (await select.locator('option').allTextContents()).find((t) => person.test(t));
-  if (!option) throw new Error(`no person ${person}`);
-  await select.selectOption({ label: option });
-}
+const as = (person: RegExp) => actAs(page, person);
 
 async function typeCommand(command: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Message' });
