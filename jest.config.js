@@ -11,5 +11,9 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/postgres-global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/postgres-global-teardown.ts',
   testTimeout: 20000,
+  // Two workers on two cores: jest's default (cores - 1) runs one, and most of a test's time is spent waiting on
+  // loopback sockets, PostgreSQL and timers, not on the CPU; measured on the shared 2-core machine, 394 s with one
+  // worker and 198 s with two, the same 2,986 tests passing.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };
