@@ -208,6 +208,14 @@ describe('the form shows what exactly will be sent before it is sent', () => {
     expect(changes(h)).toHaveLength(2);
   });
 
+  test('someone who may not make the change is shown no preview: the door refuses it and records it, and nothing is read', async () => {
+    const fields = { ...filled({ port: '443' }), vs_id: input.text('42'), network_interface_id: input.text('3'), channel: input.channel(CHANNEL) };
+    const ack = (await submit(h, 'firewall_add', USERS.viewer, '{}', fields)) as Ack;
+    expect(JSON.stringify(ack)).not.toContain('would not take effect');
+    expect(h.sandbox.requests.filter((r) => r.path.includes('firewall_rules'))).toEqual([]);
+    expect((await h.store.audit.latest(1))[0]).toMatchObject({ userId: USERS.viewer, action: 'firewall_add', outcome: 'refused' });
+  });
+
   test('a server of several interfaces: the preview is for the interface picked, shown again when another is picked', async () => {
     const view = await openForm(h, 'firewall block 45 203.0.113.5 443', USERS.operator);
     expect(valueOf(view, 'network_interface_id').initial_option?.value).toBe('8');

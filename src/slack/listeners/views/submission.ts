@@ -1,7 +1,9 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import {
+  atLeast,
   CHANGES,
   isOutcomeNotRecorded,
+  neededRole,
   TARGET_KINDS,
   targetKey,
   type ChangeAction,
@@ -161,6 +163,8 @@ async function showEffectFirst(
   const meta = readMetadata(args.view.private_metadata);
   const key = form.showsEffectOf(submitted.values);
   if (key === null || key === meta.shown) return null;
+  // Only for someone who may make the change: anyone else goes to the door, which refuses and records it, reading nothing.
+  if (!atLeast(await ctx.policy.roleOf(submitted.userId), neededRole(submitted.action))) return null;
   const reading = await withinMs(row.formReads(ctx.cloud, submitted.targetId, submitted.values), SUBMISSION_ACK_BUDGET_MS).catch(() => null);
   if (reading === null || !reading.ok) {
     const why = reading === null ? effectUnreadText(submitted.targetId) : formUnfitText(submitted.targetId, reading.unfit);
