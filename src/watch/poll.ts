@@ -1,6 +1,6 @@
 import { NAMES_PER_PAGE, readAllServers, type ListServers } from '../cloud/names';
 import type { Frozen } from '../cloud/reads';
-import type { Server } from '../cloud/schemas';
+import type { ListedServer } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { Leases, Watches } from '../store';
 import { diffBlind, diffServers, diffTransactions, type Notice, type ServerReading, type TransactionReading } from './diff';
@@ -55,7 +55,7 @@ export interface WatchPollDeps {
   onTold?: (notice: Notice) => void;
   onPolled?: (seconds: number) => void;
   /** Hears of each whole server list read (the name index takes it: one list read for both). */
-  onList?: (servers: readonly Frozen<Server>[]) => void;
+  onList?: (servers: readonly Frozen<ListedServer>[]) => void;
 }
 
 export interface WatchPoll {
