@@ -311,7 +311,7 @@ describe('the watch poll', () => {
     await poll.round();
     clock += MIN;
     await poll.round();
-    expect(told.map((n) => [n.kind, n.transaction])).toEqual([['failed', { id: 6, action: 'stop_virtual_machine' }]]);
+    expect(told.map((n) => [n.kind, n.label, n.transaction])).toEqual([['failed', 'web-1', { id: 6, action: 'stop_virtual_machine' }]]);
     expect(cloud.requests.filter((r) => r.url.startsWith('/transactions')).every((r) => r.url === `/transactions.json?per_page=${SERVERS_PER_PAGE}`)).toBe(
       true,
     );
