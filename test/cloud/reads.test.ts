@@ -496,4 +496,21 @@ describe("the account's servers (GET /virtual_machines)", () => {
     expect(await cloud.listServers({ perPage: 2 })).toBe(changed);
     expect(server.requests).toHaveLength(8);
   });
+
+  it('reads a page sent in pieces that split a character, and knows it again by its bytes however they are split', async () => {
+    const bytes = Buffer.from(JSON.stringify([listed(1, { label: 'café-☕-1' })]));
+    const cut = bytes.indexOf(Buffer.from('☕')) + 1;
+    let pieces: Buffer[] = [bytes.subarray(0, cut), bytes.subarray(cut)];
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const [first, ...rest] = pieces;
+      res.write(first);
+      setTimeout(() => res.end(Buffer.concat(rest)), 20);
+    });
+    const cloud = client('json');
+    const split = await cloud.listServers({ perPage: 100 });
+    expect(split.map((s) => s.label)).toEqual(['café-☕-1']);
+    pieces = [bytes.subarray(0, 5), bytes.subarray(5)];
+    expect(await cloud.listServers({ perPage: 100 })).toBe(split);
+  });
 });
