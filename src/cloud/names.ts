@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { Frozen, ReadPage } from './reads';
-import type { Server } from './schemas';
+import type { ListedServer } from './schemas';
 
 // The name index (docs/product.md, Servers by name): a server's label,
 // hostname and addresses → its id, from the account's server list
@@ -37,13 +37,14 @@ export interface NameIndex {
   warm(waitMs?: number): Promise<void>;
   /**
    * Takes a whole list someone else just read (the watch poll reads it each interval): kept as a fresh index, so that
-   * the account's server list is read once for both.
+   * the account's server list is read once for both. Rebuilt only when a name changed (a server's id, label, hostname
+   * or addresses, or a server came or went): otherwise the index kept is used, fresh from now. True when rebuilt.
    */
-  offer(servers: readonly Frozen<Server>[]): void;
+  offer(servers: readonly Frozen<ListedServer>[]): boolean;
 }
 
 /** A server's list reader: one page of the account's servers (the client's listServers). */
-export type ListServers = (page: ReadPage) => Promise<readonly Frozen<Server>[]>;
+export type ListServers = (page: ReadPage) => Promise<readonly Frozen<ListedServer>[]>;
 
 export interface NameIndexOptions {
   list: ListServers;
@@ -83,6 +84,8 @@ interface Loaded {
   /** Lower-case label or hostname → the servers of that exact name. */
   readonly byExact: ReadonlyMap<string, readonly Entry[]>;
   readonly byAddress: ReadonlyMap<string, readonly Entry[]>;
+  /** The list it was built from (or last found to name the same servers the same way): entries[i] is source[i]'s. */
+  readonly source: readonly Frozen<ListedServer>[];
   readonly loadedAt: number;
 }
 
@@ -157,14 +160,19 @@ export function createNameIndex(options: NameIndexOptions): NameIndex {
       return loaded?.byId.get(id)?.label ?? null;
     },
     offer(servers) {
+      if (loaded !== null && namesAlike(loaded, servers)) {
+        loaded = { ...loaded, source: servers, loadedAt: now() };
+        return false;
+      }
       loaded = build(servers, now());
+      return true;
     },
   };
 }
 
 /** Every page of the account's servers; an older cloud answers the whole list whatever the page, which ends it. */
-export async function readAllServers(list: ListServers, perPage: number): Promise<readonly Frozen<Server>[]> {
-  const servers: Frozen<Server>[] = [];
+export async function readAllServers(list: ListServers, perPage: number): Promise<readonly Frozen<ListedServer>[]> {
+  const servers: Frozen<ListedServer>[] = [];
   const seen = new Set<number>();
   for (let page = 1; page <= MAX_PAGES; page++) {
     const answer = await list(page === 1 ? { perPage } : { page, perPage });
@@ -179,7 +187,27 @@ export async function readAllServers(list: ListServers, perPage: number): Promis
   return servers;
 }
 
-function build(servers: readonly Frozen<Server>[], loadedAt: number): Loaded {
+/**
+ * Whether a list names the same servers the same way, in the same order, as the one an index was built from: the
+ * index built from it would be the same. The same record (the cloud client gives back the same records for a page
+ * whose text did not change) is alike at once; another is compared by what the index keeps of it.
+ */
+function namesAlike(index: Loaded, servers: readonly Frozen<ListedServer>[]): boolean {
+  const { source, entries } = index;
+  if (servers.length !== source.length) return false;
+  for (let i = 0; i < servers.length; i++) {
+    const server = servers[i]!;
+    if (server === source[i]) continue;
+    const entry = entries[i]!;
+    if (server.id !== entry.id || nonEmpty(server.label) !== entry.label || nonEmpty(server.hostname) !== entry.hostname) return false;
+    const addresses = server.ip_addresses;
+    if (addresses.length !== entry.addresses.length) return false;
+    for (let j = 0; j < addresses.length; j++) if (addresses[j]!.address !== entry.addresses[j]) return false;
+  }
+  return true;
+}
+
+function build(servers: readonly Frozen<ListedServer>[], loadedAt: number): Loaded {
   const entries: Entry[] = servers.map((server) => {
     const label = nonEmpty(server.label);
     const hostname = nonEmpty(server.hostname);
@@ -206,7 +234,7 @@ function build(servers: readonly Frozen<Server>[], loadedAt: number): Loaded {
     if (entry.lowerHostname !== null) add(byExact, entry.lowerHostname, entry);
     for (const address of entry.addresses) add(byAddress, address.toLowerCase(), entry);
   }
-  return { entries, byId: new Map(entries.map((e) => [e.id, e])), byExact, byAddress, loadedAt };
+  return { entries, byId: new Map(entries.map((e) => [e.id, e])), byExact, byAddress, source: servers, loadedAt };
 }
 
 /** Exact label or hostname, else a unique prefix of a label or of a hostname's first part, else an address. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AutoscalingSlot, Backup, Disk, FirewallRule, Server, ServerStatus, Transaction } from './schemas';
+import { AutoscalingSlot, Backup, Disk, FirewallRule, ListedServer, ServerStatus, Transaction } from './schemas';
 import { listOf, recordOf, Responses, type ListShape, type ObjectShape, type ResponseShape } from './shapes';
 
 // The reads of the cloud API, one row each (docs/cloud-api.md). The client's
@@ -25,6 +25,13 @@ export interface ReadRow {
   readonly paged?: true | 'query';
   /** The row read instead when the cloud answers 404 for this path (an older cloud without it); its answer is read by this row's shape. */
   readonly insteadWhenMissing?: string;
+  /**
+   * The last answer of each of its paths is kept (its text's SHA-256 and what it decoded to, frozen through): an
+   * answer of the same text is not decoded again, the same value is given back. For a list read over and over and
+   * mostly unchanged (the watch reads the account's servers every interval): an unchanged page costs a digest, no
+   * parsing and no schema check, and the name index sees the same records again.
+   */
+  readonly keepsLast?: true;
 }
 
 /** Which page of a paged read: `…/page/2` and `?per_page=20`; the cloud's first page, of its own size, when absent. */
@@ -90,14 +97,16 @@ export const READS = {
   },
   /**
    * The account's servers (docs/cloud-api.md, The account's servers): paged on newer clouds, the whole list on older
-   * ones, which ignore the page. Read from the server's allow-list: never a password. The name index reads it.
+   * ones, which ignore the page. Read from the listed server's allow-list (what the name index and the watch use):
+   * never a password. The name index and the watch's poll read it.
    */
   listServers: {
     operation: 'list_servers',
     path: '/virtual_machines',
-    answer: listOf('virtual_machines', 'virtual_machine', Server),
+    answer: listOf('virtual_machines', 'virtual_machine', ListedServer),
     xmlLists: ['ip_addresses'],
     paged: 'query',
+    keepsLast: true,
   },
 } as const satisfies Record<string, ReadRow>;
 

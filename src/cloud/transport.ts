@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Pool, type Dispatcher } from 'undici';
 import type { Config } from '../config';
 import { CodedError } from '../errors';
@@ -30,7 +31,13 @@ export interface CloudRequest {
 
 export interface CloudHttpResponse {
   status: number;
-  text: string;
+  /** The body as UTF-8 text: decoded when first asked for (an answer recognised by its digest never is). */
+  readonly text: string;
+  /**
+   * The SHA-256 of the body's bytes (base64), computed when asked: a read that keeps its last answer
+   * (ReadRow.keepsLast) knows an unchanged one by it without decoding its text. Absent from answers not from the wire.
+   */
+  sha256?(): string;
   /** The Retry-After header, when the API sent one. */
   retryAfter?: string;
   /** `GET /virtual_machines/42/firewall_rules.json`: for errors raised on this answer later. */
@@ -189,12 +196,12 @@ export function createTransport(options: TransportOptions): Transport {
       }
       const ok = status >= 200 && status < 300;
       const limit = ok ? maxBodyBytes : MAX_ERROR_BODY_BYTES;
-      const text = await readCapped(response.body, response.headers['content-length'], limit);
-      if (text === undefined && ok) {
+      const bytes = await readCapped(response.body, response.headers['content-length'], limit);
+      if (bytes === undefined && ok) {
         throw fail('bad_response', `the cloud API sent a response too large to handle (over ${formatBytes(limit)})`, { status, request: what });
       }
       const retryAfter = response.headers['retry-after'];
-      return { status, text: text ?? '', retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, request: what };
+      return answerOf(status, bytes ?? [], Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, what);
     } catch (raw) {
       if (raw instanceof CloudError) throw raw;
       // The status travels with a failure after it: a 2xx whose body broke off was still applied.
@@ -268,18 +275,40 @@ function scrubbedCause(cause: unknown, redact: (text: string) => string): LowLev
 }
 
 /**
- * Reads a body as UTF-8 up to `limit` bytes. Over the limit (announced or
+ * An answer over its body's bytes as they came: joined and decoded only when its text is asked for, hashed only when
+ * its digest is (a list page read every interval and unchanged costs neither a copy nor a decoding).
+ */
+function answerOf(status: number, chunks: readonly Buffer[], retryAfter: string | undefined, request: string): CloudHttpResponse {
+  let text: string | undefined;
+  return {
+    status,
+    get text() {
+      text ??= chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      return text;
+    },
+    sha256() {
+      const hash = createHash('sha256');
+      for (const chunk of chunks) hash.update(chunk);
+      return hash.digest('base64');
+    },
+    retryAfter,
+    request,
+  };
+}
+
+/**
+ * Reads a body up to `limit` bytes, as the chunks it came in. Over the limit (announced or
  * actual) the body is destroyed, which closes the connection instead of
  * buffering the rest, and the result is undefined.
  */
-async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined, limit: number): Promise<string | undefined> {
+async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined, limit: number): Promise<Buffer[] | undefined> {
   const announced = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
   if (Number.isFinite(announced) && announced > limit) {
     body.destroy();
     return undefined;
   }
   // Events rather than `for await`: the async iterator cost more per answer than the rest of the transport.
-  return new Promise<string | undefined>((resolve, reject) => {
+  return new Promise<Buffer[] | undefined>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     body.on('data', (chunk: Buffer) => {
@@ -291,7 +320,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], contentLength: 
       }
       chunks.push(chunk);
     });
-    body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    body.once('end', () => resolve(chunks));
     body.once('error', reject);
   });
 }

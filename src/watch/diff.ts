@@ -61,8 +61,8 @@ export interface ServerDiff {
 }
 
 export interface DiffInput {
-  /** What the poll last saw of each server. */
-  before: readonly ServerSeen[];
+  /** What the poll last saw of each server, by id. */
+  before: ReadonlyMap<number, ServerSeen>;
   /** The account's server list as read now (every page). */
   now: readonly ServerReading[];
   watches: readonly Watch[];
@@ -105,7 +105,7 @@ function sameSeen(a: ServerSeen, b: ServerSeen): boolean {
 
 export function diffServers(input: DiffInput): ServerDiff {
   const { watches, baseline, nowMs, lockMs } = input;
-  const before = new Map(input.before.map((seen) => [seen.serverId, seen]));
+  const { before } = input;
   const seen: ServerSeen[] = [];
   const notices: Notice[] = [];
 
@@ -164,7 +164,7 @@ export function diffServers(input: DiffInput): ServerDiff {
   }
 
   const gone: number[] = [];
-  for (const prior of input.before) {
+  for (const prior of before.values()) {
     if (present.has(prior.serverId)) continue;
     gone.push(prior.serverId);
     // A server's id is never given to another: its disappearance is told once, whichever instance sees it.

@@ -1,9 +1,10 @@
 import { NAMES_PER_PAGE, readAllServers, type ListServers } from '../cloud/names';
 import type { Frozen } from '../cloud/reads';
-import type { Server } from '../cloud/schemas';
+import type { ListedServer } from '../cloud/schemas';
 import type { Logger } from '../log';
 import type { Leases, Watches } from '../store';
-import { diffBlind, diffServers, diffTransactions, type Notice, type ServerReading, type TransactionReading } from './diff';
+import type { ServerSeen } from '../store/watches';
+import { diffBlind, diffServers, diffTransactions, serverOfTransaction, type Notice, type ServerReading, type TransactionReading } from './diff';
 import { heldByQuietHours, heldNewsOf, isQuiet, summarizeHeld, type QuietSummaryLine } from './quiet';
 
 // The watch's poll (docs/product.md, Watches: the bot speaks first): one instance at a time, the one holding the
@@ -55,7 +56,7 @@ export interface WatchPollDeps {
   onTold?: (notice: Notice) => void;
   onPolled?: (seconds: number) => void;
   /** Hears of each whole server list read (the name index takes it: one list read for both). */
-  onList?: (servers: readonly Frozen<Server>[]) => void;
+  onList?: (servers: readonly Frozen<ListedServer>[]) => void;
 }
 
 export interface WatchPoll {
@@ -83,20 +84,45 @@ function stampOf(value: Date | string | null | undefined): number | null {
 export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
   const { reads, store, teller, settings, owner, now, onTold, onPolled, onList } = deps;
   const log = deps.logger.child({ component: 'watch' });
+  /**
+   * Each listed record's reading, made once: the cloud client gives back the same records for a page whose text did
+   * not change, so a quiet round makes no new reading (nor parses a date) for them.
+   */
+  const readingsOf = new WeakMap<Frozen<ListedServer>, ServerReading>();
+  /**
+   * What this instance last saw of every server, as saved in the store, while it has kept the lease since: no other
+   * instance can have polled (and saved) meanwhile, so a round does not read the account's thousands of rows of
+   * seen servers back from the store. Forgotten at the start of each round, kept again at its end: a round that
+   * fails midway, or a lease that lapsed (someone else may have polled), reads the store again.
+   */
+  let kept: { seen: Map<number, ServerSeen>; leaseUntilMs: number } | null = null;
 
   /** Every page of the list, as the name index reads it (an older cloud's whole list at once ends it). */
   async function readAll(): Promise<ServerReading[]> {
     const listed = await readAllServers(reads.listServers, NAMES_PER_PAGE);
     onList?.(listed);
-    return listed.map((item) => ({
-      id: item.id,
-      label: item.label ?? null,
-      booted: item.booted ?? null,
-      suspended: item.suspended ?? null,
-      recovery_mode: item.recovery_mode ?? null,
-      locked: item.locked ?? null,
-      updatedAtMs: stampOf(item.updated_at),
-    }));
+    return listed.map((item) => {
+      let reading = readingsOf.get(item);
+      if (reading === undefined) {
+        reading = {
+          id: item.id,
+          label: item.label ?? null,
+          booted: item.booted ?? null,
+          suspended: item.suspended ?? null,
+          recovery_mode: item.recovery_mode ?? null,
+          locked: item.locked ?? null,
+          updatedAtMs: stampOf(item.updated_at),
+        };
+        readingsOf.set(item, reading);
+      }
+      return reading;
+    });
+  }
+
+  /** What was last seen of every server: what this instance kept, if it has held the lease since, else the store's. */
+  async function seenBefore(held: typeof kept, startedMs: number): Promise<Map<number, ServerSeen>> {
+    if (held !== null && startedMs < held.leaseUntilMs) return held.seen;
+    return new Map((await store.watches.servers()).map((seen) => [seen.serverId, seen]));
   }
 
   /** The transactions newer than the cursor, newest first; the baseline reads the newest page only. */
@@ -167,17 +193,16 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
   return {
     async round() {
       const startedMs = now();
+      const held = kept;
+      kept = null;
       if (!(await store.leases.take(WATCH_LEASE, owner, startedMs, settings.leaseMs))) return 'not_leading';
+      const leaseUntilMs = startedMs + settings.leaseMs;
       const watches = await store.watches.all();
-      const before = await store.watches.servers();
+      const before = await seenBefore(held, startedMs);
       const pollBefore = await store.watches.poll();
       if (watches.length === 0) {
         // Nobody to tell: the cloud is not read. What was seen goes stale meanwhile: forgotten, the next read a baseline.
-        if (before.length > 0)
-          await store.watches.saveServers(
-            [],
-            before.map((seen) => seen.serverId),
-          );
+        if (before.size > 0) await store.watches.saveServers([], [...before.keys()]);
         if (pollBefore.txCursor !== null || pollBefore.blindSinceMs !== null)
           await store.watches.savePoll({ txCursor: null, txMax: null, txOpen: [], blindSinceMs: null, blindTold: false });
         return 'no_watches';
@@ -195,16 +220,24 @@ export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
         const blind = diffBlind({ before: pollBefore, readable: false, watches, nowMs: now(), blindMs: settings.blindMs });
         await tellAll(blind.notices, quiet);
         await store.watches.savePoll(blind.seen);
+        kept = { seen: before, leaseUntilMs };
         onPolled?.((now() - startedMs) / 1000);
         return 'polled';
       }
       const sight = diffBlind({ before: pollBefore, readable: true, watches, nowMs: now(), blindMs: settings.blindMs });
-      const diff = diffServers({ before, now: servers, watches, baseline: before.length === 0, nowMs: now(), lockMs: settings.lockMs });
-      const labels = new Map(servers.map((server) => [server.id, server.label ?? null]));
+      const diff = diffServers({ before, now: servers, watches, baseline: before.size === 0, nowMs: now(), lockMs: settings.lockMs });
+      // The labels of the servers the transactions name (for a failure's words), not of the whole account.
+      const named = new Set(transactions.map(serverOfTransaction));
+      const labels = new Map(servers.filter((server) => named.has(server.id)).map((server) => [server.id, server.label ?? null]));
       const failures = diffTransactions({ before: sight.seen, now: transactions, watches, labels, nowMs: now() });
       await tellAll([...sight.notices, ...diff.notices, ...failures.notices], quiet);
       await store.watches.saveServers(diff.seen, diff.gone);
       await store.watches.savePoll(failures.seen);
+      // As the store keeps them now (whole milliseconds): the next round's `before`, while this instance keeps the lease.
+      for (const seen of diff.seen)
+        before.set(seen.serverId, { ...seen, lockedSinceMs: seen.lockedSinceMs === null ? null : Math.max(0, Math.round(seen.lockedSinceMs)) });
+      for (const id of diff.gone) before.delete(id);
+      kept = { seen: before, leaseUntilMs };
       onPolled?.((now() - startedMs) / 1000);
       return 'polled';
     },

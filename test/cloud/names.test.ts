@@ -216,6 +216,41 @@ describe('the name index', () => {
     expect(ids(await index.resolve('web-2'))).toEqual([47]);
     expect(read.pages).toHaveLength(1);
   });
+
+  it('is rebuilt from an offered list only when a name changed, and kept fresh by one that changed none', async () => {
+    const read = lister(() => FLEET);
+    const time = clock();
+    const index = createNameIndex({ list: read.list, ttlMs: 60_000, now: time.now });
+    expect(index.offer(FLEET)).toBe(true);
+    // The same records again, then new records naming the same servers the same way (a server powered off): kept.
+    expect(index.offer(FLEET)).toBe(false);
+    const poweredOff = FLEET.map((s) => (s.id === 42 ? Server.parse({ ...s, booted: false, locked: true }) : s));
+    expect(index.offer(poweredOff)).toBe(false);
+    // Each offer keeps it fresh: 50 s after the last, past 60 s after the first, names resolve without a read.
+    time.advance(50_000);
+    expect(index.offer(poweredOff)).toBe(false);
+    time.advance(50_000);
+    expect(ids(await index.resolve('web-1'))).toEqual([42]);
+    expect(read.pages).toHaveLength(0);
+    // A label renamed: rebuilt, the new name resolves (and its prefix), the old label is no longer its label.
+    const renamed = FLEET.map((s) => (s.id === 42 ? server(42, 'front-1', 'web-1.prod.example.com', '203.0.113.42', '10.20.0.42') : s));
+    expect(index.offer(renamed)).toBe(true);
+    expect(ids(await index.resolve('front-1'))).toEqual([42]);
+    expect(ids(await index.resolve('front'))).toEqual([42]);
+    expect(index.labelOf(42)).toBe('front-1');
+    // An address changed, a hostname changed, a server gone, one more: each rebuilds it.
+    const readdressed = renamed.map((s) => (s.id === 47 ? server(47, 'web-2', 'web-2.prod.example.com', '10.20.0.99') : s));
+    expect(index.offer(readdressed)).toBe(true);
+    expect(ids(await index.resolve('10.20.0.99'))).toEqual([47]);
+    const rehosted = readdressed.map((s) => (s.id === 44 ? server(44, 'bastion', 'gate.example.com', '192.0.2.44') : s));
+    expect(index.offer(rehosted)).toBe(true);
+    expect(ids(await index.resolve('gate.example.com'))).toEqual([44]);
+    expect(index.offer(rehosted.filter((s) => s.id !== 50))).toBe(true);
+    expect(index.labelOf(50)).toBeNull();
+    expect(index.offer([...rehosted, server(77, 'cache-1', null)])).toBe(true);
+    expect(ids(await index.resolve('cache-1'))).toEqual([77]);
+    expect(read.pages).toHaveLength(0);
+  });
 });
 
 describe('the name index over the sandbox', () => {

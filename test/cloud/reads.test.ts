@@ -452,3 +452,65 @@ describe("a server's credentials", () => {
     expect(traces).not.toMatch(/password/);
   });
 });
+
+describe("the account's servers (GET /virtual_machines)", () => {
+  const record = (recorded('virtual_machine') as { virtual_machine: Record<string, unknown> }).virtual_machine;
+  const listed = (id: number, extra: Record<string, unknown> = {}) => ({
+    virtual_machine: { ...record, id, label: `srv-${id}`, initial_root_password: 'root-pw-Q7x!2', ...extra },
+  });
+
+  it('reads each server to the list’s shorter allow-list, in JSON and XML: what the name index and the watch use, no password', async () => {
+    answerWith([listed(1), listed(2, { booted: false })], 'virtual_machines');
+    const servers = await bothFormats((cloud) => cloud.listServers({ perPage: 100 }));
+    expect(servers.map((s) => [s.id, s.label, s.booted])).toEqual([
+      [1, 'srv-1', record.booted],
+      [2, 'srv-2', false],
+    ]);
+    expect(Object.keys(servers[0]!).sort()).toEqual(
+      ['booted', 'built', 'hostname', 'id', 'identifier', 'ip_addresses', 'label', 'locked', 'recovery_mode', 'state', 'suspended', 'updated_at'].filter(
+        (key) => key in record || key === 'ip_addresses' || key === 'label',
+      ),
+    );
+    expect(JSON.stringify(servers)).not.toMatch(/password|root-pw/);
+  });
+
+  it('gives back the same frozen page for an answer of the same text, and reads a changed or broken one anew', async () => {
+    let pages: Record<string, unknown[]> = { '1': [listed(1), listed(2)], '2': [listed(3)] };
+    server.handle((req, res) => reply(res, 200, JSON.stringify(pages[new URL(req.url, 'http://x').searchParams.get('page') ?? '1'])));
+    const cloud = client('json');
+    const first = await cloud.listServers({ perPage: 2 });
+    const second = await cloud.listServers({ page: 2, perPage: 2 });
+    expect(await cloud.listServers({ perPage: 2 })).toBe(first);
+    expect(await cloud.listServers({ page: 2, perPage: 2 })).toBe(second);
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.ip_addresses)).toBe(true);
+    // One server of the first page powered off: that page is read anew, the other still the same.
+    pages = { ...pages, '1': [listed(1), listed(2, { booted: false })] };
+    const changed = await cloud.listServers({ perPage: 2 });
+    expect(changed).not.toBe(first);
+    expect(changed.map((s) => s.booted)).toEqual([record.booted, false]);
+    expect(await cloud.listServers({ page: 2, perPage: 2 })).toBe(second);
+    // A page the bot cannot read fails as any, kept or not; the next answer is read again.
+    pages = { ...pages, '1': [listed(1, { label: { not: 'a label' } })] };
+    await expect(cloud.listServers({ perPage: 2 })).rejects.toMatchObject({ kind: 'bad_response' });
+    pages = { ...pages, '1': [listed(1), listed(2, { booted: false })] };
+    expect(await cloud.listServers({ perPage: 2 })).toBe(changed);
+    expect(server.requests).toHaveLength(8);
+  });
+
+  it('reads a page sent in pieces that split a character, and knows it again by its bytes however they are split', async () => {
+    const bytes = Buffer.from(JSON.stringify([listed(1, { label: 'café-☕-1' })]));
+    const cut = bytes.indexOf(Buffer.from('☕')) + 1;
+    let pieces: Buffer[] = [bytes.subarray(0, cut), bytes.subarray(cut)];
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const [first, ...rest] = pieces;
+      res.write(first);
+      setTimeout(() => res.end(Buffer.concat(rest)), 20);
+    });
+    const cloud = client('json');
+    const split = await cloud.listServers({ perPage: 100 });
+    expect(split.map((s) => s.label)).toEqual(['café-☕-1']);
+    pieces = [bytes.subarray(0, 5), bytes.subarray(5)];
+    expect(await cloud.listServers({ perPage: 100 })).toBe(split);
+  });
+});

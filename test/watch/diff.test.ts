@@ -23,7 +23,7 @@ function poller(watches: Watch[]) {
   let seen = new Map<number, ServerSeen>();
   let first = true;
   return (now: ServerReading[], nowMs: number) => {
-    const input: DiffInput = { before: [...seen.values()], now, watches, baseline: first, nowMs, lockMs: LOCK_MS };
+    const input: DiffInput = { before: seen, now, watches, baseline: first, nowMs, lockMs: LOCK_MS };
     const diff = diffServers(input);
     first = false;
     seen = new Map(seen);

@@ -204,6 +204,53 @@ describe('the watch poll', () => {
     expect(await store.leases.take(WATCH_LEASE, 'i1', clock, MIN)).toBe(false);
   });
 
+  test('what it saw is read back from the store only when another may have polled: not while it keeps the lease', async () => {
+    await watch('C1', 42);
+    servers = [
+      { id: 42, label: 'web-1', booted: true },
+      { id: 43, label: 'db-1', booted: true },
+    ];
+    let storeReads = 0;
+    const counted: Store = { ...store, watches: { ...store.watches, servers: () => (storeReads++, store.watches.servers()) } };
+    const poll = (owner: string) =>
+      createWatchPoll({
+        reads: client,
+        store: counted,
+        teller: { tell: (n) => (told.push(n), Promise.resolve(true)), summarize: () => Promise.resolve(true) },
+        settings: { lockMs: 10 * MIN, blindMs: 5 * MIN, leaseMs: 3 * MIN, timeZone: 'UTC', followedGraceMs: MIN },
+        owner,
+        now: () => clock,
+        logger: createLogger({ write: () => undefined }),
+      });
+    const first = poll('i1');
+    await first.round();
+    for (const booted of [false, true]) {
+      clock += MIN;
+      servers = [{ ...servers[0]!, booted }, servers[1]!];
+      await first.round();
+    }
+    expect(told.map((n) => n.kind)).toEqual(['power_off', 'power_on']);
+    expect(storeReads).toBe(1);
+    // Its lease lapses and another instance polls: web-1 off, told by it; db-1 gone (nobody watches it).
+    clock += 3 * MIN + 1;
+    servers = [{ id: 42, label: 'web-1', booted: false }];
+    expect(await poll('i2').round()).toBe('polled');
+    expect(storeReads).toBe(2);
+    // The first takes the lease back once the other's lapses: it reads what the other saw, so tells web-1 on (what
+    // it saw itself said on: it would tell nothing).
+    clock += 3 * MIN + 1;
+    servers = [{ id: 42, label: 'web-1', booted: true }];
+    expect(await first.round()).toBe('polled');
+    expect(storeReads).toBe(3);
+    expect(told.map((n) => [n.serverId, n.kind])).toEqual([
+      [42, 'power_off'],
+      [42, 'power_on'],
+      [42, 'power_off'],
+      [42, 'power_on'],
+    ]);
+    expect((await store.watches.servers()).map((s) => [s.serverId, s.power])).toEqual([[42, 'on']]);
+  });
+
   test('a notice already told (an instance that died after telling it, before saving what it saw) is not told again', async () => {
     await watch('C1', 42);
     servers = [{ id: 42, label: 'web-1', booted: true }];
@@ -264,7 +311,7 @@ describe('the watch poll', () => {
     await poll.round();
     clock += MIN;
     await poll.round();
-    expect(told.map((n) => [n.kind, n.transaction])).toEqual([['failed', { id: 6, action: 'stop_virtual_machine' }]]);
+    expect(told.map((n) => [n.kind, n.label, n.transaction])).toEqual([['failed', 'web-1', { id: 6, action: 'stop_virtual_machine' }]]);
     expect(cloud.requests.filter((r) => r.url.startsWith('/transactions')).every((r) => r.url === `/transactions.json?per_page=${SERVERS_PER_PAGE}`)).toBe(
       true,
     );
