@@ -189,37 +189,42 @@ function verdictCode(text: string | null | undefined): number {
 function readPortsFast(text: string | null | undefined, into: number[]): boolean {
   if (!text) return false;
   const mark = into.length;
-  let i = 0;
-  const number = (): number => {
-    const start = i;
-    let value = 0;
-    while (i < text.length && i - start < 6) {
-      const digit = text.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9) break;
-      value = value * 10 + digit;
-      i++;
-    }
-    return i === start || i - start > 5 ? -1 : value;
-  };
+  at = 0;
   for (;;) {
-    const first = number();
+    const first = numberAt(text);
     if (first < 0) break;
     let last = first;
-    const c = text.charCodeAt(i);
+    const c = text.charCodeAt(at);
     if (c === 58 || c === 45) {
       // `:` or `-`
-      i++;
-      last = number();
+      at++;
+      last = numberAt(text);
       if (last < 0) break;
     }
     if (last > PORT_MAX || first > last) break;
     into.push(first, last);
-    if (i === text.length) return true;
-    if (text.charCodeAt(i) !== 44) break; // `,`
-    i++;
+    if (at === text.length) return true;
+    if (text.charCodeAt(at) !== 44) break; // `,`
+    at++;
   }
   into.length = mark;
   return false;
+}
+
+/** Where readPortsFast is in its text: a module's cursor rather than a closure made for each of 10,000 rules. */
+let at = 0;
+
+/** The number of at most five digits at `at` in `text`, `at` moved past its digits; -1 when there is none or it is longer. */
+function numberAt(text: string): number {
+  const start = at;
+  let value = 0;
+  while (at < text.length && at - start < 6) {
+    const digit = text.charCodeAt(at) - 48;
+    if (digit < 0 || digit > 9) break;
+    value = value * 10 + digit;
+    at++;
+  }
+  return at === start || at - start > 5 ? -1 : value;
 }
 
 /** The sources rule i's address covers, read once; null when it cannot be read. */
