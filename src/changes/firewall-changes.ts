@@ -159,8 +159,15 @@ export function previewFirewallRule(
   rules: readonly FirewallRule[],
   rule: Pick<FirewallAddParams, 'network_interface_id' | 'command' | 'address' | 'port' | 'protocol'>,
 ): FirewallPreview {
-  const mine = rules.filter((r) => r.network_interface_id === rule.network_interface_id);
-  const position = mine.reduce((most, r) => Math.max(most, r.position), 0) + 1;
+  // The interface's rules, and the new one after them: one array of our own, built once.
+  const mine: RuleRecord[] = [];
+  let last = 0;
+  for (const r of rules) {
+    if (r.network_interface_id !== rule.network_interface_id) continue;
+    mine.push(r);
+    if (r.position > last) last = r.position;
+  }
+  const position = last + 1;
   const added: RuleRecord = {
     id: NEW_RULE_ID,
     network_interface_id: rule.network_interface_id,
@@ -176,7 +183,8 @@ export function previewFirewallRule(
   const verdict: Verdict = rule.command === 'DROP' ? 'dropped' : 'accepted';
   let first: FirewallPreview | null = null;
   // Sorted and read once, then asked once per port (up to twenty): a server of 10,000 rules previews in milliseconds.
-  const prepared = prepareRules<RuleRecord>([...mine, added]);
+  mine.push(added);
+  const prepared = prepareRules<RuleRecord>(mine);
   for (const port of portsToAsk(parsePortForm(rule.port), prepared)) {
     const answer = prepared.answer({ port, protocol, source: single });
     const iface = answer.interfaces.find((i) => i.networkInterfaceId === rule.network_interface_id);

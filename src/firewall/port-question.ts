@@ -97,7 +97,7 @@ const PORTS_UNREADABLE = 2;
 
 /** The rules of a server, read: index i is the i-th rule in interface then position order. */
 interface ReadRules<R> {
-  rules: R[];
+  rules: readonly R[];
   protocol: Uint8Array;
   verdict: Uint8Array;
   portKind: Uint8Array;
@@ -116,7 +116,8 @@ export function prepareRules<R extends RuleRecord>(rules: readonly R[]): Prepare
   const order = (a: R, b: R) => a.network_interface_id - b.network_interface_id || a.position - b.position || a.id - b.id;
   // The cloud lists them in order, mostly: a look through them is cheaper than sorting them.
   const inOrder = rules.every((rule, i) => i === 0 || order(rules[i - 1]!, rule) <= 0);
-  const sorted = inOrder ? [...rules] : [...rules].sort(order);
+  // Read, never changed: the rules as given when they are in order, a sorted copy otherwise.
+  const sorted = inOrder ? rules : [...rules].sort(order);
   const n = sorted.length;
   const read: ReadRules<R> = {
     rules: sorted,
