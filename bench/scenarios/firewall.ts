@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
 import { defaultSeed, startSandbox, type SandboxFirewallRule, type SandboxSeed } from '@vs-chatops/cloud-sandbox';
 import { firewallPreviewText } from '../../src/slack/blocks/firewall-rule';
 import { firewallRisk, previewFirewallRule, type FirewallAddParams } from '../../src/changes/firewall-changes';
@@ -285,16 +286,35 @@ export async function runFirewall(load: FirewallLoad, progress: (message: string
     };
 
     progress(`22. the change path: power reboot, backup_take, firewall_add and firewall_remove, ${load.changes} each in rotating order`);
+    const auth = `Basic ${Buffer.from(`${sandbox.accountId}:${sandbox.apiKey}`).toString('base64')}`;
+    /**
+     * Waits (untimed) until the cloud says the server is unlocked: its last change's transactions end within tens of
+     * ms, but a change sent on a locked server is refused, and one of two requests (a rule removed, then the rules
+     * applied) may be refused after the first was done, which no retry can mend.
+     */
+    const unlocked = async (vsId: number): Promise<void> => {
+      for (let attempt = 0; attempt < 500; attempt++) {
+        const res = await request(`${sandbox.url}/virtual_machines/${vsId}.json`, { headers: { authorization: auth } });
+        const body = (await res.body.json()) as { virtual_machine?: { locked?: boolean } };
+        if (!body.virtual_machine) throw new Error(`VS ${vsId} was read as ${JSON.stringify(body).slice(0, 200)}`);
+        if (body.virtual_machine.locked !== true) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`VS ${vsId} stayed locked`);
+    };
     const kinds = {
       powerReboot: {
+        server: 44,
         command: () => 'reboot 44',
         fields: (): Record<string, StateValue> => ({ power_action: input.select('reboot'), confirm: input.text('44'), reason: input.text('bench') }),
       },
       backupTake: {
+        server: 42,
         command: () => 'backup take 42',
         fields: (): Record<string, StateValue> => ({ disk_id: input.select('101'), note: input.text('bench'), reason: input.text('bench') }),
       },
       firewallAdd: {
+        server: ADD_VS,
         command: (n: number) => `firewall block ${ADD_VS} 203.0.113.${1 + (n % 250)} ${1000 + n}`,
         fields: (n: number): Record<string, StateValue> => ({
           command: input.select('DROP'),
@@ -306,6 +326,7 @@ export async function runFirewall(load: FirewallLoad, progress: (message: string
         }),
       },
       firewallRemove: {
+        server: REMOVE_VS,
         command: (n: number) => `firewall remove ${REMOVE_VS} ${REMOVABLE_FIRST_ID + n}`,
         fields: (n: number): Record<string, StateValue> => ({ confirm: input.text(String(REMOVABLE_FIRST_ID + n)), reason: input.text('bench') }),
       },
@@ -323,6 +344,7 @@ export async function runFirewall(load: FirewallLoad, progress: (message: string
       const order = names.map((_, k) => names[(k + i) % names.length]!);
       for (const kind of order) {
         const { view } = await open(kinds[kind].command(i));
+        await unlocked(kinds[kind].server);
         let before = channelPosts();
         let sent = performance.now();
         let ack: Awaited<ReturnType<typeof spawned.interact>> | undefined;
