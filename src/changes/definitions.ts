@@ -6,7 +6,17 @@ import { AddDiskParams } from '../cloud/schemas';
 import { Responses, type Decoded, type ResponseShape } from '../cloud/shapes';
 import { ConfigError } from '../errors';
 import { DISK_FORM_FIELDS, validateDiskForm, type FormLimits, type FormValidation, type FormValues } from './disk-form';
-import { inspectPower, POWER_CHOICES, StoredPower, validatePowerForm, type PowerAction, type PowerChoice, type PowerParams, type PowerReads } from './power';
+import {
+  inspectPower,
+  inspectServerLock,
+  POWER_CHOICES,
+  StoredPower,
+  validatePowerForm,
+  type PowerAction,
+  type PowerChoice,
+  type PowerParams,
+  type PowerReads,
+} from './power';
 import { inspectRestore, restoreFactsOf, restoreTargetOf, type RestoreReads } from './backups';
 import { isBackupState, type Inspection, type TargetState } from './inspection';
 import { MAX_REASON_LENGTH, validateRestoreForm, type RestoreParams } from './restore-form';
@@ -343,6 +353,8 @@ const DEFINITIONS = {
     describe: (vsId, backup, params) => `backup ${backup.id} of disk ${params.disk_id} on VS ${vsId}`,
     inShort: 'take backup',
     agent: { tool: 'request_backup_take', destructive: false },
+    // A locked server takes no change: said before the form opens and before it is sent or asked for.
+    inspect: (cloud, vsId) => inspectServerLock(cloud, vsId),
     formReads: async (cloud, vsId): Promise<FormReading> => {
       const disks = await cloud.listDisks(vsId);
       const built = backupableDisks(disks);
@@ -411,6 +423,8 @@ const DEFINITIONS = {
     inShort: 'add firewall rule',
     // A DROP rule cuts traffic; the risk of cutting SSH for everyone is confirmed as the form's box is ticked.
     agent: { tool: 'request_firewall_add', destructive: true, confirmations: (_vsId, args) => ({ confirm_risk: args.confirmed_risk === true }) },
+    // A locked server takes no change: said before the form opens and before it is sent or asked for.
+    inspect: (cloud, vsId) => inspectServerLock(cloud, vsId),
     // The interfaces are those its rules name (unless one was named); the only one is chosen for you.
     formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
@@ -476,6 +490,8 @@ const DEFINITIONS = {
     inShort: 'remove firewall rule',
     // Removing an allowing rule cuts traffic; the rule's id is the one the form has typed again.
     agent: { tool: 'request_firewall_remove', destructive: true, confirmations: (_vsId, args) => ({ confirm: String(args.rule_id) }) },
+    // A locked server takes no change: said before the form opens and before it is sent or asked for.
+    inspect: (cloud, vsId) => inspectServerLock(cloud, vsId),
     formReads: async (cloud, vsId, given): Promise<FormReading> => {
       const rules = await cloud.listFirewallRules(vsId);
       const ruleId = typeof given.rule_id === 'string' ? Number(given.rule_id) : NaN;

@@ -110,6 +110,20 @@ export function runningTransaction<T extends Pick<Transaction, 'status'>>(transa
 }
 
 /** Reads the server and tells whether `action` may be made now; a locked server's running transaction is looked up to be named. */
+/**
+ * A server read before a change that any state allows but a lock forbids (a backup taken, a firewall rule added or
+ * removed): busy while a transaction locks it, named by that transaction; fit otherwise. Sent on a locked server, the
+ * cloud would refuse it, or, for a change of two requests (a rule stored, then the rules applied), do the first and
+ * refuse the second.
+ */
+export async function inspectServerLock(cloud: PowerReads, vsId: number): Promise<PowerInspection> {
+  const state = serverState(await cloud.getServer(vsId));
+  if (!state.locked) return { outcome: 'fit', state };
+  const transactions = await cloud.listTransactions(vsId).catch(() => []);
+  const running = runningTransaction(transactions);
+  return { outcome: 'busy', state, transaction: running ? { id: running.id, action: running.action, status: running.status } : null };
+}
+
 export async function inspectPower(cloud: PowerReads, action: PowerAction, vsId: number): Promise<PowerInspection> {
   const state = serverState(await cloud.getServer(vsId));
   if (state.locked) {

@@ -30,7 +30,7 @@ describe('/vs firewall block and allow', () => {
   test('reads the rules first; the form opens prefilled and says a DROP under an ACCEPT for everyone would not take effect', async () => {
     const view = await openForm(h, 'firewall block 42 203.0.113.5 443', USERS.operator);
     expect(view.callback_id).toBe('firewall_add');
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42/firewall_rules.json']);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/firewall_rules.json']);
     expect(visibleText(view)).toContain('DROP 203.0.113.5 on 443/tcp would not take effect: rule #3 (ACCEPT anyone on 443/tcp) decides first');
     expect(valueOf(view, 'address').initial_value).toBe('203.0.113.5');
     expect(valueOf(view, 'port').initial_value).toBe('443');
@@ -91,7 +91,8 @@ describe('/vs firewall block and allow', () => {
 
 describe("/vs firewall block, when VS_BOT_ADDRESSES names the bot's address toward the cloud", () => {
   // The harness reaches the sandbox on loopback: 127.0.0.1, on the port of its URL.
-  const h = useHarness({ env: { ...ROLES, VS_BOT_ADDRESSES: '127.0.0.1' } });
+  let cloudSkew = 0;
+  const h = useHarness({ env: { ...ROLES, VS_BOT_ADDRESSES: '127.0.0.1' }, sandboxNow: () => Date.now() + cloudSkew });
 
   test("a DROP of that address on the API's port asks for the second confirmation: said in the form, refused on the box, sent once ticked", async () => {
     const apiPort = new URL(h.sandbox.url).port;
@@ -110,6 +111,8 @@ describe("/vs firewall block, when VS_BOT_ADDRESSES names the bot's address towa
     const view = await openForm(h, `firewall block 42 203.0.113.5 ${apiPort}`, USERS.operator);
     expect(visibleText(view)).not.toContain('VS_BOT_ADDRESSES');
     expect((await submit(h, 'firewall_add', USERS.operator, view.private_metadata, filled({ port: apiPort }))).response_action).toBe('update');
+    // The rules applied (update_firewall ended): the server takes changes again.
+    cloudSkew += 60_000;
     const other = await openForm(h, 'firewall block 42 127.0.0.1 8080', USERS.operator);
     expect(visibleText(other)).not.toContain('VS_BOT_ADDRESSES');
   });

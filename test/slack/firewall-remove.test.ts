@@ -6,7 +6,9 @@ import { input } from '../helpers/payloads';
 // submissions in, the sandbox on loopback as the cloud (VS 42's rule 17: DROP TCP 3306 from anyone).
 
 const USERS = { admin: 'UADMIN', operator: 'UOPER' } as const;
-const h = useHarness({ env: { VS_ADMINS: USERS.admin, VS_OPERATORS: USERS.operator } });
+/** Added to the real clock: the sandbox's, moved past a change's transactions when a test needs the server unlocked again. */
+let cloudSkew = 0;
+const h = useHarness({ env: { VS_ADMINS: USERS.admin, VS_OPERATORS: USERS.operator }, sandboxNow: () => Date.now() + cloudSkew });
 
 const changes = (harness: Harness) => harness.sandbox.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path} ${r.status}`);
 const filled = (o: { confirm?: string; reason?: string } = {}) => ({
@@ -18,7 +20,8 @@ describe('/vs firewall remove', () => {
   test('reads the server’s rules first; the form names the rule in words and asks for its id again', async () => {
     const view = await openForm(h, 'firewall remove 42 17', USERS.admin);
     expect(view.callback_id).toBe('firewall_remove');
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42/firewall_rules.json']);
+    // The server first (a locked one takes no change), then its rules.
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/firewall_rules.json']);
     expect(visibleText(view)).toContain('*Removing rule 17 of VS 42*');
     expect(visibleText(view)).toMatch(/\*DROP\* TCP from \*any\* to port `3306`/);
     expect(JSON.stringify(view.blocks)).toContain('Type 17 to confirm');
@@ -59,6 +62,16 @@ describe('/vs firewall remove', () => {
     expect((await h.store.audit.latest(1))[0]).toMatchObject({ action: 'firewall_remove', target: 'vs:42', outcome: 'refused' });
   });
 
+  test('a server still locked by a transaction takes no removal: said with the transaction, and no form opens', async () => {
+    const view = await openForm(h, 'firewall remove 42 17', USERS.admin);
+    await submit(h, 'firewall_remove', USERS.admin, view.private_metadata, filled());
+    const answer = await answerTo(h, 'firewall remove 42 16', { user: USERS.admin });
+    expect(visibleText(answer)).toContain('Busy: a transaction is running on VS 42: updating the firewall. Nothing was sent');
+    expect(h.slack.callsTo('views.open')).toHaveLength(1);
+    expect(changes(h).filter((c) => c.includes('/16.json'))).toEqual([]);
+    cloudSkew += 60_000;
+  });
+
   test('a rule the server does not have is said so, and no form opens', async () => {
     const answer = await answerTo(h, 'firewall remove 42 999', { user: USERS.admin });
     expect(visibleText(answer)).toContain('Firewall rule 999 was not found on VS 42');
@@ -69,6 +82,8 @@ describe('/vs firewall remove', () => {
     const view = await openForm(h, 'firewall remove 42 17', USERS.admin);
     const first = await submit(h, 'firewall_remove', USERS.admin, view.private_metadata, filled());
     expect(first.response_action).toBe('update');
+    // Its rules applied (update_firewall ended): the server takes changes again.
+    cloudSkew += 60_000;
     const again = await openForm(h, 'firewall remove 42 16', USERS.admin);
     // The same form's metadata, with rule 17 (gone now) in place of 16.
     const ack = await submit(h, 'firewall_remove', USERS.admin, again.private_metadata.replace('"16"', '"17"'), filled());
