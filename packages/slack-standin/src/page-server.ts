@@ -113,21 +113,8 @@ export async function servePage(
   }
   if (path.startsWith('/sandbox-control/')) {
     // The page's control panel (sandbox-control.ts): passed on to the sandbox with the credentials added here.
-    if (req.method !== 'POST') {
-      send(res, 405, 'text/plain', 'method not allowed');
-      return true;
-    }
-    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      send(res, 415, 'text/plain', 'send application/json');
-      return true;
-    }
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(await readBody(req, 16 * 1024)) as Record<string, unknown>;
-    } catch {
-      sendJson(res, 400, { ok: false, error: 'the body is not JSON' });
-      return true;
-    }
+    const body = await jsonPost(req, res, 16 * 1024);
+    if (!body) return true;
     const answer = await controlAct(standIn.state.control, path.slice('/sandbox-control/'.length), body?.server);
     sendJson(res, answer.status, answer.body);
     return true;
@@ -141,22 +128,8 @@ export async function servePage(
     return true;
   }
   if (!path.startsWith('/local/')) return false;
-  if (req.method !== 'POST') {
-    send(res, 405, 'text/plain', 'method not allowed');
-    return true;
-  }
-  // JSON only: an HTML form elsewhere cannot post here without a preflight it would not pass.
-  if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
-    send(res, 415, 'text/plain', 'send application/json');
-    return true;
-  }
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(await readBody(req, 256 * 1024)) as Record<string, unknown>;
-  } catch {
-    send(res, 400, 'text/plain', 'the body is not JSON');
-    return true;
-  }
+  const body = await jsonPost(req, res, 256 * 1024);
+  if (!body) return true;
   const user = typeof body.user === 'string' ? body.user : '';
   if (!standIn.state.person(user)) {
     sendJson(res, 400, { ok: false, error: 'user_not_found' });
@@ -317,4 +290,28 @@ async function passMcp(req: IncomingMessage, res: ServerResponse, target: string
   res.writeHead(answer.statusCode, passed);
   for await (const chunk of answer.body) res.write(chunk);
   res.end();
+}
+
+/**
+ * The JSON object a page's POST carries, or null once it was answered why not (405 for another method, 415 for another
+ * type, 400 for a body that is not a JSON object). JSON only: an HTML form elsewhere cannot post here without a
+ * preflight it would not pass.
+ */
+async function jsonPost(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Record<string, unknown> | null> {
+  if (req.method !== 'POST') {
+    send(res, 405, 'text/plain', 'method not allowed');
+    return null;
+  }
+  if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+    send(res, 415, 'text/plain', 'send application/json');
+    return null;
+  }
+  try {
+    const body: unknown = JSON.parse(await readBody(req, maxBytes));
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  sendJson(res, 400, { ok: false, error: 'the body is not a JSON object' });
+  return null;
 }
