@@ -31,7 +31,7 @@ describe('/vs backup take', () => {
   test('opens the form once the server’s disks were read: a picker of its built disks', async () => {
     const view = await openForm(h, 'backup take 42', USERS.operator);
     expect(view.callback_id).toBe('backup_take');
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/disks.json']);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/disks.json']);
     expect(diskOptions(view)).toEqual([
       ['101', '#101 · 20 GB · web-1 root · primary'],
       ['102', '#102 · 2 GB · web-1 swap · swap'],

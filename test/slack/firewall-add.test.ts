@@ -30,7 +30,10 @@ describe('/vs firewall block and allow', () => {
   test('reads the rules first; the form opens prefilled and says a DROP under an ACCEPT for everyone would not take effect', async () => {
     const view = await openForm(h, 'firewall block 42 203.0.113.5 443', USERS.operator);
     expect(view.callback_id).toBe('firewall_add');
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/firewall_rules.json']);
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /virtual_machines/42.json',
+      'GET /virtual_machines/42/firewall_rules.json',
+    ]);
     expect(visibleText(view)).toContain('DROP 203.0.113.5 on 443/tcp would not take effect: rule #3 (ACCEPT anyone on 443/tcp) decides first');
     expect(valueOf(view, 'address').initial_value).toBe('203.0.113.5');
     expect(valueOf(view, 'port').initial_value).toBe('443');

@@ -20,8 +20,11 @@ describe('/vs firewall remove', () => {
   test('reads the server’s rules first; the form names the rule in words and asks for its id again', async () => {
     const view = await openForm(h, 'firewall remove 42 17', USERS.admin);
     expect(view.callback_id).toBe('firewall_remove');
-    // The server first (a locked one takes no change), then its rules.
-    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /virtual_machines/42.json', 'GET /virtual_machines/42/firewall_rules.json']);
+    // The server (a locked one takes no change) and its rules, read side by side.
+    expect(h.sandbox.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /virtual_machines/42.json',
+      'GET /virtual_machines/42/firewall_rules.json',
+    ]);
     expect(visibleText(view)).toContain('*Removing rule 17 of VS 42*');
     expect(visibleText(view)).toMatch(/\*DROP\* TCP from \*any\* to port `3306`/);
     expect(JSON.stringify(view.blocks)).toContain('Type 17 to confirm');
