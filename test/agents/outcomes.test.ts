@@ -1,11 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TOKEN_PREFIX } from '../../src/agents/tokens';
 import { startHarness, type Harness } from '../helpers/app-harness';
-import { answerTo, CHANNEL, visibleText } from '../helpers/drive';
-import { answerToClick, approvalIdIn, clickOn, recordsOf, updatedTo, type PostedRequest } from '../helpers/requests';
-import { waitFor } from '../helpers/wait';
+import { CHANNEL } from '../helpers/drive';
+import { answerToClick, clickOn, recordsOf, updatedTo } from '../helpers/requests';
+import { agentToken, callTool, connectAgent, mcpUrl, postedRequest } from '../helpers/agents';
 
 // Agents ask, people decide (docs/product.md): how an agent's request ends without a decision, and the calls a
 // minute of a token, with the SDK's own client over HTTP against the real app. A request withdrawn by the one it was
@@ -23,7 +19,6 @@ const ENV = {
   VS_SWEEP_INTERVAL_MS: '100',
   VS_AGENT_CALLS_PER_MINUTE: String(CALLS_PER_MINUTE),
 };
-const TOKEN = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`);
 /** The bot's clock: the real one plus what the tests add (the sweeps run on real timers, on this clock). */
 let skew = 0;
 
@@ -35,27 +30,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function tokenFor(user: string, name: string): Promise<string> {
-  return TOKEN.exec(visibleText(await answerTo(h, `agent token ${name}`, { user })))![0];
-}
+const tokenFor = (user: string, name: string) => agentToken(h, user, name);
 
-/** A client connected with `token` (the SDK's initialize and initialized notification: two calls of the minute). */
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1' });
-  const url = new URL(h.eventsUrl.replace(/\/slack\/events$/, '/mcp'));
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
+const connect = (token: string) => connectAgent(mcpUrl(h), token);
 
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const answer = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { ...answer, said: answer.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), data: answer.structuredContent ?? {} };
-}
+const call = callTool;
 
-async function posted(id: string): Promise<PostedRequest> {
-  const message = await waitFor(`the request ${id} posted`, () => h.slack.messagesIn(CHANNEL).find((m) => approvalIdIn(m.blocks) === id));
-  return { id, channel: CHANNEL, ts: message.ts };
-}
+const posted = (id: string) => postedRequest(h, id);
 
 const cloudPosts = () => h.sandbox.requests.filter((r) => r.method !== 'GET');
 

@@ -1,11 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { hashToken, TOKEN_PREFIX } from '../../src/agents/tokens';
 import { startHarness, type Harness } from '../helpers/app-harness';
 import { answerTo, CHANNEL, visibleText } from '../helpers/drive';
-import { answerToClick, approvalIdIn, clickOn, deny, recordsOf, shownRequest, type PostedRequest } from '../helpers/requests';
+import { answerToClick, clickOn, deny, recordsOf, shownRequest } from '../helpers/requests';
 import { waitFor } from '../helpers/wait';
+import { agentToken, callTool, connectAgent, mcpUrl, postedRequest } from '../helpers/agents';
 
 // Agents ask, people decide (docs/product.md): the change tools over MCP with the SDK's own client, against the real
 // app. A tool never acts: its request is posted in VS_AGENT_CHANNEL, decided by signed Slack clicks, and followed by
@@ -21,7 +20,6 @@ const ENV = {
   VS_AGENT_CHANNEL: CHANNEL,
   VS_FOLLOW_INTERVAL_S: '5',
 };
-const TOKEN = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9_-]{43}`);
 const T0 = Date.parse('2026-03-14T09:00:00Z');
 const clocks = { bot: T0, cloud: T0 };
 
@@ -33,27 +31,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function tokenFor(user: string, name: string): Promise<string> {
-  return TOKEN.exec(visibleText(await answerTo(h, `agent token ${name}`, { user })))![0];
-}
+const tokenFor = (user: string, name: string) => agentToken(h, user, name);
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1' });
-  const url = new URL(h.eventsUrl.replace(/\/slack\/events$/, '/mcp'));
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
+const connect = (token: string) => connectAgent(mcpUrl(h), token);
 
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const answer = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { ...answer, said: answer.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), data: answer.structuredContent ?? {} };
-}
+const call = callTool;
 
-/** The request's message in the agents' channel, by its id. */
-async function posted(id: string): Promise<PostedRequest> {
-  const message = await waitFor(`the request ${id} posted`, () => h.slack.messagesIn(CHANNEL).find((m) => approvalIdIn(m.blocks) === id));
-  return { id, channel: CHANNEL, ts: message.ts };
-}
+const posted = (id: string) => postedRequest(h, id);
 
 async function followToEnd(client: Client, id: string): Promise<string> {
   let status = '';

@@ -127,7 +127,7 @@ async function requestChange(
     } catch (error) {
       return {
         outcome: 'failed',
-        error: stepError(cloudErrorMessage(error, { kind: CHANGES[o.action].targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
+        error: stepError(cloudErrorMessage(error, { kind: row.targetKind, id: o.targetId }, ctx.config.cloud.timeoutMs)),
       };
     }
     if (!reading.ok) return { outcome: 'invalid', error: stepError(formUnfitText(o.targetId, reading.unfit)) };
